@@ -1,0 +1,161 @@
+import { setTimeout } from 'node:timers/promises'
+import autocannon from 'autocannon'
+
+export interface Measurement {
+  requestsPerSecond: number
+  /** Server CPU time (user + system) per request, when the comparison could read it. */
+  cpuMicrosPerRequest?: number
+  p50Ms: number
+  p99Ms: number
+  requests: number
+  failures: number
+}
+
+/** What changes from one request to the next: the body and any headers (a client's address). */
+export interface RequestVariant {
+  body?: string
+  headers?: Record<string, string>
+}
+
+export interface LoadOptions {
+  url: string
+  method?: 'GET' | 'POST'
+  /** Headers of every request. */
+  headers?: Record<string, string>
+  /**
+   * One variant per request, in order (single-use inputs, distinct clients). They are used
+   * round-robin: a run that needs more than there are reuses them, which a single-use route
+   * answers with failures.
+   */
+  variants?: readonly RequestVariant[]
+  durationSeconds?: number
+  /** Send exactly this many requests instead of running for a time (preparation, not measurement). */
+  amount?: number
+  connections?: number
+  /** Called with every answer and the variant that was sent. */
+  onResponse?: (status: number, body: string, variant: RequestVariant | undefined) => void
+  /** A 2xx answer that is still a failure (Siteverify answers 200 to everything; verify answers 200 to block). */
+  isFailure?: (body: string) => boolean
+}
+
+interface ConnectionContext {
+  variant?: RequestVariant
+}
+
+/** One autocannon run (POST unless told otherwise: every measured route is a POST). */
+export async function measureLoad(options: LoadOptions): Promise<Measurement> {
+  const { variants } = options
+  let next = 0
+  let failedAnswers = 0
+  const onResponse =
+    options.onResponse === undefined && options.isFailure === undefined
+      ? undefined
+      : (status: number, body: string, context: object) => {
+          options.onResponse?.(status, body, (context as ConnectionContext).variant)
+          if (status < 300 && options.isFailure?.(body) === true) failedAnswers++
+        }
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'POST',
+    connections: options.connections ?? 10,
+    headers: options.headers,
+    // Measurements are timed runs: autocannon ends an `amount` run only on its next one-second
+    // tick, which would round the rate.
+    ...(options.amount === undefined ? { duration: options.durationSeconds ?? 10 } : { amount: options.amount }),
+    requests: [
+      {
+        method: options.method ?? 'POST',
+        ...(variants === undefined
+          ? {}
+          : {
+              // One request in flight per connection (no pipelining), so the connection's context
+              // pairs each answer with its variant.
+              setupRequest: (request, context) => {
+                const variant = variants[next++ % variants.length] ?? {}
+                ;(context as ConnectionContext).variant = variant
+                if (variant.body !== undefined) request.body = variant.body
+                if (variant.headers !== undefined) request.headers = { ...options.headers, ...variant.headers }
+                return request
+              },
+            }),
+        ...(onResponse === undefined ? {} : { onResponse }),
+      },
+    ],
+  })
+  const requests = result['2xx'] + result.non2xx
+  return {
+    requestsPerSecond: Math.round(requests / (options.durationSeconds ?? 10)),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests,
+    failures: result.non2xx + result.errors + failedAnswers,
+  }
+}
+
+export interface Comparison {
+  baseline: Measurement
+  route: Measurement
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+}
+
+function combine(measurements: Measurement[], cpuMicros: number | undefined): Measurement {
+  const requests = measurements.reduce((sum, measurement) => sum + measurement.requests, 0)
+  return {
+    ...(cpuMicros === undefined ? {} : { cpuMicrosPerRequest: Math.round(cpuMicros / requests) }),
+    requestsPerSecond: Math.round(median(measurements.map((measurement) => measurement.requestsPerSecond))),
+    p50Ms: median(measurements.map((measurement) => measurement.p50Ms)),
+    p99Ms: Math.max(...measurements.map((measurement) => measurement.p99Ms)),
+    requests,
+    failures: measurements.reduce((sum, measurement) => sum + measurement.failures, 0),
+  }
+}
+
+/**
+ * The route against the baseline in alternating short rounds, so that both see the same machine
+ * (other processes come and go): medians of requests per second, the worst p99 of all rounds.
+ * The baseline gets exactly the route's requests (headers and bodies; it ignores them), so that
+ * the load generator does the same work for both. Single-use variants are shared out over the
+ * rounds; each round's share must exceed what the route serves in a round.
+ *
+ * `readServerCpu` (the server process's CPU time in microseconds) adds server CPU per request,
+ * which unlike requests per second does not depend on how fast the load generator is.
+ */
+export async function compareLoads(
+  baselineUrl: string,
+  route: LoadOptions,
+  rounds: number,
+  secondsPerRound: number,
+  readServerCpu?: () => Promise<number>,
+): Promise<Comparison> {
+  const baselines: Measurement[] = []
+  const routes: Measurement[] = []
+  let baselineCpu = 0
+  let routeCpu = 0
+  // Work a route leaves behind (the verification log's next batch, within a second) belongs to
+  // it: its CPU is read after a pause long enough for that work to finish.
+  const timed = async (run: () => Promise<Measurement>, settleMs: number): Promise<[Measurement, number]> => {
+    const before = (await readServerCpu?.()) ?? 0
+    const measurement = await run()
+    if (readServerCpu !== undefined) await setTimeout(settleMs)
+    return [measurement, ((await readServerCpu?.()) ?? 0) - before]
+  }
+  const chunk = route.variants === undefined ? 0 : Math.ceil(route.variants.length / rounds)
+  for (let round = 0; round < rounds; round++) {
+    const variants = route.variants?.slice(round * chunk, (round + 1) * chunk)
+    const [baseline, baselineMicros] = await timed(() =>
+      measureLoad({ ...route, url: baselineUrl, onResponse: undefined, isFailure: undefined, variants, durationSeconds: secondsPerRound }), 0,
+    )
+    const [measured, routeMicros] = await timed(() => measureLoad({ ...route, variants, durationSeconds: secondsPerRound }), 1_500)
+    baselines.push(baseline)
+    routes.push(measured)
+    baselineCpu += baselineMicros
+    routeCpu += routeMicros
+  }
+  const hasCpu = readServerCpu !== undefined
+  return { baseline: combine(baselines, hasCpu ? baselineCpu : undefined), route: combine(routes, hasCpu ? routeCpu : undefined) }
+}

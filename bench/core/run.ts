@@ -1,0 +1,259 @@
+/**
+ * The core-flow benchmark (issue 3): challenge issuing, verify with pre-solved challenges and
+ * Siteverify, each against a bare Fastify route returning a constant measured in the same run,
+ * on the embedded stores and on real PostgreSQL and Redis; then Redis memory per outstanding
+ * challenge. A script, not a test: `npm run bench:core`. Figures go to bench/README.md.
+ *
+ * The server runs in a child process with NODE_ENV=production and LOG_LEVEL=silent (logging is
+ * not what is measured), RATE_LIMIT_PER_MINUTE=0 unless BENCH_RATE_LIMIT says otherwise, and
+ * TRUST_PROXY=true: this process drives the load and speaks for many simulated visitors, each
+ * with its own address in X-Forwarded-For.
+ */
+import { fork, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { randomUUID } from 'node:crypto'
+import net from 'node:net'
+import { fileURLToPath } from 'node:url'
+import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
+import { solveChallenge } from '../../src/domain/proof-of-work/solve-challenge.js'
+import { issueToken } from '../../src/domain/token/token.js'
+import { createKeyRing } from '../../src/secret.js'
+import { compareLoads, measureLoad, type Comparison, type LoadOptions, type RequestVariant } from './measure.js'
+import { measureRedisMemory } from './redis-memory.js'
+import type { BenchServerReady } from './server.js'
+
+const SECRET = 'benchmark-secret-with-at-least-thirty-two-characters'
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const SECONDS_PER_ROUND = Number(process.env.BENCH_ROUND_SECONDS ?? 2)
+/** Pre-solved challenges for verify; each round's share must exceed what verify serves in a round. */
+const SINGLE_USE_AMOUNT = Number(process.env.BENCH_AMOUNT ?? 60_000)
+/** Tokens for Siteverify: cheap to mint, and Siteverify is faster than verify. */
+const TOKEN_AMOUNT = Number(process.env.BENCH_TOKENS ?? 150_000)
+const MEMORY_CHALLENGES = Number(process.env.BENCH_MEMORY_CHALLENGES ?? 100_000)
+const postgresUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+const targets = { 'constant in the app': undefined, challenge: 0.6, verify: 0.4, siteverify: 0.5 } as const
+type Scenario = keyof typeof targets
+const P99_TARGET_MS = 20
+
+interface ScenarioResult extends Comparison {
+  scenario: Scenario
+}
+
+const browserHeaders = (siteKey: string): Record<string, string> => ({
+  'content-type': 'application/json',
+  'x-site-key': siteKey,
+  origin: 'https://shop.example.com',
+  'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'accept-language': 'en-GB,en;q=0.9',
+})
+
+function isPortOpen(url: string, defaultPort: number): Promise<boolean> {
+  const { hostname, port } = new URL(url)
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: hostname, port: port === '' ? defaultPort : Number(port) })
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+  })
+}
+
+async function startServer(storage: 'embedded' | 'real'): Promise<{ child: ChildProcess; ready: BenchServerReady }> {
+  const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), {
+    execArgv: ['--import', 'tsx'],
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: process.env.BENCH_RATE_LIMIT ?? '0',
+      // The load generator speaks for many visitors through X-Forwarded-For.
+      TRUST_PROXY: 'true',
+      TOLLGATE_SECRET: SECRET,
+      BENCH_STORAGE: storage,
+      BENCH_DATABASE_URL: postgresUrl,
+      BENCH_REDIS_URL: redisUrl,
+    },
+  })
+  // Never leave the server behind, whatever happens here.
+  process.once('exit', () => child.kill())
+  const [ready] = (await once(child, 'message')) as [BenchServerReady]
+  return { child, ready }
+}
+
+/** The server process's CPU time (user + system), in microseconds. */
+async function readServerCpu(child: ChildProcess): Promise<number> {
+  child.send('cpu-usage')
+  const [message] = (await once(child, 'message')) as [{ usage: NodeJS.CpuUsage }]
+  return message.usage.user + message.usage.system
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  child.send('stop')
+  await once(child, 'exit')
+}
+
+/**
+ * Distinct client addresses (10.0.0.0/8, sent as X-Forwarded-For to a server that trusts it): each
+ * simulated visitor asks for its challenge and submits it from its own address, as real traffic
+ * does, so that per-client history (request rate, step-ups) sees visitors rather than one flood.
+ */
+function clientAddress(index: number): string {
+  return `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`
+}
+
+function clientVariants(count: number, first: number): RequestVariant[] {
+  return Array.from({ length: count }, (_, index) => ({ headers: { 'x-forwarded-for': clientAddress(first + index) } }))
+}
+
+/** Challenges issued over HTTP (by the measured route itself), one per client, then solved here. */
+async function preSolveChallenges(url: string, headers: Record<string, string>, count: number): Promise<RequestVariant[]> {
+  const solved: RequestVariant[] = []
+  await measureLoad({
+    url,
+    headers,
+    amount: count,
+    variants: clientVariants(count, 1_000_000),
+    onResponse: (status, body, variant) => {
+      if (status !== 200 || variant?.headers === undefined) return
+      const challenge = JSON.parse(body) as Challenge
+      solved.push({
+        headers: variant.headers,
+        body: JSON.stringify({
+          challengeId: challenge.challengeId,
+          nonce: solveChallenge(challenge),
+          solveTimeMs: 0,
+          fingerprint: { canvas: 'c3a1f09be2d44e57a0b1', webgl: 'ANGLE (Intel, Mesa Intel(R) UHD Graphics 620, OpenGL 4.6)' },
+          behaviorData: { mouseMovements: 23, keystrokes: 7 },
+        }),
+      })
+    },
+  })
+  return solved
+}
+
+/** Valid tokens minted with the server's key, as /api/v1/verify would have issued them. */
+function mintTokenRedemptions(ready: BenchServerReady, count: number): RequestVariant[] {
+  const tokenKey = createKeyRing(SECRET).keyFor('token')
+  const issuedAt = Date.now()
+  return Array.from({ length: count }, () => ({
+    body: new URLSearchParams({
+      secret: ready.secretKey,
+      response: issueToken(tokenKey, {
+        siteId: ready.siteId,
+        siteKey: ready.siteKey,
+        challengeId: randomUUID(),
+        action: 'allow',
+        riskScore: 0,
+        anomalies: [],
+        hostname: 'shop.example.com',
+        countryCode: 'XX',
+        issuedAt,
+      }),
+      remoteip: '203.0.113.7',
+    }).toString(),
+  }))
+}
+
+/** Logs the first unexpected answer of a scenario, so that a failure count can be explained. */
+function reportFirst(scenario: string): (body: string) => void {
+  let reported = false
+  return (body) => {
+    if (reported) return
+    reported = true
+    process.stderr.write(`${scenario}: unexpected answer ${body}\n`)
+  }
+}
+
+async function runStorage(storage: 'embedded' | 'real'): Promise<ScenarioResult[]> {
+  const { child, ready } = await startServer(storage)
+  try {
+    const app = `http://127.0.0.1:${ready.appPort}`
+    const baselineUrl = `http://127.0.0.1:${ready.baselinePort}/`
+    const headers = browserHeaders(ready.siteKey)
+    // Warm up both servers (JIT, connection pools) before anything is measured.
+    const warmUpVisitors = clientVariants(100_000, 500_000)
+    await measureLoad({ url: baselineUrl, headers, variants: warmUpVisitors, durationSeconds: 2 })
+    await measureLoad({ url: `${app}/api/v1/challenge`, headers, variants: warmUpVisitors, durationSeconds: 2 })
+
+    const cpu = () => readServerCpu(child)
+    const results: ScenarioResult[] = []
+    const visitors = clientVariants(200_000, 0)
+    results.push({
+      scenario: 'constant in the app',
+      ...(await compareLoads(baselineUrl, { url: `${app}/bench/constant`, headers, variants: visitors }, ROUNDS, SECONDS_PER_ROUND, cpu)),
+    })
+    results.push({
+      scenario: 'challenge',
+      ...(await compareLoads(baselineUrl, { url: `${app}/api/v1/challenge`, headers, variants: visitors }, ROUNDS, SECONDS_PER_ROUND, cpu)),
+    })
+
+    // Verify is measured on the path that issues a token (allow); any other answer is a failure.
+    const submissions = await preSolveChallenges(`${app}/api/v1/challenge`, headers, SINGLE_USE_AMOUNT)
+    const unexpectedVerify = reportFirst('verify')
+    const verify: LoadOptions = {
+      url: `${app}/api/v1/verify`,
+      headers,
+      variants: submissions,
+      isFailure: (body) => {
+        const isAllow = body.includes('"action":"allow"')
+        if (!isAllow) unexpectedVerify(body)
+        return !isAllow
+      },
+    }
+    results.push({ scenario: 'verify', ...(await compareLoads(baselineUrl, verify, ROUNDS, SECONDS_PER_ROUND, cpu)) })
+
+    // A reused token (a round's share ran out) answers success: false: counted as a failure.
+    const unexpectedSiteverify = reportFirst('siteverify')
+    const siteverify: LoadOptions = {
+      url: `${app}/turnstile/v0/siteverify`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      variants: mintTokenRedemptions(ready, TOKEN_AMOUNT),
+      isFailure: (body) => {
+        const isSuccess = body.includes('"success":true')
+        if (!isSuccess) unexpectedSiteverify(body)
+        return !isSuccess
+      },
+    }
+    results.push({ scenario: 'siteverify', ...(await compareLoads(baselineUrl, siteverify, ROUNDS, SECONDS_PER_ROUND, cpu)) })
+    return results
+  } finally {
+    await stopServer(child)
+  }
+}
+
+function formatRow(storage: string, result: ScenarioResult): string {
+  const ratio = result.route.requestsPerSecond / result.baseline.requestsPerSecond
+  const target = targets[result.scenario]
+  const meets = target === undefined ? '(reference)' : ratio >= target && result.route.p99Ms < P99_TARGET_MS && result.route.failures === 0 ? 'yes' : 'NO'
+  const targetText = target === undefined ? '' : ` (>= ${target * 100}%)`
+  const cpu = `${result.baseline.cpuMicrosPerRequest ?? '?'} / ${result.route.cpuMicrosPerRequest ?? '?'}`
+  return `| ${storage} | ${result.scenario} | ${result.baseline.requestsPerSecond} | ${result.route.requestsPerSecond} | ${(ratio * 100).toFixed(0)}%${targetText} | ${result.route.p50Ms} | ${result.route.p99Ms} | ${cpu} | ${result.route.failures} | ${meets} |`
+}
+
+const hasRealServices = (await isPortOpen(postgresUrl, 5432)) && (await isPortOpen(redisUrl, 6379))
+const rows: string[] = []
+for (const storage of hasRealServices ? (['embedded', 'real'] as const) : (['embedded'] as const)) {
+  process.stderr.write(`measuring on ${storage} storage...\n`)
+  const label = storage === 'real' ? 'PostgreSQL + Redis' : 'embedded (PGlite + memory)'
+  for (const result of await runStorage(storage)) rows.push(formatRow(label, result))
+}
+if (!hasRealServices) process.stderr.write('PostgreSQL or Redis is not reachable: measured the embedded stores only\n')
+
+console.log(
+  `Core flow, ${new Date().toISOString()}, Node ${process.version}, 10 connections, ${ROUNDS} alternating rounds of baseline and route ` +
+    `(${SECONDS_PER_ROUND} s each; ${SINGLE_USE_AMOUNT} pre-solved challenges and ${TOKEN_AMOUNT} tokens shared over the rounds); medians, worst p99\n`,
+)
+console.log('| Storage | Route | Baseline req/s | Route req/s | Ratio (target) | p50 ms | p99 ms | Server CPU µs/request (baseline / route) | Failures | Meets targets |')
+console.log('|---|---|---|---|---|---|---|---|---|---|')
+for (const row of rows) console.log(row)
+
+if (hasRealServices) {
+  process.stderr.write(`measuring Redis memory over ${MEMORY_CHALLENGES} challenges...\n`)
+  const memory = await measureRedisMemory(MEMORY_CHALLENGES, redisUrl)
+  console.log(
+    `\nRedis memory per outstanding challenge: ${memory.bytesPerChallenge} bytes (INFO used_memory delta over ${memory.challenges} challenges on a ${memory.server}; MEMORY USAGE of one key: ${memory.memoryUsageOfOneKey} bytes; target <= 256)`,
+  )
+}

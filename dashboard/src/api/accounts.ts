@@ -1,0 +1,23 @@
+import { request } from './client.js'
+import type { Account } from './types.js'
+
+export interface Credentials {
+  email: string
+  password: string
+}
+
+export function fetchCurrentAccount(): Promise<Account> {
+  return request<Account>('/me', { isQuietOnUnauthorized: true })
+}
+
+export function createAccount(credentials: Credentials): Promise<Account> {
+  return request<Account>('/accounts', { method: 'POST', body: credentials })
+}
+
+export function logIn(credentials: Credentials): Promise<Account> {
+  return request<Account>('/sessions', { method: 'POST', body: credentials, isQuietOnUnauthorized: true })
+}
+
+export async function logOut(): Promise<void> {
+  await request<unknown>('/sessions', { method: 'DELETE', isQuietOnUnauthorized: true })
+}

@@ -1,0 +1,13 @@
+import { request } from './client.js'
+import type { Stats, VerificationAction, VerificationPage } from './types.js'
+
+export function fetchStats(siteId: string, range: { from: string; to: string; interval: 'hour' | 'day' }): Promise<Stats> {
+  return request<Stats>(`/sites/${encodeURIComponent(siteId)}/stats`, { query: range })
+}
+
+export function fetchVerifications(
+  siteId: string,
+  query: { limit: number; cursor?: string; action?: VerificationAction },
+): Promise<VerificationPage> {
+  return request<VerificationPage>(`/sites/${encodeURIComponent(siteId)}/verifications`, { query })
+}

@@ -1,0 +1,113 @@
+/** Shapes of the dashboard API (DESIGN section 3), as the UI reads them. */
+
+export interface Account {
+  id: string
+  email: string
+  createdAt: string
+}
+
+export interface SiteSettings {
+  webhookUrl: string | null
+  webhookSecretSet: boolean
+  difficulty: number
+  challengeLifetimeSeconds: number
+  challengeThreshold: number
+  blockThreshold: number
+  maxStepUps: number
+}
+
+export interface Site {
+  id: string
+  name: string
+  siteKey: string
+  domains: string[]
+  settings: SiteSettings
+  createdAt: string
+  updatedAt: string
+}
+
+/** Creating a site and rotating its secret are the only answers that carry the secret key. */
+export interface SiteWithSecret extends Site {
+  secretKey: string
+}
+
+/** What PUT /sites/{id} accepts: absent keys keep their value, null clears a setting. */
+export interface SiteUpdate {
+  name?: string
+  domains?: string[]
+  settings?: { [Key in Exclude<keyof SiteSettings, 'webhookSecretSet'>]?: SiteSettings[Key] | null } & { webhookSecret?: string | null }
+}
+
+export interface ApiKey {
+  id: string
+  name: string
+  prefix: string
+  createdAt: string
+  lastUsedAt?: string | null
+}
+
+export interface CreatedApiKey extends ApiKey {
+  key: string
+}
+
+/** `rejected`: refused before scoring (a wrong nonce, an expired challenge...); see `errorCode`. */
+export type VerificationAction = 'allow' | 'challenge' | 'block' | 'rejected'
+
+export const verificationActions: readonly VerificationAction[] = ['allow', 'challenge', 'block', 'rejected']
+
+export interface Verification {
+  id: string
+  createdAt: string
+  action: VerificationAction
+  errorCode: string | null
+  riskScore: number | null
+  anomalies: string[]
+  countryCode: string | null
+  clientIp: string | null
+  hostname: string | null
+  userAgent: string | null
+  difficulty: number | null
+  solveTimeMs: number | null
+}
+
+export interface VerificationPage {
+  items: Verification[]
+  nextCursor: string | null
+}
+
+export type ActionCounts = Record<VerificationAction, number>
+
+/** One bucket of the series; the API sends every bucket of the range, zeros included. */
+export interface StatsBucket extends ActionCounts {
+  /** Start of the UTC hour or day, ISO 8601. */
+  bucket: string
+}
+
+export interface Stats {
+  from: string
+  to: string
+  interval: 'hour' | 'day'
+  series: StatsBucket[]
+  topAnomalies: { label: string; count: number }[]
+  topCountries: { countryCode: string; count: number }[]
+  totals: ActionCounts & { total: number }
+}
+
+/**
+ * delivered: the receiver answered 2xx; failed: another status or a broken connection; timeout:
+ * no answer within 10 s; refused: Tollgate would not send it (address not allowed, no secret).
+ */
+export type DeliveryOutcome = 'delivered' | 'failed' | 'timeout' | 'refused'
+
+export interface WebhookDelivery {
+  id: string
+  event: string
+  url: string
+  /** A send from "Send test event". */
+  test: boolean
+  outcome: DeliveryOutcome
+  statusCode: number | null
+  latencyMs: number
+  error: string | null
+  createdAt: string
+}

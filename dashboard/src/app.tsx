@@ -1,0 +1,81 @@
+import { useCallback, useEffect, useState } from 'preact/hooks'
+import { fetchCurrentAccount, logOut } from './api/accounts.js'
+import { ApiRequestError, onUnauthorized } from './api/client.js'
+import type { Account } from './api/types.js'
+import { Layout } from './components/layout.js'
+import { ErrorNotice, Loading } from './components/notice.js'
+import { navigate, useRoute } from './lib/router.js'
+import { ApiKeysPage } from './pages/api-keys-page.js'
+import { AuthPage } from './pages/auth-page.js'
+import { NewSitePage } from './pages/new-site-page.js'
+import { NotFoundPage } from './pages/not-found-page.js'
+import { SitePage } from './pages/site-page.js'
+import { SitesPage } from './pages/sites-page.js'
+
+type Session = { status: 'checking' } | { status: 'anonymous' } | { status: 'failed'; error: unknown } | { status: 'signed-in'; account: Account }
+
+export function App() {
+  const route = useRoute()
+  const [session, setSession] = useState<Session>({ status: 'checking' })
+
+  const checkSession = useCallback(() => {
+    setSession({ status: 'checking' })
+    fetchCurrentAccount().then(
+      (account) => setSession({ status: 'signed-in', account }),
+      (error: unknown) =>
+        setSession(error instanceof ApiRequestError && error.status === 401 ? { status: 'anonymous' } : { status: 'failed', error }),
+    )
+  }, [])
+
+  useEffect(checkSession, [checkSession])
+  // An expired or revoked session anywhere sends the user back to the login form, on the same page.
+  useEffect(() => onUnauthorized(() => setSession({ status: 'anonymous' })), [])
+
+  const onSignedIn = useCallback((account: Account) => {
+    setSession({ status: 'signed-in', account })
+    if (route.name === 'login' || route.name === 'signup') navigate({ name: 'sites' }, { replace: true })
+  }, [route.name])
+
+  const onLogOut = useCallback(async () => {
+    await logOut().catch(() => undefined)
+    setSession({ status: 'anonymous' })
+    navigate({ name: 'login' })
+  }, [])
+
+  if (session.status === 'checking') return <Loading label="Loading the dashboard…" />
+  if (session.status === 'failed') {
+    return (
+      <main class="main main--narrow">
+        <ErrorNotice error={session.error} />
+        <button type="button" class="button" onClick={checkSession}>
+          Retry
+        </button>
+      </main>
+    )
+  }
+  if (session.status === 'anonymous') {
+    return <AuthPage mode={route.name === 'signup' ? 'signup' : 'login'} onSignedIn={onSignedIn} />
+  }
+  return (
+    <Layout account={session.account} route={route} onLogOut={onLogOut}>
+      {renderPage()}
+    </Layout>
+  )
+
+  function renderPage() {
+    switch (route.name) {
+      case 'login':
+      case 'signup':
+      case 'sites':
+        return <SitesPage />
+      case 'new-site':
+        return <NewSitePage />
+      case 'site':
+        return <SitePage key={route.siteId} siteId={route.siteId} tab={route.tab} />
+      case 'api-keys':
+        return <ApiKeysPage />
+      case 'not-found':
+        return <NotFoundPage />
+    }
+  }
+}

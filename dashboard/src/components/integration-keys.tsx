@@ -1,0 +1,33 @@
+import { buildSnippet } from '../lib/snippet.js'
+import { SecretBox } from './secret-box.js'
+
+interface IntegrationKeysProps {
+  siteKey: string
+  /** Present only right after creation or rotation: the API never shows it again. */
+  secretKey?: string
+}
+
+/** The site key, the one-time secret key and the snippet, each with a copy button. */
+export function IntegrationKeys({ siteKey, secretKey }: IntegrationKeysProps) {
+  const origin = window.location.origin
+  return (
+    <div class="stack">
+      <SecretBox id="site-key" label="Site key" value={siteKey} />
+      {secretKey === undefined ? null : (
+        <div class="one-time">
+          <SecretBox id="secret-key" label="Secret key" value={secretKey} />
+          <p class="one-time__warning">
+            <strong>Copy the secret key now.</strong> It is shown only once; your server uses it for Siteverify. If you
+            lose it, rotate the secret.
+          </p>
+        </div>
+      )}
+      <SecretBox id="snippet" label="Snippet" value={buildSnippet(origin, siteKey)} isMultiline />
+      <p class="muted">
+        Paste the snippet into the page with your form. Your server then redeems the <code>tollgate-token</code> field
+        once with <code>POST {origin}/api/v1/siteverify</code> and the fields <code>secret</code> and{' '}
+        <code>response</code>.
+      </p>
+    </div>
+  )
+}

@@ -1,0 +1,54 @@
+import type { ComponentChildren } from 'preact'
+import { useState } from 'preact/hooks'
+import type { Account } from '../api/types.js'
+import type { Route } from '../lib/router.js'
+import { Link } from './link.js'
+
+interface LayoutProps {
+  account: Account
+  route: Route
+  onLogOut: () => Promise<void>
+  children: ComponentChildren
+}
+
+export function Layout({ account, route, onLogOut, children }: LayoutProps) {
+  const [isLoggingOut, setLoggingOut] = useState(false)
+  const logOut = () => {
+    setLoggingOut(true)
+    void onLogOut().finally(() => setLoggingOut(false))
+  }
+  const isSitesSection = route.name === 'sites' || route.name === 'new-site' || route.name === 'site'
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <div class="topbar__inner">
+          <Link to={{ name: 'sites' }} class="brand">
+            Tollgate
+          </Link>
+          <nav aria-label="Main" class="topbar__nav">
+            <Link to={{ name: 'sites' }} isCurrent={isSitesSection}>
+              Sites
+            </Link>
+            <Link to={{ name: 'api-keys' }} isCurrent={route.name === 'api-keys'}>
+              API keys
+            </Link>
+          </nav>
+          <div class="topbar__account">
+            <span class="topbar__email" title={account.email}>
+              {account.email}
+            </span>
+            <button type="button" class="button button--small button--ghost" onClick={logOut} disabled={isLoggingOut}>
+              Log out
+            </button>
+          </div>
+        </div>
+      </header>
+      <main id="main" class="main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  )
+}

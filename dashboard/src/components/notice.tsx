@@ -1,0 +1,39 @@
+import type { ComponentChildren } from 'preact'
+import { describeError } from '../api/client.js'
+import type { FormSubmitState } from '../lib/use-form-submit.js'
+
+interface NoticeProps {
+  tone: 'error' | 'success' | 'info' | 'warning'
+  children: ComponentChildren
+}
+
+/** Errors interrupt (role=alert); everything else is announced politely. */
+export function Notice({ tone, children }: NoticeProps) {
+  return (
+    <div class={`notice notice--${tone}`} role={tone === 'error' ? 'alert' : 'status'}>
+      {children}
+    </div>
+  )
+}
+
+/** The outcome of a form submission: its general error, or its success message. */
+export function FormOutcome({ state }: { state: Pick<FormSubmitState, 'generalError' | 'successMessage'> }) {
+  return (
+    <>
+      {state.generalError === undefined ? null : <Notice tone="error">{state.generalError}</Notice>}
+      {state.successMessage === undefined ? null : <Notice tone="success">{state.successMessage}</Notice>}
+    </>
+  )
+}
+
+export function ErrorNotice({ error }: { error: unknown }) {
+  return <Notice tone="error">{describeError(error)}</Notice>
+}
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p class="loading" role="status">
+      {label}
+    </p>
+  )
+}

@@ -1,0 +1,38 @@
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+const dateTimeWithSeconds = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' })
+const number = new Intl.NumberFormat()
+
+export function formatDateTime(iso: string | null | undefined): string {
+  if (iso === null || iso === undefined) return '—'
+  const date = new Date(iso)
+  return Number.isNaN(date.getTime()) ? iso : dateTime.format(date)
+}
+
+/** For logs, where many entries share a minute. */
+export function formatDateTimeWithSeconds(iso: string): string {
+  const date = new Date(iso)
+  return Number.isNaN(date.getTime()) ? iso : dateTimeWithSeconds.format(date)
+}
+
+export function formatNumber(value: number): string {
+  return number.format(value)
+}
+
+export function formatPercent(part: number, whole: number): string {
+  if (whole === 0) return '0%'
+  return `${Math.round((part / whole) * 100)}%`
+}
+
+const countryNames = typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(undefined, { type: 'region' }) : undefined
+
+/** "DE" becomes "Germany (DE)"; XX (no location known, such as a private address) is "Unknown". */
+export function formatCountry(code: string | null | undefined): string {
+  if (code === null || code === undefined || code === '' || code === 'XX') return 'Unknown'
+  if (!/^[A-Z]{2}$/.test(code)) return code
+  try {
+    const name = countryNames?.of(code)
+    return name === undefined || name === code ? code : `${name} (${code})`
+  } catch {
+    return code
+  }
+}

@@ -1,0 +1,89 @@
+import { useEffect, useState } from 'preact/hooks'
+
+/** Where the app is mounted; the service serves index.html for every path below it. */
+export const BASE_PATH = '/dashboard'
+
+export type SiteTab = 'analytics' | 'log' | 'settings' | 'webhook' | 'integration'
+export const siteTabs: readonly SiteTab[] = ['analytics', 'log', 'settings', 'webhook', 'integration']
+
+export type Route =
+  | { name: 'login' }
+  | { name: 'signup' }
+  | { name: 'sites' }
+  | { name: 'new-site' }
+  | { name: 'site'; siteId: string; tab: SiteTab }
+  | { name: 'api-keys' }
+  | { name: 'not-found' }
+
+export function parseRoute(pathname: string): Route {
+  const path = pathname.startsWith(BASE_PATH) ? pathname.slice(BASE_PATH.length) : pathname
+  const parts = path.split('/').filter((part) => part !== '').map(decodeURIComponent)
+  const [first, second, third] = parts
+  if (first === undefined) return { name: 'sites' }
+  if (parts.length === 1 && first === 'login') return { name: 'login' }
+  if (parts.length === 1 && first === 'signup') return { name: 'signup' }
+  if (parts.length === 1 && first === 'api-keys') return { name: 'api-keys' }
+  if (parts.length === 1 && first === 'sites') return { name: 'sites' }
+  if (first === 'sites' && second === 'new' && parts.length === 2) return { name: 'new-site' }
+  if (first === 'sites' && second !== undefined && parts.length <= 3) {
+    const tab = third ?? 'analytics'
+    if ((siteTabs as readonly string[]).includes(tab)) return { name: 'site', siteId: second, tab: tab as SiteTab }
+  }
+  return { name: 'not-found' }
+}
+
+export function pathOf(route: Route): string {
+  switch (route.name) {
+    case 'login':
+      return `${BASE_PATH}/login`
+    case 'signup':
+      return `${BASE_PATH}/signup`
+    case 'sites':
+      return `${BASE_PATH}/`
+    case 'new-site':
+      return `${BASE_PATH}/sites/new`
+    case 'site':
+      return `${BASE_PATH}/sites/${encodeURIComponent(route.siteId)}${route.tab === 'analytics' ? '' : '/' + route.tab}`
+    case 'api-keys':
+      return `${BASE_PATH}/api-keys`
+    case 'not-found':
+      return `${BASE_PATH}/`
+  }
+}
+
+const NAVIGATE_EVENT = 'tollgate:navigate'
+
+let isInAppNavigation = false
+
+/** Whether the page changed through the app since load (not the first render). */
+export function hasNavigatedInApp(): boolean {
+  return isInAppNavigation
+}
+
+export function navigate(route: Route, options: { replace?: boolean } = {}): void {
+  const path = pathOf(route)
+  isInAppNavigation = true
+  if (path !== window.location.pathname) {
+    if (options.replace === true) window.history.replaceState(null, '', path)
+    else window.history.pushState(null, '', path)
+  }
+  window.dispatchEvent(new Event(NAVIGATE_EVENT))
+}
+
+/** The current route; re-renders on link clicks, back and forward. */
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(window.location.pathname))
+  useEffect(() => {
+    const update = () => {
+      isInAppNavigation = true
+      setRoute(parseRoute(window.location.pathname))
+    }
+    window.addEventListener('popstate', update)
+    window.addEventListener(NAVIGATE_EVENT, update)
+    return () => {
+      window.removeEventListener('popstate', update)
+      window.removeEventListener(NAVIGATE_EVENT, update)
+    }
+  }, [])
+  return route
+}

@@ -1,0 +1,38 @@
+import { useState } from 'preact/hooks'
+import { ApiRequestError, describeError } from '../api/client.js'
+import { sortFieldErrors } from './field-errors.js'
+
+/** After the render that marks the fields, so the focused field is read with its error. */
+export function focusFirstInvalidField(): void {
+  window.requestAnimationFrame(() => document.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus())
+}
+
+export interface FormSubmitState {
+  isBusy: boolean
+  fieldErrors: Record<string, string>
+  generalError: string | undefined
+  successMessage: string | undefined
+}
+
+/**
+ * Runs a form's request and sorts its failure: validation details beside the fields the form
+ * has, everything else in one message at the top of the form.
+ */
+export function useFormSubmit(fields: readonly string[]): [FormSubmitState, (work: () => Promise<string>) => Promise<void>] {
+  const [state, setState] = useState<FormSubmitState>({ isBusy: false, fieldErrors: {}, generalError: undefined, successMessage: undefined })
+  const run = async (work: () => Promise<string>) => {
+    setState({ isBusy: true, fieldErrors: {}, generalError: undefined, successMessage: undefined })
+    try {
+      const successMessage = await work()
+      setState({ isBusy: false, fieldErrors: {}, generalError: undefined, successMessage })
+    } catch (error) {
+      const sorted = error instanceof ApiRequestError ? sortFieldErrors(error.details, fields) : { byField: {}, general: [] }
+      const hasFieldErrors = Object.keys(sorted.byField).length > 0
+      // Placed messages need no banner: the first invalid field takes focus and is read with its message.
+      const generalError = sorted.general.length > 0 ? sorted.general.join(' ') : hasFieldErrors ? undefined : describeError(error)
+      setState({ isBusy: false, fieldErrors: sorted.byField, generalError, successMessage: undefined })
+      if (hasFieldErrors) focusFirstInvalidField()
+    }
+  }
+  return [state, run]
+}

@@ -1,0 +1,116 @@
+import { useState } from 'preact/hooks'
+import { createAccount, logIn } from '../api/accounts.js'
+import { ApiRequestError, describeError } from '../api/client.js'
+import type { Account } from '../api/types.js'
+import { Field } from '../components/field.js'
+import { Link } from '../components/link.js'
+import { Notice } from '../components/notice.js'
+import { PageHeading } from '../components/page-heading.js'
+import { sortFieldErrors } from '../lib/field-errors.js'
+import { focusFirstInvalidField } from '../lib/use-form-submit.js'
+
+interface AuthPageProps {
+  mode: 'login' | 'signup'
+  onSignedIn: (account: Account) => void
+}
+
+/** The API's rule (src/domain/accounts/password.ts); the API's answer stays the authority. */
+const MIN_PASSWORD_LENGTH = 10
+
+export function AuthPage({ mode, onSignedIn }: AuthPageProps) {
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
+  const [isBusy, setBusy] = useState(false)
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({})
+  const [generalError, setGeneralError] = useState<string | undefined>()
+  const isSignup = mode === 'signup'
+
+  const submit = async () => {
+    setBusy(true)
+    setFieldErrors({})
+    setGeneralError(undefined)
+    try {
+      const credentials = { email: email.trim(), password }
+      // Sign-up creates the account; logging in right after sets the session cookie.
+      if (isSignup) await createAccount(credentials)
+      onSignedIn(await logIn(credentials))
+    } catch (error) {
+      const sorted = error instanceof ApiRequestError ? sortFieldErrors(error.details, ['email', 'password']) : undefined
+      if (error instanceof ApiRequestError && error.code === 'email_taken') {
+        setFieldErrors({ email: error.message })
+        focusFirstInvalidField()
+      } else if (sorted !== undefined && Object.keys(sorted.byField).length > 0) {
+        setFieldErrors(sorted.byField)
+        if (sorted.general.length > 0) setGeneralError(sorted.general.join(' '))
+        focusFirstInvalidField()
+      } else {
+        setGeneralError(describeError(error))
+      }
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <main id="main" class="main main--narrow auth">
+      <p class="auth__brand">Tollgate</p>
+      <PageHeading title={isSignup ? 'Create your account' : 'Log in'} />
+      {generalError === undefined ? null : <Notice tone="error">{generalError}</Notice>}
+      <form
+        class="card form"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault()
+          void submit()
+        }}
+      >
+        <Field id="auth-email" label="E-mail address" error={fieldErrors.email}>
+          {(control) => (
+            <input
+              {...control}
+              type="email"
+              name="email"
+              autoComplete={isSignup ? 'email' : 'username'}
+              required
+              value={email}
+              onInput={(event) => setEmail(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field
+          id="auth-password"
+          label="Password"
+          error={fieldErrors.password}
+          hint={isSignup ? `At least ${MIN_PASSWORD_LENGTH} characters. A password manager's generated password is best.` : undefined}
+        >
+          {(control) => (
+            <input
+              {...control}
+              type="password"
+              name="password"
+              autoComplete={isSignup ? 'new-password' : 'current-password'}
+              required
+              minLength={isSignup ? MIN_PASSWORD_LENGTH : undefined}
+              value={password}
+              onInput={(event) => setPassword(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <button type="submit" class="button button--primary button--block" disabled={isBusy}>
+          {isBusy ? 'Please wait…' : isSignup ? 'Create account' : 'Log in'}
+        </button>
+      </form>
+      <p class="auth__switch">
+        {isSignup ? (
+          <>
+            Have an account already? <Link to={{ name: 'login' }}>Log in</Link>
+          </>
+        ) : (
+          <>
+            New to Tollgate? <Link to={{ name: 'signup' }}>Create an account</Link>
+          </>
+        )}
+      </p>
+    </main>
+  )
+}

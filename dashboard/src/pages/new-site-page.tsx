@@ -1,0 +1,86 @@
+import { useState } from 'preact/hooks'
+import { createSite } from '../api/sites.js'
+import type { SiteWithSecret } from '../api/types.js'
+import { Field } from '../components/field.js'
+import { IntegrationKeys } from '../components/integration-keys.js'
+import { Link } from '../components/link.js'
+import { Notice } from '../components/notice.js'
+import { PageHeading } from '../components/page-heading.js'
+import { parseDomains } from '../lib/snippet.js'
+import { useFormSubmit } from '../lib/use-form-submit.js'
+
+export function NewSitePage() {
+  const [created, setCreated] = useState<SiteWithSecret | undefined>()
+  if (created !== undefined) return <SiteCreated site={created} />
+  return <NewSiteForm onCreated={setCreated} />
+}
+
+function NewSiteForm({ onCreated }: { onCreated: (site: SiteWithSecret) => void }) {
+  const [name, setName] = useState('')
+  const [domains, setDomains] = useState('')
+  const [state, run] = useFormSubmit(['name', 'domains'])
+
+  const submit = () =>
+    run(async () => {
+      onCreated(await createSite({ name: name.trim(), domains: parseDomains(domains) }))
+      return 'The site was created.'
+    })
+
+  return (
+    <>
+      <PageHeading title="Add a site" />
+      {state.generalError === undefined ? null : <Notice tone="error">{state.generalError}</Notice>}
+      <form
+        class="card form"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault()
+          void submit()
+        }}
+      >
+        <Field id="site-name" label="Name" error={state.fieldErrors.name} hint="For you only, for example “Shop (production)”.">
+          {(control) => <input {...control} name="name" required maxLength={100} value={name} onInput={(event) => setName(event.currentTarget.value)} />}
+        </Field>
+        <Field
+          id="site-domains"
+          label="Allowed domains"
+          error={state.fieldErrors.domains}
+          hint="Hostnames allowed to use the site key, one per line (example.com, www.example.com). Leave empty to allow any while you develop."
+        >
+          {(control) => (
+            <textarea {...control} name="domains" rows={3} spellcheck={false} autoCapitalize="none" value={domains} onInput={(event) => setDomains(event.currentTarget.value)} />
+          )}
+        </Field>
+        <div class="form__actions">
+          <button type="submit" class="button button--primary" disabled={state.isBusy}>
+            {state.isBusy ? 'Creating…' : 'Create site'}
+          </button>
+          <Link to={{ name: 'sites' }} class="button">
+            Cancel
+          </Link>
+        </div>
+      </form>
+    </>
+  )
+}
+
+function SiteCreated({ site }: { site: SiteWithSecret }) {
+  return (
+    <>
+      <PageHeading title={`${site.name} is ready`} />
+      <Notice tone="success">The site was created. Copy its keys and snippet below.</Notice>
+      <section class="card" aria-labelledby="keys-heading">
+        <h2 id="keys-heading">Keys and snippet</h2>
+        <IntegrationKeys siteKey={site.siteKey} secretKey={site.secretKey} />
+      </section>
+      <p class="form__actions">
+        <Link to={{ name: 'site', siteId: site.id, tab: 'settings' }} class="button button--primary">
+          Continue to settings
+        </Link>
+        <Link to={{ name: 'site', siteId: site.id, tab: 'analytics' }} class="button">
+          Open the site
+        </Link>
+      </p>
+    </>
+  )
+}

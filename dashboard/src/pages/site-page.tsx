@@ -1,0 +1,73 @@
+import { useCallback } from 'preact/hooks'
+import { fetchSite } from '../api/sites.js'
+import type { Site } from '../api/types.js'
+import { Link } from '../components/link.js'
+import { ErrorNotice, Loading } from '../components/notice.js'
+import { PageHeading } from '../components/page-heading.js'
+import type { SiteTab } from '../lib/router.js'
+import { useLoader } from '../lib/use-loader.js'
+import { AnalyticsPanel } from './site/analytics-panel.js'
+import { IntegrationPanel } from './site/integration-panel.js'
+import { SettingsPanel } from './site/settings-panel.js'
+import { VerificationLogPanel } from './site/verification-log-panel.js'
+import { WebhookPanel } from './site/webhook-panel.js'
+
+const tabLabels: Record<SiteTab, string> = {
+  analytics: 'Analytics',
+  log: 'Verification log',
+  settings: 'Settings',
+  webhook: 'Webhook',
+  integration: 'Keys and snippet',
+}
+
+interface SitePageProps {
+  siteId: string
+  tab: SiteTab
+}
+
+export function SitePage({ siteId, tab }: SitePageProps) {
+  const load = useCallback(() => fetchSite(siteId), [siteId])
+  const [site, reload] = useLoader(load, siteId)
+  if (site.data === undefined) {
+    return site.status === 'error' ? (
+      <>
+        <PageHeading title="Site" />
+        <ErrorNotice error={site.error} />
+        <Link to={{ name: 'sites' }}>Back to your sites</Link>
+      </>
+    ) : (
+      <Loading />
+    )
+  }
+  return (
+    <>
+      <p class="breadcrumb">
+        <Link to={{ name: 'sites' }}>Sites</Link> <span aria-hidden="true">›</span>
+      </p>
+      <PageHeading title={site.data.name} />
+      <nav class="tabs" aria-label="Site sections">
+        {(Object.keys(tabLabels) as SiteTab[]).map((name) => (
+          <Link key={name} to={{ name: 'site', siteId, tab: name }} class="tabs__tab" isCurrent={name === tab}>
+            {tabLabels[name]}
+          </Link>
+        ))}
+      </nav>
+      {renderPanel(site.data)}
+    </>
+  )
+
+  function renderPanel(data: Site) {
+    switch (tab) {
+      case 'analytics':
+        return <AnalyticsPanel site={data} />
+      case 'log':
+        return <VerificationLogPanel site={data} />
+      case 'settings':
+        return <SettingsPanel site={data} onSaved={reload} />
+      case 'webhook':
+        return <WebhookPanel site={data} onSaved={reload} />
+      case 'integration':
+        return <IntegrationPanel site={data} />
+    }
+  }
+}

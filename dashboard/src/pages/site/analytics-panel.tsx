@@ -1,0 +1,76 @@
+import { useCallback, useState } from 'preact/hooks'
+import { fetchStats } from '../../api/analytics.js'
+import { verificationActions, type Site, type Stats } from '../../api/types.js'
+import { ErrorNotice, Loading } from '../../components/notice.js'
+import { RangePicker } from '../../components/range-picker.js'
+import { RankedList } from '../../components/ranked-list.js'
+import { VerificationsChart } from '../../components/verifications-chart.js'
+import { actionStyles } from '../../lib/actions.js'
+import { formatCountry, formatNumber, formatPercent } from '../../lib/format.js'
+import { queryOfRange, rangeLabels, type RangeName } from '../../lib/time-range.js'
+import { useLoader } from '../../lib/use-loader.js'
+import { BucketsTable } from './buckets-table.js'
+
+export function AnalyticsPanel({ site }: { site: Site }) {
+  const [range, setRange] = useState<RangeName>('24h')
+  const load = useCallback(() => fetchStats(site.id, queryOfRange(range)), [site.id, range])
+  const [stats, reload] = useLoader(load, `${site.id}:${range}`)
+  return (
+    <>
+      <div class="toolbar">
+        <RangePicker value={range} onChange={setRange} />
+        <button type="button" class="button button--small" onClick={reload} disabled={stats.status === 'loading'}>
+          Refresh
+        </button>
+      </div>
+      {stats.status === 'error' ? <ErrorNotice error={stats.error} /> : null}
+      {stats.data === undefined ? stats.status === 'loading' ? <Loading /> : null : <StatsView stats={stats.data} range={range} />}
+    </>
+  )
+}
+
+function StatsView({ stats, range }: { stats: Stats; range: RangeName }) {
+  const { totals } = stats
+  return (
+    <>
+      <ul class="totals" aria-label={`Totals, ${rangeLabels[range].toLowerCase()}`}>
+        <li class="totals__item" data-action="total">
+          <span class="totals__label">Verifications</span>
+          <span class="totals__value">{formatNumber(totals.total)}</span>
+        </li>
+        {verificationActions.map((action) => (
+          <li key={action} class={`totals__item totals__item--${action}`} data-action={action}>
+            <span class="totals__label">{actionStyles[action].label}</span>
+            <span class="totals__value">{formatNumber(totals[action])}</span>
+            <span class="totals__share">{formatPercent(totals[action], totals.total)}</span>
+          </li>
+        ))}
+      </ul>
+      <section class="card" aria-labelledby="chart-heading">
+        <h2 id="chart-heading">Verifications over time</h2>
+        <VerificationsChart series={stats.series} interval={stats.interval} />
+        <details class="details">
+          <summary>Show the numbers as a table</summary>
+          <BucketsTable series={stats.series} interval={stats.interval} />
+        </details>
+      </section>
+      <div class="columns">
+        <RankedList
+          id="anomalies-heading"
+          title="Top anomalies"
+          items={stats.topAnomalies}
+          emptyText="No anomalies in this range."
+          total={totals.total}
+        />
+        <RankedList
+          id="countries-heading"
+          title="Top countries"
+          items={stats.topCountries.map(({ countryCode, count }) => ({ label: countryCode, count }))}
+          emptyText="No verifications in this range."
+          formatLabel={formatCountry}
+          total={totals.total}
+        />
+      </div>
+    </>
+  )
+}

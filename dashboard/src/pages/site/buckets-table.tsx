@@ -1,0 +1,38 @@
+import { verificationActions, type StatsBucket } from '../../api/types.js'
+import { actionStyles } from '../../lib/actions.js'
+import { formatNumber } from '../../lib/format.js'
+
+const hourFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
+const dayFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
+
+export function BucketsTable({ series, interval }: { series: readonly StatsBucket[]; interval: 'hour' | 'day' }) {
+  const format = interval === 'hour' ? hourFormat : dayFormat
+  return (
+    <div class="table-scroll" role="region" aria-label="Verifications per bucket" tabIndex={0}>
+      <table class="table buckets">
+        <thead>
+          <tr>
+            <th scope="col">{interval === 'hour' ? 'Hour starting' : 'Day'}</th>
+            {verificationActions.map((action) => (
+              <th key={action} scope="col" class="numeric">
+                {actionStyles[action].label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {series.map((point) => (
+            <tr key={point.bucket}>
+              <th scope="row">{format.format(new Date(point.bucket))}</th>
+              {verificationActions.map((action) => (
+                <td key={action} class="numeric" data-action={action}>
+                  {formatNumber(point[action])}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}

@@ -1,0 +1,44 @@
+import type { WebhookDelivery } from '../../api/types.js'
+import { ErrorNotice, Loading } from '../../components/notice.js'
+import { outcomeLabels } from '../../lib/delivery-outcomes.js'
+import { formatDateTime } from '../../lib/format.js'
+import type { Loaded } from '../../lib/use-loader.js'
+
+export function DeliveriesTable({ deliveries }: { deliveries: Loaded<WebhookDelivery[]> }) {
+  if (deliveries.status === 'error') return <ErrorNotice error={deliveries.error} />
+  if (deliveries.data === undefined) return <Loading />
+  if (deliveries.data.length === 0) return <p class="muted">No deliveries yet.</p>
+  return (
+    <div class="table-scroll" role="region" aria-labelledby="deliveries-heading" tabIndex={0}>
+      <table class="table">
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Event</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Status</th>
+            <th scope="col">Latency</th>
+            <th scope="col">Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.data.map((delivery) => (
+            <tr key={delivery.id}>
+              <td class="nowrap">{formatDateTime(delivery.createdAt)}</td>
+              <td>
+                <span class="code">{delivery.event}</span>
+                {delivery.test ? <span class="badge badge--test">test</span> : null}
+              </td>
+              <td>
+                <span class={delivery.outcome === 'delivered' ? 'badge badge--ok' : 'badge badge--bad'}>{outcomeLabels[delivery.outcome]}</span>
+              </td>
+              <td>{delivery.statusCode ?? '—'}</td>
+              <td class="nowrap">{delivery.latencyMs} ms</td>
+              <td>{delivery.error ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}

@@ -1,0 +1,117 @@
+import { useState } from 'preact/hooks'
+import { updateSite } from '../../api/sites.js'
+import type { Site, SiteUpdate } from '../../api/types.js'
+import { Field } from '../../components/field.js'
+import { FormOutcome } from '../../components/notice.js'
+import { parseDomains } from '../../lib/snippet.js'
+import { useFormSubmit } from '../../lib/use-form-submit.js'
+
+type NumberSetting = 'difficulty' | 'challengeLifetimeSeconds' | 'challengeThreshold' | 'blockThreshold' | 'maxStepUps'
+
+const numberSettings: { key: NumberSetting; label: string; hint: string; min: number; max: number }[] = [
+  { key: 'difficulty', label: 'Difficulty', hint: 'Leading zero bits the proof of work needs (1–32); each step doubles the work. The service raises it for suspicious clients.', min: 1, max: 32 },
+  { key: 'challengeLifetimeSeconds', label: 'Challenge lifetime (seconds)', hint: 'How long a visitor has to solve a challenge (10–3600).', min: 10, max: 3600 },
+  { key: 'challengeThreshold', label: 'Challenge threshold', hint: 'Risk scores (0–100) from this value on get a harder challenge instead of a token. Must be below the block threshold.', min: 0, max: 100 },
+  { key: 'blockThreshold', label: 'Block threshold', hint: 'Risk scores (0–100) from this value on are blocked, and a webhook is sent.', min: 0, max: 100 },
+  { key: 'maxStepUps', label: 'Maximum step-ups', hint: 'Harder challenges (0–5) a visitor may solve before the outcome is allow or block.', min: 0, max: 5 },
+]
+
+const formFields = ['name', 'domains', ...numberSettings.map((setting) => `settings.${setting.key}`)]
+
+type FormValues = { name: string; domains: string } & Record<NumberSetting, string>
+
+function valuesOf(site: Site): FormValues {
+  const values = { name: site.name, domains: site.domains.join('\n') } as FormValues
+  for (const { key } of numberSettings) values[key] = String(site.settings[key])
+  return values
+}
+
+/** Only what changed is sent: PUT merges, so untouched settings keep their values. */
+function buildUpdate(site: Site, values: FormValues): SiteUpdate {
+  const update: SiteUpdate = {}
+  if (values.name.trim() !== site.name) update.name = values.name.trim()
+  const domains = parseDomains(values.domains)
+  if (domains.join('\n') !== site.domains.join('\n')) update.domains = domains
+  const settings: NonNullable<SiteUpdate['settings']> = {}
+  for (const { key } of numberSettings) {
+    const text = values[key].trim()
+    if (text === String(site.settings[key])) continue
+    // An emptied field is null: the API restores the default.
+    settings[key] = text === '' ? null : Number(text)
+  }
+  if (Object.keys(settings).length > 0) update.settings = settings
+  return update
+}
+
+interface SettingsPanelProps {
+  site: Site
+  onSaved: () => void
+}
+
+export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
+  const [values, setValues] = useState(() => valuesOf(site))
+  const [state, run] = useFormSubmit(formFields)
+  const setValue = (key: keyof FormValues, value: string) => setValues((previous) => ({ ...previous, [key]: value }))
+
+  const submit = () =>
+    run(async () => {
+      const update = buildUpdate(site, values)
+      if (Object.keys(update).length === 0) return 'Nothing changed.'
+      await updateSite(site.id, update)
+      onSaved()
+      return 'Settings saved.'
+    })
+
+  return (
+    <section class="card" aria-labelledby="settings-heading">
+      <h2 id="settings-heading">Settings</h2>
+      <FormOutcome state={state} />
+      <form
+        class="form"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault()
+          void submit()
+        }}
+      >
+        <Field id="settings-name" label="Name" error={state.fieldErrors.name}>
+          {(control) => <input {...control} name="name" required value={values.name} onInput={(event) => setValue('name', event.currentTarget.value)} />}
+        </Field>
+        <Field
+          id="settings-domains"
+          label="Allowed domains"
+          error={state.fieldErrors.domains}
+          hint="One hostname per line. Requests from other origins are refused. Empty allows any origin (development only)."
+        >
+          {(control) => (
+            <textarea {...control} name="domains" rows={3} spellcheck={false} autoCapitalize="none" value={values.domains} onInput={(event) => setValue('domains', event.currentTarget.value)} />
+          )}
+        </Field>
+        <div class="form__grid">
+          {numberSettings.map(({ key, label, hint, min, max }) => (
+            <Field key={key} id={`settings-${key}`} label={label} hint={hint} error={state.fieldErrors[`settings.${key}`]}>
+              {(control) => (
+                <input
+                  {...control}
+                  name={key}
+                  type="number"
+                  inputMode="numeric"
+                  step={1}
+                  min={min}
+                  max={max}
+                  value={values[key]}
+                  onInput={(event) => setValue(key, event.currentTarget.value)}
+                />
+              )}
+            </Field>
+          ))}
+        </div>
+        <div class="form__actions">
+          <button type="submit" class="button button--primary" disabled={state.isBusy}>
+            {state.isBusy ? 'Saving…' : 'Save settings'}
+          </button>
+        </div>
+      </form>
+    </section>
+  )
+}

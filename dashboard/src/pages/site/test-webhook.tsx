@@ -1,0 +1,53 @@
+import { useState } from 'preact/hooks'
+import { describeError } from '../../api/client.js'
+import { sendTestWebhook } from '../../api/sites.js'
+import type { Site, WebhookDelivery } from '../../api/types.js'
+import { Notice } from '../../components/notice.js'
+import { outcomeLabels } from '../../lib/delivery-outcomes.js'
+
+interface TestWebhookProps {
+  site: Site
+  onSent: () => void
+}
+
+type Outcome = { status: 'idle' } | { status: 'sending' } | { status: 'done'; delivery: WebhookDelivery } | { status: 'failed'; error: unknown }
+
+export function TestWebhook({ site, onSent }: TestWebhookProps) {
+  const [outcome, setOutcome] = useState<Outcome>({ status: 'idle' })
+  const hasWebhook = site.settings.webhookUrl !== null && site.settings.webhookUrl !== ''
+  const send = async () => {
+    setOutcome({ status: 'sending' })
+    try {
+      setOutcome({ status: 'done', delivery: await sendTestWebhook(site.id) })
+    } catch (error) {
+      setOutcome({ status: 'failed', error })
+    }
+    onSent()
+  }
+  return (
+    <section class="card" aria-labelledby="test-webhook-heading">
+      <h2 id="test-webhook-heading">Send a test event</h2>
+      <p class="muted">Sends a signed test event to the webhook now and shows what your server answered.</p>
+      <button type="button" class="button" onClick={() => void send()} disabled={!hasWebhook || outcome.status === 'sending'}>
+        {outcome.status === 'sending' ? 'Sending…' : 'Send test event'}
+      </button>
+      {hasWebhook ? null : <p class="field__hint">Save a webhook URL and secret first.</p>}
+      <div class="test-outcome" aria-live="polite">
+        {outcome.status === 'done' ? <DeliveryOutcome delivery={outcome.delivery} /> : null}
+        {outcome.status === 'failed' ? <Notice tone="error">{describeError(outcome.error)}</Notice> : null}
+      </div>
+    </section>
+  )
+}
+
+function DeliveryOutcome({ delivery }: { delivery: WebhookDelivery }) {
+  const facts = [delivery.statusCode === null ? 'no HTTP answer' : `HTTP ${delivery.statusCode}`, `${delivery.latencyMs} ms`].join(', ')
+  return delivery.outcome === 'delivered' ? (
+    <Notice tone="success">Delivered: {facts}.</Notice>
+  ) : (
+    <Notice tone="error">
+      {outcomeLabels[delivery.outcome]}: {facts}
+      {delivery.error === null ? '.' : ` — ${delivery.error}`}
+    </Notice>
+  )
+}

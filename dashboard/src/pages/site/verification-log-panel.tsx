@@ -1,0 +1,105 @@
+import { useCallback, useState } from 'preact/hooks'
+import { fetchVerifications } from '../../api/analytics.js'
+import { verificationActions, type Site, type VerificationAction } from '../../api/types.js'
+import { ErrorNotice, Loading } from '../../components/notice.js'
+import { actionStyles } from '../../lib/actions.js'
+import { useLoader } from '../../lib/use-loader.js'
+import { VerificationsTable } from './verifications-table.js'
+
+const pageSizes = [10, 25, 50, 100] as const
+
+
+export function VerificationLogPanel({ site }: { site: Site }) {
+  const [action, setAction] = useState<VerificationAction | ''>('')
+  const [pageSize, setPageSize] = useState<number>(25)
+  // Cursors of the pages seen so far: the last one is the current page; going back pops it.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined])
+  const cursor = cursors[cursors.length - 1]
+  const load = useCallback(
+    () => fetchVerifications(site.id, { limit: pageSize, ...(cursor === undefined ? {} : { cursor }), ...(action === '' ? {} : { action }) }),
+    [site.id, cursor, action, pageSize],
+  )
+  const [page, reload] = useLoader(load, `${site.id}:${action}:${pageSize}:${cursor ?? ''}`)
+  const pageNumber = cursors.length
+
+  return (
+    <section class="card" aria-labelledby="log-heading">
+      <div class="card__heading">
+        <h2 id="log-heading">Verification log</h2>
+        <div class="toolbar">
+          <label for="log-action" class="toolbar__label">
+            Action
+          </label>
+          <select
+            id="log-action"
+            value={action}
+            onChange={(event) => {
+              setAction(event.currentTarget.value as VerificationAction | '')
+              setCursors([undefined])
+            }}
+          >
+            <option value="">All actions</option>
+            {verificationActions.map((name) => (
+              <option key={name} value={name}>
+                {actionStyles[name].label}
+              </option>
+            ))}
+          </select>
+          <label for="log-page-size" class="toolbar__label">
+            Rows
+          </label>
+          <select
+            id="log-page-size"
+            value={String(pageSize)}
+            onChange={(event) => {
+              setPageSize(Number(event.currentTarget.value))
+              setCursors([undefined])
+            }}
+          >
+            {pageSizes.map((size) => (
+              <option key={size} value={String(size)}>
+                {size}
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            class="button button--small"
+            onClick={() => {
+              // Back to the newest entries: that is what someone refreshing a log wants to see.
+              if (cursors.length > 1) setCursors([undefined])
+              else reload()
+            }}
+          >
+            Refresh
+          </button>
+        </div>
+      </div>
+      {page.status === 'error' ? <ErrorNotice error={page.error} /> : null}
+      {page.data === undefined ? (
+        page.status === 'loading' ? <Loading /> : null
+      ) : (
+        <>
+          <VerificationsTable verifications={page.data.items} isLoading={page.status === 'loading'} />
+          <nav class="pager" aria-label="Verification log pages">
+            <button type="button" class="button button--small" disabled={pageNumber === 1} onClick={() => setCursors((previous) => previous.slice(0, -1))}>
+              Newer
+            </button>
+            <span class="pager__position">Page {pageNumber}</span>
+            <button
+              type="button"
+              class="button button--small"
+              disabled={page.data.nextCursor === null || page.status === 'loading'}
+              onClick={() => {
+                const next = page.data?.nextCursor
+                if (next !== null && next !== undefined) setCursors((previous) => [...previous, next])
+              }}
+            >
+              Older
+            </button>
+          </nav>
+        </>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,74 @@
+import type { Verification } from '../../api/types.js'
+import { formatCountry, formatDateTimeWithSeconds } from '../../lib/format.js'
+
+interface VerificationsTableProps {
+  verifications: readonly Verification[]
+  isLoading: boolean
+}
+
+function describeSolve(verification: Verification): string {
+  const parts = [
+    verification.difficulty === null ? undefined : `${verification.difficulty} bits`,
+    verification.solveTimeMs === null ? undefined : `${verification.solveTimeMs} ms`,
+  ].filter((part) => part !== undefined)
+  return parts.length === 0 ? '—' : parts.join(', ')
+}
+
+export function VerificationsTable({ verifications, isLoading }: VerificationsTableProps) {
+  if (verifications.length === 0) return <p class="muted">No verifications match.</p>
+  return (
+    <div class="table-scroll" role="region" aria-label="Verifications" aria-busy={isLoading} tabIndex={0}>
+      <table class="table log">
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Action</th>
+            <th scope="col" class="numeric">
+              Risk
+            </th>
+            <th scope="col">Anomalies</th>
+            <th scope="col">Country</th>
+            <th scope="col">Client</th>
+            <th scope="col">Proof of work</th>
+          </tr>
+        </thead>
+        <tbody>
+          {verifications.map((verification) => (
+            <tr key={verification.id} data-id={verification.id} data-action={verification.action}>
+              <td class="nowrap">{formatDateTimeWithSeconds(verification.createdAt)}</td>
+              <td>
+                <span class={`badge badge--${verification.action}`}>{verification.action}</span>
+                {verification.errorCode === null ? null : <div class="code log__error">{verification.errorCode}</div>}
+              </td>
+              <td class="numeric">{verification.riskScore ?? '—'}</td>
+              <td>
+                {verification.anomalies.length === 0 ? (
+                  <span class="muted">none</span>
+                ) : (
+                  <ul class="chips">
+                    {verification.anomalies.map((anomaly) => (
+                      <li key={anomaly} class="chip">
+                        {anomaly}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </td>
+              <td>{formatCountry(verification.countryCode)}</td>
+              <td class="log__client">
+                <div class="code">{verification.clientIp ?? '—'}</div>
+                {verification.hostname === null ? null : <div class="muted">{verification.hostname}</div>}
+                {verification.userAgent === null ? null : (
+                  <div class="muted log__agent" title={verification.userAgent}>
+                    {verification.userAgent}
+                  </div>
+                )}
+              </td>
+              <td class="nowrap">{describeSolve(verification)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}

@@ -1,0 +1,157 @@
+import { useCallback, useState } from 'preact/hooks'
+import { listWebhookDeliveries, updateSite } from '../../api/sites.js'
+import type { Site } from '../../api/types.js'
+import { ConfirmDialog } from '../../components/confirm-dialog.js'
+import { CopyButton } from '../../components/copy-button.js'
+import { Field } from '../../components/field.js'
+import { FormOutcome } from '../../components/notice.js'
+import { generateSecret } from '../../lib/random-secret.js'
+import { useFormSubmit } from '../../lib/use-form-submit.js'
+import { useLoader } from '../../lib/use-loader.js'
+import { DeliveriesTable } from './deliveries-table.js'
+import { TestWebhook } from './test-webhook.js'
+
+interface WebhookPanelProps {
+  site: Site
+  onSaved: () => void
+}
+
+export function WebhookPanel({ site, onSaved }: WebhookPanelProps) {
+  const loadDeliveries = useCallback(() => listWebhookDeliveries(site.id), [site.id])
+  const [deliveries, reloadDeliveries] = useLoader(loadDeliveries, site.id)
+  return (
+    <>
+      <WebhookForm site={site} onSaved={onSaved} />
+      <TestWebhook site={site} onSent={reloadDeliveries} />
+      <section class="card" aria-labelledby="deliveries-heading">
+        <div class="card__heading">
+          <h2 id="deliveries-heading">Recent deliveries</h2>
+          <button type="button" class="button button--small" onClick={reloadDeliveries}>
+            Refresh
+          </button>
+        </div>
+        <DeliveriesTable deliveries={deliveries} />
+      </section>
+    </>
+  )
+}
+
+function WebhookForm({ site, onSaved }: WebhookPanelProps) {
+  const [url, setUrl] = useState(site.settings.webhookUrl ?? '')
+  const [secret, setSecret] = useState('')
+  const [isSecretVisible, setSecretVisible] = useState(false)
+  const [isRemoving, setRemoving] = useState(false)
+  const [state, run] = useFormSubmit(['settings.webhookUrl', 'settings.webhookSecret'])
+  const isSecretSet = site.settings.webhookSecretSet
+  const hasWebhook = site.settings.webhookUrl !== null && site.settings.webhookUrl !== ''
+
+  const save = () =>
+    run(async () => {
+      const trimmedUrl = url.trim()
+      // The secret is write-only: an empty field keeps the stored one.
+      await updateSite(site.id, {
+        settings: { webhookUrl: trimmedUrl === '' ? null : trimmedUrl, ...(secret === '' ? {} : { webhookSecret: secret }) },
+      })
+      setSecret('')
+      setSecretVisible(false)
+      onSaved()
+      return 'Webhook saved.'
+    })
+
+  const remove = () =>
+    run(async () => {
+      await updateSite(site.id, { settings: { webhookUrl: null, webhookSecret: null } })
+      setUrl('')
+      setSecret('')
+      setRemoving(false)
+      onSaved()
+      return 'Webhook removed.'
+    })
+
+  return (
+    <section class="card" aria-labelledby="webhook-heading">
+      <h2 id="webhook-heading">Webhook</h2>
+      <p class="muted">
+        Tollgate posts a signed <code>verification.blocked</code> event to this address whenever a verification is
+        blocked. Check the <code>X-Service-Signature</code> header (HMAC-SHA256 of the body with your secret).
+      </p>
+      <FormOutcome state={state} />
+      <form
+        class="form"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault()
+          void save()
+        }}
+      >
+        <Field id="webhook-url" label="Webhook URL" error={state.fieldErrors['settings.webhookUrl']} hint="An https address on your server (plain http is accepted outside production).">
+          {(control) => (
+            <input {...control} name="webhookUrl" type="url" inputMode="url" autoComplete="off" spellcheck={false} placeholder="https://example.com/hooks/tollgate" value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
+          )}
+        </Field>
+        <Field
+          id="webhook-secret"
+          label="Signing secret"
+          error={state.fieldErrors['settings.webhookSecret']}
+          badge={
+            <span class={isSecretSet ? 'badge badge--ok' : 'badge'} id="webhook-secret-status">
+              {isSecretSet ? 'Secret is set' : 'No secret set'}
+            </span>
+          }
+          hint={
+            isSecretSet
+              ? 'The secret is never shown again. Leave the field empty to keep it, or enter a new one to replace it.'
+              : 'At least 16 characters. Store the same value in your receiver.'
+          }
+        >
+          {(control) => (
+            <div class="input-row">
+              {/* Shown in clear only after "Generate", so the owner can copy it to the receiver. */}
+              <input
+                {...control}
+                {...(isSecretVisible ? { type: 'text' as const } : { type: 'password' as const })}
+                name="webhookSecret"
+                autoComplete="new-password"
+                spellcheck={false}
+                placeholder={isSecretSet ? '•••••••• (unchanged)' : ''}
+                value={secret}
+                onInput={(event) => setSecret(event.currentTarget.value)}
+              />
+              <button
+                type="button"
+                class="button button--small"
+                onClick={() => {
+                  setSecret(generateSecret())
+                  setSecretVisible(true)
+                }}
+              >
+                Generate
+              </button>
+              {secret !== '' && isSecretVisible ? <CopyButton text={secret} what="signing secret" /> : null}
+            </div>
+          )}
+        </Field>
+        <div class="form__actions">
+          <button type="submit" class="button button--primary" disabled={state.isBusy}>
+            {state.isBusy ? 'Saving…' : 'Save webhook'}
+          </button>
+          {hasWebhook ? (
+            <button type="button" class="button button--danger-outline" onClick={() => setRemoving(true)}>
+              Remove webhook
+            </button>
+          ) : null}
+        </div>
+      </form>
+      <ConfirmDialog
+        title="Remove the webhook?"
+        confirmLabel="Remove webhook"
+        isOpen={isRemoving}
+        isBusy={state.isBusy}
+        onConfirm={() => void remove()}
+        onCancel={() => setRemoving(false)}
+      >
+        <p>Blocked verifications will no longer be sent to {site.settings.webhookUrl}. The signing secret is deleted too.</p>
+      </ConfirmDialog>
+    </section>
+  )
+}

@@ -1,0 +1,121 @@
+/**
+ * Builds the browser SDK into dist/sdk/ (or the directory given as the first argument):
+ *   tollgate.js                      the script-tag build (sets window.Tollgate, binds forms)
+ *   tollgate.mjs                     the module build for sites that bundle the SDK
+ *   tollgate-worker.<hash>.js        the solver worker
+ *   tollgate-solver.<hash>.wasm      the SIMD solver, assembled with wabt from generated text
+ *   tollgate.d.ts, *.gz, manifest.json
+ * The worker and the WebAssembly carry a content hash in their names so they can be cached for
+ * a year; the entry scripts keep fixed names and a shorter cache lifetime.
+ * Every file is written to a temporary name and renamed, so concurrent builds (test suites)
+ * never serve a half-written file.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { copyFile, mkdir, rename, writeFile } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
+import { build } from 'esbuild'
+import wabtInit from 'wabt'
+import { generateSolverWat } from '../sdk/wasm/generate-solver-wat.js'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+export const defaultSdkDirectory = join(root, 'dist', 'sdk')
+
+export interface SdkFile {
+  name: string
+  contentType: string
+  /** Content-hashed names never change content, so they may be cached forever. */
+  immutable: boolean
+  bytes: number
+  gzipBytes: number
+}
+
+export interface SdkManifest {
+  builtAt: string
+  files: SdkFile[]
+  /** The sum over the files a browser loads: tollgate.js, the worker and the WebAssembly. */
+  loadedGzipBytes: number
+}
+
+function hashOf(content: Uint8Array): string {
+  return createHash('sha256').update(content).digest('hex').slice(0, 12)
+}
+
+async function writeAtomically(path: string, content: Uint8Array | string): Promise<void> {
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`
+  await writeFile(temporary, content)
+  await rename(temporary, path)
+}
+
+export async function assembleSolver(): Promise<Uint8Array> {
+  const wabt = await wabtInit()
+  const module = wabt.parseWat('tollgate-solver.wat', generateSolverWat(), { simd: true })
+  try {
+    module.validate()
+    return new Uint8Array(module.toBinary({}).buffer)
+  } finally {
+    module.destroy()
+  }
+}
+
+async function bundle(entry: string, format: 'iife' | 'esm', define: Record<string, string> = {}): Promise<Uint8Array> {
+  const result = await build({
+    entryPoints: [join(root, 'sdk', 'src', entry)],
+    bundle: true,
+    write: false,
+    format,
+    minify: true,
+    target: ['es2020'],
+    legalComments: 'none',
+    define,
+  })
+  const output = result.outputFiles[0]
+  if (output === undefined) throw new Error(`esbuild produced nothing for ${entry}`)
+  return output.contents
+}
+
+export async function buildSdk(outDirectory: string = defaultSdkDirectory): Promise<SdkManifest> {
+  await mkdir(outDirectory, { recursive: true })
+  const wasm = await assembleSolver()
+  const wasmName = `tollgate-solver.${hashOf(wasm)}.wasm`
+  const worker = await bundle('worker/worker-entry.ts', 'iife')
+  const workerName = `tollgate-worker.${hashOf(worker)}.js`
+  const define = { __TOLLGATE_WORKER_FILE__: JSON.stringify(workerName), __TOLLGATE_WASM_FILE__: JSON.stringify(wasmName) }
+  const script = await bundle('browser-entry.ts', 'iife', define)
+  const module = await bundle('index.ts', 'esm', define)
+
+  const outputs: { name: string; content: Uint8Array; contentType: string; immutable: boolean }[] = [
+    { name: 'tollgate.js', content: script, contentType: 'text/javascript; charset=utf-8', immutable: false },
+    { name: 'tollgate.mjs', content: module, contentType: 'text/javascript; charset=utf-8', immutable: false },
+    { name: workerName, content: worker, contentType: 'text/javascript; charset=utf-8', immutable: true },
+    { name: wasmName, content: wasm, contentType: 'application/wasm', immutable: true },
+  ]
+  const files: SdkFile[] = []
+  for (const output of outputs) {
+    const gzipped = gzipSync(output.content, { level: 9 })
+    await writeAtomically(join(outDirectory, output.name), output.content)
+    await writeAtomically(join(outDirectory, `${output.name}.gz`), gzipped)
+    files.push({ name: output.name, contentType: output.contentType, immutable: output.immutable, bytes: output.content.length, gzipBytes: gzipped.length })
+  }
+  const typesPath = join(outDirectory, 'tollgate.d.ts')
+  await copyFile(join(root, 'sdk', 'tollgate.d.ts'), `${typesPath}.tmp`)
+  await rename(`${typesPath}.tmp`, typesPath)
+
+  const loaded = new Set(['tollgate.js', workerName, wasmName])
+  const manifest: SdkManifest = {
+    builtAt: new Date().toISOString(),
+    files,
+    loadedGzipBytes: files.filter((file) => loaded.has(file.name)).reduce((total, file) => total + file.gzipBytes, 0),
+  }
+  await writeAtomically(join(outDirectory, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+  return manifest
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const manifest = await buildSdk(process.argv[2] === undefined ? undefined : resolve(process.argv[2]))
+  for (const file of manifest.files) {
+    process.stdout.write(`${file.name.padEnd(36)} ${String(file.bytes).padStart(7)} B  ${String(file.gzipBytes).padStart(6)} B gzip\n`)
+  }
+  process.stdout.write(`loaded by a page (script + worker + wasm): ${manifest.loadedGzipBytes} B gzip\n`)
+}

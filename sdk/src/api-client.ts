@@ -1,0 +1,115 @@
+import { codeFromServer, TollgateError } from './errors.js'
+import type { BehaviorData } from './signals/behavior.js'
+import type { Fingerprint } from './signals/fingerprint.js'
+import { isChallengeText } from './solver/challenge-format.js'
+import type { TollgateAction } from './types.js'
+
+/** The Challenge object of DESIGN section 4. */
+export interface Challenge {
+  challengeId: string
+  challenge: string
+  difficulty: number
+  expiresAt: string
+}
+
+export interface Submission {
+  challengeId: string
+  nonce: string
+  solveTimeMs: number
+  fingerprint: Fingerprint
+  behaviorData: BehaviorData
+}
+
+export interface Verdict {
+  success: boolean
+  token: string | undefined
+  riskScore: number
+  action: TollgateAction
+  expiresAt: string | undefined
+}
+
+const REQUEST_TIMEOUT_MS = 15_000
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null
+}
+
+/** Aborts when the caller aborts or after REQUEST_TIMEOUT_MS, whichever comes first. */
+function requestSignal(signal: AbortSignal | undefined): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS)
+  const onAbort = () => controller.abort()
+  signal?.addEventListener('abort', onAbort, { once: true })
+  return {
+    signal: controller.signal,
+    done: () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+    },
+  }
+}
+
+async function call(apiUrl: string, path: string, siteKey: string, body: unknown, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+  const request = requestSignal(signal)
+  let response: Response
+  try {
+    response = await fetch(`${apiUrl}${path}`, {
+      method: 'POST',
+      mode: 'cors',
+      credentials: 'omit',
+      headers: body === undefined ? { 'X-Site-Key': siteKey } : { 'X-Site-Key': siteKey, 'Content-Type': 'application/json' },
+      body: body === undefined ? null : JSON.stringify(body),
+      signal: request.signal,
+    })
+  } catch {
+    if (signal?.aborted === true) throw new TollgateError('aborted', 'The verification was aborted.')
+    throw new TollgateError('network_error', `The Tollgate service at ${apiUrl} could not be reached.`)
+  } finally {
+    request.done()
+  }
+  let payload: unknown
+  try {
+    payload = await response.json()
+  } catch {
+    payload = undefined
+  }
+  if (response.ok && isRecord(payload)) return payload
+  const error = isRecord(payload) && isRecord(payload.error) ? payload.error : {}
+  const retryAfter = Number(response.headers.get('retry-after'))
+  throw new TollgateError(
+    response.ok ? 'invalid_response' : codeFromServer(error.code, response.status),
+    typeof error.message === 'string' ? error.message : `The Tollgate service answered ${response.status} to ${path}.`,
+    {
+      status: response.status,
+      requestId: typeof error.requestId === 'string' ? error.requestId : undefined,
+      retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+    },
+  )
+}
+
+function invalid(what: string): TollgateError {
+  return new TollgateError('invalid_response', `The Tollgate service sent ${what}.`)
+}
+
+export async function requestChallenge(apiUrl: string, siteKey: string, signal?: AbortSignal): Promise<Challenge> {
+  const body = await call(apiUrl, '/api/v1/challenge', siteKey, undefined, signal)
+  const { challengeId, challenge, difficulty, algorithm, expiresAt } = body
+  if (typeof challengeId !== 'string' || typeof challenge !== 'string' || !isChallengeText(challenge)) throw invalid('a malformed challenge')
+  if (typeof difficulty !== 'number' || !Number.isInteger(difficulty) || difficulty < 0 || difficulty > 64) throw invalid('an unusable difficulty')
+  if (algorithm !== 'SHA-256') throw invalid(`an unsupported algorithm (${String(algorithm)})`)
+  return { challengeId, challenge, difficulty, expiresAt: typeof expiresAt === 'string' ? expiresAt : '' }
+}
+
+export async function submitSolution(apiUrl: string, siteKey: string, submission: Submission, signal?: AbortSignal): Promise<Verdict> {
+  const body = await call(apiUrl, '/api/v1/verify', siteKey, submission, signal)
+  const { success, token, riskScore, action, expiresAt } = body
+  if (typeof success !== 'boolean' || typeof riskScore !== 'number') throw invalid('a malformed verification result')
+  if (action !== 'allow' && action !== 'challenge' && action !== 'block') throw invalid(`an unknown action (${String(action)})`)
+  return {
+    success,
+    token: typeof token === 'string' && token !== '' ? token : undefined,
+    riskScore,
+    action,
+    expiresAt: typeof expiresAt === 'string' ? expiresAt : undefined,
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * The script-tag build:
+ *   <script src="https://tollgate.example.com/sdk/v1/tollgate.js" data-site-key="..." async defer></script>
+ * It sets window.Tollgate, binds every form[data-tollgate], and talks to the service it was
+ * loaded from (or to data-api-url).
+ */
+import { bindForms, execute, reset, setStrings, TollgateError, version } from './index.js'
+import { setDefaults } from './execute.js'
+
+const api = { execute, reset, setStrings, bindForms, TollgateError, version }
+
+// currentScript is only set while this file first runs, async or not.
+const script = document.currentScript instanceof HTMLScriptElement ? document.currentScript : null
+const scriptUrl = script !== null && script.src !== '' ? new URL(script.src) : undefined
+const apiUrl = script?.dataset.apiUrl ?? scriptUrl?.origin
+setDefaults({ apiUrl, assetsUrl: scriptUrl === undefined ? undefined : new URL('.', scriptUrl).href })
+// The global's type lives in sdk/tollgate.d.ts for the sites that use it.
+Object.assign(window, { Tollgate: api })
+bindForms({ siteKey: script?.dataset.siteKey })
+document.dispatchEvent(new CustomEvent('tollgate:ready'))

@@ -1,0 +1,179 @@
+import { TollgateError } from './errors.js'
+import { executeWith, onReset, resolveOptions, track } from './execute.js'
+import { getStrings, messageFor, setStrings, type TollgateStrings } from './strings.js'
+import type { ExecuteOptions, TollgateStatus } from './types.js'
+import { fetchAndSolve, type Solved } from './verify-flow.js'
+
+/**
+ * The declarative mode: every `form[data-tollgate]` gets a hidden `tollgate-token` field that is
+ * filled before the form submits. Solving starts when the visitor first touches the form, so the
+ * token is usually ready at submit; the submission itself (with the behaviour signals gathered
+ * until then) happens on submit. Listeners sit on the document, so forms added later (single-page
+ * apps) work too, and every form has its own state.
+ */
+export interface BindOptions {
+  siteKey?: string
+  apiUrl?: string
+  assetsUrl?: string
+}
+
+const FORM_SELECTOR = 'form[data-tollgate]'
+const TOKEN_FIELD = 'tollgate-token'
+
+interface FormState {
+  presolve: Promise<Solved | undefined> | undefined
+  busy: boolean
+  /** Set while the SDK re-submits a form it has just filled, so that submit passes through. */
+  passNextSubmit: boolean
+}
+
+let states = new WeakMap<HTMLFormElement, FormState>()
+let bound: BindOptions | undefined
+
+function stateOf(form: HTMLFormElement): FormState {
+  let state = states.get(form)
+  if (state === undefined) {
+    state = { presolve: undefined, busy: false, passNextSubmit: false }
+    states.set(form, state)
+  }
+  return state
+}
+
+function formOf(event: Event): HTMLFormElement | undefined {
+  const target = event.target
+  if (!(target instanceof Element)) return undefined
+  const form = target.closest(FORM_SELECTOR)
+  return form instanceof HTMLFormElement ? form : undefined
+}
+
+function optionsOf(form: HTMLFormElement): ExecuteOptions {
+  return { siteKey: form.dataset.siteKey ?? bound?.siteKey ?? '', apiUrl: bound?.apiUrl, assetsUrl: bound?.assetsUrl }
+}
+
+function tokenFieldOf(form: HTMLFormElement): HTMLInputElement {
+  const existing = form.querySelector(`input[name="${TOKEN_FIELD}"]`)
+  if (existing instanceof HTMLInputElement) return existing
+  const field = document.createElement('input')
+  field.type = 'hidden'
+  field.name = TOKEN_FIELD
+  form.append(field)
+  return field
+}
+
+/** The live region that announces progress and failures to screen readers as well as eyes. */
+function statusRegionOf(form: HTMLFormElement): HTMLElement {
+  let region = form.querySelector<HTMLElement>('[data-tollgate-status]')
+  if (region === null) {
+    region = document.createElement('div')
+    region.className = 'tollgate-status'
+    region.setAttribute('data-tollgate-status', '')
+    form.append(region)
+  }
+  region.setAttribute('role', 'status')
+  region.setAttribute('aria-live', 'polite')
+  return region
+}
+
+function prepare(form: HTMLFormElement): void {
+  tokenFieldOf(form)
+  statusRegionOf(form)
+}
+
+function show(form: HTMLFormElement, text: string): void {
+  statusRegionOf(form).textContent = text
+}
+
+function textOf(status: TollgateStatus): string {
+  const strings = getStrings()
+  if (status === 'solving') return strings.solving
+  if (status === 'verifying') return strings.verifying
+  if (status === 'verified') return strings.verified
+  return ''
+}
+
+function presolve(form: HTMLFormElement): void {
+  const state = stateOf(form)
+  if (state.presolve !== undefined || state.busy) return
+  state.presolve = track((controller) => fetchAndSolve(resolveOptions(optionsOf(form), controller)))
+    .catch(() => undefined) // the submit path tries again and reports the error
+}
+
+async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitter: HTMLElement | null): Promise<void> {
+  const presolved = state.presolve === undefined ? undefined : await state.presolve
+  state.presolve = undefined
+  try {
+    const result = await executeWith({ ...optionsOf(form), onStatus: (status) => show(form, textOf(status)) }, presolved)
+    tokenFieldOf(form).value = result.token
+    form.dispatchEvent(new CustomEvent('tollgate:verified', { detail: result, bubbles: true }))
+    state.passNextSubmit = true
+    // requestSubmit fires the submit event synchronously; the flag is cleared whatever the page does with it.
+    if (submitter !== null && 'form' in submitter && submitter.form === form) form.requestSubmit(submitter)
+    else form.requestSubmit()
+    state.passNextSubmit = false
+  } catch (error) {
+    const typed = error instanceof TollgateError ? error : new TollgateError('invalid_response', String(error))
+    if (typed.code !== 'aborted') console.warn(`Tollgate: ${typed.code}: ${typed.message}`)
+    show(form, typed.code === 'aborted' ? '' : messageFor(typed.code))
+    form.dispatchEvent(new CustomEvent('tollgate:error', { detail: typed, bubbles: true }))
+  }
+}
+
+function onSubmit(event: Event): void {
+  const form = formOf(event)
+  if (form === undefined) return
+  const state = stateOf(form)
+  if (state.passNextSubmit) {
+    state.passNextSubmit = false
+    return
+  }
+  // Capture phase on the document: this runs before the site's own submit handlers, which then
+  // see the filled token when the SDK re-submits.
+  event.preventDefault()
+  event.stopImmediatePropagation()
+  if (state.busy) return
+  state.busy = true
+  prepare(form)
+  const submitter = event instanceof SubmitEvent ? event.submitter : null
+  void verifyAndSubmit(form, state, submitter).finally(() => {
+    state.busy = false
+  })
+}
+
+function onInteraction(event: Event): void {
+  const form = formOf(event)
+  if (form !== undefined) presolve(form)
+}
+
+function readPageStrings(): void {
+  const block = document.querySelector('script[type="application/json"][data-tollgate-strings]')
+  if (block?.textContent == null) return
+  try {
+    setStrings(JSON.parse(block.textContent) as Partial<TollgateStrings>)
+  } catch {
+    console.error('Tollgate: the data-tollgate-strings block is not valid JSON')
+  }
+}
+
+function prepareAll(): void {
+  readPageStrings()
+  document.querySelectorAll<HTMLFormElement>(FORM_SELECTOR).forEach(prepare)
+}
+
+/** Binds every current and future `form[data-tollgate]`; calling it again only updates the options. */
+export function bindForms(options: BindOptions = {}): void {
+  const first = bound === undefined
+  bound = { ...options }
+  if (!first) return
+  document.addEventListener('submit', onSubmit, true)
+  document.addEventListener('focusin', onInteraction, true)
+  document.addEventListener('pointerdown', onInteraction, true)
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', prepareAll, { once: true })
+  else prepareAll()
+  onReset(() => {
+    states = new WeakMap()
+    document.querySelectorAll<HTMLFormElement>(FORM_SELECTOR).forEach((form) => {
+      tokenFieldOf(form).value = ''
+      show(form, '')
+    })
+  })
+}

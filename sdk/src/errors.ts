@@ -1,0 +1,65 @@
+/**
+ * Every failure reaches the page as a TollgateError with a stable `code` that the site can
+ * branch on; `message` is an English sentence for logs, and the visible text comes from the
+ * translatable strings (see strings.ts).
+ */
+export type TollgateErrorCode =
+  /** The service could not be reached (offline, DNS, CORS, or the server is down). */
+  | 'network_error'
+  /** The service answered something that is not the protocol (e.g. a proxy error page). */
+  | 'invalid_response'
+  /** The service answered 5xx. */
+  | 'server_error'
+  /** The risk assessment recommends blocking this visitor. */
+  | 'blocked'
+  /** The service kept asking for step-up challenges beyond the SDK's limit. */
+  | 'challenge_failed'
+  | 'rate_limited'
+  | 'invalid_site_key'
+  | 'origin_not_allowed'
+  | 'challenge_expired'
+  | 'challenge_invalid'
+  | 'solution_invalid'
+  | 'validation_error'
+  /** Workers cannot start here, usually because the page's CSP forbids them (see README). */
+  | 'worker_unavailable'
+  | 'timeout'
+  | 'aborted'
+  /** Bad arguments from the calling code (e.g. no site key). */
+  | 'invalid_options'
+
+export interface TollgateErrorDetails {
+  status?: number
+  requestId?: string
+  retryAfterSeconds?: number
+  riskScore?: number
+}
+
+export class TollgateError extends Error {
+  readonly code: TollgateErrorCode
+  readonly status: number | undefined
+  readonly requestId: string | undefined
+  readonly retryAfterSeconds: number | undefined
+  readonly riskScore: number | undefined
+
+  constructor(code: TollgateErrorCode, message: string, details: TollgateErrorDetails = {}) {
+    super(message)
+    this.name = 'TollgateError'
+    this.code = code
+    this.status = details.status
+    this.requestId = details.requestId
+    this.retryAfterSeconds = details.retryAfterSeconds
+    this.riskScore = details.riskScore
+  }
+}
+
+const serverCodes: ReadonlySet<string> = new Set([
+  'rate_limited', 'invalid_site_key', 'origin_not_allowed', 'challenge_expired', 'challenge_invalid',
+  'solution_invalid', 'validation_error',
+])
+
+/** Maps an error code from the service's error body onto the SDK's codes. */
+export function codeFromServer(code: unknown, status: number): TollgateErrorCode {
+  if (typeof code === 'string' && serverCodes.has(code)) return code as TollgateErrorCode
+  return status >= 500 ? 'server_error' : 'invalid_response'
+}

@@ -1,0 +1,95 @@
+import { TollgateError } from './errors.js'
+import { defaultWorkerCount, runVerification, type FlowOptions, type Solved } from './verify-flow.js'
+import type { ExecuteOptions, ExecuteResult } from './types.js'
+
+const DEFAULT_TIMEOUT_MS = 60_000
+const DEFAULT_MAX_STEP_UPS = 3
+
+interface Defaults {
+  apiUrl?: string
+  assetsUrl?: string
+}
+
+let defaults: Defaults = {}
+/** Every verification in flight, so reset() can stop them. */
+const running = new Set<AbortController>()
+const resetListeners = new Set<() => void>()
+
+/** The script-tag build calls this with the origin it was loaded from. */
+export function setDefaults(next: Defaults): void {
+  defaults = { ...next }
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '')
+}
+
+/** Validates options; the flow runs on `controller`'s signal, which reset() can abort too. */
+export function resolveOptions(options: ExecuteOptions, controller: AbortController): FlowOptions {
+  if (typeof options.siteKey !== 'string' || options.siteKey === '') {
+    throw new TollgateError('invalid_options', 'Tollgate needs a siteKey.')
+  }
+  const apiUrl = options.apiUrl ?? defaults.apiUrl
+  if (apiUrl === undefined || apiUrl === '') {
+    throw new TollgateError('invalid_options', 'Tollgate needs an apiUrl when it is not loaded from the service.')
+  }
+  const base = trimSlash(new URL(apiUrl, location.href).href)
+  const assetsUrl = options.assetsUrl ?? (options.apiUrl === undefined ? defaults.assetsUrl : undefined) ?? `${base}/sdk/v1/`
+  if (options.signal?.aborted === true) controller.abort()
+  return {
+    siteKey: options.siteKey,
+    apiUrl: base,
+    assetsUrl: new URL(assetsUrl.endsWith('/') ? assetsUrl : `${assetsUrl}/`, location.href).href,
+    workers: options.workers ?? defaultWorkerCount(),
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxStepUps: options.maxStepUps ?? DEFAULT_MAX_STEP_UPS,
+    signal: controller.signal,
+    onStatus: (status) => options.onStatus?.(status),
+  }
+}
+
+/** Runs `work` as a tracked verification that reset() can abort. */
+export async function track<T>(work: (controller: AbortController) => Promise<T>): Promise<T> {
+  const controller = new AbortController()
+  running.add(controller)
+  try {
+    return await work(controller)
+  } finally {
+    running.delete(controller)
+  }
+}
+
+/** Gets a token: solves a fresh challenge in workers, submits it with the signals, follows step-ups. */
+export function execute(options: ExecuteOptions): Promise<ExecuteResult> {
+  return executeWith(options, undefined)
+}
+
+/** The same, starting from a challenge solved earlier when it is still fresh (declarative forms). */
+export function executeWith(options: ExecuteOptions, presolved: Solved | undefined): Promise<ExecuteResult> {
+  return track(async (controller) => {
+    const flow = resolveOptions(options, controller)
+    // The caller's signal aborts this run; the listener goes when the run ends, so a signal
+    // reused for many runs collects no listeners.
+    const onAbort = () => controller.abort()
+    options.signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      return await runVerification(flow, presolved)
+    } catch (error) {
+      flow.onStatus('error')
+      throw error
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort)
+    }
+  })
+}
+
+/** Aborts every verification in flight and forgets solved challenges and filled tokens. */
+export function reset(): void {
+  for (const controller of running) controller.abort()
+  running.clear()
+  for (const listener of resetListeners) listener()
+}
+
+export function onReset(listener: () => void): void {
+  resetListeners.add(listener)
+}

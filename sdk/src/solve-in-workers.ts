@@ -1,0 +1,131 @@
+import { TollgateError } from './errors.js'
+import type { SolveRequest, WorkerReply } from './worker/messages.js'
+
+export interface WorkerSolveOptions {
+  challenge: string
+  difficulty: number
+  workerUrl: string
+  wasmUrl: string | null
+  workers: number
+  timeoutMs: number
+  signal?: AbortSignal
+  /** Called with the attempts of all workers together, a few times a second. */
+  onProgress?: (attempts: number) => void
+}
+
+export interface WorkerSolution {
+  nonce: string
+  /** Attempts made by all workers until the answer. */
+  attempts: number
+  elapsedMs: number
+  engine: 'wasm-simd' | 'js'
+  workers: number
+}
+
+export const MAX_WORKERS = 8
+
+export function defaultWorkerCount(): number {
+  const cores = typeof navigator === 'undefined' ? 2 : navigator.hardwareConcurrency
+  return Math.max(1, Math.min(Number.isInteger(cores) && cores > 0 ? cores : 2, MAX_WORKERS))
+}
+
+/**
+ * A worker must come from the page's own origin. When the service is elsewhere, a tiny
+ * same-origin blob worker imports the real one (the page's CSP then needs `worker-src blob:`).
+ */
+function startWorker(workerUrl: string): Worker {
+  if (new URL(workerUrl, location.href).origin === location.origin) return new Worker(workerUrl)
+  const bootstrap = new Blob([`importScripts(${JSON.stringify(workerUrl)})`], { type: 'text/javascript' })
+  const blobUrl = URL.createObjectURL(bootstrap)
+  try {
+    return new Worker(blobUrl)
+  } finally {
+    // The worker has its own reference once created; the URL is only needed to start it.
+    setTimeout(() => URL.revokeObjectURL(blobUrl), 10_000)
+  }
+}
+
+/**
+ * Splits the nonce space across workers (worker i scans lane groups i, i + n, i + 2n, ...), takes
+ * the first answer, and terminates every worker when it settles: on an answer, an abort, a
+ * timeout, or when no worker could run.
+ */
+export function solveInWorkers(options: WorkerSolveOptions): Promise<WorkerSolution> {
+  const count = Math.max(1, Math.min(Math.floor(options.workers), MAX_WORKERS))
+  const started = performance.now()
+  const workers: Worker[] = []
+  const attempts = new Array<number>(count).fill(0)
+  let failed = 0
+  let engine: WorkerSolution['engine'] = 'js'
+
+  return new Promise<WorkerSolution>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined = undefined
+    const settle = (outcome: () => void) => {
+      clearTimeout(timer)
+      options.signal?.removeEventListener('abort', onAbort)
+      for (const worker of workers) worker.terminate()
+      workers.length = 0
+      outcome()
+    }
+    const onAbort = () => settle(() => reject(new TollgateError('aborted', 'The verification was aborted.')))
+    const onWorkerFailure = () => {
+      failed++
+      if (failed === count) {
+        settle(() => reject(new TollgateError(
+          'worker_unavailable',
+          'No solver worker could start; the page\'s Content-Security-Policy may block workers (see the SDK README).',
+        )))
+      }
+    }
+    if (options.signal?.aborted === true) {
+      onAbort()
+      return
+    }
+    options.signal?.addEventListener('abort', onAbort, { once: true })
+    timer = setTimeout(
+      () => settle(() => reject(new TollgateError('timeout', `No solution was found within ${options.timeoutMs} ms.`))),
+      options.timeoutMs,
+    )
+
+    for (let index = 0; index < count; index++) {
+      let worker: Worker
+      try {
+        worker = startWorker(options.workerUrl)
+      } catch {
+        onWorkerFailure()
+        continue
+      }
+      workers.push(worker)
+      worker.onerror = (event) => {
+        event.preventDefault()
+        onWorkerFailure()
+      }
+      worker.onmessage = (event: MessageEvent<WorkerReply>) => {
+        const message = event.data
+        if (message.type === 'started') {
+          engine = message.engine
+        } else if (message.type === 'progress') {
+          attempts[index] = message.attempts
+          options.onProgress?.(attempts.reduce((total, value) => total + value, 0))
+        } else if (message.type === 'found') {
+          attempts[index] = message.attempts
+          const total = attempts.reduce((sum, value) => sum + value, 0)
+          const elapsedMs = Math.round(performance.now() - started)
+          settle(() => resolve({ nonce: message.nonce, attempts: total, elapsedMs, engine, workers: count }))
+        } else {
+          onWorkerFailure()
+        }
+      }
+      const request: SolveRequest = {
+        type: 'solve',
+        challenge: options.challenge,
+        difficulty: options.difficulty,
+        firstGroup: index,
+        groupStep: count,
+        wasmUrl: options.wasmUrl,
+        progressIntervalMs: 250,
+      }
+      worker.postMessage(request)
+    }
+  })
+}

@@ -1,0 +1,56 @@
+import type { TollgateErrorCode } from './errors.js'
+
+/**
+ * Every visible text the SDK writes. Sites translate by calling `Tollgate.setStrings({...})` or
+ * by a `<script type="application/json" data-tollgate-strings>` block on the page.
+ */
+export interface TollgateStrings {
+  solving: string
+  verifying: string
+  verified: string
+  failed: string
+  blocked: string
+  unreachable: string
+  rateLimited: string
+  unsupported: string
+  timeout: string
+}
+
+const defaults: TollgateStrings = {
+  solving: 'Checking your browser\u2026',
+  verifying: 'Verifying\u2026',
+  verified: 'Verified.',
+  failed: 'Verification failed. Please try again.',
+  blocked: 'This request was blocked. If you think this is a mistake, please contact the site owner.',
+  unreachable: 'The verification service cannot be reached. Check your connection and try again.',
+  rateLimited: 'Too many attempts. Please wait a moment and try again.',
+  unsupported: 'Your browser could not run the verification. Please allow this site\u2019s scripts and workers.',
+  timeout: 'Verification took too long. Please try again.',
+}
+
+let current: TollgateStrings = { ...defaults }
+
+export function setStrings(strings: Partial<TollgateStrings>): void {
+  const next = { ...current }
+  for (const key of Object.keys(defaults) as (keyof TollgateStrings)[]) {
+    const value = strings[key]
+    if (typeof value === 'string' && value !== '') next[key] = value
+  }
+  current = next
+}
+
+export function getStrings(): TollgateStrings {
+  return current
+}
+
+/** The visible sentence for a failure. */
+export function messageFor(code: TollgateErrorCode): string {
+  switch (code) {
+    case 'blocked': return current.blocked
+    case 'network_error': return current.unreachable
+    case 'rate_limited': return current.rateLimited
+    case 'worker_unavailable': return current.unsupported
+    case 'timeout': return current.timeout
+    default: return current.failed
+  }
+}

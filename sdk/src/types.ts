@@ -1,0 +1,30 @@
+/** The public types; sdk/tollgate.d.ts repeats them for sites that use the script tag. */
+export type TollgateAction = 'allow' | 'challenge' | 'block'
+
+export type TollgateStatus = 'idle' | 'solving' | 'verifying' | 'verified' | 'error'
+
+export interface ExecuteOptions {
+  /** The site key shown in the dashboard. */
+  siteKey: string
+  /** The Tollgate service, e.g. "https://tollgate.example.com"; defaults to the origin the script came from. */
+  apiUrl?: string
+  /** Where the worker and WebAssembly are served; defaults to `${apiUrl}/sdk/v1/`. */
+  assetsUrl?: string
+  /** Solver workers; defaults to the core count, at most 8. */
+  workers?: number
+  /** Gives up solving after this long (default 60 s). */
+  timeoutMs?: number
+  /** How many step-up challenges to answer before giving up (default 3). */
+  maxStepUps?: number
+  signal?: AbortSignal
+  onStatus?: (status: TollgateStatus) => void
+}
+
+export interface ExecuteResult {
+  /** Send this to your backend, which redeems it once with Siteverify. */
+  token: string
+  riskScore: number
+  action: TollgateAction
+  /** When the token stops being redeemable (ISO 8601). */
+  expiresAt: string
+}

@@ -1,0 +1,120 @@
+import { requestChallenge, submitSolution, type Challenge } from './api-client.js'
+import { TollgateError } from './errors.js'
+import { snapshotBehavior } from './signals/behavior.js'
+import { collectFingerprint } from './signals/fingerprint.js'
+import { defaultWorkerCount, solveInWorkers } from './solve-in-workers.js'
+import type { ExecuteResult, TollgateStatus } from './types.js'
+
+declare const __TOLLGATE_WORKER_FILE__: string
+declare const __TOLLGATE_WASM_FILE__: string
+
+/** Set by the build (content-hashed names); the plain names serve unbundled development. */
+const WORKER_FILE = typeof __TOLLGATE_WORKER_FILE__ === 'string' ? __TOLLGATE_WORKER_FILE__ : 'tollgate-worker.js'
+const WASM_FILE = typeof __TOLLGATE_WASM_FILE__ === 'string' ? __TOLLGATE_WASM_FILE__ : 'tollgate-solver.wasm'
+
+export interface FlowOptions {
+  siteKey: string
+  apiUrl: string
+  assetsUrl: string
+  workers: number
+  timeoutMs: number
+  maxStepUps: number
+  signal: AbortSignal | undefined
+  onStatus: (status: TollgateStatus) => void
+}
+
+/** A solved challenge that has not been submitted yet. */
+export interface Solved {
+  challenge: Challenge
+  nonce: string
+  solveTimeMs: number
+  /** Local time after which the challenge is considered stale. */
+  staleAt: number
+}
+
+const FALLBACK_LIFETIME_MS = 60_000
+const SAFETY_MARGIN_MS = 10_000
+
+/**
+ * When to stop trusting a challenge. The service's clock may differ from ours, so its expiresAt
+ * only counts when it looks plausible; otherwise a conservative minute applies.
+ */
+function staleTimeOf(challenge: Challenge, receivedAt: number): number {
+  const remaining = Date.parse(challenge.expiresAt) - Date.now()
+  const lifetime = Number.isFinite(remaining) && remaining > SAFETY_MARGIN_MS && remaining < 3_600_000
+    ? remaining - SAFETY_MARGIN_MS
+    : FALLBACK_LIFETIME_MS
+  return receivedAt + lifetime
+}
+
+export async function fetchAndSolve(options: FlowOptions): Promise<Solved> {
+  const challenge = await requestChallenge(options.apiUrl, options.siteKey, options.signal)
+  const receivedAt = Date.now()
+  const solution = await solveInWorkers({
+    challenge: challenge.challenge,
+    difficulty: challenge.difficulty,
+    workerUrl: new URL(WORKER_FILE, options.assetsUrl).href,
+    wasmUrl: new URL(WASM_FILE, options.assetsUrl).href,
+    workers: options.workers,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+  })
+  return { challenge, nonce: solution.nonce, solveTimeMs: solution.elapsedMs, staleAt: staleTimeOf(challenge, receivedAt) }
+}
+
+function isRetryable(error: unknown): boolean {
+  return error instanceof TollgateError && (error.code === 'challenge_expired' || error.code === 'challenge_invalid')
+}
+
+/**
+ * Solves (or uses an earlier solution), submits with the signals, and follows the service:
+ * `challenge` means a step-up (a new, harder challenge, solved and submitted again, up to
+ * maxStepUps times); `block` becomes a TollgateError; an expired or invalid challenge is
+ * retried once with a fresh one.
+ */
+export async function runVerification(options: FlowOptions, presolved?: Solved): Promise<ExecuteResult> {
+  let solved = presolved !== undefined && presolved.staleAt > Date.now() ? presolved : undefined
+  let stepUps = 0
+  let retried = false
+  for (;;) {
+    if (solved === undefined) {
+      options.onStatus('solving')
+      solved = await fetchAndSolve(options)
+    }
+    options.onStatus('verifying')
+    const current = solved
+    solved = undefined
+    let verdict
+    try {
+      verdict = await submitSolution(options.apiUrl, options.siteKey, {
+        challengeId: current.challenge.challengeId,
+        nonce: current.nonce,
+        solveTimeMs: current.solveTimeMs,
+        fingerprint: await collectFingerprint(),
+        behaviorData: snapshotBehavior(),
+      }, options.signal)
+    } catch (error) {
+      if (isRetryable(error) && !retried) {
+        retried = true
+        continue
+      }
+      throw error
+    }
+    const { action, riskScore, token, expiresAt } = verdict
+    if (action === 'allow' && verdict.success && token !== undefined) {
+      options.onStatus('verified')
+      return { token, riskScore, action, expiresAt: expiresAt ?? '' }
+    }
+    if (action === 'challenge') {
+      stepUps++
+      if (stepUps > options.maxStepUps) {
+        throw new TollgateError('challenge_failed', `The service still asked for a challenge after ${options.maxStepUps} step-ups.`, { riskScore })
+      }
+      continue
+    }
+    if (action === 'block') throw new TollgateError('blocked', 'The risk assessment blocked this visitor.', { riskScore })
+    throw new TollgateError('invalid_response', 'The service allowed the visitor without a token.')
+  }
+}
+
+export { defaultWorkerCount }

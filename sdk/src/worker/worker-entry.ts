@@ -1,0 +1,53 @@
+import { createJsEngine } from '../solver/js-engine.js'
+import type { SearchEngine } from '../solver/search-engine.js'
+import { solveGroups } from '../solver/solve-groups.js'
+import { compileSolver, createWasmEngine } from '../solver/wasm-engine.js'
+import type { SolveRequest, WorkerReply } from './messages.js'
+
+/**
+ * A solver worker: it scans its share of the nonce space until it finds an answer. The scan is
+ * one synchronous loop, so the page stops it with terminate() rather than a message.
+ */
+declare const self: DedicatedWorkerGlobalScope
+
+function reply(message: WorkerReply): void {
+  self.postMessage(message)
+}
+
+async function loadEngine(wasmUrl: string | null): Promise<SearchEngine> {
+  if (wasmUrl !== null && typeof WebAssembly === 'object') {
+    try {
+      const response = await fetch(wasmUrl, { credentials: 'omit' })
+      if (!response.ok) throw new Error(`HTTP ${response.status}`)
+      return await createWasmEngine(await compileSolver(await response.arrayBuffer()))
+    } catch {
+      // No SIMD, a CSP without 'wasm-unsafe-eval', or the file is unreachable: the JavaScript
+      // engine finds the same nonces, only slower.
+    }
+  }
+  return createJsEngine()
+}
+
+async function solve(request: SolveRequest): Promise<void> {
+  const engine = await loadEngine(request.wasmUrl)
+  reply({ type: 'started', engine: engine.kind })
+  let lastReport = performance.now()
+  const found = solveGroups(engine, request, {
+    onChunk: ({ attempts }) => {
+      const now = performance.now()
+      if (now - lastReport >= request.progressIntervalMs) {
+        lastReport = now
+        reply({ type: 'progress', attempts })
+      }
+    },
+  })
+  if (found === undefined) reply({ type: 'failed', message: 'the nonce space is exhausted' })
+  else reply({ type: 'found', nonce: found.nonce, attempts: found.attempts })
+}
+
+self.onmessage = (event: MessageEvent<SolveRequest>) => {
+  if (event.data.type !== 'solve') return
+  solve(event.data).catch((error: unknown) => {
+    reply({ type: 'failed', message: error instanceof Error ? error.message : String(error) })
+  })
+}

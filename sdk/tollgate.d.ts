@@ -1,0 +1,113 @@
+/**
+ * Types of the Tollgate browser SDK: the module build (`tollgate.mjs`, `import { execute } from
+ * '@tollgate/sdk'`) and the script-tag build (`window.Tollgate`). Kept in step with sdk/src/ by
+ * test/sdk/types.test.ts.
+ */
+
+export type TollgateAction = 'allow' | 'challenge' | 'block'
+
+export type TollgateStatus = 'idle' | 'solving' | 'verifying' | 'verified' | 'error'
+
+export type TollgateErrorCode =
+  | 'network_error'
+  | 'invalid_response'
+  | 'server_error'
+  | 'blocked'
+  | 'challenge_failed'
+  | 'rate_limited'
+  | 'invalid_site_key'
+  | 'origin_not_allowed'
+  | 'challenge_expired'
+  | 'challenge_invalid'
+  | 'solution_invalid'
+  | 'validation_error'
+  | 'worker_unavailable'
+  | 'timeout'
+  | 'aborted'
+  | 'invalid_options'
+
+export interface ExecuteOptions {
+  /** The site key shown in the dashboard. */
+  siteKey: string
+  /** The Tollgate service, e.g. "https://tollgate.example.com"; defaults to the origin the script came from. */
+  apiUrl?: string
+  /** Where the worker and WebAssembly are served; defaults to `${apiUrl}/sdk/v1/`. */
+  assetsUrl?: string
+  /** Solver workers; defaults to the core count, at most 8. */
+  workers?: number
+  /** Gives up solving after this long (default 60 s). */
+  timeoutMs?: number
+  /** How many step-up challenges to answer before giving up (default 3). */
+  maxStepUps?: number
+  signal?: AbortSignal
+  onStatus?: (status: TollgateStatus) => void
+}
+
+export interface ExecuteResult {
+  /** Send this to your backend, which redeems it once with Siteverify. */
+  token: string
+  riskScore: number
+  action: TollgateAction
+  /** When the token stops being redeemable (ISO 8601). */
+  expiresAt: string
+}
+
+export interface BindOptions {
+  siteKey?: string
+  apiUrl?: string
+  assetsUrl?: string
+}
+
+export interface TollgateStrings {
+  solving: string
+  verifying: string
+  verified: string
+  failed: string
+  blocked: string
+  unreachable: string
+  rateLimited: string
+  unsupported: string
+  timeout: string
+}
+
+export declare class TollgateError extends Error {
+  readonly code: TollgateErrorCode
+  /** The HTTP status, when the service answered. */
+  readonly status: number | undefined
+  readonly requestId: string | undefined
+  /** From Retry-After, for rate_limited. */
+  readonly retryAfterSeconds: number | undefined
+  /** For blocked and challenge_failed. */
+  readonly riskScore: number | undefined
+  constructor(code: TollgateErrorCode, message: string, details?: { status?: number; requestId?: string; retryAfterSeconds?: number; riskScore?: number })
+}
+
+/** Solves a challenge in Web Workers, submits it with the browser signals, and resolves to a token. */
+export declare function execute(options: ExecuteOptions): Promise<ExecuteResult>
+/** Aborts verifications in flight and clears filled tokens (single-page apps, after navigation). */
+export declare function reset(): void
+/** Replaces visible texts (translations); missing keys keep their current text. */
+export declare function setStrings(strings: Partial<TollgateStrings>): void
+/** Binds every current and future form[data-tollgate] (the script-tag build does this itself). */
+export declare function bindForms(options?: BindOptions): void
+export declare const version: string
+
+export interface TollgateApi {
+  execute: typeof execute
+  reset: typeof reset
+  setStrings: typeof setStrings
+  bindForms: typeof bindForms
+  TollgateError: typeof TollgateError
+  version: string
+}
+
+declare global {
+  interface Window {
+    /** Set by the script-tag build, /sdk/v1/tollgate.js. */
+    Tollgate: TollgateApi
+  }
+  interface HTMLElementEventMap {
+    'tollgate:verified': CustomEvent<ExecuteResult>
+    'tollgate:error': CustomEvent<TollgateError>
+  }
+}

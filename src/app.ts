@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyServerOptions } from 'fastify'
+import type { Config } from './config.js'
+import demoSite from './plugins/demo-site.js'
+import docs from './plugins/docs.js'
+import authentication from './plugins/authentication.js'
+import errorHandler from './plugins/error-handler.js'
+import events from './plugins/events.js'
+import metrics from './plugins/metrics.js'
+import network from './plugins/network.js'
+import sites from './plugins/sites.js'
+import storage from './plugins/storage.js'
+import verificationLog from './plugins/verification-log.js'
+import webhooks from './plugins/webhooks.js'
+import dashboardAssets from './routes/assets/dashboard.js'
+import sdkAssets from './routes/assets/sdk.js'
+import demoRoutes from './routes/demo/index.js'
+import operationsRoutes from './routes/operations/index.js'
+import dashboardRoutes from './routes/v1/dashboard.js'
+import publicApi from './routes/v1/public-api.js'
+import siteverifyRoutes from './routes/v1/siteverify/index.js'
+import webhookRoutes from './routes/v1/webhooks/index.js'
+import type { KeyRing } from './secret.js'
+import type { Storage } from './storage/ports.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config
+    keyRing: KeyRing
+  }
+}
+
+export interface AppOptions {
+  config: Config
+  storage: Storage
+  keyRing: KeyRing
+  logger?: FastifyServerOptions['logger']
+  /** Test hook: how often counters are flushed to the database. */
+  metricsFlushIntervalMs?: number
+  /** Test hook: the webhook delivery timeout (10 s by default, as the spec says). */
+  webhookTimeoutMs?: number
+}
+
+/** TRUST_PROXY=<n>: trust the nearest n proxies (hop 0 is the socket's peer). */
+function trustHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops
+}
+
+/** Public request bodies are small (DESIGN section 3); nothing in the API needs more. */
+export const BODY_LIMIT_BYTES = 16 * 1024
+
+/**
+ * The whole service as one Fastify instance. The registration order below is the table of
+ * contents: infrastructure first (errors, storage, metrics, docs), then the routes.
+ */
+export type App = Awaited<ReturnType<typeof buildApp>>
+
+export async function buildApp(options: AppOptions) {
+  const { config } = options
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: () => randomUUID(),
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false, allowUnionTypes: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.decorate('config', config)
+  app.decorate('keyRing', options.keyRing)
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id)
+  })
+
+  await app.register(errorHandler)
+  await app.register(storage, { storage: options.storage })
+  await app.register(metrics, { flushIntervalMs: options.metricsFlushIntervalMs })
+  await app.register(events)
+  await app.register(sites)
+  await app.register(authentication)
+  await app.register(webhooks, { timeoutMs: options.webhookTimeoutMs })
+  await app.register(docs, { exposeUi: config.environment !== 'production' })
+
+  await app.register(operationsRoutes)
+  await app.register(dashboardAssets)
+  // Public (SDK) routes: challenge, verify, siteverify.
+  await app.register(network)
+  await app.register(verificationLog)
+  await app.register(demoSite)
+  await app.register(publicApi)
+  await app.register(siteverifyRoutes)
+  // Dashboard API routes: accounts, sessions, API keys, sites.
+  await app.register(dashboardRoutes)
+  await app.register(webhookRoutes, { prefix: '/api/v1' })
+  // Assets: SDK, dashboard, demo.
+  await app.register(sdkAssets)
+  if (config.environment !== 'production') await app.register(demoRoutes)
+
+  return app
+}

@@ -1,0 +1,125 @@
+import { isIP } from 'node:net'
+
+/**
+ * The service's configuration, read once from the environment (DESIGN section 8).
+ * Every variable is validated here so that a bad value stops the process at start
+ * with one line naming the variable, instead of failing later on a request.
+ */
+export interface Config {
+  port: number
+  host: string
+  environment: 'development' | 'test' | 'production'
+  databaseUrl: string | undefined
+  redisUrl: string | undefined
+  dataDirectory: string
+  /** Raw key material; undefined means "generate and keep one in dataDirectory" (not allowed in production). */
+  secret: string | undefined
+  /** Proxies whose X-Forwarded-For is honoured: false, true (any), a hop count, or addresses/CIDRs. */
+  trustProxy: boolean | number | string[]
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** The service's own public origin, for CSRF checks behind proxies; derived from Host when unset. */
+  publicUrl: string | undefined
+  /** Whether webhook URLs may point at private, loopback or link-local addresses. */
+  allowPrivateWebhooks: boolean
+  /** Requests per minute per client IP, site and public route (challenge, verify); 0 turns the limit off. */
+  rateLimitPerMinute: number
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable} ${problem}`)
+    this.name = 'ConfigError'
+  }
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const environments = ['development', 'test', 'production'] as const
+
+type Environment = Record<string, string | undefined>
+
+function readInteger(env: Environment, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`)
+  }
+  return Number(raw)
+}
+
+function readChoice<T extends string>(env: Environment, name: string, choices: readonly T[], fallback: T): T {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!(choices as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${choices.join(', ')} (got ${JSON.stringify(raw)})`)
+  }
+  return raw as T
+}
+
+function readUrl(env: Environment, name: string, protocols: string[]): string | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError(name, `must be a URL starting with ${protocols.join(' or ')} (got an unparseable value)`)
+  }
+  if (!protocols.includes(url.protocol) || url.hostname === '' && !url.searchParams.has('host')) {
+    throw new ConfigError(name, `must be a URL starting with ${protocols.join(' or ')}`)
+  }
+  return raw
+}
+
+function readBoolean(env: Environment, name: string, fallback: boolean): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true
+  if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false
+  throw new ConfigError(name, `must be true or false (got ${JSON.stringify(raw)})`)
+}
+
+function readTrustProxy(env: Environment): Config['trustProxy'] {
+  const raw = env.TRUST_PROXY?.trim()
+  if (raw === undefined || raw === '' || raw === 'false') return false
+  if (raw === 'true') return true
+  if (/^\d+$/.test(raw)) return Number(raw)
+  const entries = raw.split(',').map((entry) => entry.trim())
+  for (const entry of entries) {
+    const [address, prefix] = entry.split('/')
+    const family = isIP(address ?? '')
+    const maxPrefix = family === 6 ? 128 : 32
+    if (family === 0 || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= maxPrefix))) {
+      throw new ConfigError('TRUST_PROXY', `must be true, false, a hop count, or a comma-separated list of IP addresses or CIDRs (got ${JSON.stringify(entry)})`)
+    }
+  }
+  return entries
+}
+
+export function loadConfig(env: Environment = process.env): Config {
+  const environment = readChoice(env, 'NODE_ENV', environments, 'development')
+  const secret = env.TOLLGATE_SECRET === '' ? undefined : env.TOLLGATE_SECRET
+  if (secret !== undefined && secret.length < 32) {
+    throw new ConfigError('TOLLGATE_SECRET', 'must be at least 32 characters of random key material')
+  }
+  if (secret === undefined && environment === 'production') {
+    throw new ConfigError('TOLLGATE_SECRET', 'is required when NODE_ENV=production (at least 32 random characters)')
+  }
+  const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:'])
+  return {
+    port: readInteger(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST === undefined || env.HOST === '' ? '0.0.0.0' : env.HOST,
+    environment,
+    databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    dataDirectory: env.DATA_DIR === undefined || env.DATA_DIR === '' ? './data' : env.DATA_DIR,
+    secret,
+    trustProxy: readTrustProxy(env),
+    logLevel: readChoice(env, 'LOG_LEVEL', logLevels, environment === 'test' ? 'silent' : 'info'),
+    publicUrl: publicUrl === undefined ? undefined : new URL(publicUrl).origin,
+    allowPrivateWebhooks: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE', environment !== 'production'),
+    rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000),
+  }
+}

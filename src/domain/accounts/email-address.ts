@@ -1,0 +1,14 @@
+export const EMAIL_MAX_LENGTH = 254
+
+/**
+ * The address as stored: trimmed, otherwise as typed. Uniqueness and log-in compare
+ * lowercased addresses (the database index is on lower(email)).
+ */
+export function normalizeEmailAddress(email: string): string {
+  return email.trim()
+}
+
+/** A deliberately loose check: one @, something on both sides, a dot in the domain, no spaces. */
+export function isEmailAddress(email: string): boolean {
+  return email.length <= EMAIL_MAX_LENGTH && /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(email)
+}

@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto'
+import { hash, verify } from '@node-rs/argon2'
+
+/** Long enough to resist guessing; the maximum bounds the work one request can demand of Argon2. */
+export const PASSWORD_MIN_LENGTH = 10
+export const PASSWORD_MAX_LENGTH = 256
+
+/**
+ * Argon2id with the library's defaults (19 MiB, 2 passes, 1 lane), which are OWASP's
+ * recommended minimum; the parameters travel inside the PHC string, so raising them later
+ * keeps old hashes verifiable.
+ */
+export function hashPassword(password: string): Promise<string> {
+  return hash(password)
+}
+
+let dummyHash: Promise<string> | undefined
+
+/** A hash of a random password with the same parameters as real ones, made once per process. */
+function readDummyHash(): Promise<string> {
+  dummyHash ??= hashPassword(randomBytes(24).toString('base64url'))
+  return dummyHash
+}
+
+/**
+ * Whether `password` matches `storedHash`. With no stored hash (an unknown e-mail address) the
+ * password is still checked, against a dummy hash, so that the answer takes as long as a wrong
+ * password and response times do not tell which addresses have accounts.
+ */
+export async function isPasswordCorrect(storedHash: string | undefined, password: string): Promise<boolean> {
+  if (storedHash === undefined) {
+    await verify(await readDummyHash(), password)
+    return false
+  }
+  try {
+    return await verify(storedHash, password)
+  } catch {
+    // A corrupt stored hash is a data problem, not a reason to let anyone in.
+    return false
+  }
+}

@@ -1,0 +1,93 @@
+import type { FieldIssue } from '../sites/site-input.js'
+
+export type StatsInterval = 'hour' | 'day'
+
+const HOUR_MS = 3_600_000
+const DAY_MS = 24 * HOUR_MS
+
+export const intervalMs: Record<StatsInterval, number> = { hour: HOUR_MS, day: DAY_MS }
+
+/**
+ * The longest range per interval: at most 744 hourly or 92 daily buckets, which bounds both the
+ * answer and the rows one query aggregates.
+ */
+export const maxRangeMs: Record<StatsInterval, number> = { hour: 31 * DAY_MS, day: 92 * DAY_MS }
+
+export const DEFAULT_RANGE_MS = DAY_MS
+
+export interface StatsRange {
+  from: Date
+  to: Date
+  interval: StatsInterval
+}
+
+export interface StatsQuery {
+  from?: string
+  to?: string
+  interval?: StatsInterval
+}
+
+/** The range a stats request asks for, with defaults (the last 24 hours, hourly), or why it cannot be served. */
+export function resolveStatsRange(query: StatsQuery, now: Date): { range: StatsRange } | { issues: FieldIssue[] } {
+  const interval = query.interval ?? 'hour'
+  const to = query.to === undefined ? now : new Date(query.to)
+  const from = query.from === undefined ? new Date(to.getTime() - DEFAULT_RANGE_MS) : new Date(query.from)
+  const issues: FieldIssue[] = []
+  if (Number.isNaN(from.getTime())) issues.push({ field: 'querystring.from', message: 'must be an ISO 8601 date-time' })
+  if (Number.isNaN(to.getTime())) issues.push({ field: 'querystring.to', message: 'must be an ISO 8601 date-time' })
+  if (issues.length > 0) return { issues }
+  if (from.getTime() >= to.getTime()) return { issues: [{ field: 'querystring.from', message: 'must be before to' }] }
+  if (to.getTime() - from.getTime() > maxRangeMs[interval]) {
+    const days = maxRangeMs[interval] / DAY_MS
+    return { issues: [{ field: 'querystring.from', message: `the range may span at most ${days} days with interval=${interval}` }] }
+  }
+  return { range: { from, to, interval } }
+}
+
+/** Start of the UTC hour or day that contains `time`, in epoch milliseconds. */
+export function bucketStartOf(time: number, interval: StatsInterval): number {
+  return Math.floor(time / intervalMs[interval]) * intervalMs[interval]
+}
+
+export const statsActions = ['allow', 'challenge', 'block', 'rejected'] as const
+export type StatsAction = (typeof statsActions)[number]
+
+export type ActionCounts = Record<StatsAction, number>
+
+export interface BucketCount {
+  bucketMs: number
+  action: string
+  count: number
+}
+
+export interface SeriesPoint extends ActionCounts {
+  bucketMs: number
+}
+
+function emptyCounts(): ActionCounts {
+  return { allow: 0, challenge: 0, block: 0, rejected: 0 }
+}
+
+function isStatsAction(action: string): action is StatsAction {
+  return (statsActions as readonly string[]).includes(action)
+}
+
+/**
+ * One point per bucket of the range, oldest first, zeros where nothing happened, so that charts
+ * need no gap filling; and the totals over the whole range.
+ */
+export function buildSeries(counts: readonly BucketCount[], range: StatsRange): { series: SeriesPoint[]; totals: ActionCounts } {
+  const step = intervalMs[range.interval]
+  const byBucket = new Map<number, SeriesPoint>()
+  for (let bucket = bucketStartOf(range.from.getTime(), range.interval); bucket < range.to.getTime(); bucket += step) {
+    byBucket.set(bucket, { bucketMs: bucket, ...emptyCounts() })
+  }
+  const totals = emptyCounts()
+  for (const { bucketMs, action, count } of counts) {
+    const point = byBucket.get(bucketMs)
+    if (point === undefined || !isStatsAction(action)) continue
+    point[action] += count
+    totals[action] += count
+  }
+  return { series: [...byBucket.values()], totals }
+}

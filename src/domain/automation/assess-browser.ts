@@ -1,0 +1,122 @@
+import type { AnomalyLabel } from '../risk/anomalies.js'
+import type { BehaviorReport, FingerprintReport } from './browser-report.js'
+import { isConstantCanvas } from './constant-canvas.js'
+import {
+  brandNamesOfHeader, brandNamesOfReport, doesHintPlatformContradict, doesPlatformContradict, readUserAgent, type UserAgentClaims,
+} from './user-agent.js'
+
+type Headers = Readonly<Record<string, string | string[] | undefined>>
+
+export interface BrowserEvidence {
+  /** The request's headers, names in lower case (as Node gives them). */
+  headers: Headers
+  fingerprint: FingerprintReport
+  behavior: BehaviorReport
+  /**
+   * Whether the request reached the service over a potentially trustworthy URL (HTTPS or a
+   * loopback host): browsers send client hints (Sec-CH-UA) only there.
+   */
+  isTrustworthyDestination: boolean
+  /** Whether the page that ran the SDK is a secure context (https or loopback origin): navigator.userAgentData exists only there. */
+  isSecurePage: boolean
+}
+
+function headerOf(headers: Headers, name: string): string | undefined {
+  const value = headers[name]
+  return Array.isArray(value) ? value.join(', ') : value
+}
+
+function areSameSets(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  return a.size === b.size && [...a].every((item) => b.has(item))
+}
+
+/**
+ * Fetch metadata, which every current browser sends (Chrome 76+, Firefox 90+, Safari 16.4+).
+ * The User-Agent itself and Accept-Language are judged by header-signals.ts.
+ */
+function assessFetchMetadata(headers: Headers): AnomalyLabel[] {
+  return headerOf(headers, 'sec-fetch-mode') === undefined || headerOf(headers, 'sec-fetch-site') === undefined ? ['missing_fetch_metadata'] : []
+}
+
+/**
+ * Whether the User-Agent, the client hints and what the page itself reported tell one story.
+ * Each check only fires on a contradiction between two present values, or on an absence that the
+ * claimed browser cannot produce (a Chromium browser without client hints where it must send them).
+ */
+function doesIdentityContradict(evidence: BrowserEvidence, userAgent: string, claims: UserAgentClaims): boolean {
+  const { headers, fingerprint } = evidence
+  if (fingerprint.platform !== undefined && doesPlatformContradict(claims, fingerprint.platform)) return true
+  const hintBrands = headerOf(headers, 'sec-ch-ua')
+  const hintPlatform = headerOf(headers, 'sec-ch-ua-platform')
+  if (hintPlatform !== undefined && doesHintPlatformContradict(claims, hintPlatform)) return true
+  if (claims.engine === 'firefox' || claims.engine === 'safari' || claims.engine === 'webkit-ios') {
+    // These engines have no client hints at all: hints under their name are a spoofed User-Agent.
+    if (hintBrands !== undefined || (fingerprint.userAgentBrands ?? '') !== '') return true
+  }
+  if (claims.engine === 'chromium' && !/HeadlessChrome/.test(userAgent)) {
+    if (evidence.isTrustworthyDestination && hintBrands === undefined) return true
+    if (evidence.isSecurePage && fingerprint.userAgentBrands === '') return true
+    if (hintBrands !== undefined && fingerprint.userAgentBrands !== undefined && fingerprint.userAgentBrands !== '') {
+      if (!areSameSets(brandNamesOfHeader(hintBrands), brandNamesOfReport(fingerprint.userAgentBrands))) return true
+    }
+  }
+  return false
+}
+
+/** What a browser with a window always has: languages, a window and a screen of some size. */
+function hasHeadlessMarkers(fingerprint: FingerprintReport): boolean {
+  return fingerprint.languagesLength === 0
+    || (fingerprint.outerWidth === 0 && fingerprint.outerHeight === 0)
+    || fingerprint.screenWidth === 0 || fingerprint.screenHeight === 0
+}
+
+/** Desktop Chrome and Firefox list their PDF viewer as plugins, unless set to download PDFs; mobile browsers list none. */
+function lacksPlugins(fingerprint: FingerprintReport, claims: UserAgentClaims): boolean {
+  const expectsPlugins = !claims.isMobile && (claims.engine === 'chromium' || claims.engine === 'firefox')
+  return expectsPlugins && fingerprint.pluginsLength === 0
+}
+
+/** Fields the SDK sends on every submission, whatever the browser (sdk/src/signals/fingerprint.ts). */
+const alwaysCollected = ['webdriver', 'pluginsLength', 'languagesLength', 'platform', 'screenWidth', 'outerWidth', 'userAgentBrands'] as const
+
+/**
+ * The SDK's automation fields. navigator.webdriver, missing and placeholder canvas or WebGL values
+ * are judged by fingerprint-signals.ts; this adds what the SDK reports beyond the spec's keys.
+ */
+function assessFingerprint(evidence: BrowserEvidence, userAgent: string | undefined): AnomalyLabel[] {
+  const { fingerprint, headers } = evidence
+  const claims = readUserAgent(userAgent ?? '')
+  const anomalies: AnomalyLabel[] = []
+  if (fingerprint.headlessUserAgent === true || /headless/i.test(headerOf(headers, 'sec-ch-ua') ?? '')) anomalies.push('headless_user_agent')
+  if ((fingerprint.automationMarkers ?? 0) > 0) anomalies.push('automation_markers')
+  if (hasHeadlessMarkers(fingerprint)) anomalies.push('headless_detected')
+  if (lacksPlugins(fingerprint, claims)) anomalies.push('no_plugins')
+  if (fingerprint.webglSoftware === true) anomalies.push('webgl_software_renderer')
+  if (alwaysCollected.some((field) => fingerprint[field] === undefined)) anomalies.push('incomplete_fingerprint')
+  if (fingerprint.canvas !== undefined && fingerprint.canvas !== '' && isConstantCanvas(fingerprint.canvas)) anomalies.push('canvas_constant')
+  if (userAgent !== undefined && claims.isBrowserLike && doesIdentityContradict(evidence, userAgent, claims)) {
+    anomalies.push('user_agent_mismatch')
+  }
+  return anomalies
+}
+
+/** Fewer events than this make interval statistics meaningless. */
+const MIN_EVENTS_FOR_RHYTHM = 20
+
+function assessBehavior(behavior: BehaviorReport): AnomalyLabel[] {
+  // Whether there was any input at all is judged by behavior-signals.ts.
+  const anomalies: AnomalyLabel[] = []
+  if ((behavior.untrustedEvents ?? 0) > 0) anomalies.push('synthetic_input')
+  // Pointer events come at the display's frame rate while moving and stop between moves; only a
+  // script produces dozens of them with (nearly) no variation at all. Same for key presses.
+  const isMouseRobotic = (behavior.mouseMovements ?? 0) >= MIN_EVENTS_FOR_RHYTHM && (behavior.mouseIntervalStdMs ?? 1) < 1
+  const isKeyboardRobotic = (behavior.keystrokes ?? 0) >= MIN_EVENTS_FOR_RHYTHM && (behavior.keyIntervalStdMs ?? 2) < 2
+  if (isMouseRobotic || isKeyboardRobotic) anomalies.push('robotic_input')
+  return anomalies
+}
+
+/** The browser and automation labels this module adds for one submission. */
+export function assessBrowser(evidence: BrowserEvidence): AnomalyLabel[] {
+  const userAgent = headerOf(evidence.headers, 'user-agent')
+  return [...assessFetchMetadata(evidence.headers), ...assessFingerprint(evidence, userAgent), ...assessBehavior(evidence.behavior)]
+}

@@ -1,0 +1,78 @@
+/** What a User-Agent string claims, reduced to what the consistency checks compare. */
+export interface UserAgentClaims {
+  os: 'windows' | 'mac' | 'linux' | 'android' | 'ios' | 'chromeos' | 'unknown'
+  /** chromium: Chrome, Edge, Opera, Brave... (send client hints); webkit-ios: every iOS browser. */
+  engine: 'chromium' | 'firefox' | 'safari' | 'webkit-ios' | 'unknown'
+  isMobile: boolean
+  /** Claims to be a browser at all (every browser's UA starts with Mozilla/5.0). */
+  isBrowserLike: boolean
+}
+
+function osOf(userAgent: string): UserAgentClaims['os'] {
+  if (/Windows NT|Win64|Win32/.test(userAgent)) return 'windows'
+  if (/Android/.test(userAgent)) return 'android'
+  if (/iPhone|iPad|iPod/.test(userAgent)) return 'ios'
+  if (/CrOS/.test(userAgent)) return 'chromeos'
+  if (/Macintosh|Mac OS X/.test(userAgent)) return 'mac'
+  if (/Linux|X11/.test(userAgent)) return 'linux'
+  return 'unknown'
+}
+
+export function readUserAgent(userAgent: string): UserAgentClaims {
+  const os = osOf(userAgent)
+  let engine: UserAgentClaims['engine'] = 'unknown'
+  if (os === 'ios') engine = 'webkit-ios'
+  else if (/Firefox\/\d/.test(userAgent)) engine = 'firefox'
+  else if (/(Chrome|Chromium|HeadlessChrome)\/\d/.test(userAgent)) engine = 'chromium'
+  else if (/Version\/\d.*Safari\//.test(userAgent)) engine = 'safari'
+  return { os, engine, isMobile: /Mobi|Android|iPhone|iPad|iPod/.test(userAgent), isBrowserLike: userAgent.startsWith('Mozilla/5.0') }
+}
+
+/** navigator.platform values each OS reports (iPadOS in desktop mode says MacIntel). */
+const platformsByOs: Record<Exclude<UserAgentClaims['os'], 'unknown'>, RegExp> = {
+  windows: /^Win/,
+  mac: /^Mac/,
+  linux: /^(Linux|X11|FreeBSD|OpenBSD)/,
+  android: /^(Linux|Android|null$)/,
+  ios: /^(iPhone|iPad|iPod|MacIntel)/,
+  chromeos: /^(Linux|CrOS)/,
+}
+
+/** Whether navigator.platform contradicts the OS the User-Agent names (an empty platform says nothing). */
+export function doesPlatformContradict(claims: UserAgentClaims, platform: string): boolean {
+  if (platform === '' || claims.os === 'unknown') return false
+  return !platformsByOs[claims.os].test(platform)
+}
+
+/** Sec-CH-UA-Platform values (quoted in the header) by the OS the User-Agent names. */
+const hintPlatformsByOs: Record<Exclude<UserAgentClaims['os'], 'unknown'>, string[]> = {
+  windows: ['Windows'],
+  mac: ['macOS'],
+  linux: ['Linux'],
+  android: ['Android'],
+  ios: ['iOS'],
+  chromeos: ['Chrome OS', 'ChromeOS'],
+}
+
+export function doesHintPlatformContradict(claims: UserAgentClaims, hintPlatform: string): boolean {
+  const platform = hintPlatform.replaceAll('"', '').trim()
+  if (platform === '' || platform === 'Unknown' || claims.os === 'unknown') return false
+  return !hintPlatformsByOs[claims.os].includes(platform)
+}
+
+function isGreaseBrand(name: string): boolean {
+  // The deliberately meaningless brand ("Not A(Brand", "Not=A?Brand", ...) changes spelling per version.
+  return /^not.?a.?brand$/i.test(name)
+}
+
+/** Brand names of a Sec-CH-UA header: `"Chromium";v="140", "Not=A?Brand";v="24", "Google Chrome";v="140"`. */
+export function brandNamesOfHeader(header: string): Set<string> {
+  const names = header.split(',').map((entry) => (entry.split(';')[0] ?? '').trim().replace(/^"|"$/g, ''))
+  return new Set(names.filter((name) => name !== '' && !isGreaseBrand(name)))
+}
+
+/** Brand names of the SDK's `userAgentBrands`: `Chromium;Not=A?Brand;Google Chrome`. */
+export function brandNamesOfReport(brands: string): Set<string> {
+  const names = brands.split(';').map((name) => name.trim())
+  return new Set(names.filter((name) => name !== '' && !isGreaseBrand(name)))
+}

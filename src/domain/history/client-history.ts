@@ -1,0 +1,135 @@
+import type { KeyValueStore } from '../../storage/ports.js'
+import { sumExtraDifficulty } from '../risk/adaptive-difficulty.js'
+import type { AnomalyLabel } from '../risk/anomalies.js'
+
+/**
+ * Recent history of a client, kept in the key-value store so that every instance sees it:
+ * - request rate: challenges per client per site, in one-minute fixed windows;
+ * - recent blocks: blocked verifications per client per site over fifteen minutes;
+ * - fingerprint spread: distinct clients per fingerprint per site over an hour, counted with one
+ *   marker key per (fingerprint, client) pair (set-if-absent, the first sighting increments the
+ *   counter): a set with expiry, from the two atomic operations the store port offers.
+ * Every step touches one key, so it is safe on Redis Cluster; a marker and its counter share the
+ * fingerprint's hash tag all the same, so that they live on one node.
+ *
+ * `client` is an opaque key of the client's address (a keyed tag of the IPv4 address or of the
+ * IPv6 /64, see addressGroupOf): addresses are never stored in clear.
+ */
+export interface HistoryPolicy {
+  rateWindowMs: number
+  /** Challenges per window above which high_request_rate holds. */
+  rateLimit: number
+  blockWindowMs: number
+  /** Blocks within the window from which recent_blocks holds. */
+  blockLimit: number
+  fingerprintWindowMs: number
+  /** Distinct clients per fingerprint from which fingerprint_many_ips holds. */
+  fingerprintClientLimit: number
+}
+
+/**
+ * People reload, open tabs and go through step-ups, but rarely ask for thirty challenges a
+ * minute on one site. Whole offices share one address (NAT), so the rate alone only adds a
+ * little to the score; its main effect is difficulty. A fingerprint is shared by identical
+ * devices (one phone model, one OS version), so spread needs many distinct addresses.
+ */
+export const defaultHistoryPolicy: HistoryPolicy = {
+  rateWindowMs: 60_000,
+  rateLimit: 30,
+  blockWindowMs: 15 * 60_000,
+  blockLimit: 2,
+  fingerprintWindowMs: 60 * 60_000,
+  fingerprintClientLimit: 20,
+}
+
+export interface HistoryAssessment {
+  anomalies: AnomalyLabel[]
+  /** Bits to add to the next challenge for these labels (see sumExtraDifficulty). */
+  extraDifficulty: number
+}
+
+export interface ClientRef {
+  siteId: string
+  client: string
+}
+
+const rateKey = (ref: ClientRef, windowIndex: number) => `history:{${ref.siteId}:${ref.client}}:rate:${windowIndex}`
+const blocksKey = (ref: ClientRef) => `history:{${ref.siteId}:${ref.client}}:blocks`
+const fingerprintMarkerKey = (siteId: string, fingerprint: string, client: string) => `history:{${siteId}:fp:${fingerprint}}:client:${client}`
+const fingerprintCountKey = (siteId: string, fingerprint: string) => `history:{${siteId}:fp:${fingerprint}}:clients`
+
+async function countBlocks(store: KeyValueStore, ref: ClientRef): Promise<number> {
+  return Number((await store.get(blocksKey(ref))) ?? 0)
+}
+
+function assessmentOf(anomalies: AnomalyLabel[]): HistoryAssessment {
+  return { anomalies, extraDifficulty: sumExtraDifficulty(anomalies) }
+}
+
+/**
+ * At a challenge request: counts it, and judges the client by its rate and its recent blocks.
+ * The answer raises the difficulty of the challenge being issued.
+ */
+export async function recordChallengeRequest(
+  store: KeyValueStore,
+  ref: ClientRef,
+  now: number = Date.now(),
+  policy: HistoryPolicy = defaultHistoryPolicy,
+): Promise<HistoryAssessment> {
+  const windowIndex = Math.floor(now / policy.rateWindowMs)
+  const [requests, blocks] = await Promise.all([
+    store.increment(rateKey(ref, windowIndex), policy.rateWindowMs * 2),
+    countBlocks(store, ref),
+  ])
+  const anomalies: AnomalyLabel[] = []
+  if (requests > policy.rateLimit) anomalies.push('high_request_rate')
+  if (blocks >= policy.blockLimit) anomalies.push('recent_blocks')
+  return assessmentOf(anomalies)
+}
+
+export interface VerificationHistoryInput extends ClientRef {
+  /** A stable digest of the device fingerprint (see fingerprintDigest), or undefined without one. */
+  fingerprint: string | undefined
+}
+
+/**
+ * At a verification: records that this fingerprint was seen from this client, and judges the
+ * client by its current rate, its recent blocks and the spread of its fingerprint. Reading the
+ * rate does not count the verification itself (the challenge it answers was counted).
+ */
+export async function recordAndAssessHistory(
+  store: KeyValueStore,
+  input: VerificationHistoryInput,
+  now: number = Date.now(),
+  policy: HistoryPolicy = defaultHistoryPolicy,
+): Promise<HistoryAssessment> {
+  const windowIndex = Math.floor(now / policy.rateWindowMs)
+  const [requests, blocks, spread] = await Promise.all([
+    store.get(rateKey(input, windowIndex)).then((value) => Number(value ?? 0)),
+    countBlocks(store, input),
+    input.fingerprint === undefined ? Promise.resolve(0) : recordFingerprint(store, input, input.fingerprint, policy),
+  ])
+  const anomalies: AnomalyLabel[] = []
+  if (requests > policy.rateLimit) anomalies.push('high_request_rate')
+  if (blocks >= policy.blockLimit) anomalies.push('recent_blocks')
+  if (spread >= policy.fingerprintClientLimit) anomalies.push('fingerprint_many_ips')
+  return assessmentOf(anomalies)
+}
+
+/** Returns how many distinct clients this fingerprint has been seen from in its window. */
+async function recordFingerprint(store: KeyValueStore, ref: ClientRef, fingerprint: string, policy: HistoryPolicy): Promise<number> {
+  const isNewClient = await store.setIfAbsent(fingerprintMarkerKey(ref.siteId, fingerprint, ref.client), '1', policy.fingerprintWindowMs)
+  const countKey = fingerprintCountKey(ref.siteId, fingerprint)
+  if (isNewClient) return store.increment(countKey, policy.fingerprintWindowMs)
+  return Number((await store.get(countKey)) ?? 0)
+}
+
+/** After the verdict: a block counts against the client for the block window. */
+export async function recordOutcome(
+  store: KeyValueStore,
+  ref: ClientRef,
+  action: 'allow' | 'challenge' | 'block',
+  policy: HistoryPolicy = defaultHistoryPolicy,
+): Promise<void> {
+  if (action === 'block') await store.increment(blocksKey(ref), policy.blockWindowMs)
+}

@@ -1,0 +1,46 @@
+/**
+ * The page a public request comes from, by its Origin header or, failing that, its Referer.
+ * `hostname` is null when neither names a host (absent, `null` from sandboxed frames and file:
+ * pages, or unparseable).
+ */
+export interface RequestOrigin {
+  hostname: string | null
+  /** Whether the request sent Origin or Referer at all. */
+  hasOrigin: boolean
+}
+
+/** What browsers send in Origin almost always: scheme, lowercase ASCII host, optional port. */
+const plainOrigin = /^https?:\/\/([a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::\d{1,5})?$/
+
+function hostnameOf(value: string | undefined): string | null {
+  if (value === undefined || value === '' || value === 'null') return null
+  // The common case without a URL parse; anything else gets WHATWG URL's full normalisation.
+  const plain = plainOrigin.exec(value)
+  if (plain !== null) return plain[1] ?? null
+  try {
+    const hostname = new URL(value).hostname
+    // URL keeps IPv6 brackets; Origin domains are listed without them.
+    return hostname === '' ? null : hostname.replace(/^\[(.*)\]$/, '$1')
+  } catch {
+    return null
+  }
+}
+
+export function readRequestOrigin(origin: string | undefined, referer: string | undefined): RequestOrigin {
+  const hasOrigin = (origin !== undefined && origin !== '') || (referer !== undefined && referer !== '')
+  return { hostname: hostnameOf(origin) ?? hostnameOf(referer), hasOrigin }
+}
+
+/**
+ * Whether a site with these registered domains may be used from this hostname. An empty list
+ * allows any origin (development); otherwise the hostname must be a listed domain or one of its
+ * subdomains (listing example.com allows www.example.com), as Turnstile and reCAPTCHA do. A
+ * request without any origin is let through here and scored instead (anomaly missing_origin);
+ * one whose origin names no host while domains are listed is refused.
+ */
+export function isOriginAllowed(origin: RequestOrigin, domains: readonly string[]): boolean {
+  if (domains.length === 0 || !origin.hasOrigin) return true
+  const { hostname } = origin
+  if (hostname === null) return false
+  return domains.some((domain) => hostname === domain || hostname.endsWith(`.${domain}`))
+}

@@ -1,0 +1,48 @@
+import { anomalyLabels, anomalyVocabulary, MAX_RISK_SCORE, STEP_UP_CREDIT, type AnomalyLabel } from './anomalies.js'
+import { detectAutomationAnomalies } from './automation-signals.js'
+import { detectBehaviorAnomalies } from './behavior-signals.js'
+import { detectFingerprintAnomalies } from './fingerprint-signals.js'
+import { detectHeaderAnomalies } from './header-signals.js'
+import { detectHistoryAnomalies } from './history-signals.js'
+import { detectNetworkAnomalies } from './network-signals.js'
+import type { ScoringInput } from './scoring-input.js'
+import { detectSolverAnomalies } from './solver-signals.js'
+import { detectTimingAnomalies } from './timing-signals.js'
+
+export interface RiskAssessment {
+  /** Integer 0-100; higher is riskier. */
+  riskScore: number
+  /** The labels found, each once, in vocabulary order. */
+  anomalies: AnomalyLabel[]
+}
+
+/** One group of related signals; a new group is one more entry here. */
+export type SignalGroup = (input: ScoringInput) => AnomalyLabel[]
+
+export const signalGroups: readonly SignalGroup[] = [
+  detectHeaderAnomalies,
+  detectFingerprintAnomalies,
+  detectBehaviorAnomalies,
+  detectTimingAnomalies,
+  detectNetworkAnomalies,
+  detectAutomationAnomalies,
+  detectSolverAnomalies,
+  detectHistoryAnomalies,
+]
+
+/**
+ * The risk score: the sum of the weights of the labels found, capped at 100, minus
+ * STEP_UP_CREDIT for every step-up already solved, floored at 0. So a score can always be
+ * recomputed from the verification log's anomalies and step_ups columns.
+ */
+export function scoreVerification(input: ScoringInput): RiskAssessment {
+  const found = new Set<AnomalyLabel>()
+  for (const group of signalGroups) for (const label of group(input)) found.add(label)
+  const anomalies = anomalyLabels.filter((label) => found.has(label))
+  return { riskScore: scoreOf(anomalies, input.stepUps), anomalies }
+}
+
+export function scoreOf(anomalies: readonly AnomalyLabel[], stepUps: number): number {
+  const total = anomalies.reduce((sum, label) => sum + anomalyVocabulary[label].weight, 0)
+  return Math.max(0, Math.min(MAX_RISK_SCORE, total) - STEP_UP_CREDIT * stepUps)
+}

@@ -1,0 +1,50 @@
+import type { AnomalyLabel } from './anomalies.js'
+
+/** Values of fingerprint and behaviorData: JSON primitives or short arrays of them (see the verify schema). */
+export type SignalValue = string | number | boolean | null | (string | number | boolean | null)[]
+export type Signals = Readonly<Record<string, SignalValue | undefined>>
+
+/** What the offline IP data says about the client's address (src/domain/network). */
+export interface NetworkFacts {
+  countryCode?: string
+  isDatacenter?: boolean
+  isVpn?: boolean
+  isTorExit?: boolean
+}
+
+/**
+ * Everything a verification is scored on. Signal groups read what they need; a new group adds
+ * its facts here (optional, so that callers without them still compile) and its labels to the
+ * vocabulary.
+ */
+export interface ScoringInput {
+  submission: {
+    solveTimeMs: number
+    fingerprint: Signals
+    behaviorData: Signals
+  }
+  request: {
+    /** Request headers, lowercase names as Node gives them. */
+    headers: Readonly<Record<string, string | string[] | undefined>>
+    /** Whether Origin or Referer named the calling page. */
+    hasOrigin: boolean
+    /** Whether the request reached the service over https or a loopback host (where browsers send client hints). */
+    isTrustworthyDestination?: boolean
+    /** Whether the calling page (Origin or Referer) is a secure context (where navigator.userAgentData exists). */
+    isSecurePage?: boolean
+  }
+  proofOfWork: {
+    difficulty: number
+    /** Milliseconds between issuing the challenge and receiving the submission, by the server's clock. */
+    observedSolveMs: number
+    /** Whether the submission came from the address the challenge was issued to. */
+    isSameClient: boolean
+    /** The submitted nonce: its layout tells which solver found it and how much work it proves. */
+    nonce?: string
+  }
+  network?: NetworkFacts
+  /** Labels from the client's recent history on this site (src/domain/history, read from Redis by the caller). */
+  history?: { anomalies: readonly AnomalyLabel[] }
+  /** Step-ups the client has solved on this site before this submission (from the challenge record). */
+  stepUps: number
+}

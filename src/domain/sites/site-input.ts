@@ -1,0 +1,181 @@
+import { domainToASCII } from 'node:url'
+import type { SiteSettings } from './site.js'
+
+/** A problem with one field of a request, named by its dotted path (`settings.difficulty`, `domains.0`). */
+export interface FieldIssue {
+  field: string
+  message: string
+}
+
+/** Inclusive ranges of the numeric settings; the HTTP schemas publish the same numbers. */
+export const numericSettingLimits = {
+  difficulty: { minimum: 1, maximum: 32 },
+  challengeLifetimeSeconds: { minimum: 10, maximum: 3600 },
+  challengeThreshold: { minimum: 0, maximum: 100 },
+  blockThreshold: { minimum: 0, maximum: 100 },
+  maxStepUps: { minimum: 0, maximum: 5 },
+} as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl'>, { minimum: number; maximum: number }>
+
+export type NumericSettingName = keyof typeof numericSettingLimits
+
+export const SITE_NAME_MAX_LENGTH = 100
+export const MAX_DOMAINS = 100
+export const WEBHOOK_URL_MAX_LENGTH = 2048
+export const WEBHOOK_SECRET_MIN_LENGTH = 16
+export const WEBHOOK_SECRET_MAX_LENGTH = 256
+
+/** Settings as a create or update request carries them: absent keeps, null clears (updates). */
+export type SettingsInput = { [Name in NumericSettingName]?: number | null } & {
+  webhookUrl?: string | null
+  webhookSecret?: string | null
+}
+
+export interface InputRules {
+  /** Outside development, and whenever private webhooks are refused, plain http is refused too. */
+  isHttpsRequired: boolean
+}
+
+const hostnameLabel = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
+
+/**
+ * The hostname an operator meant, lowercased and in its ASCII (punycode) form, as browsers send
+ * it in Origin; or undefined when the entry is not a bare hostname (scheme, port, path,
+ * wildcard, spaces). An IPv4 address is a hostname for this purpose (local development).
+ */
+export function normalizeHostname(entry: string): string | undefined {
+  const trimmed = entry.trim().replace(/\.$/, '')
+  if (trimmed === '' || /[\s/:*?#@\\[\]]/.test(trimmed)) return undefined
+  const ascii = domainToASCII(trimmed.toLowerCase())
+  if (ascii === '' || ascii.length > 253) return undefined
+  return ascii.split('.').every((label) => hostnameLabel.test(label)) ? ascii : undefined
+}
+
+export function normalizeSiteName(name: string): string {
+  return name.trim()
+}
+
+export function validateSiteName(name: string): FieldIssue[] {
+  if (name === '') return [{ field: 'name', message: 'must not be empty' }]
+  if (name.length > SITE_NAME_MAX_LENGTH) return [{ field: 'name', message: `must be at most ${SITE_NAME_MAX_LENGTH} characters` }]
+  return []
+}
+
+/** Domains normalized and deduplicated, or the issues that prevent it. */
+export function normalizeDomains(entries: readonly string[]): { domains: string[]; issues: FieldIssue[] } {
+  const issues: FieldIssue[] = []
+  const domains: string[] = []
+  if (entries.length > MAX_DOMAINS) issues.push({ field: 'domains', message: `must list at most ${MAX_DOMAINS} hostnames` })
+  entries.forEach((entry, index) => {
+    const hostname = normalizeHostname(entry)
+    if (hostname === undefined) {
+      issues.push({
+        field: `domains.${index}`,
+        message: `must be a hostname such as example.com, without scheme, port, path or wildcard (got ${JSON.stringify(entry.slice(0, 100))})`,
+      })
+    } else if (!domains.includes(hostname)) {
+      domains.push(hostname)
+    }
+  })
+  return { domains, issues }
+}
+
+function checkWebhookUrl(url: string, rules: InputRules): string | undefined {
+  if (url.length > WEBHOOK_URL_MAX_LENGTH) return `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return 'must be an absolute URL such as https://example.com/hooks/tollgate'
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must be an http or https URL'
+  if (rules.isHttpsRequired && parsed.protocol !== 'https:') return 'must use https'
+  // Credentials in the URL would be shown back on every read; webhookSecret authenticates instead.
+  if (parsed.username !== '' || parsed.password !== '') return 'must not contain a user name or password'
+  return undefined
+}
+
+/** Checks each setting the request carries on its own; combinations are checked after merging. */
+export function validateSettingsInput(settings: SettingsInput, rules: InputRules): FieldIssue[] {
+  const issues: FieldIssue[] = []
+  for (const [name, limits] of Object.entries(numericSettingLimits) as [NumericSettingName, { minimum: number; maximum: number }][]) {
+    const value = settings[name]
+    if (value === undefined || value === null) continue
+    if (!Number.isInteger(value) || value < limits.minimum || value > limits.maximum) {
+      issues.push({ field: `settings.${name}`, message: `must be an integer from ${limits.minimum} to ${limits.maximum}` })
+    }
+  }
+  if (typeof settings.webhookUrl === 'string') {
+    const problem = checkWebhookUrl(settings.webhookUrl, rules)
+    if (problem !== undefined) issues.push({ field: 'settings.webhookUrl', message: problem })
+  }
+  const secret = settings.webhookSecret
+  if (typeof secret === 'string' && (secret.length < WEBHOOK_SECRET_MIN_LENGTH || secret.length > WEBHOOK_SECRET_MAX_LENGTH)) {
+    issues.push({
+      field: 'settings.webhookSecret',
+      message: `must be from ${WEBHOOK_SECRET_MIN_LENGTH} to ${WEBHOOK_SECRET_MAX_LENGTH} characters`,
+    })
+  }
+  return issues
+}
+
+/**
+ * Checks the settings a site would have after the change: thresholds in order, and no webhook
+ * URL without a secret to sign with (receivers must be able to reject forged notifications).
+ */
+export function validateMergedSettings(settings: SiteSettings, hasWebhookSecret: boolean): FieldIssue[] {
+  const issues: FieldIssue[] = []
+  if (settings.challengeThreshold >= settings.blockThreshold) {
+    issues.push({
+      field: 'settings.challengeThreshold',
+      message: `must be below blockThreshold (challengeThreshold ${settings.challengeThreshold}, blockThreshold ${settings.blockThreshold})`,
+    })
+  }
+  if (settings.webhookUrl !== null && !hasWebhookSecret) {
+    issues.push({ field: 'settings.webhookSecret', message: 'is required when webhookUrl is set (at least 16 characters)' })
+  }
+  return issues
+}
+
+/** Changes to stored settings: a value sets the key, null removes it (back to its default). */
+export type SettingsChanges = { [Name in keyof SiteSettings]?: SiteSettings[Name] | null }
+
+/** The settings to store: the webhook secret is kept apart (encrypted), everything else as given. */
+export function settingsChangesOf(settings: SettingsInput): SettingsChanges {
+  const { webhookSecret: _webhookSecret, ...changes } = settings
+  return changes
+}
+
+/** Settings for a new site: nulls mean "the default", which a new site has anyway. */
+export function initialSettingsOf(settings: SettingsInput): Partial<SiteSettings> {
+  const initial: Partial<Record<keyof SiteSettings, unknown>> = {}
+  for (const [name, value] of Object.entries(settingsChangesOf(settings))) {
+    if (value !== null && value !== undefined) initial[name as keyof SiteSettings] = value
+  }
+  return initial as Partial<SiteSettings>
+}
+
+export interface SiteInput {
+  name?: string
+  domains?: readonly string[]
+  settings?: SettingsInput
+}
+
+/** A create or update request normalized (trimmed name, lowercased unique domains) with every issue found. */
+export function normalizeSiteInput(input: SiteInput, rules: InputRules): { value: SiteInput; issues: FieldIssue[] } {
+  const issues: FieldIssue[] = []
+  const value: SiteInput = {}
+  if (input.name !== undefined) {
+    value.name = normalizeSiteName(input.name)
+    issues.push(...validateSiteName(value.name))
+  }
+  if (input.domains !== undefined) {
+    const normalized = normalizeDomains(input.domains)
+    value.domains = normalized.domains
+    issues.push(...normalized.issues)
+  }
+  if (input.settings !== undefined) {
+    value.settings = input.settings
+    issues.push(...validateSettingsInput(input.settings, rules))
+  }
+  return { value, issues }
+}

@@ -1,0 +1,26 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+
+/** Public site keys name a site in pages; they are not secret. */
+export function generateSiteKey(): string {
+  return `tgk_${randomBytes(16).toString('base64url')}`
+}
+
+/** Secret keys authenticate a site's backend to Siteverify; 256 random bits. */
+export function generateSecretKey(): string {
+  return `tgs_${randomBytes(32).toString('base64url')}`
+}
+
+/**
+ * Secret keys are stored as SHA-256. A slow password hash is not needed (and would slow every
+ * Siteverify): the input has 256 bits of entropy, so the hash cannot be reversed by guessing.
+ */
+export function hashSecretKey(secretKey: string): string {
+  return createHash('sha256').update(secretKey, 'utf8').digest('hex')
+}
+
+/** Constant-time check of a presented secret against the stored hash. */
+export function isSecretKeyOf(secretKey: string, storedHash: string): boolean {
+  const presented = Buffer.from(hashSecretKey(secretKey), 'hex')
+  const stored = Buffer.from(storedHash, 'hex')
+  return presented.length === stored.length && timingSafeEqual(presented, stored)
+}

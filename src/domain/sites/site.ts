@@ -1,0 +1,41 @@
+/** Per-site settings with their defaults (DESIGN section 3). */
+export interface SiteSettings {
+  webhookUrl: string | null
+  /** Leading zero bits of the base proof of work; adaptive difficulty only raises it. */
+  difficulty: number
+  challengeLifetimeSeconds: number
+  /** riskScore below this is allow. */
+  challengeThreshold: number
+  /** riskScore from this up is block; between the two thresholds is challenge (step-up). */
+  blockThreshold: number
+  /** Step-up rounds before the outcome must be allow or block. */
+  maxStepUps: number
+}
+
+export const defaultSiteSettings: SiteSettings = {
+  webhookUrl: null,
+  difficulty: 18,
+  challengeLifetimeSeconds: 120,
+  challengeThreshold: 40,
+  blockThreshold: 70,
+  maxStepUps: 2,
+}
+
+export interface Site {
+  id: string
+  accountId: string | null
+  name: string
+  siteKey: string
+  secretKeyHash: string
+  domains: string[]
+  settings: SiteSettings
+  /** AES-256-GCM ciphertext of the webhook secret (see domain/secret-box), or null. */
+  webhookSecretCiphertext: string | null
+  createdAt: Date
+  updatedAt: Date
+}
+
+/** Stored settings merged over the defaults, so sites created before a setting existed get it. */
+export function withDefaultSettings(stored: Partial<SiteSettings>): SiteSettings {
+  return { ...defaultSiteSettings, ...stored }
+}

@@ -1,0 +1,78 @@
+import type { KeyValueStore } from '../../storage/ports.js'
+import { isSecretKeyOf } from '../sites/site-keys.js'
+import { readToken } from '../token/token.js'
+import { answerFailure, answerSuccess, type SiteverifyAnswer } from './siteverify-answer.js'
+import { answerTestSecret } from './test-secrets.js'
+
+export interface SiteverifyRequest {
+  secret?: string
+  response?: string
+  remoteip?: string
+  idempotency_key?: string
+  sitekey?: string
+}
+
+export interface RedeemingSite {
+  id: string
+  siteKey: string
+  secretKeyHash: string
+}
+
+export interface RedeemTokenDependencies {
+  store: KeyValueStore
+  tokenKey: Buffer
+  /** The site by its public key (the site cache: Siteverify makes no database round trip). */
+  findSite(siteKey: string): Promise<RedeemingSite | undefined>
+  now: number
+}
+
+/** The single-use marker of a token, keyed by its challenge (one token per challenge). */
+export function redemptionKey(challengeId: string): string {
+  return `redeemed:${challengeId}`
+}
+
+/**
+ * Siteverify (DESIGN section 6), in the order of its checks:
+ * 1. secret and response present; a test secret answers at once;
+ * 2. the token's MAC (invalid-input-response);
+ * 3. the secret belongs to the token's site (invalid-input-secret; so a token of site A presented
+ *    with site B's secret fails as invalid-input-secret: the secret is not the token's);
+ * 4. sitekey, when sent, names the token's site (invalid-input-response);
+ * 5. the token's lifetime (timeout-or-duplicate);
+ * 6. single use across instances: an atomic set-if-absent of the redemption marker. The loser of
+ *    a race, or any later call, gets timeout-or-duplicate, unless it carries the idempotency key
+ *    of the first call, which then gets the first answer again.
+ * A wrong secret does not consume the token: only someone holding the right secret can spend it.
+ */
+export async function redeemToken(dependencies: RedeemTokenDependencies, request: SiteverifyRequest): Promise<SiteverifyAnswer> {
+  const secret = request.secret ?? ''
+  const response = request.response ?? ''
+  const missing = [
+    ...(secret === '' ? (['missing-input-secret'] as const) : []),
+    ...(response === '' ? (['missing-input-response'] as const) : []),
+  ]
+  if (missing.length > 0) return answerFailure(...missing)
+  const testAnswer = answerTestSecret(secret, dependencies.now)
+  if (testAnswer !== undefined) return testAnswer
+
+  const reading = readToken(dependencies.tokenKey, response, dependencies.now)
+  if (reading.outcome === 'invalid') return answerFailure('invalid-input-response')
+  const site = await dependencies.findSite(reading.claims.siteKey)
+  // The id check matters only if a site key were ever given to another site.
+  if (site?.id !== reading.claims.siteId) return answerFailure('invalid-input-response')
+  if (!isSecretKeyOf(secret, site.secretKeyHash)) return answerFailure('invalid-input-secret')
+  if (request.sitekey !== undefined && request.sitekey !== '' && request.sitekey !== site.siteKey) {
+    return answerFailure('invalid-input-response')
+  }
+  if (reading.outcome === 'expired') return answerFailure('timeout-or-duplicate')
+
+  // The marker holds only the idempotency key of the first redemption (or nothing): the answer is
+  // a function of the token's claims, so a retry with that key gets it again by recomputing it.
+  const idempotencyKey = request.idempotency_key ?? ''
+  const key = redemptionKey(reading.claims.challengeId)
+  // The marker lives as long as the token could still be presented.
+  const markerTtlMs = reading.expiresAt - dependencies.now + 1_000
+  const isFirst = await dependencies.store.setIfAbsent(key, `k:${idempotencyKey}`, markerTtlMs)
+  const isRetryOfFirst = !isFirst && idempotencyKey !== '' && (await dependencies.store.get(key)) === `k:${idempotencyKey}`
+  return isFirst || isRetryOfFirst ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate')
+}

@@ -1,0 +1,57 @@
+import type { TokenClaims } from '../token/token.js'
+
+/** The error codes of DESIGN section 6, as Turnstile spells them. */
+export type SiteverifyErrorCode =
+  | 'missing-input-secret'
+  | 'invalid-input-secret'
+  | 'missing-input-response'
+  | 'invalid-input-response'
+  | 'timeout-or-duplicate'
+  | 'bad-request'
+  | 'internal-error'
+
+/**
+ * The Siteverify answer: Turnstile's fields plus riskScore, score (reCAPTCHA's orientation:
+ * 1.0 is very likely a human), anomalies and countryCode. Every field is always present; a
+ * failure carries null where the token's facts would be, so that nothing about a token leaks to
+ * a caller that could not redeem it.
+ */
+export interface SiteverifyAnswer {
+  success: boolean
+  challenge_ts: string | null
+  hostname: string | null
+  'error-codes': SiteverifyErrorCode[]
+  action: string | null
+  riskScore: number | null
+  score: number | null
+  anomalies: string[]
+  countryCode: string | null
+}
+
+export function answerSuccess(claims: Pick<TokenClaims, 'issuedAt' | 'hostname' | 'action' | 'riskScore' | 'anomalies' | 'countryCode'>): SiteverifyAnswer {
+  return {
+    success: true,
+    challenge_ts: new Date(claims.issuedAt).toISOString(),
+    hostname: claims.hostname,
+    'error-codes': [],
+    action: claims.action,
+    riskScore: claims.riskScore,
+    score: (100 - claims.riskScore) / 100,
+    anomalies: claims.anomalies,
+    countryCode: claims.countryCode,
+  }
+}
+
+export function answerFailure(...codes: SiteverifyErrorCode[]): SiteverifyAnswer {
+  return {
+    success: false,
+    challenge_ts: null,
+    hostname: null,
+    'error-codes': codes,
+    action: null,
+    riskScore: null,
+    score: null,
+    anomalies: [],
+    countryCode: null,
+  }
+}

@@ -1,0 +1,33 @@
+import { isIP } from 'node:net'
+import ipaddr from 'ipaddr.js'
+
+/**
+ * Which IP addresses a webhook may connect to when private webhooks are not allowed.
+ *
+ * Deny by default: only addresses that ipaddr.js classifies as global `unicast` pass. Everything
+ * else is refused: loopback, RFC 1918 private, link-local (which holds the cloud metadata service
+ * 169.254.169.254), carrier-grade NAT, unique-local (AWS's fd00:ec2::254), multicast, unspecified,
+ * broadcast, reserved and documentation ranges, and the IPv6 transition prefixes (6to4, Teredo,
+ * NAT64) that can smuggle an internal IPv4 address. An IPv4-mapped IPv6 address
+ * (::ffff:127.0.0.1) is judged as the IPv4 address it carries.
+ */
+
+const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254'])
+
+/** The name of the range that makes `address` refused, or undefined when it is a public address. */
+export function findRefusedRange(address: string): string | undefined {
+  const literal = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address
+  // Only canonical literals (as DNS answers and URL parsing produce); `1.2.3`-style forms are refused.
+  if (isIP(literal) === 0) return 'invalid'
+  let parsed = ipaddr.parse(literal)
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address()
+  }
+  if (METADATA_ADDRESSES.has(parsed.toString())) return 'metadata'
+  const range = parsed.range()
+  return range === 'unicast' ? undefined : range
+}
+
+export function isPublicAddress(address: string): boolean {
+  return findRefusedRange(address) === undefined
+}

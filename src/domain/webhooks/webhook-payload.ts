@@ -1,0 +1,45 @@
+/** The only event kind of the spec; test sends reuse it (see buildTestPayload). */
+export const VERIFICATION_BLOCKED = 'verification.blocked'
+
+export interface BlockedVerification {
+  siteId: string
+  timestamp: Date
+  riskScore: number
+  anomalies: string[]
+  countryCode: string
+}
+
+/** The spec's webhook payload, field for field; `test` appears only on test sends. */
+export interface WebhookPayload {
+  event: typeof VERIFICATION_BLOCKED
+  siteId: string
+  timestamp: string
+  data: { riskScore: number; anomalies: string[]; countryCode: string }
+  test?: true
+}
+
+export function buildBlockedPayload(blocked: BlockedVerification): WebhookPayload {
+  return {
+    event: VERIFICATION_BLOCKED,
+    siteId: blocked.siteId,
+    timestamp: blocked.timestamp.toISOString(),
+    data: { riskScore: blocked.riskScore, anomalies: [...blocked.anomalies], countryCode: blocked.countryCode },
+  }
+}
+
+/**
+ * A test send is a real `verification.blocked` payload marked `"test": true`: receivers exercise
+ * the very code path (parsing, both signatures, the event switch) they run in production, and
+ * can still skip side effects. A separate event kind would only prove that the URL answers.
+ */
+export function buildTestPayload(siteId: string, now: Date): WebhookPayload {
+  return {
+    ...buildBlockedPayload({ siteId, timestamp: now, riskScore: 100, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'XX' }),
+    test: true,
+  }
+}
+
+/** The exact bytes sent and signed; signatures are computed over these, never re-serialised. */
+export function serializePayload(payload: WebhookPayload): Buffer {
+  return Buffer.from(JSON.stringify(payload), 'utf8')
+}

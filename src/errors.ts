@@ -1,0 +1,64 @@
+/**
+ * The catalogue of stable error codes (DESIGN section 3). A code never changes meaning once
+ * published; clients branch on `error.code`, people read `error.message`.
+ */
+export const errorCatalogue = {
+  validation_error: { status: 400, message: 'The request is not valid.' },
+  challenge_invalid: { status: 400, message: 'The challenge is unknown, already used, or belongs to another site.' },
+  challenge_expired: { status: 400, message: 'The challenge has expired; request a new one.' },
+  solution_invalid: { status: 400, message: 'The nonce does not solve the challenge.' },
+  invalid_site_key: { status: 401, message: 'The X-Site-Key header is missing or names no site.' },
+  unauthorized: { status: 401, message: 'Authentication is required.' },
+  invalid_credentials: { status: 401, message: 'The e-mail address or password is wrong.' },
+  forbidden: { status: 403, message: 'You are not allowed to do this.' },
+  csrf_rejected: { status: 403, message: 'The request did not come from this service\'s own pages.' },
+  origin_not_allowed: { status: 403, message: 'This site key is not allowed on the requesting origin.' },
+  not_found: { status: 404, message: 'Nothing is here.' },
+  method_not_allowed: { status: 405, message: 'The method is not allowed on this resource.' },
+  conflict: { status: 409, message: 'The request conflicts with the current state.' },
+  email_taken: { status: 409, message: 'An account with this e-mail address exists already.' },
+  webhook_not_configured: { status: 409, message: 'The site has no webhook URL and secret; set settings.webhookUrl and settings.webhookSecret first.' },
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, message: 'The request body has an unsupported content type.' },
+  rate_limited: { status: 429, message: 'Too many requests; retry later.' },
+  internal_error: { status: 500, message: 'Something went wrong on our side.' },
+  service_unavailable: { status: 503, message: 'A dependency of the service is unavailable; retry later.' },
+} as const satisfies Record<string, { status: number; message: string }>
+
+export type ErrorCode = keyof typeof errorCatalogue
+
+export interface ErrorDetail {
+  field?: string
+  message: string
+}
+
+/** An expected, client-facing failure. Anything else that is thrown is treated as a bug (500). */
+export class ApiError extends Error {
+  readonly statusCode: number
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string = errorCatalogue[code].message,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message)
+    this.name = 'ApiError'
+    this.statusCode = errorCatalogue[code].status
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; requestId: string; details?: ErrorDetail[] }
+}
+
+export function errorBody(code: ErrorCode, requestId: string, message?: string, details?: ErrorDetail[]): ErrorBody {
+  return {
+    error: {
+      code,
+      message: message ?? errorCatalogue[code].message,
+      requestId,
+      ...(details === undefined ? {} : { details }),
+    },
+  }
+}

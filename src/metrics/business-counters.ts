@@ -1,0 +1,128 @@
+import { Counter, type Registry } from 'prom-client'
+import type { SqlDatabase } from '../storage/ports.js'
+
+/**
+ * The business counters of /metrics. Unlike process metrics they persist across restarts: each
+ * instance loads the stored totals at start, then adds its own increments to the database every
+ * few seconds and at shutdown. With several instances every one of them starts from the shared
+ * total, so sum `max by ()` or read one instance rather than summing instances.
+ */
+const definitions = {
+  challengesIssued: {
+    name: 'tollgate_challenges_issued_total',
+    help: 'Proof-of-work challenges issued.',
+    labelNames: [],
+  },
+  verifications: {
+    name: 'tollgate_verifications_total',
+    help: 'Accepted solution submissions by recommended action (allow, challenge, block).',
+    labelNames: ['action'],
+  },
+  verificationsRejected: {
+    name: 'tollgate_verifications_rejected_total',
+    help: 'Solution submissions refused before scoring, by error code.',
+    labelNames: ['code'],
+  },
+  siteverify: {
+    name: 'tollgate_siteverify_total',
+    help: 'Siteverify calls by result (success or the first error code).',
+    labelNames: ['result'],
+  },
+  webhookDeliveries: {
+    name: 'tollgate_webhook_deliveries_total',
+    help: 'Webhook deliveries by outcome (delivered, failed, timeout, refused, dropped).',
+    labelNames: ['outcome'],
+  },
+} as const
+
+export type CounterName = keyof typeof definitions
+type LabelsOf<Name extends CounterName> = Record<(typeof definitions)[Name]['labelNames'][number], string>
+
+export interface BusinessCounters {
+  increment<Name extends CounterName>(name: Name, labels: LabelsOf<Name>, by?: number): void
+  /** Loads the stored totals into the counters (once, at start). */
+  load(): Promise<void>
+  /** Adds the increments since the last flush to the stored totals. */
+  flush(): Promise<void>
+}
+
+/** Labels are stored as a canonical `key=value,key=value` string: part of the primary key. */
+function encodeLabels(labels: Record<string, string>): string {
+  return Object.keys(labels)
+    .sort()
+    .map((key) => `${key}=${labels[key]}`)
+    .join(',')
+}
+
+function decodeLabels(encoded: string): Record<string, string> {
+  if (encoded === '') return {}
+  return Object.fromEntries(encoded.split(',').map((pair) => pair.split('=', 2) as [string, string]))
+}
+
+export function createBusinessCounters(registry: Registry, database: SqlDatabase): BusinessCounters {
+  const counters = new Map<string, Counter>()
+  for (const definition of Object.values(definitions)) {
+    counters.set(definition.name, new Counter({ ...definition, labelNames: [...definition.labelNames], registers: [registry] }))
+  }
+  // Increments not yet stored, keyed by metric name then encoded labels.
+  let pending = new Map<string, Map<string, number>>()
+  let flushing: Promise<void> = Promise.resolve()
+
+  const counterFor = (metricName: string): Counter => {
+    const counter = counters.get(metricName)
+    if (counter === undefined) throw new Error(`unknown counter ${metricName}`)
+    return counter
+  }
+
+  async function writePending(): Promise<void> {
+    const batch = pending
+    pending = new Map()
+    const rows: [string, string, number][] = []
+    for (const [name, byLabels] of batch) for (const [labels, delta] of byLabels) rows.push([name, labels, delta])
+    if (rows.length === 0) return
+    try {
+      await database.query(
+        `INSERT INTO metric_counters (name, labels, value)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::double precision[])
+         ON CONFLICT (name, labels) DO UPDATE
+           SET value = metric_counters.value + excluded.value, updated_at = now()`,
+        [rows.map((row) => row[0]), rows.map((row) => row[1]), rows.map((row) => row[2])],
+      )
+    } catch (error) {
+      // Keep the increments for the next flush rather than losing them.
+      for (const [name, labels, delta] of rows) addPending(name, labels, delta)
+      throw error
+    }
+  }
+
+  function addPending(name: string, labels: string, delta: number): void {
+    let byLabels = pending.get(name)
+    if (byLabels === undefined) {
+      byLabels = new Map()
+      pending.set(name, byLabels)
+    }
+    byLabels.set(labels, (byLabels.get(labels) ?? 0) + delta)
+  }
+
+  return {
+    increment(name, labels, by = 1) {
+      const metricName = definitions[name].name
+      counterFor(metricName).inc(labels, by)
+      addPending(metricName, encodeLabels(labels), by)
+    },
+    async load() {
+      const rows = await database.query<{ name: string; labels: string; value: number }>(
+        'SELECT name, labels, value FROM metric_counters',
+      )
+      for (const row of rows) {
+        const counter = counters.get(row.name)
+        if (counter !== undefined && row.value > 0) counter.inc(decodeLabels(row.labels), row.value)
+      }
+    },
+    flush() {
+      // Flushes run one after another so that a slow one never overlaps the next.
+      flushing = flushing.catch(() => {}).then(writePending)
+      return flushing
+    },
+  }
+}

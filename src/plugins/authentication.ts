@@ -1,0 +1,154 @@
+import cookie from '@fastify/cookie'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Config } from '../config.js'
+import { hashToken, isApiKeyShaped } from '../domain/accounts/tokens.js'
+import { isUuid } from '../domain/uuid.js'
+import type { Site } from '../domain/sites/site.js'
+import { ApiError } from '../errors.js'
+import { createAccountRepository, type AccountRepository } from '../storage/sql/account-repository.js'
+import { createApiKeyRepository, type ApiKeyRepository } from '../storage/sql/api-key-repository.js'
+import { createSessionRepository, type SessionRepository } from '../storage/sql/session-repository.js'
+
+export const SESSION_COOKIE = 'tollgate_session'
+export const SESSION_LIFETIME_MS = 14 * 24 * 3_600_000
+
+export interface AuthenticatedAccount {
+  id: string
+  email: string
+}
+
+/** How the request proved who it is: the session cookie or an API key. */
+export type Authentication = { method: 'session'; sessionId: string } | { method: 'api-key'; apiKeyId: string }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    accounts: AccountRepository
+    sessions: SessionRepository
+    apiKeys: ApiKeyRepository
+    /**
+     * A hook (use it as onRequest, so that 401 comes before body validation; it works as a
+     * preHandler too) that sets request.account or throws 401 unauthorized, and 403 csrf_rejected
+     * for a cookie-authenticated state-changing request that does not come from our own pages.
+     */
+    authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+    /** The authenticated account's site with this id; 404 not_found for any other id, UUID or not. */
+    findOwnedSite: (request: FastifyRequest, siteId: string) => Promise<Site>
+  }
+  interface FastifyRequest {
+    account: AuthenticatedAccount | null
+    authentication: Authentication | null
+  }
+}
+
+/** The account app.authenticate set; throws 401 when the route forgot to authenticate. */
+export function accountOf(request: FastifyRequest): AuthenticatedAccount {
+  if (request.account === null) throw new ApiError('unauthorized')
+  return request.account
+}
+
+const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+function expectedOrigin(request: FastifyRequest, config: Pick<Config, 'publicUrl'>): string | undefined {
+  if (config.publicUrl !== undefined) return config.publicUrl
+  try {
+    return new URL(`${request.protocol}://${request.host}`).origin
+  } catch {
+    return undefined
+  }
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether the browser says the request comes from the service's own pages. Browsers send Origin
+ * on every cross-origin and every POST/PUT/DELETE fetch, and pages cannot forge it; Referer is
+ * the fallback for older clients. Neither header means "not proven", which is refused.
+ */
+export function isFromOwnOrigin(request: FastifyRequest, config: Pick<Config, 'publicUrl'>): boolean {
+  const expected = expectedOrigin(request, config)
+  if (expected === undefined) return false
+  const { origin, referer } = request.headers
+  if (origin !== undefined) return origin === expected
+  return referer !== undefined && originOf(referer) === expected
+}
+
+/**
+ * Log-in and sign-up carry no credentials yet, so they are not CSRF-checked as such; but a page
+ * of another origin must not log a visitor into an account of its choosing (login CSRF). Scripts
+ * send no Origin and are unaffected.
+ */
+export function rejectCrossOriginForm(request: FastifyRequest, config: Pick<Config, 'publicUrl'>): void {
+  if (request.headers.origin !== undefined && !isFromOwnOrigin(request, config)) throw new ApiError('csrf_rejected')
+}
+
+export function setSessionCookie(reply: FastifyReply, token: string, expiresAt: Date, config: Pick<Config, 'environment'>): void {
+  void reply.setCookie(SESSION_COOKIE, token, {
+    path: '/',
+    httpOnly: true,
+    // Lax keeps the cookie off cross-site POSTs and subresources while a link to the dashboard
+    // from elsewhere still lands logged in. Plain-http development cannot use Secure cookies.
+    sameSite: 'lax',
+    secure: config.environment === 'production',
+    expires: expiresAt,
+  })
+}
+
+export function clearSessionCookie(reply: FastifyReply, config: Pick<Config, 'environment'>): void {
+  void reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: config.environment === 'production' })
+}
+
+async function authenticationPlugin(app: FastifyInstance): Promise<void> {
+  await app.register(cookie)
+  const accounts = createAccountRepository(app.database)
+  const sessions = createSessionRepository(app.database)
+  const apiKeys = createApiKeyRepository(app.database)
+
+  app.decorate('accounts', accounts)
+  app.decorate('sessions', sessions)
+  app.decorate('apiKeys', apiKeys)
+  app.decorateRequest('account', null)
+  app.decorateRequest('authentication', null)
+
+  async function authenticateWithApiKey(request: FastifyRequest, authorization: string): Promise<void> {
+    const key = /^Bearer +(\S+)$/i.exec(authorization)?.[1]
+    if (key === undefined || !isApiKeyShaped(key)) {
+      throw new ApiError('unauthorized', 'The Authorization header must be "Bearer <API key>".')
+    }
+    const owner = await apiKeys.useByKeyHash(hashToken(key))
+    if (owner === undefined) throw new ApiError('unauthorized', 'The API key is unknown or has been revoked.')
+    request.account = { id: owner.accountId, email: owner.email }
+    request.authentication = { method: 'api-key', apiKeyId: owner.apiKeyId }
+  }
+
+  app.decorate('authenticate', async (request: FastifyRequest) => {
+    // A request that names an API key is judged by that key alone, never by a cookie it also carries.
+    const { authorization } = request.headers
+    if (authorization !== undefined) return authenticateWithApiKey(request, authorization)
+    const token = request.cookies[SESSION_COOKIE]
+    if (token === undefined || token === '') throw new ApiError('unauthorized')
+    const session = await sessions.findByTokenHash(hashToken(token))
+    if (session === undefined) throw new ApiError('unauthorized', 'The session has expired or was logged out; log in again.')
+    // Bearer requests are exempt: a page of another origin can make a browser send cookies, but not an
+    // Authorization header (that needs a CORS preflight, which the dashboard API never grants).
+    if (!safeMethods.has(request.method) && !isFromOwnOrigin(request, app.config)) throw new ApiError('csrf_rejected')
+    request.account = { id: session.accountId, email: session.email }
+    request.authentication = { method: 'session', sessionId: session.sessionId }
+  })
+
+  app.decorate('findOwnedSite', async (request: FastifyRequest, siteId: string) => {
+    const account = accountOf(request)
+    // Unknown, malformed and foreign ids answer alike, so ids of other accounts' sites cannot be probed.
+    const site = isUuid(siteId) ? await app.sites.findById(siteId) : undefined
+    if (site === undefined || site.accountId !== account.id) throw new ApiError('not_found', 'There is no site with this id in your account.')
+    return site
+  })
+}
+
+export default fp(authenticationPlugin, { name: 'authentication', dependencies: ['storage', 'sites'] })

@@ -1,0 +1,79 @@
+import type { FastifyError, FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { ApiError, errorBody, errorCatalogue, type ErrorCode, type ErrorDetail } from '../errors.js'
+
+/** Fastify's own client errors, mapped onto the catalogue by status code. */
+const codeByStatus: Partial<Record<number, ErrorCode>> = {
+  400: 'validation_error',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'service_unavailable',
+}
+
+function detailsOf(error: FastifyError): ErrorDetail[] | undefined {
+  if (error.validation === undefined) return undefined
+  return error.validation.map((issue) => {
+    const missing = (issue.params as { missingProperty?: unknown }).missingProperty
+    const path = [issue.instancePath.replace(/^\//, '').replaceAll('/', '.'), typeof missing === 'string' ? missing : '']
+      .filter((part) => part !== '')
+      .join('.')
+    const field = error.validationContext === undefined || error.validationContext === 'body'
+      ? path
+      : [error.validationContext, path].filter((part) => part !== '').join('.')
+    return { ...(field === '' ? {} : { field }), message: issue.message ?? 'is not valid' }
+  })
+}
+
+/**
+ * One handler for every error, so every failure has the body shape of DESIGN section 3. Expected
+ * failures carry their code; Fastify's client errors are mapped by status; anything else is a
+ * bug or an outage: logged in full, answered 500 (or 503) without a word of its internals.
+ */
+async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      if (error.headers !== undefined) void reply.headers(error.headers)
+      return reply.code(error.statusCode).send(errorBody(error.code, request.id, error.message, error.details))
+    }
+    const status = error.statusCode ?? 500
+    const clientCode = status < 500 ? (codeByStatus[status] ?? 'validation_error') : undefined
+    if (clientCode !== undefined) {
+      const details = detailsOf(error)
+      const message = details !== undefined ? 'The request is not valid; see details.' : clientMessage(error, clientCode)
+      return reply.code(errorCatalogue[clientCode].status).send(errorBody(clientCode, request.id, message, details))
+    }
+    const unavailable = isOutage(error)
+    request.log.error({ err: error }, unavailable ? 'dependency unavailable' : 'unhandled error')
+    const code: ErrorCode = unavailable ? 'service_unavailable' : 'internal_error'
+    return reply.code(errorCatalogue[code].status).send(errorBody(code, request.id))
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    return reply.code(404).send(errorBody('not_found', request.id, `No route for ${request.method} ${request.url.split('?')[0]}.`))
+  })
+}
+
+/** Messages of Fastify's content errors are safe and useful; others get the catalogue's sentence. */
+function clientMessage(error: FastifyError, code: ErrorCode): string {
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) return 'The body is not valid JSON.'
+  if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return 'The body is empty but the Content-Type says JSON.'
+  return errorCatalogue[code].message
+}
+
+/** Connection failures to PostgreSQL or Redis: a 503 tells clients to retry, a 500 would not. */
+function isOutage(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code
+  return (
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'ETIMEDOUT' ||
+    /Stream isn't writeable|Connection is closed|Connection terminated|timeout exceeded when trying to connect/i.test(error.message)
+  )
+}
+
+export default fp(errorHandlerPlugin, { name: 'error-handler' })

@@ -1,0 +1,39 @@
+import { EventEmitter } from 'node:events'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+
+/** What happened, for whoever reacts to it (webhooks, metrics). Emitted after the response is decided. */
+export interface VerificationBlockedEvent {
+  siteId: string
+  timestamp: Date
+  riskScore: number
+  anomalies: string[]
+  /** Two-letter country code, or 'XX' when unknown. */
+  countryCode: string
+}
+
+export interface ServiceEvents {
+  'verification.blocked': [VerificationBlockedEvent]
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    events: EventEmitter<ServiceEvents>
+  }
+}
+
+/**
+ * An in-process event bus: the verification flow emits, the webhook dispatcher listens, and
+ * neither imports the other. A listener must never throw into the emitter (it would reach the
+ * request that emitted); listeners catch and log their own failures.
+ */
+async function eventsPlugin(app: FastifyInstance): Promise<void> {
+  const events = new EventEmitter<ServiceEvents>()
+  events.setMaxListeners(50)
+  app.decorate('events', events)
+  app.addHook('onClose', async () => {
+    events.removeAllListeners()
+  })
+}
+
+export default fp(eventsPlugin, { name: 'events' })

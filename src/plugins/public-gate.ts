@@ -1,0 +1,106 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { createClientTagger } from '../domain/challenge/client-tag.js'
+import { isOriginAllowed, readRequestOrigin, type RequestOrigin } from '../domain/public-access/request-origin.js'
+import { consumeRateLimit } from '../domain/rate-limit.js'
+import type { Site } from '../domain/sites/site.js'
+import { ApiError } from '../errors.js'
+
+/** Who is calling a public route: set by the gate before the route's handler runs. */
+export interface PublicCaller {
+  site: Site
+  origin: RequestOrigin
+  clientIp: string
+  /** tagClient() of clientIp under the challenge key: keys step-up state, binds challenges to clients. */
+  clientTag: string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    publicCaller: PublicCaller | null
+  }
+}
+
+export interface PublicGateOptions {
+  /** Requests per minute per client IP, site and route; 0 turns rate limiting off. */
+  rateLimitPerMinute: number
+}
+
+const SITE_KEY_HEADER = 'x-site-key'
+const MAX_SITE_KEY_LENGTH = 128
+const PREFLIGHT_MAX_AGE_SECONDS = 600
+
+/** The caller set by the gate; a route behind the gate that finds none has a wiring bug. */
+export function callerOf(request: FastifyRequest): PublicCaller {
+  if (request.publicCaller === null) throw new Error('public route reached without the public gate')
+  return request.publicCaller
+}
+
+/**
+ * CORS for the SDK. A preflight carries no X-Site-Key, so it cannot know the site: it is answered
+ * for any origin, and the real request then enforces the site's domains (403 before anything
+ * happens). Every answer, errors included, echoes the Origin so that the SDK can read the error
+ * code; nothing is readable that the caller did not cause, and no credentials are allowed.
+ */
+function writeCorsHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  const origin = request.headers.origin
+  if (origin === undefined) return
+  void reply.headers({
+    'access-control-allow-origin': origin,
+    'access-control-expose-headers': 'Retry-After, X-Request-Id',
+    vary: 'Origin',
+  })
+}
+
+function answerPreflight(reply: FastifyReply): FastifyReply {
+  return reply
+    .headers({
+      'access-control-allow-methods': 'POST, OPTIONS',
+      'access-control-allow-headers': 'Content-Type, X-Site-Key',
+      'access-control-max-age': String(PREFLIGHT_MAX_AGE_SECONDS),
+    })
+    .code(204)
+    .send()
+}
+
+/**
+ * The gate of the public (SDK) routes, in order: CORS headers; the site named by X-Site-Key,
+ * from the in-memory site cache (401 invalid_site_key); the site's registered domains against
+ * Origin or Referer (403 origin_not_allowed; neither header is served and scored as
+ * missing_origin); the rate limit per client IP, site and route (429 rate_limited, Retry-After).
+ * Registered inside the public routes' scope only.
+ */
+async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions): Promise<void> {
+  app.decorateRequest('publicCaller', null)
+  const tagClient = createClientTagger(app.keyRing.keyFor('challenge'))
+
+  app.addHook('onRequest', async (request, reply) => {
+    writeCorsHeaders(request, reply)
+    if (request.method === 'OPTIONS') return answerPreflight(reply)
+
+    const siteKey = request.headers[SITE_KEY_HEADER]
+    if (typeof siteKey !== 'string' || siteKey === '' || siteKey.length > MAX_SITE_KEY_LENGTH) {
+      throw new ApiError('invalid_site_key')
+    }
+    const site = await app.siteCache.findBySiteKey(siteKey)
+    if (site === undefined) throw new ApiError('invalid_site_key')
+
+    const origin = readRequestOrigin(request.headers.origin, request.headers.referer)
+    if (!isOriginAllowed(origin, site.domains)) {
+      throw new ApiError('origin_not_allowed', `This site key is not allowed on ${origin.hostname ?? 'an origin without a host'}.`)
+    }
+    request.publicCaller = { site, origin, clientIp: request.ip, clientTag: tagClient(request.ip) }
+
+    if (options.rateLimitPerMinute > 0) {
+      const verdict = await consumeRateLimit(app.keyValue, `${request.routeOptions.url ?? request.url}:${site.id}:${request.ip}`, {
+        limit: options.rateLimitPerMinute,
+        windowMs: 60_000,
+      })
+      if (!verdict.isAllowed) {
+        throw new ApiError('rate_limited', undefined, undefined, { 'retry-after': String(verdict.retryAfterSeconds) })
+      }
+    }
+  })
+}
+
+export default fp(publicGatePlugin, { name: 'public-gate', dependencies: ['sites', 'storage'] })

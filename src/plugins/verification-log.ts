@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto'
+import { setImmediate } from 'node:timers/promises'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import type { SqlDatabase } from '../storage/ports.js'
+
+/** One row of the `verifications` table (migrations 003 and 004). */
+export interface VerificationLogEntry {
+  siteId: string
+  challengeId: string | null
+  createdAt: Date
+  action: 'allow' | 'challenge' | 'block' | 'rejected'
+  /** The error code of a rejected submission; null for scored ones. */
+  errorCode: string | null
+  riskScore: number | null
+  anomalies: readonly string[]
+  countryCode: string | null
+  clientIp: string | null
+  hostname: string | null
+  userAgent: string | null
+  difficulty: number | null
+  solveTimeMs: number | null
+  stepUps: number
+}
+
+export interface VerificationLog {
+  /** Queues a row; it reaches the database within about a second, never on the response path. */
+  record(entry: VerificationLogEntry): void
+  /** Writes every queued row now. */
+  flush(): Promise<void>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    verificationLog: VerificationLog
+  }
+}
+
+export interface VerificationLogOptions {
+  flushIntervalMs?: number
+  /**
+   * Rows per INSERT; a batch this large is also written at once instead of waiting for the
+   * interval. Default 500 on PostgreSQL; 100 on PGlite, which runs on the event loop's thread, so
+   * that one batch holds requests up for a few milliseconds at most.
+   */
+  batchSize?: number
+  /** Rows kept while the database is unreachable; beyond this the oldest are dropped (and logged). */
+  maxBufferedRows?: number
+}
+
+const MAX_USER_AGENT_LENGTH = 512
+
+/**
+ * One multi-row INSERT per batch: columns travel as parallel arrays and unnest() turns them into
+ * rows, so a batch of any size is one statement with 15 parameters. Anomalies travel comma-joined
+ * (labels are snake_case words) because unnest() would flatten a two-dimensional array.
+ */
+async function insertRows(database: SqlDatabase, rows: readonly VerificationLogEntry[]): Promise<void> {
+  const column = <T>(read: (row: VerificationLogEntry) => T): T[] => rows.map(read)
+  await database.query(
+    `INSERT INTO verifications (id, site_id, challenge_id, created_at, action, error_code, risk_score, anomalies,
+       country_code, client_ip, hostname, user_agent, difficulty, solve_time_ms, step_ups)
+     SELECT id, site_id, challenge_id, created_at, action, error_code, risk_score,
+       string_to_array(anomalies, ','), country_code, client_ip, hostname, user_agent, difficulty, solve_time_ms, step_ups
+     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[], $7::smallint[], $8::text[],
+       $9::text[], $10::text[], $11::text[], $12::text[], $13::smallint[], $14::integer[], $15::smallint[])
+       AS batch (id, site_id, challenge_id, created_at, action, error_code, risk_score, anomalies,
+         country_code, client_ip, hostname, user_agent, difficulty, solve_time_ms, step_ups)`,
+    [
+      rows.map(() => randomUUID()),
+      column((row) => row.siteId),
+      column((row) => row.challengeId),
+      column((row) => row.createdAt.toISOString()),
+      column((row) => row.action),
+      column((row) => row.errorCode),
+      column((row) => row.riskScore),
+      column((row) => row.anomalies.join(',')),
+      column((row) => row.countryCode),
+      column((row) => row.clientIp),
+      column((row) => row.hostname),
+      column((row) => row.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null),
+      column((row) => row.difficulty),
+      column((row) => row.solveTimeMs),
+      column((row) => row.stepUps),
+    ],
+  )
+}
+
+/** SQLSTATE classes 22 (data exception) and 23 (integrity violation): retrying cannot help. */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code
+  return typeof code === 'string' && /^2[23]/.test(code)
+}
+
+/**
+ * The verification log, written in batches off the response path: rows wait in memory and are
+ * inserted every second (or at once when a batch fills), and at shutdown. Registered after the
+ * storage plugin, so its onClose (which writes what is left) runs before the stores close.
+ */
+async function verificationLogPlugin(app: FastifyInstance, options: VerificationLogOptions): Promise<void> {
+  const batchSize = options.batchSize ?? (app.database.kind === 'pglite' ? 100 : 500)
+  const maxBufferedRows = options.maxBufferedRows ?? 100_000
+  let buffer: VerificationLogEntry[] = []
+  let writing: Promise<void> = Promise.resolve()
+
+  /** A row the database refuses (a bug upstream) must not block the rows around it forever. */
+  async function insertOneByOne(batch: readonly VerificationLogEntry[]): Promise<void> {
+    for (const row of batch) {
+      await insertRows(app.database, [row]).catch((error: unknown) => {
+        if (!isDataError(error)) throw error
+        app.log.error({ err: error, row }, 'dropped a verification log row the database refuses')
+      })
+    }
+  }
+
+  async function writeBuffered(): Promise<void> {
+    while (buffer.length > 0) {
+      // Let waiting requests run between batches (PGlite would otherwise chain them back to back).
+      await setImmediate()
+      const batch = buffer.slice(0, batchSize)
+      buffer = buffer.slice(batch.length)
+      try {
+        await insertRows(app.database, batch).catch((error: unknown) => {
+          if (isDataError(error)) return insertOneByOne(batch)
+          throw error
+        })
+      } catch (error) {
+        // Keep the rows for the next attempt, in order, within the bound.
+        buffer = [...batch, ...buffer]
+        if (buffer.length > maxBufferedRows) {
+          const dropped = buffer.length - maxBufferedRows
+          buffer = buffer.slice(dropped)
+          app.log.error({ dropped }, 'verification log buffer full; dropped the oldest rows')
+        }
+        throw error
+      }
+    }
+  }
+
+  const flush = (): Promise<void> => {
+    // Writes run one after another: a slow batch never overlaps the next, and order is kept.
+    writing = writing.catch(() => {}).then(writeBuffered)
+    return writing
+  }
+  const flushInBackground = () => {
+    flush().catch((error: unknown) => app.log.warn({ err: error }, 'could not write the verification log; will retry'))
+  }
+
+  const log: VerificationLog = {
+    record(entry) {
+      buffer.push(entry)
+      if (buffer.length === batchSize) flushInBackground()
+    },
+    flush,
+  }
+  app.decorate('verificationLog', log)
+
+  const timer = setInterval(() => {
+    if (buffer.length > 0) flushInBackground()
+  }, options.flushIntervalMs ?? 1_000)
+  timer.unref()
+  app.addHook('onClose', async () => {
+    clearInterval(timer)
+    await flush().catch((error: unknown) =>
+      app.log.error({ err: error, lost: buffer.length }, 'could not write the verification log at shutdown'),
+    )
+  })
+}
+
+export default fp(verificationLogPlugin, { name: 'verification-log', dependencies: ['storage'] })

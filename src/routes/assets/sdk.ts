@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto'
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { errorBody } from '../../errors.js'
+import { PublicErrorResponse } from '../v1/public-schemas.js'
+
+export interface SdkAssetsOptions {
+  /** The build output of `npm run build:sdk`; tests may point elsewhere. */
+  directory?: string
+}
+
+interface ManifestFile {
+  name: string
+  contentType: string
+  immutable: boolean
+}
+
+interface Asset {
+  contentType: string
+  cacheControl: string
+  etag: string
+  body: Buffer
+  gzipped: Buffer | undefined
+}
+
+const defaultDirectory = fileURLToPath(new URL('../../../dist/sdk/', import.meta.url))
+
+/**
+ * Cache lifetimes. The worker and the WebAssembly have content hashes in their names, so a
+ * browser may keep them for a year. The entry scripts keep stable URLs that sites paste into
+ * their pages: a day, then revalidated with the ETag (a deploy reaches every visitor within a
+ * day, and a stale copy may serve while it revalidates).
+ */
+const IMMUTABLE = 'public, max-age=31536000, immutable'
+const STABLE_NAME = 'public, max-age=86400, stale-while-revalidate=604800'
+
+/**
+ * The worker runs with its own policy (a worker from a URL gets the CSP of its response): it
+ * may fetch and compile the solver next to it and nothing else.
+ */
+const WORKER_POLICY = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'"
+
+const FileParams = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9._-]{1,80}$' }) })
+
+/** Content-hashed files of earlier builds still in the directory. */
+const HASHED_NAME = /^tollgate-(?:worker\.[0-9a-f]{12}\.js|solver\.[0-9a-f]{12}\.wasm)$/
+
+async function loadAssets(directory: string): Promise<Map<string, Asset>> {
+  const manifest = JSON.parse(await readFile(join(directory, 'manifest.json'), 'utf8')) as { files: ManifestFile[] }
+  // A browser may hold last build's tollgate.js for a day and ask for the worker and WebAssembly it
+  // names, so those stay served as long as they are on disk (a rebuild never deletes them).
+  const current = new Set(manifest.files.map((file) => file.name))
+  const earlier: ManifestFile[] = (await readdir(directory))
+    .filter((name) => HASHED_NAME.test(name) && !current.has(name))
+    .map((name) => ({ name, contentType: name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript; charset=utf-8', immutable: true }))
+  const assets = new Map<string, Asset>()
+  for (const file of [...manifest.files, ...earlier]) {
+    const body = await readFile(join(directory, file.name))
+    const gzipped = await readFile(join(directory, `${file.name}.gz`)).catch(() => undefined)
+    assets.set(file.name, {
+      contentType: file.contentType,
+      cacheControl: file.immutable ? IMMUTABLE : STABLE_NAME,
+      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+      body,
+      gzipped,
+    })
+  }
+  return assets
+}
+
+/**
+ * Serves the browser SDK at /sdk/v1/: tollgate.js (script tag), tollgate.mjs (module), the
+ * solver worker and its WebAssembly. They are public and fetched from any site (the worker
+ * cross-origin through a blob bootstrap, the WebAssembly by fetch), hence CORS for everyone.
+ * The files are read into memory once and again whenever the build's manifest changes.
+ */
+const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, options) => {
+  const directory = options.directory ?? defaultDirectory
+  let loaded: { manifestTime: number; assets: Map<string, Asset> } | undefined
+
+  async function currentAssets(): Promise<Map<string, Asset> | undefined> {
+    let manifestTime: number
+    try {
+      manifestTime = (await stat(join(directory, 'manifest.json'))).mtimeMs
+    } catch {
+      return undefined
+    }
+    if (loaded?.manifestTime !== manifestTime) loaded = { manifestTime, assets: await loadAssets(directory) }
+    return loaded.assets
+  }
+
+  app.get('/sdk/v1/:file', {
+    schema: {
+      tags: ['assets'],
+      summary: 'The browser SDK: tollgate.js, tollgate.mjs, its worker and WebAssembly',
+      params: FileParams,
+      response: {
+        200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }),
+        304: Type.Null(),
+        404: PublicErrorResponse,
+        503: PublicErrorResponse,
+      },
+    },
+  }, async (request, reply) => {
+    const assets = await currentAssets()
+    if (assets === undefined) {
+      request.log.warn({ directory }, 'the SDK is not built')
+      return reply.code(503).header('cache-control', 'no-store')
+        .send(errorBody('service_unavailable', request.id, 'The SDK is not built; run `npm run build:sdk`.'))
+    }
+    const asset = assets.get(request.params.file)
+    if (asset === undefined) {
+      return reply.code(404).send(errorBody('not_found', request.id, `No SDK file named ${request.params.file}.`))
+    }
+    void reply.headers({
+      'content-type': asset.contentType,
+      'cache-control': asset.cacheControl,
+      etag: asset.etag,
+      vary: 'Accept-Encoding',
+      'access-control-allow-origin': '*',
+      'cross-origin-resource-policy': 'cross-origin',
+      'x-content-type-options': 'nosniff',
+    })
+    if (request.params.file.startsWith('tollgate-worker.')) void reply.header('content-security-policy', WORKER_POLICY)
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send(null)
+    const acceptsGzip = /\bgzip\b/.test(request.headers['accept-encoding'] ?? '')
+    if (acceptsGzip && asset.gzipped !== undefined) return reply.header('content-encoding', 'gzip').send(asset.gzipped)
+    return reply.send(asset.body)
+  })
+}
+
+export default sdkAssets

@@ -1,0 +1,86 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+
+const READY_TIMEOUT_MS = 1_000
+
+const DependencyCheck = Type.Object({
+  status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
+  kind: Type.String({ description: 'postgres or pglite; redis or memory' }),
+  latencyMs: Type.Integer(),
+  error: Type.Optional(Type.String()),
+})
+
+const Readiness = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  checks: Type.Object({ database: DependencyCheck, redis: DependencyCheck }),
+})
+
+async function check(kind: string, ping: () => Promise<void>): Promise<Type.Static<typeof DependencyCheck>> {
+  const started = performance.now()
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)
+  })
+  try {
+    await Promise.race([ping(), timeout])
+    return { status: 'up', kind, latencyMs: Math.round(performance.now() - started) }
+  } catch (error) {
+    // The reason is generic on purpose: connection strings and hosts stay out of the answer.
+    const reason = error instanceof Error && error.message.startsWith('no answer') ? error.message : 'not reachable'
+    return { status: 'down', kind, latencyMs: Math.round(performance.now() - started), error: reason }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+const operationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Liveness: always 200 while the process serves requests',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  )
+
+  app.get(
+    '/ready',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Readiness: 200 when the database and Redis answer, else 503',
+        response: { 200: Readiness, 503: Readiness },
+      },
+    },
+    async (_request, reply) => {
+      const [database, redis] = await Promise.all([
+        check(app.database.kind, () => app.database.ping()),
+        check(app.keyValue.kind, () => app.keyValue.ping()),
+      ])
+      const ready = database.status === 'up' && redis.status === 'up'
+      void reply.header('cache-control', 'no-store')
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks: { database, redis } })
+    },
+  )
+
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Prometheus metrics (text exposition format)',
+        produces: ['text/plain'],
+        response: { 200: Type.String() },
+      },
+    },
+    async (_request, reply) => {
+      const body = await app.metrics.registry.metrics()
+      return reply.header('content-type', app.metrics.registry.contentType).send(body)
+    },
+  )
+}
+
+export default operationsRoutes

@@ -1,0 +1,32 @@
+import { createHash } from 'node:crypto'
+import { consumeRateLimit, type RateLimitRule } from '../../../domain/rate-limit.js'
+import { ApiError } from '../../../errors.js'
+import type { KeyValueStore } from '../../../storage/ports.js'
+
+const MINUTE_MS = 60_000
+
+/**
+ * Budgets for the two doors that take a password. Per IP (an IPv6 /64 counts as one address)
+ * slows one machine guessing many accounts; per account slows many machines guessing one (the limit is per e-mail address, so
+ * it holds for unknown addresses too and reveals nothing about which exist).
+ */
+export const credentialRateLimits = {
+  signUpPerIp: { limit: 20, windowMs: 60 * MINUTE_MS },
+  signUpPerEmail: { limit: 5, windowMs: 60 * MINUTE_MS },
+  logInPerIp: { limit: 30, windowMs: 10 * MINUTE_MS },
+  logInPerEmail: { limit: 10, windowMs: 10 * MINUTE_MS },
+} satisfies Record<string, RateLimitRule>
+
+/** Rate-limit keys hold a hash of the address, so Redis holds no e-mail addresses. */
+export function emailKeyOf(email: string): string {
+  return createHash('sha256').update(email.toLowerCase(), 'utf8').digest('hex').slice(0, 32)
+}
+
+/** Counts this attempt against every budget and throws 429 with Retry-After when one is spent. */
+export async function enforceRateLimits(store: KeyValueStore, checks: { key: string; rule: RateLimitRule }[]): Promise<void> {
+  const verdicts = await Promise.all(checks.map(({ key, rule }) => consumeRateLimit(store, key, rule)))
+  const refused = verdicts.filter((verdict) => !verdict.isAllowed)
+  if (refused.length === 0) return
+  const retryAfter = Math.max(...refused.map((verdict) => verdict.retryAfterSeconds))
+  throw new ApiError('rate_limited', `Too many attempts; retry in ${retryAfter} seconds.`, undefined, { 'retry-after': String(retryAfter) })
+}

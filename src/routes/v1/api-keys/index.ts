@@ -1,0 +1,96 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { generateApiKey, hashToken, prefixOfApiKey } from '../../../domain/accounts/tokens.js'
+import { isUuid } from '../../../domain/uuid.js'
+import { ApiError } from '../../../errors.js'
+import { accountOf } from '../../../plugins/authentication.js'
+import type { ApiKeyRecord } from '../../../storage/sql/api-key-repository.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+
+const API_KEY_NAME_MAX_LENGTH = 100
+
+const apiKeyProperties = {
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  prefix: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'To the minute' }),
+}
+
+const ApiKey = Type.Object(apiKeyProperties)
+
+const CreatedApiKey = Type.Object({
+  ...apiKeyProperties,
+  key: Type.String({ description: 'The key itself, shown only in this answer: send it as "Authorization: Bearer <key>"' }),
+})
+
+function apiKeyView(key: ApiKeyRecord): Type.Static<typeof ApiKey> {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt === null ? null : key.lastUsedAt.toISOString(),
+  }
+}
+
+const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.addHook('onRequest', app.authenticate)
+
+  app.post(
+    '/api-keys',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Create an API key (shown once)',
+        security: dashboardSecurity,
+        body: Type.Object({ name: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
+        response: { 201: CreatedApiKey, 400: ErrorResponse, ...authenticatedErrors },
+      },
+    },
+    async (request, reply) => {
+      const name = request.body.name.trim()
+      if (name === '' || name.length > API_KEY_NAME_MAX_LENGTH) {
+        throw new ApiError('validation_error', 'The request is not valid; see details.', [
+          { field: 'name', message: `must be 1 to ${API_KEY_NAME_MAX_LENGTH} characters` },
+        ])
+      }
+      const key = generateApiKey()
+      const record = await app.apiKeys.create(accountOf(request).id, { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key) })
+      return reply.code(201).send({ ...apiKeyView(record), key })
+    },
+  )
+
+  app.get(
+    '/api-keys',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: "The account's API keys (prefixes only)",
+        security: dashboardSecurity,
+        response: { 200: Type.Object({ items: Type.Array(ApiKey) }), ...authenticatedErrors },
+      },
+    },
+    async (request) => ({ items: (await app.apiKeys.listByAccount(accountOf(request).id)).map(apiKeyView) }),
+  )
+
+  app.delete(
+    '/api-keys/:id',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Revoke an API key (at once)',
+        security: dashboardSecurity,
+        params: IdParams,
+        response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
+      },
+    },
+    async (request, reply) => {
+      const isDeleted = isUuid(request.params.id) && (await app.apiKeys.delete(accountOf(request).id, request.params.id))
+      if (!isDeleted) throw new ApiError('not_found', 'There is no API key with this id in your account.')
+      return reply.code(204).send(null)
+    },
+  )
+}
+
+export default apiKeysRoutes

@@ -1,0 +1,64 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { chooseDifficulty } from '../../../domain/challenge/choose-difficulty.js'
+import { issueChallenge } from '../../../domain/challenge/issue-challenge.js'
+import { readStepUps } from '../../../domain/risk/step-up.js'
+import { callerOf } from '../../../plugins/public-gate.js'
+import { extraDifficultyFor } from '../client-risk.js'
+import { publicGateErrors, siteKeySecurity } from '../public-schemas.js'
+
+const Challenge = Type.Object({
+  challengeId: Type.String({ format: 'uuid' }),
+  challenge: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'HMAC-SHA256 of the challenge, 64 lowercase hex characters' }),
+  difficulty: Type.Integer({ description: 'Leading zero bits SHA-256(challenge + nonce) must have' }),
+  mode: Type.Literal('invisible'),
+  algorithm: Type.Literal('SHA-256'),
+  expiresAt: Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' }),
+})
+
+const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // The request has no body; whatever a client sends (an empty JSON body, say) is ignored, within
+  // the body limit, instead of failing the request.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined))
+
+  app.post(
+    '/api/v1/challenge',
+    {
+      schema: {
+        tags: ['public'],
+        summary: 'Request a proof-of-work challenge',
+        description: 'Find a decimal nonce (no leading zeros, below 2^53) such that SHA-256(challenge + nonce) begins with `difficulty` zero bits, then submit it to /api/v1/verify before `expiresAt`.',
+        security: siteKeySecurity,
+        response: { 200: Challenge, ...publicGateErrors },
+      },
+    },
+    async (request, reply) => {
+      // The challenge is issued as of its request, not after the lookups below.
+      const now = Date.now()
+      const caller = callerOf(request)
+      const { site, clientTag } = caller
+      const [storedStepUps, extraBits] = await Promise.all([
+        readStepUps(app.keyValue, { siteId: site.id, clientTag }),
+        extraDifficultyFor(app, caller),
+      ])
+      const stepUps = Math.min(storedStepUps, site.settings.maxStepUps)
+      const challenge = await issueChallenge(app.keyValue, app.keyRing.keyFor('challenge'), {
+        siteId: site.id,
+        difficulty: chooseDifficulty({ baseDifficulty: site.settings.difficulty, stepUps, extraBits }),
+        lifetimeSeconds: site.settings.challengeLifetimeSeconds,
+        stepUps,
+        clientTag,
+        now,
+      })
+      app.counters.increment('challengesIssued', {})
+      void reply.header('cache-control', 'no-store')
+      return challenge
+    },
+  )
+
+  // CORS preflight; the public gate answers it before this handler could run.
+  app.options('/api/v1/challenge', { schema: { hide: true } }, async (_request, reply) => reply.code(204).send())
+}
+
+export default challengeRoutes

@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { isPotentiallyTrustworthy, isSecurePageOrigin } from '../../domain/automation/secure-context.js'
+import { tagClient } from '../../domain/challenge/client-tag.js'
+import { recordAndAssessHistory, recordChallengeRequest, type ClientRef } from '../../domain/history/client-history.js'
+import { addressGroupOf, fingerprintDigest } from '../../domain/history/client-keys.js'
+import { assessNetwork } from '../../domain/network/assess-network.js'
+import type { NetworkProfile } from '../../domain/network/network-profile.js'
+import { sumExtraDifficulty } from '../../domain/risk/adaptive-difficulty.js'
+import type { AnomalyLabel } from '../../domain/risk/anomalies.js'
+import type { ScoringInput } from '../../domain/risk/scoring-input.js'
+import type { PublicCaller } from '../../plugins/public-gate.js'
+
+/**
+ * History is kept per IPv4 address or IPv6 /64 (addressGroupOf), under a keyed tag: for IPv4 that
+ * is the caller's clientTag itself, so the common case costs no second HMAC.
+ */
+export function historyRefOf(app: FastifyInstance, caller: PublicCaller): ClientRef {
+  const group = addressGroupOf(caller.clientIp)
+  const client = group === caller.clientIp ? caller.clientTag : tagClient(app.keyRing.keyFor('challenge'), group)
+  return { siteId: caller.site.id, client }
+}
+
+/**
+ * At a challenge request: the extra difficulty bits for this client (adaptive difficulty), from
+ * its network (datacenter, VPN, Tor) and its history on the site (request rate, recent blocks).
+ * The request is counted in the history as a side effect.
+ */
+export async function extraDifficultyFor(app: FastifyInstance, caller: PublicCaller): Promise<number> {
+  const [profile, history] = await Promise.all([
+    app.network.profile(caller.clientIp),
+    recordChallengeRequest(app.keyValue, historyRefOf(app, caller)),
+  ])
+  return sumExtraDifficulty([...assessNetwork(profile), ...history.anomalies])
+}
+
+export interface ClientRisk {
+  profile: NetworkProfile
+  historyAnomalies: AnomalyLabel[]
+  historyRef: ClientRef
+}
+
+/** At a verification: the network profile and the history labels, recording the fingerprint's sighting. */
+export async function assessClient(app: FastifyInstance, caller: PublicCaller, fingerprint: Readonly<Record<string, unknown>>): Promise<ClientRisk> {
+  const historyRef = historyRefOf(app, caller)
+  const [profile, history] = await Promise.all([
+    app.network.profile(caller.clientIp),
+    recordAndAssessHistory(app.keyValue, { ...historyRef, fingerprint: fingerprintDigest(fingerprint) }),
+  ])
+  return { profile, historyAnomalies: history.anomalies, historyRef }
+}
+
+/** The scoring facts that come from the request's transport and the client's network and history. */
+export function clientFactsOf(request: FastifyRequest, risk: ClientRisk): Pick<ScoringInput, 'network' | 'history'> & {
+  transport: { isTrustworthyDestination: boolean; isSecurePage: boolean }
+} {
+  const { profile } = risk
+  const origin = request.headers.origin ?? request.headers.referer
+  return {
+    network: {
+      countryCode: profile.countryCode,
+      isDatacenter: profile.hostingProvider !== null,
+      isVpn: profile.vpnProvider !== null,
+      isTorExit: profile.isTorExit,
+    },
+    history: { anomalies: risk.historyAnomalies },
+    transport: {
+      isTrustworthyDestination: isPotentiallyTrustworthy(request.protocol, request.hostname),
+      isSecurePage: isSecurePageOrigin(origin),
+    },
+  }
+}

@@ -1,0 +1,39 @@
+import { Type, type Static, type TSchema } from 'typebox'
+
+/** The error body of DESIGN section 3, for the OpenAPI document. */
+export const ErrorResponse = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ description: 'Stable snake_case code to branch on' }),
+      message: Type.String(),
+      requestId: Type.String(),
+      details: Type.Optional(Type.Array(Type.Object({ field: Type.Optional(Type.String()), message: Type.String() }))),
+    }),
+  },
+)
+
+/** Either credential works on every authenticated dashboard route. */
+export const dashboardSecurity: Record<string, string[]>[] = [{ session: [] }, { bearer: [] }]
+
+/** Error answers every authenticated route can give. */
+export const authenticatedErrors = {
+  401: ErrorResponse,
+  403: ErrorResponse,
+}
+
+export const Account = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  email: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+})
+
+export const IdParams = Type.Object({ id: Type.String({ description: 'UUID' }) })
+
+/**
+ * A request field that also accepts null (to clear it). Not Type.Union([schema, Type.Null()]):
+ * the app's ajv coerces types, and the first branch would turn null into 0 or "" before the
+ * second is tried. `nullable` (OpenAPI 3.0) makes null a value of the field's own type.
+ */
+export function NullableInput<T extends TSchema>(schema: T) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true })
+}

@@ -1,0 +1,18 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import manageSitesRoutes from './manage-sites.js'
+import rotateSecretRoutes from './rotate-secret.js'
+import siteStatsRoutes from './site-stats.js'
+import siteVerificationsRoutes from './site-verifications.js'
+import updateSiteRoutes from './update-site.js'
+
+/** Every site route requires an account; authentication runs first, so 401 precedes any 400. */
+const sitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.addHook('onRequest', app.authenticate)
+  await app.register(manageSitesRoutes)
+  await app.register(updateSiteRoutes)
+  await app.register(rotateSecretRoutes)
+  await app.register(siteStatsRoutes)
+  await app.register(siteVerificationsRoutes)
+}
+
+export default sitesRoutes

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { withDefaultSettings } from '../../../domain/sites/site.js'
+import { initialSettingsOf, normalizeSiteInput, validateMergedSettings } from '../../../domain/sites/site-input.js'
+import { accountOf } from '../../../plugins/authentication.js'
+import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
+import { createSiteRepository } from '../../../storage/sql/site-repository.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { CreateSiteBody, Site, siteView, SiteWithSecret } from './site-schemas.js'
+import { inputRulesOf, sealWebhookSecret, throwIfInvalid } from './site-rules.js'
+
+/** List, create, read and delete; the update has its own file. */
+const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/sites',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: "The account's sites",
+        security: dashboardSecurity,
+        response: { 200: Type.Object({ items: Type.Array(Site) }), ...authenticatedErrors },
+      },
+    },
+    async (request) => ({ items: (await app.sites.listByAccount(accountOf(request).id)).map(siteView) }),
+  )
+
+  app.post(
+    '/sites',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Create a site (answers its secret key once)',
+        security: dashboardSecurity,
+        body: CreateSiteBody,
+        response: { 201: SiteWithSecret, 400: ErrorResponse, ...authenticatedErrors },
+      },
+    },
+    async (request, reply) => {
+      const { value, issues } = normalizeSiteInput(request.body, inputRulesOf(app))
+      const settings = value.settings ?? {}
+      const initialSettings = initialSettingsOf(settings)
+      const webhookSecret = settings.webhookSecret ?? null
+      issues.push(...validateMergedSettings(withDefaultSettings(initialSettings), webhookSecret !== null))
+      throwIfInvalid(issues)
+      const id = randomUUID()
+      const { site, secretKey } = await app.sites.create({
+        id,
+        accountId: accountOf(request).id,
+        name: value.name ?? '',
+        domains: [...(value.domains ?? [])],
+        settings: initialSettings,
+        webhookSecretCiphertext: webhookSecret === null ? null : sealWebhookSecret(app, id, webhookSecret),
+      })
+      await app.siteCache.invalidate(site)
+      return reply.code(201).send({ ...siteView(site), secretKey })
+    },
+  )
+
+  app.get(
+    '/sites/:id',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: 'One site',
+        security: dashboardSecurity,
+        params: IdParams,
+        response: { 200: Site, 404: ErrorResponse, ...authenticatedErrors },
+      },
+    },
+    async (request) => siteView(await app.findOwnedSite(request, request.params.id)),
+  )
+
+  app.delete(
+    '/sites/:id',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Delete a site and its verification log',
+        description: 'Its site key and secret key stop working at once, on every instance.',
+        security: dashboardSecurity,
+        params: IdParams,
+        response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
+      },
+    },
+    async (request, reply) => {
+      const site = await app.findOwnedSite(request, request.params.id)
+      await app.database.transaction(async (transaction) => {
+        await createVerificationQueryRepository(transaction).deleteBySite(site.id)
+        await createSiteRepository(transaction).delete(site.id)
+      })
+      await app.siteCache.invalidate(site)
+      return reply.code(204).send(null)
+    },
+  )
+}
+
+export default manageSitesRoutes

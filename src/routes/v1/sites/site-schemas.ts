@@ -1,0 +1,115 @@
+import { Type } from 'typebox'
+import { NullableInput } from '../dashboard-schemas.js'
+import type { Site as SiteRecord } from '../../../domain/sites/site.js'
+import {
+  MAX_DOMAINS,
+  numericSettingLimits,
+  SITE_NAME_MAX_LENGTH,
+  WEBHOOK_SECRET_MAX_LENGTH,
+  WEBHOOK_SECRET_MIN_LENGTH,
+  type NumericSettingName,
+} from '../../../domain/sites/site-input.js'
+
+const settingDescriptions: Record<NumericSettingName, string> = {
+  difficulty: 'Leading zero bits of the base proof of work',
+  challengeLifetimeSeconds: 'How long a challenge can be solved',
+  challengeThreshold: 'riskScore below this is allow',
+  blockThreshold: 'riskScore from this up is block (between the two: challenge, a step-up)',
+  maxStepUps: 'Step-up rounds before the outcome must be allow or block',
+}
+
+/**
+ * Ranges are stated in the descriptions but checked in the handlers (domain/sites/site-input),
+ * which report every problem of a request at once in words people understand.
+ */
+function describeSetting(name: NumericSettingName): string {
+  const { minimum, maximum } = numericSettingLimits[name]
+  return `${settingDescriptions[name]}; an integer from ${minimum} to ${maximum}`
+}
+
+const settingsViewProperties = {
+  webhookUrl: Type.Union([Type.String(), Type.Null()], { description: 'Where verification.blocked notifications are sent' }),
+  webhookSecretSet: Type.Boolean({ description: 'Whether a webhook secret is stored (the secret itself is write-only)' }),
+  difficulty: Type.Integer({ description: describeSetting('difficulty') }),
+  challengeLifetimeSeconds: Type.Integer({ description: describeSetting('challengeLifetimeSeconds') }),
+  challengeThreshold: Type.Integer({ description: describeSetting('challengeThreshold') }),
+  blockThreshold: Type.Integer({ description: describeSetting('blockThreshold') }),
+  maxStepUps: Type.Integer({ description: describeSetting('maxStepUps') }),
+}
+
+const siteProperties = {
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  siteKey: Type.String({ description: 'Public: the X-Site-Key of the SDK' }),
+  domains: Type.Array(Type.String(), { description: 'Hostnames allowed to use the site key; empty allows any (development)' }),
+  settings: Type.Object(settingsViewProperties),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+}
+
+export const Site = Type.Object(siteProperties)
+
+export const SiteWithSecret = Type.Object({
+  ...siteProperties,
+  secretKey: Type.String({ description: 'For Siteverify; shown only in this answer' }),
+})
+
+function nullableSetting(name: NumericSettingName) {
+  return Type.Optional(NullableInput(Type.Integer({ description: `${describeSetting(name)}; null restores the default` })))
+}
+
+export const SettingsInput = Type.Object(
+  {
+    webhookUrl: Type.Optional(
+      NullableInput(
+        Type.String({
+          maxLength: 4096,
+          description: 'An http(s) URL (https only in production); requires a webhook secret; null removes it',
+        }),
+      ),
+    ),
+    webhookSecret: Type.Optional(
+      NullableInput(
+        Type.String({
+          maxLength: 4096,
+          description: `Signs webhook bodies (HMAC-SHA256); ${WEBHOOK_SECRET_MIN_LENGTH} to ${WEBHOOK_SECRET_MAX_LENGTH} characters; write-only; null removes it`,
+        }),
+      ),
+    ),
+    difficulty: nullableSetting('difficulty'),
+    challengeLifetimeSeconds: nullableSetting('challengeLifetimeSeconds'),
+    challengeThreshold: nullableSetting('challengeThreshold'),
+    blockThreshold: nullableSetting('blockThreshold'),
+    maxStepUps: nullableSetting('maxStepUps'),
+  },
+  { additionalProperties: false },
+)
+
+const nameSchema = Type.String({ maxLength: 1000, description: `1 to ${SITE_NAME_MAX_LENGTH} characters` })
+const domainsSchema = Type.Array(Type.String({ maxLength: 1000 }), {
+  maxItems: 1000,
+  description: `Up to ${MAX_DOMAINS} hostnames such as example.com (no scheme, port or path)`,
+})
+
+export const CreateSiteBody = Type.Object(
+  { name: nameSchema, domains: Type.Optional(domainsSchema), settings: Type.Optional(SettingsInput) },
+  { additionalProperties: false },
+)
+
+export const UpdateSiteBody = Type.Object(
+  { name: Type.Optional(nameSchema), domains: Type.Optional(domainsSchema), settings: Type.Optional(SettingsInput) },
+  { additionalProperties: false, description: 'Absent fields keep their values; settings merge key by key; null clears a setting' },
+)
+
+/** A site as the dashboard API shows it: never the secret key, never the webhook secret. */
+export function siteView(site: SiteRecord): Type.Static<typeof Site> {
+  return {
+    id: site.id,
+    name: site.name,
+    siteKey: site.siteKey,
+    domains: site.domains,
+    settings: { ...site.settings, webhookSecretSet: site.webhookSecretCiphertext !== null },
+    createdAt: site.createdAt.toISOString(),
+    updatedAt: site.updatedAt.toISOString(),
+  }
+}

@@ -1,0 +1,75 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { buildSeries, maxRangeMs, resolveStatsRange } from '../../../domain/analytics/stats-range.js'
+import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { invalidRequest } from './site-rules.js'
+
+const TOP_LIMIT = 10
+
+const actionCounts = {
+  allow: Type.Integer(),
+  challenge: Type.Integer(),
+  block: Type.Integer(),
+  rejected: Type.Integer({ description: 'Submissions refused before scoring (bad solution, expired challenge, ...)' }),
+}
+
+const Stats = Type.Object({
+  from: Type.String({ format: 'date-time' }),
+  to: Type.String({ format: 'date-time' }),
+  interval: Type.Union([Type.Literal('hour'), Type.Literal('day')]),
+  series: Type.Array(Type.Object({ bucket: Type.String({ format: 'date-time', description: 'Start of the UTC hour or day' }), ...actionCounts })),
+  topAnomalies: Type.Array(Type.Object({ label: Type.String(), count: Type.Integer() })),
+  topCountries: Type.Array(Type.Object({ countryCode: Type.String(), count: Type.Integer() })),
+  totals: Type.Object({ ...actionCounts, total: Type.Integer() }),
+})
+
+const days = (ms: number) => ms / 86_400_000
+
+const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const verifications = createVerificationQueryRepository(app.database)
+
+  app.get(
+    '/sites/:id/stats',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Verifications by action over time, top anomalies and countries',
+        description:
+          `Counts verifications with from <= time < to in UTC buckets. Defaults: the last 24 hours, hourly. ` +
+          `At most ${days(maxRangeMs.hour)} days hourly or ${days(maxRangeMs.day)} days daily.`,
+        security: dashboardSecurity,
+        params: IdParams,
+        querystring: Type.Object({
+          from: Type.Optional(Type.String({ format: 'date-time' })),
+          to: Type.Optional(Type.String({ format: 'date-time' })),
+          interval: Type.Optional(Type.Union([Type.Literal('hour'), Type.Literal('day')])),
+        }),
+        response: { 200: Stats, 400: ErrorResponse, 404: ErrorResponse, ...authenticatedErrors },
+      },
+    },
+    async (request) => {
+      const site = await app.findOwnedSite(request, request.params.id)
+      const resolved = resolveStatsRange(request.query, new Date())
+      if ('issues' in resolved) throw invalidRequest(resolved.issues)
+      const { range } = resolved
+      const [counts, anomalies, countries] = await Promise.all([
+        verifications.countByBucket(site.id, range),
+        verifications.topAnomalies(site.id, range, TOP_LIMIT),
+        verifications.topCountries(site.id, range, TOP_LIMIT),
+      ])
+      const { series, totals } = buildSeries(counts, range)
+      return {
+        from: range.from.toISOString(),
+        to: range.to.toISOString(),
+        interval: range.interval,
+        series: series.map(({ bucketMs, ...counted }) => ({ bucket: new Date(bucketMs).toISOString(), ...counted })),
+        topAnomalies: anomalies,
+        topCountries: countries.map(({ label, count }) => ({ countryCode: label, count })),
+        totals: { ...totals, total: totals.allow + totals.challenge + totals.block + totals.rejected },
+      }
+    },
+  )
+}
+
+export default siteStatsRoutes

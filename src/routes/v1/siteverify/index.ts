@@ -1,0 +1,63 @@
+import formbody from '@fastify/formbody'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { redeemToken } from '../../../domain/siteverify/redeem-token.js'
+import { answerFailure, type SiteverifyAnswer } from '../../../domain/siteverify/siteverify-answer.js'
+import { acceptMultipartFields } from './multipart-fields.js'
+import { SiteverifyBody, SiteverifyResult } from './schemas.js'
+
+/** The canonical path and the vendors' paths, so that code written for them only changes its host. */
+export const siteverifyPaths = ['/api/v1/siteverify', '/turnstile/v0/siteverify', '/siteverify', '/recaptcha/api/siteverify']
+
+const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Server-side callers send JSON (built in), form-urlencoded (reCAPTCHA, hCaptcha) or multipart
+  // form data (Turnstile's FormData example); for multipart only fields are read, a file is refused.
+  await app.register(formbody)
+  acceptMultipartFields(app, { fields: 20, fieldSize: 4096 })
+
+  // Siteverify always answers 200 with its own body (DESIGN section 6): a body that cannot be read
+  // is bad-request, a failure of ours is internal-error.
+  app.setErrorHandler((error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500
+    const answer = status < 500 ? answerFailure('bad-request') : answerFailure('internal-error')
+    if (status >= 500) request.log.error({ err: error }, 'siteverify failed')
+    app.counters.increment('siteverify', { result: answer['error-codes'][0] ?? 'bad-request' })
+    return reply.code(200).send(answer)
+  })
+
+  // A POST without a body is a request without fields (missing-input-*), not a malformed one.
+  app.addHook('preValidation', async (request) => {
+    request.body ??= {}
+  })
+
+  for (const path of siteverifyPaths) {
+    app.post(
+      path,
+      {
+        schema: {
+          tags: ['server-side'],
+          summary: path === siteverifyPaths[0] ? 'Siteverify: redeem a token once (Turnstile-compatible)' : `Siteverify at the vendor path ${path}`,
+          description: 'JSON, form-urlencoded or multipart. Always answers 200; failures list error-codes.',
+          consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
+          body: SiteverifyBody,
+          response: { 200: SiteverifyResult },
+        },
+      },
+      async (request, reply): Promise<SiteverifyAnswer> => {
+        const answer = await redeemToken(
+          {
+            store: app.keyValue,
+            tokenKey: app.keyRing.keyFor('token'),
+            findSite: (siteKey) => app.siteCache.findBySiteKey(siteKey),
+            now: Date.now(),
+          },
+          request.body ?? {},
+        )
+        app.counters.increment('siteverify', { result: answer.success ? 'success' : (answer['error-codes'][0] ?? 'unknown') })
+        void reply.header('cache-control', 'no-store')
+        return answer
+      },
+    )
+  }
+}
+
+export default siteverifyRoutes

@@ -1,0 +1,56 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { callerOf } from '../../../plugins/public-gate.js'
+import { PublicErrorResponse, publicGateErrors, siteKeySecurity } from '../public-schemas.js'
+import { judgeSubmission } from './judge-submission.js'
+import { factsOf, rejectionCodeOf } from './rejection-log.js'
+import { SolutionSubmission, VerificationResult } from './schemas.js'
+
+const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.decorateRequest('submissionFacts', null)
+
+  // Every refusal is counted, and logged when it names a site (rate-limited floods are not logged:
+  // writing them would hand the flood to the database).
+  app.addHook('onError', async (request, _reply, error) => {
+    const code = rejectionCodeOf(error)
+    app.counters.increment('verificationsRejected', { code })
+    const caller = request.publicCaller
+    if (caller === null || code === 'rate_limited') return
+    const facts = factsOf(request)
+    app.verificationLog.record({
+      siteId: caller.site.id,
+      challengeId: facts.challengeId ?? null,
+      createdAt: new Date(),
+      action: 'rejected',
+      errorCode: code,
+      riskScore: null,
+      anomalies: [],
+      countryCode: null,
+      clientIp: caller.clientIp,
+      hostname: caller.origin.hostname,
+      userAgent: request.headers['user-agent'] ?? null,
+      difficulty: facts.difficulty ?? null,
+      solveTimeMs: facts.solveTimeMs ?? null,
+      stepUps: facts.stepUps ?? 0,
+    })
+  })
+
+  app.post(
+    '/api/v1/verify',
+    {
+      schema: {
+        tags: ['public'],
+        summary: 'Submit a solved challenge with browser signals',
+        description:
+          'Consumes the challenge (one submission per challenge) and answers a risk score and a recommended action; allow carries a token for Siteverify.',
+        security: siteKeySecurity,
+        body: SolutionSubmission,
+        response: { 200: VerificationResult, 400: PublicErrorResponse, 413: PublicErrorResponse, ...publicGateErrors },
+      },
+    },
+    async (request) => judgeSubmission(app, request, callerOf(request), request.body),
+  )
+
+  app.options('/api/v1/verify', { schema: { hide: true } }, async (_request, reply) => reply.code(204).send())
+}
+
+export default verifyRoutes

@@ -1,0 +1,121 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { redeemChallenge } from '../../../domain/challenge/redeem-challenge.js'
+import { isNonceText } from '../../../domain/proof-of-work/nonce.js'
+import { decideAction } from '../../../domain/risk/decide-action.js'
+import type { Signals } from '../../../domain/risk/scoring-input.js'
+import { scoreVerification } from '../../../domain/risk/score-verification.js'
+import { advanceStepUps } from '../../../domain/risk/step-up.js'
+import { recordOutcome } from '../../../domain/history/client-history.js'
+import { issueToken, TOKEN_LIFETIME_MS } from '../../../domain/token/token.js'
+import { ApiError } from '../../../errors.js'
+import type { VerificationBlockedEvent } from '../../../plugins/events.js'
+import type { PublicCaller } from '../../../plugins/public-gate.js'
+import { assessClient, clientFactsOf } from '../client-risk.js'
+import { noteFacts } from './rejection-log.js'
+import type { VerificationResultBody } from './schemas.js'
+
+export interface SubmissionBody {
+  challengeId: string
+  nonce: string
+  solveTimeMs: number
+  fingerprint: object
+  behaviorData: object
+}
+
+/**
+ * A submission from redemption to verdict: consume the challenge and check the proof of work,
+ * score, decide, move step-up state on, issue a token for allow, then log, count and announce.
+ * Refusals are thrown as ApiError; the route's onError hook logs and counts them.
+ */
+export async function judgeSubmission(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  caller: PublicCaller,
+  body: SubmissionBody,
+): Promise<VerificationResultBody> {
+  const challengeId = body.challengeId.toLowerCase()
+  noteFacts(request, { challengeId, solveTimeMs: body.solveTimeMs })
+  // The schema bounds the nonce's digits; its value must also stay below 2^53.
+  if (!isNonceText(body.nonce)) {
+    throw new ApiError('validation_error', 'The request is not valid; see details.', [{ field: 'nonce', message: 'must be below 2^53' }])
+  }
+
+  const now = Date.now()
+  const challengeKey = app.keyRing.keyFor('challenge')
+  const redemption = await redeemChallenge(app.keyValue, challengeKey, { challengeId, nonce: body.nonce, siteId: caller.site.id, now })
+  if (redemption.outcome === 'rejected') {
+    if (redemption.record !== undefined) noteFacts(request, { difficulty: redemption.record.difficulty, stepUps: redemption.record.stepUps })
+    throw new ApiError(redemption.code)
+  }
+  const { record } = redemption
+
+  const { clientTag } = caller
+  const fingerprint = body.fingerprint as Signals
+  const client = await assessClient(app, caller, fingerprint)
+  const { network, history, transport } = clientFactsOf(request, client)
+  const { riskScore, anomalies } = scoreVerification({
+    submission: { solveTimeMs: body.solveTimeMs, fingerprint, behaviorData: body.behaviorData as Signals },
+    request: { headers: request.headers, hasOrigin: caller.origin.hasOrigin, ...transport },
+    proofOfWork: {
+      difficulty: record.difficulty,
+      observedSolveMs: now - record.issuedAt,
+      isSameClient: clientTag === record.clientTag,
+      nonce: body.nonce,
+    },
+    network,
+    history,
+    stepUps: record.stepUps,
+  })
+  // Thresholds and the step-up limit are the site's own settings.
+  const action = decideAction(riskScore, caller.site.settings, record.stepUps)
+  await Promise.all([
+    advanceStepUps(app.keyValue, { siteId: caller.site.id, clientTag }, action, record.stepUps),
+    recordOutcome(app.keyValue, client.historyRef, action),
+  ])
+
+  const { countryCode } = client.profile
+  const result: VerificationResultBody = { success: action === 'allow', riskScore, action }
+  if (action === 'allow') {
+    result.token = issueToken(app.keyRing.keyFor('token'), {
+      siteId: caller.site.id,
+      siteKey: caller.site.siteKey,
+      challengeId,
+      action,
+      riskScore,
+      anomalies,
+      hostname: caller.origin.hostname,
+      countryCode,
+      issuedAt: now,
+    })
+    result.expiresAt = new Date(now + TOKEN_LIFETIME_MS).toISOString()
+  }
+
+  app.verificationLog.record({
+    siteId: caller.site.id,
+    challengeId,
+    createdAt: new Date(now),
+    action,
+    errorCode: null,
+    riskScore,
+    anomalies,
+    countryCode,
+    clientIp: caller.clientIp,
+    hostname: caller.origin.hostname,
+    userAgent: request.headers['user-agent'] ?? null,
+    difficulty: record.difficulty,
+    solveTimeMs: body.solveTimeMs,
+    stepUps: record.stepUps,
+  })
+  app.counters.increment('verifications', { action })
+  if (action === 'block') announceBlock(app, { siteId: caller.site.id, timestamp: new Date(now), riskScore, anomalies: [...anomalies], countryCode })
+  return result
+}
+
+function announceBlock(app: FastifyInstance, event: VerificationBlockedEvent): void {
+  try {
+    app.events.emit('verification.blocked', event)
+  } catch (error) {
+    // Listeners must catch their own failures; one that does not must still not fail the answer.
+    app.log.error({ err: error }, 'a verification.blocked listener threw')
+  }
+}

@@ -1,0 +1,54 @@
+import { Type } from 'typebox'
+import { NONCE_PATTERN } from '../../../domain/proof-of-work/nonce.js'
+import type { SignalValue } from '../../../domain/risk/scoring-input.js'
+import { stringEnum } from '../public-schemas.js'
+
+/**
+ * Further keys of fingerprint and behaviorData: JSON primitives or short arrays of them, so that
+ * the SDK can add signals without a server change while nobody can send deep structures. The
+ * 16 KiB body limit bounds the whole.
+ */
+const FurtherSignal = Type.Unsafe<SignalValue>({
+  type: ['string', 'number', 'boolean', 'null', 'array'],
+  maxLength: 1024,
+  maxItems: 32,
+  items: { type: ['string', 'number', 'boolean', 'null'], maxLength: 256 },
+})
+
+const MAX_SIGNAL_KEYS = 64
+
+export const SolutionSubmission = Type.Object({
+  challengeId: Type.String({
+    format: 'uuid',
+    pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+    description: 'The challengeId of the challenge being solved',
+  }),
+  nonce: Type.String({ pattern: NONCE_PATTERN, description: 'Decimal, no leading zeros, below 2^53' }),
+  solveTimeMs: Type.Integer({ minimum: 0, maximum: 86_400_000, description: 'Milliseconds the client spent solving' }),
+  fingerprint: Type.Object(
+    {
+      canvas: Type.Optional(Type.String({ maxLength: 1024 })),
+      webgl: Type.Optional(Type.String({ maxLength: 1024 })),
+    },
+    { additionalProperties: FurtherSignal, maxProperties: MAX_SIGNAL_KEYS, description: 'Browser fingerprint signals' },
+  ),
+  behaviorData: Type.Object(
+    {
+      mouseMovements: Type.Optional(Type.Integer({ minimum: 0 })),
+      keystrokes: Type.Optional(Type.Integer({ minimum: 0 })),
+    },
+    { additionalProperties: FurtherSignal, maxProperties: MAX_SIGNAL_KEYS, description: 'Behaviour signals' },
+  ),
+})
+
+export const VerificationResult = Type.Object({
+  success: Type.Boolean({ description: 'true only for allow, which carries a token' }),
+  token: Type.Optional(Type.String({ description: 'For Siteverify; valid 300 s, redeemable once' })),
+  riskScore: Type.Integer({ minimum: 0, maximum: 100, description: 'Higher is riskier' }),
+  action: stringEnum(['allow', 'challenge', 'block'], {
+    description: 'challenge: request a new (harder) challenge and submit again; block: give up',
+  }),
+  expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'Expiry of the token' })),
+})
+
+export type VerificationResultBody = Type.Static<typeof VerificationResult>

@@ -1,0 +1,95 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { consumeRateLimit } from '../../../domain/rate-limit.js'
+import { ApiError } from '../../../errors.js'
+import type { WebhookDelivery } from '../../../storage/sql/webhook-delivery-repository.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+
+const DEFAULT_LIST_SIZE = 50
+const MAX_LIST_SIZE = 100
+/** Test sends make Tollgate open connections on request; a small budget keeps that from being abused. */
+const testSendLimit = { limit: 10, windowMs: 60_000 }
+
+const Delivery = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Also sent as X-Service-Delivery and webhook-id' }),
+  event: Type.String({ description: 'verification.blocked' }),
+  url: Type.String({ description: 'Where it was sent' }),
+  test: Type.Boolean({ description: 'Whether it was a test send (POST .../webhook/test)' }),
+  outcome: Type.Union([Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('timeout'), Type.Literal('refused')], {
+    description: 'delivered (2xx), failed (another status, or no connection), timeout (no answer within 10 s), refused (not sent: address or URL not allowed, or no secret)',
+  }),
+  statusCode: Type.Union([Type.Integer(), Type.Null()], { description: "The receiver's HTTP status; null without an answer" }),
+  latencyMs: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Why it was not delivered' }),
+  createdAt: Type.String({ format: 'date-time' }),
+})
+
+function deliveryView(delivery: WebhookDelivery): Type.Static<typeof Delivery> {
+  return {
+    id: delivery.id,
+    event: delivery.event,
+    url: delivery.url,
+    test: delivery.isTest,
+    outcome: delivery.outcome,
+    statusCode: delivery.statusCode,
+    latencyMs: delivery.latencyMs,
+    error: delivery.error,
+    createdAt: delivery.createdAt.toISOString(),
+  }
+}
+
+/** The delivery log and the test send of a site's webhook (DESIGN sections 3 and 7). */
+const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.addHook('onRequest', app.authenticate)
+
+  app.get(
+    '/sites/:id/webhook-deliveries',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: "The site's recent webhook deliveries, newest first",
+        description: 'The newest 1000 deliveries of the last 30 days are kept.',
+        security: dashboardSecurity,
+        params: IdParams,
+        querystring: Type.Object({
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIST_SIZE, default: DEFAULT_LIST_SIZE })),
+        }),
+        response: { 200: Type.Object({ items: Type.Array(Delivery) }), 400: ErrorResponse, 404: ErrorResponse, ...authenticatedErrors },
+      },
+    },
+    async (request) => {
+      const site = await app.findOwnedSite(request, request.params.id)
+      const deliveries = await app.webhooks.deliveries.listRecent(site.id, request.query.limit ?? DEFAULT_LIST_SIZE)
+      return { items: deliveries.map(deliveryView) }
+    },
+  )
+
+  app.post(
+    '/sites/:id/webhook/test',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Send a signed test event to the webhook now and report the outcome',
+        description:
+          'Sends a verification.blocked payload marked "test": true, signed like every webhook, and waits for the answer (at most 10 s). ' +
+          'The answer is 200 whatever the outcome; the delivery is also listed in webhook-deliveries.',
+        security: dashboardSecurity,
+        params: IdParams,
+        response: { 200: Delivery, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
+      },
+    },
+    async (request) => {
+      const site = await app.findOwnedSite(request, request.params.id)
+      if (site.settings.webhookUrl === null || site.webhookSecretCiphertext === null) throw new ApiError('webhook_not_configured')
+      const verdict = await consumeRateLimit(app.keyValue, `webhook-test:{${site.id}}`, testSendLimit)
+      if (!verdict.isAllowed) {
+        throw new ApiError('rate_limited', 'Too many test sends for this site; retry later.', undefined, {
+          'retry-after': String(verdict.retryAfterSeconds),
+        })
+      }
+      return deliveryView(await app.webhooks.sendTest(site))
+    },
+  )
+}
+
+export default webhookRoutes

@@ -1,0 +1,67 @@
+import { readdir, readFile } from 'node:fs/promises'
+import type { SqlDatabase } from './ports.js'
+
+const migrationsDirectory = new URL('../../migrations/', import.meta.url)
+
+/** Any constant works; it only has to be the same for every instance of Tollgate. */
+const MIGRATION_LOCK_KEY = 74_116_101
+
+export interface Migration {
+  version: number
+  name: string
+  sql: string
+}
+
+export async function readMigrations(directory: URL = migrationsDirectory): Promise<Migration[]> {
+  const files = (await readdir(directory)).filter((file) => /^\d{3}_[a-z0-9_]+\.sql$/.test(file)).sort()
+  return Promise.all(
+    files.map(async (file) => ({
+      version: Number(file.slice(0, 3)),
+      name: file.slice(4, -4),
+      sql: await readFile(new URL(file, directory), 'utf8'),
+    })),
+  )
+}
+
+/**
+ * Applies the numbered migrations not applied yet, in order, and returns the versions it applied.
+ *
+ * Everything happens in one transaction holding a transaction-scoped advisory lock: when two
+ * instances start at once, the second waits for the first to commit, then sees every migration
+ * as applied. A failing migration rolls back whole, leaving the schema as it was.
+ */
+export async function migrate(database: SqlDatabase, migrations?: Migration[]): Promise<number[]> {
+  const pending = migrations ?? (await readMigrations())
+  return database.transaction(async (transaction) => {
+    await transaction.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY])
+    await transaction.query(`
+      CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`)
+    const appliedRows = await transaction.query<{ version: number }>('SELECT version FROM schema_migrations')
+    const applied = new Set(appliedRows.map((row) => row.version))
+    const appliedNow: number[] = []
+    for (const migration of pending) {
+      if (applied.has(migration.version)) continue
+      for (const statement of splitStatements(migration.sql)) await transaction.query(statement)
+      await transaction.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name])
+      appliedNow.push(migration.version)
+    }
+    return appliedNow
+  })
+}
+
+/**
+ * Splits a migration into statements on semicolons at the end of a line. Migrations are plain
+ * DDL; a function body that needs inner semicolons keeps them mid-line or uses dollar quoting
+ * on one line. (Statements run one by one because a transaction client takes one at a time.)
+ */
+export function splitStatements(sql: string): string[] {
+  return sql
+    .replace(/^\s*--.*$/gm, '')
+    .split(/;\s*$/m)
+    .map((statement) => statement.trim())
+    .filter((statement) => statement.length > 0)
+}

@@ -1,0 +1,56 @@
+/**
+ * The storage ports. Domain code and routes depend on these interfaces only; the
+ * implementations (PostgreSQL or PGlite, Redis or memory) are chosen at start from the
+ * configuration and are interchangeable: one contract suite per port runs on all of them.
+ */
+
+/** Something that runs SQL: the database itself or an open transaction. */
+export interface SqlExecutor {
+  /** Runs one parameterised statement ($1, $2, ...) and returns its rows. */
+  query<Row extends object = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>
+}
+
+/**
+ * The system of record. The same SQL runs on PostgreSQL and PGlite, with the same type
+ * mapping: int8 and numeric come back as JS numbers, timestamptz as Date, jsonb parsed.
+ */
+export interface SqlDatabase extends SqlExecutor {
+  readonly kind: 'postgres' | 'pglite'
+  /** Runs a script of several statements without parameters (migrations). */
+  execute(script: string): Promise<void>
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T>
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+export type Unsubscribe = () => Promise<void>
+
+/**
+ * The hot, short-lived store (Redis, or memory for a single embedded process). Every method
+ * is atomic on its own; keys are plain strings and callers keep multi-key work on one hash tag.
+ */
+export interface KeyValueStore {
+  readonly kind: 'redis' | 'memory'
+  get(key: string): Promise<string | null>
+  /** Sets the value with a time to live in milliseconds. */
+  set(key: string, value: string, ttlMs: number): Promise<void>
+  /** Sets the value only when the key is absent; true when this call set it. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>
+  /** Atomically returns the value and deletes the key: of concurrent callers, one gets it. */
+  take(key: string): Promise<string | null>
+  delete(key: string): Promise<void>
+  /** Atomically adds `by` (default 1) and returns the new value; a new key expires after ttlMs. */
+  increment(key: string, ttlMs: number, by?: number): Promise<number>
+  /** Remaining time to live in milliseconds, or null when the key does not exist. */
+  timeToLive(key: string): Promise<number | null>
+  publish(channel: string, message: string): Promise<void>
+  subscribe(channel: string, listener: (message: string) => void): Promise<Unsubscribe>
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+export interface Storage {
+  database: SqlDatabase
+  keyValue: KeyValueStore
+}

@@ -1,0 +1,74 @@
+import pg from 'pg'
+import type { SqlDatabase, SqlExecutor } from '../ports.js'
+
+const INT8_OID = 20
+const NUMERIC_OID = 1700
+
+/** Parse int8 and numeric as numbers, as PGlite is configured to, so both behave alike. */
+const numericTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value)
+    return pg.types.getTypeParser(oid, format) as (value: string) => unknown
+  }) as pg.CustomTypesConfig['getTypeParser'],
+}
+
+export interface PostgresOptions {
+  connectionString: string
+  /** Use (and create) this schema instead of public: lets test suites share one database. */
+  schema?: string
+  maxConnections?: number
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`
+}
+
+export async function openPostgresDatabase(options: PostgresOptions): Promise<SqlDatabase> {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 10,
+    types: numericTypes,
+    connectionTimeoutMillis: 5_000,
+    ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
+  })
+  // An idle client that loses its connection emits here; without a listener the process would crash.
+  pool.on('error', () => {})
+  if (options.schema !== undefined) {
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(options.schema)}`)
+  }
+
+  const executorOf = (client: pg.Pool | pg.PoolClient): SqlExecutor => ({
+    async query<Row extends object>(sql: string, params: readonly unknown[] = []) {
+      const result = await client.query<Row>(sql, params as unknown[])
+      return result.rows
+    },
+  })
+
+  return {
+    kind: 'postgres',
+    ...executorOf(pool),
+    async execute(script) {
+      await pool.query(script)
+    },
+    async transaction(work) {
+      const client = await pool.connect()
+      try {
+        await client.query('BEGIN')
+        const result = await work(executorOf(client))
+        await client.query('COMMIT')
+        return result
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw error
+      } finally {
+        client.release()
+      }
+    },
+    async ping() {
+      await pool.query('SELECT 1')
+    },
+    async close() {
+      await pool.end()
+    },
+  }
+}

@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs'
+import { Redis } from 'ioredis'
+import type { KeyValueStore, Unsubscribe } from '../ports.js'
+
+const incrementScript = readFileSync(new URL('./scripts/increment-with-expiry.lua', import.meta.url), 'utf8')
+
+interface RedisWithScripts extends Redis {
+  incrementWithExpiry(key: string, by: number, ttlMs: number): Promise<number>
+}
+
+export interface RedisStoreOptions {
+  url: string
+  /** Prepended to every key and channel: isolates test runs and tenants sharing one Redis. */
+  keyPrefix?: string
+  /** How long to wait for the first connection before starting anyway (reported by /ready). */
+  connectTimeoutMs?: number
+}
+
+function waitForReady(client: Redis, timeoutMs: number): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true)
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      client.off('ready', onReady)
+      resolve(false)
+    }, timeoutMs)
+    const onReady = () => {
+      clearTimeout(timer)
+      resolve(true)
+    }
+    client.once('ready', onReady)
+  })
+}
+
+export async function openRedisStore(options: RedisStoreOptions): Promise<KeyValueStore> {
+  const keyPrefix = options.keyPrefix ?? ''
+  const clientOptions = {
+    keyPrefix,
+    // Fail fast while Redis is away instead of queueing requests: callers answer 503 and
+    // /ready reports the outage; the client keeps reconnecting in the background.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
+  }
+  const client = new Redis(options.url, clientOptions) as RedisWithScripts
+  client.on('error', () => {})
+  client.defineCommand('incrementWithExpiry', { numberOfKeys: 1, lua: incrementScript })
+  await waitForReady(client, options.connectTimeoutMs ?? 3_000)
+
+  let subscriber: Redis | undefined
+  const listeners = new Map<string, Set<(message: string) => void>>()
+
+  async function openSubscriber(): Promise<Redis> {
+    if (subscriber !== undefined) return subscriber
+    // A connection in subscriber mode can run nothing else, so pub/sub gets its own. It keeps an
+    // offline queue so that subscriptions are replayed after a reconnect.
+    const connection = new Redis(options.url, { ...clientOptions, enableOfflineQueue: true, maxRetriesPerRequest: null })
+    connection.on('error', () => {})
+    connection.on('message', (channel: string, message: string) => {
+      for (const listener of listeners.get(channel.slice(keyPrefix.length)) ?? []) listener(message)
+    })
+    subscriber = connection
+    return connection
+  }
+
+  return {
+    kind: 'redis',
+    get: (key) => client.get(key),
+    async set(key, value, ttlMs) {
+      await client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)))
+    },
+    async setIfAbsent(key, value, ttlMs) {
+      return (await client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX')) === 'OK'
+    },
+    take: (key) => client.getdel(key),
+    async delete(key) {
+      await client.del(key)
+    },
+    async increment(key, ttlMs, by = 1) {
+      return Number(await client.incrementWithExpiry(key, by, Math.max(1, Math.ceil(ttlMs))))
+    },
+    async timeToLive(key) {
+      const ttl = await client.pttl(key)
+      return ttl < 0 && ttl !== -1 ? null : ttl === -1 ? Number.POSITIVE_INFINITY : ttl
+    },
+    async publish(channel, message) {
+      // ioredis does not prefix channel names; do it here so prefixes isolate pub/sub too.
+      await client.publish(keyPrefix + channel, message)
+    },
+    async subscribe(channel, listener): Promise<Unsubscribe> {
+      const connection = await openSubscriber()
+      let channelListeners = listeners.get(channel)
+      if (channelListeners === undefined) {
+        channelListeners = new Set()
+        listeners.set(channel, channelListeners)
+        await connection.subscribe(keyPrefix + channel)
+      }
+      channelListeners.add(listener)
+      return async () => {
+        channelListeners.delete(listener)
+        if (channelListeners.size === 0) {
+          listeners.delete(channel)
+          await connection.unsubscribe(keyPrefix + channel)
+        }
+      }
+    },
+    async ping() {
+      await client.ping()
+    },
+    async close() {
+      subscriber?.disconnect()
+      await client.quit().catch(() => client.disconnect())
+    },
+  }
+}

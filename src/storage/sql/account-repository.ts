@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto'
+import type { SqlExecutor } from '../ports.js'
+
+export interface Account {
+  id: string
+  email: string
+  createdAt: Date
+}
+
+export interface AccountWithPassword extends Account {
+  passwordHash: string
+}
+
+interface AccountRow {
+  id: string
+  email: string
+  password_hash: string
+  created_at: Date
+}
+
+function toAccount(row: AccountRow): AccountWithPassword {
+  return { id: row.id, email: row.email, passwordHash: row.password_hash, createdAt: row.created_at }
+}
+
+/** Operators' accounts. E-mail addresses compare lowercased, matching the unique index. */
+export function createAccountRepository(database: SqlExecutor) {
+  return {
+    /** The new account, or undefined when the address is taken already (in any letter case). */
+    async create(email: string, passwordHash: string): Promise<Account | undefined> {
+      const rows = await database.query<AccountRow>(
+        `INSERT INTO accounts (id, email, password_hash) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING id, email, password_hash, created_at`,
+        [randomUUID(), email, passwordHash],
+      )
+      if (rows[0] === undefined) return undefined
+      const { passwordHash: _passwordHash, ...account } = toAccount(rows[0])
+      return account
+    },
+
+    async findByEmail(email: string): Promise<AccountWithPassword | undefined> {
+      const rows = await database.query<AccountRow>(
+        'SELECT id, email, password_hash, created_at FROM accounts WHERE lower(email) = lower($1)',
+        [email],
+      )
+      return rows[0] === undefined ? undefined : toAccount(rows[0])
+    },
+
+    async findById(id: string): Promise<Account | undefined> {
+      const rows = await database.query<Omit<AccountRow, 'password_hash'>>('SELECT id, email, created_at FROM accounts WHERE id = $1', [id])
+      const row = rows[0]
+      return row === undefined ? undefined : { id: row.id, email: row.email, createdAt: row.created_at }
+    },
+  }
+}
+
+export type AccountRepository = ReturnType<typeof createAccountRepository>

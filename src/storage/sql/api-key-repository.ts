@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto'
+import type { SqlExecutor } from '../ports.js'
+
+export interface ApiKeyRecord {
+  id: string
+  name: string
+  prefix: string
+  createdAt: Date
+  lastUsedAt: Date | null
+}
+
+interface ApiKeyRow {
+  id: string
+  name: string
+  prefix: string
+  created_at: Date
+  last_used_at: Date | null
+}
+
+const apiKeyColumns = 'id, name, prefix, created_at, last_used_at'
+
+function toApiKey(row: ApiKeyRow): ApiKeyRecord {
+  return { id: row.id, name: row.name, prefix: row.prefix, createdAt: row.created_at, lastUsedAt: row.last_used_at }
+}
+
+/** Recording every use would write on every API call; once a minute is precise enough for people. */
+const LAST_USED_RESOLUTION = '1 minute'
+
+/** API keys, found by the SHA-256 of the presented key. */
+export function createApiKeyRepository(database: SqlExecutor) {
+  return {
+    async create(accountId: string, key: { name: string; prefix: string; keyHash: string }): Promise<ApiKeyRecord> {
+      const rows = await database.query<ApiKeyRow>(
+        `INSERT INTO api_keys (id, account_id, name, prefix, key_hash) VALUES ($1, $2, $3, $4, $5) RETURNING ${apiKeyColumns}`,
+        [randomUUID(), accountId, key.name, key.prefix, key.keyHash],
+      )
+      return toApiKey(rows[0] as ApiKeyRow)
+    },
+
+    async listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
+      const rows = await database.query<ApiKeyRow>(
+        `SELECT ${apiKeyColumns} FROM api_keys WHERE account_id = $1 ORDER BY created_at, id`,
+        [accountId],
+      )
+      return rows.map(toApiKey)
+    },
+
+    /** The key's owner (and records the use), or undefined for an unknown or revoked key. */
+    async useByKeyHash(keyHash: string): Promise<{ apiKeyId: string; accountId: string; email: string } | undefined> {
+      const rows = await database.query<{ id: string; account_id: string; email: string }>(
+        `SELECT k.id, k.account_id, a.email FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
+        [keyHash],
+      )
+      const row = rows[0]
+      if (row === undefined) return undefined
+      await database.query(
+        `UPDATE api_keys SET last_used_at = now()
+          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '${LAST_USED_RESOLUTION}')`,
+        [row.id],
+      )
+      return { apiKeyId: row.id, accountId: row.account_id, email: row.email }
+    },
+
+    /** Revokes one of the account's keys; false when it has no such key. */
+    async delete(accountId: string, id: string): Promise<boolean> {
+      const rows = await database.query<{ id: string }>('DELETE FROM api_keys WHERE id = $1 AND account_id = $2 RETURNING id', [
+        id,
+        accountId,
+      ])
+      return rows.length > 0
+    },
+  }
+}
+
+export type ApiKeyRepository = ReturnType<typeof createApiKeyRepository>

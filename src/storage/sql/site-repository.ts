@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto'
+import { withDefaultSettings, type Site, type SiteSettings } from '../../domain/sites/site.js'
+import { generateSecretKey, generateSiteKey, hashSecretKey } from '../../domain/sites/site-keys.js'
+import type { SqlExecutor } from '../ports.js'
+
+interface SiteRow {
+  id: string
+  account_id: string | null
+  name: string
+  site_key: string
+  secret_key_hash: string
+  domains: string[]
+  settings: Partial<SiteSettings>
+  webhook_secret_ciphertext: string | null
+  created_at: Date
+  updated_at: Date
+}
+
+const siteColumns =
+  'id, account_id, name, site_key, secret_key_hash, domains, settings, webhook_secret_ciphertext, created_at, updated_at'
+
+function toSite(row: SiteRow): Site {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    siteKey: row.site_key,
+    secretKeyHash: row.secret_key_hash,
+    domains: row.domains,
+    settings: withDefaultSettings(row.settings),
+    webhookSecretCiphertext: row.webhook_secret_ciphertext,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+export interface NewSite {
+  id?: string
+  accountId: string | null
+  name: string
+  domains?: string[]
+  settings?: Partial<SiteSettings>
+  webhookSecretCiphertext?: string | null
+  /** Fixed keys (the development demo site); generated when absent. */
+  siteKey?: string
+  secretKey?: string
+}
+
+export interface SiteChanges {
+  name?: string
+  domains?: string[]
+  /** Merged key by key; a null value removes the key, so the default applies again. */
+  settings?: { [Name in keyof SiteSettings]?: SiteSettings[Name] | null }
+  /** undefined keeps the stored secret; null clears it. */
+  webhookSecretCiphertext?: string | null
+}
+
+/** Sites in the system of record. Plain SQL that runs alike on PostgreSQL and PGlite. */
+export function createSiteRepository(database: SqlExecutor) {
+  return {
+    /** Creates a site and returns it with its secret key, which is never stored in clear. */
+    async create(site: NewSite): Promise<{ site: Site; secretKey: string }> {
+      const secretKey = site.secretKey ?? generateSecretKey()
+      const rows = await database.query<SiteRow>(
+        `INSERT INTO sites (id, account_id, name, site_key, secret_key_hash, domains, settings, webhook_secret_ciphertext)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${siteColumns}`,
+        [
+          site.id ?? randomUUID(),
+          site.accountId,
+          site.name,
+          site.siteKey ?? generateSiteKey(),
+          hashSecretKey(secretKey),
+          site.domains ?? [],
+          JSON.stringify(site.settings ?? {}),
+          site.webhookSecretCiphertext ?? null,
+        ],
+      )
+      return { site: toSite(rows[0] as SiteRow), secretKey }
+    },
+
+    async findById(id: string): Promise<Site | undefined> {
+      const rows = await database.query<SiteRow>(`SELECT ${siteColumns} FROM sites WHERE id = $1`, [id])
+      return rows[0] === undefined ? undefined : toSite(rows[0])
+    },
+
+    async findBySiteKey(siteKey: string): Promise<Site | undefined> {
+      const rows = await database.query<SiteRow>(`SELECT ${siteColumns} FROM sites WHERE site_key = $1`, [siteKey])
+      return rows[0] === undefined ? undefined : toSite(rows[0])
+    },
+
+    async listByAccount(accountId: string): Promise<Site[]> {
+      const rows = await database.query<SiteRow>(
+        `SELECT ${siteColumns} FROM sites WHERE account_id = $1 ORDER BY created_at, id`,
+        [accountId],
+      )
+      return rows.map(toSite)
+    },
+
+    /**
+     * Applies changes and returns the updated site. Settings merge key by key in one statement
+     * (jsonb ||), so concurrent updates of different settings never undo each other; a key
+     * set to null is removed and falls back to its default.
+     */
+    async update(id: string, changes: SiteChanges): Promise<Site | undefined> {
+      const rows = await database.query<SiteRow>(
+        `UPDATE sites SET
+           name = COALESCE($2, name),
+           domains = COALESCE($3, domains),
+           settings = jsonb_strip_nulls(settings || $4::jsonb),
+           webhook_secret_ciphertext = CASE WHEN $5 THEN $6 ELSE webhook_secret_ciphertext END,
+           updated_at = now()
+         WHERE id = $1 RETURNING ${siteColumns}`,
+        [
+          id,
+          changes.name ?? null,
+          changes.domains ?? null,
+          JSON.stringify(changes.settings ?? {}),
+          changes.webhookSecretCiphertext !== undefined,
+          changes.webhookSecretCiphertext ?? null,
+        ],
+      )
+      return rows[0] === undefined ? undefined : toSite(rows[0])
+    },
+
+    /** Replaces the secret key; the old one stops working at once. */
+    async rotateSecret(id: string): Promise<string | undefined> {
+      const secretKey = generateSecretKey()
+      const rows = await database.query<{ id: string }>(
+        'UPDATE sites SET secret_key_hash = $2, updated_at = now() WHERE id = $1 RETURNING id',
+        [id, hashSecretKey(secretKey)],
+      )
+      return rows.length === 0 ? undefined : secretKey
+    },
+
+    async delete(id: string): Promise<boolean> {
+      const rows = await database.query<{ id: string }>('DELETE FROM sites WHERE id = $1 RETURNING id', [id])
+      return rows.length > 0
+    },
+  }
+}
+
+export type SiteRepository = ReturnType<typeof createSiteRepository>

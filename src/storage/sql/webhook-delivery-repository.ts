@@ -1,0 +1,108 @@
+import type { DeliveryOutcome } from '../../domain/webhooks/delivery-result.js'
+import type { SqlExecutor } from '../ports.js'
+
+export interface WebhookDelivery {
+  id: string
+  siteId: string
+  event: string
+  url: string
+  isTest: boolean
+  outcome: DeliveryOutcome
+  statusCode: number | null
+  latencyMs: number
+  error: string | null
+  /** When the delivery started. */
+  createdAt: Date
+}
+
+interface DeliveryRow {
+  id: string
+  site_id: string
+  event: string
+  url: string
+  is_test: boolean
+  outcome: DeliveryOutcome
+  status_code: number | null
+  latency_ms: number
+  error: string | null
+  created_at: Date
+}
+
+export interface RetentionRule {
+  /** Rows kept per site, newest first. */
+  keep: number
+  maxAgeDays: number
+}
+
+export const deliveryRetention: RetentionRule = { keep: 1000, maxAgeDays: 30 }
+
+const columns = 'id, site_id, event, url, is_test, outcome, status_code, latency_ms, error, created_at'
+
+function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    id: row.id,
+    siteId: row.site_id,
+    event: row.event,
+    url: row.url,
+    isTest: row.is_test,
+    outcome: row.outcome,
+    statusCode: row.status_code,
+    latencyMs: row.latency_ms,
+    error: row.error,
+    createdAt: row.created_at,
+  }
+}
+
+/** The webhook delivery log. Plain SQL that runs alike on PostgreSQL and PGlite. */
+export function createWebhookDeliveryRepository(database: SqlExecutor) {
+  return {
+    async record(delivery: WebhookDelivery): Promise<void> {
+      await database.query(
+        `INSERT INTO webhook_deliveries (${columns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          delivery.id,
+          delivery.siteId,
+          delivery.event,
+          delivery.url,
+          delivery.isTest,
+          delivery.outcome,
+          delivery.statusCode,
+          delivery.latencyMs,
+          delivery.error,
+          delivery.createdAt,
+        ],
+      )
+    },
+
+    async findById(id: string): Promise<WebhookDelivery | undefined> {
+      const rows = await database.query<DeliveryRow>(`SELECT ${columns} FROM webhook_deliveries WHERE id = $1`, [id])
+      return rows[0] === undefined ? undefined : toDelivery(rows[0])
+    },
+
+    /** The site's deliveries, newest first. */
+    async listRecent(siteId: string, limit: number): Promise<WebhookDelivery[]> {
+      const rows = await database.query<DeliveryRow>(
+        `SELECT ${columns} FROM webhook_deliveries WHERE site_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+        [siteId, limit],
+      )
+      return rows.map(toDelivery)
+    },
+
+    /** Deletes the site's rows beyond the newest `keep` or older than `maxAgeDays`; returns how many. */
+    async prune(siteId: string, rule: RetentionRule = deliveryRetention): Promise<number> {
+      const rows = await database.query<{ id: string }>(
+        `DELETE FROM webhook_deliveries WHERE site_id = $1 AND (
+           created_at < now() - make_interval(days => $2::int)
+           OR id IN (
+             SELECT id FROM webhook_deliveries WHERE site_id = $1
+             ORDER BY created_at DESC, id DESC OFFSET $3
+           )
+         ) RETURNING id`,
+        [siteId, rule.maxAgeDays, rule.keep],
+      )
+      return rows.length
+    },
+  }
+}
+
+export type WebhookDeliveryRepository = ReturnType<typeof createWebhookDeliveryRepository>

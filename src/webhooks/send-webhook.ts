@@ -1,0 +1,89 @@
+import { errors, request, type Dispatcher } from 'undici'
+import { judgeStatusCode, type DeliveryResult } from '../domain/webhooks/delivery-result.js'
+import { buildSignedHeaders } from '../domain/webhooks/sign-webhook.js'
+import { serializePayload, type WebhookPayload } from '../domain/webhooks/webhook-payload.js'
+import { findWebhookUrlProblem } from '../domain/webhooks/webhook-url-policy.js'
+import { RefusedAddressError } from './guarded-agent.js'
+
+export interface WebhookMessage {
+  url: string
+  secret: string
+  payload: WebhookPayload
+  deliveryId: string
+}
+
+export interface SendOptions {
+  /** The guarded agent (createWebhookAgent); it enforces the address policy at connect time. */
+  dispatcher: Dispatcher
+  /** Total time for connecting, sending and receiving the answer's head. */
+  timeoutMs: number
+  allowPrivateAddresses: boolean
+}
+
+/** Receivers are not asked for content; what they send back is read up to this and dropped. */
+const MAX_ANSWER_BYTES = 64 * 1024
+const MAX_ERROR_LENGTH = 300
+
+class DeliveryTimeoutError extends Error {}
+
+/**
+ * POSTs one signed webhook and reports how it went. Never throws: every failure is an outcome
+ * (the caller records it), and the whole attempt is bounded by `timeoutMs`.
+ */
+export async function sendWebhook(message: WebhookMessage, options: SendOptions): Promise<DeliveryResult> {
+  const started = performance.now()
+  const elapsed = () => Math.round(performance.now() - started)
+  const problem = findWebhookUrlProblem(message.url, { allowPrivateAddresses: options.allowPrivateAddresses })
+  if (problem !== undefined) return { outcome: 'refused', statusCode: null, latencyMs: 0, error: problem }
+
+  const body = serializePayload(message.payload)
+  const headers = buildSignedHeaders({
+    secret: message.secret,
+    event: message.payload.event,
+    deliveryId: message.deliveryId,
+    body,
+    sentAt: new Date(),
+  })
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(new DeliveryTimeoutError()), options.timeoutMs)
+  try {
+    const response = await request(message.url, {
+      method: 'POST',
+      headers,
+      body,
+      dispatcher: options.dispatcher,
+      signal: controller.signal,
+    })
+    const latencyMs = elapsed()
+    // The status decides; a receiver dawdling over its answer's body changes nothing.
+    await response.body.dump({ limit: MAX_ANSWER_BYTES, signal: controller.signal }).catch(() => {})
+    return { ...judgeStatusCode(response.statusCode), statusCode: response.statusCode, latencyMs }
+  } catch (error) {
+    if (controller.signal.aborted || error instanceof errors.ConnectTimeoutError) {
+      return { outcome: 'timeout', statusCode: null, latencyMs: elapsed(), error: `no answer within ${formatDuration(options.timeoutMs)}` }
+    }
+    const refused = findRefusedAddressError(error)
+    if (refused !== undefined) return { outcome: 'refused', statusCode: null, latencyMs: elapsed(), error: `refused: ${refused.message}` }
+    return { outcome: 'failed', statusCode: null, latencyMs: elapsed(), error: describeError(error) }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function findRefusedAddressError(error: unknown): RefusedAddressError | undefined {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    if (cause instanceof RefusedAddressError) return cause
+  }
+  return undefined
+}
+
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return 'the request failed'
+  const code = (error as NodeJS.ErrnoException).code
+  const text = code !== undefined && !error.message.includes(code) ? `${code}: ${error.message}` : error.message
+  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text
+}
+
+function formatDuration(milliseconds: number): string {
+  return milliseconds % 1000 === 0 ? `${milliseconds / 1000} s` : `${milliseconds} ms`
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest'
+import { decodeLogCursor, encodeLogCursor } from '../../../src/domain/analytics/log-cursor.js'
+import { buildSeries, resolveStatsRange } from '../../../src/domain/analytics/stats-range.js'
+
+const HOUR_MS = 3_600_000
+const now = new Date('2025-05-05T10:30:00.000Z')
+
+describe('stats ranges', () => {
+  it('defaults to the last 24 hours, hourly', () => {
+    expect(resolveStatsRange({}, now)).toEqual({
+      range: { from: new Date(now.getTime() - 24 * HOUR_MS), to: now, interval: 'hour' },
+    })
+  })
+
+  it('takes from, to and interval', () => {
+    expect(resolveStatsRange({ from: '2025-05-01T00:00:00Z', to: '2025-05-03T00:00:00Z', interval: 'day' }, now)).toEqual({
+      range: { from: new Date('2025-05-01T00:00:00Z'), to: new Date('2025-05-03T00:00:00Z'), interval: 'day' },
+    })
+  })
+
+  it('refuses an empty or reversed range, unparseable times and ranges beyond the cap', () => {
+    expect(resolveStatsRange({ from: '2025-05-01T00:00:00Z', to: '2025-05-01T00:00:00Z' }, now)).toHaveProperty('issues')
+    expect(resolveStatsRange({ from: 'soon' }, now)).toHaveProperty('issues')
+    expect(resolveStatsRange({ from: '2025-03-01T00:00:00Z', to: '2025-04-01T00:00:00Z', interval: 'hour' }, now)).toHaveProperty('range')
+    expect(resolveStatsRange({ from: '2025-03-01T00:00:00Z', to: '2025-04-02T00:00:00Z', interval: 'hour' }, now)).toHaveProperty('issues')
+    expect(resolveStatsRange({ from: '2025-01-01T00:00:00Z', to: '2025-04-03T00:00:00Z', interval: 'day' }, now)).toHaveProperty('range')
+    expect(resolveStatsRange({ from: '2025-01-01T00:00:00Z', to: '2025-04-03T00:00:01Z', interval: 'day' }, now)).toHaveProperty('issues')
+  })
+
+  it('fills every bucket from the one containing from, and adds up the totals', () => {
+    const range = { from: new Date('2025-05-05T08:30:00Z'), to: new Date('2025-05-05T10:15:00Z'), interval: 'hour' as const }
+    const eight = Date.parse('2025-05-05T08:00:00Z')
+    const { series, totals } = buildSeries(
+      [
+        { bucketMs: eight, action: 'allow', count: 3 },
+        { bucketMs: eight + 2 * HOUR_MS, action: 'block', count: 1 },
+        { bucketMs: eight, action: 'unknown', count: 9 },
+      ],
+      range,
+    )
+    expect(series).toEqual([
+      { bucketMs: eight, allow: 3, challenge: 0, block: 0, rejected: 0 },
+      { bucketMs: eight + HOUR_MS, allow: 0, challenge: 0, block: 0, rejected: 0 },
+      { bucketMs: eight + 2 * HOUR_MS, allow: 0, challenge: 0, block: 1, rejected: 0 },
+    ])
+    expect(totals).toEqual({ allow: 3, challenge: 0, block: 1, rejected: 0 })
+  })
+})
+
+describe('log cursors', () => {
+  it('round-trips and stays opaque', () => {
+    const cursor = { createdAtMicros: 1_746_441_000_123_456, id: '0b9e4c1e-8f3a-4d51-9a57-2d3f4e5a6b7c' }
+    const text = encodeLogCursor(cursor)
+    expect(text).toMatch(/^[A-Za-z0-9_-]+$/)
+    expect(decodeLogCursor(text)).toEqual(cursor)
+  })
+
+  it.each(['', 'not base64!', Buffer.from('123').toString('base64url'), Buffer.from('abc.0b9e4c1e-8f3a-4d51-9a57-2d3f4e5a6b7c').toString('base64url'), Buffer.from('1.2.3').toString('base64url')])(
+    'refuses %j',
+    (text) => {
+      expect(decodeLogCursor(text)).toBeUndefined()
+    },
+  )
+})

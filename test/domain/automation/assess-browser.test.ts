@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest'
+import { assessBrowser } from '../../../src/domain/automation/assess-browser.js'
+import { evidenceWith, firefoxUserAgent, headlessUserAgent, iphoneUserAgent } from './fixtures.js'
+
+describe('assessBrowser', () => {
+  it('finds nothing wrong with a person in Chrome', () => {
+    expect(assessBrowser(evidenceWith())).toEqual([])
+  })
+
+  it('finds nothing wrong with Firefox and iPhone Safari, which send no client hints', () => {
+    const noHints = { 'sec-ch-ua': undefined, 'sec-ch-ua-mobile': undefined, 'sec-ch-ua-platform': undefined }
+    expect(assessBrowser(evidenceWith({ headers: { ...noHints, 'user-agent': firefoxUserAgent }, fingerprint: { userAgentBrands: '' } }))).toEqual([])
+    const iphone = evidenceWith({
+      headers: { ...noHints, 'user-agent': iphoneUserAgent },
+      fingerprint: { userAgentBrands: '', platform: 'iPhone', pluginsLength: 0, maxTouchPoints: 5 },
+    })
+    expect(assessBrowser(iphone)).toEqual([])
+  })
+
+  describe('request', () => {
+    it('flags a request without fetch metadata', () => {
+      expect(assessBrowser(evidenceWith({ headers: { 'sec-fetch-mode': undefined } }))).toEqual(['missing_fetch_metadata'])
+      expect(assessBrowser(evidenceWith({ headers: { 'sec-fetch-site': undefined } }))).toEqual(['missing_fetch_metadata'])
+    })
+  })
+
+  describe('automation', () => {
+    it('flags a headless browser by what the page and the client hints report', () => {
+      const labels = assessBrowser(evidenceWith({
+        headers: { 'user-agent': headlessUserAgent, 'sec-ch-ua': '"HeadlessChrome";v="140"', 'sec-ch-ua-platform': '"Linux"' },
+        fingerprint: { headlessUserAgent: true, platform: 'Linux x86_64', userAgentBrands: 'HeadlessChrome' },
+      }))
+      expect(labels).toEqual(['headless_user_agent'])
+    })
+
+    it('flags automation properties left on the page', () => {
+      expect(assessBrowser(evidenceWith({ fingerprint: { automationMarkers: 2 } }))).toEqual(['automation_markers'])
+    })
+
+    it('flags headless markers: no languages, a 0 x 0 window or screen', () => {
+      expect(assessBrowser(evidenceWith({ fingerprint: { languagesLength: 0 } }))).toEqual(['headless_detected'])
+      expect(assessBrowser(evidenceWith({ fingerprint: { outerWidth: 0, outerHeight: 0 } }))).toEqual(['headless_detected'])
+      expect(assessBrowser(evidenceWith({ fingerprint: { screenWidth: 0, screenHeight: 0 } }))).toEqual(['headless_detected'])
+    })
+
+    it('flags a desktop Chrome without plugins, but not a phone', () => {
+      expect(assessBrowser(evidenceWith({ fingerprint: { pluginsLength: 0 } }))).toEqual(['no_plugins'])
+    })
+
+    it('flags a software WebGL renderer', () => {
+      expect(assessBrowser(evidenceWith({ fingerprint: { webglSoftware: true } }))).toEqual(['webgl_software_renderer'])
+    })
+
+    it('flags a known constant canvas', () => {
+    })
+
+    it('flags a fingerprint without the fields the SDK always sends', () => {
+      expect(assessBrowser(evidenceWith({ fingerprint: { pluginsLength: undefined } }))).toEqual(['incomplete_fingerprint'])
+      expect(assessBrowser(evidenceWith({ fingerprint: { canvas: 'ab12cd34ef56ab12cd34ef56ab12cd34', webgl: '' }, replaceFingerprint: true }))).toEqual(['incomplete_fingerprint'])
+      // SHA-256 of 'data:,' (toDataURL of an unreadable canvas), truncated as the SDK does.
+      expect(assessBrowser(evidenceWith({ fingerprint: { canvas: '4ff286857945d8713fd2e6744ee452fb' } }))).toEqual(['canvas_constant'])
+      expect(assessBrowser(evidenceWith({ fingerprint: { canvas: '0'.repeat(32) } }))).toEqual(['canvas_constant'])
+    })
+  })
+
+  describe('identity consistency', () => {
+    it('flags a Windows user agent on a Linux platform', () => {
+      expect(assessBrowser(evidenceWith({ fingerprint: { platform: 'Linux x86_64' } }))).toEqual(['user_agent_mismatch'])
+    })
+
+    it('flags client hints naming another platform', () => {
+      expect(assessBrowser(evidenceWith({ headers: { 'sec-ch-ua-platform': '"macOS"' } }))).toEqual(['user_agent_mismatch'])
+    })
+
+    it('flags a Chrome user agent without client hints where Chrome must send them', () => {
+      expect(assessBrowser(evidenceWith({ headers: { 'sec-ch-ua': undefined } }))).toEqual(['user_agent_mismatch'])
+      expect(assessBrowser(evidenceWith({ fingerprint: { userAgentBrands: '' } }))).toEqual(['user_agent_mismatch'])
+    })
+
+    it('accepts a Chrome user agent without client hints over plain HTTP', () => {
+      const plainHttp = evidenceWith({ headers: { 'sec-ch-ua': undefined, 'sec-ch-ua-platform': undefined }, fingerprint: { userAgentBrands: '' }, isTrustworthyDestination: false, isSecurePage: false })
+      expect(assessBrowser(plainHttp)).toEqual([])
+    })
+
+    it('flags client hints under a Firefox user agent', () => {
+      expect(assessBrowser(evidenceWith({ headers: { 'user-agent': firefoxUserAgent } }))).toEqual(['user_agent_mismatch'])
+    })
+
+    it('flags header brands that differ from the brands the page reported', () => {
+      expect(assessBrowser(evidenceWith({ fingerprint: { userAgentBrands: 'Chromium;Not=A?Brand;Microsoft Edge' } }))).toEqual(['user_agent_mismatch'])
+      // The GREASE brand's spelling does not matter.
+      expect(assessBrowser(evidenceWith({ fingerprint: { userAgentBrands: 'Chromium;Not_A Brand;Google Chrome' } }))).toEqual([])
+    })
+  })
+
+  describe('behavior', () => {
+    it('flags script-dispatched events and machine-regular rhythm', () => {
+      expect(assessBrowser(evidenceWith({ behavior: { untrustedEvents: 4 } }))).toEqual(['synthetic_input'])
+      expect(assessBrowser(evidenceWith({ behavior: { mouseMovements: 40, mouseIntervalStdMs: 0 } }))).toEqual(['robotic_input'])
+      expect(assessBrowser(evidenceWith({ behavior: { keystrokes: 25, keyIntervalStdMs: 0 } }))).toEqual(['robotic_input'])
+      // Too few events to judge a rhythm.
+      expect(assessBrowser(evidenceWith({ behavior: { mouseMovements: 5, mouseIntervalStdMs: 0 } }))).toEqual([])
+    })
+
+    it('accepts touch-only and keyboard-only people', () => {
+      expect(assessBrowser(evidenceWith({ behavior: { mouseMovements: 0, keystrokes: 0, clicks: 0, scrolls: 0, touches: 6 } }))).toEqual([])
+      expect(assessBrowser(evidenceWith({ behavior: { mouseMovements: 0, clicks: 0, scrolls: 0, keystrokes: 12 } }))).toEqual([])
+    })
+  })
+
+  it('gives a scripted client with a made-up body the labels it earns', () => {
+    const scripted = evidenceWith({
+      headers: { 'user-agent': 'node', 'accept-language': undefined, 'sec-fetch-mode': undefined, 'sec-fetch-site': undefined, 'sec-ch-ua': undefined, 'sec-ch-ua-platform': undefined },
+      fingerprint: { canvas: 'x', webgl: 'y' },
+      replaceFingerprint: true,
+      behavior: { mouseMovements: 0, keystrokes: 0 },
+      replaceBehavior: true,
+    })
+    expect(assessBrowser(scripted)).toEqual(['missing_fetch_metadata', 'incomplete_fingerprint', 'canvas_constant'])
+  })
+})

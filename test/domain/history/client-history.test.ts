@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  defaultHistoryPolicy, recordAndAssessHistory, recordChallengeRequest, recordOutcome, type HistoryPolicy,
+} from '../../../src/domain/history/client-history.js'
+import type { KeyValueStore } from '../../../src/storage/ports.js'
+import { keyValueKinds, openTestKeyValue, type TestKeyValue } from '../../helpers/storage.js'
+
+const policy: HistoryPolicy = { ...defaultHistoryPolicy, rateLimit: 5, blockLimit: 2, fingerprintClientLimit: 3 }
+const now = Date.UTC(2026, 0, 1, 12, 0, 30)
+const site = 'site-a'
+
+describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) => {
+  let testStore: TestKeyValue
+  let store: KeyValueStore
+
+  beforeEach(async (context) => {
+    if (!available) context.skip()
+    testStore = await openTestKeyValue(kind)
+    store = testStore.keyValue
+  })
+
+  afterEach(async () => {
+    if (!available) return
+    await store.close()
+    await testStore.dispose()
+  })
+
+  it('says nothing about a new client', async () => {
+    expect(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).toEqual({ anomalies: [], extraDifficulty: 0 })
+    expect(await recordAndAssessHistory(store, { siteId: site, client: 'c1', fingerprint: 'f1' }, now, policy)).toEqual({ anomalies: [], extraDifficulty: 0 })
+  })
+
+  it('flags a client above the request rate, per site, and forgets it in the next window', async () => {
+    const results = []
+    for (let i = 0; i < 6; i++) results.push(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy))
+    expect(results.slice(0, 5).every((result) => result.anomalies.length === 0)).toBe(true)
+    expect(results[5]).toEqual({ anomalies: ['high_request_rate'], extraDifficulty: 2 })
+    // The verification that follows sees the same rate.
+    expect((await recordAndAssessHistory(store, { siteId: site, client: 'c1', fingerprint: undefined }, now, policy)).anomalies).toEqual(['high_request_rate'])
+    expect((await recordChallengeRequest(store, { siteId: 'site-b', client: 'c1' }, now, policy)).anomalies).toEqual([])
+    expect((await recordChallengeRequest(store, { siteId: site, client: 'c2' }, now, policy)).anomalies).toEqual([])
+    expect((await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now + 60_000, policy)).anomalies).toEqual([])
+  })
+
+  it('flags a client with recent blocks, and only blocks count', async () => {
+    await recordOutcome(store, { siteId: site, client: 'c1' }, 'allow', policy)
+    await recordOutcome(store, { siteId: site, client: 'c1' }, 'challenge', policy)
+    await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
+    expect((await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).anomalies).toEqual([])
+    await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
+    expect(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).toEqual({ anomalies: ['recent_blocks'], extraDifficulty: 2 })
+    expect((await recordAndAssessHistory(store, { siteId: site, client: 'c1', fingerprint: 'f1' }, now, policy)).anomalies).toEqual(['recent_blocks'])
+    expect((await recordChallengeRequest(store, { siteId: site, client: 'c2' }, now, policy)).anomalies).toEqual([])
+  })
+
+  it('flags a fingerprint seen from many distinct clients, counting each client once', async () => {
+    const seenFrom = (client: string) => recordAndAssessHistory(store, { siteId: site, client, fingerprint: 'shared' }, now, policy)
+    expect((await seenFrom('c1')).anomalies).toEqual([])
+    expect((await seenFrom('c1')).anomalies).toEqual([])
+    expect((await seenFrom('c2')).anomalies).toEqual([])
+    expect((await seenFrom('c2')).anomalies).toEqual([])
+    expect(await seenFrom('c3')).toEqual({ anomalies: ['fingerprint_many_ips'], extraDifficulty: 1 })
+    // Every client using it is flagged from then on, including the first.
+    expect((await seenFrom('c1')).anomalies).toEqual(['fingerprint_many_ips'])
+    // Another fingerprint and the same fingerprint on another site are unaffected.
+    expect((await recordAndAssessHistory(store, { siteId: site, client: 'c3', fingerprint: 'own' }, now, policy)).anomalies).toEqual([])
+    expect((await recordAndAssessHistory(store, { siteId: 'site-b', client: 'c3', fingerprint: 'shared' }, now, policy)).anomalies).toEqual([])
+  })
+
+  it('caps the extra difficulty when several labels hold', async () => {
+    for (let i = 0; i < 6; i++) await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)
+    await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
+    await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
+    const result = await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)
+    expect(result).toEqual({ anomalies: ['high_request_rate', 'recent_blocks'], extraDifficulty: 4 })
+  })
+})

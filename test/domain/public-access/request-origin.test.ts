@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest'
+import { isOriginAllowed, readRequestOrigin } from '../../../src/domain/public-access/request-origin.js'
+
+describe('readRequestOrigin', () => {
+  it.each([
+    ['https://shop.example.com', undefined, 'shop.example.com'],
+    ['http://localhost:3000', undefined, 'localhost'],
+    ['https://EXAMPLE.com', undefined, 'example.com'],
+    ['https://bücher.example', undefined, 'xn--bcher-kva.example'],
+    ['http://[::1]:8080', undefined, '::1'],
+    [undefined, 'https://blog.example.org/post?id=1', 'blog.example.org'],
+    ['null', 'https://framed.example/page', 'framed.example'],
+    ['null', undefined, null],
+    ['not a url', undefined, null],
+    [undefined, undefined, null],
+  ])('Origin %j, Referer %j: hostname %j', (origin, referer, hostname) => {
+    expect(readRequestOrigin(origin, referer).hostname).toBe(hostname)
+  })
+
+  it('says whether either header was sent', () => {
+    expect(readRequestOrigin(undefined, undefined).hasOrigin).toBe(false)
+    expect(readRequestOrigin('', '').hasOrigin).toBe(false)
+    expect(readRequestOrigin('null', undefined).hasOrigin).toBe(true)
+  })
+})
+
+describe('isOriginAllowed', () => {
+  const domains = ['example.com', 'shop.test']
+  it.each([
+    ['example.com', true],
+    ['www.example.com', true],
+    ['a.b.example.com', true],
+    ['shop.test', true],
+    ['evil-example.com', false],
+    ['example.com.evil.test', false],
+    ['test', false],
+  ])('%s: %s', (hostname, allowed) => {
+    expect(isOriginAllowed({ hostname, hasOrigin: true }, domains)).toBe(allowed)
+  })
+
+  it('allows any origin when the site lists no domains', () => {
+    expect(isOriginAllowed({ hostname: 'anything.example', hasOrigin: true }, [])).toBe(true)
+  })
+
+  it('lets a request without Origin or Referer through (it is scored instead)', () => {
+    expect(isOriginAllowed({ hostname: null, hasOrigin: false }, domains)).toBe(true)
+  })
+
+  it('refuses an origin without a host when domains are listed', () => {
+    expect(isOriginAllowed({ hostname: null, hasOrigin: true }, domains)).toBe(false)
+  })
+})

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest'
+import { defaultSiteSettings } from '../../../src/domain/sites/site.js'
+import {
+  initialSettingsOf,
+  normalizeDomains,
+  normalizeHostname,
+  normalizeSiteInput,
+  settingsChangesOf,
+  validateMergedSettings,
+  validateSettingsInput,
+} from '../../../src/domain/sites/site-input.js'
+
+const lenient = { isHttpsRequired: false }
+const strict = { isHttpsRequired: true }
+
+describe('hostnames', () => {
+  it.each([
+    ['example.com', 'example.com'],
+    ['  Shop.Example.COM. ', 'shop.example.com'],
+    ['localhost', 'localhost'],
+    ['127.0.0.1', '127.0.0.1'],
+    ['bücher.example', 'xn--bcher-kva.example'],
+    ['a-b.example', 'a-b.example'],
+  ])('normalizes %j to %j', (entry, expected) => {
+    expect(normalizeHostname(entry)).toBe(expected)
+  })
+
+  it.each(['', 'https://example.com', 'example.com/path', 'example.com:443', '*.example.com', 'exa mple.com', '-bad.example', 'a..b', 'user@example.com', `${'a'.repeat(64)}.example`])(
+    'refuses %j',
+    (entry) => {
+      expect(normalizeHostname(entry)).toBeUndefined()
+    },
+  )
+
+  it('deduplicates and names each bad entry by index', () => {
+    expect(normalizeDomains(['A.example', 'a.example', 'bad/entry', 'b.example'])).toEqual({
+      domains: ['a.example', 'b.example'],
+      issues: [{ field: 'domains.2', message: expect.stringContaining('hostname') }],
+    })
+  })
+})
+
+describe('settings input', () => {
+  it('accepts values at the edges of every range', () => {
+    const settings = { difficulty: 1, challengeLifetimeSeconds: 3600, challengeThreshold: 0, blockThreshold: 100, maxStepUps: 5 }
+    expect(validateSettingsInput(settings, lenient)).toEqual([])
+    expect(validateSettingsInput({ difficulty: 32, challengeLifetimeSeconds: 10, maxStepUps: 0 }, lenient)).toEqual([])
+  })
+
+  it('names every value out of range', () => {
+    const issues = validateSettingsInput({ difficulty: 33, challengeLifetimeSeconds: 9, challengeThreshold: -1, blockThreshold: 101, maxStepUps: 6 }, lenient)
+    expect(issues.map((issue) => issue.field)).toEqual([
+      'settings.difficulty',
+      'settings.challengeLifetimeSeconds',
+      'settings.challengeThreshold',
+      'settings.blockThreshold',
+      'settings.maxStepUps',
+    ])
+  })
+
+  it('checks webhook URLs and secrets', () => {
+    expect(validateSettingsInput({ webhookUrl: 'https://hooks.example.com/x', webhookSecret: 'x'.repeat(16) }, strict)).toEqual([])
+    expect(validateSettingsInput({ webhookUrl: 'http://hooks.example.com/x' }, lenient)).toEqual([])
+    expect(validateSettingsInput({ webhookUrl: 'http://hooks.example.com/x' }, strict)).toEqual([{ field: 'settings.webhookUrl', message: 'must use https' }])
+    expect(validateSettingsInput({ webhookUrl: 'hooks.example.com' }, lenient)[0]?.field).toBe('settings.webhookUrl')
+    expect(validateSettingsInput({ webhookUrl: 'javascript:alert(1)' }, lenient)[0]?.field).toBe('settings.webhookUrl')
+    expect(validateSettingsInput({ webhookSecret: 'x'.repeat(15) }, lenient)[0]?.field).toBe('settings.webhookSecret')
+    expect(validateSettingsInput({ webhookUrl: null, webhookSecret: null }, strict)).toEqual([])
+  })
+
+  it('checks the merged settings: thresholds in order, a secret for every webhook URL', () => {
+    expect(validateMergedSettings(defaultSiteSettings, false)).toEqual([])
+    expect(validateMergedSettings({ ...defaultSiteSettings, challengeThreshold: 70 }, false)[0]?.field).toBe('settings.challengeThreshold')
+    expect(validateMergedSettings({ ...defaultSiteSettings, webhookUrl: 'https://x.example' }, false)[0]?.field).toBe('settings.webhookSecret')
+    expect(validateMergedSettings({ ...defaultSiteSettings, webhookUrl: 'https://x.example' }, true)).toEqual([])
+  })
+
+  it('keeps the webhook secret out of the stored settings', () => {
+    expect(settingsChangesOf({ webhookUrl: 'https://x.example', webhookSecret: 's'.repeat(16), difficulty: null })).toEqual({
+      webhookUrl: 'https://x.example',
+      difficulty: null,
+    })
+    expect(initialSettingsOf({ webhookSecret: 's'.repeat(16), difficulty: null, maxStepUps: 0 })).toEqual({ maxStepUps: 0 })
+  })
+
+  it('normalizes a whole request and collects every issue', () => {
+    const { value, issues } = normalizeSiteInput({ name: '  Shop ', domains: ['X.example'], settings: { difficulty: 0 } }, lenient)
+    expect(value).toEqual({ name: 'Shop', domains: ['x.example'], settings: { difficulty: 0 } })
+    expect(issues).toEqual([{ field: 'settings.difficulty', message: 'must be an integer from 1 to 32' }])
+  })
+})

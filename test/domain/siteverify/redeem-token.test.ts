@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { redeemToken, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../src/domain/siteverify/redeem-token.js'
+import { testSecrets } from '../../../src/domain/siteverify/test-secrets.js'
+import { generateSecretKey, generateSiteKey, hashSecretKey } from '../../../src/domain/sites/site-keys.js'
+import { issueToken, TOKEN_LIFETIME_MS, type TokenClaims } from '../../../src/domain/token/token.js'
+import { openMemoryStore } from '../../../src/storage/memory/memory-store.js'
+import type { KeyValueStore } from '../../../src/storage/ports.js'
+
+const tokenKey = Buffer.alloc(32, 9)
+const issuedAt = 1_767_225_600_000
+
+function makeSite() {
+  const secretKey = generateSecretKey()
+  return { id: randomUUID(), siteKey: generateSiteKey(), secretKey, secretKeyHash: hashSecretKey(secretKey) }
+}
+
+describe('redeemToken', () => {
+  const siteA = makeSite()
+  const siteB = makeSite()
+  let now = issuedAt + 1_000
+  let store: KeyValueStore
+  beforeEach(() => {
+    now = issuedAt + 1_000
+    store = openMemoryStore(() => now)
+  })
+  afterEach(() => store.close())
+
+  const claimsFor = (site: { id: string; siteKey: string }): TokenClaims => ({
+    siteId: site.id,
+    siteKey: site.siteKey,
+    challengeId: randomUUID(),
+    action: 'allow',
+    riskScore: 20,
+    anomalies: ['no_interaction'],
+    hostname: 'shop.example.com',
+    countryCode: 'XX',
+    issuedAt,
+  })
+  const dependencies = (): RedeemTokenDependencies => ({
+    store,
+    tokenKey,
+    findSite: async (siteKey) => [siteA, siteB].find((site) => site.siteKey === siteKey),
+    now,
+  })
+  const redeem = (request: SiteverifyRequest) => redeemToken(dependencies(), request)
+
+  it('answers success with the token\'s facts', async () => {
+    const response = issueToken(tokenKey, claimsFor(siteA))
+    expect(await redeem({ secret: siteA.secretKey, response })).toEqual({
+      success: true,
+      challenge_ts: '2026-01-01T00:00:00.000Z',
+      hostname: 'shop.example.com',
+      'error-codes': [],
+      action: 'allow',
+      riskScore: 20,
+      score: 0.8,
+      anomalies: ['no_interaction'],
+      countryCode: 'XX',
+    })
+  })
+
+  it('redeems a token once', async () => {
+    const response = issueToken(tokenKey, claimsFor(siteA))
+    expect((await redeem({ secret: siteA.secretKey, response })).success).toBe(true)
+    expect(await redeem({ secret: siteA.secretKey, response })).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+  })
+
+  it('gives a retry with the same idempotency key the first answer, and another key a duplicate', async () => {
+    const response = issueToken(tokenKey, claimsFor(siteA))
+    const first = await redeem({ secret: siteA.secretKey, response, idempotency_key: 'a1b2' })
+    now += 5_000
+    expect(await redeem({ secret: siteA.secretKey, response, idempotency_key: 'a1b2' })).toEqual(first)
+    expect(await redeem({ secret: siteA.secretKey, response, idempotency_key: 'c3d4' })).toMatchObject({ 'error-codes': ['timeout-or-duplicate'] })
+    expect(await redeem({ secret: siteA.secretKey, response })).toMatchObject({ 'error-codes': ['timeout-or-duplicate'] })
+  })
+
+  it('refuses an expired token as timeout-or-duplicate', async () => {
+    const response = issueToken(tokenKey, claimsFor(siteA))
+    now = issuedAt + TOKEN_LIFETIME_MS
+    expect(await redeem({ secret: siteA.secretKey, response })).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+  })
+
+  it('names what is missing', async () => {
+    expect(await redeem({})).toMatchObject({ success: false, 'error-codes': ['missing-input-secret', 'missing-input-response'] })
+    expect(await redeem({ secret: siteA.secretKey })).toMatchObject({ 'error-codes': ['missing-input-response'] })
+    expect(await redeem({ response: 'v1.x.y' })).toMatchObject({ 'error-codes': ['missing-input-secret'] })
+  })
+
+  it('refuses a forged or mangled token as invalid-input-response', async () => {
+    const response = issueToken(tokenKey, claimsFor(siteA))
+    expect(await redeem({ secret: siteA.secretKey, response: response.slice(0, -2) + 'AA' })).toMatchObject({ 'error-codes': ['invalid-input-response'] })
+    expect(await redeem({ secret: siteA.secretKey, response: issueToken(Buffer.alloc(32, 1), claimsFor(siteA)) })).toMatchObject({
+      'error-codes': ['invalid-input-response'],
+    })
+  })
+
+  it('refuses a wrong secret as invalid-input-secret without spending the token', async () => {
+    const response = issueToken(tokenKey, claimsFor(siteA))
+    expect(await redeem({ secret: generateSecretKey(), response })).toMatchObject({ success: false, 'error-codes': ['invalid-input-secret'] })
+    expect(await redeem({ secret: 'not-a-secret', response })).toMatchObject({ 'error-codes': ['invalid-input-secret'] })
+    expect((await redeem({ secret: siteA.secretKey, response })).success).toBe(true)
+  })
+
+  it('refuses site A\'s token with site B\'s secret as invalid-input-secret', async () => {
+    const response = issueToken(tokenKey, claimsFor(siteA))
+    expect(await redeem({ secret: siteB.secretKey, response })).toMatchObject({ success: false, 'error-codes': ['invalid-input-secret'] })
+  })
+
+  it('checks sitekey when it is sent', async () => {
+    const response = issueToken(tokenKey, claimsFor(siteA))
+    expect(await redeem({ secret: siteA.secretKey, response, sitekey: siteB.siteKey })).toMatchObject({ 'error-codes': ['invalid-input-response'] })
+    expect((await redeem({ secret: siteA.secretKey, response, sitekey: siteA.siteKey })).success).toBe(true)
+  })
+
+  it('refuses the token of a deleted site', async () => {
+    const response = issueToken(tokenKey, claimsFor(makeSite()))
+    expect(await redeem({ secret: siteA.secretKey, response })).toMatchObject({ 'error-codes': ['invalid-input-response'] })
+  })
+
+  it('answers the documented test secrets for any response, as often as asked', async () => {
+    for (let round = 0; round < 2; round++) {
+      expect(await redeem({ secret: testSecrets.alwaysPasses, response: 'XXXX.DUMMY.TOKEN.XXXX' })).toMatchObject({ success: true, 'error-codes': [] })
+      expect(await redeem({ secret: testSecrets.alwaysFails, response: 'XXXX.DUMMY.TOKEN.XXXX' })).toMatchObject({
+        success: false,
+        'error-codes': ['invalid-input-response'],
+      })
+      expect(await redeem({ secret: testSecrets.alwaysDuplicate, response: 'XXXX.DUMMY.TOKEN.XXXX' })).toMatchObject({
+        success: false,
+        'error-codes': ['timeout-or-duplicate'],
+      })
+    }
+  })
+})

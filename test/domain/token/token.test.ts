@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest'
+import { issueToken, MAX_TOKEN_LENGTH, readToken, TOKEN_LIFETIME_MS, type TokenClaims } from '../../../src/domain/token/token.js'
+
+const key = Buffer.alloc(32, 3)
+const claims: TokenClaims = {
+  siteId: '9b2d8c1e-5f3a-4c6d-8e7f-0a1b2c3d4e5f',
+  siteKey: 'tgk_AbCdEfGhIjKlMnOpQrStUv',
+  challengeId: '3f2504e0-4f89-41d3-9a0c-0305e82c3301',
+  action: 'allow',
+  riskScore: 25,
+  anomalies: ['missing_accept_language', 'no_interaction'],
+  hostname: 'shop.example.com',
+  countryCode: 'XX',
+  issuedAt: 1_767_225_600_000,
+}
+const base64urlAlphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+
+describe('tokens', () => {
+  it('carry their claims and are valid for 300 s', () => {
+    const token = issueToken(key, claims)
+    expect(readToken(key, token, claims.issuedAt)).toEqual({ outcome: 'valid', claims, expiresAt: claims.issuedAt + 300_000 })
+    expect(readToken(key, token, claims.issuedAt + TOKEN_LIFETIME_MS - 1).outcome).toBe('valid')
+    expect(readToken(key, token, claims.issuedAt + TOKEN_LIFETIME_MS)).toMatchObject({ outcome: 'expired', claims })
+  })
+
+  it('are compact: version, payload and MAC in base64url, well under 400 characters', () => {
+    const token = issueToken(key, claims)
+    expect(token).toMatch(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/)
+    expect(token.length).toBeLessThan(400)
+  })
+
+  it('keep a null hostname', () => {
+    const token = issueToken(key, { ...claims, hostname: null })
+    expect(readToken(key, token, claims.issuedAt)).toMatchObject({ outcome: 'valid', claims: { hostname: null } })
+  })
+
+  it('become invalid when any single character changes', () => {
+    const token = issueToken(key, claims)
+    for (let index = 0; index < token.length; index++) {
+      const original = token[index] ?? ''
+      // Two replacements per position: the next letter of the alphabet, and one that differs only
+      // in the low bits (what a lenient base64 decoder would ignore in the last character).
+      const position = base64urlAlphabet.indexOf(original)
+      const replacements = position === -1 ? ['x', '1'] : [base64urlAlphabet[(position + 1) % 64], base64urlAlphabet[position ^ 1]]
+      for (const replacement of replacements) {
+        const tampered = token.slice(0, index) + replacement + token.slice(index + 1)
+        if (tampered === token) continue
+        expect(readToken(key, tampered, claims.issuedAt), `changed character ${index}`).toEqual({ outcome: 'invalid' })
+      }
+    }
+  })
+
+  it('are invalid when truncated, extended, re-signed with another key or of another version', () => {
+    const token = issueToken(key, claims)
+    expect(readToken(key, token.slice(0, -1), claims.issuedAt).outcome).toBe('invalid')
+    expect(readToken(key, `${token}A`, claims.issuedAt).outcome).toBe('invalid')
+    expect(readToken(key, issueToken(Buffer.alloc(32, 4), claims), claims.issuedAt).outcome).toBe('invalid')
+    expect(readToken(key, token.replace(/^v1\./, 'v2.'), claims.issuedAt).outcome).toBe('invalid')
+    expect(readToken(key, '', claims.issuedAt).outcome).toBe('invalid')
+    expect(readToken(key, 'XXXX.DUMMY.TOKEN.XXXX', claims.issuedAt).outcome).toBe('invalid')
+    expect(readToken(key, `v1.${'A'.repeat(MAX_TOKEN_LENGTH)}.${'A'.repeat(43)}`, claims.issuedAt).outcome).toBe('invalid')
+  })
+
+  it('with a valid MAC but a payload of another shape are invalid', async () => {
+    const { createHmac } = await import('node:crypto')
+    const payload = Buffer.from(JSON.stringify({ siteId: claims.siteId })).toString('base64url')
+    const mac = createHmac('sha256', key).update(`v1.${payload}`).digest('base64url')
+    expect(readToken(key, `v1.${payload}.${mac}`, claims.issuedAt).outcome).toBe('invalid')
+  })
+})

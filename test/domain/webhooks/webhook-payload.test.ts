@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest'
+import { buildBlockedPayload, buildTestPayload, serializePayload } from '../../../src/domain/webhooks/webhook-payload.js'
+
+describe('webhook payloads', () => {
+  it('a blocked verification has exactly the fields of the spec', () => {
+    const payload = buildBlockedPayload({
+      siteId: '3d1f0c1e-5b5e-4d8e-8f55-0d4e7c1a2b3c',
+      timestamp: new Date('2025-05-06T07:08:09.010Z'),
+      riskScore: 87,
+      anomalies: ['datacenter_ip', 'vpn_detected'],
+      countryCode: 'DE',
+    })
+    expect(JSON.parse(serializePayload(payload).toString('utf8'))).toStrictEqual({
+      event: 'verification.blocked',
+      siteId: '3d1f0c1e-5b5e-4d8e-8f55-0d4e7c1a2b3c',
+      timestamp: '2025-05-06T07:08:09.010Z',
+      data: { riskScore: 87, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'DE' },
+    })
+  })
+
+  it('a test send is the same event marked "test": true', () => {
+    const payload = buildTestPayload('3d1f0c1e-5b5e-4d8e-8f55-0d4e7c1a2b3c', new Date('2025-05-06T07:08:09.010Z'))
+    expect(payload).toStrictEqual({
+      event: 'verification.blocked',
+      siteId: '3d1f0c1e-5b5e-4d8e-8f55-0d4e7c1a2b3c',
+      timestamp: '2025-05-06T07:08:09.010Z',
+      data: { riskScore: 100, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'XX' },
+      test: true,
+    })
+  })
+})

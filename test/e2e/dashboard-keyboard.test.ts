@@ -1,0 +1,175 @@
+import type { AddressInfo } from 'node:net'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { buildDashboard, hasChromium, launchBrowser, watchPageErrors, type Browser } from './dashboard-support.js'
+
+interface Focused {
+  tag: string
+  name: string
+  id: string
+  isInDialog: boolean
+  /** Whether a focus ring is drawn: an outline that is not "none" and wider than 0. */
+  hasFocusRing: boolean
+}
+
+/** What a screen reader would announce for the focused element, roughly: its label or its text. */
+function readFocus(page: Page): Promise<Focused> {
+  return page.evaluate(() => {
+    const element = document.activeElement as HTMLElement | null
+    if (element === null) return { tag: '', name: '', id: '', isInDialog: false, hasFocusRing: false }
+    const label = element instanceof HTMLInputElement || element instanceof HTMLSelectElement || element instanceof HTMLTextAreaElement
+      ? element.labels?.[0]?.textContent
+      : undefined
+    const style = getComputedStyle(element)
+    return {
+      tag: element.tagName.toLowerCase(),
+      name: (element.getAttribute('aria-label') ?? label ?? element.textContent ?? '').replace(/\s+/g, ' ').trim(),
+      id: element.id,
+      isInDialog: element.closest('dialog') !== null,
+      hasFocusRing: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0,
+    }
+  })
+}
+
+/** Presses Tab until the focused element is named `name`; fails if it is not reachable. */
+async function tabTo(page: Page, name: string, options: { backwards?: boolean } = {}): Promise<Focused> {
+  for (let presses = 0; presses < 40; presses += 1) {
+    await page.keyboard.press(options.backwards === true ? 'Shift+Tab' : 'Tab')
+    const focused = await readFocus(page)
+    if (focused.name === name) return focused
+  }
+  throw new Error(`"${name}" cannot be reached with the Tab key`)
+}
+
+/**
+ * The dashboard without a mouse: every step below uses the keyboard only, and every control
+ * it reaches shows a focus ring.
+ */
+describe.skipIf(!hasChromium())('the dashboard with the keyboard only', () => {
+  let service: TestApp
+  let origin: string
+  let browser: Browser
+  let page: Page
+  let pageErrors: string[]
+
+  beforeAll(async () => {
+    await buildDashboard()
+    service = await buildTestApp()
+    await service.app.listen({ port: 0, host: '127.0.0.1' })
+    origin = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`
+    browser = await launchBrowser(origin)
+    page = await browser.context.newPage()
+    pageErrors = watchPageErrors(page)
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await service?.close()
+  })
+
+  it('signs up, moving focus to each new page heading', async () => {
+    await page.goto(`${origin}/dashboard/`)
+    await page.getByRole('heading', { name: 'Log in' }).waitFor()
+    const link = await tabTo(page, 'Create an account')
+    expect(link.hasFocusRing).toBe(true)
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Create your account' }).waitFor()
+    expect(await readFocus(page)).toMatchObject({ tag: 'h1', name: 'Create your account' })
+
+    await page.keyboard.press('Tab')
+    expect(await readFocus(page)).toMatchObject({ id: 'auth-email', hasFocusRing: true })
+    await page.keyboard.type('keyboard-user@example.com')
+    await page.keyboard.press('Tab')
+    expect((await readFocus(page)).id).toBe('auth-password')
+    await page.keyboard.type('a long enough password')
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
+    expect(await readFocus(page)).toMatchObject({ tag: 'h1', name: 'Sites' })
+  })
+
+  it('offers a skip link first on every signed-in page', async () => {
+    await page.reload()
+    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
+    await page.keyboard.press('Tab')
+    const skip = await readFocus(page)
+    expect(skip).toMatchObject({ name: 'Skip to content', hasFocusRing: true })
+    expect(await page.locator('.skip-link').evaluate((element) => element.getBoundingClientRect().top >= 0)).toBe(true)
+    await page.keyboard.press('Enter')
+    expect((await readFocus(page)).id).toBe('main')
+  })
+
+  it('creates a site and copies its key', async () => {
+    await tabTo(page, 'Add your first site')
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Add a site' }).waitFor()
+    await page.keyboard.press('Tab')
+    expect((await readFocus(page)).id).toBe('site-name')
+    await page.keyboard.type('Keyboard shop')
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Keyboard shop is ready' }).waitFor()
+
+    const copy = await tabTo(page, 'Copy site key')
+    expect(copy.hasFocusRing).toBe(true)
+    await page.keyboard.press('Enter')
+    const siteKey = await page.getByLabel('Site key', { exact: true }).inputValue()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(siteKey)
+  })
+
+  it('shows a refused setting beside its field and moves focus there', async () => {
+    await tabTo(page, 'Continue to settings')
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Settings' }).waitFor()
+    await tabTo(page, 'Difficulty')
+    await page.keyboard.press('ControlOrMeta+A')
+    await page.keyboard.type('99')
+    await page.keyboard.press('Enter')
+    await page.locator('#settings-difficulty-error').waitFor()
+    expect(await readFocus(page)).toMatchObject({ id: 'settings-difficulty' })
+    expect(await page.locator('#settings-difficulty').getAttribute('aria-describedby')).toContain('settings-difficulty-error')
+  })
+
+  it('opens a confirmation that Escape closes, returning focus to its button', async () => {
+    await tabTo(page, 'Keys and snippet', { backwards: true })
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Secret key and deletion' }).waitFor()
+    await tabTo(page, 'Delete site')
+    await page.keyboard.press('Enter')
+    await page.getByRole('dialog', { name: 'Delete Keyboard shop?' }).waitFor()
+    expect(await readFocus(page)).toMatchObject({ name: 'Cancel', isInDialog: true })
+    // Focus stays inside the modal dialog.
+    for (let presses = 0; presses < 4; presses += 1) {
+      await page.keyboard.press('Tab')
+      const focused = await readFocus(page)
+      if (focused.tag !== 'body') expect(focused.isInDialog).toBe(true)
+    }
+    await page.keyboard.press('Escape')
+    await page.getByRole('dialog').waitFor({ state: 'hidden' })
+    expect(await readFocus(page)).toMatchObject({ name: 'Delete site', isInDialog: false })
+  })
+
+  it('changes the analytics range with the arrow keys', async () => {
+    await tabTo(page, 'Analytics', { backwards: true })
+    await page.keyboard.press('Enter')
+    await page.locator('.chart canvas').waitFor()
+    const range = await tabTo(page, 'Last 24 hours')
+    expect(range.tag).toBe('input')
+    // The hidden radio's label draws the focus ring.
+    expect(await page.locator('.segmented__option--checked').evaluate((element) => getComputedStyle(element).outlineStyle)).not.toBe('none')
+    const statsAnswer = page.waitForResponse((response) => response.url().includes('/stats') && response.url().includes('interval=hour'))
+    await page.keyboard.press('ArrowRight')
+    await statsAnswer
+    expect(await page.getByRole('radio', { name: 'Last 7 days' }).isChecked()).toBe(true)
+    const dailyAnswer = page.waitForResponse((response) => response.url().includes('/stats') && response.url().includes('interval=day'))
+    await page.keyboard.press('ArrowRight')
+    await dailyAnswer
+    expect(await page.getByRole('radio', { name: 'Last 30 days' }).isChecked()).toBe(true)
+  })
+
+  it('logs out', async () => {
+    await tabTo(page, 'Log out', { backwards: true })
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Log in' }).waitFor()
+    expect(pageErrors).toEqual([])
+  })
+})

@@ -1,0 +1,256 @@
+import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import { createRequire } from 'node:module'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { isCi } from '../helpers/services.js'
+import { countLeadingZeroBits } from '../../src/domain/proof-of-work/count-leading-zero-bits.js'
+
+export const CHROMIUM_PATH = '/usr/bin/chromium'
+export const screenshotDirectory = fileURLToPath(new URL('../../test-output/screenshots/', import.meta.url))
+
+/**
+ * Whether the browser suites can run. Without Debian's chromium they are skipped on a laptop,
+ * saying so loudly; under CI a missing browser fails the run.
+ */
+export function hasChromium(): boolean {
+  if (existsSync(CHROMIUM_PATH)) return true
+  const message = `Chromium is not installed at ${CHROMIUM_PATH} (apt-get install -y chromium)`
+  if (isCi) throw new Error(`${message}; CI must run the dashboard end-to-end tests`)
+  console.warn(`\n!!! SKIPPING THE DASHBOARD END-TO-END TESTS: ${message} !!!\n`)
+  return false
+}
+
+const dashboardSources = fileURLToPath(new URL('../../dashboard/', import.meta.url))
+const builtIndex = fileURLToPath(new URL('../../dist/dashboard/index.html', import.meta.url))
+const buildLock = fileURLToPath(new URL('../../dist/.dashboard-build.lock', import.meta.url))
+
+async function newestModification(directory: string): Promise<number> {
+  const entries = await readdir(directory, { withFileTypes: true, recursive: true })
+  const times = await Promise.all(
+    entries.filter((entry) => entry.isFile()).map(async (entry) => (await stat(join(entry.parentPath, entry.name))).mtimeMs),
+  )
+  return Math.max(0, ...times)
+}
+
+async function isBuildCurrent(): Promise<boolean> {
+  try {
+    return (await stat(builtIndex)).mtimeMs >= (await newestModification(dashboardSources))
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Builds dashboard/ into dist/dashboard/, where the service serves it from, unless the build is
+ * newer than every source. Test files run in parallel processes: a lock directory (mkdir is
+ * atomic) keeps one from emptying dist/dashboard/ while another one's browser loads from it.
+ */
+export async function buildDashboard(): Promise<void> {
+  await mkdir(dirname(buildLock), { recursive: true })
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    try {
+      await mkdir(buildLock)
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || Date.now() > deadline) throw error
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+  try {
+    if (await isBuildCurrent()) return
+    const { build } = await import('vite')
+    await build({ configFile: join(dashboardSources, 'vite.config.ts'), logLevel: 'warn' })
+  } finally {
+    await rm(buildLock, { recursive: true, force: true })
+  }
+}
+
+export interface Browser {
+  context: BrowserContext
+  close(): Promise<void>
+}
+
+/** Headless Debian Chromium with a fresh profile, allowed to use the clipboard (copy buttons). */
+export async function launchBrowser(origin: string): Promise<Browser> {
+  const profile = await mkdtemp(join(tmpdir(), 'tollgate-chromium-'))
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+  // Fail a step within seconds rather than at the test's timeout, with the selector in the message.
+  context.setDefaultTimeout(10_000)
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
+  return {
+    context,
+    async close() {
+      await context.close()
+      await rm(profile, { recursive: true, force: true })
+    },
+  }
+}
+
+export async function prepareScreenshotDirectory(): Promise<void> {
+  await mkdir(screenshotDirectory, { recursive: true })
+}
+
+export interface ReceivedWebhook {
+  headers: IncomingHttpHeaders
+  body: string
+}
+
+export interface WebhookReceiver {
+  url: string
+  received: ReceivedWebhook[]
+  close(): Promise<void>
+}
+
+/** A site owner's webhook endpoint on loopback: records each request and answers 200. */
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: ReceivedWebhook[] = []
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') })
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}/hooks/tollgate`,
+    received,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
+}
+
+/** The DESIGN section 4 proof of work: SHA-256(challenge + nonce) with `difficulty` leading zero bits. */
+export function solveProofOfWork(challenge: string, difficulty: number): string {
+  for (let nonce = 0; nonce < Number.MAX_SAFE_INTEGER; nonce += 1) {
+    const digest = createHash('sha256').update(challenge + String(nonce)).digest()
+    if (countLeadingZeroBits(digest) >= difficulty) return String(nonce)
+  }
+  throw new Error('no nonce found')
+}
+
+interface ChallengeAnswer {
+  challengeId: string
+  challenge: string
+  difficulty: number
+}
+
+/**
+ * One verification through the public API, as a script would make it (no browser signals):
+ * what the log records for it is up to the risk model, which is exactly what the chart shows.
+ */
+export async function verifyOnce(origin: string, siteKey: string, headers: Record<string, string> = {}): Promise<{ action: string }> {
+  const challengeResponse = await fetch(`${origin}/api/v1/challenge`, { method: 'POST', headers: { ...headers, 'x-site-key': siteKey } })
+  if (!challengeResponse.ok) throw new Error(`challenge: HTTP ${challengeResponse.status} ${await challengeResponse.text()}`)
+  const challenge = (await challengeResponse.json()) as ChallengeAnswer
+  const started = performance.now()
+  const nonce = solveProofOfWork(challenge.challenge, challenge.difficulty)
+  const verifyResponse = await fetch(`${origin}/api/v1/verify`, {
+    method: 'POST',
+    headers: { ...headers, 'x-site-key': siteKey, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      challengeId: challenge.challengeId,
+      nonce,
+      solveTimeMs: Math.max(1, Math.round(performance.now() - started)),
+      fingerprint: { canvas: 'e2e-canvas', webgl: 'e2e-webgl' },
+      behaviorData: { mouseMovements: 12, keystrokes: 4 },
+    }),
+  })
+  if (!verifyResponse.ok) throw new Error(`verify: HTTP ${verifyResponse.status} ${await verifyResponse.text()}`)
+  return (await verifyResponse.json()) as { action: string }
+}
+
+/** Saves a full-page screenshot of the current screen for the README and for review. */
+export async function saveScreenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(screenshotDirectory, `${name}.png`), fullPage: true })
+}
+
+/** Errors a strict CSP or a broken bundle would cause; failed API answers (4xx) are expected and not counted. */
+export function watchPageErrors(page: Page): string[] {
+  const errors: string[] = []
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`))
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) {
+      errors.push(`console: ${message.text()}`)
+    }
+  })
+  return errors
+}
+
+const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+export interface AccessibilityViolation {
+  id: string
+  impact: string | null
+  help: string
+  targets: string[]
+}
+
+/**
+ * Runs axe-core (WCAG 2 A and AA rules: labels, contrast, names, landmarks) on the current
+ * screen. It is evaluated through the DevTools protocol, which the page's CSP does not govern.
+ */
+export async function findAccessibilityViolations(page: Page): Promise<AccessibilityViolation[]> {
+  await page.evaluate(axeSource)
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> } }).axe
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+    return result.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      targets: violation.nodes.map((node) => node.target.join(' ')),
+    }))
+  })
+}
+
+/** A submission with a nonce that does not solve its challenge: the log records it as rejected. */
+export async function submitWrongNonce(origin: string, siteKey: string): Promise<number> {
+  const challenge = (await (await fetch(`${origin}/api/v1/challenge`, { method: 'POST', headers: { 'x-site-key': siteKey } })).json()) as ChallengeAnswer
+  let nonce = 0
+  while (countLeadingZeroBits(createHash('sha256').update(challenge.challenge + String(nonce)).digest()) >= challenge.difficulty) nonce += 1
+  const response = await fetch(`${origin}/api/v1/verify`, {
+    method: 'POST',
+    headers: { 'x-site-key': siteKey, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      challengeId: challenge.challengeId,
+      nonce: String(nonce),
+      solveTimeMs: 50,
+      fingerprint: { canvas: 'e2e-canvas', webgl: 'e2e-webgl' },
+      behaviorData: { mouseMovements: 0, keystrokes: 0 },
+    }),
+  })
+  return response.status
+}
+
+/** Headers of a visitor's browser on the site's own domain, for verifications the risk model lets through. */
+export function browserHeaders(siteOrigin: string): Record<string, string> {
+  return {
+    origin: siteOrigin,
+    'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
+    'accept-language': 'en-US,en;q=0.9',
+    'sec-fetch-site': 'cross-site',
+  }
+}

@@ -1,0 +1,112 @@
+/// <reference lib="dom" />
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { hasChromium, launchBrowser, startSdkService, type SdkService, type TestBrowser } from './sdk-support.js'
+
+/**
+ * A shop on another origin, under the CSP that sdk/README.md gives: its own little server, reached
+ * as `localhost` while the service is `127.0.0.1`. Both are on loopback because Chromium forbids
+ * a page from a wider address space to load from loopback (Private Network Access).
+ */
+async function startShop(service: string, siteKey: string): Promise<{ origin: string; server: Server }> {
+  const server = createServer((request, response) => {
+    const variant = (new URL(request.url ?? '/', 'http://shop').searchParams.get('policy') ?? 'documented') as PolicyVariant
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': shopPolicy(service, variant) })
+    response.end(shopPage(service, siteKey))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, server }
+}
+
+type PolicyVariant = 'documented' | 'without-wasm' | 'without-blob-workers'
+
+function shopPolicy(service: string, variant: PolicyVariant): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' ${service}${variant === 'without-wasm' ? '' : " 'wasm-unsafe-eval'"}`,
+    variant === 'without-blob-workers' ? "worker-src 'self'" : 'worker-src blob:',
+    `connect-src 'self' ${service}`,
+  ].join('; ')
+}
+
+function shopPage(service: string, siteKey: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Shop</title></head>
+<body>
+<form id="order" method="post" action="/order" data-tollgate>
+<label for="item">Item</label><input id="item" name="item" value="book">
+<button type="submit">Order</button>
+</form>
+<script src="${service}/sdk/v1/tollgate.js" data-site-key="${siteKey}" async defer></script>
+</body></html>`
+}
+
+describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
+  let sdk: SdkService
+  let browser: TestBrowser
+  let shop: { origin: string; server: Server }
+
+  beforeAll(async () => {
+    sdk = await startSdkService()
+    shop = await startShop(sdk.origin, sdk.demoSite.siteKey)
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    shop?.server.close()
+    await sdk?.close()
+  })
+
+  async function openShop(policy: PolicyVariant = 'documented') {
+    const opened = await browser.newPage()
+    await opened.page.goto(`${shop.origin}/shop?policy=${policy}`)
+    await opened.page.waitForFunction(() => 'Tollgate' in window)
+    return opened
+  }
+
+  it('solves through a blob-started worker and fills the form under the documented CSP', async () => {
+    const { page, events } = await openShop()
+    await page.evaluate(() => {
+      const form = document.querySelector<HTMLFormElement>('#order')
+      form?.addEventListener('submit', (event) => {
+        event.preventDefault()
+        Object.assign(window, { orderToken: form.querySelector<HTMLInputElement>('input[name="tollgate-token"]')?.value })
+      })
+    })
+    await page.click('#order button')
+    await page.waitForFunction(() => typeof (window as unknown as { orderToken?: string }).orderToken === 'string', undefined, { timeout: 20_000 })
+    const token = await page.evaluate(() => (window as unknown as { orderToken: string }).orderToken)
+
+    expect(await sdk.siteverify(token)).toMatchObject({ success: true, hostname: 'localhost' })
+    expect(events.errors.filter((error) => /Content Security Policy|Refused/i.test(error))).toEqual([])
+  })
+
+  it('works as a module imported from the service (tollgate.mjs)', async () => {
+    const { page } = await openShop()
+    // Passed as text: vitest rewrites import() in functions it compiles, and this one runs in the page.
+    const moduleUrl = JSON.stringify(`${sdk.origin}/sdk/v1/tollgate.mjs`)
+    const options = JSON.stringify({ siteKey: sdk.demoSite.siteKey, apiUrl: sdk.origin })
+    const result = await page.evaluate<{ token: string; action: string }>(
+      `import(${moduleUrl}).then((module) => module.execute(${options}))`,
+    )
+
+    expect(result.action).toBe('allow')
+    expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
+  })
+
+  it('still solves, with the JavaScript solver, when the CSP forbids WebAssembly', async () => {
+    const { page } = await openShop('without-wasm')
+    const result = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }), sdk.demoSite.siteKey)
+    expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
+  })
+
+  it('fails with worker_unavailable when the CSP forbids blob workers', async () => {
+    const { page } = await openShop('without-blob-workers')
+    const code = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }).then(
+      () => 'resolved',
+      (error: { code: string }) => error.code,
+    ), sdk.demoSite.siteKey)
+    expect(code).toBe('worker_unavailable')
+  })
+})

@@ -1,0 +1,113 @@
+/// <reference lib="dom" />
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { hasChromium, launchBrowser, startSdkService, typeLikeAPerson, type SdkService, type TestBrowser } from './sdk-support.js'
+
+interface VerifiedDetail {
+  form: string
+  token: string
+}
+
+describe.runIf(hasChromium())('the SDK on /demo in Chromium', () => {
+  let sdk: SdkService
+  let browser: TestBrowser
+
+  beforeAll(async () => {
+    sdk = await startSdkService()
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await sdk?.close()
+  })
+
+  it('fills the token, and the server redeems it with Siteverify', async () => {
+    const { page, events } = await browser.newPage()
+    const submissions: string[] = []
+    page.on('request', (request) => {
+      if (request.url().endsWith('/api/v1/verify')) submissions.push(request.postData() ?? '')
+    })
+    await page.goto(`${sdk.origin}/demo`)
+    await typeLikeAPerson(page, '#signup-email', 'ada@example.com')
+    await page.click('#signup-form button[type="submit"]')
+    await page.waitForSelector('#verdict')
+
+    expect(await page.textContent('#verdict')).toContain('Siteverify accepted the token')
+    expect(await page.textContent('[data-field="success"]')).toBe('true')
+    expect(await page.textContent('[data-field="action"]')).toBe('allow')
+    expect(await page.textContent('[data-field="Form"]')).toBe('signup')
+    // The page's strict CSP (no eval, no inline, no wasm-unsafe-eval) let everything run.
+    expect(events.errors.filter((error) => /Content Security Policy|Refused/i.test(error))).toEqual([])
+    // The signals went as hashes and counts; what was typed did not.
+    expect(submissions).toHaveLength(1)
+    const submission = JSON.parse(submissions[0] ?? '{}') as { fingerprint: Record<string, unknown>; behaviorData: Record<string, number> }
+    expect(submission.fingerprint.canvas).toMatch(/^[0-9a-f]{32}$/)
+    expect(submission.fingerprint.webgl).toMatch(/^([0-9a-f]{32})?$/)
+    expect(submission.behaviorData.keystrokes).toBeGreaterThanOrEqual('ada@example.com'.length)
+    expect(submission.behaviorData.mouseMovements).toBeGreaterThan(0)
+    expect(submissions[0]).not.toContain('ada@example.com')
+  })
+
+  it('serves the page with a strict Content-Security-Policy', async () => {
+    const response = await fetch(`${sdk.origin}/demo`)
+    const policy = response.headers.get('content-security-policy') ?? ''
+    expect(policy).toContain("script-src 'self'")
+    expect(policy).toContain("worker-src 'self'")
+    expect(policy).not.toMatch(/unsafe-(inline|eval)/)
+  })
+
+  it('protects two forms on one page independently', async () => {
+    const { page } = await browser.newPage()
+    await page.goto(`${sdk.origin}/demo`)
+    // Keep the page: record each form's token and stop the navigation after the SDK filled it.
+    await page.evaluate(() => {
+      const verified: VerifiedDetail[] = []
+      Object.assign(window, { verified })
+      for (const form of document.querySelectorAll('form')) {
+        form.addEventListener('submit', (event) => {
+          event.preventDefault()
+          const field = form.querySelector<HTMLInputElement>('input[name="tollgate-token"]')
+          verified.push({ form: form.id, token: field?.value ?? '' })
+        })
+      }
+    })
+    await typeLikeAPerson(page, '#signup-email', 'grace@example.com')
+    await typeLikeAPerson(page, '#contact-message', 'Hello there')
+    // Both at once, so that the two verifications run concurrently.
+    await page.evaluate(() => {
+      for (const id of ['signup-form', 'contact-form']) document.querySelector<HTMLFormElement>(`#${id}`)?.requestSubmit()
+    })
+    await page.waitForFunction(() => (window as unknown as { verified: unknown[] }).verified.length === 2, undefined, { timeout: 20_000 })
+    const verified = await page.evaluate(() => (window as unknown as { verified: VerifiedDetail[] }).verified)
+
+    expect(verified.map((entry) => entry.form).sort()).toEqual(['contact-form', 'signup-form'])
+    const [first, second] = verified.map((entry) => entry.token)
+    expect(first).not.toBe('')
+    expect(second).not.toBe('')
+    expect(first).not.toBe(second)
+    for (const token of [first ?? '', second ?? '']) {
+      expect(await sdk.siteverify(token)).toMatchObject({ success: true, action: 'allow' })
+    }
+    expect(await page.locator('.tollgate-status[role="status"][aria-live="polite"]').count()).toBe(2)
+  })
+
+  it('gives a token through Tollgate.execute() and aborts with reset()', async () => {
+    const { page } = await browser.newPage()
+    await page.goto(`${sdk.origin}/demo`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    const result = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }), sdk.demoSite.siteKey)
+
+    expect(result).toMatchObject({ action: 'allow', riskScore: expect.any(Number) as number, token: expect.any(String) as string })
+    expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
+    expect(await sdk.siteverify(result.token)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    // The first answer stopped the other workers, and none outlives the solve.
+    await expect.poll(() => page.workers().length).toBe(0)
+
+    const aborted = await page.evaluate(async (siteKey) => {
+      const pending = window.Tollgate.execute({ siteKey }).then(() => 'resolved', (error: { code: string }) => error.code)
+      window.Tollgate.reset()
+      return pending
+    }, sdk.demoSite.siteKey)
+    expect(aborted).toBe('aborted')
+  })
+})
+

@@ -1,0 +1,141 @@
+/// <reference lib="dom" />
+import { existsSync } from 'node:fs'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { buildSdk } from '../../scripts/build-sdk.js'
+import type { SiteSettings } from '../../src/domain/sites/site.js'
+import { DEMO_SITE_ID, type DemoSite } from '../../src/plugins/demo-site.js'
+import { isCi } from '../helpers/services.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+
+// The SDK's public types, whose global declaration types `window.Tollgate` in page code.
+export type { TollgateApi } from '../../sdk/tollgate.js'
+
+export const CHROMIUM_PATH = '/usr/bin/chromium'
+
+/**
+ * Whether the SDK's browser suites can run. Without Debian's chromium they are skipped on a
+ * laptop, saying so loudly; under CI a missing browser fails the run.
+ */
+export function hasChromium(): boolean {
+  if (existsSync(CHROMIUM_PATH)) return true
+  const message = `Chromium is not installed at ${CHROMIUM_PATH} (apt-get install -y chromium)`
+  if (isCi) throw new Error(`${message}; CI must run the SDK end-to-end tests`)
+  console.warn(`\n!!! SKIPPING THE SDK END-TO-END TESTS: ${message} !!!\n`)
+  return false
+}
+
+export interface SdkService {
+  service: TestApp
+  /** e.g. http://127.0.0.1:43125 */
+  origin: string
+  demoSite: DemoSite
+  /** Changes the demo site's settings (merged) and drops the cached copy. */
+  setDemoSettings(settings: Partial<SiteSettings>): Promise<void>
+  /** Redeems a token the way a site's backend does. */
+  siteverify(token: string): Promise<{ success: boolean; 'error-codes': string[]; action?: string; riskScore?: number }>
+  close(): Promise<void>
+}
+
+/**
+ * Builds the SDK into dist/sdk (atomic writes, so parallel suites may do it too) and starts the
+ * whole service as in development: it seeds the demo site that /demo uses. It listens on a free
+ * port of 127.0.0.1 because a real browser must reach it.
+ */
+export async function startSdkService(): Promise<SdkService> {
+  await buildSdk()
+  const service = await buildTestApp({ env: { NODE_ENV: 'development' } })
+  const { app } = service
+  const demoSite = app.demoSite
+  if (demoSite === undefined) throw new Error('the development demo site was not seeded')
+  const origin = await app.listen({ port: 0, host: '127.0.0.1' })
+  // The test browser is automated and headless: the risk model rightly scores it high. These
+  // tests are about the SDK's flow, so the demo site tolerates it unless a test says otherwise.
+  await app.sites.update(DEMO_SITE_ID, { settings: { challengeThreshold: 90, blockThreshold: 100 } })
+  await app.siteCache.invalidate({ id: DEMO_SITE_ID })
+  return {
+    service,
+    origin,
+    demoSite,
+    async setDemoSettings(settings) {
+      await app.sites.update(DEMO_SITE_ID, { settings })
+      await app.siteCache.invalidate({ id: DEMO_SITE_ID })
+    },
+    async siteverify(token) {
+      const response = await app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret: demoSite.secretKey, response: token } })
+      return response.json()
+    },
+    close: () => service.close(),
+  }
+}
+
+export interface TestBrowser {
+  browser: Browser
+  newPage(): Promise<{ page: Page; context: BrowserContext; events: PageEvents }>
+  close(): Promise<void>
+}
+
+export interface PageEvents {
+  /** Console errors and CSP violation reports seen by the page. */
+  errors: string[]
+  /** Every answer of the public API: path, status and JSON body. */
+  api: { path: string; status: number; body: Record<string, unknown> }[]
+}
+
+/**
+ * Headless Debian Chromium with a fresh profile. It drops the automation switch, the
+ * navigator.webdriver flag (AutomationControlled) and the "HeadlessChrome" user agent: not to
+ * hide from the risk model (the demo site's thresholds are set for that) but so that the flow
+ * under test is the one a person's browser goes through; the risk model's own view of automated
+ * browsers is measured by `npm run eval:detection`.
+ */
+export async function launchBrowser(): Promise<TestBrowser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    ignoreDefaultArgs: ['--enable-automation'],
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--disable-blink-features=AutomationControlled',
+    ],
+  })
+  const userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${browser.version()} Safari/537.36`
+  const contexts: BrowserContext[] = []
+  return {
+    browser,
+    async newPage() {
+      const context = await browser.newContext({ userAgent, viewport: { width: 1024, height: 768 } })
+      contexts.push(context)
+      const page = await context.newPage()
+      const events: PageEvents = { errors: [], api: [] }
+      page.on('console', (message) => {
+        if (message.type() === 'error') events.errors.push(message.text())
+      })
+      page.on('pageerror', (error) => events.errors.push(error.message))
+      page.on('response', (response) => {
+        const path = new URL(response.url()).pathname
+        if (!path.startsWith('/api/v1/')) return
+        void response.json().then(
+          (body: Record<string, unknown>) => events.api.push({ path, status: response.status(), body }),
+          () => events.api.push({ path, status: response.status(), body: {} }),
+        )
+      })
+      return { page, context, events }
+    },
+    async close() {
+      for (const context of contexts) await context.close()
+      await browser.close()
+    },
+  }
+}
+
+/** What a person does before submitting: moves the pointer and types the value key by key. */
+export async function typeLikeAPerson(page: Page, selector: string, text: string): Promise<void> {
+  const box = await page.locator(selector).boundingBox()
+  if (box !== null) {
+    await page.mouse.move(box.x - 40, box.y - 30, { steps: 5 })
+    await page.mouse.move(box.x + box.width / 3, box.y + box.height / 2, { steps: 8 })
+  }
+  await page.click(selector)
+  await page.keyboard.type(text, { delay: 15 })
+}

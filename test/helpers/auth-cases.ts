@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto'
+import type { HTTPMethods } from 'fastify'
+import { describe, expect, it } from 'vitest'
+import type { App } from '../../src/app.js'
+import { asBrowser, asScript, createTestSite, OWN_ORIGIN, type TestAccount } from './dashboard-client.js'
+
+/** A route under /api/v1/sites/{id}: `path` contains `{id}`. */
+export interface SiteRouteCase {
+  method: Extract<HTTPMethods, 'GET' | 'POST' | 'PUT' | 'DELETE'>
+  path: string
+  /** A body the route accepts, so that 401 and 404 are not masked by a 400. */
+  body?: object
+  /** What the site's owner gets: proves that the refusals below are about who asks. */
+  ownerStatus: number
+}
+
+/** Every route under /api/v1/sites/{id} of the dashboard API proper (webhook routes are listed by their tests). */
+export const dashboardSiteRoutes: SiteRouteCase[] = [
+  { method: 'GET', path: '/api/v1/sites/{id}', ownerStatus: 200 },
+  { method: 'PUT', path: '/api/v1/sites/{id}', body: { settings: { difficulty: 20 } }, ownerStatus: 200 },
+  { method: 'DELETE', path: '/api/v1/sites/{id}', ownerStatus: 204 },
+  { method: 'POST', path: '/api/v1/sites/{id}/secret/rotate', ownerStatus: 200 },
+  { method: 'GET', path: '/api/v1/sites/{id}/stats', ownerStatus: 200 },
+  { method: 'GET', path: '/api/v1/sites/{id}/verifications', ownerStatus: 200 },
+]
+
+export interface AuthCaseContext {
+  app: App
+  owner: TestAccount
+  stranger: TestAccount
+}
+
+/**
+ * The isolation rules every site route must keep (issue 4, item 5), as one test per rule and
+ * route: 401 without credentials or with bad ones; 404 for another account's site (by cookie
+ * and by API key), an unknown id and a malformed id; 403 csrf_rejected for a cookie-authenticated
+ * state-changing request from elsewhere; and after every refusal the site is unchanged. Each
+ * test gets a fresh site of the owner, so destructive routes can be listed too.
+ */
+export function describeSiteRouteAuthCases(routes: SiteRouteCase[], getContext: () => AuthCaseContext): void {
+  for (const route of routes) {
+    describe(`${route.method} ${route.path}`, () => {
+      const call = async (siteId: string, headers: Record<string, string>) => {
+        const { app } = getContext()
+        return app.inject({
+          method: route.method,
+          url: route.path.replace('{id}', siteId),
+          headers,
+          ...(route.body === undefined ? {} : { payload: route.body }),
+        })
+      }
+      const freshSite = () => createTestSite(getContext().app, getContext().owner, { name: 'Isolation site' })
+      const readSite = async (siteId: string) => {
+        const { app, owner } = getContext()
+        const response = await app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}`, headers: asScript(owner) })
+        return { status: response.statusCode, body: response.body }
+      }
+      const expectRefusal = async (siteId: string, headers: Record<string, string>, status: number, code: string) => {
+        const before = await readSite(siteId)
+        const response = await call(siteId, headers)
+        expect(response.statusCode, response.body).toBe(status)
+        expect(response.json().error.code).toBe(code)
+        expect(await readSite(siteId)).toEqual(before)
+      }
+      const isStateChanging = route.method !== 'GET'
+
+      it('answers 401 unauthorized without credentials', async () => {
+        const site = await freshSite()
+        await expectRefusal(site.id, {}, 401, 'unauthorized')
+      })
+
+      it('answers 401 for an unknown API key, a malformed Authorization header and an unknown session', async () => {
+        const site = await freshSite()
+        await expectRefusal(site.id, { authorization: `Bearer tgak_${'A'.repeat(43)}` }, 401, 'unauthorized')
+        await expectRefusal(site.id, { authorization: 'Basic dXNlcjpwYXNz' }, 401, 'unauthorized')
+        await expectRefusal(site.id, { cookie: 'tollgate_session=forged', origin: OWN_ORIGIN }, 401, 'unauthorized')
+      })
+
+      it("answers 404 not_found for another account's site, by cookie and by API key", async () => {
+        const site = await freshSite()
+        const { stranger } = getContext()
+        await expectRefusal(site.id, asBrowser(stranger), 404, 'not_found')
+        await expectRefusal(site.id, asScript(stranger), 404, 'not_found')
+      })
+
+      it('answers 404 not_found for an unknown and for a malformed site id', async () => {
+        const { owner } = getContext()
+        for (const siteId of [randomUUID(), 'not-a-uuid', "1' OR '1'='1"]) {
+          const response = await call(encodeURIComponent(siteId), asScript(owner))
+          expect(response.statusCode, response.body).toBe(404)
+          expect(response.json().error.code).toBe('not_found')
+        }
+      })
+
+      if (isStateChanging) {
+        it('answers 403 csrf_rejected to a session cookie without our Origin or Referer', async () => {
+          const site = await freshSite()
+          const { owner } = getContext()
+          await expectRefusal(site.id, { cookie: owner.cookie }, 403, 'csrf_rejected')
+          await expectRefusal(site.id, { cookie: owner.cookie, origin: 'https://evil.example' }, 403, 'csrf_rejected')
+          await expectRefusal(site.id, { cookie: owner.cookie, origin: 'null' }, 403, 'csrf_rejected')
+          await expectRefusal(site.id, { cookie: owner.cookie, referer: 'https://evil.example/page' }, 403, 'csrf_rejected')
+        })
+      }
+
+      it(`answers ${route.ownerStatus} to the owner, by cookie and by API key`, async () => {
+        const { owner } = getContext()
+        const bySession = await call((await freshSite()).id, isStateChanging ? { cookie: owner.cookie, referer: `${OWN_ORIGIN}/dashboard` } : { cookie: owner.cookie })
+        expect(bySession.statusCode, bySession.body).toBe(route.ownerStatus)
+        const byKey = await call((await freshSite()).id, asScript(owner))
+        expect(byKey.statusCode, byKey.body).toBe(route.ownerStatus)
+      })
+    })
+  }
+}

@@ -1,0 +1,52 @@
+import { buildApp, type App } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { createKeyRing } from '../../src/secret.js'
+import { migrate } from '../../src/storage/migrate.js'
+import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
+import { openRedisStore } from '../../src/storage/redis/redis-store.js'
+import { postgresUrl, redisUrl } from './services.js'
+import { dropSchema, uniqueName } from './storage.js'
+import { TEST_SECRET } from './test-app.js'
+
+export interface SharedInstances {
+  instances: App[]
+  close(): Promise<void>
+}
+
+/**
+ * Several instances of the service as production runs them: each with its own connections to one
+ * real PostgreSQL schema and one Redis key prefix, sharing nothing in memory.
+ */
+export async function buildSharedInstances(count: number, env: Record<string, string> = {}): Promise<SharedInstances> {
+  const schema = uniqueName('test')
+  const keyPrefix = `${uniqueName('test')}:`
+  const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0', ...env })
+  const instances: App[] = []
+  for (let index = 0; index < count; index++) {
+    const database = await openPostgresDatabase({ connectionString: postgresUrl, schema, maxConnections: 5 })
+    if (index === 0) await migrate(database)
+    const keyValue = await openRedisStore({ url: redisUrl, keyPrefix })
+    const app = await buildApp({ config, storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    await app.ready()
+    instances.push(app)
+  }
+  return {
+    instances,
+    async close() {
+      await Promise.all(instances.map((app) => app.close()))
+      await dropSchema(schema)
+      await deleteKeys(keyPrefix)
+    },
+  }
+}
+
+async function deleteKeys(keyPrefix: string): Promise<void> {
+  const { Redis } = await import('ioredis')
+  const client = new Redis(redisUrl)
+  try {
+    const keys = await client.keys(`${keyPrefix}*`)
+    if (keys.length > 0) await client.del(...keys)
+  } finally {
+    client.disconnect()
+  }
+}

@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { openMemoryStore } from '../../src/storage/memory/memory-store.js'
+import { migrate } from '../../src/storage/migrate.js'
+import { openPgliteDatabase } from '../../src/storage/pglite/pglite-database.js'
+import type { KeyValueStore, SqlDatabase } from '../../src/storage/ports.js'
+import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
+import { openRedisStore } from '../../src/storage/redis/redis-store.js'
+import { hasPostgres, hasRedis, postgresUrl, redisUrl } from './services.js'
+
+export type DatabaseKind = 'pglite' | 'postgres'
+export type KeyValueKind = 'memory' | 'redis'
+
+/** Every database implementation, with whether it can run here (see services.ts). */
+export const databaseKinds: { kind: DatabaseKind; available: boolean }[] = [
+  { kind: 'pglite', available: true },
+  { kind: 'postgres', available: hasPostgres },
+]
+export const keyValueKinds: { kind: KeyValueKind; available: boolean }[] = [
+  { kind: 'memory', available: true },
+  { kind: 'redis', available: hasRedis },
+]
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${randomBytes(6).toString('hex')}`
+}
+
+export interface TestDatabase {
+  database: SqlDatabase
+  /** Removes everything the test created (the schema on PostgreSQL). Call after closing. */
+  dispose: () => Promise<void>
+}
+
+/** A fresh database: in-memory PGlite, or a new schema in the shared PostgreSQL database. */
+export async function openTestDatabase(kind: DatabaseKind, options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const database = await openPgliteDatabase(undefined)
+    if (options.migrated !== false) await migrate(database)
+    return { database, dispose: async () => {} }
+  }
+  const schema = uniqueName('test')
+  const database = await openPostgresDatabase({ connectionString: postgresUrl, schema, maxConnections: 5 })
+  if (options.migrated !== false) await migrate(database)
+  return { database, dispose: () => dropSchema(schema) }
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: postgresUrl })
+  await client.connect()
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+  } finally {
+    await client.end()
+  }
+}
+
+export interface TestKeyValue {
+  keyValue: KeyValueStore
+  dispose: () => Promise<void>
+}
+
+/** A fresh key-value store: memory, or real Redis under a random key prefix. */
+export async function openTestKeyValue(kind: KeyValueKind): Promise<TestKeyValue> {
+  if (kind === 'memory') return { keyValue: openMemoryStore(), dispose: async () => {} }
+  const keyPrefix = `${uniqueName('test')}:`
+  const keyValue = await openRedisStore({ url: redisUrl, keyPrefix })
+  return { keyValue, dispose: () => deleteRedisPrefix(keyPrefix) }
+}
+
+async function deleteRedisPrefix(keyPrefix: string): Promise<void> {
+  const { Redis } = await import('ioredis')
+  const client = new Redis(redisUrl)
+  try {
+    let cursor = '0'
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 500)
+      cursor = next
+      if (keys.length > 0) await client.del(...keys)
+    } while (cursor !== '0')
+  } finally {
+    client.disconnect()
+  }
+}

@@ -1,0 +1,96 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Registry } from 'prom-client'
+import { describe, expect, it } from 'vitest'
+import { createBusinessCounters } from '../../src/metrics/business-counters.js'
+import { isCi } from '../helpers/services.js'
+import { databaseKinds, openTestDatabase } from '../helpers/storage.js'
+import { buildTestApp } from '../helpers/test-app.js'
+
+async function readCounter(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const metric = await registry.getSingleMetric(name)?.get()
+  const sample = metric?.values.find((value) => Object.entries(labels).every(([key, label]) => value.labels[key] === label))
+  return sample?.value ?? 0
+}
+
+describe.each(databaseKinds)('business counters on $kind', ({ kind, available }) => {
+  it.skipIf(!available)('persist across restarts: flushed increments are loaded by the next instance', async () => {
+    const { database, dispose } = await openTestDatabase(kind)
+    try {
+      const first = createBusinessCounters(new Registry(), database)
+      await first.load()
+      first.increment('verifications', { action: 'allow' }, 3)
+      first.increment('verifications', { action: 'block' })
+      first.increment('challengesIssued', {}, 7)
+      await first.flush()
+      first.increment('challengesIssued', {}, 1)
+      await first.flush()
+
+      const registry = new Registry()
+      const second = createBusinessCounters(registry, database)
+      await second.load()
+      expect(await readCounter(registry, 'tollgate_verifications_total', { action: 'allow' })).toBe(3)
+      expect(await readCounter(registry, 'tollgate_verifications_total', { action: 'block' })).toBe(1)
+      expect(await readCounter(registry, 'tollgate_challenges_issued_total')).toBe(8)
+    } finally {
+      await database.close()
+      await dispose()
+    }
+  })
+
+  it.skipIf(!available)('two instances add up instead of overwriting each other', async () => {
+    const { database, dispose } = await openTestDatabase(kind)
+    try {
+      const first = createBusinessCounters(new Registry(), database)
+      const second = createBusinessCounters(new Registry(), database)
+      first.increment('siteverify', { result: 'success' }, 2)
+      second.increment('siteverify', { result: 'success' }, 5)
+      await Promise.all([first.flush(), second.flush()])
+      const rows = await database.query<{ value: number }>("SELECT value FROM metric_counters WHERE name = 'tollgate_siteverify_total'")
+      expect(rows).toEqual([{ value: 7 }])
+    } finally {
+      await database.close()
+      await dispose()
+    }
+  })
+})
+
+describe('business counters when the database fails', () => {
+  it('keep their increments for the next flush', async () => {
+    const { database, dispose } = await openTestDatabase('pglite')
+    const counters = createBusinessCounters(new Registry(), database)
+    counters.increment('webhookDeliveries', { outcome: 'delivered' }, 4)
+    await database.execute('ALTER TABLE metric_counters RENAME TO metric_counters_away')
+    await expect(counters.flush()).rejects.toThrow()
+    await database.execute('ALTER TABLE metric_counters_away RENAME TO metric_counters')
+    await counters.flush()
+    const rows = await database.query<{ value: number }>('SELECT value FROM metric_counters')
+    expect(rows).toEqual([{ value: 4 }])
+    await database.close()
+    await dispose()
+  })
+})
+
+const promtool = spawnSync('promtool', ['--version']).status === 0
+if (!promtool && isCi) throw new Error('promtool (Debian package prometheus) is required under CI')
+
+describe.skipIf(!promtool)('/metrics output', () => {
+  it('passes promtool check metrics', async () => {
+    const service = await buildTestApp()
+    try {
+      service.app.counters.increment('verifications', { action: 'allow' })
+      service.app.counters.increment('siteverify', { result: 'invalid-input-response' })
+      await service.app.inject({ method: 'GET', url: '/health' })
+      const response = await service.app.inject({ method: 'GET', url: '/metrics' })
+      const file = join(mkdtempSync(join(tmpdir(), 'metrics-')), 'metrics.txt')
+      writeFileSync(file, response.body)
+      const result = spawnSync('sh', ['-c', `promtool check metrics < ${file}`], { encoding: 'utf8' })
+      expect(result.stdout + result.stderr).toBe('')
+      expect(result.status).toBe(0)
+    } finally {
+      await service.close()
+    }
+  })
+})

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp, type App } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { DEMO_SITE_ID } from '../../src/plugins/demo-site.js'
+import { createKeyRing } from '../../src/secret.js'
+import { browserHeaders, obtainToken } from '../helpers/core-flow.js'
+import { openTestDatabase, openTestKeyValue } from '../helpers/storage.js'
+import { buildTestApp, TEST_SECRET } from '../helpers/test-app.js'
+
+/** `npm start` in development, with its log lines captured. */
+async function startInDevelopment(lines: string[]): Promise<App> {
+  const database = await openTestDatabase('pglite')
+  const keyValue = await openTestKeyValue('memory')
+  const config = loadConfig({ NODE_ENV: 'development', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0' })
+  const app = await buildApp({
+    config,
+    storage: { database: database.database, keyValue: keyValue.keyValue },
+    keyRing: createKeyRing(TEST_SECRET),
+    logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } },
+  })
+  await app.ready()
+  return app
+}
+
+describe('the development demo site', () => {
+  const lines: string[] = []
+  let app: App
+  beforeAll(async () => {
+    app = await startInDevelopment(lines)
+  })
+  afterAll(() => app.close())
+
+  it('prints its site key and secret key at start', () => {
+    const printed = lines.map((line) => JSON.parse(line) as { msg: string }).find((line) => line.msg.startsWith('Demo site'))
+    expect(app.demoSite).toEqual({ siteKey: expect.stringMatching(/^tgk_/), secretKey: expect.stringMatching(/^tgs_/) })
+    expect(printed?.msg).toContain(app.demoSite?.siteKey)
+    expect(printed?.msg).toContain(app.demoSite?.secretKey)
+  })
+
+  it('is a site without account that allows any origin, and its printed keys work end to end', async () => {
+    const demo = app.demoSite
+    expect(await app.sites.findById(DEMO_SITE_ID)).toMatchObject({ accountId: null, siteKey: demo?.siteKey, domains: [] })
+    const token = await obtainToken(app, browserHeaders(demo?.siteKey ?? '', 'http://localhost:3000'))
+    const answer = await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: demo?.secretKey ?? '', response: token } })
+    expect(answer.json()).toMatchObject({ success: true, hostname: 'localhost' })
+  })
+
+  it('has the same keys at the next start with the same secret (they are derived, not stored)', async () => {
+    const next = await startInDevelopment([])
+    try {
+      expect(next.demoSite).toEqual(app.demoSite)
+    } finally {
+      await next.close()
+    }
+  })
+
+  it('does not exist in production', async () => {
+    const service = await buildTestApp({ env: { NODE_ENV: 'production' } })
+    try {
+      expect(service.app.demoSite).toBeUndefined()
+      expect(await service.app.sites.findById(DEMO_SITE_ID)).toBeUndefined()
+    } finally {
+      await service.close()
+    }
+  })
+})

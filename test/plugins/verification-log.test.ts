@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto'
+import { describe, expect, it, vi } from 'vitest'
+import type { VerificationLogEntry } from '../../src/plugins/verification-log.js'
+import { hasPostgres } from '../helpers/services.js'
+import { buildTestApp } from '../helpers/test-app.js'
+
+function entry(siteId: string, overrides: Partial<VerificationLogEntry> = {}): VerificationLogEntry {
+  return {
+    siteId,
+    challengeId: randomUUID(),
+    createdAt: new Date(),
+    action: 'allow',
+    errorCode: null,
+    riskScore: 12,
+    anomalies: ['missing_origin', 'no_interaction'],
+    countryCode: 'XX',
+    clientIp: '198.51.100.4',
+    hostname: 'shop.example.com',
+    userAgent: 'Mozilla/5.0',
+    difficulty: 18,
+    solveTimeMs: 420,
+    stepUps: 0,
+    ...overrides,
+  }
+}
+
+const countRows = async (query: (sql: string) => Promise<{ count: number }[]>) => (await query('SELECT count(*)::int AS count FROM verifications'))[0]?.count
+
+describe.each([
+  { database: 'pglite' as const, available: true },
+  { database: 'postgres' as const, available: hasPostgres },
+])('the verification log on $database', ({ database, available }) => {
+  it.skipIf(!available)('writes full batches in one INSERT each, and what is left within the interval', async () => {
+    const service = await buildTestApp({ database })
+    try {
+      const siteId = randomUUID()
+      const batchSize = database === 'pglite' ? 100 : 500
+      const query = vi.spyOn(service.app.database, 'query')
+      for (let index = 0; index <= batchSize * 2; index++) service.app.verificationLog.record(entry(siteId))
+      // Nothing was written on the calling path.
+      expect(query).not.toHaveBeenCalled()
+      await vi.waitFor(async () => expect(await countRows((sql) => service.app.database.query(sql))).toBe(batchSize * 2 + 1), { timeout: 3_000 })
+      const inserts = query.mock.calls.filter(([sql]) => sql.trimStart().startsWith('INSERT INTO verifications'))
+      expect(inserts).toHaveLength(3)
+    } finally {
+      await service.close()
+    }
+  })
+
+  it.skipIf(!available)('keeps every column, anomalies included (and an empty list)', async () => {
+    const service = await buildTestApp({ database })
+    try {
+      const siteId = randomUUID()
+      const accepted = entry(siteId)
+      const rejected = entry(siteId, { action: 'rejected', errorCode: 'solution_invalid', riskScore: null, anomalies: [], challengeId: null, countryCode: null })
+      service.app.verificationLog.record(accepted)
+      service.app.verificationLog.record(rejected)
+      await service.app.verificationLog.flush()
+      const rows = await service.app.database.query('SELECT * FROM verifications WHERE site_id = $1 ORDER BY action', [siteId])
+      expect(rows).toEqual([
+        expect.objectContaining({ action: 'allow', anomalies: ['missing_origin', 'no_interaction'], risk_score: 12, client_ip: '198.51.100.4', solve_time_ms: 420 }),
+        expect.objectContaining({ action: 'rejected', error_code: 'solution_invalid', anomalies: [], risk_score: null, challenge_id: null }),
+      ])
+    } finally {
+      await service.close()
+    }
+  })
+
+  it.skipIf(!available)('writes what is buffered when the app closes', async () => {
+    const service = await buildTestApp({ database })
+    const siteId = randomUUID()
+    let remaining: number | undefined
+    // Read the table from inside the database's close: the last moment it is open.
+    const close = service.app.database.close.bind(service.app.database)
+    service.app.database.close = async () => {
+      remaining = (await service.app.database.query<{ count: number }>('SELECT count(*)::int AS count FROM verifications WHERE site_id = $1', [siteId]))[0]?.count
+      await close()
+    }
+    for (let index = 0; index < 7; index++) service.app.verificationLog.record(entry(siteId))
+    await service.close()
+    expect(remaining).toBe(7)
+  })
+
+  it.skipIf(!available)('keeps the rows when the database fails, and writes them on the next attempt', async () => {
+    const service = await buildTestApp({ database })
+    try {
+      const siteId = randomUUID()
+      const query = vi.spyOn(service.app.database, 'query').mockRejectedValueOnce(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))
+      service.app.verificationLog.record(entry(siteId))
+      await expect(service.app.verificationLog.flush()).rejects.toThrow('ECONNREFUSED')
+      query.mockRestore()
+      await service.app.verificationLog.flush()
+      expect(await countRows((sql) => service.app.database.query(sql))).toBe(1)
+    } finally {
+      await service.close()
+    }
+  })
+})
+
+describe('a row the database refuses', () => {
+  it('is dropped alone; the rest of its batch is written', async () => {
+    const service = await buildTestApp()
+    try {
+      const siteId = randomUUID()
+      service.app.verificationLog.record(entry(siteId))
+      service.app.verificationLog.record(entry(siteId, { riskScore: 1_000_000 })) // out of smallint range
+      service.app.verificationLog.record(entry(siteId))
+      await service.app.verificationLog.flush()
+      expect(await countRows((sql) => service.app.database.query(sql))).toBe(2)
+    } finally {
+      await service.close()
+    }
+  })
+})

@@ -1,0 +1,59 @@
+import net from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { blockedEvent, createWebhookSite } from '../helpers/webhook-site.js'
+
+/**
+ * With private webhooks not allowed (production's default), a webhook to a loopback address is
+ * refused when connecting: a listening socket on that address never sees a connection.
+ */
+describe('webhooks with private addresses not allowed', () => {
+  let service: TestApp
+  let server: net.Server
+  let port: number
+  let connections = 0
+  beforeAll(async () => {
+    service = await buildTestApp({ config: { allowPrivateWebhooks: false } })
+    server = net.createServer((socket) => {
+      connections += 1
+      socket.destroy()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    port = (server.address() as net.AddressInfo).port
+  })
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    await service.close()
+  })
+
+  async function deliverTo(url: string) {
+    const site = await createWebhookSite(service.app, { webhookUrl: url, secret: 'a secret' })
+    service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    await service.app.webhooks.settle()
+    return service.app.webhooks.deliveries.listRecent(site.id, 10)
+  }
+
+  it('refuses a hostname that resolves to loopback (localhost), at connect time', async () => {
+    expect(await deliverTo(`https://localhost:${port}/hook`)).toMatchObject([
+      { outcome: 'refused', statusCode: null, error: expect.stringMatching(/^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/) },
+    ])
+    expect(connections).toBe(0)
+  })
+
+  it('refuses a loopback literal and the metadata address', async () => {
+    expect(await deliverTo(`https://127.0.0.1:${port}/hook`)).toMatchObject([{ outcome: 'refused', error: expect.stringMatching(/loopback/) }])
+    expect(await deliverTo(`https://[::ffff:127.0.0.1]:${port}/hook`)).toMatchObject([{ outcome: 'refused', error: expect.stringMatching(/loopback/) }])
+    expect(await deliverTo('https://169.254.169.254/latest/meta-data/')).toMatchObject([{ outcome: 'refused', error: expect.stringMatching(/metadata/) }])
+    expect(connections).toBe(0)
+  })
+
+  it('refuses plain http', async () => {
+    expect(await deliverTo(`http://localhost:${port}/hook`)).toMatchObject([{ outcome: 'refused', error: 'the webhook URL must use https' }])
+    expect(connections).toBe(0)
+  })
+
+  it('counts refusals under their own outcome', async () => {
+    const metrics = (await service.app.inject({ method: 'GET', url: '/metrics' })).body
+    expect(metrics).toMatch(/^tollgate_webhook_deliveries_total\{outcome="refused"\} [1-9]\d*$/m)
+  })
+})

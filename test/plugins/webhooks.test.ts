@@ -1,0 +1,249 @@
+import { verify } from '@octokit/webhooks-methods'
+import { Webhook } from 'standardwebhooks'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { toStandardWebhooksSecret } from '../../src/domain/webhooks/sign-webhook.js'
+import { hasPostgres } from '../helpers/services.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { findClosedPort, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js'
+import { blockedEvent, createWebhookSite } from '../helpers/webhook-site.js'
+
+const SECRET = 'receiver shared secret, plain text'
+const SHORT_TIMEOUT_MS = 500
+
+async function metricsText(service: TestApp): Promise<string> {
+  return (await service.app.inject({ method: 'GET', url: '/metrics' })).body
+}
+
+function deliveryCount(metrics: string, outcome: string): number {
+  const match = new RegExp(`^tollgate_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(metrics)
+  return match === null ? 0 : Number(match[1])
+}
+
+describe('verification.blocked webhooks', () => {
+  let service: TestApp
+  let receiver: WebhookReceiver
+  beforeAll(async () => {
+    service = await buildTestApp({ database: hasPostgres ? 'postgres' : 'pglite', webhookTimeoutMs: SHORT_TIMEOUT_MS })
+  })
+  afterAll(() => service.close())
+  afterEach(async () => {
+    vi.restoreAllMocks()
+    await service.app.webhooks.settle()
+    await receiver?.close()
+  })
+
+  it('POSTs the spec payload, signed both ways, and records the delivery', async () => {
+    receiver = await startWebhookReceiver()
+    const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
+
+    service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    const request = await receiver.waitForRequest()
+
+    expect(JSON.parse(request.body)).toStrictEqual({
+      event: 'verification.blocked',
+      siteId: site.id,
+      timestamp: '2025-06-07T08:09:10.111Z',
+      data: { riskScore: 91, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'NL' },
+    })
+    expect(request.headers['content-type']).toBe('application/json')
+    expect(request.headers['x-service-event']).toBe('verification.blocked')
+    const deliveryId = request.headers['x-service-delivery']
+    expect(deliveryId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(request.headers['x-service-signature']).toMatch(/^sha256=[0-9a-f]{64}$/)
+    expect(await verify(SECRET, request.body, String(request.headers['x-service-signature']))).toBe(true)
+    expect(await verify('a wrong secret', request.body, String(request.headers['x-service-signature']))).toBe(false)
+    expect(request.headers['webhook-id']).toBe(deliveryId)
+    const standard = new Webhook(toStandardWebhooksSecret(SECRET))
+    expect(standard.verify(request.body, request.headers as Record<string, string>)).toStrictEqual(JSON.parse(request.body))
+
+    await service.app.webhooks.settle()
+    const [delivery] = await service.app.webhooks.deliveries.listRecent(site.id, 10)
+    expect(delivery).toMatchObject({
+      id: deliveryId,
+      event: 'verification.blocked',
+      url: receiver.url,
+      isTest: false,
+      outcome: 'delivered',
+      statusCode: 204,
+      error: null,
+    })
+    expect(delivery?.latencyMs).toBeGreaterThanOrEqual(0)
+    expect(deliveryCount(await metricsText(service), 'delivered')).toBeGreaterThanOrEqual(1)
+  })
+
+  it('returns to the emitter at once while the receiver never answers; records a timeout', async () => {
+    receiver = await startWebhookReceiver()
+    receiver.behave('hang')
+    const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
+    const warn = vi.spyOn(service.app.log, 'warn')
+
+    const started = performance.now()
+    service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    expect(performance.now() - started).toBeLessThan(100)
+
+    await receiver.waitForRequest()
+    await service.app.webhooks.settle()
+    const [delivery] = await service.app.webhooks.deliveries.listRecent(site.id, 10)
+    expect(delivery).toMatchObject({ outcome: 'timeout', statusCode: null, error: `no answer within ${SHORT_TIMEOUT_MS} ms` })
+    expect(delivery?.latencyMs).toBeGreaterThanOrEqual(SHORT_TIMEOUT_MS - 5)
+    expect(delivery?.latencyMs).toBeLessThan(SHORT_TIMEOUT_MS + 1_000)
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ siteId: site.id, deliveryId: delivery?.id, outcome: 'timeout' }), 'webhook delivery failed')
+  })
+
+  it('records a non-2xx answer as failed with its status', async () => {
+    receiver = await startWebhookReceiver()
+    receiver.behave({ status: 500 })
+    const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
+
+    service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    await receiver.waitForRequest()
+    await service.app.webhooks.settle()
+
+    expect(await service.app.webhooks.deliveries.listRecent(site.id, 10)).toMatchObject([
+      { outcome: 'failed', statusCode: 500, error: 'the receiver answered HTTP 500' },
+    ])
+  })
+
+  it('records a receiver that is down as failed, logged with the site and delivery id', async () => {
+    const port = await findClosedPort()
+    const site = await createWebhookSite(service.app, { webhookUrl: `http://127.0.0.1:${port}/hook`, secret: SECRET })
+    const warn = vi.spyOn(service.app.log, 'warn')
+    const before = deliveryCount(await metricsText(service), 'failed')
+
+    expect(() => service.app.events.emit('verification.blocked', blockedEvent(site.id))).not.toThrow()
+    await service.app.webhooks.settle()
+
+    const [delivery] = await service.app.webhooks.deliveries.listRecent(site.id, 10)
+    expect(delivery).toMatchObject({ outcome: 'failed', statusCode: null, error: expect.stringContaining('ECONNREFUSED') })
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({ siteId: site.id, deliveryId: delivery?.id, outcome: 'failed', error: expect.stringContaining('ECONNREFUSED') }),
+      'webhook delivery failed',
+    )
+    expect(deliveryCount(await metricsText(service), 'failed')).toBe(before + 1)
+  })
+
+  it('sends nothing for a site without a webhook URL', async () => {
+    receiver = await startWebhookReceiver()
+    const site = await createWebhookSite(service.app, { webhookUrl: null, secret: SECRET })
+
+    service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    await service.app.webhooks.settle()
+
+    expect(receiver.received).toHaveLength(0)
+    expect(await service.app.webhooks.deliveries.listRecent(site.id, 10)).toEqual([])
+  })
+
+  it('never sends unsigned: a site without a secret gets a refused record', async () => {
+    receiver = await startWebhookReceiver()
+    const site = await createWebhookSite(service.app, { webhookUrl: receiver.url })
+
+    service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    await service.app.webhooks.settle()
+
+    expect(receiver.received).toHaveLength(0)
+    expect(await service.app.webhooks.deliveries.listRecent(site.id, 10)).toMatchObject([
+      { outcome: 'refused', error: expect.stringMatching(/no webhook secret/) },
+    ])
+  })
+
+  it('a secret sealed under another key fails without sending', async () => {
+    receiver = await startWebhookReceiver()
+    const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
+    await service.app.sites.update(site.id, { webhookSecretCiphertext: 'v1.AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA' })
+
+    service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    await service.app.webhooks.settle()
+
+    expect(receiver.received).toHaveLength(0)
+    expect(await service.app.webhooks.deliveries.listRecent(site.id, 10)).toMatchObject([
+      { outcome: 'failed', error: expect.stringMatching(/cannot be decrypted/) },
+    ])
+  })
+
+  it('a failure before sending (the site lookup) never reaches the emitter', async () => {
+    const site = await createWebhookSite(service.app, { webhookUrl: 'http://127.0.0.1:9/', secret: SECRET })
+    vi.spyOn(service.app.siteCache, 'findById').mockRejectedValue(new Error('database down'))
+    const logged = vi.spyOn(service.app.log, 'error')
+
+    expect(() => service.app.events.emit('verification.blocked', blockedEvent(site.id))).not.toThrow()
+    await service.app.webhooks.settle()
+
+    expect(logged).toHaveBeenCalledWith(expect.objectContaining({ siteId: site.id }), 'webhook dispatch failed')
+  })
+
+  it('caps the deliveries in flight per site and counts the events it drops', async () => {
+    receiver = await startWebhookReceiver()
+    receiver.behave('hang')
+    const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
+    const droppedBefore = deliveryCount(await metricsText(service), 'dropped')
+
+    for (let index = 0; index < 15; index += 1) service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    await service.app.webhooks.settle()
+
+    expect(receiver.received).toHaveLength(10)
+    expect(await service.app.webhooks.deliveries.listRecent(site.id, 100)).toHaveLength(10)
+    expect(deliveryCount(await metricsText(service), 'dropped')).toBe(droppedBefore + 5)
+  })
+
+  it('never stores the webhook secret in plain text', async () => {
+    receiver = await startWebhookReceiver()
+    const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
+    service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    await service.app.webhooks.settle()
+
+    const tables = await service.app.database.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
+    )
+    expect(tables.map((table) => table.table_name)).toEqual(expect.arrayContaining(['sites', 'webhook_deliveries']))
+    for (const { table_name: table } of tables) {
+      const rows = await service.app.database.query(`SELECT row_to_json(t)::text AS row FROM "${table}" t`)
+      expect(JSON.stringify(rows)).not.toContain(SECRET)
+    }
+    expect(JSON.stringify(await service.app.webhooks.deliveries.listRecent(site.id, 10))).not.toContain(SECRET)
+  })
+})
+
+describe('webhook shutdown', () => {
+  it('app close waits for the deliveries in flight and records them', { timeout: 60_000 }, async () => {
+    const service = await buildTestApp({ webhookTimeoutMs: 5_000 })
+    const receiver = await startWebhookReceiver()
+    try {
+      receiver.behave({ status: 200, delayMs: 300 })
+      const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
+      const record = vi.spyOn(service.app.webhooks.deliveries, 'record')
+
+      service.app.events.emit('verification.blocked', blockedEvent(site.id))
+      await receiver.waitForRequest()
+      await service.close()
+
+      expect(record).toHaveBeenCalledWith(expect.objectContaining({ siteId: site.id, outcome: 'delivered', statusCode: 200 }))
+      await expect(record.mock.results[0]?.value).resolves.toBeUndefined()
+    } finally {
+      await receiver.close()
+    }
+  })
+})
+
+describe('the spec timeout', () => {
+  it('records a receiver that never answers as a timeout after 10 s', { timeout: 60_000 }, async () => {
+    const service = await buildTestApp()
+    const receiver = await startWebhookReceiver()
+    try {
+      receiver.behave('hang')
+      const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
+
+      const started = performance.now()
+      service.app.events.emit('verification.blocked', blockedEvent(site.id))
+      expect(performance.now() - started).toBeLessThan(100)
+      await service.app.webhooks.settle()
+
+      const [delivery] = await service.app.webhooks.deliveries.listRecent(site.id, 10)
+      expect(delivery).toMatchObject({ outcome: 'timeout', error: 'no answer within 10 s' })
+      expect(delivery?.latencyMs).toBeGreaterThanOrEqual(9_990)
+      expect(delivery?.latencyMs).toBeLessThan(11_000)
+    } finally {
+      await receiver.close()
+      await service.close()
+    }
+  })
+})

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { OWN_ORIGIN, randomClientAddress, randomEmail } from '../helpers/dashboard-client.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+
+describe('POST /api/v1/accounts (sign-up)', () => {
+  let service: TestApp
+  beforeAll(async () => {
+    service = await buildTestApp()
+  })
+  afterAll(() => service.close())
+
+  const signUp = (payload: object, options: { remoteAddress?: string; headers?: Record<string, string> } = {}) =>
+    service.app.inject({
+      method: 'POST',
+      url: '/api/v1/accounts',
+      payload,
+      remoteAddress: options.remoteAddress ?? randomClientAddress(),
+      headers: options.headers,
+    })
+
+  it('answers 201 with {id, email, createdAt} and stores an Argon2id hash, never the password', async () => {
+    const email = randomEmail()
+    const response = await signUp({ email, password: 'correct horse battery' })
+    expect(response.statusCode).toBe(201)
+    const account = response.json<{ id: string; email: string; createdAt: string }>()
+    expect(account).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email, createdAt: expect.any(String) })
+    expect(Date.parse(account.createdAt)).toBeGreaterThan(Date.now() - 60_000)
+    const [row] = await service.app.database.query<{ password_hash: string }>('SELECT password_hash FROM accounts WHERE id = $1', [account.id])
+    expect(row?.password_hash).toMatch(/^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$/)
+    expect(row?.password_hash).not.toContain('correct horse battery')
+  })
+
+  it('keeps e-mail addresses unique regardless of letter case: 409 email_taken', async () => {
+    const email = randomEmail()
+    expect((await signUp({ email, password: 'first password' })).statusCode).toBe(201)
+    const again = await signUp({ email: email.toUpperCase(), password: 'second password' })
+    expect(again.statusCode).toBe(409)
+    expect(again.json().error.code).toBe('email_taken')
+  })
+
+  it.each([
+    [{ email: 'not-an-address', password: 'long enough password' }, 'email'],
+    [{ email: 'a@b', password: 'long enough password' }, 'email'],
+    [{ email: randomEmail(), password: 'short' }, 'password'],
+    [{ email: randomEmail(), password: 'x'.repeat(257) }, 'password'],
+    [{ email: randomEmail() }, 'password'],
+    [{ password: 'long enough password' }, 'email'],
+  ])('answers 400 validation_error naming the field for %j', async (payload, field) => {
+    const response = await signUp(payload)
+    expect(response.statusCode).toBe(400)
+    expect(response.json().error).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field })] })
+  })
+
+  it('refuses a sign-up posted by a page of another origin (403 csrf_rejected) and allows our own', async () => {
+    const foreign = await signUp({ email: randomEmail(), password: 'long enough password' }, { headers: { origin: 'https://evil.example' } })
+    expect(foreign.statusCode).toBe(403)
+    expect(foreign.json().error.code).toBe('csrf_rejected')
+    const own = await signUp({ email: randomEmail(), password: 'long enough password' }, { headers: { origin: OWN_ORIGIN } })
+    expect(own.statusCode).toBe(201)
+  })
+
+  it('rate-limits sign-ups per IP address: 429 rate_limited with Retry-After', async () => {
+    const remoteAddress = randomClientAddress()
+    const statuses: number[] = []
+    for (let attempt = 0; attempt < 21; attempt++) {
+      statuses.push((await signUp({ email: randomEmail(), password: 'x' }, { remoteAddress })).statusCode)
+    }
+    expect(statuses.slice(0, 20).every((status) => status === 400)).toBe(true)
+    const refused = await signUp({ email: randomEmail(), password: 'long enough password' }, { remoteAddress })
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json().error.code).toBe('rate_limited')
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    expect((await signUp({ email: randomEmail(), password: 'long enough password' })).statusCode).toBe(201)
+  })
+
+  it('counts an IPv6 /64 as one address, so rotating through it does not escape the limit', async () => {
+    const prefix = randomClientAddress().split(':').slice(0, 4).join(':')
+    for (let attempt = 0; attempt < 20; attempt++) {
+      await signUp({ email: randomEmail(), password: 'x' }, { remoteAddress: `${prefix}::${attempt.toString(16)}` })
+    }
+    const refused = await signUp({ email: randomEmail(), password: 'long enough password' }, { remoteAddress: `${prefix}::ffff` })
+    expect(refused.statusCode).toBe(429)
+  })
+
+  it('rate-limits sign-ups per e-mail address, whatever the IP', async () => {
+    const email = randomEmail()
+    for (let attempt = 0; attempt < 5; attempt++) await signUp({ email, password: 'long enough password' })
+    const refused = await signUp({ email: email.toUpperCase(), password: 'long enough password' })
+    expect(refused.statusCode).toBe(429)
+    expect(refused.headers['retry-after']).toMatch(/^\d+$/)
+  })
+})

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestSite } from '../helpers/core-flow.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+
+describe('operational endpoints', () => {
+  let service: TestApp
+  beforeAll(async () => {
+    service = await buildTestApp()
+  })
+  afterAll(() => service.close())
+
+  it('GET /health answers 200 {"status":"ok"}', async () => {
+    const response = await service.app.inject({ method: 'GET', url: '/health' })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({ status: 'ok' })
+  })
+
+  it('GET /ready names each dependency and its state', async () => {
+    const response = await service.app.inject({ method: 'GET', url: '/ready' })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toMatchObject({
+      status: 'ok',
+      checks: { database: { status: 'up', kind: 'pglite' }, redis: { status: 'up', kind: 'memory' } },
+    })
+  })
+
+  it('GET /metrics serves Prometheus text with the business counters', async () => {
+    const response = await service.app.inject({ method: 'GET', url: '/metrics' })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-type']).toMatch(/^text\/plain/)
+    for (const name of [
+      'tollgate_challenges_issued_total',
+      'tollgate_verifications_total',
+      'tollgate_siteverify_total',
+      'tollgate_webhook_deliveries_total',
+      'http_request_duration_seconds',
+      'process_cpu_seconds_total',
+    ]) {
+      expect(response.body).toContain(`# TYPE ${name}`)
+    }
+  })
+
+  it('GET /docs serves Swagger UI and /docs/json the OpenAPI 3 document', async () => {
+    const ui = await service.app.inject({ method: 'GET', url: '/docs/' })
+    expect(ui.statusCode).toBe(200)
+    expect(ui.body).toContain('swagger')
+    const document = await service.app.inject({ method: 'GET', url: '/docs/json' })
+    expect(document.statusCode).toBe(200)
+    expect(document.json()).toMatchObject({ openapi: expect.stringMatching(/^3\./), paths: { '/health': {}, '/ready': {} } })
+  })
+})
+
+describe('errors', () => {
+  let service: TestApp
+  beforeAll(async () => {
+    service = await buildTestApp()
+  })
+  afterAll(() => service.close())
+
+  it('an unknown route answers 404 not_found with a request id', async () => {
+    const response = await service.app.inject({ method: 'GET', url: '/no/such/route' })
+    expect(response.statusCode).toBe(404)
+    expect(response.json()).toEqual({
+      error: { code: 'not_found', message: expect.any(String), requestId: response.headers['x-request-id'] },
+    })
+  })
+
+  it('malformed JSON answers 400 validation_error', async () => {
+    const { siteKey } = await createTestSite(service.app)
+    const response = await service.app.inject({
+      method: 'POST',
+      url: '/api/v1/verify',
+      headers: { 'content-type': 'application/json', 'x-site-key': siteKey },
+      payload: '{"broken":',
+    })
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toEqual({
+      error: { code: 'validation_error', message: 'The body is not valid JSON.', requestId: response.headers['x-request-id'] },
+    })
+  })
+
+  it('a body over 16 KiB answers 413 payload_too_large', async () => {
+    const { siteKey } = await createTestSite(service.app)
+    const response = await service.app.inject({
+      method: 'POST',
+      url: '/api/v1/verify',
+      headers: { 'content-type': 'application/json', 'x-site-key': siteKey },
+      payload: JSON.stringify({ padding: 'x'.repeat(20_000) }),
+    })
+    expect(response.statusCode).toBe(413)
+    expect(response.json()).toEqual({
+      error: { code: 'payload_too_large', message: expect.any(String), requestId: response.headers['x-request-id'] },
+    })
+  })
+})
+
+describe('production', () => {
+  it('hides /docs and /docs/json', async () => {
+    const service = await buildTestApp({ env: { NODE_ENV: 'production' } })
+    try {
+      expect((await service.app.inject({ method: 'GET', url: '/docs' })).statusCode).toBe(404)
+      expect((await service.app.inject({ method: 'GET', url: '/docs/json' })).statusCode).toBe(404)
+      expect((await service.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
+    } finally {
+      await service.close()
+    }
+  })
+})

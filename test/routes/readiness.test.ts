@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp, type App } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { createKeyRing } from '../../src/secret.js'
+import { migrate } from '../../src/storage/migrate.js'
+import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
+import { openRedisStore } from '../../src/storage/redis/redis-store.js'
+import { hasPostgres, hasRedis, postgresUrl, redisUrl } from '../helpers/services.js'
+import { dropSchema, uniqueName } from '../helpers/storage.js'
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
+import { TEST_SECRET } from '../helpers/test-app.js'
+
+interface Readiness {
+  status: string
+  checks: { database: { status: string }; redis: { status: string } }
+}
+
+/**
+ * The issue's check: with PostgreSQL and Redis configured /ready is 200; taking one away turns
+ * it to 503 within seconds while /health stays 200; bringing it back turns /ready to 200 with
+ * no restart. Each dependency is reached through a relay that the test can cut.
+ */
+describe.skipIf(!hasPostgres || !hasRedis)('readiness on PostgreSQL and Redis', () => {
+  let app: App
+  let databaseProxy: TcpProxy
+  let redisProxy: TcpProxy
+  const schema = uniqueName('test')
+
+  const ready = async () => {
+    const response = await app.inject({ method: 'GET', url: '/ready' })
+    return { statusCode: response.statusCode, body: response.json<Readiness>() }
+  }
+
+  beforeAll(async () => {
+    const database = new URL(postgresUrl)
+    const redis = new URL(redisUrl)
+    databaseProxy = await startTcpProxy({ host: database.hostname, port: Number(database.port || 5432) })
+    redisProxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) })
+    database.host = `127.0.0.1:${databaseProxy.port}`
+    redis.host = `127.0.0.1:${redisProxy.port}`
+    const sqlDatabase = await openPostgresDatabase({ connectionString: database.href, schema })
+    await migrate(sqlDatabase)
+    const keyValue = await openRedisStore({ url: redis.href, keyPrefix: `${schema}:` })
+    const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET })
+    app = await buildApp({ config, storage: { database: sqlDatabase, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    await app.ready()
+  })
+
+  afterAll(async () => {
+    await Promise.all([databaseProxy.restore().catch(() => {}), redisProxy.restore().catch(() => {})])
+    await app.close()
+    await Promise.all([databaseProxy.close(), redisProxy.close()])
+    await dropSchema(schema)
+  })
+
+  it('is 200 with both up', async () => {
+    expect(await ready()).toMatchObject({
+      statusCode: 200,
+      body: { status: 'ok', checks: { database: { status: 'up', kind: 'postgres' }, redis: { status: 'up', kind: 'redis' } } },
+    })
+  })
+
+  it('turns 503 when Redis goes away, keeps /health 200, and recovers by itself', async () => {
+    await redisProxy.cut()
+    await expect.poll(ready, { timeout: 5_000, interval: 200 }).toMatchObject({
+      statusCode: 503,
+      body: { status: 'unavailable', checks: { database: { status: 'up' }, redis: { status: 'down' } } },
+    })
+    expect((await app.inject({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'ok' })
+    await redisProxy.restore()
+    await expect.poll(ready, { timeout: 10_000, interval: 250 }).toMatchObject({ statusCode: 200 })
+  })
+
+  it('turns 503 when PostgreSQL goes away and recovers by itself', async () => {
+    await databaseProxy.cut()
+    await expect.poll(ready, { timeout: 5_000, interval: 200 }).toMatchObject({
+      statusCode: 503,
+      body: { checks: { database: { status: 'down' }, redis: { status: 'up' } } },
+    })
+    expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
+    await databaseProxy.restore()
+    await expect.poll(ready, { timeout: 10_000, interval: 250 }).toMatchObject({ statusCode: 200 })
+  })
+})

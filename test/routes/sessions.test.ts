@@ -1,0 +1,205 @@
+import { createHash } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  asBrowser,
+  asScript,
+  createTestAccount,
+  OWN_ORIGIN,
+  randomClientAddress,
+  randomEmail,
+  sessionCookieOf,
+  type TestAccount,
+} from '../helpers/dashboard-client.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+
+describe('sessions: log in, GET /api/v1/me, log out', () => {
+  let service: TestApp
+  let account: TestAccount
+  beforeAll(async () => {
+    service = await buildTestApp()
+    account = await createTestAccount(service.app)
+  })
+  afterAll(() => service.close())
+
+  const logIn = (payload: object, options: { remoteAddress?: string; headers?: Record<string, string> } = {}) =>
+    service.app.inject({
+      method: 'POST',
+      url: '/api/v1/sessions',
+      payload,
+      remoteAddress: options.remoteAddress ?? randomClientAddress(),
+      headers: options.headers,
+    })
+  const me = (headers: Record<string, string>) => service.app.inject({ method: 'GET', url: '/api/v1/me', headers })
+
+  it('logs in: 200 with the account and an HttpOnly, SameSite=Lax session cookie for the whole service', async () => {
+    const response = await logIn({ email: account.email, password: account.password })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({ id: account.id, email: account.email, createdAt: expect.any(String) })
+    const setCookie = String(response.headers['set-cookie'])
+    expect(setCookie).toMatch(/^tollgate_session=[A-Za-z0-9_-]{43};/)
+    expect(setCookie).toMatch(/; HttpOnly/)
+    expect(setCookie).toMatch(/; SameSite=Lax/)
+    expect(setCookie).toMatch(/; Path=\//)
+    expect(setCookie).not.toMatch(/; Secure/)
+  })
+
+  it('accepts the e-mail address in any letter case', async () => {
+    const response = await logIn({ email: account.email.toUpperCase(), password: account.password })
+    expect(response.statusCode).toBe(200)
+  })
+
+  it('keeps only the SHA-256 of the session token in the database', async () => {
+    const response = await logIn({ email: account.email, password: account.password })
+    const token = sessionCookieOf(response.headers['set-cookie']).split('=')[1] ?? ''
+    const rows = await service.app.database.query<{ token_hash: string }>('SELECT token_hash FROM sessions WHERE account_id = $1', [account.id])
+    expect(rows.map((row) => row.token_hash)).toContain(createHash('sha256').update(token).digest('hex'))
+    expect(rows.map((row) => row.token_hash)).not.toContain(token)
+  })
+
+  it('answers a wrong password and an unknown address alike: 401 invalid_credentials', async () => {
+    const wrong = await logIn({ email: account.email, password: 'wrong password!' })
+    const unknown = await logIn({ email: randomEmail(), password: 'wrong password!' })
+    for (const response of [wrong, unknown]) {
+      expect(response.statusCode).toBe(401)
+      expect(response.headers['set-cookie']).toBeUndefined()
+    }
+    const { requestId: _first, ...wrongError } = wrong.json().error
+    const { requestId: _second, ...unknownError } = unknown.json().error
+    expect(wrongError).toEqual(unknownError)
+    expect(wrongError.code).toBe('invalid_credentials')
+  })
+
+  it('spends as long on an unknown address as on a wrong password (Argon2 against a dummy hash)', async () => {
+    const median = async (email: () => string) => {
+      const durations: number[] = []
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const started = performance.now()
+        await logIn({ email: email(), password: 'wrong password!' })
+        durations.push(performance.now() - started)
+      }
+      return durations.sort((a, b) => a - b)[2] ?? 0
+    }
+    const other = await createTestAccount(service.app)
+    const wrongPassword = await median(() => other.email)
+    const unknownAddress = await median(randomEmail)
+    // Without the dummy verification an unknown address answers in about a millisecond, a
+    // wrong password in tens; the bounds are loose because other tests share the CPU.
+    expect(wrongPassword).toBeGreaterThan(5)
+    expect(unknownAddress).toBeGreaterThan(wrongPassword * 0.4)
+  })
+
+  it('GET /api/v1/me answers the account by session cookie and by API key, 401 without', async () => {
+    for (const headers of [{ cookie: account.cookie }, asScript(account)]) {
+      const response = await me(headers)
+      expect(response.statusCode).toBe(200)
+      expect(response.json()).toEqual({ id: account.id, email: account.email, createdAt: expect.any(String) })
+    }
+    const anonymous = await me({})
+    expect(anonymous.statusCode).toBe(401)
+    expect(anonymous.json().error.code).toBe('unauthorized')
+  })
+
+  it('judges a request that names an API key by the key alone, not by its cookie', async () => {
+    const response = await me({ cookie: account.cookie, authorization: `Bearer tgak_${'B'.repeat(43)}` })
+    expect(response.statusCode).toBe(401)
+  })
+
+  it('logs out: 204, the cookie is cleared and the session stops working at once; other sessions live on', async () => {
+    const first = await createTestAccount(service.app)
+    const second = sessionCookieOf((await logIn({ email: first.email, password: first.password })).headers['set-cookie'])
+    const response = await service.app.inject({ method: 'DELETE', url: '/api/v1/sessions', headers: asBrowser(first) })
+    expect(response.statusCode).toBe(204)
+    expect(response.body).toBe('')
+    expect(String(response.headers['set-cookie'])).toMatch(/^tollgate_session=;.*(Max-Age=0|Expires=Thu, 01 Jan 1970)/)
+    expect((await me({ cookie: first.cookie })).statusCode).toBe(401)
+    expect((await me({ cookie: second })).statusCode).toBe(200)
+  })
+
+  it('refuses a log-out without our Origin (403 csrf_rejected) and the session stays valid', async () => {
+    const other = await createTestAccount(service.app)
+    for (const headers of [{ cookie: other.cookie }, { cookie: other.cookie, origin: 'https://evil.example' }]) {
+      const response = await service.app.inject({ method: 'DELETE', url: '/api/v1/sessions', headers })
+      expect(response.statusCode).toBe(403)
+      expect(response.json().error.code).toBe('csrf_rejected')
+    }
+    expect((await me({ cookie: other.cookie })).statusCode).toBe(200)
+  })
+
+  it('accepts a Referer of our own origin when the browser sends no Origin', async () => {
+    const other = await createTestAccount(service.app)
+    const response = await service.app.inject({
+      method: 'DELETE',
+      url: '/api/v1/sessions',
+      headers: { cookie: other.cookie, referer: `${OWN_ORIGIN}/dashboard/sites` },
+    })
+    expect(response.statusCode).toBe(204)
+  })
+
+  it('uses PUBLIC_URL as our origin when it is set', async () => {
+    const behindProxy = await buildTestApp({ env: { PUBLIC_URL: 'https://tollgate.example.com' } })
+    try {
+      const other = await createTestAccount(behindProxy.app, { origin: 'https://tollgate.example.com' })
+      const fromHost = await behindProxy.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(other), payload: { name: 'x' } })
+      expect(fromHost.statusCode).toBe(403)
+      const fromPublicUrl = await behindProxy.app.inject({
+        method: 'POST',
+        url: '/api/v1/api-keys',
+        headers: { cookie: other.cookie, origin: 'https://tollgate.example.com' },
+        payload: { name: 'x' },
+      })
+      expect(fromPublicUrl.statusCode).toBe(201)
+    } finally {
+      await behindProxy.close()
+    }
+  })
+
+  it('does not accept an expired session', async () => {
+    const other = await createTestAccount(service.app)
+    await service.app.database.query("UPDATE sessions SET expires_at = now() - interval '1 second' WHERE account_id = $1", [other.id])
+    expect((await me({ cookie: other.cookie })).statusCode).toBe(401)
+  })
+
+  it('refuses a log-in posted by a page of another origin (login CSRF)', async () => {
+    const response = await logIn({ email: account.email, password: account.password }, { headers: { origin: 'https://evil.example' } })
+    expect(response.statusCode).toBe(403)
+    expect(response.headers['set-cookie']).toBeUndefined()
+  })
+
+  it('rate-limits log-ins per account, whatever the IP: 429 rate_limited with Retry-After', async () => {
+    const other = await createTestAccount(service.app)
+    // createTestAccount logged in once already.
+    for (let attempt = 0; attempt < 9; attempt++) await logIn({ email: other.email, password: 'wrong password!' })
+    const refused = await logIn({ email: other.email, password: other.password })
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json().error.code).toBe('rate_limited')
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    expect(refused.headers['set-cookie']).toBeUndefined()
+  })
+
+  it('rate-limits log-ins per IP address across accounts', async () => {
+    const remoteAddress = randomClientAddress()
+    for (let attempt = 0; attempt < 30; attempt++) await logIn({ email: randomEmail(), password: 'wrong password!' }, { remoteAddress })
+    const refused = await logIn({ email: account.email, password: account.password }, { remoteAddress })
+    expect(refused.statusCode).toBe(429)
+    expect((await logIn({ email: account.email, password: account.password })).statusCode).toBe(200)
+  })
+})
+
+describe('sessions in production', () => {
+  it('marks the session cookie Secure', async () => {
+    const service = await buildTestApp({ env: { NODE_ENV: 'production' } })
+    try {
+      const account = await createTestAccount(service.app)
+      const response = await service.app.inject({
+        method: 'POST',
+        url: '/api/v1/sessions',
+        payload: { email: account.email, password: account.password },
+        remoteAddress: randomClientAddress(),
+      })
+      expect(String(response.headers['set-cookie'])).toMatch(/; Secure/)
+      expect(String(response.headers['set-cookie'])).toMatch(/; SameSite=Lax/)
+    } finally {
+      await service.close()
+    }
+  })
+})

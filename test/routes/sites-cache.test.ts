@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp, type App } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { createKeyRing } from '../../src/secret.js'
+import { migrate } from '../../src/storage/migrate.js'
+import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
+import { openRedisStore } from '../../src/storage/redis/redis-store.js'
+import { asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { hasPostgres, hasRedis, postgresUrl, redisUrl } from '../helpers/services.js'
+import { dropSchema, uniqueName } from '../helpers/storage.js'
+import { TEST_SECRET } from '../helpers/test-app.js'
+
+/** An instance of the service on the shared PostgreSQL schema and Redis prefix, as in a scaled-out deployment. */
+async function startInstance(schema: string, keyPrefix: string): Promise<App> {
+  const database = await openPostgresDatabase({ connectionString: postgresUrl, schema, maxConnections: 3 })
+  await migrate(database)
+  const keyValue = await openRedisStore({ url: redisUrl, keyPrefix })
+  const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET })
+  const app = await buildApp({ config, storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+  await app.ready()
+  return app
+}
+
+async function eventually<T>(read: () => Promise<T>, isDone: (value: T) => boolean, timeoutMs = 3_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let value = await read()
+  while (!isDone(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25))
+    value = await read()
+  }
+  return value
+}
+
+describe.skipIf(!hasPostgres || !hasRedis)('site changes reach every instance (PostgreSQL + Redis)', () => {
+  const schema = uniqueName('test')
+  const keyPrefix = `${uniqueName('test')}:`
+  let writer: App
+  let reader: App
+  let account: TestAccount
+  beforeAll(async () => {
+    writer = await startInstance(schema, keyPrefix)
+    reader = await startInstance(schema, keyPrefix)
+    account = await createTestAccount(writer)
+  })
+  afterAll(async () => {
+    await Promise.all([writer.close(), reader.close()])
+    await dropSchema(schema)
+  })
+
+  it("a PUT on one instance is seen by the other's site cache within seconds", async () => {
+    const site = await createTestSite(writer, account)
+    expect((await reader.siteCache.findBySiteKey(site.siteKey))?.settings.difficulty).toBe(18)
+    const response = await writer.inject({
+      method: 'PUT',
+      url: `/api/v1/sites/${site.id}`,
+      headers: asScript(account),
+      payload: { domains: ['shop.example'], settings: { difficulty: 23 } },
+    })
+    expect(response.statusCode).toBe(200)
+    const seen = await eventually(() => reader.siteCache.findBySiteKey(site.siteKey), (cached) => cached?.settings.difficulty === 23)
+    expect(seen?.settings.difficulty).toBe(23)
+    expect(seen?.domains).toEqual(['shop.example'])
+  })
+
+  it('a rotated secret and a deleted site are seen by the other instance within seconds', async () => {
+    const site = await createTestSite(writer, account)
+    const before = await reader.siteCache.findBySiteKey(site.siteKey)
+    await writer.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/secret/rotate`, headers: asScript(account) })
+    const rotated = await eventually(() => reader.siteCache.findBySiteKey(site.siteKey), (cached) => cached?.secretKeyHash !== before?.secretKeyHash)
+    expect(rotated?.secretKeyHash).not.toBe(before?.secretKeyHash)
+    await writer.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}`, headers: asScript(account) })
+    expect(await eventually(() => reader.siteCache.findBySiteKey(site.siteKey), (cached) => cached === undefined)).toBeUndefined()
+  })
+
+  it('a session and an API key made on one instance work on the other', async () => {
+    const me = await reader.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: account.cookie } })
+    expect(me.statusCode).toBe(200)
+    expect((await reader.inject({ method: 'GET', url: '/api/v1/sites', headers: asScript(account) })).statusCode).toBe(200)
+  })
+})

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { decryptSecret } from '../../src/domain/secret-box.js'
+import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+
+interface SiteAnswer {
+  name: string
+  domains: string[]
+  settings: Record<string, unknown>
+  updatedAt: string
+}
+
+const webhookSecret = 'whsec-0123456789abcdef'
+
+describe('PUT /api/v1/sites/{id}', () => {
+  let service: TestApp
+  let account: TestAccount
+  beforeAll(async () => {
+    service = await buildTestApp()
+    account = await createTestAccount(service.app)
+  })
+  afterAll(() => service.close())
+
+  const update = (id: string, payload: object, headers: Record<string, string> = asScript(account)) =>
+    service.app.inject({ method: 'PUT', url: `/api/v1/sites/${id}`, headers, payload })
+  const read = async (id: string) => (await service.app.inject({ method: 'GET', url: `/api/v1/sites/${id}`, headers: asScript(account) })).json<SiteAnswer>()
+
+  it("takes the spec's body {settings: {webhookUrl, webhookSecret}} and never shows the secret", async () => {
+    const site = await createTestSite(service.app, account)
+    const response = await update(site.id, { settings: { webhookUrl: 'https://hooks.example.com/blocked', webhookSecret } }, asBrowser(account))
+    expect(response.statusCode).toBe(200)
+    expect(response.body).not.toContain(webhookSecret)
+    expect(response.json().settings).toMatchObject({ webhookUrl: 'https://hooks.example.com/blocked', webhookSecretSet: true })
+    const readBack = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: asScript(account) })
+    expect(readBack.body).not.toContain(webhookSecret)
+    expect(readBack.json()).toEqual(response.json())
+    const stored = await service.app.sites.findById(site.id)
+    const key = service.app.keyRing.keyFor('webhook-encryption')
+    expect(decryptSecret(key, stored?.webhookSecretCiphertext ?? '', site.id)).toBe(webhookSecret)
+    expect(Date.parse(response.json<SiteAnswer>().updatedAt)).toBeGreaterThanOrEqual(Date.parse(site.updatedAt))
+  })
+
+  it('merges: absent fields keep their values, settings merge key by key', async () => {
+    const site = await createTestSite(service.app, account, {
+      name: 'Before',
+      domains: ['before.example'],
+      settings: { webhookUrl: 'https://hooks.example.com/a', webhookSecret, difficulty: 21, maxStepUps: 0 },
+    })
+    const renamed = await update(site.id, { name: 'After' })
+    expect(renamed.statusCode).toBe(200)
+    expect(renamed.json()).toMatchObject({ name: 'After', domains: ['before.example'], settings: site.settings })
+    const tuned = await update(site.id, { settings: { challengeThreshold: 0, blockThreshold: 95 } })
+    expect(tuned.json().settings).toEqual({ ...site.settings, challengeThreshold: 0, blockThreshold: 95 })
+    expect(tuned.json().name).toBe('After')
+    const moved = await update(site.id, { domains: ['New.Example', 'other.example'] })
+    expect(moved.json().domains).toEqual(['new.example', 'other.example'])
+    expect(await read(site.id)).toMatchObject({ name: 'After', domains: ['new.example', 'other.example'], settings: tuned.json().settings })
+  })
+
+  it('clears a setting with null: it falls back to its default', async () => {
+    const site = await createTestSite(service.app, account, { settings: { difficulty: 25, challengeLifetimeSeconds: 300, maxStepUps: 4 } })
+    const response = await update(site.id, { settings: { difficulty: null, maxStepUps: null } })
+    expect(response.statusCode).toBe(200)
+    expect(response.json().settings).toMatchObject({ difficulty: 18, maxStepUps: 2, challengeLifetimeSeconds: 300 })
+  })
+
+  it('removes the webhook with webhookUrl: null and the secret with webhookSecret: null', async () => {
+    const site = await createTestSite(service.app, account, { settings: { webhookUrl: 'https://hooks.example.com/x', webhookSecret } })
+    const withoutUrl = await update(site.id, { settings: { webhookUrl: null } })
+    expect(withoutUrl.statusCode).toBe(200)
+    expect(withoutUrl.json().settings).toMatchObject({ webhookUrl: null, webhookSecretSet: true })
+    const withoutSecret = await update(site.id, { settings: { webhookSecret: null } })
+    expect(withoutSecret.json().settings).toMatchObject({ webhookUrl: null, webhookSecretSet: false })
+    expect((await service.app.sites.findById(site.id))?.webhookSecretCiphertext).toBeNull()
+  })
+
+  it('accepts a new webhook URL alone when a secret is stored already, and replaces the secret alone', async () => {
+    const site = await createTestSite(service.app, account, { settings: { webhookUrl: 'https://hooks.example.com/x', webhookSecret } })
+    const moved = await update(site.id, { settings: { webhookUrl: 'https://hooks.example.com/y' } })
+    expect(moved.statusCode).toBe(200)
+    const newSecret = 'another-secret-0123456789'
+    expect((await update(site.id, { settings: { webhookSecret: newSecret } })).statusCode).toBe(200)
+    const stored = await service.app.sites.findById(site.id)
+    expect(decryptSecret(service.app.keyRing.keyFor('webhook-encryption'), stored?.webhookSecretCiphertext ?? '', site.id)).toBe(newSecret)
+  })
+
+  it.each([
+    [{ settings: { webhookUrl: 'not a url', webhookSecret } }, 'settings.webhookUrl'],
+    [{ settings: { webhookUrl: 'ftp://hooks.example.com', webhookSecret } }, 'settings.webhookUrl'],
+    [{ settings: { webhookUrl: 'https://user:pass@hooks.example.com', webhookSecret } }, 'settings.webhookUrl'],
+    [{ settings: { webhookUrl: 'https://hooks.example.com' } }, 'settings.webhookSecret'],
+    [{ settings: { webhookUrl: 'https://hooks.example.com', webhookSecret: 'too-short' } }, 'settings.webhookSecret'],
+    [{ settings: { webhookSecret: 'x'.repeat(257) } }, 'settings.webhookSecret'],
+    [{ settings: { challengeThreshold: -1 } }, 'settings.challengeThreshold'],
+    [{ settings: { blockThreshold: 101 } }, 'settings.blockThreshold'],
+    [{ settings: { challengeThreshold: 70 } }, 'settings.challengeThreshold'],
+    [{ settings: { challengeThreshold: 80, blockThreshold: 60 } }, 'settings.challengeThreshold'],
+    [{ settings: { difficulty: 0 } }, 'settings.difficulty'],
+    [{ settings: { difficulty: 33 } }, 'settings.difficulty'],
+    [{ settings: { challengeLifetimeSeconds: 5 } }, 'settings.challengeLifetimeSeconds'],
+    [{ settings: { challengeLifetimeSeconds: 3601 } }, 'settings.challengeLifetimeSeconds'],
+    [{ settings: { maxStepUps: 6 } }, 'settings.maxStepUps'],
+    [{ settings: { difficulty: 20.5 } }, 'settings.difficulty'],
+    [{ domains: ['http://example.com/'] }, 'domains.0'],
+    [{ domains: ['exa mple.com'] }, 'domains.0'],
+    [{ name: '  ' }, 'name'],
+    [{ name: null }, 'name'],
+    [{ settings: { webhookSecretSet: true } }, 'settings'],
+  ])('answers 400 validation_error with details for %j and changes nothing', async (payload, field) => {
+    const site = await createTestSite(service.app, account)
+    const before = await read(site.id)
+    const response = await update(site.id, payload)
+    expect(response.statusCode).toBe(400)
+    const error = response.json().error
+    expect(error.code).toBe('validation_error')
+    expect(error.message).toEqual(expect.any(String))
+    expect(error.details).toContainEqual({ field, message: expect.any(String) })
+    expect(await read(site.id)).toEqual(before)
+  })
+
+  it('checks the merged result: removing the secret of a site that has a webhook URL is refused', async () => {
+    const site = await createTestSite(service.app, account, { settings: { webhookUrl: 'https://hooks.example.com/x', webhookSecret } })
+    const response = await update(site.id, { settings: { webhookSecret: null } })
+    expect(response.statusCode).toBe(400)
+    expect(response.json().error.details).toContainEqual({ field: 'settings.webhookSecret', message: expect.stringContaining('required') })
+    expect((await read(site.id)).settings.webhookSecretSet).toBe(true)
+  })
+
+  it('reports every problem of a request at once', async () => {
+    const site = await createTestSite(service.app, account)
+    const response = await update(site.id, { name: '', domains: ['a/b'], settings: { difficulty: 99, webhookUrl: 'nope' } })
+    const fields = response.json<{ error: { details: { field: string }[] } }>().error.details.map((detail) => detail.field)
+    expect(fields).toEqual(expect.arrayContaining(['name', 'domains.0', 'settings.difficulty', 'settings.webhookUrl']))
+  })
+
+  it('allows plain-http webhooks in development and test', async () => {
+    const site = await createTestSite(service.app, account)
+    const response = await update(site.id, { settings: { webhookUrl: 'http://localhost:9999/hook', webhookSecret } })
+    expect(response.statusCode).toBe(200)
+  })
+})
+
+describe.each([
+  ['NODE_ENV=production', { NODE_ENV: 'production' }],
+  ['WEBHOOK_ALLOW_PRIVATE=false', { WEBHOOK_ALLOW_PRIVATE: 'false' }],
+])('PUT /api/v1/sites/{id} with %s', (_name, env) => {
+  let service: TestApp
+  let account: TestAccount
+  beforeAll(async () => {
+    service = await buildTestApp({ env })
+    account = await createTestAccount(service.app)
+  })
+  afterAll(() => service.close())
+
+  it('refuses a plain-http webhook URL and accepts https', async () => {
+    const site = await createTestSite(service.app, account)
+    const update = (webhookUrl: string) =>
+      service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(account), payload: { settings: { webhookUrl, webhookSecret } } })
+    const plain = await update('http://hooks.example.com/x')
+    expect(plain.statusCode).toBe(400)
+    expect(plain.json().error.details).toEqual([{ field: 'settings.webhookUrl', message: 'must use https' }])
+    expect((await update('https://hooks.example.com/x')).statusCode).toBe(200)
+  })
+})

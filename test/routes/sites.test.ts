@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { decryptSecret } from '../../src/domain/secret-box.js'
+import { isSecretKeyOf } from '../../src/domain/sites/site-keys.js'
+import { asBrowser, asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { insertVerifications } from '../helpers/verification-rows.js'
+
+const defaultSettingsView = {
+  webhookUrl: null,
+  webhookSecretSet: false,
+  difficulty: 18,
+  challengeLifetimeSeconds: 120,
+  challengeThreshold: 40,
+  blockThreshold: 70,
+  maxStepUps: 2,
+}
+
+describe('sites: list, create, read, delete, rotate the secret', () => {
+  let service: TestApp
+  let account: TestAccount
+  let stranger: TestAccount
+  beforeAll(async () => {
+    service = await buildTestApp()
+    account = await createTestAccount(service.app)
+    stranger = await createTestAccount(service.app)
+  })
+  afterAll(() => service.close())
+
+  const createSite = (headers: Record<string, string>, payload: object) =>
+    service.app.inject({ method: 'POST', url: '/api/v1/sites', headers, payload })
+  const readSite = (id: string) => service.app.inject({ method: 'GET', url: `/api/v1/sites/${id}`, headers: asScript(account) })
+
+  it('creates a site: 201 with its keys (the secret key once), normalized domains and default settings', async () => {
+    const response = await createSite(asBrowser(account), { name: '  Shop  ', domains: ['Shop.Example.COM', 'shop.example.com.', 'localhost'] })
+    expect(response.statusCode).toBe(201)
+    const site = response.json<CreatedSite>()
+    expect(site).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'Shop',
+      siteKey: expect.stringMatching(/^tgk_/),
+      secretKey: expect.stringMatching(/^tgs_/),
+      domains: ['shop.example.com', 'localhost'],
+      settings: defaultSettingsView,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    })
+    const stored = await service.app.sites.findById(site.id)
+    expect(stored?.accountId).toBe(account.id)
+    expect(isSecretKeyOf(site.secretKey, stored?.secretKeyHash ?? '')).toBe(true)
+  })
+
+  it('creates a site with settings and a webhook; the secret is stored encrypted and never shown', async () => {
+    const webhookSecret = 'a-webhook-secret-of-32-characters'
+    const response = await createSite(asScript(account), {
+      name: 'With webhook',
+      settings: { webhookUrl: 'https://hooks.example.com/tollgate', webhookSecret, difficulty: 20, blockThreshold: 90, maxStepUps: null },
+    })
+    expect(response.statusCode).toBe(201)
+    expect(response.body).not.toContain(webhookSecret)
+    const site = response.json<CreatedSite>()
+    expect(site.settings).toEqual({
+      ...defaultSettingsView,
+      webhookUrl: 'https://hooks.example.com/tollgate',
+      webhookSecretSet: true,
+      difficulty: 20,
+      blockThreshold: 90,
+    })
+    const stored = await service.app.sites.findById(site.id)
+    expect(stored?.webhookSecretCiphertext).not.toContain(webhookSecret)
+    const key = service.app.keyRing.keyFor('webhook-encryption')
+    expect(decryptSecret(key, stored?.webhookSecretCiphertext ?? '', site.id)).toBe(webhookSecret)
+    const read = await readSite(site.id)
+    expect(read.body).not.toContain(webhookSecret)
+    expect(read.json()).not.toHaveProperty('secretKey')
+  })
+
+  it.each([
+    [{}, 'name'],
+    [{ name: '' }, 'name'],
+    [{ name: 'x'.repeat(101) }, 'name'],
+    [{ name: 'ok', domains: ['https://example.com'] }, 'domains.0'],
+    [{ name: 'ok', domains: ['example.com', 'example.com/path'] }, 'domains.1'],
+    [{ name: 'ok', domains: ['example.com:8080'] }, 'domains.0'],
+    [{ name: 'ok', domains: ['*.example.com'] }, 'domains.0'],
+    [{ name: 'ok', settings: { webhookUrl: 'https://hooks.example.com' } }, 'settings.webhookSecret'],
+    [{ name: 'ok', settings: { challengeThreshold: 70 } }, 'settings.challengeThreshold'],
+    [{ name: 'ok', settings: { difficulty: 0 } }, 'settings.difficulty'],
+    [{ name: 'ok', unknown: true }, undefined],
+  ])('answers 400 validation_error for %j', async (payload, field) => {
+    const response = await createSite(asScript(account), payload)
+    expect(response.statusCode).toBe(400)
+    const error = response.json().error
+    expect(error.code).toBe('validation_error')
+    if (field !== undefined) expect(error.details).toContainEqual(expect.objectContaining({ field }))
+  })
+
+  it("lists only the account's own sites, without secret keys", async () => {
+    const mine = await createTestSite(service.app, account, { name: 'Mine' })
+    const theirs = await createTestSite(service.app, stranger, { name: 'Theirs' })
+    const response = await service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: { cookie: account.cookie } })
+    expect(response.statusCode).toBe(200)
+    const ids = response.json<{ items: CreatedSite[] }>().items.map((site) => site.id)
+    expect(ids).toContain(mine.id)
+    expect(ids).not.toContain(theirs.id)
+    expect(response.body).not.toContain(mine.secretKey)
+    expect(response.body).not.toContain('secretKey')
+  })
+
+  it('reads one site as created, without its secret key', async () => {
+    const created = await createTestSite(service.app, account, { domains: ['example.org'] })
+    const response = await readSite(created.id)
+    expect(response.statusCode).toBe(200)
+    const { secretKey: _secretKey, ...expected } = created
+    expect(response.json()).toEqual(expected)
+  })
+
+  it('deletes a site with its verification log: 204, then 404; the site key stops working at once', async () => {
+    const doomed = await createTestSite(service.app, account)
+    const kept = await createTestSite(service.app, account)
+    expect(await service.app.siteCache.findBySiteKey(doomed.siteKey)).toBeDefined()
+    const now = new Date()
+    await insertVerifications(service.app.database, [
+      { siteId: doomed.id, createdAt: now, action: 'allow' },
+      { siteId: doomed.id, createdAt: now, action: 'block' },
+      { siteId: kept.id, createdAt: now, action: 'allow' },
+    ])
+    const response = await service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${doomed.id}`, headers: asBrowser(account) })
+    expect(response.statusCode).toBe(204)
+    expect(response.body).toBe('')
+    expect((await readSite(doomed.id)).statusCode).toBe(404)
+    expect(await service.app.siteCache.findBySiteKey(doomed.siteKey)).toBeUndefined()
+    const counts = await service.app.database.query<{ site_id: string; count: number }>(
+      'SELECT site_id, count(*)::int8 AS count FROM verifications WHERE site_id = ANY($1::uuid[]) GROUP BY site_id',
+      [[doomed.id, kept.id]],
+    )
+    expect(counts).toEqual([{ site_id: kept.id, count: 1 }])
+    expect((await readSite(kept.id)).statusCode).toBe(200)
+  })
+
+  it('rotates the secret key: the new one is shown once, the old one stops matching at once', async () => {
+    const site = await createTestSite(service.app, account)
+    const response = await service.app.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/secret/rotate`, headers: asBrowser(account) })
+    expect(response.statusCode).toBe(200)
+    const { secretKey } = response.json<{ secretKey: string }>()
+    expect(secretKey).toMatch(/^tgs_/)
+    expect(secretKey).not.toBe(site.secretKey)
+    const cached = await service.app.siteCache.findBySiteKey(site.siteKey)
+    expect(isSecretKeyOf(secretKey, cached?.secretKeyHash ?? '')).toBe(true)
+    expect(isSecretKeyOf(site.secretKey, cached?.secretKeyHash ?? '')).toBe(false)
+    expect((await readSite(site.id)).body).not.toContain(secretKey)
+  })
+})

@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto'
+import type { LightMyRequestResponse } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
+import { browserHeaders, createTestSite, obtainToken, type TestSite } from '../helpers/core-flow.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+
+/** A body exactly as fetch() would send it: FormData becomes multipart with its boundary. */
+async function multipartOf(fields: Record<string, string>): Promise<{ payload: Buffer; contentType: string }> {
+  const form = new FormData()
+  for (const [name, value] of Object.entries(fields)) form.append(name, value)
+  const request = new Request('http://localhost/', { method: 'POST', body: form })
+  return { payload: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get('content-type') ?? '' }
+}
+
+const answerFields = ['action', 'anomalies', 'challenge_ts', 'countryCode', 'error-codes', 'hostname', 'riskScore', 'score', 'success']
+
+describe('Siteverify', () => {
+  let service: TestApp
+  let site: TestSite
+  beforeAll(async () => {
+    service = await buildTestApp({ config: { rateLimitPerMinute: 0 } })
+    site = await createTestSite(service.app)
+  })
+  afterAll(() => service.close())
+
+  const token = () => obtainToken(service.app, browserHeaders(site.siteKey, 'https://shop.example.com'))
+
+  function expectSuccess(response: LightMyRequestResponse): void {
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-type']).toMatch(/^application\/json/)
+    const answer = response.json<Record<string, unknown>>()
+    expect(Object.keys(answer).sort()).toEqual(answerFields)
+    expect(answer).toEqual({
+      success: true,
+      challenge_ts: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      hostname: 'shop.example.com',
+      'error-codes': [],
+      action: 'allow',
+      riskScore: 0,
+      score: 1,
+      anomalies: [],
+      countryCode: 'XX',
+    })
+  }
+
+  it('Turnstile\'s server-side example: multipart FormData with secret, response and remoteip, at /turnstile/v0/siteverify', async () => {
+    const { payload, contentType } = await multipartOf({ secret: site.secretKey, response: await token(), remoteip: '203.0.113.7' })
+    expectSuccess(await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload }))
+  })
+
+  it('Turnstile\'s JSON variant with an idempotency_key', async () => {
+    expectSuccess(
+      await service.app.inject({
+        method: 'POST',
+        url: '/turnstile/v0/siteverify',
+        payload: { secret: site.secretKey, response: await token(), idempotency_key: randomUUID() },
+      }),
+    )
+  })
+
+  it('reCAPTCHA\'s form-urlencoded POST to /recaptcha/api/siteverify, with score in its orientation', async () => {
+    const response = await service.app.inject({
+      method: 'POST',
+      url: '/recaptcha/api/siteverify',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ secret: site.secretKey, response: await token(), remoteip: '203.0.113.7' }).toString(),
+    })
+    expectSuccess(response)
+    expect(response.json().score).toBe(1)
+  })
+
+  it('hCaptcha\'s form-urlencoded POST to /siteverify with sitekey', async () => {
+    expectSuccess(
+      await service.app.inject({
+        method: 'POST',
+        url: '/siteverify',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ secret: site.secretKey, response: await token(), remoteip: '203.0.113.7', sitekey: site.siteKey }).toString(),
+      }),
+    )
+  })
+
+  it('answers at /api/v1/siteverify with JSON', async () => {
+    expectSuccess(await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret: site.secretKey, response: await token() } }))
+  })
+
+  it('redeems a token once, whatever the path', async () => {
+    const response = await token()
+    expect((await service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response } })).json().success).toBe(true)
+    for (const url of ['/api/v1/siteverify', '/turnstile/v0/siteverify', '/recaptcha/api/siteverify']) {
+      const replay = await service.app.inject({ method: 'POST', url, payload: { secret: site.secretKey, response } })
+      expect(replay.statusCode).toBe(200)
+      expect(replay.json()).toEqual({
+        success: false,
+        challenge_ts: null,
+        hostname: null,
+        'error-codes': ['timeout-or-duplicate'],
+        action: null,
+        riskScore: null,
+        score: null,
+        anomalies: [],
+        countryCode: null,
+      })
+    }
+  })
+
+  it('gives a retry with the same idempotency_key the first answer again', async () => {
+    const response = await token()
+    const idempotencyKey = randomUUID()
+    const first = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload: { secret: site.secretKey, response, idempotency_key: idempotencyKey } })
+    const retry = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload: { secret: site.secretKey, response, idempotency_key: idempotencyKey } })
+    expect(first.json().success).toBe(true)
+    expect(retry.json()).toEqual(first.json())
+    const other = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload: { secret: site.secretKey, response, idempotency_key: randomUUID() } })
+    expect(other.json()['error-codes']).toEqual(['timeout-or-duplicate'])
+  })
+
+  it.each([
+    [testSecrets.alwaysPasses, true, []],
+    [testSecrets.alwaysFails, false, ['invalid-input-response']],
+    [testSecrets.alwaysDuplicate, false, ['timeout-or-duplicate']],
+  ])('test secret %s always answers success=%s %j', async (secret, success, codes) => {
+    for (let round = 0; round < 2; round++) {
+      const { payload, contentType } = await multipartOf({ secret, response: 'XXXX.DUMMY.TOKEN.XXXX' })
+      const response = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload })
+      expect(response.statusCode).toBe(200)
+      expect(response.json()).toMatchObject({ success, 'error-codes': codes })
+    }
+  })
+
+  it.each([
+    [{}, ['missing-input-secret', 'missing-input-response']],
+    [{ response: 'v1.abc.def' }, ['missing-input-secret']],
+    [{ secret: 'tgs_x' }, ['missing-input-response']],
+    [{ secret: 'tgs_x', response: 'not a token' }, ['invalid-input-response']],
+  ])('fields %j answer %j', async (payload, codes) => {
+    const response = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toMatchObject({ success: false, 'error-codes': codes })
+  })
+
+  it('a POST without any body answers missing-input-secret and missing-input-response', async () => {
+    const response = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify' })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()['error-codes']).toEqual(['missing-input-secret', 'missing-input-response'])
+  })
+
+  it.each([
+    ['malformed JSON', { 'content-type': 'application/json' }, '{"secret":'],
+    ['an unsupported content type', { 'content-type': 'text/xml' }, '<secret/>'],
+    ['a secret that is an object', { 'content-type': 'application/json' }, '{"secret":{"a":1},"response":"x"}'],
+    ['a body over 16 KiB', { 'content-type': 'application/json' }, JSON.stringify({ secret: 'x'.repeat(20_000), response: 'y' })],
+  ])('%s answers 200 bad-request', async (_case, headers, payload) => {
+    const response = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', headers, payload })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toMatchObject({ success: false, 'error-codes': ['bad-request'] })
+  })
+
+  it('a multipart file instead of fields answers 200 bad-request', async () => {
+    const form = new FormData()
+    form.append('secret', site.secretKey)
+    form.append('response', new Blob(['v1.x.y']), 'token.txt')
+    const request = new Request('http://localhost/', { method: 'POST', body: form })
+    const response = await service.app.inject({
+      method: 'POST',
+      url: '/turnstile/v0/siteverify',
+      headers: { 'content-type': request.headers.get('content-type') ?? '' },
+      payload: Buffer.from(await request.arrayBuffer()),
+    })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()['error-codes']).toEqual(['bad-request'])
+  })
+
+  it.each([
+    ['more than 20 fields', Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`field${index}`, 'x']))],
+    ['a field over 4 KiB', { secret: 'x'.repeat(5_000), response: 'y' }],
+  ])('multipart with %s answers 200 bad-request', async (_case, fields) => {
+    const { payload, contentType } = await multipartOf(fields)
+    const response = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()['error-codes']).toEqual(['bad-request'])
+  })
+
+  it('multipart without a boundary answers 200 bad-request', async () => {
+    const response = await service.app.inject({
+      method: 'POST',
+      url: '/turnstile/v0/siteverify',
+      headers: { 'content-type': 'multipart/form-data' },
+      payload: 'secret=x',
+    })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()['error-codes']).toEqual(['bad-request'])
+  })
+
+  it('refuses a token after its 300 s as timeout-or-duplicate', async () => {
+    const response = await token()
+    const realNow = Date.now
+    Date.now = () => realNow() + 300_001
+    try {
+      const answer = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret: site.secretKey, response } })
+      expect(answer.json()).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    } finally {
+      Date.now = realNow
+    }
+  })
+
+  it('refuses the old secret once it is rotated', async () => {
+    const response = await token()
+    const newSecret = await service.app.sites.rotateSecret(site.site.id)
+    await service.app.siteCache.invalidate(site.site)
+    expect((await service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response } })).json()['error-codes']).toEqual([
+      'invalid-input-secret',
+    ])
+    expect((await service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret: newSecret, response } })).json().success).toBe(true)
+    site = { ...site, secretKey: newSecret ?? '' }
+  })
+})

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
+import { browserFingerprint, browserHeaders, createTestSite, humanSubmission, type TestSite } from '../helpers/core-flow.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+
+interface Round {
+  difficulty: number
+  riskScore: number
+  action: string
+  hasToken: boolean
+}
+
+/**
+ * Step-up (issue item 4): a challenge action makes the next challenge for the same client and site
+ * harder; solved step-ups lower the next score; after the maximum the outcome is allow or block.
+ * Each test uses its own client address so that their step-up states stay apart.
+ */
+describe('step-up', () => {
+  let service: TestApp
+  beforeAll(async () => {
+    service = await buildTestApp({ config: { rateLimitPerMinute: 0 } })
+  })
+  afterAll(() => service.close())
+
+  // A browser that hides canvas, sends no Accept-Language and has not been touched: 15 + 15 + 15 = 45.
+  const suspicious = (challenge: Challenge) => ({ ...humanSubmission(challenge), fingerprint: { ...browserFingerprint, canvas: '' }, behaviorData: {} })
+  // Placeholders for canvas and WebGL on top of that: 25 + 20 + 15 + 15 = 75 (block without step-up credit).
+  const worse = (challenge: Challenge) => ({ ...humanSubmission(challenge), fingerprint: { ...browserFingerprint, canvas: '0', webgl: 'none' }, behaviorData: {} })
+
+  async function playRound(site: TestSite, clientIp: string, submissionOf: (challenge: Challenge) => object): Promise<Round> {
+    const headers = { ...browserHeaders(site.siteKey), 'accept-language': '' }
+    const issued = await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers, remoteAddress: clientIp })
+    const challenge = issued.json<Challenge>()
+    const verified = await service.app.inject({
+      method: 'POST',
+      url: '/api/v1/verify',
+      headers,
+      remoteAddress: clientIp,
+      payload: submissionOf(challenge),
+    })
+    expect(verified.statusCode).toBe(200)
+    const result = verified.json<{ riskScore: number; action: string; token?: string }>()
+    return { difficulty: challenge.difficulty, riskScore: result.riskScore, action: result.action, hasToken: result.token !== undefined }
+  }
+
+  it('raises the difficulty by 2 bits per round and lets the solved step-up lower the score to allow', async () => {
+    const site = await createTestSite(service.app, { settings: { difficulty: 4, maxStepUps: 2 } })
+    expect(await playRound(site, '203.0.113.10', suspicious)).toEqual({ difficulty: 4, riskScore: 45, action: 'challenge', hasToken: false })
+    expect(await playRound(site, '203.0.113.10', suspicious)).toEqual({ difficulty: 6, riskScore: 30, action: 'allow', hasToken: true })
+    // The sequence is over: the next challenge is back at the base difficulty.
+    expect((await playRound(site, '203.0.113.10', suspicious)).difficulty).toBe(4)
+  })
+
+  it('keeps step-up state per client: another address starts at the base', async () => {
+    const site = await createTestSite(service.app, { settings: { difficulty: 4 } })
+    await playRound(site, '203.0.113.20', suspicious)
+    expect((await playRound(site, '203.0.113.21', suspicious)).difficulty).toBe(4)
+  })
+
+  it('after the site\'s maximum of step-ups decides allow or block at the middle of the challenge band', async () => {
+    // Thresholds 20 and 90: the challenge band's middle is 55; one step-up at most.
+    const site = await createTestSite(service.app, { settings: { difficulty: 4, challengeThreshold: 20, blockThreshold: 90, maxStepUps: 1 } })
+    expect(await playRound(site, '203.0.113.30', worse)).toEqual({ difficulty: 4, riskScore: 75, action: 'challenge', hasToken: false })
+    expect(await playRound(site, '203.0.113.30', worse)).toEqual({ difficulty: 6, riskScore: 60, action: 'block', hasToken: false })
+
+    expect(await playRound(site, '203.0.113.31', suspicious)).toMatchObject({ riskScore: 45, action: 'challenge' })
+    expect(await playRound(site, '203.0.113.31', suspicious)).toEqual({ difficulty: 6, riskScore: 30, action: 'allow', hasToken: true })
+  })
+
+  it('logs the step-ups with each verification so that the score can be recomputed', async () => {
+    const site = await createTestSite(service.app, { settings: { difficulty: 4 } })
+    await playRound(site, '203.0.113.40', suspicious)
+    await playRound(site, '203.0.113.40', suspicious)
+    await service.app.verificationLog.flush()
+    const rows = await service.app.database.query<{ action: string; risk_score: number; step_ups: number; difficulty: number }>(
+      'SELECT action, risk_score, step_ups, difficulty FROM verifications WHERE site_id = $1 ORDER BY created_at',
+      [site.site.id],
+    )
+    expect(rows).toEqual([
+      { action: 'challenge', risk_score: 45, step_ups: 0, difficulty: 4 },
+      { action: 'allow', risk_score: 30, step_ups: 1, difficulty: 6 },
+    ])
+  })
+})

@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { VerificationBlockedEvent } from '../../src/plugins/events.js'
+import {
+  browserHeaders,
+  createTestSite,
+  fetchChallenge,
+  humanSubmission,
+  passVerification,
+  submitSolution,
+  type TestSite,
+} from '../helpers/core-flow.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+
+interface LogRow {
+  challenge_id: string | null
+  action: string
+  error_code: string | null
+  risk_score: number | null
+  anomalies: string[]
+  country_code: string | null
+  client_ip: string | null
+  hostname: string | null
+  user_agent: string | null
+  difficulty: number | null
+  solve_time_ms: number | null
+  step_ups: number
+}
+
+describe('POST /api/v1/verify', () => {
+  let service: TestApp
+  let site: TestSite
+  beforeAll(async () => {
+    service = await buildTestApp({ config: { rateLimitPerMinute: 0 } })
+    site = await createTestSite(service.app)
+  })
+  afterAll(() => service.close())
+
+  async function logRowsOf(siteId: string, challengeId: string): Promise<LogRow[]> {
+    await service.app.verificationLog.flush()
+    return service.app.database.query<LogRow>('SELECT * FROM verifications WHERE site_id = $1 AND challenge_id = $2', [siteId, challengeId])
+  }
+
+  it('answers allow with a token: exactly the spec\'s Verification result', async () => {
+    const before = Date.now()
+    const response = await passVerification(service.app, browserHeaders(site.siteKey))
+    expect(response.statusCode).toBe(200)
+    const result = response.json<{ expiresAt: string }>()
+    expect(Object.keys(result).sort()).toEqual(['action', 'expiresAt', 'riskScore', 'success', 'token'])
+    expect(result).toEqual({
+      success: true,
+      token: expect.stringMatching(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/),
+      riskScore: 0,
+      action: 'allow',
+      expiresAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+    })
+    const validity = Date.parse(result.expiresAt) - before
+    expect(validity).toBeGreaterThanOrEqual(300_000)
+    expect(validity).toBeLessThan(302_000)
+  })
+
+  it('logs the verification with its facts, off the response path', async () => {
+    const headers = browserHeaders(site.siteKey, 'https://shop.example.com')
+    const challenge = await fetchChallenge(service.app, headers)
+    const response = await submitSolution(service.app, { ...headers, 'accept-language': '' }, { ...humanSubmission(challenge), solveTimeMs: 2 })
+    expect(response.json()).toMatchObject({ success: true, riskScore: 15, action: 'allow' })
+    expect(await logRowsOf(site.site.id, challenge.challengeId)).toEqual([
+      expect.objectContaining({
+        action: 'allow',
+        error_code: null,
+        risk_score: 15,
+        anomalies: ['missing_accept_language'],
+        country_code: 'XX',
+        client_ip: '127.0.0.1',
+        hostname: 'shop.example.com',
+        user_agent: headers['user-agent'],
+        difficulty: 4,
+        solve_time_ms: 2,
+        step_ups: 0,
+      }),
+    ])
+  })
+
+  it('logs a refused submission as rejected with its error code', async () => {
+    const headers = browserHeaders(site.siteKey)
+    const challenge = await fetchChallenge(service.app, headers)
+    const nonce = humanSubmission(challenge).nonce
+    await submitSolution(service.app, headers, humanSubmission(challenge, nonce))
+    const replay = await submitSolution(service.app, headers, humanSubmission(challenge, nonce))
+    expect(replay.statusCode).toBe(400)
+    const rows = await logRowsOf(site.site.id, challenge.challengeId)
+    expect(rows.map((row) => [row.action, row.error_code])).toEqual(expect.arrayContaining([['allow', null], ['rejected', 'challenge_invalid']]))
+  })
+
+  it('takes the hostname from Referer when Origin is absent', async () => {
+    const { origin: _origin, ...headers } = browserHeaders(site.siteKey)
+    const withReferer = { ...headers, referer: 'https://blog.example.org/post/1?x=1' }
+    const challenge = await fetchChallenge(service.app, withReferer)
+    expect((await submitSolution(service.app, withReferer, humanSubmission(challenge))).statusCode).toBe(200)
+    expect((await logRowsOf(site.site.id, challenge.challengeId))[0]?.hostname).toBe('blog.example.org')
+  })
+
+  it('scores a submission without Origin or Referer with missing_origin', async () => {
+    const { origin: _origin, ...headers } = browserHeaders(site.siteKey)
+    const challenge = await fetchChallenge(service.app, headers)
+    const response = await submitSolution(service.app, headers, humanSubmission(challenge))
+    expect(response.json()).toMatchObject({ success: true, riskScore: 10, action: 'allow' })
+    expect((await logRowsOf(site.site.id, challenge.challengeId))[0]).toMatchObject({ anomalies: ['missing_origin'], hostname: null })
+  })
+
+  it('blocks a scripted client, gives no token and announces verification.blocked', async () => {
+    const events: VerificationBlockedEvent[] = []
+    const listener = (event: VerificationBlockedEvent) => events.push(event)
+    service.app.events.on('verification.blocked', listener)
+    try {
+      const headers = { 'x-site-key': site.siteKey, 'user-agent': 'python-requests/2.31.0' }
+      const challenge = await fetchChallenge(service.app, headers)
+      const response = await submitSolution(service.app, headers, {
+        ...humanSubmission(challenge),
+        fingerprint: {},
+        behaviorData: {},
+      })
+      expect(response.statusCode).toBe(200)
+      const result = response.json()
+      expect(result).toEqual({ success: false, riskScore: 100, action: 'block' })
+      expect(events).toEqual([
+        {
+          siteId: site.site.id,
+          timestamp: expect.any(Date),
+          riskScore: 100,
+          anomalies: ['missing_origin', 'bot_user_agent', 'missing_accept_language', 'missing_fetch_metadata', 'incomplete_fingerprint', 'canvas_missing', 'webgl_missing', 'no_interaction'],
+          countryCode: 'XX',
+        },
+      ])
+      expect((await logRowsOf(site.site.id, challenge.challengeId))[0]).toMatchObject({ action: 'block', risk_score: 100 })
+    } finally {
+      service.app.events.off('verification.blocked', listener)
+    }
+  })
+
+  it('flags a claimed solve time longer than the server observed', async () => {
+    const headers = browserHeaders(site.siteKey)
+    const challenge = await fetchChallenge(service.app, headers)
+    const response = await submitSolution(service.app, headers, { ...humanSubmission(challenge), solveTimeMs: 60_000 })
+    expect(response.json()).toMatchObject({ riskScore: 50, action: 'challenge', success: false })
+    expect((await logRowsOf(site.site.id, challenge.challengeId))[0]?.anomalies).toEqual(['solve_time_impossible'])
+  })
+
+  it('accepts further fingerprint and behaviour keys within bounds', async () => {
+    const headers = browserHeaders(site.siteKey)
+    const challenge = await fetchChallenge(service.app, headers)
+    const response = await submitSolution(service.app, headers, {
+      ...humanSubmission(challenge),
+      fingerprint: { canvas: 'ab12', webgl: 'cd34', timezone: 'Europe/Berlin', languages: ['de-DE', 'en'], hardwareConcurrency: 8, webdriver: false },
+      behaviorData: { mouseMovements: 3, keystrokes: 0, scrolls: 2, focusChanges: 1, firstInteractionMs: 812.5 },
+    })
+    expect(response.statusCode).toBe(200)
+    expect(response.json().action).toBe('allow')
+  })
+})

@@ -1,0 +1,147 @@
+import { verify } from '@octokit/webhooks-methods'
+import { Webhook } from 'standardwebhooks'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describeSiteRouteAuthCases } from '../helpers/auth-cases.js'
+import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { findClosedPort, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js'
+
+const SECRET = 'whsec_dG9sbGdhdGUgd2ViaG9vayByb3V0ZSB0ZXN0cw=='
+
+describe('webhook routes', () => {
+  let service: TestApp
+  let owner: TestAccount
+  let stranger: TestAccount
+  let receiver: WebhookReceiver
+  beforeAll(async () => {
+    service = await buildTestApp()
+    owner = await createTestAccount(service.app)
+    stranger = await createTestAccount(service.app)
+    receiver = await startWebhookReceiver()
+  })
+  afterAll(async () => {
+    await receiver.close()
+    await service.close()
+  })
+
+  /** A site whose webhook is set through the spec's PUT body, as an operator would set it. */
+  async function siteWithWebhook(url: string = receiver.url): Promise<string> {
+    const site = await createTestSite(service.app, owner)
+    const update = await service.app.inject({
+      method: 'PUT',
+      url: `/api/v1/sites/${site.id}`,
+      headers: asScript(owner),
+      payload: { settings: { webhookUrl: url, webhookSecret: SECRET } },
+    })
+    expect(update.statusCode, update.body).toBe(200)
+    return site.id
+  }
+
+  describe('POST /api/v1/sites/{id}/webhook/test', () => {
+    it('sends a signed test event now and answers its outcome', async () => {
+      const siteId = await siteWithWebhook()
+      const before = receiver.received.length
+
+      const response = await service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/webhook/test`, headers: asBrowser(owner) })
+
+      expect(response.statusCode, response.body).toBe(200)
+      const delivery = response.json()
+      expect(delivery).toStrictEqual({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        event: 'verification.blocked',
+        url: receiver.url,
+        test: true,
+        outcome: 'delivered',
+        statusCode: 204,
+        latencyMs: expect.any(Number),
+        error: null,
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      })
+      expect(receiver.received).toHaveLength(before + 1)
+      const request = await receiver.waitForRequest(before)
+      expect(JSON.parse(request.body)).toStrictEqual({
+        event: 'verification.blocked',
+        siteId,
+        timestamp: expect.stringMatching(/Z$/),
+        data: { riskScore: 100, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'XX' },
+        test: true,
+      })
+      expect(request.headers['x-service-delivery']).toBe(delivery.id)
+      expect(await verify(SECRET, request.body, String(request.headers['x-service-signature']))).toBe(true)
+      // A whsec_ secret is used by Standard Webhooks receivers exactly as it was set.
+      expect(new Webhook(SECRET).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ test: true })
+      expect(response.body).not.toContain(SECRET)
+    })
+
+    it('answers 200 with the failure when the receiver is down', async () => {
+      const siteId = await siteWithWebhook(`http://127.0.0.1:${await findClosedPort()}/hook`)
+      const response = await service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/webhook/test`, headers: asScript(owner) })
+      expect(response.statusCode).toBe(200)
+      expect(response.json()).toMatchObject({ outcome: 'failed', statusCode: null, error: expect.stringContaining('ECONNREFUSED') })
+    })
+
+    it('answers 409 webhook_not_configured for a site without a webhook', async () => {
+      const site = await createTestSite(service.app, owner)
+      const response = await service.app.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/webhook/test`, headers: asScript(owner) })
+      expect(response.statusCode).toBe(409)
+      expect(response.json().error.code).toBe('webhook_not_configured')
+    })
+
+    it('allows 10 test sends a minute per site, then 429 rate_limited with Retry-After', async () => {
+      const siteId = await siteWithWebhook()
+      const send = () => service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/webhook/test`, headers: asScript(owner) })
+      for (let index = 0; index < 10; index += 1) expect((await send()).statusCode).toBe(200)
+      const refused = await send()
+      expect(refused.statusCode).toBe(429)
+      expect(refused.json().error.code).toBe('rate_limited')
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+    })
+  })
+
+  describe('GET /api/v1/sites/{id}/webhook-deliveries', () => {
+    it('lists the recent deliveries newest first, never with the secret', async () => {
+      const siteId = await siteWithWebhook()
+      const sent: string[] = []
+      for (let index = 0; index < 3; index += 1) {
+        const response = await service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/webhook/test`, headers: asScript(owner) })
+        sent.push(response.json<{ id: string }>().id)
+      }
+
+      const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}/webhook-deliveries`, headers: asBrowser(owner) })
+
+      expect(response.statusCode).toBe(200)
+      expect(response.json<{ items: { id: string }[] }>().items.map((item) => item.id)).toEqual(sent.reverse())
+      expect(response.json().items[0]).toMatchObject({ outcome: 'delivered', statusCode: 204, latencyMs: expect.any(Number), error: null })
+      expect(response.body).not.toContain(SECRET)
+      const site = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}`, headers: asScript(owner) })
+      expect(site.body).not.toContain(SECRET)
+    })
+
+    it('takes a limit from 1 to 100', async () => {
+      const siteId = await siteWithWebhook()
+      await service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/webhook/test`, headers: asScript(owner) })
+      await service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/webhook/test`, headers: asScript(owner) })
+      const one = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}/webhook-deliveries?limit=1`, headers: asScript(owner) })
+      expect(one.json().items).toHaveLength(1)
+      const zero = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}/webhook-deliveries?limit=0`, headers: asScript(owner) })
+      expect(zero.statusCode).toBe(400)
+      expect(zero.json().error.code).toBe('validation_error')
+    })
+
+    it('an empty list for a site that never sent one', async () => {
+      const site = await createTestSite(service.app, owner)
+      const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/webhook-deliveries`, headers: asScript(owner) })
+      expect(response.json()).toEqual({ items: [] })
+    })
+  })
+
+  describe('isolation', () => {
+    describeSiteRouteAuthCases(
+      [
+        { method: 'GET', path: '/api/v1/sites/{id}/webhook-deliveries', ownerStatus: 200 },
+        { method: 'POST', path: '/api/v1/sites/{id}/webhook/test', ownerStatus: 409 },
+      ],
+      () => ({ app: service.app, owner, stranger }),
+    )
+  })
+})

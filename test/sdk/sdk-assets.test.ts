@@ -1,0 +1,106 @@
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
+import Fastify from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildSdk, type SdkManifest } from '../../scripts/build-sdk.js'
+import sdkAssets from '../../src/routes/assets/sdk.js'
+
+describe('GET /sdk/v1/:file', () => {
+  let directory: string
+  let manifest: SdkManifest
+  const app = Fastify({ logger: false })
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'tollgate-sdk-'))
+    manifest = await buildSdk(directory)
+    await app.register(sdkAssets, { directory })
+    await app.ready()
+  })
+  afterAll(async () => {
+    await app.close()
+    await rm(directory, { recursive: true, force: true })
+  })
+
+  function fileNamed(prefix: string): string {
+    const file = manifest.files.find((entry) => entry.name.startsWith(prefix))
+    if (file === undefined) throw new Error(`the build has no ${prefix} file`)
+    return file.name
+  }
+
+  it('serves the script-tag build as JavaScript, cached for a day and revalidated', async () => {
+    const response = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate.js' })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-type']).toBe('text/javascript; charset=utf-8')
+    expect(response.headers['cache-control']).toBe('public, max-age=86400, stale-while-revalidate=604800')
+    expect(response.headers['access-control-allow-origin']).toBe('*')
+    expect(response.body).toContain('tollgate-token')
+    // The entry names the content-hashed worker and WebAssembly of the same build.
+    expect(response.body).toContain(fileNamed('tollgate-worker.'))
+    expect(response.body).toContain(fileNamed('tollgate-solver.'))
+  })
+
+  it('serves the content-hashed worker and WebAssembly as immutable, with their own types', async () => {
+    const worker = await app.inject({ method: 'GET', url: `/sdk/v1/${fileNamed('tollgate-worker.')}` })
+    expect(worker.headers['content-type']).toBe('text/javascript; charset=utf-8')
+    expect(worker.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+    expect(worker.headers['content-security-policy']).toContain("'wasm-unsafe-eval'")
+    const wasm = await app.inject({ method: 'GET', url: `/sdk/v1/${fileNamed('tollgate-solver.')}` })
+    expect(wasm.headers['content-type']).toBe('application/wasm')
+    expect(wasm.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+    expect(wasm.rawPayload.subarray(0, 4)).toEqual(Buffer.from([0x00, 0x61, 0x73, 0x6d]))
+  })
+
+  it('sends the precompressed file to clients that accept gzip', async () => {
+    const plain = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate.js' })
+    const zipped = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate.js', headers: { 'accept-encoding': 'gzip, br' } })
+    expect(zipped.headers['content-encoding']).toBe('gzip')
+    expect(zipped.headers.vary).toContain('Accept-Encoding')
+    expect(gunzipSync(zipped.rawPayload).toString('utf8')).toBe(plain.body)
+  })
+
+  it('answers 304 to a matching If-None-Match', async () => {
+    const first = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate.js' })
+    const again = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate.js', headers: { 'if-none-match': String(first.headers.etag) } })
+    expect(again.statusCode).toBe(304)
+    expect(again.body).toBe('')
+  })
+
+  it('answers 404 for files that are not in the build', async () => {
+    for (const url of ['/sdk/v1/manifest.json', '/sdk/v1/nothing.js', '/sdk/v1/..%2Fpackage.json']) {
+      const response = await app.inject({ method: 'GET', url })
+      expect(response.statusCode, url).toBeGreaterThanOrEqual(400)
+      expect(response.statusCode, url).toBeLessThan(500)
+    }
+  })
+
+  it('keeps serving the worker of an earlier build that a cached tollgate.js may name', async () => {
+    await writeFile(join(directory, 'tollgate-worker.0123456789ab.js'), 'self.onmessage = () => {}')
+    // The route reloads when the manifest changes, as after a rebuild.
+    const later = new Date(Date.now() + 5_000)
+    await utimes(join(directory, 'manifest.json'), later, later)
+    const response = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate-worker.0123456789ab.js' })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+    expect(response.body).toBe('self.onmessage = () => {}')
+  })
+
+  it('keeps the three files a page loads under 15 kB gzip', () => {
+    expect(manifest.loadedGzipBytes).toBeLessThan(15_000)
+  })
+})
+
+describe('GET /sdk/v1/:file before a build', () => {
+  it('answers 503 naming the build command', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'tollgate-sdk-empty-'))
+    const app = Fastify({ logger: false })
+    await app.register(sdkAssets, { directory })
+    const response = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate.js' })
+    expect(response.statusCode).toBe(503)
+    expect(response.json()).toMatchObject({ error: { code: 'service_unavailable' } })
+    expect(response.body).toContain('npm run build:sdk')
+    await app.close()
+    await rm(directory, { recursive: true, force: true })
+  })
+})

@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+
+/**
+ * The real process, as an operator runs it: `npm start` on the embedded stores, then SIGTERM.
+ * Checks the shutdown promise of the README: in-flight requests finish, counters are stored,
+ * the exit code is 0, and the next start serves the stored counters.
+ */
+const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-process-'))
+const running = new Set<ChildProcess>()
+
+async function freePort(): Promise<number> {
+  const server = net.createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as net.AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+interface Started {
+  process: ChildProcess
+  baseUrl: string
+  siteKey: string
+  exited: Promise<number | null>
+}
+
+async function startServer(): Promise<Started> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { ...process.env, NODE_ENV: 'development', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDirectory, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  running.add(child)
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  let output = ''
+  const siteKey = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${output}`)), 60_000)
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      const demo = /site key (tgk_[\w-]+)/.exec(output)
+      if (demo?.[1] !== undefined && output.includes('Tollgate is serving')) {
+        clearTimeout(timer)
+        resolve(demo[1])
+      }
+    })
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    void exited.then((code) => reject(new Error(`exited with ${code}:\n${output}`)))
+  })
+  return { process: child, baseUrl: `http://127.0.0.1:${port}`, siteKey, exited }
+}
+
+async function readChallengesIssued(baseUrl: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text()
+  const line = text.split('\n').find((entry) => entry.startsWith('tollgate_challenges_issued_total '))
+  return Number(line?.split(' ')[1])
+}
+
+/** Sends the head of a request now and its body later, over a raw socket. */
+function startSlowRequest(baseUrl: string, body: string): { finish: () => void; response: Promise<string> } {
+  const { hostname, port } = new URL(baseUrl)
+  const socket = net.connect({ host: hostname, port: Number(port) })
+  socket.write(
+    `POST /api/v1/verify HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
+  )
+  let received = ''
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString()))
+  const response = new Promise<string>((resolve) => {
+    socket.on('close', () => resolve(received))
+    socket.on('error', () => resolve(received))
+  })
+  return { finish: () => socket.write(body), response }
+}
+
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL')
+})
+
+describe('the server process', () => {
+  it('on SIGTERM finishes in-flight requests, stores its counters and exits 0; the next start serves them', async () => {
+    const first = await startServer()
+    for (let index = 0; index < 3; index += 1) {
+      const response = await fetch(`${first.baseUrl}/api/v1/challenge`, { method: 'POST', headers: { 'x-site-key': first.siteKey } })
+      expect(response.status).toBe(200)
+    }
+    expect(await readChallengesIssued(first.baseUrl)).toBe(3)
+
+    const slow = startSlowRequest(first.baseUrl, JSON.stringify({ challengeId: 'not-a-uuid' }))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    first.process.kill('SIGTERM')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    slow.finish()
+    // The request that was in flight at SIGTERM still gets its whole answer.
+    expect(await slow.response).toMatch(/^HTTP\/1\.1 40[01] /)
+    expect(await first.exited).toBe(0)
+
+    const second = await startServer()
+    expect(await readChallengesIssued(second.baseUrl)).toBe(3)
+    second.process.kill('SIGINT')
+    expect(await second.exited).toBe(0)
+  }, 120_000)
+})

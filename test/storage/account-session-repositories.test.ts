@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAccountRepository, type AccountRepository } from '../../src/storage/sql/account-repository.js'
+import { createApiKeyRepository, type ApiKeyRepository } from '../../src/storage/sql/api-key-repository.js'
+import { createSessionRepository, type SessionRepository } from '../../src/storage/sql/session-repository.js'
+import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
+
+const HOUR_MS = 3_600_000
+
+describe.each(databaseKinds)('account, session and API key repositories on $kind', ({ kind, available }) => {
+  let subject: TestDatabase
+  let accounts: AccountRepository
+  let sessions: SessionRepository
+  let apiKeys: ApiKeyRepository
+
+  beforeAll(async () => {
+    if (!available) return
+    subject = await openTestDatabase(kind)
+    accounts = createAccountRepository(subject.database)
+    sessions = createSessionRepository(subject.database)
+    apiKeys = createApiKeyRepository(subject.database)
+  })
+  afterAll(async () => {
+    if (!available) return
+    await subject.database.close()
+    await subject.dispose()
+  })
+
+  const newAccount = async (email = `${randomUUID()}@example.com`) => {
+    const account = await accounts.create(email, 'hash')
+    if (account === undefined) throw new Error('account not created')
+    return account
+  }
+
+  it.skipIf(!available)('creates an account and finds it by id and by e-mail in any letter case', async () => {
+    const account = await newAccount('Mixed.Case@Example.com')
+    expect(account).toEqual({ id: expect.any(String), email: 'Mixed.Case@Example.com', createdAt: expect.any(Date) })
+    expect(await accounts.findByEmail('mixed.case@example.COM')).toEqual({ ...account, passwordHash: 'hash' })
+    expect(await accounts.findById(account.id)).toEqual(account)
+    expect(await accounts.findByEmail('nobody@example.com')).toBeUndefined()
+  })
+
+  it.skipIf(!available)('refuses a second account for the same address in another case, concurrently too', async () => {
+    const email = `${randomUUID()}@example.com`
+    const results = await Promise.all([accounts.create(email, 'a'), accounts.create(email.toUpperCase(), 'b')])
+    expect(results.filter((result) => result !== undefined)).toHaveLength(1)
+  })
+
+  it.skipIf(!available)('finds a live session with its account; not an expired or deleted one', async () => {
+    const account = await newAccount()
+    const live = await sessions.create(account.id, 'live-hash', new Date(Date.now() + HOUR_MS))
+    await sessions.create(account.id, 'expired-hash', new Date(Date.now() - 1_000))
+    expect(await sessions.findByTokenHash('live-hash')).toEqual({ sessionId: live, accountId: account.id, email: account.email })
+    expect(await sessions.findByTokenHash('expired-hash')).toBeUndefined()
+    await sessions.delete(live)
+    expect(await sessions.findByTokenHash('live-hash')).toBeUndefined()
+  })
+
+  it.skipIf(!available)("drops the account's expired sessions when it opens a new one", async () => {
+    const account = await newAccount()
+    await sessions.create(account.id, `old-${account.id}`, new Date(Date.now() - 1_000))
+    await sessions.create(account.id, `new-${account.id}`, new Date(Date.now() + HOUR_MS))
+    const rows = await subject.database.query<{ token_hash: string }>('SELECT token_hash FROM sessions WHERE account_id = $1', [account.id])
+    expect(rows.map((row) => row.token_hash)).toEqual([`new-${account.id}`])
+  })
+
+  it.skipIf(!available)('creates, lists, uses and revokes API keys per account', async () => {
+    const owner = await newAccount()
+    const other = await newAccount()
+    const key = await apiKeys.create(owner.id, { name: 'CI', prefix: 'tgak_abcdefg', keyHash: `hash-${owner.id}` })
+    expect(key).toEqual({ id: expect.any(String), name: 'CI', prefix: 'tgak_abcdefg', createdAt: expect.any(Date), lastUsedAt: null })
+    expect(await apiKeys.listByAccount(owner.id)).toEqual([key])
+    expect(await apiKeys.listByAccount(other.id)).toEqual([])
+
+    expect(await apiKeys.useByKeyHash(`hash-${owner.id}`)).toEqual({ apiKeyId: key.id, accountId: owner.id, email: owner.email })
+    const [used] = await apiKeys.listByAccount(owner.id)
+    expect(used?.lastUsedAt).toBeInstanceOf(Date)
+    expect(await apiKeys.useByKeyHash('unknown')).toBeUndefined()
+
+    expect(await apiKeys.delete(other.id, key.id)).toBe(false)
+    expect(await apiKeys.delete(owner.id, key.id)).toBe(true)
+    expect(await apiKeys.useByKeyHash(`hash-${owner.id}`)).toBeUndefined()
+  })
+
+  it.skipIf(!available)("removes an account's sessions and keys with the account", async () => {
+    const account = await newAccount()
+    await sessions.create(account.id, `cascade-${account.id}`, new Date(Date.now() + HOUR_MS))
+    await apiKeys.create(account.id, { name: 'x', prefix: 'tgak_x', keyHash: `cascade-${account.id}` })
+    await subject.database.query('DELETE FROM accounts WHERE id = $1', [account.id])
+    expect(await sessions.findByTokenHash(`cascade-${account.id}`)).toBeUndefined()
+    expect(await apiKeys.useByKeyHash(`cascade-${account.id}`)).toBeUndefined()
+  })
+})

@@ -1,0 +1,111 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { keyValueKinds, openTestKeyValue, type TestKeyValue } from '../helpers/storage.js'
+
+/** One contract for every KeyValueStore implementation: memory and real Redis alike. */
+describe.each(keyValueKinds)('KeyValueStore contract on $kind', ({ kind, available }) => {
+  let subject: TestKeyValue
+  beforeAll(async () => {
+    if (!available) return
+    subject = await openTestKeyValue(kind)
+  })
+  afterAll(async () => {
+    if (!available) return
+    await subject.keyValue.close()
+    await subject.dispose()
+  })
+
+  it.skipIf(!available)('sets and gets a value; a missing key is null', async () => {
+    await subject.keyValue.set('greeting', 'hello', 10_000)
+    expect(await subject.keyValue.get('greeting')).toBe('hello')
+    expect(await subject.keyValue.get('absent')).toBeNull()
+  })
+
+  it.skipIf(!available)('expires a value after its time to live', async () => {
+    await subject.keyValue.set('short-lived', 'x', 50)
+    const ttl = await subject.keyValue.timeToLive('short-lived')
+    expect(ttl).toBeGreaterThan(0)
+    expect(ttl).toBeLessThanOrEqual(50)
+    await sleep(120)
+    expect(await subject.keyValue.get('short-lived')).toBeNull()
+    expect(await subject.keyValue.timeToLive('short-lived')).toBeNull()
+  })
+
+  it.skipIf(!available)('setIfAbsent sets only once', async () => {
+    expect(await subject.keyValue.setIfAbsent('once', 'first', 10_000)).toBe(true)
+    expect(await subject.keyValue.setIfAbsent('once', 'second', 10_000)).toBe(false)
+    expect(await subject.keyValue.get('once')).toBe('first')
+  })
+
+  it.skipIf(!available)('take returns the value to exactly one of many concurrent callers', async () => {
+    await subject.keyValue.set('prize', 'won', 10_000)
+    const results = await Promise.all(Array.from({ length: 50 }, () => subject.keyValue.take('prize')))
+    expect(results.filter((result) => result === 'won')).toHaveLength(1)
+    expect(results.filter((result) => result === null)).toHaveLength(49)
+    expect(await subject.keyValue.get('prize')).toBeNull()
+  })
+
+  it.skipIf(!available)('take of an expired key returns null', async () => {
+    await subject.keyValue.set('stale', 'x', 30)
+    await sleep(80)
+    expect(await subject.keyValue.take('stale')).toBeNull()
+  })
+
+  it.skipIf(!available)('increment counts atomically under concurrency', async () => {
+    const values = await Promise.all(Array.from({ length: 100 }, () => subject.keyValue.increment('hits', 10_000)))
+    expect(new Set(values).size).toBe(100)
+    expect(Math.max(...values)).toBe(100)
+    expect(await subject.keyValue.increment('hits', 10_000, 5)).toBe(105)
+  })
+
+  it.skipIf(!available)('increment gives a new counter its expiry and keeps it on later increments', async () => {
+    await subject.keyValue.increment('window', 100)
+    await sleep(60)
+    await subject.keyValue.increment('window', 10_000)
+    const ttl = await subject.keyValue.timeToLive('window')
+    expect(ttl).not.toBeNull()
+    expect(ttl).toBeLessThanOrEqual(60)
+    await sleep(80)
+    expect(await subject.keyValue.get('window')).toBeNull()
+    expect(await subject.keyValue.increment('window', 10_000)).toBe(1)
+  })
+
+  it.skipIf(!available)('delete removes a key', async () => {
+    await subject.keyValue.set('doomed', 'x', 10_000)
+    await subject.keyValue.delete('doomed')
+    expect(await subject.keyValue.get('doomed')).toBeNull()
+  })
+
+  it.skipIf(!available)('publishes to subscribers until they unsubscribe', async () => {
+    const received: string[] = []
+    const unsubscribe = await subject.keyValue.subscribe('news', (message) => received.push(message))
+    await subject.keyValue.publish('news', 'first')
+    await expect.poll(() => received).toEqual(['first'])
+    await unsubscribe()
+    await subject.keyValue.publish('news', 'second')
+    await sleep(50)
+    expect(received).toEqual(['first'])
+  })
+
+  it.skipIf(!available)('answers a ping', async () => {
+    await expect(subject.keyValue.ping()).resolves.toBeUndefined()
+  })
+})
+
+describe.skipIf(!keyValueKinds[1]?.available)('Redis key prefixes', () => {
+  it('isolate two stores sharing one Redis, pub/sub included', async () => {
+    const [first, second] = await Promise.all([openTestKeyValue('redis'), openTestKeyValue('redis')])
+    try {
+      await first.keyValue.set('shared-name', 'first', 10_000)
+      expect(await second.keyValue.get('shared-name')).toBeNull()
+      const received: string[] = []
+      await second.keyValue.subscribe('channel', (message) => received.push(message))
+      await first.keyValue.publish('channel', 'not for you')
+      await sleep(50)
+      expect(received).toEqual([])
+    } finally {
+      await Promise.all([first.keyValue.close(), second.keyValue.close()])
+      await Promise.all([first.dispose(), second.dispose()])
+    }
+  })
+})

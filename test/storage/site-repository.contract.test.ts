@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { defaultSiteSettings } from '../../src/domain/sites/site.js'
+import { isSecretKeyOf } from '../../src/domain/sites/site-keys.js'
+import { createSiteRepository, type SiteRepository } from '../../src/storage/sql/site-repository.js'
+import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
+
+describe.each(databaseKinds)('site repository on $kind', ({ kind, available }) => {
+  let subject: TestDatabase
+  let sites: SiteRepository
+
+  beforeAll(async () => {
+    if (!available) return
+    subject = await openTestDatabase(kind)
+    sites = createSiteRepository(subject.database)
+  })
+  afterAll(async () => {
+    if (!available) return
+    await subject.database.close()
+    await subject.dispose()
+  })
+
+  it.skipIf(!available)('creates a site with default settings and a secret that is stored only as a hash', async () => {
+    const { site, secretKey } = await sites.create({ accountId: null, name: 'Shop', domains: ['shop.example'] })
+    expect(site).toMatchObject({ name: 'Shop', domains: ['shop.example'], settings: defaultSiteSettings, accountId: null })
+    expect(site.siteKey).toMatch(/^tgk_[\w-]{22}$/)
+    expect(secretKey).toMatch(/^tgs_[\w-]{43}$/)
+    expect(isSecretKeyOf(secretKey, site.secretKeyHash)).toBe(true)
+    expect(isSecretKeyOf(`${secretKey}x`, site.secretKeyHash)).toBe(false)
+    const stored = await subject.database.query('SELECT * FROM sites WHERE id = $1', [site.id])
+    expect(JSON.stringify(stored)).not.toContain(secretKey)
+  })
+
+  it.skipIf(!available)('finds a site by id and by site key; unknown ones are undefined', async () => {
+    const { site } = await sites.create({ accountId: null, name: 'Blog' })
+    expect(await sites.findById(site.id)).toEqual(site)
+    expect(await sites.findBySiteKey(site.siteKey)).toEqual(site)
+    expect(await sites.findById(randomUUID())).toBeUndefined()
+    expect(await sites.findBySiteKey('tgk_unknown')).toBeUndefined()
+  })
+
+  it.skipIf(!available)('merges settings key by key; null removes a key back to its default', async () => {
+    const { site } = await sites.create({ accountId: null, name: 'Forum', settings: { difficulty: 20 } })
+    const updated = await sites.update(site.id, { settings: { webhookUrl: 'https://hooks.example/in', blockThreshold: 80 } })
+    expect(updated?.settings).toEqual({ ...defaultSiteSettings, difficulty: 20, webhookUrl: 'https://hooks.example/in', blockThreshold: 80 })
+    const cleared = await sites.update(site.id, { settings: { webhookUrl: null, difficulty: null } })
+    expect(cleared?.settings).toEqual({ ...defaultSiteSettings, blockThreshold: 80 })
+    expect(cleared?.updatedAt.getTime()).toBeGreaterThanOrEqual(site.updatedAt.getTime())
+  })
+
+  it.skipIf(!available)('keeps the webhook secret unless told to change or clear it', async () => {
+    const { site } = await sites.create({ accountId: null, name: 'Wiki', webhookSecretCiphertext: 'sealed-1' })
+    expect((await sites.update(site.id, { name: 'Wiki 2' }))?.webhookSecretCiphertext).toBe('sealed-1')
+    expect((await sites.update(site.id, { webhookSecretCiphertext: 'sealed-2' }))?.webhookSecretCiphertext).toBe('sealed-2')
+    expect((await sites.update(site.id, { webhookSecretCiphertext: null }))?.webhookSecretCiphertext).toBeNull()
+  })
+
+  it.skipIf(!available)('rotates the secret: the old one stops matching at once', async () => {
+    const { site, secretKey } = await sites.create({ accountId: null, name: 'Docs' })
+    const rotated = await sites.rotateSecret(site.id)
+    const reread = await sites.findById(site.id)
+    expect(rotated).toBeDefined()
+    expect(isSecretKeyOf(secretKey, reread?.secretKeyHash ?? '')).toBe(false)
+    expect(isSecretKeyOf(rotated ?? '', reread?.secretKeyHash ?? '')).toBe(true)
+    expect(await sites.rotateSecret(randomUUID())).toBeUndefined()
+  })
+
+  it.skipIf(!available)('deletes a site once', async () => {
+    const { site } = await sites.create({ accountId: null, name: 'Gone' })
+    expect(await sites.delete(site.id)).toBe(true)
+    expect(await sites.delete(site.id)).toBe(false)
+    expect(await sites.findById(site.id)).toBeUndefined()
+  })
+})

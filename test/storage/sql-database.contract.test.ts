@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { migrate, readMigrations } from '../../src/storage/migrate.js'
+import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
+
+/** One contract for every SqlDatabase implementation: PGlite and real PostgreSQL alike. */
+describe.each(databaseKinds)('SqlDatabase contract on $kind', ({ kind, available }) => {
+  let subject: TestDatabase
+
+  beforeAll(async () => {
+    if (!available) return
+    subject = await openTestDatabase(kind)
+  })
+  afterAll(async () => {
+    if (!available) return
+    await subject.database.close()
+    await subject.dispose()
+  })
+
+  it.skipIf(!available)('reports its kind and answers a ping', async () => {
+    expect(subject.database.kind).toBe(kind)
+    await expect(subject.database.ping()).resolves.toBeUndefined()
+  })
+
+  it.skipIf(!available)('maps types alike: int8 and numeric as numbers, timestamptz as Date, jsonb parsed, arrays', async () => {
+    const [row] = await subject.database.query<{ big: number; exact: number; at: Date; doc: unknown; list: string[] }>(
+      `SELECT 9007199254740991::int8 AS big, 12.5::numeric AS exact, '2026-01-02T03:04:05.678Z'::timestamptz AS at,
+              '{"a":[1,2]}'::jsonb AS doc, ARRAY['x','y']::text[] AS list`,
+    )
+    expect(row).toEqual({
+      big: 9007199254740991,
+      exact: 12.5,
+      at: new Date('2026-01-02T03:04:05.678Z'),
+      doc: { a: [1, 2] },
+      list: ['x', 'y'],
+    })
+  })
+
+  it.skipIf(!available)('binds parameters, never interpolates them', async () => {
+    const hostile = "'); DROP TABLE sites; --"
+    const [row] = await subject.database.query<{ value: string }>('SELECT $1::text AS value', [hostile])
+    expect(row?.value).toBe(hostile)
+    await expect(subject.database.query('SELECT count(*) FROM sites')).resolves.toHaveLength(1)
+  })
+
+  it.skipIf(!available)('commits a transaction that resolves', async () => {
+    await subject.database.execute('CREATE TABLE committed_rows (id int PRIMARY KEY)')
+    await subject.database.transaction(async (transaction) => {
+      await transaction.query('INSERT INTO committed_rows VALUES (1), (2)')
+    })
+    const rows = await subject.database.query('SELECT id FROM committed_rows ORDER BY id')
+    expect(rows).toEqual([{ id: 1 }, { id: 2 }])
+  })
+
+  it.skipIf(!available)('rolls back a transaction that throws, and rethrows', async () => {
+    await subject.database.execute('CREATE TABLE rolled_back_rows (id int PRIMARY KEY)')
+    const failure = new Error('stop here')
+    await expect(
+      subject.database.transaction(async (transaction) => {
+        await transaction.query('INSERT INTO rolled_back_rows VALUES (1)')
+        throw failure
+      }),
+    ).rejects.toBe(failure)
+    expect(await subject.database.query('SELECT id FROM rolled_back_rows')).toEqual([])
+  })
+
+  it.skipIf(!available)('reports a constraint violation as an error with the SQLSTATE code', async () => {
+    await subject.database.execute('CREATE TABLE unique_rows (id int PRIMARY KEY)')
+    await subject.database.query('INSERT INTO unique_rows VALUES (1)')
+    await expect(subject.database.query('INSERT INTO unique_rows VALUES (1)')).rejects.toMatchObject({ code: '23505' })
+  })
+
+  it.skipIf(!available)('has every migration applied once, and re-running applies nothing', async () => {
+    const migrations = await readMigrations()
+    const rows = await subject.database.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')
+    expect(rows.map((row) => row.version)).toEqual(migrations.map((migration) => migration.version))
+    expect(await migrate(subject.database)).toEqual([])
+  })
+
+  it.skipIf(!available)('rolls back a failing migration whole', async () => {
+    const broken = [{ version: 900, name: 'broken', sql: 'CREATE TABLE half_made (id int);\nSELECT * FROM no_such_table;' }]
+    await expect(migrate(subject.database, broken)).rejects.toThrow()
+    const tables = await subject.database.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'half_made'")
+    expect(tables).toEqual([])
+    const versions = await subject.database.query('SELECT 1 FROM schema_migrations WHERE version = 900')
+    expect(versions).toEqual([])
+  })
+})
+
+describe.skipIf(!databaseKinds[1]?.available)('migrations on PostgreSQL', () => {
+  it('two instances migrating one database at once apply each migration exactly once', async () => {
+    const first = await openTestDatabase('postgres', { migrated: false })
+    const { openPostgresDatabase } = await import('../../src/storage/postgres/postgres-database.js')
+    const { postgresUrl } = await import('../helpers/services.js')
+    const schema = (await first.database.query<{ schema: string }>('SELECT current_schema() AS schema'))[0]?.schema ?? ''
+    const second = await openPostgresDatabase({ connectionString: postgresUrl, schema })
+    try {
+      const [appliedByFirst, appliedBySecond] = await Promise.all([migrate(first.database), migrate(second)])
+      const migrations = await readMigrations()
+      expect([...appliedByFirst, ...appliedBySecond].sort()).toEqual(migrations.map((migration) => migration.version))
+      const rows = await first.database.query('SELECT version FROM schema_migrations')
+      expect(rows).toHaveLength(migrations.length)
+    } finally {
+      await Promise.all([first.database.close(), second.close()])
+      await first.dispose()
+    }
+  })
+})
