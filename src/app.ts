@@ -72,6 +72,17 @@ export async function buildApp(options: AppOptions) {
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id)
   })
+  // At close, Fastify ends the idle keep-alive connections, but a connection whose request is
+  // in flight would stay open after its answer until keepAliveTimeout (72 s), holding up the
+  // shutdown. Answers given while closing carry `Connection: close`, so they end with it.
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) void reply.header('connection', 'close')
+    done(null, payload)
+  })
 
   await app.register(errorHandler)
   await app.register(storage, { storage: options.storage })

@@ -59,12 +59,15 @@ async function readChallengesIssued(baseUrl: string): Promise<number> {
   return Number(line?.split(' ')[1])
 }
 
-/** Sends the head of a request now and its body later, over a raw socket. */
-function startSlowRequest(baseUrl: string, body: string): { finish: () => void; response: Promise<string> } {
+/**
+ * Sends the head of a request now and its body later, over a raw socket that asks for
+ * keep-alive, as browsers do: the server must end the connection itself to finish its shutdown.
+ */
+function startSlowRequest(baseUrl: string, siteKey: string, body: string): { finish: () => void; response: Promise<string> } {
   const { hostname, port } = new URL(baseUrl)
   const socket = net.connect({ host: hostname, port: Number(port) })
   socket.write(
-    `POST /api/v1/verify HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
+    `POST /api/v1/verify HTTP/1.1\r\nHost: ${hostname}\r\nX-Site-Key: ${siteKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: keep-alive\r\n\r\n`,
   )
   let received = ''
   socket.on('data', (chunk: Buffer) => (received += chunk.toString()))
@@ -88,13 +91,16 @@ describe('the server process', () => {
     }
     expect(await readChallengesIssued(first.baseUrl)).toBe(3)
 
-    const slow = startSlowRequest(first.baseUrl, JSON.stringify({ challengeId: 'not-a-uuid' }))
+    const slow = startSlowRequest(first.baseUrl, first.siteKey, JSON.stringify({ challengeId: 'not-a-uuid' }))
     await new Promise((resolve) => setTimeout(resolve, 300))
     first.process.kill('SIGTERM')
     await new Promise((resolve) => setTimeout(resolve, 300))
     slow.finish()
-    // The request that was in flight at SIGTERM still gets its whole answer.
-    expect(await slow.response).toMatch(/^HTTP\/1\.1 40[01] /)
+    // The request that was in flight at SIGTERM still gets its whole answer, which closes the
+    // kept-alive connection instead of holding the shutdown for the keep-alive timeout.
+    const answer = await slow.response
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+    expect(answer).toMatch(/^connection: close\r$/im)
     expect(await first.exited).toBe(0)
 
     const second = await startServer()

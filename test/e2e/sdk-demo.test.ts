@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { hasChromium, launchBrowser, startSdkService, typeLikeAPerson, type SdkService, type TestBrowser } from './sdk-support.js'
+import { describe, expect, it } from 'vitest'
+import { hasChromium, serviceAndBrowser, typeLikeAPerson } from './sdk-support.js'
 
 interface VerifiedDetail {
   form: string
@@ -8,25 +8,15 @@ interface VerifiedDetail {
 }
 
 describe.runIf(hasChromium())('the SDK on /demo in Chromium', () => {
-  let sdk: SdkService
-  let browser: TestBrowser
-
-  beforeAll(async () => {
-    sdk = await startSdkService()
-    browser = await launchBrowser()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await sdk?.close()
-  })
+  const suite = serviceAndBrowser()
 
   it('fills the token, and the server redeems it with Siteverify', async () => {
-    const { page, events } = await browser.newPage()
+    const { page, events } = await suite.browser.newPage()
     const submissions: string[] = []
     page.on('request', (request) => {
       if (request.url().endsWith('/api/v1/verify')) submissions.push(request.postData() ?? '')
     })
-    await page.goto(`${sdk.origin}/demo`)
+    await page.goto(`${suite.sdk.origin}/demo`)
     await typeLikeAPerson(page, '#signup-email', 'ada@example.com')
     await page.click('#signup-form button[type="submit"]')
     await page.waitForSelector('#verdict')
@@ -48,7 +38,7 @@ describe.runIf(hasChromium())('the SDK on /demo in Chromium', () => {
   })
 
   it('serves the page with a strict Content-Security-Policy', async () => {
-    const response = await fetch(`${sdk.origin}/demo`)
+    const response = await fetch(`${suite.sdk.origin}/demo`)
     const policy = response.headers.get('content-security-policy') ?? ''
     expect(policy).toContain("script-src 'self'")
     expect(policy).toContain("worker-src 'self'")
@@ -56,8 +46,8 @@ describe.runIf(hasChromium())('the SDK on /demo in Chromium', () => {
   })
 
   it('protects two forms on one page independently', async () => {
-    const { page } = await browser.newPage()
-    await page.goto(`${sdk.origin}/demo`)
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
     // Keep the page: record each form's token and stop the navigation after the SDK filled it.
     await page.evaluate(() => {
       const verified: VerifiedDetail[] = []
@@ -85,20 +75,20 @@ describe.runIf(hasChromium())('the SDK on /demo in Chromium', () => {
     expect(second).not.toBe('')
     expect(first).not.toBe(second)
     for (const token of [first ?? '', second ?? '']) {
-      expect(await sdk.siteverify(token)).toMatchObject({ success: true, action: 'allow' })
+      expect(await suite.sdk.siteverify(token)).toMatchObject({ success: true, action: 'allow' })
     }
     expect(await page.locator('.tollgate-status[role="status"][aria-live="polite"]').count()).toBe(2)
   })
 
   it('gives a token through Tollgate.execute() and aborts with reset()', async () => {
-    const { page } = await browser.newPage()
-    await page.goto(`${sdk.origin}/demo`)
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
     await page.waitForFunction(() => 'Tollgate' in window)
-    const result = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }), sdk.demoSite.siteKey)
+    const result = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }), suite.sdk.demoSite.siteKey)
 
     expect(result).toMatchObject({ action: 'allow', riskScore: expect.any(Number) as number, token: expect.any(String) as string })
-    expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
-    expect(await sdk.siteverify(result.token)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    expect(await suite.sdk.siteverify(result.token)).toMatchObject({ success: true })
+    expect(await suite.sdk.siteverify(result.token)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
     // The first answer stopped the other workers, and none outlives the solve.
     await expect.poll(() => page.workers().length).toBe(0)
 
@@ -106,7 +96,7 @@ describe.runIf(hasChromium())('the SDK on /demo in Chromium', () => {
       const pending = window.Tollgate.execute({ siteKey }).then(() => 'resolved', (error: { code: string }) => error.code)
       window.Tollgate.reset()
       return pending
-    }, sdk.demoSite.siteKey)
+    }, suite.sdk.demoSite.siteKey)
     expect(aborted).toBe('aborted')
   })
 })

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { hasChromium, launchBrowser, startSdkService, typeLikeAPerson, type SdkService, type TestBrowser } from './sdk-support.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { hasChromium, serviceAndBrowser, typeLikeAPerson } from './sdk-support.js'
 
 interface Outcome {
   token: string
@@ -38,34 +38,24 @@ async function submitSignup(page: Page, typed = false): Promise<Outcome> {
 
 
 describe.runIf(hasChromium())('the SDK recovers in Chromium', () => {
-  let sdk: SdkService
-  let browser: TestBrowser
-
-  beforeAll(async () => {
-    sdk = await startSdkService()
-    browser = await launchBrowser()
-  })
-  afterEach(() => sdk.setDemoSettings({ challengeThreshold: 90, blockThreshold: 100, maxStepUps: 2, challengeLifetimeSeconds: 120, difficulty: 18 }))
-  afterAll(async () => {
-    await browser?.close()
-    await sdk?.close()
-  })
+  const suite = serviceAndBrowser()
+  afterEach(() => suite.sdk.setDemoSettings({ challengeThreshold: 90, blockThreshold: 100, maxStepUps: 2, challengeLifetimeSeconds: 120, difficulty: 18 }))
 
   it('answers a step-up: a harder challenge, solved and submitted again', async () => {
-    const { page, events } = await browser.newPage()
-    await page.goto(`${sdk.origin}/demo`)
+    const { page, events } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
     await recordSignupOutcome(page)
     await typeLikeAPerson(page, '#signup-email', 'lin@example.com')
     // Learn this browser's score, then set the challenge threshold to it: the first answer is a
     // step-up, and the solved step-up (which lowers the score) ends in allow.
-    const probe = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }), sdk.demoSite.siteKey)
-    await sdk.setDemoSettings({ challengeThreshold: Math.min(probe.riskScore, 99), blockThreshold: 100, maxStepUps: 1 })
+    const probe = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }), suite.sdk.demoSite.siteKey)
+    await suite.sdk.setDemoSettings({ challengeThreshold: Math.min(probe.riskScore, 99), blockThreshold: 100, maxStepUps: 1 })
     await expect.poll(() => events.api.some((answer) => answer.path === '/api/v1/verify')).toBe(true)
     const probeAnswers = events.api.length
     const outcome = await submitSignup(page, true)
 
     expect(outcome.error).toBe('')
-    expect(await sdk.siteverify(outcome.token)).toMatchObject({ success: true, action: 'allow' })
+    expect(await suite.sdk.siteverify(outcome.token)).toMatchObject({ success: true, action: 'allow' })
     const verdicts = events.api.slice(probeAnswers).filter((answer) => answer.path === '/api/v1/verify').map((answer) => answer.body)
     expect(verdicts.map((verdict) => verdict.action)).toEqual(['challenge', 'allow'])
     expect(verdicts[0]).toMatchObject({ success: false })
@@ -77,8 +67,8 @@ describe.runIf(hasChromium())('the SDK recovers in Chromium', () => {
   })
 
   it('retries once with a fresh challenge when the first has expired', async () => {
-    await sdk.setDemoSettings({ challengeLifetimeSeconds: 10 })
-    const { page, events } = await browser.newPage()
+    await suite.sdk.setDemoSettings({ challengeLifetimeSeconds: 10 })
+    const { page, events } = await suite.browser.newPage()
     let delayed = false
     // Hold the first submission until its challenge has expired on the server.
     await page.route('**/api/v1/verify', async (route) => {
@@ -88,12 +78,12 @@ describe.runIf(hasChromium())('the SDK recovers in Chromium', () => {
       }
       await route.continue()
     })
-    await page.goto(`${sdk.origin}/demo`)
+    await page.goto(`${suite.sdk.origin}/demo`)
     await recordSignupOutcome(page)
     const outcome = await submitSignup(page)
 
     expect(outcome.error).toBe('')
-    expect(await sdk.siteverify(outcome.token)).toMatchObject({ success: true })
+    expect(await suite.sdk.siteverify(outcome.token)).toMatchObject({ success: true })
     const verifies = events.api.filter((answer) => answer.path === '/api/v1/verify')
     expect(verifies[0]).toMatchObject({ status: 400, body: { error: { code: 'challenge_expired' } } })
     expect(verifies[1]).toMatchObject({ status: 200, body: { success: true } })
@@ -102,15 +92,15 @@ describe.runIf(hasChromium())('the SDK recovers in Chromium', () => {
   }, 40_000)
 
   it('gives up after timeoutMs with a typed error and leaves no worker running', async () => {
-    await sdk.setDemoSettings({ difficulty: 32 }) // about 4 billion attempts: out of reach in a second
-    const { page } = await browser.newPage()
-    await page.goto(`${sdk.origin}/demo`)
+    await suite.sdk.setDemoSettings({ difficulty: 32 }) // about 4 billion attempts: out of reach in a second
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
     await page.waitForFunction(() => 'Tollgate' in window)
     const started = Date.now()
     const pending = page.evaluate((siteKey) => window.Tollgate.execute({ siteKey, timeoutMs: 1_500 }).then(
       () => 'resolved',
       (error: { code: string }) => error.code,
-    ), sdk.demoSite.siteKey)
+    ), suite.sdk.demoSite.siteKey)
     await expect.poll(() => page.workers().length).toBeGreaterThan(0)
     expect(await pending).toBe('timeout')
     expect(Date.now() - started).toBeLessThan(10_000)
@@ -118,8 +108,8 @@ describe.runIf(hasChromium())('the SDK recovers in Chromium', () => {
   })
 
   it('tells the page, in words and as a typed error, that the service is unreachable', async () => {
-    const { page } = await browser.newPage()
-    await page.goto(`${sdk.origin}/demo`)
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
     await page.route('**/api/v1/**', (route) => route.abort('connectionrefused'))
     await recordSignupOutcome(page)
     const outcome = await submitSignup(page)
@@ -131,25 +121,21 @@ describe.runIf(hasChromium())('the SDK recovers in Chromium', () => {
 })
 
 describe.runIf(hasChromium())('the SDK when the service is down', () => {
+  const suite = serviceAndBrowser()
+
   it('rejects Tollgate.execute() with a network_error', async () => {
-    const sdk = await startSdkService()
-    const browser = await launchBrowser()
-    try {
-      const { page } = await browser.newPage()
-      await page.goto(`${sdk.origin}/demo`)
-      await page.waitForFunction(() => 'Tollgate' in window)
-      await sdk.close() // the page stays; the service behind it is gone
-      const error = await page.evaluate(async (siteKey) => {
-        const tollgate = (window as unknown as { Tollgate: { execute(options: { siteKey: string }): Promise<unknown> } }).Tollgate
-        return tollgate.execute({ siteKey }).then(
-          () => undefined,
-          (failure: { name: string; code: string; message: string }) => ({ name: failure.name, code: failure.code, message: failure.message }),
-        )
-      }, sdk.demoSite.siteKey)
-      expect(error).toMatchObject({ name: 'TollgateError', code: 'network_error' })
-      expect(error?.message).toContain(sdk.origin)
-    } finally {
-      await browser.close()
-    }
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    await suite.sdk.close() // the page stays; the service behind it is gone
+    const error = await page.evaluate(async (siteKey) => {
+      const tollgate = (window as unknown as { Tollgate: { execute(options: { siteKey: string }): Promise<unknown> } }).Tollgate
+      return tollgate.execute({ siteKey }).then(
+        () => undefined,
+        (failure: { name: string; code: string; message: string }) => ({ name: failure.name, code: failure.code, message: failure.message }),
+      )
+    }, suite.sdk.demoSite.siteKey)
+    expect(error).toMatchObject({ name: 'TollgateError', code: 'network_error' })
+    expect(error?.message).toContain(suite.sdk.origin)
   })
 })

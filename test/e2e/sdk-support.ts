@@ -4,6 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { buildSdk } from '../../scripts/build-sdk.js'
 import type { SiteSettings } from '../../src/domain/sites/site.js'
 import { DEMO_SITE_ID, type DemoSite } from '../../src/plugins/demo-site.js'
+import { afterAll, beforeAll } from 'vitest'
 import { isCi } from '../helpers/services.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 
@@ -126,6 +127,31 @@ export async function launchBrowser(): Promise<TestBrowser> {
       for (const context of contexts) await context.close()
       await browser.close()
     },
+  }
+}
+
+/**
+ * For a describe block: starts the service and a browser before its tests and stops both after
+ * them. Read `suite.sdk` and `suite.browser` inside the tests.
+ */
+export function serviceAndBrowser(): { readonly sdk: SdkService; readonly browser: TestBrowser } {
+  let sdk: SdkService | undefined
+  let browser: TestBrowser | undefined
+  beforeAll(async () => {
+    sdk = await startSdkService()
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await sdk?.close()
+  })
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the suite has not started: use suite.sdk and suite.browser inside tests')
+    return value
+  }
+  return {
+    get sdk() { return started(sdk) },
+    get browser() { return started(browser) },
   }
 }
 

@@ -18,7 +18,7 @@ export interface TestAppOptions {
 export interface TestApp {
   app: App
   config: Config
-  /** Closes the app (flushing what it buffers) and removes the test's schema and keys. */
+  /** Closes the app (flushing what it buffers) and removes the test's schema and keys; once. */
   close(): Promise<void>
 }
 
@@ -39,12 +39,16 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     webhookTimeoutMs: options.webhookTimeoutMs,
   })
   await app.ready()
+  let closed: Promise<void> | undefined
   return {
     app,
     config,
-    async close() {
-      await app.close()
-      await Promise.all([testDatabase.dispose(), testKeyValue.dispose()])
+    close() {
+      closed ??= (async () => {
+        await app.close()
+        await Promise.all([testDatabase.dispose(), testKeyValue.dispose()])
+      })()
+      return closed
     },
   }
 }
