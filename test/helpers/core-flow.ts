@@ -88,12 +88,18 @@ export const browserFingerprint = {
   userAgentBrands: 'Google Chrome;Chromium;Not_A Brand',
 }
 
-/** A submission with the signals of a person in a real browser. */
-export function humanSubmission(challenge: Challenge, nonce: string = solve(challenge)) {
+/**
+ * A submission with the signals of a person in a real browser. Like the SDK it claims the time
+ * the solving took: a fixed short claim would be too fast for a nonce found late at a high
+ * difficulty (solve_too_fast), by the luck of the challenge.
+ */
+export function humanSubmission(challenge: Challenge, nonce?: string) {
+  const started = performance.now()
+  const solved = nonce ?? solve(challenge)
   return {
     challengeId: challenge.challengeId,
-    nonce,
-    solveTimeMs: 1,
+    nonce: solved,
+    solveTimeMs: Math.max(1, Math.round(performance.now() - started)),
     fingerprint: browserFingerprint,
     behaviorData: { mouseMovements: 23, keystrokes: 7 },
   }
