@@ -69,8 +69,10 @@ export async function buildApp(options: AppOptions) {
 
   app.decorate('config', config)
   app.decorate('keyRing', options.keyRing)
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request take Fastify's callback form: an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id)
+    done()
   })
   // At close, Fastify ends the idle keep-alive connections, but a connection whose request is
   // in flight would stay open after its answer until keepAliveTimeout (72 s), holding up the

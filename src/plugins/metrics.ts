@@ -22,13 +22,19 @@ async function metricsPlugin(app: FastifyInstance, options: MetricsOptions): Pro
   app.decorate('metrics', metrics)
   app.decorate('counters', counters)
 
-  app.addHook('onResponse', async (request, reply) => {
-    // The route pattern, not the URL, keeps the label set bounded; unknown routes share one label.
+  // The route pattern, not the URL, keeps the label set bounded; unknown routes share one label.
+  // Each label combination's series is looked up once: prom-client hashes the labels otherwise.
+  const series = new Map<string, { observe(seconds: number): void }>()
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched'
-    metrics.requestDuration.observe(
-      { method: request.method, route, status_code: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    )
+    const labels = `${request.method} ${reply.statusCode} ${route}`
+    let histogram = series.get(labels)
+    if (histogram === undefined) {
+      histogram = metrics.requestDuration.labels({ method: request.method, route, status_code: String(reply.statusCode) })
+      series.set(labels, histogram)
+    }
+    histogram.observe(reply.elapsedTime / 1000)
+    done()
   })
 
   const timer = setInterval(() => {

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net'
+import ipaddr from 'ipaddr.js'
 import { describe, expect, it } from 'vitest'
 import { parseAddress } from '../../../src/domain/network/ip-address.js'
 
@@ -26,6 +28,30 @@ describe('parseAddress', () => {
   })
 
   it('refuses what is not an address', () => {
-    for (const raw of ['', 'localhost', '1.2.3', '1.2.3.256', '::g', 'unknown']) expect(parseAddress(raw), raw).toBeUndefined()
+    for (const raw of ['', 'localhost', '1.2.3', '1.2.3.256', '::g', 'unknown', '1.2.3.4.5', '01.2.3.4', '1..3.4', '1.2.3.4 x']) {
+      expect(parseAddress(raw), raw).toBeUndefined()
+    }
+  })
+
+  it('judges IPv4 addresses as ipaddr.js does, at every special range edge and at random', () => {
+    const samples: string[] = []
+    for (const [network, bits] of Object.values((ipaddr.IPv4.prototype as unknown as { SpecialRanges: Record<string, [ipaddr.IPv4, number][]> }).SpecialRanges).flat()) {
+      const [a = 0, b = 0, c = 0, d = 0] = network.toByteArray()
+      const first = ((a * 256 + b) * 256 + c) * 256 + d
+      for (const value of [first - 1, first, first + 2 ** (32 - bits) - 1, first + 2 ** (32 - bits)]) {
+        if (value >= 0 && value < 2 ** 32) samples.push([value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.'))
+      }
+    }
+    for (let index = 0; index < 20_000; index++) samples.push(Array.from({ length: 4 }, () => Math.floor(Math.random() * 256)).join('.'))
+    for (const raw of samples) {
+      expect(isIP(raw), raw).toBe(4)
+      const reference = ipaddr.parse(raw)
+      expect(parseAddress(raw), raw).toEqual({
+        family: 4,
+        text: reference.toString(),
+        value: reference.toByteArray().reduce((value, byte) => value * 256 + byte, 0),
+        isPublic: reference.range() === 'unicast',
+      })
+    }
   })
 })
