@@ -42,6 +42,12 @@ export interface KeyValueStore {
   delete(key: string): Promise<void>
   /** Atomically adds `by` (default 1) and returns the new value; a new key expires after ttlMs. */
   increment(key: string, ttlMs: number, by?: number): Promise<number>
+  /**
+   * Counts distinct members in one atomic step: sets `markerKey` when absent and, only then,
+   * increments `counterKey`; both expire after ttlMs when new. Returns the counter. On Redis
+   * Cluster the two keys must share a hash tag.
+   */
+  countDistinct(markerKey: string, counterKey: string, ttlMs: number): Promise<number>
   /** Remaining time to live in milliseconds, or null when the key does not exist. */
   timeToLive(key: string): Promise<number | null>
   publish(channel: string, message: string): Promise<void>

@@ -70,6 +70,22 @@ describe.each(keyValueKinds)('KeyValueStore contract on $kind', ({ kind, availab
     expect(await subject.keyValue.increment('window', 10_000)).toBe(1)
   })
 
+  it.skipIf(!available)('countDistinct counts each marker once, under concurrency too', async () => {
+    const counts = await Promise.all(['a', 'b', 'a', 'c', 'b', 'a'].map((member) => subject.keyValue.countDistinct(`seen:${member}`, 'seen', 10_000)))
+    expect(Math.max(...counts)).toBe(3)
+    expect(await subject.keyValue.countDistinct('seen:a', 'seen', 10_000)).toBe(3)
+    expect(await subject.keyValue.countDistinct('seen:d', 'seen', 10_000)).toBe(4)
+    expect(await subject.keyValue.get('seen')).toBe('4')
+  })
+
+  it.skipIf(!available)('countDistinct forgets markers and the counter after their time to live', async () => {
+    expect(await subject.keyValue.countDistinct('brief:a', 'brief', 50)).toBe(1)
+    expect(await subject.keyValue.timeToLive('brief')).toBeLessThanOrEqual(50)
+    await sleep(100)
+    expect(await subject.keyValue.get('brief')).toBeNull()
+    expect(await subject.keyValue.countDistinct('brief:a', 'brief', 10_000)).toBe(1)
+  })
+
   it.skipIf(!available)('delete removes a key', async () => {
     await subject.keyValue.set('doomed', 'x', 10_000)
     await subject.keyValue.delete('doomed')

@@ -7,10 +7,10 @@ import type { AnomalyLabel } from '../risk/anomalies.js'
  * - request rate: challenges per client per site, in one-minute fixed windows;
  * - recent blocks: blocked verifications per client per site over fifteen minutes;
  * - fingerprint spread: distinct clients per fingerprint per site over an hour, counted with one
- *   marker key per (fingerprint, client) pair (set-if-absent, the first sighting increments the
- *   counter): a set with expiry, from the two atomic operations the store port offers.
- * Every step touches one key, so it is safe on Redis Cluster; a marker and its counter share the
- * fingerprint's hash tag all the same, so that they live on one node.
+ *   marker key per (fingerprint, client) pair and a counter, which the store's countDistinct
+ *   moves in one atomic step: a set with expiry.
+ * It is safe on Redis Cluster: every step touches one key, but for countDistinct, whose marker and
+ * counter share the fingerprint's hash tag, so that they live on one node.
  *
  * `client` is an opaque key of the client's address (a keyed tag of the IPv4 address or of the
  * IPv6 /64, see addressGroupOf): addresses are never stored in clear.
@@ -117,11 +117,8 @@ export async function recordAndAssessHistory(
 }
 
 /** Returns how many distinct clients this fingerprint has been seen from in its window. */
-async function recordFingerprint(store: KeyValueStore, ref: ClientRef, fingerprint: string, policy: HistoryPolicy): Promise<number> {
-  const isNewClient = await store.setIfAbsent(fingerprintMarkerKey(ref.siteId, fingerprint, ref.client), '1', policy.fingerprintWindowMs)
-  const countKey = fingerprintCountKey(ref.siteId, fingerprint)
-  if (isNewClient) return store.increment(countKey, policy.fingerprintWindowMs)
-  return Number((await store.get(countKey)) ?? 0)
+function recordFingerprint(store: KeyValueStore, ref: ClientRef, fingerprint: string, policy: HistoryPolicy): Promise<number> {
+  return store.countDistinct(fingerprintMarkerKey(ref.siteId, fingerprint, ref.client), fingerprintCountKey(ref.siteId, fingerprint), policy.fingerprintWindowMs)
 }
 
 /** After the verdict: a block counts against the client for the block window. */

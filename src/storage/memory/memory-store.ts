@@ -63,6 +63,13 @@ export function openMemoryStore(now: () => number = Date.now): KeyValueStore {
       entries.set(key, { value: String(value), expiresAt: entry?.expiresAt ?? now() + ttlMs })
       return value
     },
+    async countDistinct(markerKey, counterKey, ttlMs) {
+      if (live(markerKey) === undefined) {
+        entries.set(markerKey, { value: '1', expiresAt: now() + ttlMs })
+        return this.increment(counterKey, ttlMs)
+      }
+      return Number(live(counterKey)?.value ?? 0)
+    },
     async timeToLive(key) {
       const entry = live(key)
       return entry === undefined ? null : entry.expiresAt - now()

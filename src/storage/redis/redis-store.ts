@@ -3,9 +3,11 @@ import { Redis } from 'ioredis'
 import type { KeyValueStore, Unsubscribe } from '../ports.js'
 
 const incrementScript = readFileSync(new URL('./scripts/increment-with-expiry.lua', import.meta.url), 'utf8')
+const countDistinctScript = readFileSync(new URL('./scripts/count-distinct.lua', import.meta.url), 'utf8')
 
 interface RedisWithScripts extends Redis {
   incrementWithExpiry(key: string, by: number, ttlMs: number): Promise<number>
+  countDistinct(markerKey: string, counterKey: string, ttlMs: number): Promise<number>
 }
 
 export interface RedisStoreOptions {
@@ -42,9 +44,11 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     connectTimeout: 2_000,
     retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
   }
-  const client = new Redis(options.url, clientOptions) as RedisWithScripts
+  // Commands issued in the same tick (a request's several reads and writes) leave in one write.
+  const client = new Redis(options.url, { ...clientOptions, enableAutoPipelining: true }) as RedisWithScripts
   client.on('error', () => {})
   client.defineCommand('incrementWithExpiry', { numberOfKeys: 1, lua: incrementScript })
+  client.defineCommand('countDistinct', { numberOfKeys: 2, lua: countDistinctScript })
   await waitForReady(client, options.connectTimeoutMs ?? 3_000)
 
   let subscriber: Redis | undefined
@@ -78,6 +82,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     },
     async increment(key, ttlMs, by = 1) {
       return Number(await client.incrementWithExpiry(key, by, Math.max(1, Math.ceil(ttlMs))))
+    },
+    async countDistinct(markerKey, counterKey, ttlMs) {
+      return Number(await client.countDistinct(markerKey, counterKey, Math.max(1, Math.ceil(ttlMs))))
     },
     async timeToLive(key) {
       const ttl = await client.pttl(key)
