@@ -1,6 +1,9 @@
 import { setTimeout } from 'node:timers/promises'
 import autocannon from 'autocannon'
 
+/** Concurrent connections of the load generator (BENCH_CONNECTIONS; autocannon's default is 10). */
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+
 export interface Measurement {
   requestsPerSecond: number
   /** Server CPU time (user + system) per request, when the comparison could read it. */
@@ -57,7 +60,7 @@ export async function measureLoad(options: LoadOptions): Promise<Measurement> {
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'POST',
-    connections: options.connections ?? 10,
+    connections: options.connections ?? CONNECTIONS,
     headers: options.headers,
     // Measurements are timed runs: autocannon ends an `amount` run only on its next one-second
     // tick, which would round the rate.

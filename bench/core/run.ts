@@ -13,12 +13,13 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { randomUUID } from 'node:crypto'
 import net from 'node:net'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
 import { solveChallenge } from '../../src/domain/proof-of-work/solve-challenge.js'
 import { issueToken } from '../../src/domain/token/token.js'
 import { createKeyRing } from '../../src/secret.js'
-import { compareLoads, measureLoad, type Comparison, type LoadOptions, type RequestVariant } from './measure.js'
+import { compareLoads, CONNECTIONS, measureLoad, type Comparison, type LoadOptions, type RequestVariant } from './measure.js'
 import { measureRedisMemory } from './redis-memory.js'
 import type { BenchServerReady } from './server.js'
 
@@ -32,8 +33,16 @@ const TOKEN_AMOUNT = Number(process.env.BENCH_TOKENS ?? 150_000)
 const MEMORY_CHALLENGES = Number(process.env.BENCH_MEMORY_CHALLENGES ?? 100_000)
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
+/** BENCH_STORAGE=embedded|real and BENCH_SCENARIOS=challenge,verify measure a part only (for profiling). */
+const onlyStorage = process.env.BENCH_STORAGE
+const onlyScenarios = process.env.BENCH_SCENARIOS?.split(',')
+/**
+ * BENCH_CPU_PROF=<directory>: the server writes a V8 CPU profile of each measured scenario there,
+ * <storage>-<scenario>.cpuprofile (read it with bench/core/profile-summary.ts).
+ */
+const cpuProfileDirectory = process.env.BENCH_CPU_PROF
 
-const targets = { 'constant in the app': undefined, challenge: 0.6, verify: 0.4, siteverify: 0.5 } as const
+const targets = { 'constant in the app': undefined, 'one store read in the app': undefined, challenge: 0.6, verify: 0.4, siteverify: 0.5 } as const
 type Scenario = keyof typeof targets
 const P99_TARGET_MS = 20
 
@@ -88,6 +97,11 @@ async function readServerCpu(child: ChildProcess): Promise<number> {
   child.send('cpu-usage')
   const [message] = (await once(child, 'message')) as [{ usage: NodeJS.CpuUsage }]
   return message.usage.user + message.usage.system
+}
+
+async function askServer(child: ChildProcess, message: object): Promise<void> {
+  child.send(message)
+  await once(child, 'message')
 }
 
 async function stopServer(child: ChildProcess): Promise<void> {
@@ -180,44 +194,51 @@ async function runStorage(storage: 'embedded' | 'real'): Promise<ScenarioResult[
 
     const cpu = () => readServerCpu(child)
     const results: ScenarioResult[] = []
+    const measure = async (scenario: Scenario, load: () => LoadOptions | Promise<LoadOptions>) => {
+      if (onlyScenarios !== undefined && !onlyScenarios.includes(scenario)) return
+      const options = await load()
+      if (cpuProfileDirectory !== undefined) await askServer(child, { type: 'profile-start' })
+      results.push({ scenario, ...(await compareLoads(baselineUrl, options, ROUNDS, SECONDS_PER_ROUND, cpu)) })
+      if (cpuProfileDirectory !== undefined) {
+        const file = join(cpuProfileDirectory, `${storage}-${scenario.replaceAll(' ', '-')}.cpuprofile`)
+        await askServer(child, { type: 'profile-stop', file })
+        process.stderr.write(`CPU profile: ${file}\n`)
+      }
+    }
     const visitors = clientVariants(200_000, 0)
-    results.push({
-      scenario: 'constant in the app',
-      ...(await compareLoads(baselineUrl, { url: `${app}/bench/constant`, headers, variants: visitors }, ROUNDS, SECONDS_PER_ROUND, cpu)),
-    })
-    results.push({
-      scenario: 'challenge',
-      ...(await compareLoads(baselineUrl, { url: `${app}/api/v1/challenge`, headers, variants: visitors }, ROUNDS, SECONDS_PER_ROUND, cpu)),
-    })
+    await measure('constant in the app', () => ({ url: `${app}/bench/constant`, headers, variants: visitors }))
+    await measure('one store read in the app', () => ({ url: `${app}/bench/store-read`, headers, variants: visitors }))
+    await measure('challenge', () => ({ url: `${app}/api/v1/challenge`, headers, variants: visitors }))
 
     // Verify is measured on the path that issues a token (allow); any other answer is a failure.
-    const submissions = await preSolveChallenges(`${app}/api/v1/challenge`, headers, SINGLE_USE_AMOUNT)
-    const unexpectedVerify = reportFirst('verify')
-    const verify: LoadOptions = {
-      url: `${app}/api/v1/verify`,
-      headers,
-      variants: submissions,
-      isFailure: (body) => {
-        const isAllow = body.includes('"action":"allow"')
-        if (!isAllow) unexpectedVerify(body)
-        return !isAllow
-      },
-    }
-    results.push({ scenario: 'verify', ...(await compareLoads(baselineUrl, verify, ROUNDS, SECONDS_PER_ROUND, cpu)) })
+    await measure('verify', async () => {
+      const unexpectedVerify = reportFirst('verify')
+      return {
+        url: `${app}/api/v1/verify`,
+        headers,
+        variants: await preSolveChallenges(`${app}/api/v1/challenge`, headers, SINGLE_USE_AMOUNT),
+        isFailure: (body) => {
+          const isAllow = body.includes('"action":"allow"')
+          if (!isAllow) unexpectedVerify(body)
+          return !isAllow
+        },
+      }
+    })
 
     // A reused token (a round's share ran out) answers success: false: counted as a failure.
-    const unexpectedSiteverify = reportFirst('siteverify')
-    const siteverify: LoadOptions = {
-      url: `${app}/turnstile/v0/siteverify`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      variants: mintTokenRedemptions(ready, TOKEN_AMOUNT),
-      isFailure: (body) => {
-        const isSuccess = body.includes('"success":true')
-        if (!isSuccess) unexpectedSiteverify(body)
-        return !isSuccess
-      },
-    }
-    results.push({ scenario: 'siteverify', ...(await compareLoads(baselineUrl, siteverify, ROUNDS, SECONDS_PER_ROUND, cpu)) })
+    await measure('siteverify', () => {
+      const unexpectedSiteverify = reportFirst('siteverify')
+      return {
+        url: `${app}/turnstile/v0/siteverify`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        variants: mintTokenRedemptions(ready, TOKEN_AMOUNT),
+        isFailure: (body) => {
+          const isSuccess = body.includes('"success":true')
+          if (!isSuccess) unexpectedSiteverify(body)
+          return !isSuccess
+        },
+      }
+    })
     return results
   } finally {
     await stopServer(child)
@@ -235,7 +256,8 @@ function formatRow(storage: string, result: ScenarioResult): string {
 
 const hasRealServices = (await isPortOpen(postgresUrl, 5432)) && (await isPortOpen(redisUrl, 6379))
 const rows: string[] = []
-for (const storage of hasRealServices ? (['embedded', 'real'] as const) : (['embedded'] as const)) {
+const storages = (hasRealServices ? (['embedded', 'real'] as const) : (['embedded'] as const)).filter((kind) => onlyStorage === undefined || kind === onlyStorage)
+for (const storage of storages) {
   process.stderr.write(`measuring on ${storage} storage...\n`)
   const label = storage === 'real' ? 'PostgreSQL + Redis' : 'embedded (PGlite + memory)'
   for (const result of await runStorage(storage)) rows.push(formatRow(label, result))
@@ -243,14 +265,14 @@ for (const storage of hasRealServices ? (['embedded', 'real'] as const) : (['emb
 if (!hasRealServices) process.stderr.write('PostgreSQL or Redis is not reachable: measured the embedded stores only\n')
 
 console.log(
-  `Core flow, ${new Date().toISOString()}, Node ${process.version}, 10 connections, ${ROUNDS} alternating rounds of baseline and route ` +
+  `Core flow, ${new Date().toISOString()}, Node ${process.version}, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of baseline and route ` +
     `(${SECONDS_PER_ROUND} s each; ${SINGLE_USE_AMOUNT} pre-solved challenges and ${TOKEN_AMOUNT} tokens shared over the rounds); medians, worst p99\n`,
 )
 console.log('| Storage | Route | Baseline req/s | Route req/s | Ratio (target) | p50 ms | p99 ms | Server CPU µs/request (baseline / route) | Failures | Meets targets |')
 console.log('|---|---|---|---|---|---|---|---|---|---|')
 for (const row of rows) console.log(row)
 
-if (hasRealServices) {
+if (hasRealServices && onlyScenarios === undefined) {
   process.stderr.write(`measuring Redis memory over ${MEMORY_CHALLENGES} challenges...\n`)
   const memory = await measureRedisMemory(MEMORY_CHALLENGES, redisUrl)
   console.log(

@@ -4,7 +4,8 @@
  * returns a constant (the baseline). Reports its ports and the bench site's keys over IPC and
  * cleans up when told to stop.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { Session } from 'node:inspector/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify from 'fastify'
@@ -80,6 +81,8 @@ await app.register(async (scope) => {
   scope.removeAllContentTypeParsers()
   scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined))
   scope.post('/bench/constant', async () => ({ status: 'ok' }))
+  // And the floor of any route that needs the store: one read (a round trip to Redis).
+  scope.post('/bench/store-read', async () => ({ status: (await app.keyValue.get('bench:probe')) ?? 'ok' }))
 })
 await app.listen({ port: 0, host: '127.0.0.1' })
 
@@ -101,11 +104,29 @@ process.send?.({
   secretKey,
 } satisfies BenchServerReady)
 
+// A V8 CPU profile of what run.ts measures (BENCH_CPU_PROF), without the start-up.
+const profiler = new Session()
+profiler.connect()
+async function profileCommand(message: { type: 'profile-start' } | { type: 'profile-stop'; file: string }): Promise<void> {
+  if (message.type === 'profile-start') {
+    await profiler.post('Profiler.enable')
+    await profiler.post('Profiler.start')
+  } else {
+    const { profile } = await profiler.post('Profiler.stop')
+    await writeFile(message.file, JSON.stringify(profile))
+  }
+  process.send?.({ type: message.type })
+}
+
 process.on('message', (message) => {
   // CPU time of this process, so that run.ts can report server CPU per request: with a client on
   // a neighbouring core, requests per second can be the client's limit; CPU per request is not.
   if (message === 'cpu-usage') {
     process.send?.({ type: 'cpu-usage', usage: process.cpuUsage() })
+    return
+  }
+  if (typeof message === 'object' && message !== null && 'type' in message) {
+    void profileCommand(message as Parameters<typeof profileCommand>[0])
     return
   }
   if (message !== 'stop') return
