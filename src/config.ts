@@ -17,6 +17,8 @@ export interface Config {
   /** Proxies whose X-Forwarded-For is honoured: false, true (any), a hop count, or addresses/CIDRs. */
   trustProxy: boolean | number | string[]
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** Whether every request writes its two access-log lines (errors are logged either way). */
+  logRequests: boolean
   /** The service's own public origin, for CSRF checks behind proxies; derived from Host when unset. */
   publicUrl: string | undefined
   /** Whether webhook URLs may point at private, loopback or link-local addresses. */
@@ -118,6 +120,9 @@ export function loadConfig(env: Environment = process.env): Config {
     secret,
     trustProxy: readTrustProxy(env),
     logLevel: readChoice(env, 'LOG_LEVEL', logLevels, environment === 'test' ? 'silent' : 'info'),
+    // Off in production: two JSON lines per request cost about a quarter of the challenge route's
+    // throughput (bench/README.md), and /metrics already counts and times every route.
+    logRequests: readBoolean(env, 'LOG_REQUESTS', environment !== 'production'),
     publicUrl: publicUrl === undefined ? undefined : new URL(publicUrl).origin,
     allowPrivateWebhooks: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE', environment !== 'production'),
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000),

@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       dataDirectory: './data',
       trustProxy: false,
       logLevel: 'info',
+      logRequests: true,
       allowPrivateWebhooks: true,
     })
   })
@@ -28,6 +29,7 @@ describe('loadConfig', () => {
       TOLLGATE_SECRET: 'x'.repeat(40),
       TRUST_PROXY: '10.0.0.0/8, 192.168.1.1',
       LOG_LEVEL: 'warn',
+      LOG_REQUESTS: 'true',
     })
     expect(config).toMatchObject({
       port: 8080,
@@ -38,6 +40,7 @@ describe('loadConfig', () => {
       dataDirectory: '/var/lib/tollgate',
       trustProxy: ['10.0.0.0/8', '192.168.1.1'],
       logLevel: 'warn',
+      logRequests: true,
       allowPrivateWebhooks: false,
     })
   })
@@ -51,10 +54,18 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'http://cache'],
     ['TRUST_PROXY', '10.0.0.0/99'],
     ['LOG_LEVEL', 'loud'],
+    ['LOG_REQUESTS', 'sometimes'],
     ['TOLLGATE_SECRET', 'short'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} `))
+  })
+
+  it('keeps per-request log lines out of production unless LOG_REQUESTS turns them on', () => {
+    const production = { NODE_ENV: 'production', TOLLGATE_SECRET: 'x'.repeat(40) }
+    expect(loadConfig(production).logRequests).toBe(false)
+    expect(loadConfig({ ...production, LOG_REQUESTS: 'true' }).logRequests).toBe(true)
+    expect(loadConfig({ LOG_REQUESTS: 'false' }).logRequests).toBe(false)
   })
 
   it('requires TOLLGATE_SECRET in production', () => {

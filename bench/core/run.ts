@@ -76,7 +76,7 @@ async function startServer(storage: 'embedded' | 'real'): Promise<{ child: Child
     env: {
       ...process.env,
       NODE_ENV: 'production',
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
       RATE_LIMIT_PER_MINUTE: process.env.BENCH_RATE_LIMIT ?? '0',
       // The load generator speaks for many visitors through X-Forwarded-For.
       TRUST_PROXY: 'true',

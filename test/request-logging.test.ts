@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { buildApp, type App } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
+import { createKeyRing } from '../src/secret.js'
+import { openTestDatabase, openTestKeyValue } from './helpers/storage.js'
+import { TEST_SECRET } from './helpers/test-app.js'
+
+interface LogLine {
+  level: number
+  msg: string
+}
+
+/** The service at LOG_LEVEL=info with its log lines captured, and one route that fails. */
+async function startLogging(env: Record<string, string>, lines: LogLine[]): Promise<App> {
+  const database = await openTestDatabase('pglite')
+  const keyValue = await openTestKeyValue('memory')
+  const config = loadConfig({ TOLLGATE_SECRET: TEST_SECRET, LOG_LEVEL: 'info', ...env })
+  const app = await buildApp({
+    config,
+    storage: { database: database.database, keyValue: keyValue.keyValue },
+    keyRing: createKeyRing(TEST_SECRET),
+    logger: { level: 'info', stream: { write: (line: string) => lines.push(JSON.parse(line) as LogLine) } },
+  })
+  app.get('/fails', async () => {
+    throw new Error('a bug')
+  })
+  app.addHook('onClose', async () => {
+    await Promise.all([database.dispose(), keyValue.dispose()])
+  })
+  await app.ready()
+  return app
+}
+
+describe('request logging', () => {
+  let app: App | undefined
+  afterEach(() => app?.close())
+
+  it('writes an incoming and a completed line per request when LOG_REQUESTS is on', async () => {
+    const lines: LogLine[] = []
+    app = await startLogging({ NODE_ENV: 'development', LOG_REQUESTS: 'true' }, lines)
+    await app.inject({ method: 'GET', url: '/health' })
+    expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']))
+  })
+
+  it('writes none in production by default, and still logs a failing request', async () => {
+    const lines: LogLine[] = []
+    app = await startLogging({ NODE_ENV: 'production' }, lines)
+    await app.inject({ method: 'GET', url: '/health' })
+    expect(lines.filter((line) => /request/.test(line.msg))).toEqual([])
+
+    const failed = await app.inject({ method: 'GET', url: '/fails' })
+    expect(failed.statusCode).toBe(500)
+    expect(lines).toContainEqual(expect.objectContaining({ level: 50, msg: 'unhandled error' }))
+  })
+})
