@@ -25,8 +25,9 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   // A POST without a body is a request without fields (missing-input-*), not a malformed one.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     request.body ??= {}
+    done()
   })
 
   for (const path of siteverifyPaths) {
