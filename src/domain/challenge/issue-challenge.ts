@@ -24,19 +24,36 @@ export interface ChallengeRequest {
   now: number
 }
 
-/** Creates a challenge bound to its site and keeps its record until shortly after it expires. */
-export async function issueChallenge(store: KeyValueStore, challengeKeyMaterial: Buffer, request: ChallengeRequest): Promise<Challenge> {
-  const challengeId = randomUUID()
-  const lifetimeMs = request.lifetimeSeconds * 1000
-  const record: ChallengeRecord = {
-    siteId: request.siteId,
-    difficulty: request.difficulty,
-    issuedAt: request.now,
-    expiresAt: request.now + lifetimeMs,
-    stepUps: request.stepUps,
-    clientTag: request.clientTag,
+/** A challenge's id and record, before or after it is stored. */
+export interface ChallengeDraft {
+  challengeId: string
+  record: ChallengeRecord
+}
+
+/** A new challenge bound to its site and client; nothing is stored yet. */
+export function draftChallenge(request: ChallengeRequest): ChallengeDraft {
+  return {
+    challengeId: randomUUID(),
+    record: {
+      siteId: request.siteId,
+      difficulty: request.difficulty,
+      issuedAt: request.now,
+      expiresAt: request.now + request.lifetimeSeconds * 1000,
+      stepUps: request.stepUps,
+      clientTag: request.clientTag,
+    },
   }
-  await store.set(challengeKey(challengeId), encodeChallengeRecord(record), lifetimeMs + EXPIRED_CHALLENGE_GRACE_MS)
+}
+
+/** Keeps the record until shortly after it expires; storing a draft again replaces the record. */
+export async function storeChallenge(store: KeyValueStore, draft: ChallengeDraft): Promise<void> {
+  const { record } = draft
+  await store.set(challengeKey(draft.challengeId), encodeChallengeRecord(record), record.expiresAt - record.issuedAt + EXPIRED_CHALLENGE_GRACE_MS)
+}
+
+/** The Challenge object of a stored draft, as the API answers it. */
+export function presentChallenge(challengeKeyMaterial: Buffer, draft: ChallengeDraft): Challenge {
+  const { challengeId, record } = draft
   return {
     challengeId,
     challenge: computeChallenge(challengeKeyMaterial, { challengeId, ...record }),
@@ -45,4 +62,11 @@ export async function issueChallenge(store: KeyValueStore, challengeKeyMaterial:
     algorithm: 'SHA-256',
     expiresAt: new Date(record.expiresAt).toISOString(),
   }
+}
+
+/** Creates a challenge bound to its site and keeps its record until shortly after it expires. */
+export async function issueChallenge(store: KeyValueStore, challengeKeyMaterial: Buffer, request: ChallengeRequest): Promise<Challenge> {
+  const draft = draftChallenge(request)
+  await storeChallenge(store, draft)
+  return presentChallenge(challengeKeyMaterial, draft)
 }

@@ -5,7 +5,6 @@ import { recordAndAssessHistory, recordChallengeRequest, type ClientRef } from '
 import { addressGroupOf, fingerprintDigest } from '../../domain/history/client-keys.js'
 import { assessNetwork } from '../../domain/network/assess-network.js'
 import type { NetworkProfile } from '../../domain/network/network-profile.js'
-import { sumExtraDifficulty } from '../../domain/risk/adaptive-difficulty.js'
 import type { AnomalyLabel } from '../../domain/risk/anomalies.js'
 import type { ScoringInput } from '../../domain/risk/scoring-input.js'
 import type { PublicCaller } from '../../plugins/public-gate.js'
@@ -20,17 +19,14 @@ export function historyRefOf(app: FastifyInstance, caller: PublicCaller): Client
   return { siteId: caller.site.id, client }
 }
 
-/**
- * At a challenge request: the extra difficulty bits for this client (adaptive difficulty), from
- * its network (datacenter, VPN, Tor) and its history on the site (request rate, recent blocks).
- * The request is counted in the history as a side effect.
- */
-export async function extraDifficultyFor(app: FastifyInstance, caller: PublicCaller): Promise<number> {
-  const [profile, history] = await Promise.all([
-    app.network.profile(caller.clientIp),
-    recordChallengeRequest(app.keyValue, historyRefOf(app, caller)),
-  ])
-  return sumExtraDifficulty([...assessNetwork(profile), ...history.anomalies])
+/** At a challenge request: the adaptive-difficulty labels of the client's network (datacenter, VPN, Tor). */
+export async function networkLabelsFor(app: FastifyInstance, caller: PublicCaller): Promise<AnomalyLabel[]> {
+  return assessNetwork(await app.network.profile(caller.clientIp))
+}
+
+/** At a challenge request: counts it in the client's history and returns the history's labels (rate, recent blocks). */
+export async function recordChallengeFor(app: FastifyInstance, caller: PublicCaller): Promise<AnomalyLabel[]> {
+  return (await recordChallengeRequest(app.keyValue, historyRefOf(app, caller))).anomalies
 }
 
 export interface ClientRisk {

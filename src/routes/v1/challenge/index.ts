@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { chooseDifficulty } from '../../../domain/challenge/choose-difficulty.js'
-import { issueChallenge } from '../../../domain/challenge/issue-challenge.js'
+import { draftChallenge, presentChallenge, storeChallenge } from '../../../domain/challenge/issue-challenge.js'
+import { sumExtraDifficulty } from '../../../domain/risk/adaptive-difficulty.js'
+import type { AnomalyLabel } from '../../../domain/risk/anomalies.js'
 import { readStepUps } from '../../../domain/risk/step-up.js'
 import { callerOf } from '../../../plugins/public-gate.js'
-import { extraDifficultyFor } from '../client-risk.js'
+import { networkLabelsFor, recordChallengeFor } from '../client-risk.js'
 import { publicGateErrors, siteKeySecurity } from '../public-schemas.js'
 
 const Challenge = Type.Object({
@@ -38,22 +40,36 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const now = Date.now()
       const caller = callerOf(request)
       const { site, clientTag } = caller
-      const [storedStepUps, extraBits] = await Promise.all([
-        readStepUps(app.keyValue, { siteId: site.id, clientTag }),
-        extraDifficultyFor(app, caller),
-      ])
-      const stepUps = Math.min(storedStepUps, site.settings.maxStepUps)
-      const challenge = await issueChallenge(app.keyValue, app.keyRing.keyFor('challenge'), {
+      const { settings } = site
+      const difficultyAt = (stepUps: number, labels: AnomalyLabel[]) =>
+        chooseDifficulty({ baseDifficulty: settings.difficulty, stepUps, extraBits: sumExtraDifficulty(labels) })
+      // Most clients have no step-up pending and a quiet history, so the challenge is stored at the
+      // difficulty its network alone calls for, in the same round trip as the reads that could
+      // raise it; when they do, it is stored again before anyone has seen it.
+      const networkLabels = await networkLabelsFor(app, caller)
+      const likely = draftChallenge({
         siteId: site.id,
-        difficulty: chooseDifficulty({ baseDifficulty: site.settings.difficulty, stepUps, extraBits }),
-        lifetimeSeconds: site.settings.challengeLifetimeSeconds,
-        stepUps,
+        difficulty: difficultyAt(0, networkLabels),
+        lifetimeSeconds: settings.challengeLifetimeSeconds,
+        stepUps: 0,
         clientTag,
         now,
       })
+      const [storedStepUps, historyLabels] = await Promise.all([
+        readStepUps(app.keyValue, { siteId: site.id, clientTag }),
+        recordChallengeFor(app, caller),
+        storeChallenge(app.keyValue, likely),
+      ])
+      const stepUps = Math.min(storedStepUps, settings.maxStepUps)
+      const difficulty = difficultyAt(stepUps, [...networkLabels, ...historyLabels])
+      let issued = likely
+      if (difficulty !== likely.record.difficulty || stepUps !== likely.record.stepUps) {
+        issued = { challengeId: likely.challengeId, record: { ...likely.record, difficulty, stepUps } }
+        await storeChallenge(app.keyValue, issued)
+      }
       app.counters.increment('challengesIssued', {})
       void reply.header('cache-control', 'no-store')
-      return challenge
+      return presentChallenge(app.keyRing.keyFor('challenge'), issued)
     },
   )
 
