@@ -92,16 +92,17 @@ async function startServer(storage: 'embedded' | 'real'): Promise<{ child: Child
   return { child, ready }
 }
 
-/** The server process's CPU time (user + system), in microseconds. */
-async function readServerCpu(child: ChildProcess): Promise<number> {
-  child.send('cpu-usage')
-  const [message] = (await once(child, 'message')) as [{ usage: NodeJS.CpuUsage }]
-  return message.usage.user + message.usage.system
+/** Sends the server a command over IPC and waits for its one-message answer. */
+async function askServer<Answer>(child: ChildProcess, command: string | object): Promise<Answer> {
+  child.send(command)
+  const [answer] = (await once(child, 'message')) as [Answer]
+  return answer
 }
 
-async function askServer(child: ChildProcess, message: object): Promise<void> {
-  child.send(message)
-  await once(child, 'message')
+/** The server process's CPU time (user + system), in microseconds. */
+async function readServerCpu(child: ChildProcess): Promise<number> {
+  const { usage } = await askServer<{ usage: NodeJS.CpuUsage }>(child, 'cpu-usage')
+  return usage.user + usage.system
 }
 
 async function stopServer(child: ChildProcess): Promise<void> {

@@ -105,9 +105,13 @@ process.send?.({
 } satisfies BenchServerReady)
 
 // A V8 CPU profile of what run.ts measures (BENCH_CPU_PROF), without the start-up.
-const profiler = new Session()
-profiler.connect()
+// The inspector session is opened on the first request only, so unprofiled runs go without it.
+let profiler: Session | undefined
 async function profileCommand(message: { type: 'profile-start' } | { type: 'profile-stop'; file: string }): Promise<void> {
+  if (profiler === undefined) {
+    profiler = new Session()
+    profiler.connect()
+  }
   if (message.type === 'profile-start') {
     await profiler.post('Profiler.enable')
     await profiler.post('Profiler.start')

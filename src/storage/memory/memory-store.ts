@@ -26,6 +26,15 @@ export function openMemoryStore(now: () => number = Date.now): KeyValueStore {
     return entry
   }
 
+  const increment = (key: string, ttlMs: number, by: number): number => {
+    const entry = live(key)
+    const current = entry === undefined ? 0 : Number(entry.value)
+    if (!Number.isInteger(current)) throw new Error(`value at ${key} is not an integer`)
+    const value = current + by
+    entries.set(key, { value: String(value), expiresAt: entry?.expiresAt ?? now() + ttlMs })
+    return value
+  }
+
   // Expired keys are dropped when read; the sweep bounds memory for keys never read again.
   const sweep = setInterval(() => {
     const time = now()
@@ -56,19 +65,12 @@ export function openMemoryStore(now: () => number = Date.now): KeyValueStore {
       entries.delete(key)
     },
     async increment(key, ttlMs, by = 1) {
-      const entry = live(key)
-      const current = entry === undefined ? 0 : Number(entry.value)
-      if (!Number.isInteger(current)) throw new Error(`value at ${key} is not an integer`)
-      const value = current + by
-      entries.set(key, { value: String(value), expiresAt: entry?.expiresAt ?? now() + ttlMs })
-      return value
+      return increment(key, ttlMs, by)
     },
     async countDistinct(markerKey, counterKey, ttlMs) {
-      if (live(markerKey) === undefined) {
-        entries.set(markerKey, { value: '1', expiresAt: now() + ttlMs })
-        return this.increment(counterKey, ttlMs)
-      }
-      return Number(live(counterKey)?.value ?? 0)
+      if (live(markerKey) !== undefined) return Number(live(counterKey)?.value ?? 0)
+      entries.set(markerKey, { value: '1', expiresAt: now() + ttlMs })
+      return increment(counterKey, ttlMs, 1)
     },
     async timeToLive(key) {
       const entry = live(key)
