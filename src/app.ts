@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import type { Socket } from 'node:net'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
@@ -75,12 +77,25 @@ export async function buildApp(options: AppOptions) {
     void reply.header('x-request-id', request.id)
     done()
   })
-  // At close, Fastify ends the idle keep-alive connections, but a connection whose request is
-  // in flight would stay open after its answer until keepAliveTimeout (72 s), holding up the
-  // shutdown. Answers given while closing carry `Connection: close`, so they end with it.
+  // Graceful close. Fastify ends the idle keep-alive connections, but two kinds would hold the
+  // shutdown up: a connection whose request is in flight stays open after its answer until
+  // keepAliveTimeout (72 s), so answers given while closing carry `Connection: close`; and a
+  // connection that has not sent a request yet (browsers open them ahead of need) is not "idle"
+  // to Node at all, so those are ended at close, and any accepted while closing at once.
   let closing = false
+  const withoutRequest = new Set<Socket>()
+  app.server.on('connection', (socket: Socket) => {
+    if (closing) {
+      socket.destroy()
+      return
+    }
+    withoutRequest.add(socket)
+    socket.once('close', () => withoutRequest.delete(socket))
+  })
+  app.server.on('request', (request: IncomingMessage) => withoutRequest.delete(request.socket))
   app.addHook('preClose', async () => {
     closing = true
+    for (const socket of withoutRequest) socket.destroy()
   })
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) void reply.header('connection', 'close')
