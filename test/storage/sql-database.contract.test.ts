@@ -69,6 +69,39 @@ describe.each(databaseKinds)('SqlDatabase contract on $kind', ({ kind, available
     await expect(subject.database.query('INSERT INTO unique_rows VALUES (1)')).rejects.toMatchObject({ code: '23505' })
   })
 
+  it.skipIf(!available)('reports a failing COMMIT (a deferred constraint) with its code, and keeps nothing', async () => {
+    await subject.database.execute('CREATE TABLE deferred_rows (id int, CONSTRAINT deferred_unique UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)')
+    await expect(
+      subject.database.transaction(async (transaction) => {
+        await transaction.query('INSERT INTO deferred_rows VALUES (1)')
+        await transaction.query('INSERT INTO deferred_rows VALUES (1)')
+        return 'written'
+      }),
+    ).rejects.toMatchObject({ code: '23505' })
+    expect(await subject.database.query('SELECT id FROM deferred_rows')).toEqual([])
+  })
+
+  it.skipIf(!available)('runs a transaction\'s statements in order and answers other statements meanwhile', async () => {
+    await subject.database.execute('CREATE TABLE ordered_rows (position serial PRIMARY KEY, label text)')
+    const labels = ['a', 'b', 'c', 'd', 'e']
+    const [, outside] = await Promise.all([
+      subject.database.transaction(async (transaction) => {
+        for (const label of labels) await transaction.query('INSERT INTO ordered_rows (label) VALUES ($1)', [label])
+      }),
+      subject.database.query<{ one: number }>('SELECT 1 AS one'),
+    ])
+    expect(outside).toEqual([{ one: 1 }])
+    const rows = await subject.database.query<{ label: string }>('SELECT label FROM ordered_rows ORDER BY position')
+    expect(rows.map((row) => row.label)).toEqual(labels)
+  })
+
+  it.skipIf(!available)('refuses statements after close instead of hanging', async () => {
+    const other = await openTestDatabase(kind, { migrated: false })
+    await other.database.close()
+    await expect(other.database.query('SELECT 1')).rejects.toThrow()
+    await other.dispose()
+  })
+
   it.skipIf(!available)('has every migration applied once, and re-running applies nothing', async () => {
     const migrations = await readMigrations()
     const rows = await subject.database.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')
@@ -102,6 +135,33 @@ describe.skipIf(!databaseKinds[1]?.available)('migrations on PostgreSQL', () => 
     } finally {
       await Promise.all([first.database.close(), second.close()])
       await first.dispose()
+    }
+  })
+})
+
+describe('PGlite in its own thread', () => {
+  it('keeps the event loop free while a long statement runs', async () => {
+    const { database } = await openTestDatabase('pglite', { migrated: false })
+    try {
+      let last = performance.now()
+      let longestGap = 0
+      let ticks = 0
+      const timer = setInterval(() => {
+        const now = performance.now()
+        longestGap = Math.max(longestGap, now - last)
+        last = now
+        ticks++
+      }, 5)
+      const started = performance.now()
+      const [row] = await database.query<{ total: number }>('SELECT sum(value)::int8 AS total FROM generate_series(1, 2000000) AS value')
+      const took = performance.now() - started
+      clearInterval(timer)
+      expect(row?.total).toBe(2_000_001_000_000)
+      // On the event loop's own thread the timer could not fire until the statement ended.
+      expect(ticks).toBeGreaterThanOrEqual(3)
+      expect(longestGap).toBeLessThan(took / 2)
+    } finally {
+      await database.close()
     }
   })
 })
