@@ -29,7 +29,7 @@ const SECONDS_PER_ROUND = Number(process.env.BENCH_ROUND_SECONDS ?? 2)
 /** Pre-solved challenges for verify; each round's share must exceed what verify serves in a round. */
 const SINGLE_USE_AMOUNT = Number(process.env.BENCH_AMOUNT ?? 60_000)
 /** Tokens for Siteverify: cheap to mint, and Siteverify is faster than verify. */
-const TOKEN_AMOUNT = Number(process.env.BENCH_TOKENS ?? 150_000)
+const TOKEN_AMOUNT = Number(process.env.BENCH_TOKENS ?? 300_000)
 const MEMORY_CHALLENGES = Number(process.env.BENCH_MEMORY_CHALLENGES ?? 100_000)
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -42,7 +42,18 @@ const onlyScenarios = process.env.BENCH_SCENARIOS?.split(',')
  */
 const cpuProfileDirectory = process.env.BENCH_CPU_PROF
 
-const targets = { 'constant in the app': undefined, 'one store read in the app': undefined, challenge: 0.6, verify: 0.4, siteverify: 0.5 } as const
+/** Reference rows: the constant in the app after this many microseconds of busy work per request. */
+const WORK_MICROS = [10, 25, 50] as const
+const targets = {
+  'constant in the app': undefined,
+  'constant after 10 µs of work': undefined,
+  'constant after 25 µs of work': undefined,
+  'constant after 50 µs of work': undefined,
+  'one store read in the app': undefined,
+  challenge: 0.6,
+  verify: 0.4,
+  siteverify: 0.5,
+} as const
 type Scenario = keyof typeof targets
 const P99_TARGET_MS = 20
 
@@ -208,6 +219,12 @@ async function runStorage(storage: 'embedded' | 'real'): Promise<ScenarioResult[
     }
     const visitors = clientVariants(200_000, 0)
     await measure('constant in the app', () => ({ url: `${app}/bench/constant`, headers, variants: visitors }))
+    // What work costs does not depend on the stores: measured once, beside the embedded ones.
+    if (storage === 'embedded') {
+      for (const micros of WORK_MICROS) {
+        await measure(`constant after ${micros} µs of work`, () => ({ url: `${app}/bench/work/${micros}`, headers, variants: visitors }))
+      }
+    }
     await measure('one store read in the app', () => ({ url: `${app}/bench/store-read`, headers, variants: visitors }))
     await measure('challenge', () => ({ url: `${app}/api/v1/challenge`, headers, variants: visitors }))
 

@@ -83,6 +83,14 @@ await app.register(async (scope) => {
   scope.post('/bench/constant', async () => ({ status: 'ok' }))
   // And the floor of any route that needs the store: one read (a round trip to Redis).
   scope.post('/bench/store-read', async () => ({ status: (await app.keyValue.get('bench:probe')) ?? 'ok' }))
+  // The price of work on this machine: the constant after a busy wait of the given microseconds,
+  // standing in for any computation a route does, so that the report shows what ratio a route can
+  // reach with that much work per request.
+  scope.post<{ Params: { micros: string } }>('/bench/work/:micros', async (request) => {
+    const until = performance.now() + Number(request.params.micros) / 1000
+    while (performance.now() < until);
+    return { status: 'ok' }
+  })
 })
 await app.listen({ port: 0, host: '127.0.0.1' })
 
