@@ -27,7 +27,7 @@ const SECRET = 'benchmark-secret-with-at-least-thirty-two-characters'
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const SECONDS_PER_ROUND = Number(process.env.BENCH_ROUND_SECONDS ?? 2)
 /** Pre-solved challenges for verify; each round's share must exceed what verify serves in a round. */
-const SINGLE_USE_AMOUNT = Number(process.env.BENCH_AMOUNT ?? 60_000)
+const SINGLE_USE_AMOUNT = Number(process.env.BENCH_AMOUNT ?? 100_000)
 /** Tokens for Siteverify: cheap to mint, and Siteverify is faster than verify. */
 const TOKEN_AMOUNT = Number(process.env.BENCH_TOKENS ?? 300_000)
 const MEMORY_CHALLENGES = Number(process.env.BENCH_MEMORY_CHALLENGES ?? 100_000)
