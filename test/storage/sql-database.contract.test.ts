@@ -1,5 +1,9 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrate, readMigrations } from '../../src/storage/migrate.js'
+import { openPgliteDatabase } from '../../src/storage/pglite/pglite-database.js'
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
 
 /** One contract for every SqlDatabase implementation: PGlite and real PostgreSQL alike. */
@@ -140,6 +144,17 @@ describe.skipIf(!databaseKinds[1]?.available)('migrations on PostgreSQL', () => 
 })
 
 describe('PGlite in its own thread', () => {
+  it('fails to open with an error that names the data directory', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'tollgate-pglite-'))
+    const notADirectory = join(directory, 'file')
+    await writeFile(notADirectory, 'not a database')
+    try {
+      await expect(openPgliteDatabase(notADirectory)).rejects.toThrow(`could not open the embedded database in ${notADirectory}`)
+    } finally {
+      await rm(directory, { recursive: true, force: true })
+    }
+  })
+
   it('keeps the event loop free while a long statement runs', async () => {
     const { database } = await openTestDatabase('pglite', { migrated: false })
     try {

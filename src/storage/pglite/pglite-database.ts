@@ -46,7 +46,11 @@ export async function openPgliteDatabase(dataDirectory: string | undefined): Pro
 
   await new Promise<void>((resolve, reject) => {
     const onStart = (reply: WorkerReply) => {
-      if ('startError' in reply) reject(errorFrom(reply.startError))
+      if ('startError' in reply) {
+        const { message, ...fields } = reply.startError
+        const where = dataDirectory === undefined ? 'in memory' : `in ${dataDirectory}`
+        reject(errorFrom({ ...fields, message: `could not open the embedded database ${where}: ${message}` }))
+      }
       else if ('ready' in reply) resolve()
     }
     worker.once('message', onStart)

@@ -13,8 +13,10 @@ import { PGlite, types } from '@electric-sql/pglite'
 
 /** A PostgreSQL error as plain data (the structured clone of an Error keeps only its message). */
 function describeError(error) {
-  if (!(error instanceof Error)) return { message: String(error) }
-  const described = { message: error.message, name: error.name }
+  if (typeof error !== 'object' || error === null) return { message: String(error) }
+  // PGlite's file system throws Emscripten's ErrnoError, which is no Error and has no message.
+  const message = error instanceof Error ? error.message : `${error.name ?? 'error'}${error.errno === undefined ? '' : ` (errno ${error.errno})`}`
+  const described = { message, name: error.name }
   for (const [key, value] of Object.entries(error)) {
     if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) described[key] = value
   }
