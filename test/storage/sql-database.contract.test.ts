@@ -85,7 +85,7 @@ describe.each(databaseKinds)('SqlDatabase contract on $kind', ({ kind, available
     expect(await subject.database.query('SELECT id FROM deferred_rows')).toEqual([])
   })
 
-  it.skipIf(!available)('runs a transaction\'s statements in order and answers other statements meanwhile', async () => {
+  it.skipIf(!available)('runs a transaction\'s statements in order, and a statement sent meanwhile outside it still gets its answer', async () => {
     await subject.database.execute('CREATE TABLE ordered_rows (position serial PRIMARY KEY, label text)')
     const labels = ['a', 'b', 'c', 'd', 'e']
     const [, outside] = await Promise.all([

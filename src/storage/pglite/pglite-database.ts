@@ -50,8 +50,9 @@ export async function openPgliteDatabase(dataDirectory: string | undefined): Pro
         const { message, ...fields } = reply.startError
         const where = dataDirectory === undefined ? 'in memory' : `in ${dataDirectory}`
         reject(errorFrom({ ...fields, message: `could not open the embedded database ${where}: ${message}` }))
+      } else if ('ready' in reply) {
+        resolve()
       }
-      else if ('ready' in reply) resolve()
     }
     worker.once('message', onStart)
     worker.once('error', reject)
@@ -83,11 +84,12 @@ export async function openPgliteDatabase(dataDirectory: string | undefined): Pro
       return rowsOf<Row>(await call({ op: 'query', sql, params, ...(transaction === undefined ? {} : { transaction }) }))
     },
   })
+  const outsideTransactions = executor()
   let closed = false
 
   return {
     kind: 'pglite',
-    ...executor(),
+    ...outsideTransactions,
     async execute(script) {
       await call({ op: 'exec', sql: script })
     },
@@ -106,7 +108,7 @@ export async function openPgliteDatabase(dataDirectory: string | undefined): Pro
       return result
     },
     async ping() {
-      await call({ op: 'query', sql: 'SELECT 1', params: [] })
+      await outsideTransactions.query('SELECT 1')
     },
     async close() {
       if (closed) return

@@ -44,12 +44,15 @@ try {
 const transactions = new Map()
 let nextTransaction = 1
 
+/** Posts the outcome of `work` as the answer to command `id`; the returned promise never rejects. */
 function answer(id, work) {
-  work.then(
+  return work.then(
     (reply) => port.postMessage({ id, ...reply }),
     (error) => port.postMessage({ id, error: describeError(error) }),
   )
 }
+
+const rowsOf = (result) => ({ rows: result.rows })
 
 function nextCommandOf(transaction) {
   const queued = transaction.commands.shift()
@@ -77,12 +80,7 @@ function begin(id) {
         const command = await nextCommandOf(transaction)
         if (command.op === 'query') {
           // Statements of one transaction run one after another.
-          try {
-            const result = await tx.query(command.sql, command.params)
-            port.postMessage({ id: command.id, rows: result.rows })
-          } catch (error) {
-            port.postMessage({ id: command.id, error: describeError(error) })
-          }
+          await answer(command.id, tx.query(command.sql, command.params).then(rowsOf))
           continue
         }
         ending = command
@@ -102,27 +100,17 @@ function begin(id) {
 }
 
 port.on('message', (command) => {
+  // A transaction's statements, COMMIT and ROLLBACK go to the transaction, in the order sent.
+  if (command.transaction !== undefined) {
+    const transaction = transactions.get(command.transaction)
+    if (transaction === undefined) port.postMessage({ id: command.id, error: { message: 'the transaction has ended' } })
+    else deliver(transaction, command)
+    return
+  }
   switch (command.op) {
-    case 'query': {
-      if (command.transaction === undefined) {
-        answer(command.id, database.query(command.sql, command.params).then((result) => ({ rows: result.rows })))
-        return
-      }
-      const transaction = transactions.get(command.transaction)
-      if (transaction === undefined) {
-        port.postMessage({ id: command.id, error: { message: 'the transaction has ended' } })
-        return
-      }
-      deliver(transaction, command)
+    case 'query':
+      answer(command.id, database.query(command.sql, command.params).then(rowsOf))
       return
-    }
-    case 'commit':
-    case 'rollback': {
-      const transaction = transactions.get(command.transaction)
-      if (transaction === undefined) port.postMessage({ id: command.id, error: { message: 'the transaction has ended' } })
-      else deliver(transaction, command)
-      return
-    }
     case 'exec':
       answer(command.id, database.exec(command.sql).then(() => ({ rows: [] })))
       return
