@@ -127,6 +127,8 @@ function combine(measurements: Measurement[], cpuMicros: number | undefined): Me
  *
  * `readServerCpu` (the server process's CPU time in microseconds) adds server CPU per request,
  * which unlike requests per second does not depend on how fast the load generator is.
+ * `profileLastRound` is started and stopped around the route's last round only (the baseline
+ * shares the server process, so a profile of every round would mix the two).
  */
 export async function compareLoads(
   baselineUrl: string,
@@ -134,6 +136,7 @@ export async function compareLoads(
   rounds: number,
   secondsPerRound: number,
   readServerCpu?: () => Promise<number>,
+  profileLastRound?: { start: () => Promise<void>; stop: () => Promise<void> },
 ): Promise<Comparison> {
   const baselines: Measurement[] = []
   const routes: Measurement[] = []
@@ -153,7 +156,10 @@ export async function compareLoads(
     const [baseline, baselineMicros] = await timed(() =>
       measureLoad({ ...route, url: baselineUrl, onResponse: undefined, isFailure: undefined, variants, durationSeconds: secondsPerRound }), 0,
     )
+    const isProfiled = profileLastRound !== undefined && round === rounds - 1
+    if (isProfiled) await profileLastRound.start()
     const [measured, routeMicros] = await timed(() => measureLoad({ ...route, variants, durationSeconds: secondsPerRound }), 1_500)
+    if (isProfiled) await profileLastRound.stop()
     baselines.push(baseline)
     routes.push(measured)
     baselineCpu += baselineMicros

@@ -1,7 +1,8 @@
 /**
  * Summarises a V8 CPU profile written by the core-flow benchmark's server (BENCH_CPU_PROF=<dir>):
  * where the server's time went, by package or source file and by function, as shares of the
- * profile's busy time (idle and garbage collection are listed apart).
+ * profile's busy time (idle and garbage collection are listed apart), and by function of this
+ * repository with everything it calls.
  *
  *   node --import tsx bench/core/profile-summary.ts <file.cpuprofile> [top]
  */
@@ -81,6 +82,22 @@ for (const [nodeId, micros] of selfMicros) {
   byOwnCode.set(name, (byOwnCode.get(name) ?? 0) + micros)
 }
 
+// Each busy sample charged to every distinct function of this repository on its stack: what a
+// function costs with everything it calls (a caller and its callee both count the sample).
+const inclusiveByOwnCode = new Map<string, number>()
+for (const [nodeId, micros] of selfMicros) {
+  const node = nodeById.get(nodeId)
+  if (node === undefined || node.callFrame.functionName === '(idle)') continue
+  const seen = new Set<string>()
+  for (let frame: ProfileNode | undefined = node; frame !== undefined; frame = parentOf.get(frame.id)) {
+    if (!/\/(src|bench)\//.test(frame.callFrame.url)) continue
+    const name = `${frame.callFrame.functionName || '(anonymous)'} ${placeOf(frame.callFrame.url)}:${frame.callFrame.lineNumber + 1}`
+    if (seen.has(name)) continue
+    seen.add(name)
+    inclusiveByOwnCode.set(name, (inclusiveByOwnCode.get(name) ?? 0) + micros)
+  }
+}
+
 const share = (micros: number) => `${((micros / busy) * 100).toFixed(1).padStart(5)}%`
 const print = (title: string, entries: Map<string, number>) => {
   console.log(`\n${title}`)
@@ -90,3 +107,4 @@ console.log(`busy ${(busy / 1e6).toFixed(2)} s (garbage collection ${share(garba
 print('self time by place', byPlace)
 print('self time by function', byFunction)
 print('time by nearest own frame (src/, bench/)', byOwnCode)
+print('time including callees, by own function (src/, bench/)', inclusiveByOwnCode)

@@ -38,7 +38,7 @@ const onlyStorage = process.env.BENCH_STORAGE
 const onlyScenarios = process.env.BENCH_SCENARIOS?.split(',')
 /**
  * BENCH_CPU_PROF=<directory>: the server writes a V8 CPU profile of each measured scenario there,
- * <storage>-<scenario>.cpuprofile (read it with bench/core/profile-summary.ts).
+ * <storage>-<scenario>.cpuprofile, of the route's last round (read it with bench/core/profile-summary.ts).
  */
 const cpuProfileDirectory = process.env.BENCH_CPU_PROF
 
@@ -83,7 +83,7 @@ function isPortOpen(url: string, defaultPort: number): Promise<boolean> {
 
 async function startServer(storage: 'embedded' | 'real'): Promise<{ child: ChildProcess; ready: BenchServerReady }> {
   const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx'],
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -209,13 +209,17 @@ async function runStorage(storage: 'embedded' | 'real'): Promise<ScenarioResult[
     const measure = async (scenario: Scenario, load: () => LoadOptions | Promise<LoadOptions>) => {
       if (onlyScenarios !== undefined && !onlyScenarios.includes(scenario)) return
       const options = await load()
-      if (cpuProfileDirectory !== undefined) await askServer(child, { type: 'profile-start' })
-      results.push({ scenario, ...(await compareLoads(baselineUrl, options, ROUNDS, SECONDS_PER_ROUND, cpu)) })
-      if (cpuProfileDirectory !== undefined) {
-        const file = join(cpuProfileDirectory, `${storage}-${scenario.replaceAll(' ', '-')}.cpuprofile`)
-        await askServer(child, { type: 'profile-stop', file })
-        process.stderr.write(`CPU profile: ${file}\n`)
-      }
+      const file = cpuProfileDirectory === undefined ? undefined : join(cpuProfileDirectory, `${storage}-${scenario.replaceAll(' ', '-')}.cpuprofile`)
+      const profile = file === undefined
+        ? undefined
+        : {
+            start: () => askServer(child, { type: 'profile-start' }),
+            async stop() {
+              await askServer(child, { type: 'profile-stop', file })
+              process.stderr.write(`CPU profile: ${file}\n`)
+            },
+          }
+      results.push({ scenario, ...(await compareLoads(baselineUrl, options, ROUNDS, SECONDS_PER_ROUND, cpu, profile)) })
     }
     const visitors = clientVariants(200_000, 0)
     await measure('constant in the app', () => ({ url: `${app}/bench/constant`, headers, variants: visitors }))

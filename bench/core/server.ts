@@ -4,10 +4,10 @@
  * returns a constant (the baseline). Reports its ports and the bench site's keys over IPC and
  * cleans up when told to stop.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import Fastify from 'fastify'
 import { Redis } from 'ioredis'
 import { buildApp } from '../../src/app.js'
@@ -122,9 +122,11 @@ async function profileCommand(message: { type: 'profile-start' } | { type: 'prof
   }
   if (message.type === 'profile-start') {
     await profiler.post('Profiler.enable')
+    await profiler.post('Profiler.setSamplingInterval', { interval: 100 })
     await profiler.post('Profiler.start')
   } else {
     const { profile } = await profiler.post('Profiler.stop')
+    await mkdir(dirname(message.file), { recursive: true })
     await writeFile(message.file, JSON.stringify(profile))
   }
   process.send?.({ type: message.type })
