@@ -121,9 +121,10 @@ function combine(measurements: Measurement[], cpuMicros: number | undefined): Me
 /**
  * The route against the baseline in alternating short rounds, so that both see the same machine
  * (other processes come and go): medians of requests per second, the worst p99 of all rounds.
- * The baseline gets exactly the route's requests (headers and bodies; it ignores them), so that
- * the load generator does the same work for both. Single-use variants are shared out over the
- * rounds; each round's share must exceed what the route serves in a round.
+ * The baseline gets exactly the route's requests (headers and bodies; it ignores them) and its
+ * answers go through the same callback, so that the load generator does the same work for both.
+ * Single-use variants are shared out over the rounds; each round's share must exceed what the
+ * route serves in a round.
  *
  * `readServerCpu` (the server process's CPU time in microseconds) adds server CPU per request,
  * which unlike requests per second does not depend on how fast the load generator is.
@@ -153,8 +154,10 @@ export async function compareLoads(
   const chunk = route.variants === undefined ? 0 : Math.ceil(route.variants.length / rounds)
   for (let round = 0; round < rounds; round++) {
     const variants = route.variants?.slice(round * chunk, (round + 1) * chunk)
+    // The same per-answer callback as the route's, without judging the baseline's constant.
+    const isBaselineFailure = route.isFailure === undefined ? undefined : () => false
     const [baseline, baselineMicros] = await timed(() =>
-      measureLoad({ ...route, url: baselineUrl, onResponse: undefined, isFailure: undefined, variants, durationSeconds: secondsPerRound }), 0,
+      measureLoad({ ...route, url: baselineUrl, onResponse: undefined, isFailure: isBaselineFailure, variants, durationSeconds: secondsPerRound }), 0,
     )
     const isProfiled = profileLastRound !== undefined && round === rounds - 1
     if (isProfiled) await profileLastRound.start()

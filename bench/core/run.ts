@@ -61,13 +61,23 @@ interface ScenarioResult extends Comparison {
   scenario: Scenario
 }
 
+/**
+ * The headers of the SDK's fetch() from a Chrome page. A challenge request has no body, and the SDK
+ * sends it without a Content-Type (sdk/src/api-client.ts); Chrome then says Content-Length: 0.
+ */
 const browserHeaders = (siteKey: string): Record<string, string> => ({
-  'content-type': 'application/json',
+  'content-length': '0',
   'x-site-key': siteKey,
   origin: 'https://shop.example.com',
   'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
   'accept-language': 'en-GB,en;q=0.9',
 })
+
+/** A submission carries a JSON body (autocannon adds its Content-Length). */
+const withJsonBody = (headers: Record<string, string>): Record<string, string> => {
+  const { 'content-length': _bodyless, ...rest } = headers
+  return { ...rest, 'content-type': 'application/json' }
+}
 
 function isPortOpen(url: string, defaultPort: number): Promise<boolean> {
   const { hostname, port } = new URL(url)
@@ -213,7 +223,9 @@ async function runStorage(storage: 'embedded' | 'real'): Promise<ScenarioResult[
       const profile = file === undefined
         ? undefined
         : {
-            start: () => askServer(child, { type: 'profile-start' }),
+            async start() {
+              await askServer(child, { type: 'profile-start' })
+            },
             async stop() {
               await askServer(child, { type: 'profile-stop', file })
               process.stderr.write(`CPU profile: ${file}\n`)
@@ -237,7 +249,7 @@ async function runStorage(storage: 'embedded' | 'real'): Promise<ScenarioResult[
       const unexpectedVerify = reportFirst('verify')
       return {
         url: `${app}/api/v1/verify`,
-        headers,
+        headers: withJsonBody(headers),
         variants: await preSolveChallenges(`${app}/api/v1/challenge`, headers, SINGLE_USE_AMOUNT),
         isFailure: (body) => {
           const isAllow = body.includes('"action":"allow"')
