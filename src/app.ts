@@ -22,7 +22,6 @@ import operationsRoutes from './routes/operations/index.js'
 import dashboardRoutes from './routes/v1/dashboard.js'
 import publicApi from './routes/v1/public-api.js'
 import siteverifyRoutes from './routes/v1/siteverify/index.js'
-import webhookRoutes from './routes/v1/webhooks/index.js'
 import type { KeyRing } from './secret.js'
 import type { Storage } from './storage/ports.js'
 
@@ -119,9 +118,8 @@ export async function buildApp(options: AppOptions) {
   await app.register(demoSite)
   await app.register(publicApi)
   await app.register(siteverifyRoutes)
-  // Dashboard API routes: accounts, sessions, API keys, sites.
+  // Dashboard API routes: accounts, sessions, API keys, sites, webhook deliveries.
   await app.register(dashboardRoutes)
-  await app.register(webhookRoutes, { prefix: '/api/v1' })
   // Assets: SDK, dashboard, demo.
   await app.register(sdkAssets)
   if (config.environment !== 'production') await app.register(demoRoutes)

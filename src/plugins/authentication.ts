@@ -1,4 +1,3 @@
-import cookie from '@fastify/cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
@@ -104,8 +103,12 @@ export function clearSessionCookie(reply: FastifyReply, config: Pick<Config, 'en
   void reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: config.environment === 'production' })
 }
 
+/**
+ * Accounts, sessions and API keys, and the `authenticate` hook of the dashboard API. Session
+ * cookies are parsed by @fastify/cookie, which the dashboard API's scope registers
+ * (routes/v1/dashboard.ts): the public routes never read cookies and do not pay for parsing them.
+ */
 async function authenticationPlugin(app: FastifyInstance): Promise<void> {
-  await app.register(cookie)
   const accounts = createAccountRepository(app.database)
   const sessions = createSessionRepository(app.database)
   const apiKeys = createApiKeyRepository(app.database)

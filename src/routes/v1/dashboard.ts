@@ -1,17 +1,25 @@
+import cookie from '@fastify/cookie'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import accountsRoutes from './accounts/index.js'
 import apiKeysRoutes from './api-keys/index.js'
 import meRoutes from './me/index.js'
 import sessionsRoutes from './sessions/index.js'
 import sitesRoutes from './sites/index.js'
+import webhookRoutes from './webhooks/index.js'
 
-/** The dashboard API of DESIGN section 3, mounted under /api/v1 (needs the authentication plugin). */
+/**
+ * The dashboard API of DESIGN section 3, mounted under /api/v1 (needs the authentication plugin).
+ * Session cookies are parsed in this scope only: the SDK's routes and Siteverify, which carry
+ * none that matter, skip the cookie plugin's two hooks on every request.
+ */
 const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(cookie)
   await app.register(accountsRoutes, { prefix: '/api/v1' })
   await app.register(sessionsRoutes, { prefix: '/api/v1' })
   await app.register(meRoutes, { prefix: '/api/v1' })
   await app.register(apiKeysRoutes, { prefix: '/api/v1' })
   await app.register(sitesRoutes, { prefix: '/api/v1' })
+  await app.register(webhookRoutes, { prefix: '/api/v1' })
 }
 
 export default dashboardRoutes
