@@ -34,7 +34,7 @@ describe.each([
     const service = await buildTestApp({ database })
     try {
       const siteId = randomUUID()
-      const batchSize = database === 'pglite' ? 100 : 500
+      const batchSize = 500
       const query = vi.spyOn(service.app.database, 'query')
       for (let index = 0; index <= batchSize * 2; index++) service.app.verificationLog.record(entry(siteId))
       // Nothing was written on the calling path.
