@@ -33,6 +33,8 @@ export type Unsubscribe = () => Promise<void>
 export interface KeyValueStore {
   readonly kind: 'redis' | 'memory'
   get(key: string): Promise<string | null>
+  /** The values of several keys in one step (null where absent). On Redis Cluster they must share a hash tag. */
+  getMany(keys: readonly string[]): Promise<(string | null)[]>
   /** Sets the value with a time to live in milliseconds. */
   set(key: string, value: string, ttlMs: number): Promise<void>
   /** Sets the value only when the key is absent; true when this call set it. */
@@ -42,6 +44,11 @@ export interface KeyValueStore {
   delete(key: string): Promise<void>
   /** Atomically adds `by` (default 1) and returns the new value; a new key expires after ttlMs. */
   increment(key: string, ttlMs: number, by?: number): Promise<number>
+  /**
+   * increment by 1 and, in the same atomic step, reads `readKeys`: a counter and the state beside
+   * it in one command. On Redis Cluster all the keys must share a hash tag.
+   */
+  incrementAndRead(key: string, ttlMs: number, readKeys: readonly string[]): Promise<{ count: number; values: (string | null)[] }>
   /**
    * Counts distinct members in one atomic step: sets `markerKey` when absent and, only then,
    * increments `counterKey`; both expire after ttlMs when new. Returns the counter. On Redis

@@ -57,6 +57,18 @@ describe('step-up', () => {
     expect((await playRound(site, '203.0.113.21', suspicious)).difficulty).toBe(4)
   })
 
+  it('keeps step-up state per IPv6 /64: another address of the /64 inherits it, another /64 does not', async () => {
+    const site = await createTestSite(service.app, { settings: { difficulty: 4 } })
+    expect(await playRound(site, '2001:db8:1:2::10', suspicious)).toMatchObject({ difficulty: 4, action: 'challenge' })
+    const difficultyFor = async (clientIp: string) => {
+      const issued = await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(site.siteKey), remoteAddress: clientIp })
+      return issued.json<Challenge>().difficulty
+    }
+    // Rotating through the /64's addresses (privacy extensions, or on purpose) does not shed the round.
+    expect(await difficultyFor('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe(6)
+    expect(await difficultyFor('2001:db8:1:3::10')).toBe(4)
+  })
+
   it('after the site\'s maximum of step-ups decides allow or block at the middle of the challenge band', async () => {
     // Thresholds 20 and 90: the challenge band's middle is 55; one step-up at most.
     const site = await createTestSite(service.app, { settings: { difficulty: 4, challengeThreshold: 20, blockThreshold: 90, maxStepUps: 1 } })

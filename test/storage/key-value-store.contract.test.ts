@@ -70,6 +70,32 @@ describe.each(keyValueKinds)('KeyValueStore contract on $kind', ({ kind, availab
     expect(await subject.keyValue.increment('window', 10_000)).toBe(1)
   })
 
+  it.skipIf(!available)('getMany returns the values in the order asked, null where absent or expired', async () => {
+    await subject.keyValue.set('many:a', 'first', 10_000)
+    await subject.keyValue.set('many:c', 'third', 10_000)
+    await subject.keyValue.set('many:gone', 'x', 20)
+    await sleep(60)
+    expect(await subject.keyValue.getMany(['many:c', 'many:b', 'many:a', 'many:gone'])).toEqual(['third', null, 'first', null])
+    expect(await subject.keyValue.getMany([])).toEqual([])
+  })
+
+  it.skipIf(!available)('incrementAndRead counts atomically under concurrency and reads the other keys in the same step', async () => {
+    await subject.keyValue.set('{c}:state', 'kept', 10_000)
+    const results = await Promise.all(Array.from({ length: 50 }, () => subject.keyValue.incrementAndRead('{c}:count', 10_000, ['{c}:state', '{c}:absent'])))
+    expect(results.map((result) => result.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, index) => index + 1))
+    expect(results.every((result) => result.values[0] === 'kept' && result.values[1] === null && result.values.length === 2)).toBe(true)
+    expect(await subject.keyValue.incrementAndRead('{c}:count', 10_000, [])).toEqual({ count: 51, values: [] })
+  })
+
+  it.skipIf(!available)('incrementAndRead gives a new counter its expiry and keeps it on later increments', async () => {
+    await subject.keyValue.incrementAndRead('{w}:count', 100, ['{w}:other'])
+    await sleep(60)
+    await subject.keyValue.incrementAndRead('{w}:count', 10_000, [])
+    expect(await subject.keyValue.timeToLive('{w}:count')).toBeLessThanOrEqual(60)
+    await sleep(80)
+    expect((await subject.keyValue.incrementAndRead('{w}:count', 10_000, [])).count).toBe(1)
+  })
+
   it.skipIf(!available)('countDistinct counts each marker once, under concurrency too', async () => {
     const counts = await Promise.all(['a', 'b', 'a', 'c', 'b', 'a'].map((member) => subject.keyValue.countDistinct(`seen:${member}`, 'seen', 10_000)))
     expect(Math.max(...counts)).toBe(3)

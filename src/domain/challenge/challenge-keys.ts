@@ -6,11 +6,6 @@ export function challengeKey(challengeId: string): string {
   return `challenge:${challengeId}`
 }
 
-/** Step-up state of one client (tagClient) on one site. */
-export function stepUpKey(siteId: string, clientTag: string): string {
-  return `stepup:${siteId}:${clientTag}`
-}
-
 /**
  * How long a challenge stays in the store after its expiresAt: a late submission then meets its
  * record and gets challenge_expired (ask again) rather than challenge_invalid (something is wrong).

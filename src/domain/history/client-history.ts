@@ -6,11 +6,13 @@ import type { AnomalyLabel } from '../risk/anomalies.js'
  * Recent history of a client, kept in the key-value store so that every instance sees it:
  * - request rate: challenges per client per site, in one-minute fixed windows;
  * - recent blocks: blocked verifications per client per site over fifteen minutes;
+ * - pending step-ups (see domain/risk/step-up.ts), kept beside them;
  * - fingerprint spread: distinct clients per fingerprint per site over an hour, counted with one
  *   marker key per (fingerprint, client) pair and a counter, which the store's countDistinct
  *   moves in one atomic step: a set with expiry.
- * It is safe on Redis Cluster: every step touches one key, but for countDistinct, whose marker and
- * counter share the fingerprint's hash tag, so that they live on one node.
+ * It is safe on Redis Cluster: a client's keys share the hash tag {site:client} (clientKey), so a
+ * challenge request counts itself and reads the rest in one command, and a verification reads its
+ * client's state in one; a fingerprint's marker and counter share the fingerprint's hash tag.
  *
  * `client` is an opaque key of the client's address (a keyed tag of the IPv4 address or of the
  * IPv6 /64, see addressGroupOf): addresses are never stored in clear.
@@ -48,18 +50,32 @@ export interface HistoryAssessment {
   extraDifficulty: number
 }
 
+export interface ChallengeRequestAssessment extends HistoryAssessment {
+  /** Step-ups the client has been asked for on this site and not yet resolved. */
+  stepUps: number
+}
+
 export interface ClientRef {
   siteId: string
   client: string
 }
 
-const rateKey = (ref: ClientRef, windowIndex: number) => `history:{${ref.siteId}:${ref.client}}:rate:${windowIndex}`
-const blocksKey = (ref: ClientRef) => `history:{${ref.siteId}:${ref.client}}:blocks`
+/** A key of one client's state on one site; all of them share the hash tag {site:client}. */
+export function clientKey(ref: ClientRef, part: string): string {
+  return `history:{${ref.siteId}:${ref.client}}:${part}`
+}
+
+export const STEP_UPS_KEY_PART = 'stepups'
+
+const rateKey = (ref: ClientRef, windowIndex: number) => clientKey(ref, `rate:${windowIndex}`)
+const blocksKey = (ref: ClientRef) => clientKey(ref, 'blocks')
 const fingerprintMarkerKey = (siteId: string, fingerprint: string, client: string) => `history:{${siteId}:fp:${fingerprint}}:client:${client}`
 const fingerprintCountKey = (siteId: string, fingerprint: string) => `history:{${siteId}:fp:${fingerprint}}:clients`
 
-async function countBlocks(store: KeyValueStore, ref: ClientRef): Promise<number> {
-  return Number((await store.get(blocksKey(ref))) ?? 0)
+/** A stored count; anything else (absent, or not a count) is 0. */
+function countOf(stored: string | null | undefined): number {
+  const count = Number(stored ?? 0)
+  return Number.isSafeInteger(count) && count > 0 ? count : 0
 }
 
 function assessmentOf(anomalies: AnomalyLabel[]): HistoryAssessment {
@@ -67,24 +83,26 @@ function assessmentOf(anomalies: AnomalyLabel[]): HistoryAssessment {
 }
 
 /**
- * At a challenge request: counts it, and judges the client by its rate and its recent blocks.
- * The answer raises the difficulty of the challenge being issued.
+ * At a challenge request: counts it, and judges the client by its rate and its recent blocks; it
+ * also reads the client's pending step-ups, in the same atomic step. The answer sets the
+ * difficulty of the challenge being issued.
  */
 export async function recordChallengeRequest(
   store: KeyValueStore,
   ref: ClientRef,
   now: number = Date.now(),
   policy: HistoryPolicy = defaultHistoryPolicy,
-): Promise<HistoryAssessment> {
+): Promise<ChallengeRequestAssessment> {
   const windowIndex = Math.floor(now / policy.rateWindowMs)
-  const [requests, blocks] = await Promise.all([
-    store.increment(rateKey(ref, windowIndex), policy.rateWindowMs * 2),
-    countBlocks(store, ref),
+  const { count: requests, values } = await store.incrementAndRead(rateKey(ref, windowIndex), policy.rateWindowMs * 2, [
+    blocksKey(ref),
+    clientKey(ref, STEP_UPS_KEY_PART),
   ])
+  const [blocks, stepUps] = values
   const anomalies: AnomalyLabel[] = []
   if (requests > policy.rateLimit) anomalies.push('high_request_rate')
-  if (blocks >= policy.blockLimit) anomalies.push('recent_blocks')
-  return assessmentOf(anomalies)
+  if (countOf(blocks) >= policy.blockLimit) anomalies.push('recent_blocks')
+  return { ...assessmentOf(anomalies), stepUps: countOf(stepUps) }
 }
 
 export interface VerificationHistoryInput extends ClientRef {
@@ -104,14 +122,13 @@ export async function recordAndAssessHistory(
   policy: HistoryPolicy = defaultHistoryPolicy,
 ): Promise<HistoryAssessment> {
   const windowIndex = Math.floor(now / policy.rateWindowMs)
-  const [requests, blocks, spread] = await Promise.all([
-    store.get(rateKey(input, windowIndex)).then((value) => Number(value ?? 0)),
-    countBlocks(store, input),
+  const [[requests, blocks], spread] = await Promise.all([
+    store.getMany([rateKey(input, windowIndex), blocksKey(input)]),
     input.fingerprint === undefined ? Promise.resolve(0) : recordFingerprint(store, input, input.fingerprint, policy),
   ])
   const anomalies: AnomalyLabel[] = []
-  if (requests > policy.rateLimit) anomalies.push('high_request_rate')
-  if (blocks >= policy.blockLimit) anomalies.push('recent_blocks')
+  if (countOf(requests) > policy.rateLimit) anomalies.push('high_request_rate')
+  if (countOf(blocks) >= policy.blockLimit) anomalies.push('recent_blocks')
   if (spread >= policy.fingerprintClientLimit) anomalies.push('fingerprint_many_ips')
   return assessmentOf(anomalies)
 }

@@ -1,34 +1,26 @@
 import type { KeyValueStore } from '../../storage/ports.js'
-import { stepUpKey } from '../challenge/challenge-keys.js'
+import { clientKey, STEP_UPS_KEY_PART, type ClientRef } from '../history/client-history.js'
 import type { RiskAction } from './decide-action.js'
 
 /** How long a client's pending step-up is remembered; the SDK comes back within seconds. */
 export const STEP_UP_MEMORY_MS = 10 * 60_000
 
-export interface StepUpClient {
-  siteId: string
-  clientTag: string
-}
-
-/** Step-ups this client has been asked for on this site and not yet resolved. */
-export async function readStepUps(store: KeyValueStore, client: StepUpClient): Promise<number> {
-  const stored = await store.get(stepUpKey(client.siteId, client.clientTag))
-  const stepUps = stored === null ? 0 : Number(stored)
-  return Number.isSafeInteger(stepUps) && stepUps > 0 ? stepUps : 0
-}
-
 /**
  * Moves the client's step-up state on after a scored verification: a challenge asks for one more
  * round (the next challenge is harder); allow or block ends the sequence. `solvedStepUps` comes
  * from the challenge record, so the new count never depends on what else ran concurrently.
+ *
+ * The state is kept per client of the history (an IPv4 address or an IPv6 /64), beside its
+ * request count, so that a challenge request reads both in one step (recordChallengeRequest), and
+ * so that rotating through the addresses of one /64 does not shed a pending step-up.
  */
 export async function advanceStepUps(
   store: KeyValueStore,
-  client: StepUpClient,
+  client: ClientRef,
   action: RiskAction,
   solvedStepUps: number,
 ): Promise<void> {
-  const key = stepUpKey(client.siteId, client.clientTag)
+  const key = clientKey(client, STEP_UPS_KEY_PART)
   if (action === 'challenge') await store.set(key, String(solvedStepUps + 1), STEP_UP_MEMORY_MS)
   else if (solvedStepUps > 0) await store.delete(key)
 }

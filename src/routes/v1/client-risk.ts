@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { isPotentiallyTrustworthy, isSecurePageOrigin } from '../../domain/automation/secure-context.js'
 import { tagClient } from '../../domain/challenge/client-tag.js'
-import { recordAndAssessHistory, recordChallengeRequest, type ClientRef } from '../../domain/history/client-history.js'
+import {
+  recordAndAssessHistory, recordChallengeRequest, type ChallengeRequestAssessment, type ClientRef,
+} from '../../domain/history/client-history.js'
 import { addressGroupOf, fingerprintDigest } from '../../domain/history/client-keys.js'
 import { assessNetwork } from '../../domain/network/assess-network.js'
 import type { NetworkProfile } from '../../domain/network/network-profile.js'
@@ -24,9 +26,12 @@ export async function networkLabelsFor(app: FastifyInstance, caller: PublicCalle
   return assessNetwork(await app.network.profile(caller.clientIp))
 }
 
-/** At a challenge request: counts it in the client's history and returns the history's labels (rate, recent blocks). */
-export async function recordChallengeFor(app: FastifyInstance, caller: PublicCaller): Promise<AnomalyLabel[]> {
-  return (await recordChallengeRequest(app.keyValue, historyRefOf(app, caller))).anomalies
+/**
+ * At a challenge request: counts it in the client's history; returns the history's labels (rate,
+ * recent blocks) and the client's pending step-ups.
+ */
+export function recordChallengeFor(app: FastifyInstance, caller: PublicCaller): Promise<ChallengeRequestAssessment> {
+  return recordChallengeRequest(app.keyValue, historyRefOf(app, caller))
 }
 
 export interface ClientRisk {

@@ -47,6 +47,9 @@ export function openMemoryStore(now: () => number = Date.now): KeyValueStore {
     async get(key) {
       return live(key)?.value ?? null
     },
+    async getMany(keys) {
+      return keys.map((key) => live(key)?.value ?? null)
+    },
     async set(key, value, ttlMs) {
       entries.set(key, { value, expiresAt: now() + ttlMs })
     },
@@ -66,6 +69,10 @@ export function openMemoryStore(now: () => number = Date.now): KeyValueStore {
     },
     async increment(key, ttlMs, by = 1) {
       return increment(key, ttlMs, by)
+    },
+    async incrementAndRead(key, ttlMs, readKeys) {
+      const count = increment(key, ttlMs, 1)
+      return { count, values: readKeys.map((readKey) => live(readKey)?.value ?? null) }
     },
     async countDistinct(markerKey, counterKey, ttlMs) {
       if (live(markerKey) !== undefined) return Number(live(counterKey)?.value ?? 0)

@@ -4,9 +4,11 @@ import type { KeyValueStore, Unsubscribe } from '../ports.js'
 
 const incrementScript = readFileSync(new URL('./scripts/increment-with-expiry.lua', import.meta.url), 'utf8')
 const countDistinctScript = readFileSync(new URL('./scripts/count-distinct.lua', import.meta.url), 'utf8')
+const incrementAndReadScript = readFileSync(new URL('./scripts/increment-and-read.lua', import.meta.url), 'utf8')
 
 interface RedisWithScripts extends Redis {
   incrementWithExpiry(key: string, by: number, ttlMs: number): Promise<number>
+  incrementAndRead(keyCount: number, ...keysThenTtl: (string | number)[]): Promise<[number, ...(string | null)[]]>
   countDistinct(markerKey: string, counterKey: string, ttlMs: number): Promise<number>
 }
 
@@ -49,6 +51,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   client.on('error', () => {})
   client.defineCommand('incrementWithExpiry', { numberOfKeys: 1, lua: incrementScript })
   client.defineCommand('countDistinct', { numberOfKeys: 2, lua: countDistinctScript })
+  // Its number of keys varies: given per call, as EVAL takes it.
+  client.defineCommand('incrementAndRead', { lua: incrementAndReadScript })
   await waitForReady(client, options.connectTimeoutMs ?? 3_000)
 
   let subscriber: Redis | undefined
@@ -70,6 +74,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   return {
     kind: 'redis',
     get: (key) => client.get(key),
+    getMany: (keys) => (keys.length === 0 ? Promise.resolve([]) : client.mget(...keys)),
     async set(key, value, ttlMs) {
       await client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)))
     },
@@ -82,6 +87,10 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     },
     async increment(key, ttlMs, by = 1) {
       return Number(await client.incrementWithExpiry(key, by, Math.max(1, Math.ceil(ttlMs))))
+    },
+    async incrementAndRead(key, ttlMs, readKeys) {
+      const [count, ...values] = await client.incrementAndRead(1 + readKeys.length, key, ...readKeys, Math.max(1, Math.ceil(ttlMs)))
+      return { count: Number(count), values }
     },
     async countDistinct(markerKey, counterKey, ttlMs) {
       return Number(await client.countDistinct(markerKey, counterKey, Math.max(1, Math.ceil(ttlMs))))

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   defaultHistoryPolicy, recordAndAssessHistory, recordChallengeRequest, recordOutcome, type HistoryPolicy,
 } from '../../../src/domain/history/client-history.js'
+import { advanceStepUps } from '../../../src/domain/risk/step-up.js'
 import type { KeyValueStore } from '../../../src/storage/ports.js'
 import { keyValueKinds, openTestKeyValue, type TestKeyValue } from '../../helpers/storage.js'
 
@@ -26,7 +27,7 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
   })
 
   it('says nothing about a new client', async () => {
-    expect(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).toEqual({ anomalies: [], extraDifficulty: 0 })
+    expect(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).toEqual({ anomalies: [], extraDifficulty: 0, stepUps: 0 })
     expect(await recordAndAssessHistory(store, { siteId: site, client: 'c1', fingerprint: 'f1' }, now, policy)).toEqual({ anomalies: [], extraDifficulty: 0 })
   })
 
@@ -34,7 +35,7 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
     const results = []
     for (let i = 0; i < 6; i++) results.push(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy))
     expect(results.slice(0, 5).every((result) => result.anomalies.length === 0)).toBe(true)
-    expect(results[5]).toEqual({ anomalies: ['high_request_rate'], extraDifficulty: 2 })
+    expect(results[5]).toEqual({ anomalies: ['high_request_rate'], extraDifficulty: 2, stepUps: 0 })
     // The verification that follows sees the same rate.
     expect((await recordAndAssessHistory(store, { siteId: site, client: 'c1', fingerprint: undefined }, now, policy)).anomalies).toEqual(['high_request_rate'])
     expect((await recordChallengeRequest(store, { siteId: 'site-b', client: 'c1' }, now, policy)).anomalies).toEqual([])
@@ -48,7 +49,7 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
     await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
     expect((await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).anomalies).toEqual([])
     await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
-    expect(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).toEqual({ anomalies: ['recent_blocks'], extraDifficulty: 2 })
+    expect(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).toEqual({ anomalies: ['recent_blocks'], extraDifficulty: 2, stepUps: 0 })
     expect((await recordAndAssessHistory(store, { siteId: site, client: 'c1', fingerprint: 'f1' }, now, policy)).anomalies).toEqual(['recent_blocks'])
     expect((await recordChallengeRequest(store, { siteId: site, client: 'c2' }, now, policy)).anomalies).toEqual([])
   })
@@ -72,6 +73,18 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
     await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
     await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
     const result = await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)
-    expect(result).toEqual({ anomalies: ['high_request_rate', 'recent_blocks'], extraDifficulty: 4 })
+    expect(result).toEqual({ anomalies: ['high_request_rate', 'recent_blocks'], extraDifficulty: 4, stepUps: 0 })
+  })
+
+  it('reads the pending step-ups with the request count, per site and client, until a verdict ends them', async () => {
+    const client = { siteId: site, client: 'c1' }
+    await advanceStepUps(store, client, 'challenge', 0)
+    expect((await recordChallengeRequest(store, client, now, policy)).stepUps).toBe(1)
+    await advanceStepUps(store, client, 'challenge', 1)
+    expect((await recordChallengeRequest(store, client, now, policy)).stepUps).toBe(2)
+    expect((await recordChallengeRequest(store, { siteId: 'site-b', client: 'c1' }, now, policy)).stepUps).toBe(0)
+    expect((await recordChallengeRequest(store, { siteId: site, client: 'c2' }, now, policy)).stepUps).toBe(0)
+    await advanceStepUps(store, client, 'allow', 2)
+    expect((await recordChallengeRequest(store, client, now, policy)).stepUps).toBe(0)
   })
 })

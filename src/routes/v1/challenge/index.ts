@@ -4,7 +4,6 @@ import { chooseDifficulty } from '../../../domain/challenge/choose-difficulty.js
 import { draftChallenge, presentChallenge, storeChallenge } from '../../../domain/challenge/issue-challenge.js'
 import { sumExtraDifficulty } from '../../../domain/risk/adaptive-difficulty.js'
 import type { AnomalyLabel } from '../../../domain/risk/anomalies.js'
-import { readStepUps } from '../../../domain/risk/step-up.js'
 import { callerOf } from '../../../plugins/public-gate.js'
 import { networkLabelsFor, recordChallengeFor } from '../client-risk.js'
 import { publicGateErrors, siteKeySecurity } from '../public-schemas.js'
@@ -44,8 +43,9 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const difficultyAt = (stepUps: number, labels: AnomalyLabel[]) =>
         chooseDifficulty({ baseDifficulty: settings.difficulty, stepUps, extraBits: sumExtraDifficulty(labels) })
       // Most clients have no step-up pending and a quiet history, so the challenge is stored at the
-      // difficulty its network alone calls for, in the same round trip as the reads that could
-      // raise it; when they do, it is stored again before anyone has seen it.
+      // difficulty its network alone calls for, in the same round trip as the step that counts the
+      // request and reads what could raise it; when it does, it is stored again before anyone has
+      // seen it.
       const networkLabels = await networkLabelsFor(app, caller)
       const likely = draftChallenge({
         siteId: site.id,
@@ -55,13 +55,9 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         clientTag,
         now,
       })
-      const [storedStepUps, historyLabels] = await Promise.all([
-        readStepUps(app.keyValue, { siteId: site.id, clientTag }),
-        recordChallengeFor(app, caller),
-        storeChallenge(app.keyValue, likely),
-      ])
-      const stepUps = Math.min(storedStepUps, settings.maxStepUps)
-      const difficulty = difficultyAt(stepUps, [...networkLabels, ...historyLabels])
+      const [history] = await Promise.all([recordChallengeFor(app, caller), storeChallenge(app.keyValue, likely)])
+      const stepUps = Math.min(history.stepUps, settings.maxStepUps)
+      const difficulty = difficultyAt(stepUps, [...networkLabels, ...history.anomalies])
       let issued = likely
       if (difficulty !== likely.record.difficulty || stepUps !== likely.record.stepUps) {
         issued = { challengeId: likely.challengeId, record: { ...likely.record, difficulty, stepUps } }

@@ -69,7 +69,7 @@ export async function judgeSubmission(
   // Thresholds and the step-up limit are the site's own settings.
   const action = decideAction(riskScore, caller.site.settings, record.stepUps)
   await Promise.all([
-    advanceStepUps(app.keyValue, { siteId: caller.site.id, clientTag }, action, record.stepUps),
+    advanceStepUps(app.keyValue, client.historyRef, action, record.stepUps),
     recordOutcome(app.keyValue, client.historyRef, action),
   ])
 
