@@ -11,6 +11,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
 import net from 'node:net'
 import { join } from 'node:path'
@@ -91,9 +92,16 @@ function isPortOpen(url: string, defaultPort: number): Promise<boolean> {
   })
 }
 
+/** The Node flags of `npm start` (package.json), so that the measured server runs as production does. */
+function productionNodeFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
+  return manifest.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'))
+}
+
 async function startServer(storage: 'embedded' | 'real'): Promise<{ child: ChildProcess; ready: BenchServerReady }> {
   const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), {
-    execArgv: [...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx'],
+    // BENCH_NODE_FLAGS adds flags (a profiler's, say) after the production ones.
+    execArgv: [...productionNodeFlags(), ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx'],
     env: {
       ...process.env,
       NODE_ENV: 'production',
