@@ -89,10 +89,12 @@ async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions
     if (!isOriginAllowed(origin, site.domains)) {
       throw new ApiError('origin_not_allowed', `This site key is not allowed on ${origin.hostname ?? 'an origin without a host'}.`)
     }
-    request.publicCaller = { site, origin, clientIp: request.ip, clientTag: tagClient(request.ip) }
+    // request.ip parses X-Forwarded-For again at every read when proxies are trusted: read it once.
+    const clientIp = request.ip
+    request.publicCaller = { site, origin, clientIp, clientTag: tagClient(clientIp) }
 
     if (options.rateLimitPerMinute > 0) {
-      const verdict = await consumeRateLimit(app.keyValue, `${request.routeOptions.url ?? request.url}:${site.id}:${request.ip}`, {
+      const verdict = await consumeRateLimit(app.keyValue, `${request.routeOptions.url ?? request.url}:${site.id}:${clientIp}`, {
         limit: options.rateLimitPerMinute,
         windowMs: 60_000,
       })
