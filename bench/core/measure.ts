@@ -8,6 +8,8 @@ export interface Measurement {
   requestsPerSecond: number
   /** Server CPU time (user + system) per request, when the comparison could read it. */
   cpuMicrosPerRequest?: number
+  /** The kernel's share of it (system time): socket writes, and waking whoever waits for them. */
+  systemMicrosPerRequest?: number
   p50Ms: number
   p99Ms: number
   requests: number
@@ -106,10 +108,21 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
 }
 
-function combine(measurements: Measurement[], cpuMicros: number | undefined): Measurement {
+/** CPU time in microseconds, as process.cpuUsage() splits it. */
+export interface CpuMicros {
+  user: number
+  system: number
+}
+
+function combine(measurements: Measurement[], cpuMicros: CpuMicros | undefined): Measurement {
   const requests = measurements.reduce((sum, measurement) => sum + measurement.requests, 0)
   return {
-    ...(cpuMicros === undefined ? {} : { cpuMicrosPerRequest: Math.round(cpuMicros / requests) }),
+    ...(cpuMicros === undefined
+      ? {}
+      : {
+          cpuMicrosPerRequest: Math.round((cpuMicros.user + cpuMicros.system) / requests),
+          systemMicrosPerRequest: Math.round(cpuMicros.system / requests),
+        }),
     requestsPerSecond: Math.round(median(measurements.map((measurement) => measurement.requestsPerSecond))),
     p50Ms: median(measurements.map((measurement) => measurement.p50Ms)),
     p99Ms: Math.max(...measurements.map((measurement) => measurement.p99Ms)),
@@ -126,7 +139,7 @@ function combine(measurements: Measurement[], cpuMicros: number | undefined): Me
  * Single-use variants are shared out over the rounds; each round's share must exceed what the
  * route serves in a round.
  *
- * `readServerCpu` (the server process's CPU time in microseconds) adds server CPU per request,
+ * `readServerCpu` (the server process's CPU time, user and system) adds server CPU per request,
  * which unlike requests per second does not depend on how fast the load generator is.
  * `profileLastRound` is started and stopped around the route's last round only (the baseline
  * shares the server process, so a profile of every round would mix the two).
@@ -136,20 +149,22 @@ export async function compareLoads(
   route: LoadOptions,
   rounds: number,
   secondsPerRound: number,
-  readServerCpu?: () => Promise<number>,
+  readServerCpu?: () => Promise<CpuMicros>,
   profileLastRound?: { start: () => Promise<void>; stop: () => Promise<void> },
 ): Promise<Comparison> {
   const baselines: Measurement[] = []
   const routes: Measurement[] = []
-  let baselineCpu = 0
-  let routeCpu = 0
+  const baselineCpu: CpuMicros = { user: 0, system: 0 }
+  const routeCpu: CpuMicros = { user: 0, system: 0 }
   // Work a route leaves behind (the verification log's next batch, within a second) belongs to
   // it: its CPU is read after a pause long enough for that work to finish.
-  const timed = async (run: () => Promise<Measurement>, settleMs: number): Promise<[Measurement, number]> => {
-    const before = (await readServerCpu?.()) ?? 0
+  const noCpu: CpuMicros = { user: 0, system: 0 }
+  const timed = async (run: () => Promise<Measurement>, settleMs: number): Promise<[Measurement, CpuMicros]> => {
+    const before = (await readServerCpu?.()) ?? noCpu
     const measurement = await run()
     if (readServerCpu !== undefined) await setTimeout(settleMs)
-    return [measurement, ((await readServerCpu?.()) ?? 0) - before]
+    const after = (await readServerCpu?.()) ?? noCpu
+    return [measurement, { user: after.user - before.user, system: after.system - before.system }]
   }
   const chunk = route.variants === undefined ? 0 : Math.ceil(route.variants.length / rounds)
   for (let round = 0; round < rounds; round++) {
@@ -165,8 +180,10 @@ export async function compareLoads(
     if (isProfiled) await profileLastRound.stop()
     baselines.push(baseline)
     routes.push(measured)
-    baselineCpu += baselineMicros
-    routeCpu += routeMicros
+    baselineCpu.user += baselineMicros.user
+    baselineCpu.system += baselineMicros.system
+    routeCpu.user += routeMicros.user
+    routeCpu.system += routeMicros.system
   }
   const hasCpu = readServerCpu !== undefined
   return { baseline: combine(baselines, hasCpu ? baselineCpu : undefined), route: combine(routes, hasCpu ? routeCpu : undefined) }
