@@ -102,7 +102,7 @@ export async function recordChallengeRequest(
   const anomalies: AnomalyLabel[] = []
   if (requests > policy.rateLimit) anomalies.push('high_request_rate')
   if (countOf(blocks) >= policy.blockLimit) anomalies.push('recent_blocks')
-  return { ...assessmentOf(anomalies), stepUps: countOf(stepUps) }
+  return { anomalies, extraDifficulty: sumExtraDifficulty(anomalies), stepUps: countOf(stepUps) }
 }
 
 export interface VerificationHistoryInput extends ClientRef {
