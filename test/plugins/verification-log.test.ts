@@ -47,6 +47,30 @@ describe.each([
     }
   })
 
+  it.skipIf(!available)('keeps the rows that arrive during a write for the next full batch or the interval, not a stream of small INSERTs', async () => {
+    const service = await buildTestApp({ database })
+    try {
+      const siteId = randomUUID()
+      const query = vi.spyOn(service.app.database, 'query')
+      for (let index = 0; index < 500; index++) service.app.verificationLog.record(entry(siteId))
+      // A busy service: a row every millisecond while the full batch is being written, and after.
+      for (let index = 0; index < 300; index++) {
+        service.app.verificationLog.record(entry(siteId))
+        await new Promise((resolve) => setTimeout(resolve, 1))
+      }
+      await service.app.verificationLog.flush()
+      expect(await countRows((sql) => service.app.database.query(sql))).toBe(800)
+      const batchSizes = query.mock.calls
+        .filter(([sql]) => sql.trimStart().startsWith('INSERT INTO verifications'))
+        .map(([, params]) => (params?.[0] as unknown[]).length)
+      // The full batch, then at most one write by the one-second interval, then the flush.
+      expect(batchSizes[0]).toBe(500)
+      expect(batchSizes.length).toBeLessThanOrEqual(3)
+    } finally {
+      await service.close()
+    }
+  })
+
   it.skipIf(!available)('keeps every column, anomalies included (and an empty list)', async () => {
     const service = await buildTestApp({ database })
     try {
