@@ -1,4 +1,4 @@
-import { createHash, hkdfSync, randomBytes } from 'node:crypto'
+import { createSecretKey, hash, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Config } from './config.js'
@@ -9,18 +9,33 @@ export type KeyPurpose = 'challenge' | 'token' | 'webhook-encryption' | 'site-se
 export interface KeyRing {
   /** A 32-byte key for one purpose, derived with HKDF-SHA256 so that keys never share material. */
   keyFor(purpose: KeyPurpose): Buffer
+  /**
+   * The same key as a KeyObject, for HMACs on the request path: createHmac imports a raw key at
+   * every call, which costs more than hashing a short message (about 3.7 against 2.3 µs per HMAC).
+   */
+  macKeyFor(purpose: KeyPurpose): KeyObject
 }
 
 export function createKeyRing(secret: string): KeyRing {
   const material = Buffer.from(secret, 'utf8')
-  const salt = createHash('sha256').update('tollgate key ring v1').digest()
-  const cache = new Map<KeyPurpose, Buffer>()
+  const salt = hash('sha256', 'tollgate key ring v1', 'buffer')
+  const keys = new Map<KeyPurpose, Buffer>()
+  const macKeys = new Map<KeyPurpose, KeyObject>()
+  const keyFor = (purpose: KeyPurpose): Buffer => {
+    let key = keys.get(purpose)
+    if (key === undefined) {
+      key = Buffer.from(hkdfSync('sha256', material, salt, `tollgate:${purpose}`, 32))
+      keys.set(purpose, key)
+    }
+    return key
+  }
   return {
-    keyFor(purpose) {
-      let key = cache.get(purpose)
+    keyFor,
+    macKeyFor(purpose) {
+      let key = macKeys.get(purpose)
       if (key === undefined) {
-        key = Buffer.from(hkdfSync('sha256', material, salt, `tollgate:${purpose}`, 32))
-        cache.set(purpose, key)
+        key = createSecretKey(keyFor(purpose))
+        macKeys.set(purpose, key)
       }
       return key
     },

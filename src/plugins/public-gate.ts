@@ -72,7 +72,7 @@ function answerPreflight(reply: FastifyReply): FastifyReply {
  */
 async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions): Promise<void> {
   app.decorateRequest('publicCaller', null)
-  const tagClient = createClientTagger(app.keyRing.keyFor('challenge'))
+  const tagClient = createClientTagger(app.keyRing.macKeyFor('challenge'))
 
   app.addHook('onRequest', async (request, reply) => {
     writeCorsHeaders(request, reply)

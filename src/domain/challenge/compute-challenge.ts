@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto'
+import { hmacSha256, type MacKey } from '../mac.js'
 
 /** What a challenge string commits to (DESIGN section 4). */
 export interface ChallengeBinding {
@@ -15,8 +15,6 @@ export interface ChallengeBinding {
  * state once). Nobody without the key can predict it, so no work can be done before it is issued;
  * the verifier recomputes it from the stored record instead of trusting anything the client sends.
  */
-export function computeChallenge(key: Buffer, binding: ChallengeBinding): string {
-  return createHmac('sha256', key)
-    .update(`${binding.challengeId}|${binding.siteId}|${binding.difficulty}|${binding.expiresAt}`, 'utf8')
-    .digest('hex')
+export function computeChallenge(key: MacKey, binding: ChallengeBinding): string {
+  return hmacSha256(key, `${binding.challengeId}|${binding.siteId}|${binding.difficulty}|${binding.expiresAt}`).toString('hex')
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { KeyValueStore } from '../../storage/ports.js'
+import type { MacKey } from '../mac.js'
 import { challengeKey, EXPIRED_CHALLENGE_GRACE_MS } from './challenge-keys.js'
 import { encodeChallengeRecord, type ChallengeRecord } from './challenge-record.js'
 import { computeChallenge } from './compute-challenge.js'
@@ -52,7 +53,7 @@ export async function storeChallenge(store: KeyValueStore, draft: ChallengeDraft
 }
 
 /** The Challenge object of a stored draft, as the API answers it. */
-export function presentChallenge(challengeKeyMaterial: Buffer, draft: ChallengeDraft): Challenge {
+export function presentChallenge(challengeKeyMaterial: MacKey, draft: ChallengeDraft): Challenge {
   const { challengeId, record } = draft
   return {
     challengeId,
@@ -65,7 +66,7 @@ export function presentChallenge(challengeKeyMaterial: Buffer, draft: ChallengeD
 }
 
 /** Creates a challenge bound to its site and keeps its record until shortly after it expires. */
-export async function issueChallenge(store: KeyValueStore, challengeKeyMaterial: Buffer, request: ChallengeRequest): Promise<Challenge> {
+export async function issueChallenge(store: KeyValueStore, challengeKeyMaterial: MacKey, request: ChallengeRequest): Promise<Challenge> {
   const draft = draftChallenge(request)
   await storeChallenge(store, draft)
   return presentChallenge(challengeKeyMaterial, draft)

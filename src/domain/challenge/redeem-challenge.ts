@@ -1,4 +1,5 @@
 import type { KeyValueStore } from '../../storage/ports.js'
+import type { MacKey } from '../mac.js'
 import { verifySolution } from '../proof-of-work/verify-solution.js'
 import { challengeKey } from './challenge-keys.js'
 import { decodeChallengeRecord, type ChallengeRecord } from './challenge-record.js'
@@ -25,7 +26,7 @@ export type Redemption =
  * submissions exactly one sees it and the rest get challenge_invalid, and a wrong nonce cannot be
  * followed by another guess.
  */
-export async function redeemChallenge(store: KeyValueStore, challengeKeyMaterial: Buffer, submission: Submission): Promise<Redemption> {
+export async function redeemChallenge(store: KeyValueStore, challengeKeyMaterial: MacKey, submission: Submission): Promise<Redemption> {
   // 1. Take the record: unknown, already used and long-expired challenges all end here.
   const stored = await store.take(challengeKey(submission.challengeId))
   const record = stored === null ? undefined : decodeChallengeRecord(stored)

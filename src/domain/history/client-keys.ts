@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { parseAddress } from '../network/ip-address.js'
 
 /**
@@ -24,5 +24,5 @@ export function fingerprintDigest(fingerprint: Readonly<Record<string, unknown>>
   if (typeof canvas !== 'string' || canvas === '') return undefined
   const stable = [canvas, webgl, fingerprint.platform, fingerprint.hardwareConcurrency, fingerprint.deviceMemory, fingerprint.screenWidth,
     fingerprint.screenHeight, fingerprint.timezone, fingerprint.language, fingerprint.userAgentBrands]
-  return createHash('sha256').update(JSON.stringify(stable)).digest('base64url').slice(0, 22)
+  return hash('sha256', JSON.stringify(stable), 'base64url').slice(0, 22)
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { countLeadingZeroBits } from './count-leading-zero-bits.js'
 import { isNonceText } from './nonce.js'
 
@@ -10,7 +10,7 @@ export interface ProofOfWork {
 
 /** SHA-256 of the UTF-8 bytes of challenge + nonce: the hash a solution is judged by. */
 export function hashSolution(challenge: string, nonce: string): Buffer {
-  return createHash('sha256').update(challenge + nonce, 'utf8').digest()
+  return hash('sha256', challenge + nonce, 'buffer')
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto'
 
 /** Public site keys name a site in pages; they are not secret. */
 export function generateSiteKey(): string {
@@ -15,12 +15,12 @@ export function generateSecretKey(): string {
  * Siteverify): the input has 256 bits of entropy, so the hash cannot be reversed by guessing.
  */
 export function hashSecretKey(secretKey: string): string {
-  return createHash('sha256').update(secretKey, 'utf8').digest('hex')
+  return hash('sha256', secretKey, 'hex')
 }
 
 /** Constant-time check of a presented secret against the stored hash. */
 export function isSecretKeyOf(secretKey: string, storedHash: string): boolean {
-  const presented = Buffer.from(hashSecretKey(secretKey), 'hex')
+  const presented = hash('sha256', secretKey, 'buffer')
   const stored = Buffer.from(storedHash, 'hex')
   return presented.length === stored.length && timingSafeEqual(presented, stored)
 }

@@ -1,4 +1,5 @@
 import type { KeyValueStore } from '../../storage/ports.js'
+import type { MacKey } from '../mac.js'
 import { isSecretKeyOf } from '../sites/site-keys.js'
 import { readToken } from '../token/token.js'
 import { answerFailure, answerSuccess, type SiteverifyAnswer } from './siteverify-answer.js'
@@ -20,10 +21,9 @@ export interface RedeemingSite {
 
 export interface RedeemTokenDependencies {
   store: KeyValueStore
-  tokenKey: Buffer
+  tokenKey: MacKey
   /** The site by its public key (the site cache: Siteverify makes no database round trip). */
   findSite(siteKey: string): Promise<RedeemingSite | undefined>
-  now: number
 }
 
 /** The single-use marker of a token, keyed by its challenge (one token per challenge). */
@@ -44,7 +44,7 @@ export function redemptionKey(challengeId: string): string {
  *    of the first call, which then gets the first answer again.
  * A wrong secret does not consume the token: only someone holding the right secret can spend it.
  */
-export async function redeemToken(dependencies: RedeemTokenDependencies, request: SiteverifyRequest): Promise<SiteverifyAnswer> {
+export async function redeemToken(dependencies: RedeemTokenDependencies, request: SiteverifyRequest, now: number): Promise<SiteverifyAnswer> {
   const secret = request.secret ?? ''
   const response = request.response ?? ''
   const missing = [
@@ -52,10 +52,10 @@ export async function redeemToken(dependencies: RedeemTokenDependencies, request
     ...(response === '' ? (['missing-input-response'] as const) : []),
   ]
   if (missing.length > 0) return answerFailure(...missing)
-  const testAnswer = answerTestSecret(secret, dependencies.now)
+  const testAnswer = answerTestSecret(secret, now)
   if (testAnswer !== undefined) return testAnswer
 
-  const reading = readToken(dependencies.tokenKey, response, dependencies.now)
+  const reading = readToken(dependencies.tokenKey, response, now)
   if (reading.outcome === 'invalid') return answerFailure('invalid-input-response')
   const site = await dependencies.findSite(reading.claims.siteKey)
   // The id check matters only if a site key were ever given to another site.
@@ -71,7 +71,7 @@ export async function redeemToken(dependencies: RedeemTokenDependencies, request
   const idempotencyKey = request.idempotency_key ?? ''
   const key = redemptionKey(reading.claims.challengeId)
   // The marker lives as long as the token could still be presented.
-  const markerTtlMs = reading.expiresAt - dependencies.now + 1_000
+  const markerTtlMs = reading.expiresAt - now + 1_000
   const isFirst = await dependencies.store.setIfAbsent(key, `k:${idempotencyKey}`, markerTtlMs)
   const isRetryOfFirst = !isFirst && idempotencyKey !== '' && (await dependencies.store.get(key)) === `k:${idempotencyKey}`
   return isFirst || isRetryOfFirst ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate')

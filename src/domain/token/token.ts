@@ -1,5 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import { compactRecurringUuid, compactUuid, expandUuid } from '../challenge/compact-uuid.js'
+import { hmacSha256, type MacKey } from '../mac.js'
 
 /** How long a token can be redeemed with Siteverify (DESIGN section 6). */
 export const TOKEN_LIFETIME_MS = 300_000
@@ -46,11 +47,11 @@ const actions = new Set(['allow', 'challenge', 'block'])
  * stray bits in the last character, and checking the text makes every changed character
  * invalidate the token.
  */
-function macOf(key: Buffer, signedText: string): string {
-  return createHmac('sha256', key).update(signedText, 'utf8').digest('base64url')
+function macOf(key: MacKey, signedText: string): string {
+  return hmacSha256(key, signedText).toString('base64url')
 }
 
-export function issueToken(key: Buffer, claims: TokenClaims): string {
+export function issueToken(key: MacKey, claims: TokenClaims): string {
   const payload = Buffer.from(
     JSON.stringify([
       compactRecurringUuid(claims.siteId),
@@ -73,7 +74,7 @@ export function issueToken(key: Buffer, claims: TokenClaims): string {
  * Checks a token: format, MAC (constant-time), then its lifetime. An expired token still reports
  * its claims, so that Siteverify can tell "too late" from "forged".
  */
-export function readToken(key: Buffer, token: string, now: number): TokenReading {
+export function readToken(key: MacKey, token: string, now: number): TokenReading {
   if (token.length > MAX_TOKEN_LENGTH) return { outcome: 'invalid' }
   const match = tokenPattern.exec(token)
   if (match === null) return { outcome: 'invalid' }

@@ -17,7 +17,7 @@ import type { PublicCaller } from '../../plugins/public-gate.js'
  */
 export function historyRefOf(app: FastifyInstance, caller: PublicCaller): ClientRef {
   const group = addressGroupOf(caller.clientIp)
-  const client = group === caller.clientIp ? caller.clientTag : tagClient(app.keyRing.keyFor('challenge'), group)
+  const client = group === caller.clientIp ? caller.clientTag : tagClient(app.keyRing.macKeyFor('challenge'), group)
   return { siteId: caller.site.id, client }
 }
 

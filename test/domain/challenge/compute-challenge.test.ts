@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { computeChallenge } from '../../../src/domain/challenge/compute-challenge.js'
 
@@ -12,6 +13,10 @@ const binding = {
 describe('computeChallenge', () => {
   it('is HMAC-SHA256 of id|site|difficulty|expiresAt as lowercase hex (known answer from Python hmac)', () => {
     expect(computeChallenge(key, binding)).toBe('36cb2be491fd4eeaf0c8ba6338858807d27791f43e0063bd4600e665e49d8551')
+  })
+
+  it('gives the same answer for the key as a KeyObject (as the request path passes it)', () => {
+    expect(computeChallenge(createSecretKey(key), binding)).toBe('36cb2be491fd4eeaf0c8ba6338858807d27791f43e0063bd4600e665e49d8551')
   })
 
   it('changes with every bound field and with the key', () => {

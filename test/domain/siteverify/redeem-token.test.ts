@@ -41,9 +41,8 @@ describe('redeemToken', () => {
     store,
     tokenKey,
     findSite: async (siteKey) => [siteA, siteB].find((site) => site.siteKey === siteKey),
-    now,
   })
-  const redeem = (request: SiteverifyRequest) => redeemToken(dependencies(), request)
+  const redeem = (request: SiteverifyRequest) => redeemToken(dependencies(), request, now)
 
   it('answers success with the token\'s facts', async () => {
     const response = issueToken(tokenKey, claimsFor(siteA))

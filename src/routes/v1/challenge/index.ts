@@ -6,6 +6,7 @@ import { sumExtraDifficulty } from '../../../domain/risk/adaptive-difficulty.js'
 import type { AnomalyLabel } from '../../../domain/risk/anomalies.js'
 import { callerOf } from '../../../plugins/public-gate.js'
 import { networkLabelsFor, recordChallengeFor } from '../client-risk.js'
+import type { SiteSettings } from '../../../domain/sites/site.js'
 import { publicGateErrors, siteKeySecurity } from '../public-schemas.js'
 
 const Challenge = Type.Object({
@@ -17,7 +18,14 @@ const Challenge = Type.Object({
   expiresAt: Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' }),
 })
 
+/** The site's difficulty raised for pending step-ups and for the client's labels. */
+function difficultyFor(settings: SiteSettings, stepUps: number, labels: readonly AnomalyLabel[]): number {
+  return chooseDifficulty({ baseDifficulty: settings.difficulty, stepUps, extraBits: sumExtraDifficulty(labels) })
+}
+
 const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const challengeKey = app.keyRing.macKeyFor('challenge')
+
   // The request has no body; whatever a client sends (an empty JSON body, say) is ignored, within
   // the body limit, instead of failing the request.
   app.removeAllContentTypeParsers()
@@ -40,8 +48,6 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const caller = callerOf(request)
       const { site, clientTag } = caller
       const { settings } = site
-      const difficultyAt = (stepUps: number, labels: AnomalyLabel[]) =>
-        chooseDifficulty({ baseDifficulty: settings.difficulty, stepUps, extraBits: sumExtraDifficulty(labels) })
       // Most clients have no step-up pending and a quiet history, so the challenge is stored at the
       // difficulty its network alone calls for, in the same round trip as the step that counts the
       // request and reads what could raise it; when it does, it is stored again before anyone has
@@ -49,7 +55,7 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const networkLabels = await networkLabelsFor(app, caller)
       const likely = draftChallenge({
         siteId: site.id,
-        difficulty: difficultyAt(0, networkLabels),
+        difficulty: difficultyFor(settings, 0, networkLabels),
         lifetimeSeconds: settings.challengeLifetimeSeconds,
         stepUps: 0,
         clientTag,
@@ -57,7 +63,7 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       })
       const [history] = await Promise.all([recordChallengeFor(app, caller), storeChallenge(app.keyValue, likely)])
       const stepUps = Math.min(history.stepUps, settings.maxStepUps)
-      const difficulty = difficultyAt(stepUps, [...networkLabels, ...history.anomalies])
+      const difficulty = difficultyFor(settings, stepUps, [...networkLabels, ...history.anomalies])
       let issued = likely
       if (difficulty !== likely.record.difficulty || stepUps !== likely.record.stepUps) {
         issued = { challengeId: likely.challengeId, record: { ...likely.record, difficulty, stepUps } }
@@ -65,7 +71,7 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       app.counters.increment('challengesIssued', {})
       void reply.header('cache-control', 'no-store')
-      return presentChallenge(app.keyRing.keyFor('challenge'), issued)
+      return presentChallenge(challengeKey, issued)
     },
   )
 

@@ -41,7 +41,7 @@ export async function judgeSubmission(
   }
 
   const now = Date.now()
-  const challengeKey = app.keyRing.keyFor('challenge')
+  const challengeKey = app.keyRing.macKeyFor('challenge')
   const redemption = await redeemChallenge(app.keyValue, challengeKey, { challengeId, nonce: body.nonce, siteId: caller.site.id, now })
   if (redemption.outcome === 'rejected') {
     if (redemption.record !== undefined) noteFacts(request, { difficulty: redemption.record.difficulty, stepUps: redemption.record.stepUps })
@@ -76,7 +76,7 @@ export async function judgeSubmission(
   const { countryCode } = client.profile
   const result: VerificationResultBody = { success: action === 'allow', riskScore, action }
   if (action === 'allow') {
-    result.token = issueToken(app.keyRing.keyFor('token'), {
+    result.token = issueToken(app.keyRing.macKeyFor('token'), {
       siteId: caller.site.id,
       siteKey: caller.site.siteKey,
       challengeId,
