@@ -19,26 +19,20 @@ export interface KeyRing {
 export function createKeyRing(secret: string): KeyRing {
   const material = Buffer.from(secret, 'utf8')
   const salt = hash('sha256', 'tollgate key ring v1', 'buffer')
-  const keys = new Map<KeyPurpose, Buffer>()
-  const macKeys = new Map<KeyPurpose, KeyObject>()
-  const keyFor = (purpose: KeyPurpose): Buffer => {
-    let key = keys.get(purpose)
-    if (key === undefined) {
-      key = Buffer.from(hkdfSync('sha256', material, salt, `tollgate:${purpose}`, 32))
-      keys.set(purpose, key)
+  // Each purpose's key, derived once, with its KeyObject.
+  const derived = new Map<KeyPurpose, { key: Buffer; macKey: KeyObject }>()
+  const derive = (purpose: KeyPurpose) => {
+    let entry = derived.get(purpose)
+    if (entry === undefined) {
+      const key = Buffer.from(hkdfSync('sha256', material, salt, `tollgate:${purpose}`, 32))
+      entry = { key, macKey: createSecretKey(key) }
+      derived.set(purpose, entry)
     }
-    return key
+    return entry
   }
   return {
-    keyFor,
-    macKeyFor(purpose) {
-      let key = macKeys.get(purpose)
-      if (key === undefined) {
-        key = createSecretKey(keyFor(purpose))
-        macKeys.set(purpose, key)
-      }
-      return key
-    },
+    keyFor: (purpose) => derive(purpose).key,
+    macKeyFor: (purpose) => derive(purpose).macKey,
   }
 }
 

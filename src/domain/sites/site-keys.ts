@@ -15,12 +15,16 @@ export function generateSecretKey(): string {
  * Siteverify): the input has 256 bits of entropy, so the hash cannot be reversed by guessing.
  */
 export function hashSecretKey(secretKey: string): string {
-  return hash('sha256', secretKey, 'hex')
+  return secretKeyDigest(secretKey).toString('hex')
+}
+
+function secretKeyDigest(secretKey: string): Buffer {
+  return hash('sha256', secretKey, 'buffer')
 }
 
 /** Constant-time check of a presented secret against the stored hash. */
 export function isSecretKeyOf(secretKey: string, storedHash: string): boolean {
-  const presented = hash('sha256', secretKey, 'buffer')
+  const presented = secretKeyDigest(secretKey)
   const stored = Buffer.from(storedHash, 'hex')
   return presented.length === stored.length && timingSafeEqual(presented, stored)
 }

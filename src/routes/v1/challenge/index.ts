@@ -4,9 +4,9 @@ import { chooseDifficulty } from '../../../domain/challenge/choose-difficulty.js
 import { draftChallenge, presentChallenge, storeChallenge } from '../../../domain/challenge/issue-challenge.js'
 import { sumExtraDifficulty } from '../../../domain/risk/adaptive-difficulty.js'
 import type { AnomalyLabel } from '../../../domain/risk/anomalies.js'
+import type { SiteSettings } from '../../../domain/sites/site.js'
 import { callerOf } from '../../../plugins/public-gate.js'
 import { networkLabelsFor, recordChallengeFor } from '../client-risk.js'
-import type { SiteSettings } from '../../../domain/sites/site.js'
 import { publicGateErrors, siteKeySecurity } from '../public-schemas.js'
 
 const Challenge = Type.Object({
