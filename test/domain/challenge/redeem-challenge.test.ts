@@ -19,7 +19,7 @@ describe('issuing and redeeming challenges', () => {
   let store: KeyValueStore
   beforeEach(() => {
     now = issuedAt
-    store = openMemoryStore(() => now)
+    store = openMemoryStore({ now: () => now })
   })
   afterEach(() => store.close())
 

@@ -22,7 +22,7 @@ describe('redeemToken', () => {
   let store: KeyValueStore
   beforeEach(() => {
     now = issuedAt + 1_000
-    store = openMemoryStore(() => now)
+    store = openMemoryStore({ now: () => now })
   })
   afterEach(() => store.close())
 
