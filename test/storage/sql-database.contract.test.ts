@@ -106,6 +106,13 @@ describe.each(databaseKinds)('SqlDatabase contract on $kind', ({ kind, available
     await other.dispose()
   })
 
+  it.skipIf(!available)('closes once however often close is called, at once or in turn', async () => {
+    const other = await openTestDatabase(kind, { migrated: false })
+    await expect(Promise.all([other.database.close(), other.database.close()])).resolves.toBeDefined()
+    await expect(other.database.close()).resolves.toBeUndefined()
+    await other.dispose()
+  })
+
   it.skipIf(!available)('has every migration applied once, and re-running applies nothing', async () => {
     const migrations = await readMigrations()
     const rows = await subject.database.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')

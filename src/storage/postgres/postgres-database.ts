@@ -33,6 +33,7 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
   })
   // An idle client that loses its connection emits here; without a listener the process would crash.
   pool.on('error', () => {})
+  let closing: Promise<void> | undefined
   if (options.schema !== undefined) {
     await pool.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(options.schema)}`)
   }
@@ -67,8 +68,10 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
     async ping() {
       await pool.query('SELECT 1')
     },
-    async close() {
-      await pool.end()
+    close() {
+      // pg's Pool.end() rejects a second call; here every call waits for the one closing.
+      closing ??= pool.end()
+      return closing
     },
   }
 }
