@@ -108,7 +108,7 @@ describe.each(databaseKinds)('SqlDatabase contract on $kind', ({ kind, available
 
   it.skipIf(!available)('closes once however often close is called, at once or in turn', async () => {
     const other = await openTestDatabase(kind, { migrated: false })
-    await expect(Promise.all([other.database.close(), other.database.close()])).resolves.toBeDefined()
+    await expect(Promise.all([other.database.close(), other.database.close()])).resolves.toEqual([undefined, undefined])
     await expect(other.database.close()).resolves.toBeUndefined()
     await other.dispose()
   })

@@ -30,7 +30,8 @@ class Slots {
   private readonly free: number[] = []
   private used = 0
 
-  get capacity(): number {
+  /** Slots handed out so far, freed ones included: the range the sweep walks. */
+  get allocated(): number {
     return this.used
   }
 
@@ -56,12 +57,18 @@ class Slots {
     this.expiries[slot] = expiresAt
   }
 
-  remove(key: string): string | undefined {
-    const slot = this.index.get(key)
-    if (slot === undefined) return undefined
-    const value = this.values[slot]
+  /** The value of a live key, dropping the key (null when there is none). */
+  take(key: string, time: number): string | null {
+    const slot = this.find(key, time)
+    if (slot < 0) return null
+    const value = this.values[slot]!
     this.release(key, slot)
     return value
+  }
+
+  remove(key: string): void {
+    const slot = this.index.get(key)
+    if (slot !== undefined) this.release(key, slot)
   }
 
   /** Drops the expired entries among slots [from, to). */
@@ -117,21 +124,25 @@ export function openMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   const increment = (key: string, ttlMs: number, by: number): number => {
     const time = now()
     const slot = slots.find(key, time)
-    const current = slot < 0 ? 0 : Number(slots.values[slot])
+    if (slot < 0) {
+      slots.put(key, String(by), time + ttlMs)
+      return by
+    }
+    const current = Number(slots.values[slot])
     if (!Number.isInteger(current)) throw new Error(`value at ${key} is not an integer`)
-    const value = current + by
-    slots.put(key, String(value), slot < 0 ? time + ttlMs : slots.expiries[slot]!)
-    return value
+    // An existing counter keeps its slot and its expiry.
+    slots.values[slot] = String(current + by)
+    return current + by
   }
 
   // Expired keys are dropped when read; the sweep bounds memory for keys never read again. Each
   // sweep checks a slice of the slots, so that no pause grows with the store's size.
   let sweepCursor = 0
   const sweep = setInterval(() => {
-    const slice = Math.max(1024, Math.ceil(slots.capacity / sweepsPerPass))
+    const slice = Math.max(1024, Math.ceil(slots.allocated / sweepsPerPass))
     slots.sweep(sweepCursor, sweepCursor + slice, now())
     sweepCursor += slice
-    if (sweepCursor >= slots.capacity) sweepCursor = 0
+    if (sweepCursor >= slots.allocated) sweepCursor = 0
   }, sweepIntervalMs)
   sweep.unref()
 
@@ -155,8 +166,7 @@ export function openMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       return true
     },
     async take(key) {
-      if (slots.find(key, now()) < 0) return null
-      return slots.remove(key) ?? null
+      return slots.take(key, now())
     },
     async delete(key) {
       slots.remove(key)
