@@ -16,6 +16,7 @@ describe('POST /api/v1/challenge', () => {
   it('answers the spec\'s Challenge object, exactly its fields and formats', async () => {
     const before = Date.now()
     const response = await requestChallenge(service.app, browserHeaders(site.siteKey))
+    const after = Date.now()
     expect(response.statusCode).toBe(200)
     expect(response.headers['cache-control']).toBe('no-store')
     const challenge = response.json<Challenge>()
@@ -28,9 +29,10 @@ describe('POST /api/v1/challenge', () => {
       algorithm: 'SHA-256',
       expiresAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     })
-    const lifetime = Date.parse(challenge.expiresAt) - before
-    expect(lifetime).toBeGreaterThanOrEqual(90_000)
-    expect(lifetime).toBeLessThan(92_000)
+    // 90 s from the moment of issue, somewhere inside the request however long a busy host makes it.
+    const expiresAt = Date.parse(challenge.expiresAt)
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 90_000)
+    expect(expiresAt).toBeLessThanOrEqual(after + 90_000)
   })
 
   it('keeps the challenge in the key-value store until shortly after it expires', async () => {

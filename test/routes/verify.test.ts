@@ -43,6 +43,7 @@ describe('POST /api/v1/verify', () => {
   it('answers allow with a token: exactly the spec\'s Verification result', async () => {
     const before = Date.now()
     const response = await passVerification(service.app, browserHeaders(site.siteKey))
+    const after = Date.now()
     expect(response.statusCode).toBe(200)
     const result = response.json<{ expiresAt: string }>()
     expect(Object.keys(result).sort()).toEqual(['action', 'expiresAt', 'riskScore', 'success', 'token'])
@@ -53,9 +54,11 @@ describe('POST /api/v1/verify', () => {
       action: 'allow',
       expiresAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     })
-    const validity = Date.parse(result.expiresAt) - before
-    expect(validity).toBeGreaterThanOrEqual(300_000)
-    expect(validity).toBeLessThan(302_000)
+    // Five minutes from the moment of issue, which lies somewhere inside the request: a slow host
+    // stretches the request, not the validity.
+    const expiresAt = Date.parse(result.expiresAt)
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 300_000)
+    expect(expiresAt).toBeLessThanOrEqual(after + 300_000)
   })
 
   it('logs the verification with its facts, off the response path', async () => {
