@@ -13,6 +13,7 @@ import metrics from './plugins/metrics.js'
 import network from './plugins/network.js'
 import sites from './plugins/sites.js'
 import storage from './plugins/storage.js'
+import logRetention from './plugins/log-retention.js'
 import verificationLog from './plugins/verification-log.js'
 import webhooks from './plugins/webhooks.js'
 import dashboardAssets from './routes/assets/dashboard.js'
@@ -39,6 +40,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger']
   /** Test hook: how often counters are flushed to the database. */
   metricsFlushIntervalMs?: number
+  /** Test hook: how often the verification log's retention sweep runs (hourly by default). */
+  logRetentionIntervalMs?: number
   /** Test hook: the webhook delivery timeout (10 s by default, as the spec says). */
   webhookTimeoutMs?: number
 }
@@ -115,6 +118,7 @@ export async function buildApp(options: AppOptions) {
   // Public (SDK) routes: challenge, verify, siteverify.
   await app.register(network)
   await app.register(verificationLog)
+  await app.register(logRetention, { intervalMs: options.logRetentionIntervalMs })
   await app.register(demoSite)
   await app.register(publicApi)
   await app.register(siteverifyRoutes)

@@ -25,6 +25,8 @@ export interface Config {
   allowPrivateWebhooks: boolean
   /** Requests per minute per client IP, site and public route (challenge, verify); 0 turns the limit off. */
   rateLimitPerMinute: number
+  /** Days the verification log keeps a row (client address, user agent, verdict); 0 keeps rows for ever. */
+  logRetentionDays: number
 }
 
 export class ConfigError extends Error {
@@ -126,5 +128,7 @@ export function loadConfig(env: Environment = process.env): Config {
     publicUrl: publicUrl === undefined ? undefined : new URL(publicUrl).origin,
     allowPrivateWebhooks: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE', environment !== 'production'),
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000),
+    // The longest range the dashboard's stats show (92 daily buckets), so every range it offers is whole.
+    logRetentionDays: readInteger(env, 'LOG_RETENTION_DAYS', 92, 0, 36_500),
   }
 }

@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       logRequests: true,
       allowPrivateWebhooks: true,
+      logRetentionDays: 92,
     })
   })
 
@@ -30,6 +31,7 @@ describe('loadConfig', () => {
       TRUST_PROXY: '10.0.0.0/8, 192.168.1.1',
       LOG_LEVEL: 'warn',
       LOG_REQUESTS: 'true',
+      LOG_RETENTION_DAYS: '30',
     })
     expect(config).toMatchObject({
       port: 8080,
@@ -42,7 +44,9 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       logRequests: true,
       allowPrivateWebhooks: false,
+      logRetentionDays: 30,
     })
+    expect(loadConfig({ LOG_RETENTION_DAYS: '0' }).logRetentionDays).toBe(0)
   })
 
   it.each([
@@ -56,6 +60,9 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['LOG_REQUESTS', 'sometimes'],
     ['TOLLGATE_SECRET', 'short'],
+    ['LOG_RETENTION_DAYS', '-1'],
+    ['LOG_RETENTION_DAYS', '7.5'],
+    ['LOG_RETENTION_DAYS', '36501'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} `))

@@ -33,6 +33,11 @@ const definitions = {
     help: 'Webhook deliveries by outcome (delivered, failed, timeout, refused, dropped).',
     labelNames: ['outcome'],
   },
+  verificationLogPurged: {
+    name: 'tollgate_verification_log_purged_rows_total',
+    help: 'Verification log rows deleted because they were older than LOG_RETENTION_DAYS.',
+    labelNames: [],
+  },
 } as const
 
 export type CounterName = keyof typeof definitions

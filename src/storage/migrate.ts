@@ -54,14 +54,29 @@ export async function migrate(database: SqlDatabase, migrations?: Migration[]): 
 }
 
 /**
- * Splits a migration into statements on semicolons at the end of a line. Migrations are plain
- * DDL; a function body that needs inner semicolons keeps them mid-line or uses dollar quoting
- * on one line. (Statements run one by one because a transaction client takes one at a time.)
+ * Splits a migration into statements on semicolons at the end of a line, outside dollar quotes
+ * (`$$ ... $$` or `$tag$ ... $tag$`), so that a function body keeps its own statements. Lines that
+ * are comments outside a body are dropped. (Statements run one by one because a transaction
+ * client takes one at a time.)
  */
 export function splitStatements(sql: string): string[] {
-  return sql
-    .replace(/^\s*--.*$/gm, '')
-    .split(/;\s*$/m)
-    .map((statement) => statement.trim())
-    .filter((statement) => statement.length > 0)
+  const statements: string[] = []
+  let lines: string[] = []
+  let openQuote: string | undefined
+  const finish = () => {
+    const statement = lines.join('\n').trim().replace(/;$/, '').trim()
+    if (statement.length > 0) statements.push(statement)
+    lines = []
+  }
+  for (const line of sql.split('\n')) {
+    if (openQuote === undefined && /^\s*--/.test(line)) continue
+    lines.push(line)
+    for (const [quote] of line.matchAll(/\$[A-Za-z_]*\$/g)) {
+      if (openQuote === undefined) openQuote = quote
+      else if (quote === openQuote) openQuote = undefined
+    }
+    if (openQuote === undefined && /;\s*$/.test(line)) finish()
+  }
+  finish()
+  return statements
 }

@@ -13,6 +13,7 @@ export interface TestAppOptions {
   config?: Partial<Config>
   metricsFlushIntervalMs?: number
   webhookTimeoutMs?: number
+  logRetentionIntervalMs?: number
 }
 
 export interface TestApp {
@@ -37,6 +38,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger: false,
     metricsFlushIntervalMs: options.metricsFlushIntervalMs,
     webhookTimeoutMs: options.webhookTimeoutMs,
+    logRetentionIntervalMs: options.logRetentionIntervalMs,
   })
   await app.ready()
   let closed: Promise<void> | undefined

@@ -1,11 +1,50 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { StatsRange } from '../../src/domain/analytics/stats-range.js'
+import { migrate, readMigrations } from '../../src/storage/migrate.js'
+import type { SqlExecutor } from '../../src/storage/ports.js'
 import { createVerificationQueryRepository, type VerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
-import { insertVerifications } from '../helpers/verification-rows.js'
+import { insertVerifications, type VerificationRow } from '../helpers/verification-rows.js'
 
 const HOUR_MS = 3_600_000
+const actions = ['allow', 'challenge', 'block', 'rejected'] as const
+const labels = ['datacenter_ip', 'vpn_detected', 'no_interaction', 'headless_browser']
+const countries = ['US', 'DE', 'FR', null]
+
+/** Rows spread over [start, start + spanMs): every action, zero to two labels, a country or none. */
+function sampleRows(siteId: string, start: number, spanMs: number, count: number): VerificationRow[] {
+  return Array.from({ length: count }, (_, index) => ({
+    siteId,
+    createdAt: new Date(start + Math.floor(((index * 7919) % count) * (spanMs / count)) + (index % 1000)),
+    action: actions[index % actions.length] ?? 'allow',
+    anomalies: labels.filter((_, label) => (index + label) % 3 === 0).slice(0, index % 3),
+    countryCode: countries[index % countries.length] ?? null,
+  }))
+}
+
+/** Counts by label, most first, then alphabetically, as the stats rank them (top 10). */
+function ranked(values: string[]): { label: string; count: number }[] {
+  const counts = new Map<string, number>()
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1)
+  return [...counts]
+    .map(([label, count]) => ({ label, count }))
+    .sort((a, b) => b.count - a.count || (a.label < b.label ? -1 : 1))
+    .slice(0, 10)
+}
+
+/** What the hourly rollups must hold for these rows. */
+function expectedRollups(rows: VerificationRow[]): Map<string, number> {
+  const counts = new Map<string, number>()
+  const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1)
+  for (const row of rows) {
+    const prefix = `${row.siteId} ${Math.floor(row.createdAt.getTime() / HOUR_MS) * HOUR_MS}`
+    add(`${prefix} action ${row.action}`)
+    for (const label of row.anomalies ?? []) add(`${prefix} anomaly ${label}`)
+    if (row.countryCode != null) add(`${prefix} country ${row.countryCode}`)
+  }
+  return counts
+}
 
 describe.each(databaseKinds)('verification queries on $kind', ({ kind, available }) => {
   let subject: TestDatabase
@@ -96,6 +135,105 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
 
     const blocked = await queries.listPage(siteId, { limit: 100, action: 'block' })
     expect(blocked.map((entry) => entry.id)).toEqual(all.filter((entry) => entry.action === 'block').map((entry) => entry.id))
+  })
+
+  it.skipIf(!available)('counts exactly the rows within [from, to) when the range starts and ends inside an hour', async () => {
+    const siteId = randomUUID()
+    const start = Date.UTC(2025, 6, 1, 10)
+    const rows = sampleRows(siteId, start - 2 * HOUR_MS, 9 * HOUR_MS, 400)
+    await insertVerifications(subject.database, rows)
+    const range: StatsRange = { from: new Date(start + 30 * 60_000), to: new Date(start + 5 * HOUR_MS + 10 * 60_000), interval: 'hour' }
+    const inRange = rows.filter((row) => row.createdAt >= range.from && row.createdAt < range.to)
+
+    const byBucket = new Map<string, number>()
+    for (const row of inRange) {
+      const key = `${Math.floor(row.createdAt.getTime() / HOUR_MS) * HOUR_MS} ${row.action}`
+      byBucket.set(key, (byBucket.get(key) ?? 0) + 1)
+    }
+    const counts = await queries.countByBucket(siteId, range)
+    expect(new Map(counts.map((count) => [`${count.bucketMs} ${count.action}`, count.count]))).toEqual(byBucket)
+    const daily = await queries.countByBucket(siteId, { ...range, interval: 'day' })
+    expect(daily.reduce((sum, count) => sum + count.count, 0)).toBe(inRange.length)
+
+    expect(await queries.topAnomalies(siteId, range, 10)).toEqual(ranked(inRange.flatMap((row) => row.anomalies ?? [])))
+    expect(await queries.topCountries(siteId, range, 10)).toEqual(ranked(inRange.flatMap((row) => (row.countryCode == null ? [] : [row.countryCode]))))
+  })
+
+  it.skipIf(!available)('keeps the hourly rollups equal to the log through inserts, retention deletes and site deletion', async () => {
+    const sites = [randomUUID(), randomUUID()]
+    const start = Date.UTC(2025, 7, 1)
+    const rows = sites.flatMap((siteId) => sampleRows(siteId, start, 72 * HOUR_MS, 1_500))
+    await insertVerifications(subject.database, rows)
+    const cutoff = new Date(start + 30 * HOUR_MS + 17 * 60_000)
+    await queries.deleteOlderThan(sites[0] ?? '', cutoff, 700)
+    const remaining = rows.filter((row) => row.siteId !== sites[0] || row.createdAt >= cutoff)
+    const deletedOld = rows.filter((row) => row.siteId === sites[0] && row.createdAt < cutoff)
+    // deleteOlderThan removes the oldest first: the 700 oldest rows of site 0 are gone.
+    const oldestFirst = [...deletedOld].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+    const kept = [...remaining, ...oldestFirst.slice(700)]
+    expect(await rollupsOf(sites)).toEqual(expectedRollups(kept))
+
+    await queries.deleteBySite(sites[1] ?? '')
+    expect(await rollupsOf(sites)).toEqual(expectedRollups(kept.filter((row) => row.siteId === sites[0])))
+  })
+
+  it.skipIf(!available)('counts the rows logged before the rollups existed when their migration runs', async () => {
+    const older = await openTestDatabase(kind, { migrated: false })
+    try {
+      const migrations = await readMigrations()
+      await migrate(older.database, migrations.filter((migration) => migration.name !== 'verification_rollups'))
+      const siteId = randomUUID()
+      const rows = sampleRows(siteId, Date.UTC(2025, 8, 1), 10 * HOUR_MS, 300)
+      await insertVerifications(older.database, rows)
+      expect(await migrate(older.database)).toEqual([migrations.find((migration) => migration.name === 'verification_rollups')?.version])
+      expect(await rollupsOf([siteId], older.database)).toEqual(expectedRollups(rows))
+    } finally {
+      await older.database.close()
+      await older.dispose()
+    }
+  })
+
+  /** The rollup rows of these sites, as `site hour kind value` -> count. */
+  async function rollupsOf(siteIds: string[], database: SqlExecutor = subject.database): Promise<Map<string, number>> {
+    const rows = await database.query<{ site_id: string; hour: Date; kind: string; value: string; count: number }>(
+      'SELECT site_id, hour, kind, value, count FROM verification_rollups WHERE site_id = ANY($1::uuid[])',
+      [siteIds],
+    )
+    return new Map(rows.map((row) => [`${row.site_id} ${row.hour.getTime()} ${row.kind} ${row.value}`, row.count]))
+  }
+
+  it.skipIf(!available)('lists every site that has rows in the log, once each', async () => {
+    const sites: string[] = [randomUUID(), randomUUID(), randomUUID()]
+    await insertVerifications(
+      subject.database,
+      sites.flatMap((siteId) => Array.from({ length: 3 }, (_, index) => ({ siteId, createdAt: new Date(Date.UTC(2025, 4, 1) + index), action: 'allow' as const }))),
+    )
+    const listed = (await queries.listLoggedSiteIds()).filter((siteId) => sites.includes(siteId))
+    expect(listed.sort()).toEqual([...sites].sort())
+
+    await queries.deleteBySite(sites[0] ?? '')
+    expect(await queries.listLoggedSiteIds()).not.toContain(sites[0])
+  })
+
+  it.skipIf(!available)("deletes a site's rows created before the cutoff, oldest first, at most the limit per call", async () => {
+    const siteId = randomUUID()
+    const otherSite = randomUUID()
+    const cutoff = Date.UTC(2025, 5, 1)
+    const old = [5, 4, 3, 2, 1].map((hours) => new Date(cutoff - hours * HOUR_MS))
+    const recent = [new Date(cutoff), new Date(cutoff + HOUR_MS)]
+    await insertVerifications(subject.database, [
+      ...[...old, ...recent].map((createdAt) => ({ siteId, createdAt, action: 'allow' as const })),
+      ...old.map((createdAt) => ({ siteId: otherSite, createdAt, action: 'block' as const })),
+    ])
+    const timesOf = async (site: string) => (await queries.listPage(site, { limit: 100 })).map((entry) => entry.createdAt.getTime()).sort((a, b) => a - b)
+
+    expect(await queries.deleteOlderThan(siteId, new Date(cutoff), 2)).toBe(2)
+    expect(await timesOf(siteId)).toEqual([...old.slice(2), ...recent].map((date) => date.getTime()))
+    expect(await queries.deleteOlderThan(siteId, new Date(cutoff), 10)).toBe(3)
+    expect(await queries.deleteOlderThan(siteId, new Date(cutoff), 10)).toBe(0)
+    // A row created exactly at the cutoff is kept, and so is every row of another site.
+    expect(await timesOf(siteId)).toEqual(recent.map((date) => date.getTime()))
+    expect(await timesOf(otherSite)).toHaveLength(old.length)
   })
 
   it.skipIf(!available)("deletes one site's rows only", async () => {

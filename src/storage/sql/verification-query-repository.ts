@@ -66,43 +66,66 @@ export interface RankedCount {
   count: number
 }
 
+const HOUR_MS = 3_600_000
+
+/**
+ * A stats range split for the two sources: the whole UTC hours within it, read from the hourly
+ * rollups (migration 007), and the parts of an hour at either end, read from the log itself.
+ * Parameters $1-$5 of every stats query: site, from, first whole hour, end of the last whole hour,
+ * to. With no whole hour inside the range, both hour bounds are `to` and the log covers it all.
+ */
+function statsParameters(siteId: string, range: StatsRange): [string, Date, Date, Date, Date] {
+  const firstHour = Math.ceil(range.from.getTime() / HOUR_MS) * HOUR_MS
+  const endHour = Math.floor(range.to.getTime() / HOUR_MS) * HOUR_MS
+  const [wholeFrom, wholeTo] = firstHour < endHour ? [new Date(firstHour), new Date(endHour)] : [range.to, range.to]
+  return [siteId, range.from, wholeFrom, wholeTo, range.to]
+}
+
+const inWholeHours = 'site_id = $1 AND hour >= $3 AND hour < $4'
+const inPartialHours = 'site_id = $1 AND ((created_at >= $2 AND created_at < $3) OR (created_at >= $4 AND created_at < $5))'
+
 /**
  * Reads of the verification log (written by the verification flow). Every query starts with
  * site_id and a created_at range or order, so it runs on the (site_id, [action,] created_at, id)
- * indexes of migration 003 however long the log grows.
+ * indexes of migration 003 however long the log grows; stats read whole hours from the rollups,
+ * so their cost grows with the hours asked for, not with the verifications in them.
  */
 export function createVerificationQueryRepository(database: SqlExecutor) {
-  const inRange = 'site_id = $1 AND created_at >= $2 AND created_at < $3'
+  /** Counts of one rollup kind over the range, by label: whole hours plus the log's partial ones. */
+  const rankedQuery = (kind: 'anomaly' | 'country', partialLabels: string) =>
+    `SELECT label, sum(count)::int8 AS count FROM (
+       SELECT value AS label, count FROM verification_rollups WHERE kind = '${kind}' AND ${inWholeHours}
+       UNION ALL
+       SELECT ${partialLabels}
+     ) AS counted
+     GROUP BY label ORDER BY count DESC, label LIMIT $6`
 
   return {
     /** Counts per UTC bucket (epoch milliseconds) and action. */
     async countByBucket(siteId: string, range: StatsRange): Promise<BucketCount[]> {
       const rows = await database.query<{ bucket_ms: number; action: string; count: number }>(
-        `SELECT (floor(extract(epoch FROM created_at) * 1000 / $4) * $4)::int8 AS bucket_ms, action, count(*)::int8 AS count
-           FROM verifications WHERE ${inRange}
-          GROUP BY 1, 2`,
-        [siteId, range.from, range.to, intervalMs[range.interval]],
+        `SELECT (floor(extract(epoch FROM time) * 1000 / $6) * $6)::int8 AS bucket_ms, action, sum(count)::int8 AS count FROM (
+           SELECT hour AS time, value AS action, count FROM verification_rollups WHERE kind = 'action' AND ${inWholeHours}
+           UNION ALL
+           SELECT created_at, action, 1 FROM verifications WHERE ${inPartialHours}
+         ) AS counted
+         GROUP BY 1, 2`,
+        [...statsParameters(siteId, range), intervalMs[range.interval]],
       )
       return rows.map((row) => ({ bucketMs: row.bucket_ms, action: row.action, count: row.count }))
     },
 
     async topAnomalies(siteId: string, range: StatsRange, limit: number): Promise<RankedCount[]> {
       return database.query<RankedCount>(
-        `SELECT label, count(*)::int8 AS count
-           FROM verifications CROSS JOIN LATERAL unnest(anomalies) AS label
-          WHERE ${inRange}
-          GROUP BY label ORDER BY count DESC, label LIMIT $4`,
-        [siteId, range.from, range.to, limit],
+        rankedQuery('anomaly', `label, 1 FROM verifications CROSS JOIN LATERAL unnest(anomalies) AS label WHERE ${inPartialHours}`),
+        [...statsParameters(siteId, range), limit],
       )
     },
 
     async topCountries(siteId: string, range: StatsRange, limit: number): Promise<RankedCount[]> {
       return database.query<RankedCount>(
-        `SELECT country_code AS label, count(*)::int8 AS count
-           FROM verifications
-          WHERE ${inRange} AND country_code IS NOT NULL
-          GROUP BY country_code ORDER BY count DESC, country_code LIMIT $4`,
-        [siteId, range.from, range.to, limit],
+        rankedQuery('country', `country_code, 1 FROM verifications WHERE ${inPartialHours} AND country_code IS NOT NULL`),
+        [...statsParameters(siteId, range), limit],
       )
     },
 
@@ -137,8 +160,48 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
       return rows.map(toLogEntry)
     },
 
+    /**
+     * The sites that have rows in the log, deleted sites' stragglers included: a loose index scan
+     * (one probe of the site_id index per site), so its cost does not grow with the rows.
+     */
+    async listLoggedSiteIds(): Promise<string[]> {
+      const rows = await database.query<{ site_id: string }>(
+        `WITH RECURSIVE logged AS (
+           (SELECT site_id FROM verifications ORDER BY site_id LIMIT 1)
+           UNION ALL
+           SELECT (SELECT site_id FROM verifications WHERE site_id > logged.site_id ORDER BY site_id LIMIT 1)
+             FROM logged WHERE logged.site_id IS NOT NULL
+         )
+         SELECT site_id FROM logged WHERE site_id IS NOT NULL`,
+      )
+      return rows.map((row) => row.site_id)
+    },
+
+    /**
+     * Deletes up to `limit` of the site's rows created before `cutoff`, oldest first, and says how
+     * many went: a retention sweep calls it until it deletes fewer than the limit, so no single
+     * statement holds the database (or PGlite's worker) for long.
+     */
+    async deleteOlderThan(siteId: string, cutoff: Date, limit: number): Promise<number> {
+      const [row] = await database.query<{ count: number }>(
+        // id = ANY(ARRAY(...)) deletes through the primary key; `id IN (SELECT ...)` lets the
+        // planner pick a hash join that reads the whole table for every batch.
+        `WITH gone AS (
+           DELETE FROM verifications
+            WHERE id = ANY (ARRAY(SELECT id FROM verifications WHERE site_id = $1 AND created_at < $2 ORDER BY created_at LIMIT $3))
+           RETURNING 1
+         )
+         SELECT count(*)::int8 AS count FROM gone`,
+        [siteId, cutoff, limit],
+      )
+      return row?.count ?? 0
+    },
+
     async deleteBySite(siteId: string): Promise<void> {
       await database.query('DELETE FROM verifications WHERE site_id = $1', [siteId])
+      // The delete trigger has lowered the site's counts to nothing; this leaves none behind even
+      // if they had drifted from the log.
+      await database.query('DELETE FROM verification_rollups WHERE site_id = $1', [siteId])
     },
   }
 }
