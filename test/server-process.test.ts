@@ -4,6 +4,7 @@ import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { freePort } from './helpers/free-port.js'
 
 /**
  * The real process, as an operator runs it: `npm start` on the embedded stores, then SIGTERM.
@@ -12,14 +13,6 @@ import { afterAll, describe, expect, it } from 'vitest'
  */
 const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-process-'))
 const running = new Set<ChildProcess>()
-
-async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 interface Started {
   process: ChildProcess

@@ -1,5 +1,6 @@
 import { setTimeout } from 'node:timers/promises'
 import autocannon from 'autocannon'
+import { median } from '../shared.js'
 
 /** Concurrent connections of the load generator (BENCH_CONNECTIONS; autocannon's default is 10). */
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
@@ -100,12 +101,6 @@ export async function measureLoad(options: LoadOptions): Promise<Measurement> {
 export interface Comparison {
   baseline: Measurement
   route: Measurement
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
 }
 
 /** CPU time in microseconds, as process.cpuUsage() splits it. */

@@ -13,7 +13,6 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
-import net from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
@@ -23,6 +22,7 @@ import { createKeyRing } from '../../src/secret.js'
 import {
   compareLoads, CONNECTIONS, measureLoad, type Comparison, type CpuMicros, type LoadOptions, type Measurement, type RequestVariant,
 } from './measure.js'
+import { isPortOpen } from '../shared.js'
 import { measureRedisMemory } from './redis-memory.js'
 import type { BenchServerReady } from './server.js'
 
@@ -82,22 +82,11 @@ const withJsonBody = (headers: Record<string, string>): Record<string, string> =
   return { ...rest, 'content-type': 'application/json' }
 }
 
-function isPortOpen(url: string, defaultPort: number): Promise<boolean> {
-  const { hostname, port } = new URL(url)
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: hostname, port: port === '' ? defaultPort : Number(port) })
-    socket.once('connect', () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-  })
-}
-
-/** The Node flags of `npm start` (package.json), so that the measured server runs as production does. */
+/** The Node flags of `npm start` and `npm run serve` (package.json), so that the measured server runs as production does. */
 function productionNodeFlags(): string[] {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
-  return manifest.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'))
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { serve: string } }
+  // The V8 flags (`--name=value`); the script's own `--import tsx` is added below.
+  return manifest.scripts.serve.split(/\s+/).filter((word) => /^--[\w-]+=/.test(word))
 }
 
 async function startServer(storage: 'embedded' | 'real'): Promise<{ child: ChildProcess; ready: BenchServerReady }> {

@@ -1,0 +1,215 @@
+/**
+ * The dashboard's stats against the verification log's size, and what keeping the hourly rollups
+ * costs the log's writes. On PGlite, and on PostgreSQL when BENCH_DATABASE_URL (default
+ * postgres://postgres@127.0.0.1:5432/test) answers.
+ *
+ *   npm run bench:stats            (BENCH_STATS_ROWS=1000000 rows by default)
+ *
+ * 1. Stats: one site's log filled with BENCH_STATS_ROWS verifications spread over 30 days, then
+ *    the stats route's three queries (by bucket and action, top anomalies, top countries, run
+ *    together as the route runs them) for the dashboard's three ranges, read from the rollups
+ *    (the code as shipped) and, as the baseline in the same run, from the log's rows alone (the
+ *    queries as they were before migration 007).
+ * 2. Writes: the verification log's INSERT of 500-row batches (the plugin's own statement) with
+ *    the rollup triggers and, as the baseline, with them disabled.
+ * 3. Retention: the sweep's DELETEs (5,000 rows each, the repository's own statement) of the
+ *    rows 30 to 25 days old with the rollup triggers disabled (the baseline) and of those 25 to 20
+ *    days old with them. Last, since the baseline leaves the rollups behind the log.
+ */
+import { randomUUID } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { StatsRange } from '../../src/domain/analytics/stats-range.js'
+import { intervalMs } from '../../src/domain/analytics/stats-range.js'
+import { insertRows, type VerificationLogEntry } from '../../src/plugins/verification-log.js'
+import { migrate } from '../../src/storage/migrate.js'
+import { openPgliteDatabase } from '../../src/storage/pglite/pglite-database.js'
+import type { SqlDatabase } from '../../src/storage/ports.js'
+import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
+import { createVerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
+import { isPortOpen, median } from '../shared.js'
+
+const ROWS = Number(process.env.BENCH_STATS_ROWS ?? 1_000_000)
+const ROUNDS = 5
+const WRITE_BATCHES = 100
+const BATCH_SIZE = 500
+const DAY_MS = 86_400_000
+const HOUR_MS = 3_600_000
+const postgresUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+
+const actions = ['allow', 'allow', 'allow', 'allow', 'challenge', 'block', 'rejected'] as const
+const labels = ['datacenter_ip', 'vpn_detected', 'no_interaction', 'headless_browser', 'missing_origin', 'fast_solve', 'high_request_rate']
+const countries = ['US', 'DE', 'FR', 'GB', 'JP', 'BR', 'IN', 'NL', 'XX']
+
+function entry(siteId: string, index: number, createdAt: Date): VerificationLogEntry {
+  const action = actions[index % actions.length] ?? 'allow'
+  return {
+    siteId,
+    challengeId: randomUUID(),
+    createdAt,
+    action,
+    errorCode: action === 'rejected' ? 'solution_invalid' : null,
+    riskScore: action === 'rejected' ? null : (index * 37) % 100,
+    anomalies: index % 3 === 0 ? [labels[index % labels.length] ?? 'fast_solve'] : [],
+    countryCode: countries[index % countries.length] ?? null,
+    clientIp: `198.51.${(index >> 8) & 255}.${index & 255}`,
+    hostname: 'shop.example.com',
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    difficulty: 18,
+    solveTimeMs: 400 + (index % 900),
+    stepUps: 0,
+  }
+}
+
+/** The stats queries as they read the log before the rollups (the baseline). */
+function rawQueries(database: SqlDatabase) {
+  const inRange = 'site_id = $1 AND created_at >= $2 AND created_at < $3'
+  return (siteId: string, range: StatsRange) =>
+    Promise.all([
+      database.query(
+        `SELECT (floor(extract(epoch FROM created_at) * 1000 / $4) * $4)::int8 AS bucket_ms, action, count(*)::int8 AS count
+           FROM verifications WHERE ${inRange} GROUP BY 1, 2`,
+        [siteId, range.from, range.to, intervalMs[range.interval]],
+      ),
+      database.query(
+        `SELECT label, count(*)::int8 AS count FROM verifications CROSS JOIN LATERAL unnest(anomalies) AS label
+          WHERE ${inRange} GROUP BY label ORDER BY count DESC, label LIMIT 10`,
+        [siteId, range.from, range.to],
+      ),
+      database.query(
+        `SELECT country_code AS label, count(*)::int8 AS count FROM verifications
+          WHERE ${inRange} AND country_code IS NOT NULL GROUP BY country_code ORDER BY count DESC, country_code LIMIT 10`,
+        [siteId, range.from, range.to],
+      ),
+    ])
+}
+
+function rolledUpQueries(database: SqlDatabase) {
+  const queries = createVerificationQueryRepository(database)
+  return (siteId: string, range: StatsRange) =>
+    Promise.all([queries.countByBucket(siteId, range), queries.topAnomalies(siteId, range, 10), queries.topCountries(siteId, range, 10)])
+}
+
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const start = performance.now()
+  await run()
+  return performance.now() - start
+}
+
+/** The dashboard's ranges, as it asks for them (dashboard/src/lib/time-range.ts): ending at the end of the current bucket. */
+function dashboardRanges(now: number): [string, StatsRange][] {
+  const hourEnd = Math.ceil((now + 1) / HOUR_MS) * HOUR_MS
+  const dayEnd = Math.ceil((now + 1) / DAY_MS) * DAY_MS
+  return [
+    ['24 hours, hourly', { from: new Date(hourEnd - 24 * HOUR_MS), to: new Date(hourEnd), interval: 'hour' }],
+    ['7 days, hourly', { from: new Date(hourEnd - 7 * DAY_MS), to: new Date(hourEnd), interval: 'hour' }],
+    ['30 days, daily', { from: new Date(dayEnd - 30 * DAY_MS), to: new Date(dayEnd), interval: 'day' }],
+  ]
+}
+
+async function fill(database: SqlDatabase, siteId: string, now: number): Promise<void> {
+  for (let start = 0; start < ROWS; start += 10_000) {
+    const count = Math.min(10_000, ROWS - start)
+    await insertRows(
+      database,
+      Array.from({ length: count }, (_, offset) => {
+        const index = start + offset
+        return entry(siteId, index, new Date(now - Math.floor((index / ROWS) * 30 * DAY_MS)))
+      }),
+    )
+  }
+  await database.query('ANALYZE')
+}
+
+async function measureStats(database: SqlDatabase, siteId: string, now: number): Promise<string[]> {
+  const raw = rawQueries(database)
+  const rolledUp = rolledUpQueries(database)
+  const lines: string[] = []
+  for (const [name, range] of dashboardRanges(now)) {
+    const rawTimes: number[] = []
+    const rolledUpTimes: number[] = []
+    await rolledUp(siteId, range)
+    await raw(siteId, range)
+    for (let round = 0; round < ROUNDS; round++) {
+      rolledUpTimes.push(await timed(() => rolledUp(siteId, range)))
+      rawTimes.push(await timed(() => raw(siteId, range)))
+    }
+    const [fromLog, fromRollups] = [median(rawTimes), median(rolledUpTimes)]
+    lines.push(`| ${name} | ${fromLog.toFixed(0)} | ${fromRollups.toFixed(1)} | ${(fromLog / fromRollups).toFixed(0)}x faster |`)
+  }
+  return lines
+}
+
+async function measureWrites(database: SqlDatabase): Promise<string> {
+  const siteId = randomUUID()
+  const batches = (offset: number) =>
+    Array.from({ length: WRITE_BATCHES }, (_, batch) =>
+      Array.from({ length: BATCH_SIZE }, (_, row) => entry(siteId, offset + batch * BATCH_SIZE + row, new Date())),
+    )
+  const withTriggers: number[] = []
+  const withoutTriggers: number[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternated, each round on fresh rows of the current hour, as the log writes them.
+    await database.query('ALTER TABLE verifications DISABLE TRIGGER USER')
+    withoutTriggers.push(await timed(async () => { for (const batch of batches(round * 2)) await insertRows(database, batch) }))
+    await database.query('ALTER TABLE verifications ENABLE TRIGGER USER')
+    withTriggers.push(await timed(async () => { for (const batch of batches(round * 2 + 1)) await insertRows(database, batch) }))
+  }
+  const perRow = (ms: number) => (ms * 1000) / (WRITE_BATCHES * BATCH_SIZE)
+  const [plain, rolled] = [perRow(median(withoutTriggers)), perRow(median(withTriggers))]
+  return `| ${plain.toFixed(1)} | ${rolled.toFixed(1)} | ${(rolled / plain).toFixed(2)}x |`
+}
+
+/** Rows per second of the retention sweep's deletes, without the triggers (baseline) and with them. */
+async function measureRetention(database: SqlDatabase, siteId: string, now: number): Promise<string> {
+  const queries = createVerificationQueryRepository(database)
+  const sweep = async (cutoff: number) => {
+    let deleted = 0
+    const milliseconds = await timed(async () => {
+      for (;;) {
+        const count = await queries.deleteOlderThan(siteId, new Date(cutoff), 5_000)
+        deleted += count
+        if (count < 5_000) break
+      }
+    })
+    return (deleted * 1000) / milliseconds
+  }
+  await database.query('ALTER TABLE verifications DISABLE TRIGGER USER')
+  const plain = await sweep(now - 25 * DAY_MS)
+  await database.query('ALTER TABLE verifications ENABLE TRIGGER USER')
+  const rolled = await sweep(now - 20 * DAY_MS)
+  return `| ${plain.toFixed(0)} | ${rolled.toFixed(0)} | ${(plain / rolled).toFixed(2)}x the time per row |`
+}
+
+async function runOn(kind: 'PGlite' | 'PostgreSQL'): Promise<void> {
+  const schema = `bench_stats_${process.pid}`
+  const directory = kind === 'PGlite' ? await mkdtemp(join(tmpdir(), 'tollgate-bench-stats-')) : undefined
+  const database = directory === undefined
+    ? await openPostgresDatabase({ connectionString: postgresUrl, schema, maxConnections: 5 })
+    : await openPgliteDatabase(directory)
+  try {
+    await migrate(database)
+    const siteId = randomUUID()
+    const now = Date.now()
+    const fillTime = await timed(() => fill(database, siteId, now))
+    process.stdout.write(`\n### ${kind}: ${ROWS.toLocaleString('en')} rows of one site over 30 days (filled in ${(fillTime / 1000).toFixed(0)} s)\n\n`)
+    process.stdout.write('| Range | From the log, ms (baseline) | From the rollups, ms | Ratio |\n|---|---|---|---|\n')
+    for (const line of await measureStats(database, siteId, now)) process.stdout.write(`${line}\n`)
+    process.stdout.write(`\nWrites of the log in batches of ${BATCH_SIZE}, ${WRITE_BATCHES} batches per round, median of ${ROUNDS} alternated rounds:\n\n`)
+    process.stdout.write('| µs per row without the rollup triggers (baseline) | µs per row with them | Ratio |\n|---|---|---|\n')
+    process.stdout.write(`${await measureWrites(database)}\n`)
+    process.stdout.write(`\nRetention: deletes of 5,000 rows per statement, about ${Math.round(ROWS / 6).toLocaleString('en')} rows each way:\n\n`)
+    process.stdout.write('| Rows/s without the rollup triggers (baseline) | Rows/s with them | Ratio |\n|---|---|---|\n')
+    process.stdout.write(`${await measureRetention(database, siteId, now)}\n`)
+  } finally {
+    if (directory === undefined) await database.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+    await database.close()
+    if (directory !== undefined) await rm(directory, { recursive: true, force: true })
+  }
+}
+
+process.stdout.write(`Stats and the verification log (${new Date().toISOString()}, Node ${process.version})\n`)
+await runOn('PGlite')
+if (await isPortOpen(postgresUrl, 5432)) await runOn('PostgreSQL')
+else process.stdout.write(`\nPostgreSQL at ${postgresUrl} does not answer: measured on PGlite only.\n`)
