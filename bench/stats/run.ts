@@ -168,7 +168,7 @@ async function measureRetention(database: SqlDatabase, siteId: string, now: numb
     let deleted = 0
     const milliseconds = await timed(async () => {
       for (;;) {
-        const count = await queries.deleteOlderThan(siteId, new Date(cutoff), 5_000)
+        const count = await queries.deleteOldest(siteId, 5_000, new Date(cutoff))
         deleted += count
         if (count < 5_000) break
       }

@@ -35,7 +35,7 @@ const definitions = {
   },
   verificationLogPurged: {
     name: 'tollgate_verification_log_purged_rows_total',
-    help: 'Verification log rows deleted because they were older than LOG_RETENTION_DAYS.',
+    help: 'Verification log rows deleted because they were older than LOG_RETENTION_DAYS or their site was deleted.',
     labelNames: [],
   },
 } as const

@@ -16,11 +16,14 @@ export interface LogRetentionOptions {
 
 export interface LogRetention {
   /**
-   * Deletes the verification log's rows older than LOG_RETENTION_DAYS, for every site, and says
-   * how many went; with a retention of 0 it keeps everything. A sweep already under way is joined
-   * rather than started twice.
+   * Deletes the verification log's rows older than LOG_RETENTION_DAYS (none with a retention of
+   * 0) and every row of a deleted site, and says how many went. Called while a sweep is under way,
+   * it waits for that one and then sweeps again (once for all such callers), so that what it
+   * deletes includes whatever was due when it was called.
    */
   sweep(now?: Date): Promise<number>
+  /** A sweep in the background (after a site's deletion, say); a failure is logged, and the next hourly sweep retries. */
+  sweepSoon(): void
 }
 
 declare module 'fastify' {
@@ -31,64 +34,85 @@ declare module 'fastify' {
 
 /**
  * Retention of the verification log, which holds client addresses and user agents: rows older
- * than LOG_RETENTION_DAYS (92 by default, the longest range the dashboard's stats show) are
- * deleted a minute after start and every hour, site by site, a batch at a time, with the event
- * loop free between batches.
+ * than LOG_RETENTION_DAYS (92 by default, the longest range the dashboard's stats show), and all
+ * rows of a deleted site, are deleted a minute after start, every hour and right after a site's
+ * deletion, site by site, a batch at a time, with the event loop free between batches. So
+ * deleting a site with millions of rows answers at once and never holds the database for long.
  * Every instance sweeps; two sweeps at once only delete the same rows once.
  */
 async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOptions): Promise<void> {
   const retentionMs = app.config.logRetentionDays * DAY_MS
   const queries = createVerificationQueryRepository(app.database)
   let running: Promise<number> | undefined
+  let following: Promise<number> | undefined
   let isClosing = false
 
-  async function deleteExpired(now: Date): Promise<number> {
-    const cutoff = new Date(now.getTime() - retentionMs)
+  /** Deletes the site's rows, oldest first, before the cutoff (all of them without one). */
+  async function deleteRowsOf(siteId: string, cutoff: Date | undefined): Promise<number> {
     let deleted = 0
-    for (const siteId of await queries.listLoggedSiteIds()) {
-      for (;;) {
-        if (isClosing) return deleted
-        const count = await queries.deleteOlderThan(siteId, cutoff, BATCH_SIZE)
-        // Counted batch by batch, so that a sweep that fails halfway still counts what it deleted.
-        if (count > 0) app.counters.increment('verificationLogPurged', {}, count)
-        deleted += count
-        if (count < BATCH_SIZE) break
-        await setImmediate()
-      }
+    for (;;) {
+      if (isClosing) return deleted
+      const count = await queries.deleteOldest(siteId, BATCH_SIZE, cutoff)
+      // Counted batch by batch, so that a sweep that fails halfway still counts what it deleted.
+      if (count > 0) app.counters.increment('verificationLogPurged', {}, count)
+      deleted += count
+      if (count < BATCH_SIZE) return deleted
+      await setImmediate()
     }
-    return deleted
+  }
+
+  async function deleteDue(now: Date): Promise<number> {
+    if (isClosing) return 0
+    const cutoff = new Date(now.getTime() - retentionMs)
+    let expired = 0
+    let ofDeletedSites = 0
+    for (const { siteId, deleted } of await queries.listLoggedSites()) {
+      if (deleted) ofDeletedSites += await deleteRowsOf(siteId, undefined)
+      else if (retentionMs > 0) expired += await deleteRowsOf(siteId, cutoff)
+    }
+    if (expired + ofDeletedSites > 0) {
+      app.log.info({ expired, ofDeletedSites, retentionDays: app.config.logRetentionDays }, 'deleted verification log rows past their retention or of deleted sites')
+    }
+    return expired + ofDeletedSites
+  }
+
+  function start(now: Date | undefined): Promise<number> {
+    const sweep = deleteDue(now ?? new Date()).finally(() => {
+      running = undefined
+    })
+    running = sweep
+    return sweep
   }
 
   const retention: LogRetention = {
-    sweep(now = new Date()) {
-      if (retentionMs === 0) return Promise.resolve(0)
-      running ??= deleteExpired(now)
-        .then((deleted) => {
-          if (deleted > 0) app.log.info({ deleted, retentionDays: app.config.logRetentionDays }, 'deleted verification log rows past their retention')
-          return deleted
+    sweep(now) {
+      if (running === undefined) return start(now)
+      following ??= running
+        .catch(() => undefined)
+        .then(() => {
+          following = undefined
+          return start(now)
         })
-        .finally(() => {
-          running = undefined
-        })
-      return running
+      return following
+    },
+    sweepSoon() {
+      retention.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'could not delete verification log rows; the next sweep retries'))
     },
   }
   app.decorate('logRetention', retention)
 
-  if (retentionMs === 0) return
+  // Even with a retention of 0 (rows kept for ever), deleted sites' rows are swept: a restart
+  // may have cut short the sweep that followed a deletion.
   const intervalMs = options.intervalMs ?? 3_600_000
-  const sweepInBackground = () => {
-    retention.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'could not delete old verification log rows; will retry'))
-  }
-  const firstSweep = setTimeout(sweepInBackground, Math.min(intervalMs, FIRST_SWEEP_DELAY_MS))
-  const timer = setInterval(sweepInBackground, intervalMs)
+  const firstSweep = setTimeout(() => retention.sweepSoon(), Math.min(intervalMs, FIRST_SWEEP_DELAY_MS))
+  const timer = setInterval(() => retention.sweepSoon(), intervalMs)
   firstSweep.unref()
   timer.unref()
   app.addHook('onClose', async () => {
     isClosing = true
     clearTimeout(firstSweep)
     clearInterval(timer)
-    await running?.catch(() => {})
+    await Promise.all([running?.catch(() => {}), following?.catch(() => {})])
   })
 }
 

@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it, vi } from 'vitest'
 import { createVerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
+import { createTestSite } from '../helpers/core-flow.js'
 import { hasPostgres } from '../helpers/services.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { insertVerifications } from '../helpers/verification-rows.js'
 
 const DAY_MS = 86_400_000
+
+/** A site that exists (the sweep deletes every row of a site that does not). */
+async function liveSite(service: TestApp): Promise<string> {
+  return (await createTestSite(service.app)).site.id
+}
 
 /** Rows of the log per site, oldest first, as epoch milliseconds. */
 async function loggedTimes(service: TestApp, siteId: string): Promise<number[]> {
@@ -23,12 +29,12 @@ describe.each([
   { database: 'pglite' as const, available: true },
   { database: 'postgres' as const, available: hasPostgres },
 ])('verification log retention on $database', ({ database, available }) => {
-  it.skipIf(!available)('deletes every site\'s rows older than LOG_RETENTION_DAYS, in batches, keeps the rest and counts what went', async () => {
+  it.skipIf(!available)('deletes every site\'s rows older than LOG_RETENTION_DAYS and every row of a deleted site, in batches, keeps the rest and counts what went', async () => {
     const service = await buildTestApp({ database, env: { LOG_RETENTION_DAYS: '30' } })
     try {
       const now = Date.now()
-      const site = randomUUID()
-      // A site deleted while a batch of its rows was in flight leaves rows behind: they age out too.
+      const site = await liveSite(service)
+      // A site that no longer exists (deleted, or its last batch landed after its deletion): all its rows go.
       const deletedSite = randomUUID()
       const kept = [now - 29 * DAY_MS, now - DAY_MS, now]
       await insertVerifications(service.app.database, [
@@ -40,16 +46,16 @@ describe.each([
       ])
       const query = vi.spyOn(service.app.database, 'query')
 
-      expect(await service.app.logRetention.sweep(new Date(now))).toBe(12_002)
+      expect(await service.app.logRetention.sweep(new Date(now))).toBe(12_003)
 
       expect(await loggedTimes(service, site)).toEqual(kept)
-      expect(await loggedTimes(service, deletedSite)).toEqual([now - 2 * DAY_MS])
+      expect(await loggedTimes(service, deletedSite)).toEqual([])
       const deletes = query.mock.calls.filter(([sql]) => sql.includes('DELETE FROM verifications'))
       expect(deletes.length).toBeGreaterThanOrEqual(4)
-      expect(await purgedCounter(service)).toBe(12_002)
+      expect(await purgedCounter(service)).toBe(12_003)
       // Nothing is left to delete: a second sweep deletes nothing and the counter stays.
       expect(await service.app.logRetention.sweep(new Date(now))).toBe(0)
-      expect(await purgedCounter(service)).toBe(12_002)
+      expect(await purgedCounter(service)).toBe(12_003)
     } finally {
       await service.close()
     }
@@ -59,7 +65,7 @@ describe.each([
     const service = await buildTestApp({ database, env: { LOG_RETENTION_DAYS: '30' } })
     try {
       const now = Date.now()
-      const siteId = randomUUID()
+      const siteId = await liveSite(service)
       await insertVerifications(
         service.app.database,
         Array.from({ length: 7_000 }, (_, index) => ({ siteId, createdAt: new Date(now - 31 * DAY_MS - index), action: 'allow' as const })),
@@ -82,10 +88,46 @@ describe.each([
     }
   })
 
+  it.skipIf(!available)('sweeps again for a caller that comes while a sweep is under way, once for all such callers', async () => {
+    const service = await buildTestApp({ database })
+    try {
+      // The first sweep's list of sites is held back until the test lets it go.
+      const query = service.app.database.query.bind(service.app.database)
+      let lists = 0
+      let listed!: () => void
+      const firstListed = new Promise<void>((resolve) => (listed = resolve))
+      let release!: () => void
+      const released = new Promise<void>((resolve) => (release = resolve))
+      vi.spyOn(service.app.database, 'query').mockImplementation(async (sql, params) => {
+        const result = await query(sql, params)
+        if (sql.includes('WITH RECURSIVE logged') && ++lists === 1) {
+          listed()
+          await released
+        }
+        return result
+      })
+      const first = service.app.logRetention.sweep()
+      await firstListed
+      // Rows of a site deleted after the first sweep listed the sites: only a sweep that starts later sees them.
+      const deletedSite = randomUUID()
+      await insertVerifications(service.app.database, [{ siteId: deletedSite, createdAt: new Date(), action: 'allow' }])
+      const second = service.app.logRetention.sweep()
+      const third = service.app.logRetention.sweep()
+      release()
+      expect(await first).toBe(0)
+      expect(await second).toBe(1)
+      expect(await third).toBe(1)
+      expect(lists).toBe(2)
+      expect(await loggedTimes(service, deletedSite)).toEqual([])
+    } finally {
+      await service.close()
+    }
+  })
+
   it.skipIf(!available)('sweeps on its own, every interval', async () => {
     const service = await buildTestApp({ database, env: { LOG_RETENTION_DAYS: '1' }, logRetentionIntervalMs: 50 })
     try {
-      const siteId = randomUUID()
+      const siteId = await liveSite(service)
       await insertVerifications(service.app.database, [
         { siteId, createdAt: new Date(Date.now() - 2 * DAY_MS), action: 'allow' },
         { siteId, createdAt: new Date(), action: 'allow' },
@@ -96,16 +138,18 @@ describe.each([
     }
   })
 
-  it.skipIf(!available)('keeps every row with LOG_RETENTION_DAYS=0', async () => {
+  it.skipIf(!available)('keeps every row of a live site with LOG_RETENTION_DAYS=0, and still deletes those of a deleted site', async () => {
     const service = await buildTestApp({ database, env: { LOG_RETENTION_DAYS: '0' }, logRetentionIntervalMs: 20 })
     try {
-      const siteId = randomUUID()
+      const siteId = await liveSite(service)
+      const deletedSite = randomUUID()
       const times = [Date.now() - 3650 * DAY_MS, Date.now()]
-      await insertVerifications(service.app.database, times.map((time) => ({ siteId, createdAt: new Date(time), action: 'allow' as const })))
+      await insertVerifications(service.app.database, [siteId, deletedSite].flatMap((site) => times.map((time) => ({ siteId: site, createdAt: new Date(time), action: 'allow' as const }))))
+      // The timer's sweeps (every 20 ms) take the deleted site's rows, and nothing else.
+      await vi.waitFor(async () => expect(await loggedTimes(service, deletedSite)).toEqual([]), { timeout: 3_000 })
       expect(await service.app.logRetention.sweep()).toBe(0)
-      await new Promise((resolve) => setTimeout(resolve, 200))
       expect(await loggedTimes(service, siteId)).toEqual(times)
-      expect(await createVerificationQueryRepository(service.app.database).listLoggedSiteIds()).toContain(siteId)
+      expect((await createVerificationQueryRepository(service.app.database).listLoggedSites()).map((logged) => logged.siteId)).toContain(siteId)
     } finally {
       await service.close()
     }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { decryptSecret } from '../../src/domain/secret-box.js'
 import { isSecretKeyOf } from '../../src/domain/sites/site-keys.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
@@ -114,27 +114,39 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
     expect(response.json()).toEqual(expected)
   })
 
-  it('deletes a site with its verification log: 204, then 404; the site key stops working at once', async () => {
+  it('deletes a site with its verification log: 204, then 404; the site key and the stats stop at once, the log follows in batches', async () => {
     const doomed = await createTestSite(service.app, account)
     const kept = await createTestSite(service.app, account)
     expect(await service.app.siteCache.findBySiteKey(doomed.siteKey)).toBeDefined()
-    const now = new Date()
+    const now = Date.now()
+    // More rows than one DELETE statement takes (5,000).
     await insertVerifications(service.app.database, [
-      { siteId: doomed.id, createdAt: now, action: 'allow' },
-      { siteId: doomed.id, createdAt: now, action: 'block' },
-      { siteId: kept.id, createdAt: now, action: 'allow' },
+      ...Array.from({ length: 12_000 }, (_, index) => ({ siteId: doomed.id, createdAt: new Date(now - index * 1_000), action: 'allow' as const })),
+      { siteId: kept.id, createdAt: new Date(now), action: 'allow' },
     ])
+    const rollupsOf = async (siteId: string) =>
+      (await service.app.database.query<{ count: number }>('SELECT count(*)::int8 AS count FROM verification_rollups WHERE site_id = $1', [siteId]))[0]?.count
+    expect(await rollupsOf(doomed.id)).toBeGreaterThan(0)
+    const query = vi.spyOn(service.app.database, 'query')
+
     const response = await service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${doomed.id}`, headers: asBrowser(account) })
     expect(response.statusCode).toBe(204)
     expect(response.body).toBe('')
     expect((await readSite(doomed.id)).statusCode).toBe(404)
     expect(await service.app.siteCache.findBySiteKey(doomed.siteKey)).toBeUndefined()
-    const counts = await service.app.database.query<{ site_id: string; count: number }>(
-      'SELECT site_id, count(*)::int8 AS count FROM verifications WHERE site_id = ANY($1::uuid[]) GROUP BY site_id',
-      [[doomed.id, kept.id]],
-    )
-    expect(counts).toEqual([{ site_id: kept.id, count: 1 }])
+    expect(await rollupsOf(doomed.id)).toBe(0)
+
+    const logged = async () =>
+      service.app.database.query<{ site_id: string; count: number }>(
+        'SELECT site_id, count(*)::int8 AS count FROM verifications WHERE site_id = ANY($1::uuid[]) GROUP BY site_id',
+        [[doomed.id, kept.id]],
+      )
+    await vi.waitFor(async () => expect(await logged()).toEqual([{ site_id: kept.id, count: 1 }]), { timeout: 10_000 })
+    const deletes = query.mock.calls.filter(([sql]) => sql.includes('DELETE FROM verifications'))
+    expect(deletes.length).toBeGreaterThanOrEqual(3)
+    expect(await rollupsOf(doomed.id)).toBe(0)
     expect((await readSite(kept.id)).statusCode).toBe(200)
+    query.mockRestore()
   })
 
   it('rotates the secret key: the new one is shown once, the old one stops matching at once', async () => {

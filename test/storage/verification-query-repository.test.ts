@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { StatsRange } from '../../src/domain/analytics/stats-range.js'
 import { migrate, readMigrations } from '../../src/storage/migrate.js'
 import type { SqlExecutor } from '../../src/storage/ports.js'
+import { createSiteRepository } from '../../src/storage/sql/site-repository.js'
 import { createVerificationQueryRepository, type VerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
 import { insertVerifications, type VerificationRow } from '../helpers/verification-rows.js'
@@ -165,16 +166,20 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
     const rows = sites.flatMap((siteId) => sampleRows(siteId, start, 72 * HOUR_MS, 1_500))
     await insertVerifications(subject.database, rows)
     const cutoff = new Date(start + 30 * HOUR_MS + 17 * 60_000)
-    await queries.deleteOlderThan(sites[0] ?? '', cutoff, 700)
+    await queries.deleteOldest(sites[0] ?? '', 700, cutoff)
     const remaining = rows.filter((row) => row.siteId !== sites[0] || row.createdAt >= cutoff)
     const deletedOld = rows.filter((row) => row.siteId === sites[0] && row.createdAt < cutoff)
-    // deleteOlderThan removes the oldest first: the 700 oldest rows of site 0 are gone.
+    // deleteOldest removes the oldest first: the 700 oldest rows of site 0 are gone.
     const oldestFirst = [...deletedOld].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
     const kept = [...remaining, ...oldestFirst.slice(700)]
     expect(await rollupsOf(sites)).toEqual(expectedRollups(kept))
 
-    await queries.deleteBySite(sites[1] ?? '')
-    expect(await rollupsOf(sites)).toEqual(expectedRollups(kept.filter((row) => row.siteId === sites[0])))
+    // A site's deletion: its counts go at once, then its rows in batches, which leave no counts behind.
+    await queries.deleteRollupsOf(sites[1] ?? '')
+    const keptOfSite0 = expectedRollups(kept.filter((row) => row.siteId === sites[0]))
+    expect(await rollupsOf(sites)).toEqual(keptOfSite0)
+    while ((await queries.deleteOldest(sites[1] ?? '', 400)) > 0);
+    expect(await rollupsOf(sites)).toEqual(keptOfSite0)
   })
 
   it.skipIf(!available)('counts the rows logged before the rollups existed when their migration runs', async () => {
@@ -202,17 +207,19 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
     return new Map(rows.map((row) => [`${row.site_id} ${row.hour.getTime()} ${row.kind} ${row.value}`, row.count]))
   }
 
-  it.skipIf(!available)('lists every site that has rows in the log, once each', async () => {
-    const sites: string[] = [randomUUID(), randomUUID(), randomUUID()]
+  it.skipIf(!available)('lists every site that has rows in the log, once each, and whether it was deleted', async () => {
+    const { site: live } = await createSiteRepository(subject.database).create({ accountId: null, name: 'Live' })
+    const gone: string[] = [randomUUID(), randomUUID()]
     await insertVerifications(
       subject.database,
-      sites.flatMap((siteId) => Array.from({ length: 3 }, (_, index) => ({ siteId, createdAt: new Date(Date.UTC(2025, 4, 1) + index), action: 'allow' as const }))),
+      [live.id, ...gone].flatMap((siteId) => Array.from({ length: 3 }, (_, index) => ({ siteId, createdAt: new Date(Date.UTC(2025, 4, 1) + index), action: 'allow' as const }))),
     )
-    const listed = (await queries.listLoggedSiteIds()).filter((siteId) => sites.includes(siteId))
-    expect(listed.sort()).toEqual([...sites].sort())
+    const listed = (await queries.listLoggedSites()).filter(({ siteId }) => siteId === live.id || gone.includes(siteId))
+    const bySiteId = (a: { siteId: string }, b: { siteId: string }) => (a.siteId < b.siteId ? -1 : 1)
+    expect(listed.sort(bySiteId)).toEqual([{ siteId: live.id, deleted: false }, ...gone.map((siteId) => ({ siteId, deleted: true }))].sort(bySiteId))
 
-    await queries.deleteBySite(sites[0] ?? '')
-    expect(await queries.listLoggedSiteIds()).not.toContain(sites[0])
+    expect(await queries.deleteOldest(gone[0] ?? '', 10)).toBe(3)
+    expect((await queries.listLoggedSites()).map(({ siteId }) => siteId)).not.toContain(gone[0])
   })
 
   it.skipIf(!available)("deletes a site's rows created before the cutoff, oldest first, at most the limit per call", async () => {
@@ -227,23 +234,23 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
     ])
     const timesOf = async (site: string) => (await queries.listPage(site, { limit: 100 })).map((entry) => entry.createdAt.getTime()).sort((a, b) => a - b)
 
-    expect(await queries.deleteOlderThan(siteId, new Date(cutoff), 2)).toBe(2)
+    expect(await queries.deleteOldest(siteId, 2, new Date(cutoff))).toBe(2)
     expect(await timesOf(siteId)).toEqual([...old.slice(2), ...recent].map((date) => date.getTime()))
-    expect(await queries.deleteOlderThan(siteId, new Date(cutoff), 10)).toBe(3)
-    expect(await queries.deleteOlderThan(siteId, new Date(cutoff), 10)).toBe(0)
+    expect(await queries.deleteOldest(siteId, 10, new Date(cutoff))).toBe(3)
+    expect(await queries.deleteOldest(siteId, 10, new Date(cutoff))).toBe(0)
     // A row created exactly at the cutoff is kept, and so is every row of another site.
     expect(await timesOf(siteId)).toEqual(recent.map((date) => date.getTime()))
     expect(await timesOf(otherSite)).toHaveLength(old.length)
   })
 
-  it.skipIf(!available)("deletes one site's rows only", async () => {
+  it.skipIf(!available)("deletes all of a site's rows without a cutoff, and no other site's", async () => {
     const doomed = randomUUID()
     const kept = randomUUID()
     await insertVerifications(subject.database, [
       { siteId: doomed, createdAt: new Date(), action: 'allow' },
       { siteId: kept, createdAt: new Date(), action: 'allow' },
     ])
-    await queries.deleteBySite(doomed)
+    expect(await queries.deleteOldest(doomed, 10)).toBe(1)
     expect(await queries.listPage(doomed, { limit: 10 })).toEqual([])
     expect(await queries.listPage(kept, { limit: 10 })).toHaveLength(1)
   })

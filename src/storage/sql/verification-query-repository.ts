@@ -68,6 +68,13 @@ export interface RankedCount {
 
 const HOUR_MS = 3_600_000
 
+/** A site with rows in the verification log. */
+export interface LoggedSite {
+  siteId: string
+  /** The site no longer exists: its rows are left over from before its deletion. */
+  deleted: boolean
+}
+
 /**
  * A stats range split for the two sources: the whole UTC hours within it, read from the hourly
  * rollups (migration 007), and the parts of an hour at either end, read from the log itself.
@@ -161,46 +168,53 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
     },
 
     /**
-     * The sites that have rows in the log, deleted sites' stragglers included: a loose index scan
-     * (one probe of the site_id index per site), so its cost does not grow with the rows.
+     * The sites that have rows in the log, and whether each has since been deleted (its rows are
+     * then deleted whatever their age): a loose index scan (one probe of the site_id index per
+     * site), so its cost does not grow with the rows.
      */
-    async listLoggedSiteIds(): Promise<string[]> {
-      const rows = await database.query<{ site_id: string }>(
+    async listLoggedSites(): Promise<LoggedSite[]> {
+      const rows = await database.query<{ site_id: string; deleted: boolean }>(
         `WITH RECURSIVE logged AS (
            (SELECT site_id FROM verifications ORDER BY site_id LIMIT 1)
            UNION ALL
            SELECT (SELECT site_id FROM verifications WHERE site_id > logged.site_id ORDER BY site_id LIMIT 1)
              FROM logged WHERE logged.site_id IS NOT NULL
          )
-         SELECT site_id FROM logged WHERE site_id IS NOT NULL`,
+         SELECT site_id, NOT EXISTS (SELECT 1 FROM sites WHERE sites.id = logged.site_id) AS deleted
+           FROM logged WHERE site_id IS NOT NULL`,
       )
-      return rows.map((row) => row.site_id)
+      return rows.map((row) => ({ siteId: row.site_id, deleted: row.deleted }))
     },
 
     /**
-     * Deletes up to `limit` of the site's rows created before `cutoff`, oldest first, and says how
-     * many went: a retention sweep calls it until it deletes fewer than the limit, so no single
-     * statement holds the database (or PGlite's worker) for long.
+     * Deletes up to `limit` of the site's rows created before `cutoff` (all of them, for a deleted
+     * site, without one), oldest first, and says how many went: a sweep calls it until it deletes
+     * fewer than the limit, so that no single statement holds the database (or PGlite's worker)
+     * for long, however many rows the site has.
      */
-    async deleteOlderThan(siteId: string, cutoff: Date, limit: number): Promise<number> {
+    async deleteOldest(siteId: string, limit: number, cutoff?: Date): Promise<number> {
       const [row] = await database.query<{ count: number }>(
         // id = ANY(ARRAY(...)) deletes through the primary key; `id IN (SELECT ...)` lets the
         // planner pick a hash join that reads the whole table for every batch.
         `WITH gone AS (
            DELETE FROM verifications
-            WHERE id = ANY (ARRAY(SELECT id FROM verifications WHERE site_id = $1 AND created_at < $2 ORDER BY created_at LIMIT $3))
+            WHERE id = ANY (ARRAY(
+              SELECT id FROM verifications WHERE site_id = $1 ${cutoff === undefined ? '' : 'AND created_at < $3'} ORDER BY created_at LIMIT $2
+            ))
            RETURNING 1
          )
          SELECT count(*)::int8 AS count FROM gone`,
-        [siteId, cutoff, limit],
+        cutoff === undefined ? [siteId, limit] : [siteId, limit, cutoff],
       )
       return row?.count ?? 0
     },
 
-    async deleteBySite(siteId: string): Promise<void> {
-      await database.query('DELETE FROM verifications WHERE site_id = $1', [siteId])
-      // The delete trigger has lowered the site's counts to nothing; this leaves none behind even
-      // if they had drifted from the log.
+    /**
+     * At a site's deletion: its hourly counts, at once, so that nothing of its stats outlives it.
+     * Its log rows follow in batches (LogRetention), and their delete trigger finds no counts left
+     * to lower (the counts it makes go below zero are removed by the same trigger).
+     */
+    async deleteRollupsOf(siteId: string): Promise<void> {
       await database.query('DELETE FROM verification_rollups WHERE site_id = $1', [siteId])
     },
   }

@@ -77,7 +77,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'Delete a site and its verification log',
-        description: 'Its site key and secret key stop working at once, on every instance.',
+        description: 'Its site key and secret key stop working at once, on every instance, and its stats are gone. Its verification log is deleted in the background right after the answer, in batches, so that a site with millions of logged verifications is deleted as fast as an empty one.',
         security: dashboardSecurity,
         params: IdParams,
         response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
@@ -86,10 +86,11 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const site = await app.findOwnedSite(request, request.params.id)
       await app.database.transaction(async (transaction) => {
-        await createVerificationQueryRepository(transaction).deleteBySite(site.id)
+        await createVerificationQueryRepository(transaction).deleteRollupsOf(site.id)
         await createSiteRepository(transaction).delete(site.id)
       })
       await app.siteCache.invalidate(site)
+      app.logRetention.sweepSoon()
       return reply.code(204).send(null)
     },
   )
