@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { createClientTagger } from '../domain/challenge/client-tag.js'
+import { createClientTagger, tagClient } from '../domain/challenge/client-tag.js'
 import { isOriginAllowed, readRequestOrigin, type RequestOrigin } from '../domain/public-access/request-origin.js'
 import { consumeRateLimit } from '../domain/rate-limit.js'
 import type { Site } from '../domain/sites/site.js'
@@ -72,7 +72,8 @@ function answerPreflight(reply: FastifyReply): FastifyReply {
  */
 async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions): Promise<void> {
   app.decorateRequest('publicCaller', null)
-  const tagClient = createClientTagger(app.keyRing.macKeyFor('challenge'))
+  const challengeKey = app.keyRing.macKeyFor('challenge')
+  const clientTagOf = createClientTagger((clientIp) => tagClient(challengeKey, clientIp))
 
   app.addHook('onRequest', async (request, reply) => {
     writeCorsHeaders(request, reply)
@@ -91,7 +92,7 @@ async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions
     }
     // request.ip parses X-Forwarded-For again at every read when proxies are trusted: read it once.
     const clientIp = request.ip
-    request.publicCaller = { site, origin, clientIp, clientTag: tagClient(clientIp) }
+    request.publicCaller = { site, origin, clientIp, clientTag: clientTagOf(clientIp) }
 
     if (options.rateLimitPerMinute > 0) {
       const verdict = await consumeRateLimit(app.keyValue, `${request.routeOptions.url ?? request.url}:${site.id}:${clientIp}`, {

@@ -10,18 +10,25 @@ export function tagClient(key: MacKey, clientIp: string): string {
 }
 
 /**
- * tagClient with a bounded memory of recent addresses: a client asks for a challenge and then
- * submits it, and an HMAC costs more than the rest of the gate together.
+ * A tag function (tagClient under the challenge key) with a bounded memory of recent addresses: a
+ * client asks for a challenge and then submits it, and an HMAC costs more than the rest of the
+ * gate together. Two generations of at most `capacity` addresses each: when the current one is
+ * full it becomes the previous one, and an address found there moves back to the current one, so
+ * an address in use is never dropped all at once with the rest (as clearing a single full map
+ * would), and memory stays under 2 x capacity addresses.
  */
-export function createClientTagger(key: MacKey, capacity = 10_000): (clientIp: string) => string {
-  const tags = new Map<string, string>()
+export function createClientTagger(tag: (clientIp: string) => string, capacity = 10_000): (clientIp: string) => string {
+  let current = new Map<string, string>()
+  let previous = new Map<string, string>()
   return (clientIp) => {
-    let tag = tags.get(clientIp)
-    if (tag === undefined) {
-      tag = tagClient(key, clientIp)
-      if (tags.size >= capacity) tags.clear()
-      tags.set(clientIp, tag)
+    const cached = current.get(clientIp)
+    if (cached !== undefined) return cached
+    const value = previous.get(clientIp) ?? tag(clientIp)
+    if (current.size >= capacity) {
+      previous = current
+      current = new Map()
     }
-    return tag
+    current.set(clientIp, value)
+    return value
   }
 }
