@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+
+/** Bodies no route accepts as they are: broken, of the wrong shape or type, deep, or of another content type. */
+const malformedBodies: { contentType?: string; payload?: string }[] = [
+  {},
+  { contentType: 'application/json', payload: '{' },
+  { contentType: 'application/json', payload: '[]' },
+  { contentType: 'application/json', payload: 'null' },
+  { contentType: 'application/json', payload: '"text"' },
+  { contentType: 'application/json', payload: '1e400' },
+  { contentType: 'application/json', payload: '['.repeat(5_000) },
+  { contentType: 'application/json', payload: '{"__proto__":{"admin":true},"constructor":{"prototype":{}}}' },
+  {
+    contentType: 'application/json',
+    payload: JSON.stringify({
+      email: 5, password: [], name: {}, domains: 'x', settings: [], url: 7, secret: null, response: 1,
+      challengeId: 'x', nonce: {}, solveTimeMs: 'x', fingerprint: [], behaviorData: 'x',
+    }),
+  },
+  { contentType: 'application/x-www-form-urlencoded', payload: 'a=%zz&b[]=1&secret=&response=' },
+  { contentType: 'multipart/form-data; boundary=x', payload: '--x\r\nContent-Disposition: form-data; name="secret"\r\n\r\nabc\r\n--x' },
+  { contentType: 'multipart/form-data', payload: 'no boundary' },
+  { contentType: 'text/plain', payload: 'hello' },
+  { contentType: 'application/json; charset=latin1', payload: '{}' },
+  { contentType: 'application/octet-stream', payload: '\u0000\u0001' },
+]
+
+/**
+ * Every operation of the OpenAPI document, sent malformed requests with and without credentials:
+ * whatever a route makes of them, it is never a 5xx, and a 4xx carries a stable error code (the
+ * routes' own tests check which code; this one keeps a new route from forgetting).
+ */
+describe('malformed requests to every documented route', () => {
+  let service: TestApp
+  let account: TestAccount
+  let site: CreatedSite
+  beforeAll(async () => {
+    service = await buildTestApp({ config: { rateLimitPerMinute: 0 } })
+    account = await createTestAccount(service.app)
+    site = await createTestSite(service.app, account)
+  })
+  afterAll(() => service.close())
+
+  it('get a 4xx with a stable error code (or a 2xx from a route that ignores them), never a 5xx', { timeout: 120_000 }, async () => {
+    const document = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<{ paths: Record<string, Record<string, unknown>> }>()
+    const operations = Object.entries(document.paths)
+      .flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ path, method: method.toUpperCase() })))
+      // Deletions last: a malformed request may still delete (a body is ignored), and the routes after it need the site.
+      .sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'))
+    expect(operations.length).toBeGreaterThan(20)
+    const credentials = [{ ...asScript(account), 'x-site-key': site.siteKey, origin: 'https://shop.example.com' }, {}]
+    const answers = new Map<string, string[]>()
+    for (const { path, method } of operations) {
+      for (const id of [site.id, 'not-a-uuid']) {
+        const url = `${path.replace(/\{[^}]+\}/g, id)}?from=x&to=y&interval=z&limit=-1&cursor=%zz`
+        for (const { contentType, payload } of malformedBodies) {
+          for (const headers of credentials) {
+            const response = await service.app.inject({
+              method: method as 'POST',
+              url,
+              headers: { ...headers, ...(contentType === undefined ? {} : { 'content-type': contentType }) },
+              payload,
+            })
+            let code = ''
+            if (response.statusCode >= 400) {
+              try {
+                code = JSON.stringify(response.json<{ error?: { code?: unknown } }>().error?.code)
+              } catch {
+                code = `(not JSON: ${response.body.slice(0, 60)})`
+              }
+            }
+            const answer = `${response.statusCode} ${code}`.trim()
+            answers.set(`${method} ${path}`, [...new Set([...(answers.get(`${method} ${path}`) ?? []), answer])])
+          }
+        }
+      }
+    }
+    const wrong = [...answers].filter(([, seen]) => seen.some((answer) => /^5/.test(answer) || !/^(2\d\d|3\d\d|4\d\d "[a-z_]+")$/.test(answer)))
+    expect(wrong).toEqual([])
+    // The requests did reach the routes' own checks, not only the authentication in front of them.
+    const everything = [...answers.values()].flat()
+    expect(everything).toContain('400 "validation_error"')
+    expect(everything).toContain('401 "unauthorized"')
+  })
+})
