@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { createClientTagger, tagClient } from '../domain/challenge/client-tag.js'
+import { addressGroupOf } from '../domain/history/client-keys.js'
 import { isOriginAllowed, readRequestOrigin, type RequestOrigin } from '../domain/public-access/request-origin.js'
 import { consumeRateLimit } from '../domain/rate-limit.js'
 import type { Site } from '../domain/sites/site.js'
@@ -22,7 +23,7 @@ declare module 'fastify' {
 }
 
 export interface PublicGateOptions {
-  /** Requests per minute per client IP, site and route; 0 turns rate limiting off. */
+  /** Requests per minute per client (IPv4 address or IPv6 /64), site and route; 0 turns rate limiting off. */
   rateLimitPerMinute: number
 }
 
@@ -67,7 +68,7 @@ function answerPreflight(reply: FastifyReply): FastifyReply {
  * The gate of the public (SDK) routes, in order: CORS headers; the site named by X-Site-Key,
  * from the in-memory site cache (401 invalid_site_key); the site's registered domains against
  * Origin or Referer (403 origin_not_allowed; neither header is served and scored as
- * missing_origin); the rate limit per client IP, site and route (429 rate_limited, Retry-After).
+ * missing_origin); the rate limit per client (IPv4 address or IPv6 /64), site and route (429 rate_limited, Retry-After).
  * Registered inside the public routes' scope only.
  */
 async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions): Promise<void> {
@@ -83,6 +84,15 @@ async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions
     if (typeof siteKey !== 'string' || siteKey === '' || siteKey.length > MAX_SITE_KEY_LENGTH) {
       throw new ApiError('invalid_site_key')
     }
+    // request.ip parses X-Forwarded-For again at every read when proxies are trusted: read it once.
+    const clientIp = request.ip
+    // Limits count per IPv4 address or IPv6 /64 (a client gets a whole /64 to rotate through).
+    const clientGroup = options.rateLimitPerMinute > 0 ? addressGroupOf(clientIp) : clientIp
+    // A key the cache does not know costs a database query: each client gets as many of those
+    // per minute as requests, so that a flood of made-up keys is turned away before the database.
+    if (options.rateLimitPerMinute > 0 && !app.siteCache.hasFresh(siteKey)) {
+      await enforceRateLimit(`site-lookup:${clientGroup}`)
+    }
     const site = await app.siteCache.findBySiteKey(siteKey)
     if (site === undefined) throw new ApiError('invalid_site_key')
 
@@ -90,20 +100,18 @@ async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions
     if (!isOriginAllowed(origin, site.domains)) {
       throw new ApiError('origin_not_allowed', `This site key is not allowed on ${origin.hostname ?? 'an origin without a host'}.`)
     }
-    // request.ip parses X-Forwarded-For again at every read when proxies are trusted: read it once.
-    const clientIp = request.ip
     request.publicCaller = { site, origin, clientIp, clientTag: clientTagOf(clientIp) }
 
-    if (options.rateLimitPerMinute > 0) {
-      const verdict = await consumeRateLimit(app.keyValue, `${request.routeOptions.url ?? request.url}:${site.id}:${clientIp}`, {
-        limit: options.rateLimitPerMinute,
-        windowMs: 60_000,
-      })
-      if (!verdict.isAllowed) {
-        throw new ApiError('rate_limited', undefined, undefined, { 'retry-after': String(verdict.retryAfterSeconds) })
-      }
-    }
+    if (options.rateLimitPerMinute > 0) await enforceRateLimit(`${request.routeOptions.url ?? request.url}:${site.id}:${clientGroup}`)
   })
+
+  /** Counts a request against the per-minute budget of `key`; over budget, 429 rate_limited with Retry-After. */
+  async function enforceRateLimit(key: string): Promise<void> {
+    const verdict = await consumeRateLimit(app.keyValue, key, { limit: options.rateLimitPerMinute, windowMs: 60_000 })
+    if (!verdict.isAllowed) {
+      throw new ApiError('rate_limited', undefined, undefined, { 'retry-after': String(verdict.retryAfterSeconds) })
+    }
+  }
 }
 
 export default fp(publicGatePlugin, { name: 'public-gate', dependencies: ['sites', 'storage'] })

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { RecentCache } from '../domain/recent-cache.js'
 import type { Site } from '../domain/sites/site.js'
 import { createSiteRepository, type SiteRepository } from '../storage/sql/site-repository.js'
 
@@ -13,13 +14,24 @@ declare module 'fastify' {
 const INVALIDATION_CHANNEL = 'sites:invalidated'
 const CACHE_TTL_MS = 30_000
 
+interface CachedSite {
+  site: Site
+  expiresAt: number
+}
+
 export interface SiteCache {
   /** The site with this public key, from memory when fresh: the public routes' hot path. */
   findBySiteKey(siteKey: string): Promise<Site | undefined>
+  /** Whether findBySiteKey would answer from memory (known or known to be unknown) without the database. */
+  hasFresh(siteKey: string): boolean
   findById(id: string): Promise<Site | undefined>
   /** Drops the site from every instance's cache; call after any change to it. */
   invalidate(site: Pick<Site, 'id'>): Promise<void>
 }
+
+/** Unknown keys and ids are remembered briefly, and at most this many of each generation (RecentCache). */
+const UNKNOWN_CAPACITY = 10_000
+const UNKNOWN_TTL_MS = 5_000
 
 /**
  * Sites are read on every public request, so each instance keeps them in memory for a short
@@ -28,32 +40,54 @@ export interface SiteCache {
  */
 async function sitesPlugin(app: FastifyInstance): Promise<void> {
   const repository = createSiteRepository(app.database)
-  const byKey = new Map<string, { site: Site | undefined; expiresAt: number }>()
+  // Known sites by public key and by id, apart (a public key chosen to look like an id must not
+  // shadow the id's entry), and apart from the unknown ones, whose memory is bounded so that a
+  // flood of made-up keys cannot push the real sites out.
+  const known = { byKey: new Map<string, CachedSite>(), byId: new Map<string, CachedSite>() }
+  const unknown = { byKey: new RecentCache<string, number>(UNKNOWN_CAPACITY), byId: new RecentCache<string, number>(UNKNOWN_CAPACITY) }
+  // Bumped by every invalidation: a load that was under way meanwhile may have read the old row,
+  // so its answer serves its own caller but is not kept.
+  let invalidations = 0
 
   const dropSite = (id: string) => {
-    byKey.delete(`id:${id}`)
-    for (const [key, entry] of byKey) if (entry.site?.id === id) byKey.delete(key)
+    invalidations++
+    const cached = known.byId.get(id)
+    known.byId.delete(id)
+    if (cached !== undefined) known.byKey.delete(cached.site.siteKey)
+    for (const [key, entry] of known.byKey) if (entry.site.id === id) known.byKey.delete(key)
   }
   const unsubscribe = await app.keyValue.subscribe(INVALIDATION_CHANNEL, dropSite).catch((error: unknown) => {
     app.log.warn({ err: error }, 'site cache invalidation is not subscribed; relying on the TTL')
     return undefined
   })
 
-  // One map for both lookups: public keys as they are, ids prefixed. Invalidation drops a site
-  // under every key it is cached by.
-  const lookUp = async (cacheKey: string, load: () => Promise<Site | undefined>) => {
-    const cached = byKey.get(cacheKey)
-    if (cached !== undefined && cached.expiresAt > Date.now()) return cached.site
+  type Lookup = 'byKey' | 'byId'
+  const fresh = (lookup: Lookup, key: string, now = Date.now()): { site: Site | undefined } | undefined => {
+    const cached = known[lookup].get(key)
+    if (cached !== undefined && cached.expiresAt > now) return { site: cached.site }
+    const unknownUntil = unknown[lookup].get(key)
+    if (unknownUntil !== undefined && unknownUntil > now) return { site: undefined }
+    return undefined
+  }
+  const lookUp = async (lookup: Lookup, key: string, load: () => Promise<Site | undefined>) => {
+    const cached = fresh(lookup, key)
+    if (cached !== undefined) return cached.site
+    const generation = invalidations
     const site = await load()
-    // Unknown keys are cached too (briefly) so that a flood of bogus keys cannot reach the database.
-    if (byKey.size > 10_000) byKey.clear()
-    byKey.set(cacheKey, { site, expiresAt: Date.now() + (site === undefined ? 5_000 : CACHE_TTL_MS) })
+    if (generation !== invalidations) return site
+    if (site === undefined) {
+      unknown[lookup].set(key, Date.now() + UNKNOWN_TTL_MS)
+    } else {
+      unknown[lookup].delete(key)
+      known[lookup].set(key, { site, expiresAt: Date.now() + CACHE_TTL_MS })
+    }
     return site
   }
 
   const cache: SiteCache = {
-    findBySiteKey: (siteKey) => lookUp(siteKey, () => repository.findBySiteKey(siteKey)),
-    findById: (id) => lookUp(`id:${id}`, () => repository.findById(id)),
+    findBySiteKey: (siteKey) => lookUp('byKey', siteKey, () => repository.findBySiteKey(siteKey)),
+    hasFresh: (siteKey) => fresh('byKey', siteKey) !== undefined,
+    findById: (id) => lookUp('byId', id, () => repository.findById(id)),
     async invalidate(site) {
       dropSite(site.id)
       await app.keyValue.publish(INVALIDATION_CHANNEL, site.id)

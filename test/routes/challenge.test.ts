@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { challengeKey, EXPIRED_CHALLENGE_GRACE_MS } from '../../src/domain/challenge/challenge-keys.js'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
 import { browserHeaders, createTestSite, requestChallenge, type TestSite } from '../helpers/core-flow.js'
@@ -138,5 +138,39 @@ describe('the public gate', () => {
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60)
     // The limit is per site: another site's budget is untouched.
     expect((await requestChallenge(service.app, browserHeaders(open.siteKey))).statusCode).toBe(200)
+  })
+
+  it('counts an IPv6 client by its /64, so rotating addresses within it does not reset the budget', async () => {
+    const site = await createTestSite(service.app)
+    const fromAddress = (remoteAddress: string) => service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(site.siteKey), remoteAddress })
+    const statuses = []
+    for (let host = 1; host <= 11; host++) statuses.push((await fromAddress(`2001:db8:5:6::${host.toString(16)}`)).statusCode)
+    expect(statuses).toEqual([...Array<number>(10).fill(200), 429])
+    expect((await fromAddress('2001:db8:5:7::1')).statusCode).toBe(200)
+  })
+
+  it('turns away a client that sends made-up site keys once it has used a minute of lookups, before the database', async () => {
+    const remoteAddress = '203.0.113.50'
+    const query = vi.spyOn(service.app.database, 'query')
+    const lookups = () => query.mock.calls.filter(([sql]) => sql.includes('site_key =')).length
+    const statuses = []
+    for (let attempt = 0; attempt < 14; attempt++) {
+      const headers = browserHeaders(`tgk_made-up-${attempt}`)
+      statuses.push((await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers, remoteAddress })).statusCode)
+    }
+    expect(statuses).toEqual([...Array<number>(10).fill(401), ...Array<number>(4).fill(429)])
+    expect(lookups()).toBe(10)
+    query.mockRestore()
+    // Another client is not affected, and neither is a site the cache knows.
+    expect((await requestChallenge(service.app, browserHeaders(open.siteKey))).statusCode).toBe(200)
+    await service.app.siteCache.findBySiteKey(open.siteKey)
+    const known = await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(open.siteKey), remoteAddress })
+    expect(known.statusCode).toBe(200)
+  })
+
+  it('keeps site keys and site ids apart: a key written like an id entry does not hide the site', async () => {
+    const response = await requestChallenge(service.app, browserHeaders(`id:${open.site.id}`))
+    expect(response.statusCode).toBe(401)
+    expect((await service.app.siteCache.findById(open.site.id))?.siteKey).toBe(open.siteKey)
   })
 })

@@ -1,4 +1,5 @@
 import { hmacSha256, type MacKey } from '../mac.js'
+import { RecentCache } from '../recent-cache.js'
 
 /**
  * A short keyed tag of the client's IP address: enough to tell whether a solution comes from the
@@ -10,25 +11,11 @@ export function tagClient(key: MacKey, clientIp: string): string {
 }
 
 /**
- * A tag function (tagClient under the challenge key) with a bounded memory of recent addresses: a
- * client asks for a challenge and then submits it, and an HMAC costs more than the rest of the
- * gate together. Two generations of at most `capacity` addresses each: when the current one is
- * full it becomes the previous one, and an address found there moves back to the current one, so
- * an address in use is never dropped all at once with the rest (as clearing a single full map
- * would), and memory stays under 2 x capacity addresses.
+ * A tag function (tagClient under the challenge key) with a bounded memory of recent addresses
+ * (RecentCache): a client asks for a challenge and then submits it, and an HMAC costs more than
+ * the rest of the gate together.
  */
 export function createClientTagger(tag: (clientIp: string) => string, capacity = 10_000): (clientIp: string) => string {
-  let current = new Map<string, string>()
-  let previous = new Map<string, string>()
-  return (clientIp) => {
-    const cached = current.get(clientIp)
-    if (cached !== undefined) return cached
-    const value = previous.get(clientIp) ?? tag(clientIp)
-    if (current.size >= capacity) {
-      previous = current
-      current = new Map()
-    }
-    current.set(clientIp, value)
-    return value
-  }
+  const tags = new RecentCache<string, string>(capacity)
+  return (clientIp) => tags.getOrCompute(clientIp, tag)
 }
