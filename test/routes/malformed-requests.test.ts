@@ -19,6 +19,15 @@ const malformedBodies: { contentType?: string; payload?: string }[] = [
       challengeId: 'x', nonce: {}, solveTimeMs: 'x', fingerprint: [], behaviorData: 'x',
     }),
   },
+  // Text PostgreSQL refuses (a NUL character, half of a surrogate pair) in bodies otherwise valid for some route.
+  ...['\\u0000', '\\ud800'].flatMap((character) =>
+    [
+      `{"email":"a${character}b@example.com","password":"long enough ${character}"}`,
+      `{"name":"n${character}"}`,
+      `{"domains":["a${character}.example"]}`,
+      `{"settings":{"webhookUrl":"https://example.com/${character}"}}`,
+    ].map((payload) => ({ contentType: 'application/json', payload })),
+  ),
   { contentType: 'application/x-www-form-urlencoded', payload: 'a=%zz&b[]=1&secret=&response=' },
   { contentType: 'multipart/form-data; boundary=x', payload: '--x\r\nContent-Disposition: form-data; name="secret"\r\n\r\nabc\r\n--x' },
   { contentType: 'multipart/form-data', payload: 'no boundary' },
@@ -54,7 +63,8 @@ describe('malformed requests to every documented route', () => {
     const answers = new Map<string, string[]>()
     for (const { path, method } of operations) {
       for (const id of [site.id, 'not-a-uuid']) {
-        const url = `${path.replace(/\{[^}]+\}/g, id)}?from=x&to=y&interval=z&limit=-1&cursor=%zz`
+        for (const query of ['from=x&to=y&interval=z&limit=-1&cursor=%zz', 'from=0000-01-01T00:00:00Z&to=0000-01-02T00:00:00Z&name=%00&cursor=%00']) {
+        const url = `${path.replace(/\{[^}]+\}/g, id)}?${query}`
         for (const { contentType, payload } of malformedBodies) {
           for (const headers of credentials) {
             const response = await service.app.inject({
@@ -75,6 +85,7 @@ describe('malformed requests to every documented route', () => {
             answers.set(`${method} ${path}`, [...new Set([...(answers.get(`${method} ${path}`) ?? []), answer])])
           }
         }
+        }
       }
     }
     const wrong = [...answers].filter(([, seen]) => seen.some((answer) => /^5/.test(answer) || !/^(2\d\d|3\d\d|4\d\d "[a-z_]+")$/.test(answer)))
@@ -83,5 +94,18 @@ describe('malformed requests to every documented route', () => {
     const everything = [...answers.values()].flat()
     expect(everything).toContain('400 "validation_error"')
     expect(everything).toContain('401 "unauthorized"')
+  })
+
+  it('refuses text PostgreSQL cannot store with 400 validation_error naming the field, before anything is stored', async () => {
+    const site = await createTestSite(service.app, account)
+    const signUp = await service.app.inject({ method: 'POST', url: '/api/v1/accounts', payload: '{"email":"a\\u0000b@example.com","password":"long enough password"}', headers: { 'content-type': 'application/json' } })
+    expect(signUp.statusCode).toBe(400)
+    expect(signUp.json().error).toMatchObject({ code: 'validation_error', details: [{ field: 'body.email', message: 'must not contain NUL characters or unpaired UTF-16 surrogates' }] })
+    const rename = await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: { ...asScript(account), 'content-type': 'application/json' }, payload: '{"name":"half \\ud800 a pair"}' })
+    expect(rename.statusCode).toBe(400)
+    expect(rename.json().error.details).toEqual([{ field: 'body.name', message: 'must not contain NUL characters or unpaired UTF-16 surrogates' }])
+    const stats = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/stats?from=0000-01-01T00:00:00Z&to=0000-01-02T00:00:00Z`, headers: asScript(account) })
+    expect(stats.statusCode).toBe(400)
+    expect(stats.json().error.code).toBe('validation_error')
   })
 })

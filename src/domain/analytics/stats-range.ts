@@ -15,6 +15,9 @@ export const maxRangeMs: Record<StatsInterval, number> = { hour: 31 * DAY_MS, da
 
 export const DEFAULT_RANGE_MS = DAY_MS
 
+const EARLIEST_MS = 0
+const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
 export interface StatsRange {
   from: Date
   to: Date
@@ -35,6 +38,12 @@ export function resolveStatsRange(query: StatsQuery, now: Date): { range: StatsR
   const issues: FieldIssue[] = []
   if (Number.isNaN(from.getTime())) issues.push({ field: 'querystring.from', message: 'must be an ISO 8601 date-time' })
   if (Number.isNaN(to.getTime())) issues.push({ field: 'querystring.to', message: 'must be an ISO 8601 date-time' })
+  if (issues.length > 0) return { issues }
+  // The log holds nothing older than the service, and PostgreSQL has no year 0: a range outside
+  // these years is a mistake of the caller's, answered as such rather than as a failed query.
+  for (const [field, date] of [['querystring.from', from], ['querystring.to', to]] as const) {
+    if (date.getTime() < EARLIEST_MS || date.getTime() > LATEST_MS) issues.push({ field, message: 'must be within the years 1970 to 9999' })
+  }
   if (issues.length > 0) return { issues }
   if (from.getTime() >= to.getTime()) return { issues: [{ field: 'querystring.from', message: 'must be before to' }] }
   if (to.getTime() - from.getTime() > maxRangeMs[interval]) {

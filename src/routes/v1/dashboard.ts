@@ -5,6 +5,8 @@ import apiKeysRoutes from './api-keys/index.js'
 import meRoutes from './me/index.js'
 import sessionsRoutes from './sessions/index.js'
 import sitesRoutes from './sites/index.js'
+import { findUnstorableText } from '../../domain/storable-text.js'
+import { invalidRequest } from './sites/site-rules.js'
 import webhookRoutes from './webhooks/index.js'
 
 /**
@@ -14,6 +16,15 @@ import webhookRoutes from './webhooks/index.js'
  */
 const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(cookie)
+  // What these routes are sent ends up in PostgreSQL (or is compared with what is there), which
+  // refuses some strings outright: they are a 400 naming the field, not a failed query's 500.
+  app.addHook('preValidation', async (request) => {
+    const field =
+      findUnstorableText(request.params, 'params') ?? findUnstorableText(request.query, 'querystring') ?? findUnstorableText(request.body, 'body')
+    if (field !== undefined) {
+      throw invalidRequest([{ field, message: 'must not contain NUL characters or unpaired UTF-16 surrogates' }])
+    }
+  })
   await app.register(accountsRoutes, { prefix: '/api/v1' })
   await app.register(sessionsRoutes, { prefix: '/api/v1' })
   await app.register(meRoutes, { prefix: '/api/v1' })

@@ -27,6 +27,18 @@ describe('stats ranges', () => {
     expect(resolveStatsRange({ from: '2025-01-01T00:00:00Z', to: '2025-04-03T00:00:01Z', interval: 'day' }, now)).toHaveProperty('issues')
   })
 
+  it('refuses times before 1970 or after 9999 (PostgreSQL has no year 0), naming the field', () => {
+    expect(resolveStatsRange({ from: '0000-01-01T00:00:00Z', to: '0000-01-02T00:00:00Z' }, now)).toEqual({
+      issues: [
+        { field: 'querystring.from', message: 'must be within the years 1970 to 9999' },
+        { field: 'querystring.to', message: 'must be within the years 1970 to 9999' },
+      ],
+    })
+    expect(resolveStatsRange({ from: '1969-12-31T23:00:00Z', to: '1970-01-01T01:00:00Z' }, now)).toHaveProperty('issues')
+    expect(resolveStatsRange({ from: '1970-01-01T00:00:00Z', to: '1970-01-02T00:00:00Z' }, now)).toHaveProperty('range')
+    expect(resolveStatsRange({ from: '+010000-01-01T00:00:00Z', to: '+010000-01-02T00:00:00Z' }, now)).toHaveProperty('issues')
+  })
+
   it('fills every bucket from the one containing from, and adds up the totals', () => {
     const range = { from: new Date('2025-05-05T08:30:00Z'), to: new Date('2025-05-05T10:15:00Z'), interval: 'hour' as const }
     const eight = Date.parse('2025-05-05T08:00:00Z')

@@ -1,0 +1,29 @@
+/**
+ * Text PostgreSQL cannot store: a NUL character (refused in text and jsonb), or half of a UTF-16
+ * surrogate pair (refused in jsonb as an escape; in text it would be silently replaced, so the
+ * stored value would differ from the one sent).
+ */
+// eslint-disable-next-line no-control-regex -- the NUL character is what it looks for
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * The path (`body.settings.webhookUrl`, `querystring.from`) of the first string within `value`,
+ * keys included, that PostgreSQL cannot store as sent, or undefined when there is none.
+ */
+export function findUnstorableText(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return UNSTORABLE.test(value) ? path : undefined
+  if (typeof value !== 'object' || value === null) return undefined
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = findUnstorableText(value[index], `${path}[${index}]`)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (UNSTORABLE.test(key)) return path
+    const found = findUnstorableText(item, `${path}.${key}`)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
