@@ -26,6 +26,9 @@ export interface RedeemTokenDependencies {
   findSite(siteKey: string): Promise<RedeemingSite | undefined>
 }
 
+/** How far instances' clocks may differ without a token redeeming twice (DESIGN section 6). */
+export const CLOCK_SKEW_MARGIN_MS = 60_000
+
 /** The single-use marker of a token, keyed by its challenge (one token per challenge). */
 export function redemptionKey(challengeId: string): string {
   return `redeemed:${challengeId}`
@@ -38,10 +41,12 @@ export function redemptionKey(challengeId: string): string {
  * 3. the secret belongs to the token's site (invalid-input-secret; so a token of site A presented
  *    with site B's secret fails as invalid-input-secret: the secret is not the token's);
  * 4. sitekey, when sent, names the token's site (invalid-input-response);
- * 5. the token's lifetime (timeout-or-duplicate);
- * 6. single use across instances: an atomic set-if-absent of the redemption marker. The loser of
- *    a race, or any later call, gets timeout-or-duplicate, unless it carries the idempotency key
- *    of the first call, which then gets the first answer again.
+ * 5. the token's lifetime (timeout-or-duplicate), unless the call carries the idempotency key of
+ *    the redemption that came before the expiry: it gets that answer again;
+ * 6. single use across instances: an atomic set-if-absent of the redemption marker, which lives
+ *    a minute longer than the token. The loser of a race, or any later call, gets
+ *    timeout-or-duplicate, unless it carries the idempotency key of the first call, which then
+ *    gets the first answer again.
  * A wrong secret does not consume the token: only someone holding the right secret can spend it.
  */
 export async function redeemToken(dependencies: RedeemTokenDependencies, request: SiteverifyRequest, now: number): Promise<SiteverifyAnswer> {
@@ -64,15 +69,17 @@ export async function redeemToken(dependencies: RedeemTokenDependencies, request
   if (request.sitekey !== undefined && request.sitekey !== '' && request.sitekey !== site.siteKey) {
     return answerFailure('invalid-input-response')
   }
-  if (reading.outcome === 'expired') return answerFailure('timeout-or-duplicate')
-
   // The marker holds only the idempotency key of the first redemption (or nothing): the answer is
   // a function of the token's claims, so a retry with that key gets it again by recomputing it.
   const idempotencyKey = request.idempotency_key ?? ''
   const key = redemptionKey(reading.claims.challengeId)
-  // The marker lives as long as the token could still be presented.
-  const markerTtlMs = reading.expiresAt - now + 1_000
+  const isRetryOfFirst = async () => idempotencyKey !== '' && (await dependencies.store.get(key)) === `k:${idempotencyKey}`
+  // A retry of a redemption gets its answer again even once the token has expired since.
+  if (reading.outcome === 'expired') return (await isRetryOfFirst()) ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate')
+
+  // The marker outlives the token on this instance's clock by a margin, so that an instance whose
+  // clock is behind (and still takes the token for valid) finds it too.
+  const markerTtlMs = reading.expiresAt - now + CLOCK_SKEW_MARGIN_MS
   const isFirst = await dependencies.store.setIfAbsent(key, `k:${idempotencyKey}`, markerTtlMs)
-  const isRetryOfFirst = !isFirst && idempotencyKey !== '' && (await dependencies.store.get(key)) === `k:${idempotencyKey}`
-  return isFirst || isRetryOfFirst ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate')
+  return isFirst || (await isRetryOfFirst()) ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate')
 }

@@ -74,6 +74,24 @@ describe('redeemToken', () => {
     expect(await redeem({ secret: siteA.secretKey, response })).toMatchObject({ 'error-codes': ['timeout-or-duplicate'] })
   })
 
+  it('gives a retry with the first call\'s idempotency key the first answer even after the token has expired', async () => {
+    const response = issueToken(tokenKey, claimsFor(siteA))
+    const first = await redeem({ secret: siteA.secretKey, response, idempotency_key: 'a1b2' })
+    expect(first.success).toBe(true)
+    now = issuedAt + TOKEN_LIFETIME_MS + 30_000
+    expect(await redeem({ secret: siteA.secretKey, response, idempotency_key: 'a1b2' })).toEqual(first)
+    expect(await redeem({ secret: siteA.secretKey, response, idempotency_key: 'c3d4' })).toMatchObject({ 'error-codes': ['timeout-or-duplicate'] })
+  })
+
+  it('redeems once across instances whose clocks differ by up to a minute', async () => {
+    const response = issueToken(tokenKey, claimsFor(siteA))
+    // `now` is the shared store's clock (Redis's); one instance agrees with it, the other runs 50 s behind.
+    expect((await redeemToken(dependencies(), { secret: siteA.secretKey, response }, now)).success).toBe(true)
+    now = issuedAt + TOKEN_LIFETIME_MS + 40_000
+    const behind = now - 50_000
+    expect(await redeemToken(dependencies(), { secret: siteA.secretKey, response }, behind)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+  })
+
   it('refuses an expired token as timeout-or-duplicate', async () => {
     const response = issueToken(tokenKey, claimsFor(siteA))
     now = issuedAt + TOKEN_LIFETIME_MS
