@@ -182,6 +182,14 @@ describe('Siteverify', () => {
     expect(response.json()['error-codes']).toEqual(['bad-request'])
   })
 
+  it('a JSON Content-Type without a body answers the missing fields, as a POST without either does', async () => {
+    for (const headers of [{ 'content-type': 'application/json' }, {}]) {
+      const response = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', headers })
+      expect(response.statusCode).toBe(200)
+      expect(response.json()).toMatchObject({ success: false, 'error-codes': ['missing-input-secret', 'missing-input-response'] })
+    }
+  })
+
   it('multipart without a boundary answers 200 bad-request', async () => {
     const response = await service.app.inject({
       method: 'POST',

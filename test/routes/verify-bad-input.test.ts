@@ -119,6 +119,20 @@ describe('bad input to the public flow', () => {
     expectRefusal(response, 400, 'validation_error')
   })
 
+  it.each([undefined, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])(
+    'a valid submission sent as %s instead of JSON: 400 validation_error (a malformed body, DESIGN section 3)',
+    async (contentType) => {
+      const { 'content-type': _json, ...headers } = browserHeaders(siteA.siteKey)
+      const response = await service.app.inject({
+        method: 'POST',
+        url: '/api/v1/verify',
+        headers: { ...headers, ...(contentType === undefined ? {} : { 'content-type': contentType }) },
+        payload: JSON.stringify(await validSubmission()),
+      })
+      expectRefusal(response, 400, 'validation_error')
+    },
+  )
+
   it('oversized body (over 16 KiB): 413 payload_too_large', async () => {
     const submission = await validSubmission()
     const response = await submitSolution(service.app, browserHeaders(siteA.siteKey), {

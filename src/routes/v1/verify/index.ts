@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { ApiError } from '../../../errors.js'
 import { callerOf } from '../../../plugins/public-gate.js'
 import { PublicErrorResponse, publicGateErrors, siteKeySecurity } from '../public-schemas.js'
 import { judgeSubmission } from './judge-submission.js'
@@ -7,6 +8,12 @@ import { SolutionSubmission, VerificationResult } from './schemas.js'
 
 const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('submissionFacts', null)
+
+  // A body that is not JSON is a malformed body (DESIGN section 3: 400 validation_error), whatever
+  // Content-Type it came with, or without one.
+  app.addContentTypeParser('*', (_request, _payload, done) => {
+    done(new ApiError('validation_error', 'The body must be JSON, sent with Content-Type: application/json.'))
+  })
 
   // Every refusal is counted, and logged when it names a site (rate-limited floods are not logged:
   // writing them would hand the flood to the database).
