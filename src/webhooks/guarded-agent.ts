@@ -1,7 +1,7 @@
 import { lookup, type LookupAddress } from 'node:dns'
 import { isIP, type LookupFunction } from 'node:net'
 import { Agent, buildConnector } from 'undici'
-import { findRefusedRange } from '../domain/webhooks/address-policy.js'
+import { findRefusedRange, type AddressPolicy } from '../domain/webhooks/address-policy.js'
 
 /** Thrown (into undici) when a webhook would connect to an address that is not public. */
 export class RefusedAddressError extends Error {
@@ -30,13 +30,13 @@ const resolveWithSystem: Resolve = (hostname, family) =>
  * connected to: a name that answered a public address when the URL was saved and a private one
  * now (DNS rebinding) is refused now. `resolve` is injectable for tests.
  */
-export function createGuardedLookup(resolve: Resolve = resolveWithSystem): LookupFunction {
+export function createGuardedLookup(resolve: Resolve = resolveWithSystem, policy: AddressPolicy = {}): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, options.family === 4 || options.family === 6 ? options.family : 0)
       .then((addresses) => {
         // Any refused answer refuses the whole name: a mixed answer is how rebinding attacks start.
         for (const { address } of addresses) {
-          const range = findRefusedRange(address)
+          const range = findRefusedRange(address, policy)
           if (range !== undefined) throw new RefusedAddressError(hostname, address, range)
         }
         const first = addresses[0]
@@ -56,18 +56,19 @@ export interface WebhookAgentOptions {
 }
 
 /**
- * The undici dispatcher for webhooks. Unless private addresses are allowed, its connector checks
- * the address at connect time: IP literals directly (Node does no lookup for them), names through
- * the guarded lookup. Nothing reaches the network before the check passes.
+ * The undici dispatcher for webhooks. Its connector checks the address at connect time: IP
+ * literals directly (Node does no lookup for them), names through the guarded lookup. Nothing
+ * reaches the network before the check passes. With private addresses allowed, only link-local
+ * and metadata addresses are refused (address-policy.ts).
  */
 export function createWebhookAgent(options: WebhookAgentOptions): Agent {
-  if (options.allowPrivateAddresses) return new Agent({ connect: { timeout: options.connectTimeoutMs } })
-  const connect = buildConnector({ timeout: options.connectTimeoutMs, lookup: createGuardedLookup(options.resolve) })
+  const policy: AddressPolicy = { allowPrivate: options.allowPrivateAddresses }
+  const connect = buildConnector({ timeout: options.connectTimeoutMs, lookup: createGuardedLookup(options.resolve, policy) })
   return new Agent({
     connect(connectOptions, callback) {
       const host = connectOptions.hostname.replace(/^\[(.*)\]$/, '$1')
       if (isIP(host) !== 0) {
-        const range = findRefusedRange(host)
+        const range = findRefusedRange(host, policy)
         if (range !== undefined) {
           callback(new RefusedAddressError(host, host, range), null)
           return

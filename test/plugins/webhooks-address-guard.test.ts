@@ -1,5 +1,7 @@
 import net from 'node:net'
+import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createWebhookAgent, RefusedAddressError } from '../../src/webhooks/guarded-agent.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { blockedEvent, createWebhookSite } from '../helpers/webhook-site.js'
 
@@ -55,5 +57,37 @@ describe('webhooks with private addresses not allowed', () => {
   it('counts refusals under their own outcome', async () => {
     const metrics = (await service.app.inject({ method: 'GET', url: '/metrics' })).body
     expect(metrics).toMatch(/^tollgate_webhook_deliveries_total\{outcome="refused"\} [1-9]\d*$/m)
+  })
+})
+
+describe('webhooks with private addresses allowed (development)', () => {
+  it('connect to a loopback receiver, and refuse a name that resolves to the metadata address at connect time', async () => {
+    let connections = 0
+    const sockets = new Set<net.Socket>()
+    const server = net.createServer((socket) => {
+      connections += 1
+      sockets.add(socket)
+      socket.once('data', () => socket.end('HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n'))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as net.AddressInfo
+    const agent = createWebhookAgent({
+      allowPrivateAddresses: true,
+      connectTimeoutMs: 2_000,
+      resolve: async (hostname) => [{ address: hostname === 'metadata.test' ? '169.254.169.254' : '127.0.0.1', family: 4 }],
+    })
+    try {
+      const local = await request(`http://receiver.test:${port}/hook`, { method: 'POST', dispatcher: agent, body: '{}' })
+      expect(local.statusCode).toBe(204)
+      await local.body.dump()
+      expect(connections).toBe(1)
+      await expect(request(`http://metadata.test:${port}/latest/meta-data/`, { dispatcher: agent })).rejects.toBeInstanceOf(RefusedAddressError)
+      await expect(request('http://169.254.169.254/latest/meta-data/', { dispatcher: agent })).rejects.toThrow(/metadata/)
+      expect(connections).toBe(1)
+    } finally {
+      await agent.close()
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
   })
 })

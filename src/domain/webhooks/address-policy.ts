@@ -10,12 +10,23 @@ import ipaddr from 'ipaddr.js'
  * broadcast, reserved and documentation ranges, and the IPv6 transition prefixes (6to4, Teredo,
  * NAT64) that can smuggle an internal IPv4 address. An IPv4-mapped IPv6 address
  * (::ffff:127.0.0.1) is judged as the IPv4 address it carries.
+ *
+ * With private webhooks allowed (WEBHOOK_ALLOW_PRIVATE, development and tests), loopback and LAN
+ * receivers pass, but link-local addresses and the cloud metadata services still do not: no
+ * webhook receiver lives there, and a server in the cloud answers its credentials there to
+ * anyone who can make it send a request (anyone who can sign up, in development).
  */
 
-const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254'])
+/** AWS, GCP and Azure (169.254.169.254), AWS over IPv6, Alibaba Cloud (in the CGNAT range). */
+const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200'])
 
-/** The name of the range that makes `address` refused, or undefined when it is a public address. */
-export function findRefusedRange(address: string): string | undefined {
+export interface AddressPolicy {
+  /** Loopback, private and other non-public ranges pass, except link-local and metadata addresses. */
+  allowPrivate?: boolean
+}
+
+/** The name of the range that makes `address` refused, or undefined when the policy lets it through. */
+export function findRefusedRange(address: string, policy: AddressPolicy = {}): string | undefined {
   const literal = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address
   // Only canonical literals (as DNS answers and URL parsing produce); `1.2.3`-style forms are refused.
   if (isIP(literal) === 0) return 'invalid'
@@ -25,7 +36,8 @@ export function findRefusedRange(address: string): string | undefined {
   }
   if (METADATA_ADDRESSES.has(parsed.toString())) return 'metadata'
   const range = parsed.range()
-  return range === 'unicast' ? undefined : range
+  if (range === 'unicast') return undefined
+  return policy.allowPrivate === true && range !== 'linkLocal' ? undefined : range
 }
 
 export function isPublicAddress(address: string): boolean {

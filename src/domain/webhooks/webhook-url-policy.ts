@@ -2,7 +2,7 @@ import { isIP } from 'node:net'
 import { findRefusedRange } from './address-policy.js'
 
 export interface WebhookUrlPolicy {
-  /** Development and tests: http and private addresses allowed (config.allowPrivateWebhooks). */
+  /** Development and tests: http and private addresses allowed, link-local and metadata ones still not (config.allowPrivateWebhooks). */
   allowPrivateAddresses: boolean
 }
 
@@ -20,11 +20,10 @@ export function findWebhookUrlProblem(url: string, policy: WebhookUrlPolicy): st
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'the webhook URL must use https'
   if (parsed.username !== '' || parsed.password !== '') return 'the webhook URL must not contain credentials'
-  if (policy.allowPrivateAddresses) return undefined
-  if (parsed.protocol !== 'https:') return 'the webhook URL must use https'
+  if (!policy.allowPrivateAddresses && parsed.protocol !== 'https:') return 'the webhook URL must use https'
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1')
   if (isIP(host) !== 0) {
-    const range = findRefusedRange(host)
+    const range = findRefusedRange(host, { allowPrivate: policy.allowPrivateAddresses })
     if (range !== undefined) return `the webhook URL points at a ${range} address (${host})`
   }
   return undefined

@@ -12,7 +12,7 @@ describe('findRefusedRange', () => {
     ['169.254.1.1', 'linkLocal'],
     ['169.254.169.254', 'metadata'],
     ['100.64.0.1', 'carrierGradeNat'],
-    ['100.100.100.200', 'carrierGradeNat'],
+    ['100.100.100.200', 'metadata'],
     ['0.0.0.0', 'unspecified'],
     ['224.0.0.1', 'multicast'],
     ['255.255.255.255', 'broadcast'],
@@ -56,5 +56,22 @@ describe('findRefusedRange', () => {
 
   it.each(['localhost', '', '1.2.3', '2130706433', '0x7f000001', '999.1.1.1'])('refuses %j, which is not a canonical IP address', (address) => {
     expect(findRefusedRange(address)).toBe('invalid')
+  })
+})
+
+describe('findRefusedRange with private addresses allowed (development)', () => {
+  it.each(['127.0.0.1', '::1', '10.1.2.3', '192.168.1.1', '172.16.0.1', '100.64.0.1', 'fd12:3456::1', '::ffff:127.0.0.1', '8.8.8.8'])('lets %s through', (address) => {
+    expect(findRefusedRange(address, { allowPrivate: true })).toBeUndefined()
+  })
+
+  it.each([
+    ['169.254.169.254', 'metadata'],
+    ['::ffff:169.254.169.254', 'metadata'],
+    ['fd00:ec2::254', 'metadata'],
+    ['100.100.100.200', 'metadata'],
+    ['169.254.1.1', 'linkLocal'],
+    ['fe80::1', 'linkLocal'],
+  ])('still refuses %s (%s): no receiver lives there, cloud credentials do', (address, range) => {
+    expect(findRefusedRange(address, { allowPrivate: true })).toBe(range)
   })
 })

@@ -24,6 +24,13 @@ describe('findWebhookUrlProblem', () => {
     expect(findWebhookUrlProblem('https://10.0.0.1/', development)).toBeUndefined()
   })
 
+  it('refuses link-local and cloud metadata literals even where private webhooks are allowed', () => {
+    expect(findWebhookUrlProblem('http://169.254.169.254/latest/meta-data/', development)).toMatch(/metadata/)
+    expect(findWebhookUrlProblem('http://[fd00:ec2::254]/', development)).toMatch(/metadata/)
+    expect(findWebhookUrlProblem('http://169.254.10.1/', development)).toMatch(/linkLocal/)
+    expect(findWebhookUrlProblem('http://[fe80::1]/', development)).toMatch(/linkLocal/)
+  })
+
   it('refuses what is not an http(s) URL, and credentials in the URL', () => {
     expect(findWebhookUrlProblem('not a url', development)).toMatch(/not a valid URL/)
     expect(findWebhookUrlProblem('ftp://example.com/', development)).toMatch(/https/)
