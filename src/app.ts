@@ -4,6 +4,7 @@ import type { Socket } from 'node:net'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
+import { withRequestSerializer } from './log-serializers.js'
 import demoSite from './plugins/demo-site.js'
 import docs from './plugins/docs.js'
 import authentication from './plugins/authentication.js'
@@ -63,7 +64,7 @@ export type App = Awaited<ReturnType<typeof buildApp>>
 export async function buildApp(options: AppOptions) {
   const { config } = options
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: withRequestSerializer(options.logger ?? { level: config.logLevel }),
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,

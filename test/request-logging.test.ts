@@ -8,6 +8,7 @@ import { TEST_SECRET } from './helpers/test-app.js'
 interface LogLine {
   level: number
   msg: string
+  req?: { url: string }
 }
 
 /** The service at LOG_LEVEL=info with its log lines captured, and one route that fails. */
@@ -51,5 +52,15 @@ describe('request logging', () => {
     const failed = await app.inject({ method: 'GET', url: '/fails' })
     expect(failed.statusCode).toBe(500)
     expect(lines).toContainEqual(expect.objectContaining({ level: 50, msg: 'unhandled error' }))
+  })
+
+  it('leaves Siteverify\'s query string out of the log, where a reCAPTCHA client may put the secret key', async () => {
+    const lines: LogLine[] = []
+    app = await startLogging({ NODE_ENV: 'development', LOG_REQUESTS: 'true' }, lines)
+    await app.inject({ method: 'POST', url: '/recaptcha/api/siteverify?secret=tgs_do-not-log-me&response=x' })
+    await app.inject({ method: 'GET', url: '/health?probe=kept' })
+    const logged = JSON.stringify(lines)
+    expect(logged).not.toContain('tgs_do-not-log-me')
+    expect(lines.map((line) => line.req?.url)).toEqual(expect.arrayContaining(['/recaptcha/api/siteverify?(query not logged)', '/health?probe=kept']))
   })
 })

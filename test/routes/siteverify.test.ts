@@ -105,6 +105,21 @@ describe('Siteverify', () => {
     }
   })
 
+  it('takes reCAPTCHA\'s fields from the query string of the POST too; a field in the body wins', async () => {
+    const response = await token()
+    const query = new URLSearchParams({ secret: site.secretKey, response }).toString()
+    const answer = await service.app.inject({ method: 'POST', url: `/recaptcha/api/siteverify?${query}` })
+    expect(answer.json()).toMatchObject({ success: true, 'error-codes': [] })
+    const another = await token()
+    const overridden = await service.app.inject({
+      method: 'POST',
+      url: `/recaptcha/api/siteverify?${new URLSearchParams({ secret: 'tgs_wrong', response: another }).toString()}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ secret: site.secretKey }).toString(),
+    })
+    expect(overridden.json()).toMatchObject({ success: true })
+  })
+
   it('gives a retry with the same idempotency_key the first answer again', async () => {
     const response = await token()
     const idempotencyKey = randomUUID()

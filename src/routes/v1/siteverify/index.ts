@@ -54,11 +54,14 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           description: 'JSON, form-urlencoded or multipart. Always answers 200; failures list error-codes.',
           consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
           body: SiteverifyBody,
+          // reCAPTCHA's server also takes its fields in the query string of the POST, and some
+          // clients send them there; a field in the body wins over the same one in the query.
+          querystring: SiteverifyBody,
           response: { 200: SiteverifyResult },
         },
       },
       async (request, reply): Promise<SiteverifyAnswer> => {
-        const answer = await redeemToken(dependencies, request.body ?? {}, Date.now())
+        const answer = await redeemToken(dependencies, { ...request.query, ...request.body }, Date.now())
         app.counters.increment('siteverify', { result: answer.success ? 'success' : (answer['error-codes'][0] ?? 'unknown') })
         void reply.header('cache-control', 'no-store')
         return answer
