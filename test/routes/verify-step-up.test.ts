@@ -51,6 +51,32 @@ describe('step-up', () => {
     expect((await playRound(site, '203.0.113.10', suspicious)).difficulty).toBe(4)
   })
 
+  it('credits one pending step-up once: of challenges fetched while it was pending, only the first solved earns it', async () => {
+    const site = await createTestSite(service.app, { settings: { difficulty: 4, maxStepUps: 2 } })
+    const clientIp = '203.0.113.40'
+    expect(await playRound(site, clientIp, suspicious)).toMatchObject({ riskScore: 45, action: 'challenge' })
+    const headers = { ...browserHeaders(site.siteKey), 'accept-language': '' }
+    const prefetched = []
+    for (let index = 0; index < 3; index++) {
+      prefetched.push((await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers, remoteAddress: clientIp })).json<Challenge>())
+    }
+    // All three were issued for the pending round (harder), but the round is credited once.
+    expect(prefetched.map((challenge) => challenge.difficulty)).toEqual([6, 6, 6])
+    const results = await Promise.all(
+      prefetched.map(async (challenge) =>
+        (await service.app.inject({ method: 'POST', url: '/api/v1/verify', headers, remoteAddress: clientIp, payload: suspicious(challenge) })).json<{
+          riskScore: number
+          action: string
+        }>(),
+      ),
+    )
+    expect(results.filter((result) => result.action === 'allow')).toEqual([{ riskScore: 30, action: 'allow', success: true, token: expect.any(String), expiresAt: expect.any(String) }])
+    expect(results.filter((result) => result.action !== 'allow')).toEqual([
+      { riskScore: 45, action: 'challenge', success: false },
+      { riskScore: 45, action: 'challenge', success: false },
+    ])
+  })
+
   it('keeps step-up state per client: another address starts at the base', async () => {
     const site = await createTestSite(service.app, { settings: { difficulty: 4 } })
     await playRound(site, '203.0.113.20', suspicious)

@@ -14,13 +14,15 @@ export interface ChallengeRecord {
   expiresAt: number
   /** Step-ups this client had taken on this site when the challenge was issued (0 normally). */
   stepUps: number
+  /** The step-up round the challenge was issued in, with stepUps > 0 (see claimStepUps). */
+  stepUpRound?: string
   /** tagClient() of the address the challenge was issued to. */
   clientTag: string
 }
 
 const FORMAT_VERSION = '1'
 
-/** `1|site|difficulty|expiresAt(base36)|lifetimeMs(base36)|stepUps|clientTag` */
+/** `1|site|difficulty|expiresAt(base36)|lifetimeMs(base36)|stepUps[.round]|clientTag` */
 export function encodeChallengeRecord(record: ChallengeRecord): string {
   return [
     FORMAT_VERSION,
@@ -28,15 +30,17 @@ export function encodeChallengeRecord(record: ChallengeRecord): string {
     String(record.difficulty),
     record.expiresAt.toString(36),
     (record.expiresAt - record.issuedAt).toString(36),
-    String(record.stepUps),
+    record.stepUpRound === undefined ? String(record.stepUps) : `${record.stepUps}.${record.stepUpRound}`,
     record.clientTag,
   ].join('|')
 }
 
 /** The record, or undefined when the text is not one this version wrote. */
 export function decodeChallengeRecord(text: string): ChallengeRecord | undefined {
-  const [version, site, difficulty, expiresAt, lifetime, stepUps, clientTag, ...rest] = text.split('|')
+  const [version, site, difficulty, expiresAt, lifetime, stepUpsField, clientTag, ...rest] = text.split('|')
   if (version !== FORMAT_VERSION || rest.length > 0 || clientTag === undefined) return undefined
+  const [stepUps, stepUpRound, ...extra] = (stepUpsField ?? '').split('.')
+  if (extra.length > 0 || (stepUpRound !== undefined && !/^[a-z0-9]{1,16}$/.test(stepUpRound))) return undefined
   const siteId = expandUuid(site ?? '')
   const numbers = [Number(difficulty), parseInt(expiresAt ?? '', 36), parseInt(lifetime ?? '', 36), Number(stepUps)]
   if (siteId === undefined || !numbers.every((value) => Number.isSafeInteger(value) && value >= 0)) return undefined
@@ -47,6 +51,7 @@ export function decodeChallengeRecord(text: string): ChallengeRecord | undefined
     issuedAt: expiresAtValue - lifetimeValue,
     expiresAt: expiresAtValue,
     stepUps: stepUpsValue,
+    ...(stepUpRound === undefined ? {} : { stepUpRound }),
     clientTag,
   }
 }

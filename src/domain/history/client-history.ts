@@ -53,6 +53,25 @@ export interface HistoryAssessment {
 export interface ChallengeRequestAssessment extends HistoryAssessment {
   /** Step-ups the client has been asked for on this site and not yet resolved. */
   stepUps: number
+  /** The pending step-up round's id ('' with none): a challenge issued in it carries it. */
+  stepUpRound: string
+}
+
+/** A client's pending step-ups as stored: `count.round`, the round a random id of its own. */
+export interface PendingStepUps {
+  count: number
+  round: string
+}
+
+export function encodePendingStepUps(pending: PendingStepUps): string {
+  return `${pending.count}.${pending.round}`
+}
+
+/** The stored state, or no step-up pending (count 0, round '') for anything else. */
+export function decodePendingStepUps(stored: string | null | undefined): PendingStepUps {
+  const [count, round, ...rest] = (stored ?? '').split('.')
+  const value = countOf(count)
+  return value > 0 && rest.length === 0 && round !== undefined && /^[a-z0-9]{1,16}$/.test(round) ? { count: value, round } : { count: 0, round: '' }
 }
 
 export interface ClientRef {
@@ -102,7 +121,8 @@ export async function recordChallengeRequest(
   const anomalies: AnomalyLabel[] = []
   if (requests > policy.rateLimit) anomalies.push('high_request_rate')
   if (countOf(blocks) >= policy.blockLimit) anomalies.push('recent_blocks')
-  return { anomalies, extraDifficulty: sumExtraDifficulty(anomalies), stepUps: countOf(stepUps) }
+  const pending = decodePendingStepUps(stepUps)
+  return { anomalies, extraDifficulty: sumExtraDifficulty(anomalies), stepUps: pending.count, stepUpRound: pending.round }
 }
 
 export interface VerificationHistoryInput extends ClientRef {

@@ -1,5 +1,7 @@
 import type { KeyValueStore } from '../../storage/ports.js'
-import { clientKey, STEP_UPS_KEY_PART, type ClientRef } from '../history/client-history.js'
+import { randomBytes } from 'node:crypto'
+import type { ChallengeRecord } from '../challenge/challenge-record.js'
+import { clientKey, decodePendingStepUps, encodePendingStepUps, STEP_UPS_KEY_PART, type ClientRef } from '../history/client-history.js'
 import type { RiskAction } from './decide-action.js'
 
 /** How long a client's pending step-up is remembered; the SDK comes back within seconds. */
@@ -21,6 +23,22 @@ export async function advanceStepUps(
   solvedStepUps: number,
 ): Promise<void> {
   const key = clientKey(client, STEP_UPS_KEY_PART)
-  if (action === 'challenge') await store.set(key, String(solvedStepUps + 1), STEP_UP_MEMORY_MS)
+  if (action === 'challenge') {
+    const round = randomBytes(5).toString('hex')
+    await store.set(key, encodePendingStepUps({ count: solvedStepUps + 1, round }), STEP_UP_MEMORY_MS)
+  }
   else if (solvedStepUps > 0) await store.delete(key)
+}
+
+/**
+ * The step-ups a verification is credited with: those its challenge record carries, if the
+ * client's pending step-up round is still the one the challenge was issued in. The pending state
+ * is taken (atomically, on Redis too), so that of several challenges fetched during one round only
+ * the first one solved earns the credit; the others are judged as first rounds (and a challenge
+ * verdict for one of them opens a new round, which the rest were not issued in).
+ */
+export async function claimStepUps(store: KeyValueStore, client: ClientRef, record: Pick<ChallengeRecord, 'stepUps' | 'stepUpRound'>): Promise<number> {
+  if (record.stepUps === 0 || record.stepUpRound === undefined) return 0
+  const pending = decodePendingStepUps(await store.take(clientKey(client, STEP_UPS_KEY_PART)))
+  return pending.round === record.stepUpRound ? record.stepUps : 0
 }

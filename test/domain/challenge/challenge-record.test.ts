@@ -16,11 +16,18 @@ describe('challenge records', () => {
     expect(decodeChallengeRecord(encodeChallengeRecord(record))).toEqual(record)
   })
 
+  it('round-trips the step-up round a step-up challenge was issued in, and reads records without one', () => {
+    const inRound = { ...record, stepUpRound: '0f3a9c21be' }
+    expect(encodeChallengeRecord(inRound)).toContain('|2.0f3a9c21be|')
+    expect(decodeChallengeRecord(encodeChallengeRecord(inRound))).toEqual(inRound)
+    expect(decodeChallengeRecord(encodeChallengeRecord(record))).not.toHaveProperty('stepUpRound')
+  })
+
   it('stays small: about 50 bytes for the Redis memory budget', () => {
     expect(encodeChallengeRecord(record).length).toBeLessThanOrEqual(56)
   })
 
-  it.each(['', 'garbage', '2|x|1|1|1|0|t', `${encodeChallengeRecord(record)}|extra`, '1|not-a-uuid|20|abc|1|0|tag', '1|m5suHl86TG2Ofwobsj1OXw|-1|abc|1|0|tag'])(
+  it.each(['', 'garbage', '2|x|1|1|1|0|t', `${encodeChallengeRecord(record)}|extra`, '1|not-a-uuid|20|abc|1|0|tag', '1|m5suHl86TG2Ofwobsj1OXw|-1|abc|1|0|tag', '1|m5suHl86TG2Ofwobsj1OXw|20|abc|1|1.BAD!|tag', '1|m5suHl86TG2Ofwobsj1OXw|20|abc|1|1.ab.cd|tag'])(
     'decodes %j to nothing',
     (text) => {
       expect(decodeChallengeRecord(text)).toBeUndefined()

@@ -27,7 +27,7 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
   })
 
   it('says nothing about a new client', async () => {
-    expect(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).toEqual({ anomalies: [], extraDifficulty: 0, stepUps: 0 })
+    expect(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).toEqual({ anomalies: [], extraDifficulty: 0, stepUps: 0, stepUpRound: '' })
     expect(await recordAndAssessHistory(store, { siteId: site, client: 'c1', fingerprint: 'f1' }, now, policy)).toEqual({ anomalies: [], extraDifficulty: 0 })
   })
 
@@ -35,7 +35,7 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
     const results = []
     for (let i = 0; i < 6; i++) results.push(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy))
     expect(results.slice(0, 5).every((result) => result.anomalies.length === 0)).toBe(true)
-    expect(results[5]).toEqual({ anomalies: ['high_request_rate'], extraDifficulty: 2, stepUps: 0 })
+    expect(results[5]).toEqual({ anomalies: ['high_request_rate'], extraDifficulty: 2, stepUps: 0, stepUpRound: '' })
     // The verification that follows sees the same rate.
     expect((await recordAndAssessHistory(store, { siteId: site, client: 'c1', fingerprint: undefined }, now, policy)).anomalies).toEqual(['high_request_rate'])
     expect((await recordChallengeRequest(store, { siteId: 'site-b', client: 'c1' }, now, policy)).anomalies).toEqual([])
@@ -49,7 +49,7 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
     await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
     expect((await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).anomalies).toEqual([])
     await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
-    expect(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).toEqual({ anomalies: ['recent_blocks'], extraDifficulty: 2, stepUps: 0 })
+    expect(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).toEqual({ anomalies: ['recent_blocks'], extraDifficulty: 2, stepUps: 0, stepUpRound: '' })
     expect((await recordAndAssessHistory(store, { siteId: site, client: 'c1', fingerprint: 'f1' }, now, policy)).anomalies).toEqual(['recent_blocks'])
     expect((await recordChallengeRequest(store, { siteId: site, client: 'c2' }, now, policy)).anomalies).toEqual([])
   })
@@ -73,15 +73,19 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
     await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
     await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
     const result = await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)
-    expect(result).toEqual({ anomalies: ['high_request_rate', 'recent_blocks'], extraDifficulty: 4, stepUps: 0 })
+    expect(result).toEqual({ anomalies: ['high_request_rate', 'recent_blocks'], extraDifficulty: 4, stepUps: 0, stepUpRound: '' })
   })
 
   it('reads the pending step-ups with the request count, per site and client, until a verdict ends them', async () => {
     const client = { siteId: site, client: 'c1' }
     await advanceStepUps(store, client, 'challenge', 0)
-    expect((await recordChallengeRequest(store, client, now, policy)).stepUps).toBe(1)
+    const first = await recordChallengeRequest(store, client, now, policy)
+    expect(first).toMatchObject({ stepUps: 1, stepUpRound: expect.stringMatching(/^[0-9a-f]{10}$/) })
     await advanceStepUps(store, client, 'challenge', 1)
-    expect((await recordChallengeRequest(store, client, now, policy)).stepUps).toBe(2)
+    const second = await recordChallengeRequest(store, client, now, policy)
+    // Each round has an id of its own, which the challenges issued in it carry.
+    expect(second.stepUps).toBe(2)
+    expect(second.stepUpRound).not.toBe(first.stepUpRound)
     expect((await recordChallengeRequest(store, { siteId: 'site-b', client: 'c1' }, now, policy)).stepUps).toBe(0)
     expect((await recordChallengeRequest(store, { siteId: site, client: 'c2' }, now, policy)).stepUps).toBe(0)
     await advanceStepUps(store, client, 'allow', 2)

@@ -66,7 +66,8 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const difficulty = difficultyFor(settings, stepUps, [...networkLabels, ...history.anomalies])
       let issued = likely
       if (difficulty !== likely.record.difficulty || stepUps !== likely.record.stepUps) {
-        issued = { challengeId: likely.challengeId, record: { ...likely.record, difficulty, stepUps } }
+        const round = stepUps > 0 ? { stepUpRound: history.stepUpRound } : {}
+        issued = { challengeId: likely.challengeId, record: { ...likely.record, difficulty, stepUps, ...round } }
         await storeChallenge(app.keyValue, issued)
       }
       app.counters.increment('challengesIssued', {})

@@ -4,13 +4,13 @@ import { isNonceText } from '../../../domain/proof-of-work/nonce.js'
 import { decideAction } from '../../../domain/risk/decide-action.js'
 import type { Signals } from '../../../domain/risk/scoring-input.js'
 import { scoreVerification } from '../../../domain/risk/score-verification.js'
-import { advanceStepUps } from '../../../domain/risk/step-up.js'
+import { advanceStepUps, claimStepUps } from '../../../domain/risk/step-up.js'
 import { recordOutcome } from '../../../domain/history/client-history.js'
 import { issueToken, TOKEN_LIFETIME_MS } from '../../../domain/token/token.js'
 import { ApiError } from '../../../errors.js'
 import type { VerificationBlockedEvent } from '../../../plugins/events.js'
 import type { PublicCaller } from '../../../plugins/public-gate.js'
-import { assessClient, clientFactsOf } from '../client-risk.js'
+import { assessClient, clientFactsOf, historyRefOf } from '../client-risk.js'
 import { noteFacts } from './rejection-log.js'
 import type { VerificationResultBody } from './schemas.js'
 
@@ -51,7 +51,10 @@ export async function judgeSubmission(
 
   const { clientTag } = caller
   const fingerprint = body.fingerprint as Signals
-  const client = await assessClient(app, caller, fingerprint)
+  const [client, stepUps] = await Promise.all([
+    assessClient(app, caller, fingerprint),
+    claimStepUps(app.keyValue, historyRefOf(app, caller), record),
+  ])
   const { network, history, transport } = clientFactsOf(request, client)
   const { riskScore, anomalies } = scoreVerification({
     submission: { solveTimeMs: body.solveTimeMs, fingerprint, behaviorData: body.behaviorData as Signals },
@@ -64,12 +67,12 @@ export async function judgeSubmission(
     },
     network,
     history,
-    stepUps: record.stepUps,
+    stepUps,
   })
   // Thresholds and the step-up limit are the site's own settings.
-  const action = decideAction(riskScore, caller.site.settings, record.stepUps)
+  const action = decideAction(riskScore, caller.site.settings, stepUps)
   await Promise.all([
-    advanceStepUps(app.keyValue, client.historyRef, action, record.stepUps),
+    advanceStepUps(app.keyValue, client.historyRef, action, stepUps),
     recordOutcome(app.keyValue, client.historyRef, action),
   ])
 
@@ -104,7 +107,7 @@ export async function judgeSubmission(
     userAgent: request.headers['user-agent'] ?? null,
     difficulty: record.difficulty,
     solveTimeMs: body.solveTimeMs,
-    stepUps: record.stepUps,
+    stepUps,
   })
   app.counters.increment('verifications', { action })
   if (action === 'block') announceBlock(app, { siteId: caller.site.id, timestamp: new Date(now), riskScore, anomalies: [...anomalies], countryCode })
