@@ -73,13 +73,19 @@ export async function redeemToken(dependencies: RedeemTokenDependencies, request
   // a function of the token's claims, so a retry with that key gets it again by recomputing it.
   const idempotencyKey = request.idempotency_key ?? ''
   const key = redemptionKey(reading.claims.challengeId)
-  const isRetryOfFirst = async () => idempotencyKey !== '' && (await dependencies.store.get(key)) === `k:${idempotencyKey}`
   // A retry of a redemption gets its answer again even once the token has expired since.
-  if (reading.outcome === 'expired') return (await isRetryOfFirst()) ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate')
+  if (reading.outcome === 'expired') {
+    return (await isRetryOfFirst(dependencies.store, key, idempotencyKey)) ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate')
+  }
 
   // The marker outlives the token on this instance's clock by a margin, so that an instance whose
   // clock is behind (and still takes the token for valid) finds it too.
   const markerTtlMs = reading.expiresAt - now + CLOCK_SKEW_MARGIN_MS
   const isFirst = await dependencies.store.setIfAbsent(key, `k:${idempotencyKey}`, markerTtlMs)
-  return isFirst || (await isRetryOfFirst()) ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate')
+  return isFirst || (await isRetryOfFirst(dependencies.store, key, idempotencyKey)) ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate')
+}
+
+/** Whether the token's marker holds this idempotency key, that of the redemption that set it. */
+async function isRetryOfFirst(store: KeyValueStore, key: string, idempotencyKey: string): Promise<boolean> {
+  return idempotencyKey !== '' && (await store.get(key)) === `k:${idempotencyKey}`
 }
