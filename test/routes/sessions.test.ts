@@ -169,15 +169,26 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     expect(response.headers['set-cookie']).toBeUndefined()
   })
 
-  it('rate-limits log-ins per account, whatever the IP: 429 rate_limited with Retry-After', async () => {
+  it('rate-limits log-ins per account from one client (429 rate_limited with Retry-After), without locking out the owner elsewhere', async () => {
     const other = await createTestAccount(service.app)
-    // createTestAccount logged in once already.
-    for (let attempt = 0; attempt < 9; attempt++) await logIn({ email: other.email, password: 'wrong password!' })
-    const refused = await logIn({ email: other.email, password: other.password })
+    const guesser = randomClientAddress()
+    for (let attempt = 0; attempt < 10; attempt++) await logIn({ email: other.email, password: 'wrong password!' }, { remoteAddress: guesser })
+    const refused = await logIn({ email: other.email, password: other.password }, { remoteAddress: guesser })
     expect(refused.statusCode).toBe(429)
     expect(refused.json().error.code).toBe('rate_limited')
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
     expect(refused.headers['set-cookie']).toBeUndefined()
+    // The owner, from their own address, still gets in.
+    expect((await logIn({ email: other.email, password: other.password })).statusCode).toBe(200)
+  })
+
+  it('rate-limits log-ins per account from everywhere at ten times the per-client budget', async () => {
+    const other = await createTestAccount(service.app)
+    // createTestAccount's log-in was the first attempt; 99 more from as many addresses spend the 100.
+    for (let attempt = 0; attempt < 99; attempt++) await logIn({ email: other.email, password: 'wrong password!' })
+    const refused = await logIn({ email: other.email, password: other.password })
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json().error.code).toBe('rate_limited')
   })
 
   it('rate-limits log-ins per IP address across accounts', async () => {

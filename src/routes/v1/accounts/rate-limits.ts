@@ -7,14 +7,18 @@ const MINUTE_MS = 60_000
 
 /**
  * Budgets for the two doors that take a password. Per IP (an IPv6 /64 counts as one address)
- * slows one machine guessing many accounts; per account slows many machines guessing one (the limit is per e-mail address, so
- * it holds for unknown addresses too and reveals nothing about which exist).
+ * slows one machine guessing many accounts. Per account (per e-mail address, so that it holds for
+ * unknown addresses too and reveals nothing about which exist), log-ins have two: a tight one per
+ * client, so that one machine's wrong guesses lock out that machine and not the account's owner,
+ * and a ten times looser one from everywhere, which slows many machines guessing one account
+ * while it takes a hundred attempts from ten or more clients to shut its owner out.
  */
 export const credentialRateLimits = {
   signUpPerIp: { limit: 20, windowMs: 60 * MINUTE_MS },
   signUpPerEmail: { limit: 5, windowMs: 60 * MINUTE_MS },
   logInPerIp: { limit: 30, windowMs: 10 * MINUTE_MS },
-  logInPerEmail: { limit: 10, windowMs: 10 * MINUTE_MS },
+  logInPerEmailAndIp: { limit: 10, windowMs: 10 * MINUTE_MS },
+  logInPerEmail: { limit: 100, windowMs: 10 * MINUTE_MS },
 } satisfies Record<string, RateLimitRule>
 
 /** Rate-limit keys hold a hash of the address, so Redis holds no e-mail addresses. */

@@ -30,9 +30,12 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       rejectCrossOriginForm(request, app.config)
       const email = normalizeEmailAddress(request.body.email)
+      const client = addressGroupOf(request.ip)
+      const emailKey = emailKeyOf(email)
       await enforceRateLimits(app.keyValue, [
-        { key: `login:ip:${addressGroupOf(request.ip)}`, rule: credentialRateLimits.logInPerIp },
-        { key: `login:email:${emailKeyOf(email)}`, rule: credentialRateLimits.logInPerEmail },
+        { key: `login:ip:${client}`, rule: credentialRateLimits.logInPerIp },
+        { key: `login:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.logInPerEmailAndIp },
+        { key: `login:email:${emailKey}`, rule: credentialRateLimits.logInPerEmail },
       ])
       const account = await app.accounts.findByEmail(email)
       // Runs Argon2 even for an unknown address, so timing does not reveal which addresses exist.
