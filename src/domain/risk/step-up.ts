@@ -1,5 +1,5 @@
-import type { KeyValueStore } from '../../storage/ports.js'
 import { randomBytes } from 'node:crypto'
+import type { KeyValueStore } from '../../storage/ports.js'
 import type { ChallengeRecord } from '../challenge/challenge-record.js'
 import { clientKey, decodePendingStepUps, encodePendingStepUps, STEP_UPS_KEY_PART, type ClientRef } from '../history/client-history.js'
 import type { RiskAction } from './decide-action.js'
@@ -8,9 +8,11 @@ import type { RiskAction } from './decide-action.js'
 export const STEP_UP_MEMORY_MS = 10 * 60_000
 
 /**
- * Moves the client's step-up state on after a scored verification: a challenge asks for one more
- * round (the next challenge is harder); allow or block ends the sequence. `solvedStepUps` comes
- * from the challenge record, so the new count never depends on what else ran concurrently.
+ * Moves the client's step-up state on after a scored verification: a challenge opens one more
+ * round (the next challenge is harder), with an id of its own. Allow or block ends the sequence:
+ * the round the verification was credited for was taken by claimStepUps already, and a round
+ * opened meanwhile by another verification is left alone. `solvedStepUps` is what this
+ * verification was credited with, so the new count never depends on what else ran concurrently.
  *
  * The state is kept per client of the history (an IPv4 address or an IPv6 /64), beside its
  * request count, so that a challenge request reads both in one step (recordChallengeRequest), and
@@ -23,11 +25,9 @@ export async function advanceStepUps(
   solvedStepUps: number,
 ): Promise<void> {
   const key = clientKey(client, STEP_UPS_KEY_PART)
-  if (action === 'challenge') {
-    const round = randomBytes(5).toString('hex')
-    await store.set(key, encodePendingStepUps({ count: solvedStepUps + 1, round }), STEP_UP_MEMORY_MS)
-  }
-  else if (solvedStepUps > 0) await store.delete(key)
+  if (action !== 'challenge') return
+  const round = randomBytes(5).toString('hex')
+  await store.set(key, encodePendingStepUps({ count: solvedStepUps + 1, round }), STEP_UP_MEMORY_MS)
 }
 
 /**

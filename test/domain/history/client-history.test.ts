@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   defaultHistoryPolicy, recordAndAssessHistory, recordChallengeRequest, recordOutcome, type HistoryPolicy,
 } from '../../../src/domain/history/client-history.js'
-import { advanceStepUps } from '../../../src/domain/risk/step-up.js'
+import { advanceStepUps, claimStepUps } from '../../../src/domain/risk/step-up.js'
 import type { KeyValueStore } from '../../../src/storage/ports.js'
 import { keyValueKinds, openTestKeyValue, type TestKeyValue } from '../../helpers/storage.js'
 
@@ -88,7 +88,11 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
     expect(second.stepUpRound).not.toBe(first.stepUpRound)
     expect((await recordChallengeRequest(store, { siteId: 'site-b', client: 'c1' }, now, policy)).stepUps).toBe(0)
     expect((await recordChallengeRequest(store, { siteId: site, client: 'c2' }, now, policy)).stepUps).toBe(0)
+    // The verification of a challenge issued in that round takes it; its allow opens no new one.
+    expect(await claimStepUps(store, client, { stepUps: second.stepUps, stepUpRound: second.stepUpRound })).toBe(2)
     await advanceStepUps(store, client, 'allow', 2)
     expect((await recordChallengeRequest(store, client, now, policy)).stepUps).toBe(0)
+    // A challenge of a round that is no longer pending earns nothing.
+    expect(await claimStepUps(store, client, { stepUps: second.stepUps, stepUpRound: second.stepUpRound })).toBe(0)
   })
 })
