@@ -88,13 +88,15 @@ async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions
     const clientIp = request.ip
     // Limits count per IPv4 address or IPv6 /64 (a client gets a whole /64 to rotate through).
     const clientGroup = options.rateLimitPerMinute > 0 ? addressGroupOf(clientIp) : clientIp
-    // A key the cache does not know costs a database query: each client gets as many of those
-    // per minute as requests, so that a flood of made-up keys is turned away before the database.
-    if (options.rateLimitPerMinute > 0 && !app.siteCache.hasFresh(siteKey)) {
-      await enforceRateLimit(`site-lookup:${clientGroup}`)
+    // Mostly answered from memory. A key the cache does not know costs a database query: each
+    // client gets as many of those per minute as requests, so that a flood of made-up keys is
+    // turned away before the database.
+    let site = app.siteCache.peekBySiteKey(siteKey)
+    if (site === undefined) {
+      if (options.rateLimitPerMinute > 0) await enforceRateLimit(`site-lookup:${clientGroup}`)
+      site = (await app.siteCache.findBySiteKey(siteKey)) ?? null
     }
-    const site = await app.siteCache.findBySiteKey(siteKey)
-    if (site === undefined) throw new ApiError('invalid_site_key')
+    if (site === null) throw new ApiError('invalid_site_key')
 
     const origin = readRequestOrigin(request.headers.origin, request.headers.referer)
     if (!isOriginAllowed(origin, site.domains)) {

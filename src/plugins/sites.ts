@@ -22,8 +22,11 @@ interface CachedSite {
 export interface SiteCache {
   /** The site with this public key, from memory when fresh: the public routes' hot path. */
   findBySiteKey(siteKey: string): Promise<Site | undefined>
-  /** Whether findBySiteKey would answer from memory (known or known to be unknown) without the database. */
-  hasFresh(siteKey: string): boolean
+  /**
+   * What findBySiteKey would answer from memory, without the database: the site, null for a key
+   * known to be unknown, undefined when only the database can tell.
+   */
+  peekBySiteKey(siteKey: string): Site | null | undefined
   findById(id: string): Promise<Site | undefined>
   /** Drops the site from every instance's cache; call after any change to it. */
   invalidate(site: Pick<Site, 'id'>): Promise<void>
@@ -51,9 +54,7 @@ async function sitesPlugin(app: FastifyInstance): Promise<void> {
 
   const dropSite = (id: string) => {
     invalidations++
-    const cached = known.byId.get(id)
     known.byId.delete(id)
-    if (cached !== undefined) known.byKey.delete(cached.site.siteKey)
     for (const [key, entry] of known.byKey) if (entry.site.id === id) known.byKey.delete(key)
   }
   const unsubscribe = await app.keyValue.subscribe(INVALIDATION_CHANNEL, dropSite).catch((error: unknown) => {
@@ -62,16 +63,17 @@ async function sitesPlugin(app: FastifyInstance): Promise<void> {
   })
 
   type Lookup = 'byKey' | 'byId'
-  const fresh = (lookup: Lookup, key: string, now = Date.now()): { site: Site | undefined } | undefined => {
+  /** The site (null: known to be unknown) while fresh in memory; undefined when the database must tell. */
+  const peek = (lookup: Lookup, key: string): Site | null | undefined => {
+    const now = Date.now()
     const cached = known[lookup].get(key)
-    if (cached !== undefined && cached.expiresAt > now) return { site: cached.site }
+    if (cached !== undefined && cached.expiresAt > now) return cached.site
     const unknownUntil = unknown[lookup].get(key)
-    if (unknownUntil !== undefined && unknownUntil > now) return { site: undefined }
-    return undefined
+    return unknownUntil !== undefined && unknownUntil > now ? null : undefined
   }
   const lookUp = async (lookup: Lookup, key: string, load: () => Promise<Site | undefined>) => {
-    const cached = fresh(lookup, key)
-    if (cached !== undefined) return cached.site
+    const cached = peek(lookup, key)
+    if (cached !== undefined) return cached ?? undefined
     const generation = invalidations
     const site = await load()
     if (generation !== invalidations) return site
@@ -86,7 +88,7 @@ async function sitesPlugin(app: FastifyInstance): Promise<void> {
 
   const cache: SiteCache = {
     findBySiteKey: (siteKey) => lookUp('byKey', siteKey, () => repository.findBySiteKey(siteKey)),
-    hasFresh: (siteKey) => fresh('byKey', siteKey) !== undefined,
+    peekBySiteKey: (siteKey) => peek('byKey', siteKey),
     findById: (id) => lookUp('byId', id, () => repository.findById(id)),
     async invalidate(site) {
       dropSite(site.id)

@@ -57,7 +57,8 @@ describe('the site cache', () => {
     try {
       expect((await service.app.siteCache.findBySiteKey(site.siteKey))?.id).toBe(site.site.id)
       expect(await service.app.siteCache.findBySiteKey('tgk_unknown-10499')).toBeUndefined()
-      expect(service.app.siteCache.hasFresh('tgk_unknown-10499')).toBe(true)
+      expect(service.app.siteCache.peekBySiteKey('tgk_unknown-10499')).toBeNull()
+      expect(service.app.siteCache.peekBySiteKey(site.siteKey)?.id).toBe(site.site.id)
       expect(lookups.count()).toBe(0)
     } finally {
       lookups.stop()

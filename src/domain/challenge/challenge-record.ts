@@ -1,3 +1,4 @@
+import { isStepUpRound } from '../history/client-history.js'
 import { compactRecurringUuid, expandUuid } from './compact-uuid.js'
 
 /**
@@ -40,7 +41,7 @@ export function decodeChallengeRecord(text: string): ChallengeRecord | undefined
   const [version, site, difficulty, expiresAt, lifetime, stepUpsField, clientTag, ...rest] = text.split('|')
   if (version !== FORMAT_VERSION || rest.length > 0 || clientTag === undefined) return undefined
   const [stepUps, stepUpRound, ...extra] = (stepUpsField ?? '').split('.')
-  if (extra.length > 0 || (stepUpRound !== undefined && !/^[a-z0-9]{1,16}$/.test(stepUpRound))) return undefined
+  if (extra.length > 0 || (stepUpRound !== undefined && !isStepUpRound(stepUpRound))) return undefined
   const siteId = expandUuid(site ?? '')
   const numbers = [Number(difficulty), parseInt(expiresAt ?? '', 36), parseInt(lifetime ?? '', 36), Number(stepUps)]
   if (siteId === undefined || !numbers.every((value) => Number.isSafeInteger(value) && value >= 0)) return undefined

@@ -67,11 +67,16 @@ export function encodePendingStepUps(pending: PendingStepUps): string {
   return `${pending.count}.${pending.round}`
 }
 
+/** Whether `text` is the form of a step-up round's id (as the pending state and challenge records hold it). */
+export function isStepUpRound(text: string | undefined): text is string {
+  return text !== undefined && /^[a-z0-9]{1,16}$/.test(text)
+}
+
 /** The stored state, or no step-up pending (count 0, round '') for anything else. */
 export function decodePendingStepUps(stored: string | null | undefined): PendingStepUps {
   const [count, round, ...rest] = (stored ?? '').split('.')
   const value = countOf(count)
-  return value > 0 && rest.length === 0 && round !== undefined && /^[a-z0-9]{1,16}$/.test(round) ? { count: value, round } : { count: 0, round: '' }
+  return value > 0 && rest.length === 0 && isStepUpRound(round) ? { count: value, round } : { count: 0, round: '' }
 }
 
 export interface ClientRef {
