@@ -3,10 +3,20 @@ import { describe, expect, it, vi } from 'vitest'
 import { createVerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
 import { createTestSite } from '../helpers/core-flow.js'
 import { hasPostgres } from '../helpers/services.js'
-import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { buildTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app.js'
 import { insertVerifications } from '../helpers/verification-rows.js'
 
 const DAY_MS = 86_400_000
+
+/** A test app on this database for the length of `run`, closed however `run` ends. */
+async function withService(options: TestAppOptions, run: (service: TestApp) => Promise<void>): Promise<void> {
+  const service = await buildTestApp(options)
+  try {
+    await run(service)
+  } finally {
+    await service.close()
+  }
+}
 
 /** A site that exists (the sweep deletes every row of a site that does not). */
 async function liveSite(service: TestApp): Promise<string> {
@@ -30,8 +40,7 @@ describe.each([
   { database: 'postgres' as const, available: hasPostgres },
 ])('verification log retention on $database', ({ database, available }) => {
   it.skipIf(!available)('deletes every site\'s rows older than LOG_RETENTION_DAYS and every row of a deleted site, in batches, keeps the rest and counts what went', async () => {
-    const service = await buildTestApp({ database, env: { LOG_RETENTION_DAYS: '30' } })
-    try {
+    await withService({ database, env: { LOG_RETENTION_DAYS: '30' } }, async (service) => {
       const now = Date.now()
       const site = await liveSite(service)
       // A site that no longer exists (deleted, or its last batch landed after its deletion): all its rows go.
@@ -56,14 +65,11 @@ describe.each([
       // Nothing is left to delete: a second sweep deletes nothing and the counter stays.
       expect(await service.app.logRetention.sweep(new Date(now))).toBe(0)
       expect(await purgedCounter(service)).toBe(12_003)
-    } finally {
-      await service.close()
-    }
+    })
   })
 
   it.skipIf(!available)('counts the rows a failing sweep deleted before it failed, and the next sweep finishes the job', async () => {
-    const service = await buildTestApp({ database, env: { LOG_RETENTION_DAYS: '30' } })
-    try {
+    await withService({ database, env: { LOG_RETENTION_DAYS: '30' } }, async (service) => {
       const now = Date.now()
       const siteId = await liveSite(service)
       await insertVerifications(
@@ -83,14 +89,11 @@ describe.each([
       expect(await service.app.logRetention.sweep(new Date(now))).toBe(2_000)
       expect(await purgedCounter(service)).toBe(7_000)
       expect(await loggedTimes(service, siteId)).toEqual([])
-    } finally {
-      await service.close()
-    }
+    })
   })
 
   it.skipIf(!available)('sweeps again for a caller that comes while a sweep is under way, once for all such callers', async () => {
-    const service = await buildTestApp({ database })
-    try {
+    await withService({ database }, async (service) => {
       // The first sweep's list of sites is held back until the test lets it go.
       const query = service.app.database.query.bind(service.app.database)
       let lists = 0
@@ -119,28 +122,22 @@ describe.each([
       expect(await third).toBe(1)
       expect(lists).toBe(2)
       expect(await loggedTimes(service, deletedSite)).toEqual([])
-    } finally {
-      await service.close()
-    }
+    })
   })
 
   it.skipIf(!available)('sweeps on its own, every interval', async () => {
-    const service = await buildTestApp({ database, env: { LOG_RETENTION_DAYS: '1' }, logRetentionIntervalMs: 50 })
-    try {
+    await withService({ database, env: { LOG_RETENTION_DAYS: '1' }, logRetentionIntervalMs: 50 }, async (service) => {
       const siteId = await liveSite(service)
       await insertVerifications(service.app.database, [
         { siteId, createdAt: new Date(Date.now() - 2 * DAY_MS), action: 'allow' },
         { siteId, createdAt: new Date(), action: 'allow' },
       ])
       await vi.waitFor(async () => expect(await loggedTimes(service, siteId)).toHaveLength(1), { timeout: 3_000 })
-    } finally {
-      await service.close()
-    }
+    })
   })
 
   it.skipIf(!available)('keeps every row of a live site with LOG_RETENTION_DAYS=0, and still deletes those of a deleted site', async () => {
-    const service = await buildTestApp({ database, env: { LOG_RETENTION_DAYS: '0' }, logRetentionIntervalMs: 20 })
-    try {
+    await withService({ database, env: { LOG_RETENTION_DAYS: '0' }, logRetentionIntervalMs: 20 }, async (service) => {
       const siteId = await liveSite(service)
       const deletedSite = randomUUID()
       const times = [Date.now() - 3650 * DAY_MS, Date.now()]
@@ -150,8 +147,6 @@ describe.each([
       expect(await service.app.logRetention.sweep()).toBe(0)
       expect(await loggedTimes(service, siteId)).toEqual(times)
       expect((await createVerificationQueryRepository(service.app.database).listLoggedSites()).map((logged) => logged.siteId)).toContain(siteId)
-    } finally {
-      await service.close()
-    }
+    })
   })
 })
