@@ -35,7 +35,8 @@ for pair in $(seq 1 "$pairs"); do
   for side in $order; do run "$side"; done
 done | tee "$work/rows"
 
-# Columns of a row: | storage | route | baseline req/s | route req/s | ratio | p50 | p99 | cpu | failures | meets |
+# Columns of a row: | storage | route | baseline req/s | route req/s | ratio | p50 | p99 | cpu | event-loop cpu | failures | meets |
+# (older commits' rows have no event-loop column: their tenth field has no slash).
 median() { sort -n | awk '{ values[NR] = $1 } END { print values[int((NR + 1) / 2)] }'; }
 for scenario in ${scenarios//,/ }; do
   for side in a b; do
@@ -43,6 +44,7 @@ for scenario in ${scenarios//,/ }; do
     rows=$(grep "^$side " "$work/rows" | grep -F "| $scenario |" || true)
     ratio=$(echo "$rows" | awk -F'|' '{ sub(/%.*/, "", $6); print $6 + 0 }' | median)
     cpu=$(echo "$rows" | awk -F'|' '{ split($9, cpu, "/"); print cpu[2] + 0 }' | median)
-    echo "$scenario, $commit: median ratio $ratio%, median server CPU $cpu µs/request, over $(echo "$rows" | grep -c .) runs"
+    loop=$(echo "$rows" | awk -F'|' '$10 ~ /\// { split($10, loop, "/"); print loop[2] + 0 }' | median)
+    echo "$scenario, $commit: median ratio $ratio%, median server CPU $cpu µs/request (event-loop thread ${loop:-?}), over $(echo "$rows" | grep -c .) runs"
   done
 done

@@ -11,6 +11,8 @@ export interface Measurement {
   cpuMicrosPerRequest?: number
   /** The kernel's share of it (system time): socket writes, and waking whoever waits for them. */
   systemMicrosPerRequest?: number
+  /** The event-loop thread's share of it: one core at most, whatever the other threads do. */
+  eventLoopMicrosPerRequest?: number
   p50Ms: number
   p99Ms: number
   requests: number
@@ -103,10 +105,17 @@ export interface Comparison {
   route: Measurement
 }
 
-/** CPU time in microseconds, as process.cpuUsage() splits it. */
+/** CPU time in microseconds, as process.cpuUsage() splits it, and the event-loop thread's where known. */
 export interface CpuMicros {
   user: number
   system: number
+  eventLoop?: number
+}
+
+function addCpu(sum: CpuMicros, part: CpuMicros): void {
+  sum.user += part.user
+  sum.system += part.system
+  sum.eventLoop = sum.eventLoop === undefined || part.eventLoop === undefined ? undefined : sum.eventLoop + part.eventLoop
 }
 
 function combine(measurements: Measurement[], cpuMicros: CpuMicros | undefined): Measurement {
@@ -117,6 +126,7 @@ function combine(measurements: Measurement[], cpuMicros: CpuMicros | undefined):
       : {
           cpuMicrosPerRequest: Math.round((cpuMicros.user + cpuMicros.system) / requests),
           systemMicrosPerRequest: Math.round(cpuMicros.system / requests),
+          ...(cpuMicros.eventLoop === undefined ? {} : { eventLoopMicrosPerRequest: Math.round(cpuMicros.eventLoop / requests) }),
         }),
     requestsPerSecond: Math.round(median(measurements.map((measurement) => measurement.requestsPerSecond))),
     p50Ms: median(measurements.map((measurement) => measurement.p50Ms)),
@@ -149,8 +159,8 @@ export async function compareLoads(
 ): Promise<Comparison> {
   const baselines: Measurement[] = []
   const routes: Measurement[] = []
-  const baselineCpu: CpuMicros = { user: 0, system: 0 }
-  const routeCpu: CpuMicros = { user: 0, system: 0 }
+  const baselineCpu: CpuMicros = { user: 0, system: 0, eventLoop: 0 }
+  const routeCpu: CpuMicros = { user: 0, system: 0, eventLoop: 0 }
   // Work a route leaves behind (the verification log's next batch, within a second) belongs to
   // it: its CPU is read after a pause long enough for that work to finish.
   const noCpu: CpuMicros = { user: 0, system: 0 }
@@ -159,7 +169,8 @@ export async function compareLoads(
     const measurement = await run()
     if (readServerCpu !== undefined) await setTimeout(settleMs)
     const after = (await readServerCpu?.()) ?? noCpu
-    return [measurement, { user: after.user - before.user, system: after.system - before.system }]
+    const eventLoop = after.eventLoop === undefined || before.eventLoop === undefined ? undefined : after.eventLoop - before.eventLoop
+    return [measurement, { user: after.user - before.user, system: after.system - before.system, eventLoop }]
   }
   const chunk = route.variants === undefined ? 0 : Math.ceil(route.variants.length / rounds)
   for (let round = 0; round < rounds; round++) {
@@ -175,10 +186,8 @@ export async function compareLoads(
     if (isProfiled) await profileLastRound.stop()
     baselines.push(baseline)
     routes.push(measured)
-    baselineCpu.user += baselineMicros.user
-    baselineCpu.system += baselineMicros.system
-    routeCpu.user += routeMicros.user
-    routeCpu.system += routeMicros.system
+    addCpu(baselineCpu, baselineMicros)
+    addCpu(routeCpu, routeMicros)
   }
   const hasCpu = readServerCpu !== undefined
   return { baseline: combine(baselines, hasCpu ? baselineCpu : undefined), route: combine(routes, hasCpu ? routeCpu : undefined) }

@@ -285,7 +285,8 @@ function formatRow(storage: string, result: ScenarioResult): string {
   const targetText = target === undefined ? '' : ` (>= ${target * 100}%)`
   const cpuOf = (measurement: Measurement) => `${measurement.cpuMicrosPerRequest ?? '?'} (${measurement.systemMicrosPerRequest ?? '?'})`
   const cpu = `${cpuOf(result.baseline)} / ${cpuOf(result.route)}`
-  return `| ${storage} | ${result.scenario} | ${result.baseline.requestsPerSecond} | ${result.route.requestsPerSecond} | ${(ratio * 100).toFixed(0)}%${targetText} | ${result.route.p50Ms} | ${result.route.p99Ms} | ${cpu} | ${result.route.failures} | ${meets} |`
+  const eventLoop = `${result.baseline.eventLoopMicrosPerRequest ?? '?'} / ${result.route.eventLoopMicrosPerRequest ?? '?'}`
+  return `| ${storage} | ${result.scenario} | ${result.baseline.requestsPerSecond} | ${result.route.requestsPerSecond} | ${(ratio * 100).toFixed(0)}%${targetText} | ${result.route.p50Ms} | ${result.route.p99Ms} | ${cpu} | ${eventLoop} | ${result.route.failures} | ${meets} |`
 }
 
 const hasRealServices = (await isPortOpen(postgresUrl, 5432)) && (await isPortOpen(redisUrl, 6379))
@@ -302,8 +303,8 @@ console.log(
   `Core flow, ${new Date().toISOString()}, Node ${process.version}, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of baseline and route ` +
     `(${SECONDS_PER_ROUND} s each; ${SINGLE_USE_AMOUNT} pre-solved challenges and ${TOKEN_AMOUNT} tokens shared over the rounds); medians, worst p99\n`,
 )
-console.log('| Storage | Route | Baseline req/s | Route req/s | Ratio (target) | p50 ms | p99 ms | Server CPU µs/request (kernel), baseline / route | Failures | Meets targets |')
-console.log('|---|---|---|---|---|---|---|---|---|---|')
+console.log('| Storage | Route | Baseline req/s | Route req/s | Ratio (target) | p50 ms | p99 ms | Server CPU µs/request (kernel), baseline / route | Event-loop thread µs/request, baseline / route | Failures | Meets targets |')
+console.log('|---|---|---|---|---|---|---|---|---|---|---|')
 for (const row of rows) console.log(row)
 
 if (hasRealServices && onlyScenarios === undefined) {
