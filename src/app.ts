@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
+import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
@@ -45,11 +46,30 @@ export interface AppOptions {
   logRetentionIntervalMs?: number
   /** Test hook: the webhook delivery timeout (10 s by default, as the spec says). */
   webhookTimeoutMs?: number
+  /** Test hook: verification log rows kept in memory while the database cannot take them (100,000 by default). */
+  verificationLogMaxBufferedRows?: number
 }
 
 /** TRUST_PROXY=<n>: trust the nearest n proxies (hop 0 is the socket's peer). */
 function trustHops(hops: number) {
   return (_address: string, hop: number) => hop < hops
+}
+
+/**
+ * Validators: query strings, path parameters and headers arrive as text, so their validators
+ * convert ("20" to 20, a single value to a one-element array); a body is validated as sent, so
+ * that `"solveTimeMs": null` or `"secret": true` is refused instead of read as 0 or "true".
+ */
+const ajvOptions = { removeAdditional: false, coerceTypes: 'array', allErrors: false, allowUnionTypes: true } as const
+const validatorPool = AjvCompiler()
+/** What Fastify hands a validator compiler (its types call it FastifyRouteSchemaDef; ajv-compiler's call it a schema). */
+type CompileValidator = (route: { schema: unknown; httpPart?: string }) => unknown
+type ServerAjvOptions = { customOptions?: Record<string, unknown> }
+function buildValidator(externalSchemas: Record<string, never>, serverOptions: ServerAjvOptions = {}): CompileValidator {
+  const pool = validatorPool as unknown as (schemas: Record<string, never>, options: ServerAjvOptions) => CompileValidator
+  const textual = pool(externalSchemas, serverOptions)
+  const asSent = pool(externalSchemas, { ...serverOptions, customOptions: { ...serverOptions.customOptions, coerceTypes: false } })
+  return (route) => (route.httpPart === 'body' ? asSent : textual)(route)
 }
 
 /** Public request bodies are small (DESIGN section 3); nothing in the API needs more. */
@@ -70,7 +90,8 @@ export async function buildApp(options: AppOptions) {
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false, allowUnionTypes: true } },
+    ajv: { customOptions: ajvOptions },
+    schemaController: { compilersFactory: { buildValidator: buildValidator as unknown as BuildCompilerFromPool } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.decorate('config', config)
@@ -118,7 +139,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(dashboardAssets)
   // Public (SDK) routes: challenge, verify, siteverify.
   await app.register(network)
-  await app.register(verificationLog)
+  await app.register(verificationLog, { maxBufferedRows: options.verificationLogMaxBufferedRows })
   await app.register(logRetention, { intervalMs: options.logRetentionIntervalMs })
   await app.register(demoSite)
   await app.register(publicApi)

@@ -14,6 +14,7 @@ export interface TestAppOptions {
   metricsFlushIntervalMs?: number
   webhookTimeoutMs?: number
   logRetentionIntervalMs?: number
+  verificationLogMaxBufferedRows?: number
 }
 
 export interface TestApp {
@@ -39,6 +40,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     metricsFlushIntervalMs: options.metricsFlushIntervalMs,
     webhookTimeoutMs: options.webhookTimeoutMs,
     logRetentionIntervalMs: options.logRetentionIntervalMs,
+    verificationLogMaxBufferedRows: options.verificationLogMaxBufferedRows,
   })
   await app.ready()
   let closed: Promise<void> | undefined

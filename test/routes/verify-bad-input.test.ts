@@ -67,10 +67,24 @@ describe('bad input to the public flow', () => {
     [-1, 'negative'],
     [12.5, 'fractional'],
     ['soon', 'text'],
+    // Each of these would have been read as 0 or 1 by a converting validator, and got a token.
+    [null, 'null'],
+    [true, 'a boolean'],
+    ['1200', 'a number in a string'],
   ])('solveTimeMs %j (%s): 400 validation_error', async (solveTimeMs) => {
     const response = await submitSolution(service.app, browserHeaders(siteA.siteKey), { ...(await validSubmission()), solveTimeMs })
     expectRefusal(response, 400, 'validation_error')
     expect(response.json().error.details).toEqual([expect.objectContaining({ field: 'solveTimeMs' })])
+  })
+
+  it.each<[string, 'nonce' | 'challengeId', (submission: { challengeId: string; nonce: string }) => unknown]>([
+    ['nonce as a JSON number', 'nonce', (submission) => Number(submission.nonce)],
+    ['challengeId in an array', 'challengeId', (submission) => [submission.challengeId]],
+  ])('%s: 400 validation_error, not read as the text it holds', async (_case, field, replace) => {
+    const submission = await validSubmission()
+    const response = await submitSolution(service.app, browserHeaders(siteA.siteKey), { ...submission, [field]: replace(submission) })
+    expectRefusal(response, 400, 'validation_error')
+    expect(response.json().error.details).toEqual([expect.objectContaining({ field })])
   })
 
   it.each([['a string'], [['an', 'array']], [null], [42]])('fingerprint %j: 400 validation_error', async (fingerprint) => {
