@@ -1,13 +1,29 @@
 import type { FastifyRequest, FastifyServerOptions } from 'fastify'
-import { siteverifyPaths } from './routes/v1/siteverify/index.js'
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '))
+  } catch {
+    return text
+  }
+}
+
+/**
+ * Whether a URL's query string may hold a site's secret key: reCAPTCHA's clients may send it in the
+ * query of a Siteverify POST. Judged on the decoded text, so that neither a percent-escaped path
+ * that still reaches Siteverify (`/site%76erify`) nor a near miss that answers 404 writes it out.
+ */
+function mayHoldSecret(path: string, query: string): boolean {
+  return /siteverify/i.test(decoded(path)) || /(?:^|&)\s*secret\s*=/i.test(decoded(query))
+}
 
 /**
  * A request as its log lines show it (LOG_REQUESTS, errors): Fastify's own fields, with the query
- * string of Siteverify left out, since reCAPTCHA's clients may send the site's secret key there.
+ * string left out wherever it may hold a secret key.
  */
 export function serializeRequest(request: FastifyRequest) {
   const queryAt = request.url.indexOf('?')
-  const hidesQuery = queryAt >= 0 && siteverifyPaths.includes(request.url.slice(0, queryAt))
+  const hidesQuery = queryAt >= 0 && mayHoldSecret(request.url.slice(0, queryAt), request.url.slice(queryAt + 1))
   return {
     method: request.method,
     url: hidesQuery ? `${request.url.slice(0, queryAt)}?(query not logged)` : request.url,

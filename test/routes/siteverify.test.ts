@@ -120,6 +120,15 @@ describe('Siteverify', () => {
     expect(overridden.json()).toMatchObject({ success: true })
   })
 
+  it.each(['application/json', 'application/json; charset=utf-8', 'multipart/form-data; boundary=x', 'text/plain'])(
+    'takes the query string\'s fields when the body is empty, whatever its Content-Type (%s)',
+    async (contentType) => {
+      const query = new URLSearchParams({ secret: site.secretKey, response: await token() }).toString()
+      const answer = await service.app.inject({ method: 'POST', url: `/recaptcha/api/siteverify?${query}`, headers: { 'content-type': contentType }, payload: '' })
+      expect(answer.json()).toMatchObject({ success: true, 'error-codes': [] })
+    },
+  )
+
   it('gives a retry with the same idempotency_key the first answer again', async () => {
     const response = await token()
     const idempotencyKey = randomUUID()
@@ -165,6 +174,11 @@ describe('Siteverify', () => {
     ['malformed JSON', { 'content-type': 'application/json' }, '{"secret":'],
     ['an unsupported content type', { 'content-type': 'text/xml' }, '<secret/>'],
     ['a secret that is an object', { 'content-type': 'application/json' }, '{"secret":{"a":1},"response":"x"}'],
+    // Nothing is converted: true is not "true", null is not absent, ["x"] is not "x".
+    ['a secret that is true', { 'content-type': 'application/json' }, '{"secret":true,"response":"x"}'],
+    ['a secret that is null', { 'content-type': 'application/json' }, '{"secret":null,"response":"x"}'],
+    ['a secret in an array', { 'content-type': 'application/json' }, '{"secret":["tgs_x"],"response":"x"}'],
+    ['a secret sent twice in a form', { 'content-type': 'application/x-www-form-urlencoded' }, 'secret=tgs_x&secret=tgs_y&response=x'],
     ['a body over 16 KiB', { 'content-type': 'application/json' }, JSON.stringify({ secret: 'x'.repeat(20_000), response: 'y' })],
   ])('%s answers 200 bad-request', async (_case, headers, payload) => {
     const response = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', headers, payload })
@@ -195,6 +209,24 @@ describe('Siteverify', () => {
     const response = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload })
     expect(response.statusCode).toBe(200)
     expect(response.json()['error-codes']).toEqual(['bad-request'])
+  })
+
+  it('multipart with a field sent twice answers 200 bad-request, as a form does, and spends nothing', async () => {
+    const response = await token()
+    const form = new FormData()
+    form.append('secret', 'tgs_wrong')
+    form.append('secret', site.secretKey)
+    form.append('response', response)
+    const request = new Request('http://localhost/', { method: 'POST', body: form })
+    const answer = await service.app.inject({
+      method: 'POST',
+      url: '/turnstile/v0/siteverify',
+      headers: { 'content-type': request.headers.get('content-type') ?? '' },
+      payload: Buffer.from(await request.arrayBuffer()),
+    })
+    expect(answer.json()['error-codes']).toEqual(['bad-request'])
+    const redeemed = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload: { secret: site.secretKey, response } })
+    expect(redeemed.json()).toMatchObject({ success: true })
   })
 
   it('a JSON Content-Type without a body answers the missing fields, as a POST without either does', async () => {

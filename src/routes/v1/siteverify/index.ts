@@ -30,6 +30,15 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return reply.code(200).send(answer)
   })
 
+  // A body of no bytes is no body, whatever its Content-Type says (clients send their default
+  // one, JSON say, with the fields in the query string): Fastify then parses nothing.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const { headers } = request
+    const hasNoBody = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0')
+    if (hasNoBody) delete headers['content-type']
+    done()
+  })
+
   // A POST without a body is a request without fields (missing-input-*), not a malformed one.
   app.addHook('preValidation', (request, _reply, done) => {
     request.body ??= {}

@@ -39,6 +39,8 @@ export function acceptMultipartFields(app: FastifyInstance, limits: MultipartLim
     }
     parser.on('field', (name: string, value: string, isNameTruncated: boolean, isValueTruncated: boolean) => {
       if (isNameTruncated || isValueTruncated) settle(refusal(`The field ${name} is too large.`))
+      // As in a form-urlencoded body: a field sent twice is ambiguous, not "the last one wins".
+      else if (Object.hasOwn(fields, name)) settle(refusal(`The field ${name} is sent more than once.`))
       else fields[name] = value
     })
     parser.on('file', (_name: string, stream: NodeJS.ReadableStream) => {
