@@ -13,6 +13,11 @@ const definitions = {
     help: 'Proof-of-work challenges issued.',
     labelNames: [],
   },
+  challengesRejected: {
+    name: 'tollgate_challenges_rejected_total',
+    help: 'Challenge requests refused, by error code (invalid_site_key, origin_not_allowed, rate_limited...).',
+    labelNames: ['code'],
+  },
   verifications: {
     name: 'tollgate_verifications_total',
     help: 'Accepted solution submissions by recommended action (allow, challenge, block).',

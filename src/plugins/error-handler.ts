@@ -29,6 +29,14 @@ function detailsOf(error: FastifyError): ErrorDetail[] | undefined {
   })
 }
 
+/** The catalogue code an error is answered with: for metrics and logs that must say what the client was told. */
+export function errorCodeOf(error: FastifyError | Error): ErrorCode {
+  if (error instanceof ApiError) return error.code
+  const status = (error as FastifyError).statusCode ?? 500
+  if (status < 500) return codeByStatus[status] ?? 'validation_error'
+  return isOutage(error) ? 'service_unavailable' : 'internal_error'
+}
+
 /**
  * One handler for every error, so every failure has the body shape of DESIGN section 3. Expected
  * failures carry their code; Fastify's client errors are mapped by status; anything else is a
@@ -40,16 +48,13 @@ async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
       if (error.headers !== undefined) void reply.headers(error.headers)
       return reply.code(error.statusCode).send(errorBody(error.code, request.id, error.message, error.details))
     }
-    const status = error.statusCode ?? 500
-    const clientCode = status < 500 ? (codeByStatus[status] ?? 'validation_error') : undefined
-    if (clientCode !== undefined) {
+    const code = errorCodeOf(error)
+    if ((error.statusCode ?? 500) < 500) {
       const details = detailsOf(error)
-      const message = details !== undefined ? 'The request is not valid; see details.' : clientMessage(error, clientCode)
-      return reply.code(errorCatalogue[clientCode].status).send(errorBody(clientCode, request.id, message, details))
+      const message = details !== undefined ? 'The request is not valid; see details.' : clientMessage(error, code)
+      return reply.code(errorCatalogue[code].status).send(errorBody(code, request.id, message, details))
     }
-    const unavailable = isOutage(error)
-    request.log.error({ err: error }, unavailable ? 'dependency unavailable' : 'unhandled error')
-    const code: ErrorCode = unavailable ? 'service_unavailable' : 'internal_error'
+    request.log.error({ err: error }, code === 'service_unavailable' ? 'dependency unavailable' : 'unhandled error')
     return reply.code(errorCatalogue[code].status).send(errorBody(code, request.id))
   })
 

@@ -19,9 +19,11 @@ describe('/metrics counters of the core flow', () => {
 
   const metrics = async () => (await service.app.inject({ method: 'GET', url: '/metrics' })).body
 
-  it('count challenges, verifications by action, rejections by code and Siteverify by result', async () => {
+  it('count challenges issued and refused, verifications by action, rejections by code and Siteverify by result', async () => {
     const series = [
       'tollgate_challenges_issued_total',
+      'tollgate_challenges_rejected_total{code="invalid_site_key"}',
+      'tollgate_challenges_rejected_total{code="origin_not_allowed"}',
       'tollgate_verifications_total{action="allow"}',
       'tollgate_verifications_rejected_total{code="challenge_invalid"}',
       'tollgate_verifications_rejected_total{code="invalid_site_key"}',
@@ -33,6 +35,9 @@ describe('/metrics counters of the core flow', () => {
     const headers = browserHeaders(site.siteKey)
     const token = await obtainToken(service.app, headers) // 1 challenge, 1 allow
     const challenge = await fetchChallenge(service.app, headers) // 1 challenge
+    await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders('tgk_nosuchkey') }) // invalid_site_key
+    const guarded = await createTestSite(service.app, { domains: ['only.example'] })
+    await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(guarded.siteKey, 'https://elsewhere.example') }) // origin_not_allowed
     const submission = humanSubmission(challenge)
     await submitSolution(service.app, headers, submission) // 1 allow
     await submitSolution(service.app, headers, submission) // challenge_invalid
@@ -41,6 +46,6 @@ describe('/metrics counters of the core flow', () => {
     await service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } }) // duplicate
 
     const after = await metrics()
-    expect(series.map((name) => sampleOf(after, name) - sampleOf(before, name))).toEqual([2, 2, 1, 1, 1, 1])
+    expect(series.map((name) => sampleOf(after, name) - sampleOf(before, name))).toEqual([2, 1, 1, 2, 1, 1, 1, 1])
   })
 })

@@ -5,6 +5,7 @@ import { draftChallenge, presentChallenge, storeChallenge } from '../../../domai
 import { sumExtraDifficulty } from '../../../domain/risk/adaptive-difficulty.js'
 import type { AnomalyLabel } from '../../../domain/risk/anomalies.js'
 import type { SiteSettings } from '../../../domain/sites/site.js'
+import { errorCodeOf } from '../../../plugins/error-handler.js'
 import { callerOf } from '../../../plugins/public-gate.js'
 import { networkLabelsFor, recordChallengeFor } from '../client-risk.js'
 import { publicGateErrors, siteKeySecurity } from '../public-schemas.js'
@@ -30,6 +31,11 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // the body limit, instead of failing the request.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined))
+
+  // Every refusal is counted, as verify's are (the request names no challenge to log).
+  app.addHook('onError', async (_request, _reply, error) => {
+    app.counters.increment('challengesRejected', { code: errorCodeOf(error) })
+  })
 
   app.post(
     '/api/v1/challenge',

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ApiError } from '../../../errors.js'
+import { errorCodeOf } from '../../../plugins/error-handler.js'
 import { callerOf } from '../../../plugins/public-gate.js'
 import { PublicErrorResponse, publicGateErrors, siteKeySecurity } from '../public-schemas.js'
 import { judgeSubmission } from './judge-submission.js'
-import { factsOf, rejectionCodeOf } from './rejection-log.js'
+import { factsOf } from './rejection-log.js'
 import { SolutionSubmission, VerificationResult } from './schemas.js'
 
 const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -18,7 +19,7 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Every refusal is counted, and logged when it names a site (rate-limited floods are not logged:
   // writing them would hand the flood to the database).
   app.addHook('onError', async (request, _reply, error) => {
-    const code = rejectionCodeOf(error)
+    const code = errorCodeOf(error)
     app.counters.increment('verificationsRejected', { code })
     const caller = request.publicCaller
     if (caller === null || code === 'rate_limited') return
