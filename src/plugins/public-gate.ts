@@ -66,9 +66,10 @@ function answerPreflight(reply: FastifyReply): FastifyReply {
 
 /**
  * The gate of the public (SDK) routes, in order: CORS headers; the site named by X-Site-Key,
- * from the in-memory site cache (401 invalid_site_key); the site's registered domains against
- * Origin or Referer (403 origin_not_allowed; neither header is served and scored as
- * missing_origin); the rate limit per client (IPv4 address or IPv6 /64), site and route (429 rate_limited, Retry-After).
+ * from the in-memory site cache (401 invalid_site_key); the rate limit per client (IPv4 address
+ * or IPv6 /64), site and route (429 rate_limited, Retry-After); the site's registered domains
+ * against Origin or Referer (403 origin_not_allowed; neither header is served and scored as
+ * missing_origin).
  * Registered inside the public routes' scope only.
  */
 async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions): Promise<void> {
@@ -98,13 +99,16 @@ async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions
     }
     if (site === null) throw new ApiError('invalid_site_key')
 
+    // The caller is known from here on, so that a refusal below is logged against its site
+    // (verify's onError). The budget comes first: a flood from a foreign origin is turned away
+    // (429, not logged) like any other instead of writing a log row per request.
     const origin = readRequestOrigin(request.headers.origin, request.headers.referer)
+    request.publicCaller = { site, origin, clientIp, clientTag: clientTagOf(clientIp) }
+    if (options.rateLimitPerMinute > 0) await enforceRateLimit(`${request.routeOptions.url ?? request.url}:${site.id}:${clientGroup}`)
+
     if (!isOriginAllowed(origin, site.domains)) {
       throw new ApiError('origin_not_allowed', `This site key is not allowed on ${origin.hostname ?? 'an origin without a host'}.`)
     }
-    request.publicCaller = { site, origin, clientIp, clientTag: clientTagOf(clientIp) }
-
-    if (options.rateLimitPerMinute > 0) await enforceRateLimit(`${request.routeOptions.url ?? request.url}:${site.id}:${clientGroup}`)
   })
 
   /** Counts a request against the per-minute budget of `key`; over budget, 429 rate_limited with Retry-After. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { VerificationBlockedEvent } from '../../src/plugins/events.js'
 import {
   browserHeaders,
@@ -92,6 +92,32 @@ describe('POST /api/v1/verify', () => {
     expect(replay.statusCode).toBe(400)
     const rows = await logRowsOf(site.site.id, challenge.challengeId)
     expect(rows.map((row) => [row.action, row.error_code])).toEqual(expect.arrayContaining([['allow', null], ['rejected', 'challenge_invalid']]))
+  })
+
+  it('logs a submission from an origin the site does not list, with that origin\'s hostname', async () => {
+    const guarded = await createTestSite(service.app, { domains: ['shop.example.com'] })
+    const challenge = await fetchChallenge(service.app, browserHeaders(guarded.siteKey, 'https://shop.example.com'))
+    const foreign = await submitSolution(service.app, browserHeaders(guarded.siteKey, 'https://copycat.example'), humanSubmission(challenge))
+    expect(foreign.json().error.code).toBe('origin_not_allowed')
+    await service.app.verificationLog.flush()
+    const rows = await service.app.database.query<LogRow>('SELECT * FROM verifications WHERE site_id = $1', [guarded.site.id])
+    expect(rows).toEqual([expect.objectContaining({ action: 'rejected', error_code: 'origin_not_allowed', hostname: 'copycat.example' })])
+  })
+
+  it('logs a submission refused for a store outage with the code it was answered with', async () => {
+    const headers = browserHeaders(site.siteKey)
+    const challenge = await fetchChallenge(service.app, headers)
+    const outage = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' })
+    const take = vi.spyOn(service.app.keyValue, 'take').mockRejectedValueOnce(outage)
+    try {
+      const response = await submitSolution(service.app, headers, humanSubmission(challenge))
+      expect(response.statusCode).toBe(503)
+      expect(response.json().error.code).toBe('service_unavailable')
+    } finally {
+      take.mockRestore()
+    }
+    const rows = await logRowsOf(site.site.id, challenge.challengeId)
+    expect(rows.map((row) => [row.action, row.error_code])).toEqual([['rejected', 'service_unavailable']])
   })
 
   it('takes the hostname from Referer when Origin is absent', async () => {
