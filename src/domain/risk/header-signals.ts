@@ -1,20 +1,18 @@
 import { isbot } from 'isbot'
+import { RecentCache } from '../recent-cache.js'
 import type { AnomalyLabel } from './anomalies.js'
 import type { ScoringInput } from './scoring-input.js'
 
 /**
  * isbot's verdict per user agent, remembered: the pattern is large, and most traffic comes from a
- * few thousand distinct user agents.
+ * few thousand distinct user agents. Only user agents of ordinary length are kept (real ones are
+ * under 300 characters; a header may hold 16 KB), so that made-up ones cannot fill memory.
  */
-const verdicts = new Map<string, boolean>()
+const MAX_REMEMBERED_USER_AGENT_LENGTH = 512
+const verdicts = new RecentCache<string, boolean>(5_000)
 function isBotUserAgent(userAgent: string): boolean {
-  let verdict = verdicts.get(userAgent)
-  if (verdict === undefined) {
-    verdict = isbot(userAgent)
-    if (verdicts.size >= 10_000) verdicts.clear()
-    verdicts.set(userAgent, verdict)
-  }
-  return verdict
+  if (userAgent.length > MAX_REMEMBERED_USER_AGENT_LENGTH) return isbot(userAgent)
+  return verdicts.getOrCompute(userAgent, isbot)
 }
 
 function headerText(value: string | string[] | undefined): string {

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { detectBehaviorAnomalies } from '../../../src/domain/risk/behavior-signals.js'
 import { detectFingerprintAnomalies } from '../../../src/domain/risk/fingerprint-signals.js'
@@ -36,6 +38,20 @@ describe('header signals', () => {
     ['', ['missing_user_agent']],
   ])('User-Agent %j gives %j', (userAgent, labels) => {
     expect(detectHeaderAnomalies(withHeaders({ 'user-agent': userAgent, 'accept-language': 'en' }))).toEqual(labels)
+  })
+
+  it('keeps no memory of made-up user agents of header size, and still judges them', () => {
+    setFlagsFromString('--expose-gc')
+    const collectGarbage = runInNewContext('gc') as () => void
+    collectGarbage()
+    const before = process.memoryUsage().heapUsed
+    // 2,000 distinct 15 KB user agents: 30 MB if each were remembered.
+    for (let index = 0; index < 2_000; index++) {
+      const userAgent = `curl/${index} ${'x'.repeat(15_000)}`
+      expect(detectHeaderAnomalies(withHeaders({ 'user-agent': userAgent, 'accept-language': 'en' }))).toEqual(['bot_user_agent'])
+    }
+    collectGarbage()
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(8_000_000)
   })
 
   it('flags a missing Accept-Language and a missing origin', () => {
