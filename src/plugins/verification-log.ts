@@ -106,14 +106,38 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
   let buffer: VerificationLogEntry[] = []
   let writing: Promise<void> = Promise.resolve()
 
-  /** A row the database refuses (a bug upstream) must not block the rows around it forever. */
-  async function insertOneByOne(batch: readonly VerificationLogEntry[]): Promise<void> {
-    for (const row of batch) {
-      await insertRows(app.database, [row]).catch((error: unknown) => {
-        if (!isDataError(error)) throw error
-        app.log.error({ err: error, row }, 'dropped a verification log row the database refuses')
-      })
+  /** Keeps the newest maxBufferedRows rows; says so when older ones had to go. */
+  function keepWithinBound(): void {
+    if (buffer.length <= maxBufferedRows) return
+    // A hundredth more than needed, so that a database that stays away costs one cut per
+    // thousand rows rather than one per row.
+    const dropped = buffer.length - maxBufferedRows + Math.ceil(maxBufferedRows / 100)
+    buffer = buffer.slice(dropped)
+    app.log.error({ dropped }, 'verification log buffer full; dropped the oldest rows')
+  }
+
+  /**
+   * Inserts a batch; a batch with a row the database refuses (a bug upstream) is inserted row by
+   * row, so that the one row is dropped and not the rows around it. Returns the rows not written
+   * when a write fails for another reason (the database went away), so that exactly those are
+   * tried again.
+   */
+  async function insertBatch(batch: readonly VerificationLogEntry[]): Promise<{ error: unknown; unwritten: readonly VerificationLogEntry[] } | undefined> {
+    try {
+      await insertRows(app.database, batch)
+      return undefined
+    } catch (error) {
+      if (!isDataError(error)) return { error, unwritten: batch }
     }
+    for (const [index, row] of batch.entries()) {
+      try {
+        await insertRows(app.database, [row])
+      } catch (error) {
+        if (!isDataError(error)) return { error, unwritten: batch.slice(index) }
+        app.log.error({ err: error, row }, 'dropped a verification log row the database refuses')
+      }
+    }
+    return undefined
   }
 
   /**
@@ -129,20 +153,12 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
       await setImmediate()
       const batch = buffer.slice(0, batchSize)
       buffer = buffer.slice(batch.length)
-      try {
-        await insertRows(app.database, batch).catch((error: unknown) => {
-          if (isDataError(error)) return insertOneByOne(batch)
-          throw error
-        })
-      } catch (error) {
+      const failure = await insertBatch(batch)
+      if (failure !== undefined) {
         // Keep the rows for the next attempt, in order, within the bound.
-        buffer = [...batch, ...buffer]
-        if (buffer.length > maxBufferedRows) {
-          const dropped = buffer.length - maxBufferedRows
-          buffer = buffer.slice(dropped)
-          app.log.error({ dropped }, 'verification log buffer full; dropped the oldest rows')
-        }
-        throw error
+        buffer = [...failure.unwritten, ...buffer]
+        keepWithinBound()
+        throw failure.error
       }
     }
   }
@@ -161,6 +177,8 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
     record(entry) {
       buffer.push(entry)
       if (buffer.length === batchSize) writeInBackground(batchSize)
+      // A write that hangs (not one that fails) leaves rows piling up here; the bound holds too.
+      else if (buffer.length > maxBufferedRows) keepWithinBound()
     },
     flush,
   }

@@ -136,3 +136,60 @@ describe('a row the database refuses', () => {
     }
   })
 })
+
+describe('a database that goes away in the middle of a write', () => {
+  const outage = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })
+
+  it('writes each row once: rows written before the failure are not written again', async () => {
+    const service = await buildTestApp()
+    try {
+      const siteId = randomUUID()
+      const { database } = service.app
+      const query = database.query.bind(database)
+      let calls = 0
+      // The batch fails on its refused row; row by row, the first row is written, the refused one
+      // dropped, and the database goes away at the third.
+      const spy = vi.spyOn(database, 'query').mockImplementation((sql, params) => (++calls === 4 ? Promise.reject(outage()) : query(sql, params)))
+      for (const riskScore of [1, 1_000_000, 3, 4]) service.app.verificationLog.record(entry(siteId, { riskScore }))
+      await expect(service.app.verificationLog.flush()).rejects.toThrow('ECONNREFUSED')
+      spy.mockRestore()
+      await service.app.verificationLog.flush()
+      const rows = await database.query<{ risk_score: number }>('SELECT risk_score FROM verifications WHERE site_id = $1 ORDER BY risk_score', [siteId])
+      expect(rows.map((row) => row.risk_score)).toEqual([1, 3, 4])
+    } finally {
+      await service.close()
+    }
+  })
+
+  it('keeps at most maxBufferedRows while a write hangs, the newest ones', async () => {
+    const service = await buildTestApp({ verificationLogMaxBufferedRows: 1_000 })
+    try {
+      const siteId = randomUUID()
+      const { database } = service.app
+      const query = database.query.bind(database)
+      let answer: () => void = () => {}
+      const hanging = new Promise<void>((resolve) => {
+        answer = resolve
+      })
+      // The first batch's INSERT does not answer until the end of the test.
+      const spy = vi.spyOn(database, 'query').mockImplementationOnce(async (sql, params) => {
+        await hanging
+        return query(sql, params)
+      })
+      for (let index = 0; index < 5_000; index++) service.app.verificationLog.record(entry(siteId, { solveTimeMs: index }))
+      spy.mockRestore()
+      answer()
+      await service.app.verificationLog.flush()
+      const rows = await database.query<{ count: number; newest: number }>(
+        'SELECT count(*)::int AS count, max(solve_time_ms) AS newest FROM verifications WHERE site_id = $1',
+        [siteId],
+      )
+      // The hung batch (500 rows) and at most 1,000 of the rest, the last one among them.
+      expect(rows[0]?.count).toBeGreaterThan(500)
+      expect(rows[0]?.count).toBeLessThanOrEqual(1_500)
+      expect(rows[0]?.newest).toBe(4_999)
+    } finally {
+      await service.close()
+    }
+  })
+})
