@@ -27,8 +27,8 @@ describe('step-up', () => {
   // Placeholders for canvas and WebGL on top of that: 25 + 20 + 15 + 15 = 75 (block without step-up credit).
   const worse = (challenge: Challenge) => ({ ...humanSubmission(challenge), fingerprint: { ...browserFingerprint, canvas: '0', webgl: 'none' }, behaviorData: {} })
 
-  async function playRound(site: TestSite, clientIp: string, submissionOf: (challenge: Challenge) => object): Promise<Round> {
-    const headers = { ...browserHeaders(site.siteKey), 'accept-language': '' }
+  async function playRound(site: TestSite, clientIp: string, submissionOf: (challenge: Challenge) => object, browser: Record<string, string> = {}): Promise<Round> {
+    const headers = { ...browserHeaders(site.siteKey), 'accept-language': '', ...browser }
     const issued = await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers, remoteAddress: clientIp })
     const challenge = issued.json<Challenge>()
     const verified = await service.app.inject({
@@ -77,6 +77,18 @@ describe('step-up', () => {
     ])
   })
 
+  it('keeps step-up state per browser on one address: two people behind one NAT each get their own rounds', async () => {
+    const site = await createTestSite(service.app, { settings: { difficulty: 4, maxStepUps: 1 } })
+    const clientIp = '203.0.113.50'
+    // A second browser: the same make, another build (its own User-Agent).
+    const other = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.6778.85 Safari/537.36' }
+    // Their rounds interleave; neither is handed the other's harder challenge or takes its credit.
+    expect(await playRound(site, clientIp, suspicious)).toEqual({ difficulty: 4, riskScore: 45, action: 'challenge', hasToken: false })
+    expect(await playRound(site, clientIp, suspicious, other)).toEqual({ difficulty: 4, riskScore: 45, action: 'challenge', hasToken: false })
+    expect(await playRound(site, clientIp, suspicious)).toEqual({ difficulty: 6, riskScore: 30, action: 'allow', hasToken: true })
+    expect(await playRound(site, clientIp, suspicious, other)).toEqual({ difficulty: 6, riskScore: 30, action: 'allow', hasToken: true })
+  })
+
   it('keeps step-up state per client: another address starts at the base', async () => {
     const site = await createTestSite(service.app, { settings: { difficulty: 4 } })
     await playRound(site, '203.0.113.20', suspicious)
@@ -111,7 +123,7 @@ describe('step-up', () => {
     await playRound(site, '203.0.113.40', suspicious)
     await service.app.verificationLog.flush()
     const rows = await service.app.database.query<{ action: string; risk_score: number; step_ups: number; difficulty: number }>(
-      'SELECT action, risk_score, step_ups, difficulty FROM verifications WHERE site_id = $1 ORDER BY created_at',
+      'SELECT action, risk_score, step_ups, difficulty FROM verifications WHERE site_id = $1 ORDER BY created_at, step_ups',
       [site.site.id],
     )
     expect(rows).toEqual([

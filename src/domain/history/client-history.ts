@@ -82,6 +82,11 @@ export function decodePendingStepUps(stored: string | null | undefined): Pending
 export interface ClientRef {
   siteId: string
   client: string
+  /**
+   * The browser on that address whose step-ups are meant (browserTagOf its User-Agent): people
+   * behind one address each go through their own. The rest of the history is the address's.
+   */
+  browser?: string
 }
 
 /** A key of one client's state on one site; all of them share the hash tag {site:client}. */
@@ -90,6 +95,11 @@ export function clientKey(ref: ClientRef, part: string): string {
 }
 
 export const STEP_UPS_KEY_PART = 'stepups'
+
+/** The key of a client's pending step-ups: per address and, when known, browser. */
+export function stepUpsKey(ref: ClientRef): string {
+  return clientKey(ref, ref.browser === undefined ? STEP_UPS_KEY_PART : `${STEP_UPS_KEY_PART}:${ref.browser}`)
+}
 
 const rateKey = (ref: ClientRef, windowIndex: number) => clientKey(ref, `rate:${windowIndex}`)
 const blocksKey = (ref: ClientRef) => clientKey(ref, 'blocks')
@@ -120,7 +130,7 @@ export async function recordChallengeRequest(
   const windowIndex = Math.floor(now / policy.rateWindowMs)
   const { count: requests, values } = await store.incrementAndRead(rateKey(ref, windowIndex), policy.rateWindowMs * 2, [
     blocksKey(ref),
-    clientKey(ref, STEP_UPS_KEY_PART),
+    stepUpsKey(ref),
   ])
   const [blocks, stepUps] = values
   const anomalies: AnomalyLabel[] = []

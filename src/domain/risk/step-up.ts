@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { KeyValueStore } from '../../storage/ports.js'
 import type { ChallengeRecord } from '../challenge/challenge-record.js'
-import { clientKey, decodePendingStepUps, encodePendingStepUps, STEP_UPS_KEY_PART, type ClientRef } from '../history/client-history.js'
+import { decodePendingStepUps, encodePendingStepUps, stepUpsKey, type ClientRef } from '../history/client-history.js'
 import type { RiskAction } from './decide-action.js'
 
 /** How long a client's pending step-up is remembered; the SDK comes back within seconds. */
@@ -14,9 +14,12 @@ export const STEP_UP_MEMORY_MS = 10 * 60_000
  * opened meanwhile by another verification is left alone. `solvedStepUps` is what this
  * verification was credited with, so the new count never depends on what else ran concurrently.
  *
- * The state is kept per client of the history (an IPv4 address or an IPv6 /64), beside its
- * request count, so that a challenge request reads both in one step (recordChallengeRequest), and
- * so that rotating through the addresses of one /64 does not shed a pending step-up.
+ * The state is kept per client of the history (an IPv4 address or an IPv6 /64) and browser (its
+ * User-Agent), beside the address's request count, so that a challenge request reads both in one
+ * step (recordChallengeRequest), so that rotating through the addresses of one /64 does not shed a
+ * pending step-up, and so that people behind one address (NAT) do not take each other's rounds. A
+ * client that changes its User-Agent starts a sequence afresh: it loses the credit of the rounds
+ * it solved, and never reaches the end of the sequence that way.
  */
 export async function advanceStepUps(
   store: KeyValueStore,
@@ -24,10 +27,9 @@ export async function advanceStepUps(
   action: RiskAction,
   solvedStepUps: number,
 ): Promise<void> {
-  const key = clientKey(client, STEP_UPS_KEY_PART)
   if (action !== 'challenge') return
   const round = randomBytes(5).toString('hex')
-  await store.set(key, encodePendingStepUps({ count: solvedStepUps + 1, round }), STEP_UP_MEMORY_MS)
+  await store.set(stepUpsKey(client), encodePendingStepUps({ count: solvedStepUps + 1, round }), STEP_UP_MEMORY_MS)
 }
 
 /**
@@ -39,6 +41,6 @@ export async function advanceStepUps(
  */
 export async function claimStepUps(store: KeyValueStore, client: ClientRef, record: Pick<ChallengeRecord, 'stepUps' | 'stepUpRound'>): Promise<number> {
   if (record.stepUps === 0 || record.stepUpRound === undefined) return 0
-  const pending = decodePendingStepUps(await store.take(clientKey(client, STEP_UPS_KEY_PART)))
+  const pending = decodePendingStepUps(await store.take(stepUpsKey(client)))
   return pending.round === record.stepUpRound ? record.stepUps : 0
 }

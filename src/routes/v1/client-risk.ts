@@ -4,7 +4,7 @@ import { tagClient } from '../../domain/challenge/client-tag.js'
 import {
   recordAndAssessHistory, recordChallengeRequest, type ChallengeRequestAssessment, type ClientRef,
 } from '../../domain/history/client-history.js'
-import { addressGroupOf, fingerprintDigest } from '../../domain/history/client-keys.js'
+import { addressGroupOf, browserTagOf, fingerprintDigest } from '../../domain/history/client-keys.js'
 import { assessNetwork } from '../../domain/network/assess-network.js'
 import type { NetworkProfile } from '../../domain/network/network-profile.js'
 import type { AnomalyLabel } from '../../domain/risk/anomalies.js'
@@ -13,12 +13,13 @@ import type { PublicCaller } from '../../plugins/public-gate.js'
 
 /**
  * History is kept per IPv4 address or IPv6 /64 (addressGroupOf), under a keyed tag: for IPv4 that
- * is the caller's clientTag itself, so the common case costs no second HMAC.
+ * is the caller's clientTag itself, so the common case costs no second HMAC. Step-ups are kept
+ * per browser on that address as well (browserTagOf).
  */
-export function historyRefOf(app: FastifyInstance, caller: PublicCaller): ClientRef {
+export function historyRefOf(app: FastifyInstance, request: FastifyRequest, caller: PublicCaller): ClientRef {
   const group = addressGroupOf(caller.clientIp)
   const client = group === caller.clientIp ? caller.clientTag : tagClient(app.keyRing.macKeyFor('challenge'), group)
-  return { siteId: caller.site.id, client }
+  return { siteId: caller.site.id, client, browser: browserTagOf(request.headers['user-agent']) }
 }
 
 /** At a challenge request: the adaptive-difficulty labels of the client's network (datacenter, VPN, Tor). */
@@ -30,8 +31,8 @@ export async function networkLabelsFor(app: FastifyInstance, caller: PublicCalle
  * At a challenge request: counts it in the client's history; returns the history's labels (rate,
  * recent blocks) and the client's pending step-ups.
  */
-export function recordChallengeFor(app: FastifyInstance, caller: PublicCaller): Promise<ChallengeRequestAssessment> {
-  return recordChallengeRequest(app.keyValue, historyRefOf(app, caller))
+export function recordChallengeFor(app: FastifyInstance, request: FastifyRequest, caller: PublicCaller): Promise<ChallengeRequestAssessment> {
+  return recordChallengeRequest(app.keyValue, historyRefOf(app, request, caller))
 }
 
 export interface ClientRisk {
@@ -41,8 +42,13 @@ export interface ClientRisk {
 }
 
 /** At a verification: the network profile and the history labels, recording the fingerprint's sighting. */
-export async function assessClient(app: FastifyInstance, caller: PublicCaller, fingerprint: Readonly<Record<string, unknown>>): Promise<ClientRisk> {
-  const historyRef = historyRefOf(app, caller)
+export async function assessClient(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  caller: PublicCaller,
+  fingerprint: Readonly<Record<string, unknown>>,
+): Promise<ClientRisk> {
+  const historyRef = historyRefOf(app, request, caller)
   const [profile, history] = await Promise.all([
     app.network.profile(caller.clientIp),
     recordAndAssessHistory(app.keyValue, { ...historyRef, fingerprint: fingerprintDigest(fingerprint) }),

@@ -67,7 +67,7 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         clientTag,
         now,
       })
-      const [history] = await Promise.all([recordChallengeFor(app, caller), storeChallenge(app.keyValue, likely)])
+      const [history] = await Promise.all([recordChallengeFor(app, request, caller), storeChallenge(app.keyValue, likely)])
       const stepUps = Math.min(history.stepUps, settings.maxStepUps)
       const difficulty = difficultyFor(settings, stepUps, [...networkLabels, ...history.anomalies])
       let issued = likely

@@ -52,8 +52,8 @@ export async function judgeSubmission(
   const { clientTag } = caller
   const fingerprint = body.fingerprint as Signals
   const [client, stepUps] = await Promise.all([
-    assessClient(app, caller, fingerprint),
-    claimStepUps(app.keyValue, historyRefOf(app, caller), record),
+    assessClient(app, request, caller, fingerprint),
+    claimStepUps(app.keyValue, historyRefOf(app, request, caller), record),
   ])
   const { network, history, transport } = clientFactsOf(request, client)
   const { riskScore, anomalies } = scoreVerification({
