@@ -1,7 +1,7 @@
 /**
  * The page a public request comes from, by its Origin header or, failing that, its Referer.
  * `hostname` is null when neither names a host (absent, `null` from sandboxed frames and file:
- * pages, or unparseable).
+ * pages, unparseable, or longer than a DNS name can be).
  */
 export interface RequestOrigin {
   hostname: string | null
@@ -12,8 +12,16 @@ export interface RequestOrigin {
 /** What browsers send in Origin almost always: scheme, lowercase ASCII host, optional port. */
 const plainOrigin = /^https?:\/\/([a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::\d{1,5})?$/
 
+/** DNS names have at most 253 characters; a longer "host" names nothing (and would bloat tokens and log rows). */
+const MAX_HOSTNAME_LENGTH = 253
+
 function hostnameOf(value: string | undefined): string | null {
   if (value === undefined || value === '' || value === 'null') return null
+  const hostname = parsedHostnameOf(value)
+  return hostname !== null && hostname.length <= MAX_HOSTNAME_LENGTH ? hostname : null
+}
+
+function parsedHostnameOf(value: string): string | null {
   // The common case without a URL parse; anything else gets WHATWG URL's full normalisation.
   const plain = plainOrigin.exec(value)
   if (plain !== null) return plain[1] ?? null

@@ -12,6 +12,9 @@ describe('readRequestOrigin', () => {
     ['null', 'https://framed.example/page', 'framed.example'],
     ['null', undefined, null],
     ['not a url', undefined, null],
+    // Longer than any DNS name: names nothing, whatever the site lists.
+    [`https://${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.example.com`, undefined, null],
+    [`https://${'x.'.repeat(2_000)}example.com`, undefined, null],
     [undefined, undefined, null],
   ])('Origin %j, Referer %j: hostname %j', (origin, referer, hostname) => {
     expect(readRequestOrigin(origin, referer).hostname).toBe(hostname)
