@@ -37,7 +37,7 @@ export interface ExecuteOptions {
   workers?: number
   /** Gives up solving after this long (default 60 s). */
   timeoutMs?: number
-  /** How many step-up challenges to answer before giving up (default 3). */
+  /** How many step-up challenges to answer before giving up (default 5, the most a site may set). */
   maxStepUps?: number
   signal?: AbortSignal
   onStatus?: (status: TollgateStatus) => void
@@ -56,6 +56,8 @@ export interface BindOptions {
   siteKey?: string
   apiUrl?: string
   assetsUrl?: string
+  /** The hidden field's name (default `tollgate-token`); a form's data-response-field-name wins. */
+  fieldName?: string
 }
 
 export interface TollgateStrings {
@@ -68,6 +70,7 @@ export interface TollgateStrings {
   rateLimited: string
   unsupported: string
   timeout: string
+  misconfigured: string
 }
 
 export declare class TollgateError extends Error {

@@ -10,6 +10,11 @@ export interface Challenge {
   challenge: string
   difficulty: number
   expiresAt: string
+  /**
+   * How long it had left when the service answered, by the service's own clock (its Date header,
+   * to the second): unlike expiresAt, it does not depend on this device's clock being right.
+   */
+  remainingMs?: number
 }
 
 export interface Submission {
@@ -49,7 +54,13 @@ function requestSignal(signal: AbortSignal | undefined): { signal: AbortSignal; 
   }
 }
 
-async function call(apiUrl: string, path: string, siteKey: string, body: unknown, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+interface Answer {
+  body: Record<string, unknown>
+  /** The service's clock when it answered (its Date header), or NaN. */
+  serverTime: number
+}
+
+async function call(apiUrl: string, path: string, siteKey: string, body: unknown, signal: AbortSignal | undefined): Promise<Answer> {
   const request = requestSignal(signal)
   let response: Response
   try {
@@ -73,9 +84,10 @@ async function call(apiUrl: string, path: string, siteKey: string, body: unknown
   } catch {
     payload = undefined
   }
-  if (response.ok && isRecord(payload)) return payload
+  if (response.ok && isRecord(payload)) return { body: payload, serverTime: Date.parse(response.headers.get('date') ?? '') }
   const error = isRecord(payload) && isRecord(payload.error) ? payload.error : {}
-  const retryAfter = Number(response.headers.get('retry-after'))
+  const retryAfterText = response.headers.get('retry-after')
+  const retryAfter = retryAfterText === null ? Number.NaN : Number(retryAfterText)
   throw new TollgateError(
     response.ok ? 'invalid_response' : codeFromServer(error.code, response.status),
     typeof error.message === 'string' ? error.message : `The Tollgate service answered ${response.status} to ${path}.`,
@@ -92,16 +104,19 @@ function invalid(what: string): TollgateError {
 }
 
 export async function requestChallenge(apiUrl: string, siteKey: string, signal?: AbortSignal): Promise<Challenge> {
-  const body = await call(apiUrl, '/api/v1/challenge', siteKey, undefined, signal)
+  const { body, serverTime } = await call(apiUrl, '/api/v1/challenge', siteKey, undefined, signal)
   const { challengeId, challenge, difficulty, algorithm, expiresAt } = body
   if (typeof challengeId !== 'string' || typeof challenge !== 'string' || !isChallengeText(challenge)) throw invalid('a malformed challenge')
   if (typeof difficulty !== 'number' || !Number.isInteger(difficulty) || difficulty < 0 || difficulty > 64) throw invalid('an unusable difficulty')
   if (algorithm !== 'SHA-256') throw invalid(`an unsupported algorithm (${String(algorithm)})`)
-  return { challengeId, challenge, difficulty, expiresAt: typeof expiresAt === 'string' ? expiresAt : '' }
+  const expiry = typeof expiresAt === 'string' ? expiresAt : ''
+  // Date has whole seconds: the challenge may have had up to a second less.
+  const remainingMs = Date.parse(expiry) - serverTime - 1_000
+  return { challengeId, challenge, difficulty, expiresAt: expiry, ...(Number.isFinite(remainingMs) ? { remainingMs } : {}) }
 }
 
 export async function submitSolution(apiUrl: string, siteKey: string, submission: Submission, signal?: AbortSignal): Promise<Verdict> {
-  const body = await call(apiUrl, '/api/v1/verify', siteKey, submission, signal)
+  const { body } = await call(apiUrl, '/api/v1/verify', siteKey, submission, signal)
   const { success, token, riskScore, action, expiresAt } = body
   if (typeof success !== 'boolean' || typeof riskScore !== 'number') throw invalid('a malformed verification result')
   if (action !== 'allow' && action !== 'challenge' && action !== 'block') throw invalid(`an unknown action (${String(action)})`)

@@ -9,12 +9,16 @@ import { setDefaults } from './execute.js'
 
 const api = { execute, reset, setStrings, bindForms, TollgateError, version }
 
-// currentScript is only set while this file first runs, async or not.
-const script = document.currentScript instanceof HTMLScriptElement ? document.currentScript : null
-const scriptUrl = script !== null && script.src !== '' ? new URL(script.src) : undefined
-const apiUrl = script?.dataset.apiUrl ?? scriptUrl?.origin
-setDefaults({ apiUrl, assetsUrl: scriptUrl === undefined ? undefined : new URL('.', scriptUrl).href })
-// The global's type lives in sdk/tollgate.d.ts for the sites that use it.
-Object.assign(window, { Tollgate: api })
-bindForms({ siteKey: script?.dataset.siteKey })
-document.dispatchEvent(new CustomEvent('tollgate:ready'))
+// A page that includes the tag twice (a theme and a plugin, say) keeps the first copy: a second
+// one would bind every form again and fetch a second challenge per form.
+if ((window as { Tollgate?: { version?: unknown } }).Tollgate?.version === undefined) {
+  // currentScript is only set while this file first runs, async or not.
+  const script = document.currentScript instanceof HTMLScriptElement ? document.currentScript : null
+  const scriptUrl = script !== null && script.src !== '' ? new URL(script.src) : undefined
+  const apiUrl = script?.dataset.apiUrl ?? scriptUrl?.origin
+  setDefaults({ apiUrl, assetsUrl: scriptUrl === undefined ? undefined : new URL('.', scriptUrl).href })
+  // The global's type lives in sdk/tollgate.d.ts for the sites that use it.
+  Object.assign(window, { Tollgate: api })
+  bindForms({ siteKey: script?.dataset.siteKey, fieldName: script?.dataset.responseFieldName })
+  document.dispatchEvent(new CustomEvent('tollgate:ready'))
+}

@@ -5,8 +5,8 @@ import type { ExecuteOptions, TollgateStatus } from './types.js'
 import { fetchAndSolve, type Solved } from './verify-flow.js'
 
 /**
- * The declarative mode: every `form[data-tollgate]` gets a hidden `tollgate-token` field that is
- * filled before the form submits. Solving starts when the visitor first touches the form, so the
+ * The declarative mode: every `form[data-tollgate]` gets a hidden `tollgate-token` field (or the
+ * name given by data-response-field-name) that is filled before the form submits. Solving starts when the visitor first touches the form, so the
  * token is usually ready at submit; the submission itself (with the behaviour signals gathered
  * until then) happens on submit. Listeners sit on the document, so forms added later (single-page
  * apps) work too, and every form has its own state.
@@ -15,6 +15,12 @@ export interface BindOptions {
   siteKey?: string
   apiUrl?: string
   assetsUrl?: string
+  /**
+   * The hidden field's name (default `tollgate-token`): a backend written for Turnstile reads
+   * `cf-turnstile-response`, one for reCAPTCHA `g-recaptcha-response`. A form's own
+   * `data-response-field-name` wins.
+   */
+  fieldName?: string
 }
 
 const FORM_SELECTOR = 'form[data-tollgate]'
@@ -23,9 +29,16 @@ const TOKEN_FIELD = 'tollgate-token'
 interface FormState {
   presolve: Promise<Solved | undefined> | undefined
   busy: boolean
-  /** Set while the SDK re-submits a form it has just filled, so that submit passes through. */
-  passNextSubmit: boolean
 }
+
+/**
+ * Set on a form while the SDK re-submits it after filling the token, so that the submit passes
+ * through. It lives on the element under a registered symbol, so that every copy of the SDK on
+ * the page (a tag included twice, or the tag and the module) lets it through: one copy's own flag
+ * would let the other copy catch the submit, verify and re-submit it, back and forth for ever.
+ */
+const PASSING = Symbol.for('tollgate.resubmitting')
+type MarkedForm = HTMLFormElement & { [PASSING]?: boolean }
 
 let states = new WeakMap<HTMLFormElement, FormState>()
 let bound: BindOptions | undefined
@@ -33,7 +46,7 @@ let bound: BindOptions | undefined
 function stateOf(form: HTMLFormElement): FormState {
   let state = states.get(form)
   if (state === undefined) {
-    state = { presolve: undefined, busy: false, passNextSubmit: false }
+    state = { presolve: undefined, busy: false }
     states.set(form, state)
   }
   return state
@@ -51,11 +64,12 @@ function optionsOf(form: HTMLFormElement): ExecuteOptions {
 }
 
 function tokenFieldOf(form: HTMLFormElement): HTMLInputElement {
-  const existing = form.querySelector(`input[name="${TOKEN_FIELD}"]`)
-  if (existing instanceof HTMLInputElement) return existing
+  const name = form.dataset.responseFieldName ?? bound?.fieldName ?? TOKEN_FIELD
+  const existing = Array.from(form.querySelectorAll('input')).find((input) => input.name === name)
+  if (existing !== undefined) return existing
   const field = document.createElement('input')
   field.type = 'hidden'
-  field.name = TOKEN_FIELD
+  field.name = name
   form.append(field)
   return field
 }
@@ -105,11 +119,15 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     const result = await executeWith({ ...optionsOf(form), onStatus: (status) => show(form, textOf(status)) }, presolved)
     tokenFieldOf(form).value = result.token
     form.dispatchEvent(new CustomEvent('tollgate:verified', { detail: result, bubbles: true }))
-    state.passNextSubmit = true
-    // requestSubmit fires the submit event synchronously; the flag is cleared whatever the page does with it.
-    if (submitter !== null && 'form' in submitter && submitter.form === form) form.requestSubmit(submitter)
-    else form.requestSubmit()
-    state.passNextSubmit = false
+    // requestSubmit fires the submit event synchronously; the mark is cleared whatever the page does with it.
+    const marked: MarkedForm = form
+    marked[PASSING] = true
+    try {
+      if (submitter !== null && 'form' in submitter && submitter.form === form) form.requestSubmit(submitter)
+      else form.requestSubmit()
+    } finally {
+      marked[PASSING] = false
+    }
   } catch (error) {
     const typed = error instanceof TollgateError ? error : new TollgateError('invalid_response', String(error))
     if (typed.code !== 'aborted') console.warn(`Tollgate: ${typed.code}: ${typed.message}`)
@@ -121,11 +139,8 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
 function onSubmit(event: Event): void {
   const form = formOf(event)
   if (form === undefined) return
+  if ((form as MarkedForm)[PASSING] === true) return
   const state = stateOf(form)
-  if (state.passNextSubmit) {
-    state.passNextSubmit = false
-    return
-  }
   // Capture phase on the document: this runs before the site's own submit handlers, which then
   // see the filled token when the SDK re-submits.
   event.preventDefault()

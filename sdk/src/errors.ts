@@ -61,5 +61,7 @@ const serverCodes: ReadonlySet<string> = new Set([
 /** Maps an error code from the service's error body onto the SDK's codes. */
 export function codeFromServer(code: unknown, status: number): TollgateErrorCode {
   if (typeof code === 'string' && serverCodes.has(code)) return code as TollgateErrorCode
+  // A proxy in front of the service may answer 429 with a page of its own.
+  if (status === 429) return 'rate_limited'
   return status >= 500 ? 'server_error' : 'invalid_response'
 }

@@ -3,7 +3,12 @@ import { defaultWorkerCount, runVerification, type FlowOptions, type Solved } fr
 import type { ExecuteOptions, ExecuteResult } from './types.js'
 
 const DEFAULT_TIMEOUT_MS = 60_000
-const DEFAULT_MAX_STEP_UPS = 3
+/**
+ * Step-ups the SDK goes through before giving up: the most a site may set (maxStepUps, 0-5). The
+ * service ends a sequence after the site's own number of rounds with allow or block, so this only
+ * guards against a service that never does.
+ */
+const DEFAULT_MAX_STEP_UPS = 5
 
 interface Defaults {
   apiUrl?: string

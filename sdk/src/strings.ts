@@ -14,6 +14,8 @@ export interface TollgateStrings {
   rateLimited: string
   unsupported: string
   timeout: string
+  /** The site key is unknown, or not allowed on this page's domain: trying again cannot help. */
+  misconfigured: string
 }
 
 const defaults: TollgateStrings = {
@@ -26,6 +28,7 @@ const defaults: TollgateStrings = {
   rateLimited: 'Too many attempts. Please wait a moment and try again.',
   unsupported: 'Your browser could not run the verification. Please allow this site\u2019s scripts and workers.',
   timeout: 'Verification took too long. Please try again.',
+  misconfigured: 'This form cannot be verified here: it is not set up for this site. Please tell the site owner.',
 }
 
 let current: TollgateStrings = { ...defaults }
@@ -51,6 +54,8 @@ export function messageFor(code: TollgateErrorCode): string {
     case 'rate_limited': return current.rateLimited
     case 'worker_unavailable': return current.unsupported
     case 'timeout': return current.timeout
+    case 'invalid_site_key':
+    case 'origin_not_allowed': return current.misconfigured
     default: return current.failed
   }
 }

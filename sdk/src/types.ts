@@ -14,7 +14,7 @@ export interface ExecuteOptions {
   workers?: number
   /** Gives up solving after this long (default 60 s). */
   timeoutMs?: number
-  /** How many step-up challenges to answer before giving up (default 3). */
+  /** How many step-up challenges to answer before giving up (default 5, the most a site may set). */
   maxStepUps?: number
   signal?: AbortSignal
   onStatus?: (status: TollgateStatus) => void

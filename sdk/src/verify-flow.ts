@@ -36,15 +36,16 @@ const FALLBACK_LIFETIME_MS = 60_000
 const SAFETY_MARGIN_MS = 10_000
 
 /**
- * When to stop trusting a challenge. The service's clock may differ from ours, so its expiresAt
- * only counts when it looks plausible; otherwise a conservative minute applies.
+ * When to stop trusting a challenge, on this device's clock: its remaining life by the service's
+ * clock when there is one (this device's may be minutes off), else by expiresAt against ours when
+ * that looks plausible, else a conservative minute; less a margin for the submission's trip (a
+ * quarter of the life, at most 10 s). A challenge with less than that left is stale at once.
  */
 function staleTimeOf(challenge: Challenge, receivedAt: number): number {
-  const remaining = Date.parse(challenge.expiresAt) - Date.now()
-  const lifetime = Number.isFinite(remaining) && remaining > SAFETY_MARGIN_MS && remaining < 3_600_000
-    ? remaining - SAFETY_MARGIN_MS
-    : FALLBACK_LIFETIME_MS
-  return receivedAt + lifetime
+  const byOurClock = Date.parse(challenge.expiresAt) - Date.now()
+  const remaining = challenge.remainingMs
+    ?? (Number.isFinite(byOurClock) && byOurClock < 3_600_000 ? byOurClock : FALLBACK_LIFETIME_MS)
+  return receivedAt + Math.max(0, remaining - Math.min(SAFETY_MARGIN_MS, remaining / 4))
 }
 
 export async function fetchAndSolve(options: FlowOptions): Promise<Solved> {

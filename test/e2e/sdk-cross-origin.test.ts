@@ -11,9 +11,10 @@ import { hasChromium, launchBrowser, startSdkService, type SdkService, type Test
  */
 async function startShop(service: string, siteKey: string): Promise<{ origin: string; server: Server }> {
   const server = createServer((request, response) => {
-    const variant = (new URL(request.url ?? '/', 'http://shop').searchParams.get('policy') ?? 'documented') as PolicyVariant
+    const query = new URL(request.url ?? '/', 'http://shop').searchParams
+    const variant = (query.get('policy') ?? 'documented') as PolicyVariant
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': shopPolicy(service, variant) })
-    response.end(shopPage(service, siteKey))
+    response.end(query.has('twice') ? shopPageWithTheTagTwice(service, siteKey) : shopPage(service, siteKey))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, server }
@@ -40,6 +41,12 @@ function shopPage(service: string, siteKey: string): string {
 </form>
 <script src="${service}/sdk/v1/tollgate.js" data-site-key="${siteKey}" async defer></script>
 </body></html>`
+}
+
+/** The tag in the head and again in the body (a theme and a plugin), naming Turnstile's field. */
+function shopPageWithTheTagTwice(service: string, siteKey: string): string {
+  const tag = `<script src="${service}/sdk/v1/tollgate.js" data-site-key="${siteKey}" data-response-field-name="cf-turnstile-response" async defer></script>`
+  return shopPage(service, siteKey).replace('<title>Shop</title>', `<title>Shop</title>${tag}`).replace(/<script src=[^>]*><\/script>/g, tag)
 }
 
 describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
@@ -80,6 +87,32 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
 
     expect(await sdk.siteverify(token)).toMatchObject({ success: true, hostname: 'localhost' })
     expect(events.errors.filter((error) => /Content Security Policy|Refused/i.test(error))).toEqual([])
+  })
+
+  it('verifies once and submits once when the page includes the tag twice, filling the field it names', async () => {
+    const opened = await browser.newPage()
+    const { page, events } = opened
+    await page.goto(`${shop.origin}/shop?twice`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    expect(await page.evaluate(() => document.querySelectorAll('script[src$="tollgate.js"]').length)).toBe(2)
+    await page.evaluate(() => {
+      const form = document.querySelector<HTMLFormElement>('#order')
+      Object.assign(window, { submits: [] as string[] })
+      form?.addEventListener('submit', (event) => {
+        event.preventDefault()
+        const field = form.querySelector<HTMLInputElement>('input[name="cf-turnstile-response"]')
+        ;(window as unknown as { submits: string[] }).submits.push(field?.value ?? '')
+      })
+    })
+    await page.click('#order button')
+    await page.waitForFunction(() => (window as unknown as { submits: string[] }).submits.length > 0, undefined, { timeout: 20_000 })
+    // Time enough for a copy of the SDK that caught the re-submission to verify and submit again.
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    const submits = await page.evaluate(() => (window as unknown as { submits: string[] }).submits)
+    expect(submits).toHaveLength(1)
+    expect(events.api.filter((answer) => answer.path === '/api/v1/verify')).toHaveLength(1)
+    expect(await page.evaluate(() => document.querySelectorAll('input[name="tollgate-token"]').length)).toBe(0)
+    expect(await sdk.siteverify(submits[0] ?? '')).toMatchObject({ success: true })
   })
 
   it('works as a module imported from the service (tollgate.mjs)', async () => {
