@@ -48,7 +48,8 @@ function writeCorsHeaders(request: FastifyRequest, reply: FastifyReply): void {
   if (origin === undefined) return
   void reply.headers({
     'access-control-allow-origin': origin,
-    'access-control-expose-headers': 'Retry-After, X-Request-Id',
+    // Date lets the SDK judge a challenge's remaining life by this service's clock, not the device's.
+    'access-control-expose-headers': 'Retry-After, X-Request-Id, Date',
     vary: 'Origin',
   })
 }
