@@ -1,7 +1,9 @@
+import { setTimeout as delay } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { RecentCache } from '../domain/recent-cache.js'
 import type { Site } from '../domain/sites/site.js'
+import type { Unsubscribe } from '../storage/ports.js'
 import { createSiteRepository, type SiteRepository } from '../storage/sql/site-repository.js'
 
 declare module 'fastify' {
@@ -12,6 +14,7 @@ declare module 'fastify' {
 }
 
 const INVALIDATION_CHANNEL = 'sites:invalidated'
+const SUBSCRIBE_WAIT_MS = 3_000
 const CACHE_TTL_MS = 30_000
 
 interface CachedSite {
@@ -57,10 +60,23 @@ async function sitesPlugin(app: FastifyInstance): Promise<void> {
     known.byId.delete(id)
     for (const [key, entry] of known.byKey) if (entry.site.id === id) known.byKey.delete(key)
   }
-  const unsubscribe = await app.keyValue.subscribe(INVALIDATION_CHANNEL, dropSite).catch((error: unknown) => {
-    app.log.warn({ err: error }, 'site cache invalidation is not subscribed; relying on the TTL')
-    return undefined
-  })
+  // Subscribing waits for Redis; one that is away at start must not hold the service up (it
+  // reconnects by itself, and the subscription follows): until then the TTL bounds staleness.
+  let unsubscribe: Unsubscribe | undefined
+  const subscribing = app.keyValue.subscribe(INVALIDATION_CHANNEL, dropSite).then(
+    (stop) => {
+      unsubscribe = stop
+      return true
+    },
+    (error: unknown) => {
+      app.log.warn({ err: error }, 'site cache invalidation is not subscribed; relying on the TTL')
+      return true
+    },
+  )
+  const waited = new AbortController()
+  const subscribed = await Promise.race([subscribing, delay(SUBSCRIBE_WAIT_MS, false, { signal: waited.signal }).catch(() => true)])
+  waited.abort()
+  if (!subscribed) app.log.warn('site cache invalidation is not subscribed yet (Redis does not answer); relying on the TTL until it is')
 
   type Lookup = 'byKey' | 'byId'
   /** The site (null: known to be unknown) while fresh in memory; undefined when the database must tell. */
@@ -78,6 +94,8 @@ async function sitesPlugin(app: FastifyInstance): Promise<void> {
     const site = await load()
     if (generation !== invalidations) return site
     if (site === undefined) {
+      // Gone (deleted where this instance missed the announcement): its stale entry goes too.
+      known[lookup].delete(key)
       unknown[lookup].set(key, Date.now() + UNKNOWN_TTL_MS)
     } else {
       unknown[lookup].delete(key)
@@ -92,7 +110,10 @@ async function sitesPlugin(app: FastifyInstance): Promise<void> {
     findById: (id) => lookUp('byId', id, () => repository.findById(id)),
     async invalidate(site) {
       dropSite(site.id)
-      await app.keyValue.publish(INVALIDATION_CHANNEL, site.id)
+      // The other instances hear of it through Redis; while Redis is away, their TTL bounds it.
+      await app.keyValue.publish(INVALIDATION_CHANNEL, site.id).catch((error: unknown) => {
+        app.log.warn({ err: error, siteId: site.id }, 'could not announce a site change; other instances keep their copy until it expires')
+      })
     },
   }
 

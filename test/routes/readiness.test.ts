@@ -81,4 +81,29 @@ describe.skipIf(!hasPostgres || !hasRedis)('readiness on PostgreSQL and Redis', 
     await databaseProxy.restore()
     await expect.poll(ready, { timeout: 10_000, interval: 250 }).toMatchObject({ statusCode: 200 })
   })
+
+  it('starts while Redis is away, says so on /ready, and picks it up once it answers', async () => {
+    const redis = new URL(redisUrl)
+    const relay = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) })
+    await relay.cut()
+    redis.host = `127.0.0.1:${relay.port}`
+    const keyValue = await openRedisStore({ url: redis.href, keyPrefix: `${schema}:late:`, connectTimeoutMs: 200 })
+    const database = await openPostgresDatabase({ connectionString: postgresUrl, schema })
+    const config = loadConfig({ NODE_ENV: 'development', TOLLGATE_SECRET: TEST_SECRET })
+    // Development seeds the demo site, which announces the change on Redis: that must not stop the start either.
+    const late = await buildApp({ config, storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    try {
+      await late.ready()
+      const readiness = async () => {
+        const response = await late.inject({ method: 'GET', url: '/ready' })
+        return { statusCode: response.statusCode, body: response.json<Readiness>() }
+      }
+      expect(await readiness()).toMatchObject({ statusCode: 503, body: { checks: { database: { status: 'up' }, redis: { status: 'down' } } } })
+      await relay.restore()
+      await expect.poll(readiness, { timeout: 10_000, interval: 250 }).toMatchObject({ statusCode: 200 })
+    } finally {
+      await late.close()
+      await relay.close()
+    }
+  }, 20_000)
 })
