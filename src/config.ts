@@ -102,6 +102,17 @@ function readTrustProxy(env: Environment): Config['trustProxy'] {
   return entries
 }
 
+/** An IP address to listen on, or a host name to resolve (`localhost`, a container's name). */
+function readHost(env: Environment): string {
+  const raw = env.HOST
+  if (raw === undefined || raw === '') return '0.0.0.0'
+  const isHostName = raw.length <= 253 && /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)(?:\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*$/.test(raw) && !/^[\d.]+$/.test(raw)
+  if (isIP(raw) === 0 && !isHostName) {
+    throw new ConfigError('HOST', `must be an IP address or a host name to listen on (got ${JSON.stringify(raw)})`)
+  }
+  return raw
+}
+
 export function loadConfig(env: Environment = process.env): Config {
   const environment = readChoice(env, 'NODE_ENV', environments, 'development')
   const secret = env.TOLLGATE_SECRET === '' ? undefined : env.TOLLGATE_SECRET
@@ -114,7 +125,7 @@ export function loadConfig(env: Environment = process.env): Config {
   const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:'])
   return {
     port: readInteger(env, 'PORT', 3000, 0, 65535),
-    host: env.HOST === undefined || env.HOST === '' ? '0.0.0.0' : env.HOST,
+    host: readHost(env),
     environment,
     databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),

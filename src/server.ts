@@ -2,7 +2,7 @@ import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { createKeyRing, resolveSecret } from './secret.js'
-import { openStorage } from './storage/open-storage.js'
+import { openStorage, StartupError } from './storage/open-storage.js'
 
 function readConfigOrExit(): Config {
   try {
@@ -16,9 +16,29 @@ function readConfigOrExit(): Config {
   }
 }
 
+/**
+ * Failures an operator mends outside the code (a data directory in use, a database or address
+ * that does not answer, a file where a directory should be): one line naming the cause, exit 1.
+ * Anything else is a bug and keeps its stack.
+ */
+const operationalCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'ENOSPC', '28P01', '3D000'])
+async function orExit<T>(what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (error instanceof StartupError || (code !== undefined && operationalCodes.has(code))) {
+      const cause = error instanceof StartupError ? error.message : `${what}: ${(error as Error).message}`
+      process.stderr.write(`tollgate: cannot start: ${cause}\n`)
+      process.exit(1)
+    }
+    throw error
+  }
+}
+
 const config = readConfigOrExit()
-const keyRing = createKeyRing(await resolveSecret(config))
-const storage = await openStorage(config)
+const keyRing = createKeyRing(await orExit(`the secret in DATA_DIR ${config.dataDirectory}`, () => resolveSecret(config)))
+const storage = await orExit(config.databaseUrl === undefined ? `the embedded database in DATA_DIR ${config.dataDirectory}` : 'DATABASE_URL', () => openStorage(config))
 const app = await buildApp({ config, storage, keyRing })
 
 // On SIGTERM or SIGINT: stop accepting, let in-flight requests finish, flush counters and logs,
@@ -29,7 +49,7 @@ closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   await app.close()
 })
 
-await app.listen({ port: config.port, host: config.host })
+await orExit(`listening on HOST ${config.host}, PORT ${config.port}`, () => app.listen({ port: config.port, host: config.host }))
 app.log.info(
   { database: storage.database.kind, keyValue: storage.keyValue.kind, environment: config.environment },
   `Tollgate is serving on http://localhost:${config.port}`,

@@ -63,9 +63,16 @@ describe('loadConfig', () => {
     ['LOG_RETENTION_DAYS', '-1'],
     ['LOG_RETENTION_DAYS', '7.5'],
     ['LOG_RETENTION_DAYS', '36501'],
+    ['HOST', '999.1.1.1'],
+    ['HOST', 'bogus_host'],
+    ['HOST', 'http://0.0.0.0'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} `))
+  })
+
+  it.each(['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost', 'tollgate.internal', 'web-1'])('listens on HOST=%s', (host) => {
+    expect(loadConfig({ HOST: host }).host).toBe(host)
   })
 
   it('keeps per-request log lines out of production unless LOG_REQUESTS turns them on', () => {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -100,5 +100,27 @@ describe('the server process', () => {
     expect(await readChallengesIssued(second.baseUrl)).toBe(3)
     second.process.kill('SIGINT')
     expect(await second.exited).toBe(0)
+  }, 120_000)
+
+  it('refuses a second process on the same DATA_DIR in one line while the first serves on; takes over the lock of one killed', async () => {
+    const first = await startServer()
+    const second = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, NODE_ENV: 'development', PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: dataDirectory },
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    expect(second.status).toBe(1)
+    expect(second.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^tollgate: cannot start: DATA_DIR .* is in use by another Tollgate process \\(pid ${first.process.pid}\\)`)),
+    ])
+    expect((await fetch(`${first.baseUrl}/health`)).status).toBe(200)
+
+    // A process that dies without closing (a crash, kill -9) leaves its lock behind.
+    first.process.kill('SIGKILL')
+    await first.exited
+    const next = await startServer()
+    expect((await fetch(`${next.baseUrl}/health`)).status).toBe(200)
+    next.process.kill('SIGTERM')
+    expect(await next.exited).toBe(0)
   }, 120_000)
 })
