@@ -4,6 +4,8 @@ import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import type { Challenge } from '../src/domain/challenge/issue-challenge.js'
+import { browserHeaders, humanSubmission } from './helpers/core-flow.js'
 import { freePort } from './helpers/free-port.js'
 
 /**
@@ -18,6 +20,7 @@ interface Started {
   process: ChildProcess
   baseUrl: string
   siteKey: string
+  secretKey: string
   exited: Promise<number | null>
 }
 
@@ -30,20 +33,35 @@ async function startServer(): Promise<Started> {
   running.add(child)
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   let output = ''
-  const siteKey = await new Promise<string>((resolve, reject) => {
+  const [siteKey, secretKey] = await new Promise<[string, string]>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${output}`)), 60_000)
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString()
-      const demo = /site key (tgk_[\w-]+)/.exec(output)
-      if (demo?.[1] !== undefined && output.includes('Tollgate is serving')) {
+      const demo = /site key (tgk_[\w-]+), secret key (tgs_[\w-]+)/.exec(output)
+      if (demo?.[1] !== undefined && demo[2] !== undefined && output.includes('Tollgate is serving')) {
         clearTimeout(timer)
-        resolve(demo[1])
+        resolve([demo[1], demo[2]])
       }
     })
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
     void exited.then((code) => reject(new Error(`exited with ${code}:\n${output}`)))
   })
-  return { process: child, baseUrl: `http://127.0.0.1:${port}`, siteKey, exited }
+  return { process: child, baseUrl: `http://127.0.0.1:${port}`, siteKey, secretKey, exited }
+}
+
+/** A token for the demo site, the way the SDK gets one: a challenge, solved here, submitted. */
+async function obtainToken(started: Started): Promise<string> {
+  const headers = browserHeaders(started.siteKey, started.baseUrl)
+  const challenge = (await (await fetch(`${started.baseUrl}/api/v1/challenge`, { method: 'POST', headers })).json()) as Challenge
+  const body = JSON.stringify(humanSubmission(challenge))
+  const verdict = (await (await fetch(`${started.baseUrl}/api/v1/verify`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })).json()) as { token?: string }
+  if (verdict.token === undefined) throw new Error(`no token: ${JSON.stringify(verdict)}`)
+  return verdict.token
+}
+
+async function siteverify(started: Started, token: string): Promise<{ success: boolean; 'error-codes': string[] }> {
+  const body = new URLSearchParams({ secret: started.secretKey, response: token })
+  return (await (await fetch(`${started.baseUrl}/siteverify`, { method: 'POST', body })).json()) as { success: boolean; 'error-codes': string[] }
 }
 
 async function readChallengesIssued(baseUrl: string): Promise<number> {
@@ -102,7 +120,7 @@ describe('the server process', () => {
     expect(await second.exited).toBe(0)
   }, 120_000)
 
-  it('refuses a second process on the same DATA_DIR in one line while the first serves on; takes over the lock of one killed', async () => {
+  it('refuses a second process on the same DATA_DIR in one line while the first serves on; takes over the lock of one killed, and still redeems its tokens once', async () => {
     const first = await startServer()
     const second = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       env: { ...process.env, NODE_ENV: 'development', PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: dataDirectory },
@@ -114,12 +132,16 @@ describe('the server process', () => {
       expect.stringMatching(new RegExp(`^tollgate: cannot start: DATA_DIR .* is in use by another Tollgate process \\(pid ${first.process.pid}\\)`)),
     ])
     expect((await fetch(`${first.baseUrl}/health`)).status).toBe(200)
+    const token = await obtainToken(first)
+    expect(await siteverify(first, token)).toMatchObject({ success: true })
 
     // A process that dies without closing (a crash, kill -9) leaves its lock behind.
     first.process.kill('SIGKILL')
     await first.exited
     const next = await startServer()
     expect((await fetch(`${next.baseUrl}/health`)).status).toBe(200)
+    // The in-process store forgot the redemption with the process; the token is still refused.
+    expect(await siteverify(next, token)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
     next.process.kill('SIGTERM')
     expect(await next.exited).toBe(0)
   }, 120_000)

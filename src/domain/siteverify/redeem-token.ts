@@ -24,6 +24,12 @@ export interface RedeemTokenDependencies {
   tokenKey: MacKey
   /** The site by its public key (the site cache: Siteverify makes no database round trip). */
   findSite(siteKey: string): Promise<RedeemingSite | undefined>
+  /**
+   * Since when the store remembers redemptions (epoch ms; 0, the default, for a store that
+   * outlives the process, as Redis does). The in-process store forgets them at a restart, so a
+   * token issued before it started may have been redeemed already: it is refused.
+   */
+  remembersRedemptionsSince?: number
 }
 
 /** How far instances' clocks may differ without a token redeeming twice (DESIGN section 6). */
@@ -42,7 +48,8 @@ export function redemptionKey(challengeId: string): string {
  *    with site B's secret fails as invalid-input-secret: the secret is not the token's);
  * 4. sitekey, when sent, names the token's site (invalid-input-response);
  * 5. the token's lifetime (timeout-or-duplicate), unless the call carries the idempotency key of
- *    the redemption that came before the expiry: it gets that answer again;
+ *    the redemption that came before the expiry: it gets that answer again; and a token issued
+ *    before the store began to remember redemptions (the in-process store's start) is refused;
  * 6. single use across instances: an atomic set-if-absent of the redemption marker, which lives
  *    a minute longer than the token. The loser of a race, or any later call, gets
  *    timeout-or-duplicate, unless it carries the idempotency key of the first call, which then
@@ -69,6 +76,7 @@ export async function redeemToken(dependencies: RedeemTokenDependencies, request
   if (request.sitekey !== undefined && request.sitekey !== '' && request.sitekey !== site.siteKey) {
     return answerFailure('invalid-input-response')
   }
+  if (reading.claims.issuedAt < (dependencies.remembersRedemptionsSince ?? 0)) return answerFailure('timeout-or-duplicate')
   // The marker holds only the idempotency key of the first redemption (or nothing): the answer is
   // a function of the token's claims, so a retry with that key gets it again by recomputing it.
   const idempotencyKey = request.idempotency_key ?? ''

@@ -51,6 +51,8 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     store: app.keyValue,
     tokenKey: app.keyRing.macKeyFor('token'),
     findSite: (siteKey) => app.siteCache.findBySiteKey(siteKey),
+    // The in-process store starts empty with the process: tokens from before may be spent already.
+    remembersRedemptionsSince: app.keyValue.kind === 'memory' ? Date.now() : 0,
   }
 
   for (const path of siteverifyPaths) {
