@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
+import { errorCatalogue } from '../errors.js'
 import fp from 'fastify-plugin'
 
 /**
@@ -9,6 +10,7 @@ import fp from 'fastify-plugin'
  * document; in production neither route exists (404).
  */
 async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }): Promise<void> {
+  app.addHook('onRoute', documentErrors)
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -29,6 +31,57 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
   if (options.exposeUi) {
     await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
   }
+}
+
+/** The error body of DESIGN section 3. */
+const errorBodySchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'requestId'],
+      properties: {
+        code: { type: 'string', description: 'Stable snake_case code to branch on' },
+        message: { type: 'string' },
+        requestId: { type: 'string' },
+        details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+      },
+    },
+  },
+}
+
+/** The catalogue's codes by HTTP status, for the responses' descriptions. */
+const codesByStatus = new Map<number, string[]>()
+for (const [code, { status }] of Object.entries(errorCatalogue)) codesByStatus.set(status, [...(codesByStatus.get(status) ?? []), code])
+
+function describeStatus(status: number): string {
+  const codes = codesByStatus.get(status) ?? []
+  return `Error body (DESIGN section 3); \`error.code\` is one of ${codes.map((code) => `\`${code}\``).join(', ')}, as the route applies`
+}
+
+/**
+ * Every documented route's error answers, in the OpenAPI document: the ones it declares get a
+ * description naming their codes, and those any route can give are added: 400 validation_error
+ * where input is validated, 413 payload_too_large and 415 unsupported_media_type where a body is
+ * taken, 500 internal_error, and 503 service_unavailable (a database or Redis away). Siteverify, which answers every failure with 200, is left as it is.
+ */
+function documentErrors(route: RouteOptions): void {
+  const schema = route.schema as (FastifySchema & { hide?: boolean; tags?: string[] }) | undefined
+  if (schema?.response === undefined || schema.hide === true || schema.tags?.includes('server-side') === true) return
+  const responses: Record<string, unknown> = { ...(schema.response as Record<string, unknown>) }
+  const methods = Array.isArray(route.method) ? route.method : [route.method]
+  const takesBody = methods.some((method) => ['POST', 'PUT', 'PATCH'].includes(method))
+  const validatesInput = schema.body !== undefined || schema.querystring !== undefined || schema.params !== undefined
+  const statuses = [...(validatesInput ? [400] : []), ...(takesBody ? [413, 415] : []), 500, 503]
+  for (const status of statuses) responses[status] ??= errorBodySchema
+  for (const [status, response] of Object.entries(responses)) {
+    const code = Number(status)
+    if (code >= 400 && typeof response === 'object' && response !== null && !('description' in response)) {
+      responses[status] = { ...response, description: describeStatus(code) }
+    }
+  }
+  route.schema = { ...schema, response: responses }
 }
 
 export default fp(docsPlugin, { name: 'docs' })

@@ -48,6 +48,24 @@ describe('operational endpoints', () => {
     expect(document.statusCode).toBe(200)
     expect(document.json()).toMatchObject({ openapi: expect.stringMatching(/^3\./), paths: { '/health': {}, '/ready': {} } })
   })
+
+  it('documents the error answers of every route, with the codes each status carries', async () => {
+    type Operation = { tags?: string[]; responses: Record<string, { description: string }> }
+    const { paths } = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<{ paths: Record<string, Record<string, Operation>> }>()
+    const operations = Object.entries(paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })))
+    for (const { path, method, operation } of operations.filter(({ operation }) => !(operation.tags ?? []).includes('server-side'))) {
+      const statuses = Object.keys(operation.responses)
+      expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['500', '503', ...(method === 'post' ? ['413'] : [])]))
+      for (const status of statuses.filter((status) => Number(status) >= 400)) {
+        expect(operation.responses[status]?.description, `${method} ${path} ${status}`).toMatch(/`[a-z_]+`/)
+      }
+    }
+    // A route that validates a body answers 400 validation_error: the log-in did not say so.
+    expect(paths['/api/v1/sessions']?.post?.responses['400']?.description).toContain('`validation_error`')
+    expect(paths['/api/v1/challenge']?.post?.responses['503']?.description).toContain('`service_unavailable`')
+    // Siteverify answers every failure with 200 and its own body.
+    expect(Object.keys(paths['/api/v1/siteverify']?.post?.responses ?? {})).toEqual(['200'])
+  })
 })
 
 describe('errors', () => {
