@@ -54,3 +54,9 @@ app.log.info(
   { database: storage.database.kind, keyValue: storage.keyValue.kind, environment: config.environment },
   `Tollgate is serving on http://localhost:${config.port}`,
 )
+if (config.environment === 'production' && (storage.keyValue.kind === 'memory' || storage.database.kind === 'pglite')) {
+  app.log.warn(
+    'production on the embedded stores: this must be the only instance (challenges, single-use tokens, rate limits and history live in ' +
+      'this process, and are forgotten with it); set DATABASE_URL and REDIS_URL to run several',
+  )
+}
