@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { errorCatalogue } from '../errors.js'
+import { ErrorResponse } from '../routes/v1/dashboard-schemas.js'
 import fp from 'fastify-plugin'
 
 /**
@@ -33,24 +34,6 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
   }
 }
 
-/** The error body of DESIGN section 3. */
-const errorBodySchema = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message', 'requestId'],
-      properties: {
-        code: { type: 'string', description: 'Stable snake_case code to branch on' },
-        message: { type: 'string' },
-        requestId: { type: 'string' },
-        details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
-      },
-    },
-  },
-}
-
 /** The catalogue's codes by HTTP status, for the responses' descriptions. */
 const codesByStatus = new Map<number, string[]>()
 for (const [code, { status }] of Object.entries(errorCatalogue)) codesByStatus.set(status, [...(codesByStatus.get(status) ?? []), code])
@@ -74,7 +57,7 @@ function documentErrors(route: RouteOptions): void {
   const takesBody = methods.some((method) => ['POST', 'PUT', 'PATCH'].includes(method))
   const validatesInput = schema.body !== undefined || schema.querystring !== undefined || schema.params !== undefined
   const statuses = [...(validatesInput ? [400] : []), ...(takesBody ? [413, 415] : []), 500, 503]
-  for (const status of statuses) responses[status] ??= errorBodySchema
+  for (const status of statuses) responses[status] ??= ErrorResponse
   for (const [status, response] of Object.entries(responses)) {
     const code = Number(status)
     if (code >= 400 && typeof response === 'object' && response !== null && !('description' in response)) {
