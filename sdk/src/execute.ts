@@ -41,6 +41,15 @@ export function resolveOptions(options: ExecuteOptions, controller: AbortControl
   const base = trimSlash(new URL(apiUrl, location.href).href)
   const assetsUrl = options.assetsUrl ?? (options.apiUrl === undefined ? defaults.assetsUrl : undefined) ?? `${base}/sdk/v1/`
   if (options.signal?.aborted === true) controller.abort()
+  const counted = (name: string, value: number | undefined, min: number, max: number): number | undefined => {
+    if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max)) {
+      throw new TollgateError('invalid_options', `Tollgate's ${name} must be a whole number from ${min} to ${max}.`)
+    }
+    return value
+  }
+  counted('workers', options.workers, 1, 64)
+  counted('timeoutMs', options.timeoutMs, 1, 3_600_000)
+  counted('maxStepUps', options.maxStepUps, 0, 100)
   return {
     siteKey: options.siteKey,
     apiUrl: base,

@@ -115,6 +115,16 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     expect(await sdk.siteverify(submits[0] ?? '')).toMatchObject({ success: true })
   })
 
+  it('refuses options that are not whole numbers in range with invalid_options, before any request', async () => {
+    const { page, events } = await openShop()
+    const codes = await page.evaluate(async (siteKey) => {
+      const attempts = [{ workers: Number.NaN }, { workers: 0 }, { timeoutMs: Number.POSITIVE_INFINITY }, { maxStepUps: 1.5 }, { maxStepUps: -1 }]
+      return Promise.all(attempts.map((options) => window.Tollgate.execute({ siteKey, ...options }).then(() => 'resolved', (error: { code: string }) => error.code)))
+    }, sdk.demoSite.siteKey)
+    expect(codes).toEqual(['invalid_options', 'invalid_options', 'invalid_options', 'invalid_options', 'invalid_options'])
+    expect(events.api).toEqual([])
+  })
+
   it('works as a module imported from the service (tollgate.mjs)', async () => {
     const { page } = await openShop()
     // Passed as text: vitest rewrites import() in functions it compiles, and this one runs in the page.
