@@ -36,10 +36,13 @@ export interface WebhooksOptions {
 export const WEBHOOK_TIMEOUT_MS = 10_000
 /**
  * A storm of blocked verifications must not become a storm of sockets: beyond this many
- * deliveries in flight for one site (or in all), further events are dropped, counted under the
- * outcome `dropped` and logged, instead of queueing without bound behind a slow receiver.
+ * deliveries in flight for one site, one account or in all, further events are dropped, counted
+ * under the outcome `dropped`, logged, and listed in the site's delivery log (a row per minute),
+ * instead of queueing without bound behind a slow receiver. The account's share keeps one tenant
+ * whose receivers never answer from taking every slot of the instance from the others.
  */
 const MAX_IN_FLIGHT_PER_SITE = 10
+const MAX_IN_FLIGHT_PER_ACCOUNT = 40
 const MAX_IN_FLIGHT = 200
 const PRUNE_INTERVAL_MS = 60_000
 const DROP_WARNING_INTERVAL_MS = 60_000
@@ -56,6 +59,9 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   const deliveries = createWebhookDeliveryRepository(app.database)
   const inFlight = new Set<Promise<unknown>>()
   const inFlightBySite = new Map<string, number>()
+  const inFlightByAccount = new Map<string, number>()
+  /** Writes about dropped events, which settle() waits for as for deliveries. */
+  const bookkeeping = new Set<Promise<void>>()
   const lastPrunedAt = new Map<string, number>()
   const drops = new Map<string, { count: number; warnedAt: number }>()
 
@@ -119,31 +125,64 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     await deliveries.prune(siteId).catch((error: unknown) => app.log.warn({ err: error, siteId }, 'could not prune webhook deliveries'))
   }
 
-  function noteDropped(siteId: string): void {
+  /**
+   * Counts a dropped event; once a minute per site, says so in the log and in the site's own
+   * delivery log (with how many since the last time), where its operator looks.
+   */
+  function noteDropped(siteId: string, limit: string): void {
     app.counters.increment('webhookDeliveries', { outcome: 'dropped' })
     const now = Date.now()
     const drop = drops.get(siteId) ?? { count: 0, warnedAt: 0 }
     drop.count += 1
     if (now - drop.warnedAt >= DROP_WARNING_INTERVAL_MS) {
-      app.log.warn({ siteId, dropped: drop.count }, 'webhook events dropped: too many deliveries in flight')
+      app.log.warn({ siteId, dropped: drop.count, limit }, 'webhook events dropped: too many deliveries in flight')
+      const error = `${drop.count} event(s) dropped since the previous entry of this kind (${limit}); drops in the next minute are counted in the next one`
+      const recording = recordDropped(siteId, new Date(now), error)
+      bookkeeping.add(recording)
+      void recording.finally(() => bookkeeping.delete(recording))
       drop.count = 0
       drop.warnedAt = now
     }
     drops.set(siteId, drop)
   }
 
+  async function recordDropped(siteId: string, createdAt: Date, error: string): Promise<void> {
+    try {
+      const url = (await app.siteCache.findById(siteId))?.settings.webhookUrl
+      if (url === null || url === undefined) return
+      await deliveries.record({ id: randomUUID(), siteId, event: 'verification.blocked', url, isTest: false, createdAt, outcome: 'dropped', statusCode: null, latencyMs: 0, error })
+    } catch (failure) {
+      app.log.warn({ err: failure, siteId }, 'could not record dropped webhook events')
+    }
+  }
+
   async function dispatchBlocked(event: VerificationBlockedEvent): Promise<void> {
     const site = await app.siteCache.findById(event.siteId)
     const url = site?.settings.webhookUrl
     if (site === undefined || url === null || url === undefined) return
-    await deliver(site, url, buildBlockedPayload(event))
+    const account = site.accountId ?? site.id
+    const accountInFlight = inFlightByAccount.get(account) ?? 0
+    if (accountInFlight >= MAX_IN_FLIGHT_PER_ACCOUNT) {
+      noteDropped(site.id, `${MAX_IN_FLIGHT_PER_ACCOUNT} deliveries in flight for the sites of this account`)
+      return
+    }
+    inFlightByAccount.set(account, accountInFlight + 1)
+    try {
+      await deliver(site, url, buildBlockedPayload(event))
+    } finally {
+      const remaining = (inFlightByAccount.get(account) ?? 1) - 1
+      if (remaining === 0) inFlightByAccount.delete(account)
+      else inFlightByAccount.set(account, remaining)
+    }
   }
 
   // The listener returns at once: the emitter (a verification request) never waits for a
   // delivery, and nothing a delivery does can throw back into it.
   app.events.on('verification.blocked', (event) => {
-    if ((inFlightBySite.get(event.siteId) ?? 0) >= MAX_IN_FLIGHT_PER_SITE || inFlight.size >= MAX_IN_FLIGHT) {
-      noteDropped(event.siteId)
+    const siteFull = (inFlightBySite.get(event.siteId) ?? 0) >= MAX_IN_FLIGHT_PER_SITE
+    if (siteFull || inFlight.size >= MAX_IN_FLIGHT) {
+      const limit = siteFull ? `${MAX_IN_FLIGHT_PER_SITE} deliveries in flight for this site` : `${MAX_IN_FLIGHT} deliveries in flight on this instance`
+      noteDropped(event.siteId, limit)
       return
     }
     track(event.siteId, dispatchBlocked(event)).catch((error: unknown) => {
@@ -152,7 +191,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   })
 
   async function settle(): Promise<void> {
-    while (inFlight.size > 0) await Promise.allSettled([...inFlight])
+    while (inFlight.size > 0 || bookkeeping.size > 0) await Promise.allSettled([...inFlight, ...bookkeeping])
   }
 
   const service: WebhookService = {

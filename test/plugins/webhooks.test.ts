@@ -181,8 +181,37 @@ describe('verification.blocked webhooks', () => {
     await service.app.webhooks.settle()
 
     expect(receiver.received).toHaveLength(10)
-    expect(await service.app.webhooks.deliveries.listRecent(site.id, 100)).toHaveLength(10)
+    const logged = await service.app.webhooks.deliveries.listRecent(site.id, 100)
+    expect(logged.filter((delivery) => delivery.outcome === 'timeout')).toHaveLength(10)
+    // The site's own log says so too: one entry for the minute, at the first drop.
+    expect(logged.filter((delivery) => delivery.outcome === 'dropped')).toEqual([
+      expect.objectContaining({ outcome: 'dropped', url: receiver.url, error: expect.stringMatching(/^1 event\(s\) dropped .*10 deliveries in flight for this site/) }),
+    ])
     expect(deliveryCount(await metricsText(service), 'dropped')).toBe(droppedBefore + 5)
+  })
+
+  it('keeps one account whose receivers never answer from taking every delivery slot from the others', async () => {
+    receiver = await startWebhookReceiver()
+    receiver.behave('hang')
+    const answering = await startWebhookReceiver()
+    try {
+      const account = await service.app.accounts.create(`${crypto.randomUUID()}@example.com`, 'not a real hash')
+      if (account === undefined) throw new Error('no account')
+      const flooding = await Promise.all(Array.from({ length: 6 }, () => createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET, accountId: account.id })))
+      const other = await createWebhookSite(service.app, { webhookUrl: answering.url, secret: SECRET })
+      for (const site of flooding) await service.app.siteCache.findById(site.id)
+
+      // 6 sites x 10 events: within each site's share, but 60 is over the account's 40.
+      for (const site of flooding) for (let index = 0; index < 10; index += 1) service.app.events.emit('verification.blocked', blockedEvent(site.id))
+      service.app.events.emit('verification.blocked', blockedEvent(other.id))
+      await answering.waitForRequest()
+      await service.app.webhooks.settle()
+
+      expect(receiver.received).toHaveLength(40)
+      expect(answering.received).toHaveLength(1)
+    } finally {
+      await answering.close()
+    }
   })
 
   it('never stores the webhook secret in plain text', async () => {

@@ -95,9 +95,10 @@ export interface Stats {
 
 /**
  * delivered: the receiver answered 2xx; failed: another status or a broken connection; timeout:
- * no answer within 10 s; refused: Tollgate would not send it (address not allowed, no secret).
+ * no answer within 10 s; refused: Tollgate would not send it (address not allowed, no secret);
+ * dropped: events not sent because too many deliveries were in flight (error says how many).
  */
-export type DeliveryOutcome = 'delivered' | 'failed' | 'timeout' | 'refused'
+export type DeliveryOutcome = 'delivered' | 'failed' | 'timeout' | 'refused' | 'dropped'
 
 export interface WebhookDelivery {
   id: string

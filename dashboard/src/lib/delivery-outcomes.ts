@@ -5,4 +5,5 @@ export const outcomeLabels: Record<DeliveryOutcome, string> = {
   failed: 'Failed',
   timeout: 'Timed out',
   refused: 'Not sent',
+  dropped: 'Dropped',
 }

@@ -1,4 +1,5 @@
 import { domainToASCII } from 'node:url'
+import { findWebhookUrlProblem } from '../webhooks/webhook-url-policy.js'
 import type { SiteSettings } from './site.js'
 
 /** A problem with one field of a request, named by its dotted path (`settings.difficulty`, `domains.0`). */
@@ -33,6 +34,8 @@ export type SettingsInput = { [Name in NumericSettingName]?: number | null } & {
 export interface InputRules {
   /** Outside development, and whenever private webhooks are refused, plain http is refused too. */
   isHttpsRequired: boolean
+  /** WEBHOOK_ALLOW_PRIVATE: whether a webhook URL may name a private address (link-local and metadata ones never). */
+  allowPrivateWebhooks: boolean
 }
 
 const hostnameLabel = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
@@ -91,7 +94,10 @@ function checkWebhookUrl(url: string, rules: InputRules): string | undefined {
   if (rules.isHttpsRequired && parsed.protocol !== 'https:') return 'must use https'
   // Credentials in the URL would be shown back on every read; webhookSecret authenticates instead.
   if (parsed.username !== '' || parsed.password !== '') return 'must not contain a user name or password'
-  return undefined
+  // An address every delivery would be refused at (a metadata service, say) is refused now, where
+  // the operator sees why; names are judged at each delivery, by the address they resolve to.
+  const problem = findWebhookUrlProblem(url, { allowPrivateAddresses: rules.allowPrivateWebhooks })
+  return problem === undefined ? undefined : problem.replace(/^the webhook URL /, '')
 }
 
 /** Checks each setting the request carries on its own; combinations are checked after merging. */

@@ -9,7 +9,7 @@ import ipaddr from 'ipaddr.js'
  * 169.254.169.254), carrier-grade NAT, unique-local (AWS's fd00:ec2::254), multicast, unspecified,
  * broadcast, reserved and documentation ranges, and the IPv6 transition prefixes (6to4, Teredo,
  * NAT64) that can smuggle an internal IPv4 address. An IPv4-mapped IPv6 address
- * (::ffff:127.0.0.1) is judged as the IPv4 address it carries.
+ * (::ffff:127.0.0.1), or an IPv4-compatible one (::127.0.0.1), is judged as the IPv4 address it carries.
  *
  * With private webhooks allowed (WEBHOOK_ALLOW_PRIVATE, development and tests), loopback and LAN
  * receivers pass, but link-local addresses and the cloud metadata services still do not: no
@@ -33,11 +33,19 @@ export function findRefusedRange(address: string, policy: AddressPolicy = {}): s
   let parsed = ipaddr.parse(literal)
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address()
+  } else if (parsed.kind() === 'ipv6' && isIPv4Compatible(parsed as ipaddr.IPv6)) {
+    // The deprecated ::a.b.c.d form (::/96): judged as the IPv4 address it carries, as the mapped form is.
+    parsed = ipaddr.fromByteArray((parsed as ipaddr.IPv6).toByteArray().slice(12))
   }
   if (METADATA_ADDRESSES.has(parsed.toString())) return 'metadata'
   const range = parsed.range()
   if (range === 'unicast') return undefined
   return policy.allowPrivate === true && range !== 'linkLocal' ? undefined : range
+}
+
+function isIPv4Compatible(address: ipaddr.IPv6): boolean {
+  const parts = address.parts
+  return parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || (parts[7] ?? 0) > 1)
 }
 
 export function isPublicAddress(address: string): boolean {

@@ -10,8 +10,8 @@ import {
   validateSettingsInput,
 } from '../../../src/domain/sites/site-input.js'
 
-const lenient = { isHttpsRequired: false }
-const strict = { isHttpsRequired: true }
+const lenient = { isHttpsRequired: false, allowPrivateWebhooks: true }
+const strict = { isHttpsRequired: true, allowPrivateWebhooks: false }
 
 describe('hostnames', () => {
   it.each([
@@ -66,6 +66,17 @@ describe('settings input', () => {
     expect(validateSettingsInput({ webhookUrl: 'javascript:alert(1)' }, lenient)[0]?.field).toBe('settings.webhookUrl')
     expect(validateSettingsInput({ webhookSecret: 'x'.repeat(15) }, lenient)[0]?.field).toBe('settings.webhookSecret')
     expect(validateSettingsInput({ webhookUrl: null, webhookSecret: null }, strict)).toEqual([])
+  })
+
+  it('refuses a webhook URL naming an address every delivery would be refused at, when it is saved', () => {
+    // Metadata and link-local addresses always; private ones where WEBHOOK_ALLOW_PRIVATE is off.
+    expect(validateSettingsInput({ webhookUrl: 'http://169.254.169.254/latest/meta-data/' }, lenient)).toEqual([
+      { field: 'settings.webhookUrl', message: expect.stringMatching(/^points at a .* address \(169\.254\.169\.254\)$/) },
+    ])
+    expect(validateSettingsInput({ webhookUrl: 'https://10.0.0.1/hooks' }, strict)[0]?.message).toMatch(/^points at a private/)
+    expect(validateSettingsInput({ webhookUrl: 'http://10.0.0.1/hooks' }, lenient)).toEqual([])
+    // Names are judged at delivery, by the addresses they resolve to.
+    expect(validateSettingsInput({ webhookUrl: 'https://localhost.example/hooks' }, strict)).toEqual([])
   })
 
   it('checks the merged settings: thresholds in order, a secret for every webhook URL', () => {

@@ -36,6 +36,11 @@ describe('findRefusedRange', () => {
     ['64:ff9b::7f00:1', 'rfc6052'],
     ['2002:7f00:1::', '6to4'],
     ['[::1]', 'loopback'],
+    // IPv4-compatible (::a.b.c.d), judged as the IPv4 address it carries.
+    ['::7f00:1', 'loopback'],
+    ['::127.0.0.1', 'loopback'],
+    ['::169.254.169.254', 'metadata'],
+    ['::10.0.0.1', 'private'],
   ])('refuses IPv6 %s (%s)', (address, range) => {
     expect(findRefusedRange(address)).toBe(range)
   })

@@ -3,9 +3,12 @@ import { encryptSecret } from '../../../domain/secret-box.js'
 import type { FieldIssue, InputRules } from '../../../domain/sites/site-input.js'
 import { ApiError } from '../../../errors.js'
 
-/** Webhooks in production, or wherever private targets are refused, must use https. */
+/** Webhooks in production, or wherever private targets are refused, must use https; and name no address deliveries are refused at. */
 export function inputRulesOf(app: FastifyInstance): InputRules {
-  return { isHttpsRequired: app.config.environment === 'production' || !app.config.allowPrivateWebhooks }
+  return {
+    isHttpsRequired: app.config.environment === 'production' || !app.config.allowPrivateWebhooks,
+    allowPrivateWebhooks: app.config.allowPrivateWebhooks,
+  }
 }
 
 export function invalidRequest(issues: FieldIssue[]): ApiError {

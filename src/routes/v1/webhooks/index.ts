@@ -15,8 +15,9 @@ const Delivery = Type.Object({
   event: Type.String({ description: 'verification.blocked' }),
   url: Type.String({ description: 'Where it was sent' }),
   test: Type.Boolean({ description: 'Whether it was a test send (POST .../webhook/test)' }),
-  outcome: Type.Union([Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('timeout'), Type.Literal('refused')], {
-    description: 'delivered (2xx), failed (another status, or no connection), timeout (no answer within 10 s), refused (not sent: address or URL not allowed, or no secret)',
+  outcome: Type.Union([Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('timeout'), Type.Literal('refused'), Type.Literal('dropped')], {
+    description:
+      'delivered (2xx), failed (another status, or no connection), timeout (no answer within 10 s), refused (not sent: address or URL not allowed, or no secret), dropped (events not sent because too many deliveries were in flight; error says how many)',
   }),
   statusCode: Type.Union([Type.Integer(), Type.Null()], { description: "The receiver's HTTP status; null without an answer" }),
   latencyMs: Type.Integer(),
