@@ -12,7 +12,11 @@ import { NotFoundPage } from './pages/not-found-page.js'
 import { SitePage } from './pages/site-page.js'
 import { SitesPage } from './pages/sites-page.js'
 
-type Session = { status: 'checking' } | { status: 'anonymous' } | { status: 'failed'; error: unknown } | { status: 'signed-in'; account: Account }
+type Session =
+  | { status: 'checking' }
+  | { status: 'anonymous'; hasExpired?: boolean }
+  | { status: 'failed'; error: unknown }
+  | { status: 'signed-in'; account: Account }
 
 export function App() {
   const route = useRoute()
@@ -28,16 +32,24 @@ export function App() {
   }, [])
 
   useEffect(checkSession, [checkSession])
-  // An expired or revoked session anywhere sends the user back to the login form, on the same page.
-  useEffect(() => onUnauthorized(() => setSession({ status: 'anonymous' })), [])
+  // An expired or revoked session anywhere sends the user back to the login form, on the same
+  // page, saying why (what was not saved is not saved).
+  useEffect(() => onUnauthorized(() => setSession({ status: 'anonymous', hasExpired: true })), [])
 
   const onSignedIn = useCallback((account: Account) => {
     setSession({ status: 'signed-in', account })
     if (route.name === 'login' || route.name === 'signup') navigate({ name: 'sites' }, { replace: true })
   }, [route.name])
 
+  // Only a log-out the service confirmed (or a session it no longer knows) signs the page out:
+  // showing the log-in form after a failed one would tell a user on a shared computer they are
+  // out while the cookie still works.
   const onLogOut = useCallback(async () => {
-    await logOut().catch(() => undefined)
+    try {
+      await logOut()
+    } catch (error) {
+      if (!(error instanceof ApiRequestError && error.status === 401)) throw error
+    }
     setSession({ status: 'anonymous' })
     navigate({ name: 'login' })
   }, [])
@@ -54,7 +66,7 @@ export function App() {
     )
   }
   if (session.status === 'anonymous') {
-    return <AuthPage mode={route.name === 'signup' ? 'signup' : 'login'} onSignedIn={onSignedIn} />
+    return <AuthPage mode={route.name === 'signup' ? 'signup' : 'login'} onSignedIn={onSignedIn} hasSessionExpired={session.hasExpired === true} />
   }
   return (
     <Layout account={session.account} route={route} onLogOut={onLogOut}>

@@ -129,8 +129,15 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await expectNoAccessibilityViolations('settings with an error')
     await saveScreenshot(page, 'settings-error')
 
+    // A number the browser cannot read is refused beside its field, not saved as "the default".
     await page.getByLabel('Challenge threshold').fill('30')
     await page.getByLabel('Block threshold').fill('70')
+    await page.getByLabel('Difficulty').fill('')
+    await page.getByLabel('Difficulty').pressSequentially('2e')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await waitForText('#settings-difficulty-error', 'whole number')
+    expect(await page.locator('.notice--success').count()).toBe(0)
+
     await page.getByLabel('Difficulty').fill('8')
     await page.getByRole('button', { name: 'Save settings' }).click()
     await waitForText('.notice--success', 'Settings saved.')
@@ -357,6 +364,33 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
     await expectNoAccessibilityViolations('sites')
     await saveScreenshot(page, 'sites')
+  })
+
+  it('keeps a failed log-out from looking like one, and says so when the session ends while a page is open', async () => {
+    // The service cannot end the session: the page must not pretend it did.
+    await page.route('**/api/v1/sessions', (route) =>
+      route.request().method() === 'DELETE'
+        ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'service_unavailable', message: 'A dependency of the service is unavailable; retry later.', requestId: 'r-1' } }) })
+        : route.continue(),
+    )
+    await page.getByRole('button', { name: 'Log out' }).click()
+    await waitForText('.notice--error', 'Logging out failed, so you are still logged in')
+    await page.unroute('**/api/v1/sessions')
+    pageErrors.splice(0, pageErrors.length, ...pageErrors.filter((error) => !/status of 503/.test(error)))
+    await page.reload()
+    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
+
+    // The session ends elsewhere (expired, revoked): the next request says why on the log-in form.
+    await browser.context.clearCookies()
+    await page.getByRole('link', { name: 'API keys' }).click()
+    await page.getByRole('heading', { name: 'Log in' }).waitFor()
+    await waitForText('.notice--info', 'Your session has ended')
+    await page.getByLabel('E-mail address').fill(email)
+    await page.getByLabel('Password').fill(password)
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('heading', { name: 'API keys' }).waitFor()
+    await page.getByRole('link', { name: 'Sites', exact: true }).first().click()
+    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
   })
 
   it('deletes the site after a confirmation', async () => {

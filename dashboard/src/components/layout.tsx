@@ -1,8 +1,10 @@
 import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
+import { describeError } from '../api/client.js'
 import type { Account } from '../api/types.js'
 import type { Route } from '../lib/router.js'
 import { Link } from './link.js'
+import { Notice } from './notice.js'
 
 interface LayoutProps {
   account: Account
@@ -13,9 +15,17 @@ interface LayoutProps {
 
 export function Layout({ account, route, onLogOut, children }: LayoutProps) {
   const [isLoggingOut, setLoggingOut] = useState(false)
+  const [logOutError, setLogOutError] = useState<string | undefined>()
   const logOut = () => {
     setLoggingOut(true)
-    void onLogOut().finally(() => setLoggingOut(false))
+    setLogOutError(undefined)
+    onLogOut().then(
+      () => setLoggingOut(false),
+      (error: unknown) => {
+        setLoggingOut(false)
+        setLogOutError(`Logging out failed, so you are still logged in. ${describeError(error)}`)
+      },
+    )
   }
   const isSitesSection = route.name === 'sites' || route.name === 'new-site' || route.name === 'site'
   return (
@@ -47,6 +57,7 @@ export function Layout({ account, route, onLogOut, children }: LayoutProps) {
         </div>
       </header>
       <main id="main" class="main" tabIndex={-1}>
+        {logOutError === undefined ? null : <Notice tone="error">{logOutError}</Notice>}
         {children}
       </main>
     </>

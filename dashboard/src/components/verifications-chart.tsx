@@ -30,6 +30,8 @@ export function VerificationsChart({ series, interval }: VerificationsChartProps
       width,
       height: heightFor(width),
       scales: { x: { time: true }, y: { range: (_self, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] } },
+      // Daily buckets are UTC days: their axis is in UTC too (local time would date them a day early west of Greenwich).
+      ...(interval === 'day' ? { tzDate: (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC') } : {}),
       series: [
         { label: interval === 'hour' ? 'Hour' : 'Day' },
         ...verificationActions.map((action) => ({

@@ -12,12 +12,14 @@ import { focusFirstInvalidField } from '../lib/use-form-submit.js'
 interface AuthPageProps {
   mode: 'login' | 'signup'
   onSignedIn: (account: Account) => void
+  /** The session ended while the dashboard was open (expired, revoked, logged out elsewhere). */
+  hasSessionExpired?: boolean
 }
 
 /** The API's rule (src/domain/accounts/password.ts); the API's answer stays the authority. */
 const MIN_PASSWORD_LENGTH = 10
 
-export function AuthPage({ mode, onSignedIn }: AuthPageProps) {
+export function AuthPage({ mode, onSignedIn, hasSessionExpired = false }: AuthPageProps) {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [isBusy, setBusy] = useState(false)
@@ -55,6 +57,9 @@ export function AuthPage({ mode, onSignedIn }: AuthPageProps) {
     <main id="main" class="main main--narrow auth">
       <p class="auth__brand">Tollgate</p>
       <PageHeading title={isSignup ? 'Create your account' : 'Log in'} />
+      {hasSessionExpired && generalError === undefined && !isSignup ? (
+        <Notice tone="info">Your session has ended, so the last change was not saved. Log in to go on where you were.</Notice>
+      ) : null}
       {generalError === undefined ? null : <Notice tone="error">{generalError}</Notice>}
       <form
         class="card form"

@@ -3,7 +3,8 @@ import { actionStyles } from '../../lib/actions.js'
 import { formatNumber } from '../../lib/format.js'
 
 const hourFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
-const dayFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
+// Daily buckets are UTC days: named in UTC, or west of Greenwich each would carry the day before's date.
+const dayFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' })
 
 export function BucketsTable({ series, interval }: { series: readonly StatsBucket[]; interval: 'hour' | 'day' }) {
   const format = interval === 'hour' ? hourFormat : dayFormat
@@ -12,7 +13,7 @@ export function BucketsTable({ series, interval }: { series: readonly StatsBucke
       <table class="table buckets">
         <thead>
           <tr>
-            <th scope="col">{interval === 'hour' ? 'Hour starting' : 'Day'}</th>
+            <th scope="col">{interval === 'hour' ? 'Hour starting' : 'Day (UTC)'}</th>
             {verificationActions.map((action) => (
               <th key={action} scope="col" class="numeric">
                 {actionStyles[action].label}

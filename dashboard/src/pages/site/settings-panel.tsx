@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import { ApiRequestError } from '../../api/client.js'
 import { updateSite } from '../../api/sites.js'
 import type { Site, SiteUpdate } from '../../api/types.js'
 import { Field } from '../../components/field.js'
@@ -50,16 +51,32 @@ interface SettingsPanelProps {
 
 export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
   const [values, setValues] = useState(() => valuesOf(site))
+  // Number fields whose text the browser cannot read as a number ("2e"): their value reads as "",
+  // which would otherwise be sent as "back to the default".
+  const [unreadable, setUnreadable] = useState<ReadonlySet<string>>(new Set())
   const [state, run] = useFormSubmit(formFields)
   const setValue = (key: keyof FormValues, value: string) => setValues((previous) => ({ ...previous, [key]: value }))
+  const markReadable = (key: string, isReadable: boolean) =>
+    setUnreadable((previous) => {
+      if (previous.has(key) !== isReadable) return previous
+      const next = new Set(previous)
+      if (isReadable) next.delete(key)
+      else next.add(key)
+      return next
+    })
 
   const submit = () =>
     run(async () => {
+      if (unreadable.size > 0) {
+        const details = [...unreadable].map((key) => ({ field: `settings.${key}`, message: 'must be a whole number (or empty for the default)' }))
+        throw new ApiRequestError(400, 'validation_error', 'The form is not valid.', undefined, details)
+      }
       const update = buildUpdate(site, values)
       if (Object.keys(update).length === 0) return 'Nothing changed.'
       await updateSite(site.id, update)
       onSaved()
-      return 'Settings saved.'
+      const isReset = Object.values(update.settings ?? {}).some((value) => value === null)
+      return isReset ? 'Settings saved; the emptied fields are back to their defaults.' : 'Settings saved.'
     })
 
   return (
@@ -100,7 +117,10 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
                   min={min}
                   max={max}
                   value={values[key]}
-                  onInput={(event) => setValue(key, event.currentTarget.value)}
+                  onInput={(event) => {
+                    setValue(key, event.currentTarget.value)
+                    markReadable(key, !event.currentTarget.validity.badInput)
+                  }}
                 />
               )}
             </Field>

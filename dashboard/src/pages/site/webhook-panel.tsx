@@ -22,7 +22,8 @@ export function WebhookPanel({ site, onSaved }: WebhookPanelProps) {
   return (
     <>
       <WebhookForm site={site} onSaved={onSaved} />
-      <TestWebhook site={site} onSent={reloadDeliveries} />
+      {/* Keyed by the URL: a saved new URL clears the previous one's test result. */}
+      <TestWebhook key={site.settings.webhookUrl ?? ''} site={site} onSent={reloadDeliveries} />
       <section class="card" aria-labelledby="deliveries-heading">
         <div class="card__heading">
           <h2 id="deliveries-heading">Recent deliveries</h2>
