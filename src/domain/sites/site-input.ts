@@ -131,10 +131,12 @@ export function validateSettingsInput(settings: SettingsInput, rules: InputRules
 export function validateMergedSettings(settings: SiteSettings, hasWebhookSecret: boolean): FieldIssue[] {
   const issues: FieldIssue[] = []
   if (settings.challengeThreshold >= settings.blockThreshold) {
-    issues.push({
-      field: 'settings.challengeThreshold',
-      message: `must be below blockThreshold (challengeThreshold ${settings.challengeThreshold}, blockThreshold ${settings.blockThreshold})`,
-    })
+    // Either field may be the one the operator just changed: both are named.
+    const values = `(challengeThreshold ${settings.challengeThreshold}, blockThreshold ${settings.blockThreshold})`
+    issues.push(
+      { field: 'settings.challengeThreshold', message: `must be below blockThreshold ${values}` },
+      { field: 'settings.blockThreshold', message: `must be above challengeThreshold ${values}` },
+    )
   }
   if (settings.webhookUrl !== null && !hasWebhookSecret) {
     issues.push({ field: 'settings.webhookSecret', message: 'is required when webhookUrl is set (at least 16 characters)' })

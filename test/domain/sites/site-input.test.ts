@@ -81,7 +81,11 @@ describe('settings input', () => {
 
   it('checks the merged settings: thresholds in order, a secret for every webhook URL', () => {
     expect(validateMergedSettings(defaultSiteSettings, false)).toEqual([])
-    expect(validateMergedSettings({ ...defaultSiteSettings, challengeThreshold: 70 }, false)[0]?.field).toBe('settings.challengeThreshold')
+    // Thresholds out of order: both fields are named, whichever the operator changed.
+    expect(validateMergedSettings({ ...defaultSiteSettings, challengeThreshold: 70 }, false).map((issue) => issue.field)).toEqual([
+      'settings.challengeThreshold',
+      'settings.blockThreshold',
+    ])
     expect(validateMergedSettings({ ...defaultSiteSettings, webhookUrl: 'https://x.example' }, false)[0]?.field).toBe('settings.webhookSecret')
     expect(validateMergedSettings({ ...defaultSiteSettings, webhookUrl: 'https://x.example' }, true)).toEqual([])
   })
