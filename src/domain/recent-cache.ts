@@ -42,3 +42,15 @@ export class RecentCache<K, V> {
     return value
   }
 }
+
+/** User agents of real browsers repeat and stay under this length; a header may hold 16 KB. */
+const MAX_REMEMBERED_USER_AGENT_LENGTH = 512
+
+/**
+ * `compute` of a User-Agent, remembered in a RecentCache for user agents of ordinary length only,
+ * so that made-up ones of header size cannot fill memory (they are computed each time).
+ */
+export function rememberPerUserAgent<V>(compute: (userAgent: string) => V, capacity = 5_000): (userAgent: string) => V {
+  const remembered = new RecentCache<string, V>(capacity)
+  return (userAgent) => (userAgent.length > MAX_REMEMBERED_USER_AGENT_LENGTH ? compute(userAgent) : remembered.getOrCompute(userAgent, compute))
+}

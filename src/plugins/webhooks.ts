@@ -47,6 +47,25 @@ const MAX_IN_FLIGHT = 200
 const PRUNE_INTERVAL_MS = 60_000
 const DROP_WARNING_INTERVAL_MS = 60_000
 
+/** Deliveries in flight per key (a site, an account); a key with none holds no memory. */
+class InFlightCounts {
+  readonly #counts = new Map<string, number>()
+
+  of(key: string): number {
+    return this.#counts.get(key) ?? 0
+  }
+
+  add(key: string): void {
+    this.#counts.set(key, this.of(key) + 1)
+  }
+
+  remove(key: string): void {
+    const remaining = this.of(key) - 1
+    if (remaining <= 0) this.#counts.delete(key)
+    else this.#counts.set(key, remaining)
+  }
+}
+
 /**
  * Webhook dispatch: listens for `verification.blocked`, and for each one POSTs the signed payload
  * to the site's webhook without the request that emitted it ever waiting (DESIGN section 7).
@@ -58,8 +77,8 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   const agent = createWebhookAgent({ allowPrivateAddresses, connectTimeoutMs: timeoutMs })
   const deliveries = createWebhookDeliveryRepository(app.database)
   const inFlight = new Set<Promise<unknown>>()
-  const inFlightBySite = new Map<string, number>()
-  const inFlightByAccount = new Map<string, number>()
+  const inFlightBySite = new InFlightCounts()
+  const inFlightByAccount = new InFlightCounts()
   /** Writes about dropped events, which settle() waits for as for deliveries. */
   const bookkeeping = new Set<Promise<void>>()
   const lastPrunedAt = new Map<string, number>()
@@ -67,12 +86,10 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
 
   function track<T>(siteId: string, work: Promise<T>): Promise<T> {
     inFlight.add(work)
-    inFlightBySite.set(siteId, (inFlightBySite.get(siteId) ?? 0) + 1)
+    inFlightBySite.add(siteId)
     const release = () => {
       inFlight.delete(work)
-      const remaining = (inFlightBySite.get(siteId) ?? 1) - 1
-      if (remaining === 0) inFlightBySite.delete(siteId)
-      else inFlightBySite.set(siteId, remaining)
+      inFlightBySite.remove(siteId)
     }
     work.then(release, release)
     return work
@@ -161,25 +178,22 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     const url = site?.settings.webhookUrl
     if (site === undefined || url === null || url === undefined) return
     const account = site.accountId ?? site.id
-    const accountInFlight = inFlightByAccount.get(account) ?? 0
-    if (accountInFlight >= MAX_IN_FLIGHT_PER_ACCOUNT) {
+    if (inFlightByAccount.of(account) >= MAX_IN_FLIGHT_PER_ACCOUNT) {
       noteDropped(site.id, `${MAX_IN_FLIGHT_PER_ACCOUNT} deliveries in flight for the sites of this account`)
       return
     }
-    inFlightByAccount.set(account, accountInFlight + 1)
+    inFlightByAccount.add(account)
     try {
       await deliver(site, url, buildBlockedPayload(event))
     } finally {
-      const remaining = (inFlightByAccount.get(account) ?? 1) - 1
-      if (remaining === 0) inFlightByAccount.delete(account)
-      else inFlightByAccount.set(account, remaining)
+      inFlightByAccount.remove(account)
     }
   }
 
   // The listener returns at once: the emitter (a verification request) never waits for a
   // delivery, and nothing a delivery does can throw back into it.
   app.events.on('verification.blocked', (event) => {
-    const siteFull = (inFlightBySite.get(event.siteId) ?? 0) >= MAX_IN_FLIGHT_PER_SITE
+    const siteFull = inFlightBySite.of(event.siteId) >= MAX_IN_FLIGHT_PER_SITE
     if (siteFull || inFlight.size >= MAX_IN_FLIGHT) {
       const limit = siteFull ? `${MAX_IN_FLIGHT_PER_SITE} deliveries in flight for this site` : `${MAX_IN_FLIGHT} deliveries in flight on this instance`
       noteDropped(event.siteId, limit)

@@ -6,9 +6,9 @@ import { browserHeaders, createTestSite, obtainToken, type TestSite } from '../h
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 
 /** A body exactly as fetch() would send it: FormData becomes multipart with its boundary. */
-async function multipartOf(fields: Record<string, string>): Promise<{ payload: Buffer; contentType: string }> {
-  const form = new FormData()
-  for (const [name, value] of Object.entries(fields)) form.append(name, value)
+async function multipartOf(fields: Record<string, string> | FormData): Promise<{ payload: Buffer; contentType: string }> {
+  const form = fields instanceof FormData ? fields : new FormData()
+  if (!(fields instanceof FormData)) for (const [name, value] of Object.entries(fields)) form.append(name, value)
   const request = new Request('http://localhost/', { method: 'POST', body: form })
   return { payload: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get('content-type') ?? '' }
 }
@@ -190,13 +190,8 @@ describe('Siteverify', () => {
     const form = new FormData()
     form.append('secret', site.secretKey)
     form.append('response', new Blob(['v1.x.y']), 'token.txt')
-    const request = new Request('http://localhost/', { method: 'POST', body: form })
-    const response = await service.app.inject({
-      method: 'POST',
-      url: '/turnstile/v0/siteverify',
-      headers: { 'content-type': request.headers.get('content-type') ?? '' },
-      payload: Buffer.from(await request.arrayBuffer()),
-    })
+    const { payload, contentType } = await multipartOf(form)
+    const response = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload })
     expect(response.statusCode).toBe(200)
     expect(response.json()['error-codes']).toEqual(['bad-request'])
   })
@@ -217,13 +212,8 @@ describe('Siteverify', () => {
     form.append('secret', 'tgs_wrong')
     form.append('secret', site.secretKey)
     form.append('response', response)
-    const request = new Request('http://localhost/', { method: 'POST', body: form })
-    const answer = await service.app.inject({
-      method: 'POST',
-      url: '/turnstile/v0/siteverify',
-      headers: { 'content-type': request.headers.get('content-type') ?? '' },
-      payload: Buffer.from(await request.arrayBuffer()),
-    })
+    const { payload, contentType } = await multipartOf(form)
+    const answer = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload })
     expect(answer.json()['error-codes']).toEqual(['bad-request'])
     const redeemed = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload: { secret: site.secretKey, response } })
     expect(redeemed.json()).toMatchObject({ success: true })

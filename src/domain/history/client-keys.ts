@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto'
 import { parseAddress } from '../network/ip-address.js'
-import { RecentCache } from '../recent-cache.js'
+import { rememberPerUserAgent } from '../recent-cache.js'
 
 /**
  * The unit history is kept per: an IPv4 address, or an IPv6 /64. One subscriber line or one
@@ -28,17 +28,13 @@ export function fingerprintDigest(fingerprint: Readonly<Record<string, unknown>>
   return hash('sha256', JSON.stringify(stable), 'base64url').slice(0, 22)
 }
 
-/** Tags of the user agents in use (real ones repeat, and are under 512 characters). */
-const browserTags = new RecentCache<string, string>(5_000)
-const MAX_REMEMBERED_USER_AGENT_LENGTH = 512
-const browserTagOfText = (userAgent: string) => hash('sha256', userAgent, 'base64url').slice(0, 11)
+/** Tags of the user agents in use, remembered (real ones repeat). */
+const browserTagOfText = rememberPerUserAgent((userAgent) => hash('sha256', userAgent, 'base64url').slice(0, 11))
 
 /**
  * A short tag of the browser a request comes from (its User-Agent): it tells apart the people
  * behind one address (an office, a carrier's NAT), whose step-ups must not mix.
  */
 export function browserTagOf(userAgent: string | undefined): string {
-  const text = userAgent ?? ''
-  if (text.length > MAX_REMEMBERED_USER_AGENT_LENGTH) return browserTagOfText(text)
-  return browserTags.getOrCompute(text, browserTagOfText)
+  return browserTagOfText(userAgent ?? '')
 }

@@ -1,19 +1,13 @@
 import { isbot } from 'isbot'
-import { RecentCache } from '../recent-cache.js'
+import { rememberPerUserAgent } from '../recent-cache.js'
 import type { AnomalyLabel } from './anomalies.js'
 import type { ScoringInput } from './scoring-input.js'
 
 /**
  * isbot's verdict per user agent, remembered: the pattern is large, and most traffic comes from a
- * few thousand distinct user agents. Only user agents of ordinary length are kept (real ones are
- * under 300 characters; a header may hold 16 KB), so that made-up ones cannot fill memory.
+ * few thousand distinct user agents.
  */
-const MAX_REMEMBERED_USER_AGENT_LENGTH = 512
-const verdicts = new RecentCache<string, boolean>(5_000)
-function isBotUserAgent(userAgent: string): boolean {
-  if (userAgent.length > MAX_REMEMBERED_USER_AGENT_LENGTH) return isbot(userAgent)
-  return verdicts.getOrCompute(userAgent, isbot)
-}
+const isBotUserAgent = rememberPerUserAgent(isbot)
 
 function headerText(value: string | string[] | undefined): string {
   return (Array.isArray(value) ? value.join(',') : (value ?? '')).trim()
