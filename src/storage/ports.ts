@@ -41,6 +41,11 @@ export interface KeyValueStore {
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>
   /** Atomically returns the value and deletes the key: of concurrent callers, one gets it. */
   take(key: string): Promise<string | null>
+  /**
+   * take, only when the value ends with `suffix`; otherwise null, and the key is left as it is
+   * (a newer value that a caller must not consume).
+   */
+  takeIfEndsWith(key: string, suffix: string): Promise<string | null>
   delete(key: string): Promise<void>
   /** Atomically adds `by` (default 1) and returns the new value; a new key expires after ttlMs. */
   increment(key: string, ttlMs: number, by?: number): Promise<number>

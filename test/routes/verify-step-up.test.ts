@@ -77,6 +77,27 @@ describe('step-up', () => {
     ])
   })
 
+  it('a challenge left over from an earlier round does not take the round pending now', async () => {
+    // Thresholds 20 and 90 keep the worse browser (75) in the challenge band for three rounds.
+    const site = await createTestSite(service.app, { settings: { difficulty: 4, challengeThreshold: 20, blockThreshold: 90, maxStepUps: 3 } })
+    const clientIp = '203.0.113.60'
+    const headers = { ...browserHeaders(site.siteKey), 'accept-language': '' }
+    const fetchChallenge = async () => (await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers, remoteAddress: clientIp })).json<Challenge>()
+    const submit = async (payload: object) =>
+      (await service.app.inject({ method: 'POST', url: '/api/v1/verify', headers, remoteAddress: clientIp, payload })).json<{ riskScore: number; action: string }>()
+
+    expect(await playRound(site, clientIp, worse)).toMatchObject({ difficulty: 4, riskScore: 75, action: 'challenge' })
+    // Two tabs fetch a challenge in round 1; one of them solves it and is asked for round 2.
+    const [leftOver, solved] = [await fetchChallenge(), await fetchChallenge()]
+    expect(await submit(worse(solved))).toMatchObject({ riskScore: 60, action: 'challenge' })
+    const current = await fetchChallenge()
+    expect(current.difficulty).toBe(8)
+    // The other tab submits its round-1 challenge late: judged as a first round, and allowed.
+    expect(await submit(humanSubmission(leftOver))).toMatchObject({ action: 'allow' })
+    // Round 2 is still pending: its challenge earns the credit of both rounds (75 - 30).
+    expect(await submit(worse(current))).toMatchObject({ riskScore: 45, action: 'challenge' })
+  })
+
   it('keeps step-up state per browser on one address: two people behind one NAT each get their own rounds', async () => {
     const site = await createTestSite(service.app, { settings: { difficulty: 4, maxStepUps: 1 } })
     const clientIp = '203.0.113.50'

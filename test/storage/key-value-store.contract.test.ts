@@ -51,6 +51,17 @@ describe.each(keyValueKinds)('KeyValueStore contract on $kind', ({ kind, availab
     expect(await subject.keyValue.take('stale')).toBeNull()
   })
 
+  it.skipIf(!available)('takeIfEndsWith takes a matching value once and leaves any other value in place', async () => {
+    await subject.keyValue.set('round', '2.abc', 10_000)
+    expect(await subject.keyValue.takeIfEndsWith('round', '.xyz')).toBeNull()
+    expect(await subject.keyValue.takeIfEndsWith('round', 'longer than the value 2.abc')).toBeNull()
+    expect(await subject.keyValue.get('round')).toBe('2.abc')
+    const results = await Promise.all(Array.from({ length: 20 }, () => subject.keyValue.takeIfEndsWith('round', '.abc')))
+    expect(results.filter((result) => result === '2.abc')).toHaveLength(1)
+    expect(await subject.keyValue.get('round')).toBeNull()
+    expect(await subject.keyValue.takeIfEndsWith('absent', '.abc')).toBeNull()
+  })
+
   it.skipIf(!available)('increment counts atomically under concurrency', async () => {
     const values = await Promise.all(Array.from({ length: 100 }, () => subject.keyValue.increment('hits', 10_000)))
     expect(new Set(values).size).toBe(100)

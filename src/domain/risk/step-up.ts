@@ -37,10 +37,13 @@ export async function advanceStepUps(
  * client's pending step-up round is still the one the challenge was issued in. The pending state
  * is taken (atomically, on Redis too), so that of several challenges fetched during one round only
  * the first one solved earns the credit; the others are judged as first rounds (and a challenge
- * verdict for one of them opens a new round, which the rest were not issued in).
+ * verdict for one of them opens a new round, which the rest were not issued in). A challenge of an
+ * earlier round takes nothing: the round pending now stays for the challenges issued in it.
  */
 export async function claimStepUps(store: KeyValueStore, client: ClientRef, record: Pick<ChallengeRecord, 'stepUps' | 'stepUpRound'>): Promise<number> {
   if (record.stepUps === 0 || record.stepUpRound === undefined) return 0
-  const pending = decodePendingStepUps(await store.take(stepUpsKey(client)))
+  // Only the round the challenge was issued in is taken: a challenge left over from an earlier
+  // round must not consume the round pending now, which the client's newer challenges carry.
+  const pending = decodePendingStepUps(await store.takeIfEndsWith(stepUpsKey(client), `.${record.stepUpRound}`))
   return pending.round === record.stepUpRound ? record.stepUps : 0
 }

@@ -168,6 +168,10 @@ export function openMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     async take(key) {
       return slots.take(key, now())
     },
+    async takeIfEndsWith(key, suffix) {
+      const time = now()
+      return read(key, time)?.endsWith(suffix) === true ? slots.take(key, time) : null
+    },
     async delete(key) {
       slots.remove(key)
     },

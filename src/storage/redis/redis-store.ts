@@ -5,11 +5,13 @@ import type { KeyValueStore, Unsubscribe } from '../ports.js'
 const incrementScript = readFileSync(new URL('./scripts/increment-with-expiry.lua', import.meta.url), 'utf8')
 const countDistinctScript = readFileSync(new URL('./scripts/count-distinct.lua', import.meta.url), 'utf8')
 const incrementAndReadScript = readFileSync(new URL('./scripts/increment-and-read.lua', import.meta.url), 'utf8')
+const takeIfEndsWithScript = readFileSync(new URL('./scripts/take-if-ends-with.lua', import.meta.url), 'utf8')
 
 interface RedisWithScripts extends Redis {
   incrementWithExpiry(key: string, by: number, ttlMs: number): Promise<number>
   incrementAndRead(keyCount: number, ...keysThenTtl: (string | number)[]): Promise<[number, ...(string | null)[]]>
   countDistinct(markerKey: string, counterKey: string, ttlMs: number): Promise<number>
+  takeIfEndsWith(key: string, suffix: string): Promise<string | null>
 }
 
 export interface RedisStoreOptions {
@@ -51,6 +53,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   client.on('error', () => {})
   client.defineCommand('incrementWithExpiry', { numberOfKeys: 1, lua: incrementScript })
   client.defineCommand('countDistinct', { numberOfKeys: 2, lua: countDistinctScript })
+  client.defineCommand('takeIfEndsWith', { numberOfKeys: 1, lua: takeIfEndsWithScript })
   // Its number of keys varies: given per call, as EVAL takes it.
   client.defineCommand('incrementAndRead', { lua: incrementAndReadScript })
   await waitForReady(client, options.connectTimeoutMs ?? 3_000)
@@ -82,6 +85,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
       return (await client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX')) === 'OK'
     },
     take: (key) => client.getdel(key),
+    takeIfEndsWith: (key, suffix) => client.takeIfEndsWith(key, suffix),
     async delete(key) {
       await client.del(key)
     },
