@@ -81,4 +81,11 @@ describe('decideAction', () => {
     expect(decideAction(45, { ...settings, maxStepUps: 0 }, 0)).toBe('allow')
     expect(decideAction(60, { ...settings, maxStepUps: 0 }, 0)).toBe('block')
   })
+
+  it('never asks for a step-up when no harder challenge can follow: decided as after the last step-up', () => {
+    expect(decideAction(45, settings, 0, false)).toBe('allow')
+    expect(decideAction(60, settings, 0, false)).toBe('block')
+    expect(decideAction(30, settings, 0, false)).toBe('allow')
+    expect(decideAction(80, settings, 0, false)).toBe('block')
+  })
 })

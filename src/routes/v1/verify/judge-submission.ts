@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { MAX_DIFFICULTY } from '../../../domain/challenge/choose-difficulty.js'
 import { redeemChallenge } from '../../../domain/challenge/redeem-challenge.js'
 import { isNonceText } from '../../../domain/proof-of-work/nonce.js'
 import { decideAction } from '../../../domain/risk/decide-action.js'
@@ -69,8 +70,9 @@ export async function judgeSubmission(
     history,
     stepUps,
   })
-  // Thresholds and the step-up limit are the site's own settings.
-  const action = decideAction(riskScore, caller.site.settings, stepUps)
+  // Thresholds and the step-up limit are the site's own settings. A challenge at the ceiling
+  // cannot be followed by a harder one, so it ends the sequence as the last step-up would.
+  const action = decideAction(riskScore, caller.site.settings, stepUps, record.difficulty < MAX_DIFFICULTY)
   await Promise.all([
     advanceStepUps(app.keyValue, client.historyRef, action, stepUps),
     recordOutcome(app.keyValue, client.historyRef, action),
