@@ -58,6 +58,11 @@ export interface BindOptions {
   assetsUrl?: string
   /** The hidden field's name (default `tollgate-token`); a form's data-response-field-name wins. */
   fieldName?: string
+  /**
+   * A shadow root whose forms to protect besides the document's (a submit inside a web component
+   * never reaches the document); the other options given with it apply to that root's forms only.
+   */
+  root?: ShadowRoot
 }
 
 export interface TollgateStrings {

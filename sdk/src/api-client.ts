@@ -1,4 +1,4 @@
-import { codeFromServer, TollgateError } from './errors.js'
+import { abortedError, codeFromServer, TollgateError } from './errors.js'
 import type { BehaviorData } from './signals/behavior.js'
 import type { Fingerprint } from './signals/fingerprint.js'
 import { isChallengeText } from './solver/challenge-format.js'
@@ -61,28 +61,35 @@ interface Answer {
 }
 
 async function call(apiUrl: string, path: string, siteKey: string, body: unknown, signal: AbortSignal | undefined): Promise<Answer> {
+  // The caller's signal and the time limit cover the whole exchange, the body's download included:
+  // a service that sends its headers and then stalls must not hold the visitor for ever.
   const request = requestSignal(signal)
+  const failure = (): TollgateError => signal?.aborted === true
+    ? abortedError()
+    : new TollgateError('network_error', `The Tollgate service at ${apiUrl} could not be reached.`)
   let response: Response
-  try {
-    response = await fetch(`${apiUrl}${path}`, {
-      method: 'POST',
-      mode: 'cors',
-      credentials: 'omit',
-      headers: body === undefined ? { 'X-Site-Key': siteKey } : { 'X-Site-Key': siteKey, 'Content-Type': 'application/json' },
-      body: body === undefined ? null : JSON.stringify(body),
-      signal: request.signal,
-    })
-  } catch {
-    if (signal?.aborted === true) throw new TollgateError('aborted', 'The verification was aborted.')
-    throw new TollgateError('network_error', `The Tollgate service at ${apiUrl} could not be reached.`)
-  } finally {
-    request.done()
-  }
   let payload: unknown
   try {
-    payload = await response.json()
-  } catch {
-    payload = undefined
+    try {
+      response = await fetch(`${apiUrl}${path}`, {
+        method: 'POST',
+        mode: 'cors',
+        credentials: 'omit',
+        headers: body === undefined ? { 'X-Site-Key': siteKey } : { 'X-Site-Key': siteKey, 'Content-Type': 'application/json' },
+        body: body === undefined ? null : JSON.stringify(body),
+        signal: request.signal,
+      })
+    } catch {
+      throw failure()
+    }
+    try {
+      payload = await response.json()
+    } catch {
+      if (request.signal.aborted) throw failure()
+      payload = undefined
+    }
+  } finally {
+    request.done()
   }
   if (response.ok && isRecord(payload)) return { body: payload, serverTime: Date.parse(response.headers.get('date') ?? '') }
   const error = isRecord(payload) && isRecord(payload.error) ? payload.error : {}

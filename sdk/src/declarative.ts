@@ -9,7 +9,8 @@ import { fetchAndSolve, type Solved } from './verify-flow.js'
  * name given by data-response-field-name) that is filled before the form submits. Solving starts when the visitor first touches the form, so the
  * token is usually ready at submit; the submission itself (with the behaviour signals gathered
  * until then) happens on submit. Listeners sit on the document, so forms added later (single-page
- * apps) work too, and every form has its own state.
+ * apps) work too, and every form has its own state. A submit event does not leave a shadow root,
+ * so forms inside web components are reached by binding their root as well (`root`).
  */
 export interface BindOptions {
   siteKey?: string
@@ -21,7 +22,15 @@ export interface BindOptions {
    * `data-response-field-name` wins.
    */
   fieldName?: string
+  /**
+   * A shadow root whose `form[data-tollgate]` to protect besides the document's: a submit inside
+   * a web component never reaches the document. The other options given with it apply to that
+   * root's forms only; what they leave out comes from the document's binding.
+   */
+  root?: ShadowRoot
 }
+
+type Root = Document | ShadowRoot
 
 const FORM_SELECTOR = 'form[data-tollgate]'
 const TOKEN_FIELD = 'tollgate-token'
@@ -42,6 +51,9 @@ type MarkedForm = HTMLFormElement & { [PASSING]?: boolean }
 
 let states = new WeakMap<HTMLFormElement, FormState>()
 let bound: BindOptions | undefined
+/** The shadow roots bound besides the document, with their own options. */
+const rootOptions = new WeakMap<ShadowRoot, BindOptions>()
+const shadowRoots: WeakRef<ShadowRoot>[] = []
 
 function stateOf(form: HTMLFormElement): FormState {
   let state = states.get(form)
@@ -59,12 +71,20 @@ function formOf(event: Event): HTMLFormElement | undefined {
   return form instanceof HTMLFormElement ? form : undefined
 }
 
+/** The binding that applies to a form: its shadow root's, then the document's. */
+function bindingOf(form: HTMLFormElement): BindOptions {
+  const root = form.getRootNode()
+  const own = root instanceof ShadowRoot ? rootOptions.get(root) : undefined
+  return { ...bound, ...own }
+}
+
 function optionsOf(form: HTMLFormElement): ExecuteOptions {
-  return { siteKey: form.dataset.siteKey ?? bound?.siteKey ?? '', apiUrl: bound?.apiUrl, assetsUrl: bound?.assetsUrl }
+  const binding = bindingOf(form)
+  return { siteKey: form.dataset.siteKey ?? binding.siteKey ?? '', apiUrl: binding.apiUrl, assetsUrl: binding.assetsUrl }
 }
 
 function tokenFieldOf(form: HTMLFormElement): HTMLInputElement {
-  const name = form.dataset.responseFieldName ?? bound?.fieldName ?? TOKEN_FIELD
+  const name = form.dataset.responseFieldName ?? bindingOf(form).fieldName ?? TOKEN_FIELD
   const existing = Array.from(form.querySelectorAll('input')).find((input) => input.name === name)
   if (existing !== undefined) return existing
   const field = document.createElement('input')
@@ -169,26 +189,52 @@ function readPageStrings(): void {
   }
 }
 
-function prepareAll(): void {
-  readPageStrings()
-  document.querySelectorAll<HTMLFormElement>(FORM_SELECTOR).forEach(prepare)
+function formsIn(root: Root): HTMLFormElement[] {
+  return Array.from(root.querySelectorAll<HTMLFormElement>(FORM_SELECTOR))
 }
 
-/** Binds every current and future `form[data-tollgate]`; calling it again only updates the options. */
+function prepareAll(): void {
+  readPageStrings()
+  formsIn(document).forEach(prepare)
+}
+
+function clearAll(): void {
+  states = new WeakMap()
+  const roots: Root[] = [document, ...shadowRoots.map((ref) => ref.deref()).filter((root) => root !== undefined)]
+  for (const form of roots.flatMap(formsIn)) {
+    tokenFieldOf(form).value = ''
+    show(form, '')
+  }
+}
+
+/** Listens on `root` for submits and first touches; the first root bound also joins reset(). */
+function listenOn(root: Root): void {
+  if (bound === undefined && shadowRoots.length === 0) onReset(clearAll)
+  root.addEventListener('submit', onSubmit, true)
+  root.addEventListener('focusin', onInteraction, true)
+  root.addEventListener('pointerdown', onInteraction, true)
+}
+
+/**
+ * Binds every current and future `form[data-tollgate]` of the document; calling it again only
+ * updates the options. With `root`, binds the forms of that shadow root instead (once per root;
+ * again, it updates that root's options).
+ */
 export function bindForms(options: BindOptions = {}): void {
+  const { root, ...rest } = options
+  if (root !== undefined) {
+    const first = !rootOptions.has(root)
+    rootOptions.set(root, rest)
+    if (!first) return
+    listenOn(root)
+    shadowRoots.push(new WeakRef(root))
+    formsIn(root).forEach(prepare)
+    return
+  }
   const first = bound === undefined
-  bound = { ...options }
+  if (first) listenOn(document)
+  bound = rest
   if (!first) return
-  document.addEventListener('submit', onSubmit, true)
-  document.addEventListener('focusin', onInteraction, true)
-  document.addEventListener('pointerdown', onInteraction, true)
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', prepareAll, { once: true })
   else prepareAll()
-  onReset(() => {
-    states = new WeakMap()
-    document.querySelectorAll<HTMLFormElement>(FORM_SELECTOR).forEach((form) => {
-      tokenFieldOf(form).value = ''
-      show(form, '')
-    })
-  })
 }

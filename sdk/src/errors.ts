@@ -53,6 +53,11 @@ export class TollgateError extends Error {
   }
 }
 
+/** What every step of a verification throws once its signal is aborted. */
+export function abortedError(): TollgateError {
+  return new TollgateError('aborted', 'The verification was aborted.')
+}
+
 const serverCodes: ReadonlySet<string> = new Set([
   'rate_limited', 'invalid_site_key', 'origin_not_allowed', 'challenge_expired', 'challenge_invalid',
   'solution_invalid', 'validation_error',

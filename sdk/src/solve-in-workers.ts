@@ -1,4 +1,4 @@
-import { TollgateError } from './errors.js'
+import { abortedError, TollgateError } from './errors.js'
 import type { SolveRequest, WorkerReply } from './worker/messages.js'
 
 export interface WorkerSolveOptions {
@@ -67,7 +67,7 @@ export function solveInWorkers(options: WorkerSolveOptions): Promise<WorkerSolut
       workers.length = 0
       outcome()
     }
-    const onAbort = () => settle(() => reject(new TollgateError('aborted', 'The verification was aborted.')))
+    const onAbort = () => settle(() => reject(abortedError()))
     const onWorkerFailure = () => {
       failed++
       if (failed === count) {

@@ -1,5 +1,5 @@
 import { requestChallenge, submitSolution, type Challenge } from './api-client.js'
-import { TollgateError } from './errors.js'
+import { abortedError, TollgateError } from './errors.js'
 import { snapshotBehavior } from './signals/behavior.js'
 import { collectFingerprint } from './signals/fingerprint.js'
 import { defaultWorkerCount, solveInWorkers } from './solve-in-workers.js'
@@ -101,6 +101,9 @@ export async function runVerification(options: FlowOptions, presolved?: Solved):
       }
       throw error
     }
+    // Aborted while the answer was on its way (reset() as a single-page app leaves the view): its
+    // token must not fill or submit a form any more.
+    if (options.signal?.aborted === true) throw abortedError()
     const { action, riskScore, token, expiresAt } = verdict
     if (action === 'allow' && verdict.success && token !== undefined) {
       options.onStatus('verified')

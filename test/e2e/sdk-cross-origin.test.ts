@@ -115,6 +115,40 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     expect(await sdk.siteverify(submits[0] ?? '')).toMatchObject({ success: true })
   })
 
+  it('protects a form inside a web component once its shadow root is bound, with the field that root names', async () => {
+    const { page, events } = await openShop()
+    await page.evaluate(() => {
+      const host = document.createElement('shop-checkout')
+      const root = host.attachShadow({ mode: 'open' })
+      root.innerHTML = '<form id="checkout" method="post" action="/checkout" data-tollgate><input name="item" value="pen"><button type="submit">Pay</button></form>'
+      document.body.append(host)
+      const form = root.querySelector('form')
+      Object.assign(window, { checkoutSubmits: [] as string[] })
+      form?.addEventListener('submit', (event) => {
+        event.preventDefault()
+        const field = form.querySelector<HTMLInputElement>('input[name="g-recaptcha-response"]')
+        ;(window as unknown as { checkoutSubmits: string[] }).checkoutSubmits.push(field?.value ?? 'no field')
+      })
+      window.Tollgate.bindForms({ root, fieldName: 'g-recaptcha-response' })
+    })
+    // The document's own form keeps the document's field name.
+    expect(await page.evaluate(() => document.querySelector('#order input[type="hidden"]')?.getAttribute('name'))).toBe('tollgate-token')
+
+    await page.click('#checkout button')
+    await page.waitForFunction(() => (window as unknown as { checkoutSubmits: string[] }).checkoutSubmits.length > 0, undefined, { timeout: 20_000 })
+    const submits = await page.evaluate(() => (window as unknown as { checkoutSubmits: string[] }).checkoutSubmits)
+    expect(submits).toHaveLength(1)
+    expect(events.api.filter((answer) => answer.path === '/api/v1/verify')).toHaveLength(1)
+    expect(await sdk.siteverify(submits[0] ?? '')).toMatchObject({ success: true, hostname: 'localhost' })
+
+    // reset() clears the token filled inside the component too.
+    const cleared = await page.evaluate(() => {
+      window.Tollgate.reset()
+      return document.querySelector('shop-checkout')?.shadowRoot?.querySelector<HTMLInputElement>('input[name="g-recaptcha-response"]')?.value
+    })
+    expect(cleared).toBe('')
+  })
+
   it('refuses options that are not whole numbers in range with invalid_options, before any request', async () => {
     const { page, events } = await openShop()
     const codes = await page.evaluate(async (siteKey) => {
