@@ -38,6 +38,18 @@ describe('POST /api/v1/accounts (sign-up)', () => {
     expect(again.json().error.code).toBe('email_taken')
   })
 
+  it('takes an address with an accent as one address, however the accent was typed', async () => {
+    const local = `rene${Math.random().toString(36).slice(2, 10)}`
+    const composed = `${local}\u00e9@example.com`
+    const decomposed = `${local}e\u0301@example.com`
+    expect((await signUp({ email: decomposed, password: 'first password' })).json().email).toBe(composed)
+    expect((await signUp({ email: composed, password: 'second password' })).json().error.code).toBe('email_taken')
+    const logIn = (email: string) =>
+      service.app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email, password: 'first password' }, remoteAddress: randomClientAddress() })
+    expect((await logIn(composed)).statusCode).toBe(200)
+    expect((await logIn(decomposed)).statusCode).toBe(200)
+  })
+
   it.each([
     [{ email: 'not-an-address', password: 'long enough password' }, 'email'],
     [{ email: 'a@b', password: 'long enough password' }, 'email'],

@@ -182,6 +182,19 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     expect((await logIn({ email: other.email, password: other.password })).statusCode).toBe(200)
   })
 
+  it('does not let one client that keeps guessing past its own budget lock the owner out', async () => {
+    const other = await createTestAccount(service.app)
+    const guesser = randomClientAddress()
+    // Far beyond the account's budget from everywhere (100), all from one address: cheap refusals.
+    const statuses: number[] = []
+    for (let attempt = 0; attempt < 150; attempt++) {
+      statuses.push((await logIn({ email: other.email, password: 'wrong password!' }, { remoteAddress: guesser })).statusCode)
+    }
+    expect(statuses.filter((status) => status === 401)).toHaveLength(10)
+    expect(statuses.filter((status) => status === 429)).toHaveLength(140)
+    expect((await logIn({ email: other.email, password: other.password })).statusCode).toBe(200)
+  })
+
   it('rate-limits log-ins per account from everywhere at ten times the per-client budget', async () => {
     const other = await createTestAccount(service.app)
     // createTestAccount's log-in was the first attempt; 99 more from as many addresses spend the 100.

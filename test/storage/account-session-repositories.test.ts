@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAccountRepository, type AccountRepository } from '../../src/storage/sql/account-repository.js'
 import { createApiKeyRepository, type ApiKeyRepository } from '../../src/storage/sql/api-key-repository.js'
 import { createSessionRepository, type SessionRepository } from '../../src/storage/sql/session-repository.js'
+import { migrate, readMigrations } from '../../src/storage/migrate.js'
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
 
 const HOUR_MS = 3_600_000
@@ -89,5 +90,26 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     await subject.database.query('DELETE FROM accounts WHERE id = $1', [account.id])
     expect(await sessions.findByTokenHash(`cascade-${account.id}`)).toBeUndefined()
     expect(await apiKeys.useByKeyHash(`cascade-${account.id}`)).toBeUndefined()
+  })
+})
+
+describe.each(databaseKinds)('migration 009 (e-mail addresses in NFC) on $kind', ({ kind, available }) => {
+  it.skipIf(!available)('rewrites an address typed with a combining accent, unless another account holds its normal form', async () => {
+    const subject = await openTestDatabase(kind, { migrated: false })
+    try {
+      const migrations = await readMigrations()
+      await migrate(subject.database, migrations.filter((migration) => migration.version < 9))
+      const decomposed = `rene\u0301-${randomUUID()}@example.com`
+      const clash = `jose\u0301-${randomUUID()}@example.com`
+      for (const email of [decomposed, clash, clash.normalize('NFC')]) {
+        await subject.database.query("INSERT INTO accounts (id, email, password_hash) VALUES ($1, $2, 'hash')", [randomUUID(), email])
+      }
+      expect(await migrate(subject.database, migrations)).toEqual([9])
+      const rows = await subject.database.query<{ email: string }>('SELECT email FROM accounts ORDER BY email')
+      expect(rows.map((row) => row.email).sort()).toEqual([decomposed.normalize('NFC'), clash, clash.normalize('NFC')].sort())
+    } finally {
+      await subject.database.close()
+      await subject.dispose()
+    }
   })
 })

@@ -1,11 +1,12 @@
 export const EMAIL_MAX_LENGTH = 254
 
 /**
- * The address as stored: trimmed, otherwise as typed. Uniqueness and log-in compare
- * lowercased addresses (the database index is on lower(email)).
+ * The address as stored: trimmed and in Unicode normalization form C (an "é" typed as one
+ * character or as "e" and a combining accent is one address), otherwise as typed. Uniqueness and
+ * log-in compare lowercased addresses (the database index is on lower(email)).
  */
 export function normalizeEmailAddress(email: string): string {
-  return email.trim()
+  return email.trim().normalize('NFC')
 }
 
 /** A deliberately loose check: one @, something on both sides, a dot in the domain, no spaces. */

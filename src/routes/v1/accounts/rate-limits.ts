@@ -11,7 +11,8 @@ const MINUTE_MS = 60_000
  * unknown addresses too and reveals nothing about which exist), log-ins have two: a tight one per
  * client, so that one machine's wrong guesses lock out that machine and not the account's owner,
  * and a ten times looser one from everywhere, which slows many machines guessing one account
- * while it takes a hundred attempts from ten or more clients to shut its owner out.
+ * while it takes a hundred attempts from ten or more clients to shut its owner out (a client's
+ * attempts beyond its own budget are not counted there; see enforceRateLimits).
  */
 export const credentialRateLimits = {
   signUpPerIp: { limit: 20, windowMs: 60 * MINUTE_MS },
@@ -26,11 +27,17 @@ export function emailKeyOf(email: string): string {
   return createHash('sha256').update(email.toLowerCase(), 'utf8').digest('hex').slice(0, 32)
 }
 
-/** Counts this attempt against every budget and throws 429 with Retry-After when one is spent. */
+/**
+ * Counts this attempt against the budgets in order, narrowest first, and throws 429 with
+ * Retry-After at the first one spent: an attempt refused by a narrow budget is not counted against
+ * the broader ones, so that a client that keeps trying after its own budget is spent does not use
+ * up the budget it shares with everyone (an account's log-ins from everywhere).
+ */
 export async function enforceRateLimits(store: KeyValueStore, checks: { key: string; rule: RateLimitRule }[]): Promise<void> {
-  const verdicts = await Promise.all(checks.map(({ key, rule }) => consumeRateLimit(store, key, rule)))
-  const refused = verdicts.filter((verdict) => !verdict.isAllowed)
-  if (refused.length === 0) return
-  const retryAfter = Math.max(...refused.map((verdict) => verdict.retryAfterSeconds))
-  throw new ApiError('rate_limited', `Too many attempts; retry in ${retryAfter} seconds.`, undefined, { 'retry-after': String(retryAfter) })
+  for (const { key, rule } of checks) {
+    const verdict = await consumeRateLimit(store, key, rule)
+    if (verdict.isAllowed) continue
+    const retryAfter = verdict.retryAfterSeconds
+    throw new ApiError('rate_limited', `Too many attempts; retry in ${retryAfter} seconds.`, undefined, { 'retry-after': String(retryAfter) })
+  }
 }

@@ -33,8 +33,8 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const client = addressGroupOf(request.ip)
       const emailKey = emailKeyOf(email)
       await enforceRateLimits(app.keyValue, [
-        { key: `login:ip:${client}`, rule: credentialRateLimits.logInPerIp },
         { key: `login:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.logInPerEmailAndIp },
+        { key: `login:ip:${client}`, rule: credentialRateLimits.logInPerIp },
         { key: `login:email:${emailKey}`, rule: credentialRateLimits.logInPerEmail },
       ])
       const account = await app.accounts.findByEmail(email)
