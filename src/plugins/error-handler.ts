@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError, errorBody, errorCatalogue, type ErrorCode, type ErrorDetail } from '../errors.js'
 
@@ -61,6 +61,18 @@ async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
   app.setNotFoundHandler((request, reply) => {
     return reply.code(404).send(errorBody('not_found', request.id, `No route for ${request.method} ${request.url.split('?')[0]}.`))
   })
+}
+
+/**
+ * Fastify's router refuses some URLs before any route or hook runs (Fastify's frameworkErrors):
+ * a path that does not decode (400 validation_error), and a path parameter longer than any id
+ * (404 not_found: no such thing exists). They get the body of every other error and the request id.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const code: ErrorCode = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'not_found' : error.code === 'FST_ERR_BAD_URL' ? 'validation_error' : 'internal_error'
+  const message = code === 'validation_error' ? 'The URL is not valid: a percent-encoded sequence does not decode.' : undefined
+  if (code === 'internal_error') request.log.error({ err: error }, 'router error')
+  void reply.header('x-request-id', request.id).code(errorCatalogue[code].status).send(errorBody(code, request.id, message))
 }
 
 /** Messages of Fastify's content errors are safe and useful; others get the catalogue's sentence. */

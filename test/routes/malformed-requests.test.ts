@@ -96,6 +96,24 @@ describe('malformed requests to every documented route', () => {
     expect(everything).toContain('401 "unauthorized"')
   })
 
+  it('answers a path that does not decode, or an id longer than any, in the documented error shape with its request id', async () => {
+    const document = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<{ paths: Record<string, Record<string, unknown>> }>()
+    const withIds = Object.entries(document.paths).filter(([path]) => path.includes('{'))
+    expect(withIds.length).toBeGreaterThan(5)
+    for (const [path, methods] of withIds) {
+      for (const method of Object.keys(methods)) {
+        for (const [id, status, code] of [['%E0%A4%A', 400, 'validation_error'], ['x'.repeat(200), 404, 'not_found']] as const) {
+          const response = await service.app.inject({ method: method.toUpperCase() as 'GET', url: path.replace(/\{[^}]+\}/g, id), headers: asScript(account) })
+          expect({ route: `${method} ${path}`, status: response.statusCode, body: response.json() }).toEqual({
+            route: `${method} ${path}`,
+            status,
+            body: { error: { code, message: expect.any(String), requestId: response.headers['x-request-id'] } },
+          })
+        }
+      }
+    }
+  })
+
   it('refuses text PostgreSQL cannot store with 400 validation_error naming the field, before anything is stored', async () => {
     const site = await createTestSite(service.app, account)
     const signUp = await service.app.inject({ method: 'POST', url: '/api/v1/accounts', payload: '{"email":"a\\u0000b@example.com","password":"long enough password"}', headers: { 'content-type': 'application/json' } })
