@@ -10,6 +10,16 @@ import { createApiKeyRepository, type ApiKeyRepository } from '../storage/sql/ap
 import { createSessionRepository, type SessionRepository } from '../storage/sql/session-repository.js'
 
 export const SESSION_COOKIE = 'tollgate_session'
+
+/**
+ * The session cookie's name. In production it carries the __Host- prefix: browsers accept such a
+ * cookie only from this host, Secure, for the whole path and without a Domain, so a cookie planted
+ * from a sibling subdomain cannot stand in for (or shadow) the real session. Plain-http development
+ * cannot set Secure cookies, so it keeps the bare name.
+ */
+export function sessionCookieName(config: Pick<Config, 'environment'>): string {
+  return config.environment === 'production' ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE
+}
 export const SESSION_LIFETIME_MS = 14 * 24 * 3_600_000
 
 export interface AuthenticatedAccount {
@@ -88,7 +98,7 @@ export function rejectCrossOriginForm(request: FastifyRequest, config: Pick<Conf
 }
 
 export function setSessionCookie(reply: FastifyReply, token: string, expiresAt: Date, config: Pick<Config, 'environment'>): void {
-  void reply.setCookie(SESSION_COOKIE, token, {
+  void reply.setCookie(sessionCookieName(config), token, {
     path: '/',
     httpOnly: true,
     // Lax keeps the cookie off cross-site POSTs and subresources while a link to the dashboard
@@ -100,7 +110,7 @@ export function setSessionCookie(reply: FastifyReply, token: string, expiresAt: 
 }
 
 export function clearSessionCookie(reply: FastifyReply, config: Pick<Config, 'environment'>): void {
-  void reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: config.environment === 'production' })
+  void reply.clearCookie(sessionCookieName(config), { path: '/', httpOnly: true, sameSite: 'lax', secure: config.environment === 'production' })
 }
 
 /**
@@ -119,6 +129,8 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
   app.decorateRequest('account', null)
   app.decorateRequest('authentication', null)
 
+  const cookieName = sessionCookieName(app.config)
+
   async function authenticateWithApiKey(request: FastifyRequest, authorization: string): Promise<void> {
     const key = /^Bearer +(\S+)$/i.exec(authorization)?.[1]
     if (key === undefined || !isApiKeyShaped(key)) {
@@ -134,7 +146,7 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
     // A request that names an API key is judged by that key alone, never by a cookie it also carries.
     const { authorization } = request.headers
     if (authorization !== undefined) return authenticateWithApiKey(request, authorization)
-    const token = request.cookies[SESSION_COOKIE]
+    const token = request.cookies[cookieName]
     if (token === undefined || token === '') throw new ApiError('unauthorized')
     const session = await sessions.findByTokenHash(hashToken(token))
     if (session === undefined) throw new ApiError('unauthorized', 'The session has expired or was logged out; log in again.')

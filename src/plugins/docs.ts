@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { errorCatalogue } from '../errors.js'
 import { ErrorResponse } from '../routes/v1/dashboard-schemas.js'
+import { sessionCookieName } from './authentication.js'
 import fp from 'fastify-plugin'
 
 /**
@@ -24,7 +25,7 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
         securitySchemes: {
           siteKey: { type: 'apiKey', in: 'header', name: 'X-Site-Key' },
           bearer: { type: 'http', scheme: 'bearer', description: 'A dashboard API key' },
-          session: { type: 'apiKey', in: 'cookie', name: 'tollgate_session' },
+          session: { type: 'apiKey', in: 'cookie', name: sessionCookieName(app.config) },
         },
       },
     },

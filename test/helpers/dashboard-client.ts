@@ -29,7 +29,7 @@ export function randomEmail(): string {
 
 /** The Cookie header that carries the session a log-in answer set. */
 export function sessionCookieOf(setCookie: string | string[] | undefined): string {
-  const header = (Array.isArray(setCookie) ? setCookie : [setCookie ?? '']).find((cookie) => cookie.startsWith('tollgate_session='))
+  const header = (Array.isArray(setCookie) ? setCookie : [setCookie ?? '']).find((cookie) => /^(__Host-)?tollgate_session=/.test(cookie))
   if (header === undefined) throw new Error('the answer set no tollgate_session cookie')
   return header.split(';')[0] ?? ''
 }

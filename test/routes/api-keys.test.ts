@@ -51,14 +51,14 @@ describe('API keys', () => {
   })
 
   it('stores only the SHA-256 of the key', async () => {
-    const { key, id } = (await create(asScript(account))).json<CreatedKey>()
+    const { key, id } = (await create(asBrowser(account))).json<CreatedKey>()
     const [row] = await service.app.database.query<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = $1', [id])
     expect(row?.key_hash).toBe(createHash('sha256').update(key).digest('hex'))
     expect(JSON.stringify(row)).not.toContain(key)
   })
 
   it("lists the account's keys with prefixes only, and when each was last used", async () => {
-    const created = (await create(asScript(account), { name: 'listed' })).json<CreatedKey>()
+    const created = (await create(asBrowser(account), { name: 'listed' })).json<CreatedKey>()
     await me(created.key)
     const response = await list({ cookie: account.cookie })
     expect(response.statusCode).toBe(200)
@@ -72,7 +72,7 @@ describe('API keys', () => {
   })
 
   it('revokes a key: 204, and the key stops working at once', async () => {
-    const created = (await create(asScript(account))).json<CreatedKey>()
+    const created = (await create(asBrowser(account))).json<CreatedKey>()
     const response = await revoke(asBrowser(account), created.id)
     expect(response.statusCode).toBe(204)
     const refused = await me(created.key)
@@ -82,7 +82,7 @@ describe('API keys', () => {
   })
 
   it("answers 404 for another account's key, an unknown id and a malformed id, and revokes nothing", async () => {
-    const created = (await create(asScript(account))).json<CreatedKey>()
+    const created = (await create(asBrowser(account))).json<CreatedKey>()
     for (const id of [created.id, randomUUID(), 'not-a-uuid']) {
       const response = await revoke(asScript(stranger), id)
       expect(response.statusCode).toBe(404)
@@ -92,9 +92,32 @@ describe('API keys', () => {
   })
 
   it.each([{ name: '' }, { name: '   ' }, { name: 'x'.repeat(101) }, {}, { name: 'ok', extra: 1 }])('answers 400 for %j', async (payload) => {
-    const response = await create(asScript(account), payload)
+    const response = await create(asBrowser(account), payload)
     expect(response.statusCode).toBe(400)
     expect(response.json().error.code).toBe('validation_error')
+  })
+
+  it('refuses to create a key with an API key (403 forbidden): a leaked key cannot leave keys behind it', async () => {
+    const refused = await create(asScript(account), { name: 'minted by a key' })
+    expect(refused.statusCode).toBe(403)
+    expect(refused.json().error.code).toBe('forbidden')
+    const { items } = (await list(asScript(account))).json<KeyList>()
+    expect(items.map((item) => item.name)).not.toContain('minted by a key')
+  })
+
+  it('holds at most 100 keys per account: 409 conflict beyond, until one is revoked', async () => {
+    const owner = await createTestAccount(service.app)
+    // The account holds the key it was set up with (asScript's) and 99 more.
+    for (let index = 0; index < 99; index++) expect((await create(asBrowser(owner), { name: `key ${index}` })).statusCode).toBe(201)
+    const refused = await create(asBrowser(owner))
+    expect(refused.statusCode).toBe(409)
+    expect(refused.json().error).toMatchObject({ code: 'conflict', message: expect.stringContaining('at most 100') })
+    const { items } = (await list(asScript(owner))).json<KeyList>()
+    expect(items).toHaveLength(100)
+    expect((await revoke(asScript(owner), items[1]?.id ?? '')).statusCode).toBe(204)
+    expect((await create(asBrowser(owner))).statusCode).toBe(201)
+    // Another account is not affected.
+    expect((await create(asBrowser(stranger))).statusCode).toBe(201)
   })
 
   it('answers 401 on every route without credentials', async () => {
@@ -105,7 +128,7 @@ describe('API keys', () => {
   })
 
   it('refuses cookie-authenticated creation and revocation without our Origin (403); API keys are exempt', async () => {
-    const created = (await create(asScript(account))).json<CreatedKey>()
+    const created = (await create(asBrowser(account))).json<CreatedKey>()
     expect((await create({ cookie: account.cookie })).statusCode).toBe(403)
     expect((await create({ cookie: account.cookie, origin: 'https://evil.example' })).statusCode).toBe(403)
     expect((await revoke({ cookie: account.cookie }, created.id)).statusCode).toBe(403)

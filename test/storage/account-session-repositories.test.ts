@@ -68,10 +68,16 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
   it.skipIf(!available)('creates, lists, uses and revokes API keys per account', async () => {
     const owner = await newAccount()
     const other = await newAccount()
-    const key = await apiKeys.create(owner.id, { name: 'CI', prefix: 'tgak_abcdefg', keyHash: `hash-${owner.id}` })
+    const key = await apiKeys.create(owner.id, { name: 'CI', prefix: 'tgak_abcdefg', keyHash: `hash-${owner.id}` }, 2)
+    if (key === undefined) throw new Error('key not created')
     expect(key).toEqual({ id: expect.any(String), name: 'CI', prefix: 'tgak_abcdefg', createdAt: expect.any(Date), lastUsedAt: null })
     expect(await apiKeys.listByAccount(owner.id)).toEqual([key])
     expect(await apiKeys.listByAccount(other.id)).toEqual([])
+    // The account's limit (2 here) holds; another account has its own.
+    expect(await apiKeys.create(owner.id, { name: 'two', prefix: 'tgak_two', keyHash: `two-${owner.id}` }, 2)).toBeDefined()
+    expect(await apiKeys.create(owner.id, { name: 'three', prefix: 'tgak_three', keyHash: `three-${owner.id}` }, 2)).toBeUndefined()
+    expect(await apiKeys.listByAccount(owner.id)).toHaveLength(2)
+    await apiKeys.delete(owner.id, (await apiKeys.listByAccount(owner.id))[1]?.id ?? '')
 
     expect(await apiKeys.useByKeyHash(`hash-${owner.id}`)).toEqual({ apiKeyId: key.id, accountId: owner.id, email: owner.email })
     const [used] = await apiKeys.listByAccount(owner.id)
@@ -86,7 +92,7 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
   it.skipIf(!available)("removes an account's sessions and keys with the account", async () => {
     const account = await newAccount()
     await sessions.create(account.id, `cascade-${account.id}`, new Date(Date.now() + HOUR_MS))
-    await apiKeys.create(account.id, { name: 'x', prefix: 'tgak_x', keyHash: `cascade-${account.id}` })
+    await apiKeys.create(account.id, { name: 'x', prefix: 'tgak_x', keyHash: `cascade-${account.id}` }, 1)
     await subject.database.query('DELETE FROM accounts WHERE id = $1', [account.id])
     expect(await sessions.findByTokenHash(`cascade-${account.id}`)).toBeUndefined()
     expect(await apiKeys.useByKeyHash(`cascade-${account.id}`)).toBeUndefined()

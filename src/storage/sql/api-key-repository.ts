@@ -29,12 +29,17 @@ const LAST_USED_RESOLUTION = '1 minute'
 /** API keys, found by the SHA-256 of the presented key. */
 export function createApiKeyRepository(database: SqlExecutor) {
   return {
-    async create(accountId: string, key: { name: string; prefix: string; keyHash: string }): Promise<ApiKeyRecord> {
+    /** Creates a key, or answers undefined when the account holds `limit` keys already. */
+    async create(accountId: string, key: { name: string; prefix: string; keyHash: string }, limit: number): Promise<ApiKeyRecord | undefined> {
+      // One statement: the count and the insert see the same snapshot. Creations racing on one
+      // account may pass the limit by the few that raced; it bounds a list, it guards no secret.
       const rows = await database.query<ApiKeyRow>(
-        `INSERT INTO api_keys (id, account_id, name, prefix, key_hash) VALUES ($1, $2, $3, $4, $5) RETURNING ${apiKeyColumns}`,
-        [randomUUID(), accountId, key.name, key.prefix, key.keyHash],
+        `INSERT INTO api_keys (id, account_id, name, prefix, key_hash)
+         SELECT $1, $2, $3, $4, $5 WHERE (SELECT count(*) FROM api_keys WHERE account_id = $2) < $6
+         RETURNING ${apiKeyColumns}`,
+        [randomUUID(), accountId, key.name, key.prefix, key.keyHash, limit],
       )
-      return toApiKey(rows[0] as ApiKeyRow)
+      return rows[0] === undefined ? undefined : toApiKey(rows[0])
     },
 
     async listByAccount(accountId: string): Promise<ApiKeyRecord[]> {

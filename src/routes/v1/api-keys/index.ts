@@ -34,6 +34,9 @@ function apiKeyView(key: ApiKeyRecord): Type.Static<typeof ApiKey> {
   }
 }
 
+/** Enough for a key per deployment and tool; the list is answered whole, so it stays short. */
+export const MAX_API_KEYS_PER_ACCOUNT = 100
+
 const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.authenticate)
 
@@ -45,10 +48,16 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Create an API key (shown once)',
         security: dashboardSecurity,
         body: Type.Object({ name: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
-        response: { 201: CreatedApiKey, 400: ErrorResponse, ...authenticatedErrors },
+        description: `From a logged-in session only (403 forbidden with an API key: a key cannot mint keys). An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} keys (409 conflict beyond).`,
+        response: { 201: CreatedApiKey, 400: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
+      // A key cannot mint keys: revoking a leaked key then ends everything it could do, instead of
+      // leaving behind the keys it made.
+      if (request.authentication?.method !== 'session') {
+        throw new ApiError('forbidden', 'API keys are created from a logged-in session (the dashboard), not with another API key.')
+      }
       const name = request.body.name.trim()
       if (name === '' || name.length > API_KEY_NAME_MAX_LENGTH) {
         throw new ApiError('validation_error', 'The request is not valid; see details.', [
@@ -56,7 +65,10 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ])
       }
       const key = generateApiKey()
-      const record = await app.apiKeys.create(accountOf(request).id, { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key) })
+      const record = await app.apiKeys.create(accountOf(request).id, { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key) }, MAX_API_KEYS_PER_ACCOUNT)
+      if (record === undefined) {
+        throw new ApiError('conflict', `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} API keys; revoke one first.`)
+      }
       return reply.code(201).send({ ...apiKeyView(record), key })
     },
   )

@@ -8,6 +8,7 @@ import { ApiError } from '../../../errors.js'
 import {
   clearSessionCookie,
   rejectCrossOriginForm,
+  sessionCookieName,
   SESSION_LIFETIME_MS,
   setSessionCookie,
 } from '../../../plugins/authentication.js'
@@ -22,7 +23,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'Log in',
-        description: `Answers the account and sets the HttpOnly session cookie tollgate_session (valid ${SESSION_LIFETIME_MS / 86_400_000} days or until logout).`,
+        description: `Answers the account and sets the HttpOnly session cookie ${sessionCookieName(app.config)} (valid ${SESSION_LIFETIME_MS / 86_400_000} days or until logout).`,
         body: Credentials,
         response: { 200: Account, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse },
       },
