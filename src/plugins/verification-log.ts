@@ -21,6 +21,11 @@ export interface VerificationLogEntry {
   difficulty: number | null
   solveTimeMs: number | null
   stepUps: number
+  /**
+   * The row's id, given when the row is first written: a batch tried again after a failure keeps
+   * its ids, so rows that the failed attempt did commit (its answer lost) are not written twice.
+   */
+  id?: string
 }
 
 export interface VerificationLog {
@@ -53,7 +58,8 @@ const MAX_USER_AGENT_LENGTH = 512
 
 /**
  * One multi-row INSERT per batch: columns travel as parallel arrays and unnest() turns them into
- * rows, so a batch of any size is one statement with 15 parameters. Anomalies travel comma-joined
+ * rows, so a batch of any size is one statement with 15 parameters. Rows are identified by their
+ * ids (given here when they have none): a row already written is skipped, not written again. Anomalies travel comma-joined
  * (labels are snake_case words) because unnest() would flatten a two-dimensional array. The
  * rows' hourly counts for the stats follow by trigger (migration 007, verification_rollups).
  * Exported for bench/stats, which measures this statement.
@@ -68,9 +74,10 @@ export async function insertRows(database: SqlDatabase, rows: readonly Verificat
      FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[], $7::smallint[], $8::text[],
        $9::text[], $10::text[], $11::text[], $12::text[], $13::smallint[], $14::integer[], $15::smallint[])
        AS batch (id, site_id, challenge_id, created_at, action, error_code, risk_score, anomalies,
-         country_code, client_ip, hostname, user_agent, difficulty, solve_time_ms, step_ups)`,
+         country_code, client_ip, hostname, user_agent, difficulty, solve_time_ms, step_ups)
+     ON CONFLICT (id) DO NOTHING`,
     [
-      rows.map(() => randomUUID()),
+      rows.map((row) => (row.id ??= randomUUID())),
       column((row) => row.siteId),
       column((row) => row.challengeId),
       column((row) => row.createdAt.toISOString()),

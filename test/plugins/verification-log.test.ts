@@ -161,6 +161,32 @@ describe('a database that goes away in the middle of a write', () => {
     }
   })
 
+  it('writes each row once when the answer to a committed INSERT is lost and the batch is tried again', async () => {
+    const service = await buildTestApp()
+    try {
+      const siteId = randomUUID()
+      const { database } = service.app
+      const query = database.query.bind(database)
+      // The INSERT commits; the connection drops before its answer arrives.
+      const spy = vi.spyOn(database, 'query').mockImplementationOnce(async (sql, params) => {
+        await query(sql, params)
+        throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })
+      })
+      for (let index = 0; index < 3; index++) service.app.verificationLog.record(entry(siteId))
+      await expect(service.app.verificationLog.flush()).rejects.toThrow('ECONNRESET')
+      spy.mockRestore()
+      await service.app.verificationLog.flush()
+      const [logged] = await database.query<{ count: number }>('SELECT count(*)::int AS count FROM verifications WHERE site_id = $1', [siteId])
+      const [counted] = await database.query<{ count: number }>(
+        "SELECT sum(count)::int AS count FROM verification_rollups WHERE site_id = $1 AND kind = 'action'",
+        [siteId],
+      )
+      expect({ logged: logged?.count, counted: counted?.count }).toEqual({ logged: 3, counted: 3 })
+    } finally {
+      await service.close()
+    }
+  })
+
   it('keeps at most maxBufferedRows while a write hangs, the newest ones', async () => {
     const service = await buildTestApp({ verificationLogMaxBufferedRows: 1_000 })
     try {

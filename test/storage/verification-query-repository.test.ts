@@ -255,3 +255,36 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
     expect(await queries.listPage(kept, { limit: 10 })).toHaveLength(1)
   })
 })
+
+describe.runIf(databaseKinds.find((entry) => entry.kind === 'postgres')?.available)('deleting a site\'s counts while instances write its log (PostgreSQL)', () => {
+  it('never deadlocks with the insert trigger: the counts are locked in the order the trigger locks them', { timeout: 60_000 }, async () => {
+    const subject = await openTestDatabase('postgres')
+    try {
+      const queries = createVerificationQueryRepository(subject.database)
+      const failures: string[] = []
+      const start = Date.now() - 3 * HOUR_MS
+      // Each round: two writers (two instances) insert batches for a site, its deletion runs meanwhile.
+      for (let round = 0; round < 60; round++) {
+        const siteId = randomUUID()
+        let stop = false
+        const writer = async (offset: number) => {
+          for (let batch = 0; !stop; batch++) {
+            await insertVerifications(subject.database, sampleRows(siteId, start, 3 * HOUR_MS, 40 + ((batch + offset) % 7)))
+              .catch((error: { code?: string }) => failures.push(`writer ${error.code}`))
+          }
+        }
+        const writers = [writer(0), writer(3)]
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        await subject.database.transaction((transaction) => createVerificationQueryRepository(transaction).deleteRollupsOf(siteId))
+          .catch((error: { code?: string }) => failures.push(`deletion ${error.code}`))
+        stop = true
+        await Promise.all(writers)
+        while ((await queries.deleteOldest(siteId, 1_000)) > 0);
+      }
+      expect(failures).toEqual([])
+    } finally {
+      await subject.database.close()
+      await subject.dispose()
+    }
+  })
+})

@@ -8,8 +8,9 @@ const DAY_MS = 24 * HOUR_MS
 export const intervalMs: Record<StatsInterval, number> = { hour: HOUR_MS, day: DAY_MS }
 
 /**
- * The longest range per interval: at most 744 hourly or 92 daily buckets, which bounds both the
- * answer and the rows one query aggregates.
+ * The longest range per interval: 31 days hourly or 92 days daily, so at most 745 hourly or 93
+ * daily buckets (one more than the days' worth when the range starts inside a bucket), which
+ * bounds both the answer and the rows one query aggregates.
  */
 export const maxRangeMs: Record<StatsInterval, number> = { hour: 31 * DAY_MS, day: 92 * DAY_MS }
 

@@ -215,7 +215,17 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
      * to lower (the counts it makes go below zero are removed by the same trigger).
      */
     async deleteRollupsOf(siteId: string): Promise<void> {
-      await database.query('DELETE FROM verification_rollups WHERE site_id = $1', [siteId])
+      // The rows are locked in key order first, the order in which the log's insert trigger
+      // locks them: a plain DELETE locks in scan order, which with two instances writing the
+      // site's log at the same moment closes a cycle (a deadlock, and the deletion answered 500).
+      await database.query(
+        `DELETE FROM verification_rollups
+          WHERE (site_id, kind, hour, value) IN (
+            SELECT site_id, kind, hour, value FROM verification_rollups WHERE site_id = $1
+             ORDER BY site_id, kind, hour, value FOR UPDATE
+          )`,
+        [siteId],
+      )
     },
   }
 }
