@@ -98,6 +98,16 @@ describe('step-up', () => {
     expect(await submit(worse(current))).toMatchObject({ riskScore: 45, action: 'challenge' })
   })
 
+  it('does not let the rounds paid for mild doubts launder evidence that blocks on its own', async () => {
+    const site = await createTestSite(service.app, { settings: { difficulty: 4, maxStepUps: 2 } })
+    const clientIp = '203.0.113.70'
+    // Otherwise a person's signals, but navigator.webdriver is set: 70, the block threshold, alone.
+    const automated = (challenge: Challenge) => ({ ...humanSubmission(challenge), fingerprint: { ...browserFingerprint, webdriver: true } })
+    expect(await playRound(site, clientIp, suspicious)).toEqual({ difficulty: 4, riskScore: 45, action: 'challenge', hasToken: false })
+    // No credit for the round solved (it would make 55: challenged again, and allowed at the next round).
+    expect(await playRound(site, clientIp, automated, { 'accept-language': 'en-US,en;q=0.9' })).toEqual({ difficulty: 6, riskScore: 70, action: 'block', hasToken: false })
+  })
+
   it('keeps step-up state per browser on one address: two people behind one NAT each get their own rounds', async () => {
     const site = await createTestSite(service.app, { settings: { difficulty: 4, maxStepUps: 1 } })
     const clientIp = '203.0.113.50'

@@ -32,17 +32,19 @@ export const signalGroups: readonly SignalGroup[] = [
 
 /**
  * The risk score: the sum of the weights of the labels found, capped at 100, minus
- * STEP_UP_CREDIT for every step-up already solved, floored at 0. So a score can always be
- * recomputed from the verification log's anomalies and step_ups columns.
+ * STEP_UP_CREDIT for every step-up already solved, floored at 0; no credit when the sum reaches
+ * stepUpCreditBelow (the site's block threshold). So a score can always be recomputed from the
+ * verification log's anomalies and step_ups columns and the site's block threshold.
  */
 export function scoreVerification(input: ScoringInput): RiskAssessment {
   const found = new Set<AnomalyLabel>()
   for (const group of signalGroups) for (const label of group(input)) found.add(label)
   const anomalies = anomalyLabels.filter((label) => found.has(label))
-  return { riskScore: scoreOf(anomalies, input.stepUps), anomalies }
+  return { riskScore: scoreOf(anomalies, input.stepUps, input.stepUpCreditBelow), anomalies }
 }
 
-export function scoreOf(anomalies: readonly AnomalyLabel[], stepUps: number): number {
-  const total = anomalies.reduce((sum, label) => sum + anomalyVocabulary[label].weight, 0)
-  return Math.max(0, Math.min(MAX_RISK_SCORE, total) - STEP_UP_CREDIT * stepUps)
+export function scoreOf(anomalies: readonly AnomalyLabel[], stepUps: number, stepUpCreditBelow = Number.POSITIVE_INFINITY): number {
+  const total = Math.min(MAX_RISK_SCORE, anomalies.reduce((sum, label) => sum + anomalyVocabulary[label].weight, 0))
+  if (total >= stepUpCreditBelow) return total
+  return Math.max(0, total - STEP_UP_CREDIT * stepUps)
 }

@@ -47,4 +47,10 @@ export interface ScoringInput {
   history?: { anomalies: readonly AnomalyLabel[] }
   /** Step-ups the client has solved on this site before this submission (from the challenge record). */
   stepUps: number
+  /**
+   * The score from which solved step-ups earn nothing: the site's block threshold. Work offsets
+   * the doubt of the challenge band, not evidence that blocks on its own (a client that starts a
+   * sequence with mild signals and then shows automation is not let through by the rounds it paid).
+   */
+  stepUpCreditBelow?: number
 }

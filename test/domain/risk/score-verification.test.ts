@@ -58,6 +58,12 @@ describe('scoreVerification', () => {
     expect(scoreVerification({ ...input, stepUps: 1 }).riskScore).toBe(25 - 15)
     expect(scoreVerification({ ...input, stepUps: 2 }).riskScore).toBe(0)
     expect(scoreOf(['bot_user_agent', 'webdriver_detected'], 1)).toBe(100 - 15)
+    // Labels that reach the block threshold on their own earn no credit for the rounds solved.
+    expect(scoreOf(['webdriver_detected'], 2, 70)).toBe(70)
+    expect(scoreOf(['bot_user_agent', 'webdriver_detected'], 1, 70)).toBe(100)
+    // Below it the credit holds: 70 under a block threshold of 71 is 40 after two rounds.
+    const band = ['webdriver_detected'] as const
+    expect(scoreOf(band, 2, 71)).toBe(70 - 30)
   })
 })
 

@@ -69,6 +69,7 @@ export async function judgeSubmission(
     network,
     history,
     stepUps,
+    stepUpCreditBelow: caller.site.settings.blockThreshold,
   })
   // Thresholds and the step-up limit are the site's own settings. A challenge at the ceiling
   // cannot be followed by a harder one, so it ends the sequence as the last step-up would.
