@@ -13,7 +13,8 @@ function isPlaceholder(value: SignalValue | undefined): boolean {
   if (typeof value === 'number') return value === 0
   if (typeof value !== 'string') return true
   const text = value.trim()
-  return placeholderPattern.test(text) || /^(.)\1*$/.test(text)
+  // Nothing but white space is as constant as one character repeated.
+  return text === '' || placeholderPattern.test(text) || /^(.)\1*$/.test(text)
 }
 
 /**

@@ -69,7 +69,7 @@ describe('fingerprint signals', () => {
     expect(detectFingerprintAnomalies(withFingerprint({ canvas: '', webgl: null }))).toEqual(['canvas_missing', 'webgl_missing'])
   })
 
-  it.each(['0', 'none', 'undefined', 'aaaaaaaa', '0000000000000000', 'unsupported'])('flags the placeholder %j as constant', (value) => {
+  it.each(['0', 'none', 'undefined', 'aaaaaaaa', '0000000000000000', 'unsupported', '   ', '\t', ' \n '])('flags the placeholder %j as constant', (value) => {
     expect(detectFingerprintAnomalies(withFingerprint({ canvas: value, webgl: value }))).toEqual(['canvas_constant', 'webgl_constant'])
   })
 
