@@ -56,8 +56,9 @@ export interface KeyValueStore {
   incrementAndRead(key: string, ttlMs: number, readKeys: readonly string[]): Promise<{ count: number; values: (string | null)[] }>
   /**
    * Counts distinct members in one atomic step: sets `markerKey` when absent and, only then,
-   * increments `counterKey`; both expire after ttlMs when new. Returns the counter. On Redis
-   * Cluster the two keys must share a hash tag.
+   * increments `counterKey`. A new counter expires after ttlMs, a new marker with the counter (so
+   * counts restart whole in the next window). Returns the counter. On Redis Cluster the two keys
+   * must share a hash tag.
    */
   countDistinct(markerKey: string, counterKey: string, ttlMs: number): Promise<number>
   /** Remaining time to live in milliseconds, or null when the key does not exist. */

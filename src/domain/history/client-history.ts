@@ -5,7 +5,11 @@ import type { AnomalyLabel } from '../risk/anomalies.js'
 /**
  * Recent history of a client, kept in the key-value store so that every instance sees it:
  * - request rate: challenges per client per site, in one-minute fixed windows;
- * - recent blocks: blocked verifications per client per site over fifteen minutes;
+ * - recent blocks: blocked verifications per client per site in fifteen-minute windows, read as
+ *   the current window and the one before, so that every block counts for 15 to 30 minutes and
+ *   two blocks a few seconds apart are counted together whenever they happen;
+ * - fingerprint spread: remembered per client for the spread's window once its fingerprint was
+ *   seen from too many addresses, so that the client's next challenges are harder too;
  * - pending step-ups (see domain/risk/step-up.ts), kept beside them;
  * - fingerprint spread: distinct clients per fingerprint per site over an hour, counted with one
  *   marker key per (fingerprint, client) pair and a counter, which the store's countDistinct
@@ -102,7 +106,14 @@ export function stepUpsKey(ref: ClientRef): string {
 }
 
 const rateKey = (ref: ClientRef, windowIndex: number) => clientKey(ref, `rate:${windowIndex}`)
-const blocksKey = (ref: ClientRef) => clientKey(ref, 'blocks')
+const blocksKey = (ref: ClientRef, windowIndex: number) => clientKey(ref, `blocks:${windowIndex}`)
+const spreadKey = (ref: ClientRef) => clientKey(ref, 'spread')
+
+/** The keys of the current block window and the one before. */
+function recentBlocksKeys(ref: ClientRef, now: number, policy: HistoryPolicy): [string, string] {
+  const windowIndex = Math.floor(now / policy.blockWindowMs)
+  return [blocksKey(ref, windowIndex), blocksKey(ref, windowIndex - 1)]
+}
 const fingerprintMarkerKey = (siteId: string, fingerprint: string, client: string) => `history:{${siteId}:fp:${fingerprint}}:client:${client}`
 const fingerprintCountKey = (siteId: string, fingerprint: string) => `history:{${siteId}:fp:${fingerprint}}:clients`
 
@@ -129,13 +140,15 @@ export async function recordChallengeRequest(
 ): Promise<ChallengeRequestAssessment> {
   const windowIndex = Math.floor(now / policy.rateWindowMs)
   const { count: requests, values } = await store.incrementAndRead(rateKey(ref, windowIndex), policy.rateWindowMs * 2, [
-    blocksKey(ref),
+    ...recentBlocksKeys(ref, now, policy),
+    spreadKey(ref),
     stepUpsKey(ref),
   ])
-  const [blocks, stepUps] = values
+  const [blocks, earlierBlocks, spread, stepUps] = values
   const anomalies: AnomalyLabel[] = []
   if (requests > policy.rateLimit) anomalies.push('high_request_rate')
-  if (countOf(blocks) >= policy.blockLimit) anomalies.push('recent_blocks')
+  if (countOf(blocks) + countOf(earlierBlocks) >= policy.blockLimit) anomalies.push('recent_blocks')
+  if (spread !== null && spread !== undefined) anomalies.push('fingerprint_many_ips')
   const pending = decodePendingStepUps(stepUps)
   return { anomalies, extraDifficulty: sumExtraDifficulty(anomalies), stepUps: pending.count, stepUpRound: pending.round }
 }
@@ -157,14 +170,18 @@ export async function recordAndAssessHistory(
   policy: HistoryPolicy = defaultHistoryPolicy,
 ): Promise<HistoryAssessment> {
   const windowIndex = Math.floor(now / policy.rateWindowMs)
-  const [[requests, blocks], spread] = await Promise.all([
-    store.getMany([rateKey(input, windowIndex), blocksKey(input)]),
+  const [[requests, blocks, earlierBlocks], spread] = await Promise.all([
+    store.getMany([rateKey(input, windowIndex), ...recentBlocksKeys(input, now, policy)]),
     input.fingerprint === undefined ? Promise.resolve(0) : recordFingerprint(store, input, input.fingerprint, policy),
   ])
   const anomalies: AnomalyLabel[] = []
   if (countOf(requests) > policy.rateLimit) anomalies.push('high_request_rate')
-  if (countOf(blocks) >= policy.blockLimit) anomalies.push('recent_blocks')
-  if (spread >= policy.fingerprintClientLimit) anomalies.push('fingerprint_many_ips')
+  if (countOf(blocks) + countOf(earlierBlocks) >= policy.blockLimit) anomalies.push('recent_blocks')
+  if (spread >= policy.fingerprintClientLimit) {
+    anomalies.push('fingerprint_many_ips')
+    // The client's next challenges are raised for it too (recordChallengeRequest reads this).
+    await store.set(spreadKey(input), '1', policy.fingerprintWindowMs)
+  }
   return assessmentOf(anomalies)
 }
 
@@ -173,12 +190,13 @@ function recordFingerprint(store: KeyValueStore, ref: ClientRef, fingerprint: st
   return store.countDistinct(fingerprintMarkerKey(ref.siteId, fingerprint, ref.client), fingerprintCountKey(ref.siteId, fingerprint), policy.fingerprintWindowMs)
 }
 
-/** After the verdict: a block counts against the client for the block window. */
+/** After the verdict: a block counts against the client in its block window and the next. */
 export async function recordOutcome(
   store: KeyValueStore,
   ref: ClientRef,
   action: 'allow' | 'challenge' | 'block',
   policy: HistoryPolicy = defaultHistoryPolicy,
+  now: number = Date.now(),
 ): Promise<void> {
-  if (action === 'block') await store.increment(blocksKey(ref), policy.blockWindowMs)
+  if (action === 'block') await store.increment(blocksKey(ref, Math.floor(now / policy.blockWindowMs)), policy.blockWindowMs * 2)
 }

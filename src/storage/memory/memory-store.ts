@@ -186,7 +186,9 @@ export function openMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
     async countDistinct(markerKey, counterKey, ttlMs) {
       const time = now()
       if (slots.find(markerKey, time) >= 0) return Number(read(counterKey, time) ?? 0)
-      slots.put(markerKey, '1', time + ttlMs)
+      // A new marker expires with the counter, never after it (see count-distinct.lua).
+      const counter = slots.find(counterKey, time)
+      slots.put(markerKey, '1', counter < 0 ? time + ttlMs : slots.expiries[counter]!)
       return increment(counterKey, ttlMs, 1)
     },
     async timeToLive(key) {

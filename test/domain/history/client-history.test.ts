@@ -44,14 +44,35 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
   })
 
   it('flags a client with recent blocks, and only blocks count', async () => {
-    await recordOutcome(store, { siteId: site, client: 'c1' }, 'allow', policy)
-    await recordOutcome(store, { siteId: site, client: 'c1' }, 'challenge', policy)
-    await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
+    await recordOutcome(store, { siteId: site, client: 'c1' }, 'allow', policy, now)
+    await recordOutcome(store, { siteId: site, client: 'c1' }, 'challenge', policy, now)
+    await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy, now)
     expect((await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).anomalies).toEqual([])
-    await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
+    await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy, now)
     expect(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).toEqual({ anomalies: ['recent_blocks'], extraDifficulty: 2, stepUps: 0, stepUpRound: '' })
     expect((await recordAndAssessHistory(store, { siteId: site, client: 'c1', fingerprint: 'f1' }, now, policy)).anomalies).toEqual(['recent_blocks'])
     expect((await recordChallengeRequest(store, { siteId: site, client: 'c2' }, now, policy)).anomalies).toEqual([])
+  })
+
+  it('counts two blocks a few seconds apart together, also across the edge of a 15-minute window', async () => {
+    const windowEnd = (Math.floor(now / policy.blockWindowMs) + 1) * policy.blockWindowMs
+    const client = { siteId: site, client: 'edge' }
+    await recordOutcome(store, client, 'block', policy, windowEnd - 1_000)
+    await recordOutcome(store, client, 'block', policy, windowEnd + 1_000)
+    expect((await recordAndAssessHistory(store, { ...client, fingerprint: undefined }, windowEnd + 2_000, policy)).anomalies).toEqual(['recent_blocks'])
+    expect((await recordChallengeRequest(store, client, windowEnd + 2_000, policy)).anomalies).toEqual(['recent_blocks'])
+    // A block counts for at least 15 minutes: still there at the end of the next window, gone after.
+    expect((await recordChallengeRequest(store, client, windowEnd + policy.blockWindowMs - 1, policy)).anomalies).toEqual(['recent_blocks'])
+    expect((await recordChallengeRequest(store, client, windowEnd + 2 * policy.blockWindowMs, policy)).anomalies).toEqual([])
+  })
+
+  it('raises the next challenges of a client whose fingerprint was seen from too many addresses', async () => {
+    for (const client of ['s1', 's2', 's3']) await recordAndAssessHistory(store, { siteId: site, client, fingerprint: 'farmed' }, now, policy)
+    expect(await recordChallengeRequest(store, { siteId: site, client: 's3' }, now, policy)).toEqual({
+      anomalies: ['fingerprint_many_ips'], extraDifficulty: 1, stepUps: 0, stepUpRound: '',
+    })
+    // The clients seen before the limit was reached are not flagged until they are seen again.
+    expect((await recordChallengeRequest(store, { siteId: site, client: 's1' }, now, policy)).anomalies).toEqual([])
   })
 
   it('flags a fingerprint seen from many distinct clients, counting each client once', async () => {
@@ -70,8 +91,8 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
 
   it('caps the extra difficulty when several labels hold', async () => {
     for (let i = 0; i < 6; i++) await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)
-    await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
-    await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy)
+    await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy, now)
+    await recordOutcome(store, { siteId: site, client: 'c1' }, 'block', policy, now)
     const result = await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)
     expect(result).toEqual({ anomalies: ['high_request_rate', 'recent_blocks'], extraDifficulty: 4, stepUps: 0, stepUpRound: '' })
   })
