@@ -82,10 +82,12 @@ function clientMessage(error: FastifyError, code: ErrorCode): string {
   return errorCatalogue[code].message
 }
 
-/** Connection failures to PostgreSQL or Redis: a 503 tells clients to retry, a 500 would not. */
+/** Connection failures to PostgreSQL or Redis, and timed-out statements: a 503 tells clients to retry, a 500 would not. */
 function isOutage(error: Error): boolean {
   const code = (error as NodeJS.ErrnoException).code
   return (
+    // PostgreSQL canceled a statement that ran past the statement timeout.
+    code === '57014' ||
     code === 'ECONNREFUSED' ||
     code === 'ECONNRESET' ||
     code === 'ETIMEDOUT' ||

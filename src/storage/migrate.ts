@@ -33,6 +33,9 @@ export async function readMigrations(directory: URL = migrationsDirectory): Prom
 export async function migrate(database: SqlDatabase, migrations?: Migration[]): Promise<number[]> {
   const pending = migrations ?? (await readMigrations())
   return database.transaction(async (transaction) => {
+    // A migration may rewrite a large table, and an instance may wait here for another's: no
+    // statement timeout within this transaction.
+    await transaction.query('SET LOCAL statement_timeout = 0')
     await transaction.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY])
     await transaction.query(`
       CREATE TABLE IF NOT EXISTS schema_migrations (

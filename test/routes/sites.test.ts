@@ -161,4 +161,16 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
     expect(isSecretKeyOf(site.secretKey, cached?.secretKeyHash ?? '')).toBe(false)
     expect((await readSite(site.id)).body).not.toContain(secretKey)
   })
+
+  it('answers 503 service_unavailable, not 500, when the database cancels a statement that ran too long', async () => {
+    const canceled = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })
+    const query = vi.spyOn(service.app.sites, 'listByAccount').mockRejectedValueOnce(canceled)
+    try {
+      const response = await service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asScript(account) })
+      expect(response.statusCode).toBe(503)
+      expect(response.json().error.code).toBe('service_unavailable')
+    } finally {
+      query.mockRestore()
+    }
+  })
 })

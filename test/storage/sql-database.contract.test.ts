@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { migrate, readMigrations } from '../../src/storage/migrate.js'
+import { migrate, readMigrations, type Migration } from '../../src/storage/migrate.js'
 import { openPgliteDatabase } from '../../src/storage/pglite/pglite-database.js'
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
 
@@ -131,6 +131,24 @@ describe.each(databaseKinds)('SqlDatabase contract on $kind', ({ kind, available
 })
 
 describe.skipIf(!databaseKinds[1]?.available)('migrations on PostgreSQL', () => {
+  it('cancels a statement that runs past the statement timeout (57014), but not a migration', async () => {
+    const first = await openTestDatabase('postgres', { migrated: false })
+    const { openPostgresDatabase } = await import('../../src/storage/postgres/postgres-database.js')
+    const { postgresUrl } = await import('../helpers/services.js')
+    const schema = (await first.database.query<{ schema: string }>('SELECT current_schema() AS schema'))[0]?.schema ?? ''
+    const hurried = await openPostgresDatabase({ connectionString: postgresUrl, schema, statementTimeoutMs: 200 })
+    try {
+      await expect(hurried.query('SELECT pg_sleep(1)')).rejects.toMatchObject({ code: '57014' })
+      const slow: Migration = { version: 901, name: 'slow', sql: 'SELECT pg_sleep(0.5);' }
+      expect(await migrate(hurried, [slow])).toEqual([901])
+      // The lifted limit was the migration's own: the pool's next statement has it again.
+      await expect(hurried.query('SELECT pg_sleep(1)')).rejects.toMatchObject({ code: '57014' })
+    } finally {
+      await Promise.all([first.database.close(), hurried.close()])
+      await first.dispose()
+    }
+  })
+
   it('two instances migrating one database at once apply each migration exactly once', async () => {
     const first = await openTestDatabase('postgres', { migrated: false })
     const { openPostgresDatabase } = await import('../../src/storage/postgres/postgres-database.js')

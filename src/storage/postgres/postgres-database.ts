@@ -17,6 +17,12 @@ export interface PostgresOptions {
   /** Use (and create) this schema instead of public: lets test suites share one database. */
   schema?: string
   maxConnections?: number
+  /**
+   * The longest a statement may run before PostgreSQL cancels it (SQLSTATE 57014, answered 503):
+   * a statement stuck behind a lock or a runaway plan must not hold a request and a connection
+   * for ever. Migrations lift it for their own transaction. Default 30 s.
+   */
+  statementTimeoutMs?: number
 }
 
 function quoteIdentifier(name: string): string {
@@ -29,6 +35,7 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
     max: options.maxConnections ?? 10,
     types: numericTypes,
     connectionTimeoutMillis: 5_000,
+    statement_timeout: options.statementTimeoutMs ?? 30_000,
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   })
   // An idle client that loses its connection emits here; without a listener the process would crash.
