@@ -30,7 +30,7 @@ const definitions = {
   },
   siteverify: {
     name: 'tollgate_siteverify_total',
-    help: 'Siteverify calls by result (success or the first error code).',
+    help: 'Siteverify calls by result (success, the first error code, or test for the documented test secrets).',
     labelNames: ['result'],
   },
   webhookDeliveries: {

@@ -29,6 +29,7 @@ describe('/metrics counters of the core flow', () => {
       'tollgate_verifications_rejected_total{code="invalid_site_key"}',
       'tollgate_siteverify_total{result="success"}',
       'tollgate_siteverify_total{result="timeout-or-duplicate"}',
+      'tollgate_siteverify_total{result="test"}',
     ]
     const before = await metrics()
 
@@ -44,8 +45,12 @@ describe('/metrics counters of the core flow', () => {
     await submitSolution(service.app, browserHeaders('tgk_nosuchkey'), submission) // invalid_site_key
     await service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } }) // success
     await service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } }) // duplicate
+    // The test secrets' fixed answers are counted apart, not as successes or duplicates.
+    for (const secret of ['1x0000000000000000000000000000000AA', '3x0000000000000000000000000000000AA']) {
+      await service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret, response: 'anything' } })
+    }
 
     const after = await metrics()
-    expect(series.map((name) => sampleOf(after, name) - sampleOf(before, name))).toEqual([2, 1, 1, 2, 1, 1, 1, 1])
+    expect(series.map((name) => sampleOf(after, name) - sampleOf(before, name))).toEqual([2, 1, 1, 2, 1, 1, 1, 1, 2])
   })
 })

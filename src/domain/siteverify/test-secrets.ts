@@ -11,6 +11,12 @@ export const testSecrets = {
   alwaysDuplicate: '3x0000000000000000000000000000000AA',
 } as const
 
+const testSecretValues: ReadonlySet<unknown> = new Set(Object.values(testSecrets))
+
+export function isTestSecret(secret: unknown): boolean {
+  return testSecretValues.has(secret)
+}
+
 /** The fixed answer for a test secret, or undefined when the secret is not one. */
 export function answerTestSecret(secret: string, now: number): SiteverifyAnswer | undefined {
   switch (secret) {
