@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { verify } from '@octokit/webhooks-methods'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -131,7 +132,36 @@ describe('webhook routes', () => {
     it('an empty list for a site that never sent one', async () => {
       const site = await createTestSite(service.app, owner)
       const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/webhook-deliveries`, headers: asScript(owner) })
-      expect(response.json()).toEqual({ items: [] })
+      expect(response.json()).toEqual({ items: [], nextCursor: null })
+    })
+
+    it('pages through every kept delivery with nextCursor, each once, rows of one millisecond included', async () => {
+      const site = await createTestSite(service.app, owner)
+      const createdAt = new Date()
+      const ids = Array.from({ length: 5 }, () => randomUUID())
+      for (const id of ids) {
+        await service.app.webhooks.deliveries.record({
+          id, siteId: site.id, event: 'verification.blocked', url: 'https://hooks.example/x', isTest: false,
+          outcome: 'delivered', statusCode: 204, latencyMs: 3, error: null, createdAt,
+        })
+      }
+      const seen: string[] = []
+      const cursors: (string | null)[] = []
+      let cursor: string | null = null
+      do {
+        const query: string = cursor === null ? 'limit=2' : `limit=2&cursor=${cursor}`
+        const page = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/webhook-deliveries?${query}`, headers: asScript(owner) })
+        const body = page.json<{ items: { id: string }[]; nextCursor: string | null }>()
+        seen.push(...body.items.map((item) => item.id))
+        cursor = body.nextCursor
+        cursors.push(cursor)
+      } while (cursor !== null)
+      expect(seen.sort()).toEqual([...ids].sort())
+      expect(cursors.map((next) => next === null)).toEqual([false, false, true])
+
+      const forged = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/webhook-deliveries?cursor=bm90LWEtY3Vyc29y`, headers: asScript(owner) })
+      expect(forged.statusCode).toBe(400)
+      expect(forged.json().error).toMatchObject({ code: 'validation_error', details: [{ field: 'querystring.cursor' }] })
     })
   })
 

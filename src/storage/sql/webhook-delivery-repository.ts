@@ -1,3 +1,4 @@
+import type { LogCursor } from '../../domain/analytics/log-cursor.js'
 import type { DeliveryOutcome } from '../../domain/webhooks/delivery-result.js'
 import type { SqlExecutor } from '../ports.js'
 
@@ -81,11 +82,22 @@ export function createWebhookDeliveryRepository(database: SqlExecutor) {
 
     /** The site's deliveries, newest first. */
     async listRecent(siteId: string, limit: number): Promise<WebhookDelivery[]> {
-      const rows = await database.query<DeliveryRow>(
-        `SELECT ${columns} FROM webhook_deliveries WHERE site_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
-        [siteId, limit],
+      return (await this.listPage(siteId, limit)).map((entry) => entry.delivery)
+    },
+
+    /**
+     * A page of the site's deliveries, newest first, after `after` (keyset pagination, as the
+     * verification log's), each with the position a next page starts after.
+     */
+    async listPage(siteId: string, limit: number, after?: LogCursor): Promise<{ delivery: WebhookDelivery; position: LogCursor }[]> {
+      const rows = await database.query<DeliveryRow & { created_at_micros: number }>(
+        `SELECT ${columns}, (extract(epoch FROM created_at) * 1000000)::int8 AS created_at_micros
+           FROM webhook_deliveries
+          WHERE site_id = $1 ${after === undefined ? '' : `AND (created_at, id) < (timestamptz 'epoch' + $3::int8 * interval '1 microsecond', $4::uuid)`}
+          ORDER BY created_at DESC, id DESC LIMIT $2`,
+        after === undefined ? [siteId, limit] : [siteId, limit, after.createdAtMicros, after.id],
       )
-      return rows.map(toDelivery)
+      return rows.map((row) => ({ delivery: toDelivery(row), position: { createdAtMicros: row.created_at_micros, id: row.id } }))
     },
 
     /** Deletes the site's rows beyond the newest `keep` or older than `maxAgeDays`; returns how many. */

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { decodeLogCursor, encodeLogCursor } from '../../../domain/analytics/log-cursor.js'
 import { consumeRateLimit } from '../../../domain/rate-limit.js'
 import { ApiError } from '../../../errors.js'
 import type { WebhookDelivery } from '../../../storage/sql/webhook-delivery-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { invalidRequest } from '../sites/site-rules.js'
 
 const DEFAULT_LIST_SIZE = 50
 const MAX_LIST_SIZE = 100
@@ -49,19 +51,37 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: "The site's recent webhook deliveries, newest first",
-        description: 'The newest 1000 deliveries of the last 30 days are kept.',
+        description: 'The newest 1000 deliveries of the last 30 days are kept. Pass nextCursor back as cursor for the next page; it is null on the last page.',
         security: dashboardSecurity,
         params: IdParams,
         querystring: Type.Object({
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIST_SIZE, default: DEFAULT_LIST_SIZE })),
+          cursor: Type.Optional(Type.String({ maxLength: 200 })),
         }),
-        response: { 200: Type.Object({ items: Type.Array(Delivery) }), 400: ErrorResponse, 404: ErrorResponse, ...authenticatedErrors },
+        response: {
+          200: Type.Object({ items: Type.Array(Delivery), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+          400: ErrorResponse,
+          404: ErrorResponse,
+          ...authenticatedErrors,
+        },
       },
     },
     async (request) => {
       const site = await app.findOwnedSite(request, request.params.id)
-      const deliveries = await app.webhooks.deliveries.listRecent(site.id, request.query.limit ?? DEFAULT_LIST_SIZE)
-      return { items: deliveries.map(deliveryView) }
+      const { cursor } = request.query
+      const limit = request.query.limit ?? DEFAULT_LIST_SIZE
+      const after = cursor === undefined ? undefined : decodeLogCursor(cursor)
+      if (cursor !== undefined && after === undefined) {
+        throw invalidRequest([{ field: 'querystring.cursor', message: 'is not a cursor this service issued; pass nextCursor back unchanged' }])
+      }
+      // One row more than asked tells whether another page exists without a count.
+      const rows = await app.webhooks.deliveries.listPage(site.id, limit + 1, after)
+      const page = rows.slice(0, limit)
+      const last = page.at(-1)
+      return {
+        items: page.map((row) => deliveryView(row.delivery)),
+        nextCursor: rows.length > limit && last !== undefined ? encodeLogCursor(last.position) : null,
+      }
     },
   )
 
