@@ -214,44 +214,34 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
 })
 
 describe('sessions in production', () => {
+  let service: TestApp
+  let setCookie: string
+  beforeAll(async () => {
+    service = await buildTestApp({ env: { NODE_ENV: 'production' } })
+    const account = await createTestAccount(service.app)
+    const response = await service.app.inject({
+      method: 'POST',
+      url: '/api/v1/sessions',
+      payload: { email: account.email, password: account.password },
+      remoteAddress: randomClientAddress(),
+    })
+    setCookie = String(response.headers['set-cookie'])
+  })
+  afterAll(() => service.close())
+
   it('names the cookie __Host-tollgate_session, so a cookie planted from a sibling subdomain is not taken for it', async () => {
-    const service = await buildTestApp({ env: { NODE_ENV: 'production' } })
-    try {
-      const account = await createTestAccount(service.app)
-      const response = await service.app.inject({
-        method: 'POST',
-        url: '/api/v1/sessions',
-        payload: { email: account.email, password: account.password },
-        remoteAddress: randomClientAddress(),
-      })
-      const setCookie = String(response.headers['set-cookie'])
-      // What browsers require of a __Host- cookie: Secure, Path=/, no Domain.
-      expect(setCookie).toMatch(/^__Host-tollgate_session=[A-Za-z0-9_-]{43};/)
-      expect(setCookie).toMatch(/; Path=\//)
-      expect(setCookie).not.toMatch(/Domain=/i)
-      const token = sessionCookieOf(response.headers['set-cookie']).split('=')[1] ?? ''
-      const me = (cookie: string) => service.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie } })
-      expect((await me(`__Host-tollgate_session=${token}`)).statusCode).toBe(200)
-      expect((await me(`tollgate_session=${token}`)).statusCode).toBe(401)
-    } finally {
-      await service.close()
-    }
+    // What browsers require of a __Host- cookie: Secure, Path=/, no Domain.
+    expect(setCookie).toMatch(/^__Host-tollgate_session=[A-Za-z0-9_-]{43};/)
+    expect(setCookie).toMatch(/; Path=\//)
+    expect(setCookie).not.toMatch(/Domain=/i)
+    const token = sessionCookieOf(setCookie).split('=')[1] ?? ''
+    const me = (cookie: string) => service.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie } })
+    expect((await me(`__Host-tollgate_session=${token}`)).statusCode).toBe(200)
+    expect((await me(`tollgate_session=${token}`)).statusCode).toBe(401)
   })
 
-  it('marks the session cookie Secure', async () => {
-    const service = await buildTestApp({ env: { NODE_ENV: 'production' } })
-    try {
-      const account = await createTestAccount(service.app)
-      const response = await service.app.inject({
-        method: 'POST',
-        url: '/api/v1/sessions',
-        payload: { email: account.email, password: account.password },
-        remoteAddress: randomClientAddress(),
-      })
-      expect(String(response.headers['set-cookie'])).toMatch(/; Secure/)
-      expect(String(response.headers['set-cookie'])).toMatch(/; SameSite=Lax/)
-    } finally {
-      await service.close()
-    }
+  it('marks the session cookie Secure and SameSite=Lax', () => {
+    expect(setCookie).toMatch(/; Secure/)
+    expect(setCookie).toMatch(/; SameSite=Lax/)
   })
 })
