@@ -155,6 +155,7 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
   it('sets a webhook with a secret that is never shown back, and sends a signed test event', async () => {
     await page.getByRole('link', { name: 'Webhook' }).click()
     await page.getByRole('heading', { name: 'Webhook', exact: true }).waitFor()
+    expect(await page.title()).toBe('Webhook · Example shop · Tollgate')
     await page.getByLabel('Webhook URL').fill(receiver.url)
     await page.getByRole('button', { name: 'Save webhook' }).click()
     await waitForText('#webhook-secret-error', 'required')
@@ -241,6 +242,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
   it('pages through the verification log and filters it by action', async () => {
     await page.getByRole('link', { name: 'Verification log' }).click()
     await page.getByRole('heading', { name: 'Verification log' }).waitFor()
+    // Each section of a site has a window title of its own.
+    expect(await page.title()).toBe('Verification log · Example shop · Tollgate')
     const rows = page.locator('.log tbody tr')
     await rows.first().waitFor()
     expect(await rows.count()).toBe(12)
