@@ -332,6 +332,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByLabel('Name').fill('deploy script')
     await page.getByRole('button', { name: 'Create key' }).click()
     const key = await page.getByLabel('API key', { exact: true }).inputValue()
+    // Focus moves to the new key's section, so screen readers announce it.
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Your new API key “deploy script”', undefined, { timeout: 5_000 })
     expect((await fetch(`${origin}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
 
     const row = page.locator('.table tbody tr').filter({ hasText: 'deploy script' })

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { createApiKey, listApiKeys, revokeApiKey } from '../api/api-keys.js'
 import type { ApiKey, CreatedApiKey } from '../api/types.js'
 import { ConfirmDialog } from '../components/confirm-dialog.js'
@@ -28,7 +28,7 @@ export function ApiKeysPage() {
       />
       {created === undefined ? null : (
         <section class="card one-time" aria-labelledby="new-key-heading">
-          <h2 id="new-key-heading">Your new API key “{created.name}”</h2>
+          <NewKeyHeading name={created.name} />
           <SecretBox id="new-api-key" label="API key" value={created.key} />
           <p class="one-time__warning">
             <strong>Copy the key now.</strong> It is shown only once; only its prefix is kept for the list.
@@ -44,6 +44,20 @@ export function ApiKeysPage() {
         {keys.data === undefined ? keys.status === 'loading' ? <Loading /> : null : <KeysTable keys={keys.data} onRevoked={reload} />}
       </section>
     </>
+  )
+}
+
+/**
+ * The new key's heading takes focus when it appears: screen readers then read the one-time key's
+ * section at once, and keyboard focus does not stay on the button that disabled itself.
+ */
+function NewKeyHeading({ name }: { name: string }) {
+  const heading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => heading.current?.focus(), [name])
+  return (
+    <h2 id="new-key-heading" ref={heading} tabIndex={-1}>
+      Your new API key “{name}”
+    </h2>
   )
 }
 
