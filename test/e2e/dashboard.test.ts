@@ -284,6 +284,20 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(receiver.received).toHaveLength(1 + blockedCount)
     expect(await rows.filter({ hasText: 'test' }).count()).toBe(1)
 
+    // A removal that fails closes the dialog and says so on the page, instead of behind the modal.
+    const sitePath = new URL(page.url()).pathname.split('/').filter(Boolean).slice(-2, -1)[0] ?? ''
+    await page.route(`**/api/v1/sites/${sitePath}`, (route) =>
+      route.request().method() === 'PUT'
+        ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'service_unavailable', message: 'A dependency of the service is unavailable; retry later.', requestId: 'r-2' } }) })
+        : route.continue(),
+    )
+    await page.getByRole('button', { name: 'Remove webhook' }).click()
+    await page.getByRole('dialog', { name: 'Remove the webhook?' }).getByRole('button', { name: 'Remove webhook' }).click()
+    await waitForText('.notice--error', 'retry later')
+    await page.getByRole('dialog', { name: 'Remove the webhook?' }).waitFor({ state: 'hidden', timeout: 5_000 })
+    await page.unroute(`**/api/v1/sites/${sitePath}`)
+    pageErrors.splice(0, pageErrors.length, ...pageErrors.filter((error) => !/status of 503/.test(error)))
+
     await page.getByRole('button', { name: 'Remove webhook' }).click()
     await page.getByRole('dialog', { name: 'Remove the webhook?' }).getByRole('button', { name: 'Remove webhook' }).click()
     await waitForText('.notice--success', 'Webhook removed.')

@@ -59,15 +59,17 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
       return 'Webhook saved.'
     })
 
-  const remove = () =>
-    run(async () => {
+  const remove = async () => {
+    await run(async () => {
       await updateSite(site.id, { settings: { webhookUrl: null, webhookSecret: null } })
       setUrl('')
       setSecret('')
-      setRemoving(false)
       onSaved()
       return 'Webhook removed.'
     })
+    // Closed whatever the outcome: a failure's message is drawn on the page, which the modal covers.
+    setRemoving(false)
+  }
 
   return (
     <section class="card" aria-labelledby="webhook-heading">
