@@ -8,12 +8,11 @@ import type { AnomalyLabel } from '../risk/anomalies.js'
  * - recent blocks: blocked verifications per client per site in fifteen-minute windows, read as
  *   the current window and the one before, so that every block counts for 15 to 30 minutes and
  *   two blocks a few seconds apart are counted together whenever they happen;
- * - fingerprint spread: remembered per client for the spread's window once its fingerprint was
- *   seen from too many addresses, so that the client's next challenges are harder too;
  * - pending step-ups (see domain/risk/step-up.ts), kept beside them;
  * - fingerprint spread: distinct clients per fingerprint per site over an hour, counted with one
  *   marker key per (fingerprint, client) pair and a counter, which the store's countDistinct
- *   moves in one atomic step: a set with expiry.
+ *   moves in one atomic step: a set with expiry. A client seen with a fingerprint over the
+ *   limit is marked for the window, so that its next challenges are harder too.
  * It is safe on Redis Cluster: a client's keys share the hash tag {site:client} (clientKey), so a
  * challenge request counts itself and reads the rest in one command, and a verification reads its
  * client's state in one; a fingerprint's marker and counter share the fingerprint's hash tag.
@@ -114,6 +113,7 @@ function recentBlocksKeys(ref: ClientRef, now: number, policy: HistoryPolicy): [
   const windowIndex = Math.floor(now / policy.blockWindowMs)
   return [blocksKey(ref, windowIndex), blocksKey(ref, windowIndex - 1)]
 }
+
 const fingerprintMarkerKey = (siteId: string, fingerprint: string, client: string) => `history:{${siteId}:fp:${fingerprint}}:client:${client}`
 const fingerprintCountKey = (siteId: string, fingerprint: string) => `history:{${siteId}:fp:${fingerprint}}:clients`
 
