@@ -398,6 +398,9 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     pageErrors.splice(0, pageErrors.length, ...pageErrors.filter((error) => !/status of 503/.test(error)))
     await page.reload()
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
+    // The page's own requests are answered before the session ends: one still on its way would
+    // meet the ended session first and show the log-in form before the click below.
+    await page.getByRole('link', { name: 'Example shop' }).waitFor()
 
     // The session ends elsewhere (expired, revoked): the next request says why on the log-in form.
     await browser.context.clearCookies()
