@@ -2,8 +2,9 @@ import { isUuid } from '../uuid.js'
 
 /**
  * The position after which the next page of a log starts (the verification log, the webhook
- * delivery log): the (created_at, id) of the last row served. created_at travels as epoch microseconds because PostgreSQL keeps
- * microseconds and a millisecond Date would skip or repeat rows that share a millisecond.
+ * delivery log): the (created_at, id) of the last row served. created_at travels as epoch
+ * microseconds because PostgreSQL keeps microseconds and a millisecond Date would skip or repeat
+ * rows that share a millisecond.
  */
 export interface LogCursor {
   createdAtMicros: number

@@ -2,6 +2,7 @@ import type { LogCursor } from '../../domain/analytics/log-cursor.js'
 import type { BucketCount, StatsRange } from '../../domain/analytics/stats-range.js'
 import { intervalMs } from '../../domain/analytics/stats-range.js'
 import type { SqlExecutor } from '../ports.js'
+import { afterPosition, CREATED_AT_MICROS } from './keyset.js'
 
 /** One row of the verification log as the dashboard shows it. */
 export interface LogEntry {
@@ -150,13 +151,11 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
       }
       if (query.after !== undefined) {
         params.push(query.after.createdAtMicros, query.after.id)
-        const micros = `$${params.length - 1}`
-        const id = `$${params.length}`
-        conditions.push(`(created_at, id) < (timestamptz 'epoch' + ${micros}::int8 * interval '1 microsecond', ${id}::uuid)`)
+        conditions.push(afterPosition(params.length - 1, params.length))
       }
       params.push(query.limit)
       const rows = await database.query<LogRow>(
-        `SELECT id, created_at, (extract(epoch FROM created_at) * 1000000)::int8 AS created_at_micros, action, error_code,
+        `SELECT id, created_at, ${CREATED_AT_MICROS}, action, error_code,
                 risk_score, anomalies, country_code, client_ip, hostname, user_agent, difficulty, solve_time_ms
            FROM verifications
           WHERE ${conditions.join(' AND ')}

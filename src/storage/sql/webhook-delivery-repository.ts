@@ -1,6 +1,7 @@
 import type { LogCursor } from '../../domain/analytics/log-cursor.js'
 import type { DeliveryOutcome } from '../../domain/webhooks/delivery-result.js'
 import type { SqlExecutor } from '../ports.js'
+import { afterPosition, CREATED_AT_MICROS } from './keyset.js'
 
 export interface WebhookDelivery {
   id: string
@@ -86,14 +87,14 @@ export function createWebhookDeliveryRepository(database: SqlExecutor) {
     },
 
     /**
-     * A page of the site's deliveries, newest first, after `after` (keyset pagination, as the
-     * verification log's), each with the position a next page starts after.
+     * A page of the site's deliveries, newest first, after `after` (keyset.ts), each with the
+     * position a next page starts after.
      */
     async listPage(siteId: string, limit: number, after?: LogCursor): Promise<{ delivery: WebhookDelivery; position: LogCursor }[]> {
       const rows = await database.query<DeliveryRow & { created_at_micros: number }>(
-        `SELECT ${columns}, (extract(epoch FROM created_at) * 1000000)::int8 AS created_at_micros
+        `SELECT ${columns}, ${CREATED_AT_MICROS}
            FROM webhook_deliveries
-          WHERE site_id = $1 ${after === undefined ? '' : `AND (created_at, id) < (timestamptz 'epoch' + $3::int8 * interval '1 microsecond', $4::uuid)`}
+          WHERE site_id = $1 ${after === undefined ? '' : `AND ${afterPosition(3, 4)}`}
           ORDER BY created_at DESC, id DESC LIMIT $2`,
         after === undefined ? [siteId, limit] : [siteId, limit, after.createdAtMicros, after.id],
       )

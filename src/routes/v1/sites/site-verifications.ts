@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { decodeLogCursor, encodeLogCursor } from '../../../domain/analytics/log-cursor.js'
 import { statsActions } from '../../../domain/analytics/stats-range.js'
 import { createVerificationQueryRepository, type LogEntry } from '../../../storage/sql/verification-query-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
-import { invalidRequest } from './site-rules.js'
+import { logPageQuery, pageOf, positionOf } from '../log-pages.js'
 
 const DEFAULT_PAGE_SIZE = 50
 const MAX_PAGE_SIZE = 200
@@ -43,8 +42,7 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: dashboardSecurity,
         params: IdParams,
         querystring: Type.Object({
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
-          cursor: Type.Optional(Type.String({ maxLength: 200 })),
+          ...logPageQuery(DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
           action: Type.Optional(Type.Union(statsActions.map((action) => Type.Literal(action)))),
         }),
         response: {
@@ -57,20 +55,12 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const site = await app.findOwnedSite(request, request.params.id)
-      const { cursor, action } = request.query
+      const { action } = request.query
       const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
-      const after = cursor === undefined ? undefined : decodeLogCursor(cursor)
-      if (cursor !== undefined && after === undefined) {
-        throw invalidRequest([{ field: 'querystring.cursor', message: 'is not a cursor this service issued; pass nextCursor back unchanged' }])
-      }
-      // One row more than asked tells whether another page exists without a count.
+      const after = positionOf(request.query.cursor)
       const rows = await verifications.listPage(site.id, { limit: limit + 1, action, after })
-      const page = rows.slice(0, limit)
-      const last = page.at(-1)
-      return {
-        items: page.map(verificationView),
-        nextCursor: rows.length > limit && last !== undefined ? encodeLogCursor({ createdAtMicros: last.createdAtMicros, id: last.id }) : null,
-      }
+      const { page, nextCursor } = pageOf(rows, limit, (row) => ({ createdAtMicros: row.createdAtMicros, id: row.id }))
+      return { items: page.map(verificationView), nextCursor }
     },
   )
 }

@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { decodeLogCursor, encodeLogCursor } from '../../../domain/analytics/log-cursor.js'
 import { consumeRateLimit } from '../../../domain/rate-limit.js'
 import { ApiError } from '../../../errors.js'
 import type { WebhookDelivery } from '../../../storage/sql/webhook-delivery-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
-import { invalidRequest } from '../sites/site-rules.js'
+import { logPageQuery, pageOf, positionOf } from '../log-pages.js'
 
 const DEFAULT_LIST_SIZE = 50
 const MAX_LIST_SIZE = 100
@@ -55,8 +54,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: dashboardSecurity,
         params: IdParams,
         querystring: Type.Object({
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIST_SIZE, default: DEFAULT_LIST_SIZE })),
-          cursor: Type.Optional(Type.String({ maxLength: 200 })),
+          ...logPageQuery(DEFAULT_LIST_SIZE, MAX_LIST_SIZE),
         }),
         response: {
           200: Type.Object({ items: Type.Array(Delivery), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
@@ -68,20 +66,10 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const site = await app.findOwnedSite(request, request.params.id)
-      const { cursor } = request.query
       const limit = request.query.limit ?? DEFAULT_LIST_SIZE
-      const after = cursor === undefined ? undefined : decodeLogCursor(cursor)
-      if (cursor !== undefined && after === undefined) {
-        throw invalidRequest([{ field: 'querystring.cursor', message: 'is not a cursor this service issued; pass nextCursor back unchanged' }])
-      }
-      // One row more than asked tells whether another page exists without a count.
-      const rows = await app.webhooks.deliveries.listPage(site.id, limit + 1, after)
-      const page = rows.slice(0, limit)
-      const last = page.at(-1)
-      return {
-        items: page.map((row) => deliveryView(row.delivery)),
-        nextCursor: rows.length > limit && last !== undefined ? encodeLogCursor(last.position) : null,
-      }
+      const rows = await app.webhooks.deliveries.listPage(site.id, limit + 1, positionOf(request.query.cursor))
+      const { page, nextCursor } = pageOf(rows, limit, (row) => row.position)
+      return { items: page.map((row) => deliveryView(row.delivery)), nextCursor }
     },
   )
 

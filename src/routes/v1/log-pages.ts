@@ -1,0 +1,31 @@
+import { Type } from 'typebox'
+import { decodeLogCursor, encodeLogCursor, type LogCursor } from '../../domain/analytics/log-cursor.js'
+import { invalidRequest } from './sites/site-rules.js'
+
+/** The query of a log read page by page, newest first; `maximum` bounds its page size. */
+export function logPageQuery(defaultSize: number, maximum: number) {
+  return {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum, default: defaultSize })),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  }
+}
+
+/** The position a `cursor` parameter names; 400 for a text this service did not issue. */
+export function positionOf(cursor: string | undefined): LogCursor | undefined {
+  if (cursor === undefined) return undefined
+  const position = decodeLogCursor(cursor)
+  if (position === undefined) {
+    throw invalidRequest([{ field: 'querystring.cursor', message: 'is not a cursor this service issued; pass nextCursor back unchanged' }])
+  }
+  return position
+}
+
+/**
+ * A page out of `rows`, read with one row more than `limit`: that row tells whether another page
+ * exists, without a count. nextCursor names the last row served, or null on the last page.
+ */
+export function pageOf<Row>(rows: readonly Row[], limit: number, positionOfRow: (row: Row) => LogCursor): { page: Row[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit)
+  const last = page.at(-1)
+  return { page, nextCursor: rows.length > limit && last !== undefined ? encodeLogCursor(positionOfRow(last)) : null }
+}
