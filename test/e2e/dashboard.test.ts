@@ -321,9 +321,10 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 800 })
   })
 
-  it('rotates the secret key after a confirmation and shows the new one once', async () => {
+  it('rotates the secret key after a confirmation, shows the new one once, and ends the old one\'s grace period on request', async () => {
     await page.getByRole('link', { name: 'Keys and snippet' }).click()
     expect(await page.getByLabel('Secret key', { exact: true }).count()).toBe(0)
+    expect(await page.getByRole('heading', { name: 'Previous secret key', exact: true }).count()).toBe(0)
     await page.getByRole('button', { name: 'Rotate secret key' }).click()
     const dialog = page.getByRole('dialog', { name: 'Rotate the secret key?' })
     await dialog.waitFor()
@@ -331,13 +332,29 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await dialog.waitFor({ state: 'hidden' })
 
     await page.getByRole('button', { name: 'Rotate secret key' }).click()
+    expect(await dialog.getByRole('checkbox', { name: /Stop the current key at once/ }).isChecked()).toBe(false)
     await dialog.getByRole('button', { name: 'Rotate secret key' }).click()
-    await waitForText('.notice--success', 'The secret key was rotated')
+    await waitForText('.notice--success', 'The old one keeps working until')
     const rotated = await page.getByLabel('Secret key', { exact: true }).inputValue()
     expect(rotated).not.toBe('')
     expect(rotated).not.toBe(secretKey)
+    await page.getByRole('heading', { name: 'Previous secret key', exact: true }).waitFor()
     await expectNoAccessibilityViolations('keys and snippet')
     await saveScreenshot(page, 'keys-and-snippet')
+
+    await page.getByRole('button', { name: 'Stop the previous key now' }).click()
+    await page.getByRole('dialog', { name: 'Stop the previous secret key?' }).getByRole('button', { name: 'Stop the previous key' }).click()
+    await page.getByRole('heading', { name: 'Previous secret key', exact: true }).waitFor({ state: 'detached' })
+    // The new key is still on screen: the page reloaded the site, not the panel.
+    expect(await page.getByLabel('Secret key', { exact: true }).inputValue()).toBe(rotated)
+
+    // A leaked key is stopped at once: no grace period to end.
+    await page.getByRole('button', { name: 'Rotate secret key' }).click()
+    await dialog.getByRole('checkbox', { name: /Stop the current key at once/ }).check()
+    await dialog.getByRole('button', { name: 'Rotate secret key' }).click()
+    await waitForText('.notice--success', 'The old one no longer works.')
+    expect(await page.getByLabel('Secret key', { exact: true }).inputValue()).not.toBe(rotated)
+    expect(await page.getByRole('heading', { name: 'Previous secret key', exact: true }).count()).toBe(0)
   })
 
   it('creates an API key shown once, lists it by prefix, and revokes it', async () => {

@@ -20,6 +20,7 @@ export const dashboardSiteRoutes: SiteRouteCase[] = [
   { method: 'PUT', path: '/api/v1/sites/{id}', body: { settings: { difficulty: 20 } }, ownerStatus: 200 },
   { method: 'DELETE', path: '/api/v1/sites/{id}', ownerStatus: 204 },
   { method: 'POST', path: '/api/v1/sites/{id}/secret/rotate', ownerStatus: 200 },
+  { method: 'DELETE', path: '/api/v1/sites/{id}/secret/previous', ownerStatus: 204 },
   { method: 'GET', path: '/api/v1/sites/{id}/stats', ownerStatus: 200 },
   { method: 'GET', path: '/api/v1/sites/{id}/verifications', ownerStatus: 200 },
 ]

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { decryptSecret } from '../../src/domain/secret-box.js'
-import { isSecretKeyOf } from '../../src/domain/sites/site-keys.js'
+import { acceptsSecretKey, isSecretKeyOf, type SecretKeyHolder } from '../../src/domain/sites/site-keys.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { insertVerifications } from '../helpers/verification-rows.js'
+
+const neverSite: SecretKeyHolder = { secretKeyHash: '', previousSecret: null }
 
 const defaultSettingsView = {
   webhookUrl: null,
@@ -41,6 +43,7 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
       secretKey: expect.stringMatching(/^tgs_/),
       domains: ['shop.example.com', 'localhost'],
       settings: defaultSettingsView,
+      previousSecretExpiresAt: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     })
@@ -149,17 +152,25 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
     query.mockRestore()
   })
 
-  it('rotates the secret key: the new one is shown once, the old one stops matching at once', async () => {
+  it('rotates the secret key: the new one is shown once; with invalidateImmediately the old one stops matching at once', async () => {
     const site = await createTestSite(service.app, account)
-    const response = await service.app.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/secret/rotate`, headers: asBrowser(account) })
+    const response = await service.app.inject({
+      method: 'POST',
+      url: `/api/v1/sites/${site.id}/secret/rotate`,
+      headers: asBrowser(account),
+      payload: { invalidateImmediately: true },
+    })
     expect(response.statusCode).toBe(200)
-    const { secretKey } = response.json<{ secretKey: string }>()
+    const { secretKey, previousSecretExpiresAt } = response.json<{ secretKey: string; previousSecretExpiresAt: string | null }>()
     expect(secretKey).toMatch(/^tgs_/)
     expect(secretKey).not.toBe(site.secretKey)
+    expect(previousSecretExpiresAt).toBeNull()
     const cached = await service.app.siteCache.findBySiteKey(site.siteKey)
-    expect(isSecretKeyOf(secretKey, cached?.secretKeyHash ?? '')).toBe(true)
-    expect(isSecretKeyOf(site.secretKey, cached?.secretKeyHash ?? '')).toBe(false)
-    expect((await readSite(site.id)).body).not.toContain(secretKey)
+    expect(acceptsSecretKey(cached ?? neverSite, secretKey, Date.now())).toBe(true)
+    expect(acceptsSecretKey(cached ?? neverSite, site.secretKey, Date.now())).toBe(false)
+    const reread = await readSite(site.id)
+    expect(reread.body).not.toContain(secretKey)
+    expect(reread.json().previousSecretExpiresAt).toBeNull()
   })
 
   it('answers 503 service_unavailable, not 500, when the database cancels a statement that ran too long', async () => {

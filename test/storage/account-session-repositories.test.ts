@@ -110,7 +110,7 @@ describe.each(databaseKinds)('migration 009 (e-mail addresses in NFC) on $kind',
       for (const email of [decomposed, clash, clash.normalize('NFC')]) {
         await subject.database.query("INSERT INTO accounts (id, email, password_hash) VALUES ($1, $2, 'hash')", [randomUUID(), email])
       }
-      expect(await migrate(subject.database, migrations)).toEqual([9])
+      expect(await migrate(subject.database, migrations.filter((migration) => migration.version <= 9))).toEqual([9])
       const rows = await subject.database.query<{ email: string }>('SELECT email FROM accounts ORDER BY email')
       expect(rows.map((row) => row.email).sort()).toEqual([decomposed.normalize('NFC'), clash, clash.normalize('NFC')].sort())
     } finally {

@@ -55,14 +55,27 @@ describe.each(databaseKinds)('site repository on $kind', ({ kind, available }) =
     expect((await sites.update(site.id, { webhookSecretCiphertext: null }))?.webhookSecretCiphertext).toBeNull()
   })
 
-  it.skipIf(!available)('rotates the secret: the old one stops matching at once', async () => {
+  it.skipIf(!available)('rotates the secret: the old one stops matching at once, or keeps working until a given time', async () => {
     const { site, secretKey } = await sites.create({ accountId: null, name: 'Docs' })
+    expect(site.previousSecret).toBeNull()
     const rotated = await sites.rotateSecret(site.id)
     const reread = await sites.findById(site.id)
     expect(rotated).toBeDefined()
+    expect(reread?.previousSecret).toBeNull()
     expect(isSecretKeyOf(secretKey, reread?.secretKeyHash ?? '')).toBe(false)
     expect(isSecretKeyOf(rotated ?? '', reread?.secretKeyHash ?? '')).toBe(true)
     expect(await sites.rotateSecret(randomUUID())).toBeUndefined()
+
+    const until = new Date('2030-01-02T03:04:05.678Z')
+    const again = await sites.rotateSecret(site.id, until)
+    const withPrevious = await sites.findBySiteKey(site.siteKey)
+    expect(withPrevious?.previousSecret?.expiresAt).toEqual(until)
+    expect(isSecretKeyOf(rotated ?? '', withPrevious?.previousSecret?.keyHash ?? '')).toBe(true)
+    expect(isSecretKeyOf(again ?? '', withPrevious?.secretKeyHash ?? '')).toBe(true)
+
+    expect(await sites.endPreviousSecret(site.id)).toBe(true)
+    expect((await sites.findById(site.id))?.previousSecret).toBeNull()
+    expect(await sites.endPreviousSecret(randomUUID())).toBe(false)
   })
 
   it.skipIf(!available)('deletes a site once', async () => {

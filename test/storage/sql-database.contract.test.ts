@@ -158,7 +158,7 @@ describe.skipIf(!databaseKinds[1]?.available)('migrations on PostgreSQL', () => 
     try {
       const [appliedByFirst, appliedBySecond] = await Promise.all([migrate(first.database), migrate(second)])
       const migrations = await readMigrations()
-      expect([...appliedByFirst, ...appliedBySecond].sort()).toEqual(migrations.map((migration) => migration.version))
+      expect([...appliedByFirst, ...appliedBySecond].sort((a, b) => a - b)).toEqual(migrations.map((migration) => migration.version))
       const rows = await first.database.query('SELECT version FROM schema_migrations')
       expect(rows).toHaveLength(migrations.length)
     } finally {

@@ -1,6 +1,6 @@
 import { request } from './client.js'
 import { readList } from './read-list.js'
-import type { Site, SiteUpdate, SiteWithSecret, WebhookDelivery } from './types.js'
+import type { SecretRotation, Site, SiteUpdate, SiteWithSecret, WebhookDelivery } from './types.js'
 
 const sitePath = (id: string) => `/sites/${encodeURIComponent(id)}`
 
@@ -24,9 +24,13 @@ export async function deleteSite(id: string): Promise<void> {
   await request<unknown>(sitePath(id), { method: 'DELETE' })
 }
 
-export async function rotateSiteSecret(id: string): Promise<string> {
-  const answer = await request<{ secretKey: string }>(`${sitePath(id)}/secret/rotate`, { method: 'POST' })
-  return answer.secretKey
+/** Without invalidateImmediately the replaced key keeps working for the service's grace period. */
+export function rotateSiteSecret(id: string, invalidateImmediately: boolean): Promise<SecretRotation> {
+  return request<SecretRotation>(`${sitePath(id)}/secret/rotate`, { method: 'POST', body: { invalidateImmediately } })
+}
+
+export async function endPreviousSecret(id: string): Promise<void> {
+  await request<unknown>(`${sitePath(id)}/secret/previous`, { method: 'DELETE' })
 }
 
 export async function listWebhookDeliveries(id: string): Promise<WebhookDelivery[]> {

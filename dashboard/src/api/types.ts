@@ -22,6 +22,8 @@ export interface Site {
   siteKey: string
   domains: string[]
   settings: SiteSettings
+  /** Until when the secret key replaced by the last rotation still works; null when it does not. */
+  previousSecretExpiresAt: string | null
   createdAt: string
   updatedAt: string
 }
@@ -29,6 +31,11 @@ export interface Site {
 /** Creating a site and rotating its secret are the only answers that carry the secret key. */
 export interface SiteWithSecret extends Site {
   secretKey: string
+}
+
+export interface SecretRotation {
+  secretKey: string
+  previousSecretExpiresAt: string | null
 }
 
 /** What PUT /sites/{id} accepts: absent keys keep their value, null clears a setting. */

@@ -67,7 +67,7 @@ export function SitePage({ siteId, tab }: SitePageProps) {
       case 'webhook':
         return <WebhookPanel site={data} onSaved={reload} />
       case 'integration':
-        return <IntegrationPanel site={data} />
+        return <IntegrationPanel site={data} onChanged={reload} />
     }
   }
 }

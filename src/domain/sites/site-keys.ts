@@ -28,3 +28,22 @@ export function isSecretKeyOf(secretKey: string, storedHash: string): boolean {
   const stored = Buffer.from(storedHash, 'hex')
   return presented.length === stored.length && timingSafeEqual(presented, stored)
 }
+
+/** How long a rotated-out secret key keeps working unless the rotation ends it at once. */
+export const PREVIOUS_SECRET_GRACE_MS = 2 * 60 * 60 * 1000
+
+export interface SecretKeyHolder {
+  secretKeyHash: string
+  previousSecret: { keyHash: string; expiresAt: Date } | null
+}
+
+/**
+ * Whether a presented secret is the site's: its current secret key, or the one its last rotation
+ * replaced until that one's grace period ends (so a backend can deploy the new key without
+ * failed calls).
+ */
+export function acceptsSecretKey(site: SecretKeyHolder, secretKey: string, now: number): boolean {
+  if (isSecretKeyOf(secretKey, site.secretKeyHash)) return true
+  const previous = site.previousSecret
+  return previous !== null && now < previous.expiresAt.getTime() && isSecretKeyOf(secretKey, previous.keyHash)
+}

@@ -21,12 +21,19 @@ export const defaultSiteSettings: SiteSettings = {
   maxStepUps: 2,
 }
 
+export interface PreviousSecret {
+  keyHash: string
+  expiresAt: Date
+}
+
 export interface Site {
   id: string
   accountId: string | null
   name: string
   siteKey: string
   secretKeyHash: string
+  /** The key replaced by the last rotation, while it still works (see acceptsSecretKey). */
+  previousSecret: PreviousSecret | null
   domains: string[]
   settings: SiteSettings
   /** AES-256-GCM ciphertext of the webhook secret (see domain/secret-box), or null. */

@@ -1,6 +1,6 @@
 import type { KeyValueStore } from '../../storage/ports.js'
 import type { MacKey } from '../mac.js'
-import { isSecretKeyOf } from '../sites/site-keys.js'
+import { acceptsSecretKey, type SecretKeyHolder } from '../sites/site-keys.js'
 import { readToken } from '../token/token.js'
 import { answerFailure, answerSuccess, type SiteverifyAnswer } from './siteverify-answer.js'
 import { answerTestSecret } from './test-secrets.js'
@@ -13,10 +13,9 @@ export interface SiteverifyRequest {
   sitekey?: string
 }
 
-export interface RedeemingSite {
+export interface RedeemingSite extends SecretKeyHolder {
   id: string
   siteKey: string
-  secretKeyHash: string
 }
 
 export interface RedeemTokenDependencies {
@@ -45,7 +44,8 @@ export function redemptionKey(challengeId: string): string {
  * 1. secret and response present; a test secret answers at once;
  * 2. the token's MAC (invalid-input-response);
  * 3. the secret belongs to the token's site (invalid-input-secret; so a token of site A presented
- *    with site B's secret fails as invalid-input-secret: the secret is not the token's);
+ *    with site B's secret fails as invalid-input-secret: the secret is not the token's); the
+ *    secret key a rotation replaced counts until its grace period ends;
  * 4. sitekey, when sent, names the token's site (invalid-input-response);
  * 5. the token's lifetime (timeout-or-duplicate), unless the call carries the idempotency key of
  *    the redemption that came before the expiry: it gets that answer again; and a token issued
@@ -72,7 +72,7 @@ export async function redeemToken(dependencies: RedeemTokenDependencies, request
   const site = await dependencies.findSite(reading.claims.siteKey)
   // The id check matters only if a site key were ever given to another site.
   if (site?.id !== reading.claims.siteId) return answerFailure('invalid-input-response')
-  if (!isSecretKeyOf(secret, site.secretKeyHash)) return answerFailure('invalid-input-secret')
+  if (!acceptsSecretKey(site, secret, now)) return answerFailure('invalid-input-secret')
   if (request.sitekey !== undefined && request.sitekey !== '' && request.sitekey !== site.siteKey) {
     return answerFailure('invalid-input-response')
   }

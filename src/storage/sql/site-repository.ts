@@ -9,6 +9,8 @@ interface SiteRow {
   name: string
   site_key: string
   secret_key_hash: string
+  previous_secret_key_hash: string | null
+  previous_secret_expires_at: Date | null
   domains: string[]
   settings: Partial<SiteSettings>
   webhook_secret_ciphertext: string | null
@@ -16,8 +18,8 @@ interface SiteRow {
   updated_at: Date
 }
 
-const siteColumns =
-  'id, account_id, name, site_key, secret_key_hash, domains, settings, webhook_secret_ciphertext, created_at, updated_at'
+const siteColumns = `id, account_id, name, site_key, secret_key_hash, previous_secret_key_hash, previous_secret_expires_at,
+  domains, settings, webhook_secret_ciphertext, created_at, updated_at`
 
 function toSite(row: SiteRow): Site {
   return {
@@ -26,6 +28,10 @@ function toSite(row: SiteRow): Site {
     name: row.name,
     siteKey: row.site_key,
     secretKeyHash: row.secret_key_hash,
+    previousSecret:
+      row.previous_secret_key_hash === null || row.previous_secret_expires_at === null
+        ? null
+        : { keyHash: row.previous_secret_key_hash, expiresAt: row.previous_secret_expires_at },
     domains: row.domains,
     settings: withDefaultSettings(row.settings),
     webhookSecretCiphertext: row.webhook_secret_ciphertext,
@@ -122,14 +128,34 @@ export function createSiteRepository(database: SqlExecutor) {
       return rows[0] === undefined ? undefined : toSite(rows[0])
     },
 
-    /** Replaces the secret key; the old one stops working at once. */
-    async rotateSecret(id: string): Promise<string | undefined> {
+    /**
+     * Replaces the secret key. With previousValidUntil, the key replaced keeps working until then
+     * (a key that was itself a previous one stops at once: only one previous key is kept);
+     * without, it stops at once.
+     */
+    async rotateSecret(id: string, previousValidUntil: Date | null = null): Promise<string | undefined> {
       const secretKey = generateSecretKey()
+      // SET reads the row as it was, so the previous hash is the one being replaced.
       const rows = await database.query<{ id: string }>(
-        'UPDATE sites SET secret_key_hash = $2, updated_at = now() WHERE id = $1 RETURNING id',
-        [id, hashSecretKey(secretKey)],
+        `UPDATE sites SET
+           previous_secret_key_hash = CASE WHEN $3::timestamptz IS NULL THEN NULL ELSE secret_key_hash END,
+           previous_secret_expires_at = $3::timestamptz,
+           secret_key_hash = $2,
+           updated_at = now()
+         WHERE id = $1 RETURNING id`,
+        [id, hashSecretKey(secretKey), previousValidUntil],
       )
       return rows.length === 0 ? undefined : secretKey
+    },
+
+    /** Stops the previous secret key now; false when there is no such site. */
+    async endPreviousSecret(id: string): Promise<boolean> {
+      const rows = await database.query<{ id: string }>(
+        `UPDATE sites SET previous_secret_key_hash = NULL, previous_secret_expires_at = NULL, updated_at = now()
+         WHERE id = $1 RETURNING id`,
+        [id],
+      )
+      return rows.length > 0
     },
 
     async delete(id: string): Promise<boolean> {

@@ -12,7 +12,7 @@ const issuedAt = 1_767_225_600_000
 
 function makeSite() {
   const secretKey = generateSecretKey()
-  return { id: randomUUID(), siteKey: generateSiteKey(), secretKey, secretKeyHash: hashSecretKey(secretKey) }
+  return { id: randomUUID(), siteKey: generateSiteKey(), secretKey, secretKeyHash: hashSecretKey(secretKey), previousSecret: null }
 }
 
 describe('redeemToken', () => {
@@ -67,6 +67,21 @@ describe('redeemToken', () => {
       anomalies: ['no_interaction'],
       countryCode: 'XX',
     })
+  })
+
+  it('accepts the secret key a rotation replaced until its grace period ends, and not after', async () => {
+    const previousKey = generateSecretKey()
+    const rotated = { ...makeSite(), previousSecret: { keyHash: hashSecretKey(previousKey), expiresAt: new Date(now + 1_000) } }
+    const withRotated: RedeemTokenDependencies = { ...dependencies(), findSite: async () => rotated }
+    const first = issueToken(tokenKey, claimsFor(rotated))
+    expect(await redeemToken(withRotated, { secret: previousKey, response: first }, now)).toMatchObject({ success: true })
+    const second = issueToken(tokenKey, claimsFor(rotated))
+    expect(await redeemToken(withRotated, { secret: previousKey, response: second }, now + 1_000)).toMatchObject({
+      success: false,
+      'error-codes': ['invalid-input-secret'],
+    })
+    // The refusal did not spend the token: the current key still redeems it.
+    expect(await redeemToken(withRotated, { secret: rotated.secretKey, response: second }, now + 1_000)).toMatchObject({ success: true })
   })
 
   it('redeems a token once', async () => {

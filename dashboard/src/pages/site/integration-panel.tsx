@@ -1,18 +1,26 @@
 import { useState } from 'preact/hooks'
-import { deleteSite, rotateSiteSecret } from '../../api/sites.js'
-import type { Site } from '../../api/types.js'
+import { deleteSite, endPreviousSecret, rotateSiteSecret } from '../../api/sites.js'
+import type { SecretRotation, Site } from '../../api/types.js'
 import { ConfirmDialog } from '../../components/confirm-dialog.js'
 import { IntegrationKeys } from '../../components/integration-keys.js'
 import { ErrorNotice, Notice } from '../../components/notice.js'
+import { formatDateTime } from '../../lib/format.js'
 import { navigate } from '../../lib/router.js'
 
-type Pending = 'none' | 'rotate' | 'delete'
+type Pending = 'none' | 'rotate' | 'end-previous' | 'delete'
 
-export function IntegrationPanel({ site }: { site: Site }) {
+interface IntegrationPanelProps {
+  site: Site
+  /** Called after a change the site's answer shows (the previous secret key's end). */
+  onChanged: () => void
+}
+
+export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
   const [pending, setPending] = useState<Pending>('none')
   const [isBusy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>()
-  const [secretKey, setSecretKey] = useState<string | undefined>()
+  const [rotation, setRotation] = useState<SecretRotation | undefined>()
+  const [isLeaked, setLeaked] = useState(false)
 
   const act = async (work: () => Promise<void>) => {
     setBusy(true)
@@ -26,7 +34,20 @@ export function IntegrationPanel({ site }: { site: Site }) {
       setPending('none')
     }
   }
-  const rotate = () => act(async () => setSecretKey(await rotateSiteSecret(site.id)))
+  const rotate = () =>
+    act(async () => {
+      setRotation(await rotateSiteSecret(site.id, isLeaked))
+      onChanged()
+    })
+  const endPrevious = () =>
+    act(async () => {
+      await endPreviousSecret(site.id)
+      onChanged()
+    })
+  const openRotation = () => {
+    setLeaked(false)
+    setPending('rotate')
+  }
   const remove = () =>
     act(async () => {
       await deleteSite(site.id)
@@ -37,8 +58,15 @@ export function IntegrationPanel({ site }: { site: Site }) {
     <>
       <section class="card" aria-labelledby="integration-heading">
         <h2 id="integration-heading">Keys and snippet</h2>
-        {secretKey === undefined ? null : <Notice tone="success">The secret key was rotated. The old one no longer works.</Notice>}
-        <IntegrationKeys siteKey={site.siteKey} secretKey={secretKey} />
+        {rotation === undefined ? null : (
+          <Notice tone="success">
+            The secret key was rotated.{' '}
+            {rotation.previousSecretExpiresAt === null
+              ? 'The old one no longer works.'
+              : `The old one keeps working until ${formatDateTime(rotation.previousSecretExpiresAt)}: deploy the new one before then.`}
+          </Notice>
+        )}
+        <IntegrationKeys siteKey={site.siteKey} secretKey={rotation?.secretKey} />
       </section>
       <section class="card card--danger" aria-labelledby="danger-heading">
         <h2 id="danger-heading">Secret key and deletion</h2>
@@ -46,12 +74,26 @@ export function IntegrationPanel({ site }: { site: Site }) {
         <div class="danger-row">
           <div>
             <h3>Rotate the secret key</h3>
-            <p class="muted">Issues a new secret key. The current one stops working at once, so update your server right after.</p>
+            <p class="muted">
+              Issues a new secret key. The current one keeps working for two hours, so you can deploy the new one without
+              failed calls, unless you stop it at once.
+            </p>
           </div>
-          <button type="button" class="button button--danger-outline" onClick={() => setPending('rotate')}>
+          <button type="button" class="button button--danger-outline" onClick={openRotation}>
             Rotate secret key
           </button>
         </div>
+        {site.previousSecretExpiresAt === null ? null : (
+          <div class="danger-row">
+            <div>
+              <h3>Previous secret key</h3>
+              <p class="muted">The secret key replaced by the last rotation works until {formatDateTime(site.previousSecretExpiresAt)}.</p>
+            </div>
+            <button type="button" class="button button--danger-outline" onClick={() => setPending('end-previous')}>
+              Stop the previous key now
+            </button>
+          </div>
+        )}
         <div class="danger-row">
           <div>
             <h3>Delete this site</h3>
@@ -71,9 +113,24 @@ export function IntegrationPanel({ site }: { site: Site }) {
         onCancel={() => setPending('none')}
       >
         <p>
-          The current secret key of <strong>{site.name}</strong> stops working immediately. Siteverify calls from your
-          server fail until you deploy the new key.
+          <strong>{site.name}</strong> gets a new secret key. The current one keeps working for two hours beside it.
         </p>
+        <label class="check">
+          <input type="checkbox" checked={isLeaked} onChange={(event) => setLeaked(event.currentTarget.checked)} />
+          <span>
+            Stop the current key at once (it leaked). Siteverify calls from your server fail until you deploy the new key.
+          </span>
+        </label>
+      </ConfirmDialog>
+      <ConfirmDialog
+        title="Stop the previous secret key?"
+        confirmLabel="Stop the previous key"
+        isOpen={pending === 'end-previous'}
+        isBusy={isBusy}
+        onConfirm={() => void endPrevious()}
+        onCancel={() => setPending('none')}
+      >
+        <p>Siteverify calls that still send the previous secret key of <strong>{site.name}</strong> fail from now on.</p>
       </ConfirmDialog>
       <ConfirmDialog
         title={`Delete ${site.name}?`}

@@ -1,20 +1,50 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { PREVIOUS_SECRET_GRACE_MS } from '../../../domain/sites/site-keys.js'
 import { ApiError } from '../../../errors.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 
+const graceHours = PREVIOUS_SECRET_GRACE_MS / 3_600_000
+
+const RotateSecretBody = Type.Union(
+  [
+    Type.Object(
+      {
+        invalidateImmediately: Type.Optional(
+          Type.Boolean({
+            description: `true: the current secret key stops working at once (it leaked). false, the default: it keeps working for ${graceHours} hours beside the new one, so that your backend can move to the new key without failed calls`,
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: 'Optional' },
+)
+
+/** Rotating a site's secret key, and ending the previous key's grace period early. */
 const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const notFound = () => new ApiError('not_found', 'There is no site with this id in your account.')
+
   app.post(
     '/sites/:id/secret/rotate',
     {
       schema: {
         tags: ['dashboard'],
         summary: 'Replace the secret key (answers the new one once)',
-        description: 'The old secret key stops working at once.',
+        description: `Siteverify accepts the replaced key for ${graceHours} more hours unless invalidateImmediately is true (then it stops at once). Only one previous key is kept: rotating again ends the grace period of the one before.`,
         security: dashboardSecurity,
         params: IdParams,
+        body: RotateSecretBody,
         response: {
-          200: Type.Object({ secretKey: Type.String({ description: 'For Siteverify; shown only in this answer' }) }),
+          200: Type.Object({
+            secretKey: Type.String({ description: 'For Siteverify; shown only in this answer' }),
+            previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+              description: 'Until when the replaced key still works; null when it stopped at once',
+            }),
+          }),
+          400: ErrorResponse,
           404: ErrorResponse,
           ...authenticatedErrors,
         },
@@ -22,10 +52,31 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const site = await app.findOwnedSite(request, request.params.id)
-      const secretKey = await app.sites.rotateSecret(site.id)
-      if (secretKey === undefined) throw new ApiError('not_found', 'There is no site with this id in your account.')
+      const previousValidUntil = request.body?.invalidateImmediately === true ? null : new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS)
+      const secretKey = await app.sites.rotateSecret(site.id, previousValidUntil)
+      if (secretKey === undefined) throw notFound()
       await app.siteCache.invalidate(site)
-      return { secretKey }
+      return { secretKey, previousSecretExpiresAt: previousValidUntil?.toISOString() ?? null }
+    },
+  )
+
+  app.delete(
+    '/sites/:id/secret/previous',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Stop accepting the secret key replaced by the last rotation now',
+        description: 'Ends its grace period early; answers 204 also when no previous key works any more.',
+        security: dashboardSecurity,
+        params: IdParams,
+        response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
+      },
+    },
+    async (request, reply) => {
+      const site = await app.findOwnedSite(request, request.params.id)
+      if (!(await app.sites.endPreviousSecret(site.id))) throw notFound()
+      await app.siteCache.invalidate(site)
+      return reply.code(204).send(null)
     },
   )
 }

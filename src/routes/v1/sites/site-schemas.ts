@@ -43,6 +43,9 @@ const siteProperties = {
   siteKey: Type.String({ description: 'Public: the X-Site-Key of the SDK' }),
   domains: Type.Array(Type.String(), { description: 'Hostnames allowed to use the site key; empty allows any (development)' }),
   settings: Type.Object(settingsViewProperties),
+  previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'Until when the secret key replaced by the last rotation still works; null when it does not',
+  }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 }
@@ -109,6 +112,7 @@ export function siteView(site: SiteRecord): Type.Static<typeof Site> {
     siteKey: site.siteKey,
     domains: site.domains,
     settings: { ...site.settings, webhookSecretSet: site.webhookSecretCiphertext !== null },
+    previousSecretExpiresAt: site.previousSecret !== null && site.previousSecret.expiresAt.getTime() > Date.now() ? site.previousSecret.expiresAt.toISOString() : null,
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),
   }
