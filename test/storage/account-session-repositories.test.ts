@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAccountRepository, type AccountRepository } from '../../src/storage/sql/account-repository.js'
 import { createApiKeyRepository, type ApiKeyRepository } from '../../src/storage/sql/api-key-repository.js'
 import { createSessionRepository, type SessionRepository } from '../../src/storage/sql/session-repository.js'
 import { migrate, readMigrations } from '../../src/storage/migrate.js'
+import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
+import { hasPostgres, postgresUrl } from '../helpers/services.js'
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
 
 const HOUR_MS = 3_600_000
@@ -107,15 +110,53 @@ describe.each(databaseKinds)('migration 009 (e-mail addresses in NFC) on $kind',
       await migrate(subject.database, migrations.filter((migration) => migration.version < 9))
       const decomposed = `rene\u0301-${randomUUID()}@example.com`
       const clash = `jose\u0301-${randomUUID()}@example.com`
-      for (const email of [decomposed, clash, clash.normalize('NFC')]) {
-        await subject.database.query("INSERT INTO accounts (id, email, password_hash) VALUES ($1, $2, 'hash')", [randomUUID(), email])
+      // "ệ" with its two accents typed in either order: two addresses, neither in normal form, one
+      // normal form. The older id gets it; the other is left as it is.
+      const vietnamese = randomUUID()
+      const accentsInOrder = { id: '00000000-0000-4000-8000-000000000001', email: `nguye\u0302\u0323n-${vietnamese}@example.com` }
+      const accentsSwapped = { id: '00000000-0000-4000-8000-000000000002', email: `nguye\u0323\u0302n-${vietnamese}@example.com` }
+      const accounts = [
+        ...[decomposed, clash, clash.normalize('NFC')].map((email) => ({ id: randomUUID(), email })),
+        accentsSwapped,
+        accentsInOrder,
+      ]
+      for (const { id, email } of accounts) {
+        await subject.database.query("INSERT INTO accounts (id, email, password_hash) VALUES ($1, $2, 'hash')", [id, email])
       }
       expect(await migrate(subject.database, migrations.filter((migration) => migration.version <= 9))).toEqual([9])
       const rows = await subject.database.query<{ email: string }>('SELECT email FROM accounts ORDER BY email')
-      expect(rows.map((row) => row.email).sort()).toEqual([decomposed.normalize('NFC'), clash, clash.normalize('NFC')].sort())
+      expect(rows.map((row) => row.email).sort()).toEqual(
+        [decomposed.normalize('NFC'), clash, clash.normalize('NFC'), accentsInOrder.email.normalize('NFC'), accentsSwapped.email].sort(),
+      )
     } finally {
       await subject.database.close()
       await subject.dispose()
+    }
+  })
+})
+
+describe('migration 009 on a PostgreSQL database that is not UTF-8', () => {
+  it.skipIf(!hasPostgres)('applies, leaving the addresses as they are (normalization needs UTF-8)', async () => {
+    const name = `tollgate_ascii_${randomUUID().replaceAll('-', '')}`
+    const admin = new pg.Client({ connectionString: postgresUrl })
+    await admin.connect()
+    try {
+      await admin.query(`CREATE DATABASE ${name} ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`)
+      const url = new URL(postgresUrl)
+      url.pathname = `/${name}`
+      const database = await openPostgresDatabase({ connectionString: url.toString() })
+      try {
+        const migrations = await readMigrations()
+        await migrate(database, migrations.filter((migration) => migration.version < 9))
+        await database.query("INSERT INTO accounts (id, email, password_hash) VALUES ($1, 'owner@example.com', 'hash')", [randomUUID()])
+        expect(await migrate(database, migrations)).toEqual(migrations.filter((migration) => migration.version >= 9).map((migration) => migration.version))
+        expect(await database.query('SELECT email FROM accounts')).toEqual([{ email: 'owner@example.com' }])
+      } finally {
+        await database.close()
+      }
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name}`)
+      await admin.end()
     }
   })
 })
