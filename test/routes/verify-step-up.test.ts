@@ -92,8 +92,9 @@ describe('step-up', () => {
     expect(await submit(worse(solved))).toMatchObject({ riskScore: 60, action: 'challenge' })
     const current = await fetchChallenge()
     expect(current.difficulty).toBe(8)
-    // The other tab submits its round-1 challenge late: judged as a first round, and allowed.
-    expect(await submit(humanSubmission(leftOver))).toMatchObject({ action: 'allow' })
+    // The other tab submits its round-1 challenge late, with the same signals: judged as a first
+    // round (no credit), and challenged again; that opens no round over the one pending.
+    expect(await submit(worse(leftOver))).toMatchObject({ riskScore: 75, action: 'challenge' })
     // Round 2 is still pending: its challenge earns the credit of both rounds (75 - 30).
     expect(await submit(worse(current))).toMatchObject({ riskScore: 45, action: 'challenge' })
   })

@@ -9,7 +9,8 @@ export const STEP_UP_MEMORY_MS = 10 * 60_000
 
 /**
  * Moves the client's step-up state on after a scored verification: a challenge opens one more
- * round (the next challenge is harder), with an id of its own. Allow or block ends the sequence:
+ * round (the next challenge is harder), with an id of its own (unless it earned no credit while a
+ * round is pending: see below). Allow or block ends the sequence:
  * the round the verification was credited for was taken by claimStepUps already, and a round
  * opened meanwhile by another verification is left alone. `solvedStepUps` is what this
  * verification was credited with, so the new count never depends on what else ran concurrently.
@@ -29,7 +30,13 @@ export async function advanceStepUps(
 ): Promise<void> {
   if (action !== 'challenge') return
   const round = randomBytes(5).toString('hex')
-  await store.set(stepUpsKey(client), encodePendingStepUps({ count: solvedStepUps + 1, round }), STEP_UP_MEMORY_MS)
+  const state = encodePendingStepUps({ count: solvedStepUps + 1, round })
+  // A verification credited with no round (the first of a sequence, a challenge left over from an
+  // earlier round, or the loser of a race for one) opens a round only if none is pending: the
+  // round pending now belongs to the client's newer challenges, and resetting it would take away
+  // the credit they are about to earn.
+  if (solvedStepUps === 0) await store.setIfAbsent(stepUpsKey(client), state, STEP_UP_MEMORY_MS)
+  else await store.set(stepUpsKey(client), state, STEP_UP_MEMORY_MS)
 }
 
 /**
