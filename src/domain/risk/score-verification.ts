@@ -33,8 +33,9 @@ export const signalGroups: readonly SignalGroup[] = [
 /**
  * The risk score: the sum of the weights of the labels found, capped at 100, minus
  * STEP_UP_CREDIT for every step-up already solved, floored at 0; no credit when the sum reaches
- * stepUpCreditBelow (the site's block threshold). So a score can always be recomputed from the
- * verification log's anomalies and step_ups columns and the site's block threshold.
+ * stepUpCreditBelow (the site's block threshold). So a score can be recomputed from the
+ * verification log's anomalies and step_ups columns and the block threshold the site had then
+ * (which the log does not keep: a threshold changed since may give another result).
  */
 export function scoreVerification(input: ScoringInput): RiskAssessment {
   const found = new Set<AnomalyLabel>()
