@@ -32,6 +32,11 @@ export class RecentCache<K, V> {
     this.#previous.delete(key)
   }
 
+  clear(): void {
+    this.#current.clear()
+    this.#previous.clear()
+  }
+
   /** The value of `key`, computed by `compute` and kept when it is not there. */
   getOrCompute(key: K, compute: (key: K) => V): V {
     let value = this.get(key)

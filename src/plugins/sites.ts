@@ -16,6 +16,7 @@ declare module 'fastify' {
 const INVALIDATION_CHANNEL = 'sites:invalidated'
 const SUBSCRIBE_WAIT_MS = 3_000
 const CACHE_TTL_MS = 30_000
+const ANNOUNCE_RETRY_MS = 500
 
 interface CachedSite {
   site: Site
@@ -60,10 +61,20 @@ async function sitesPlugin(app: FastifyInstance): Promise<void> {
     known.byId.delete(id)
     for (const [key, entry] of known.byKey) if (entry.site.id === id) known.byKey.delete(key)
   }
+  // Announcements made while this instance's subscription was down are lost: once it is back,
+  // everything in memory may be stale (a deleted site, a rotated-out secret), so it all goes.
+  const dropAll = () => {
+    invalidations++
+    known.byKey.clear()
+    known.byId.clear()
+    unknown.byKey.clear()
+    unknown.byId.clear()
+    app.log.info('site cache cleared: the invalidation channel was reconnected and may have missed changes')
+  }
   // Subscribing waits for Redis; one that is away at start must not hold the service up (it
   // reconnects by itself, and the subscription follows): until then the TTL bounds staleness.
   let unsubscribe: Unsubscribe | undefined
-  const subscribing = app.keyValue.subscribe(INVALIDATION_CHANNEL, dropSite).then(
+  const subscribing = app.keyValue.subscribe(INVALIDATION_CHANNEL, dropSite, dropAll).then(
     (stop) => {
       unsubscribe = stop
       return true
@@ -110,16 +121,44 @@ async function sitesPlugin(app: FastifyInstance): Promise<void> {
     findById: (id) => lookUp('byId', id, () => repository.findById(id)),
     async invalidate(site) {
       dropSite(site.id)
-      // The other instances hear of it through Redis; while Redis is away, their TTL bounds it.
+      // The other instances hear of it through Redis. Should this instance fail to reach it while
+      // they still do, the announcement is retried in the background while their copies could
+      // still be fresh; the TTL bounds the rest.
       await app.keyValue.publish(INVALIDATION_CHANNEL, site.id).catch((error: unknown) => {
-        app.log.warn({ err: error, siteId: site.id }, 'could not announce a site change; other instances keep their copy until it expires')
+        app.log.warn({ err: error, siteId: site.id }, 'could not announce a site change; retrying while other instances may keep their copy')
+        announceLater(site.id)
       })
     },
+  }
+
+  /** Ids whose announcement failed, retried every ANNOUNCE_RETRY_MS until CACHE_TTL_MS has passed. */
+  const unannounced = new Map<string, number>()
+  let retryTimer: NodeJS.Timeout | undefined
+  const retryAnnouncements = async () => {
+    retryTimer = undefined
+    for (const [id, giveUpAt] of unannounced) {
+      if (Date.now() >= giveUpAt) {
+        unannounced.delete(id)
+        continue
+      }
+      try {
+        await app.keyValue.publish(INVALIDATION_CHANNEL, id)
+        unannounced.delete(id)
+      } catch {
+        break
+      }
+    }
+    if (unannounced.size > 0) retryTimer ??= setTimeout(() => void retryAnnouncements(), ANNOUNCE_RETRY_MS).unref()
+  }
+  const announceLater = (id: string) => {
+    unannounced.set(id, Date.now() + CACHE_TTL_MS)
+    retryTimer ??= setTimeout(() => void retryAnnouncements(), ANNOUNCE_RETRY_MS).unref()
   }
 
   app.decorate('sites', repository)
   app.decorate('siteCache', cache)
   app.addHook('onClose', async () => {
+    clearTimeout(retryTimer)
     await unsubscribe?.()
   })
 }

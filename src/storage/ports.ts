@@ -64,7 +64,13 @@ export interface KeyValueStore {
   /** Remaining time to live in milliseconds, or null when the key does not exist. */
   timeToLive(key: string): Promise<number | null>
   publish(channel: string, message: string): Promise<void>
-  subscribe(channel: string, listener: (message: string) => void): Promise<Unsubscribe>
+  /**
+   * Calls listener with every message published on the channel from now on. Messages published
+   * while the store's connection was lost are not delivered: onGap, when given, is called once
+   * the subscription is back after such a gap, so that the subscriber can drop what those
+   * messages would have told it to (the in-process store never has gaps).
+   */
+  subscribe(channel: string, listener: (message: string) => void, onGap?: () => void): Promise<Unsubscribe>
   ping(): Promise<void>
   close(): Promise<void>
 }

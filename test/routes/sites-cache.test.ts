@@ -8,13 +8,14 @@ import { openRedisStore } from '../../src/storage/redis/redis-store.js'
 import { asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { hasPostgres, hasRedis, postgresUrl, redisUrl } from '../helpers/services.js'
 import { dropSchema, uniqueName } from '../helpers/storage.js'
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 import { TEST_SECRET } from '../helpers/test-app.js'
 
 /** An instance of the service on the shared PostgreSQL schema and Redis prefix, as in a scaled-out deployment. */
-async function startInstance(schema: string, keyPrefix: string): Promise<App> {
+async function startInstance(schema: string, keyPrefix: string, url = redisUrl): Promise<App> {
   const database = await openPostgresDatabase({ connectionString: postgresUrl, schema, maxConnections: 3 })
   await migrate(database)
-  const keyValue = await openRedisStore({ url: redisUrl, keyPrefix })
+  const keyValue = await openRedisStore({ url, keyPrefix })
   const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET })
   const app = await buildApp({ config, storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
   await app.ready()
@@ -76,5 +77,74 @@ describe.skipIf(!hasPostgres || !hasRedis)('site changes reach every instance (P
     const me = await reader.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: account.cookie } })
     expect(me.statusCode).toBe(200)
     expect((await reader.inject({ method: 'GET', url: '/api/v1/sites', headers: asScript(account) })).statusCode).toBe(200)
+  })
+})
+
+/**
+ * Announcements are lost while an instance's link to Redis is down. The instance that missed
+ * them drops its whole cache once its subscription is back; the one that could not announce
+ * retries. Either way a rotated-out secret or a deleted site stops working within seconds of
+ * Redis coming back, not after the cache's 30 s.
+ */
+describe.skipIf(!hasPostgres || !hasRedis)('site changes made while an instance cannot reach Redis', () => {
+  const schema = uniqueName('test')
+  const keyPrefix = `${uniqueName('test')}:`
+  let direct: App
+  let proxied: App
+  let proxy: TcpProxy
+  let account: TestAccount
+  /** The site as the instance's cache holds it (a load that overlaps an announcement is not kept, so this retries). */
+  const cachedOn = (app: App, siteKey: string) =>
+    eventually(
+      async () => (await app.siteCache.findBySiteKey(siteKey), app.siteCache.peekBySiteKey(siteKey)),
+      (cached) => cached !== undefined,
+    )
+  beforeAll(async () => {
+    const target = new URL(redisUrl)
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port === '' ? 6379 : target.port) })
+    direct = await startInstance(schema, keyPrefix)
+    proxied = await startInstance(schema, keyPrefix, `redis://127.0.0.1:${proxy.port}${target.pathname}`)
+    account = await createTestAccount(direct)
+  })
+  afterAll(async () => {
+    await Promise.all([direct.close(), proxied.close()])
+    await proxy.close()
+    await dropSchema(schema)
+  })
+
+  it('an instance that missed the announcements drops its copies once its subscription is back', async () => {
+    const deleted = await createTestSite(direct, account)
+    const rotated = await createTestSite(direct, account)
+    expect(await cachedOn(proxied, deleted.siteKey)).toBeDefined()
+    const before = await cachedOn(proxied, rotated.siteKey)
+    await proxy.cut()
+    try {
+      expect((await direct.inject({ method: 'DELETE', url: `/api/v1/sites/${deleted.id}`, headers: asScript(account) })).statusCode).toBe(204)
+      const rotation = await direct.inject({ method: 'POST', url: `/api/v1/sites/${rotated.id}/secret/rotate`, headers: asScript(account) })
+      expect(rotation.statusCode).toBe(200)
+      // Missed: the proxied instance still holds its copies.
+      expect(proxied.siteCache.peekBySiteKey(deleted.siteKey)).toBeDefined()
+    } finally {
+      await proxy.restore()
+    }
+    expect(await eventually(async () => proxied.siteCache.peekBySiteKey(deleted.siteKey), (cached) => cached === undefined, 5_000)).toBeUndefined()
+    expect(await proxied.siteCache.findBySiteKey(deleted.siteKey)).toBeUndefined()
+    expect((await proxied.siteCache.findBySiteKey(rotated.siteKey))?.secretKeyHash).not.toBe(before?.secretKeyHash)
+  })
+
+  it('an instance that could not announce a change announces it once Redis answers again', async () => {
+    const site = await createTestSite(direct, account)
+    const before = await cachedOn(direct, site.siteKey)
+    expect(before).toBeDefined()
+    await proxy.cut()
+    try {
+      const rotation = await proxied.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/secret/rotate`, headers: asScript(account) })
+      expect(rotation.statusCode).toBe(200)
+      expect(direct.siteCache.peekBySiteKey(site.siteKey)?.secretKeyHash).toBe(before?.secretKeyHash)
+    } finally {
+      await proxy.restore()
+    }
+    const seen = await eventually(async () => direct.siteCache.peekBySiteKey(site.siteKey), (cached) => cached === undefined, 5_000)
+    expect(seen).toBeUndefined()
   })
 })

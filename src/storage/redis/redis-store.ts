@@ -59,7 +59,11 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   await waitForReady(client, options.connectTimeoutMs ?? 3_000)
 
   let subscriber: Redis | undefined
-  const listeners = new Map<string, Set<(message: string) => void>>()
+  interface Subscription {
+    listener: (message: string) => void
+    onGap: (() => void) | undefined
+  }
+  const subscriptions = new Map<string, Set<Subscription>>()
 
   async function openSubscriber(): Promise<Redis> {
     if (subscriber !== undefined) return subscriber
@@ -68,7 +72,25 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     const connection = new Redis(options.url, { ...clientOptions, enableOfflineQueue: true, maxRetriesPerRequest: null })
     connection.on('error', () => {})
     connection.on('message', (channel: string, message: string) => {
-      for (const listener of listeners.get(channel.slice(keyPrefix.length)) ?? []) listener(message)
+      for (const subscription of subscriptions.get(channel.slice(keyPrefix.length)) ?? []) subscription.listener(message)
+    })
+    // Every 'ready' after the first is a reconnection: messages of the time in between are lost.
+    // Once the channels are subscribed again (ioredis resubscribes too; a second SUBSCRIBE is
+    // harmless, and its answer says when it holds), the subscribers hear of the gap.
+    let hasBeenReady = false
+    connection.on('ready', () => {
+      if (!hasBeenReady) {
+        hasBeenReady = true
+        return
+      }
+      const channels = [...subscriptions.keys()]
+      if (channels.length === 0) return
+      connection.subscribe(...channels.map((channel) => keyPrefix + channel)).then(
+        () => {
+          for (const channel of channels) for (const subscription of subscriptions.get(channel) ?? []) subscription.onGap?.()
+        },
+        () => {},
+      )
     })
     subscriber = connection
     return connection
@@ -107,19 +129,20 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
       // ioredis does not prefix channel names; do it here so prefixes isolate pub/sub too.
       await client.publish(keyPrefix + channel, message)
     },
-    async subscribe(channel, listener): Promise<Unsubscribe> {
+    async subscribe(channel, listener, onGap): Promise<Unsubscribe> {
       const connection = await openSubscriber()
-      let channelListeners = listeners.get(channel)
-      if (channelListeners === undefined) {
-        channelListeners = new Set()
-        listeners.set(channel, channelListeners)
+      let channelSubscriptions = subscriptions.get(channel)
+      if (channelSubscriptions === undefined) {
+        channelSubscriptions = new Set()
+        subscriptions.set(channel, channelSubscriptions)
         await connection.subscribe(keyPrefix + channel)
       }
-      channelListeners.add(listener)
+      const subscription: Subscription = { listener, onGap }
+      channelSubscriptions.add(subscription)
       return async () => {
-        channelListeners.delete(listener)
-        if (channelListeners.size === 0) {
-          listeners.delete(channel)
+        channelSubscriptions.delete(subscription)
+        if (channelSubscriptions.size === 0) {
+          subscriptions.delete(channel)
           await connection.unsubscribe(keyPrefix + channel)
         }
       }
