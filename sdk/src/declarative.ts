@@ -1,4 +1,4 @@
-import { TollgateError } from './errors.js'
+import { abortedError, TollgateError } from './errors.js'
 import { executeWith, onReset, resolveOptions, track } from './execute.js'
 import { getStrings, messageFor, setStrings, type TollgateStrings } from './strings.js'
 import type { ExecuteOptions, TollgateStatus } from './types.js'
@@ -132,13 +132,18 @@ function presolve(form: HTMLFormElement): void {
     .catch(() => undefined) // the submit path tries again and reports the error
 }
 
-async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitter: HTMLElement | null): Promise<void> {
-  const presolved = state.presolve === undefined ? undefined : await state.presolve
-  state.presolve = undefined
+/** Runs tracked (`signal`), so that a reset() while the submit waits for the presolve stops it too. */
+async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitter: HTMLElement | null, signal: AbortSignal): Promise<void> {
   try {
+    const presolved = state.presolve === undefined ? undefined : await state.presolve
+    state.presolve = undefined
+    // reset() aborted the presolve (which then gave undefined): start no verification after it.
+    if (signal.aborted) throw abortedError()
     const result = await executeWith({ ...optionsOf(form), onStatus: (status) => show(form, textOf(status)) }, presolved)
     tokenFieldOf(form).value = result.token
     form.dispatchEvent(new CustomEvent('tollgate:verified', { detail: result, bubbles: true }))
+    // A tollgate:verified listener called reset(): the page does not want the submit.
+    if (signal.aborted) return
     // requestSubmit fires the submit event synchronously; the mark is cleared whatever the page does with it.
     const marked: MarkedForm = form
     marked[PASSING] = true
@@ -169,7 +174,7 @@ function onSubmit(event: Event): void {
   state.busy = true
   prepare(form)
   const submitter = event instanceof SubmitEvent ? event.submitter : null
-  void verifyAndSubmit(form, state, submitter).finally(() => {
+  void track(({ signal }) => verifyAndSubmit(form, state, submitter, signal)).finally(() => {
     state.busy = false
   })
 }

@@ -1,0 +1,134 @@
+/// <reference lib="dom" />
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { hasChromium, serviceAndBrowser, typeLikeAPerson } from './sdk-support.js'
+
+interface SignupRecord {
+  /** The token field's value each time a submit reached the page (the SDK's re-submit). */
+  submitted: string[]
+  /** The codes of the tollgate:error events. */
+  errors: string[]
+}
+
+/** Keeps the page on submit and records what reaches #signup-form's own listeners. */
+async function recordSignup(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const form = document.querySelector<HTMLFormElement>('#signup-form')
+    const record = { submitted: [] as string[], errors: [] as string[] }
+    Object.assign(window, { record })
+    form?.addEventListener('submit', (event) => {
+      event.preventDefault()
+      record.submitted.push(form.querySelector<HTMLInputElement>('input[name="tollgate-token"]')?.value ?? '')
+    })
+    form?.addEventListener('tollgate:error', (event) => record.errors.push((event as CustomEvent<{ code: string }>).detail.code))
+  })
+}
+
+async function signupState(page: Page): Promise<SignupRecord & { token: string; status: string }> {
+  return page.evaluate(() => ({
+    ...(window as unknown as { record: SignupRecord }).record,
+    token: document.querySelector<HTMLInputElement>('#signup-form input[name="tollgate-token"]')?.value ?? '',
+    status: document.querySelector('#signup-form [data-tollgate-status]')?.textContent ?? '',
+  }))
+}
+
+/**
+ * Holds the first request matching `pattern` (the server's answer, with `answered`, is fetched
+ * but kept from the page) until `release()`; later requests pass. `arrived` settles when the
+ * held request reached the route.
+ */
+async function holdFirst(page: Page, pattern: string, answered = false): Promise<{ arrived: Promise<void>; release: () => void }> {
+  let onArrival = () => {}
+  const arrived = new Promise<void>((resolve) => { onArrival = resolve })
+  let release = () => {}
+  const released = new Promise<void>((resolve) => { release = resolve })
+  let held = false
+  await page.route(pattern, async (route) => {
+    if (held) return route.continue()
+    held = true
+    const response = answered ? await route.fetch() : undefined
+    onArrival()
+    await released
+    // The page has usually given up on the request by now (reset() aborted it).
+    await (response === undefined ? route.continue() : route.fulfill({ response })).catch(() => undefined)
+  })
+  return { arrived, release }
+}
+
+/** The API requests the page starts from now on. */
+function apiRequestsFrom(page: Page): string[] {
+  const paths: string[] = []
+  page.on('request', (request) => {
+    const path = new URL(request.url()).pathname
+    if (path.startsWith('/api/v1/')) paths.push(path)
+  })
+  return paths
+}
+
+async function waitForTheSubmitToEnd(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const { record } = window as unknown as { record: SignupRecord }
+    return record.submitted.length > 0 || record.errors.length > 0
+  }, undefined, { timeout: 25_000 })
+}
+
+describe.runIf(hasChromium())('reset() during a form submit in Chromium', () => {
+  const suite = serviceAndBrowser()
+
+  it('neither fills nor submits the form when reset() comes while the submit waits for the presolve', async () => {
+    const { page } = await suite.browser.newPage()
+    const challenge = await holdFirst(page, '**/api/v1/challenge')
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await recordSignup(page)
+    await typeLikeAPerson(page, '#signup-email', 'lin@example.com') // the first touch starts the presolve
+    await challenge.arrived
+    await page.click('#signup-form button[type="submit"]') // the submit waits for the presolve
+    const afterReset = apiRequestsFrom(page)
+    await page.evaluate(() => window.Tollgate.reset()) // the single-page app leaves the view
+    challenge.release()
+    await waitForTheSubmitToEnd(page)
+
+    expect(await signupState(page)).toEqual({ submitted: [], errors: ['aborted'], token: '', status: '' })
+    // No verification started after reset(): nothing can fill or submit the form later either.
+    expect(afterReset).toEqual([])
+
+    // The form is not stuck: the next submit verifies and submits as usual.
+    await page.click('#signup-form button[type="submit"]')
+    await page.waitForFunction(() => (window as unknown as { record: SignupRecord }).record.submitted.length > 0, undefined, { timeout: 25_000 })
+    const [token = ''] = (await signupState(page)).submitted
+    expect(await suite.sdk.siteverify(token)).toMatchObject({ success: true })
+  })
+
+  it('neither fills nor submits the form when reset() comes while the verdict is on its way', async () => {
+    const { page } = await suite.browser.newPage()
+    const verify = await holdFirst(page, '**/api/v1/verify', true)
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await recordSignup(page)
+    await typeLikeAPerson(page, '#signup-email', 'lin@example.com')
+    await page.click('#signup-form button[type="submit"]')
+    await verify.arrived // the service has answered; the page has not seen the answer yet
+    const afterReset = apiRequestsFrom(page)
+    await page.evaluate(() => window.Tollgate.reset())
+    verify.release()
+    await waitForTheSubmitToEnd(page)
+
+    expect(await signupState(page)).toEqual({ submitted: [], errors: ['aborted'], token: '', status: '' })
+    expect(afterReset).toEqual([])
+  })
+  it('does not submit the form when a tollgate:verified listener calls reset()', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await recordSignup(page)
+    await page.evaluate(() => {
+      document.querySelector('#signup-form')?.addEventListener('tollgate:verified', () => {
+        Object.assign(window, { verifiedSeen: true })
+        window.Tollgate.reset()
+      })
+    })
+    await typeLikeAPerson(page, '#signup-email', 'lin@example.com')
+    await page.click('#signup-form button[type="submit"]')
+    await page.waitForFunction(() => (window as unknown as { verifiedSeen?: boolean }).verifiedSeen === true, undefined, { timeout: 25_000 })
+    // The submit would have reached the page's listener synchronously after the event.
+    expect(await signupState(page)).toEqual({ submitted: [], errors: [], token: '', status: '' })
+  })
+})
