@@ -7,22 +7,18 @@
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /**
- * The path (`body.settings.webhookUrl`, `querystring.from`) of the first string within `value`,
- * keys included, that PostgreSQL cannot store as sent, or undefined when there is none.
+ * The dotted path of the first string within `value`, keys included, that PostgreSQL cannot store
+ * as sent, or undefined when there is none. Paths are named as validation errors name fields:
+ * `settings.webhookUrl` and `domains.1` within a body (path ''), `querystring.from` without.
+ * '' is the value itself.
  */
 export function findUnstorableText(value: unknown, path: string): string | undefined {
   if (typeof value === 'string') return UNSTORABLE.test(value) ? path : undefined
   if (typeof value !== 'object' || value === null) return undefined
-  if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) {
-      const found = findUnstorableText(value[index], `${path}[${index}]`)
-      if (found !== undefined) return found
-    }
-    return undefined
-  }
-  for (const [key, item] of Object.entries(value)) {
+  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value)
+  for (const [key, item] of entries) {
     if (UNSTORABLE.test(key)) return path
-    const found = findUnstorableText(item, `${path}.${key}`)
+    const found = findUnstorableText(item, path === '' ? key : `${path}.${key}`)
     if (found !== undefined) return found
   }
   return undefined

@@ -3,10 +3,12 @@ import { findUnstorableText } from '../../src/domain/storable-text.js'
 
 describe('text PostgreSQL cannot store', () => {
   it('is a NUL character or half of a surrogate pair, anywhere in a value, keys included', () => {
-    expect(findUnstorableText({ name: 'a\u0000b' }, 'body')).toBe('body.name')
-    expect(findUnstorableText({ settings: { webhookUrl: 'https://example.com/\uD800' } }, 'body')).toBe('body.settings.webhookUrl')
-    expect(findUnstorableText({ domains: ['ok.example', 'x\uDC00'] }, 'body')).toBe('body.domains[1]')
-    expect(findUnstorableText({ 'k\u0000': 1 }, 'body')).toBe('body')
+    // Named as validation errors name fields: the body's own paths bare, with dotted indexes.
+    expect(findUnstorableText({ name: 'a\u0000b' }, '')).toBe('name')
+    expect(findUnstorableText({ settings: { webhookUrl: 'https://example.com/\uD800' } }, '')).toBe('settings.webhookUrl')
+    expect(findUnstorableText({ domains: ['ok.example', 'x\uDC00'] }, '')).toBe('domains.1')
+    expect(findUnstorableText({ 'k\u0000': 1 }, '')).toBe('')
+    expect(findUnstorableText({ settings: { 'k\u0000': 1 } }, '')).toBe('settings')
     expect(findUnstorableText('\uDBFF', 'querystring.from')).toBe('querystring.from')
   })
 

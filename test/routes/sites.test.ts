@@ -89,12 +89,41 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
     [{ name: 'ok', settings: { challengeThreshold: 70 } }, 'settings.challengeThreshold'],
     [{ name: 'ok', settings: { difficulty: 0 } }, 'settings.difficulty'],
     [{ name: 'ok', unknown: true }, undefined],
+    // Names that show as nothing, or disguise what sits beside them.
+    [{ name: '\u200b' }, 'name'],
+    [{ name: '\u3164 \u3164' }, 'name'],
+    [{ name: 'Shop\u0007' }, 'name'],
+    [{ name: 'invoice\u202Efdp.exe' }, 'name'],
+    [{ name: 'a\u2066b' }, 'name'],
+    // Fields are named alike whichever check refuses them.
+    [{ name: 'a\u0000' }, 'name'],
+    [{ name: 'ok', domains: ['example.com', 'x\uDC00'] }, 'domains.1'],
   ])('answers 400 validation_error for %j', async (payload, field) => {
     const response = await createSite(asScript(account), payload)
     expect(response.statusCode).toBe(400)
     const error = response.json().error
     expect(error.code).toBe('validation_error')
     if (field !== undefined) expect(error.details).toContainEqual(expect.objectContaining({ field }))
+  })
+
+  it('counts a name\'s length in characters, and keeps the emoji, accents and scripts people use', async () => {
+    for (const name of ['🛒'.repeat(100), 'Família 👨‍👩‍👧 Shop', 'Café', '東京ストア', 'متجر']) {
+      const response = await createSite(asScript(account), { name })
+      expect(response.statusCode, name).toBe(201)
+      expect(response.json().name).toBe(name)
+    }
+    const tooLong = await createSite(asScript(account), { name: '🛒'.repeat(101) })
+    expect(tooLong.json().error.details).toEqual([{ field: 'name', message: 'must be at most 100 characters' }])
+  })
+
+  it('stores the webhook URL as deliveries call it: the URL parser drops tabs and line breaks and lowercases the host', async () => {
+    const response = await createSite(asScript(account), {
+      name: 'Hooks',
+      settings: { webhookUrl: ' https://Hooks.EXAMPLE.com/ho\tok\n ', webhookSecret: 's'.repeat(16) },
+    })
+    expect(response.statusCode).toBe(201)
+    expect(response.json().settings.webhookUrl).toBe('https://hooks.example.com/hook')
+    expect((await service.app.sites.findById(response.json().id))?.settings.webhookUrl).toBe('https://hooks.example.com/hook')
   })
 
   it("lists only the account's own sites, without secret keys", async () => {

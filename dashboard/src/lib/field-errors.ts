@@ -15,7 +15,7 @@ export function sortFieldErrors(details: readonly FieldError[], fields: readonly
   const byField: Record<string, string> = {}
   const general: string[] = []
   for (const detail of details) {
-    const path = (detail.field ?? '').replace(/^body\./, '').replace(/\[(\d+)\]/g, '.$1')
+    const path = detail.field ?? ''
     const field = fields
       .filter((name) => path === name || path.startsWith(name + '.') || name.endsWith('.' + path))
       .sort((a, b) => b.length - a.length)[0]

@@ -1,4 +1,5 @@
 import { domainToASCII } from 'node:url'
+import { findDisplayNameProblem, normalizeDisplayName } from '../display-name.js'
 import { findWebhookUrlProblem } from '../webhooks/webhook-url-policy.js'
 import type { SiteSettings } from './site.js'
 
@@ -53,14 +54,9 @@ export function normalizeHostname(entry: string): string | undefined {
   return ascii.split('.').every((label) => hostnameLabel.test(label)) ? ascii : undefined
 }
 
-export function normalizeSiteName(name: string): string {
-  return name.trim()
-}
-
 export function validateSiteName(name: string): FieldIssue[] {
-  if (name === '') return [{ field: 'name', message: 'must not be empty' }]
-  if (name.length > SITE_NAME_MAX_LENGTH) return [{ field: 'name', message: `must be at most ${SITE_NAME_MAX_LENGTH} characters` }]
-  return []
+  const problem = findDisplayNameProblem(name, SITE_NAME_MAX_LENGTH)
+  return problem === undefined ? [] : [{ field: 'name', message: problem }]
 }
 
 /** Domains normalized and deduplicated, or the issues that prevent it. */
@@ -82,7 +78,17 @@ export function normalizeDomains(entries: readonly string[]): { domains: string[
   return { domains, issues }
 }
 
-function checkWebhookUrl(url: string, rules: InputRules): string | undefined {
+/**
+ * The webhook URL as deliveries will call it (the URL parser's form: it drops tabs and line
+ * breaks, trims, lowercases the host), so that what the dashboard shows is the address called;
+ * or the problem that prevents it.
+ */
+function checkWebhookUrl(url: string, rules: InputRules): { href: string } | { problem: string } {
+  const problem = findWebhookUrlInputProblem(url, rules)
+  return problem === undefined ? { href: new URL(url).href } : { problem }
+}
+
+function findWebhookUrlInputProblem(url: string, rules: InputRules): string | undefined {
   if (url.length > WEBHOOK_URL_MAX_LENGTH) return `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`
   let parsed: URL
   try {
@@ -90,6 +96,7 @@ function checkWebhookUrl(url: string, rules: InputRules): string | undefined {
   } catch {
     return 'must be an absolute URL such as https://example.com/hooks/tollgate'
   }
+  if (parsed.href.length > WEBHOOK_URL_MAX_LENGTH) return `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must be an http or https URL'
   if (rules.isHttpsRequired && parsed.protocol !== 'https:') return 'must use https'
   // Credentials in the URL would be shown back on every read; webhookSecret authenticates instead.
@@ -111,8 +118,8 @@ export function validateSettingsInput(settings: SettingsInput, rules: InputRules
     }
   }
   if (typeof settings.webhookUrl === 'string') {
-    const problem = checkWebhookUrl(settings.webhookUrl, rules)
-    if (problem !== undefined) issues.push({ field: 'settings.webhookUrl', message: problem })
+    const checked = checkWebhookUrl(settings.webhookUrl, rules)
+    if ('problem' in checked) issues.push({ field: 'settings.webhookUrl', message: checked.problem })
   }
   const secret = settings.webhookSecret
   if (typeof secret === 'string' && (secret.length < WEBHOOK_SECRET_MIN_LENGTH || secret.length > WEBHOOK_SECRET_MAX_LENGTH)) {
@@ -173,7 +180,7 @@ export function normalizeSiteInput(input: SiteInput, rules: InputRules): { value
   const issues: FieldIssue[] = []
   const value: SiteInput = {}
   if (input.name !== undefined) {
-    value.name = normalizeSiteName(input.name)
+    value.name = normalizeDisplayName(input.name)
     issues.push(...validateSiteName(value.name))
   }
   if (input.domains !== undefined) {
@@ -182,7 +189,9 @@ export function normalizeSiteInput(input: SiteInput, rules: InputRules): { value
     issues.push(...normalized.issues)
   }
   if (input.settings !== undefined) {
-    value.settings = input.settings
+    const { webhookUrl } = input.settings
+    const checked = typeof webhookUrl === 'string' ? checkWebhookUrl(webhookUrl, rules) : undefined
+    value.settings = checked !== undefined && 'href' in checked ? { ...input.settings, webhookUrl: checked.href } : input.settings
     issues.push(...validateSettingsInput(input.settings, rules))
   }
   return { value, issues }

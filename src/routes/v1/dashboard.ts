@@ -6,7 +6,7 @@ import meRoutes from './me/index.js'
 import sessionsRoutes from './sessions/index.js'
 import sitesRoutes from './sites/index.js'
 import { findUnstorableText } from '../../domain/storable-text.js'
-import { invalidRequest } from './sites/site-rules.js'
+import { ApiError } from '../../errors.js'
 import webhookRoutes from './webhooks/index.js'
 
 /**
@@ -20,9 +20,10 @@ const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // refuses some strings outright: they are a 400 naming the field, not a failed query's 500.
   app.addHook('preValidation', async (request) => {
     const field =
-      findUnstorableText(request.params, 'params') ?? findUnstorableText(request.query, 'querystring') ?? findUnstorableText(request.body, 'body')
+      findUnstorableText(request.params, 'params') ?? findUnstorableText(request.query, 'querystring') ?? findUnstorableText(request.body, '')
     if (field !== undefined) {
-      throw invalidRequest([{ field, message: 'must not contain NUL characters or unpaired UTF-16 surrogates' }])
+      const message = 'must not contain NUL characters or unpaired UTF-16 surrogates'
+      throw new ApiError('validation_error', 'The request is not valid; see details.', [field === '' ? { message } : { field, message }])
     }
   })
   await app.register(accountsRoutes, { prefix: '/api/v1' })

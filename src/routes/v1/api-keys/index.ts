@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { generateApiKey, hashToken, prefixOfApiKey } from '../../../domain/accounts/tokens.js'
+import { findDisplayNameProblem, normalizeDisplayName } from '../../../domain/display-name.js'
 import { isUuid } from '../../../domain/uuid.js'
 import { ApiError } from '../../../errors.js'
 import { accountOf } from '../../../plugins/authentication.js'
@@ -58,12 +59,9 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (request.authentication?.method !== 'session') {
         throw new ApiError('forbidden', 'API keys are created from a logged-in session (the dashboard), not with another API key.')
       }
-      const name = request.body.name.trim()
-      if (name === '' || name.length > API_KEY_NAME_MAX_LENGTH) {
-        throw new ApiError('validation_error', 'The request is not valid; see details.', [
-          { field: 'name', message: `must be 1 to ${API_KEY_NAME_MAX_LENGTH} characters` },
-        ])
-      }
+      const name = normalizeDisplayName(request.body.name)
+      const problem = findDisplayNameProblem(name, API_KEY_NAME_MAX_LENGTH)
+      if (problem !== undefined) throw new ApiError('validation_error', 'The request is not valid; see details.', [{ field: 'name', message: problem }])
       const key = generateApiKey()
       const record = await app.apiKeys.create(accountOf(request).id, { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key) }, MAX_API_KEYS_PER_ACCOUNT)
       if (record === undefined) {

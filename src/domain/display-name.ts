@@ -1,0 +1,25 @@
+/**
+ * Names people give things (a site, an API key) and read back in lists. Control characters and
+ * text-direction overrides would let a name hide or disguise what sits beside it ("invoice‮fdp.exe"
+ * shows as "invoiceexe.pdf"), and a name of nothing but blanks and invisible fillers shows as an
+ * empty row: both are refused. Joiners inside emoji sequences stay allowed.
+ */
+const CONTROL_OR_DIRECTION = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u
+/** White space, zero-width characters and the Hangul fillers, which are letters that render blank. */
+const BLANK = /[\s\u034F\u115F\u1160\u180E\u200B-\u200D\u2060\u3164\uFEFF\uFFA0]/gu
+const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u
+
+/** The name as stored: without surrounding white space. */
+export function normalizeDisplayName(name: string): string {
+  return name.trim()
+}
+
+/** Why a normalized name cannot be used, in words for the field's error, or undefined. Lengths count characters (code points), as people do. */
+export function findDisplayNameProblem(name: string, maxLength: number): string | undefined {
+  const length = [...name].length
+  if (length === 0) return 'must not be empty'
+  if (length > maxLength) return `must be at most ${maxLength} characters`
+  if (CONTROL_OR_DIRECTION.test(name)) return 'must not contain control or text-direction characters'
+  if (!VISIBLE.test(name.replace(BLANK, ''))) return 'must contain a visible character'
+  return undefined
+}
