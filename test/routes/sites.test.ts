@@ -126,6 +126,21 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
     expect((await service.app.sites.findById(response.json().id))?.settings.webhookUrl).toBe('https://hooks.example.com/hook')
   })
 
+  it('holds at most 100 sites per account: 409 conflict beyond, until one is deleted', async () => {
+    const owner = await createTestAccount(service.app)
+    for (let index = 0; index < 100; index++) expect((await createSite(asScript(owner), { name: `Site ${index}` })).statusCode).toBe(201)
+    const refused = await createSite(asBrowser(owner), { name: 'One too many' })
+    expect(refused.statusCode).toBe(409)
+    expect(refused.json().error).toMatchObject({ code: 'conflict', message: expect.stringContaining('at most 100 sites') })
+    const { items } = (await service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asScript(owner) })).json<{ items: CreatedSite[] }>()
+    expect(items).toHaveLength(100)
+    expect(items.map((site) => site.name)).not.toContain('One too many')
+    expect((await service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${items[0]?.id ?? ''}`, headers: asScript(owner) })).statusCode).toBe(204)
+    expect((await createSite(asScript(owner), { name: 'In its place' })).statusCode).toBe(201)
+    // Another account is not affected.
+    expect((await createSite(asScript(stranger), { name: 'Elsewhere' })).statusCode).toBe(201)
+  })
+
   it("lists only the account's own sites, without secret keys", async () => {
     const mine = await createTestSite(service.app, account, { name: 'Mine' })
     const theirs = await createTestSite(service.app, stranger, { name: 'Theirs' })

@@ -78,6 +78,16 @@ describe.each(databaseKinds)('site repository on $kind', ({ kind, available }) =
     expect(await sites.endPreviousSecret(randomUUID())).toBe(false)
   })
 
+  it.skipIf(!available)('creates a site within a per-account limit, and none beyond it', async () => {
+    const accountId = randomUUID()
+    await subject.database.query("INSERT INTO accounts (id, email, password_hash) VALUES ($1, $2, 'hash')", [accountId, `${accountId}@example.com`])
+    const first = await sites.createWithinLimit({ accountId, name: 'One', domains: ['shop.example'], settings: { difficulty: 20 } }, 2)
+    expect(first?.site).toMatchObject({ accountId, name: 'One', domains: ['shop.example'], settings: expect.objectContaining({ difficulty: 20 }) })
+    expect(await sites.createWithinLimit({ accountId, name: 'Two' }, 2)).toBeDefined()
+    expect(await sites.createWithinLimit({ accountId, name: 'Three' }, 2)).toBeUndefined()
+    expect((await sites.listByAccount(accountId)).map((site) => site.name)).toEqual(['One', 'Two'])
+  })
+
   it.skipIf(!available)('deletes a site once', async () => {
     const { site } = await sites.create({ accountId: null, name: 'Gone' })
     expect(await sites.delete(site.id)).toBe(true)

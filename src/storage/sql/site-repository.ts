@@ -63,25 +63,43 @@ export interface SiteChanges {
 
 /** Sites in the system of record. Plain SQL that runs alike on PostgreSQL and PGlite. */
 export function createSiteRepository(database: SqlExecutor) {
+  async function insert(site: NewSite, limit: number | null): Promise<{ site: Site; secretKey: string } | undefined> {
+    const secretKey = site.secretKey ?? generateSecretKey()
+    const rows = await database.query<SiteRow>(
+      `INSERT INTO sites (id, account_id, name, site_key, secret_key_hash, domains, settings, webhook_secret_ciphertext)
+       SELECT $1::uuid, $2::uuid, $3, $4, $5, $6::text[], $7::jsonb, $8
+       WHERE $9::integer IS NULL OR (SELECT count(*) FROM sites WHERE account_id = $2::uuid) < $9::integer
+       RETURNING ${siteColumns}`,
+      [
+        site.id ?? randomUUID(),
+        site.accountId,
+        site.name,
+        site.siteKey ?? generateSiteKey(),
+        hashSecretKey(secretKey),
+        site.domains ?? [],
+        JSON.stringify(site.settings ?? {}),
+        site.webhookSecretCiphertext ?? null,
+        limit,
+      ],
+    )
+    return rows[0] === undefined ? undefined : { site: toSite(rows[0]), secretKey }
+  }
+
   return {
     /** Creates a site and returns it with its secret key, which is never stored in clear. */
     async create(site: NewSite): Promise<{ site: Site; secretKey: string }> {
-      const secretKey = site.secretKey ?? generateSecretKey()
-      const rows = await database.query<SiteRow>(
-        `INSERT INTO sites (id, account_id, name, site_key, secret_key_hash, domains, settings, webhook_secret_ciphertext)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${siteColumns}`,
-        [
-          site.id ?? randomUUID(),
-          site.accountId,
-          site.name,
-          site.siteKey ?? generateSiteKey(),
-          hashSecretKey(secretKey),
-          site.domains ?? [],
-          JSON.stringify(site.settings ?? {}),
-          site.webhookSecretCiphertext ?? null,
-        ],
-      )
-      return { site: toSite(rows[0] as SiteRow), secretKey }
+      const created = await insert(site, null)
+      if (created === undefined) throw new Error('the site was not inserted')
+      return created
+    },
+
+    /**
+     * Creates a site unless its account holds `limit` sites already (undefined then). One
+     * statement: the count and the insert see the same snapshot, so creations racing on one
+     * account may pass the limit by the few that raced; it bounds a list, it guards no secret.
+     */
+    createWithinLimit(site: NewSite & { accountId: string }, limit: number): Promise<{ site: Site; secretKey: string } | undefined> {
+      return insert(site, limit)
     },
 
     async findById(id: string): Promise<Site | undefined> {

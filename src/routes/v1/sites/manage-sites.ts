@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { withDefaultSettings } from '../../../domain/sites/site.js'
+import { ApiError } from '../../../errors.js'
 import { initialSettingsOf, normalizeSiteInput, validateMergedSettings } from '../../../domain/sites/site-input.js'
 import { accountOf } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
@@ -9,6 +10,9 @@ import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { CreateSiteBody, Site, siteView, SiteWithSecret } from './site-schemas.js'
 import { inputRulesOf, sealWebhookSecret, throwIfInvalid } from './site-rules.js'
+
+/** Sites per account: enough for any operator, and a bound on what one account's list reads. */
+export const MAX_SITES_PER_ACCOUNT = 100
 
 /** List, create, read and delete; the update has its own file. */
 const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -31,9 +35,10 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'Create a site (answers its secret key once)',
+        description: `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites (409 conflict beyond).`,
         security: dashboardSecurity,
         body: CreateSiteBody,
-        response: { 201: SiteWithSecret, 400: ErrorResponse, ...authenticatedErrors },
+        response: { 201: SiteWithSecret, 400: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
@@ -44,14 +49,19 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       issues.push(...validateMergedSettings(withDefaultSettings(initialSettings), webhookSecret !== null))
       throwIfInvalid(issues)
       const id = randomUUID()
-      const { site, secretKey } = await app.sites.create({
-        id,
-        accountId: accountOf(request).id,
-        name: value.name ?? '',
-        domains: [...(value.domains ?? [])],
-        settings: initialSettings,
-        webhookSecretCiphertext: webhookSecret === null ? null : sealWebhookSecret(app, id, webhookSecret),
-      })
+      const created = await app.sites.createWithinLimit(
+        {
+          id,
+          accountId: accountOf(request).id,
+          name: value.name ?? '',
+          domains: [...(value.domains ?? [])],
+          settings: initialSettings,
+          webhookSecretCiphertext: webhookSecret === null ? null : sealWebhookSecret(app, id, webhookSecret),
+        },
+        MAX_SITES_PER_ACCOUNT,
+      )
+      if (created === undefined) throw new ApiError('conflict', `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites; delete one first.`)
+      const { site, secretKey } = created
       await app.siteCache.invalidate(site)
       return reply.code(201).send({ ...siteView(site), secretKey })
     },
