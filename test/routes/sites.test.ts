@@ -123,7 +123,7 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
     })
     expect(response.statusCode).toBe(201)
     expect(response.json().settings.webhookUrl).toBe('https://hooks.example.com/hook')
-    expect((await service.app.sites.findById(response.json().id))?.settings.webhookUrl).toBe('https://hooks.example.com/hook')
+    expect((await service.app.sites.findById(response.json<CreatedSite>().id))?.settings.webhookUrl).toBe('https://hooks.example.com/hook')
   })
 
   it('holds at most 100 sites per account: 409 conflict beyond, until one is deleted', async () => {
