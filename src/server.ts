@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
+import { WEBHOOK_TIMEOUT_MS } from './plugins/webhooks.js'
 import { createKeyRing, resolveSecret } from './secret.js'
 import { openStorage, StartupError } from './storage/open-storage.js'
 
@@ -42,17 +43,38 @@ const storage = await orExit(config.databaseUrl === undefined ? `the embedded da
 const app = await buildApp({ config, storage, keyRing })
 
 // On SIGTERM or SIGINT: stop accepting, let in-flight requests finish, flush counters and logs,
-// close the pools, then exit 0. A second signal, or 10 s without finishing, exits at once.
-closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+// close the pools, then exit 0. Past SHUTDOWN_GRACE_MS (a webhook delivery may wait its whole
+// timeout) it exits 1 at once; so does a further signal sent once the first is REPEAT_WINDOW_MS old.
+// A signal repeated within that window is the same stop arriving twice: sent to the whole
+// process group (systemd, timeout(1), kill -- -PGID, a terminal's Ctrl-C), it reaches this
+// process both directly and through npm, which forwards it.
+const SHUTDOWN_GRACE_MS = WEBHOOK_TIMEOUT_MS + 5_000
+const REPEAT_WINDOW_MS = 2_000
+const graceful = closeWithGrace({ delay: SHUTDOWN_GRACE_MS, skip: ['SIGTERM', 'SIGINT'] }, async ({ signal, err }) => {
   if (err !== undefined) app.log.error({ err }, 'shutting down after an error')
-  else app.log.info({ signal }, 'shutting down')
+  else if (signal !== undefined) app.log.info({ signal }, 'shutting down')
   await app.close()
 })
+let firstStopAt: number | undefined
+const onStop = (signal: NodeJS.Signals) => {
+  if (firstStopAt === undefined) {
+    firstStopAt = Date.now()
+    app.log.info({ signal }, 'shutting down')
+    void graceful.close()
+  } else if (Date.now() - firstStopAt >= REPEAT_WINDOW_MS) {
+    app.log.error({ signal }, 'second signal: exiting without finishing the shutdown')
+    process.exit(1)
+  }
+}
+process.on('SIGTERM', onStop)
+process.on('SIGINT', onStop)
 
 await orExit(`listening on HOST ${config.host}, PORT ${config.port}`, () => app.listen({ port: config.port, host: config.host }))
+const address = app.server.address()
 app.log.info(
   { database: storage.database.kind, keyValue: storage.keyValue.kind, environment: config.environment },
-  `Tollgate is serving on http://localhost:${config.port}`,
+  // The port bound, which PORT=0 leaves to the system.
+  `Tollgate is serving on http://localhost:${typeof address === 'object' && address !== null ? address.port : config.port}`,
 )
 if (config.environment === 'production' && (storage.keyValue.kind === 'memory' || storage.database.kind === 'pglite')) {
   app.log.warn(

@@ -120,6 +120,29 @@ describe('the server process', () => {
     expect(await second.exited).toBe(0)
   }, 120_000)
 
+  it('takes a stop sent twice at once (to the whole process group, and forwarded by npm) as one: finishes the shutdown and exits 0', async () => {
+    const first = await startServer()
+    const before = await readChallengesIssued(first.baseUrl)
+    for (let index = 0; index < 2; index += 1) {
+      expect((await fetch(`${first.baseUrl}/api/v1/challenge`, { method: 'POST', headers: { 'x-site-key': first.siteKey } })).status).toBe(200)
+    }
+    // A request in flight keeps the shutdown under way while the repeated signal arrives.
+    const slow = startSlowRequest(first.baseUrl, first.siteKey, JSON.stringify({ challengeId: 'not-a-uuid' }))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    first.process.kill('SIGTERM')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    first.process.kill('SIGTERM')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    slow.finish()
+    expect(await slow.response).toMatch(/^HTTP\/1\.1 400 /)
+    expect(await first.exited).toBe(0)
+
+    const second = await startServer()
+    expect(await readChallengesIssued(second.baseUrl)).toBe(before + 2)
+    second.process.kill('SIGTERM')
+    expect(await second.exited).toBe(0)
+  }, 120_000)
+
   it('refuses a second process on the same DATA_DIR in one line while the first serves on; takes over the lock of one killed, and still redeems its tokens once', async () => {
     const first = await startServer()
     const second = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
