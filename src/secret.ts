@@ -1,7 +1,8 @@
 import { createSecretKey, hash, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Config } from './config.js'
+import { StartupError } from './startup-error.js'
 
 /** Purposes of the keys derived from TOLLGATE_SECRET; each gets an independent key. */
 export type KeyPurpose = 'challenge' | 'token' | 'webhook-encryption' | 'site-secret' | 'session'
@@ -36,22 +37,49 @@ export function createKeyRing(secret: string): KeyRing {
   }
 }
 
+/** As config requires of TOLLGATE_SECRET. */
+const MIN_SECRET_LENGTH = 32
+
 /**
  * TOLLGATE_SECRET when set; otherwise (development and test only, config refuses production)
- * a random secret generated once and kept in DATA_DIR, so tokens survive restarts.
+ * a random secret generated once and kept in DATA_DIR, so tokens survive restarts. The file
+ * appears whole or not at all (written aside, then linked into place, which fails if another
+ * process got there first), and a stored secret too short to be one (an empty file, say) stops
+ * the start: every installation would otherwise derive the same keys from it.
  */
 export async function resolveSecret(config: Pick<Config, 'secret' | 'dataDirectory'>): Promise<string> {
   if (config.secret !== undefined) return config.secret
   const file = join(config.dataDirectory, 'secret')
-  try {
-    return (await readFile(file, 'utf8')).trim()
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-  }
+  const stored = await readStoredSecret(file)
+  if (stored !== undefined) return stored
   await mkdir(config.dataDirectory, { recursive: true })
-  const secret = randomBytes(32).toString('base64url')
-  await writeFile(file, secret + '\n', { mode: 0o600, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error
-  })
-  return (await readFile(file, 'utf8')).trim()
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`
+  await writeFile(draft, randomBytes(32).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' })
+  try {
+    await link(draft, file).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error
+    })
+  } finally {
+    await unlink(draft).catch(() => undefined)
+  }
+  const secret = await readStoredSecret(file)
+  if (secret === undefined) throw new StartupError(`the secret file ${file} disappeared while it was being created`)
+  return secret
+}
+
+async function readStoredSecret(file: string): Promise<string | undefined> {
+  let secret: string
+  try {
+    secret = (await readFile(file, 'utf8')).trim()
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new StartupError(
+      `the secret file ${file} holds ${secret.length} characters, fewer than ${MIN_SECRET_LENGTH}: ` +
+        'delete it to have a new one generated (tokens and sessions issued with the old one stop working), or set TOLLGATE_SECRET',
+    )
+  }
+  return secret
 }

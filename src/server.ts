@@ -3,7 +3,8 @@ import { buildApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { WEBHOOK_TIMEOUT_MS } from './plugins/webhooks.js'
 import { createKeyRing, resolveSecret } from './secret.js'
-import { openStorage, StartupError } from './storage/open-storage.js'
+import { StartupError } from './startup-error.js'
+import { openStorage } from './storage/open-storage.js'
 
 function readConfigOrExit(): Config {
   try {

@@ -1,15 +1,13 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Config } from '../config.js'
+import { StartupError } from '../startup-error.js'
 import { openMemoryStore } from './memory/memory-store.js'
 import { migrate } from './migrate.js'
 import { openPgliteDatabase } from './pglite/pglite-database.js'
 import type { KeyValueStore, SqlDatabase, Storage } from './ports.js'
 import { openPostgresDatabase } from './postgres/postgres-database.js'
 import { openRedisStore } from './redis/redis-store.js'
-
-/** A failure to start that one line explains (server.ts prints it without a stack). */
-export class StartupError extends Error {}
 
 function isRunning(pid: number): boolean {
   try {
