@@ -77,6 +77,15 @@ function readUrl(env: Environment, name: string, protocols: string[]): string | 
   return raw
 }
 
+/** A Redis URL whose path, if any, is a database number (redis://host:6379/2), as the client reads it. */
+function readRedisUrl(env: Environment): string | undefined {
+  const url = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'])
+  if (url !== undefined && !/^\/?\d{0,6}$/.test(new URL(url).pathname)) {
+    throw new ConfigError('REDIS_URL', `may end in a database number such as /0, and nothing else (got the path ${JSON.stringify(new URL(url).pathname)})`)
+  }
+  return url
+}
+
 function readBoolean(env: Environment, name: string, fallback: boolean): boolean {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
@@ -128,7 +137,7 @@ export function loadConfig(env: Environment = process.env): Config {
     host: readHost(env),
     environment,
     databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisUrl: readRedisUrl(env),
     dataDirectory: env.DATA_DIR === undefined || env.DATA_DIR === '' ? './data' : env.DATA_DIR,
     secret,
     trustProxy: readTrustProxy(env),

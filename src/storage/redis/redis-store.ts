@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { Redis } from 'ioredis'
+import { StartupError } from '../../startup-error.js'
 import type { KeyValueStore, Unsubscribe } from '../ports.js'
 
 const incrementScript = readFileSync(new URL('./scripts/increment-with-expiry.lua', import.meta.url), 'utf8')
@@ -37,6 +38,21 @@ function waitForReady(client: Redis, timeoutMs: number): Promise<boolean> {
   })
 }
 
+/**
+ * The client selects the URL's database on every connection but carries on in database 0 when
+ * the server has no such database: a typo would make deployments share data. Checked at start.
+ */
+async function checkDatabase(client: Redis, url: string): Promise<void> {
+  const database = Number(new URL(url).pathname.slice(1) || '0')
+  if (database === 0) return
+  try {
+    await client.select(database)
+  } catch (error) {
+    client.disconnect()
+    throw new StartupError(`REDIS_URL names database ${database}, which this Redis server refuses: ${(error as Error).message}`)
+  }
+}
+
 export async function openRedisStore(options: RedisStoreOptions): Promise<KeyValueStore> {
   const keyPrefix = options.keyPrefix ?? ''
   const clientOptions = {
@@ -56,7 +72,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   client.defineCommand('takeIfEndsWith', { numberOfKeys: 1, lua: takeIfEndsWithScript })
   // Its number of keys varies: given per call, as EVAL takes it.
   client.defineCommand('incrementAndRead', { lua: incrementAndReadScript })
-  await waitForReady(client, options.connectTimeoutMs ?? 3_000)
+  if (await waitForReady(client, options.connectTimeoutMs ?? 3_000)) await checkDatabase(client, options.url)
 
   let subscriber: Redis | undefined
   interface Subscription {
