@@ -32,28 +32,32 @@ export async function readMigrations(directory: URL = migrationsDirectory): Prom
  */
 export async function migrate(database: SqlDatabase, migrations?: Migration[]): Promise<number[]> {
   const pending = migrations ?? (await readMigrations())
-  return database.transaction(async (transaction) => {
-    // A migration may rewrite a large table, and an instance may wait here for another's: no
-    // statement timeout within this transaction.
-    await transaction.query('SET LOCAL statement_timeout = 0')
-    await transaction.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY])
-    await transaction.query(`
-      CREATE TABLE IF NOT EXISTS schema_migrations (
-        version integer PRIMARY KEY,
-        name text NOT NULL,
-        applied_at timestamptz NOT NULL DEFAULT now()
-      )`)
-    const appliedRows = await transaction.query<{ version: number }>('SELECT version FROM schema_migrations')
-    const applied = new Set(appliedRows.map((row) => row.version))
-    const appliedNow: number[] = []
-    for (const migration of pending) {
-      if (applied.has(migration.version)) continue
-      for (const statement of splitStatements(migration.sql)) await transaction.query(statement)
-      await transaction.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name])
-      appliedNow.push(migration.version)
-    }
-    return appliedNow
-  })
+  return database.transaction(
+    async (transaction) => {
+      // A migration may rewrite a large table, and an instance may wait here for another's: no
+      // statement timeout within this transaction.
+      await transaction.query('SET LOCAL statement_timeout = 0')
+      await transaction.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY])
+      await transaction.query(`
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+          version integer PRIMARY KEY,
+          name text NOT NULL,
+          applied_at timestamptz NOT NULL DEFAULT now()
+        )`)
+      const appliedRows = await transaction.query<{ version: number }>('SELECT version FROM schema_migrations')
+      const applied = new Set(appliedRows.map((row) => row.version))
+      const appliedNow: number[] = []
+      for (const migration of pending) {
+        if (applied.has(migration.version)) continue
+        for (const statement of splitStatements(migration.sql)) await transaction.query(statement)
+        await transaction.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name])
+        appliedNow.push(migration.version)
+      }
+      return appliedNow
+    },
+    // A migration may rewrite a large table, and an instance may wait here for another's.
+    { isUnbounded: true },
+  )
 }
 
 /**

@@ -18,8 +18,12 @@ export interface SqlDatabase extends SqlExecutor {
   readonly kind: 'postgres' | 'pglite'
   /** Runs a script of several statements without parameters (migrations). */
   execute(script: string): Promise<void>
-  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>): Promise<T>
+  /**
+   * Runs `work` in one transaction: committed when it resolves, rolled back when it throws.
+   * `isUnbounded` lifts the client's own wait limit on each statement (migrations, which may
+   * rewrite large tables; they lift the server's statement timeout themselves).
+   */
+  transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options?: { isUnbounded?: boolean }): Promise<T>
   ping(): Promise<void>
   close(): Promise<void>
 }

@@ -6,6 +6,12 @@ export interface TcpProxy {
   cut(): Promise<void>
   /** Listens again on the same port: the service behind is back. */
   restore(): Promise<void>
+  /**
+   * The open connections go silent: nothing more passes either way, and nothing closes them (no
+   * reset, no end), as when a route drops packets or an address fails over. New connections
+   * work as before.
+   */
+  silence(): void
   close(): Promise<void>
 }
 
@@ -15,6 +21,7 @@ export interface TcpProxy {
  */
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>()
+  const pairs = new Set<[net.Socket, net.Socket]>()
   let server: net.Server | undefined
   let port = 0
 
@@ -23,11 +30,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       const next = net.createServer((client) => {
         const upstream = net.connect(target)
         sockets.add(client).add(upstream)
+        const pair: [net.Socket, net.Socket] = [client, upstream]
+        pairs.add(pair)
         const drop = () => {
           client.destroy()
           upstream.destroy()
           sockets.delete(client)
           sockets.delete(upstream)
+          pairs.delete(pair)
         }
         client.on('error', drop).on('close', drop)
         upstream.on('error', drop).on('close', drop)
@@ -49,6 +59,16 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     if (current !== undefined) await new Promise<void>((resolve) => current.close(() => resolve()))
   }
 
+  const silence = () => {
+    for (const pair of pairs) {
+      for (const socket of pair) {
+        socket.unpipe()
+        socket.pause()
+      }
+      pairs.delete(pair)
+    }
+  }
+
   await listen()
-  return { port, cut, restore: listen, close: cut }
+  return { port, cut, restore: listen, silence, close: cut }
 }

@@ -106,4 +106,27 @@ describe.skipIf(!hasPostgres || !hasRedis)('readiness on PostgreSQL and Redis', 
       await relay.close()
     }
   }, 20_000)
+
+  it('recovers when the connections to PostgreSQL go silent (no answer, no reset) while new ones would work', async () => {
+    // Its own pool, with a 1 s statement timeout so that the client gives up on a silent
+    // connection after 6 s rather than 35.
+    const database = new URL(postgresUrl)
+    const silentProxy = await startTcpProxy({ host: database.hostname, port: Number(database.port || 5432) })
+    database.host = `127.0.0.1:${silentProxy.port}`
+    const sqlDatabase = await openPostgresDatabase({ connectionString: database.href, schema, maxConnections: 3, statementTimeoutMs: 1_000 })
+    try {
+      // Every connection of the pool is open, as under load; then the route drops their packets.
+      await Promise.all([1, 2, 3].map(() => sqlDatabase.query('SELECT pg_sleep(0.05)')))
+      silentProxy.silence()
+      const stuck = [1, 2, 3].map(() => sqlDatabase.query('SELECT 1').then(() => 'answered', (error: Error) => error.message))
+      await expect(Promise.race([sqlDatabase.ping().then(() => 'up'), new Promise((resolve) => setTimeout(() => resolve('no answer'), 1_000))])).resolves.toBe('no answer')
+      // The client stops waiting, drops those connections and opens new ones.
+      expect(await Promise.all(stuck)).toEqual(['Query read timeout', 'Query read timeout', 'Query read timeout'])
+      await expect.poll(() => sqlDatabase.ping().then(() => 'up', () => 'down'), { timeout: 10_000, interval: 250 }).toBe('up')
+      expect(await sqlDatabase.query('SELECT 1 AS one')).toEqual([{ one: 1 }])
+    } finally {
+      await sqlDatabase.close()
+      await silentProxy.close()
+    }
+  }, 30_000)
 })

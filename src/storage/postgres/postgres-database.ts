@@ -29,13 +29,25 @@ function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`
 }
 
+/** The longest setTimeout takes: "no limit" for a statement of a migration. */
+const UNBOUNDED_MS = 2 ** 31 - 1
+
 export async function openPostgresDatabase(options: PostgresOptions): Promise<SqlDatabase> {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 30_000
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.maxConnections ?? 10,
     types: numericTypes,
     connectionTimeoutMillis: 5_000,
-    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    statement_timeout: statementTimeoutMs,
+    // A connection whose packets vanish (a failover, a dropped route) gets no answer and no reset:
+    // the client stops waiting a little after the server would have canceled the statement, and
+    // the connection is dropped from the pool, so the service recovers once the server answers
+    // again instead of after the kernel's TCP timeout (a quarter of an hour). Keep-alive probes
+    // find idle ones.
+    ...(statementTimeoutMs > 0 ? { query_timeout: statementTimeoutMs + 5_000 } : {}),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   })
   // An idle client that loses its connection emits here; without a listener the process would crash.
@@ -45,9 +57,13 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
     await pool.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(options.schema)}`)
   }
 
-  const executorOf = (client: pg.Pool | pg.PoolClient): SqlExecutor => ({
+  const executorOf = (client: pg.Pool | pg.PoolClient, isUnbounded = false): SqlExecutor => ({
     async query<Row extends object>(sql: string, params: readonly unknown[] = []) {
-      const result = await client.query<Row>(sql, params as unknown[])
+      // query_timeout per query is read by pg but missing from its types.
+      const query: pg.QueryConfig = isUnbounded
+        ? ({ text: sql, values: params as unknown[], query_timeout: UNBOUNDED_MS } as pg.QueryConfig)
+        : { text: sql, values: params as unknown[] }
+      const result = await client.query<Row>(query)
       return result.rows
     },
   })
@@ -58,18 +74,22 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
     async execute(script) {
       await pool.query(script)
     },
-    async transaction(work) {
+    async transaction(work, transactionOptions) {
       const client = await pool.connect()
+      // A connection that failed to roll back (lost, or not answering) is not given back to the pool.
+      let broken: Error | undefined
       try {
         await client.query('BEGIN')
-        const result = await work(executorOf(client))
+        const result = await work(executorOf(client, transactionOptions?.isUnbounded === true))
         await client.query('COMMIT')
         return result
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {})
+        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))
+        })
         throw error
       } finally {
-        client.release()
+        client.release(broken)
       }
     },
     async ping() {
