@@ -1,6 +1,11 @@
-import { spawnSync } from 'node:child_process'
-import { describe, expect, it } from 'vitest'
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config.js'
+import { hasPostgres, postgresUrl } from './helpers/services.js'
 
 describe('loadConfig', () => {
   it('defaults to development on port 3000 with the embedded stores', () => {
@@ -56,6 +61,8 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'nonsense'],
     ['DATABASE_URL', 'mysql://db/x'],
     ['REDIS_URL', 'http://cache'],
+    ['REDIS_URL', 'redis://cache:6379/abc'],
+    ['REDIS_URL', 'redis://cache:6379/1/2'],
     ['TRUST_PROXY', '10.0.0.0/99'],
     ['LOG_LEVEL', 'loud'],
     ['LOG_REQUESTS', 'sometimes'],
@@ -69,6 +76,10 @@ describe('loadConfig', () => {
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} `))
+  })
+
+  it.each(['redis://cache:6379', 'redis://cache:6379/', 'redis://cache:6379/15', 'rediss://user:pass@cache:6380/2'])('takes REDIS_URL=%s', (url) => {
+    expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url)
   })
 
   it.each(['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost', 'tollgate.internal', 'web-1'])('listens on HOST=%s', (host) => {
@@ -86,6 +97,57 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/^TOLLGATE_SECRET is required/)
   })
 })
+
+describe('the server process with a database it cannot use', () => {
+  /** A port that accepts connections and never answers, as a firewall that drops packets or a stuck server. */
+  let silent: net.Server
+  let silentPort = 0
+  const accepted = new Set<net.Socket>()
+  beforeAll(async () => {
+    silent = net.createServer((socket) => accepted.add(socket))
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    silentPort = (silent.address() as net.AddressInfo).port
+  })
+  afterAll(async () => {
+    for (const socket of accepted) socket.destroy()
+    await new Promise<void>((resolve) => silent.close(() => resolve()))
+  })
+
+  it.skipIf(!hasPostgres).each([
+    ['a server that never answers', () => `postgres://postgres@127.0.0.1:${silentPort}/test`, /Connection terminated due to connection timeout/],
+    ['a role that does not exist', () => withRole(postgresUrl, 'no_such_role_here'), /role "no_such_role_here" does not exist/],
+  ])('stops with one line on %s, exit 1', async (_case, url, cause) => {
+    const result = await runServer({ DATABASE_URL: url() })
+    expect(result.code).toBe(1)
+    const lines = result.stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^tollgate: cannot start: DATABASE_URL: PostgreSQL cannot be used: /)
+    expect(lines[0]).toMatch(cause)
+  }, 30_000)
+})
+
+function withRole(url: string, role: string): string {
+  const parsed = new URL(url)
+  parsed.username = role
+  return parsed.href
+}
+
+/** The server process, asynchronously (a spawnSync would block the test's own silent server). */
+function runServer(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, NODE_ENV: 'development', DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-config-')), ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 25_000)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stderr })
+    })
+  })
+}
 
 describe('the server process with a bad value', () => {
   it.each([

@@ -44,8 +44,24 @@ export async function lockDataDirectory(directory: string): Promise<() => Promis
   }
 }
 
+/**
+ * PostgreSQL, once it has answered: whatever stops the first connection (no answer, a refused
+ * role or password, no such database, TLS the server does not speak, not PostgreSQL at all) is
+ * the operator's to mend, and is told in one line.
+ */
+async function connectPostgres(connectionString: string): Promise<SqlDatabase> {
+  const database = await openPostgresDatabase({ connectionString })
+  try {
+    await database.ping()
+  } catch (error) {
+    await database.close().catch(() => undefined)
+    throw new StartupError(`DATABASE_URL: PostgreSQL cannot be used: ${(error as Error).message}`)
+  }
+  return database
+}
+
 export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDirectory'>): Promise<SqlDatabase> {
-  if (config.databaseUrl !== undefined) return openPostgresDatabase({ connectionString: config.databaseUrl })
+  if (config.databaseUrl !== undefined) return connectPostgres(config.databaseUrl)
   const directory = join(config.dataDirectory, 'pglite')
   await mkdir(directory, { recursive: true })
   const unlock = await lockDataDirectory(config.dataDirectory)
