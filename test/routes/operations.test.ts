@@ -63,6 +63,8 @@ describe('operational endpoints', () => {
     // A route that validates a body answers 400 validation_error: the log-in did not say so.
     expect(paths['/api/v1/sessions']?.post?.responses['400']?.description).toContain('`validation_error`')
     expect(paths['/api/v1/challenge']?.post?.responses['503']?.description).toContain('`service_unavailable`')
+    // /ready's 503 carries the readiness body, not the error body.
+    expect(paths['/ready']?.get?.responses['503']?.description).toMatch(/^Not ready: this body/)
     // Siteverify answers every failure with 200 and its own body.
     expect(Object.keys(paths['/api/v1/siteverify']?.post?.responses ?? {})).toEqual(['200'])
   })

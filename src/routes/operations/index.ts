@@ -52,7 +52,10 @@ const operationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['operations'],
         summary: 'Readiness: 200 when the database and Redis answer, else 503',
-        response: { 200: Readiness, 503: Readiness },
+        response: {
+          200: Readiness,
+          503: Type.Object(Readiness.properties, { description: 'Not ready: this body, with `status` `unavailable` and the checks naming the dependency that does not answer' }),
+        },
       },
     },
     async (_request, reply) => {
