@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net'
 import { domainToASCII } from 'node:url'
 import { findDisplayNameProblem, normalizeDisplayName } from '../display-name.js'
 import { findWebhookUrlProblem } from '../webhooks/webhook-url-policy.js'
@@ -44,11 +45,15 @@ const hostnameLabel = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 /**
  * The hostname an operator meant, lowercased and in its ASCII (punycode) form, as browsers send
  * it in Origin; or undefined when the entry is not a bare hostname (scheme, port, path,
- * wildcard, spaces). An IPv4 address is a hostname for this purpose (local development).
+ * wildcard, spaces, percent escapes, which would otherwise be decoded into another name). An IP
+ * address is a hostname for this purpose (local development): IPv6 with or without its
+ * brackets, kept without them in the URL parser's compressed form, as Origin is read.
  */
 export function normalizeHostname(entry: string): string | undefined {
   const trimmed = entry.trim().replace(/\.$/, '')
-  if (trimmed === '' || /[\s/:*?#@\\[\]]/.test(trimmed)) return undefined
+  const bare = trimmed.startsWith('[') && trimmed.endsWith(']') ? trimmed.slice(1, -1) : trimmed
+  if (isIPv6(bare)) return new URL(`http://[${bare}]`).hostname.slice(1, -1)
+  if (trimmed === '' || /[\s/:*?#@%\\[\]]/.test(trimmed)) return undefined
   const ascii = domainToASCII(trimmed.toLowerCase())
   if (ascii === '' || ascii.length > 253) return undefined
   return ascii.split('.').every((label) => hostnameLabel.test(label)) ? ascii : undefined

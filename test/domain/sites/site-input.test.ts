@@ -9,6 +9,7 @@ import {
   validateMergedSettings,
   validateSettingsInput,
 } from '../../../src/domain/sites/site-input.js'
+import { isOriginAllowed, readRequestOrigin } from '../../../src/domain/public-access/request-origin.js'
 
 const lenient = { isHttpsRequired: false, allowPrivateWebhooks: true }
 const strict = { isHttpsRequired: true, allowPrivateWebhooks: false }
@@ -21,11 +22,20 @@ describe('hostnames', () => {
     ['127.0.0.1', '127.0.0.1'],
     ['bücher.example', 'xn--bcher-kva.example'],
     ['a-b.example', 'a-b.example'],
+    ['::1', '::1'],
+    ['[::1]', '::1'],
+    ['[2001:DB8:0:0::1]', '2001:db8::1'],
   ])('normalizes %j to %j', (entry, expected) => {
     expect(normalizeHostname(entry)).toBe(expected)
   })
 
-  it.each(['', 'https://example.com', 'example.com/path', 'example.com:443', '*.example.com', 'exa mple.com', '-bad.example', 'a..b', 'user@example.com', `${'a'.repeat(64)}.example`])(
+  it('lists an IPv6 address as the origin of a page on it is read (development on http://[::1])', () => {
+    const listed = normalizeHostname('[::1]') ?? ''
+    expect(isOriginAllowed(readRequestOrigin('http://[::1]:5173', undefined), [listed])).toBe(true)
+    expect(isOriginAllowed(readRequestOrigin('http://[::2]:5173', undefined), [listed])).toBe(false)
+  })
+
+  it.each(['', 'https://example.com', 'example.com/path', 'example.com:443', '*.example.com', 'exa mple.com', '-bad.example', 'a..b', 'user@example.com', `${'a'.repeat(64)}.example`, 'exa%41mple.com', '[::1', '[example.com]', '::g'])(
     'refuses %j',
     (entry) => {
       expect(normalizeHostname(entry)).toBeUndefined()
