@@ -5,6 +5,7 @@ import type { Account } from './api/types.js'
 import { Layout } from './components/layout.js'
 import { ErrorNotice, Loading } from './components/notice.js'
 import { navigate, useRoute } from './lib/router.js'
+import { AccountPage } from './pages/account-page.js'
 import { ApiKeysPage } from './pages/api-keys-page.js'
 import { AuthPage } from './pages/auth-page.js'
 import { NewSitePage } from './pages/new-site-page.js'
@@ -70,11 +71,11 @@ export function App() {
   }
   return (
     <Layout account={session.account} route={route} onLogOut={onLogOut}>
-      {renderPage()}
+      {renderPage(session.account)}
     </Layout>
   )
 
-  function renderPage() {
+  function renderPage(account: Account) {
     switch (route.name) {
       case 'login':
       case 'signup':
@@ -86,6 +87,8 @@ export function App() {
         return <SitePage key={route.siteId} siteId={route.siteId} tab={route.tab} />
       case 'api-keys':
         return <ApiKeysPage />
+      case 'account':
+        return <AccountPage account={account} />
       case 'not-found':
         return <NotFoundPage />
     }

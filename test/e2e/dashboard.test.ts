@@ -20,7 +20,7 @@ import {
 } from './dashboard-support.js'
 
 const email = `owner-${Date.now()}@example.com`
-const password = 'correct horse battery staple'
+let password = 'correct horse battery staple'
 const webhookSecret = 'whsec-e2e-0123456789abcdef'
 
 /**
@@ -380,6 +380,20 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click()
     await waitForText('.card', 'No API keys yet.')
     expect((await fetch(`${origin}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401)
+  })
+
+  it('changes the password on the Account page, showing a wrong current password beside its field', async () => {
+    await page.getByRole('link', { name: 'Account', exact: true }).click()
+    await page.getByRole('heading', { name: 'Change your password' }).waitFor()
+    await page.getByLabel('Current password').fill('not the password')
+    await page.getByLabel('New password').fill('a brand new passphrase')
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await waitForText('#current-password-error', 'is not your current password')
+    await page.getByLabel('Current password').fill(password)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await waitForText('.notice--success', 'Your password was changed.')
+    password = 'a brand new passphrase'
+    await expectNoAccessibilityViolations('account')
   })
 
   it('logs out, and logs back in', async () => {

@@ -21,3 +21,8 @@ export function logIn(credentials: Credentials): Promise<Account> {
 export async function logOut(): Promise<void> {
   await request<unknown>('/sessions', { method: 'DELETE', isQuietOnUnauthorized: true })
 }
+
+/** Ends the account's other sessions; this one stays. */
+export async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
+  await request<unknown>('/me/password', { method: 'PUT', body: { currentPassword, newPassword } })
+}

@@ -13,6 +13,7 @@ export type Route =
   | { name: 'new-site' }
   | { name: 'site'; siteId: string; tab: SiteTab }
   | { name: 'api-keys' }
+  | { name: 'account' }
   | { name: 'not-found' }
 
 export function parseRoute(pathname: string): Route {
@@ -23,6 +24,7 @@ export function parseRoute(pathname: string): Route {
   if (parts.length === 1 && first === 'login') return { name: 'login' }
   if (parts.length === 1 && first === 'signup') return { name: 'signup' }
   if (parts.length === 1 && first === 'api-keys') return { name: 'api-keys' }
+  if (parts.length === 1 && first === 'account') return { name: 'account' }
   if (parts.length === 1 && first === 'sites') return { name: 'sites' }
   if (first === 'sites' && second === 'new' && parts.length === 2) return { name: 'new-site' }
   if (first === 'sites' && second !== undefined && parts.length <= 3) {
@@ -46,6 +48,8 @@ export function pathOf(route: Route): string {
       return `${BASE_PATH}/sites/${encodeURIComponent(route.siteId)}${route.tab === 'analytics' ? '' : '/' + route.tab}`
     case 'api-keys':
       return `${BASE_PATH}/api-keys`
+    case 'account':
+      return `${BASE_PATH}/account`
     case 'not-found':
       return `${BASE_PATH}/`
   }

@@ -45,6 +45,18 @@ export function createAccountRepository(database: SqlExecutor) {
       return rows[0] === undefined ? undefined : toAccount(rows[0])
     },
 
+    /** The account with its password hash, for checking the current password before a change. */
+    async findWithPasswordById(id: string): Promise<AccountWithPassword | undefined> {
+      const rows = await database.query<AccountRow>('SELECT id, email, password_hash, created_at FROM accounts WHERE id = $1', [id])
+      return rows[0] === undefined ? undefined : toAccount(rows[0])
+    },
+
+    /** Replaces the password hash; false when there is no such account. */
+    async setPasswordHash(id: string, passwordHash: string): Promise<boolean> {
+      const rows = await database.query<{ id: string }>('UPDATE accounts SET password_hash = $2 WHERE id = $1 RETURNING id', [id, passwordHash])
+      return rows.length > 0
+    },
+
     async findById(id: string): Promise<Account | undefined> {
       const rows = await database.query<Omit<AccountRow, 'password_hash'>>('SELECT id, email, created_at FROM accounts WHERE id = $1', [id])
       const row = rows[0]

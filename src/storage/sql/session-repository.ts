@@ -38,6 +38,12 @@ export function createSessionRepository(database: SqlExecutor) {
     async delete(sessionId: string): Promise<void> {
       await database.query('DELETE FROM sessions WHERE id = $1', [sessionId])
     },
+
+    /** Ends every session of the account but one (a password change keeps the session that made it). */
+    async deleteOthers(accountId: string, keptSessionId: string): Promise<number> {
+      const rows = await database.query<{ id: string }>('DELETE FROM sessions WHERE account_id = $1 AND id <> $2 RETURNING id', [accountId, keptSessionId])
+      return rows.length
+    },
   }
 }
 

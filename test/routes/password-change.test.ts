@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { asBrowser, asScript, createTestAccount, randomClientAddress, sessionCookieOf } from '../helpers/dashboard-client.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+
+describe('PUT /api/v1/me/password', () => {
+  let service: TestApp
+  beforeAll(async () => {
+    service = await buildTestApp()
+  })
+  afterAll(() => service.close())
+
+  const change = (headers: Record<string, string>, payload: object) =>
+    service.app.inject({ method: 'PUT', url: '/api/v1/me/password', headers, payload })
+  const logIn = async (email: string, password: string) => {
+    const response = await service.app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email, password }, remoteAddress: randomClientAddress() })
+    return { status: response.statusCode, cookie: response.statusCode === 200 ? sessionCookieOf(response.headers['set-cookie']) : '' }
+  }
+  const me = async (headers: Record<string, string>) => (await service.app.inject({ method: 'GET', url: '/api/v1/me', headers })).statusCode
+
+  it('changes the password: the new one logs in, the old one no longer does; other sessions end, this one and the API keys stay', async () => {
+    const account = await createTestAccount(service.app)
+    const otherDevice = await logIn(account.email, account.password)
+    expect(await me({ cookie: otherDevice.cookie })).toBe(200)
+
+    const response = await change(asBrowser(account), { currentPassword: account.password, newPassword: 'a new passphrase, longer' })
+    expect(response.statusCode).toBe(204)
+
+    expect((await logIn(account.email, account.password)).status).toBe(401)
+    expect((await logIn(account.email, 'a new passphrase, longer')).status).toBe(200)
+    expect(await me({ cookie: otherDevice.cookie })).toBe(401)
+    expect(await me(asBrowser(account))).toBe(200)
+    expect(await me(asScript(account))).toBe(200)
+  })
+
+  it('refuses a wrong current password and a short new one, naming each field, and changes nothing', async () => {
+    const account = await createTestAccount(service.app)
+    const response = await change(asBrowser(account), { currentPassword: 'not the password', newPassword: 'short' })
+    expect(response.statusCode).toBe(400)
+    expect(response.json().error).toMatchObject({
+      code: 'validation_error',
+      details: [
+        { field: 'currentPassword', message: 'is not your current password' },
+        { field: 'newPassword', message: 'must be at least 10 characters' },
+      ],
+    })
+    expect((await logIn(account.email, account.password)).status).toBe(200)
+  })
+
+  it('is refused with an API key (403): a leaked key cannot take the account over', async () => {
+    const account = await createTestAccount(service.app)
+    const response = await change(asScript(account), { currentPassword: account.password, newPassword: 'taken over by a script' })
+    expect(response.statusCode).toBe(403)
+    expect(response.json().error.code).toBe('forbidden')
+    expect((await logIn(account.email, account.password)).status).toBe(200)
+  })
+
+  it('is refused from another origin with the session cookie (403 csrf_rejected), and without credentials (401)', async () => {
+    const account = await createTestAccount(service.app)
+    const payload = { currentPassword: account.password, newPassword: 'changed by another site' }
+    const crossSite = await change({ cookie: account.cookie, origin: 'https://evil.example' }, payload)
+    expect(crossSite.statusCode).toBe(403)
+    expect(crossSite.json().error.code).toBe('csrf_rejected')
+    expect((await change({}, payload)).statusCode).toBe(401)
+    expect((await logIn(account.email, account.password)).status).toBe(200)
+  })
+
+  it('counts wrong current passwords like log-ins: 429 with Retry-After after 10 in 10 minutes, even with the right one then', async () => {
+    const account = await createTestAccount(service.app)
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expect((await change(asBrowser(account), { currentPassword: `guess ${attempt}`, newPassword: 'a new passphrase' })).statusCode).toBe(400)
+    }
+    const refused = await change(asBrowser(account), { currentPassword: account.password, newPassword: 'a new passphrase' })
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json().error.code).toBe('rate_limited')
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    expect((await logIn(account.email, account.password)).status).toBe(200)
+  })
+})
