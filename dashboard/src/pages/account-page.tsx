@@ -4,10 +4,8 @@ import type { Account } from '../api/types.js'
 import { Field } from '../components/field.js'
 import { Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
+import { MIN_PASSWORD_LENGTH, newPasswordHint } from '../lib/password-rules.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
-
-/** The API's rule (src/domain/accounts/password.ts); the API's answer stays the authority. */
-const MIN_PASSWORD_LENGTH = 10
 
 export function AccountPage({ account }: { account: Account }) {
   return (
@@ -64,7 +62,7 @@ function PasswordForm({ email }: { email: string }) {
           id="new-password"
           label="New password"
           error={state.fieldErrors.newPassword}
-          hint={`At least ${MIN_PASSWORD_LENGTH} characters. A password manager's generated password is best.`}
+          hint={newPasswordHint}
         >
           {(control) => (
             <input

@@ -7,6 +7,7 @@ import { Link } from '../components/link.js'
 import { Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import { sortFieldErrors } from '../lib/field-errors.js'
+import { MIN_PASSWORD_LENGTH, newPasswordHint } from '../lib/password-rules.js'
 import { focusFirstInvalidField } from '../lib/use-form-submit.js'
 
 interface AuthPageProps {
@@ -15,9 +16,6 @@ interface AuthPageProps {
   /** The session ended while the dashboard was open (expired, revoked, logged out elsewhere). */
   hasSessionExpired?: boolean
 }
-
-/** The API's rule (src/domain/accounts/password.ts); the API's answer stays the authority. */
-const MIN_PASSWORD_LENGTH = 10
 
 export function AuthPage({ mode, onSignedIn, hasSessionExpired = false }: AuthPageProps) {
   const [email, setEmail] = useState('')
@@ -86,7 +84,7 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false }: AuthPa
           id="auth-password"
           label="Password"
           error={fieldErrors.password}
-          hint={isSignup ? `At least ${MIN_PASSWORD_LENGTH} characters. A password manager's generated password is best.` : undefined}
+          hint={isSignup ? newPasswordHint : undefined}
         >
           {(control) => (
             <input

@@ -5,6 +5,13 @@ import { hash, verify } from '@node-rs/argon2'
 export const PASSWORD_MIN_LENGTH = 10
 export const PASSWORD_MAX_LENGTH = 256
 
+/** Why a password cannot be chosen, in words for its field's error, or undefined. */
+export function findPasswordProblem(password: string): string | undefined {
+  if (password.length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`
+  if (password.length > PASSWORD_MAX_LENGTH) return `must be at most ${PASSWORD_MAX_LENGTH} characters`
+  return undefined
+}
+
 /**
  * Argon2id with the library's defaults (19 MiB, 2 passes, 1 lane), which are OWASP's
  * recommended minimum; the parameters travel inside the PHC string, so raising them later

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EMAIL_MAX_LENGTH, isEmailAddress, normalizeEmailAddress } from '../../../domain/accounts/email-address.js'
-import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
+import { findPasswordProblem, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
 import { addressGroupOf } from '../../../domain/history/client-keys.js'
 import { ApiError, type ErrorDetail } from '../../../errors.js'
 import { rejectCrossOriginForm } from '../../../plugins/authentication.js'
@@ -19,8 +19,8 @@ export const Credentials = Type.Object(
 function validateSignUp(email: string, password: string): ErrorDetail[] {
   const issues: ErrorDetail[] = []
   if (!isEmailAddress(email)) issues.push({ field: 'email', message: 'must be an e-mail address such as you@example.com' })
-  if (password.length < PASSWORD_MIN_LENGTH) issues.push({ field: 'password', message: `must be at least ${PASSWORD_MIN_LENGTH} characters` })
-  if (password.length > PASSWORD_MAX_LENGTH) issues.push({ field: 'password', message: `must be at most ${PASSWORD_MAX_LENGTH} characters` })
+  const problem = findPasswordProblem(password)
+  if (problem !== undefined) issues.push({ field: 'password', message: problem })
   return issues
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { hashPassword, isPasswordCorrect, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
+import { findPasswordProblem, hashPassword, isPasswordCorrect, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
 import { ApiError, type ErrorDetail } from '../../../errors.js'
 import { accountOf } from '../../../plugins/authentication.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
@@ -16,11 +16,6 @@ const PasswordChange = Type.Object(
   { additionalProperties: false },
 )
 
-function validateNewPassword(password: string): ErrorDetail[] {
-  if (password.length < PASSWORD_MIN_LENGTH) return [{ field: 'newPassword', message: `must be at least ${PASSWORD_MIN_LENGTH} characters` }]
-  if (password.length > PASSWORD_MAX_LENGTH) return [{ field: 'newPassword', message: `must be at most ${PASSWORD_MAX_LENGTH} characters` }]
-  return []
-}
 
 const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -67,7 +62,8 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await enforceRateLimits(app.keyValue, [{ key: `password-change:${id}`, rule: credentialRateLimits.logInPerEmailAndIp }])
       const account = await app.accounts.findWithPasswordById(id)
       if (account === undefined) throw new ApiError('unauthorized')
-      const issues = validateNewPassword(request.body.newPassword)
+      const problem = findPasswordProblem(request.body.newPassword)
+      const issues: ErrorDetail[] = problem === undefined ? [] : [{ field: 'newPassword', message: problem }]
       if (!(await isPasswordCorrect(account.passwordHash, request.body.currentPassword))) {
         issues.unshift({ field: 'currentPassword', message: 'is not your current password' })
       }
