@@ -32,6 +32,9 @@ export interface ErrorDetail {
   message: string
 }
 
+/** The message of every validation_error that lists its problems in details. */
+export const INVALID_REQUEST_MESSAGE = 'The request is not valid; see details.'
+
 /** An expected, client-facing failure. Anything else that is thrown is treated as a bug (500). */
 export class ApiError extends Error {
   readonly statusCode: number
@@ -61,4 +64,13 @@ export function errorBody(code: ErrorCode, requestId: string, message?: string, 
       ...(details === undefined ? {} : { details }),
     },
   }
+}
+
+/** 400 validation_error naming each problem (with its field, where there is one). */
+export function invalidRequest(details: ErrorDetail[]): ApiError {
+  return new ApiError('validation_error', INVALID_REQUEST_MESSAGE, details)
+}
+
+export function throwIfInvalid(details: ErrorDetail[]): void {
+  if (details.length > 0) throw invalidRequest(details)
 }

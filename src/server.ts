@@ -23,7 +23,7 @@ function readConfigOrExit(): Config {
  * that does not answer, a file where a directory should be): one line naming the cause, exit 1.
  * Anything else is a bug and keeps its stack.
  */
-const operationalCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'ENOSPC', '28P01', '3D000'])
+const operationalCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'ENOSPC'])
 async function orExit<T>(what: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work()

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError, errorBody, errorCatalogue, type ErrorCode, type ErrorDetail } from '../errors.js'
+import { ApiError, errorBody, errorCatalogue, INVALID_REQUEST_MESSAGE, type ErrorCode, type ErrorDetail } from '../errors.js'
 
 /** Fastify's own client errors, mapped onto the catalogue by status code. */
 const codeByStatus: Partial<Record<number, ErrorCode>> = {
@@ -51,7 +51,7 @@ async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
     const code = errorCodeOf(error)
     if ((error.statusCode ?? 500) < 500) {
       const details = detailsOf(error)
-      const message = details !== undefined ? 'The request is not valid; see details.' : clientMessage(error, code)
+      const message = details !== undefined ? INVALID_REQUEST_MESSAGE : clientMessage(error, code)
       return reply.code(errorCatalogue[code].status).send(errorBody(code, request.id, message, details))
     }
     request.log.error({ err: error }, code === 'service_unavailable' ? 'dependency unavailable' : 'unhandled error')

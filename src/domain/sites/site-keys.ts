@@ -44,6 +44,12 @@ export interface SecretKeyHolder {
  */
 export function acceptsSecretKey(site: SecretKeyHolder, secretKey: string, now: number): boolean {
   if (isSecretKeyOf(secretKey, site.secretKeyHash)) return true
+  const previous = livePreviousSecret(site, now)
+  return previous !== null && isSecretKeyOf(secretKey, previous.keyHash)
+}
+
+/** The key the last rotation replaced while its grace period lasts, else null. */
+export function livePreviousSecret(site: Pick<SecretKeyHolder, 'previousSecret'>, now: number): SecretKeyHolder['previousSecret'] {
   const previous = site.previousSecret
-  return previous !== null && now < previous.expiresAt.getTime() && isSecretKeyOf(secretKey, previous.keyHash)
+  return previous !== null && now < previous.expiresAt.getTime() ? previous : null
 }

@@ -6,7 +6,7 @@ import meRoutes from './me/index.js'
 import sessionsRoutes from './sessions/index.js'
 import sitesRoutes from './sites/index.js'
 import { findUnstorableText } from '../../domain/storable-text.js'
-import { ApiError } from '../../errors.js'
+import { invalidRequest } from '../../errors.js'
 import webhookRoutes from './webhooks/index.js'
 
 /**
@@ -23,7 +23,7 @@ const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
       findUnstorableText(request.params, 'params') ?? findUnstorableText(request.query, 'querystring') ?? findUnstorableText(request.body, '')
     if (field !== undefined) {
       const message = 'must not contain NUL characters or unpaired UTF-16 surrogates'
-      throw new ApiError('validation_error', 'The request is not valid; see details.', [field === '' ? { message } : { field, message }])
+      throw invalidRequest([field === '' ? { message } : { field, message }])
     }
   })
   await app.register(accountsRoutes, { prefix: '/api/v1' })

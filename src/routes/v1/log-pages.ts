@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { decodeLogCursor, encodeLogCursor, type LogCursor } from '../../domain/analytics/log-cursor.js'
-import { invalidRequest } from './sites/site-rules.js'
+import { invalidRequest } from '../../errors.js'
 
 /** The query of a log read page by page, newest first; `maximum` bounds its page size. */
 export function logPageQuery(defaultSize: number, maximum: number) {

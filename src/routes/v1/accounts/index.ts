@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { EMAIL_MAX_LENGTH, isEmailAddress, normalizeEmailAddress } from '../../../domain/accounts/email-address.js'
 import { findPasswordProblem, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
 import { addressGroupOf } from '../../../domain/history/client-keys.js'
-import { ApiError, type ErrorDetail } from '../../../errors.js'
+import { ApiError, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
 import { rejectCrossOriginForm } from '../../../plugins/authentication.js'
 import { Account, ErrorResponse } from '../dashboard-schemas.js'
 import { credentialRateLimits, emailKeyOf, enforceRateLimits } from './rate-limits.js'
@@ -44,7 +44,7 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         { key: `signup:email:${emailKeyOf(email)}`, rule: credentialRateLimits.signUpPerEmail },
       ])
       const issues = validateSignUp(email, request.body.password)
-      if (issues.length > 0) throw new ApiError('validation_error', 'The request is not valid; see details.', issues)
+      throwIfInvalid(issues)
       const account = await app.accounts.create(email, await hashPassword(request.body.password))
       if (account === undefined) throw new ApiError('email_taken')
       return reply.code(201).send({ id: account.id, email: account.email, createdAt: account.createdAt.toISOString() })

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { generateApiKey, hashToken, prefixOfApiKey } from '../../../domain/accounts/tokens.js'
 import { findDisplayNameProblem, normalizeDisplayName } from '../../../domain/display-name.js'
 import { isUuid } from '../../../domain/uuid.js'
-import { ApiError } from '../../../errors.js'
+import { ApiError, invalidRequest } from '../../../errors.js'
 import { accountOf } from '../../../plugins/authentication.js'
 import type { ApiKeyRecord } from '../../../storage/sql/api-key-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
@@ -61,7 +61,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const name = normalizeDisplayName(request.body.name)
       const problem = findDisplayNameProblem(name, API_KEY_NAME_MAX_LENGTH)
-      if (problem !== undefined) throw new ApiError('validation_error', 'The request is not valid; see details.', [{ field: 'name', message: problem }])
+      if (problem !== undefined) throw invalidRequest([{ field: 'name', message: problem }])
       const key = generateApiKey()
       const record = await app.apiKeys.create(accountOf(request).id, { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key) }, MAX_API_KEYS_PER_ACCOUNT)
       if (record === undefined) {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { findPasswordProblem, hashPassword, isPasswordCorrect, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
-import { ApiError, type ErrorDetail } from '../../../errors.js'
+import { ApiError, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
 import { accountOf } from '../../../plugins/authentication.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createSessionRepository } from '../../../storage/sql/session-repository.js'
@@ -15,7 +15,6 @@ const PasswordChange = Type.Object(
   },
   { additionalProperties: false },
 )
-
 
 const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -67,7 +66,7 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!(await isPasswordCorrect(account.passwordHash, request.body.currentPassword))) {
         issues.unshift({ field: 'currentPassword', message: 'is not your current password' })
       }
-      if (issues.length > 0) throw new ApiError('validation_error', 'The request is not valid; see details.', issues)
+      throwIfInvalid(issues)
       const passwordHash = await hashPassword(request.body.newPassword)
       await app.database.transaction(async (transaction) => {
         await createAccountRepository(transaction).setPasswordHash(id, passwordHash)

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { withDefaultSettings } from '../../../domain/sites/site.js'
-import { ApiError } from '../../../errors.js'
+import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { initialSettingsOf, normalizeSiteInput, validateMergedSettings } from '../../../domain/sites/site-input.js'
 import { accountOf } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { CreateSiteBody, Site, siteView, SiteWithSecret } from './site-schemas.js'
-import { inputRulesOf, sealWebhookSecret, throwIfInvalid } from './site-rules.js'
+import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
 
 /** Sites per account: enough for any operator, and a bound on what one account's list reads. */
 export const MAX_SITES_PER_ACCOUNT = 100

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { NullableInput } from '../dashboard-schemas.js'
+import { livePreviousSecret } from '../../../domain/sites/site-keys.js'
 import type { Site as SiteRecord } from '../../../domain/sites/site.js'
 import {
   MAX_DOMAINS,
@@ -112,7 +113,7 @@ export function siteView(site: SiteRecord): Type.Static<typeof Site> {
     siteKey: site.siteKey,
     domains: site.domains,
     settings: { ...site.settings, webhookSecretSet: site.webhookSecretCiphertext !== null },
-    previousSecretExpiresAt: site.previousSecret !== null && site.previousSecret.expiresAt.getTime() > Date.now() ? site.previousSecret.expiresAt.toISOString() : null,
+    previousSecretExpiresAt: livePreviousSecret(site, Date.now())?.expiresAt.toISOString() ?? null,
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),
   }

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { buildSeries, maxRangeMs, resolveStatsRange } from '../../../domain/analytics/stats-range.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
+import { invalidRequest } from '../../../errors.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
-import { invalidRequest } from './site-rules.js'
 
 const TOP_LIMIT = 10
 

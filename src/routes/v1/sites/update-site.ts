@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { normalizeSiteInput, settingsChangesOf, validateMergedSettings } from '../../../domain/sites/site-input.js'
-import { ApiError } from '../../../errors.js'
+import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { Site, siteView, UpdateSiteBody } from './site-schemas.js'
-import { inputRulesOf, sealWebhookSecret, throwIfInvalid } from './site-rules.js'
+import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
 
 const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(

@@ -8,7 +8,7 @@ import { scoreVerification } from '../../../domain/risk/score-verification.js'
 import { advanceStepUps, claimStepUps } from '../../../domain/risk/step-up.js'
 import { recordOutcome } from '../../../domain/history/client-history.js'
 import { issueToken, TOKEN_LIFETIME_MS } from '../../../domain/token/token.js'
-import { ApiError } from '../../../errors.js'
+import { ApiError, invalidRequest } from '../../../errors.js'
 import type { VerificationBlockedEvent } from '../../../plugins/events.js'
 import type { PublicCaller } from '../../../plugins/public-gate.js'
 import { assessClient, clientFactsOf, historyRefOf } from '../client-risk.js'
@@ -38,7 +38,7 @@ export async function judgeSubmission(
   noteFacts(request, { challengeId, solveTimeMs: body.solveTimeMs })
   // The schema bounds the nonce's digits; its value must also stay below 2^53.
   if (!isNonceText(body.nonce)) {
-    throw new ApiError('validation_error', 'The request is not valid; see details.', [{ field: 'nonce', message: 'must be below 2^53' }])
+    throw invalidRequest([{ field: 'nonce', message: 'must be below 2^53' }])
   }
 
   const now = Date.now()
