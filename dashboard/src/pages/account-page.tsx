@@ -1,10 +1,9 @@
 import { useState } from 'preact/hooks'
 import { changePassword } from '../api/accounts.js'
 import type { Account } from '../api/types.js'
-import { Field } from '../components/field.js'
 import { Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
-import { MIN_PASSWORD_LENGTH, newPasswordHint } from '../lib/password-rules.js'
+import { PasswordField } from '../components/password-field.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
 
 export function AccountPage({ account }: { account: Account }) {
@@ -45,38 +44,24 @@ function PasswordForm({ email }: { email: string }) {
       >
         {/* For password managers: the account the new password belongs to. */}
         <input type="email" name="username" autoComplete="username" value={email} hidden readOnly />
-        <Field id="current-password" label="Current password" error={state.fieldErrors.currentPassword}>
-          {(control) => (
-            <input
-              {...control}
-              type="password"
-              name="current-password"
-              autoComplete="current-password"
-              required
-              value={currentPassword}
-              onInput={(event) => setCurrentPassword(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field
+        <PasswordField
+          id="current-password"
+          label="Current password"
+          name="current-password"
+          isNew={false}
+          value={currentPassword}
+          error={state.fieldErrors.currentPassword}
+          onInput={setCurrentPassword}
+        />
+        <PasswordField
           id="new-password"
           label="New password"
+          name="new-password"
+          isNew
+          value={newPassword}
           error={state.fieldErrors.newPassword}
-          hint={newPasswordHint}
-        >
-          {(control) => (
-            <input
-              {...control}
-              type="password"
-              name="new-password"
-              autoComplete="new-password"
-              required
-              minLength={MIN_PASSWORD_LENGTH}
-              value={newPassword}
-              onInput={(event) => setNewPassword(event.currentTarget.value)}
-            />
-          )}
-        </Field>
+          onInput={setNewPassword}
+        />
         <div class="form__actions">
           <button type="submit" class="button button--primary" disabled={state.isBusy}>
             {state.isBusy ? 'Changing…' : 'Change password'}

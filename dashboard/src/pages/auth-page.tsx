@@ -6,8 +6,8 @@ import { Field } from '../components/field.js'
 import { Link } from '../components/link.js'
 import { Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
+import { PasswordField } from '../components/password-field.js'
 import { sortFieldErrors } from '../lib/field-errors.js'
-import { MIN_PASSWORD_LENGTH, newPasswordHint } from '../lib/password-rules.js'
 import { focusFirstInvalidField } from '../lib/use-form-submit.js'
 
 interface AuthPageProps {
@@ -80,25 +80,15 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false }: AuthPa
             />
           )}
         </Field>
-        <Field
+        <PasswordField
           id="auth-password"
           label="Password"
+          name="password"
+          isNew={isSignup}
+          value={password}
           error={fieldErrors.password}
-          hint={isSignup ? newPasswordHint : undefined}
-        >
-          {(control) => (
-            <input
-              {...control}
-              type="password"
-              name="password"
-              autoComplete={isSignup ? 'new-password' : 'current-password'}
-              required
-              minLength={isSignup ? MIN_PASSWORD_LENGTH : undefined}
-              value={password}
-              onInput={(event) => setPassword(event.currentTarget.value)}
-            />
-          )}
-        </Field>
+          onInput={setPassword}
+        />
         <button type="submit" class="button button--primary button--block" disabled={isBusy}>
           {isBusy ? 'Please wait…' : isSignup ? 'Create account' : 'Log in'}
         </button>

@@ -1,0 +1,33 @@
+import { MIN_PASSWORD_LENGTH, newPasswordHint } from '../lib/password-rules.js'
+import { Field } from './field.js'
+
+interface PasswordFieldProps {
+  id: string
+  label: string
+  name: string
+  /** A password being chosen gets the rules' hint and minimum, and the browser's "new password" help. */
+  isNew: boolean
+  value: string
+  error: string | undefined
+  onInput: (value: string) => void
+}
+
+/** A password input with its label, error and, for a new password, the rules. */
+export function PasswordField({ id, label, name, isNew, value, error, onInput }: PasswordFieldProps) {
+  return (
+    <Field id={id} label={label} error={error} hint={isNew ? newPasswordHint : undefined}>
+      {(control) => (
+        <input
+          {...control}
+          type="password"
+          name={name}
+          autoComplete={isNew ? 'new-password' : 'current-password'}
+          required
+          minLength={isNew ? MIN_PASSWORD_LENGTH : undefined}
+          value={value}
+          onInput={(event) => onInput(event.currentTarget.value)}
+        />
+      )}
+    </Field>
+  )
+}
