@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OWN_ORIGIN, randomClientAddress, randomEmail } from '../helpers/dashboard-client.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
+import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
 
 describe('POST /api/v1/accounts (sign-up)', () => {
   let service: TestApp
@@ -72,6 +74,7 @@ describe('POST /api/v1/accounts (sign-up)', () => {
   })
 
   it('rate-limits sign-ups per IP address: 429 rate_limited with Retry-After', async () => {
+    await startWithinOneWindow(credentialRateLimits.signUpPerIp.windowMs)
     const remoteAddress = randomClientAddress()
     const statuses: number[] = []
     for (let attempt = 0; attempt < 21; attempt++) {
@@ -86,6 +89,7 @@ describe('POST /api/v1/accounts (sign-up)', () => {
   })
 
   it('counts an IPv6 /64 as one address, so rotating through it does not escape the limit', async () => {
+    await startWithinOneWindow(credentialRateLimits.signUpPerIp.windowMs)
     const prefix = randomClientAddress().split(':').slice(0, 4).join(':')
     for (let attempt = 0; attempt < 20; attempt++) {
       await signUp({ email: randomEmail(), password: 'x' }, { remoteAddress: `${prefix}::${attempt.toString(16)}` })
@@ -95,6 +99,7 @@ describe('POST /api/v1/accounts (sign-up)', () => {
   })
 
   it('rate-limits sign-ups per e-mail address, whatever the IP', async () => {
+    await startWithinOneWindow(credentialRateLimits.signUpPerEmail.windowMs)
     const email = randomEmail()
     for (let attempt = 0; attempt < 5; attempt++) await signUp({ email, password: 'long enough password' })
     const refused = await signUp({ email: email.toUpperCase(), password: 'long enough password' })

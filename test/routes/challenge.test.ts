@@ -3,6 +3,7 @@ import { challengeKey, EXPIRED_CHALLENGE_GRACE_MS } from '../../src/domain/chall
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
 import { browserHeaders, createTestSite, requestChallenge, type TestSite } from '../helpers/core-flow.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
 
 describe('POST /api/v1/challenge', () => {
   let service: TestApp
@@ -126,6 +127,7 @@ describe('the public gate', () => {
   })
 
   it('answers 429 rate_limited with Retry-After once a client exceeds the limit', async () => {
+    await startWithinOneWindow(60_000)
     const site = await createTestSite(service.app)
     const headers = browserHeaders(site.siteKey)
     const statuses = []

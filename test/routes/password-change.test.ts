@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asBrowser, asScript, createTestAccount, randomClientAddress, sessionCookieOf } from '../helpers/dashboard-client.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
+import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
 
 describe('PUT /api/v1/me/password', () => {
   let service: TestApp
@@ -65,6 +67,7 @@ describe('PUT /api/v1/me/password', () => {
   })
 
   it('counts wrong current passwords like log-ins: 429 with Retry-After after 10 in 10 minutes, even with the right one then', async () => {
+    await startWithinOneWindow(credentialRateLimits.logInPerEmailAndIp.windowMs)
     const account = await createTestAccount(service.app)
     for (let attempt = 0; attempt < 10; attempt++) {
       expect((await change(asBrowser(account), { currentPassword: `guess ${attempt}`, newPassword: 'a new passphrase' })).statusCode).toBe(400)

@@ -11,6 +11,8 @@ import {
   type TestAccount,
 } from '../helpers/dashboard-client.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
+import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
 
 describe('sessions: log in, GET /api/v1/me, log out', () => {
   let service: TestApp
@@ -170,6 +172,7 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
   })
 
   it('rate-limits log-ins per account from one client (429 rate_limited with Retry-After), without locking out the owner elsewhere', async () => {
+    await startWithinOneWindow(credentialRateLimits.logInPerEmailAndIp.windowMs)
     const other = await createTestAccount(service.app)
     const guesser = randomClientAddress()
     for (let attempt = 0; attempt < 10; attempt++) await logIn({ email: other.email, password: 'wrong password!' }, { remoteAddress: guesser })
@@ -196,6 +199,7 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
   })
 
   it('rate-limits log-ins per account from everywhere at ten times the per-client budget', async () => {
+    await startWithinOneWindow(credentialRateLimits.logInPerEmail.windowMs)
     const other = await createTestAccount(service.app)
     // createTestAccount's log-in was the first attempt; 99 more from as many addresses spend the 100.
     for (let attempt = 0; attempt < 99; attempt++) await logIn({ email: other.email, password: 'wrong password!' })
@@ -205,6 +209,7 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
   })
 
   it('rate-limits log-ins per IP address across accounts', async () => {
+    await startWithinOneWindow(credentialRateLimits.logInPerIp.windowMs)
     const remoteAddress = randomClientAddress()
     for (let attempt = 0; attempt < 30; attempt++) await logIn({ email: randomEmail(), password: 'wrong password!' }, { remoteAddress })
     const refused = await logIn({ email: account.email, password: account.password }, { remoteAddress })

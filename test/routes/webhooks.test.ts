@@ -6,6 +6,7 @@ import { describeSiteRouteAuthCases } from '../helpers/auth-cases.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { findClosedPort, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js'
+import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
 
 const SECRET = 'whsec_dG9sbGdhdGUgd2ViaG9vayByb3V0ZSB0ZXN0cw=='
 
@@ -89,6 +90,7 @@ describe('webhook routes', () => {
     })
 
     it('allows 10 test sends a minute per site, then 429 rate_limited with Retry-After', async () => {
+      await startWithinOneWindow(60_000)
       const siteId = await siteWithWebhook()
       const send = () => service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/webhook/test`, headers: asScript(owner) })
       for (let index = 0; index < 10; index += 1) expect((await send()).statusCode).toBe(200)
