@@ -19,21 +19,49 @@ function isRunning(pid: number): boolean {
 }
 
 /**
+ * Which process a pid names, on Linux: the boot and the process's start time (in clock ticks
+ * since boot, field 22 of /proc/<pid>/stat; the command name before it may hold spaces and
+ * parentheses). After a crash and a restart the lock's pid may belong to another process by then
+ * (pids are reused, and a container restarts with the same few); the start time tells them apart.
+ * Undefined where /proc does not tell.
+ */
+async function processIdentity(pid: number): Promise<string | undefined> {
+  try {
+    const [stat, boot] = await Promise.all([readFile(`/proc/${pid}/stat`, 'utf8'), readFile('/proc/sys/kernel/random/boot_id', 'utf8')])
+    const startTicks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+    return startTicks === undefined ? undefined : `${boot.trim()}/${startTicks}`
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether the lock file's holder still runs: its pid is alive and, when the file says, it is the same process. */
+async function holdsLock(holder: number, recordedIdentity: string | undefined): Promise<boolean> {
+  if (!Number.isSafeInteger(holder) || holder <= 0 || holder === process.pid || !isRunning(holder)) return false
+  if (recordedIdentity === undefined) return true
+  const identity = await processIdentity(holder)
+  return identity === undefined || identity === recordedIdentity
+}
+
+/**
  * Takes DATA_DIR's embedded database for this process: PGlite serves one process, and a second
  * one on the same files would start, answer, and lose its writes to the first. The lock is a file
- * with the holder's pid; one left by a process that is gone (a crash, a killed container) is
- * taken over. Returns what releases it.
+ * with the holder's pid and, on Linux, its start (processIdentity); one left by a process that is
+ * gone (a crash, a killed container) is taken over, even when its pid has been reused since.
+ * Returns what releases it.
  */
 export async function lockDataDirectory(directory: string): Promise<() => Promise<void>> {
   const file = join(directory, 'tollgate.lock')
+  const identity = await processIdentity(process.pid)
   for (let attempt = 0; ; attempt++) {
     try {
-      await writeFile(file, `${process.pid}\n`, { flag: 'wx' })
+      await writeFile(file, `${process.pid}\n${identity === undefined ? '' : `${identity}\n`}`, { flag: 'wx' })
       return () => rm(file, { force: true })
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      const holder = Number((await readFile(file, 'utf8').catch(() => '')).trim())
-      if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && isRunning(holder)) {
+      const [pidLine = '', identityLine = ''] = (await readFile(file, 'utf8').catch(() => '')).split('\n')
+      const holder = Number(pidLine.trim())
+      if (await holdsLock(holder, identityLine.trim() || undefined)) {
         throw new StartupError(
           `DATA_DIR ${directory} is in use by another Tollgate process (pid ${holder}); stop it, or give this one another DATA_DIR (or DATABASE_URL)`,
         )
