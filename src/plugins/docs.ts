@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
-import { errorCatalogue } from '../errors.js'
+import { errorCatalogue, type ErrorCode } from '../errors.js'
 import { ErrorResponse } from '../routes/v1/dashboard-schemas.js'
 import { sessionCookieName } from './authentication.js'
 import fp from 'fastify-plugin'
@@ -14,6 +14,7 @@ import fp from 'fastify-plugin'
 async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }): Promise<void> {
   app.addHook('onRoute', documentErrors)
   await app.register(swagger, {
+    transform: documentErrorsAsJson,
     openapi: {
       openapi: '3.0.3',
       info: {
@@ -39,9 +40,17 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
 const codesByStatus = new Map<number, string[]>()
 for (const [code, { status }] of Object.entries(errorCatalogue)) codesByStatus.set(status, [...(codesByStatus.get(status) ?? []), code])
 
-function describeStatus(status: number): string {
-  const codes = codesByStatus.get(status) ?? []
-  return `Error body (DESIGN section 3); \`error.code\` is one of ${codes.map((code) => `\`${code}\``).join(', ')}, as the route applies`
+function describeCodes(codes: readonly string[], qualifier: string): string {
+  return `Error body (DESIGN section 3); \`error.code\` is ${codes.length === 1 ? '' : 'one of '}${codes.map((code) => `\`${code}\``).join(', ')}${qualifier}`
+}
+
+/** The code of each error answer any route can give, where the route does not declare the status itself. */
+const frameworkCodes: Record<number, ErrorCode> = {
+  400: 'validation_error',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  500: 'internal_error',
+  503: 'service_unavailable',
 }
 
 /**
@@ -58,14 +67,31 @@ function documentErrors(route: RouteOptions): void {
   const takesBody = methods.some((method) => ['POST', 'PUT', 'PATCH'].includes(method))
   const validatesInput = schema.body !== undefined || schema.querystring !== undefined || schema.params !== undefined
   const statuses = [...(validatesInput ? [400] : []), ...(takesBody ? [413, 415] : []), 500, 503]
-  for (const status of statuses) responses[status] ??= ErrorResponse
+  for (const status of statuses) responses[status] ??= { ...ErrorResponse, description: describeCodes([frameworkCodes[status]!], '') }
   for (const [status, response] of Object.entries(responses)) {
     const code = Number(status)
     if (code >= 400 && typeof response === 'object' && response !== null && !('description' in response)) {
-      responses[status] = { ...response, description: describeStatus(code) }
+      responses[status] = { ...response, description: describeCodes(codesByStatus.get(code) ?? [], ', as the route applies') }
     }
   }
   route.schema = { ...schema, response: responses }
+}
+
+type SwaggerTransform = (input: { schema: FastifySchema; url: string }) => { schema: FastifySchema; url: string }
+
+/**
+ * Error answers are JSON whatever the route's success answers are (a script, text/plain metrics,
+ * an HTML page): in the document only, each error status names application/json as its media
+ * type instead of the route's `produces`.
+ */
+const documentErrorsAsJson: SwaggerTransform = ({ schema, url }) => {
+  const response = schema?.response as Record<string, { description?: string; content?: unknown }> | undefined
+  if (response === undefined) return { schema, url }
+  const responses = Object.fromEntries(Object.entries(response).map(([status, answer]) => [
+    status,
+    Number(status) >= 400 && answer.content === undefined ? { description: answer.description, content: { 'application/json': { schema: answer } } } : answer,
+  ]))
+  return { schema: { ...schema, response: responses }, url }
 }
 
 export default fp(docsPlugin, { name: 'docs' })

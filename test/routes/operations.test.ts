@@ -67,6 +67,25 @@ describe('operational endpoints', () => {
     expect(paths['/ready']?.get?.responses['503']?.description).toMatch(/^Not ready: this body/)
     // Siteverify answers every failure with 200 and its own body.
     expect(Object.keys(paths['/api/v1/siteverify']?.post?.responses ?? {})).toEqual(['200'])
+    // A status the route does not declare names the one code it can carry.
+    expect(paths['/sdk/v1/{file}']?.get?.responses['400']?.description).toBe('Error body (DESIGN section 3); `error.code` is `validation_error`')
+  })
+
+  it('documents each answer with the media type it is sent as: errors as JSON beside scripts, metrics and pages', async () => {
+    type Responses = Record<string, { content?: Record<string, unknown> }>
+    const { paths } = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<{ paths: Record<string, Record<string, { responses: Responses }>> }>()
+    const mediaTypes = (path: string, method: string) =>
+      Object.fromEntries(Object.entries(paths[path]?.[method]?.responses ?? {}).map(([status, answer]) => [status, Object.keys(answer.content ?? {})]))
+    expect(mediaTypes('/sdk/v1/{file}', 'get')).toEqual({
+      200: ['text/javascript', 'application/wasm'], 304: [], 400: ['application/json'], 404: ['application/json'], 500: ['application/json'], 503: ['application/json'],
+    })
+    expect(mediaTypes('/metrics', 'get')).toEqual({ 200: ['text/plain'], 500: ['application/json'], 503: ['application/json'] })
+    expect(mediaTypes('/demo', 'get')).toMatchObject({ 200: ['text/html'], 500: ['application/json'] })
+    // What is served matches: the SDK's script, the metrics' text, and a JSON error from the SDK's route.
+    const metrics = await service.app.inject({ method: 'GET', url: '/metrics' })
+    expect(metrics.headers['content-type']).toMatch(/^text\/plain/)
+    const missing = await service.app.inject({ method: 'GET', url: '/sdk/v1/nothing-here.js' })
+    expect(missing.headers['content-type']).toMatch(/^application\/json/)
   })
 })
 

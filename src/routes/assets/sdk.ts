@@ -98,7 +98,13 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
       summary: 'The browser SDK: tollgate.js, tollgate.mjs, its worker and WebAssembly',
       params: FileParams,
       response: {
-        200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }),
+        200: {
+          description: 'The file (gzip-encoded when the request accepts it)',
+          content: {
+            'text/javascript': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
+            'application/wasm': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
+          },
+        },
         304: Type.Null(),
         404: PublicErrorResponse,
         503: PublicErrorResponse,

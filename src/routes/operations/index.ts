@@ -75,8 +75,7 @@ const operationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['operations'],
         summary: 'Prometheus metrics (text exposition format)',
-        produces: ['text/plain'],
-        response: { 200: Type.String() },
+        response: { 200: { description: 'The metrics', content: { 'text/plain': { schema: Type.String() } } } },
       },
     },
     async (_request, reply) => {
