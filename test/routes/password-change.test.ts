@@ -78,4 +78,38 @@ describe('PUT /api/v1/me/password', () => {
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
     expect((await logIn(account.email, account.password)).status).toBe(200)
   })
+
+  it('counts a client\'s wrong guesses against that client only: a stolen session spending its budget does not stop the owner changing the password elsewhere', async () => {
+    await startWithinOneWindow(credentialRateLimits.logInPerEmailAndIp.windowMs)
+    const account = await createTestAccount(service.app)
+    const thief = randomClientAddress()
+    for (let attempt = 0; attempt < 11; attempt++) {
+      await service.app.inject({
+        method: 'PUT', url: '/api/v1/me/password', headers: asBrowser(account), remoteAddress: thief, payload: { currentPassword: `guess ${attempt}`, newPassword: 'a new passphrase' },
+      })
+    }
+    const owner = await service.app.inject({
+      method: 'PUT', url: '/api/v1/me/password', headers: asBrowser(account), remoteAddress: randomClientAddress(),
+      payload: { currentPassword: account.password, newPassword: 'the owner\'s new passphrase' },
+    })
+    expect(owner.statusCode).toBe(204)
+  })
+
+  it('shares the budget with log-ins from the same client: five wrong log-ins and five wrong guesses here spend it', async () => {
+    await startWithinOneWindow(credentialRateLimits.logInPerEmailAndIp.windowMs)
+    const account = await createTestAccount(service.app)
+    const client = randomClientAddress()
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const logInAttempt = await service.app.inject({ method: 'POST', url: '/api/v1/sessions', remoteAddress: client, payload: { email: account.email, password: `guess ${attempt}` } })
+      expect(logInAttempt.statusCode).toBe(401)
+      const guess = await service.app.inject({
+        method: 'PUT', url: '/api/v1/me/password', headers: asBrowser(account), remoteAddress: client, payload: { currentPassword: `guess ${attempt}`, newPassword: 'a new passphrase' },
+      })
+      expect(guess.statusCode).toBe(400)
+    }
+    const refused = await service.app.inject({
+      method: 'PUT', url: '/api/v1/me/password', headers: asBrowser(account), remoteAddress: client, payload: { currentPassword: account.password, newPassword: 'a new passphrase' },
+    })
+    expect(refused.statusCode).toBe(429)
+  })
 })

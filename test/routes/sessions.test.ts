@@ -121,6 +121,26 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     expect((await me({ cookie: second })).statusCode).toBe(200)
   })
 
+  it('logs out everywhere else: the other sessions end at once, this one, the API keys and other accounts\' sessions stay', async () => {
+    const first = await createTestAccount(service.app)
+    const laptop = sessionCookieOf((await logIn({ email: first.email, password: first.password })).headers['set-cookie'])
+    const phone = sessionCookieOf((await logIn({ email: first.email, password: first.password })).headers['set-cookie'])
+    const stranger = await createTestAccount(service.app)
+    const response = await service.app.inject({ method: 'DELETE', url: '/api/v1/sessions/others', headers: asBrowser(first) })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({ endedSessions: 2 })
+    expect((await me({ cookie: laptop })).statusCode).toBe(401)
+    expect((await me({ cookie: phone })).statusCode).toBe(401)
+    expect((await me(asBrowser(first))).statusCode).toBe(200)
+    expect((await me(asScript(first))).statusCode).toBe(200)
+    expect((await me(asBrowser(stranger))).statusCode).toBe(200)
+    // Not with an API key (a leaked key must not log the owner out), nor from another origin.
+    const byScript = await service.app.inject({ method: 'DELETE', url: '/api/v1/sessions/others', headers: asScript(first) })
+    expect(byScript.statusCode).toBe(403)
+    const crossSite = await service.app.inject({ method: 'DELETE', url: '/api/v1/sessions/others', headers: { cookie: first.cookie, origin: 'https://evil.example' } })
+    expect(crossSite.json().error.code).toBe('csrf_rejected')
+  })
+
   it('refuses a log-out without our Origin (403 csrf_rejected) and the session stays valid', async () => {
     const other = await createTestAccount(service.app)
     for (const headers of [{ cookie: other.cookie }, { cookie: other.cookie, origin: 'https://evil.example' }]) {

@@ -33,14 +33,15 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
   const newAccount = async (email = `${randomUUID()}@example.com`) => {
     const account = await accounts.create(email, 'hash')
     if (account === undefined) throw new Error('account not created')
-    return account
+    return { ...account, passwordHash: 'hash' }
   }
 
   it.skipIf(!available)('creates an account and finds it by id and by e-mail in any letter case', async () => {
     const account = await newAccount('Mixed.Case@Example.com')
-    expect(account).toEqual({ id: expect.any(String), email: 'Mixed.Case@Example.com', createdAt: expect.any(Date) })
-    expect(await accounts.findByEmail('mixed.case@example.COM')).toEqual({ ...account, passwordHash: 'hash' })
-    expect(await accounts.findById(account.id)).toEqual(account)
+    expect(account).toEqual({ id: expect.any(String), email: 'Mixed.Case@Example.com', createdAt: expect.any(Date), passwordHash: 'hash' })
+    expect(await accounts.findByEmail('mixed.case@example.COM')).toEqual(account)
+    const { passwordHash: _passwordHash, ...withoutHash } = account
+    expect(await accounts.findById(account.id)).toEqual(withoutHash)
     expect(await accounts.findByEmail('nobody@example.com')).toBeUndefined()
   })
 
@@ -52,18 +53,37 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
 
   it.skipIf(!available)('finds a live session with its account; not an expired or deleted one', async () => {
     const account = await newAccount()
-    const live = await sessions.create(account.id, 'live-hash', new Date(Date.now() + HOUR_MS))
-    await sessions.create(account.id, 'expired-hash', new Date(Date.now() - 1_000))
+    const live = await sessions.create(account, 'live-hash', new Date(Date.now() + HOUR_MS))
+    await sessions.create(account, 'expired-hash', new Date(Date.now() - 1_000))
     expect(await sessions.findByTokenHash('live-hash')).toEqual({ sessionId: live, accountId: account.id, email: account.email })
     expect(await sessions.findByTokenHash('expired-hash')).toBeUndefined()
-    await sessions.delete(live)
+    await sessions.delete(live ?? '')
     expect(await sessions.findByTokenHash('live-hash')).toBeUndefined()
+  })
+
+  it.skipIf(!available)('opens no session for a password that has changed since it was checked, also when the change commits while the session is opened', async () => {
+    const account = await newAccount()
+    await accounts.setPasswordHash(account.id, 'changed')
+    expect(await sessions.create(account, `stale-${account.id}`, new Date(Date.now() + HOUR_MS))).toBeUndefined()
+    expect(await sessions.create({ id: account.id, passwordHash: 'changed' }, `fresh-${account.id}`, new Date(Date.now() + HOUR_MS))).toEqual(expect.any(String))
+
+    // A log-in that checked 'changed' opens its session while a change to 'newest' is under way.
+    let opening: Promise<string | undefined> | undefined
+    await subject.database.transaction(async (transaction) => {
+      await createAccountRepository(transaction).setPasswordHash(account.id, 'newest')
+      await createSessionRepository(transaction).deleteOthers(account.id, randomUUID())
+      opening = sessions.create({ id: account.id, passwordHash: 'changed' }, `racing-${account.id}`, new Date(Date.now() + HOUR_MS))
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    })
+    expect(await opening).toBeUndefined()
+    const rows = await subject.database.query<{ token_hash: string }>('SELECT token_hash FROM sessions WHERE account_id = $1', [account.id])
+    expect(rows).toEqual([])
   })
 
   it.skipIf(!available)("drops the account's expired sessions when it opens a new one", async () => {
     const account = await newAccount()
-    await sessions.create(account.id, `old-${account.id}`, new Date(Date.now() - 1_000))
-    await sessions.create(account.id, `new-${account.id}`, new Date(Date.now() + HOUR_MS))
+    await sessions.create(account, `old-${account.id}`, new Date(Date.now() - 1_000))
+    await sessions.create(account, `new-${account.id}`, new Date(Date.now() + HOUR_MS))
     const rows = await subject.database.query<{ token_hash: string }>('SELECT token_hash FROM sessions WHERE account_id = $1', [account.id])
     expect(rows.map((row) => row.token_hash)).toEqual([`new-${account.id}`])
   })
@@ -94,7 +114,7 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
 
   it.skipIf(!available)("removes an account's sessions and keys with the account", async () => {
     const account = await newAccount()
-    await sessions.create(account.id, `cascade-${account.id}`, new Date(Date.now() + HOUR_MS))
+    await sessions.create(account, `cascade-${account.id}`, new Date(Date.now() + HOUR_MS))
     await apiKeys.create(account.id, { name: 'x', prefix: 'tgak_x', keyHash: `cascade-${account.id}` }, 1)
     await subject.database.query('DELETE FROM accounts WHERE id = $1', [account.id])
     expect(await sessions.findByTokenHash(`cascade-${account.id}`)).toBeUndefined()

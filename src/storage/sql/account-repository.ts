@@ -57,6 +57,19 @@ export function createAccountRepository(database: SqlExecutor) {
       return rows.length > 0
     },
 
+    /**
+     * Deletes the account and with it its sites, sessions, API keys and webhook deliveries (the
+     * schema's cascades); answers the ids of the sites that went. The account's row is locked
+     * first, so a site being created for it at the same moment either is among them or fails.
+     */
+    async delete(id: string): Promise<{ deleted: boolean; siteIds: string[] }> {
+      const locked = await database.query<{ id: string }>('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [id])
+      if (locked.length === 0) return { deleted: false, siteIds: [] }
+      const sites = await database.query<{ id: string }>('SELECT id FROM sites WHERE account_id = $1', [id])
+      await database.query('DELETE FROM accounts WHERE id = $1', [id])
+      return { deleted: true, siteIds: sites.map((site) => site.id) }
+    },
+
     async findById(id: string): Promise<Account | undefined> {
       const rows = await database.query<Omit<AccountRow, 'password_hash'>>('SELECT id, email, created_at FROM accounts WHERE id = $1', [id])
       const row = rows[0]

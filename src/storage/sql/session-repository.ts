@@ -10,17 +10,22 @@ export interface SessionAccount {
 /** Server-side sessions, found by the SHA-256 of the cookie's token (never the token itself). */
 export function createSessionRepository(database: SqlExecutor) {
   return {
-    /** Opens a session and, in passing, drops the account's expired ones. */
-    async create(accountId: string, tokenHash: string, expiresAt: Date): Promise<string> {
-      const id = randomUUID()
-      await database.query('DELETE FROM sessions WHERE account_id = $1 AND expires_at <= now()', [accountId])
-      await database.query('INSERT INTO sessions (id, account_id, token_hash, expires_at) VALUES ($1, $2, $3, $4)', [
-        id,
-        accountId,
-        tokenHash,
-        expiresAt,
-      ])
-      return id
+    /**
+     * Opens a session for the account while its password is still the one the log-in checked, and
+     * in passing drops the account's expired ones. Undefined when the password has changed since
+     * (or the account is gone). The account's row is read FOR SHARE: a password change under way
+     * (which holds the row) is waited for and then seen, and one that comes after sees this
+     * session and ends it with the others.
+     */
+    async create(account: { id: string; passwordHash: string }, tokenHash: string, expiresAt: Date): Promise<string | undefined> {
+      await database.query('DELETE FROM sessions WHERE account_id = $1 AND expires_at <= now()', [account.id])
+      const rows = await database.query<{ id: string }>(
+        `INSERT INTO sessions (id, account_id, token_hash, expires_at)
+         SELECT $1, id, $3, $4 FROM accounts WHERE id = $2 AND password_hash = $5 FOR SHARE
+         RETURNING id`,
+        [randomUUID(), account.id, tokenHash, expiresAt, account.passwordHash],
+      )
+      return rows[0]?.id
     },
 
     /** The live session with this token hash and its account; expired sessions are not found. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { consumeRateLimit, type RateLimitRule } from '../../../domain/rate-limit.js'
+import { addressGroupOf } from '../../../domain/history/client-keys.js'
 import { ApiError } from '../../../errors.js'
 import type { KeyValueStore } from '../../../storage/ports.js'
 
@@ -25,6 +26,21 @@ export const credentialRateLimits = {
 /** Rate-limit keys hold a hash of the address, so Redis holds no e-mail addresses. */
 export function emailKeyOf(email: string): string {
   return createHash('sha256').update(email.toLowerCase(), 'utf8').digest('hex').slice(0, 32)
+}
+
+/**
+ * The budgets a password attempt on an account is counted against, narrowest first: log-ins, and
+ * the checks of the current password before changing the account (a session someone else holds
+ * must not be a guessing oracle beside the log-in's, and cannot spend the owner's own budget).
+ */
+export function passwordAttemptBudgets(email: string, clientIp: string): { key: string; rule: RateLimitRule }[] {
+  const client = addressGroupOf(clientIp)
+  const emailKey = emailKeyOf(email)
+  return [
+    { key: `login:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.logInPerEmailAndIp },
+    { key: `login:ip:${client}`, rule: credentialRateLimits.logInPerIp },
+    { key: `login:email:${emailKey}`, rule: credentialRateLimits.logInPerEmail },
+  ]
 }
 
 /**

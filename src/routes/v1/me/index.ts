@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { findPasswordProblem, hashPassword, isPasswordCorrect, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
 import { ApiError, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
-import { accountOf } from '../../../plugins/authentication.js'
+import { accountOf, clearSessionCookie } from '../../../plugins/authentication.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createSessionRepository } from '../../../storage/sql/session-repository.js'
-import { credentialRateLimits, enforceRateLimits } from '../accounts/rate-limits.js'
+import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
+import { enforceRateLimits, passwordAttemptBudgets } from '../accounts/rate-limits.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
 
 const PasswordChange = Type.Object(
@@ -15,6 +17,8 @@ const PasswordChange = Type.Object(
   },
   { additionalProperties: false },
 )
+
+const AccountDeletion = Type.Object({ password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
 
 const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -52,29 +56,83 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const authentication = request.authentication
-      if (authentication?.method !== 'session') {
-        throw new ApiError('forbidden', 'The password is changed from a logged-in session (the dashboard), not with an API key.')
-      }
-      const { id } = accountOf(request)
-      // A stolen session must not be a free guessing oracle for the password.
-      await enforceRateLimits(app.keyValue, [{ key: `password-change:${id}`, rule: credentialRateLimits.logInPerEmailAndIp }])
-      const account = await app.accounts.findWithPasswordById(id)
-      if (account === undefined) throw new ApiError('unauthorized')
       const problem = findPasswordProblem(request.body.newPassword)
-      const issues: ErrorDetail[] = problem === undefined ? [] : [{ field: 'newPassword', message: problem }]
-      if (!(await isPasswordCorrect(account.passwordHash, request.body.currentPassword))) {
-        issues.unshift({ field: 'currentPassword', message: 'is not your current password' })
-      }
-      throwIfInvalid(issues)
+      const { id, sessionId } = await confirmWithPassword(request, 'change the password', {
+        field: 'currentPassword',
+        password: request.body.currentPassword,
+        otherIssues: problem === undefined ? [] : [{ field: 'newPassword', message: problem }],
+      })
       const passwordHash = await hashPassword(request.body.newPassword)
       await app.database.transaction(async (transaction) => {
         await createAccountRepository(transaction).setPasswordHash(id, passwordHash)
-        await createSessionRepository(transaction).deleteOthers(id, authentication.sessionId)
+        await createSessionRepository(transaction).deleteOthers(id, sessionId)
       })
       return reply.code(204).send(null)
     },
   )
+
+  app.delete(
+    '/me',
+    {
+      onRequest: app.authenticate,
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Delete the account',
+        description:
+          'From a logged-in session only (403 forbidden with an API key), with the account\'s password (a wrong one is a 400 ' +
+          'validation_error on password, counted against the log-in budget: 429 rate_limited beyond). Deletes the account ' +
+          'and everything of it at once: its sites (their site keys and secret keys stop working on every instance), stats, ' +
+          'webhook settings and deliveries, sessions and API keys; the sites\' verification logs follow in the background. ' +
+          'Clears the session cookie. Cannot be undone.',
+        security: dashboardSecurity,
+        body: AccountDeletion,
+        response: { 204: Type.Null(), 400: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
+      },
+    },
+    async (request, reply) => {
+      const { id } = await confirmWithPassword(request, 'delete the account', { field: 'password', password: request.body.password })
+      const { siteIds } = await app.database.transaction(async (transaction) => {
+        const deletion = await createAccountRepository(transaction).delete(id)
+        const logQueries = createVerificationQueryRepository(transaction)
+        for (const siteId of deletion.siteIds) await logQueries.deleteRollupsOf(siteId)
+        return deletion
+      })
+      await Promise.all(siteIds.map((siteId) => app.siteCache.invalidate({ id: siteId })))
+      if (siteIds.length > 0) app.logRetention.sweepSoon()
+      request.log.info({ accountId: id, sites: siteIds.length }, 'account deleted')
+      clearSessionCookie(reply, app.config)
+      return reply.code(204).send(null)
+    },
+  )
+
+  /**
+   * What a change to the account itself asks of the request: a logged-in session (an API key, if
+   * it leaked, must not take the account over or delete it) and the account's password, checked
+   * within the log-in budget (a stolen session must not be a free guessing oracle for it). Throws
+   * a validation_error naming `field` for a wrong password, together with `otherIssues`. The
+   * attempt counts against the log-in's budgets of this client and account, so that someone else
+   * guessing from a stolen session does not lock the owner out of changing the password.
+   */
+  async function confirmWithPassword(
+    request: FastifyRequest,
+    what: string,
+    check: { field: string; password: string; otherIssues?: ErrorDetail[] },
+  ): Promise<{ id: string; sessionId: string }> {
+    const authentication = request.authentication
+    if (authentication?.method !== 'session') {
+      throw new ApiError('forbidden', `Only a logged-in session (the dashboard) may ${what}, not an API key.`)
+    }
+    const { id } = accountOf(request)
+    const account = await app.accounts.findWithPasswordById(id)
+    if (account === undefined) throw new ApiError('unauthorized')
+    await enforceRateLimits(app.keyValue, passwordAttemptBudgets(account.email, request.ip))
+    const issues = [...(check.otherIssues ?? [])]
+    if (!(await isPasswordCorrect(account.passwordHash, check.password))) {
+      issues.unshift({ field: check.field, message: 'is not your current password' })
+    }
+    throwIfInvalid(issues)
+    return { id, sessionId: authentication.sessionId }
+  }
 }
 
 export default meRoutes

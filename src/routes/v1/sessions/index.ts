@@ -3,9 +3,9 @@ import { Type } from 'typebox'
 import { normalizeEmailAddress } from '../../../domain/accounts/email-address.js'
 import { isPasswordCorrect } from '../../../domain/accounts/password.js'
 import { generateSessionToken, hashToken } from '../../../domain/accounts/tokens.js'
-import { addressGroupOf } from '../../../domain/history/client-keys.js'
 import { ApiError } from '../../../errors.js'
 import {
+  accountOf,
   clearSessionCookie,
   rejectCrossOriginForm,
   sessionCookieName,
@@ -13,7 +13,7 @@ import {
   setSessionCookie,
 } from '../../../plugins/authentication.js'
 import { Credentials } from '../accounts/index.js'
-import { credentialRateLimits, emailKeyOf, enforceRateLimits } from '../accounts/rate-limits.js'
+import { enforceRateLimits, passwordAttemptBudgets } from '../accounts/rate-limits.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
 
 const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -31,20 +31,16 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       rejectCrossOriginForm(request, app.config)
       const email = normalizeEmailAddress(request.body.email)
-      const client = addressGroupOf(request.ip)
-      const emailKey = emailKeyOf(email)
-      await enforceRateLimits(app.keyValue, [
-        { key: `login:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.logInPerEmailAndIp },
-        { key: `login:ip:${client}`, rule: credentialRateLimits.logInPerIp },
-        { key: `login:email:${emailKey}`, rule: credentialRateLimits.logInPerEmail },
-      ])
+      await enforceRateLimits(app.keyValue, passwordAttemptBudgets(email, request.ip))
       const account = await app.accounts.findByEmail(email)
       // Runs Argon2 even for an unknown address, so timing does not reveal which addresses exist.
       const isCorrect = await isPasswordCorrect(account?.passwordHash, request.body.password)
       if (account === undefined || !isCorrect) throw new ApiError('invalid_credentials')
       const token = generateSessionToken()
       const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS)
-      await app.sessions.create(account.id, hashToken(token), expiresAt)
+      // A password change that commits meanwhile makes the password just checked a wrong one.
+      const sessionId = await app.sessions.create(account, hashToken(token), expiresAt)
+      if (sessionId === undefined) throw new ApiError('invalid_credentials')
       setSessionCookie(reply, token, expiresAt, app.config)
       return { id: account.id, email: account.email, createdAt: account.createdAt.toISOString() }
     },
@@ -70,6 +66,27 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await app.sessions.delete(authentication.sessionId)
       clearSessionCookie(reply, app.config)
       return reply.code(204).send(null)
+    },
+  )
+
+  app.delete(
+    '/sessions/others',
+    {
+      onRequest: app.authenticate,
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Log out everywhere else',
+        description: 'Ends every other session of the account at once (a browser left logged in elsewhere, a session that is not yours); this one and the API keys stay.',
+        security: dashboardSecurity,
+        response: { 200: Type.Object({ endedSessions: Type.Integer({ minimum: 0 }) }), ...authenticatedErrors },
+      },
+    },
+    async (request) => {
+      const authentication = request.authentication
+      if (authentication?.method !== 'session') {
+        throw new ApiError('forbidden', 'Only a logged-in session (the dashboard) may end the other sessions, not an API key.')
+      }
+      return { endedSessions: await app.sessions.deleteOthers(accountOf(request).id, authentication.sessionId) }
     },
   )
 }
