@@ -91,7 +91,8 @@ function isOutage(error: Error): boolean {
     code === 'ECONNREFUSED' ||
     code === 'ECONNRESET' ||
     code === 'ETIMEDOUT' ||
-    /Stream isn't writeable|Connection is closed|Connection terminated|timeout exceeded when trying to connect/i.test(error.message)
+    // The PostgreSQL client gave up on a connection that went silent (its query_timeout).
+    /Stream isn't writeable|Connection is closed|Connection terminated|timeout exceeded when trying to connect|Query read timeout/i.test(error.message)
   )
 }
 

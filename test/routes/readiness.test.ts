@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, type App } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { createKeyRing } from '../../src/secret.js'
+import { openMemoryStore } from '../../src/storage/memory/memory-store.js'
 import { migrate } from '../../src/storage/migrate.js'
 import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
 import { openRedisStore } from '../../src/storage/redis/redis-store.js'
@@ -114,18 +115,28 @@ describe.skipIf(!hasPostgres || !hasRedis)('readiness on PostgreSQL and Redis', 
     const silentProxy = await startTcpProxy({ host: database.hostname, port: Number(database.port || 5432) })
     database.host = `127.0.0.1:${silentProxy.port}`
     const sqlDatabase = await openPostgresDatabase({ connectionString: database.href, schema, maxConnections: 3, statementTimeoutMs: 1_000 })
+    const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET })
+    const app = await buildApp({ config, storage: { database: sqlDatabase, keyValue: openMemoryStore() }, keyRing: createKeyRing(TEST_SECRET), logger: false })
     try {
+      await app.ready()
       // Every connection of the pool is open, as under load; then the route drops their packets.
       await Promise.all([1, 2, 3].map(() => sqlDatabase.query('SELECT pg_sleep(0.05)')))
       silentProxy.silence()
-      const stuck = [1, 2, 3].map(() => sqlDatabase.query('SELECT 1').then(() => 'answered', (error: Error) => error.message))
+      // A request that needs the database meanwhile is told to retry (503), not that the service broke (500).
+      const logIn = app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: 'someone@example.com', password: 'a password of length' } })
+      // It, a query and the ping below take the pool's three connections.
+      const stuck = sqlDatabase.query('SELECT 1').then(() => 'answered', (error: Error) => error.message)
       await expect(Promise.race([sqlDatabase.ping().then(() => 'up'), new Promise((resolve) => setTimeout(() => resolve('no answer'), 1_000))])).resolves.toBe('no answer')
       // The client stops waiting, drops those connections and opens new ones.
-      expect(await Promise.all(stuck)).toEqual(['Query read timeout', 'Query read timeout', 'Query read timeout'])
+      expect(await stuck).toBe('Query read timeout')
+      const refused = await logIn
+      expect(refused.statusCode).toBe(503)
+      expect(refused.json().error.code).toBe('service_unavailable')
       await expect.poll(() => sqlDatabase.ping().then(() => 'up', () => 'down'), { timeout: 10_000, interval: 250 }).toBe('up')
       expect(await sqlDatabase.query('SELECT 1 AS one')).toEqual([{ one: 1 }])
     } finally {
-      await sqlDatabase.close()
+      // Closes the pool too.
+      await app.close()
       await silentProxy.close()
     }
   }, 30_000)
