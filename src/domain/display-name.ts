@@ -1,12 +1,15 @@
 /**
- * Names people give things (a site, an API key) and read back in lists. Control characters and
- * text-direction overrides would let a name hide or disguise what sits beside it ("invoice‮fdp.exe"
+ * Names people give things (a site, an API key) and read back in lists. Control characters, line
+ * breaks and text-direction overrides would let a name hide or disguise what sits beside it ("invoice‮fdp.exe"
  * shows as "invoiceexe.pdf"), and a name of nothing but blanks and invisible fillers shows as an
  * empty row: both are refused. Joiners inside emoji sequences stay allowed.
  */
-const CONTROL_OR_DIRECTION = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u
-/** White space, zero-width characters and the Hangul fillers, which are letters that render blank. */
-const BLANK = /[\s\u034F\u115F\u1160\u180E\u200B-\u200D\u2060\u3164\uFEFF\uFFA0]/gu
+const CONTROL_OR_DIRECTION = /[\p{Cc}\p{Zl}\p{Zp}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u
+/**
+ * White space, zero-width characters, the Hangul fillers (letters that render blank) and the
+ * blank Braille pattern (a symbol that renders blank).
+ */
+const BLANK = /[\s\u034F\u115F\u1160\u180E\u200B-\u200D\u2060\u2800\u3164\uFEFF\uFFA0]/gu
 const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u
 
 /** The name as stored: without surrounding white space. */

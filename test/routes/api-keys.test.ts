@@ -91,7 +91,7 @@ describe('API keys', () => {
     expect((await me(created.key)).statusCode).toBe(200)
   })
 
-  it.each([{ name: '' }, { name: '   ' }, { name: 'x'.repeat(101) }, {}, { name: 'ok', extra: 1 }, { name: '\u200b\u200b' }, { name: 'ci\u202Etpircs' }])('answers 400 for %j', async (payload) => {
+  it.each([{ name: '' }, { name: '   ' }, { name: 'x'.repeat(101) }, {}, { name: 'ok', extra: 1 }, { name: '\u200b\u200b' }, { name: 'ci\u202Etpircs' }, { name: '\u2800' }, { name: 'ci\u2028bot' }])('answers 400 for %j', async (payload) => {
     const response = await create(asBrowser(account), payload)
     expect(response.statusCode).toBe(400)
     expect(response.json().error.code).toBe('validation_error')

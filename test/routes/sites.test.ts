@@ -95,6 +95,12 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
     [{ name: 'Shop\u0007' }, 'name'],
     [{ name: 'invoice\u202Efdp.exe' }, 'name'],
     [{ name: 'a\u2066b' }, 'name'],
+    [{ name: '\u2800\u2800' }, 'name'],
+    [{ name: 'Shop\u2028Admin' }, 'name'],
+    [{ name: 'Shop\u2029Admin' }, 'name'],
+    // An IPv6 zone is not a hostname a browser sends (and the URL parser refuses it).
+    [{ name: 'ok', domains: ['fe80::1%eth0'] }, 'domains.0'],
+    [{ name: 'ok', domains: ['[fe80::1%25eth0]'] }, 'domains.0'],
     // Fields are named alike whichever check refuses them.
     [{ name: 'a\u0000' }, 'name'],
     [{ name: 'ok', domains: ['example.com', 'x\uDC00'] }, 'domains.1'],

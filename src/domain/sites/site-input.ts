@@ -52,6 +52,8 @@ const hostnameLabel = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 export function normalizeHostname(entry: string): string | undefined {
   const trimmed = entry.trim().replace(/\.$/, '')
   const bare = trimmed.startsWith('[') && trimmed.endsWith(']') ? trimmed.slice(1, -1) : trimmed
+  // Not even an IPv6 zone (fe80::1%eth0): browsers never send one in Origin, and the URL parser refuses it.
+  if (bare.includes('%')) return undefined
   if (isIPv6(bare)) return new URL(`http://[${bare}]`).hostname.slice(1, -1)
   if (trimmed === '' || /[\s/:*?#@%\\[\]]/.test(trimmed)) return undefined
   const ascii = domainToASCII(trimmed.toLowerCase())

@@ -35,7 +35,7 @@ describe('hostnames', () => {
     expect(isOriginAllowed(readRequestOrigin('http://[::2]:5173', undefined), [listed])).toBe(false)
   })
 
-  it.each(['', 'https://example.com', 'example.com/path', 'example.com:443', '*.example.com', 'exa mple.com', '-bad.example', 'a..b', 'user@example.com', `${'a'.repeat(64)}.example`, 'exa%41mple.com', '[::1', '[example.com]', '::g'])(
+  it.each(['', 'https://example.com', 'example.com/path', 'example.com:443', '*.example.com', 'exa mple.com', '-bad.example', 'a..b', 'user@example.com', `${'a'.repeat(64)}.example`, 'exa%41mple.com', '[::1', '[example.com]', '::g', 'fe80::1%eth0', '[fe80::1%25eth0]', '[fe80::1%eth0]'])(
     'refuses %j',
     (entry) => {
       expect(normalizeHostname(entry)).toBeUndefined()
