@@ -20,10 +20,10 @@ function readConfigOrExit(): Config {
 
 /**
  * Failures an operator mends outside the code (a data directory in use, a database or address
- * that does not answer, a file where a directory should be): one line naming the cause, exit 1.
+ * that does not answer, a file where a directory should be or the other way round): one line naming the cause, exit 1.
  * Anything else is a bug and keeps its stack.
  */
-const operationalCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'ENOSPC'])
+const operationalCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'ENOSPC', 'EISDIR'])
 async function orExit<T>(what: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work()

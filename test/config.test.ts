@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdirSync, mkdtempSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -165,4 +165,15 @@ describe('the server process with a bad value', () => {
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(new RegExp(`^tollgate: invalid configuration: ${name} `))
   })
+})
+
+describe('the server process with a data directory it cannot use', () => {
+  it('stops with one line, exit 1, when DATA_DIR/secret is a directory', async () => {
+    const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-config-'))
+    mkdirSync(join(dataDirectory, 'secret'))
+    const result = await runServer({ DATA_DIR: dataDirectory })
+    expect(result.code).toBe(1)
+    const lines = result.stderr.trim().split('\n')
+    expect(lines).toEqual([expect.stringMatching(/^tollgate: cannot start: .*EISDIR/)])
+  }, 30_000)
 })
