@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { RedisDatabaseRefused } from '../../storage/redis/redis-store.js'
 
 const READY_TIMEOUT_MS = 1_000
 
@@ -25,8 +26,9 @@ async function check(kind: string, ping: () => Promise<void>): Promise<Type.Stat
     await Promise.race([ping(), timeout])
     return { status: 'up', kind, latencyMs: Math.round(performance.now() - started) }
   } catch (error) {
-    // The reason is generic on purpose: connection strings and hosts stay out of the answer.
-    const reason = error instanceof Error && error.message.startsWith('no answer') ? error.message : 'not reachable'
+    // The reason is generic on purpose: connection strings and hosts stay out of the answer. A
+    // refused database number is the operator's to mend and names neither.
+    const reason = error instanceof RedisDatabaseRefused || (error instanceof Error && error.message.startsWith('no answer')) ? error.message : 'not reachable'
     return { status: 'down', kind, latencyMs: Math.round(performance.now() - started), error: reason }
   } finally {
     clearTimeout(timer)

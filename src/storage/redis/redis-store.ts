@@ -23,35 +23,32 @@ export interface RedisStoreOptions {
   connectTimeoutMs?: number
 }
 
+/** Whether the client becomes ready within the time; false at once when it is ended meanwhile. */
 function waitForReady(client: Redis, timeoutMs: number): Promise<boolean> {
   if (client.status === 'ready') return Promise.resolve(true)
   return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      client.off('ready', onReady)
-      resolve(false)
-    }, timeoutMs)
-    const onReady = () => {
+    const settle = (isReady: boolean) => () => {
       clearTimeout(timer)
-      resolve(true)
+      client.off('ready', onReady)
+      client.off('end', onEnd)
+      resolve(isReady)
     }
+    const onReady = settle(true)
+    const onEnd = settle(false)
+    const timer = setTimeout(onEnd, timeoutMs)
     client.once('ready', onReady)
+    client.once('end', onEnd)
   })
 }
 
-/**
- * The client selects the URL's database on every connection but carries on in database 0 when
- * the server has no such database: a typo would make deployments share data. Checked at start.
- */
-async function checkDatabase(client: Redis, url: string): Promise<void> {
-  const database = Number(new URL(url).pathname.slice(1) || '0')
-  if (database === 0) return
-  try {
-    await client.select(database)
-  } catch (error) {
-    client.disconnect()
-    throw new StartupError(`REDIS_URL names database ${database}, which this Redis server refuses: ${(error as Error).message}`)
-  }
+/** The database a Redis URL names, as the client reads it: the path's number, else `?db=`, else 0. */
+export function redisDatabaseOf(url: string): number {
+  const parsed = new URL(url)
+  return Number(parsed.pathname.slice(1) || parsed.searchParams.get('db') || '0')
 }
+
+/** Redis refuses the database REDIS_URL names; /ready shows this message. */
+export class RedisDatabaseRefused extends Error {}
 
 export async function openRedisStore(options: RedisStoreOptions): Promise<KeyValueStore> {
   const keyPrefix = options.keyPrefix ?? ''
@@ -66,15 +63,29 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   }
   // Commands issued in the same tick (a request's several reads and writes) leave in one write.
   const client = new Redis(options.url, { ...clientOptions, enableAutoPipelining: true }) as RedisWithScripts
-  client.on('error', () => {})
+  // The client selects the URL's database on every connection, but when the server has no such
+  // database it only reports the error and carries on in database 0, where deployments would
+  // share data. The error comes before the connection is ready, so the store stops there: at
+  // start that stops the start; on a later connection (Redis was away at start, or came back
+  // with fewer databases) Redis stays unused until a restart, and /ready says why.
+  const database = redisDatabaseOf(options.url)
+  let subscriber: Redis | undefined
+  let refusal: RedisDatabaseRefused | undefined
+  const onError = (error: Error & { command?: { name?: string } }) => {
+    if (error.command?.name !== 'select' || refusal !== undefined) return
+    refusal = new RedisDatabaseRefused(`REDIS_URL names database ${database}, which this Redis server refuses (${error.message}); Redis stays unused until a restart with another`)
+    client.disconnect()
+    subscriber?.disconnect()
+  }
+  client.on('error', onError)
   client.defineCommand('incrementWithExpiry', { numberOfKeys: 1, lua: incrementScript })
   client.defineCommand('countDistinct', { numberOfKeys: 2, lua: countDistinctScript })
   client.defineCommand('takeIfEndsWith', { numberOfKeys: 1, lua: takeIfEndsWithScript })
   // Its number of keys varies: given per call, as EVAL takes it.
   client.defineCommand('incrementAndRead', { lua: incrementAndReadScript })
-  if (await waitForReady(client, options.connectTimeoutMs ?? 3_000)) await checkDatabase(client, options.url)
+  await waitForReady(client, options.connectTimeoutMs ?? 3_000)
+  if (refusal !== undefined) throw new StartupError(refusal.message)
 
-  let subscriber: Redis | undefined
   interface Subscription {
     listener: (message: string) => void
     onGap: (() => void) | undefined
@@ -86,7 +97,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     // A connection in subscriber mode can run nothing else, so pub/sub gets its own. It keeps an
     // offline queue so that subscriptions are replayed after a reconnect.
     const connection = new Redis(options.url, { ...clientOptions, enableOfflineQueue: true, maxRetriesPerRequest: null })
-    connection.on('error', () => {})
+    connection.on('error', onError)
     connection.on('message', (channel: string, message: string) => {
       for (const subscription of subscriptions.get(channel.slice(keyPrefix.length)) ?? []) subscription.listener(message)
     })
@@ -164,6 +175,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
       }
     },
     async ping() {
+      if (refusal !== undefined) throw refusal
       await client.ping()
     },
     async close() {
