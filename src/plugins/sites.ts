@@ -61,8 +61,8 @@ async function sitesPlugin(app: FastifyInstance): Promise<void> {
     known.byId.delete(id)
     for (const [key, entry] of known.byKey) if (entry.site.id === id) known.byKey.delete(key)
   }
-  // Announcements made while this instance's subscription was down are lost: once it is back,
-  // everything in memory may be stale (a deleted site, a rotated-out secret), so it all goes.
+  // Announcements made while this instance's subscription was down (or not yet up) are lost: once
+  // it is back, everything in memory may be stale (a deleted site, a rotated-out secret), so it all goes.
   const dropAll = () => {
     invalidations++
     known.byKey.clear()
@@ -87,7 +87,13 @@ async function sitesPlugin(app: FastifyInstance): Promise<void> {
   const waited = new AbortController()
   const subscribed = await Promise.race([subscribing, delay(SUBSCRIBE_WAIT_MS, false, { signal: waited.signal }).catch(() => true)])
   waited.abort()
-  if (!subscribed) app.log.warn('site cache invalidation is not subscribed yet (Redis does not answer); relying on the TTL until it is')
+  if (!subscribed) {
+    app.log.warn('site cache invalidation is not subscribed yet (Redis does not answer); relying on the TTL until it is')
+    // Whatever was cached until then may have missed announcements too.
+    void subscribing.then(() => {
+      if (unsubscribe !== undefined) dropAll()
+    })
+  }
 
   type Lookup = 'byKey' | 'byId'
   /** The site (null: known to be unknown) while fresh in memory; undefined when the database must tell. */

@@ -132,6 +132,24 @@ describe.skipIf(!hasPostgres || !hasRedis)('site changes made while an instance 
     expect((await proxied.siteCache.findBySiteKey(rotated.siteKey))?.secretKeyHash).not.toBe(before?.secretKeyHash)
   })
 
+  it('an instance started while Redis was away drops what it cached meanwhile once it subscribes', async () => {
+    const target = new URL(redisUrl)
+    await proxy.cut()
+    let late: App | undefined
+    try {
+      late = await startInstance(schema, keyPrefix, `redis://127.0.0.1:${proxy.port}${target.pathname}`)
+      const site = await createTestSite(direct, account)
+      expect(await cachedOn(late, site.siteKey)).toBeDefined()
+      expect((await direct.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}`, headers: asScript(account) })).statusCode).toBe(204)
+      await proxy.restore()
+      const starter = late
+      expect(await eventually(async () => starter.siteCache.peekBySiteKey(site.siteKey), (cached) => cached === undefined, 5_000)).toBeUndefined()
+    } finally {
+      if (late === undefined) await proxy.restore()
+      await late?.close()
+    }
+  }, 20_000)
+
   it('an instance that could not announce a change announces it once Redis answers again', async () => {
     const site = await createTestSite(direct, account)
     const before = await cachedOn(direct, site.siteKey)

@@ -49,7 +49,7 @@ describe.skipIf(!hasRedis)('the database of REDIS_URL', () => {
     await relay.cut()
     redis.host = `127.0.0.1:${relay.port}`
     const keyValue = await openRedisStore({ url: redis.href, keyPrefix: `${uniqueName('test')}:`, connectTimeoutMs: 200 })
-    const database = await openPgliteDatabase()
+    const database = await openPgliteDatabase(undefined)
     await migrate(database)
     const app = await buildApp({ config: loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET }), storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
     try {
