@@ -96,7 +96,7 @@ export declare function execute(options: ExecuteOptions): Promise<ExecuteResult>
 export declare function reset(): void
 /** Replaces visible texts (translations); missing keys keep their current text. */
 export declare function setStrings(strings: Partial<TollgateStrings>): void
-/** Binds every current and future form[data-tollgate] (the script-tag build does this itself). */
+/** Binds every current and future form[data-tollgate] (the script-tag build does this itself); a second call changes only the options it names. */
 export declare function bindForms(options?: BindOptions): void
 export declare const version: string
 

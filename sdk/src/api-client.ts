@@ -63,6 +63,9 @@ interface Answer {
 async function call(apiUrl: string, path: string, siteKey: string, body: unknown, signal: AbortSignal | undefined): Promise<Answer> {
   // The caller's signal and the time limit cover the whole exchange, the body's download included:
   // a service that sends its headers and then stalls must not hold the visitor for ever.
+  // An abort that came before this request (an AbortSignal.abort() passed in, or reset() while
+  // the flow awaited the fingerprint) fires no 'abort' event any more: nothing may leave then.
+  if (signal?.aborted === true) throw abortedError()
   const request = requestSignal(signal)
   const failure = (): TollgateError => signal?.aborted === true
     ? abortedError()

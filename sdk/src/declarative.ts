@@ -221,15 +221,24 @@ function listenOn(root: Root): void {
 }
 
 /**
+ * The options given, without those left undefined: a later call (or the script tag's own, whose
+ * data attributes may be absent) must not wipe what an earlier one set.
+ */
+function given(options: Omit<BindOptions, 'root'>): BindOptions {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined))
+}
+
+/**
  * Binds every current and future `form[data-tollgate]` of the document; calling it again only
- * updates the options. With `root`, binds the forms of that shadow root instead (once per root;
- * again, it updates that root's options).
+ * updates the options it names, so `bindForms({ fieldName })` on a page keeps the script tag's
+ * site key. With `root`, binds the forms of that shadow root instead (once per root; again, it
+ * updates that root's options the same way).
  */
 export function bindForms(options: BindOptions = {}): void {
   const { root, ...rest } = options
   if (root !== undefined) {
     const first = !rootOptions.has(root)
-    rootOptions.set(root, rest)
+    rootOptions.set(root, { ...rootOptions.get(root), ...given(rest) })
     if (!first) return
     listenOn(root)
     shadowRoots.push(new WeakRef(root))
@@ -238,7 +247,7 @@ export function bindForms(options: BindOptions = {}): void {
   }
   const first = bound === undefined
   if (first) listenOn(document)
-  bound = rest
+  bound = { ...bound, ...given(rest) }
   if (!first) return
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', prepareAll, { once: true })
   else prepareAll()

@@ -14,7 +14,7 @@ export interface TollgateStrings {
   rateLimited: string
   unsupported: string
   timeout: string
-  /** The site key is unknown, or not allowed on this page's domain: trying again cannot help. */
+  /** The site key is missing, unknown, or not allowed on this page's domain: trying again cannot help. */
   misconfigured: string
 }
 
@@ -54,6 +54,8 @@ export function messageFor(code: TollgateErrorCode): string {
     case 'rate_limited': return current.rateLimited
     case 'worker_unavailable': return current.unsupported
     case 'timeout': return current.timeout
+    // No site key (or bad options in the page's code): the site's mistake, like an unknown key.
+    case 'invalid_options':
     case 'invalid_site_key':
     case 'origin_not_allowed': return current.misconfigured
     default: return current.failed

@@ -149,6 +149,32 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     expect(cleared).toBe('')
   })
 
+  it('keeps the tag\'s site key when the page names its field with bindForms()', async () => {
+    const { page } = await openShop()
+    await page.evaluate(() => {
+      window.Tollgate.bindForms({ fieldName: 'cf-turnstile-response' })
+      const form = document.querySelector<HTMLFormElement>('#order')
+      Object.assign(window, { order: { token: '', status: '' } })
+      form?.addEventListener('submit', (event) => {
+        event.preventDefault()
+        const token = form.querySelector<HTMLInputElement>('input[name="cf-turnstile-response"]')?.value ?? ''
+        Object.assign(window, { order: { token, status: '' } })
+      })
+      form?.addEventListener('tollgate:error', () => {
+        Object.assign(window, { order: { token: '', status: form.querySelector('[data-tollgate-status]')?.textContent ?? '' } })
+      })
+    })
+    await page.click('#order button')
+    await page.waitForFunction(() => {
+      const { order } = window as unknown as { order: { token: string; status: string } }
+      return order.token !== '' || order.status !== ''
+    }, undefined, { timeout: 20_000 })
+    const order = await page.evaluate(() => (window as unknown as { order: { token: string; status: string } }).order)
+
+    expect(order.status).toBe('')
+    expect(await sdk.siteverify(order.token)).toMatchObject({ success: true })
+  })
+
   it('refuses options that are not whole numbers in range with invalid_options, before any request', async () => {
     const { page, events } = await openShop()
     const codes = await page.evaluate(async (siteKey) => {

@@ -107,6 +107,34 @@ describe.runIf(hasChromium())('the SDK recovers in Chromium', () => {
     await expect.poll(() => page.workers().length, { timeout: 10_000 }).toBe(0)
   })
 
+  it('still verifies, again and again, in a browser without navigator.languages (an old webview)', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.addInitScript(() => {
+      delete (Navigator.prototype as { languages?: unknown }).languages
+    })
+    const submissions: Record<string, unknown>[] = []
+    page.on('request', (request) => {
+      if (request.url().endsWith('/api/v1/verify')) submissions.push((JSON.parse(request.postData() ?? '{}') as { fingerprint: Record<string, unknown> }).fingerprint)
+    })
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    const verifyTwice = (siteKey: string) => Promise.all([1, 2].map(() => window.Tollgate.execute({ siteKey }).then(
+      (result) => ({ token: result.token, error: '' }),
+      (error: Error & { code?: string }) => ({ token: '', error: `${error.name} ${error.code ?? error.message}` }),
+    )))
+    const first = await page.evaluate(verifyTwice, suite.sdk.demoSite.siteKey)
+    const later = await page.evaluate(verifyTwice, suite.sdk.demoSite.siteKey)
+
+    for (const outcome of [...first, ...later]) {
+      expect(outcome.error).toBe('')
+      expect(await suite.sdk.siteverify(outcome.token)).toMatchObject({ success: true })
+    }
+    // The missing signal is left out, not made up; the others go as usual.
+    expect(submissions).toHaveLength(4)
+    expect(submissions[0]).not.toHaveProperty('languagesLength')
+    expect(submissions[0]).toMatchObject({ language: expect.any(String) as string, canvas: expect.stringMatching(/^[0-9a-f]{32}$/) as string })
+  })
+
   it('tells the page, in words and as a typed error, that the service is unreachable', async () => {
     const { page } = await suite.browser.newPage()
     await page.goto(`${suite.sdk.origin}/demo`)

@@ -132,3 +132,53 @@ describe.runIf(hasChromium())('reset() during a form submit in Chromium', () => 
     expect(await signupState(page)).toEqual({ submitted: [], errors: [], token: '', status: '' })
   })
 })
+
+describe.runIf(hasChromium())('aborting Tollgate.execute() in Chromium', () => {
+  const suite = serviceAndBrowser()
+
+  it('sends no request for a signal that was aborted before the call', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    const requests = apiRequestsFrom(page)
+    const code = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey, signal: AbortSignal.abort() }).then(
+      () => 'resolved',
+      (error: { code: string }) => error.code,
+    ), suite.sdk.demoSite.siteKey)
+
+    expect(code).toBe('aborted')
+    expect(requests).toEqual([])
+  })
+
+  it('submits nothing when reset() comes while the browser signals are still being collected', async () => {
+    const { page } = await suite.browser.newPage()
+    // The SDK collects its fingerprint in an idle callback: hold that callback until released, so
+    // that the solved challenge waits for the signals.
+    await page.addInitScript(() => {
+      const held: (() => void)[] = []
+      Object.assign(window, {
+        requestIdleCallback: (callback: IdleRequestCallback) => held.push(() => callback({ didTimeout: false, timeRemaining: () => 0 })),
+        releaseIdle: () => held.splice(0).forEach((run) => run()),
+      })
+    })
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    const requests = apiRequestsFrom(page)
+    const code = await page.evaluate(async (siteKey) => {
+      const { releaseIdle } = window as unknown as { releaseIdle: () => void }
+      return window.Tollgate.execute({
+        siteKey,
+        onStatus: (status) => {
+          if (status !== 'verifying') return
+          // Solved; the submission awaits the signals. The single-page app leaves the view.
+          window.Tollgate.reset()
+          setTimeout(releaseIdle, 50)
+        },
+      }).then(() => 'resolved', (error: { code: string }) => error.code)
+    }, suite.sdk.demoSite.siteKey)
+
+    expect(code).toBe('aborted')
+    // The challenge is not spent and no verification is logged for a view the visitor has left.
+    expect(requests).toEqual(['/api/v1/challenge'])
+  })
+})

@@ -11,8 +11,10 @@ import type { TollgateError } from '../../sdk/src/errors.js'
 describe('the SDK\'s requests to a service that stalls its answer', () => {
   let server: Server
   let apiUrl: string
+  let requests = 0
   beforeAll(async () => {
     server = createServer((_request, response) => {
+      requests++
       response.writeHead(200, { 'content-type': 'application/json' })
       response.write('{"success":')
       // ...and nothing more until the test ends.
@@ -41,5 +43,13 @@ describe('the SDK\'s requests to a service that stalls its answer', () => {
     const pending = codeOf(requestChallenge(apiUrl, 'tgk_test', controller.signal))
     setTimeout(() => controller.abort(), 200)
     expect(await pending).toBe('aborted')
+  })
+
+  it('sends nothing when the caller\'s signal was aborted before the call', async () => {
+    const before = requests
+    const started = Date.now()
+    expect(await codeOf(requestChallenge(apiUrl, 'tgk_test', AbortSignal.abort()))).toBe('aborted')
+    expect(Date.now() - started).toBeLessThan(1_000)
+    expect(requests).toBe(before)
   })
 })

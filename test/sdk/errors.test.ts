@@ -14,8 +14,8 @@ describe('the SDK\'s reading of an error answer', () => {
     expect(codeFromServer(code, status)).toBe(expected)
   })
 
-  it('tells visitors that a form set up for another site cannot be mended by trying again', () => {
-    for (const code of ['invalid_site_key', 'origin_not_allowed'] as const) {
+  it('tells visitors that a form set up for another site, or for none, cannot be mended by trying again', () => {
+    for (const code of ['invalid_site_key', 'origin_not_allowed', 'invalid_options'] as const) {
       expect(messageFor(code)).toBe(getStrings().misconfigured)
       expect(messageFor(code)).not.toMatch(/try again/i)
     }

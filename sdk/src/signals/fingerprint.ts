@@ -3,36 +3,38 @@ import { hashText } from './hash-text.js'
 /**
  * Device and automation signals. Identifying values (the canvas image, the WebGL renderer)
  * leave the page only as hashes (hash-text.ts); the rest are counts, flags and coarse settings.
+ * A signal this browser lacks, or throws reading (an old webview without navigator.languages), is
+ * left out of the submission: the service reads a missing field as missing, never as a value.
  */
 export interface Fingerprint {
   /** Hash of a drawn canvas; '' when canvas is unavailable. */
-  canvas: string
+  canvas?: string
   /** Hash of the WebGL vendor and renderer; '' when WebGL is unavailable. */
-  webgl: string
+  webgl?: string
   /** The renderer is a software rasterizer (SwiftShader, llvmpipe): typical of headless and VMs. */
-  webglSoftware: boolean
-  webdriver: boolean
+  webglSoftware?: boolean
+  webdriver?: boolean
   /** "Headless" in the user agent or its client-hint brands. */
-  headlessUserAgent: boolean
+  headlessUserAgent?: boolean
   /** Properties that automation tools leave on window or document. */
-  automationMarkers: number
-  pluginsLength: number
-  languagesLength: number
-  language: string
-  hardwareConcurrency: number
-  deviceMemory: number
-  maxTouchPoints: number
-  screenWidth: number
-  screenHeight: number
-  colorDepth: number
+  automationMarkers?: number
+  pluginsLength?: number
+  languagesLength?: number
+  language?: string
+  hardwareConcurrency?: number
+  deviceMemory?: number
+  maxTouchPoints?: number
+  screenWidth?: number
+  screenHeight?: number
+  colorDepth?: number
   /** Headless browsers often report an outer window of 0 x 0. */
-  outerWidth: number
-  outerHeight: number
-  timezone: string
-  timezoneOffset: number
-  platform: string
+  outerWidth?: number
+  outerHeight?: number
+  timezone?: string
+  timezoneOffset?: number
+  platform?: string
   /** Client-hint brands (e.g. "Chromium;Google Chrome"), '' where the browser has none. */
-  userAgentBrands: string
+  userAgentBrands?: string
 }
 
 const automationProperties = [
@@ -91,32 +93,41 @@ function countAutomationMarkers(): number {
   return markers
 }
 
+/** One signal, or undefined (left out) when reading it throws or gives nothing. */
+function read<T>(get: () => T): T | undefined {
+  try {
+    return get() ?? undefined
+  } catch {
+    return undefined
+  }
+}
+
 async function collect(): Promise<Fingerprint> {
   const hints = navigator as Navigator & NavigatorHints
   const renderer = readRenderer()
-  const brands = (hints.userAgentData?.brands ?? []).map((entry) => entry.brand).join(';')
+  const brands = read(() => (hints.userAgentData?.brands ?? []).map((entry) => entry.brand).join(';'))
   const [canvas, webgl] = await Promise.all([hashText(drawCanvas()), hashText(renderer)])
   return {
     canvas,
     webgl,
     webglSoftware: /swiftshader|llvmpipe|software|mesa offscreen/i.test(renderer),
-    webdriver: navigator.webdriver,
-    headlessUserAgent: /headless/i.test(`${navigator.userAgent} ${brands}`),
-    automationMarkers: countAutomationMarkers(),
-    pluginsLength: navigator.plugins.length,
-    languagesLength: navigator.languages.length,
-    language: navigator.language,
-    hardwareConcurrency: navigator.hardwareConcurrency,
-    deviceMemory: hints.deviceMemory ?? 0,
-    maxTouchPoints: navigator.maxTouchPoints,
-    screenWidth: screen.width,
-    screenHeight: screen.height,
-    colorDepth: screen.colorDepth,
-    outerWidth: window.outerWidth,
-    outerHeight: window.outerHeight,
-    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-    timezoneOffset: new Date().getTimezoneOffset(),
-    platform: navigator.platform,
+    webdriver: read(() => navigator.webdriver),
+    headlessUserAgent: read(() => /headless/i.test(`${navigator.userAgent} ${brands}`)),
+    automationMarkers: read(countAutomationMarkers),
+    pluginsLength: read(() => navigator.plugins.length),
+    languagesLength: read(() => navigator.languages.length),
+    language: read(() => navigator.language),
+    hardwareConcurrency: read(() => navigator.hardwareConcurrency),
+    deviceMemory: read(() => hints.deviceMemory ?? 0),
+    maxTouchPoints: read(() => navigator.maxTouchPoints),
+    screenWidth: read(() => screen.width),
+    screenHeight: read(() => screen.height),
+    colorDepth: read(() => screen.colorDepth),
+    outerWidth: read(() => window.outerWidth),
+    outerHeight: read(() => window.outerHeight),
+    timezone: read(() => Intl.DateTimeFormat().resolvedOptions().timeZone),
+    timezoneOffset: read(() => new Date().getTimezoneOffset()),
+    platform: read(() => navigator.platform),
     userAgentBrands: brands,
   }
 }
@@ -125,13 +136,17 @@ let collected: Promise<Fingerprint> | undefined
 
 /**
  * Collects once per page, when the browser is idle, so drawing and hashing never delay the page.
- * Later calls get the same answer.
+ * Later calls get the same answer. Should collecting fail all the same, the submission goes
+ * without signals rather than not at all, and the failure is not kept: the next call tries again.
  */
 export function collectFingerprint(): Promise<Fingerprint> {
-  collected ??= new Promise((resolve) => {
+  collected ??= new Promise<Fingerprint>((resolve) => {
     const run = () => resolve(collect())
     if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout: 500 })
     else setTimeout(run, 0)
+  }).catch(() => {
+    collected = undefined
+    return {}
   })
   return collected
 }

@@ -42,7 +42,7 @@ export const anomalyVocabulary = {
   // Browser fingerprint (fingerprint-signals.ts, automation-signals.ts)
   incomplete_fingerprint: {
     weight: 25,
-    reason: 'Fields the Tollgate SDK always collects are missing: the submission was written by hand, not by the SDK.',
+    reason: 'Fields the Tollgate SDK collects in every current browser are missing: the submission was most likely written by hand (or comes from a browser too old to have them).',
   },
   canvas_missing: {
     weight: 15,
