@@ -15,7 +15,7 @@ import { SitesPage } from './pages/sites-page.js'
 
 type Session =
   | { status: 'checking' }
-  | { status: 'anonymous'; hasExpired?: boolean }
+  | { status: 'anonymous'; hasExpired?: boolean; hasDeletedAccount?: boolean }
   | { status: 'failed'; error: unknown }
   | { status: 'signed-in'; account: Account }
 
@@ -55,6 +55,11 @@ export function App() {
     navigate({ name: 'login' })
   }, [])
 
+  const onAccountDeleted = useCallback(() => {
+    setSession({ status: 'anonymous', hasDeletedAccount: true })
+    navigate({ name: 'login' })
+  }, [])
+
   if (session.status === 'checking') return <Loading label="Loading the dashboard…" />
   if (session.status === 'failed') {
     return (
@@ -67,7 +72,14 @@ export function App() {
     )
   }
   if (session.status === 'anonymous') {
-    return <AuthPage mode={route.name === 'signup' ? 'signup' : 'login'} onSignedIn={onSignedIn} hasSessionExpired={session.hasExpired === true} />
+    return (
+      <AuthPage
+        mode={route.name === 'signup' ? 'signup' : 'login'}
+        onSignedIn={onSignedIn}
+        hasSessionExpired={session.hasExpired === true}
+        hasDeletedAccount={session.hasDeletedAccount === true}
+      />
+    )
   }
   return (
     <Layout account={session.account} route={route} onLogOut={onLogOut}>
@@ -88,7 +100,7 @@ export function App() {
       case 'api-keys':
         return <ApiKeysPage />
       case 'account':
-        return <AccountPage account={account} />
+        return <AccountPage account={account} onDeleted={onAccountDeleted} />
       case 'not-found':
         return <NotFoundPage />
     }

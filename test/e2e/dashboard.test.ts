@@ -347,6 +347,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('heading', { name: 'Previous secret key', exact: true }).waitFor({ state: 'detached' })
     // The new key is still on screen: the page reloaded the site, not the panel.
     expect(await page.getByLabel('Secret key', { exact: true }).inputValue()).toBe(rotated)
+    // And the rotation's notice no longer promises the old key's grace period.
+    expect(await page.locator('.notice--success').innerText()).toContain('The old one no longer works.')
 
     // A leaked key is stopped at once: no grace period to end.
     await page.getByRole('button', { name: 'Rotate secret key' }).click()
@@ -396,8 +398,25 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await expectNoAccessibilityViolations('account')
   })
 
+  it('logs out everywhere else from the Account page, keeping this session', async () => {
+    // A session on another device.
+    const elsewhere = await fetch(`${origin}/api/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ email, password }),
+    })
+    expect(elsewhere.status).toBe(200)
+    const otherCookie = (elsewhere.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
+    expect((await fetch(`${origin}/api/v1/me`, { headers: { cookie: otherCookie } })).status).toBe(200)
+    await page.getByRole('button', { name: 'Log out everywhere else' }).click()
+    await waitForText('.notice--success', 'Logged out of 1 other session.')
+    expect((await fetch(`${origin}/api/v1/me`, { headers: { cookie: otherCookie } })).status).toBe(401)
+    await page.reload()
+    await page.getByRole('heading', { name: 'Change your password' }).waitFor()
+  })
+
   it('logs out, and logs back in', async () => {
-    await page.getByRole('button', { name: 'Log out' }).click()
+    await page.getByRole('button', { name: 'Log out', exact: true }).click()
     await page.getByRole('heading', { name: 'Log in' }).waitFor()
     await page.goto(`${origin}/dashboard/sites/${siteId}`)
     await page.getByRole('heading', { name: 'Log in' }).waitFor()
@@ -423,7 +442,7 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
         ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'service_unavailable', message: 'A dependency of the service is unavailable; retry later.', requestId: 'r-1' } }) })
         : route.continue(),
     )
-    await page.getByRole('button', { name: 'Log out' }).click()
+    await page.getByRole('button', { name: 'Log out', exact: true }).click()
     await waitForText('.notice--error', 'Logging out failed, so you are still logged in')
     await page.unroute('**/api/v1/sessions')
     pageErrors.splice(0, pageErrors.length, ...pageErrors.filter((error) => !/status of 503/.test(error)))
@@ -453,6 +472,27 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('dialog', { name: 'Delete Example shop?' }).getByRole('button', { name: 'Delete site' }).click()
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
     await waitForText('.empty', 'No sites yet')
+  })
+
+  it('deletes the account after a confirmation with the password, and says so on the log-in form', async () => {
+    await page.getByRole('link', { name: 'Account', exact: true }).click()
+    await page.getByRole('button', { name: 'Delete account' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Delete your account?' })
+    await dialog.waitFor()
+    await dialog.getByLabel('Password').fill('not the password')
+    await dialog.getByRole('button', { name: 'Delete account' }).click()
+    await waitForText('#deletion-password-error', 'is not your current password')
+    await expectNoAccessibilityViolations('account deletion')
+    await dialog.getByLabel('Password').fill(password)
+    await dialog.getByRole('button', { name: 'Delete account' }).click()
+    await page.getByRole('heading', { name: 'Log in' }).waitFor()
+    await waitForText('.notice--success', 'Your account and everything of it were deleted.')
+    const logIn = await fetch(`${origin}/api/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ email, password }),
+    })
+    expect(logIn.status).toBe(401)
   })
 
   it('ran without script errors or Content-Security-Policy violations', () => {

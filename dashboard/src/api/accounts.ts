@@ -26,3 +26,13 @@ export async function logOut(): Promise<void> {
 export async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
   await request<unknown>('/me/password', { method: 'PUT', body: { currentPassword, newPassword } })
 }
+
+/** Ends the account's other sessions; answers how many ended. */
+export async function logOutOtherSessions(): Promise<number> {
+  return (await request<{ endedSessions: number }>('/sessions/others', { method: 'DELETE' })).endedSessions
+}
+
+/** Deletes the account and everything of it; the session ends with it. */
+export async function deleteAccount(password: string): Promise<void> {
+  await request<unknown>('/me', { method: 'DELETE', body: { password } })
+}

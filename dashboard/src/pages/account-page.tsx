@@ -1,12 +1,19 @@
 import { useState } from 'preact/hooks'
-import { changePassword } from '../api/accounts.js'
+import { changePassword, deleteAccount, logOutOtherSessions } from '../api/accounts.js'
 import type { Account } from '../api/types.js'
-import { Notice } from '../components/notice.js'
+import { ConfirmDialog } from '../components/confirm-dialog.js'
+import { ErrorNotice, Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import { PasswordField } from '../components/password-field.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
 
-export function AccountPage({ account }: { account: Account }) {
+interface AccountPageProps {
+  account: Account
+  /** Called once the account is deleted (its session ended with it). */
+  onDeleted: () => void
+}
+
+export function AccountPage({ account, onDeleted }: AccountPageProps) {
   return (
     <>
       <PageHeading title="Account" />
@@ -14,7 +21,106 @@ export function AccountPage({ account }: { account: Account }) {
         Logged in as <strong>{account.email}</strong>.
       </p>
       <PasswordForm email={account.email} />
+      <OtherSessions />
+      <AccountDeletion email={account.email} onDeleted={onDeleted} />
     </>
+  )
+}
+
+function OtherSessions() {
+  const [isBusy, setBusy] = useState(false)
+  const [ended, setEnded] = useState<number | undefined>()
+  const [error, setError] = useState<unknown>()
+  const endOthers = async () => {
+    setBusy(true)
+    setError(undefined)
+    setEnded(undefined)
+    try {
+      setEnded(await logOutOtherSessions())
+    } catch (caught) {
+      setError(caught)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <section class="card" aria-labelledby="sessions-heading">
+      <h2 id="sessions-heading">Other sessions</h2>
+      {ended === undefined ? null : (
+        <Notice tone="success">
+          {ended === 0 ? 'You were not logged in anywhere else.' : `Logged out of ${ended} other ${ended === 1 ? 'session' : 'sessions'}.`}
+        </Notice>
+      )}
+      {error === undefined ? null : <ErrorNotice error={error} />}
+      <div class="danger-row">
+        <p class="muted">Ends every session of this account but this one: a browser left logged in elsewhere, or one that is not yours. API keys keep working.</p>
+        <button type="button" class="button" onClick={() => void endOthers()} disabled={isBusy}>
+          {isBusy ? 'Logging out…' : 'Log out everywhere else'}
+        </button>
+      </div>
+    </section>
+  )
+}
+
+function AccountDeletion({ email, onDeleted }: { email: string; onDeleted: () => void }) {
+  const [isOpen, setOpen] = useState(false)
+  const [password, setPassword] = useState('')
+  const [state, run] = useFormSubmit(['password'])
+  const close = () => {
+    setOpen(false)
+    setPassword('')
+  }
+  const remove = () =>
+    run(async () => {
+      await deleteAccount(password)
+      onDeleted()
+      return 'Deleted.'
+    })
+  return (
+    <section class="card card--danger" aria-labelledby="deletion-heading">
+      <h2 id="deletion-heading">Delete the account</h2>
+      <div class="danger-row">
+        <p class="muted">
+          Deletes the account with all its sites (their keys stop working at once), their settings, logs and deliveries, and
+          your API keys. This cannot be undone.
+        </p>
+        <button type="button" class="button button--danger" onClick={() => setOpen(true)}>
+          Delete account
+        </button>
+      </div>
+      <ConfirmDialog
+        title="Delete your account?"
+        confirmLabel="Delete account"
+        isOpen={isOpen}
+        isBusy={state.isBusy}
+        onConfirm={() => void remove()}
+        onCancel={close}
+      >
+        <p>
+          <strong>{email}</strong> and everything of it will be deleted. Enter your password to confirm.
+        </p>
+        {state.generalError === undefined ? null : <Notice tone="error">{state.generalError}</Notice>}
+        <form
+          class="form"
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault()
+            void remove()
+          }}
+        >
+          <input type="email" name="username" autoComplete="username" value={email} hidden readOnly />
+          <PasswordField
+            id="deletion-password"
+            label="Password"
+            name="password"
+            isNew={false}
+            value={password}
+            error={state.fieldErrors.password}
+            onInput={setPassword}
+          />
+        </form>
+      </ConfirmDialog>
+    </section>
   )
 }
 

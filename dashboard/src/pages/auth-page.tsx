@@ -15,9 +15,11 @@ interface AuthPageProps {
   onSignedIn: (account: Account) => void
   /** The session ended while the dashboard was open (expired, revoked, logged out elsewhere). */
   hasSessionExpired?: boolean
+  /** The account was just deleted from this page. */
+  hasDeletedAccount?: boolean
 }
 
-export function AuthPage({ mode, onSignedIn, hasSessionExpired = false }: AuthPageProps) {
+export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDeletedAccount = false }: AuthPageProps) {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [isBusy, setBusy] = useState(false)
@@ -57,6 +59,9 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false }: AuthPa
       <PageHeading title={isSignup ? 'Create your account' : 'Log in'} />
       {hasSessionExpired && generalError === undefined && !isSignup ? (
         <Notice tone="info">Your session has ended, so the last change was not saved. Log in to go on where you were.</Notice>
+      ) : null}
+      {hasDeletedAccount && generalError === undefined ? (
+        <Notice tone="success">Your account and everything of it were deleted.</Notice>
       ) : null}
       {generalError === undefined ? null : <Notice tone="error">{generalError}</Notice>}
       <form

@@ -42,6 +42,8 @@ export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
   const endPrevious = () =>
     act(async () => {
       await endPreviousSecret(site.id)
+      // The rotation's notice must no longer promise the old key's grace period.
+      setRotation((shown) => shown && { ...shown, previousSecretExpiresAt: null })
       onChanged()
     })
   const openRotation = () => {
