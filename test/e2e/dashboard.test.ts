@@ -114,6 +114,16 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await expectNoAccessibilityViolations('site created')
     await saveScreenshot(page, 'site-created')
 
+    // The address is the site's now: reloaded (here in a second tab), it opens the site's keys,
+    // without the secret key, which was shown once, rather than an empty form.
+    expect(new URL(page.url()).pathname).toMatch(/^\/dashboard\/sites\/[0-9a-f-]{36}\/integration$/)
+    const reloaded = await browser.context.newPage()
+    await reloaded.goto(page.url())
+    await reloaded.getByRole('heading', { name: 'Example shop' }).waitFor()
+    expect(await reloaded.getByLabel('Site key', { exact: true }).inputValue()).toBe(siteKey)
+    expect(await reloaded.getByLabel('Secret key', { exact: true }).count()).toBe(0)
+    await reloaded.close()
+
     await page.getByRole('link', { name: 'Continue to settings' }).click()
     await page.getByRole('heading', { name: 'Settings' }).waitFor()
     siteId = /\/dashboard\/sites\/([^/]+)\/settings$/.exec(new URL(page.url()).pathname)?.[1] ?? ''

@@ -74,6 +74,14 @@ export function navigate(route: Route, options: { replace?: boolean } = {}): voi
   window.dispatchEvent(new Event(NAVIGATE_EVENT))
 }
 
+/**
+ * Puts the route's path in the address bar without leaving the page on screen: what a reload,
+ * a bookmark or a copied link should open from here on (the site just created, not its form).
+ */
+export function replaceAddress(route: Route): void {
+  window.history.replaceState(null, '', pathOf(route))
+}
+
 /** The current route; re-renders on link clicks, back and forward. */
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(window.location.pathname))

@@ -6,13 +6,22 @@ import { IntegrationKeys } from '../components/integration-keys.js'
 import { Link } from '../components/link.js'
 import { Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
+import { replaceAddress } from '../lib/router.js'
 import { parseDomains } from '../lib/snippet.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
 
 export function NewSitePage() {
   const [created, setCreated] = useState<SiteWithSecret | undefined>()
   if (created !== undefined) return <SiteCreated site={created} />
-  return <NewSiteForm onCreated={setCreated} />
+  return (
+    <NewSiteForm
+      onCreated={(site) => {
+        setCreated(site)
+        // A reload then opens the site's keys (the secret key is shown this once only), not an empty form.
+        replaceAddress({ name: 'site', siteId: site.id, tab: 'integration' })
+      }}
+    />
+  )
 }
 
 function NewSiteForm({ onCreated }: { onCreated: (site: SiteWithSecret) => void }) {
