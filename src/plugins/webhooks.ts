@@ -5,8 +5,10 @@ import { decryptSecret } from '../domain/secret-box.js'
 import type { Site } from '../domain/sites/site.js'
 import type { DeliveryResult } from '../domain/webhooks/delivery-result.js'
 import { buildBlockedPayload, buildTestPayload, type WebhookPayload } from '../domain/webhooks/webhook-payload.js'
+import { ApiError } from '../errors.js'
 import {
   createWebhookDeliveryRepository,
+  deliveryRetention,
   type WebhookDelivery,
   type WebhookDeliveryRepository,
 } from '../storage/sql/webhook-delivery-repository.js'
@@ -21,10 +23,13 @@ declare module 'fastify' {
 }
 
 export interface WebhookService {
-  /** Sends a signed test event to the site's webhook now; resolves with the recorded delivery. */
+  /**
+   * Sends a signed test event to the site's webhook now; resolves with the recorded delivery.
+   * Throws 429 rate_limited (an ApiError) while the test sends' own slots are taken.
+   */
   sendTest(site: Site): Promise<WebhookDelivery>
   deliveries: WebhookDeliveryRepository
-  /** Resolves once no delivery is in flight (shutdown, tests). */
+  /** Writes the pending counts of dropped events, then resolves once nothing is in flight (shutdown, tests). */
   settle(): Promise<void>
 }
 
@@ -44,8 +49,22 @@ export const WEBHOOK_TIMEOUT_MS = 10_000
 const MAX_IN_FLIGHT_PER_SITE = 10
 const MAX_IN_FLIGHT_PER_ACCOUNT = 40
 const MAX_IN_FLIGHT = 200
+/**
+ * Test sends have slots of their own, apart from the ones above. An account may hold 100 sites
+ * with 10 test sends a minute each: in the shared slots, one tenant's test sends to a receiver
+ * that never answers could hold all 200, and every other tenant's real events would be dropped.
+ * Beyond these, a test send answers 429 at once (its operator is waiting for the answer).
+ */
+const MAX_TEST_SENDS_PER_ACCOUNT = 5
+const MAX_TEST_SENDS = 25
 const PRUNE_INTERVAL_MS = 60_000
-const DROP_WARNING_INTERVAL_MS = 60_000
+/** Dropped events are reported once per site and window: the window starts at the first drop. */
+const DROP_REPORT_WINDOW_MS = 60_000
+/** Sites with a report pending, at most; past it, the oldest report is written early. */
+const MAX_PENDING_DROP_REPORTS = 10_000
+/** Rows past the age limit are also deleted for sites that no longer send anything. */
+const EXPIRED_SWEEP_INTERVAL_MS = 3_600_000
+const FIRST_EXPIRED_SWEEP_DELAY_MS = 60_000
 
 /** Deliveries in flight per key (a site, an account); a key with none holds no memory. */
 class InFlightCounts {
@@ -66,6 +85,20 @@ class InFlightCounts {
   }
 }
 
+/** Events dropped for one site since its window's first drop, written as one entry when the window ends. */
+interface PendingDrops {
+  count: number
+  /** Which limits dropped them, in the words of the entry. */
+  limits: Set<string>
+  since: Date
+  timer: NodeJS.Timeout
+}
+
+/** Whose share a site's deliveries count against: its account's (a site without one stands alone). */
+function shareOf(site: Site): string {
+  return site.accountId ?? site.id
+}
+
 /**
  * Webhook dispatch: listens for `verification.blocked`, and for each one POSTs the signed payload
  * to the site's webhook without the request that emitted it ever waiting (DESIGN section 7).
@@ -76,13 +109,20 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   const allowPrivateAddresses = app.config.allowPrivateWebhooks
   const agent = createWebhookAgent({ allowPrivateAddresses, connectTimeoutMs: timeoutMs })
   const deliveries = createWebhookDeliveryRepository(app.database)
+  /** Deliveries of real events in flight: in all (MAX_IN_FLIGHT), per site and per account. */
   const inFlight = new Set<Promise<unknown>>()
   const inFlightBySite = new InFlightCounts()
   const inFlightByAccount = new InFlightCounts()
-  /** Writes about dropped events, which settle() waits for as for deliveries. */
+  /** Test sends in flight, in slots of their own: in all (MAX_TEST_SENDS) and per account. */
+  const testSends = new Set<Promise<unknown>>()
+  const testSendsByAccount = new InFlightCounts()
+  /** Writes about dropped events and sweeps of old rows, which settle() waits for as for deliveries. */
   const bookkeeping = new Set<Promise<void>>()
   const lastPrunedAt = new Map<string, number>()
-  const drops = new Map<string, { count: number; warnedAt: number }>()
+  /** Only sites with drops in their current window: an entry goes once its report is written. */
+  const pendingDrops = new Map<string, PendingDrops>()
+  let expiredSweepTimer: NodeJS.Timeout | undefined
+  let isClosing = false
 
   function track<T>(siteId: string, work: Promise<T>): Promise<T> {
     inFlight.add(work)
@@ -95,6 +135,12 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     return work
   }
 
+  /** `work` must not reject. */
+  function keepTrackOf(work: Promise<void>): void {
+    bookkeeping.add(work)
+    void work.finally(() => bookkeeping.delete(work))
+  }
+
   async function openSecret(site: Site): Promise<{ secret: string } | DeliveryResult> {
     if (site.webhookSecretCiphertext === null) {
       return { outcome: 'refused', statusCode: null, latencyMs: 0, error: 'the site has no webhook secret; unsigned webhooks are never sent' }
@@ -102,7 +148,8 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     try {
       return { secret: decryptSecret(app.keyRing.keyFor('webhook-encryption'), site.webhookSecretCiphertext, site.id) }
     } catch {
-      return { outcome: 'failed', statusCode: null, latencyMs: 0, error: 'the webhook secret cannot be decrypted (was TOLLGATE_SECRET changed?); set it again' }
+      // As with a missing secret, nothing was sent and no receiver is at fault: refused, not failed.
+      return { outcome: 'refused', statusCode: null, latencyMs: 0, error: 'the webhook secret cannot be decrypted (was TOLLGATE_SECRET changed?); set it again' }
     }
   }
 
@@ -143,24 +190,60 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   }
 
   /**
-   * Counts a dropped event; once a minute per site, says so in the log and in the site's own
-   * delivery log (with how many since the last time), where its operator looks.
+   * Age is pruned above only for sites that still send; this deletes what is past it for all
+   * sites, hourly, so that a site gone quiet keeps no row older than the limit either.
+   */
+  function scheduleExpiredSweep(delayMs: number): void {
+    expiredSweepTimer = setTimeout(() => {
+      keepTrackOf(
+        deliveries
+          .pruneExpired()
+          .then(
+            (count) => {
+              if (count > 0) app.log.info({ count, maxAgeDays: deliveryRetention.maxAgeDays }, 'deleted webhook deliveries past their age limit')
+            },
+            (error: unknown) => app.log.warn({ err: error }, 'could not delete expired webhook deliveries'),
+          )
+          .finally(() => {
+            if (!isClosing) scheduleExpiredSweep(EXPIRED_SWEEP_INTERVAL_MS)
+          }),
+      )
+    }, delayMs)
+    expiredSweepTimer.unref()
+  }
+  scheduleExpiredSweep(FIRST_EXPIRED_SWEEP_DELAY_MS)
+
+  /**
+   * Counts a dropped event at once (metrics); the site's first drop opens a window, and when it
+   * ends (a minute later, or at settle and shutdown) one entry in the log and in the site's own
+   * delivery log, where its operator looks, says how many were dropped in it and why.
    */
   function noteDropped(siteId: string, limit: string): void {
     app.counters.increment('webhookDeliveries', { outcome: 'dropped' })
-    const now = Date.now()
-    const drop = drops.get(siteId) ?? { count: 0, warnedAt: 0 }
-    drop.count += 1
-    if (now - drop.warnedAt >= DROP_WARNING_INTERVAL_MS) {
-      app.log.warn({ siteId, dropped: drop.count, limit }, 'webhook events dropped: too many deliveries in flight')
-      const error = `${drop.count} event(s) dropped since the previous entry of this kind (${limit}); drops in the next minute are counted in the next one`
-      const recording = recordDropped(siteId, new Date(now), error)
-      bookkeeping.add(recording)
-      void recording.finally(() => bookkeeping.delete(recording))
-      drop.count = 0
-      drop.warnedAt = now
+    let pending = pendingDrops.get(siteId)
+    if (pending === undefined) {
+      if (pendingDrops.size >= MAX_PENDING_DROP_REPORTS) {
+        const oldest = pendingDrops.keys().next().value
+        if (oldest !== undefined) reportDrops(oldest)
+      }
+      const timer = setTimeout(() => reportDrops(siteId), DROP_REPORT_WINDOW_MS)
+      // A pending report never keeps the process alive; shutdown writes it (settle).
+      timer.unref()
+      pending = { count: 0, limits: new Set(), since: new Date(), timer }
+      pendingDrops.set(siteId, pending)
     }
-    drops.set(siteId, drop)
+    pending.count += 1
+    pending.limits.add(limit)
+  }
+
+  function reportDrops(siteId: string): void {
+    const pending = pendingDrops.get(siteId)
+    if (pending === undefined) return
+    pendingDrops.delete(siteId)
+    clearTimeout(pending.timer)
+    const limits = [...pending.limits].join('; ')
+    app.log.warn({ siteId, dropped: pending.count, since: pending.since, limit: limits }, 'webhook events dropped: too many deliveries in flight')
+    keepTrackOf(recordDropped(siteId, new Date(), `${pending.count} event(s) dropped since ${pending.since.toISOString()} (${limits})`))
   }
 
   async function recordDropped(siteId: string, createdAt: Date, error: string): Promise<void> {
@@ -177,7 +260,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     const site = await app.siteCache.findById(event.siteId)
     const url = site?.settings.webhookUrl
     if (site === undefined || url === null || url === undefined) return
-    const account = site.accountId ?? site.id
+    const account = shareOf(site)
     if (inFlightByAccount.of(account) >= MAX_IN_FLIGHT_PER_ACCOUNT) {
       noteDropped(site.id, `${MAX_IN_FLIGHT_PER_ACCOUNT} deliveries in flight for the sites of this account`)
       return
@@ -204,24 +287,48 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     })
   })
 
-  async function settle(): Promise<void> {
-    while (inFlight.size > 0 || bookkeeping.size > 0) await Promise.allSettled([...inFlight, ...bookkeeping])
+  async function sendTest(site: Site): Promise<WebhookDelivery> {
+    const url = site.settings.webhookUrl
+    if (url === null) throw new Error('sendTest needs a site with a webhook URL')
+    const account = shareOf(site)
+    const full =
+      testSendsByAccount.of(account) >= MAX_TEST_SENDS_PER_ACCOUNT
+        ? `${MAX_TEST_SENDS_PER_ACCOUNT} are in flight for the sites of this account`
+        : testSends.size >= MAX_TEST_SENDS
+          ? `${MAX_TEST_SENDS} are in flight on this instance`
+          : undefined
+    if (full !== undefined) {
+      // A slot frees when a send ends, which is within the delivery timeout.
+      throw new ApiError('rate_limited', `Too many test sends at once: ${full}. Retry when one has ended.`, undefined, {
+        'retry-after': String(Math.ceil(timeoutMs / 1000)),
+      })
+    }
+    testSendsByAccount.add(account)
+    const sending = deliver(site, url, buildTestPayload(site.id, new Date()))
+    testSends.add(sending)
+    const release = () => {
+      testSends.delete(sending)
+      testSendsByAccount.remove(account)
+    }
+    sending.then(release, release)
+    return sending
   }
 
-  const service: WebhookService = {
-    async sendTest(site) {
-      const url = site.settings.webhookUrl
-      if (url === null) throw new Error('sendTest needs a site with a webhook URL')
-      return track(site.id, deliver(site, url, buildTestPayload(site.id, new Date())))
-    },
-    deliveries,
-    settle,
+  async function settle(): Promise<void> {
+    for (;;) {
+      for (const siteId of [...pendingDrops.keys()]) reportDrops(siteId)
+      if (inFlight.size + testSends.size + bookkeeping.size === 0) return
+      await Promise.allSettled([...inFlight, ...testSends, ...bookkeeping])
+    }
   }
-  app.decorate('webhooks', service)
+
+  app.decorate('webhooks', { sendTest, deliveries, settle } satisfies WebhookService)
 
   // Runs before the database and the counters close (hooks run in reverse order of
   // registration); every delivery is bounded by its timeout, so this wait is too.
   app.addHook('onClose', async () => {
+    isClosing = true
+    clearTimeout(expiredSweepTimer)
     await settle()
     await agent.close()
   })

@@ -46,20 +46,30 @@ export async function sendWebhook(message: WebhookMessage, options: SendOptions)
   })
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(new DeliveryTimeoutError()), options.timeoutMs)
+  const sending = request(message.url, {
+    method: 'POST',
+    headers,
+    body,
+    dispatcher: options.dispatcher,
+    signal: controller.signal,
+  })
+  // undici heeds the signal only once a connection is up: an attempt still connecting (a name
+  // whose lookup hangs) would run on until the connector's own timeout, which starts later than
+  // ours and fires up to half a second late. The race ends the attempt on time; whatever the
+  // request comes to afterwards is thrown away.
+  const timedOut = new Promise<never>((_resolve, reject) => {
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error), { once: true })
+  })
+  timedOut.catch(() => {})
   try {
-    const response = await request(message.url, {
-      method: 'POST',
-      headers,
-      body,
-      dispatcher: options.dispatcher,
-      signal: controller.signal,
-    })
+    const response = await Promise.race([sending, timedOut])
     const latencyMs = elapsed()
     // The status decides; a receiver dawdling over its answer's body changes nothing.
     await response.body.dump({ limit: MAX_ANSWER_BYTES, signal: controller.signal }).catch(() => {})
     return { ...judgeStatusCode(response.statusCode), statusCode: response.statusCode, latencyMs }
   } catch (error) {
     if (controller.signal.aborted || error instanceof errors.ConnectTimeoutError) {
+      sending.then((late) => late.body.destroy(), () => {})
       return { outcome: 'timeout', statusCode: null, latencyMs: elapsed(), error: `no answer within ${formatDuration(options.timeoutMs)}` }
     }
     const refused = findRefusedAddressError(error)

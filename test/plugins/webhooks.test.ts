@@ -146,7 +146,7 @@ describe('verification.blocked webhooks', () => {
     ])
   })
 
-  it('a secret sealed under another key fails without sending', async () => {
+  it('a secret sealed under another key is refused: nothing is sent', async () => {
     receiver = await startWebhookReceiver()
     const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
     await service.app.sites.update(site.id, { webhookSecretCiphertext: 'v1.AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA' })
@@ -156,7 +156,7 @@ describe('verification.blocked webhooks', () => {
 
     expect(receiver.received).toHaveLength(0)
     expect(await service.app.webhooks.deliveries.listRecent(site.id, 10)).toMatchObject([
-      { outcome: 'failed', error: expect.stringMatching(/cannot be decrypted/) },
+      { outcome: 'refused', statusCode: null, error: expect.stringMatching(/cannot be decrypted/) },
     ])
   })
 
@@ -183,11 +183,53 @@ describe('verification.blocked webhooks', () => {
     expect(receiver.received).toHaveLength(10)
     const logged = await service.app.webhooks.deliveries.listRecent(site.id, 100)
     expect(logged.filter((delivery) => delivery.outcome === 'timeout')).toHaveLength(10)
-    // The site's own log says so too: one entry for the minute, at the first drop.
+    // The site's own log says so too: one entry for the minute (cut short by settle), with all five.
     expect(logged.filter((delivery) => delivery.outcome === 'dropped')).toEqual([
-      expect.objectContaining({ outcome: 'dropped', url: receiver.url, error: expect.stringMatching(/^1 event\(s\) dropped .*10 deliveries in flight for this site/) }),
+      expect.objectContaining({
+        outcome: 'dropped',
+        url: receiver.url,
+        error: expect.stringMatching(/^5 event\(s\) dropped since \d{4}-\d\d-\d\dT[\d:.]+Z \(10 deliveries in flight for this site\)$/),
+      }),
     ])
     expect(deliveryCount(await metricsText(service), 'dropped')).toBe(droppedBefore + 5)
+  })
+
+  it('writes the count of dropped events when their minute ends, without waiting for anything else', async () => {
+    receiver = await startWebhookReceiver()
+    receiver.behave('hang')
+    const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
+    for (let index = 0; index < 10; index += 1) service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    await receiver.waitForRequest(9)
+
+    // Only the clock of the drops is faked: the ten deliveries above run on real timers.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      for (let index = 0; index < 3; index += 1) service.app.events.emit('verification.blocked', blockedEvent(site.id))
+      vi.advanceTimersByTime(30_000)
+      service.app.events.emit('verification.blocked', blockedEvent(site.id))
+      vi.advanceTimersByTime(30_000)
+    } finally {
+      vi.useRealTimers()
+    }
+
+    const dropped = async () => (await service.app.webhooks.deliveries.listRecent(site.id, 100)).filter((delivery) => delivery.outcome === 'dropped')
+    await vi.waitFor(async () => expect(await dropped()).toHaveLength(1), { timeout: 2_000 })
+    expect((await dropped())[0]?.error).toMatch(/^4 event\(s\) dropped since /)
+  })
+
+  it('writes the count of dropped events at shutdown', { timeout: 30_000 }, async () => {
+    const closing = await buildTestApp({ webhookTimeoutMs: SHORT_TIMEOUT_MS })
+    receiver = await startWebhookReceiver()
+    receiver.behave('hang')
+    const site = await createWebhookSite(closing.app, { webhookUrl: receiver.url, secret: SECRET })
+    const record = vi.spyOn(closing.app.webhooks.deliveries, 'record')
+
+    for (let index = 0; index < 13; index += 1) closing.app.events.emit('verification.blocked', blockedEvent(site.id))
+    await receiver.waitForRequest(9)
+    await closing.close()
+
+    const droppedEntries = record.mock.calls.map(([delivery]) => delivery).filter((delivery) => delivery.outcome === 'dropped')
+    expect(droppedEntries).toEqual([expect.objectContaining({ siteId: site.id, error: expect.stringMatching(/^3 event\(s\) dropped since /) })])
   })
 
   it('keeps one account whose receivers never answer from taking every delivery slot from the others', async () => {

@@ -137,6 +137,17 @@ describe('webhook routes', () => {
       expect(response.json()).toEqual({ items: [], nextCursor: null })
     })
 
+    it('lists nothing older than 30 days, even before anything has pruned it', async () => {
+      const site = await createTestSite(service.app, owner)
+      const row = { siteId: site.id, event: 'verification.blocked', url: 'https://hooks.example/x', isTest: false, outcome: 'delivered' as const, statusCode: 204, latencyMs: 3, error: null }
+      const recent = { ...row, id: randomUUID(), createdAt: new Date(Date.now() - 29 * 86_400_000) }
+      await service.app.webhooks.deliveries.record(recent)
+      await service.app.webhooks.deliveries.record({ ...row, id: randomUUID(), createdAt: new Date(Date.now() - 40 * 86_400_000) })
+
+      const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/webhook-deliveries`, headers: asScript(owner) })
+      expect(response.json()).toEqual({ items: [expect.objectContaining({ id: recent.id })], nextCursor: null })
+    })
+
     it('pages through every kept delivery with nextCursor, each once, rows of one millisecond included', async () => {
       const site = await createTestSite(service.app, owner)
       const createdAt = new Date()

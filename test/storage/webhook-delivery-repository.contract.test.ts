@@ -65,6 +65,21 @@ describe.each(databaseKinds.filter(({ available }) => available))('webhook deliv
     expect(await deliveries.prune(siteId, { keep: 3, maxAgeDays: 30 })).toBe(0)
   })
 
+  it('lists no row older than the maximum age, and deletes such rows of every site at once', async () => {
+    const quiet = await createSite()
+    const other = await createSite()
+    const now = Date.now()
+    const kept = delivery(quiet, new Date(now - 29 * 86_400_000))
+    const expired = [delivery(quiet, new Date(now - 40 * 86_400_000)), delivery(other, new Date(now - 40 * 86_400_000))]
+    for (const row of [kept, ...expired]) await deliveries.record(row)
+
+    expect(await deliveries.listRecent(quiet, 10)).toEqual([kept])
+    expect(await deliveries.listRecent(other, 10)).toEqual([])
+    expect(await deliveries.pruneExpired()).toBeGreaterThanOrEqual(2)
+    for (const row of expired) expect(await deliveries.findById(row.id)).toBeUndefined()
+    expect(await deliveries.findById(kept.id)).toEqual(kept)
+  })
+
   it('deletes a site’s deliveries with the site', async () => {
     const siteId = await createSite()
     await deliveries.record(delivery(siteId, new Date()))

@@ -34,7 +34,7 @@ export type SettingsInput = { [Name in NumericSettingName]?: number | null } & {
 }
 
 export interface InputRules {
-  /** Outside development, and whenever private webhooks are refused, plain http is refused too. */
+  /** Wherever private webhooks are refused (production's default), plain http is refused too. */
   isHttpsRequired: boolean
   /** WEBHOOK_ALLOW_PRIVATE: whether a webhook URL may name a private address (link-local and metadata ones never). */
   allowPrivateWebhooks: boolean

@@ -4,7 +4,7 @@
  * - failed: it answered something else, or the connection failed (refused, reset, TLS error);
  * - timeout: no complete answer within the delivery timeout (10 s);
  * - refused: Tollgate would not send it (the URL or the address it resolves to is not allowed,
- *   or the site has no usable secret);
+ *   or the site has no usable secret: none set, or one that cannot be decrypted);
  * - dropped: events not sent because too many deliveries were in flight (for the site, its
  *   account, or the instance); one row per site and minute says how many.
  */

@@ -88,15 +88,22 @@ export function createWebhookDeliveryRepository(database: SqlExecutor) {
 
     /**
      * A page of the site's deliveries, newest first, after `after` (keyset.ts), each with the
-     * position a next page starts after.
+     * position a next page starts after. Rows past the age limit are not listed, whether or not
+     * a prune has deleted them yet.
      */
-    async listPage(siteId: string, limit: number, after?: LogCursor): Promise<{ delivery: WebhookDelivery; position: LogCursor }[]> {
+    async listPage(
+      siteId: string,
+      limit: number,
+      after?: LogCursor,
+      rule: RetentionRule = deliveryRetention,
+    ): Promise<{ delivery: WebhookDelivery; position: LogCursor }[]> {
       const rows = await database.query<DeliveryRow & { created_at_micros: number }>(
         `SELECT ${columns}, ${CREATED_AT_MICROS}
            FROM webhook_deliveries
-          WHERE site_id = $1 ${after === undefined ? '' : `AND ${afterPosition(3, 4)}`}
+          WHERE site_id = $1 AND created_at >= now() - make_interval(days => $3::int)
+                ${after === undefined ? '' : `AND ${afterPosition(4, 5)}`}
           ORDER BY created_at DESC, id DESC LIMIT $2`,
-        after === undefined ? [siteId, limit] : [siteId, limit, after.createdAtMicros, after.id],
+        after === undefined ? [siteId, limit, rule.maxAgeDays] : [siteId, limit, rule.maxAgeDays, after.createdAtMicros, after.id],
       )
       return rows.map((row) => ({ delivery: toDelivery(row), position: { createdAtMicros: row.created_at_micros, id: row.id } }))
     },
@@ -114,6 +121,16 @@ export function createWebhookDeliveryRepository(database: SqlExecutor) {
         [siteId, rule.maxAgeDays, rule.keep],
       )
       return rows.length
+    },
+
+    /** Deletes every site's rows older than `maxAgeDays`, sites that record nothing any more included; returns how many. */
+    async pruneExpired(rule: RetentionRule = deliveryRetention): Promise<number> {
+      const rows = await database.query<{ count: number }>(
+        `WITH gone AS (DELETE FROM webhook_deliveries WHERE created_at < now() - make_interval(days => $1::int) RETURNING 1)
+         SELECT count(*)::int AS count FROM gone`,
+        [rule.maxAgeDays],
+      )
+      return rows[0]?.count ?? 0
     },
   }
 }

@@ -2,10 +2,15 @@ import type { FastifyInstance } from 'fastify'
 import { encryptSecret } from '../../../domain/secret-box.js'
 import type { InputRules } from '../../../domain/sites/site-input.js'
 
-/** Webhooks in production, or wherever private targets are refused, must use https; and name no address deliveries are refused at. */
+/**
+ * Webhooks must use https wherever private targets are refused (production's default), and name
+ * no address deliveries are refused at. WEBHOOK_ALLOW_PRIVATE=true allows plain http, in
+ * production too: deliveries send to http then, so refusing to save such a URL would only
+ * disagree with them (and with the README).
+ */
 export function inputRulesOf(app: FastifyInstance): InputRules {
   return {
-    isHttpsRequired: app.config.environment === 'production' || !app.config.allowPrivateWebhooks,
+    isHttpsRequired: !app.config.allowPrivateWebhooks,
     allowPrivateWebhooks: app.config.allowPrivateWebhooks,
   }
 }

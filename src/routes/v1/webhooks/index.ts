@@ -18,7 +18,7 @@ const Delivery = Type.Object({
   test: Type.Boolean({ description: 'Whether it was a test send (POST .../webhook/test)' }),
   outcome: Type.Union([Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('timeout'), Type.Literal('refused'), Type.Literal('dropped')], {
     description:
-      'delivered (2xx), failed (another status, or no connection), timeout (no answer within 10 s), refused (not sent: address or URL not allowed, or no secret), dropped (events not sent because too many deliveries were in flight; error says how many)',
+      'delivered (2xx), failed (another status, or no connection), timeout (no answer within 10 s), refused (not sent: address or URL not allowed, or no usable secret), dropped (events not sent because too many deliveries were in flight; error says how many)',
   }),
   statusCode: Type.Union([Type.Integer(), Type.Null()], { description: "The receiver's HTTP status; null without an answer" }),
   latencyMs: Type.Integer(),
@@ -81,7 +81,8 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Send a signed test event to the webhook now and report the outcome',
         description:
           'Sends a verification.blocked payload marked "test": true, signed like every webhook, and waits for the answer (at most 10 s). ' +
-          'The answer is 200 whatever the outcome; the delivery is also listed in webhook-deliveries.',
+          'The answer is 200 whatever the outcome; the delivery is also listed in webhook-deliveries. ' +
+          'Ten test sends a minute per site, and at most 5 in flight per account and 25 per instance (in slots apart from those of real events); beyond, 429 rate_limited with Retry-After.',
         security: dashboardSecurity,
         params: IdParams,
         response: { 200: Delivery, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
