@@ -1,6 +1,7 @@
 import { buildApp, type App } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
 import { createKeyRing } from '../../src/secret.js'
+import { hasPostgres, hasRedis } from './services.js'
 import { openTestDatabase, openTestKeyValue, type DatabaseKind, type KeyValueKind } from './storage.js'
 
 export const TEST_SECRET = 'test-secret-with-at-least-thirty-two-characters'
@@ -16,6 +17,12 @@ export interface TestAppOptions {
   logRetentionIntervalMs?: number
   verificationLogMaxBufferedRows?: number
 }
+
+/** The two ways the service is deployed, for suites that run on each; the second where the services answer. */
+export const deployments: { name: string; available: boolean; options: TestAppOptions }[] = [
+  { name: 'embedded (PGlite, memory)', available: true, options: {} },
+  { name: 'PostgreSQL and Redis', available: hasPostgres && hasRedis, options: { database: 'postgres', keyValue: 'redis' } },
+]
 
 export interface TestApp {
   app: App

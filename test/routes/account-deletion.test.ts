@@ -3,14 +3,8 @@ import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.j
 import { browserHeaders, obtainToken } from '../helpers/core-flow.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, randomClientAddress, type TestAccount } from '../helpers/dashboard-client.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
-import { hasPostgres, hasRedis } from '../helpers/services.js'
-import { buildTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app.js'
+import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 import { insertVerifications } from '../helpers/verification-rows.js'
-
-const deployments: { name: string; available: boolean; options: TestAppOptions }[] = [
-  { name: 'embedded (PGlite, memory)', available: true, options: {} },
-  { name: 'PostgreSQL and Redis', available: hasPostgres && hasRedis, options: { database: 'postgres', keyValue: 'redis' } },
-]
 
 describe.each(deployments)('DELETE /api/v1/me on $name', ({ available, options }) => {
   let service: TestApp

@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dashboardSiteRoutes } from '../helpers/auth-cases.js'
 import { OWN_ORIGIN, randomEmail, sessionCookieOf } from '../helpers/dashboard-client.js'
-import { hasPostgres, hasRedis } from '../helpers/services.js'
-import { buildTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app.js'
-
-const deployments: { name: string; available: boolean; options: TestAppOptions }[] = [
-  { name: 'embedded (PGlite, memory)', available: true, options: {} },
-  { name: 'PostgreSQL and Redis', available: hasPostgres && hasRedis, options: { database: 'postgres', keyValue: 'redis' } },
-]
+import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 
 /**
  * Issue 4, "How it will be checked": a new user with nothing but the HTTP API. Every step is a
