@@ -31,6 +31,8 @@ describe.each(deployments)('DELETE /api/v1/me on $name', ({ available, options }
     const secondSite = await createTestSite(service.app, account)
     const othersSite = await createTestSite(service.app, other)
     const token = await obtainToken(service.app, browserHeaders(site.siteKey))
+    // Its log row is written (in the background, within a second) before the deletion below.
+    await service.app.verificationLog.flush()
     await insertVerifications(service.app.database, [
       { siteId: site.id, createdAt: new Date(), action: 'allow' },
       { siteId: secondSite.id, createdAt: new Date(), action: 'block' },
