@@ -84,8 +84,10 @@ function readRedisUrl(env: Environment): string | undefined {
     throw new ConfigError('REDIS_URL', `may end in a database number such as /0, and nothing else (got the path ${JSON.stringify(new URL(url).pathname)})`)
   }
   // The client also takes the database from ?db= when the path names none.
-  const db = url === undefined ? null : new URL(url).searchParams.get('db')
-  if (db !== null && !/^\d{1,6}$/.test(db)) throw new ConfigError('REDIS_URL', `?db= must be a database number (got ${JSON.stringify(db)})`)
+  const dbs = url === undefined ? [] : new URL(url).searchParams.getAll('db')
+  if (dbs.length > 1) throw new ConfigError('REDIS_URL', 'names ?db= more than once')
+  const [db] = dbs
+  if (db !== undefined && !/^\d{1,6}$/.test(db)) throw new ConfigError('REDIS_URL', `?db= must be a database number (got ${JSON.stringify(db)})`)
   return url
 }
 

@@ -64,6 +64,7 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'redis://cache:6379/abc'],
     ['REDIS_URL', 'redis://cache:6379/1/2'],
     ['REDIS_URL', 'redis://cache:6379?db=two'],
+    ['REDIS_URL', 'redis://cache:6379?db=5&db=0'],
     ['TRUST_PROXY', '10.0.0.0/99'],
     ['LOG_LEVEL', 'loud'],
     ['LOG_REQUESTS', 'sometimes'],

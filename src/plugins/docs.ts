@@ -64,7 +64,7 @@ function documentErrors(route: RouteOptions): void {
   if (schema?.response === undefined || schema.hide === true || schema.tags?.includes('server-side') === true) return
   const responses: Record<string, unknown> = { ...(schema.response as Record<string, unknown>) }
   const methods = Array.isArray(route.method) ? route.method : [route.method]
-  const takesBody = methods.some((method) => ['POST', 'PUT', 'PATCH'].includes(method))
+  const takesBody = schema.body !== undefined || methods.some((method) => ['POST', 'PUT', 'PATCH'].includes(method))
   const validatesInput = schema.body !== undefined || schema.querystring !== undefined || schema.params !== undefined
   const statuses = [...(validatesInput ? [400] : []), ...(takesBody ? [413, 415] : []), 500, 503]
   for (const status of statuses) responses[status] ??= { ...ErrorResponse, description: describeCodes([frameworkCodes[status]!], '') }

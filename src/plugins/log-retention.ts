@@ -8,6 +8,8 @@ const DAY_MS = 86_400_000
 const BATCH_SIZE = 5_000
 /** The first sweep after start comes soon, so that instances restarted more often than hourly still sweep. */
 const FIRST_SWEEP_DELAY_MS = 60_000
+/** Rows logged just before a deletion reach the database within about a second on every instance (the log's batching); a retried write may take longer, and the hourly sweep catches it. */
+const LATE_ROWS_DELAY_MS = 5_000
 
 export interface LogRetentionOptions {
   /** How often the sweep runs (hourly by default); the first run comes a minute after start, or sooner if the interval is shorter. */
@@ -22,8 +24,14 @@ export interface LogRetention {
    * deletes includes whatever was due when it was called.
    */
   sweep(now?: Date): Promise<number>
-  /** A sweep in the background (after a site's deletion, say); a failure is logged, and the next hourly sweep retries. */
+  /** A sweep in the background; a failure is logged, and the next hourly sweep retries. */
   sweepSoon(): void
+  /**
+   * After sites are deleted: a sweep now, and another once the rows of their last moments are
+   * written (each instance holds what it logs for about a second before it writes it), so that
+   * those rows, and the counts their writing adds back to the stats, do not wait for the hour.
+   */
+  sweepAfterDeletion(): void
 }
 
 declare module 'fastify' {
@@ -98,7 +106,17 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
     sweepSoon() {
       retention.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'could not delete verification log rows; the next sweep retries'))
     },
+    sweepAfterDeletion() {
+      retention.sweepSoon()
+      const late = setTimeout(() => {
+        lateSweeps.delete(late)
+        if (!isClosing) retention.sweepSoon()
+      }, LATE_ROWS_DELAY_MS)
+      late.unref()
+      lateSweeps.add(late)
+    },
   }
+  const lateSweeps = new Set<NodeJS.Timeout>()
   app.decorate('logRetention', retention)
 
   // Even with a retention of 0 (rows kept for ever), deleted sites' rows are swept: a restart
@@ -112,6 +130,7 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
     isClosing = true
     clearTimeout(firstSweep)
     clearInterval(timer)
+    for (const late of lateSweeps) clearTimeout(late)
     await Promise.all([running?.catch(() => {}), following?.catch(() => {})])
   })
 }

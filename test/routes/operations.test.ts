@@ -67,6 +67,8 @@ describe('operational endpoints', () => {
     expect(paths['/ready']?.get?.responses['503']?.description).toMatch(/^Not ready: this body/)
     // Siteverify answers every failure with 200 and its own body.
     expect(Object.keys(paths['/api/v1/siteverify']?.post?.responses ?? {})).toEqual(['200'])
+    // A DELETE that takes a body (the account's, with the password) can be refused for it.
+    expect(Object.keys(paths['/api/v1/me']?.delete?.responses ?? {})).toEqual(expect.arrayContaining(['400', '413', '415']))
     // A status the route does not declare names the one code it can carry.
     expect(paths['/sdk/v1/{file}']?.get?.responses['400']?.description).toBe('Error body (DESIGN section 3); `error.code` is `validation_error`')
   })

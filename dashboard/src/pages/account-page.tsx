@@ -108,7 +108,7 @@ function AccountDeletion({ email, onDeleted }: { email: string; onDeleted: () =>
             void remove()
           }}
         >
-          <input type="email" name="username" autoComplete="username" value={email} hidden readOnly />
+          {/* The password alone: a form of one field is submitted by Enter without a submit button. */}
           <PasswordField
             id="deletion-password"
             label="Password"

@@ -59,15 +59,19 @@ export function createAccountRepository(database: SqlExecutor) {
 
     /**
      * Deletes the account and with it its sites, sessions, API keys and webhook deliveries (the
-     * schema's cascades); answers the ids of the sites that went. The account's row is locked
-     * first, so a site being created for it at the same moment either is among them or fails.
+     * schema's cascades), after `beforeDeletion` has had the ids of its sites (in id order) to
+     * clear what the cascades do not reach; answers those ids. The account's row is locked first,
+     * so a site being created for it at the same moment either is among them or fails; the rest
+     * is locked in the order a site's own deletion locks it (its stats, then the site), so the
+     * two never wait on each other in a cycle.
      */
-    async delete(id: string): Promise<{ deleted: boolean; siteIds: string[] }> {
+    async delete(id: string, beforeDeletion: (siteIds: string[]) => Promise<void>): Promise<{ deleted: boolean; siteIds: string[] }> {
       const locked = await database.query<{ id: string }>('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [id])
       if (locked.length === 0) return { deleted: false, siteIds: [] }
-      const sites = await database.query<{ id: string }>('SELECT id FROM sites WHERE account_id = $1', [id])
+      const siteIds = (await database.query<{ id: string }>('SELECT id FROM sites WHERE account_id = $1 ORDER BY id', [id])).map((site) => site.id)
+      await beforeDeletion(siteIds)
       await database.query('DELETE FROM accounts WHERE id = $1', [id])
-      return { deleted: true, siteIds: sites.map((site) => site.id) }
+      return { deleted: true, siteIds }
     },
 
     async findById(id: string): Promise<Account | undefined> {

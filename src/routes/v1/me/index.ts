@@ -92,13 +92,13 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { id } = await confirmWithPassword(request, 'delete the account', { field: 'password', password: request.body.password })
       const { siteIds } = await app.database.transaction(async (transaction) => {
-        const deletion = await createAccountRepository(transaction).delete(id)
         const logQueries = createVerificationQueryRepository(transaction)
-        for (const siteId of deletion.siteIds) await logQueries.deleteRollupsOf(siteId)
-        return deletion
+        return createAccountRepository(transaction).delete(id, async (ids) => {
+          for (const siteId of ids) await logQueries.deleteRollupsOf(siteId)
+        })
       })
       await Promise.all(siteIds.map((siteId) => app.siteCache.invalidate({ id: siteId })))
-      if (siteIds.length > 0) app.logRetention.sweepSoon()
+      if (siteIds.length > 0) app.logRetention.sweepAfterDeletion()
       request.log.info({ accountId: id, sites: siteIds.length }, 'account deleted')
       clearSessionCookie(reply, app.config)
       return reply.code(204).send(null)

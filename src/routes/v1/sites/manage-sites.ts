@@ -100,7 +100,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await createSiteRepository(transaction).delete(site.id)
       })
       await app.siteCache.invalidate(site)
-      app.logRetention.sweepSoon()
+      app.logRetention.sweepAfterDeletion()
       return reply.code(204).send(null)
     },
   )
