@@ -66,22 +66,36 @@ const MAX_PENDING_DROP_REPORTS = 10_000
 const EXPIRED_SWEEP_INTERVAL_MS = 3_600_000
 const FIRST_EXPIRED_SWEEP_DELAY_MS = 60_000
 
-/** Deliveries in flight per key (a site, an account); a key with none holds no memory. */
-class InFlightCounts {
+/** Work in flight, in all and per key (a site, an account); a key with none holds no memory. */
+class InFlight {
+  readonly #all = new Set<Promise<unknown>>()
   readonly #counts = new Map<string, number>()
+
+  get size(): number {
+    return this.#all.size
+  }
 
   of(key: string): number {
     return this.#counts.get(key) ?? 0
   }
 
-  add(key: string): void {
+  /** Counts `work` under `key` until it settles; returns it. */
+  hold<T>(key: string, work: Promise<T>): Promise<T> {
+    this.#all.add(work)
     this.#counts.set(key, this.of(key) + 1)
+    const release = () => {
+      this.#all.delete(work)
+      const remaining = this.of(key) - 1
+      if (remaining <= 0) this.#counts.delete(key)
+      else this.#counts.set(key, remaining)
+    }
+    work.then(release, release)
+    return work
   }
 
-  remove(key: string): void {
-    const remaining = this.of(key) - 1
-    if (remaining <= 0) this.#counts.delete(key)
-    else this.#counts.set(key, remaining)
+  /** What is in flight now, to wait for. */
+  current(): Promise<unknown>[] {
+    return [...this.#all]
   }
 }
 
@@ -110,12 +124,10 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   const agent = createWebhookAgent({ allowPrivateAddresses, connectTimeoutMs: timeoutMs })
   const deliveries = createWebhookDeliveryRepository(app.database)
   /** Deliveries of real events in flight: in all (MAX_IN_FLIGHT), per site and per account. */
-  const inFlight = new Set<Promise<unknown>>()
-  const inFlightBySite = new InFlightCounts()
-  const inFlightByAccount = new InFlightCounts()
+  const inFlightBySite = new InFlight()
+  const inFlightByAccount = new InFlight()
   /** Test sends in flight, in slots of their own: in all (MAX_TEST_SENDS) and per account. */
-  const testSends = new Set<Promise<unknown>>()
-  const testSendsByAccount = new InFlightCounts()
+  const testSendsByAccount = new InFlight()
   /** Writes about dropped events and sweeps of old rows, which settle() waits for as for deliveries. */
   const bookkeeping = new Set<Promise<void>>()
   const lastPrunedAt = new Map<string, number>()
@@ -123,17 +135,6 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   const pendingDrops = new Map<string, PendingDrops>()
   let expiredSweepTimer: NodeJS.Timeout | undefined
   let isClosing = false
-
-  function track<T>(siteId: string, work: Promise<T>): Promise<T> {
-    inFlight.add(work)
-    inFlightBySite.add(siteId)
-    const release = () => {
-      inFlight.delete(work)
-      inFlightBySite.remove(siteId)
-    }
-    work.then(release, release)
-    return work
-  }
 
   /** `work` must not reject. */
   function keepTrackOf(work: Promise<void>): void {
@@ -265,24 +266,19 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
       noteDropped(site.id, `${MAX_IN_FLIGHT_PER_ACCOUNT} deliveries in flight for the sites of this account`)
       return
     }
-    inFlightByAccount.add(account)
-    try {
-      await deliver(site, url, buildBlockedPayload(event))
-    } finally {
-      inFlightByAccount.remove(account)
-    }
+    await inFlightByAccount.hold(account, deliver(site, url, buildBlockedPayload(event)))
   }
 
   // The listener returns at once: the emitter (a verification request) never waits for a
   // delivery, and nothing a delivery does can throw back into it.
   app.events.on('verification.blocked', (event) => {
     const siteFull = inFlightBySite.of(event.siteId) >= MAX_IN_FLIGHT_PER_SITE
-    if (siteFull || inFlight.size >= MAX_IN_FLIGHT) {
+    if (siteFull || inFlightBySite.size >= MAX_IN_FLIGHT) {
       const limit = siteFull ? `${MAX_IN_FLIGHT_PER_SITE} deliveries in flight for this site` : `${MAX_IN_FLIGHT} deliveries in flight on this instance`
       noteDropped(event.siteId, limit)
       return
     }
-    track(event.siteId, dispatchBlocked(event)).catch((error: unknown) => {
+    inFlightBySite.hold(event.siteId, dispatchBlocked(event)).catch((error: unknown) => {
       app.log.error({ err: error, siteId: event.siteId }, 'webhook dispatch failed')
     })
   })
@@ -294,7 +290,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     const full =
       testSendsByAccount.of(account) >= MAX_TEST_SENDS_PER_ACCOUNT
         ? `${MAX_TEST_SENDS_PER_ACCOUNT} are in flight for the sites of this account`
-        : testSends.size >= MAX_TEST_SENDS
+        : testSendsByAccount.size >= MAX_TEST_SENDS
           ? `${MAX_TEST_SENDS} are in flight on this instance`
           : undefined
     if (full !== undefined) {
@@ -303,22 +299,14 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
         'retry-after': String(Math.ceil(timeoutMs / 1000)),
       })
     }
-    testSendsByAccount.add(account)
-    const sending = deliver(site, url, buildTestPayload(site.id, new Date()))
-    testSends.add(sending)
-    const release = () => {
-      testSends.delete(sending)
-      testSendsByAccount.remove(account)
-    }
-    sending.then(release, release)
-    return sending
+    return testSendsByAccount.hold(account, deliver(site, url, buildTestPayload(site.id, new Date())))
   }
 
   async function settle(): Promise<void> {
     for (;;) {
       for (const siteId of [...pendingDrops.keys()]) reportDrops(siteId)
-      if (inFlight.size + testSends.size + bookkeeping.size === 0) return
-      await Promise.allSettled([...inFlight, ...testSends, ...bookkeeping])
+      if (inFlightBySite.size + testSendsByAccount.size + bookkeeping.size === 0) return
+      await Promise.allSettled([...inFlightBySite.current(), ...testSendsByAccount.current(), ...bookkeeping])
     }
   }
 
