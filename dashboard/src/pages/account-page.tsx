@@ -6,6 +6,7 @@ import { ErrorNotice, Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import { PasswordField } from '../components/password-field.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
+import { Form } from '../components/form.js'
 
 interface AccountPageProps {
   account: Account
@@ -100,14 +101,7 @@ function AccountDeletion({ email, onDeleted }: { email: string; onDeleted: () =>
           <strong>{email}</strong> and everything of it will be deleted. Enter your password to confirm.
         </p>
         {state.generalError === undefined ? null : <Notice tone="error">{state.generalError}</Notice>}
-        <form
-          class="form"
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault()
-            void remove()
-          }}
-        >
+        <Form class="form" onSubmit={() => void remove()}>
           {/* The password alone: a form of one field is submitted by Enter without a submit button. */}
           <PasswordField
             id="deletion-password"
@@ -118,7 +112,7 @@ function AccountDeletion({ email, onDeleted }: { email: string; onDeleted: () =>
             error={state.fieldErrors.password}
             onInput={setPassword}
           />
-        </form>
+        </Form>
       </ConfirmDialog>
     </section>
   )
@@ -140,14 +134,7 @@ function PasswordForm({ email }: { email: string }) {
       <h2 id="password-heading">Change your password</h2>
       {state.successMessage === undefined ? null : <Notice tone="success">{state.successMessage}</Notice>}
       {state.generalError === undefined ? null : <Notice tone="error">{state.generalError}</Notice>}
-      <form
-        class="form"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
-          void submit()
-        }}
-      >
+      <Form class="form" onSubmit={() => void submit()}>
         {/* For password managers: the account the new password belongs to. */}
         <input type="email" name="username" autoComplete="username" value={email} hidden readOnly />
         <PasswordField
@@ -173,7 +160,7 @@ function PasswordForm({ email }: { email: string }) {
             {state.isBusy ? 'Changing…' : 'Change password'}
           </button>
         </div>
-      </form>
+      </Form>
     </section>
   )
 }

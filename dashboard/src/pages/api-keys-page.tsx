@@ -9,6 +9,7 @@ import { SecretBox } from '../components/secret-box.js'
 import { formatDateTime } from '../lib/format.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
 import { useLoader } from '../lib/use-loader.js'
+import { Form } from '../components/form.js'
 
 export function ApiKeysPage() {
   const [keys, reload] = useLoader(listApiKeys, 'api-keys')
@@ -74,21 +75,14 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void 
     <section class="card" aria-labelledby="create-key-heading">
       <h2 id="create-key-heading">Create a key</h2>
       {state.generalError === undefined ? null : <Notice tone="error">{state.generalError}</Notice>}
-      <form
-        class="form form--inline"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
-          void submit()
-        }}
-      >
+      <Form class="form form--inline" onSubmit={() => void submit()}>
         <Field id="api-key-name" label="Name" error={state.fieldErrors.name} hint="What uses it, for example “deploy script”.">
           {(control) => <input {...control} name="name" required maxLength={100} value={name} onInput={(event) => setName(event.currentTarget.value)} />}
         </Field>
         <button type="submit" class="button button--primary" disabled={state.isBusy}>
           {state.isBusy ? 'Creating…' : 'Create key'}
         </button>
-      </form>
+      </Form>
     </section>
   )
 }

@@ -9,6 +9,7 @@ import { PageHeading } from '../components/page-heading.js'
 import { PasswordField } from '../components/password-field.js'
 import { sortFieldErrors } from '../lib/field-errors.js'
 import { focusFirstInvalidField } from '../lib/use-form-submit.js'
+import { Form } from '../components/form.js'
 
 interface AuthPageProps {
   mode: 'login' | 'signup'
@@ -64,14 +65,7 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
         <Notice tone="success">Your account and everything of it were deleted.</Notice>
       ) : null}
       {generalError === undefined ? null : <Notice tone="error">{generalError}</Notice>}
-      <form
-        class="card form"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
-          void submit()
-        }}
-      >
+      <Form class="card form" onSubmit={() => void submit()}>
         <Field id="auth-email" label="E-mail address" error={fieldErrors.email}>
           {(control) => (
             <input
@@ -97,7 +91,7 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
         <button type="submit" class="button button--primary button--block" disabled={isBusy}>
           {isBusy ? 'Please wait…' : isSignup ? 'Create account' : 'Log in'}
         </button>
-      </form>
+      </Form>
       <p class="auth__switch">
         {isSignup ? (
           <>

@@ -9,6 +9,7 @@ import { PageHeading } from '../components/page-heading.js'
 import { replaceAddress } from '../lib/router.js'
 import { parseDomains } from '../lib/snippet.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
+import { Form } from '../components/form.js'
 
 export function NewSitePage() {
   const [created, setCreated] = useState<SiteWithSecret | undefined>()
@@ -39,14 +40,7 @@ function NewSiteForm({ onCreated }: { onCreated: (site: SiteWithSecret) => void 
     <>
       <PageHeading title="Add a site" />
       {state.generalError === undefined ? null : <Notice tone="error">{state.generalError}</Notice>}
-      <form
-        class="card form"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
-          void submit()
-        }}
-      >
+      <Form class="card form" onSubmit={() => void submit()}>
         <Field id="site-name" label="Name" error={state.fieldErrors.name} hint="For you only, for example “Shop (production)”.">
           {(control) => <input {...control} name="name" required maxLength={100} value={name} onInput={(event) => setName(event.currentTarget.value)} />}
         </Field>
@@ -68,7 +62,7 @@ function NewSiteForm({ onCreated }: { onCreated: (site: SiteWithSecret) => void 
             Cancel
           </Link>
         </div>
-      </form>
+      </Form>
     </>
   )
 }

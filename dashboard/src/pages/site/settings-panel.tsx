@@ -6,6 +6,7 @@ import { Field } from '../../components/field.js'
 import { FormOutcome } from '../../components/notice.js'
 import { parseDomains } from '../../lib/snippet.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
+import { Form } from '../../components/form.js'
 
 type NumberSetting = 'difficulty' | 'challengeLifetimeSeconds' | 'challengeThreshold' | 'blockThreshold' | 'maxStepUps'
 
@@ -83,14 +84,7 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
     <section class="card" aria-labelledby="settings-heading">
       <h2 id="settings-heading">Settings</h2>
       <FormOutcome state={state} />
-      <form
-        class="form"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
-          void submit()
-        }}
-      >
+      <Form class="form" onSubmit={() => void submit()}>
         <Field id="settings-name" label="Name" error={state.fieldErrors.name}>
           {(control) => <input {...control} name="name" required value={values.name} onInput={(event) => setValue('name', event.currentTarget.value)} />}
         </Field>
@@ -131,7 +125,7 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
             {state.isBusy ? 'Saving…' : 'Save settings'}
           </button>
         </div>
-      </form>
+      </Form>
     </section>
   )
 }

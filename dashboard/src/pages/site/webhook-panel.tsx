@@ -10,6 +10,7 @@ import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { useLoader } from '../../lib/use-loader.js'
 import { DeliveriesTable } from './deliveries-table.js'
 import { TestWebhook } from './test-webhook.js'
+import { Form } from '../../components/form.js'
 
 interface WebhookPanelProps {
   site: Site
@@ -79,14 +80,7 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
         blocked. Check the <code>X-Service-Signature</code> header (HMAC-SHA256 of the body with your secret).
       </p>
       <FormOutcome state={state} />
-      <form
-        class="form"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
-          void save()
-        }}
-      >
+      <Form class="form" onSubmit={() => void save()}>
         <Field id="webhook-url" label="Webhook URL" error={state.fieldErrors['settings.webhookUrl']} hint="An https address on your server (plain http is accepted outside production).">
           {(control) => (
             <input {...control} name="webhookUrl" type="url" inputMode="url" autoComplete="off" spellcheck={false} placeholder="https://example.com/hooks/tollgate" value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
@@ -144,7 +138,7 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
             </button>
           ) : null}
         </div>
-      </form>
+      </Form>
       <ConfirmDialog
         title="Remove the webhook?"
         confirmLabel="Remove webhook"
