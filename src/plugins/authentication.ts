@@ -56,6 +56,15 @@ export function accountOf(request: FastifyRequest): AuthenticatedAccount {
   return request.account
 }
 
+/**
+ * What to throw when something could not be created for the authenticated account: 401 when the
+ * account was deleted meanwhile (its sessions and keys went with it), else the conflict named.
+ */
+export async function creationRefused(app: FastifyInstance, request: FastifyRequest, conflictMessage: string): Promise<ApiError> {
+  const account = await app.accounts.findById(accountOf(request).id)
+  return account === undefined ? new ApiError('unauthorized', 'The account was deleted.') : new ApiError('conflict', conflictMessage)
+}
+
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 function expectedOrigin(request: FastifyRequest, config: Pick<Config, 'publicUrl'>): string | undefined {

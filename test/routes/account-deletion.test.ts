@@ -1,8 +1,10 @@
+import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
 import { browserHeaders, obtainToken } from '../helpers/core-flow.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, randomClientAddress, type TestAccount } from '../helpers/dashboard-client.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
+import { hasPostgres } from '../helpers/services.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 import { insertVerifications } from '../helpers/verification-rows.js'
 
@@ -114,5 +116,51 @@ describe.each(deployments)('DELETE /api/v1/me on $name', ({ available, options }
     expect(refused.statusCode).toBe(429)
     expect(refused.json().error.code).toBe('rate_limited')
     expect(await logIn(account)).toBe(200)
+  })
+})
+
+describe.skipIf(!hasPostgres)('creation racing an account deletion on PostgreSQL', () => {
+  let service: TestApp
+  beforeAll(async () => {
+    service = await buildTestApp({ database: 'postgres' })
+  })
+  afterAll(async () => {
+    await service?.close()
+  })
+
+  /** Holds the account's row as the deletion does, lets `create` start and wait on it, then deletes the account. */
+  async function createWhileDeleting(account: TestAccount, create: () => Promise<LightMyRequestResponse>, table: string) {
+    let pending: Promise<LightMyRequestResponse> | undefined
+    await service.app.database.transaction(async (deletion) => {
+      await deletion.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [account.id])
+      pending = create()
+      await vi.waitFor(async () => {
+        const waiting = await service.app.database.query<{ count: number }>(
+          `SELECT count(*)::int4 AS count FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`,
+          [`%INSERT INTO ${table}%`],
+        )
+        expect(waiting[0]?.count).toBe(1)
+      }, { timeout: 5_000, interval: 20 })
+      await deletion.query('DELETE FROM accounts WHERE id = $1', [account.id])
+    })
+    return pending!
+  }
+
+  it('answers 401 (the account is gone), not a 500 from the foreign key, for a site and for an API key', async () => {
+    const forSite = await createTestAccount(service.app)
+    const site = await createWhileDeleting(forSite, () => service.app.inject({ method: 'POST', url: '/api/v1/sites', headers: asScript(forSite), payload: { name: 'Late' } }), 'sites')
+    expect(site.statusCode).toBe(401)
+    expect(site.json().error).toMatchObject({ code: 'unauthorized', message: 'The account was deleted.' })
+
+    const forKey = await createTestAccount(service.app)
+    const key = await createWhileDeleting(forKey, () => service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(forKey), payload: { name: 'Late' } }), 'api_keys')
+    expect(key.statusCode).toBe(401)
+    expect(key.json().error.code).toBe('unauthorized')
+
+    const rows = await service.app.database.query<{ count: number }>(
+      'SELECT (SELECT count(*) FROM sites WHERE account_id = ANY($1::uuid[])) + (SELECT count(*) FROM api_keys WHERE account_id = ANY($1::uuid[]))::int4 AS count',
+      [[forSite.id, forKey.id]],
+    )
+    expect(Number(rows[0]?.count)).toBe(0)
   })
 })

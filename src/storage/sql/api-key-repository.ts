@@ -29,13 +29,18 @@ const LAST_USED_RESOLUTION = '1 minute'
 /** API keys, found by the SHA-256 of the presented key. */
 export function createApiKeyRepository(database: SqlExecutor) {
   return {
-    /** Creates a key, or answers undefined when the account holds `limit` keys already. */
+    /**
+     * Creates a key, or answers undefined when the account holds `limit` keys already or is gone
+     * (an account being deleted is waited for: its row is read FOR KEY SHARE).
+     */
     async create(accountId: string, key: { name: string; prefix: string; keyHash: string }, limit: number): Promise<ApiKeyRecord | undefined> {
       // One statement: the count and the insert see the same snapshot. Creations racing on one
       // account may pass the limit by the few that raced; it bounds a list, it guards no secret.
       const rows = await database.query<ApiKeyRow>(
         `INSERT INTO api_keys (id, account_id, name, prefix, key_hash)
-         SELECT $1, $2, $3, $4, $5 WHERE (SELECT count(*) FROM api_keys WHERE account_id = $2) < $6
+         SELECT $1, accounts.id, $3, $4, $5 FROM accounts
+          WHERE accounts.id = $2 AND (SELECT count(*) FROM api_keys WHERE account_id = $2) < $6
+            FOR KEY SHARE OF accounts
          RETURNING ${apiKeyColumns}`,
         [randomUUID(), accountId, key.name, key.prefix, key.keyHash, limit],
       )

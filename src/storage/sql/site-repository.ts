@@ -63,43 +63,55 @@ export interface SiteChanges {
 
 /** Sites in the system of record. Plain SQL that runs alike on PostgreSQL and PGlite. */
 export function createSiteRepository(database: SqlExecutor) {
-  async function insert(site: NewSite, limit: number | null): Promise<{ site: Site; secretKey: string } | undefined> {
+  /**
+   * Inserts the site. With an account and a limit, the account's row is read FOR KEY SHARE with
+   * the count: an account being deleted (its row held FOR UPDATE) is waited for, and once it is
+   * gone nothing is inserted (rather than the foreign key failing), so the caller can tell.
+   */
+  async function insert(site: NewSite, within?: { accountId: string; limit: number }): Promise<{ site: Site; secretKey: string } | undefined> {
     const secretKey = site.secretKey ?? generateSecretKey()
-    const rows = await database.query<SiteRow>(
-      `INSERT INTO sites (id, account_id, name, site_key, secret_key_hash, domains, settings, webhook_secret_ciphertext)
-       SELECT $1::uuid, $2::uuid, $3, $4, $5, $6::text[], $7::jsonb, $8
-       WHERE $9::integer IS NULL OR (SELECT count(*) FROM sites WHERE account_id = $2::uuid) < $9::integer
-       RETURNING ${siteColumns}`,
-      [
-        site.id ?? randomUUID(),
-        site.accountId,
-        site.name,
-        site.siteKey ?? generateSiteKey(),
-        hashSecretKey(secretKey),
-        site.domains ?? [],
-        JSON.stringify(site.settings ?? {}),
-        site.webhookSecretCiphertext ?? null,
-        limit,
-      ],
-    )
+    const values = [
+      site.id ?? randomUUID(),
+      within?.accountId ?? site.accountId,
+      site.name,
+      site.siteKey ?? generateSiteKey(),
+      hashSecretKey(secretKey),
+      site.domains ?? [],
+      JSON.stringify(site.settings ?? {}),
+      site.webhookSecretCiphertext ?? null,
+    ]
+    const columns = 'id, account_id, name, site_key, secret_key_hash, domains, settings, webhook_secret_ciphertext'
+    const rows = within === undefined
+      ? await database.query<SiteRow>(
+        `INSERT INTO sites (${columns}) VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6::text[], $7::jsonb, $8) RETURNING ${siteColumns}`,
+        values,
+      )
+      : await database.query<SiteRow>(
+        `INSERT INTO sites (${columns})
+         SELECT $1::uuid, accounts.id, $3, $4, $5, $6::text[], $7::jsonb, $8 FROM accounts
+          WHERE accounts.id = $2::uuid AND (SELECT count(*) FROM sites WHERE account_id = $2::uuid) < $9::integer
+            FOR KEY SHARE OF accounts
+         RETURNING ${siteColumns}`,
+        [...values, within.limit],
+      )
     return rows[0] === undefined ? undefined : { site: toSite(rows[0]), secretKey }
   }
 
   return {
     /** Creates a site and returns it with its secret key, which is never stored in clear. */
     async create(site: NewSite): Promise<{ site: Site; secretKey: string }> {
-      const created = await insert(site, null)
+      const created = await insert(site)
       if (created === undefined) throw new Error('the site was not inserted')
       return created
     },
 
     /**
-     * Creates a site unless its account holds `limit` sites already (undefined then). One
-     * statement: the count and the insert see the same snapshot, so creations racing on one
+     * Creates a site unless its account holds `limit` sites already or is gone (undefined then).
+     * One statement: the count and the insert see the same snapshot, so creations racing on one
      * account may pass the limit by the few that raced; it bounds a list, it guards no secret.
      */
     createWithinLimit(site: NewSite & { accountId: string }, limit: number): Promise<{ site: Site; secretKey: string } | undefined> {
-      return insert(site, limit)
+      return insert(site, { accountId: site.accountId, limit })
     },
 
     async findById(id: string): Promise<Site | undefined> {

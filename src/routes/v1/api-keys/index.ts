@@ -4,7 +4,7 @@ import { generateApiKey, hashToken, prefixOfApiKey } from '../../../domain/accou
 import { findDisplayNameProblem, normalizeDisplayName } from '../../../domain/display-name.js'
 import { isUuid } from '../../../domain/uuid.js'
 import { ApiError, invalidRequest } from '../../../errors.js'
-import { accountOf } from '../../../plugins/authentication.js'
+import { accountOf, creationRefused } from '../../../plugins/authentication.js'
 import type { ApiKeyRecord } from '../../../storage/sql/api-key-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 
@@ -64,9 +64,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (problem !== undefined) throw invalidRequest([{ field: 'name', message: problem }])
       const key = generateApiKey()
       const record = await app.apiKeys.create(accountOf(request).id, { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key) }, MAX_API_KEYS_PER_ACCOUNT)
-      if (record === undefined) {
-        throw new ApiError('conflict', `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} API keys; revoke one first.`)
-      }
+      if (record === undefined) throw await creationRefused(app, request, `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} API keys; revoke one first.`)
       return reply.code(201).send({ ...apiKeyView(record), key })
     },
   )

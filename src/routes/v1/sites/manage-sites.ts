@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { withDefaultSettings } from '../../../domain/sites/site.js'
-import { ApiError, throwIfInvalid } from '../../../errors.js'
+import { throwIfInvalid } from '../../../errors.js'
 import { initialSettingsOf, normalizeSiteInput, validateMergedSettings } from '../../../domain/sites/site-input.js'
-import { accountOf } from '../../../plugins/authentication.js'
+import { accountOf, creationRefused } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
@@ -60,7 +60,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
         MAX_SITES_PER_ACCOUNT,
       )
-      if (created === undefined) throw new ApiError('conflict', `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites; delete one first.`)
+      if (created === undefined) throw await creationRefused(app, request, `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites; delete one first.`)
       const { site, secretKey } = created
       await app.siteCache.invalidate(site)
       return reply.code(201).send({ ...siteView(site), secretKey })
