@@ -493,6 +493,13 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await dialog.getByRole('button', { name: 'Delete account' }).click()
     await waitForText('#deletion-password-error', 'is not your current password')
     await expectNoAccessibilityViolations('account deletion')
+    // Cancelled and opened again, the dialog starts clean: no old error, no password.
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    await page.getByRole('button', { name: 'Delete account' }).click()
+    await dialog.waitFor()
+    expect(await dialog.locator('#deletion-password-error').count()).toBe(0)
+    expect(await dialog.getByLabel('Password').inputValue()).toBe('')
     await dialog.getByLabel('Password').fill(password)
     // Enter in the password field confirms, as the button does.
     await dialog.getByLabel('Password').press('Enter')

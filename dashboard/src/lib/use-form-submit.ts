@@ -14,12 +14,15 @@ export interface FormSubmitState {
   successMessage: string | undefined
 }
 
+const idle: FormSubmitState = { isBusy: false, fieldErrors: {}, generalError: undefined, successMessage: undefined }
+
 /**
  * Runs a form's request and sorts its failure: validation details beside the fields the form
- * has, everything else in one message at the top of the form.
+ * has, everything else in one message at the top of the form. The third element forgets the
+ * last outcome (a form that is closed and opened again starts clean).
  */
-export function useFormSubmit(fields: readonly string[]): [FormSubmitState, (work: () => Promise<string>) => Promise<void>] {
-  const [state, setState] = useState<FormSubmitState>({ isBusy: false, fieldErrors: {}, generalError: undefined, successMessage: undefined })
+export function useFormSubmit(fields: readonly string[]): [FormSubmitState, (work: () => Promise<string>) => Promise<void>, () => void] {
+  const [state, setState] = useState<FormSubmitState>(idle)
   const run = async (work: () => Promise<string>) => {
     setState({ isBusy: true, fieldErrors: {}, generalError: undefined, successMessage: undefined })
     try {
@@ -34,5 +37,5 @@ export function useFormSubmit(fields: readonly string[]): [FormSubmitState, (wor
       if (hasFieldErrors) focusFirstInvalidField()
     }
   }
-  return [state, run]
+  return [state, run, () => setState(idle)]
 }

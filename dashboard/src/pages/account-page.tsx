@@ -66,10 +66,11 @@ function OtherSessions() {
 function AccountDeletion({ email, onDeleted }: { email: string; onDeleted: () => void }) {
   const [isOpen, setOpen] = useState(false)
   const [password, setPassword] = useState('')
-  const [state, run] = useFormSubmit(['password'])
+  const [state, run, resetOutcome] = useFormSubmit(['password'])
   const close = () => {
     setOpen(false)
     setPassword('')
+    resetOutcome()
   }
   const remove = () =>
     run(async () => {
