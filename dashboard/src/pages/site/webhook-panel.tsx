@@ -81,7 +81,7 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
       </p>
       <FormOutcome state={state} />
       <Form class="form" onSubmit={() => void save()}>
-        <Field id="webhook-url" label="Webhook URL" error={state.fieldErrors['settings.webhookUrl']} hint="An https address on your server (plain http is accepted outside production).">
+        <Field id="webhook-url" label="Webhook URL" error={state.fieldErrors['settings.webhookUrl']} hint="An https address on your server (plain http too where the service allows private addresses: WEBHOOK_ALLOW_PRIVATE, on by default outside production).">
           {(control) => (
             <input {...control} name="webhookUrl" type="url" inputMode="url" autoComplete="off" spellcheck={false} placeholder="https://example.com/hooks/tollgate" value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
           )}
