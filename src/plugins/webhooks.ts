@@ -25,9 +25,10 @@ declare module 'fastify' {
 export interface WebhookService {
   /**
    * Sends a signed test event to the site's webhook now; resolves with the recorded delivery.
-   * Throws 429 rate_limited (an ApiError) while the test sends' own slots are taken.
+   * Throws 429 rate_limited (an ApiError) while the test sends' own slots are taken; else runs
+   * `admit` (a budget that may throw) holding a slot, then sends.
    */
-  sendTest(site: Site): Promise<WebhookDelivery>
+  sendTest(site: Site, admit?: () => Promise<void>): Promise<WebhookDelivery>
   deliveries: WebhookDeliveryRepository
   /** Writes the pending counts of dropped events, then resolves once nothing is in flight (shutdown, tests). */
   settle(): Promise<void>
@@ -283,7 +284,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     })
   })
 
-  async function sendTest(site: Site): Promise<WebhookDelivery> {
+  async function sendTest(site: Site, admit?: () => Promise<void>): Promise<WebhookDelivery> {
     const url = site.settings.webhookUrl
     if (url === null) throw new Error('sendTest needs a site with a webhook URL')
     const account = shareOf(site)
@@ -299,7 +300,12 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
         'retry-after': String(Math.ceil(timeoutMs / 1000)),
       })
     }
-    return testSendsByAccount.hold(account, deliver(site, url, buildTestPayload(site.id, new Date())))
+    // The slot is taken before `admit` runs, so a send refused for full slots uses none of the
+    // caller's budget, and one refused by `admit` gives its slot back.
+    return testSendsByAccount.hold(account, (async () => {
+      await admit?.()
+      return deliver(site, url, buildTestPayload(site.id, new Date()))
+    })())
   }
 
   async function settle(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { asScript, createTestAccount, type TestAccount } from '../helpers/dashboard-client.js'
+import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
 import { hasPostgres } from '../helpers/services.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js'
@@ -78,6 +79,28 @@ describe('test sends in slots of their own', () => {
     expect(await service.app.webhooks.deliveries.listRecent(neighbourSite.id, 10)).toEqual(
       expect.arrayContaining([expect.objectContaining({ isTest: false, outcome: 'delivered' }), expect.objectContaining({ isTest: true, outcome: 'delivered' })]),
     )
+  })
+
+  it("a test send refused for full slots leaves the site's ten a minute untouched", { timeout: 40_000 }, async () => {
+    await startReceivers()
+    await startWithinOneWindow(60_000, 20_000)
+    const account = await createTestAccount(service.app)
+    const stuck = await createWebhookSite(service.app, { webhookUrl: hanging.url, secret: SECRET, accountId: account.id })
+    const site = await createWebhookSite(service.app, { webhookUrl: answering.url, secret: SECRET, accountId: account.id })
+    const held = Array.from({ length: 5 }, () => sendTest(account, stuck.id))
+    expect(await holdOpen(held)).toEqual([])
+
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      const refused = await sendTest(account, site.id)
+      expect(refused.statusCode).toBe(429)
+      expect(refused.json().error.message).toMatch(/5 are in flight for the sites of this account/)
+    }
+    await Promise.all(held)
+    // The slots are free again, and the site still has its ten test sends of the minute.
+    for (let attempt = 0; attempt < 10; attempt += 1) expect((await sendTest(account, site.id)).json()).toMatchObject({ test: true, outcome: 'delivered' })
+    const eleventh = await sendTest(account, site.id)
+    expect(eleventh.statusCode).toBe(429)
+    expect(eleventh.json().error.message).toBe('Too many test sends for this site; retry later.')
   })
 
   it("answers 429 once the instance's 25 test-send slots are taken, and real events are still delivered", { timeout: 60_000 }, async () => {

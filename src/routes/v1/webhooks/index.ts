@@ -91,13 +91,15 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const site = await app.findOwnedSite(request, request.params.id)
       if (site.settings.webhookUrl === null || site.webhookSecretCiphertext === null) throw new ApiError('webhook_not_configured')
-      const verdict = await consumeRateLimit(app.keyValue, `webhook-test:{${site.id}}`, testSendLimit)
-      if (!verdict.isAllowed) {
-        throw new ApiError('rate_limited', 'Too many test sends for this site; retry later.', undefined, {
-          'retry-after': String(verdict.retryAfterSeconds),
-        })
+      const admit = async () => {
+        const verdict = await consumeRateLimit(app.keyValue, `webhook-test:{${site.id}}`, testSendLimit)
+        if (!verdict.isAllowed) {
+          throw new ApiError('rate_limited', 'Too many test sends for this site; retry later.', undefined, {
+            'retry-after': String(verdict.retryAfterSeconds),
+          })
+        }
       }
-      return deliveryView(await app.webhooks.sendTest(site))
+      return deliveryView(await app.webhooks.sendTest(site, admit))
     },
   )
 }
