@@ -1,4 +1,6 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { setTimeout } from 'node:timers/promises'
 import { join } from 'node:path'
 import type { Config } from '../config.js'
 import { StartupError } from '../startup-error.js'
@@ -44,32 +46,89 @@ async function holdsLock(holder: number, recordedIdentity: string | undefined): 
 }
 
 /**
+ * Creates `file` with `content` unless it exists (false then). The content is written to a file of
+ * this process's first and linked into place, so the lock file never exists half-written: a
+ * contender reading it at any moment reads a whole holder. Where hard links are not supported,
+ * an exclusive create does instead.
+ */
+async function createWhole(file: string, content: string): Promise<boolean> {
+  const draft = `${file}.${process.pid}.${randomUUID()}`
+  await writeFile(draft, content, { flag: 'wx' })
+  try {
+    await link(draft, file)
+    return true
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return false
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') throw error
+    return writeFile(file, content, { flag: 'wx' }).then(
+      () => true,
+      (failure: NodeJS.ErrnoException) => (failure.code === 'EEXIST' ? false : Promise.reject(failure)),
+    )
+  } finally {
+    await rm(draft, { force: true })
+  }
+}
+
+/** What a lock file says, or undefined when there is none. */
+async function readLockFile(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+}
+
+function holderOf(content: string): { pid: number; identity: string | undefined } {
+  const [pidLine = '', identityLine = ''] = content.split('\n')
+  return { pid: Number(pidLine.trim()), identity: identityLine.trim() || undefined }
+}
+
+/** The lock file is removed only while it is still what was judged stale (or is ours). */
+async function removeIfUnchanged(file: string, content: string): Promise<void> {
+  if ((await readLockFile(file)) === content) await rm(file, { force: true })
+}
+
+/**
  * Takes DATA_DIR's embedded database for this process: PGlite serves one process, and a second
  * one on the same files would start, answer, and lose its writes to the first. The lock is a file
  * with the holder's pid and, on Linux, its start (processIdentity); one left by a process that is
  * gone (a crash, a killed container) is taken over, even when its pid has been reused since.
+ * Processes starting together get it one at a time: the file appears whole (createWhole), and a
+ * stale one is removed only by whoever holds `tollgate.lock.takeover`, after reading it again.
  * Returns what releases it.
  */
 export async function lockDataDirectory(directory: string): Promise<() => Promise<void>> {
   const file = join(directory, 'tollgate.lock')
+  const takeover = `${file}.takeover`
   const identity = await processIdentity(process.pid)
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await writeFile(file, `${process.pid}\n${identity === undefined ? '' : `${identity}\n`}`, { flag: 'wx' })
-      return () => rm(file, { force: true })
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      const [pidLine = '', identityLine = ''] = (await readFile(file, 'utf8').catch(() => '')).split('\n')
-      const holder = Number(pidLine.trim())
-      if (await holdsLock(holder, identityLine.trim() || undefined)) {
-        throw new StartupError(
-          `DATA_DIR ${directory} is in use by another Tollgate process (pid ${holder}); stop it, or give this one another DATA_DIR (or DATABASE_URL)`,
-        )
-      }
-      if (attempt > 0) throw new StartupError(`DATA_DIR ${directory}: could not take its lock file ${file}`)
-      await rm(file, { force: true })
+  const ours = `${process.pid}\n${identity === undefined ? '' : `${identity}\n`}`
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (await createWhole(file, ours)) return () => removeIfUnchanged(file, ours)
+    const found = await readLockFile(file)
+    if (found === undefined) continue
+    const holder = holderOf(found)
+    if (await holdsLock(holder.pid, holder.identity)) {
+      throw new StartupError(
+        `DATA_DIR ${directory} is in use by another Tollgate process (pid ${holder.pid}); stop it, or give this one another DATA_DIR (or DATABASE_URL)`,
+      )
     }
+    if (await createWhole(takeover, ours)) {
+      try {
+        await removeIfUnchanged(file, found)
+      } finally {
+        await rm(takeover, { force: true })
+      }
+      continue
+    }
+    // Another process is taking the stale lock over; a takeover file whose writer is gone (a
+    // crash in that moment) is left behind, and goes.
+    const taker = await readLockFile(takeover)
+    if (taker !== undefined && !(await holdsLock(holderOf(taker).pid, holderOf(taker).identity))) await removeIfUnchanged(takeover, taker)
+    await setTimeout(10)
   }
+  throw new StartupError(`DATA_DIR ${directory}: could not take its lock file ${file}`)
 }
 
 /**

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { lockDataDirectory } from '../../src/storage/open-storage.js'
 
 /**
@@ -70,5 +70,57 @@ describe.runIf(onLinux)('the DATA_DIR lock', () => {
     writeFileSync(join(directory, 'tollgate.lock'), '')
     const unlock = await lockDataDirectory(directory)
     await unlock()
+  })
+})
+
+describe.runIf(onLinux)('the DATA_DIR lock, taken by several processes at once', () => {
+  const contenders = 8
+  let other: ChildProcess
+  beforeAll(async () => {
+    other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
+    await once(other, 'spawn')
+  })
+  afterAll(() => {
+    other.kill('SIGKILL')
+  })
+
+  /**
+   * Starts the contenders, lets them all try at the same moment, and answers what each got:
+   * 'held' or the refusal's message. They hold what they took until the round ends.
+   */
+  async function race(directory: string): Promise<string[]> {
+    const script = `
+      const { lockDataDirectory } = await import(${JSON.stringify(new URL('../../src/storage/open-storage.ts', import.meta.url).href)})
+      process.stdin.once('data', () => lockDataDirectory(${JSON.stringify(directory)}).then(
+        () => process.stdout.write('held\\n'),
+        (error) => process.stdout.write(error.message + '\\n'),
+      ))
+      process.stdout.write('ready\\n')`
+    const children = Array.from({ length: contenders }, () =>
+      spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] }))
+    try {
+      const lines = children.map((child) => {
+        const received: string[] = []
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => received.push(...chunk.split('\n').filter((line) => line !== '')))
+        return received
+      })
+      await vi.waitFor(() => expect(lines.every((received) => received[0] === 'ready')).toBe(true), { timeout: 30_000, interval: 20 })
+      for (const child of children) child.stdin.write('go\n')
+      await vi.waitFor(() => expect(lines.every((received) => received.length === 2)).toBe(true), { timeout: 10_000, interval: 20 })
+      return lines.map((received) => received[1]!)
+    } finally {
+      for (const child of children) child.kill('SIGKILL')
+    }
+  }
+
+  it('goes to exactly one of them, with no lock file and with a lock left by a process that is gone', { timeout: 120_000 }, async () => {
+    for (let round = 0; round < 4; round++) {
+      const directory = mkdtempSync(join(tmpdir(), 'tollgate-lock-race-'))
+      // Every other round starts from a stale lock: its pid now names a process that started later.
+      if (round % 2 === 1) writeFileSync(join(directory, 'tollgate.lock'), lockFileOf(other.pid!, String(Number(startTicksOf(other.pid!)) - 1)))
+      const outcomes = await race(directory).finally(() => rmSync(directory, { recursive: true, force: true }))
+      expect(outcomes.filter((outcome) => outcome === 'held'), `round ${round}: ${outcomes.join(' | ')}`).toHaveLength(1)
+      for (const outcome of outcomes.filter((outcome) => outcome !== 'held')) expect(outcome).toMatch(/is in use by another Tollgate process|could not take its lock file/)
+    }
   })
 })
