@@ -247,6 +247,19 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(await page.locator('.buckets tbody tr').count()).toBe(30)
     await page.getByText('Show the numbers as a table').click()
     await page.getByText('Last 24 hours').click()
+    await waitForText('.totals', 'Verifications')
+
+    // A range whose numbers fail to load shows the error, not the previous range's numbers under its name.
+    await page.route('**/stats?**', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'service_unavailable', message: 'A dependency of the service is unavailable; retry later.', requestId: 'r-3' } }) }))
+    await page.getByText('Last 7 days').click()
+    await waitForText('.notice--error', 'retry later')
+    expect(await page.locator('.totals').count()).toBe(0)
+    await page.unroute('**/stats?**')
+    pageErrors.splice(0, pageErrors.length, ...pageErrors.filter((error) => !/status of 503/.test(error)))
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    await waitForText('.totals__item[data-action="total"] .totals__value', '12')
+    await page.getByText('Last 24 hours').click()
   })
 
   it('pages through the verification log and filters it by action', async () => {
@@ -272,6 +285,25 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('button', { name: 'Newer' }).click()
     await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 10)
     expect(await idsOf()).toEqual(firstPage)
+
+    // An older page that fails to load: the error, no rows of another page under its number, and
+    // Older waits (it used to count pages up without loading any); Newer leads back.
+    await page.route('**/verifications?*cursor=*', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'service_unavailable', message: 'A dependency of the service is unavailable; retry later.', requestId: 'r-4' } }) }))
+    await page.getByRole('button', { name: 'Older' }).click()
+    await waitForText('.notice--error', 'retry later')
+    expect(await rows.count()).toBe(0)
+    await waitForText('.pager__position', 'Page 2')
+    expect(await page.getByRole('button', { name: 'Older' }).isDisabled()).toBe(true)
+    await page.unroute('**/verifications?*cursor=*')
+    pageErrors.splice(0, pageErrors.length, ...pageErrors.filter((error) => !/status of 503/.test(error)))
+    await page.getByRole('button', { name: 'Newer' }).click()
+    await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 10)
+    expect(await idsOf()).toEqual(firstPage)
+    await page.getByRole('button', { name: 'Older' }).click()
+    await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 2)
+    await page.getByRole('button', { name: 'Newer' }).click()
+    await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 10)
 
     await page.getByLabel('Action').selectOption('rejected')
     await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 1)

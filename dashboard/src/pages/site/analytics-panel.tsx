@@ -66,7 +66,8 @@ function StatsView({ stats, range }: { stats: Stats; range: RangeName }) {
           id="countries-heading"
           title="Top countries"
           items={stats.topCountries.map(({ countryCode, count }) => ({ label: countryCode, count }))}
-          emptyText="No verifications in this range."
+          // Refused submissions (a wrong nonce, an expired challenge) are logged without a country.
+          emptyText={totals.total === 0 ? 'No verifications in this range.' : 'No country is known for the verifications in this range.'}
           formatLabel={formatCountry}
           total={totals.total}
         />

@@ -76,11 +76,11 @@ export function VerificationLogPanel({ site }: { site: Site }) {
         </div>
       </div>
       {page.status === 'error' ? <ErrorNotice error={page.error} /> : null}
-      {page.data === undefined ? (
-        page.status === 'loading' ? <Loading /> : null
-      ) : (
+      {page.data === undefined && page.status === 'loading' ? <Loading /> : null}
+      {page.data === undefined && page.status !== 'error' ? null : (
         <>
-          <VerificationsTable verifications={page.data.items} isLoading={page.status === 'loading'} />
+          {page.data === undefined ? null : <VerificationsTable verifications={page.data.items} isLoading={page.status === 'loading'} />}
+          {/* After a page failed to load, Newer leads back and Refresh retries from the newest; Older waits for a page. */}
           <nav class="pager" aria-label="Verification log pages">
             <button type="button" class="button button--small" disabled={pageNumber === 1} onClick={() => setCursors((previous) => previous.slice(0, -1))}>
               Newer
@@ -89,10 +89,10 @@ export function VerificationLogPanel({ site }: { site: Site }) {
             <button
               type="button"
               class="button button--small"
-              disabled={page.data.nextCursor === null || page.status === 'loading'}
+              disabled={page.status !== 'ready' || page.data.nextCursor === null}
               onClick={() => {
-                const next = page.data?.nextCursor
-                if (next !== null && next !== undefined) setCursors((previous) => [...previous, next])
+                const next = page.status === 'ready' ? page.data.nextCursor : null
+                if (next !== null) setCursors((previous) => [...previous, next])
               }}
             >
               Older
