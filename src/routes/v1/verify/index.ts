@@ -11,7 +11,8 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('submissionFacts', null)
 
   // A body that is not JSON is a malformed body (DESIGN section 3: 400 validation_error), whatever
-  // Content-Type it came with, or without one.
+  // well-formed Content-Type it came with, or without one. A Content-Type that is not a media type
+  // at all (`text`, `;;;`) is refused before any parser by Fastify: 415 unsupported_media_type.
   app.addContentTypeParser('*', (_request, _payload, done) => {
     done(new ApiError('validation_error', 'The body must be JSON, sent with Content-Type: application/json.'))
   })
