@@ -43,8 +43,12 @@ export interface KeyValueStore {
   set(key: string, value: string, ttlMs: number): Promise<void>
   /** Sets the value only when the key is absent; true when this call set it. */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>
-  /** Atomically returns the value and deletes the key: of concurrent callers, one gets it. */
-  take(key: string): Promise<string | null>
+  /**
+   * Atomically returns the value, with the milliseconds it had left to live (by the store's own
+   * clock, which all instances share; Infinity without an expiry), and deletes the key: of
+   * concurrent callers, one gets it.
+   */
+  take(key: string): Promise<{ value: string; timeToLiveMs: number } | null>
   /**
    * take, only when the value ends with `suffix`; otherwise null, and the key is left as it is
    * (a newer value that a caller must not consume).

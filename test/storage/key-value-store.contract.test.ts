@@ -40,9 +40,20 @@ describe.each(keyValueKinds)('KeyValueStore contract on $kind', ({ kind, availab
   it.skipIf(!available)('take returns the value to exactly one of many concurrent callers', async () => {
     await subject.keyValue.set('prize', 'won', 10_000)
     const results = await Promise.all(Array.from({ length: 50 }, () => subject.keyValue.take('prize')))
-    expect(results.filter((result) => result === 'won')).toHaveLength(1)
+    expect(results.filter((result) => result?.value === 'won')).toHaveLength(1)
     expect(results.filter((result) => result === null)).toHaveLength(49)
     expect(await subject.keyValue.get('prize')).toBeNull()
+  })
+
+  it.skipIf(!available)('take answers the time the key had left to live, by the store\'s clock', async () => {
+    await subject.keyValue.set('aging', 'x', 10_000)
+    await sleep(300)
+    const taken = await subject.keyValue.take('aging')
+    expect(taken?.value).toBe('x')
+    // 10 s less the 300 ms waited, less what the calls took.
+    expect(taken?.timeToLiveMs).toBeGreaterThan(9_000)
+    expect(taken?.timeToLiveMs).toBeLessThanOrEqual(9_700)
+    expect(await subject.keyValue.take('aging')).toBeNull()
   })
 
   it.skipIf(!available)('take of an expired key returns null', async () => {

@@ -28,7 +28,7 @@ describe('the embedded key-value store', () => {
     await store.set('first', 'one', 100)
     await store.set('second', 'two', 10_000)
     await store.delete('first')
-    expect(await store.take('second')).toBe('two')
+    expect(await store.take('second')).toEqual({ value: 'two', timeToLiveMs: 10_000 })
     // Both slots are free now; the new keys take them in some order.
     await store.set('third', 'three', 50)
     expect(await store.increment('fourth', 5_000, 7)).toBe(7)

@@ -1,7 +1,7 @@
 import type { KeyValueStore } from '../../storage/ports.js'
 import type { MacKey } from '../mac.js'
 import { verifySolution } from '../proof-of-work/verify-solution.js'
-import { challengeKey } from './challenge-keys.js'
+import { challengeKey, EXPIRED_CHALLENGE_GRACE_MS } from './challenge-keys.js'
 import { decodeChallengeRecord, type ChallengeRecord } from './challenge-record.js'
 import { computeChallenge } from './compute-challenge.js'
 
@@ -17,7 +17,8 @@ export interface Submission {
 export type RedemptionRejection = 'challenge_invalid' | 'challenge_expired' | 'solution_invalid'
 
 export type Redemption =
-  | { outcome: 'redeemed'; record: ChallengeRecord }
+  /** elapsedMs: the time since the challenge was issued, by the key-value store's clock. */
+  | { outcome: 'redeemed'; record: ChallengeRecord; elapsedMs: number }
   | { outcome: 'rejected'; code: RedemptionRejection; record?: ChallengeRecord }
 
 /**
@@ -28,17 +29,24 @@ export type Redemption =
  */
 export async function redeemChallenge(store: KeyValueStore, challengeKeyMaterial: MacKey, submission: Submission): Promise<Redemption> {
   // 1. Take the record: unknown, already used and long-expired challenges all end here.
-  const stored = await store.take(challengeKey(submission.challengeId))
-  const record = stored === null ? undefined : decodeChallengeRecord(stored)
-  if (record === undefined) return { outcome: 'rejected', code: 'challenge_invalid' }
+  const taken = await store.take(challengeKey(submission.challengeId))
+  const record = taken === null ? undefined : decodeChallengeRecord(taken.value)
+  if (taken === null || record === undefined) return { outcome: 'rejected', code: 'challenge_invalid' }
   // 2. Site binding: a challenge works only with the site key it was issued for.
   if (record.siteId !== submission.siteId) return { outcome: 'rejected', code: 'challenge_invalid' }
-  // 3. Expiry, checked on the record (the key outlives expiresAt by a grace period for this answer).
-  if (submission.now > record.expiresAt) return { outcome: 'rejected', code: 'challenge_expired', record }
+  // 3. Expiry. The key was set to live the challenge's lifetime plus a grace period (for this
+  // answer), so the time it had left says how long ago it was issued by the store's clock, which
+  // every instance shares: the issuing instance's clock may be ahead of or behind this one's, and
+  // a visitor must not pay for that with an early expiry or an "impossible" solve time.
+  const lifetimeMs = record.expiresAt - record.issuedAt
+  const elapsedMs = Number.isFinite(taken.timeToLiveMs)
+    ? lifetimeMs + EXPIRED_CHALLENGE_GRACE_MS - taken.timeToLiveMs
+    : submission.now - record.issuedAt
+  if (elapsedMs > lifetimeMs) return { outcome: 'rejected', code: 'challenge_expired', record }
   // 4. The proof of work, against the challenge string recomputed under the server key.
   const challenge = computeChallenge(challengeKeyMaterial, { challengeId: submission.challengeId, ...record })
   if (!verifySolution({ challenge, difficulty: record.difficulty }, submission.nonce)) {
     return { outcome: 'rejected', code: 'solution_invalid', record }
   }
-  return { outcome: 'redeemed', record }
+  return { outcome: 'redeemed', record, elapsedMs }
 }

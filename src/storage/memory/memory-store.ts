@@ -57,13 +57,13 @@ class Slots {
     this.expiries[slot] = expiresAt
   }
 
-  /** The value of a live key, dropping the key (null when there is none). */
-  take(key: string, time: number): string | null {
+  /** The value of a live key with its expiry, dropping the key (null when there is none). */
+  take(key: string, time: number): { value: string; expiresAt: number } | null {
     const slot = this.find(key, time)
     if (slot < 0) return null
-    const value = this.values[slot]!
+    const taken = { value: this.values[slot]!, expiresAt: this.expiries[slot]! }
     this.release(key, slot)
-    return value
+    return taken
   }
 
   remove(key: string): void {
@@ -166,11 +166,13 @@ export function openMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       return true
     },
     async take(key) {
-      return slots.take(key, now())
+      const time = now()
+      const taken = slots.take(key, time)
+      return taken === null ? null : { value: taken.value, timeToLiveMs: taken.expiresAt - time }
     },
     async takeIfEndsWith(key, suffix) {
       const time = now()
-      return read(key, time)?.endsWith(suffix) === true ? slots.take(key, time) : null
+      return read(key, time)?.endsWith(suffix) === true ? (slots.take(key, time)?.value ?? null) : null
     },
     async delete(key) {
       slots.remove(key)

@@ -7,12 +7,14 @@ const incrementScript = readFileSync(new URL('./scripts/increment-with-expiry.lu
 const countDistinctScript = readFileSync(new URL('./scripts/count-distinct.lua', import.meta.url), 'utf8')
 const incrementAndReadScript = readFileSync(new URL('./scripts/increment-and-read.lua', import.meta.url), 'utf8')
 const takeIfEndsWithScript = readFileSync(new URL('./scripts/take-if-ends-with.lua', import.meta.url), 'utf8')
+const takeWithTimeToLiveScript = readFileSync(new URL('./scripts/take-with-time-to-live.lua', import.meta.url), 'utf8')
 
 interface RedisWithScripts extends Redis {
   incrementWithExpiry(key: string, by: number, ttlMs: number): Promise<number>
   incrementAndRead(keyCount: number, ...keysThenTtl: (string | number)[]): Promise<[number, ...(string | null)[]]>
   countDistinct(markerKey: string, counterKey: string, ttlMs: number): Promise<number>
   takeIfEndsWith(key: string, suffix: string): Promise<string | null>
+  takeWithTimeToLive(key: string): Promise<[string, number] | null>
 }
 
 export interface RedisStoreOptions {
@@ -81,6 +83,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   client.defineCommand('incrementWithExpiry', { numberOfKeys: 1, lua: incrementScript })
   client.defineCommand('countDistinct', { numberOfKeys: 2, lua: countDistinctScript })
   client.defineCommand('takeIfEndsWith', { numberOfKeys: 1, lua: takeIfEndsWithScript })
+  client.defineCommand('takeWithTimeToLive', { numberOfKeys: 1, lua: takeWithTimeToLiveScript })
   // Its number of keys varies: given per call, as EVAL takes it.
   client.defineCommand('incrementAndRead', { lua: incrementAndReadScript })
   await waitForReady(client, options.connectTimeoutMs ?? 3_000)
@@ -133,7 +136,12 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     async setIfAbsent(key, value, ttlMs) {
       return (await client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX')) === 'OK'
     },
-    take: (key) => client.getdel(key),
+    async take(key) {
+      const taken = await client.takeWithTimeToLive(key)
+      if (taken === null) return null
+      const [value, ttl] = taken
+      return { value, timeToLiveMs: ttl < 0 ? Number.POSITIVE_INFINITY : Number(ttl) }
+    },
     takeIfEndsWith: (key, suffix) => client.takeIfEndsWith(key, suffix),
     async delete(key) {
       await client.del(key)

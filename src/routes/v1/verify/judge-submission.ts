@@ -48,7 +48,7 @@ export async function judgeSubmission(
     if (redemption.record !== undefined) noteFacts(request, { difficulty: redemption.record.difficulty, stepUps: redemption.record.stepUps })
     throw new ApiError(redemption.code)
   }
-  const { record } = redemption
+  const { record, elapsedMs } = redemption
 
   const { clientTag } = caller
   const fingerprint = body.fingerprint as Signals
@@ -62,7 +62,7 @@ export async function judgeSubmission(
     request: { headers: request.headers, hasOrigin: caller.origin.hasOrigin, ...transport },
     proofOfWork: {
       difficulty: record.difficulty,
-      observedSolveMs: now - record.issuedAt,
+      observedSolveMs: elapsedMs,
       isSameClient: clientTag === record.clientTag,
       nonce: body.nonce,
     },
