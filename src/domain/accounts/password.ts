@@ -5,10 +5,15 @@ import { hash, verify } from '@node-rs/argon2'
 export const PASSWORD_MIN_LENGTH = 10
 export const PASSWORD_MAX_LENGTH = 256
 
-/** Why a password cannot be chosen, in words for its field's error, or undefined. */
+/**
+ * Why a password cannot be chosen, in words for its field's error, or undefined. Lengths count
+ * characters (Unicode code points, as NIST SP 800-63B asks), not UTF-16 units: five emoji are
+ * five characters, not ten.
+ */
 export function findPasswordProblem(password: string): string | undefined {
-  if (password.length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`
-  if (password.length > PASSWORD_MAX_LENGTH) return `must be at most ${PASSWORD_MAX_LENGTH} characters`
+  const length = [...password].length
+  if (length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`
+  if (length > PASSWORD_MAX_LENGTH) return `must be at most ${PASSWORD_MAX_LENGTH} characters`
   return undefined
 }
 

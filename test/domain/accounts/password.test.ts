@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { hashPassword, isPasswordCorrect } from '../../../src/domain/accounts/password.js'
+import { findPasswordProblem, hashPassword, isPasswordCorrect } from '../../../src/domain/accounts/password.js'
 import { generateApiKey, hashToken, isApiKeyShaped, prefixOfApiKey } from '../../../src/domain/accounts/tokens.js'
 
 describe('passwords', () => {
@@ -18,6 +18,14 @@ describe('passwords', () => {
     const withoutHash = performance.now() - started
     // An Argon2 verification with 19 MiB takes milliseconds; a shortcut would take microseconds.
     expect(withoutHash).toBeGreaterThan(2)
+  })
+
+  it('counts characters, not UTF-16 units: five emoji are too short, ten are enough, 256 astral characters are allowed', () => {
+    expect(findPasswordProblem('🔑🐢🌋🎻🧭')).toBe('must be at least 10 characters')
+    expect(findPasswordProblem('🔑🐢🌋🎻🧭🔑🐢🌋🎻🧭')).toBeUndefined()
+    expect(findPasswordProblem('𝔸'.repeat(256))).toBeUndefined()
+    expect(findPasswordProblem('𝔸'.repeat(257))).toBe('must be at most 256 characters')
+    expect(findPasswordProblem('short')).toBe('must be at least 10 characters')
   })
 
   it('answers false for a corrupt stored hash instead of throwing', async () => {
