@@ -88,6 +88,10 @@ function readRedisUrl(env: Environment): string | undefined {
   if (dbs.length > 1) throw new ConfigError('REDIS_URL', 'names ?db= more than once')
   const [db] = dbs
   if (db !== undefined && !/^\d{1,6}$/.test(db)) throw new ConfigError('REDIS_URL', `?db= must be a database number (got ${JSON.stringify(db)})`)
+  const pathDatabase = url === undefined ? '' : new URL(url).pathname.slice(1)
+  if (db !== undefined && pathDatabase !== '' && Number(db) !== Number(pathDatabase)) {
+    throw new ConfigError('REDIS_URL', `names two databases, ${pathDatabase} in its path and ${db} in ?db=; name one`)
+  }
   return url
 }
 

@@ -65,6 +65,7 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'redis://cache:6379/1/2'],
     ['REDIS_URL', 'redis://cache:6379?db=two'],
     ['REDIS_URL', 'redis://cache:6379?db=5&db=0'],
+    ['REDIS_URL', 'redis://cache:6379/9?db=8'],
     ['TRUST_PROXY', '10.0.0.0/99'],
     ['LOG_LEVEL', 'loud'],
     ['LOG_REQUESTS', 'sometimes'],
@@ -80,7 +81,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} `))
   })
 
-  it.each(['redis://cache:6379', 'redis://cache:6379/', 'redis://cache:6379/15', 'rediss://user:pass@cache:6380/2', 'redis://cache:6379?db=3'])('takes REDIS_URL=%s', (url) => {
+  it.each(['redis://cache:6379', 'redis://cache:6379/', 'redis://cache:6379/15', 'rediss://user:pass@cache:6380/2', 'redis://cache:6379?db=3', 'redis://cache:6379/3?db=3'])('takes REDIS_URL=%s', (url) => {
     expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url)
   })
 
