@@ -136,6 +136,18 @@ describe('POST /api/v1/verify', () => {
     expect((await logRowsOf(site.site.id, challenge.challengeId))[0]).toMatchObject({ anomalies: ['missing_origin'], hostname: null })
   })
 
+  it.each([
+    ['null (a sandboxed frame)', 'null'],
+    ['not a host name', `https://${'a'.repeat(255)}.example`],
+    ['unparseable', 'https://'],
+  ])('scores an Origin that names no host (%s) with missing_origin, as one that is absent', async (_case, origin) => {
+    const headers = { ...browserHeaders(site.siteKey), origin }
+    const challenge = await fetchChallenge(service.app, headers)
+    const response = await submitSolution(service.app, headers, humanSubmission(challenge))
+    expect(response.json()).toMatchObject({ success: true, riskScore: 10, action: 'allow' })
+    expect((await logRowsOf(site.site.id, challenge.challengeId))[0]).toMatchObject({ anomalies: ['missing_origin'], hostname: null })
+  })
+
   it('blocks a scripted client, gives no token and announces verification.blocked', async () => {
     const events: VerificationBlockedEvent[] = []
     const listener = (event: VerificationBlockedEvent) => events.push(event)

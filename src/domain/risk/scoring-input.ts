@@ -26,7 +26,10 @@ export interface ScoringInput {
   request: {
     /** Request headers, lowercase names as Node gives them. */
     headers: Readonly<Record<string, string | string[] | undefined>>
-    /** Whether Origin or Referer named the calling page. */
+    /**
+     * Whether Origin or Referer named the calling page's host: `null` (sandboxed frames, file:
+     * pages), an unparseable value or a host longer than a DNS name names none.
+     */
     hasOrigin: boolean
     /** Whether the request reached the service over https or a loopback host (where browsers send client hints). */
     isTrustworthyDestination?: boolean

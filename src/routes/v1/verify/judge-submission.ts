@@ -59,7 +59,7 @@ export async function judgeSubmission(
   const { network, history, transport } = clientFactsOf(request, client)
   const { riskScore, anomalies } = scoreVerification({
     submission: { solveTimeMs: body.solveTimeMs, fingerprint, behaviorData: body.behaviorData as Signals },
-    request: { headers: request.headers, hasOrigin: caller.origin.hasOrigin, ...transport },
+    request: { headers: request.headers, hasOrigin: caller.origin.hostname !== null, ...transport },
     proofOfWork: {
       difficulty: record.difficulty,
       observedSolveMs: elapsedMs,
