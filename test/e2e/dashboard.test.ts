@@ -424,6 +424,15 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click()
     await waitForText('.card', 'No API keys yet.')
     expect((await fetch(`${origin}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401)
+
+    // A key revoked before "I have copied it" takes its one-time panel with it.
+    await page.getByLabel('Name').fill('short-lived')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    await page.getByLabel('API key', { exact: true }).waitFor()
+    await page.locator('.table tbody tr').filter({ hasText: 'short-lived' }).getByRole('button', { name: 'Revoke short-lived' }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click()
+    await waitForText('.card', 'No API keys yet.')
+    expect(await page.getByLabel('API key', { exact: true }).count()).toBe(0)
   })
 
   it('changes the password on the Account page, showing a wrong current password beside its field', async () => {

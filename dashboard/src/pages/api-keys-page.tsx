@@ -42,7 +42,16 @@ export function ApiKeysPage() {
       <section class="card" aria-labelledby="keys-heading">
         <h2 id="keys-heading">Your keys</h2>
         {keys.status === 'error' ? <ErrorNotice error={keys.error} /> : null}
-        {keys.data === undefined ? keys.status === 'loading' ? <Loading /> : null : <KeysTable keys={keys.data} onRevoked={reload} />}
+        {keys.data === undefined ? keys.status === 'loading' ? <Loading /> : null : (
+          <KeysTable
+            keys={keys.data}
+            onRevoked={(id) => {
+              // A revoked key is not left on screen in full as "your new key".
+              if (created?.id === id) setCreated(undefined)
+              reload()
+            }}
+          />
+        )}
       </section>
     </>
   )
@@ -87,7 +96,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void 
   )
 }
 
-function KeysTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: () => void }) {
+function KeysTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (id: string) => void }) {
   const [revoking, setRevoking] = useState<ApiKey | undefined>()
   const [isBusy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>()
@@ -96,7 +105,7 @@ function KeysTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: () => void 
     setError(undefined)
     try {
       await revokeApiKey(key.id)
-      onRevoked()
+      onRevoked(key.id)
     } catch (caught) {
       setError(caught)
     } finally {
