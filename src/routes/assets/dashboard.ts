@@ -69,7 +69,7 @@ const dashboardAssets: FastifyPluginAsyncTypebox<DashboardAssetsOptions> = async
       return reply
         .code(503)
         .header('cache-control', 'no-store')
-        .send(errorBody('service_unavailable', request.id, 'The dashboard is not built; run `npm run build:dashboard` and restart.'))
+        .send(errorBody('service_unavailable', request.id, 'The dashboard is not built; run `npm run build` (no restart needed).'))
     }
     // index.html names the current hashed bundles, so it is revalidated on every visit.
     return reply.code(200).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html)

@@ -115,7 +115,7 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
     if (assets === undefined) {
       request.log.warn({ directory }, 'the SDK is not built')
       return reply.code(503).header('cache-control', 'no-store')
-        .send(errorBody('service_unavailable', request.id, 'The SDK is not built; run `npm run build:sdk`.'))
+        .send(errorBody('service_unavailable', request.id, 'The SDK is not built; run `npm run build` (no restart needed).'))
     }
     const asset = assets.get(request.params.file)
     if (asset === undefined) {

@@ -109,7 +109,7 @@ describe('GET /dashboard (the built web UI)', () => {
     try {
       const response = await unbuilt.inject({ method: 'GET', url: '/dashboard/sites' })
       expect(response.statusCode).toBe(503)
-      expect(response.json()).toMatchObject({ error: { code: 'service_unavailable', message: expect.stringContaining('npm run build:dashboard') } })
+      expect(response.json()).toMatchObject({ error: { code: 'service_unavailable', message: expect.stringContaining('run `npm run build` (no restart needed)') } })
     } finally {
       await unbuilt.close()
     }
