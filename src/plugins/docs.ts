@@ -41,7 +41,7 @@ const codesByStatus = new Map<number, string[]>()
 for (const [code, { status }] of Object.entries(errorCatalogue)) codesByStatus.set(status, [...(codesByStatus.get(status) ?? []), code])
 
 function describeCodes(codes: readonly string[], qualifier: string): string {
-  return `Error body (DESIGN section 3); \`error.code\` is ${codes.length === 1 ? '' : 'one of '}${codes.map((code) => `\`${code}\``).join(', ')}${qualifier}`
+  return `Error body \`{ error: { code, message, requestId, details? } }\`; \`error.code\` is ${codes.length === 1 ? '' : 'one of '}${codes.map((code) => `\`${code}\``).join(', ')}${qualifier}`
 }
 
 /** The code of each error answer any route can give, where the route does not declare the status itself. */
@@ -51,6 +51,13 @@ const frameworkCodes: Record<number, ErrorCode> = {
   415: 'unsupported_media_type',
   500: 'internal_error',
   503: 'service_unavailable',
+}
+
+/** What the public routes' gate (site key, origin, budget) answers with each status. */
+const publicGateCodes: Record<number, ErrorCode> = {
+  401: 'invalid_site_key',
+  403: 'origin_not_allowed',
+  429: 'rate_limited',
 }
 
 /**
@@ -68,10 +75,13 @@ function documentErrors(route: RouteOptions): void {
   const validatesInput = schema.body !== undefined || schema.querystring !== undefined || schema.params !== undefined
   const statuses = [...(validatesInput ? [400] : []), ...(takesBody ? [413, 415] : []), 500, 503]
   for (const status of statuses) responses[status] ??= { ...ErrorResponse, description: describeCodes([frameworkCodes[status]!], '') }
+  // The public routes answer a fixed code for each status of their gate, not every code of the status.
+  const isPublic = schema.tags?.includes('public') === true
   for (const [status, response] of Object.entries(responses)) {
     const code = Number(status)
     if (code >= 400 && typeof response === 'object' && response !== null && !('description' in response)) {
-      responses[status] = { ...response, description: describeCodes(codesByStatus.get(code) ?? [], ', as the route applies') }
+      const publicCode = isPublic ? publicGateCodes[code] : undefined
+      responses[status] = { ...response, description: publicCode === undefined ? describeCodes(codesByStatus.get(code) ?? [], ', as the route applies') : describeCodes([publicCode], '') }
     }
   }
   route.schema = { ...schema, response: responses }

@@ -70,7 +70,14 @@ describe('operational endpoints', () => {
     // A DELETE that takes a body (the account's, with the password) can be refused for it.
     expect(Object.keys(paths['/api/v1/me']?.delete?.responses ?? {})).toEqual(expect.arrayContaining(['400', '413', '415']))
     // A status the route does not declare names the one code it can carry.
-    expect(paths['/sdk/v1/{file}']?.get?.responses['400']?.description).toBe('Error body (DESIGN section 3); `error.code` is `validation_error`')
+    expect(paths['/sdk/v1/{file}']?.get?.responses['400']?.description).toBe('Error body `{ error: { code, message, requestId, details? } }`; `error.code` is `validation_error`')
+    // The public routes' gate answers one code per status, not the dashboard's codes of the same status.
+    for (const path of ['/api/v1/challenge', '/api/v1/verify']) {
+      const responses = paths[path]?.post?.responses
+      expect(responses?.['401']?.description, path).toMatch(/is `invalid_site_key`$/)
+      expect(responses?.['403']?.description, path).toMatch(/is `origin_not_allowed`$/)
+      expect(responses?.['429']?.description, path).toMatch(/is `rate_limited`$/)
+    }
   })
 
   it('documents each answer with the media type it is sent as: errors as JSON beside scripts, metrics and pages', async () => {
