@@ -141,6 +141,49 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     expect(crossSite.json().error.code).toBe('csrf_rejected')
   })
 
+  it('lists the account\'s sessions with the browser and address each logged in from, and ends one of them', async () => {
+    const owner = await createTestAccount(service.app)
+    const phoneUserAgent = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1'
+    const phone = sessionCookieOf((await logIn({ email: owner.email, password: owner.password }, { remoteAddress: '203.0.113.45', headers: { 'user-agent': phoneUserAgent } })).headers['set-cookie'])
+    const stranger = await createTestAccount(service.app)
+    const list = async (headers: Record<string, string>) => service.app.inject({ method: 'GET', url: '/api/v1/sessions', headers })
+
+    const listed = await list(asBrowser(owner))
+    expect(listed.statusCode).toBe(200)
+    const items = listed.json<{ items: { id: string; current: boolean; userAgent: string | null; clientIp: string | null; lastSeenAt: string | null; createdAt: string; expiresAt: string }[] }>().items
+    expect(items).toHaveLength(2)
+    const [thisOne, other] = [items.find((item) => item.current), items.find((item) => !item.current)]
+    expect(other).toMatchObject({ userAgent: phoneUserAgent, clientIp: '203.0.113.45', lastSeenAt: expect.any(String) })
+    expect(thisOne).toMatchObject({ current: true, lastSeenAt: expect.any(String) })
+    // The cookie's lifetime (the two times come from the service's clock and the database's).
+    expect(Math.abs(Date.parse(other!.expiresAt) - Date.parse(other!.createdAt) - 14 * 86_400_000)).toBeLessThan(2_000)
+    // Another account's sessions are neither listed nor endable.
+    const strangers = (await list(asBrowser(stranger))).json<{ items: { id: string }[] }>().items
+    expect(strangers.map((item) => item.id)).not.toContain(other!.id)
+    const foreign = await service.app.inject({ method: 'DELETE', url: `/api/v1/sessions/${other!.id}`, headers: asBrowser(stranger) })
+    expect(foreign.statusCode).toBe(404)
+    expect(foreign.json().error.code).toBe('not_found')
+    expect((await me({ cookie: phone })).statusCode).toBe(200)
+    expect((await service.app.inject({ method: 'DELETE', url: '/api/v1/sessions/not-an-id', headers: asBrowser(owner) })).statusCode).toBe(404)
+
+    // Not with an API key: a leaked key must not read the owner's addresses or log the owner out.
+    expect((await list(asScript(owner))).statusCode).toBe(403)
+    expect((await service.app.inject({ method: 'DELETE', url: `/api/v1/sessions/${other!.id}`, headers: asScript(owner) })).statusCode).toBe(403)
+
+    const ended = await service.app.inject({ method: 'DELETE', url: `/api/v1/sessions/${other!.id}`, headers: asBrowser(owner) })
+    expect(ended.statusCode).toBe(204)
+    expect(ended.headers['set-cookie']).toBeUndefined()
+    expect((await me({ cookie: phone })).statusCode).toBe(401)
+    expect((await me(asBrowser(owner))).statusCode).toBe(200)
+    expect((await list(asBrowser(owner))).json<{ items: unknown[] }>().items).toHaveLength(1)
+
+    // Ending the current session logs this browser out, as DELETE /sessions does.
+    const own = await service.app.inject({ method: 'DELETE', url: `/api/v1/sessions/${thisOne!.id}`, headers: asBrowser(owner) })
+    expect(own.statusCode).toBe(204)
+    expect(String(own.headers['set-cookie'])).toMatch(/tollgate_session=;/)
+    expect((await me(asBrowser(owner))).statusCode).toBe(401)
+  })
+
   it('refuses a log-out without our Origin (403 csrf_rejected) and the session stays valid', async () => {
     const other = await createTestAccount(service.app)
     for (const headers of [{ cookie: other.cookie }, { cookie: other.cookie, origin: 'https://evil.example' }]) {

@@ -45,6 +45,35 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     expect(await accounts.findByEmail('nobody@example.com')).toBeUndefined()
   })
 
+  it.skipIf(!available)('lists an account\'s live sessions with where they were opened, keeps last use to the minute, and ends one', async () => {
+    const account = await newAccount()
+    const other = await newAccount()
+    const laptop = await sessions.create(account, `laptop-${account.id}`, new Date(Date.now() + HOUR_MS), { userAgent: 'Laptop/1.0', clientIp: '198.51.100.7' })
+    const phone = await sessions.create(account, `phone-${account.id}`, new Date(Date.now() + HOUR_MS), { userAgent: 'x'.repeat(600), clientIp: '2001:db8::1' })
+    await sessions.create(account, `gone-${account.id}`, new Date(Date.now() - 1_000))
+    const othersSession = await sessions.create(other, `other-${other.id}`, new Date(Date.now() + HOUR_MS))
+    const listed = await sessions.listByAccount(account.id)
+    expect(listed.map((session) => session.id).sort()).toEqual([laptop, phone].sort())
+    expect(listed.find((session) => session.id === laptop)).toMatchObject({ userAgent: 'Laptop/1.0', clientIp: '198.51.100.7', lastSeenAt: expect.any(Date) })
+    expect(listed.find((session) => session.id === phone)?.userAgent).toHaveLength(512)
+
+    // A use within the minute writes nothing; one after it moves lastSeenAt.
+    await subject.database.query(`UPDATE sessions SET last_seen_at = now() - interval '5 minutes' WHERE id = $1`, [laptop])
+    const before = (await sessions.listByAccount(account.id)).find((session) => session.id === laptop)?.lastSeenAt
+    await sessions.findByTokenHash(`laptop-${account.id}`)
+    const after = (await sessions.listByAccount(account.id)).find((session) => session.id === laptop)?.lastSeenAt
+    expect(after!.getTime() - before!.getTime()).toBeGreaterThanOrEqual(4 * 60_000)
+    await sessions.findByTokenHash(`laptop-${account.id}`)
+    expect((await sessions.listByAccount(account.id)).find((session) => session.id === laptop)?.lastSeenAt).toEqual(after)
+    // The most recently used first.
+    expect((await sessions.listByAccount(account.id))[0]?.id).toBe(laptop)
+
+    expect(await sessions.deleteOfAccount(other.id, laptop!)).toBe(false)
+    expect(await sessions.deleteOfAccount(account.id, laptop!)).toBe(true)
+    expect(await sessions.findByTokenHash(`laptop-${account.id}`)).toBeUndefined()
+    expect((await sessions.listByAccount(other.id)).map((session) => session.id)).toEqual([othersSession])
+  })
+
   it.skipIf(!available)('refuses a second account for the same address in another case, concurrently too', async () => {
     const email = `${randomUUID()}@example.com`
     const results = await Promise.all([accounts.create(email, 'a'), accounts.create(email.toUpperCase(), 'b')])

@@ -1,5 +1,5 @@
 import { request } from './client.js'
-import type { Account } from './types.js'
+import type { Account, Session } from './types.js'
 
 export interface Credentials {
   email: string
@@ -25,6 +25,16 @@ export async function logOut(): Promise<void> {
 /** Ends the account's other sessions; this one stays. */
 export async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
   await request<unknown>('/me/password', { method: 'PUT', body: { currentPassword, newPassword } })
+}
+
+/** The account's live sessions, the most recently used first. */
+export async function listSessions(): Promise<Session[]> {
+  return (await request<{ items: Session[] }>('/sessions')).items
+}
+
+/** Ends one session of the account. */
+export async function endSession(id: string): Promise<void> {
+  await request<unknown>(`/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' })
 }
 
 /** Ends the account's other sessions; answers how many ended. */

@@ -57,6 +57,17 @@ export interface CreatedApiKey extends ApiKey {
   key: string
 }
 
+/** A log-in session of the account (GET /api/v1/sessions). */
+export interface Session {
+  id: string
+  current: boolean
+  createdAt: string
+  expiresAt: string
+  lastSeenAt: string | null
+  userAgent: string | null
+  clientIp: string | null
+}
+
 /** `rejected`: refused before scoring (a wrong nonce, an expired challenge...); see `errorCode`. */
 export type VerificationAction = 'allow' | 'challenge' | 'block' | 'rejected'
 

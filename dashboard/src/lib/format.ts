@@ -36,3 +36,31 @@ export function formatCountry(code: string | null | undefined): string {
     return code
   }
 }
+
+const browsers: [RegExp, string][] = [
+  [/\bEdg(?:e|A|iOS)?\//, 'Edge'],
+  [/\bOPR\//, 'Opera'],
+  [/\bSamsungBrowser\//, 'Samsung Internet'],
+  [/\b(?:Firefox|FxiOS)\//, 'Firefox'],
+  [/HeadlessChrome\//, 'Headless Chrome'],
+  [/\b(?:Chrome|CriOS|Chromium)\//, 'Chrome'],
+  [/\bVersion\/[\d.]+.*\bSafari\//, 'Safari'],
+]
+
+const systems: [RegExp, string][] = [
+  [/\b(?:iPhone|iPad|iPod)\b/, 'iOS'],
+  [/\bAndroid\b/, 'Android'],
+  [/\bCrOS\b/, 'ChromeOS'],
+  [/\bWindows\b/, 'Windows'],
+  [/\bMac OS X\b|\bMacintosh\b/, 'macOS'],
+  [/\bLinux\b/, 'Linux'],
+]
+
+/** "Firefox on Windows" for a session's User-Agent: enough to tell one's browsers apart. */
+export function describeUserAgent(userAgent: string | null): string {
+  if (userAgent === null || userAgent.trim() === '') return 'Unknown browser'
+  const browser = browsers.find(([pattern]) => pattern.test(userAgent))?.[1]
+  const system = systems.find(([pattern]) => pattern.test(userAgent))?.[1]
+  if (browser === undefined && system === undefined) return userAgent.length > 60 ? `${userAgent.slice(0, 60)}…` : userAgent
+  return [browser ?? 'A browser', system].filter((part) => part !== undefined).join(' on ')
+}

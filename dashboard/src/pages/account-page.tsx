@@ -1,11 +1,13 @@
 import { useState } from 'preact/hooks'
-import { changePassword, deleteAccount, logOutOtherSessions } from '../api/accounts.js'
-import type { Account } from '../api/types.js'
+import { changePassword, deleteAccount, endSession, listSessions, logOutOtherSessions } from '../api/accounts.js'
+import type { Account, Session } from '../api/types.js'
 import { ConfirmDialog } from '../components/confirm-dialog.js'
-import { ErrorNotice, Notice } from '../components/notice.js'
+import { ErrorNotice, Loading, Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import { PasswordField } from '../components/password-field.js'
+import { describeUserAgent, formatDateTime } from '../lib/format.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
+import { useLoader } from '../lib/use-loader.js'
 import { Form } from '../components/form.js'
 
 interface AccountPageProps {
@@ -22,37 +24,91 @@ export function AccountPage({ account, onDeleted }: AccountPageProps) {
         Logged in as <strong>{account.email}</strong>.
       </p>
       <PasswordForm email={account.email} />
-      <OtherSessions />
+      <Sessions />
       <AccountDeletion email={account.email} onDeleted={onDeleted} />
     </>
   )
 }
 
-function OtherSessions() {
+function Sessions() {
+  const [sessions, reload] = useLoader(listSessions, 'sessions')
   const [isBusy, setBusy] = useState(false)
-  const [ended, setEnded] = useState<number | undefined>()
+  const [outcome, setOutcome] = useState<string | undefined>()
   const [error, setError] = useState<unknown>()
-  const endOthers = async () => {
+  const act = async (work: () => Promise<string>) => {
     setBusy(true)
     setError(undefined)
-    setEnded(undefined)
+    setOutcome(undefined)
     try {
-      setEnded(await logOutOtherSessions())
+      setOutcome(await work())
     } catch (caught) {
       setError(caught)
     } finally {
       setBusy(false)
+      reload()
     }
   }
+  const endOthers = () =>
+    act(async () => {
+      const ended = await logOutOtherSessions()
+      return ended === 0 ? 'You were not logged in anywhere else.' : `Logged out of ${ended} other ${ended === 1 ? 'session' : 'sessions'}.`
+    })
+  const end = (session: Session) =>
+    act(async () => {
+      await endSession(session.id)
+      return `Logged out ${describeUserAgent(session.userAgent)}.`
+    })
   return (
     <section class="card" aria-labelledby="sessions-heading">
-      <h2 id="sessions-heading">Other sessions</h2>
-      {ended === undefined ? null : (
-        <Notice tone="success">
-          {ended === 0 ? 'You were not logged in anywhere else.' : `Logged out of ${ended} other ${ended === 1 ? 'session' : 'sessions'}.`}
-        </Notice>
-      )}
+      <h2 id="sessions-heading">Sessions</h2>
+      {outcome === undefined ? null : <Notice tone="success">{outcome}</Notice>}
       {error === undefined ? null : <ErrorNotice error={error} />}
+      {sessions.status === 'error' ? <ErrorNotice error={sessions.error} /> : null}
+      {sessions.data === undefined ? (
+        sessions.status === 'loading' ? <Loading /> : null
+      ) : (
+        <div class="table-scroll" role="region" aria-labelledby="sessions-heading" tabIndex={0}>
+          <table class="table sessions">
+            <thead>
+              <tr>
+                <th scope="col">Browser</th>
+                <th scope="col">Address</th>
+                <th scope="col">Logged in</th>
+                <th scope="col">Last active</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {sessions.data.map((session) => (
+                <tr key={session.id} data-current={session.current ? 'true' : undefined}>
+                  <th scope="row" title={session.userAgent ?? undefined}>
+                    {describeUserAgent(session.userAgent)}
+                    {session.current ? <span class="badge">This browser</span> : null}
+                  </th>
+                  <td class="code">{session.clientIp ?? 'Unknown'}</td>
+                  <td class="nowrap">{formatDateTime(session.createdAt)}</td>
+                  <td class="nowrap">{session.lastSeenAt === null ? 'Unknown' : formatDateTime(session.lastSeenAt)}</td>
+                  <td>
+                    {session.current ? null : (
+                      <button
+                        type="button"
+                        class="button button--small"
+                        disabled={isBusy}
+                        aria-label={`Log out ${describeUserAgent(session.userAgent)}, logged in ${formatDateTime(session.createdAt)}`}
+                        onClick={() => void end(session)}
+                      >
+                        Log out
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
       <div class="danger-row">
         <p class="muted">Ends every session of this account but this one: a browser left logged in elsewhere, or one that is not yours. API keys keep working.</p>
         <button type="button" class="button" onClick={() => void endOthers()} disabled={isBusy}>

@@ -7,6 +7,36 @@ export interface SessionAccount {
   email: string
 }
 
+/** Where a session was opened: as the log-in request said. */
+export interface SessionOrigin {
+  userAgent: string | null
+  clientIp: string | null
+}
+
+export interface SessionRecord extends SessionOrigin {
+  id: string
+  createdAt: Date
+  expiresAt: Date
+  lastSeenAt: Date | null
+}
+
+interface SessionRow {
+  id: string
+  created_at: Date
+  expires_at: Date
+  last_seen_at: Date | null
+  user_agent: string | null
+  client_ip: string | null
+}
+
+/** How finely last use is kept: a write at most once a minute per session, not one per request. */
+const LAST_SEEN_RESOLUTION_MS = 60_000
+
+/** The most sessions a list answers (the newest); logging in drops an account's expired ones. */
+export const MAX_LISTED_SESSIONS = 100
+
+const MAX_USER_AGENT_LENGTH = 512
+
 /** Server-side sessions, found by the SHA-256 of the cookie's token (never the token itself). */
 export function createSessionRepository(database: SqlExecutor) {
   return {
@@ -17,27 +47,61 @@ export function createSessionRepository(database: SqlExecutor) {
      * (which holds the row) is waited for and then seen, and one that comes after sees this
      * session and ends it with the others.
      */
-    async create(account: { id: string; passwordHash: string }, tokenHash: string, expiresAt: Date): Promise<string | undefined> {
+    async create(
+      account: { id: string; passwordHash: string },
+      tokenHash: string,
+      expiresAt: Date,
+      origin: SessionOrigin = { userAgent: null, clientIp: null },
+    ): Promise<string | undefined> {
       await database.query('DELETE FROM sessions WHERE account_id = $1 AND expires_at <= now()', [account.id])
       const rows = await database.query<{ id: string }>(
-        `INSERT INTO sessions (id, account_id, token_hash, expires_at)
-         SELECT $1, id, $3, $4 FROM accounts WHERE id = $2 AND password_hash = $5 FOR SHARE
+        `INSERT INTO sessions (id, account_id, token_hash, expires_at, user_agent, client_ip, last_seen_at)
+         SELECT $1, id, $3, $4, $6, $7, now() FROM accounts WHERE id = $2 AND password_hash = $5 FOR SHARE
          RETURNING id`,
-        [randomUUID(), account.id, tokenHash, expiresAt, account.passwordHash],
+        [randomUUID(), account.id, tokenHash, expiresAt, account.passwordHash, origin.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null, origin.clientIp],
       )
       return rows[0]?.id
     },
 
+    /** The account's live sessions, the most recently used first (at most MAX_LISTED_SESSIONS). */
+    async listByAccount(accountId: string): Promise<SessionRecord[]> {
+      const rows = await database.query<SessionRow>(
+        `SELECT id, created_at, expires_at, last_seen_at, user_agent, client_ip FROM sessions
+          WHERE account_id = $1 AND expires_at > now()
+          ORDER BY coalesce(last_seen_at, created_at) DESC, id LIMIT ${MAX_LISTED_SESSIONS}`,
+        [accountId],
+      )
+      return rows.map((row) => ({
+        id: row.id,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+        lastSeenAt: row.last_seen_at,
+        userAgent: row.user_agent,
+        clientIp: row.client_ip,
+      }))
+    },
+
+    /** Ends one of the account's sessions; false when it has no such session. */
+    async deleteOfAccount(accountId: string, sessionId: string): Promise<boolean> {
+      const rows = await database.query<{ id: string }>('DELETE FROM sessions WHERE id = $1 AND account_id = $2 RETURNING id', [sessionId, accountId])
+      return rows.length > 0
+    },
+
     /** The live session with this token hash and its account; expired sessions are not found. */
     async findByTokenHash(tokenHash: string): Promise<SessionAccount | undefined> {
-      const rows = await database.query<{ session_id: string; account_id: string; email: string }>(
-        `SELECT s.id AS session_id, a.id AS account_id, a.email
+      const rows = await database.query<{ session_id: string; account_id: string; email: string; last_seen_at: Date | null }>(
+        `SELECT s.id AS session_id, a.id AS account_id, a.email, s.last_seen_at
            FROM sessions s JOIN accounts a ON a.id = s.account_id
           WHERE s.token_hash = $1 AND s.expires_at > now()`,
         [tokenHash],
       )
       const row = rows[0]
-      return row === undefined ? undefined : { sessionId: row.session_id, accountId: row.account_id, email: row.email }
+      if (row === undefined) return undefined
+      // Last use, to the minute: most requests find it recent and write nothing.
+      if (row.last_seen_at === null || Date.now() - row.last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_MS) {
+        await database.query('UPDATE sessions SET last_seen_at = now() WHERE id = $1', [row.session_id])
+      }
+      return { sessionId: row.session_id, accountId: row.account_id, email: row.email }
     },
 
     async delete(sessionId: string): Promise<void> {

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { normalizeEmailAddress } from '../../../domain/accounts/email-address.js'
 import { isPasswordCorrect } from '../../../domain/accounts/password.js'
 import { generateSessionToken, hashToken } from '../../../domain/accounts/tokens.js'
+import { isUuid } from '../../../domain/uuid.js'
 import { ApiError } from '../../../errors.js'
 import {
   accountOf,
@@ -13,8 +15,38 @@ import {
   setSessionCookie,
 } from '../../../plugins/authentication.js'
 import { Credentials } from '../accounts/index.js'
+import { MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
 import { enforceRateLimits, passwordAttemptBudgets } from '../accounts/rate-limits.js'
-import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
+import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+
+const SessionView = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  current: Type.Boolean({ description: 'Whether this is the session of the request' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+  lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'To the minute' }),
+  userAgent: Type.Union([Type.String(), Type.Null()], { description: 'The User-Agent the log-in sent (up to 512 characters)' }),
+  clientIp: Type.Union([Type.String(), Type.Null()], { description: 'The address the log-in came from' }),
+})
+
+function sessionView(session: SessionRecord, currentSessionId: string): Type.Static<typeof SessionView> {
+  return {
+    id: session.id,
+    current: session.id === currentSessionId,
+    createdAt: session.createdAt.toISOString(),
+    expiresAt: session.expiresAt.toISOString(),
+    lastSeenAt: session.lastSeenAt === null ? null : session.lastSeenAt.toISOString(),
+    userAgent: session.userAgent,
+    clientIp: session.clientIp,
+  }
+}
+
+/** The id of the request's session; 403 for an API key, which may not see or end sessions. */
+function sessionOf(request: FastifyRequest, action: string): string {
+  const authentication = request.authentication
+  if (authentication?.method !== 'session') throw new ApiError('forbidden', `Only a logged-in session (the dashboard) may ${action}, not an API key.`)
+  return authentication.sessionId
+}
 
 const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -39,7 +71,10 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const token = generateSessionToken()
       const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS)
       // A password change that commits meanwhile makes the password just checked a wrong one.
-      const sessionId = await app.sessions.create(account, hashToken(token), expiresAt)
+      const sessionId = await app.sessions.create(account, hashToken(token), expiresAt, {
+        userAgent: request.headers['user-agent'] ?? null,
+        clientIp: request.ip,
+      })
       if (sessionId === undefined) throw new ApiError('invalid_credentials')
       setSessionCookie(reply, token, expiresAt, app.config)
       return { id: account.id, email: account.email, createdAt: account.createdAt.toISOString() }
@@ -69,6 +104,51 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   )
 
+  app.get(
+    '/sessions',
+    {
+      onRequest: app.authenticate,
+      schema: {
+        tags: ['dashboard'],
+        summary: "The account's sessions",
+        description:
+          `The live log-in sessions, the most recently used first (at most ${MAX_LISTED_SESSIONS}), with the browser and address each logged in from, ` +
+          'so that one that is not yours can be ended (DELETE /api/v1/sessions/{id}). From a logged-in session only (403 with an API key).',
+        security: dashboardSecurity,
+        response: { 200: Type.Object({ items: Type.Array(SessionView) }), ...authenticatedErrors },
+      },
+    },
+    async (request) => {
+      const current = sessionOf(request, 'list the sessions')
+      const sessions = await app.sessions.listByAccount(accountOf(request).id)
+      return { items: sessions.map((session) => sessionView(session, current)) }
+    },
+  )
+
+  app.delete(
+    '/sessions/:id',
+    {
+      onRequest: app.authenticate,
+      schema: {
+        tags: ['dashboard'],
+        summary: 'End one session',
+        description: 'Logs that session out at once, on every instance; ending the current one logs this browser out. From a logged-in session only (403 with an API key).',
+        security: dashboardSecurity,
+        params: IdParams,
+        response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
+      },
+    },
+    async (request, reply) => {
+      const current = sessionOf(request, 'end a session')
+      const { id } = request.params
+      if (!isUuid(id) || !(await app.sessions.deleteOfAccount(accountOf(request).id, id.toLowerCase()))) {
+        throw new ApiError('not_found', 'There is no session with this id in your account.')
+      }
+      if (id.toLowerCase() === current) clearSessionCookie(reply, app.config)
+      return reply.code(204).send(null)
+    },
+  )
+
   app.delete(
     '/sessions/others',
     {
@@ -82,11 +162,8 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const authentication = request.authentication
-      if (authentication?.method !== 'session') {
-        throw new ApiError('forbidden', 'Only a logged-in session (the dashboard) may end the other sessions, not an API key.')
-      }
-      return { endedSessions: await app.sessions.deleteOthers(accountOf(request).id, authentication.sessionId) }
+      const current = sessionOf(request, 'end the other sessions')
+      return { endedSessions: await app.sessions.deleteOthers(accountOf(request).id, current) }
     },
   )
 }
