@@ -23,16 +23,24 @@ function startTicksOf(pid: number): string {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!
 }
 
-describe.runIf(onLinux)('the DATA_DIR lock', () => {
-  // Another live process, standing in for a holder (or for whoever got a dead holder's pid).
-  let other: ChildProcess
+/**
+ * Another live process for the suite, standing in for a holder (or for whoever got a dead
+ * holder's pid); answers its pid.
+ */
+function keepAnotherProcess(): () => number {
+  let other: ChildProcess | undefined
   beforeAll(async () => {
     other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
     await once(other, 'spawn')
   })
   afterAll(() => {
-    other.kill('SIGKILL')
+    other?.kill('SIGKILL')
   })
+  return () => other!.pid!
+}
+
+describe.runIf(onLinux)('the DATA_DIR lock', () => {
+  const otherPid = keepAnotherProcess()
 
   const newDirectory = () => mkdtempSync(join(tmpdir(), 'tollgate-lock-'))
 
@@ -46,14 +54,14 @@ describe.runIf(onLinux)('the DATA_DIR lock', () => {
 
   it('is refused while the process that wrote it runs', async () => {
     const directory = newDirectory()
-    writeFileSync(join(directory, 'tollgate.lock'), lockFileOf(other.pid!, startTicksOf(other.pid!)))
-    await expect(lockDataDirectory(directory)).rejects.toThrow(`DATA_DIR ${directory} is in use by another Tollgate process (pid ${other.pid})`)
+    writeFileSync(join(directory, 'tollgate.lock'), lockFileOf(otherPid(), startTicksOf(otherPid())))
+    await expect(lockDataDirectory(directory)).rejects.toThrow(`DATA_DIR ${directory} is in use by another Tollgate process (pid ${otherPid()})`)
   })
 
   it('is taken over when its pid now names a process that started later', async () => {
     const directory = newDirectory()
-    const earlier = String(Number(startTicksOf(other.pid!)) - 1)
-    writeFileSync(join(directory, 'tollgate.lock'), lockFileOf(other.pid!, earlier))
+    const earlier = String(Number(startTicksOf(otherPid())) - 1)
+    writeFileSync(join(directory, 'tollgate.lock'), lockFileOf(otherPid(), earlier))
     const unlock = await lockDataDirectory(directory)
     expect(readFileSync(join(directory, 'tollgate.lock'), 'utf8')).toMatch(new RegExp(`^${process.pid}\\n`))
     await unlock()
@@ -61,8 +69,8 @@ describe.runIf(onLinux)('the DATA_DIR lock', () => {
 
   it('is refused when an older lock names a running pid and nothing else (it cannot tell)', async () => {
     const directory = newDirectory()
-    writeFileSync(join(directory, 'tollgate.lock'), `${other.pid}\n`)
-    await expect(lockDataDirectory(directory)).rejects.toThrow(`(pid ${other.pid})`)
+    writeFileSync(join(directory, 'tollgate.lock'), `${otherPid()}\n`)
+    await expect(lockDataDirectory(directory)).rejects.toThrow(`(pid ${otherPid()})`)
   })
 
   it('is taken over when it is empty (a start cut off while writing it)', async () => {
@@ -75,14 +83,7 @@ describe.runIf(onLinux)('the DATA_DIR lock', () => {
 
 describe.runIf(onLinux)('the DATA_DIR lock, taken by several processes at once', () => {
   const contenders = 8
-  let other: ChildProcess
-  beforeAll(async () => {
-    other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
-    await once(other, 'spawn')
-  })
-  afterAll(() => {
-    other.kill('SIGKILL')
-  })
+  const otherPid = keepAnotherProcess()
 
   /**
    * Starts the contenders, lets them all try at the same moment, and answers what each got:
@@ -117,7 +118,7 @@ describe.runIf(onLinux)('the DATA_DIR lock, taken by several processes at once',
     for (let round = 0; round < 4; round++) {
       const directory = mkdtempSync(join(tmpdir(), 'tollgate-lock-race-'))
       // Every other round starts from a stale lock: its pid now names a process that started later.
-      if (round % 2 === 1) writeFileSync(join(directory, 'tollgate.lock'), lockFileOf(other.pid!, String(Number(startTicksOf(other.pid!)) - 1)))
+      if (round % 2 === 1) writeFileSync(join(directory, 'tollgate.lock'), lockFileOf(otherPid(), String(Number(startTicksOf(otherPid())) - 1)))
       const outcomes = await race(directory).finally(() => rmSync(directory, { recursive: true, force: true }))
       expect(outcomes.filter((outcome) => outcome === 'held'), `round ${round}: ${outcomes.join(' | ')}`).toHaveLength(1)
       for (const outcome of outcomes.filter((outcome) => outcome !== 'held')) expect(outcome).toMatch(/is in use by another Tollgate process|could not take its lock file/)
