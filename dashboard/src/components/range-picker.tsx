@@ -1,4 +1,4 @@
-import { rangeLabels, type RangeName } from '../lib/time-range.js'
+import { rangeLabels, rangeNames, type RangeName } from '../lib/time-range.js'
 
 interface RangePickerProps {
   value: RangeName
@@ -10,7 +10,7 @@ export function RangePicker({ value, onChange }: RangePickerProps) {
   return (
     <fieldset class="segmented">
       <legend class="visually-hidden">Time range</legend>
-      {(Object.keys(rangeLabels) as RangeName[]).map((range) => (
+      {rangeNames.map((range) => (
         <label key={range} class={range === value ? 'segmented__option segmented__option--checked' : 'segmented__option'}>
           <input type="radio" name="range" value={range} checked={range === value} onChange={() => onChange(range)} />
           <span>{rangeLabels[range]}</span>

@@ -82,6 +82,26 @@ export function replaceAddress(route: Route): void {
   window.history.replaceState(null, '', pathOf(route))
 }
 
+/**
+ * A view's choice kept in the address's query (`?range=7d`), so that a reload, a bookmark or a
+ * copied link opens the same view. One of `values`, else `fallback` (which the address leaves
+ * out); a change replaces the address rather than adding a history entry.
+ */
+export function useAddressParam<Value extends string>(name: string, values: readonly Value[], fallback: Value): [Value, (value: Value) => void] {
+  const [value, setValue] = useState<Value>(() => {
+    const found = new URLSearchParams(window.location.search).get(name)
+    return found !== null && (values as readonly string[]).includes(found) ? (found as Value) : fallback
+  })
+  const change = (next: Value) => {
+    const url = new URL(window.location.href)
+    if (next === fallback) url.searchParams.delete(name)
+    else url.searchParams.set(name, next)
+    window.history.replaceState(window.history.state, '', url.pathname + url.search + url.hash)
+    setValue(next)
+  }
+  return [value, change]
+}
+
 /** The current route; re-renders on link clicks, back and forward. */
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(window.location.pathname))

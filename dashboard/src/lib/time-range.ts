@@ -1,4 +1,5 @@
-export type RangeName = '24h' | '7d' | '30d'
+export const rangeNames = ['24h', '7d', '30d'] as const
+export type RangeName = (typeof rangeNames)[number]
 
 export const rangeLabels: Record<RangeName, string> = { '24h': 'Last 24 hours', '7d': 'Last 7 days', '30d': 'Last 30 days' }
 

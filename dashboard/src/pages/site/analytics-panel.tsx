@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'preact/hooks'
+import { useCallback } from 'preact/hooks'
 import { fetchStats } from '../../api/analytics.js'
 import { verificationActions, type Site, type Stats } from '../../api/types.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
@@ -7,12 +7,13 @@ import { RankedList } from '../../components/ranked-list.js'
 import { VerificationsChart } from '../../components/verifications-chart.js'
 import { actionStyles } from '../../lib/actions.js'
 import { formatCountry, formatNumber, formatPercent } from '../../lib/format.js'
-import { queryOfRange, rangeLabels, type RangeName } from '../../lib/time-range.js'
+import { useAddressParam } from '../../lib/router.js'
+import { queryOfRange, rangeLabels, rangeNames, type RangeName } from '../../lib/time-range.js'
 import { useLoader } from '../../lib/use-loader.js'
 import { BucketsTable } from './buckets-table.js'
 
 export function AnalyticsPanel({ site }: { site: Site }) {
-  const [range, setRange] = useState<RangeName>('24h')
+  const [range, setRange] = useAddressParam<RangeName>('range', rangeNames, '24h')
   const load = useCallback(() => fetchStats(site.id, queryOfRange(range)), [site.id, range])
   const [stats, reload] = useLoader(load, `${site.id}:${range}`)
   return (

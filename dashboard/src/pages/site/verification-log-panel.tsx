@@ -3,15 +3,16 @@ import { fetchVerifications } from '../../api/analytics.js'
 import { verificationActions, type Site, type VerificationAction } from '../../api/types.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
 import { actionStyles } from '../../lib/actions.js'
+import { useAddressParam } from '../../lib/router.js'
 import { useLoader } from '../../lib/use-loader.js'
 import { VerificationsTable } from './verifications-table.js'
 
 const pageSizes = [10, 25, 50, 100] as const
 
-
 export function VerificationLogPanel({ site }: { site: Site }) {
-  const [action, setAction] = useState<VerificationAction | ''>('')
-  const [pageSize, setPageSize] = useState<number>(25)
+  const [action, setAction] = useAddressParam<VerificationAction | ''>('action', ['', ...verificationActions], '')
+  const [pageSizeText, setPageSizeText] = useAddressParam('rows', pageSizes.map(String), '25')
+  const pageSize = Number(pageSizeText)
   // Cursors of the pages seen so far: the last one is the current page; going back pops it.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined])
   const cursor = cursors[cursors.length - 1]
@@ -52,7 +53,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
             id="log-page-size"
             value={String(pageSize)}
             onChange={(event) => {
-              setPageSize(Number(event.currentTarget.value))
+              setPageSizeText(event.currentTarget.value)
               setCursors([undefined])
             }}
           >
