@@ -40,7 +40,23 @@ export function findRefusedRange(address: string, policy: AddressPolicy = {}): s
   if (METADATA_ADDRESSES.has(parsed.toString())) return 'metadata'
   const range = parsed.range()
   if (range === 'unicast') return undefined
-  return policy.allowPrivate === true && range !== 'linkLocal' ? undefined : range
+  if (policy.allowPrivate !== true || range === 'linkLocal') return range
+  // Allowed private, a transition address still may not carry a link-local or metadata address
+  // to a gateway that translates it (a NAT64 network reaches 169.254.169.254 at 64:ff9b::a9fe:a9fe).
+  const carried = carriedIPv4(parsed as ipaddr.IPv6, range)
+  if (carried === undefined) return undefined
+  if (METADATA_ADDRESSES.has(carried.toString())) return 'metadata'
+  return carried.range() === 'linkLocal' ? 'linkLocal' : undefined
+}
+
+/** The IPv4 address a NAT64 (RFC 6052), 6to4 or Teredo address carries; undefined for other ranges. */
+function carriedIPv4(address: ipaddr.IPv6, range: string): ipaddr.IPv4 | undefined {
+  const bytes = address.toByteArray()
+  if (range === 'rfc6052') return new ipaddr.IPv4(bytes.slice(12))
+  if (range === '6to4') return new ipaddr.IPv4(bytes.slice(2, 6))
+  // Teredo's client address is stored inverted in the last 32 bits; its server's, in bits 32-63.
+  if (range === 'teredo') return new ipaddr.IPv4(bytes.slice(12).map((byte) => byte ^ 0xff))
+  return undefined
 }
 
 function isIPv4Compatible(address: ipaddr.IPv6): boolean {

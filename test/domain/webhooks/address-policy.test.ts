@@ -65,7 +65,7 @@ describe('findRefusedRange', () => {
 })
 
 describe('findRefusedRange with private addresses allowed (development)', () => {
-  it.each(['127.0.0.1', '::1', '10.1.2.3', '192.168.1.1', '172.16.0.1', '100.64.0.1', 'fd12:3456::1', '::ffff:127.0.0.1', '8.8.8.8'])('lets %s through', (address) => {
+  it.each(['127.0.0.1', '::1', '10.1.2.3', '192.168.1.1', '172.16.0.1', '100.64.0.1', 'fd12:3456::1', '::ffff:127.0.0.1', '8.8.8.8', '64:ff9b::a00:1', '2002:c0a8:101::1'])('lets %s through', (address) => {
     expect(findRefusedRange(address, { allowPrivate: true })).toBeUndefined()
   })
 
@@ -76,6 +76,12 @@ describe('findRefusedRange with private addresses allowed (development)', () => 
     ['100.100.100.200', 'metadata'],
     ['169.254.1.1', 'linkLocal'],
     ['fe80::1', 'linkLocal'],
+    // Carried inside an IPv6 transition address, to a gateway that translates it.
+    ['64:ff9b::a9fe:a9fe', 'metadata'],
+    ['64:ff9b:1::a9fe:a9fe', 'metadata'],
+    ['2002:a9fe:a9fe::', 'metadata'],
+    ['2002:a9fe:0101::1', 'linkLocal'],
+    ['2001:0:4136:e378:8000:63bf:5601:5601', 'metadata'],
   ])('still refuses %s (%s): no receiver lives there, cloud credentials do', (address, range) => {
     expect(findRefusedRange(address, { allowPrivate: true })).toBe(range)
   })
