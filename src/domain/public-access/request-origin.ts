@@ -26,9 +26,10 @@ function parsedHostnameOf(value: string): string | null {
   const plain = plainOrigin.exec(value)
   if (plain !== null) return plain[1] ?? null
   try {
-    const hostname = new URL(value).hostname
-    // URL keeps IPv6 brackets; Origin domains are listed without them.
-    return hostname === '' ? null : hostname.replace(/^\[(.*)\]$/, '$1')
+    // URL keeps IPv6 brackets and a fully qualified name's trailing dot (a page opened at
+    // https://example.com./); domains are listed without either, as the same host.
+    const hostname = new URL(value).hostname.replace(/^\[(.*)\]$/, '$1').replace(/(?<=[^.])\.$/, '')
+    return hostname === '' ? null : hostname
   } catch {
     return null
   }

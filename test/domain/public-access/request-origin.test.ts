@@ -8,6 +8,9 @@ describe('readRequestOrigin', () => {
     ['https://EXAMPLE.com', undefined, 'example.com'],
     ['https://bücher.example', undefined, 'xn--bcher-kva.example'],
     ['http://[::1]:8080', undefined, '::1'],
+    // A fully qualified name's trailing dot names the same host.
+    ['https://example.com.', undefined, 'example.com'],
+    [undefined, 'https://www.example.com.:8443/page', 'www.example.com'],
     [undefined, 'https://blog.example.org/post?id=1', 'blog.example.org'],
     ['null', 'https://framed.example/page', 'framed.example'],
     ['null', undefined, null],
@@ -39,6 +42,11 @@ describe('isOriginAllowed', () => {
     ['test', false],
   ])('%s: %s', (hostname, allowed) => {
     expect(isOriginAllowed({ hostname, hasOrigin: true }, domains)).toBe(allowed)
+  })
+
+  it('allows a page opened at the listed name with its trailing dot (https://www.example.com./)', () => {
+    expect(isOriginAllowed(readRequestOrigin('https://www.example.com.', undefined), domains)).toBe(true)
+    expect(isOriginAllowed(readRequestOrigin('https://evil-example.com.', undefined), domains)).toBe(false)
   })
 
   it('allows any origin when the site lists no domains', () => {
