@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { decryptSecret } from '../../src/domain/secret-box.js'
 import { acceptsSecretKey, isSecretKeyOf, type SecretKeyHolder } from '../../src/domain/sites/site-keys.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
-import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 import { insertVerifications } from '../helpers/verification-rows.js'
 
 const neverSite: SecretKeyHolder = { secretKeyHash: '', previousSecret: null }
@@ -232,6 +232,26 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
       expect(response.json().error.code).toBe('service_unavailable')
     } finally {
       query.mockRestore()
+    }
+  })
+})
+
+describe.each(deployments)('two deletions of one site at once, on $name', ({ available, options }) => {
+  let service: TestApp
+  beforeAll(async () => {
+    if (available) service = await buildTestApp(options)
+  })
+  afterAll(async () => {
+    if (available) await service.close()
+  })
+
+  it.skipIf(!available)('answer 204 once and 404 once, as a deletion after the first would', async () => {
+    const account = await createTestAccount(service.app)
+    for (let round = 0; round < 5; round++) {
+      const site = await createTestSite(service.app, account)
+      const remove = () => service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}`, headers: asScript(account) })
+      const statuses = (await Promise.all([remove(), remove()])).map((response) => response.statusCode)
+      expect(statuses.sort()).toEqual([204, 404])
     }
   })
 })

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { withDefaultSettings } from '../../../domain/sites/site.js'
-import { throwIfInvalid } from '../../../errors.js'
+import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { initialSettingsOf, normalizeSiteInput, validateMergedSettings } from '../../../domain/sites/site-input.js'
 import { accountOf, creationRefused } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
@@ -97,7 +97,8 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const site = await app.findOwnedSite(request, request.params.id)
       await app.database.transaction(async (transaction) => {
         await createVerificationQueryRepository(transaction).deleteRollupsOf(site.id)
-        await createSiteRepository(transaction).delete(site.id)
+        // Of two deletions at once, the one that finds the site gone says so, as any later one does.
+        if (!(await createSiteRepository(transaction).delete(site.id))) throw new ApiError('not_found', 'There is no site with this id in your account.')
       })
       await app.siteCache.invalidate(site)
       app.logRetention.sweepAfterDeletion()
