@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createAccountRepository, type AccountRepository } from '../../src/storage/sql/account-repository.js'
 import { createApiKeyRepository, type ApiKeyRepository } from '../../src/storage/sql/api-key-repository.js'
 import { createSessionRepository, type SessionRepository } from '../../src/storage/sql/session-repository.js'
@@ -67,6 +67,12 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     expect((await sessions.listByAccount(account.id)).find((session) => session.id === laptop)?.lastSeenAt).toEqual(after)
     // The most recently used first.
     expect((await sessions.listByAccount(account.id))[0]?.id).toBe(laptop)
+
+    // Judged by the database's clock, which writes it: a service clock 3 minutes ahead changes nothing.
+    const serviceClock = vi.spyOn(Date, 'now').mockImplementation(() => performance.timeOrigin + performance.now() + 180_000)
+    await sessions.findByTokenHash(`laptop-${account.id}`)
+    serviceClock.mockRestore()
+    expect((await sessions.listByAccount(account.id)).find((session) => session.id === laptop)?.lastSeenAt).toEqual(after)
 
     expect(await sessions.deleteOfAccount(other.id, laptop!)).toBe(false)
     expect(await sessions.deleteOfAccount(account.id, laptop!)).toBe(true)

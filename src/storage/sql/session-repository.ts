@@ -30,7 +30,7 @@ interface SessionRow {
 }
 
 /** How finely last use is kept: a write at most once a minute per session, not one per request. */
-const LAST_SEEN_RESOLUTION_MS = 60_000
+const LAST_SEEN_RESOLUTION = '1 minute'
 
 /** The most sessions a list answers (the newest); logging in drops an account's expired ones. */
 export const MAX_LISTED_SESSIONS = 100
@@ -81,6 +81,11 @@ export function createSessionRepository(database: SqlExecutor) {
       }))
     },
 
+    /** Deletes every expired session (with the address and User-Agent it kept); answers how many. */
+    async deleteExpired(): Promise<number> {
+      return (await database.query<{ id: string }>('DELETE FROM sessions WHERE expires_at <= now() RETURNING id')).length
+    },
+
     /** Ends one of the account's sessions; false when it has no such session. */
     async deleteOfAccount(accountId: string, sessionId: string): Promise<boolean> {
       const rows = await database.query<{ id: string }>('DELETE FROM sessions WHERE id = $1 AND account_id = $2 RETURNING id', [sessionId, accountId])
@@ -89,18 +94,18 @@ export function createSessionRepository(database: SqlExecutor) {
 
     /** The live session with this token hash and its account; expired sessions are not found. */
     async findByTokenHash(tokenHash: string): Promise<SessionAccount | undefined> {
-      const rows = await database.query<{ session_id: string; account_id: string; email: string; last_seen_at: Date | null }>(
-        `SELECT s.id AS session_id, a.id AS account_id, a.email, s.last_seen_at
+      // Last use, to the minute, judged by the database's clock (the one that writes it): most
+      // requests find it recent and write nothing.
+      const rows = await database.query<{ session_id: string; account_id: string; email: string; is_stale: boolean }>(
+        `SELECT s.id AS session_id, a.id AS account_id, a.email,
+                (s.last_seen_at IS NULL OR s.last_seen_at <= now() - interval '${LAST_SEEN_RESOLUTION}') AS is_stale
            FROM sessions s JOIN accounts a ON a.id = s.account_id
           WHERE s.token_hash = $1 AND s.expires_at > now()`,
         [tokenHash],
       )
       const row = rows[0]
       if (row === undefined) return undefined
-      // Last use, to the minute: most requests find it recent and write nothing.
-      if (row.last_seen_at === null || Date.now() - row.last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_MS) {
-        await database.query('UPDATE sessions SET last_seen_at = now() WHERE id = $1', [row.session_id])
-      }
+      if (row.is_stale) await database.query('UPDATE sessions SET last_seen_at = now() WHERE id = $1', [row.session_id])
       return { sessionId: row.session_id, accountId: row.account_id, email: row.email }
     },
 
