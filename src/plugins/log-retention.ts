@@ -1,6 +1,7 @@
 import { setImmediate } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { createSessionRepository } from '../storage/sql/session-repository.js'
 import { createVerificationQueryRepository } from '../storage/sql/verification-query-repository.js'
 
 const DAY_MS = 86_400_000
@@ -41,7 +42,7 @@ declare module 'fastify' {
 }
 
 /**
- * Retention of the verification log, which holds client addresses and user agents: rows older
+ * Retention of the verification log (and of expired log-in sessions), which holds client addresses and user agents: rows older
  * than LOG_RETENTION_DAYS (92 by default, the longest range the dashboard's stats show), and all
  * rows of a deleted site, are deleted a minute after start, every hour and right after a site's
  * deletion, site by site, a batch at a time, with the event loop free between batches. So
@@ -51,6 +52,7 @@ declare module 'fastify' {
 async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOptions): Promise<void> {
   const retentionMs = app.config.logRetentionDays * DAY_MS
   const queries = createVerificationQueryRepository(app.database)
+  const sessions = createSessionRepository(app.database)
   let running: Promise<number> | undefined
   let following: Promise<number> | undefined
   let isClosing = false
@@ -71,6 +73,9 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
 
   async function deleteDue(now: Date): Promise<number> {
     if (isClosing) return 0
+    // Expired log-in sessions hold an address and a User-Agent too; they go with the sweep
+    // rather than only at their account's next log-in.
+    await sessions.deleteExpired()
     const cutoff = new Date(now.getTime() - retentionMs)
     let expired = 0
     let ofDeletedSites = 0

@@ -39,6 +39,22 @@ describe.each([
   { database: 'pglite' as const, available: true },
   { database: 'postgres' as const, available: hasPostgres },
 ])('verification log retention on $database', ({ database, available }) => {
+  it.skipIf(!available)('also deletes expired log-in sessions, with the address and browser they kept; live ones stay', async () => {
+    await withService({ database }, async (service) => {
+      const account = await service.app.accounts.create(`${randomUUID()}@example.com`, 'hash')
+      const owner = { id: account!.id, passwordHash: 'hash' }
+      const origin = { userAgent: 'Firefox/135.0', clientIp: '198.51.100.9' }
+      // The live one first: opening a session drops the account's expired ones.
+      const live = await service.app.sessions.create(owner, `live-${owner.id}`, new Date(Date.now() + DAY_MS), origin)
+      const expired = await service.app.sessions.create(owner, `expired-${owner.id}`, new Date(Date.now() - 1_000), origin)
+      expect((await service.app.database.query('SELECT id FROM sessions WHERE account_id = $1', [owner.id])).length).toBe(2)
+      await service.app.logRetention.sweep()
+      const left = await service.app.database.query<{ id: string }>('SELECT id FROM sessions WHERE account_id = $1', [owner.id])
+      expect(left.map((row) => row.id)).toEqual([live])
+      expect(expired).toEqual(expect.any(String))
+    })
+  })
+
   it.skipIf(!available)('deletes every site\'s rows older than LOG_RETENTION_DAYS and every row of a deleted site, in batches, keeps the rest and counts what went', async () => {
     await withService({ database, env: { LOG_RETENTION_DAYS: '30' } }, async (service) => {
       const now = Date.now()
