@@ -567,6 +567,19 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await dialog.getByRole('button', { name: 'Delete account' }).click()
     await waitForText('#deletion-password-error', 'is not your current password')
     await expectNoAccessibilityViolations('account deletion')
+    // While a deletion is under way it cannot be cancelled (it would go on behind a closed dialog).
+    await page.route('**/api/v1/me', async (route) => {
+      if (route.request().method() !== 'DELETE') return route.fallback()
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      await route.fallback()
+    })
+    await dialog.getByRole('button', { name: 'Delete account' }).click()
+    await dialog.getByRole('button', { name: 'Working…' }).waitFor()
+    expect(await dialog.getByRole('button', { name: 'Cancel' }).isDisabled()).toBe(true)
+    await page.keyboard.press('Escape')
+    expect(await dialog.isVisible()).toBe(true)
+    await waitForText('#deletion-password-error', 'is not your current password')
+    await page.unroute('**/api/v1/me')
     // Cancelled and opened again, the dialog starts clean: no old error, no password.
     await dialog.getByRole('button', { name: 'Cancel' }).click()
     await dialog.waitFor({ state: 'hidden' })

@@ -14,6 +14,8 @@ interface ConfirmDialogProps {
 /**
  * A native modal <dialog>: the browser traps focus, closes it on Escape and restores focus to
  * the button that opened it. Cancel is focused first so that Enter never destroys by accident.
+ * While the action is under way (`isBusy`), neither Cancel nor Escape closes it: the action
+ * would go on behind a closed dialog and land its outcome there.
  */
 export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, onConfirm, onCancel }: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null)
@@ -29,11 +31,20 @@ export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, o
   }, [isOpen])
   const titleId = `dialog-${title.replace(/\W+/g, '-').toLowerCase()}`
   return (
-    <dialog ref={dialog} class="dialog" aria-labelledby={titleId} onClose={onCancel}>
+    <dialog
+      ref={dialog}
+      class="dialog"
+      aria-labelledby={titleId}
+      onClose={onCancel}
+      // While the action runs it cannot be called off: Escape does not close the dialog then.
+      onCancel={(event) => {
+        if (isBusy === true) event.preventDefault()
+      }}
+    >
       <h2 id={titleId}>{title}</h2>
       <div class="dialog__body">{children}</div>
       <div class="dialog__actions">
-        <button ref={cancel} type="button" class="button" onClick={onCancel}>
+        <button ref={cancel} type="button" class="button" onClick={onCancel} disabled={isBusy === true}>
           Cancel
         </button>
         <button type="button" class="button button--danger" onClick={onConfirm} disabled={isBusy === true}>
