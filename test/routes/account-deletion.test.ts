@@ -133,11 +133,13 @@ describe.skipIf(!hasPostgres)('creation racing an account deletion on PostgreSQL
     let pending: Promise<LightMyRequestResponse> | undefined
     await service.app.database.transaction(async (deletion) => {
       await deletion.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [account.id])
+      const [holder] = await deletion.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
       pending = create()
       await vi.waitFor(async () => {
+        // The insert waiting on this transaction, not whatever other suites wait on meanwhile.
         const waiting = await service.app.database.query<{ count: number }>(
-          `SELECT count(*)::int4 AS count FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`,
-          [`%INSERT INTO ${table}%`],
+          `SELECT count(*)::int4 AS count FROM pg_stat_activity WHERE $2::int = ANY(pg_blocking_pids(pid)) AND query LIKE $1`,
+          [`%INSERT INTO ${table}%`, holder?.pid],
         )
         expect(waiting[0]?.count).toBe(1)
       }, { timeout: 5_000, interval: 20 })
