@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { setTimeout } from 'node:timers/promises'
 import { join } from 'node:path'
 import type { Config } from '../config.js'
@@ -90,6 +90,9 @@ async function removeIfUnchanged(file: string, content: string): Promise<void> {
   if ((await readLockFile(file)) === content) await rm(file, { force: true })
 }
 
+/** How long an empty lock file is taken for one being written (its writer needs microseconds). */
+const EMPTY_LOCK_GRACE_MS = 500
+
 /**
  * Takes DATA_DIR's embedded database for this process: PGlite serves one process, and a second
  * one on the same files would start, answer, and lose its writes to the first. The lock is a file
@@ -108,6 +111,15 @@ export async function lockDataDirectory(directory: string): Promise<() => Promis
     if (await createWhole(file, ours)) return () => removeIfUnchanged(file, ours)
     const found = await readLockFile(file)
     if (found === undefined) continue
+    // An empty lock file just created is being written by a starter on a filesystem without hard
+    // links (createWhole's fallback): it is waited for. One that stays empty was cut off.
+    if (found === '') {
+      const writtenAt = await stat(file).then((info) => info.mtimeMs, () => undefined)
+      if (writtenAt === undefined || Date.now() - writtenAt < EMPTY_LOCK_GRACE_MS) {
+        await setTimeout(10)
+        continue
+      }
+    }
     const holder = holderOf(found)
     if (await holdsLock(holder.pid, holder.identity)) {
       throw new StartupError(

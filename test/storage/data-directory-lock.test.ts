@@ -73,6 +73,15 @@ describe.runIf(onLinux)('the DATA_DIR lock', () => {
     await expect(lockDataDirectory(directory)).rejects.toThrow(`(pid ${otherPid()})`)
   })
 
+  it('waits for an empty lock file just created (its writer may be writing it) and then respects what it says', async () => {
+    const directory = newDirectory()
+    const file = join(directory, 'tollgate.lock')
+    writeFileSync(file, '')
+    const taking = lockDataDirectory(directory)
+    setTimeout(() => writeFileSync(file, lockFileOf(otherPid(), startTicksOf(otherPid()))), 100)
+    await expect(taking).rejects.toThrow(`(pid ${otherPid()})`)
+  })
+
   it('is taken over when it is empty (a start cut off while writing it)', async () => {
     const directory = newDirectory()
     writeFileSync(join(directory, 'tollgate.lock'), '')
