@@ -88,11 +88,17 @@ function isOutage(error: Error): boolean {
   return (
     // PostgreSQL canceled a statement that ran past the statement timeout.
     code === '57014' ||
+    // PostgreSQL ended the connection or refuses new ones for now: a shutdown, a restart, a
+    // failover, pg_terminate_backend (57P01-57P05), and the connection exceptions (class 08).
+    (typeof code === 'string' && /^(57P0[1-5]|08[0-9A-Z]{3})$/.test(code)) ||
     code === 'ECONNREFUSED' ||
     code === 'ECONNRESET' ||
     code === 'ETIMEDOUT' ||
-    // The PostgreSQL client gave up on a connection that went silent (its query_timeout).
-    /Stream isn't writeable|Connection is closed|Connection terminated|timeout exceeded when trying to connect|Query read timeout/i.test(error.message)
+    // ioredis: the connection dropped with the command in flight (maxRetriesPerRequest).
+    error.name === 'MaxRetriesPerRequestError' ||
+    // The PostgreSQL client gave up on a connection that went silent (its query_timeout), or a
+    // Redis command got no answer (its commandTimeout).
+    /Stream isn't writeable|Connection is closed|Connection terminated|timeout exceeded when trying to connect|Query read timeout|Command timed out/i.test(error.message)
   )
 }
 

@@ -10,6 +10,7 @@ import { hasPostgres, hasRedis, postgresUrl, redisUrl } from '../helpers/service
 import { dropSchema, uniqueName } from '../helpers/storage.js'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 import { TEST_SECRET } from '../helpers/test-app.js'
+import { browserHeaders } from '../helpers/core-flow.js'
 
 interface Readiness {
   status: string
@@ -138,6 +139,88 @@ describe.skipIf(!hasPostgres || !hasRedis)('readiness on PostgreSQL and Redis', 
       // Closes the pool too.
       await app.close()
       await silentProxy.close()
+    }
+  }, 30_000)
+
+  it('answers 503 and recovers when the connection to Redis goes silent (no answer, no reset) while a new one would work', async () => {
+    const redis = new URL(redisUrl)
+    const silentProxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) })
+    redis.host = `127.0.0.1:${silentProxy.port}`
+    const keyValue = await openRedisStore({ url: redis.href, keyPrefix: `${schema}:silent:` })
+    const sqlDatabase = await openPostgresDatabase({ connectionString: postgresUrl, schema })
+    const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET })
+    const silent = await buildApp({ config, storage: { database: sqlDatabase, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    try {
+      await silent.ready()
+      const { site } = await silent.sites.create({ accountId: null, name: 'Silent Redis' })
+      const challenge = async () => {
+        const started = performance.now()
+        const response = await silent.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(site.siteKey) })
+        return { statusCode: response.statusCode, code: response.statusCode === 200 ? undefined : response.json<{ error: { code: string } }>().error.code, ms: performance.now() - started }
+      }
+      expect((await challenge()).statusCode).toBe(200)
+      silentProxy.silence()
+      // Told to retry within seconds (it waited for ever), not that the service broke.
+      const refused = await challenge()
+      expect(refused).toMatchObject({ statusCode: 503, code: 'service_unavailable' })
+      expect(refused.ms).toBeLessThan(5_000)
+      // The client drops the silent connection and opens a new one, which works.
+      await expect.poll(async () => (await challenge()).statusCode, { timeout: 15_000, interval: 250 }).toBe(200)
+    } finally {
+      await silent.close()
+      await silentProxy.close()
+    }
+  }, 30_000)
+
+  it('answers 503 when the connection to Redis drops with a command in flight', async () => {
+    const redis = new URL(redisUrl)
+    const relay = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) })
+    redis.host = `127.0.0.1:${relay.port}`
+    const keyValue = await openRedisStore({ url: redis.href, keyPrefix: `${schema}:dropped:` })
+    const sqlDatabase = await openPostgresDatabase({ connectionString: postgresUrl, schema })
+    const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET })
+    const dropped = await buildApp({ config, storage: { database: sqlDatabase, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    try {
+      await dropped.ready()
+      const { site } = await dropped.sites.create({ accountId: null, name: 'Dropped Redis' })
+      const challenge = () => dropped.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(site.siteKey) })
+      expect((await challenge()).statusCode).toBe(200)
+      relay.silence()
+      const pending = challenge()
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await relay.cut()
+      const response = await pending
+      expect(response.statusCode).toBe(503)
+      expect(response.json().error.code).toBe('service_unavailable')
+    } finally {
+      await dropped.close()
+      await relay.close()
+    }
+  }, 30_000)
+
+  it('answers 503 when PostgreSQL ends the connection of a query under way (a restart, a failover, pg_terminate_backend)', async () => {
+    const sqlDatabase = await openPostgresDatabase({ connectionString: postgresUrl, schema })
+    const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET })
+    const service = await buildApp({ config, storage: { database: sqlDatabase, keyValue: openMemoryStore() }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    try {
+      await service.ready()
+      let pending: ReturnType<typeof service.inject> | undefined
+      await sqlDatabase.transaction(async (locker) => {
+        // The log-in's read waits behind this lock; then its connection is ended.
+        await locker.query('LOCK TABLE accounts IN ACCESS EXCLUSIVE MODE')
+        const [holder] = await locker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
+        pending = service.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: 'someone@example.com', password: 'a password of length' } })
+        await expect.poll(async () => {
+          const waiting = await sqlDatabase.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))', [holder?.pid])
+          if (waiting[0] !== undefined) await sqlDatabase.query('SELECT pg_terminate_backend($1)', [waiting[0].pid])
+          return waiting.length
+        }, { timeout: 5_000, interval: 50 }).toBeGreaterThan(0)
+      })
+      const response = await pending!
+      expect(response.statusCode).toBe(503)
+      expect(response.json().error.code).toBe('service_unavailable')
+    } finally {
+      await service.close()
     }
   }, 30_000)
 })

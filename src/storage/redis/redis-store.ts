@@ -61,6 +61,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
+    // A connection gone silent (an address that failed over, a route that drops packets) would
+    // hold its commands for ever; they fail instead, and dropSilentConnections reconnects.
+    commandTimeout: COMMAND_TIMEOUT_MS,
     retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
   }
   // Commands issued in the same tick (a request's several reads and writes) leave in one write.
@@ -126,7 +129,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     return connection
   }
 
-  return {
+  let isClosing = false
+  const store: KeyValueStore = {
     kind: 'redis',
     get: (key) => client.get(key),
     getMany: (keys) => (keys.length === 0 ? Promise.resolve([]) : client.mget(...keys)),
@@ -178,7 +182,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
         channelSubscriptions.delete(subscription)
         if (channelSubscriptions.size === 0) {
           subscriptions.delete(channel)
-          await connection.unsubscribe(keyPrefix + channel)
+          // Nothing is delivered for the channel any more either way; a connection that does not
+          // answer (gone silent, or away) is dropped at close.
+          await connection.unsubscribe(keyPrefix + channel).catch(() => undefined)
         }
       }
     },
@@ -187,8 +193,39 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
       await client.ping()
     },
     async close() {
+      isClosing = true
       subscriber?.disconnect()
       await client.quit().catch(() => client.disconnect())
     },
   }
+  return dropSilentConnections(store, client, () => !isClosing && refusal === undefined)
+}
+
+/** How long a command may wait for its answer; Redis answers in well under a millisecond. */
+const COMMAND_TIMEOUT_MS = 2_000
+
+/**
+ * ioredis never gives up on a connection that has gone silent: nothing resets it, so it never
+ * reconnects. A command that times out (COMMAND_TIMEOUT_MS) drops the connection, once until the
+ * client is ready again, and the client reconnects on a fresh one (its retry strategy), while
+ * the failed command's caller answers 503.
+ */
+function dropSilentConnections(store: KeyValueStore, client: Redis, mayReconnect: () => boolean): KeyValueStore {
+  let isReconnecting = false
+  const onFailure = (error: unknown): never => {
+    if (error instanceof Error && error.message === 'Command timed out' && !isReconnecting && mayReconnect()) {
+      isReconnecting = true
+      client.once('ready', () => {
+        isReconnecting = false
+      })
+      client.disconnect(true)
+    }
+    throw error
+  }
+  const guarded = Object.entries(store).map(([name, member]: [string, unknown]): [string, unknown] => {
+    if (typeof member !== 'function' || name === 'close' || name === 'subscribe') return [name, member]
+    const command = member as (...args: unknown[]) => Promise<unknown>
+    return [name, (...args: unknown[]) => command(...args).catch(onFailure)]
+  })
+  return Object.fromEntries(guarded) as unknown as KeyValueStore
 }
