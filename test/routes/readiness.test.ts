@@ -142,60 +142,54 @@ describe.skipIf(!hasPostgres || !hasRedis)('readiness on PostgreSQL and Redis', 
     }
   }, 30_000)
 
-  it('answers 503 and recovers when the connection to Redis goes silent (no answer, no reset) while a new one would work', async () => {
+  /**
+   * An app whose Redis is reached through a relay of its own, with a site: `run` gets the relay
+   * and a challenge request (its status, error code and duration); everything is closed after.
+   */
+  async function withRedisRelay(name: string, run: (relay: TcpProxy, challenge: () => Promise<{ statusCode: number; code?: string; ms: number }>) => Promise<void>) {
     const redis = new URL(redisUrl)
-    const silentProxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) })
-    redis.host = `127.0.0.1:${silentProxy.port}`
-    const keyValue = await openRedisStore({ url: redis.href, keyPrefix: `${schema}:silent:` })
+    const relay = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) })
+    redis.host = `127.0.0.1:${relay.port}`
+    const keyValue = await openRedisStore({ url: redis.href, keyPrefix: `${schema}:${name}:` })
     const sqlDatabase = await openPostgresDatabase({ connectionString: postgresUrl, schema })
     const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET })
-    const silent = await buildApp({ config, storage: { database: sqlDatabase, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    const relayed = await buildApp({ config, storage: { database: sqlDatabase, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
     try {
-      await silent.ready()
-      const { site } = await silent.sites.create({ accountId: null, name: 'Silent Redis' })
-      const challenge = async () => {
+      await relayed.ready()
+      const { site } = await relayed.sites.create({ accountId: null, name })
+      await run(relay, async () => {
         const started = performance.now()
-        const response = await silent.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(site.siteKey) })
+        const response = await relayed.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(site.siteKey) })
         return { statusCode: response.statusCode, code: response.statusCode === 200 ? undefined : response.json<{ error: { code: string } }>().error.code, ms: performance.now() - started }
-      }
+      })
+    } finally {
+      await relayed.close()
+      await relay.close()
+    }
+  }
+
+  it('answers 503 and recovers when the connection to Redis goes silent (no answer, no reset) while a new one would work', async () => {
+    await withRedisRelay('silent', async (relay, challenge) => {
       expect((await challenge()).statusCode).toBe(200)
-      silentProxy.silence()
+      relay.silence()
       // Told to retry within seconds (it waited for ever), not that the service broke.
       const refused = await challenge()
       expect(refused).toMatchObject({ statusCode: 503, code: 'service_unavailable' })
       expect(refused.ms).toBeLessThan(5_000)
       // The client drops the silent connection and opens a new one, which works.
       await expect.poll(async () => (await challenge()).statusCode, { timeout: 15_000, interval: 250 }).toBe(200)
-    } finally {
-      await silent.close()
-      await silentProxy.close()
-    }
+    })
   }, 30_000)
 
   it('answers 503 when the connection to Redis drops with a command in flight', async () => {
-    const redis = new URL(redisUrl)
-    const relay = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) })
-    redis.host = `127.0.0.1:${relay.port}`
-    const keyValue = await openRedisStore({ url: redis.href, keyPrefix: `${schema}:dropped:` })
-    const sqlDatabase = await openPostgresDatabase({ connectionString: postgresUrl, schema })
-    const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET })
-    const dropped = await buildApp({ config, storage: { database: sqlDatabase, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
-    try {
-      await dropped.ready()
-      const { site } = await dropped.sites.create({ accountId: null, name: 'Dropped Redis' })
-      const challenge = () => dropped.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(site.siteKey) })
+    await withRedisRelay('dropped', async (relay, challenge) => {
       expect((await challenge()).statusCode).toBe(200)
       relay.silence()
       const pending = challenge()
       await new Promise((resolve) => setTimeout(resolve, 300))
       await relay.cut()
-      const response = await pending
-      expect(response.statusCode).toBe(503)
-      expect(response.json().error.code).toBe('service_unavailable')
-    } finally {
-      await dropped.close()
-      await relay.close()
-    }
+      expect(await pending).toMatchObject({ statusCode: 503, code: 'service_unavailable' })
+    })
   }, 30_000)
 
   it('answers 503 when PostgreSQL ends the connection of a query under way (a restart, a failover, pg_terminate_backend)', async () => {
