@@ -1,3 +1,4 @@
+import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, type App } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
@@ -198,7 +199,7 @@ describe.skipIf(!hasPostgres || !hasRedis)('readiness on PostgreSQL and Redis', 
     const service = await buildApp({ config, storage: { database: sqlDatabase, keyValue: openMemoryStore() }, keyRing: createKeyRing(TEST_SECRET), logger: false })
     try {
       await service.ready()
-      let pending: ReturnType<typeof service.inject> | undefined
+      let pending: Promise<LightMyRequestResponse> | undefined
       await sqlDatabase.transaction(async (locker) => {
         // The log-in's read waits behind this lock; then its connection is ended.
         await locker.query('LOCK TABLE accounts IN ACCESS EXCLUSIVE MODE')
