@@ -312,4 +312,29 @@ describe('sessions in production', () => {
     expect(setCookie).toMatch(/; Secure/)
     expect(setCookie).toMatch(/; SameSite=Lax/)
   })
+
+  it('tells browsers to keep to https (HSTS) on the dashboard API and pages, and keeps API answers out of caches', async () => {
+    const keyCreated = await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { cookie: sessionCookieOf(setCookie), origin: OWN_ORIGIN }, payload: { name: 'ci' } })
+    expect(keyCreated.statusCode).toBe(201)
+    expect(keyCreated.headers['strict-transport-security']).toBe('max-age=31536000')
+    expect(keyCreated.headers['cache-control']).toBe('no-store')
+    const refused = await service.app.inject({ method: 'GET', url: '/api/v1/me' })
+    expect(refused.statusCode).toBe(401)
+    expect(refused.headers['strict-transport-security']).toBe('max-age=31536000')
+    const page = await service.app.inject({ method: 'GET', url: '/dashboard/' })
+    expect(page.headers['strict-transport-security']).toBe('max-age=31536000')
+  })
+})
+
+describe('dashboard API answers outside production', () => {
+  it('are not cached either, and carry no HSTS (plain http on a laptop)', async () => {
+    const service = await buildTestApp()
+    try {
+      const response = await service.app.inject({ method: 'GET', url: '/api/v1/me' })
+      expect(response.headers['cache-control']).toBe('no-store')
+      expect(response.headers['strict-transport-security']).toBeUndefined()
+    } finally {
+      await service.close()
+    }
+  })
 })

@@ -31,6 +31,13 @@ const contentSecurityPolicy = [
   "frame-ancestors 'none'",
 ].join('; ')
 
+/**
+ * In production the service is reached over https (its session cookie is __Host- and Secure):
+ * browsers are told to keep to https for a year, so a first plain-http visit cannot be
+ * intercepted and stripped of TLS. Not for subdomains, which may not all serve https.
+ */
+export const transportSecurity = { 'strict-transport-security': 'max-age=31536000' }
+
 const securityHeaders = {
   'content-security-policy': contentSecurityPolicy,
   'x-content-type-options': 'nosniff',
@@ -77,8 +84,9 @@ const dashboardAssets: FastifyPluginAsyncTypebox<DashboardAssetsOptions> = async
 
   await app.register(
     async (scope) => {
+      const headers = app.config.environment === 'production' ? { ...securityHeaders, ...transportSecurity } : securityHeaders
       scope.addHook('onSend', async (_request, reply, payload) => {
-        void reply.headers(securityHeaders)
+        void reply.headers(headers)
         return payload
       })
 

@@ -7,6 +7,7 @@ import sessionsRoutes from './sessions/index.js'
 import sitesRoutes from './sites/index.js'
 import { findUnstorableText } from '../../domain/storable-text.js'
 import { invalidRequest } from '../../errors.js'
+import { transportSecurity } from '../assets/dashboard.js'
 import webhookRoutes from './webhooks/index.js'
 
 /**
@@ -16,6 +17,13 @@ import webhookRoutes from './webhooks/index.js'
  */
 const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(cookie)
+  // Answers of this API hold account data and, once, secrets: no cache keeps them. In production,
+  // browsers are told to keep to https (transportSecurity).
+  const headers = { 'cache-control': 'no-store', ...(app.config.environment === 'production' ? transportSecurity : {}) }
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    void reply.headers(headers)
+    done(null, payload)
+  })
   // What these routes are sent ends up in PostgreSQL (or is compared with what is there), which
   // refuses some strings outright: they are a 400 naming the field, not a failed query's 500.
   app.addHook('preValidation', async (request) => {
