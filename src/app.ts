@@ -137,7 +137,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(docs, { exposeUi: config.environment !== 'production' })
 
   await app.register(operationsRoutes)
-  await app.register(dashboardAssets)
+  await app.register(dashboardAssets, { isProduction: config.environment === 'production' })
   // Public (SDK) routes: challenge, verify, siteverify.
   await app.register(network)
   await app.register(verificationLog, { maxBufferedRows: options.verificationLogMaxBufferedRows })

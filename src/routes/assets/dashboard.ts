@@ -9,6 +9,8 @@ import { errorBody } from '../../errors.js'
 export interface DashboardAssetsOptions {
   /** The built dashboard (`npm run build:dashboard`); tests may point elsewhere. */
   root?: string
+  /** In production the pages also send HSTS (transportSecurity). */
+  isProduction?: boolean
 }
 
 const defaultRoot = fileURLToPath(new URL('../../../dist/dashboard/', import.meta.url))
@@ -84,7 +86,7 @@ const dashboardAssets: FastifyPluginAsyncTypebox<DashboardAssetsOptions> = async
 
   await app.register(
     async (scope) => {
-      const headers = app.config.environment === 'production' ? { ...securityHeaders, ...transportSecurity } : securityHeaders
+      const headers = options.isProduction === true ? { ...securityHeaders, ...transportSecurity } : securityHeaders
       scope.addHook('onSend', async (_request, reply, payload) => {
         void reply.headers(headers)
         return payload
