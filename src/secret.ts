@@ -5,7 +5,7 @@ import type { Config } from './config.js'
 import { StartupError } from './startup-error.js'
 
 /** Purposes of the keys derived from TOLLGATE_SECRET; each gets an independent key. */
-export type KeyPurpose = 'challenge' | 'token' | 'webhook-encryption' | 'site-secret' | 'session'
+export type KeyPurpose = 'challenge' | 'token' | 'webhook-encryption' | 'site-secret' | 'session' | 'device'
 
 export interface KeyRing {
   /** A 32-byte key for one purpose, derived with HKDF-SHA256 so that keys never share material. */

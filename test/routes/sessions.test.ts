@@ -10,6 +10,7 @@ import {
   sessionCookieOf,
   type TestAccount,
 } from '../helpers/dashboard-client.js'
+import { hasPostgres } from '../helpers/services.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
 import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
@@ -271,6 +272,32 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     expect(refused.json().error.code).toBe('rate_limited')
   })
 
+  it('spares a browser that has logged in to the account before: strangers spending the budget from everywhere do not lock its owner out', async () => {
+    await startWithinOneWindow(credentialRateLimits.logInPerEmail.windowMs)
+    const owner = await createTestAccount(service.app)
+    const ownerAddress = randomClientAddress()
+    const first = await logIn({ email: owner.email, password: owner.password }, { remoteAddress: ownerAddress })
+    expect(first.statusCode).toBe(200)
+    const cookies = [first.headers['set-cookie']].flat().map((cookie) => String(cookie).split(';')[0])
+    const device = cookies.find((cookie) => cookie?.startsWith('tollgate_device='))
+    expect(device).toMatch(/^tollgate_device=\d+\.[A-Za-z0-9_-]{43}$/)
+    const session = sessionCookieOf(first.headers['set-cookie'])
+    // 100 wrong guesses from as many addresses spend the budget from everywhere.
+    for (let attempt = 0; attempt < 100; attempt++) await logIn({ email: owner.email, password: 'wrong password!' })
+    expect((await logIn({ email: owner.email, password: owner.password })).statusCode).toBe(429)
+
+    // The owner's browser logs in, and changes the password from its session.
+    expect((await logIn({ email: owner.email, password: owner.password }, { remoteAddress: ownerAddress, headers: { cookie: device! } })).statusCode).toBe(200)
+    const change = await service.app.inject({
+      method: 'PUT', url: '/api/v1/me/password', remoteAddress: ownerAddress,
+      headers: { cookie: `${session}; ${device}`, origin: OWN_ORIGIN }, payload: { currentPassword: owner.password, newPassword: 'a brand new passphrase' },
+    })
+    expect(change.statusCode).toBe(204)
+    // A forged or another account's device cookie does not count.
+    const forged = device!.replace(/\.[A-Za-z0-9_-]{43}$/, `.${'A'.repeat(43)}`)
+    expect((await logIn({ email: owner.email, password: 'a brand new passphrase' }, { headers: { cookie: forged } })).statusCode).toBe(429)
+  })
+
   it('rate-limits log-ins per IP address across accounts', async () => {
     await startWithinOneWindow(credentialRateLimits.logInPerIp.windowMs)
     const remoteAddress = randomClientAddress()
@@ -336,5 +363,31 @@ describe('dashboard API answers outside production', () => {
     } finally {
       await service.close()
     }
+  })
+})
+
+describe.skipIf(!hasPostgres)('log-in budgets on PostgreSQL, which folds more letters than JavaScript', () => {
+  let service: TestApp
+  beforeAll(async () => {
+    service = await buildTestApp({ database: 'postgres' })
+  })
+  afterAll(() => service.close())
+
+  it('counts every spelling that reaches the account against its budgets ("İ" folds to "i" there)', async () => {
+    await startWithinOneWindow(credentialRateLimits.logInPerEmailAndIp.windowMs)
+    const folded = (await service.app.database.query<{ folded: string }>("SELECT lower('İ') AS folded"))[0]?.folded
+    const account = await createTestAccount(service.app, { email: `carol.smith-${Date.now()}@example.com` })
+    const variant = account.email.replace('smith', 'smİth')
+    const remoteAddress = randomClientAddress()
+    const logIn = (email: string, password: string) => service.app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email, password }, remoteAddress })
+    if (folded !== 'i') {
+      // A database that does not fold it: the spelling reaches no account at all.
+      expect((await logIn(variant, account.password)).statusCode).toBe(401)
+      return
+    }
+    // createTestAccount's log-in came from elsewhere; ten wrong guesses from this address spend its budget.
+    for (let attempt = 0; attempt < 10; attempt++) expect((await logIn(account.email, 'wrong password!')).statusCode).toBe(401)
+    expect((await logIn(account.email, 'wrong password!')).statusCode).toBe(429)
+    expect((await logIn(variant, 'wrong password!')).statusCode).toBe(429)
   })
 })

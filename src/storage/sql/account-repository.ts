@@ -74,6 +74,16 @@ export function createAccountRepository(database: SqlExecutor) {
       return { deleted: true, siteIds }
     },
 
+    /**
+     * The address as the database compares it (lower() under the database's own collation, which
+     * may fold more than JavaScript's toLowerCase: U+0130 "İ" to "i" under C.UTF-8), so that keys
+     * derived from it agree with which account an address reaches.
+     */
+    async foldEmail(email: string): Promise<string> {
+      const rows = await database.query<{ folded: string }>('SELECT lower($1) AS folded', [email])
+      return rows[0]?.folded ?? email.toLowerCase()
+    },
+
     async findById(id: string): Promise<Account | undefined> {
       const rows = await database.query<Omit<AccountRow, 'password_hash'>>('SELECT id, email, created_at FROM accounts WHERE id = $1', [id])
       const row = rows[0]

@@ -32,14 +32,17 @@ export function emailKeyOf(email: string): string {
  * The budgets a password attempt on an account is counted against, narrowest first: log-ins, and
  * the checks of the current password before changing the account (a session someone else holds
  * must not be a guessing oracle beside the log-in's, and cannot spend the owner's own budget).
+ * `emailKey` is the account's (emailKeyOf the address as the database folds it, so that every
+ * spelling that reaches the account shares its budgets). A known device (a browser that has
+ * logged in to the account before) skips the budget from everywhere, which strangers could
+ * otherwise spend to lock the owner out.
  */
-export function passwordAttemptBudgets(email: string, clientIp: string): { key: string; rule: RateLimitRule }[] {
+export function passwordAttemptBudgets(emailKey: string, clientIp: string, options: { isKnownDevice?: boolean } = {}): { key: string; rule: RateLimitRule }[] {
   const client = addressGroupOf(clientIp)
-  const emailKey = emailKeyOf(email)
   return [
     { key: `login:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.logInPerEmailAndIp },
     { key: `login:ip:${client}`, rule: credentialRateLimits.logInPerIp },
-    { key: `login:email:${emailKey}`, rule: credentialRateLimits.logInPerEmail },
+    ...(options.isKnownDevice === true ? [] : [{ key: `login:email:${emailKey}`, rule: credentialRateLimits.logInPerEmail }]),
   ]
 }
 

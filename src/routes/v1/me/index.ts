@@ -7,7 +7,8 @@ import { accountOf, clearSessionCookie } from '../../../plugins/authentication.j
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createSessionRepository } from '../../../storage/sql/session-repository.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
-import { enforceRateLimits, passwordAttemptBudgets } from '../accounts/rate-limits.js'
+import { emailKeyOf, enforceRateLimits, passwordAttemptBudgets } from '../accounts/rate-limits.js'
+import { isKnownDevice } from '../sessions/known-device.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
 
 const PasswordChange = Type.Object(
@@ -125,7 +126,9 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { id } = accountOf(request)
     const account = await app.accounts.findWithPasswordById(id)
     if (account === undefined) throw new ApiError('unauthorized')
-    await enforceRateLimits(app.keyValue, passwordAttemptBudgets(account.email, request.ip))
+    const emailKey = emailKeyOf(await app.accounts.foldEmail(account.email))
+    const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), emailKey, app.config)
+    await enforceRateLimits(app.keyValue, passwordAttemptBudgets(emailKey, request.ip, { isKnownDevice: isKnown }))
     const issues = [...(check.otherIssues ?? [])]
     if (!(await isPasswordCorrect(account.passwordHash, check.password))) {
       issues.unshift({ field: check.field, message: 'is not your current password' })

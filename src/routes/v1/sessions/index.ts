@@ -16,7 +16,8 @@ import {
 } from '../../../plugins/authentication.js'
 import { Credentials } from '../accounts/index.js'
 import { MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
-import { enforceRateLimits, passwordAttemptBudgets } from '../accounts/rate-limits.js'
+import { emailKeyOf, enforceRateLimits, passwordAttemptBudgets } from '../accounts/rate-limits.js'
+import { isKnownDevice, rememberDevice } from './known-device.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 
 const SessionView = Type.Object({
@@ -63,7 +64,9 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       rejectCrossOriginForm(request, app.config)
       const email = normalizeEmailAddress(request.body.email)
-      await enforceRateLimits(app.keyValue, passwordAttemptBudgets(email, request.ip))
+      const emailKey = emailKeyOf(await app.accounts.foldEmail(email))
+      const deviceKey = app.keyRing.macKeyFor('device')
+      await enforceRateLimits(app.keyValue, passwordAttemptBudgets(emailKey, request.ip, { isKnownDevice: isKnownDevice(request, deviceKey, emailKey, app.config) }))
       const account = await app.accounts.findByEmail(email)
       // Runs Argon2 even for an unknown address, so timing does not reveal which addresses exist.
       const isCorrect = await isPasswordCorrect(account?.passwordHash, request.body.password)
@@ -77,6 +80,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       })
       if (sessionId === undefined) throw new ApiError('invalid_credentials')
       setSessionCookie(reply, token, expiresAt, app.config)
+      rememberDevice(reply, deviceKey, emailKey, app.config)
       return { id: account.id, email: account.email, createdAt: account.createdAt.toISOString() }
     },
   )
