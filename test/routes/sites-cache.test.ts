@@ -12,10 +12,10 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 import { TEST_SECRET } from '../helpers/test-app.js'
 
 /** An instance of the service on the shared PostgreSQL schema and Redis prefix, as in a scaled-out deployment. */
-async function startInstance(schema: string, keyPrefix: string, url = redisUrl): Promise<App> {
+async function startInstance(schema: string, keyPrefix: string, url = redisUrl, subscriberCheckMs?: number): Promise<App> {
   const database = await openPostgresDatabase({ connectionString: postgresUrl, schema, maxConnections: 3 })
   await migrate(database)
-  const keyValue = await openRedisStore({ url, keyPrefix })
+  const keyValue = await openRedisStore({ url, keyPrefix, subscriberCheckMs })
   const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET })
   const app = await buildApp({ config, storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
   await app.ready()
@@ -131,6 +131,23 @@ describe.skipIf(!hasPostgres || !hasRedis)('site changes made while an instance 
     expect(await proxied.siteCache.findBySiteKey(deleted.siteKey)).toBeUndefined()
     expect((await proxied.siteCache.findBySiteKey(rotated.siteKey))?.secretKeyHash).not.toBe(before?.secretKeyHash)
   })
+
+  it('an instance whose subscription went silent (no answer, no reset) notices, reconnects and drops what it may have missed', async () => {
+    const target = new URL(redisUrl)
+    const silentProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port === '' ? 6379 : target.port) })
+    const listener = await startInstance(schema, keyPrefix, `redis://127.0.0.1:${silentProxy.port}${target.pathname}`, 500)
+    try {
+      const site = await createTestSite(direct, account)
+      expect(await cachedOn(listener, site.siteKey)).toBeDefined()
+      silentProxy.silence()
+      expect((await direct.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}`, headers: asScript(account) })).statusCode).toBe(204)
+      // Within the check's interval and its PING's timeout, not the cache's 30 s.
+      expect(await eventually(async () => listener.siteCache.peekBySiteKey(site.siteKey), (cached) => cached === undefined, 8_000)).toBeUndefined()
+    } finally {
+      await listener.close()
+      await silentProxy.close()
+    }
+  }, 20_000)
 
   it('an instance started while Redis was away drops what it cached meanwhile once it subscribes', async () => {
     const target = new URL(redisUrl)

@@ -23,6 +23,8 @@ export interface RedisStoreOptions {
   keyPrefix?: string
   /** How long to wait for the first connection before starting anyway (reported by /ready). */
   connectTimeoutMs?: number
+  /** How often the subscriber connection is checked for silence (a PING); 10 s unless a test says. */
+  subscriberCheckMs?: number
 }
 
 /** Whether the client becomes ready within the time; false at once when it is ended meanwhile. */
@@ -102,7 +104,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     if (subscriber !== undefined) return subscriber
     // A connection in subscriber mode can run nothing else, so pub/sub gets its own. It keeps an
     // offline queue so that subscriptions are replayed after a reconnect.
-    const connection = new Redis(options.url, { ...clientOptions, enableOfflineQueue: true, maxRetriesPerRequest: null })
+    // No command timeout either: a subscription waits for Redis, however long it is away.
+    const connection = new Redis(options.url, { ...clientOptions, enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined })
     connection.on('error', onError)
     connection.on('message', (channel: string, message: string) => {
       for (const subscription of subscriptions.get(channel.slice(keyPrefix.length)) ?? []) subscription.listener(message)
@@ -125,6 +128,16 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
         () => {},
       )
     })
+    // A subscriber connection gone silent would miss every message for ever (nothing resets it,
+    // and it sends no commands that could time out): a PING now and then, unanswered within
+    // COMMAND_TIMEOUT_MS, drops it, and the reconnection resubscribes and reports the gap.
+    const check = setInterval(() => {
+      if (connection.status !== 'ready') return
+      const timer = setTimeout(() => connection.disconnect(true), COMMAND_TIMEOUT_MS)
+      connection.ping().then(() => clearTimeout(timer), () => clearTimeout(timer))
+    }, options.subscriberCheckMs ?? SUBSCRIBER_CHECK_MS)
+    check.unref()
+    connection.once('end', () => clearInterval(check))
     subscriber = connection
     return connection
   }
@@ -182,9 +195,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
         channelSubscriptions.delete(subscription)
         if (channelSubscriptions.size === 0) {
           subscriptions.delete(channel)
-          // Nothing is delivered for the channel any more either way; a connection that does not
-          // answer (gone silent, or away) is dropped at close.
-          await connection.unsubscribe(keyPrefix + channel).catch(() => undefined)
+          // Not waited for: nothing is delivered for the channel any more either way, and a
+          // connection that does not answer (gone silent, or away) would hold the close up.
+          connection.unsubscribe(keyPrefix + channel).catch(() => undefined)
         }
       }
     },
@@ -203,6 +216,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
 
 /** How long a command may wait for its answer; Redis answers in well under a millisecond. */
 const COMMAND_TIMEOUT_MS = 2_000
+
+const SUBSCRIBER_CHECK_MS = 10_000
 
 /**
  * ioredis never gives up on a connection that has gone silent: nothing resets it, so it never
