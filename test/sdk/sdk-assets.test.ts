@@ -99,7 +99,7 @@ describe('GET /sdk/v1/:file before a build', () => {
     const response = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate.js' })
     expect(response.statusCode).toBe(503)
     expect(response.json()).toMatchObject({ error: { code: 'service_unavailable' } })
-    expect(response.body).toContain('npm run build:sdk')
+    expect(response.body).toContain('run `npm run build` (no restart needed)')
     await app.close()
     await rm(directory, { recursive: true, force: true })
   })
