@@ -50,9 +50,9 @@ describe.each(keyValueKinds)('KeyValueStore contract on $kind', ({ kind, availab
     await sleep(300)
     const taken = await subject.keyValue.take('aging')
     expect(taken?.value).toBe('x')
-    // 10 s less the 300 ms waited, less what the calls took.
+    // 10 s less the 300 ms waited, less what the calls took (a timer may fire a millisecond early).
     expect(taken?.timeToLiveMs).toBeGreaterThan(9_000)
-    expect(taken?.timeToLiveMs).toBeLessThanOrEqual(9_700)
+    expect(taken?.timeToLiveMs).toBeLessThanOrEqual(9_750)
     expect(await subject.keyValue.take('aging')).toBeNull()
   })
 
