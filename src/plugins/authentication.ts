@@ -57,6 +57,16 @@ export function accountOf(request: FastifyRequest): AuthenticatedAccount {
 }
 
 /**
+ * The id of the request's session, for what only a logged-in session (the dashboard) may do:
+ * 403 forbidden with an API key, which, if it leaked, must not take the account over.
+ */
+export function sessionIdOf(request: FastifyRequest, action: string): string {
+  const authentication = request.authentication
+  if (authentication?.method !== 'session') throw new ApiError('forbidden', `Only a logged-in session (the dashboard) may ${action}, not an API key.`)
+  return authentication.sessionId
+}
+
+/**
  * What to throw when something could not be created for the authenticated account: 401 when the
  * account was deleted meanwhile (its sessions and keys went with it), else the conflict named.
  */

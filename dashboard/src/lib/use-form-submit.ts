@@ -24,10 +24,10 @@ const idle: FormSubmitState = { isBusy: false, fieldErrors: {}, generalError: un
 export function useFormSubmit(fields: readonly string[]): [FormSubmitState, (work: () => Promise<string>) => Promise<void>, () => void] {
   const [state, setState] = useState<FormSubmitState>(idle)
   const run = async (work: () => Promise<string>) => {
-    setState({ isBusy: true, fieldErrors: {}, generalError: undefined, successMessage: undefined })
+    setState({ ...idle, isBusy: true })
     try {
       const successMessage = await work()
-      setState({ isBusy: false, fieldErrors: {}, generalError: undefined, successMessage })
+      setState({ ...idle, successMessage })
     } catch (error) {
       const sorted = error instanceof ApiRequestError ? sortFieldErrors(error.details, fields) : { byField: {}, general: [] }
       const hasFieldErrors = Object.keys(sorted.byField).length > 0

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { consumeRateLimit, type RateLimitRule } from '../../../domain/rate-limit.js'
 import { addressGroupOf } from '../../../domain/history/client-keys.js'
 import { ApiError } from '../../../errors.js'
 import type { KeyValueStore } from '../../../storage/ports.js'
+import { isKnownDevice } from '../sessions/known-device.js'
 
 const MINUTE_MS = 60_000
 
@@ -44,6 +46,18 @@ export function passwordAttemptBudgets(emailKey: string, clientIp: string, optio
     { key: `login:ip:${client}`, rule: credentialRateLimits.logInPerIp },
     ...(options.isKnownDevice === true ? [] : [{ key: `login:email:${emailKey}`, rule: credentialRateLimits.logInPerEmail }]),
   ]
+}
+
+/**
+ * Counts a password attempt on the account of `email` (as entered at log-in, or the account's
+ * own) against its budgets, as the database folds the address and sparing a known device the
+ * budget from everywhere; answers the account's e-mail key (which the known-device cookie names).
+ */
+export async function enforcePasswordAttemptBudgets(app: FastifyInstance, request: FastifyRequest, email: string): Promise<string> {
+  const emailKey = emailKeyOf(await app.accounts.foldEmail(email))
+  const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), emailKey, app.config)
+  await enforceRateLimits(app.keyValue, passwordAttemptBudgets(emailKey, request.ip, { isKnownDevice: isKnown }))
+  return emailKey
 }
 
 /**

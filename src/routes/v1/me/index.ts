@@ -3,12 +3,11 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { findPasswordProblem, hashPassword, isPasswordCorrect, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
 import { ApiError, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
-import { accountOf, clearSessionCookie } from '../../../plugins/authentication.js'
+import { accountOf, clearSessionCookie, sessionIdOf } from '../../../plugins/authentication.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createSessionRepository } from '../../../storage/sql/session-repository.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
-import { emailKeyOf, enforceRateLimits, passwordAttemptBudgets } from '../accounts/rate-limits.js'
-import { isKnownDevice } from '../sessions/known-device.js'
+import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
 
 const PasswordChange = Type.Object(
@@ -119,22 +118,17 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
     what: string,
     check: { field: string; password: string; otherIssues?: ErrorDetail[] },
   ): Promise<{ id: string; sessionId: string }> {
-    const authentication = request.authentication
-    if (authentication?.method !== 'session') {
-      throw new ApiError('forbidden', `Only a logged-in session (the dashboard) may ${what}, not an API key.`)
-    }
+    const sessionId = sessionIdOf(request, what)
     const { id } = accountOf(request)
     const account = await app.accounts.findWithPasswordById(id)
     if (account === undefined) throw new ApiError('unauthorized')
-    const emailKey = emailKeyOf(await app.accounts.foldEmail(account.email))
-    const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), emailKey, app.config)
-    await enforceRateLimits(app.keyValue, passwordAttemptBudgets(emailKey, request.ip, { isKnownDevice: isKnown }))
+    await enforcePasswordAttemptBudgets(app, request, account.email)
     const issues = [...(check.otherIssues ?? [])]
     if (!(await isPasswordCorrect(account.passwordHash, check.password))) {
       issues.unshift({ field: check.field, message: 'is not your current password' })
     }
     throwIfInvalid(issues)
-    return { id, sessionId: authentication.sessionId }
+    return { id, sessionId }
   }
 }
 

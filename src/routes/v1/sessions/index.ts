@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { normalizeEmailAddress } from '../../../domain/accounts/email-address.js'
 import { isPasswordCorrect } from '../../../domain/accounts/password.js'
@@ -8,6 +7,7 @@ import { isUuid } from '../../../domain/uuid.js'
 import { ApiError } from '../../../errors.js'
 import {
   accountOf,
+  sessionIdOf,
   clearSessionCookie,
   rejectCrossOriginForm,
   sessionCookieName,
@@ -16,8 +16,8 @@ import {
 } from '../../../plugins/authentication.js'
 import { Credentials } from '../accounts/index.js'
 import { MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
-import { emailKeyOf, enforceRateLimits, passwordAttemptBudgets } from '../accounts/rate-limits.js'
-import { isKnownDevice, rememberDevice } from './known-device.js'
+import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
+import { rememberDevice } from './known-device.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 
 const SessionView = Type.Object({
@@ -42,13 +42,6 @@ function sessionView(session: SessionRecord, currentSessionId: string): Type.Sta
   }
 }
 
-/** The id of the request's session; 403 for an API key, which may not see or end sessions. */
-function sessionOf(request: FastifyRequest, action: string): string {
-  const authentication = request.authentication
-  if (authentication?.method !== 'session') throw new ApiError('forbidden', `Only a logged-in session (the dashboard) may ${action}, not an API key.`)
-  return authentication.sessionId
-}
-
 const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/sessions',
@@ -64,9 +57,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       rejectCrossOriginForm(request, app.config)
       const email = normalizeEmailAddress(request.body.email)
-      const emailKey = emailKeyOf(await app.accounts.foldEmail(email))
-      const deviceKey = app.keyRing.macKeyFor('device')
-      await enforceRateLimits(app.keyValue, passwordAttemptBudgets(emailKey, request.ip, { isKnownDevice: isKnownDevice(request, deviceKey, emailKey, app.config) }))
+      const emailKey = await enforcePasswordAttemptBudgets(app, request, email)
       const account = await app.accounts.findByEmail(email)
       // Runs Argon2 even for an unknown address, so timing does not reveal which addresses exist.
       const isCorrect = await isPasswordCorrect(account?.passwordHash, request.body.password)
@@ -80,7 +71,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       })
       if (sessionId === undefined) throw new ApiError('invalid_credentials')
       setSessionCookie(reply, token, expiresAt, app.config)
-      rememberDevice(reply, deviceKey, emailKey, app.config)
+      rememberDevice(reply, app.keyRing.macKeyFor('device'), emailKey, app.config)
       return { id: account.id, email: account.email, createdAt: account.createdAt.toISOString() }
     },
   )
@@ -123,7 +114,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const current = sessionOf(request, 'list the sessions')
+      const current = sessionIdOf(request, 'list the sessions')
       const sessions = await app.sessions.listByAccount(accountOf(request).id)
       return { items: sessions.map((session) => sessionView(session, current)) }
     },
@@ -143,7 +134,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const current = sessionOf(request, 'end a session')
+      const current = sessionIdOf(request, 'end a session')
       const { id } = request.params
       if (!isUuid(id) || !(await app.sessions.deleteOfAccount(accountOf(request).id, id.toLowerCase()))) {
         throw new ApiError('not_found', 'There is no session with this id in your account.')
@@ -166,7 +157,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const current = sessionOf(request, 'end the other sessions')
+      const current = sessionIdOf(request, 'end the other sessions')
       return { endedSessions: await app.sessions.deleteOthers(accountOf(request).id, current) }
     },
   )
