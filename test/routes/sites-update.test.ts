@@ -91,6 +91,7 @@ describe('PUT /api/v1/sites/{id}', () => {
     [{ settings: { webhookUrl: 'https://hooks.example.com' } }, 'settings.webhookSecret'],
     [{ settings: { webhookUrl: 'https://hooks.example.com', webhookSecret: 'too-short' } }, 'settings.webhookSecret'],
     [{ settings: { webhookSecret: 'x'.repeat(257) } }, 'settings.webhookSecret'],
+    [{ settings: { webhookUrl: 'https://hooks.example.com', webhookSecret: ' '.repeat(16) } }, 'settings.webhookSecret'],
     [{ settings: { challengeThreshold: -1 } }, 'settings.challengeThreshold'],
     [{ settings: { blockThreshold: 101 } }, 'settings.blockThreshold'],
     [{ settings: { challengeThreshold: 70 } }, 'settings.challengeThreshold'],

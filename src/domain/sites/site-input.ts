@@ -26,6 +26,8 @@ export const MAX_DOMAINS = 100
 export const WEBHOOK_URL_MAX_LENGTH = 2048
 export const WEBHOOK_SECRET_MIN_LENGTH = 16
 export const WEBHOOK_SECRET_MAX_LENGTH = 256
+/** Fewer different characters than this is a placeholder ('x' sixteen times), not a secret. */
+export const WEBHOOK_SECRET_MIN_DISTINCT = 8
 
 /** Settings as a create or update request carries them: absent keeps, null clears (updates). */
 export type SettingsInput = { [Name in NumericSettingName]?: number | null } & {
@@ -128,14 +130,27 @@ export function validateSettingsInput(settings: SettingsInput, rules: InputRules
     const checked = checkWebhookUrl(settings.webhookUrl, rules)
     if ('problem' in checked) issues.push({ field: 'settings.webhookUrl', message: checked.problem })
   }
-  const secret = settings.webhookSecret
-  if (typeof secret === 'string' && (secret.length < WEBHOOK_SECRET_MIN_LENGTH || secret.length > WEBHOOK_SECRET_MAX_LENGTH)) {
-    issues.push({
-      field: 'settings.webhookSecret',
-      message: `must be from ${WEBHOOK_SECRET_MIN_LENGTH} to ${WEBHOOK_SECRET_MAX_LENGTH} characters`,
-    })
+  if (typeof settings.webhookSecret === 'string') {
+    const problem = findWebhookSecretProblem(settings.webhookSecret)
+    if (problem !== undefined) issues.push({ field: 'settings.webhookSecret', message: problem })
   }
   return issues
+}
+
+/**
+ * Why a webhook secret can't sign, if it can't: out of bounds, padded with white space (which a
+ * receiver reading it from an environment file or a form would likely lose, so that no signature
+ * ever matches) or made of a handful of characters (a placeholder anyone could guess).
+ */
+function findWebhookSecretProblem(secret: string): string | undefined {
+  if (secret.length < WEBHOOK_SECRET_MIN_LENGTH || secret.length > WEBHOOK_SECRET_MAX_LENGTH) {
+    return `must be from ${WEBHOOK_SECRET_MIN_LENGTH} to ${WEBHOOK_SECRET_MAX_LENGTH} characters`
+  }
+  if (secret.trim() !== secret) return 'must not begin or end with white space'
+  if (new Set(secret).size < WEBHOOK_SECRET_MIN_DISTINCT) {
+    return `must contain at least ${WEBHOOK_SECRET_MIN_DISTINCT} different characters (use a random secret)`
+  }
+  return undefined
 }
 
 /**

@@ -69,13 +69,22 @@ describe('settings input', () => {
   })
 
   it('checks webhook URLs and secrets', () => {
-    expect(validateSettingsInput({ webhookUrl: 'https://hooks.example.com/x', webhookSecret: 'x'.repeat(16) }, strict)).toEqual([])
+    expect(validateSettingsInput({ webhookUrl: 'https://hooks.example.com/x', webhookSecret: 'a6Kq-9zP3wXr0TmB' }, strict)).toEqual([])
     expect(validateSettingsInput({ webhookUrl: 'http://hooks.example.com/x' }, lenient)).toEqual([])
     expect(validateSettingsInput({ webhookUrl: 'http://hooks.example.com/x' }, strict)).toEqual([{ field: 'settings.webhookUrl', message: 'must use https' }])
     expect(validateSettingsInput({ webhookUrl: 'hooks.example.com' }, lenient)[0]?.field).toBe('settings.webhookUrl')
     expect(validateSettingsInput({ webhookUrl: 'javascript:alert(1)' }, lenient)[0]?.field).toBe('settings.webhookUrl')
-    expect(validateSettingsInput({ webhookSecret: 'x'.repeat(15) }, lenient)[0]?.field).toBe('settings.webhookSecret')
+    expect(validateSettingsInput({ webhookSecret: 'a6Kq-9zP3wXr0Tm' }, lenient)[0]?.field).toBe('settings.webhookSecret')
     expect(validateSettingsInput({ webhookUrl: null, webhookSecret: null }, strict)).toEqual([])
+  })
+
+  it.each([
+    [' '.repeat(16), 'must not begin or end with white space'],
+    ['a6Kq-9zP3wXr0TmB\n', 'must not begin or end with white space'],
+    ['x'.repeat(16), 'must contain at least 8 different characters (use a random secret)'],
+    ['abcabcabcabcabcabc', 'must contain at least 8 different characters (use a random secret)'],
+  ])('refuses the webhook secret %j: %s', (webhookSecret, message) => {
+    expect(validateSettingsInput({ webhookSecret }, lenient)).toEqual([{ field: 'settings.webhookSecret', message }])
   })
 
   it('refuses a webhook URL naming an address every delivery would be refused at, when it is saved', () => {
@@ -101,11 +110,11 @@ describe('settings input', () => {
   })
 
   it('keeps the webhook secret out of the stored settings', () => {
-    expect(settingsChangesOf({ webhookUrl: 'https://x.example', webhookSecret: 's'.repeat(16), difficulty: null })).toEqual({
+    expect(settingsChangesOf({ webhookUrl: 'https://x.example', webhookSecret: 'a6Kq-9zP3wXr0TmB', difficulty: null })).toEqual({
       webhookUrl: 'https://x.example',
       difficulty: null,
     })
-    expect(initialSettingsOf({ webhookSecret: 's'.repeat(16), difficulty: null, maxStepUps: 0 })).toEqual({ maxStepUps: 0 })
+    expect(initialSettingsOf({ webhookSecret: 'a6Kq-9zP3wXr0TmB', difficulty: null, maxStepUps: 0 })).toEqual({ maxStepUps: 0 })
   })
 
   it('normalizes a whole request and collects every issue', () => {

@@ -98,7 +98,7 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
           hint={
             isSecretSet
               ? 'The secret is never shown again. Leave the field empty to keep it, or enter a new one to replace it.'
-              : 'At least 16 characters. Store the same value in your receiver.'
+              : 'At least 16 random characters (Generate makes one). Store the same value in your receiver.'
           }
         >
           {(control) => (

@@ -7,6 +7,7 @@ import {
   numericSettingLimits,
   SITE_NAME_MAX_LENGTH,
   WEBHOOK_SECRET_MAX_LENGTH,
+  WEBHOOK_SECRET_MIN_DISTINCT,
   WEBHOOK_SECRET_MIN_LENGTH,
   type NumericSettingName,
 } from '../../../domain/sites/site-input.js'
@@ -76,7 +77,7 @@ export const SettingsInput = Type.Object(
       NullableInput(
         Type.String({
           maxLength: 4096,
-          description: `Signs webhook bodies (HMAC-SHA256); ${WEBHOOK_SECRET_MIN_LENGTH} to ${WEBHOOK_SECRET_MAX_LENGTH} characters; write-only; null removes it`,
+          description: `Signs webhook bodies (HMAC-SHA256); ${WEBHOOK_SECRET_MIN_LENGTH} to ${WEBHOOK_SECRET_MAX_LENGTH} characters, at least ${WEBHOOK_SECRET_MIN_DISTINCT} of them different, no white space at either end; write-only; null removes it`,
         }),
       ),
     ),
