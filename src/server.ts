@@ -44,7 +44,7 @@ const storage = await orExit(config.databaseUrl === undefined ? `the embedded da
 const app = await buildApp({ config, storage, keyRing })
 
 // On SIGTERM or SIGINT: stop accepting, let in-flight requests finish, flush counters and logs,
-// close the pools, then exit 0. Past SHUTDOWN_GRACE_MS (a webhook delivery may wait its whole
+// close the pools, then exit 0 (1 when the database could not take the counters or logs). Past SHUTDOWN_GRACE_MS (a webhook delivery may wait its whole
 // timeout) it exits 1 at once; so does a further signal sent once the first is REPEAT_WINDOW_MS old.
 // A signal repeated within that window is the same stop arriving twice: sent to the whole
 // process group (systemd, timeout(1), kill -- -PGID, a terminal's Ctrl-C), it reaches this
@@ -55,6 +55,8 @@ const graceful = closeWithGrace({ delay: SHUTDOWN_GRACE_MS, skip: ['SIGTERM', 'S
   if (err !== undefined) app.log.error({ err }, 'shutting down after an error')
   else if (signal !== undefined) app.log.info({ signal }, 'shutting down')
   await app.close()
+  // Logged where it happened; the exit code tells a supervisor that data was lost.
+  if (app.unwrittenAtShutdown.length > 0) throw new Error(`unwritten at shutdown: ${app.unwrittenAtShutdown.join(', ')}`)
 })
 let firstStopAt: number | undefined
 const onStop = (signal: NodeJS.Signals) => {

@@ -3,10 +3,13 @@ import { mkdtempSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Challenge } from '../src/domain/challenge/issue-challenge.js'
 import { browserHeaders, humanSubmission } from './helpers/core-flow.js'
 import { freePort } from './helpers/free-port.js'
+import { hasPostgres, postgresUrl } from './helpers/services.js'
+import { uniqueName } from './helpers/storage.js'
 
 /**
  * The real process, as an operator runs it: `npm start` on the embedded stores, then SIGTERM.
@@ -22,12 +25,14 @@ interface Started {
   siteKey: string
   secretKey: string
   exited: Promise<number | null>
+  /** Everything the process wrote so far, stdout and stderr. */
+  output: () => string
 }
 
-async function startServer(): Promise<Started> {
+async function startServer(env: Record<string, string> = {}): Promise<Started> {
   const port = await freePort()
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, NODE_ENV: 'development', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDirectory, LOG_LEVEL: 'info' },
+    env: { ...process.env, NODE_ENV: 'development', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDirectory, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   running.add(child)
@@ -46,7 +51,7 @@ async function startServer(): Promise<Started> {
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
     void exited.then((code) => reject(new Error(`exited with ${code}:\n${output}`)))
   })
-  return { process: child, baseUrl: `http://127.0.0.1:${port}`, siteKey, secretKey, exited }
+  return { process: child, baseUrl: `http://127.0.0.1:${port}`, siteKey, secretKey, exited, output: () => output }
 }
 
 /** A token for the demo site, the way the SDK gets one: a challenge, solved here, submitted. */
@@ -87,6 +92,23 @@ function startSlowRequest(baseUrl: string, siteKey: string, body: string): { fin
     socket.on('error', () => resolve(received))
   })
   return { finish: () => socket.write(body), response }
+}
+
+function databaseUrlFor(name: string): string {
+  const url = new URL(postgresUrl)
+  url.pathname = `/${name}`
+  return url.href
+}
+
+/** One statement on its own connection: to the test server's database, or to the one named. */
+async function administer(sql: string, database?: string): Promise<void> {
+  const client = new pg.Client({ connectionString: database === undefined ? postgresUrl : databaseUrlFor(database) })
+  await client.connect()
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
+  }
 }
 
 afterAll(() => {
@@ -167,5 +189,22 @@ describe('the server process', () => {
     expect(await siteverify(next, token)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
     next.process.kill('SIGTERM')
     expect(await next.exited).toBe(0)
+  }, 120_000)
+
+  it.skipIf(!hasPostgres)('exits 1 and says how many rows were lost when the database cannot take the verification log at shutdown', async () => {
+    const name = uniqueName('tollgate_process')
+    await administer(`CREATE DATABASE ${name}`)
+    try {
+      const started = await startServer({ DATABASE_URL: databaseUrlFor(name) })
+      // The log's table goes away under the running service (as a broken schema change would).
+      await administer('ALTER TABLE verifications RENAME TO verifications_away', name)
+      await obtainToken(started)
+      await obtainToken(started)
+      started.process.kill('SIGTERM')
+      expect(await started.exited).toBe(1)
+      expect(started.output()).toMatch(/could not write verification log rows at shutdown; 2 lost/)
+    } finally {
+      await administer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    }
   }, 120_000)
 })

@@ -54,6 +54,8 @@ export interface BusinessCounters {
   load(): Promise<void>
   /** Adds the increments since the last flush to the stored totals. */
   flush(): Promise<void>
+  /** How many increments (metric and label set) wait to be stored. */
+  countUnwritten(): number
 }
 
 /** Labels are stored as a canonical `key=value,key=value` string: part of the primary key. */
@@ -133,6 +135,11 @@ export function createBusinessCounters(registry: Registry, database: SqlDatabase
       // Flushes run one after another so that a slow one never overlaps the next.
       flushing = flushing.catch(() => {}).then(writePending)
       return flushing
+    },
+    countUnwritten() {
+      let count = 0
+      for (const byLabels of pending.values()) count += byLabels.size
+      return count
     },
   }
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createBusinessCounters, type BusinessCounters } from '../metrics/business-counters.js'
 import { createMetricsRegistry, type MetricsRegistry } from '../metrics/registry.js'
+import { writeAtShutdown } from './storage.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -43,7 +44,7 @@ async function metricsPlugin(app: FastifyInstance, options: MetricsOptions): Pro
   timer.unref()
   app.addHook('onClose', async () => {
     clearInterval(timer)
-    await counters.flush().catch((error: unknown) => app.log.error({ err: error }, 'could not store metric counters at shutdown'))
+    await writeAtShutdown(app, 'metric counter increments', () => counters.flush(), () => counters.countUnwritten())
   })
 }
 

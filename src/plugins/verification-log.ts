@@ -3,6 +3,7 @@ import { setImmediate } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { SqlDatabase } from '../storage/ports.js'
+import { writeAtShutdown } from './storage.js'
 
 /** One row of the `verifications` table (migrations 003 and 004). */
 export interface VerificationLogEntry {
@@ -197,9 +198,7 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
   timer.unref()
   app.addHook('onClose', async () => {
     clearInterval(timer)
-    await flush().catch((error: unknown) =>
-      app.log.error({ err: error, lost: buffer.length }, 'could not write the verification log at shutdown'),
-    )
+    await writeAtShutdown(app, 'verification log rows', flush, () => buffer.length)
   })
 }
 

@@ -105,6 +105,38 @@ describe.each([
     expect(remaining).toBe(7)
   })
 
+  it.skipIf(!available)('at shutdown, tries a failed write again while the database comes back (a restart, a failover)', async () => {
+    const service = await buildTestApp({ database })
+    const siteId = randomUUID()
+    let remaining: number | undefined
+    const close = service.app.database.close.bind(service.app.database)
+    service.app.database.close = async () => {
+      remaining = (await service.app.database.query<{ count: number }>('SELECT count(*)::int AS count FROM verifications WHERE site_id = $1', [siteId]))[0]?.count
+      await close()
+    }
+    const outage = () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })
+    // The first two attempts meet a database that is restarting.
+    vi.spyOn(service.app.database, 'query').mockRejectedValueOnce(outage()).mockRejectedValueOnce(outage())
+    for (let index = 0; index < 7; index++) service.app.verificationLog.record(entry(siteId))
+    await service.close()
+    expect(remaining).toBe(7)
+    expect(service.app.unwrittenAtShutdown).toEqual([])
+  })
+
+  it.skipIf(!available)('at shutdown, records the rows it could not write once the retries are spent, for the exit code', async () => {
+    const service = await buildTestApp({ database })
+    const outage = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })
+    const siteId = randomUUID()
+    const query = service.app.database.query.bind(service.app.database)
+    // Only the log's writes fail: the counters' own flush is not part of this test.
+    vi.spyOn(service.app.database, 'query').mockImplementation((sql, params) =>
+      sql.trimStart().startsWith('INSERT INTO verifications') ? Promise.reject(outage) : query(sql, params),
+    )
+    for (let index = 0; index < 7; index++) service.app.verificationLog.record(entry(siteId))
+    await service.close()
+    expect(service.app.unwrittenAtShutdown).toEqual(['7 verification log rows'])
+  })
+
   it.skipIf(!available)('keeps the rows when the database fails, and writes them on the next attempt', async () => {
     const service = await buildTestApp({ database })
     try {
