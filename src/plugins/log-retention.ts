@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createSessionRepository } from '../storage/sql/session-repository.js'
 import { createVerificationQueryRepository } from '../storage/sql/verification-query-repository.js'
+import { createWebhookDeliveryRepository, deliveryRetention } from '../storage/sql/webhook-delivery-repository.js'
 
 const DAY_MS = 86_400_000
 /** Rows per DELETE: a statement of about 60 ms on PGlite (docs/core-flow.md, section 7). */
@@ -42,7 +43,8 @@ declare module 'fastify' {
 }
 
 /**
- * Retention of the verification log (and of expired log-in sessions), which holds client addresses and user agents: rows older
+ * Retention of the verification log (and of expired log-in sessions and webhook deliveries past
+ * their 30 days), which holds client addresses and user agents: rows older
  * than LOG_RETENTION_DAYS (92 by default, the longest range the dashboard's stats show), and all
  * rows of a deleted site, are deleted a minute after start, every hour and right after a site's
  * deletion, site by site, a batch at a time, with the event loop free between batches. So
@@ -53,6 +55,7 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
   const retentionMs = app.config.logRetentionDays * DAY_MS
   const queries = createVerificationQueryRepository(app.database)
   const sessions = createSessionRepository(app.database)
+  const deliveries = createWebhookDeliveryRepository(app.database)
   let running: Promise<number> | undefined
   let following: Promise<number> | undefined
   let isClosing = false
@@ -74,8 +77,13 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
   async function deleteDue(now: Date): Promise<number> {
     if (isClosing) return 0
     // Expired log-in sessions hold an address and a User-Agent too; they go with the sweep
-    // rather than only at their account's next log-in.
+    // rather than only at their account's next log-in. Webhook deliveries past their age limit
+    // go too: sending prunes a site's own, but a site that stopped sending keeps them otherwise.
     await sessions.deleteExpired()
+    const deliveriesExpired = await deliveries.pruneExpired()
+    if (deliveriesExpired > 0) {
+      app.log.info({ count: deliveriesExpired, maxAgeDays: deliveryRetention.maxAgeDays }, 'deleted webhook deliveries past their age limit')
+    }
     const cutoff = new Date(now.getTime() - retentionMs)
     let expired = 0
     let ofDeletedSites = 0

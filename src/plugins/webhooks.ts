@@ -8,7 +8,6 @@ import { buildBlockedPayload, buildTestPayload, type WebhookPayload } from '../d
 import { ApiError } from '../errors.js'
 import {
   createWebhookDeliveryRepository,
-  deliveryRetention,
   type WebhookDelivery,
   type WebhookDeliveryRepository,
 } from '../storage/sql/webhook-delivery-repository.js'
@@ -63,9 +62,6 @@ const PRUNE_INTERVAL_MS = 60_000
 const DROP_REPORT_WINDOW_MS = 60_000
 /** Sites with a report pending, at most; past it, the oldest report is written early. */
 const MAX_PENDING_DROP_REPORTS = 10_000
-/** Rows past the age limit are also deleted for sites that no longer send anything. */
-const EXPIRED_SWEEP_INTERVAL_MS = 3_600_000
-const FIRST_EXPIRED_SWEEP_DELAY_MS = 60_000
 
 /** Work in flight, in all and per key (a site, an account); a key with none holds no memory. */
 class InFlight {
@@ -129,13 +125,11 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   const inFlightByAccount = new InFlight()
   /** Test sends in flight, in slots of their own: in all (MAX_TEST_SENDS) and per account. */
   const testSendsByAccount = new InFlight()
-  /** Writes about dropped events and sweeps of old rows, which settle() waits for as for deliveries. */
+  /** Writes about dropped events, which settle() waits for as for deliveries. */
   const bookkeeping = new Set<Promise<void>>()
   const lastPrunedAt = new Map<string, number>()
   /** Only sites with drops in their current window: an entry goes once its report is written. */
   const pendingDrops = new Map<string, PendingDrops>()
-  let expiredSweepTimer: NodeJS.Timeout | undefined
-  let isClosing = false
 
   /** `work` must not reject. */
   function keepTrackOf(work: Promise<void>): void {
@@ -190,30 +184,6 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     if (lastPrunedAt.size > 10_000) lastPrunedAt.clear()
     await deliveries.prune(siteId).catch((error: unknown) => app.log.warn({ err: error, siteId }, 'could not prune webhook deliveries'))
   }
-
-  /**
-   * Age is pruned above only for sites that still send; this deletes what is past it for all
-   * sites, hourly, so that a site gone quiet keeps no row older than the limit either.
-   */
-  function scheduleExpiredSweep(delayMs: number): void {
-    expiredSweepTimer = setTimeout(() => {
-      keepTrackOf(
-        deliveries
-          .pruneExpired()
-          .then(
-            (count) => {
-              if (count > 0) app.log.info({ count, maxAgeDays: deliveryRetention.maxAgeDays }, 'deleted webhook deliveries past their age limit')
-            },
-            (error: unknown) => app.log.warn({ err: error }, 'could not delete expired webhook deliveries'),
-          )
-          .finally(() => {
-            if (!isClosing) scheduleExpiredSweep(EXPIRED_SWEEP_INTERVAL_MS)
-          }),
-      )
-    }, delayMs)
-    expiredSweepTimer.unref()
-  }
-  scheduleExpiredSweep(FIRST_EXPIRED_SWEEP_DELAY_MS)
 
   /**
    * Counts a dropped event at once (metrics); the site's first drop opens a window, and when it
@@ -321,8 +291,6 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   // Runs before the database and the counters close (hooks run in reverse order of
   // registration); every delivery is bounded by its timeout, so this wait is too.
   app.addHook('onClose', async () => {
-    isClosing = true
-    clearTimeout(expiredSweepTimer)
     await settle()
     await agent.close()
   })

@@ -141,6 +141,28 @@ describe.each([
     })
   })
 
+  it.skipIf(!available)('deletes, on its own, webhook deliveries older than 30 days of a site that no longer sends (even with LOG_RETENTION_DAYS=0); newer ones stay', async () => {
+    await withService({ database, env: { LOG_RETENTION_DAYS: '0' }, logRetentionIntervalMs: 50 }, async (service) => {
+      const siteId = await liveSite(service)
+      const delivery = (ageDays: number) => ({
+        id: randomUUID(),
+        siteId,
+        event: 'verification.blocked',
+        url: 'https://hooks.example.com/',
+        isTest: false,
+        outcome: 'delivered' as const,
+        statusCode: 200,
+        latencyMs: 12,
+        error: null,
+        createdAt: new Date(Date.now() - ageDays * DAY_MS),
+      })
+      const [old, recent] = [delivery(31), delivery(29)]
+      for (const row of [old, recent]) await service.app.webhooks.deliveries.record(row)
+      const storedIds = async () => (await service.app.database.query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE site_id = $1', [siteId])).map((row) => row.id)
+      await vi.waitFor(async () => expect(await storedIds()).toEqual([recent.id]), { timeout: 3_000 })
+    })
+  })
+
   it.skipIf(!available)('sweeps on its own, every interval', async () => {
     await withService({ database, env: { LOG_RETENTION_DAYS: '1' }, logRetentionIntervalMs: 50 }, async (service) => {
       const siteId = await liveSite(service)
