@@ -27,7 +27,12 @@ export interface Config {
   rateLimitPerMinute: number
   /** Days the verification log keeps a row (client address, user agent, verdict); 0 keeps rows for ever. */
   logRetentionDays: number
+  /** Who may sign up: anyone, only the first account (while none exists), or no one. */
+  signUps: SignUpPolicy
 }
+
+export const signUpPolicies = ['open', 'first', 'closed'] as const
+export type SignUpPolicy = (typeof signUpPolicies)[number]
 
 export class ConfigError extends Error {
   constructor(
@@ -159,5 +164,8 @@ export function loadConfig(env: Environment = process.env): Config {
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000),
     // The longest range the dashboard's stats show (92 daily buckets), so every range it offers is whole.
     logRetentionDays: readInteger(env, 'LOG_RETENTION_DAYS', 92, 0, 36_500),
+    // A production server reachable from anywhere should not let anyone make an account (and
+    // sites on it); its operator makes the first one.
+    signUps: readChoice(env, 'SIGNUPS', signUpPolicies, environment === 'production' ? 'first' : 'open'),
   }
 }

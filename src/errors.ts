@@ -11,6 +11,7 @@ export const errorCatalogue = {
   unauthorized: { status: 401, message: 'Authentication is required.' },
   invalid_credentials: { status: 401, message: 'The e-mail address or password is wrong.' },
   forbidden: { status: 403, message: 'You are not allowed to do this.' },
+  sign_up_closed: { status: 403, message: 'Sign-ups are closed on this server; ask its operator for an account.' },
   csrf_rejected: { status: 403, message: 'The request did not come from this service\'s own pages.' },
   origin_not_allowed: { status: 403, message: 'This site key is not allowed on the requesting origin.' },
   not_found: { status: 404, message: 'Nothing is here.' },

@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       logRequests: true,
       allowPrivateWebhooks: true,
       logRetentionDays: 92,
+      signUps: 'open',
     })
   })
 
@@ -37,6 +38,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'warn',
       LOG_REQUESTS: 'true',
       LOG_RETENTION_DAYS: '30',
+      SIGNUPS: 'closed',
     })
     expect(config).toMatchObject({
       port: 8080,
@@ -50,6 +52,7 @@ describe('loadConfig', () => {
       logRequests: true,
       allowPrivateWebhooks: false,
       logRetentionDays: 30,
+      signUps: 'closed',
     })
     expect(loadConfig({ LOG_RETENTION_DAYS: '0' }).logRetentionDays).toBe(0)
   })
@@ -73,6 +76,7 @@ describe('loadConfig', () => {
     ['LOG_RETENTION_DAYS', '-1'],
     ['LOG_RETENTION_DAYS', '7.5'],
     ['LOG_RETENTION_DAYS', '36501'],
+    ['SIGNUPS', 'invite'],
     ['HOST', '999.1.1.1'],
     ['HOST', 'bogus_host'],
     ['HOST', 'http://0.0.0.0'],
@@ -94,6 +98,13 @@ describe('loadConfig', () => {
     expect(loadConfig(production).logRequests).toBe(false)
     expect(loadConfig({ ...production, LOG_REQUESTS: 'true' }).logRequests).toBe(true)
     expect(loadConfig({ LOG_REQUESTS: 'false' }).logRequests).toBe(false)
+  })
+
+  it('lets only the first account sign up in production unless SIGNUPS says otherwise', () => {
+    const production = { NODE_ENV: 'production', TOLLGATE_SECRET: 'x'.repeat(40) }
+    expect(loadConfig(production).signUps).toBe('first')
+    expect(loadConfig({ ...production, SIGNUPS: 'open' }).signUps).toBe('open')
+    expect(loadConfig({ SIGNUPS: 'first' }).signUps).toBe('first')
   })
 
   it('requires TOLLGATE_SECRET in production', () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OWN_ORIGIN, randomClientAddress, randomEmail } from '../helpers/dashboard-client.js'
+import { hasPostgres } from '../helpers/services.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
 import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
@@ -105,5 +106,58 @@ describe('POST /api/v1/accounts (sign-up)', () => {
     const refused = await signUp({ email: email.toUpperCase(), password: 'long enough password' })
     expect(refused.statusCode).toBe(429)
     expect(refused.headers['retry-after']).toMatch(/^\d+$/)
+  })
+})
+
+describe.each([
+  { name: 'embedded', options: {}, available: true },
+  { name: 'PostgreSQL', options: { database: 'postgres' as const }, available: hasPostgres },
+])('SIGNUPS, who may sign up ($name)', ({ options, available }) => {
+  const signUp = (service: TestApp, email = randomEmail()) =>
+    service.app.inject({ method: 'POST', url: '/api/v1/accounts', payload: { email, password: 'long enough password' }, remoteAddress: randomClientAddress() })
+  const isOpen = async (service: TestApp) => (await service.app.inject({ method: 'GET', url: '/api/v1/sign-up' })).json<{ open: boolean }>().open
+
+  it.skipIf(!available)('first: takes one sign-up, the first of several sent at once, then answers 403 sign_up_closed', async () => {
+    const service = await buildTestApp({ ...options, env: { SIGNUPS: 'first' } })
+    try {
+      expect(await isOpen(service)).toBe(true)
+      const answers = await Promise.all(Array.from({ length: 5 }, () => signUp(service)))
+      expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 403, 403, 403, 403])
+      expect(answers.find((answer) => answer.statusCode === 403)?.json().error).toMatchObject({
+        code: 'sign_up_closed',
+        message: 'Sign-ups are closed on this server; ask its operator for an account.',
+      })
+      expect(await isOpen(service)).toBe(false)
+      expect((await signUp(service)).statusCode).toBe(403)
+      const [{ count } = { count: 0 }] = await service.app.database.query<{ count: number }>('SELECT count(*)::int AS count FROM accounts')
+      expect(count).toBe(1)
+    } finally {
+      await service.close()
+    }
+  })
+
+  it.skipIf(!available)('closed: every sign-up is refused with 403 sign_up_closed, and no account is made', async () => {
+    const service = await buildTestApp({ ...options, env: { SIGNUPS: 'closed' } })
+    try {
+      expect(await isOpen(service)).toBe(false)
+      const refused = await signUp(service)
+      expect(refused.statusCode).toBe(403)
+      expect(refused.json().error.code).toBe('sign_up_closed')
+      const [{ count } = { count: 0 }] = await service.app.database.query<{ count: number }>('SELECT count(*)::int AS count FROM accounts')
+      expect(count).toBe(0)
+    } finally {
+      await service.close()
+    }
+  })
+
+  it.skipIf(!available)('open (the default outside production): anyone may sign up, however many accounts exist', async () => {
+    const service = await buildTestApp(options)
+    try {
+      expect(service.config.signUps).toBe('open')
+      for (let index = 0; index < 3; index++) expect((await signUp(service)).statusCode).toBe(201)
+      expect(await isOpen(service)).toBe(true)
+    } finally {
+      await service.close()
+    }
   })
 })

@@ -10,6 +10,11 @@ export function fetchCurrentAccount(): Promise<Account> {
   return request<Account>('/me', { isQuietOnUnauthorized: true })
 }
 
+/** Whether this server takes sign-ups now (its SIGNUPS setting). */
+export async function fetchIsSignUpOpen(): Promise<boolean> {
+  return (await request<{ open: boolean }>('/sign-up')).open
+}
+
 export function createAccount(credentials: Credentials): Promise<Account> {
   return request<Account>('/accounts', { method: 'POST', body: credentials })
 }

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { createAccount, logIn } from '../api/accounts.js'
+import { createAccount, fetchIsSignUpOpen, logIn } from '../api/accounts.js'
 import { ApiRequestError, describeError } from '../api/client.js'
 import type { Account } from '../api/types.js'
 import { Field } from '../components/field.js'
@@ -9,6 +9,7 @@ import { PageHeading } from '../components/page-heading.js'
 import { PasswordField } from '../components/password-field.js'
 import { sortFieldErrors } from '../lib/field-errors.js'
 import { focusFirstInvalidField } from '../lib/use-form-submit.js'
+import { useLoader } from '../lib/use-loader.js'
 import { Form } from '../components/form.js'
 
 interface AuthPageProps {
@@ -27,6 +28,9 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({})
   const [generalError, setGeneralError] = useState<string | undefined>()
   const isSignup = mode === 'signup'
+  // Until the answer comes (or if it cannot be had), sign-up is offered: the server still decides.
+  const [signUpStatus] = useLoader(fetchIsSignUpOpen, 'sign-up')
+  const isSignUpClosed = signUpStatus.status === 'ready' && !signUpStatus.data
 
   const submit = async () => {
     setBusy(true)
@@ -65,39 +69,43 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
         <Notice tone="success">Your account and everything of it were deleted.</Notice>
       ) : null}
       {generalError === undefined ? null : <Notice tone="error">{generalError}</Notice>}
-      <Form class="card form" onSubmit={() => void submit()}>
-        <Field id="auth-email" label="E-mail address" error={fieldErrors.email}>
-          {(control) => (
-            <input
-              {...control}
-              type="email"
-              name="email"
-              autoComplete={isSignup ? 'email' : 'username'}
-              required
-              value={email}
-              onInput={(event) => setEmail(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <PasswordField
-          id="auth-password"
-          label="Password"
-          name="password"
-          isNew={isSignup}
-          value={password}
-          error={fieldErrors.password}
-          onInput={setPassword}
-        />
-        <button type="submit" class="button button--primary button--block" disabled={isBusy}>
-          {isBusy ? 'Please wait…' : isSignup ? 'Create account' : 'Log in'}
-        </button>
-      </Form>
+      {isSignup && isSignUpClosed ? (
+        <Notice tone="info">Sign-ups are closed on this server. Ask its operator for an account.</Notice>
+      ) : (
+        <Form class="card form" onSubmit={() => void submit()}>
+          <Field id="auth-email" label="E-mail address" error={fieldErrors.email}>
+            {(control) => (
+              <input
+                {...control}
+                type="email"
+                name="email"
+                autoComplete={isSignup ? 'email' : 'username'}
+                required
+                value={email}
+                onInput={(event) => setEmail(event.currentTarget.value)}
+              />
+            )}
+          </Field>
+          <PasswordField
+            id="auth-password"
+            label="Password"
+            name="password"
+            isNew={isSignup}
+            value={password}
+            error={fieldErrors.password}
+            onInput={setPassword}
+          />
+          <button type="submit" class="button button--primary button--block" disabled={isBusy}>
+            {isBusy ? 'Please wait…' : isSignup ? 'Create account' : 'Log in'}
+          </button>
+        </Form>
+      )}
       <p class="auth__switch">
         {isSignup ? (
           <>
             Have an account already? <Link to={{ name: 'login' }}>Log in</Link>
           </>
-        ) : (
+        ) : isSignUpClosed ? null : (
           <>
             New to Tollgate? <Link to={{ name: 'signup' }}>Create an account</Link>
           </>

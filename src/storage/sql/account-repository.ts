@@ -22,9 +22,12 @@ function toAccount(row: AccountRow): AccountWithPassword {
   return { id: row.id, email: row.email, passwordHash: row.password_hash, createdAt: row.created_at }
 }
 
+/** Taken while the first account is made (SIGNUPS=first), so that two sign-ups at once take turns. */
+const FIRST_ACCOUNT_LOCK_KEY = 74_116_102
+
 /** Operators' accounts. E-mail addresses compare lowercased, matching the unique index. */
 export function createAccountRepository(database: SqlExecutor) {
-  return {
+  const repository = {
     /** The new account, or undefined when the address is taken already (in any letter case). */
     async create(email: string, passwordHash: string): Promise<Account | undefined> {
       const rows = await database.query<AccountRow>(
@@ -35,6 +38,24 @@ export function createAccountRepository(database: SqlExecutor) {
       if (rows[0] === undefined) return undefined
       const { passwordHash: _passwordHash, ...account } = toAccount(rows[0])
       return account
+    },
+
+    /**
+     * The account, if it is the first: 'accounts_exist' once there is one. To run in a
+     * transaction, whose advisory lock makes two first sign-ups at once take turns: the second
+     * finds the first's account.
+     */
+    async createFirst(email: string, passwordHash: string): Promise<Account | 'accounts_exist'> {
+      await database.query('SELECT pg_advisory_xact_lock($1)', [FIRST_ACCOUNT_LOCK_KEY])
+      if (await repository.exists()) return 'accounts_exist'
+      const account = await repository.create(email, passwordHash)
+      if (account === undefined) throw new Error('no account exists, yet the address is taken')
+      return account
+    },
+
+    /** Whether there is any account at all. */
+    async exists(): Promise<boolean> {
+      return (await database.query('SELECT 1 FROM accounts LIMIT 1')).length > 0
     },
 
     async findByEmail(email: string): Promise<AccountWithPassword | undefined> {
@@ -90,6 +111,7 @@ export function createAccountRepository(database: SqlExecutor) {
       return row === undefined ? undefined : { id: row.id, email: row.email, createdAt: row.created_at }
     },
   }
+  return repository
 }
 
 export type AccountRepository = ReturnType<typeof createAccountRepository>

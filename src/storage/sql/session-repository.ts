@@ -113,6 +113,11 @@ export function createSessionRepository(database: SqlExecutor) {
       await database.query('DELETE FROM sessions WHERE id = $1', [sessionId])
     },
 
+    /** Ends every session of the account (a password set by its operator, `npm run account`). */
+    async deleteAllOf(accountId: string): Promise<number> {
+      return (await database.query<{ id: string }>('DELETE FROM sessions WHERE account_id = $1 RETURNING id', [accountId])).length
+    },
+
     /** Ends every session of the account but one (a password change keeps the session that made it). */
     async deleteOthers(accountId: string, keptSessionId: string): Promise<number> {
       const rows = await database.query<{ id: string }>('DELETE FROM sessions WHERE account_id = $1 AND id <> $2 RETURNING id', [accountId, keptSessionId])

@@ -5,6 +5,7 @@ import { findPasswordProblem, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LE
 import { addressGroupOf } from '../../../domain/history/client-keys.js'
 import { ApiError, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
 import { rejectCrossOriginForm } from '../../../plugins/authentication.js'
+import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { Account, ErrorResponse } from '../dashboard-schemas.js'
 import { credentialRateLimits, emailKeyOf, enforceRateLimits } from './rate-limits.js'
 
@@ -24,20 +25,47 @@ function validateSignUp(email: string, password: string): ErrorDetail[] {
   return issues
 }
 
+const SignUpStatus = Type.Object(
+  {
+    open: Type.Boolean({ description: 'Whether POST /api/v1/accounts would create an account now (SIGNUPS: open; first while no account exists)' }),
+  },
+  { additionalProperties: false },
+)
+
 const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { signUps } = app.config
+  const isSignUpOpen = async () => signUps === 'open' || (signUps === 'first' && !(await app.accounts.exists()))
+
+  app.get(
+    '/sign-up',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Whether sign-ups are open',
+        description: 'No authentication. The dashboard shows its sign-up form only when they are.',
+        response: { 200: SignUpStatus },
+      },
+    },
+    async () => ({ open: await isSignUpOpen() }),
+  )
+
   app.post(
     '/accounts',
     {
       schema: {
         tags: ['dashboard'],
         summary: 'Sign up',
-        description: 'Creates an account. Log in afterwards with POST /api/v1/sessions.',
+        description:
+          'Creates an account. Log in afterwards with POST /api/v1/sessions. The server\'s SIGNUPS setting may allow only the first ' +
+          'account (the production default) or none: then 403 sign_up_closed (GET /api/v1/sign-up tells beforehand).',
         body: Credentials,
         response: { 201: Account, 400: ErrorResponse, 403: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse },
       },
     },
     async (request, reply) => {
       rejectCrossOriginForm(request, app.config)
+      // Before the limits and the password's hashing: a closed server spends nothing on the request.
+      if (!(await isSignUpOpen())) throw new ApiError('sign_up_closed')
       const email = normalizeEmailAddress(request.body.email)
       await enforceRateLimits(app.keyValue, [
         { key: `signup:ip:${addressGroupOf(request.ip)}`, rule: credentialRateLimits.signUpPerIp },
@@ -45,7 +73,13 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ])
       const issues = validateSignUp(email, request.body.password)
       throwIfInvalid(issues)
-      const account = await app.accounts.create(email, await hashPassword(request.body.password))
+      const passwordHash = await hashPassword(request.body.password)
+      const account =
+        signUps === 'first'
+          ? await app.database.transaction((transaction) => createAccountRepository(transaction).createFirst(email, passwordHash))
+          : await app.accounts.create(email, passwordHash)
+      // Another first account was made while this password was being hashed.
+      if (account === 'accounts_exist') throw new ApiError('sign_up_closed')
       if (account === undefined) throw new ApiError('email_taken')
       return reply.code(201).send({ id: account.id, email: account.email, createdAt: account.createdAt.toISOString() })
     },

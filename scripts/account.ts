@@ -1,0 +1,91 @@
+/**
+ * npm run account -- create <e-mail address>
+ * npm run account -- set-password <e-mail address>
+ *
+ * Accounts made or mended by the server's operator, on the database the server uses (DATABASE_URL,
+ * or the embedded one in DATA_DIR, which only one process may hold: stop the server first). The
+ * password is read from standard input (one line), or asked for twice without echo on a terminal.
+ * `create` works whatever SIGNUPS says; `set-password` is the way back into an account whose
+ * password is lost (there is no e-mail reset) and ends all of the account's sessions.
+ */
+import { createInterface } from 'node:readline'
+import { Writable } from 'node:stream'
+import { ConfigError, loadConfig } from '../src/config.js'
+import { isEmailAddress, normalizeEmailAddress } from '../src/domain/accounts/email-address.js'
+import { findPasswordProblem, hashPassword } from '../src/domain/accounts/password.js'
+import { StartupError } from '../src/startup-error.js'
+import { migrate } from '../src/storage/migrate.js'
+import { openDatabase } from '../src/storage/open-storage.js'
+import { createAccountRepository } from '../src/storage/sql/account-repository.js'
+import { createSessionRepository } from '../src/storage/sql/session-repository.js'
+
+const USAGE = 'usage: npm run account -- create <e-mail address> | set-password <e-mail address> (the password on standard input)'
+
+class UsageError extends Error {}
+
+/** One line from a terminal, not echoed. */
+function askQuietly(question: string): Promise<string> {
+  process.stderr.write(question)
+  const silent = new Writable({ write: (_chunk, _encoding, done) => done() })
+  const lines = createInterface({ input: process.stdin, output: silent, terminal: true })
+  return new Promise((resolve) => {
+    lines.once('line', (line) => {
+      lines.close()
+      process.stderr.write('\n')
+      resolve(line)
+    })
+  })
+}
+
+async function readPassword(): Promise<string> {
+  if (process.stdin.isTTY) {
+    const password = await askQuietly('Password: ')
+    if ((await askQuietly('Password again: ')) !== password) throw new UsageError('the two passwords differ')
+    return password
+  }
+  let input = ''
+  for await (const chunk of process.stdin) input += String(chunk)
+  // The line's end is not part of the password (echo adds one).
+  return input.replace(/\r?\n$/, '')
+}
+
+async function run(command: string | undefined, address: string | undefined): Promise<string> {
+  if ((command !== 'create' && command !== 'set-password') || address === undefined) throw new UsageError(USAGE)
+  const email = normalizeEmailAddress(address)
+  if (!isEmailAddress(email)) throw new UsageError(`${JSON.stringify(address)} is not an e-mail address`)
+  const config = loadConfig()
+  const password = await readPassword()
+  const problem = findPasswordProblem(password)
+  if (problem !== undefined) throw new UsageError(`the password ${problem}`)
+  const passwordHash = await hashPassword(password)
+
+  const database = await openDatabase(config)
+  try {
+    await migrate(database)
+    const accounts = createAccountRepository(database)
+    if (command === 'create') {
+      const account = await accounts.create(email, passwordHash)
+      if (account === undefined) throw new UsageError(`an account with the address ${email} exists already (set its password with set-password)`)
+      return `created the account ${account.email} (${account.id})`
+    }
+    const account = await accounts.findByEmail(email)
+    if (account === undefined) throw new UsageError(`no account has the address ${email}`)
+    const ended = await database.transaction(async (transaction) => {
+      await createAccountRepository(transaction).setPasswordHash(account.id, passwordHash)
+      return createSessionRepository(transaction).deleteAllOf(account.id)
+    })
+    return `set the password of ${account.email}; ended ${ended} session(s)`
+  } finally {
+    await database.close()
+  }
+}
+
+try {
+  process.stdout.write(`${await run(process.argv[2], process.argv[3])}\n`)
+} catch (error) {
+  if (error instanceof UsageError || error instanceof StartupError || error instanceof ConfigError) {
+    process.stderr.write(`tollgate account: ${error.message}\n`)
+    process.exit(error instanceof ConfigError ? 78 : 1)
+  }
+  throw error
+}

@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { buildApp, type App } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
+import { createKeyRing } from '../src/secret.js'
+import { openStorage } from '../src/storage/open-storage.js'
+import { randomClientAddress, sessionCookieOf } from './helpers/dashboard-client.js'
+import { TEST_SECRET } from './helpers/test-app.js'
+
+/** `npm run account`, as an operator runs it on the server's embedded database. */
+const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-account-'))
+
+function account(args: string[], password: string): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/account.ts', ...args], {
+    env: { ...process.env, NODE_ENV: 'production', TOLLGATE_SECRET: TEST_SECRET, DATA_DIR: dataDirectory },
+    input: `${password}\n`,
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  return { status: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() }
+}
+
+/** The service on that database, with sign-ups closed, for as long as `use` runs. */
+async function withService(use: (app: App) => Promise<void>): Promise<void> {
+  const config = loadConfig({ NODE_ENV: 'production', TOLLGATE_SECRET: TEST_SECRET, DATA_DIR: dataDirectory, SIGNUPS: 'closed', LOG_LEVEL: 'silent' })
+  const app = await buildApp({ config, storage: await openStorage(config), keyRing: createKeyRing(TEST_SECRET), logger: false })
+  try {
+    await use(app)
+  } finally {
+    await app.close()
+  }
+}
+
+const logIn = (app: App, password: string) =>
+  app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: 'owner@example.com', password }, remoteAddress: randomClientAddress() })
+
+describe('npm run account', () => {
+  it('creates an account on a server whose sign-ups are closed, and sets a lost password, ending its sessions', async () => {
+    const created = account(['create', 'owner@example.com'], 'first password here')
+    expect(created).toMatchObject({ status: 0, stdout: expect.stringMatching(/^created the account owner@example\.com \([0-9a-f-]{36}\)$/) })
+
+    let cookie = ''
+    await withService(async (app) => {
+      const answer = await logIn(app, 'first password here')
+      expect(answer.statusCode).toBe(200)
+      cookie = sessionCookieOf(answer.headers['set-cookie'])
+      // While the service holds the embedded database, the script may not open it.
+      const refused = account(['set-password', 'owner@example.com'], 'second password here')
+      expect(refused.status).toBe(1)
+      expect(refused.stderr).toMatch(/^tollgate account: DATA_DIR .* is in use by another Tollgate process/)
+    })
+
+    expect(account(['create', 'OWNER@example.com'], 'another password')).toMatchObject({
+      status: 1,
+      stderr: 'tollgate account: an account with the address OWNER@example.com exists already (set its password with set-password)',
+    })
+    expect(account(['set-password', 'owner@example.com'], 'short')).toMatchObject({ status: 1, stderr: 'tollgate account: the password must be at least 10 characters' })
+    expect(account(['set-password', 'owner@example.com'], 'second password here')).toMatchObject({
+      status: 0,
+      stdout: 'set the password of owner@example.com; ended 1 session(s)',
+    })
+
+    await withService(async (app) => {
+      expect((await app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie } })).statusCode).toBe(401)
+      expect((await logIn(app, 'first password here')).statusCode).toBe(401)
+      expect((await logIn(app, 'second password here')).statusCode).toBe(200)
+    })
+  }, 120_000)
+
+  it('names what is wrong with its arguments', () => {
+    expect(account(['delete', 'owner@example.com'], 'x')).toMatchObject({ status: 1, stderr: expect.stringMatching(/^tollgate account: usage: npm run account -- create/) })
+    expect(account(['set-password', 'nobody@example.com'], 'a good long password')).toMatchObject({
+      status: 1,
+      stderr: 'tollgate account: no account has the address nobody@example.com',
+    })
+    expect(account(['create', 'not-an-address'], 'a good long password')).toMatchObject({ status: 1, stderr: 'tollgate account: "not-an-address" is not an e-mail address' })
+  }, 60_000)
+})
