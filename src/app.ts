@@ -97,6 +97,15 @@ export async function buildApp(options: AppOptions) {
 
   app.decorate('config', config)
   app.decorate('keyRing', options.keyRing)
+  // A body of no bytes is no body, whatever its Content-Type says (clients that send their default
+  // one on every request, a DELETE included, or an empty chunked body); anything else is parsed as
+  // Fastify's own parser does, refusing __proto__ and constructor.prototype.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0) done(null, undefined)
+    else void parseJson(request, body.toString(), done)
+  })
   // Hooks on every request take Fastify's callback form: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id)

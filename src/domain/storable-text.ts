@@ -13,13 +13,22 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
  * '' is the value itself.
  */
 export function findUnstorableText(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return UNSTORABLE.test(value) ? path : undefined
-  if (typeof value !== 'object' || value === null) return undefined
-  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value)
-  for (const [key, item] of entries) {
-    if (UNSTORABLE.test(key)) return path
-    const found = findUnstorableText(item, path === '' ? key : `${path}.${key}`)
-    if (found !== undefined) return found
+  // Depth first, in order, with a stack of its own: a body nested thousands of levels deep (16 KiB
+  // allow 8,000) would overflow the call stack of a recursive walk.
+  const pending: [unknown, string][] = [[value, path]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, itemPath] = next
+    if (typeof item === 'string') {
+      if (UNSTORABLE.test(item)) return itemPath
+      continue
+    }
+    if (typeof item !== 'object' || item === null) continue
+    const entries: (readonly [string, unknown])[] = Array.isArray(item) ? item.map((member: unknown, index) => [String(index), member] as const) : Object.entries(item)
+    if (entries.some(([key]) => UNSTORABLE.test(key))) return itemPath
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const [key, member] = entries[index]!
+      pending.push([member, itemPath === '' ? key : `${itemPath}.${key}`])
+    }
   }
   return undefined
 }

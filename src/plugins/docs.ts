@@ -64,15 +64,18 @@ const publicGateCodes: Record<number, ErrorCode> = {
  * Every documented route's error answers, in the OpenAPI document: the ones it declares get a
  * description naming their codes, and those any route can give are added: 400 validation_error
  * where input is validated, 413 payload_too_large and 415 unsupported_media_type where a body is
- * taken, 500 internal_error, and 503 service_unavailable (a database or Redis away). Siteverify, which answers every failure with 200, is left as it is.
+ * taken (a DELETE's too), 500 internal_error, and 503 service_unavailable (a database or Redis away). Siteverify, which answers every failure with 200, is left as it is.
  */
 function documentErrors(route: RouteOptions): void {
   const schema = route.schema as (FastifySchema & { hide?: boolean; tags?: string[] }) | undefined
   if (schema?.response === undefined || schema.hide === true || schema.tags?.includes('server-side') === true) return
   const responses: Record<string, unknown> = { ...(schema.response as Record<string, unknown>) }
   const methods = Array.isArray(route.method) ? route.method : [route.method]
-  const takesBody = schema.body !== undefined || methods.some((method) => ['POST', 'PUT', 'PATCH'].includes(method))
-  const validatesInput = schema.body !== undefined || schema.querystring !== undefined || schema.params !== undefined
+  // Fastify reads a body sent with any method but GET and HEAD, so a DELETE's may be refused too.
+  const takesBody = schema.body !== undefined || methods.some((method) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method))
+  // The dashboard API refuses text PostgreSQL cannot store anywhere in a request, the query string included.
+  const validatesInput =
+    takesBody || schema.querystring !== undefined || schema.params !== undefined || schema.tags?.includes('dashboard') === true
   const statuses = [...(validatesInput ? [400] : []), ...(takesBody ? [413, 415] : []), 500, 503]
   for (const status of statuses) responses[status] ??= { ...ErrorResponse, description: describeCodes([frameworkCodes[status]!], '') }
   // The public routes answer a fixed code for each status of their gate, not every code of the status.

@@ -78,7 +78,6 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
 /** Messages of Fastify's content errors are safe and useful; others get the catalogue's sentence. */
 function clientMessage(error: FastifyError, code: ErrorCode): string {
   if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) return 'The body is not valid JSON.'
-  if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return 'The body is empty but the Content-Type says JSON.'
   return errorCatalogue[code].message
 }
 

@@ -17,4 +17,11 @@ describe('text PostgreSQL cannot store', () => {
     expect(findUnstorableText(undefined, 'body')).toBeUndefined()
     expect(findUnstorableText([], 'body')).toBeUndefined()
   })
+
+  it('is found at any depth (a body nested 8,000 levels deep fits in 16 KiB), the first in order', () => {
+    let deep: unknown = ['x\u0000']
+    for (let level = 0; level < 8_000; level++) deep = [deep]
+    expect(findUnstorableText(deep, '')).toBe(`${'0.'.repeat(8_000)}0`)
+    expect(findUnstorableText({ a: ['ok', { b: 'bad\u0000' }], c: 'bad\u0000' }, '')).toBe('a.1.b')
+  })
 })

@@ -122,6 +122,14 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     expect((await me({ cookie: second })).statusCode).toBe(200)
   })
 
+  it('answers a log-out with an API key 403 forbidden, as every operation of a session only, and the key keeps working', async () => {
+    const owner = await createTestAccount(service.app)
+    const response = await service.app.inject({ method: 'DELETE', url: '/api/v1/sessions', headers: asScript(owner) })
+    expect(response.statusCode).toBe(403)
+    expect(response.json().error).toMatchObject({ code: 'forbidden', message: 'Only a logged-in session (the dashboard) may log out, not an API key.' })
+    expect((await me(asScript(owner))).statusCode).toBe(200)
+  })
+
   it('logs out everywhere else: the other sessions end at once, this one, the API keys and other accounts\' sessions stay', async () => {
     const first = await createTestAccount(service.app)
     const laptop = sessionCookieOf((await logIn({ email: first.email, password: first.password })).headers['set-cookie'])

@@ -25,6 +25,9 @@ describe('Siteverify', () => {
   afterAll(() => service.close())
 
   const token = () => obtainToken(service.app, browserHeaders(site.siteKey, 'https://shop.example.com'))
+  let baseUrl: string | undefined
+  /** The service on a real socket, for what inject() cannot send. */
+  const listening = async () => (baseUrl ??= await service.app.listen({ port: 0, host: '127.0.0.1' }))
 
   function expectSuccess(response: LightMyRequestResponse): void {
     expect(response.statusCode).toBe(200)
@@ -126,6 +129,22 @@ describe('Siteverify', () => {
       const query = new URLSearchParams({ secret: site.secretKey, response: await token() }).toString()
       const answer = await service.app.inject({ method: 'POST', url: `/recaptcha/api/siteverify?${query}`, headers: { 'content-type': contentType }, payload: '' })
       expect(answer.json()).toMatchObject({ success: true, 'error-codes': [] })
+    },
+  )
+
+  it.each(['application/json', 'multipart/form-data; boundary=x'])(
+    'takes the query string\'s fields when a body sent chunked turns out empty (%s)',
+    async (contentType) => {
+      const query = new URLSearchParams({ secret: site.secretKey, response: await token() }).toString()
+      // A stream of no bytes: sent chunked, without a Content-Length.
+      const body = new ReadableStream({ start: (controller) => controller.close() })
+      const answer = await fetch(`${await listening()}/recaptcha/api/siteverify?${query}`, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body,
+        duplex: 'half',
+      } as RequestInit)
+      expect(await answer.json()).toMatchObject({ success: true, 'error-codes': [] })
     },
   )
 

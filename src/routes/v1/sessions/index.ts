@@ -83,17 +83,14 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'Log out',
-        description: 'Ends the session of the cookie at once, on every instance.',
+        description: 'Ends the session of the cookie at once, on every instance. With an API key: 403 forbidden (revoke keys with DELETE /api/v1/api-keys/{id}).',
         security: dashboardSecurity,
-        response: { 204: Type.Null(), 400: ErrorResponse, ...authenticatedErrors },
+        response: { 204: Type.Null(), ...authenticatedErrors },
       },
     },
     async (request, reply) => {
-      const authentication = request.authentication
-      if (authentication?.method !== 'session') {
-        throw new ApiError('validation_error', 'Only a cookie session can log out; revoke API keys with DELETE /api/v1/api-keys/{id}.')
-      }
-      await app.sessions.delete(authentication.sessionId)
+      // 403 forbidden with an API key, as every other operation of a session only (revoke a key with DELETE /api/v1/api-keys/{id}).
+      await app.sessions.delete(sessionIdOf(request, 'log out'))
       clearSessionCookie(reply, app.config)
       return reply.code(204).send(null)
     },

@@ -19,13 +19,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // is bad-request, a failure of ours is internal-error.
   app.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500
-    const answer =
-      // A JSON Content-Type without a body is a request without fields, as a POST without either is.
-      (error as { code?: string }).code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
-        ? answerFailure('missing-input-secret', 'missing-input-response')
-        : status < 500
-          ? answerFailure('bad-request')
-          : answerFailure('internal-error')
+    const answer = status < 500 ? answerFailure('bad-request') : answerFailure('internal-error')
     if (status >= 500) request.log.error({ err: error }, 'siteverify failed')
     app.counters.increment('siteverify', { result: answer['error-codes'][0] ?? 'bad-request' })
     return reply.code(200).send(answer)

@@ -22,6 +22,11 @@ function refusal(message: string): Error {
  */
 export function acceptMultipartFields(app: FastifyInstance, limits: MultipartLimits): void {
   app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (request, body, done) => {
+    // A body of no bytes (sent chunked, so that its length was not known beforehand) is no body.
+    if (body.length === 0) {
+      done(null, undefined)
+      return
+    }
     let parser: BusboyInstance
     try {
       parser = new Busboy({ headers: request.headers as BusboyHeaders, limits: { ...limits, files: 0 } })
