@@ -186,6 +186,8 @@ function mintTokenRedemptions(ready: BenchServerReady, count: number): RequestVa
         hostname: 'shop.example.com',
         countryCode: 'XX',
         issuedAt,
+        pageAction: null,
+        cData: null,
       }),
       remoteip: '203.0.113.7',
     }).toString(),

@@ -165,3 +165,72 @@ export async function typeLikeAPerson(page: Page, selector: string, text: string
   await page.click(selector)
   await page.keyboard.type(text, { delay: 15 })
 }
+
+/**
+ * Holds the first request matching `pattern` (the server's answer, with `answered`, is fetched
+ * but kept from the page) until `release()`; later requests pass. `arrived` settles when the
+ * held request reached the route.
+ */
+export async function holdFirst(page: Page, pattern: string, answered = false): Promise<{ arrived: Promise<void>; release: () => void }> {
+  let onArrival = () => {}
+  const arrived = new Promise<void>((resolve) => { onArrival = resolve })
+  let release = () => {}
+  const released = new Promise<void>((resolve) => { release = resolve })
+  let held = false
+  await page.route(pattern, async (route) => {
+    if (held) return route.continue()
+    held = true
+    const response = answered ? await route.fetch() : undefined
+    onArrival()
+    await released
+    // The page has usually given up on the request by now (reset() aborted it).
+    await (response === undefined ? route.continue() : route.fulfill({ response })).catch(() => undefined)
+  })
+  return { arrived, release }
+}
+
+/** The API requests the page starts from now on. */
+export function apiRequestsFrom(page: Page): string[] {
+  const paths: string[] = []
+  page.on('request', (request) => {
+    const path = new URL(request.url()).pathname
+    if (path.startsWith('/api/v1/')) paths.push(path)
+  })
+  return paths
+}
+
+export interface SignupRecord {
+  /** The token field's value each time a submit reached the page (the SDK's re-submit). */
+  submitted: string[]
+  /** The codes of the tollgate:error events. */
+  errors: string[]
+}
+
+/** Keeps the page on submit and records what reaches #signup-form's own listeners. */
+export async function recordSignup(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const form = document.querySelector<HTMLFormElement>('#signup-form')
+    const record = { submitted: [] as string[], errors: [] as string[] }
+    Object.assign(window, { record })
+    form?.addEventListener('submit', (event) => {
+      event.preventDefault()
+      record.submitted.push(form.querySelector<HTMLInputElement>('input[name="tollgate-token"]')?.value ?? '')
+    })
+    form?.addEventListener('tollgate:error', (event) => record.errors.push((event as CustomEvent<{ code: string }>).detail.code))
+  })
+}
+
+export async function signupState(page: Page): Promise<SignupRecord & { token: string; status: string }> {
+  return page.evaluate(() => ({
+    ...(window as unknown as { record: SignupRecord }).record,
+    token: document.querySelector<HTMLInputElement>('#signup-form input[name="tollgate-token"]')?.value ?? '',
+    status: document.querySelector('#signup-form [data-tollgate-status]')?.textContent ?? '',
+  }))
+}
+
+export async function waitForTheSubmitToEnd(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const { record } = window as unknown as { record: SignupRecord }
+    return record.submitted.length > 0 || record.errors.length > 0
+  }, undefined, { timeout: 25_000 })
+}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
-import { browserHeaders, createTestSite, obtainToken, type TestSite } from '../helpers/core-flow.js'
+import { browserHeaders, createTestSite, fetchChallenge, humanSubmission, obtainToken, submitSolution, type TestSite } from '../helpers/core-flow.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 
 /** A body exactly as fetch() would send it: FormData becomes multipart with its boundary. */
@@ -13,7 +13,7 @@ async function multipartOf(fields: Record<string, string> | FormData): Promise<{
   return { payload: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get('content-type') ?? '' }
 }
 
-const answerFields = ['action', 'anomalies', 'challenge_ts', 'countryCode', 'error-codes', 'hostname', 'riskScore', 'score', 'success']
+const answerFields = ['action', 'anomalies', 'cdata', 'challenge_ts', 'countryCode', 'error-codes', 'hostname', 'recommendedAction', 'riskScore', 'score', 'success']
 
 describe('Siteverify', () => {
   let service: TestApp
@@ -40,6 +40,8 @@ describe('Siteverify', () => {
       hostname: 'shop.example.com',
       'error-codes': [],
       action: 'allow',
+      recommendedAction: 'allow',
+      cdata: null,
       riskScore: 0,
       score: 1,
       anomalies: [],
@@ -100,6 +102,8 @@ describe('Siteverify', () => {
         hostname: null,
         'error-codes': ['timeout-or-duplicate'],
         action: null,
+        recommendedAction: null,
+        cdata: null,
         riskScore: null,
         score: null,
         anomalies: [],
@@ -148,6 +152,39 @@ describe('Siteverify', () => {
     },
   )
 
+  it("answers a GET with the fields in the query string, as Google's server does (PHP's file_get_contents, axios.get)", async () => {
+    const query = new URLSearchParams({ secret: site.secretKey, response: await token() }).toString()
+    expectSuccess(await service.app.inject({ method: 'GET', url: `/recaptcha/api/siteverify?${query}` }))
+    const again = await service.app.inject({ method: 'GET', url: `/recaptcha/api/siteverify?${query}` })
+    expect(again.json()).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    const empty = await service.app.inject({ method: 'GET', url: '/recaptcha/api/siteverify' })
+    expect(empty.json()).toMatchObject({ success: false, 'error-codes': ['missing-input-secret', 'missing-input-response'] })
+  })
+
+  it("answers the page's action name as action and its data as cdata, as Turnstile and reCAPTCHA v3 backends check them; the recommendation stays in recommendedAction", async () => {
+    const headers = browserHeaders(site.siteKey, 'https://shop.example.com')
+    const challenge = await fetchChallenge(service.app, headers)
+    const verdict = await submitSolution(service.app, headers, { ...humanSubmission(challenge), pageAction: 'signup', cData: 'session-42_a' })
+    const tokenWithAction = verdict.json<{ token: string }>().token
+    const answer = await service.app.inject({ method: 'POST', url: '/recaptcha/api/siteverify', payload: { secret: site.secretKey, response: tokenWithAction } })
+    expect(answer.json()).toMatchObject({ success: true, action: 'signup', recommendedAction: 'allow', cdata: 'session-42_a', hostname: 'shop.example.com' })
+  })
+
+  it.each([
+    [{ pageAction: '' }, 'pageAction'],
+    [{ pageAction: 'a'.repeat(33) }, 'pageAction'],
+    [{ pageAction: 'sign up' }, 'pageAction'],
+    [{ cData: 'x'.repeat(256) }, 'cData'],
+    [{ cData: 'a=b' }, 'cData'],
+  ])('refuses a page action or data Turnstile would refuse (%j): 400 validation_error on %s, no token', async (extra, field) => {
+    const headers = browserHeaders(site.siteKey, 'https://shop.example.com')
+    const challenge = await fetchChallenge(service.app, headers)
+    const verdict = await submitSolution(service.app, headers, { ...humanSubmission(challenge), ...extra })
+    expect(verdict.statusCode).toBe(400)
+    expect(verdict.json().error.code).toBe('validation_error')
+    expect(JSON.stringify(verdict.json().error.details)).toContain(field)
+  })
+
   it('gives a retry with the same idempotency_key the first answer again', async () => {
     const response = await token()
     const idempotencyKey = randomUUID()
@@ -161,6 +198,8 @@ describe('Siteverify', () => {
 
   it.each([
     [testSecrets.alwaysPasses, true, []],
+    [testSecrets.recaptchaPasses, true, []],
+    [testSecrets.hcaptchaPasses, true, []],
     [testSecrets.alwaysFails, false, ['invalid-input-response']],
     [testSecrets.alwaysDuplicate, false, ['timeout-or-duplicate']],
   ])('test secret %s always answers success=%s %j', async (secret, success, codes) => {

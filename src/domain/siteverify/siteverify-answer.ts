@@ -15,6 +15,11 @@ export type SiteverifyErrorCode =
  * 1.0 is very likely a human), anomalies and countryCode. Every field is always present; a
  * failure carries null where the token's facts would be, so that nothing about a token leaks to
  * a caller that could not redeem it.
+ *
+ * `action` is the recommended action (DESIGN section 6) unless the page named its own action
+ * ('login'): then it is that name, as Turnstile and reCAPTCHA v3 answer it, because their
+ * backends compare it with the action they expect, and a drop-in must pass that check. The
+ * recommendation is in `recommendedAction` either way.
  */
 export interface SiteverifyAnswer {
   success: boolean
@@ -22,19 +27,26 @@ export interface SiteverifyAnswer {
   hostname: string | null
   'error-codes': SiteverifyErrorCode[]
   action: string | null
+  recommendedAction: TokenClaims['action'] | null
+  /** The page's own data (Turnstile's cData), when it gave any. */
+  cdata: string | null
   riskScore: number | null
   score: number | null
   anomalies: string[]
   countryCode: string | null
 }
 
-export function answerSuccess(claims: Pick<TokenClaims, 'issuedAt' | 'hostname' | 'action' | 'riskScore' | 'anomalies' | 'countryCode'>): SiteverifyAnswer {
+export function answerSuccess(
+  claims: Pick<TokenClaims, 'issuedAt' | 'hostname' | 'action' | 'riskScore' | 'anomalies' | 'countryCode' | 'pageAction' | 'cData'>,
+): SiteverifyAnswer {
   return {
     success: true,
     challenge_ts: new Date(claims.issuedAt).toISOString(),
     hostname: claims.hostname,
     'error-codes': [],
-    action: claims.action,
+    action: claims.pageAction ?? claims.action,
+    recommendedAction: claims.action,
+    cdata: claims.cData,
     riskScore: claims.riskScore,
     score: (100 - claims.riskScore) / 100,
     anomalies: claims.anomalies,
@@ -49,6 +61,8 @@ export function answerFailure(...codes: SiteverifyErrorCode[]): SiteverifyAnswer
     hostname: null,
     'error-codes': codes,
     action: null,
+    recommendedAction: null,
+    cdata: null,
     riskScore: null,
     score: null,
     anomalies: [],

@@ -23,6 +23,9 @@ export interface TokenClaims {
   countryCode: string
   /** Epoch milliseconds. */
   issuedAt: number
+  /** The page's action name and data (Turnstile's action and cData), when the page gave them. */
+  pageAction: string | null
+  cData: string | null
 }
 
 export type TokenReading =
@@ -37,7 +40,8 @@ const actions = new Set(['allow', 'challenge', 'block'])
 /*
  * Format: `v1.<payload>.<mac>`, both parts base64url. The payload is a JSON array (positional, so
  * no key names are repeated in every token): [site, siteKey, challenge, action, riskScore,
- * anomalies, hostname, countryCode, issuedAt], ids compacted to 22 characters. The MAC is HMAC-SHA256 under
+ * anomalies, hostname, countryCode, issuedAt], then [pageAction, cData] only when the page gave
+ * either (most tokens stay as short as before), ids compacted to 22 characters. The MAC is HMAC-SHA256 under
  * the server's token key over the exact text `v1.<payload>`.
  *
  * HMAC rather than Ed25519: only this service ever verifies its tokens (Siteverify), so a
@@ -63,6 +67,7 @@ export function issueToken(key: MacKey, claims: TokenClaims): string {
       claims.hostname,
       claims.countryCode,
       claims.issuedAt,
+      ...(claims.pageAction === null && claims.cData === null ? [] : [claims.pageAction, claims.cData]),
     ]),
     'utf8',
   ).toString('base64url')
@@ -97,8 +102,8 @@ function parseClaims(json: string): TokenClaims | undefined {
   } catch {
     return undefined
   }
-  if (!Array.isArray(value) || value.length !== 9) return undefined
-  const [site, siteKey, challenge, action, riskScore, anomalies, hostname, countryCode, issuedAt] = value as unknown[]
+  if (!Array.isArray(value) || (value.length !== 9 && value.length !== 11)) return undefined
+  const [site, siteKey, challenge, action, riskScore, anomalies, hostname, countryCode, issuedAt, pageAction = null, cData = null] = value as unknown[]
   const siteId = typeof site === 'string' ? expandUuid(site) : undefined
   const challengeId = typeof challenge === 'string' ? expandUuid(challenge) : undefined
   if (
@@ -112,7 +117,9 @@ function parseClaims(json: string): TokenClaims | undefined {
     !anomalies.every((label) => typeof label === 'string') ||
     !(hostname === null || typeof hostname === 'string') ||
     typeof countryCode !== 'string' ||
-    !Number.isSafeInteger(issuedAt)
+    !Number.isSafeInteger(issuedAt) ||
+    !(pageAction === null || typeof pageAction === 'string') ||
+    !(cData === null || typeof cData === 'string')
   ) {
     return undefined
   }
@@ -126,5 +133,7 @@ function parseClaims(json: string): TokenClaims | undefined {
     hostname,
     countryCode,
     issuedAt: issuedAt as number,
+    pageAction,
+    cData,
   }
 }

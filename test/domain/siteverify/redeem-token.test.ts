@@ -36,6 +36,8 @@ describe('redeemToken', () => {
     hostname: 'shop.example.com',
     countryCode: 'XX',
     issuedAt,
+    pageAction: null,
+    cData: null,
   })
   const dependencies = (): RedeemTokenDependencies => ({
     store,
@@ -62,6 +64,8 @@ describe('redeemToken', () => {
       hostname: 'shop.example.com',
       'error-codes': [],
       action: 'allow',
+      recommendedAction: 'allow',
+      cdata: null,
       riskScore: 20,
       score: 0.8,
       anomalies: ['no_interaction'],

@@ -12,6 +12,8 @@ const claims: TokenClaims = {
   hostname: 'shop.example.com',
   countryCode: 'XX',
   issuedAt: 1_767_225_600_000,
+  pageAction: null,
+  cData: null,
 }
 const base64urlAlphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 
@@ -27,6 +29,15 @@ describe('tokens', () => {
     const token = issueToken(key, claims)
     expect(token).toMatch(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/)
     expect(token.length).toBeLessThan(400)
+  })
+
+  it("carry the page's action and data when it gave them, and are no longer when it gave none", () => {
+    const withPage = { ...claims, pageAction: 'login', cData: 'session-42' }
+    const token = issueToken(key, withPage)
+    expect(readToken(key, token, claims.issuedAt)).toEqual({ outcome: 'valid', claims: withPage, expiresAt: claims.issuedAt + 300_000 })
+    expect(readToken(key, issueToken(key, { ...claims, cData: 'x' }), claims.issuedAt)).toMatchObject({ claims: { pageAction: null, cData: 'x' } })
+    const [, payload = ''] = issueToken(key, claims).split('.')
+    expect(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))).toHaveLength(9)
   })
 
   it('keep a null hostname', () => {

@@ -1,10 +1,11 @@
 import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { redeemToken, type RedeemTokenDependencies } from '../../../domain/siteverify/redeem-token.js'
 import { answerFailure, type SiteverifyAnswer } from '../../../domain/siteverify/siteverify-answer.js'
 import { isTestSecret } from '../../../domain/siteverify/test-secrets.js'
 import { acceptMultipartFields } from './multipart-fields.js'
-import { SiteverifyBody, SiteverifyResult } from './schemas.js'
+import { SiteverifyBody, SiteverifyResult, type SiteverifyFields } from './schemas.js'
 
 /** The canonical path and the vendors' paths, so that code written for them only changes its host. */
 export const siteverifyPaths = ['/api/v1/siteverify', '/turnstile/v0/siteverify', '/siteverify', '/recaptcha/api/siteverify']
@@ -50,13 +51,24 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     remembersRedemptionsSince: app.keyValue.kind === 'memory' ? Date.now() : 0,
   }
 
+  const redeem = async (request: FastifyRequest<{ Querystring: SiteverifyFields; Body?: SiteverifyFields }>, reply: FastifyReply): Promise<SiteverifyAnswer> => {
+    const fields = { ...request.query, ...request.body }
+    const answer = await redeemToken(dependencies, fields, Date.now())
+    // A test secret's fixed answer says nothing about real redemptions: counted apart.
+    const result = isTestSecret(fields.secret) ? 'test' : answer.success ? 'success' : (answer['error-codes'][0] ?? 'unknown')
+    app.counters.increment('siteverify', { result })
+    void reply.header('cache-control', 'no-store')
+    return answer
+  }
+
   for (const path of siteverifyPaths) {
+    const summary = path === siteverifyPaths[0] ? 'Siteverify: redeem a token once (Turnstile-compatible)' : `Siteverify at the vendor path ${path}`
     app.post(
       path,
       {
         schema: {
           tags: ['server-side'],
-          summary: path === siteverifyPaths[0] ? 'Siteverify: redeem a token once (Turnstile-compatible)' : `Siteverify at the vendor path ${path}`,
+          summary,
           description: 'JSON, form-urlencoded or multipart. Always answers 200; failures list error-codes.',
           consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
           body: SiteverifyBody,
@@ -66,15 +78,23 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           response: { 200: SiteverifyResult },
         },
       },
-      async (request, reply): Promise<SiteverifyAnswer> => {
-        const fields = { ...request.query, ...request.body }
-        const answer = await redeemToken(dependencies, fields, Date.now())
-        // A test secret's fixed answer says nothing about real redemptions: counted apart.
-        const result = isTestSecret(fields.secret) ? 'test' : answer.success ? 'success' : (answer['error-codes'][0] ?? 'unknown')
-        app.counters.increment('siteverify', { result })
-        void reply.header('cache-control', 'no-store')
-        return answer
+      redeem,
+    )
+    // Google's server answers a GET with the fields in the query string too, and much reCAPTCHA
+    // code calls it so (PHP's file_get_contents, axios.get). Query strings of these paths are
+    // never logged (src/log-serializers.ts).
+    app.get(
+      path,
+      {
+        schema: {
+          tags: ['server-side'],
+          summary: `${summary}, fields in the query string (as reCAPTCHA's server takes them)`,
+          description: 'Prefer POST: a secret in a URL may be kept by proxies on the way. Always answers 200; failures list error-codes.',
+          querystring: SiteverifyBody,
+          response: { 200: SiteverifyResult },
+        },
       },
+      redeem,
     )
   }
 }

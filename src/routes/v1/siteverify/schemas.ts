@@ -20,12 +20,18 @@ export const SiteverifyBody = Type.Object({
   sitekey: Type.Optional(Type.String({ description: 'When sent, must be the site key the token was issued for' })),
 })
 
+export type SiteverifyFields = Type.Static<typeof SiteverifyBody>
+
 export const SiteverifyResult = Type.Object({
   success: Type.Boolean(),
   challenge_ts: nullable('string', { format: 'date-time', description: 'When the token was issued' }),
   hostname: nullable('string', { description: 'The page\'s hostname (Origin or Referer)' }),
   'error-codes': Type.Array(stringEnum(errorCodes)),
-  action: nullable('string', { description: 'The recommended action when the token was issued' }),
+  action: nullable('string', {
+    description: "The page's action name when the page named one (the SDK's action option; Turnstile's and reCAPTCHA v3's meaning), else the recommended action (allow)",
+  }),
+  recommendedAction: nullable('string', { description: 'The recommended action when the token was issued (tokens are issued for allow)' }),
+  cdata: nullable('string', { description: "The page's own data (the SDK's cData option, as Turnstile's), when it gave any" }),
   riskScore: nullable('integer', { minimum: 0, maximum: 100 }),
   score: nullable('number', { minimum: 0, maximum: 1, description: '(100 - riskScore) / 100' }),
   anomalies: Type.Array(Type.String()),

@@ -21,6 +21,8 @@ export interface SubmissionBody {
   solveTimeMs: number
   fingerprint: object
   behaviorData: object
+  pageAction?: string
+  cData?: string
 }
 
 /**
@@ -92,6 +94,8 @@ export async function judgeSubmission(
       hostname: caller.origin.hostname,
       countryCode,
       issuedAt: now,
+      pageAction: body.pageAction ?? null,
+      cData: body.cData ?? null,
     })
     result.expiresAt = new Date(now + TOKEN_LIFETIME_MS).toISOString()
   }

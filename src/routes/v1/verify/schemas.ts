@@ -17,6 +17,11 @@ const FurtherSignal = Type.Unsafe<SignalValue>({
 
 const MAX_SIGNAL_KEYS = 64
 
+/** A name for the page's purpose ('login', 'signup'), as Turnstile's and reCAPTCHA v3's widgets take it. */
+export const PAGE_ACTION_PATTERN = '^[A-Za-z0-9_/-]{1,32}$'
+/** Data of the page's own to carry through the token to Siteverify, as Turnstile's cData. */
+export const CDATA_PATTERN = '^[A-Za-z0-9_-]{0,255}$'
+
 export const SolutionSubmission = Type.Object({
   challengeId: Type.String({
     format: 'uuid',
@@ -38,6 +43,15 @@ export const SolutionSubmission = Type.Object({
       keystrokes: Type.Optional(Type.Integer({ minimum: 0 })),
     },
     { additionalProperties: FurtherSignal, maxProperties: MAX_SIGNAL_KEYS, description: 'Behaviour signals' },
+  ),
+  pageAction: Type.Optional(
+    Type.String({
+      pattern: PAGE_ACTION_PATTERN,
+      description: "Optional (beyond the spec): the page's action name ('login'), bound into the token; Siteverify answers it as action, as Turnstile and reCAPTCHA v3 do",
+    }),
+  ),
+  cData: Type.Optional(
+    Type.String({ pattern: CDATA_PATTERN, description: "Optional (beyond the spec): the page's own data, bound into the token; Siteverify answers it as cdata, as Turnstile does" }),
   ),
 })
 
