@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises'
+import { StartupError } from '../startup-error.js'
 import type { SqlDatabase } from './ports.js'
 
 const migrationsDirectory = new URL('../../migrations/', import.meta.url)
@@ -49,7 +50,18 @@ export async function migrate(database: SqlDatabase, migrations?: Migration[]): 
       const appliedNow: number[] = []
       for (const migration of pending) {
         if (applied.has(migration.version)) continue
-        for (const statement of splitStatements(migration.sql)) await transaction.query(statement)
+        for (const [index, statement] of splitStatements(migration.sql).entries()) {
+          try {
+            await transaction.query(statement)
+          } catch (error) {
+            // One line for the operator: which file, which statement, and that nothing was kept.
+            const file = `${String(migration.version).padStart(3, '0')}_${migration.name}.sql`
+            const kept = applied.size === 0 ? 'the database has no schema yet' : `the schema stays at version ${Math.max(...applied)}`
+            throw new StartupError(
+              `migration ${file} failed at its statement ${index + 1}: ${(error as Error).message}; nothing was applied (${kept})`,
+            )
+          }
+        }
         await transaction.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name])
         appliedNow.push(migration.version)
       }
