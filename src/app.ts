@@ -9,7 +9,7 @@ import { withRequestSerializer } from './log-serializers.js'
 import demoSite from './plugins/demo-site.js'
 import docs from './plugins/docs.js'
 import authentication from './plugins/authentication.js'
-import errorHandler, { answerFrameworkError } from './plugins/error-handler.js'
+import errorHandler, { answerClientError, answerFrameworkError } from './plugins/error-handler.js'
 import events from './plugins/events.js'
 import metrics from './plugins/metrics.js'
 import network from './plugins/network.js'
@@ -93,6 +93,7 @@ export async function buildApp(options: AppOptions) {
     ajv: { customOptions: ajvOptions },
     schemaController: { compilersFactory: { buildValidator: buildValidator as unknown as BuildCompilerFromPool } },
     frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.decorate('config', config)

@@ -19,9 +19,11 @@ export const errorCatalogue = {
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   email_taken: { status: 409, message: 'An account with this e-mail address exists already.' },
   webhook_not_configured: { status: 409, message: 'The site has no webhook URL and secret; set settings.webhookUrl and settings.webhookSecret first.' },
+  request_timeout: { status: 408, message: 'The request did not arrive in time.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'The request body has an unsupported content type.' },
   rate_limited: { status: 429, message: 'Too many requests; retry later.' },
+  headers_too_large: { status: 431, message: 'The request line and headers are too large (a URL of some 16 KiB or more).' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
   service_unavailable: { status: 503, message: 'A dependency of the service is unavailable; retry later.' },
 } as const satisfies Record<string, { status: number; message: string }>

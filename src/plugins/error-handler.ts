@@ -1,4 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError, errorBody, errorCatalogue, INVALID_REQUEST_MESSAGE, type ErrorCode, type ErrorDetail } from '../errors.js'
 
@@ -73,6 +76,32 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
   const message = code === 'validation_error' ? 'The URL is not valid: a percent-encoded sequence does not decode.' : undefined
   if (code === 'internal_error') request.log.error({ err: error }, 'router error')
   void reply.header('x-request-id', request.id).code(errorCatalogue[code].status).send(errorBody(code, request.id, message))
+}
+
+/**
+ * Requests Node cannot read as HTTP (a malformed header, a Content-Length that is not a number,
+ * a request line and headers over 16 KiB, a request that did not arrive in time) never reach
+ * Fastify's routes or hooks: answered here, at the socket, in the documented error shape with a
+ * request id of their own (Fastify's default wrote a body of its own shape). Siteverify's
+ * always-200 cannot apply: which route was meant is not known.
+ */
+export function answerClientError(this: { log: FastifyBaseLogger }, error: NodeJS.ErrnoException, socket: Duplex): void {
+  // A reset connection has nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const code: ErrorCode =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : 'validation_error'
+  const message = code === 'validation_error' ? 'The request is not valid HTTP.' : undefined
+  const requestId = randomUUID()
+  this.log.debug({ err: error, requestId }, 'unreadable request')
+  if (socket.writable) {
+    const body = JSON.stringify(errorBody(code, requestId, message))
+    const status = errorCatalogue[code].status
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy()
 }
 
 /** Messages of Fastify's content errors are safe and useful; others get the catalogue's sentence. */

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http'
+import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
@@ -132,5 +134,40 @@ describe('malformed requests to every documented route', () => {
     const stats = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/stats?from=0000-01-01T00:00:00Z&to=0000-01-02T00:00:00Z`, headers: asScript(account) })
     expect(stats.statusCode).toBe(400)
     expect(stats.json().error.code).toBe('validation_error')
+  })
+})
+
+describe('requests Node cannot read as HTTP', () => {
+  let service: TestApp
+  let port = 0
+  beforeAll(async () => {
+    service = await buildTestApp()
+    const address = await service.app.listen({ port: 0, host: '127.0.0.1' })
+    port = Number(new URL(address).port)
+  })
+  afterAll(() => service.close())
+
+  /** Writes the raw request and reads the answer until the server closes the connection. */
+  function exchange(raw: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect({ host: '127.0.0.1', port }, () => socket.write(raw))
+      let received = ''
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString()))
+      socket.on('close', () => resolve(received))
+      socket.on('error', reject)
+    })
+  }
+
+  it.each([
+    ['a Content-Length that is not a number', 'POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400, 'validation_error'],
+    ['a header name with a space', 'GET /api/v1/me HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n', 400, 'validation_error'],
+    ['a URL of 70,000 characters', `GET /api/v1/siteverify?x=${'y'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, 'headers_too_large'],
+  ])('answers %s in the documented error shape, with its request id', async (_name, raw, status, code) => {
+    const answer = await exchange(raw)
+    const [head = '', body = ''] = answer.split('\r\n\r\n')
+    expect(head.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${STATUS_CODES[status]}`)
+    const requestId = /^x-request-id: (.+)$/im.exec(head)?.[1]
+    expect(JSON.parse(body)).toEqual({ error: { code, message: expect.any(String), requestId } })
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/)
   })
 })
