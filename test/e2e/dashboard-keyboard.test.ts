@@ -1,8 +1,6 @@
-import type { AddressInfo } from 'node:net'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/test-app.js'
-import { buildDashboard, hasChromium, launchBrowser, watchPageErrors, type Browser } from './dashboard-support.js'
+import { hasChromium, openDashboard, type OpenDashboard } from './dashboard-support.js'
 
 interface Focused {
   tag: string
@@ -47,26 +45,16 @@ async function tabTo(page: Page, name: string, options: { backwards?: boolean } 
  * it reaches shows a focus ring.
  */
 describe.skipIf(!hasChromium())('the dashboard with the keyboard only', () => {
-  let service: TestApp
+  let dashboard: OpenDashboard
   let origin: string
-  let browser: Browser
   let page: Page
   let pageErrors: string[]
 
   beforeAll(async () => {
-    await buildDashboard()
-    service = await buildTestApp()
-    await service.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`
-    browser = await launchBrowser(origin)
-    page = await browser.context.newPage()
-    pageErrors = watchPageErrors(page)
+    dashboard = await openDashboard()
+    ;({ origin, page, pageErrors } = dashboard)
   }, 120_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    await service?.close()
-  })
+  afterAll(() => dashboard?.close())
 
   it('signs up, moving focus to each new page heading', async () => {
     await page.goto(`${origin}/dashboard/`)

@@ -1,36 +1,19 @@
-import type { AddressInfo } from 'node:net'
-import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/test-app.js'
-import { buildDashboard, findAccessibilityViolations, hasChromium, launchBrowser, watchPageErrors, type Browser } from './dashboard-support.js'
+import { findAccessibilityViolations, hasChromium, openDashboard, type OpenDashboard } from './dashboard-support.js'
 
 /**
  * A production server's default (SIGNUPS=first), in Chromium: its operator signs up, and from
  * then on the dashboard offers no sign-up to anyone.
  */
 describe.skipIf(!hasChromium())('the dashboard with SIGNUPS=first', () => {
-  let service: TestApp
-  let origin: string
-  let browser: Browser
-  let page: Page
-  let pageErrors: string[]
-
+  let dashboard: OpenDashboard
   beforeAll(async () => {
-    await buildDashboard()
-    service = await buildTestApp({ env: { SIGNUPS: 'first' } })
-    await service.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`
-    browser = await launchBrowser(origin)
-    page = await browser.context.newPage()
-    pageErrors = watchPageErrors(page)
+    dashboard = await openDashboard({ env: { SIGNUPS: 'first' } })
   }, 120_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    await service?.close()
-  })
+  afterAll(() => dashboard?.close())
 
   it('lets the operator sign up first, then shows no sign-up form or link', async () => {
+    const { page, origin, pageErrors } = dashboard
     await page.goto(`${origin}/dashboard/`)
     await page.getByRole('link', { name: 'Create an account' }).click()
     await page.getByLabel('E-mail address').fill('operator@example.com')

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { isCi } from '../helpers/services.js'
+import { buildTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app.js'
 import { countLeadingZeroBits } from '../../src/domain/proof-of-work/count-leading-zero-bits.js'
 
 export const CHROMIUM_PATH = '/usr/bin/chromium'
@@ -103,6 +104,38 @@ export async function launchBrowser(origin: string): Promise<Browser> {
     async close() {
       await context.close()
       await rm(profile, { recursive: true, force: true })
+    },
+  }
+}
+
+export interface OpenDashboard {
+  service: TestApp
+  /** The service's own origin, http://127.0.0.1:<port>. */
+  origin: string
+  browser: Browser
+  page: Page
+  /** Errors the page reported so far (watchPageErrors). */
+  pageErrors: string[]
+  close(): Promise<void>
+}
+
+/** The built dashboard, served by a test app on a real port, and a Chromium page watching it. */
+export async function openDashboard(options: TestAppOptions = {}): Promise<OpenDashboard> {
+  await buildDashboard()
+  const service = await buildTestApp(options)
+  await service.app.listen({ port: 0, host: '127.0.0.1' })
+  const origin = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`
+  const browser = await launchBrowser(origin)
+  const page = await browser.context.newPage()
+  return {
+    service,
+    origin,
+    browser,
+    page,
+    pageErrors: watchPageErrors(page),
+    async close() {
+      await browser.close()
+      await service.close()
     },
   }
 }

@@ -1,21 +1,19 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import type { TestApp } from '../helpers/test-app.js'
 import {
-  buildDashboard,
   findAccessibilityViolations,
   hasChromium,
-  launchBrowser,
+  openDashboard,
   prepareScreenshotDirectory,
   saveScreenshot,
   startWebhookReceiver,
   submitWrongNonce,
   browserHeaders,
   verifyOnce,
-  watchPageErrors,
   type Browser,
+  type OpenDashboard,
   type WebhookReceiver,
 } from './dashboard-support.js'
 
@@ -29,6 +27,7 @@ const webhookSecret = 'whsec-e2e-0123456789abcdef'
  * API keys, log out and in, delete the site. The steps share one browser page and run in order.
  */
 describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
+  let dashboard: OpenDashboard
   let service: TestApp
   let origin: string
   let browser: Browser
@@ -41,20 +40,13 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
   let blockedCount = 0
 
   beforeAll(async () => {
-    await Promise.all([buildDashboard(), prepareScreenshotDirectory()])
-    service = await buildTestApp()
-    await service.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`
-    receiver = await startWebhookReceiver()
-    browser = await launchBrowser(origin)
-    page = await browser.context.newPage()
-    pageErrors = watchPageErrors(page)
+    ;[dashboard, receiver] = await Promise.all([openDashboard(), startWebhookReceiver(), prepareScreenshotDirectory()])
+    ;({ service, origin, browser, page, pageErrors } = dashboard)
   }, 120_000)
 
   afterAll(async () => {
-    await browser?.close()
+    await dashboard?.close()
     await receiver?.close()
-    await service?.close()
   })
 
   async function expectNoAccessibilityViolations(screen: string) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it, vi } from 'vitest'
 import type { VerificationLogEntry } from '../../src/plugins/verification-log.js'
 import { hasPostgres } from '../helpers/services.js'
-import { buildTestApp } from '../helpers/test-app.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 
 function entry(siteId: string, overrides: Partial<VerificationLogEntry> = {}): VerificationLogEntry {
   return {
@@ -22,6 +22,17 @@ function entry(siteId: string, overrides: Partial<VerificationLogEntry> = {}): V
     stepUps: 0,
     ...overrides,
   }
+}
+
+/** The site's rows as counted from inside the database's close: the last moment it is open. */
+function countRowsAtClose(service: TestApp, siteId: string): () => number | undefined {
+  let counted: number | undefined
+  const close = service.app.database.close.bind(service.app.database)
+  service.app.database.close = async () => {
+    counted = (await service.app.database.query<{ count: number }>('SELECT count(*)::int AS count FROM verifications WHERE site_id = $1', [siteId]))[0]?.count
+    await close()
+  }
+  return () => counted
 }
 
 const countRows = async (query: (sql: string) => Promise<{ count: number }[]>) => (await query('SELECT count(*)::int AS count FROM verifications'))[0]?.count
@@ -93,33 +104,22 @@ describe.each([
   it.skipIf(!available)('writes what is buffered when the app closes', async () => {
     const service = await buildTestApp({ database })
     const siteId = randomUUID()
-    let remaining: number | undefined
-    // Read the table from inside the database's close: the last moment it is open.
-    const close = service.app.database.close.bind(service.app.database)
-    service.app.database.close = async () => {
-      remaining = (await service.app.database.query<{ count: number }>('SELECT count(*)::int AS count FROM verifications WHERE site_id = $1', [siteId]))[0]?.count
-      await close()
-    }
+    const rowsAtClose = countRowsAtClose(service, siteId)
     for (let index = 0; index < 7; index++) service.app.verificationLog.record(entry(siteId))
     await service.close()
-    expect(remaining).toBe(7)
+    expect(rowsAtClose()).toBe(7)
   })
 
   it.skipIf(!available)('at shutdown, tries a failed write again while the database comes back (a restart, a failover)', async () => {
     const service = await buildTestApp({ database })
     const siteId = randomUUID()
-    let remaining: number | undefined
-    const close = service.app.database.close.bind(service.app.database)
-    service.app.database.close = async () => {
-      remaining = (await service.app.database.query<{ count: number }>('SELECT count(*)::int AS count FROM verifications WHERE site_id = $1', [siteId]))[0]?.count
-      await close()
-    }
+    const rowsAtClose = countRowsAtClose(service, siteId)
     const outage = () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })
     // The first two attempts meet a database that is restarting.
     vi.spyOn(service.app.database, 'query').mockRejectedValueOnce(outage()).mockRejectedValueOnce(outage())
     for (let index = 0; index < 7; index++) service.app.verificationLog.record(entry(siteId))
     await service.close()
-    expect(remaining).toBe(7)
+    expect(rowsAtClose()).toBe(7)
     expect(service.app.unwrittenAtShutdown).toEqual([])
   })
 
