@@ -12,8 +12,11 @@ const api = { execute, reset, setStrings, bindForms, TollgateError, version }
 // A page that includes the tag twice (a theme and a plugin, say) keeps the first copy: a second
 // one would bind every form again and fetch a second challenge per form.
 if ((window as { Tollgate?: { version?: unknown } }).Tollgate?.version === undefined) {
-  // currentScript is only set while this file first runs, async or not.
-  const script = document.currentScript instanceof HTMLScriptElement ? document.currentScript : null
+  // The settings come from the first tag in the page, not from the copy that happens to run
+  // first (async copies run as they arrive); currentScript, only set while this file first runs,
+  // serves a copy saved under another name.
+  const first = document.querySelector<HTMLScriptElement>('script[src*="/sdk/v1/tollgate.js"]')
+  const script = first ?? (document.currentScript instanceof HTMLScriptElement ? document.currentScript : null)
   const scriptUrl = script !== null && script.src !== '' ? new URL(script.src) : undefined
   const apiUrl = script?.dataset.apiUrl ?? scriptUrl?.origin
   setDefaults({ apiUrl, assetsUrl: scriptUrl === undefined ? undefined : new URL('.', scriptUrl).href })

@@ -2,7 +2,7 @@ import { abortedError, TollgateError } from './errors.js'
 import { executeWith, onReset, resolveOptions, track } from './execute.js'
 import { getStrings, messageFor, setStrings, type TollgateStrings } from './strings.js'
 import type { ExecuteOptions, TollgateStatus } from './types.js'
-import { fetchAndSolve, type Solved } from './verify-flow.js'
+import { fetchAndSolve, isRetryable, type Solved } from './verify-flow.js'
 
 /**
  * The declarative mode: every `form[data-tollgate]` gets a hidden `tollgate-token` field (or the
@@ -36,7 +36,8 @@ const FORM_SELECTOR = 'form[data-tollgate]'
 const TOKEN_FIELD = 'tollgate-token'
 
 interface FormState {
-  presolve: Promise<Solved | undefined> | undefined
+  /** The early solve; it rejects with its failure, which the submit reports (see verifyAndSubmit). */
+  presolve: Promise<Solved> | undefined
   busy: boolean
 }
 
@@ -129,15 +130,28 @@ function presolve(form: HTMLFormElement): void {
   const state = stateOf(form)
   if (state.presolve !== undefined || state.busy) return
   state.presolve = track((controller) => fetchAndSolve(resolveOptions(optionsOf(form), controller)))
-    .catch(() => undefined) // the submit path tries again and reports the error
+  // Kept for the submit, which reports the failure; a visitor who never submits must not see it.
+  state.presolve.catch(() => undefined)
 }
 
 /** Runs tracked (`signal`), so that a reset() while the submit waits for the presolve stops it too. */
 async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitter: HTMLElement | null, signal: AbortSignal): Promise<void> {
   try {
-    const presolved = state.presolve === undefined ? undefined : await state.presolve
+    const early = state.presolve
     state.presolve = undefined
-    // reset() aborted the presolve (which then gave undefined): start no verification after it.
+    let presolved: Solved | undefined
+    if (early !== undefined) {
+      // The early solve reports no progress: a visitor who submits while it runs is told now.
+      show(form, getStrings().solving)
+      // A refused challenge is worth one fresh one (the flow's retry); any other failure would
+      // come again, only later: an unreachable service after another 15 s, a wrong key after
+      // another request. A reset()'s abort goes through as it is.
+      presolved = await early.catch((error: unknown) => {
+        if (isRetryable(error)) return undefined
+        throw error
+      })
+    }
+    // Nothing starts after reset(), whatever the early solve gave.
     if (signal.aborted) throw abortedError()
     const result = await executeWith({ ...optionsOf(form), onStatus: (status) => show(form, textOf(status)) }, presolved)
     tokenFieldOf(form).value = result.token

@@ -29,16 +29,28 @@ function trimSlash(url: string): string {
   return url.replace(/\/+$/, '')
 }
 
-/** Validates options; the flow runs on `controller`'s signal, which reset() can abort too. */
-export function resolveOptions(options: ExecuteOptions, controller: AbortController): FlowOptions {
-  if (typeof options.siteKey !== 'string' || options.siteKey === '') {
+/** An absolute URL, or invalid_options: a page's mistake must reach it as a TollgateError too. */
+function absoluteUrl(name: string, url: string): string {
+  try {
+    return new URL(url, location.href).href
+  } catch {
+    throw new TollgateError('invalid_options', `Tollgate's ${name} is not a URL.`)
+  }
+}
+
+/**
+ * Validates options (`undefined` from a page script that passed none); the flow runs on
+ * `controller`'s signal, which reset() can abort too.
+ */
+export function resolveOptions(options: ExecuteOptions | undefined, controller: AbortController): FlowOptions {
+  if (typeof options?.siteKey !== 'string' || options.siteKey === '') {
     throw new TollgateError('invalid_options', 'Tollgate needs a siteKey.')
   }
   const apiUrl = options.apiUrl ?? defaults.apiUrl
   if (apiUrl === undefined || apiUrl === '') {
     throw new TollgateError('invalid_options', 'Tollgate needs an apiUrl when it is not loaded from the service.')
   }
-  const base = trimSlash(new URL(apiUrl, location.href).href)
+  const base = trimSlash(absoluteUrl('apiUrl', apiUrl))
   const assetsUrl = options.assetsUrl ?? (options.apiUrl === undefined ? defaults.assetsUrl : undefined) ?? `${base}/sdk/v1/`
   if (options.signal?.aborted === true) controller.abort()
   const counted = (name: string, value: number | undefined, min: number, max: number): number | undefined => {
@@ -53,7 +65,7 @@ export function resolveOptions(options: ExecuteOptions, controller: AbortControl
   return {
     siteKey: options.siteKey,
     apiUrl: base,
-    assetsUrl: new URL(assetsUrl.endsWith('/') ? assetsUrl : `${assetsUrl}/`, location.href).href,
+    assetsUrl: absoluteUrl('assetsUrl', assetsUrl.endsWith('/') ? assetsUrl : `${assetsUrl}/`),
     workers: options.workers ?? defaultWorkerCount(),
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxStepUps: options.maxStepUps ?? DEFAULT_MAX_STEP_UPS,
@@ -79,20 +91,20 @@ export function execute(options: ExecuteOptions): Promise<ExecuteResult> {
 }
 
 /** The same, starting from a challenge solved earlier when it is still fresh (declarative forms). */
-export function executeWith(options: ExecuteOptions, presolved: Solved | undefined): Promise<ExecuteResult> {
+export function executeWith(options: ExecuteOptions | undefined, presolved: Solved | undefined): Promise<ExecuteResult> {
   return track(async (controller) => {
-    const flow = resolveOptions(options, controller)
     // The caller's signal aborts this run; the listener goes when the run ends, so a signal
     // reused for many runs collects no listeners.
     const onAbort = () => controller.abort()
-    options.signal?.addEventListener('abort', onAbort, { once: true })
     try {
+      const flow = resolveOptions(options, controller)
+      options?.signal?.addEventListener('abort', onAbort, { once: true })
       return await runVerification(flow, presolved)
     } catch (error) {
-      flow.onStatus('error')
+      options?.onStatus?.('error')
       throw error
     } finally {
-      options.signal?.removeEventListener('abort', onAbort)
+      options?.signal?.removeEventListener('abort', onAbort)
     }
   })
 }

@@ -29,16 +29,47 @@ export function defaultWorkerCount(): number {
   return Math.max(1, Math.min(Number.isInteger(cores) && cores > 0 ? cores : 2, MAX_WORKERS))
 }
 
+/** A policy gives a TrustedScriptURL, which Worker and importScripts take where they take a string. */
+interface ScriptUrlPolicy {
+  createScriptURL(url: string): string
+}
+
+let policy: ScriptUrlPolicy | null | undefined
+
+/**
+ * A page that requires Trusted Types (`require-trusted-types-for 'script'`) starts workers only
+ * from URLs a policy vouched for: the SDK's, named in the page's `trusted-types tollgate`. It
+ * vouches for whatever it is given, but it never leaves this module, which gives it only the
+ * worker and bootstrap URLs made here. A page whose CSP names other policies only and requires
+ * none gets no policy, and plain URLs then work.
+ */
+function scriptUrl(url: string): string {
+  if (policy === undefined) {
+    try {
+      const factory = (self as { trustedTypes?: { createPolicy(name: string, rules: ScriptUrlPolicy): ScriptUrlPolicy } }).trustedTypes
+      policy = factory?.createPolicy('tollgate', { createScriptURL: (value) => value }) ?? null
+    } catch {
+      policy = null
+    }
+  }
+  return policy === null ? url : policy.createScriptURL(url)
+}
+
 /**
  * A worker must come from the page's own origin. When the service is elsewhere, a tiny
  * same-origin blob worker imports the real one (the page's CSP then needs `worker-src blob:`).
+ * It inherits the page's CSP, Trusted Types included, so it vouches for the URL with a policy of
+ * its own that can give only that URL.
  */
 function startWorker(workerUrl: string): Worker {
-  if (new URL(workerUrl, location.href).origin === location.origin) return new Worker(workerUrl)
-  const bootstrap = new Blob([`importScripts(${JSON.stringify(workerUrl)})`], { type: 'text/javascript' })
+  if (new URL(workerUrl, location.href).origin === location.origin) return new Worker(scriptUrl(workerUrl))
+  const url = JSON.stringify(workerUrl)
+  const bootstrap = new Blob([
+    `let u=${url};try{u=trustedTypes.createPolicy('tollgate',{createScriptURL:()=>u}).createScriptURL('')}catch(e){}importScripts(u)`,
+  ], { type: 'text/javascript' })
   const blobUrl = URL.createObjectURL(bootstrap)
   try {
-    return new Worker(blobUrl)
+    return new Worker(scriptUrl(blobUrl))
   } finally {
     // The worker has its own reference once created; the URL is only needed to start it.
     setTimeout(() => URL.revokeObjectURL(blobUrl), 10_000)

@@ -63,7 +63,8 @@ export async function fetchAndSolve(options: FlowOptions): Promise<Solved> {
   return { challenge, nonce: solution.nonce, solveTimeMs: solution.elapsedMs, staleAt: staleTimeOf(challenge, receivedAt) }
 }
 
-function isRetryable(error: unknown): boolean {
+/** A challenge the service refused: a fresh one may pass. */
+export function isRetryable(error: unknown): boolean {
   return error instanceof TollgateError && (error.code === 'challenge_expired' || error.code === 'challenge_invalid')
 }
 

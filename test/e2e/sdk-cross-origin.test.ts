@@ -14,13 +14,15 @@ async function startShop(service: string, siteKey: string): Promise<{ origin: st
     const query = new URL(request.url ?? '/', 'http://shop').searchParams
     const variant = (query.get('policy') ?? 'documented') as PolicyVariant
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': shopPolicy(service, variant) })
-    response.end(query.has('twice') ? shopPageWithTheTagTwice(service, siteKey) : shopPage(service, siteKey))
+    const page = query.has('twice') ? shopPageWithTheTagTwice(service, siteKey)
+      : query.has('two-settings') ? shopPageWithTwoSettings(service, siteKey) : shopPage(service, siteKey)
+    response.end(page)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, server }
 }
 
-type PolicyVariant = 'documented' | 'without-wasm' | 'without-blob-workers'
+type PolicyVariant = 'documented' | 'without-wasm' | 'without-blob-workers' | 'trusted-types'
 
 function shopPolicy(service: string, variant: PolicyVariant): string {
   return [
@@ -28,6 +30,8 @@ function shopPolicy(service: string, variant: PolicyVariant): string {
     `script-src 'self' ${service}${variant === 'without-wasm' ? '' : " 'wasm-unsafe-eval'"}`,
     variant === 'without-blob-workers' ? "worker-src 'self'" : 'worker-src blob:',
     `connect-src 'self' ${service}`,
+    // What sdk/README.md asks of a page that requires Trusted Types.
+    ...variant === 'trusted-types' ? ["require-trusted-types-for 'script'", 'trusted-types tollgate'] : [],
   ].join('; ')
 }
 
@@ -47,6 +51,14 @@ function shopPage(service: string, siteKey: string): string {
 function shopPageWithTheTagTwice(service: string, siteKey: string): string {
   const tag = `<script src="${service}/sdk/v1/tollgate.js" data-site-key="${siteKey}" data-response-field-name="cf-turnstile-response" async defer></script>`
   return shopPage(service, siteKey).replace('<title>Shop</title>', `<title>Shop</title>${tag}`).replace(/<script src=[^>]*><\/script>/g, tag)
+}
+
+/** A theme's copy of the tag in the head and a plugin's in the body, each naming another field. */
+function shopPageWithTwoSettings(service: string, siteKey: string): string {
+  const tag = (copy: string, field: string) => `<script src="${service}/sdk/v1/tollgate.js?copy=${copy}" data-site-key="${siteKey}" data-response-field-name="${field}" async defer></script>`
+  return shopPage(service, siteKey)
+    .replace(/<script src=[^>]*><\/script>/, tag('plugin', 'g-recaptcha-response'))
+    .replace('<title>Shop</title>', `<title>Shop</title>${tag('theme', 'cf-turnstile-response')}`)
 }
 
 describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
@@ -113,6 +125,32 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     expect(events.api.filter((answer) => answer.path === '/api/v1/verify')).toHaveLength(1)
     expect(await page.evaluate(() => document.querySelectorAll('input[name="tollgate-token"]').length)).toBe(0)
     expect(await sdk.siteverify(submits[0] ?? '')).toMatchObject({ success: true })
+  })
+
+  it('takes the settings of the first tag in the page, even when another copy runs first', async () => {
+    const { page } = await browser.newPage()
+    // The theme's copy, first in the page, arrives last.
+    const isThemeCopy = (url: URL) => url.searchParams.get('copy') === 'theme'
+    await page.route(isThemeCopy, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      await route.continue()
+    })
+    const themeCopy = page.waitForResponse((response) => isThemeCopy(new URL(response.url())))
+    await page.goto(`${shop.origin}/shop?two-settings`)
+    await themeCopy
+    await page.evaluate(() => {
+      const form = document.querySelector<HTMLFormElement>('#order')
+      form?.addEventListener('submit', (event) => {
+        event.preventDefault()
+        Object.assign(window, { fields: Array.from(form.querySelectorAll<HTMLInputElement>('input[type="hidden"]'), (field) => [field.name, field.value]) })
+      })
+    })
+    await page.click('#order button')
+    await page.waitForFunction(() => 'fields' in window, undefined, { timeout: 20_000 })
+    const fields = await page.evaluate(() => (window as unknown as { fields: [string, string][] }).fields)
+
+    expect(fields.map(([name]) => name)).toEqual(['cf-turnstile-response'])
+    expect(await sdk.siteverify(fields[0]?.[1] ?? '')).toMatchObject({ success: true })
   })
 
   it('protects a form inside a web component once its shadow root is bound, with the field that root names', async () => {
@@ -185,6 +223,25 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     expect(events.api).toEqual([])
   })
 
+  it('rejects a call without options, without a site key, or with an address that is not a URL, with invalid_options, telling onStatus', async () => {
+    const { page, events } = await openShop()
+    const outcomes = await page.evaluate(async (siteKey) => {
+      const statuses: string[] = []
+      const onStatus = (status: string) => statuses.push(status)
+      // A page script in plain JavaScript may pass anything.
+      const execute = window.Tollgate.execute as (options?: object) => Promise<unknown>
+      const attempts = [undefined, { onStatus }, { siteKey, apiUrl: 'http://[bad', onStatus }, { siteKey, assetsUrl: 'http://[bad', onStatus }]
+      const errors = await Promise.all(attempts.map((options) => execute(options).then(
+        () => 'resolved',
+        (error: Error & { code?: string }) => `${error.name} ${error.code ?? error.message}`,
+      )))
+      return { errors, statuses }
+    }, sdk.demoSite.siteKey)
+    expect(outcomes.errors).toEqual(Array(4).fill('TollgateError invalid_options'))
+    expect(outcomes.statuses).toEqual(['error', 'error', 'error'])
+    expect(events.api).toEqual([])
+  })
+
   it('works as a module imported from the service (tollgate.mjs)', async () => {
     const { page } = await openShop()
     // Passed as text: vitest rewrites import() in functions it compiles, and this one runs in the page.
@@ -202,6 +259,17 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     const { page } = await openShop('without-wasm')
     const result = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }), sdk.demoSite.siteKey)
     expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
+  })
+
+  it('verifies on a page that requires Trusted Types and allows the tollgate policy', async () => {
+    const { page, events } = await openShop('trusted-types')
+    const result = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }).then(
+      (verified) => ({ token: verified.token, error: '' }),
+      (error: { code: string }) => ({ token: '', error: error.code }),
+    ), sdk.demoSite.siteKey)
+    expect(result.error).toBe('')
+    expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
+    expect(events.errors.filter((error) => /Content Security Policy|Trusted/i.test(error))).toEqual([])
   })
 
   it('fails with worker_unavailable when the CSP forbids blob workers', async () => {

@@ -99,5 +99,32 @@ describe.runIf(hasChromium())('the SDK on /demo in Chromium', () => {
     }, suite.sdk.demoSite.siteKey)
     expect(aborted).toBe('aborted')
   })
+
+  it('fills the token on the page when its policy also requires Trusted Types, allowing the tollgate policy', async () => {
+    const { page, events } = await suite.browser.newPage()
+    await page.route('**/demo', async (route) => {
+      const response = await route.fetch()
+      const policy = `${response.headers()['content-security-policy']}; require-trusted-types-for 'script'; trusted-types tollgate`
+      await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': policy } })
+    })
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.evaluate(() => {
+      const form = document.querySelector<HTMLFormElement>('#signup-form')
+      form?.addEventListener('submit', (event) => {
+        event.preventDefault()
+        Object.assign(window, { signup: { token: form.querySelector<HTMLInputElement>('input[name="tollgate-token"]')?.value, error: '' } })
+      })
+      form?.addEventListener('tollgate:error', (event) => Object.assign(window, { signup: { token: '', error: (event as CustomEvent<{ code: string }>).detail.code } }))
+    })
+    await typeLikeAPerson(page, '#signup-email', 'ada@example.com')
+    await page.click('#signup-form button[type="submit"]')
+    await page.waitForFunction(() => 'signup' in window, undefined, { timeout: 20_000 })
+    const signup = await page.evaluate(() => (window as unknown as { signup: { token: string; error: string } }).signup)
+
+    expect(signup.error).toBe('')
+    expect(await page.textContent('#signup-form [data-tollgate-status]')).toBe('Verified.')
+    expect(await suite.sdk.siteverify(signup.token)).toMatchObject({ success: true })
+    expect(events.errors.filter((error) => /Content Security Policy|Refused|Trusted/i.test(error))).toEqual([])
+  })
 })
 

@@ -1,0 +1,44 @@
+/// <reference lib="dom" />
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { apiRequestsFrom, hasChromium, holdFirst, recordSignup, serviceAndBrowser, signupState, typeLikeAPerson, waitForTheSubmitToEnd } from './sdk-support.js'
+
+const statusOf = (page: Page) => page.textContent('#signup-form [data-tollgate-status]')
+
+describe.runIf(hasChromium())('a form submitted while its early solve runs, in Chromium', () => {
+  const suite = serviceAndBrowser()
+
+  it('tells the visitor at once that the browser is being checked, then verifies', async () => {
+    const { page } = await suite.browser.newPage()
+    const challenge = await holdFirst(page, '**/api/v1/challenge') // a slow service
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await recordSignup(page)
+    await typeLikeAPerson(page, '#signup-email', 'lin@example.com') // the first touch starts the early solve
+    await challenge.arrived
+    await page.click('#signup-form button[type="submit"]')
+
+    await expect.poll(() => statusOf(page), { timeout: 2_000 }).toBe('Checking your browser\u2026')
+    challenge.release()
+    await waitForTheSubmitToEnd(page)
+    const { submitted: [token = ''], errors } = await signupState(page)
+    expect(errors).toEqual([])
+    expect(await suite.sdk.siteverify(token)).toMatchObject({ success: true })
+  })
+
+  it('reports the early solve\'s failure at submit instead of asking the service again', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    await recordSignup(page)
+    // The site owner pasted a key the service does not know.
+    await page.evaluate(() => document.querySelector<HTMLFormElement>('#signup-form')?.setAttribute('data-site-key', 'tgk_unknown'))
+    const requests = apiRequestsFrom(page)
+    await typeLikeAPerson(page, '#signup-email', 'lin@example.com')
+    await expect.poll(() => requests).toEqual(['/api/v1/challenge'])
+    await page.click('#signup-form button[type="submit"]')
+    await waitForTheSubmitToEnd(page)
+
+    expect(await signupState(page)).toMatchObject({ submitted: [], errors: ['invalid_site_key'], status: expect.stringMatching(/not set up for this site/) as string })
+    expect(requests).toEqual(['/api/v1/challenge'])
+  })
+})
