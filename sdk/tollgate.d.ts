@@ -39,6 +39,13 @@ export interface ExecuteOptions {
   timeoutMs?: number
   /** How many step-up challenges to answer before giving up (default 5, the most a site may set). */
   maxStepUps?: number
+  /**
+   * The page's action name ('login', 'signup'): 1-32 letters, digits, `_`, `-` or `/`. Siteverify
+   * answers it as `action`, as Turnstile and reCAPTCHA v3 do, for backends that check it.
+   */
+  action?: string
+  /** The page's own data (up to 255 letters, digits, `_` or `-`), answered by Siteverify as `cdata`, as Turnstile's cData. */
+  cData?: string
   signal?: AbortSignal
   onStatus?: (status: TollgateStatus) => void
 }
@@ -58,6 +65,9 @@ export interface BindOptions {
   assetsUrl?: string
   /** The hidden field's name (default `tollgate-token`); a form's data-response-field-name wins. */
   fieldName?: string
+  /** The page's action name and data for Siteverify (see ExecuteOptions); a form's data-action and data-cdata win. */
+  action?: string
+  cData?: string
   /**
    * A shadow root whose forms to protect besides the document's (a submit inside a web component
    * never reaches the document); the other options given with it apply to that root's forms only.

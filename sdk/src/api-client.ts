@@ -23,6 +23,9 @@ export interface Submission {
   solveTimeMs: number
   fingerprint: Fingerprint
   behaviorData: BehaviorData
+  /** Sent only when given (JSON leaves undefined out). */
+  pageAction: string | undefined
+  cData: string | undefined
 }
 
 export interface Verdict {

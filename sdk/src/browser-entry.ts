@@ -22,6 +22,6 @@ if ((window as { Tollgate?: { version?: unknown } }).Tollgate?.version === undef
   setDefaults({ apiUrl, assetsUrl: scriptUrl === undefined ? undefined : new URL('.', scriptUrl).href })
   // The global's type lives in sdk/tollgate.d.ts for the sites that use it.
   Object.assign(window, { Tollgate: api })
-  bindForms({ siteKey: script?.dataset.siteKey, fieldName: script?.dataset.responseFieldName })
+  bindForms({ siteKey: script?.dataset.siteKey, fieldName: script?.dataset.responseFieldName, action: script?.dataset.action, cData: script?.dataset.cdata })
   document.dispatchEvent(new CustomEvent('tollgate:ready'))
 }

@@ -22,6 +22,9 @@ export interface BindOptions {
    * `data-response-field-name` wins.
    */
   fieldName?: string
+  /** The page's action name and data for Siteverify (ExecuteOptions); a form's own `data-action` and `data-cdata` win. */
+  action?: string
+  cData?: string
   /**
    * A shadow root whose `form[data-tollgate]` to protect besides the document's: a submit inside
    * a web component never reaches the document. The other options given with it apply to that
@@ -81,7 +84,14 @@ function bindingOf(form: HTMLFormElement): BindOptions {
 
 function optionsOf(form: HTMLFormElement): ExecuteOptions {
   const binding = bindingOf(form)
-  return { siteKey: form.dataset.siteKey ?? binding.siteKey ?? '', apiUrl: binding.apiUrl, assetsUrl: binding.assetsUrl }
+  const { dataset } = form
+  return {
+    siteKey: dataset.siteKey ?? binding.siteKey ?? '',
+    apiUrl: binding.apiUrl,
+    assetsUrl: binding.assetsUrl,
+    action: dataset.action ?? binding.action,
+    cData: dataset.cdata ?? binding.cData,
+  }
 }
 
 function tokenFieldOf(form: HTMLFormElement): HTMLInputElement {

@@ -62,6 +62,11 @@ export function resolveOptions(options: ExecuteOptions | undefined, controller: 
   counted('workers', options.workers, 1, 64)
   counted('timeoutMs', options.timeoutMs, 1, 3_600_000)
   counted('maxStepUps', options.maxStepUps, 0, 100)
+  // Turnstile's limits, which the service holds them to: refused here, before any request.
+  const matched = (name: string, value: string | undefined, pattern: RegExp): string | undefined => {
+    if (value !== undefined && !pattern.test(value)) throw new TollgateError('invalid_options', `Tollgate's ${name} has characters or a length it does not take.`)
+    return value
+  }
   return {
     siteKey: options.siteKey,
     apiUrl: base,
@@ -69,6 +74,8 @@ export function resolveOptions(options: ExecuteOptions | undefined, controller: 
     workers: options.workers ?? defaultWorkerCount(),
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxStepUps: options.maxStepUps ?? DEFAULT_MAX_STEP_UPS,
+    pageAction: matched('action', options.action, /^[\w/-]{1,32}$/),
+    cData: matched('cData', options.cData, /^[\w-]{0,255}$/),
     signal: controller.signal,
     onStatus: (status) => options.onStatus?.(status),
   }

@@ -16,6 +16,13 @@ export interface ExecuteOptions {
   timeoutMs?: number
   /** How many step-up challenges to answer before giving up (default 5, the most a site may set). */
   maxStepUps?: number
+  /**
+   * The page's action name ('login', 'signup'): 1-32 letters, digits, `_`, `-` or `/`. Siteverify
+   * answers it as `action`, as Turnstile and reCAPTCHA v3 do, for backends that check it.
+   */
+  action?: string
+  /** The page's own data (up to 255 letters, digits, `_` or `-`), answered by Siteverify as `cdata`, as Turnstile's cData. */
+  cData?: string
   signal?: AbortSignal
   onStatus?: (status: TollgateStatus) => void
 }

@@ -19,6 +19,8 @@ export interface FlowOptions {
   workers: number
   timeoutMs: number
   maxStepUps: number
+  pageAction: string | undefined
+  cData: string | undefined
   signal: AbortSignal | undefined
   onStatus: (status: TollgateStatus) => void
 }
@@ -94,6 +96,8 @@ export async function runVerification(options: FlowOptions, presolved?: Solved):
         solveTimeMs: current.solveTimeMs,
         fingerprint: await collectFingerprint(),
         behaviorData: snapshotBehavior(),
+        pageAction: options.pageAction,
+        cData: options.cData,
       }, options.signal)
     } catch (error) {
       if (isRetryable(error) && !retried) {

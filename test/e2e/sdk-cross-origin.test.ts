@@ -213,13 +213,37 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     expect(await sdk.siteverify(order.token)).toMatchObject({ success: true })
   })
 
-  it('refuses options that are not whole numbers in range with invalid_options, before any request', async () => {
+  it("carries the page's action and data to Siteverify, from execute() and from a form's data-action and data-cdata", async () => {
+    const { page } = await openShop()
+    const result = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey, action: 'login', cData: 'session-42' }), sdk.demoSite.siteKey)
+    expect(await sdk.siteverify(result.token)).toMatchObject({ success: true, action: 'login', recommendedAction: 'allow', cdata: 'session-42' })
+
+    await page.evaluate(() => {
+      const form = document.querySelector<HTMLFormElement>('#order')
+      if (form === null) return
+      form.dataset.action = 'checkout'
+      form.dataset.cdata = 'cart_7'
+      form.addEventListener('tollgate:verified', (event) => {
+        event.preventDefault()
+        Object.assign(window, { verified: (event as CustomEvent<{ token: string }>).detail.token })
+      })
+      form.addEventListener('submit', (event) => event.preventDefault())
+    })
+    await page.click('#order button')
+    const token = await (await page.waitForFunction(() => (window as unknown as { verified?: string }).verified, undefined, { timeout: 20_000 })).jsonValue()
+    expect(await sdk.siteverify(String(token))).toMatchObject({ success: true, action: 'checkout', recommendedAction: 'allow', cdata: 'cart_7' })
+  })
+
+  it('refuses options that are not whole numbers in range, or an action or data Turnstile would refuse, with invalid_options, before any request', async () => {
     const { page, events } = await openShop()
     const codes = await page.evaluate(async (siteKey) => {
-      const attempts = [{ workers: Number.NaN }, { workers: 0 }, { timeoutMs: Number.POSITIVE_INFINITY }, { maxStepUps: 1.5 }, { maxStepUps: -1 }]
+      const attempts = [
+        { workers: Number.NaN }, { workers: 0 }, { timeoutMs: Number.POSITIVE_INFINITY }, { maxStepUps: 1.5 }, { maxStepUps: -1 },
+        { action: '' }, { action: 'sign up' }, { action: 'a'.repeat(33) }, { cData: 'a=b' },
+      ]
       return Promise.all(attempts.map((options) => window.Tollgate.execute({ siteKey, ...options }).then(() => 'resolved', (error: { code: string }) => error.code)))
     }, sdk.demoSite.siteKey)
-    expect(codes).toEqual(['invalid_options', 'invalid_options', 'invalid_options', 'invalid_options', 'invalid_options'])
+    expect(codes).toEqual(Array(9).fill('invalid_options'))
     expect(events.api).toEqual([])
   })
 
