@@ -48,7 +48,16 @@ export interface AppOptions {
   webhookTimeoutMs?: number
   /** Test hook: verification log rows kept in memory while the database cannot take them (100,000 by default). */
   verificationLogMaxBufferedRows?: number
+  /** Test hook: how long a request may take to arrive, headers and body (REQUEST_TIMEOUT_MS by default). */
+  requestTimeoutMs?: number
 }
+
+/**
+ * How long a request may take to arrive, headers and body: a client that sends its body a byte
+ * at a time would hold its connection for ever otherwise (Fastify turns Node's own limit off),
+ * and a few hundred such clients would use up the descriptors. Every request here is small.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000
 
 /** TRUST_PROXY=<n>: trust the nearest n proxies (hop 0 is the socket's peer). */
 function trustHops(hops: number) {
@@ -83,11 +92,15 @@ export type App = Awaited<ReturnType<typeof buildApp>>
 
 export async function buildApp(options: AppOptions) {
   const { config } = options
+  const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
   const app = Fastify({
     logger: withRequestSerializer(options.logger ?? { level: config.logLevel }),
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: requestTimeoutMs,
+    // Node checks the limits every 30 s by default: a late request would get up to twice its time.
+    http: { headersTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(5_000, requestTimeoutMs / 2) },
     genReqId: () => randomUUID(),
     forceCloseConnections: 'idle',
     ajv: { customOptions: ajvOptions },

@@ -1,4 +1,5 @@
 import type { FastifyRequest, FastifyServerOptions } from 'fastify'
+import { stdSerializers } from 'pino'
 
 function decoded(text: string): string {
   try {
@@ -33,8 +34,17 @@ export function serializeRequest(request: FastifyRequest) {
   }
 }
 
-/** The logger options with serializeRequest, unless they name a request serializer of their own. */
+/**
+ * An error as its log lines show it: pino's fields, without the `rawPacket` that Node's HTTP
+ * parser errors carry (the bytes received, with whatever cookies, API keys or secrets they held).
+ */
+export function serializeError(error: Error): ReturnType<typeof stdSerializers.err> {
+  const { rawPacket: _rawPacket, ...serialized } = stdSerializers.err(error) as ReturnType<typeof stdSerializers.err> & { rawPacket?: unknown }
+  return serialized
+}
+
+/** The logger options with serializeRequest and serializeError, unless they name serializers of their own. */
 export function withRequestSerializer(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
   if (typeof logger !== 'object') return logger
-  return { ...logger, serializers: { req: serializeRequest, ...logger.serializers } }
+  return { ...logger, serializers: { req: serializeRequest, err: serializeError, ...logger.serializers } }
 }

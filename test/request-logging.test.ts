@@ -1,3 +1,4 @@
+import net from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildApp, type App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
@@ -12,7 +13,7 @@ interface LogLine {
 }
 
 /** The service at LOG_LEVEL=info with its log lines captured, and one route that fails. */
-async function startLogging(env: Record<string, string>, lines: LogLine[]): Promise<App> {
+async function startLogging(env: Record<string, string>, lines: LogLine[], level = 'info'): Promise<App> {
   const database = await openTestDatabase('pglite')
   const keyValue = await openTestKeyValue('memory')
   const config = loadConfig({ TOLLGATE_SECRET: TEST_SECRET, LOG_LEVEL: 'info', ...env })
@@ -20,7 +21,7 @@ async function startLogging(env: Record<string, string>, lines: LogLine[]): Prom
     config,
     storage: { database: database.database, keyValue: keyValue.keyValue },
     keyRing: createKeyRing(TEST_SECRET),
-    logger: { level: 'info', stream: { write: (line: string) => lines.push(JSON.parse(line) as LogLine) } },
+    logger: { level, stream: { write: (line: string) => lines.push(JSON.parse(line) as LogLine) } },
   })
   app.get('/fails', async () => {
     throw new Error('a bug')
@@ -75,5 +76,28 @@ describe('request logging', () => {
     expect(lines.map((line) => line.req?.url)).toEqual(
       expect.arrayContaining(['/recaptcha/api/siteverify?(query not logged)', '/recaptcha/api/site%76erify?(query not logged)', '/health?probe=kept']),
     )
+  })
+
+  it('logs a request Node cannot read without its bytes: no cookie, API key or secret, at any level', async () => {
+    const lines: LogLine[] = []
+    app = await startLogging({ NODE_ENV: 'production', LOG_REQUESTS: 'true' }, lines, 'trace')
+    const address = new URL(await app.listen({ port: 0, host: '127.0.0.1' }))
+    const secrets = ['SESSIONCOOKIEVALUE', 'tgak_APIKEYSECRET', 'tgs_SECRETKEYVALUE']
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.connect({ host: address.hostname, port: Number(address.port) }, () =>
+        socket.write(
+          `POST /api/v1/siteverify?secret=${secrets[2]} HTTP/1.1\r\nHost: x\r\nCookie: __Host-tollgate_session=${secrets[0]}\r\n` +
+            `Authorization: Bearer ${secrets[1]}\r\nContent-Length: abc\r\n\r\n`,
+        ),
+      )
+      socket.on('data', () => {})
+      socket.on('close', () => resolve())
+      socket.on('error', reject)
+    })
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'unreadable request' }))
+    const written = JSON.stringify(lines)
+    for (const secret of secrets) expect(written).not.toContain(secret)
+    // Node's parser errors carry the bytes received as a Buffer (logged as an array of numbers).
+    expect(written).not.toContain('rawPacket')
   })
 })

@@ -92,7 +92,8 @@ export function answerClientError(this: { log: FastifyBaseLogger }, error: NodeJ
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : 'validation_error'
   const message = code === 'validation_error' ? 'The request is not valid HTTP.' : undefined
   const requestId = randomUUID()
-  this.log.debug({ err: error, requestId }, 'unreadable request')
+  // Not the error itself: its rawPacket holds the bytes received, cookies, API keys and secrets included.
+  this.log.debug({ code: error.code, requestId }, 'unreadable request')
   if (socket.writable) {
     const body = JSON.stringify(errorBody(code, requestId, message))
     const status = errorCatalogue[code].status

@@ -16,6 +16,7 @@ export interface TestAppOptions {
   webhookTimeoutMs?: number
   logRetentionIntervalMs?: number
   verificationLogMaxBufferedRows?: number
+  requestTimeoutMs?: number
 }
 
 /** The two ways the service is deployed, for suites that run on each; the second where the services answer. */
@@ -48,6 +49,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     webhookTimeoutMs: options.webhookTimeoutMs,
     logRetentionIntervalMs: options.logRetentionIntervalMs,
     verificationLogMaxBufferedRows: options.verificationLogMaxBufferedRows,
+    requestTimeoutMs: options.requestTimeoutMs,
   })
   await app.ready()
   let closed: Promise<void> | undefined

@@ -141,7 +141,7 @@ describe('requests Node cannot read as HTTP', () => {
   let service: TestApp
   let port = 0
   beforeAll(async () => {
-    service = await buildTestApp()
+    service = await buildTestApp({ requestTimeoutMs: 1_000 })
     const address = await service.app.listen({ port: 0, host: '127.0.0.1' })
     port = Number(new URL(address).port)
   })
@@ -170,4 +170,22 @@ describe('requests Node cannot read as HTTP', () => {
     expect(JSON.parse(body)).toEqual({ error: { code, message: expect.any(String), requestId } })
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/)
   })
+
+  it('answers 408 request_timeout to a body that arrives too slowly (a byte at a time), and closes the connection', async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect({ host: '127.0.0.1', port }, () => {
+        socket.write('POST /api/v1/siteverify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{')
+      })
+      const drip = setInterval(() => socket.writable && socket.write(' '), 200)
+      let received = ''
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString()))
+      socket.on('close', () => {
+        clearInterval(drip)
+        resolve(received)
+      })
+      socket.on('error', reject)
+    })
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout')
+    expect(answer).toContain('"code":"request_timeout"')
+  }, 15_000)
 })

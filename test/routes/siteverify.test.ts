@@ -161,6 +161,12 @@ describe('Siteverify', () => {
     expect(empty.json()).toMatchObject({ success: false, 'error-codes': ['missing-input-secret', 'missing-input-response'] })
   })
 
+  it('does not redeem on a HEAD (a link checker or prober would spend the token and show nobody the answer)', async () => {
+    const query = new URLSearchParams({ secret: site.secretKey, response: await token() }).toString()
+    expect((await service.app.inject({ method: 'HEAD', url: `/recaptcha/api/siteverify?${query}` })).statusCode).toBe(404)
+    expectSuccess(await service.app.inject({ method: 'GET', url: `/recaptcha/api/siteverify?${query}` }))
+  })
+
   it("answers the page's action name as action and its data as cdata, as Turnstile and reCAPTCHA v3 backends check them; the recommendation stays in recommendedAction", async () => {
     const headers = browserHeaders(site.siteKey, 'https://shop.example.com')
     const challenge = await fetchChallenge(service.app, headers)

@@ -86,6 +86,8 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.get(
       path,
       {
+        // A HEAD would spend the token and show nobody the answer (a link checker, a prober).
+        exposeHeadRoute: false,
         schema: {
           tags: ['server-side'],
           summary: `${summary}, fields in the query string (as reCAPTCHA's server takes them)`,
