@@ -34,8 +34,13 @@ export function App() {
 
   useEffect(checkSession, [checkSession])
   // An expired or revoked session anywhere sends the user back to the login form, on the same
-  // page, saying why (what was not saved is not saved).
-  useEffect(() => onUnauthorized(() => setSession({ status: 'anonymous', hasExpired: true })), [])
+  // page, saying why (what was not saved is not saved). Once signed out, a request that was still
+  // on its way when the user logged out or deleted the account is answered 401 too: that says
+  // nothing new, and must not replace what the page says about the log-out or the deletion.
+  useEffect(
+    () => onUnauthorized(() => setSession((current) => (current.status === 'signed-in' ? { status: 'anonymous', hasExpired: true } : current))),
+    [],
+  )
 
   const onSignedIn = useCallback((account: Account) => {
     setSession({ status: 'signed-in', account })

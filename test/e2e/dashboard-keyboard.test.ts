@@ -154,6 +154,52 @@ describe.skipIf(!hasChromium())('the dashboard with the keyboard only', () => {
     expect(await page.getByRole('radio', { name: 'Last 30 days' }).isChecked()).toBe(true)
   })
 
+  it('keeps focus on the section after a confirmed action removes the button that opened it', async () => {
+    /** Confirms the open dialog with its second button (Cancel is focused first). */
+    const confirm = async (label: string) => {
+      expect(await tabTo(page, label)).toMatchObject({ isInDialog: true })
+      await page.keyboard.press('Enter')
+    }
+    await tabTo(page, 'Keys and snippet', { backwards: true })
+    await page.keyboard.press('Enter')
+    await tabTo(page, 'Rotate secret key')
+    await page.keyboard.press('Enter')
+    await confirm('Rotate secret key')
+    await page.getByRole('heading', { name: 'Previous secret key' }).waitFor()
+    await tabTo(page, 'Stop the previous key now')
+    await page.keyboard.press('Enter')
+    await confirm('Stop the previous key')
+    await page.getByRole('button', { name: 'Stop the previous key now' }).waitFor({ state: 'detached' })
+    expect(await readFocus(page)).toMatchObject({ tag: 'h2', name: 'Secret key and deletion' })
+
+    await tabTo(page, 'Webhook', { backwards: true })
+    await page.keyboard.press('Enter')
+    await tabTo(page, 'Webhook URL')
+    await page.keyboard.type('http://127.0.0.1:9/hooks/tollgate')
+    await tabTo(page, 'Generate')
+    await page.keyboard.press('Enter')
+    await tabTo(page, 'Save webhook')
+    await page.keyboard.press('Enter')
+    await page.getByText('Webhook saved.').waitFor()
+    await tabTo(page, 'Remove webhook')
+    await page.keyboard.press('Enter')
+    await confirm('Remove webhook')
+    await page.locator('.form__actions').getByRole('button', { name: 'Remove webhook' }).waitFor({ state: 'detached' })
+    expect(await readFocus(page)).toMatchObject({ tag: 'h2', name: 'Webhook' })
+
+    await tabTo(page, 'API keys', { backwards: true })
+    await page.keyboard.press('Enter')
+    await tabTo(page, 'Name')
+    await page.keyboard.type('keyboard script')
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Your new API key “keyboard script”' }).waitFor()
+    await tabTo(page, 'Revoke keyboard script')
+    await page.keyboard.press('Enter')
+    await confirm('Revoke key')
+    await page.getByText('No API keys yet.').waitFor()
+    expect(await readFocus(page)).toMatchObject({ tag: 'h2', name: 'Your keys' })
+  })
+
   it('logs out', async () => {
     await tabTo(page, 'Log out', { backwards: true })
     await page.keyboard.press('Enter')

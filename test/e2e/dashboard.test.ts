@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import type { Page } from 'playwright-core'
+import type { Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { TestApp } from '../helpers/test-app.js'
 import {
@@ -57,6 +57,60 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
 
   async function waitForText(selector: string, text: string | RegExp) {
     await page.locator(selector).filter({ hasText: text }).first().waitFor({ state: 'visible' })
+  }
+
+  /** At a phone's width the page itself does not scroll sideways: wide tables scroll in their own box. */
+  async function expectNoSidewaysScrollingOnPhone(screen: string) {
+    await page.setViewportSize({ width: 375, height: 740 })
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+    await page.setViewportSize({ width: 1280, height: 800 })
+    expect(overflow, `sideways scrolling on the ${screen} screen`).toBe(0)
+  }
+
+  /**
+   * Holds the page's requests matching `url` (and `method`) until release() is called, so that
+   * they are still on their way while the test goes on.
+   */
+  async function holdRequests(url: string, method: string): Promise<{ release: () => void }> {
+    let release = () => {}
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    await page.route(url, async (route) => {
+      if (route.request().method() === method) await released
+      await route.fallback()
+    })
+    return { release }
+  }
+
+  /** The API as another client of the same account would call it: with the browser's session cookie. */
+  async function callApiElsewhere(path: string, init: { method?: string; body?: unknown } = {}): Promise<Response> {
+    const cookie = (await browser.context.cookies(origin)).map(({ name, value }) => `${name}=${value}`).join('; ')
+    return fetch(`${origin}/api/v1${path}`, {
+      method: init.method ?? 'GET',
+      headers: { cookie, origin, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    })
+  }
+
+  /** A session on another device, at another address (whose log-ins have budgets of their own). */
+  async function logInElsewhere(): Promise<string> {
+    const elsewhere = await service.app.inject({
+      method: 'POST',
+      url: '/api/v1/sessions',
+      headers: { host: new URL(origin).host, origin, 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:135.0) Gecko/20100101 Firefox/135.0' },
+      payload: { email, password },
+      remoteAddress: '198.51.100.60',
+    })
+    expect(elsewhere.statusCode).toBe(200)
+    const cookie = String(elsewhere.headers['set-cookie']).split(';')[0] ?? ''
+    expect((await fetch(`${origin}/api/v1/me`, { headers: { cookie } })).status).toBe(200)
+    return cookie
+  }
+
+  /** Lets the page handle what it has received (a late answer) before a test checks what did not happen. */
+  async function settle() {
+    await page.waitForTimeout(300)
   }
 
   it('shows the log-in form to a visitor, and signs up with the API validation shown beside the field', async () => {
@@ -154,6 +208,35 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await saveScreenshot(page, 'settings')
   })
 
+  it('shows the settings as the API stored them after a save, and sends only what changed since', async () => {
+    const sent: string[] = []
+    const recordUpdate = (request: Request) => {
+      if (request.method() === 'PUT') sent.push(request.postData() ?? '')
+    }
+    page.on('request', recordUpdate)
+    await page.getByLabel('Allowed domains').fill('Shop.EXAMPLE\nwww.shop.example')
+    await page.getByLabel('Difficulty').fill('')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await waitForText('.notice--success', 'the emptied fields are back to their defaults')
+    const stored = (await (await callApiElsewhere(`/sites/${siteId}`)).json()) as { domains: string[]; settings: { difficulty: number } }
+    expect(stored.domains).toEqual(['shop.example', 'www.shop.example'])
+    expect(await page.getByLabel('Difficulty').inputValue()).toBe(String(stored.settings.difficulty))
+    expect(await page.getByLabel('Allowed domains').inputValue()).toBe('shop.example\nwww.shop.example')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await waitForText('.notice--success', 'Nothing changed.')
+    expect(sent).toHaveLength(1)
+
+    // Another client sets the difficulty meanwhile: a save of another field leaves it as that
+    // client set it, and the form shows it.
+    expect((await callApiElsewhere(`/sites/${siteId}`, { method: 'PUT', body: { settings: { difficulty: 8 } } })).status).toBe(200)
+    await page.getByLabel('Challenge lifetime (seconds)').fill('600')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await waitForText('.notice--success', 'Settings saved.')
+    expect(sent.slice(1).map((body) => JSON.parse(body) as unknown)).toEqual([{ settings: { challengeLifetimeSeconds: 600 } }])
+    expect(await page.getByLabel('Difficulty').inputValue()).toBe('8')
+    page.off('request', recordUpdate)
+  })
+
   it('sets a webhook with a secret that is never shown back, and sends a signed test event', async () => {
     await page.getByRole('link', { name: 'Webhook' }).click()
     await page.getByRole('heading', { name: 'Webhook', exact: true }).waitFor()
@@ -230,7 +313,23 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await expectNoAccessibilityViolations('analytics')
     await saveScreenshot(page, 'analytics')
 
+    // While another range loads, the numbers on screen stay named by their own range, dimmed as busy.
+    const weekStats = await holdRequests('**/stats?**', 'GET')
+    const weekRequest = page.waitForRequest((request) => new URL(request.url()).pathname.endsWith('/stats'))
     await page.getByText('Last 7 days').click()
+    await weekRequest
+    expect(await page.locator('.totals').getAttribute('aria-label')).toBe('Totals, last 24 hours')
+    await waitForText('.toolbar .loading', 'Loading last 7 days…')
+    expect(await page.locator('.stats').getAttribute('aria-busy')).toBe('true')
+    await page.waitForFunction(() => {
+      const stats = document.querySelector('.stats')
+      return stats !== null && Number(getComputedStyle(stats).opacity) < 0.5
+    })
+    weekStats.release()
+    await page.locator('.stats[aria-busy="false"]').waitFor()
+    await page.unroute('**/stats?**')
+    expect(await page.locator('.totals').getAttribute('aria-label')).toBe('Totals, last 7 days')
+    expect(await page.locator('.toolbar .loading').count()).toBe(0)
     await page.locator('.chart canvas').waitFor()
     await waitForText('.totals__item[data-action="total"] .totals__value', '12')
     // The range is in the address: a reload (or a shared link) opens the same view.
@@ -270,8 +369,16 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await expectNoAccessibilityViolations('verification log')
     await saveScreenshot(page, 'verification-log')
 
+    // The rows on screen while another page size loads are dimmed as busy.
+    const smallerPage = await holdRequests('**/verifications?**', 'GET')
     await page.getByLabel('Rows').selectOption('10')
+    await page.waitForFunction(() => {
+      const rows = document.querySelector('.log')?.closest('[aria-busy="true"]')
+      return rows !== null && rows !== undefined && Number(getComputedStyle(rows).opacity) < 0.5
+    })
+    smallerPage.release()
     await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 10)
+    await page.unroute('**/verifications?**')
     const idsOf = () => rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-id')))
     const firstPage = await idsOf()
     await page.getByRole('button', { name: 'Older' }).click()
@@ -421,6 +528,7 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(key.startsWith(prefix)).toBe(true)
     expect(await row.textContent()).not.toContain(key)
     await expectNoAccessibilityViolations('API keys')
+    await expectNoSidewaysScrollingOnPhone('API keys')
     await saveScreenshot(page, 'api-keys')
 
     await page.getByRole('button', { name: 'I have copied it' }).click()
@@ -440,8 +548,10 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
   })
 
   it('changes the password on the Account page, showing a wrong current password beside its field', async () => {
+    await logInElsewhere()
     await page.getByRole('link', { name: 'Account', exact: true }).click()
     await page.getByRole('heading', { name: 'Change your password' }).waitFor()
+    await waitForText('.sessions tbody', 'Firefox on Windows')
     await page.getByLabel('Current password').fill('not the password')
     await page.getByLabel('New password').fill('a brand new passphrase')
     await page.getByRole('button', { name: 'Change password' }).click()
@@ -450,24 +560,13 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('button', { name: 'Change password' }).click()
     await waitForText('.notice--success', 'Your password was changed.')
     password = 'a brand new passphrase'
+    // The change ended the other session: the list no longer offers to log it out.
+    await page.waitForFunction(() => document.querySelectorAll('.sessions tbody tr').length === 1)
+    expect(await page.locator('.sessions tbody tr[data-current="true"]').count()).toBe(1)
     await expectNoAccessibilityViolations('account')
   })
 
   it('lists the sessions on the Account page and logs out one of them, or everywhere else, keeping this session', async () => {
-    /** A session on another device, at another address (whose log-ins have budgets of their own). */
-    const logInElsewhere = async () => {
-      const elsewhere = await service.app.inject({
-        method: 'POST',
-        url: '/api/v1/sessions',
-        headers: { host: new URL(origin).host, origin, 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:135.0) Gecko/20100101 Firefox/135.0' },
-        payload: { email, password },
-        remoteAddress: '198.51.100.60',
-      })
-      expect(elsewhere.statusCode).toBe(200)
-      const cookie = String(elsewhere.headers['set-cookie']).split(';')[0] ?? ''
-      expect((await fetch(`${origin}/api/v1/me`, { headers: { cookie } })).status).toBe(200)
-      return cookie
-    }
     const firstCookie = await logInElsewhere()
     await page.reload()
     const sessionRows = page.locator('.sessions tbody tr')
@@ -476,6 +575,7 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await waitForText('.sessions tbody', '198.51.100.60')
     expect(await page.locator('.sessions tbody tr[data-current="true"]').textContent()).toContain('This browser')
     await expectNoAccessibilityViolations('sessions')
+    await expectNoSidewaysScrollingOnPhone('account')
     await saveScreenshot(page, 'account-sessions')
     const countBefore = await sessionRows.count()
     await sessionRows.filter({ hasText: 'Firefox on Windows' }).first().getByRole('button', { name: /^Log out Firefox on Windows/ }).click()
@@ -492,8 +592,20 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
   })
 
   it('logs out, and logs back in', async () => {
+    // The sessions list is still loading when the user logs out: its late 401 says nothing new,
+    // and must not turn the chosen log-out into "your session has ended".
+    const sessionsList = await holdRequests('**/api/v1/sessions', 'GET')
+    const listRequest = page.waitForRequest((request) => request.method() === 'GET' && new URL(request.url()).pathname === '/api/v1/sessions')
+    await page.getByRole('button', { name: 'Log out everywhere else' }).click()
+    await listRequest
     await page.getByRole('button', { name: 'Log out', exact: true }).click()
     await page.getByRole('heading', { name: 'Log in' }).waitFor()
+    const lateAnswer = page.waitForResponse((response) => response.request().method() === 'GET' && new URL(response.url()).pathname === '/api/v1/sessions')
+    sessionsList.release()
+    expect((await lateAnswer).status()).toBe(401)
+    await page.unroute('**/api/v1/sessions')
+    await settle()
+    expect(await page.locator('.notice').count()).toBe(0)
     await page.goto(`${origin}/dashboard/sites/${siteId}`)
     await page.getByRole('heading', { name: 'Log in' }).waitFor()
 
@@ -551,7 +663,11 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
   })
 
   it('deletes the account after a confirmation with the password, and says so on the log-in form', async () => {
+    // Still loading when the account goes: its late 401 must not replace what the page says.
+    const sessionsList = await holdRequests('**/api/v1/sessions', 'GET')
+    const listRequest = page.waitForRequest((request) => request.method() === 'GET' && new URL(request.url()).pathname === '/api/v1/sessions')
     await page.getByRole('link', { name: 'Account', exact: true }).click()
+    await listRequest
     await page.getByRole('button', { name: 'Delete account' }).click()
     const dialog = page.getByRole('dialog', { name: 'Delete your account?' })
     await dialog.waitFor()
@@ -580,10 +696,26 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(await dialog.locator('#deletion-password-error').count()).toBe(0)
     expect(await dialog.getByLabel('Password').inputValue()).toBe('')
     await dialog.getByLabel('Password').fill(password)
-    // Enter in the password field confirms, as the button does.
+    // Enter in the password field confirms, as the button does; pressed again while the deletion
+    // runs, it sends nothing more.
+    const deletions: string[] = []
+    page.on('request', (request) => {
+      if (request.method() === 'DELETE' && new URL(request.url()).pathname === '/api/v1/me') deletions.push(request.url())
+    })
+    const deletion = await holdRequests('**/api/v1/me', 'DELETE')
     await dialog.getByLabel('Password').press('Enter')
+    await dialog.getByRole('button', { name: 'Working…' }).waitFor()
+    await dialog.getByLabel('Password').press('Enter')
+    deletion.release()
     await page.getByRole('heading', { name: 'Log in' }).waitFor()
-    await waitForText('.notice--success', 'Your account and everything of it were deleted.')
+    await page.unroute('**/api/v1/me')
+    const lateAnswer = page.waitForResponse((response) => response.request().method() === 'GET' && new URL(response.url()).pathname === '/api/v1/sessions')
+    sessionsList.release()
+    expect((await lateAnswer).status()).toBe(401)
+    await page.unroute('**/api/v1/sessions')
+    await settle()
+    expect(deletions).toHaveLength(1)
+    expect(await page.locator('.notice').allTextContents()).toEqual(['Your account and everything of it were deleted.'])
     const logIn = await fetch(`${origin}/api/v1/sessions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin },

@@ -1,5 +1,5 @@
-import type { ComponentChildren } from 'preact'
-import { useEffect, useRef } from 'preact/hooks'
+import type { ComponentChildren, RefObject } from 'preact'
+import { useLayoutEffect, useRef } from 'preact/hooks'
 
 interface ConfirmDialogProps {
   title: string
@@ -15,12 +15,15 @@ interface ConfirmDialogProps {
  * A native modal <dialog>: the browser traps focus, closes it on Escape and restores focus to
  * the button that opened it. Cancel is focused first so that Enter never destroys by accident.
  * While the action is under way (`isBusy`), neither Cancel nor Escape closes it: the action
- * would go on behind a closed dialog and land its outcome there.
+ * would go on behind a closed dialog and land its outcome there. An action that removes the
+ * button that opened it calls focusAfterDialog.
  */
 export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, onConfirm, onCancel }: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null)
   const cancel = useRef<HTMLButtonElement>(null)
-  useEffect(() => {
+  // In the render itself, not after the next frame: focusAfterDialog relies on the dialog being
+  // closed (and focus back on its opener) by the time that frame comes.
+  useLayoutEffect(() => {
     const element = dialog.current
     if (element === null) return
     if (isOpen && !element.open) {
@@ -53,4 +56,14 @@ export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, o
       </div>
     </dialog>
   )
+}
+
+/**
+ * Moves focus to `target` once the dialog that confirmed an action has closed. For actions that
+ * remove the button that opened the dialog (a revoked key's row): the browser returns focus to
+ * that button, and when it goes, focus falls to the page's start, where keyboard and screen
+ * reader users lose their place. Call it on success, in the handler that closes the dialog.
+ */
+export function focusAfterDialog(target: RefObject<HTMLElement | null>): void {
+  window.requestAnimationFrame(() => target.current?.focus())
 }

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useRef, useState } from 'preact/hooks'
 import { ApiRequestError, describeError } from '../api/client.js'
 import { sortFieldErrors } from './field-errors.js'
 
@@ -23,7 +23,12 @@ const idle: FormSubmitState = { isBusy: false, fieldErrors: {}, generalError: un
  */
 export function useFormSubmit(fields: readonly string[]): [FormSubmitState, (work: () => Promise<string>) => Promise<void>, () => void] {
   const [state, setState] = useState<FormSubmitState>(idle)
+  const isRunning = useRef(false)
   const run = async (work: () => Promise<string>) => {
+    // A disabled submit button stops a second submission, but a form of one field has none to
+    // disable: Enter pressed again while the request runs would send it twice.
+    if (isRunning.current) return
+    isRunning.current = true
     setState({ ...idle, isBusy: true })
     try {
       const successMessage = await work()
@@ -35,6 +40,8 @@ export function useFormSubmit(fields: readonly string[]): [FormSubmitState, (wor
       const generalError = sorted.general.length > 0 ? sorted.general.join(' ') : hasFieldErrors ? undefined : describeError(error)
       setState({ isBusy: false, fieldErrors: sorted.byField, generalError, successMessage: undefined })
       if (hasFieldErrors) focusFirstInvalidField()
+    } finally {
+      isRunning.current = false
     }
   }
   return [state, run, () => setState(idle)]

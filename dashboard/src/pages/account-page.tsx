@@ -7,7 +7,7 @@ import { PageHeading } from '../components/page-heading.js'
 import { PasswordField } from '../components/password-field.js'
 import { describeUserAgent, formatDateTime } from '../lib/format.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
-import { useLoader } from '../lib/use-loader.js'
+import { useLoader, type Loaded } from '../lib/use-loader.js'
 import { Form } from '../components/form.js'
 
 interface AccountPageProps {
@@ -17,21 +17,22 @@ interface AccountPageProps {
 }
 
 export function AccountPage({ account, onDeleted }: AccountPageProps) {
+  const [sessions, reloadSessions] = useLoader(listSessions, 'sessions')
   return (
     <>
       <PageHeading title="Account" />
       <p class="muted">
         Logged in as <strong>{account.email}</strong>.
       </p>
-      <PasswordForm email={account.email} />
-      <Sessions />
+      {/* A password change ends the other sessions: the list must not keep offering to log them out. */}
+      <PasswordForm email={account.email} onChanged={reloadSessions} />
+      <Sessions sessions={sessions} reload={reloadSessions} />
       <AccountDeletion email={account.email} onDeleted={onDeleted} />
     </>
   )
 }
 
-function Sessions() {
-  const [sessions, reload] = useLoader(listSessions, 'sessions')
+function Sessions({ sessions, reload }: { sessions: Loaded<Session[]>; reload: () => void }) {
   const [isBusy, setBusy] = useState(false)
   const [outcome, setOutcome] = useState<string | undefined>()
   const [error, setError] = useState<unknown>()
@@ -175,7 +176,7 @@ function AccountDeletion({ email, onDeleted }: { email: string; onDeleted: () =>
   )
 }
 
-function PasswordForm({ email }: { email: string }) {
+function PasswordForm({ email, onChanged }: { email: string; onChanged: () => void }) {
   const [currentPassword, setCurrentPassword] = useState('')
   const [newPassword, setNewPassword] = useState('')
   const [state, run] = useFormSubmit(['currentPassword', 'newPassword'])
@@ -184,6 +185,7 @@ function PasswordForm({ email }: { email: string }) {
       await changePassword(currentPassword, newPassword)
       setCurrentPassword('')
       setNewPassword('')
+      onChanged()
       return 'Your password was changed. Your other sessions were logged out; your API keys still work.'
     })
   return (

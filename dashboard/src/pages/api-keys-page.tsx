@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { createApiKey, listApiKeys, revokeApiKey } from '../api/api-keys.js'
 import type { ApiKey, CreatedApiKey } from '../api/types.js'
-import { ConfirmDialog } from '../components/confirm-dialog.js'
+import { ConfirmDialog, focusAfterDialog } from '../components/confirm-dialog.js'
 import { Field } from '../components/field.js'
 import { ErrorNotice, Loading, Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
@@ -14,6 +14,7 @@ import { Form } from '../components/form.js'
 export function ApiKeysPage() {
   const [keys, reload] = useLoader(listApiKeys, 'api-keys')
   const [created, setCreated] = useState<CreatedApiKey | undefined>()
+  const keysHeading = useRef<HTMLHeadingElement>(null)
   return (
     <>
       <PageHeading title="API keys" />
@@ -40,7 +41,9 @@ export function ApiKeysPage() {
         </section>
       )}
       <section class="card" aria-labelledby="keys-heading">
-        <h2 id="keys-heading">Your keys</h2>
+        <h2 id="keys-heading" ref={keysHeading} tabIndex={-1}>
+          Your keys
+        </h2>
         {keys.status === 'error' ? <ErrorNotice error={keys.error} /> : null}
         {keys.data === undefined ? keys.status === 'loading' ? <Loading /> : null : (
           <KeysTable
@@ -49,6 +52,8 @@ export function ApiKeysPage() {
               // A revoked key is not left on screen in full as "your new key".
               if (created?.id === id) setCreated(undefined)
               reload()
+              // Its Revoke button goes with its row.
+              focusAfterDialog(keysHeading)
             }}
           />
         )}

@@ -14,26 +14,33 @@ import { BucketsTable } from './buckets-table.js'
 
 export function AnalyticsPanel({ site }: { site: Site }) {
   const [range, setRange] = useAddressParam<RangeName>('range', rangeNames, '24h')
-  const load = useCallback(() => fetchStats(site.id, queryOfRange(range)), [site.id, range])
-  const [stats, reload] = useLoader(load, `${site.id}:${range}`)
+  // The numbers carry the range they were counted for: while another range loads, they are still
+  // on screen, and must not be named by the range just picked.
+  const load = useCallback(async () => ({ range, stats: await fetchStats(site.id, queryOfRange(range)) }), [site.id, range])
+  const [loaded, reload] = useLoader(load, `${site.id}:${range}`)
   return (
     <>
       <div class="toolbar">
         <RangePicker value={range} onChange={setRange} />
-        <button type="button" class="button button--small" onClick={reload} disabled={stats.status === 'loading'}>
+        <button type="button" class="button button--small" onClick={reload} disabled={loaded.status === 'loading'}>
           Refresh
         </button>
+        {loaded.status === 'loading' && loaded.data !== undefined ? <Loading label={`Loading ${rangeLabels[range].toLowerCase()}…`} /> : null}
       </div>
-      {stats.status === 'error' ? <ErrorNotice error={stats.error} /> : null}
-      {stats.data === undefined ? stats.status === 'loading' ? <Loading /> : null : <StatsView stats={stats.data} range={range} />}
+      {loaded.status === 'error' ? <ErrorNotice error={loaded.error} /> : null}
+      {loaded.data === undefined ? (
+        loaded.status === 'loading' ? <Loading /> : null
+      ) : (
+        <StatsView stats={loaded.data.stats} range={loaded.data.range} isLoading={loaded.status === 'loading'} />
+      )}
     </>
   )
 }
 
-function StatsView({ stats, range }: { stats: Stats; range: RangeName }) {
+function StatsView({ stats, range, isLoading }: { stats: Stats; range: RangeName; isLoading: boolean }) {
   const { totals } = stats
   return (
-    <>
+    <div class="stats" aria-busy={isLoading}>
       <ul class="totals" aria-label={`Totals, ${rangeLabels[range].toLowerCase()}`}>
         <li class="totals__item" data-action="total">
           <span class="totals__label">Verifications</span>
@@ -73,6 +80,6 @@ function StatsView({ stats, range }: { stats: Stats; range: RangeName }) {
           total={totals.total}
         />
       </div>
-    </>
+    </div>
   )
 }

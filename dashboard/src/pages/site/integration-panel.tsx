@@ -1,7 +1,7 @@
-import { useState } from 'preact/hooks'
+import { useRef, useState } from 'preact/hooks'
 import { deleteSite, endPreviousSecret, rotateSiteSecret } from '../../api/sites.js'
 import type { SecretRotation, Site } from '../../api/types.js'
-import { ConfirmDialog } from '../../components/confirm-dialog.js'
+import { ConfirmDialog, focusAfterDialog } from '../../components/confirm-dialog.js'
 import { IntegrationKeys } from '../../components/integration-keys.js'
 import { ErrorNotice, Notice } from '../../components/notice.js'
 import { formatDateTime } from '../../lib/format.js'
@@ -21,6 +21,7 @@ export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
   const [error, setError] = useState<unknown>()
   const [rotation, setRotation] = useState<SecretRotation | undefined>()
   const [isLeaked, setLeaked] = useState(false)
+  const dangerHeading = useRef<HTMLHeadingElement>(null)
 
   const act = async (work: () => Promise<void>) => {
     setBusy(true)
@@ -45,6 +46,8 @@ export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
       // The rotation's notice must no longer promise the old key's grace period.
       setRotation((shown) => shown && { ...shown, previousSecretExpiresAt: null })
       onChanged()
+      // The previous key's row, with the button that opened the dialog, goes once the site reloads.
+      focusAfterDialog(dangerHeading)
     })
   const openRotation = () => {
     setLeaked(false)
@@ -71,7 +74,9 @@ export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
         <IntegrationKeys siteKey={site.siteKey} secretKey={rotation?.secretKey} />
       </section>
       <section class="card card--danger" aria-labelledby="danger-heading">
-        <h2 id="danger-heading">Secret key and deletion</h2>
+        <h2 id="danger-heading" ref={dangerHeading} tabIndex={-1}>
+          Secret key and deletion
+        </h2>
         {error === undefined ? null : <ErrorNotice error={error} />}
         <div class="danger-row">
           <div>

@@ -51,6 +51,11 @@ interface SettingsPanelProps {
 }
 
 export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
+  // The site as the API last stored it: the fields start from it and a save sends what differs
+  // from it. A save's answer replaces it and refills the fields, so they show what was stored (an
+  // emptied field's default, domains as normalized), and a field left as it was is not sent again
+  // over a value another client has set since.
+  const [stored, setStored] = useState(site)
   const [values, setValues] = useState(() => valuesOf(site))
   // Number fields whose text the browser cannot read as a number ("2e"): their value reads as "",
   // which would otherwise be sent as "back to the default".
@@ -72,9 +77,11 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
         const details = [...unreadable].map((key) => ({ field: `settings.${key}`, message: 'must be a whole number (or empty for the default)' }))
         throw new ApiRequestError(400, 'validation_error', 'The form is not valid.', undefined, details)
       }
-      const update = buildUpdate(site, values)
+      const update = buildUpdate(stored, values)
       if (Object.keys(update).length === 0) return 'Nothing changed.'
-      await updateSite(site.id, update)
+      const saved = await updateSite(site.id, update)
+      setStored(saved)
+      setValues(valuesOf(saved))
       onSaved()
       const isReset = Object.values(update.settings ?? {}).some((value) => value === null)
       return isReset ? 'Settings saved; the emptied fields are back to their defaults.' : 'Settings saved.'

@@ -1,7 +1,7 @@
-import { useCallback, useState } from 'preact/hooks'
+import { useCallback, useRef, useState } from 'preact/hooks'
 import { listWebhookDeliveries, updateSite } from '../../api/sites.js'
 import type { Site } from '../../api/types.js'
-import { ConfirmDialog } from '../../components/confirm-dialog.js'
+import { ConfirmDialog, focusAfterDialog } from '../../components/confirm-dialog.js'
 import { CopyButton } from '../../components/copy-button.js'
 import { Field } from '../../components/field.js'
 import { FormOutcome } from '../../components/notice.js'
@@ -43,6 +43,7 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
   const [secret, setSecret] = useState('')
   const [isSecretVisible, setSecretVisible] = useState(false)
   const [isRemoving, setRemoving] = useState(false)
+  const heading = useRef<HTMLHeadingElement>(null)
   const [state, run] = useFormSubmit(['settings.webhookUrl', 'settings.webhookSecret'])
   const isSecretSet = site.settings.webhookSecretSet
   const hasWebhook = site.settings.webhookUrl !== null && site.settings.webhookUrl !== ''
@@ -66,6 +67,8 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
       setUrl('')
       setSecret('')
       onSaved()
+      // The Remove webhook button that opened the dialog goes once the site reloads without a webhook.
+      focusAfterDialog(heading)
       return 'Webhook removed.'
     })
     // Closed whatever the outcome: a failure's message is drawn on the page, which the modal covers.
@@ -74,7 +77,9 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
 
   return (
     <section class="card" aria-labelledby="webhook-heading">
-      <h2 id="webhook-heading">Webhook</h2>
+      <h2 id="webhook-heading" ref={heading} tabIndex={-1}>
+        Webhook
+      </h2>
       <p class="muted">
         Tollgate posts a signed <code>verification.blocked</code> event to this address whenever a verification is
         blocked. Check the <code>X-Service-Signature</code> header (HMAC-SHA256 of the body with your secret).
