@@ -246,10 +246,13 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await waitForText('#webhook-secret-error', 'required')
 
     await page.getByLabel('Signing secret').fill(webhookSecret)
+    // Typed as a person might; saved, the field shows the URL as stored, the one deliveries go to.
+    await page.getByLabel('Webhook URL').fill(` ${receiver.url.replace('http://', 'HTTP://')} `)
     await page.getByRole('button', { name: 'Save webhook' }).click()
     await waitForText('.notice--success', 'Webhook saved.')
     await waitForText('#webhook-secret-status', 'Secret is set')
     expect(await page.getByLabel('Signing secret').inputValue()).toBe('')
+    expect(await page.getByLabel('Webhook URL').inputValue()).toBe(receiver.url)
     await page.reload()
     await waitForText('#webhook-secret-status', 'Secret is set')
     expect(await page.getByLabel('Webhook URL').inputValue()).toBe(receiver.url)

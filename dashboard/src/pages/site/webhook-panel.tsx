@@ -52,9 +52,11 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
     run(async () => {
       const trimmedUrl = url.trim()
       // The secret is write-only: an empty field keeps the stored one.
-      await updateSite(site.id, {
+      const stored = await updateSite(site.id, {
         settings: { webhookUrl: trimmedUrl === '' ? null : trimmedUrl, ...(secret === '' ? {} : { webhookSecret: secret }) },
       })
+      // The URL as stored (normalized: a host in lower case), which later deliveries go to.
+      setUrl(stored.settings.webhookUrl ?? '')
       setSecret('')
       setSecretVisible(false)
       onSaved()
