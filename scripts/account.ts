@@ -4,7 +4,8 @@
  *
  * Accounts made or mended by the server's operator, on the database the server uses (DATABASE_URL,
  * or the embedded one in DATA_DIR, which only one process may hold: stop the server first). The
- * password is read from standard input (one line), or asked for twice without echo on a terminal.
+ * password is read from standard input (one line, or the same line twice), or asked for twice
+ * without echo on a terminal.
  * `create` works whatever SIGNUPS says; `set-password` is the way back into an account whose
  * password is lost (there is no e-mail reset) and ends all of the account's sessions.
  */
@@ -45,8 +46,15 @@ async function readPassword(): Promise<string> {
   }
   let input = ''
   for await (const chunk of process.stdin) input += String(chunk)
-  // The line's end is not part of the password (echo adds one).
-  return input.replace(/\r?\n$/, '')
+  // One line, its end not part of the password (echo adds one); or the same line twice, as the
+  // prompt asks for it: anything else would store a password no log-in form can type.
+  const lines = input.split(/\r?\n/)
+  if (lines.at(-1) === '') lines.pop()
+  const [password, again, ...rest] = lines
+  if (password === undefined || rest.length > 0 || (again !== undefined && again !== password)) {
+    throw new UsageError('standard input must hold the password on one line (or twice, the same, as the prompt asks for it)')
+  }
+  return password
 }
 
 async function run(command: string | undefined, address: string | undefined): Promise<string> {

@@ -70,6 +70,13 @@ describe('npm run account', () => {
     })
   }, 120_000)
 
+  it('takes the password on one line, or the same line twice as the prompt asks; refuses anything else rather than store it', () => {
+    expect(account(['create', 'twice@example.com'], 'a good long password\na good long password')).toMatchObject({ status: 0 })
+    const refusal = 'tollgate account: standard input must hold the password on one line (or twice, the same, as the prompt asks for it)'
+    expect(account(['create', 'differ@example.com'], 'a good long password\nanother long password')).toMatchObject({ status: 1, stderr: refusal })
+    expect(account(['create', 'three@example.com'], 'a good long password\na good long password\nx')).toMatchObject({ status: 1, stderr: refusal })
+  }, 60_000)
+
   it('names what is wrong with its arguments', () => {
     expect(account(['delete', 'owner@example.com'], 'x')).toMatchObject({ status: 1, stderr: expect.stringMatching(/^tollgate account: usage: npm run account -- create/) })
     expect(account(['set-password', 'nobody@example.com'], 'a good long password')).toMatchObject({

@@ -47,7 +47,8 @@ async function demoSitePlugin(app: FastifyInstance): Promise<void> {
   )
   await app.siteCache.invalidate({ id: DEMO_SITE_ID })
   app.decorate('demoSite', keys)
-  app.addHook('onReady', async () => {
+  // Once listening: a start that then fails (the port taken) ends with its one line of cause.
+  app.addHook('onListen', async () => {
     app.log.info(
       { siteKey: keys.siteKey, secretKey: keys.secretKey },
       `Demo site (development only): site key ${keys.siteKey}, secret key ${keys.secretKey}`,

@@ -1,3 +1,4 @@
+import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, type App } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
@@ -7,8 +8,8 @@ import { browserHeaders, obtainToken } from '../helpers/core-flow.js'
 import { openTestDatabase, openTestKeyValue } from '../helpers/storage.js'
 import { buildTestApp, TEST_SECRET } from '../helpers/test-app.js'
 
-/** `npm start` in development, with its log lines captured. */
-async function startInDevelopment(lines: string[]): Promise<App> {
+/** `npm start` in development, with its log lines captured, before it listens. */
+async function buildInDevelopment(lines: string[]): Promise<App> {
   const database = await openTestDatabase('pglite')
   const keyValue = await openTestKeyValue('memory')
   const config = loadConfig({ NODE_ENV: 'development', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0' })
@@ -19,6 +20,12 @@ async function startInDevelopment(lines: string[]): Promise<App> {
     logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } },
   })
   await app.ready()
+  return app
+}
+
+async function startInDevelopment(lines: string[]): Promise<App> {
+  const app = await buildInDevelopment(lines)
+  await app.listen({ port: 0, host: '127.0.0.1' })
   return app
 }
 
@@ -35,6 +42,20 @@ describe('the development demo site', () => {
     expect(app.demoSite).toEqual({ siteKey: expect.stringMatching(/^tgk_/), secretKey: expect.stringMatching(/^tgs_/) })
     expect(printed?.msg).toContain(app.demoSite?.siteKey)
     expect(printed?.msg).toContain(app.demoSite?.secretKey)
+  })
+
+  it('prints nothing of itself when the start fails at listening (the port is taken): only the cause', async () => {
+    const taken = net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const failed: string[] = []
+    const app = await buildInDevelopment(failed)
+    try {
+      await expect(app.listen({ port: (taken.address() as net.AddressInfo).port, host: '127.0.0.1' })).rejects.toThrow(/EADDRINUSE/)
+    } finally {
+      taken.close()
+      await app.close()
+    }
+    expect(failed.filter((line) => line.includes('Demo site'))).toEqual([])
   })
 
   it('is a site without account that allows any origin, and its printed keys work end to end', async () => {

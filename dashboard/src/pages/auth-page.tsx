@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { createAccount, fetchIsSignUpOpen, logIn } from '../api/accounts.js'
+import { createAccount, fetchCurrentAccount, fetchIsSignUpOpen, logIn } from '../api/accounts.js'
 import { ApiRequestError, describeError } from '../api/client.js'
 import type { Account } from '../api/types.js'
 import { Field } from '../components/field.js'
@@ -11,6 +11,17 @@ import { sortFieldErrors } from '../lib/field-errors.js'
 import { focusFirstInvalidField } from '../lib/use-form-submit.js'
 import { useLoader } from '../lib/use-loader.js'
 import { Form } from '../components/form.js'
+
+/** Whether the session cookie the log-in just set comes back with the next request. */
+async function isSessionKept(): Promise<boolean> {
+  try {
+    await fetchCurrentAccount()
+    return true
+  } catch (error) {
+    if (error instanceof ApiRequestError && error.status === 401) return false
+    throw error
+  }
+}
 
 interface AuthPageProps {
   mode: 'login' | 'signup'
@@ -40,7 +51,14 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
       const credentials = { email: email.trim(), password }
       // Sign-up creates the account; logging in right after sets the session cookie.
       if (isSignup) await createAccount(credentials)
-      onSignedIn(await logIn(credentials))
+      const account = await logIn(credentials)
+      // In production the session cookie is Secure: over plain http (but on localhost) the browser
+      // drops it, and every next request would say the session ended. Said here, once, why.
+      if (!(await isSessionKept())) {
+        setGeneralError('You were logged in, but this browser did not keep the session cookie: in production, open the dashboard over HTTPS.')
+        return
+      }
+      onSignedIn(account)
     } catch (error) {
       const sorted = error instanceof ApiRequestError ? sortFieldErrors(error.details, ['email', 'password']) : undefined
       if (error instanceof ApiRequestError && error.code === 'email_taken') {

@@ -14,6 +14,8 @@ export function findPasswordProblem(password: string): string | undefined {
   const length = [...password].length
   if (length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`
   if (length > PASSWORD_MAX_LENGTH) return `must be at most ${PASSWORD_MAX_LENGTH} characters`
+  // A password field cannot hold a line break: such a password could never be typed to log in.
+  if (/\p{Cc}/u.test(password)) return 'must not contain line breaks or other control characters'
   return undefined
 }
 

@@ -23,6 +23,9 @@ describe('passwords', () => {
   it('counts characters, not UTF-16 units: five emoji are too short, ten are enough, 256 astral characters are allowed', () => {
     expect(findPasswordProblem('🔑🐢🌋🎻🧭')).toBe('must be at least 10 characters')
     expect(findPasswordProblem('🔑🐢🌋🎻🧭🔑🐢🌋🎻🧭')).toBeUndefined()
+    // No log-in form could type it.
+    expect(findPasswordProblem('a password\nwith two lines')).toBe('must not contain line breaks or other control characters')
+    expect(findPasswordProblem('tab\tseparated password')).toBe('must not contain line breaks or other control characters')
     expect(findPasswordProblem('𝔸'.repeat(256))).toBeUndefined()
     expect(findPasswordProblem('𝔸'.repeat(257))).toBe('must be at most 256 characters')
     expect(findPasswordProblem('short')).toBe('must be at least 10 characters')

@@ -5,7 +5,7 @@ import { findAccessibilityViolations, hasChromium, openDashboard, type OpenDashb
  * A production server's default (SIGNUPS=first), in Chromium: its operator signs up, and from
  * then on the dashboard offers no sign-up to anyone.
  */
-describe.skipIf(!hasChromium())('the dashboard with SIGNUPS=first', () => {
+describe.skipIf(!hasChromium())('signing up and logging in to the dashboard (SIGNUPS=first)', () => {
   let dashboard: OpenDashboard
   beforeAll(async () => {
     dashboard = await openDashboard({ env: { SIGNUPS: 'first' } })
@@ -31,5 +31,27 @@ describe.skipIf(!hasChromium())('the dashboard with SIGNUPS=first', () => {
     expect(await page.getByRole('button', { name: 'Create account' }).count()).toBe(0)
     expect(await findAccessibilityViolations(page)).toEqual([])
     expect(pageErrors).toEqual([])
+  }, 60_000)
+
+  it('says why, on the log-in page, when the browser keeps no session cookie (a production server over plain http)', async () => {
+    const { page, origin } = dashboard
+    // The browser drops a Secure cookie set over plain http to an address other than localhost:
+    // here the cookie is taken off the log-in's answer, as it would be.
+    await page.route('**/api/v1/sessions', async (route) => {
+      const request = route.request()
+      if (request.method() !== 'POST') return route.continue()
+      // Sent from here, not through the browser (whose cookie jar would keep the cookie).
+      const response = await fetch(request.url(), { method: 'POST', headers: await request.allHeaders(), body: request.postData() })
+      return route.fulfill({ status: response.status, contentType: 'application/json', body: await response.text() })
+    })
+    await page.context().clearCookies()
+    await page.goto(`${origin}/dashboard/login`)
+    await page.getByLabel('E-mail address').fill('operator@example.com')
+    await page.getByLabel('Password').fill('correct horse battery staple')
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByText('You were logged in, but this browser did not keep the session cookie: in production, open the dashboard over HTTPS.').waitFor()
+    expect(await page.getByRole('heading', { name: 'Log in' }).count()).toBe(1)
+    expect(await page.getByText('Your session has ended').count()).toBe(0)
+    await page.unroute('**/api/v1/sessions')
   }, 60_000)
 })
