@@ -189,8 +189,12 @@ describe.skipIf(!hasChromium())('the dashboard with the keyboard only', () => {
 
     await tabTo(page, 'API keys', { backwards: true })
     await page.keyboard.press('Enter')
+    // The new page takes focus on its heading once drawn: tabbing before that would start from
+    // the old page (seen under load in CI).
+    await expect.poll(() => readFocus(page)).toMatchObject({ tag: 'h1', name: 'API keys' })
     await tabTo(page, 'Name')
     await page.keyboard.type('keyboard script')
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('keyboard script')
     await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: 'Your new API key “keyboard script”' }).waitFor()
     await tabTo(page, 'Revoke keyboard script')
