@@ -12,13 +12,17 @@ import { createSessionRepository, type SessionRepository } from '../storage/sql/
 export const SESSION_COOKIE = 'tollgate_session'
 
 /**
- * The session cookie's name. In production it carries the __Host- prefix: browsers accept such a
- * cookie only from this host, Secure, for the whole path and without a Domain, so a cookie planted
- * from a sibling subdomain cannot stand in for (or shadow) the real session. Plain-http development
- * cannot set Secure cookies, so it keeps the bare name.
+ * A cookie's name as set in this environment. In production it carries the __Host- prefix:
+ * browsers accept such a cookie only from this host, Secure, for the whole path and without a
+ * Domain, so a cookie planted from a sibling subdomain cannot stand in for (or shadow) the real
+ * one. Plain-http development cannot set Secure cookies, so it keeps the bare name.
  */
+export function hostCookieName(name: string, config: Pick<Config, 'environment'>): string {
+  return config.environment === 'production' ? `__Host-${name}` : name
+}
+
 export function sessionCookieName(config: Pick<Config, 'environment'>): string {
-  return config.environment === 'production' ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE
+  return hostCookieName(SESSION_COOKIE, config)
 }
 export const SESSION_LIFETIME_MS = 14 * 24 * 3_600_000
 

@@ -137,8 +137,10 @@ export async function lockDataDirectory(directory: string): Promise<() => Promis
     // Another process is taking the stale lock over; a takeover file whose writer is gone (a
     // crash in that moment) is left behind, and goes.
     const taker = await readLockFile(takeover)
-    const takerHolder = taker === undefined ? undefined : holderOf(taker)
-    if (taker !== undefined && takerHolder !== undefined && !(await holdsLock(takerHolder.pid, takerHolder.identity))) await removeIfUnchanged(takeover, taker)
+    if (taker !== undefined) {
+      const { pid, identity } = holderOf(taker)
+      if (!(await holdsLock(pid, identity))) await removeIfUnchanged(takeover, taker)
+    }
     await setTimeout(10)
   }
   throw new StartupError(`DATA_DIR ${directory}: could not take its lock file ${file}`)

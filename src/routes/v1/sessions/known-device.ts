@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../../../config.js'
 import { hmacSha256, type MacKey } from '../../../domain/mac.js'
+import { hostCookieName } from '../../../plugins/authentication.js'
 
 /**
  * A browser that has logged in to an account before carries a signed cookie naming that account
@@ -12,7 +13,7 @@ import { hmacSha256, type MacKey } from '../../../domain/mac.js'
 const DEVICE_LIFETIME_MS = 90 * 86_400_000
 
 function deviceCookieName(config: Pick<Config, 'environment'>): string {
-  return config.environment === 'production' ? '__Host-tollgate_device' : 'tollgate_device'
+  return hostCookieName('tollgate_device', config)
 }
 
 function macOf(key: MacKey, emailKey: string, expiresAt: number): string {

@@ -27,7 +27,9 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   // A body of no bytes is no body, whatever its Content-Type says (clients send their default
-  // one, JSON say, with the fields in the query string): Fastify then parses nothing.
+  // one with the fields in the query string): Fastify then parses nothing, so a type no parser
+  // takes (text/plain) is not refused either. The JSON and multipart parsers take an empty body
+  // sent chunked, whose length is not known here, as none too.
   app.addHook('onRequest', (request, _reply, done) => {
     const { headers } = request
     const hasNoBody = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0')
