@@ -9,8 +9,6 @@
  * `create` works whatever SIGNUPS says; `set-password` is the way back into an account whose
  * password is lost (there is no e-mail reset) and ends all of the account's sessions.
  */
-import { createInterface } from 'node:readline'
-import { Writable } from 'node:stream'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { isEmailAddress, normalizeEmailAddress } from '../src/domain/accounts/email-address.js'
 import { findPasswordProblem, hashPassword } from '../src/domain/accounts/password.js'
@@ -19,50 +17,16 @@ import { migrate } from '../src/storage/migrate.js'
 import { openDatabase } from '../src/storage/open-storage.js'
 import { createAccountRepository } from '../src/storage/sql/account-repository.js'
 import { createSessionRepository } from '../src/storage/sql/session-repository.js'
+import { readSecretInput, UsageError } from './operator-input.js'
 
 const USAGE = 'usage: npm run account -- create <e-mail address> | set-password <e-mail address> (the password on standard input)'
-
-class UsageError extends Error {}
-
-/** One line from a terminal, not echoed. */
-function askQuietly(question: string): Promise<string> {
-  process.stderr.write(question)
-  const silent = new Writable({ write: (_chunk, _encoding, done) => done() })
-  const lines = createInterface({ input: process.stdin, output: silent, terminal: true })
-  return new Promise((resolve) => {
-    lines.once('line', (line) => {
-      lines.close()
-      process.stderr.write('\n')
-      resolve(line)
-    })
-  })
-}
-
-async function readPassword(): Promise<string> {
-  if (process.stdin.isTTY) {
-    const password = await askQuietly('Password: ')
-    if ((await askQuietly('Password again: ')) !== password) throw new UsageError('the two passwords differ')
-    return password
-  }
-  let input = ''
-  for await (const chunk of process.stdin) input += String(chunk)
-  // One line, its end not part of the password (echo adds one); or the same line twice, as the
-  // prompt asks for it: anything else would store a password no log-in form can type.
-  const lines = input.split(/\r?\n/)
-  if (lines.at(-1) === '') lines.pop()
-  const [password, again, ...rest] = lines
-  if (password === undefined || rest.length > 0 || (again !== undefined && again !== password)) {
-    throw new UsageError('standard input must hold the password on one line (or twice, the same, as the prompt asks for it)')
-  }
-  return password
-}
 
 async function run(command: string | undefined, address: string | undefined): Promise<string> {
   if ((command !== 'create' && command !== 'set-password') || address === undefined) throw new UsageError(USAGE)
   const email = normalizeEmailAddress(address)
   if (!isEmailAddress(email)) throw new UsageError(`${JSON.stringify(address)} is not an e-mail address`)
   const config = loadConfig()
-  const password = await readPassword()
+  const password = await readSecretInput('password')
   const problem = findPasswordProblem(password)
   if (problem !== undefined) throw new UsageError(`the password ${problem}`)
   const passwordHash = await hashPassword(password)

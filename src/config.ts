@@ -136,11 +136,14 @@ function readHost(env: Environment): string {
   return raw
 }
 
+/** The least TOLLGATE_SECRET may hold, in characters. */
+export const MIN_SECRET_LENGTH = 32
+
 export function loadConfig(env: Environment = process.env): Config {
   const environment = readChoice(env, 'NODE_ENV', environments, 'development')
   const secret = env.TOLLGATE_SECRET === '' ? undefined : env.TOLLGATE_SECRET
-  if (secret !== undefined && secret.length < 32) {
-    throw new ConfigError('TOLLGATE_SECRET', 'must be at least 32 characters of random key material')
+  if (secret !== undefined && secret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError('TOLLGATE_SECRET', `must be at least ${MIN_SECRET_LENGTH} characters of random key material`)
   }
   if (secret === undefined && environment === 'production') {
     throw new ConfigError('TOLLGATE_SECRET', 'is required when NODE_ENV=production (at least 32 random characters)')

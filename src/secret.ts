@@ -1,11 +1,11 @@
-import { createSecretKey, hash, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
+import { createHmac, createSecretKey, hash, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Config } from './config.js'
+import { MIN_SECRET_LENGTH, type Config } from './config.js'
 import { StartupError } from './startup-error.js'
 
 /** Purposes of the keys derived from TOLLGATE_SECRET; each gets an independent key. */
-export type KeyPurpose = 'challenge' | 'token' | 'webhook-encryption' | 'site-secret' | 'session' | 'device'
+export type KeyPurpose = 'challenge' | 'token' | 'webhook-encryption' | 'site-secret' | 'session' | 'device' | 'key-check'
 
 export interface KeyRing {
   /** A 32-byte key for one purpose, derived with HKDF-SHA256 so that keys never share material. */
@@ -37,8 +37,13 @@ export function createKeyRing(secret: string): KeyRing {
   }
 }
 
-/** As config requires of TOLLGATE_SECRET. */
-const MIN_SECRET_LENGTH = 32
+/**
+ * What the database keeps to recognise the secret (migration 012): an HMAC of a fixed text under
+ * the key-check key, which tells nothing of the secret or of the keys of other purposes.
+ */
+export function keyCheckOf(keyRing: KeyRing): string {
+  return createHmac('sha256', keyRing.keyFor('key-check')).update('tollgate server key check v1').digest('base64url')
+}
 
 /**
  * TOLLGATE_SECRET when set; otherwise (development and test only, config refuses production)
@@ -49,7 +54,7 @@ const MIN_SECRET_LENGTH = 32
  */
 export async function resolveSecret(config: Pick<Config, 'secret' | 'dataDirectory'>): Promise<string> {
   if (config.secret !== undefined) return config.secret
-  const file = join(config.dataDirectory, 'secret')
+  const file = storedSecretFile(config.dataDirectory)
   const stored = await readStoredSecret(file)
   if (stored !== undefined) return stored
   await mkdir(config.dataDirectory, { recursive: true })
@@ -65,6 +70,11 @@ export async function resolveSecret(config: Pick<Config, 'secret' | 'dataDirecto
   const secret = await readStoredSecret(file)
   if (secret === undefined) throw new StartupError(`the secret file ${file} disappeared while it was being created`)
   return secret
+}
+
+/** Where the secret is kept when TOLLGATE_SECRET is unset. */
+export function storedSecretFile(dataDirectory: string): string {
+  return join(dataDirectory, 'secret')
 }
 
 async function readStoredSecret(file: string): Promise<string | undefined> {

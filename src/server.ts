@@ -5,6 +5,7 @@ import { WEBHOOK_TIMEOUT_MS } from './plugins/webhooks.js'
 import { createKeyRing, resolveSecret } from './secret.js'
 import { StartupError } from './startup-error.js'
 import { openStorage } from './storage/open-storage.js'
+import { checkServerSecret } from './storage/sql/server-key-check.js'
 
 function readConfigOrExit(): Config {
   try {
@@ -41,7 +42,15 @@ async function orExit<T>(what: string, work: () => Promise<T>): Promise<T> {
 const config = readConfigOrExit()
 const keyRing = createKeyRing(await orExit(`the secret in DATA_DIR ${config.dataDirectory}`, () => resolveSecret(config)))
 const storage = await orExit(config.databaseUrl === undefined ? `the embedded database in DATA_DIR ${config.dataDirectory}` : 'DATABASE_URL', () => openStorage(config))
+const secretCheck = await orExit('checking the secret against the database', () => checkServerSecret(storage.database, keyRing, config.environment))
 const app = await buildApp({ config, storage, keyRing })
+if (secretCheck === 'replaced') {
+  app.log.warn(
+    'the secret (TOLLGATE_SECRET, or DATA_DIR/secret) is not the one this database was used with: challenges, tokens and remembered ' +
+      'devices issued before are refused, and webhook secrets set before cannot be decrypted (set them again); the database now ' +
+      'goes with this secret (in production this start would have stopped)',
+  )
+}
 
 // On SIGTERM or SIGINT: stop accepting, let in-flight requests finish, flush counters and logs,
 // close the pools, then exit 0 (1 when the database could not take the counters or logs). Past SHUTDOWN_GRACE_MS (a webhook delivery may wait its whole

@@ -3,13 +3,12 @@ import { mkdtempSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Challenge } from '../src/domain/challenge/issue-challenge.js'
 import { browserHeaders, humanSubmission } from './helpers/core-flow.js'
 import { freePort } from './helpers/free-port.js'
-import { hasPostgres, postgresUrl } from './helpers/services.js'
-import { uniqueName } from './helpers/storage.js'
+import { createScratchDatabase } from './helpers/scratch-database.js'
+import { hasPostgres } from './helpers/services.js'
 
 /**
  * The real process, as an operator runs it: `npm start` on the embedded stores, then SIGTERM.
@@ -94,23 +93,6 @@ function startSlowRequest(baseUrl: string, siteKey: string, body: string): { fin
   return { finish: () => socket.write(body), response }
 }
 
-function databaseUrlFor(name: string): string {
-  const url = new URL(postgresUrl)
-  url.pathname = `/${name}`
-  return url.href
-}
-
-/** One statement on its own connection: to the test server's database, or to the one named. */
-async function administer(sql: string, database?: string): Promise<void> {
-  const client = new pg.Client({ connectionString: database === undefined ? postgresUrl : databaseUrlFor(database) })
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
-
 afterAll(() => {
   for (const child of running) child.kill('SIGKILL')
 })
@@ -192,19 +174,29 @@ describe('the server process', () => {
   }, 120_000)
 
   it.skipIf(!hasPostgres)('exits 1 and says how many rows were lost when the database cannot take the verification log at shutdown', async () => {
-    const name = uniqueName('tollgate_process')
-    await administer(`CREATE DATABASE ${name}`)
+    const database = await createScratchDatabase('tollgate_process')
     try {
-      const started = await startServer({ DATABASE_URL: databaseUrlFor(name) })
+      const started = await startServer({ DATABASE_URL: database.url })
       // The log's table goes away under the running service (as a broken schema change would).
-      await administer('ALTER TABLE verifications RENAME TO verifications_away', name)
+      await database.run('ALTER TABLE verifications RENAME TO verifications_away')
       await obtainToken(started)
       await obtainToken(started)
       started.process.kill('SIGTERM')
       expect(await started.exited).toBe(1)
       expect(started.output()).toMatch(/could not write verification log rows at shutdown; 2 lost/)
     } finally {
-      await administer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await database.drop()
     }
   }, 120_000)
+
+  it('warns outside production when the secret is not the one the database was used with, and serves on', async () => {
+    const first = await startServer()
+    first.process.kill('SIGTERM')
+    expect(await first.exited).toBe(0)
+    // That start used DATA_DIR/secret; this one is given another.
+    const started = await startServer({ TOLLGATE_SECRET: 'another secret of more than thirty-two characters' })
+    expect(started.output()).toMatch(/the secret \(TOLLGATE_SECRET, or DATA_DIR\/secret\) is not the one this database was used with/)
+    started.process.kill('SIGTERM')
+    expect(await started.exited).toBe(0)
+  }, 60_000)
 })

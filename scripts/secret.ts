@@ -1,0 +1,121 @@
+/**
+ * npm run secret -- check
+ * npm run secret -- change    (the new secret on standard input)
+ *
+ * The server's secret against the database it goes with (migration 012). `check` tells whether
+ * TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is the database's. `change` moves the database to a
+ * new secret: every site's webhook secret is decrypted under the current secret and sealed under
+ * the new one, and the database's key check becomes the new secret's, all in one transaction;
+ * when the secret lives in DATA_DIR/secret, that file then holds the new one. Stop every instance
+ * first (an instance left running with the old secret would seal webhook secrets the others cannot
+ * read), then start them all with the new secret.
+ */
+import { rename, writeFile } from 'node:fs/promises'
+import { ConfigError, loadConfig, MIN_SECRET_LENGTH } from '../src/config.js'
+import { decryptSecret, encryptSecret } from '../src/domain/secret-box.js'
+import { createKeyRing, keyCheckOf, resolveSecret, storedSecretFile, type KeyRing } from '../src/secret.js'
+import { StartupError } from '../src/startup-error.js'
+import { migrate } from '../src/storage/migrate.js'
+import { openDatabase } from '../src/storage/open-storage.js'
+import type { SqlDatabase } from '../src/storage/ports.js'
+import { readKeyCheck, sameKeyCheck, writeKeyCheck } from '../src/storage/sql/server-key-check.js'
+import { readSecretInput, UsageError } from './operator-input.js'
+
+const USAGE = 'usage: npm run secret -- check | change (the new secret on standard input)'
+const CURRENT = 'TOLLGATE_SECRET (or, unset, DATA_DIR/secret)'
+
+async function withDatabase<T>(work: (database: SqlDatabase) => Promise<T>): Promise<T> {
+  const database = await openDatabase(loadConfig())
+  try {
+    await migrate(database)
+    return await work(database)
+  } finally {
+    await database.close()
+  }
+}
+
+async function check(current: KeyRing): Promise<string> {
+  const stored = await withDatabase((database) => readKeyCheck(database))
+  if (stored === undefined) return `the database goes with no secret yet: the first instance to start records its own`
+  if (!sameKeyCheck(stored, current)) throw new UsageError(`${CURRENT} is not the secret this database goes with`)
+  return `${CURRENT} is the secret this database goes with`
+}
+
+function findSecretProblem(next: string, current: string): string | undefined {
+  if (next.length < MIN_SECRET_LENGTH) return `must be at least ${MIN_SECRET_LENGTH} characters of random key material`
+  if (next.trim() !== next) return 'may not begin or end with white space (an environment variable set from a file loses it)'
+  if (next === current) return 'is the current one'
+  return undefined
+}
+
+/** Seals every webhook secret again; returns how many moved and the sites whose box the current secret could not open. */
+async function change(current: KeyRing, next: KeyRing, database: SqlDatabase): Promise<{ sealed: number; unreadable: string[] }> {
+  return database.transaction(async (transaction) => {
+    const stored = await readKeyCheck(transaction, { forUpdate: true })
+    if (stored !== undefined && !sameKeyCheck(stored, current)) {
+      throw new UsageError(`${CURRENT} is not the secret this database goes with; nothing was changed`)
+    }
+    const sites = await transaction.query<{ id: string; webhook_secret_ciphertext: string }>(
+      'SELECT id, webhook_secret_ciphertext FROM sites WHERE webhook_secret_ciphertext IS NOT NULL ORDER BY id FOR UPDATE',
+    )
+    const unreadable: string[] = []
+    let sealed = 0
+    for (const site of sites) {
+      let plaintext: string
+      try {
+        plaintext = decryptSecret(current.keyFor('webhook-encryption'), site.webhook_secret_ciphertext, site.id)
+      } catch {
+        // Sealed under a secret before the current one: the service cannot read it either.
+        unreadable.push(site.id)
+        continue
+      }
+      await transaction.query('UPDATE sites SET webhook_secret_ciphertext = $2 WHERE id = $1', [
+        site.id,
+        encryptSecret(next.keyFor('webhook-encryption'), plaintext, site.id),
+      ])
+      sealed += 1
+    }
+    await writeKeyCheck(transaction, keyCheckOf(next))
+    return { sealed, unreadable }
+  })
+}
+
+async function run(command: string | undefined): Promise<string> {
+  if (command !== 'check' && command !== 'change') throw new UsageError(USAGE)
+  const config = loadConfig()
+  const currentSecret = await resolveSecret(config)
+  const current = createKeyRing(currentSecret)
+  if (command === 'check') return check(current)
+
+  const nextSecret = await readSecretInput('new secret')
+  const problem = findSecretProblem(nextSecret, currentSecret)
+  if (problem !== undefined) throw new UsageError(`the new secret ${problem}`)
+  // Kept in DATA_DIR when TOLLGATE_SECRET is unset: the new file is written aside first and takes
+  // the old one's place once the database has committed.
+  const file = config.secret === undefined ? storedSecretFile(config.dataDirectory) : undefined
+  const draft = file === undefined ? undefined : `${file}.new`
+  if (draft !== undefined) await writeFile(draft, `${nextSecret}\n`, { mode: 0o600 })
+  const { sealed, unreadable } = await withDatabase((database) => change(current, createKeyRing(nextSecret), database))
+  if (draft !== undefined && file !== undefined) await rename(draft, file)
+  const lines = [
+    `the database now goes with the new secret; ${sealed} webhook secret(s) sealed under it`,
+    ...(unreadable.length > 0
+      ? [`${unreadable.length} site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): ${unreadable.join(', ')}`]
+      : []),
+    file === undefined
+      ? 'start every instance with the new TOLLGATE_SECRET'
+      : `${file} holds the new secret`,
+    'challenges, tokens and remembered devices issued before the change are refused from now on',
+  ]
+  return lines.join('\n')
+}
+
+try {
+  process.stdout.write(`${await run(process.argv[2])}\n`)
+} catch (error) {
+  if (error instanceof UsageError || error instanceof StartupError || error instanceof ConfigError) {
+    process.stderr.write(`tollgate secret: ${error.message}\n`)
+    process.exit(error instanceof ConfigError ? 78 : 1)
+  }
+  throw error
+}

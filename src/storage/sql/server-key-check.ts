@@ -1,0 +1,58 @@
+import { timingSafeEqual } from 'node:crypto'
+import type { Config } from '../../config.js'
+import { keyCheckOf, type KeyRing } from '../../secret.js'
+import { StartupError } from '../../startup-error.js'
+import type { SqlExecutor } from '../ports.js'
+
+/** What a start found: the database's first secret, the same as before, or (outside production) another one, now recorded. */
+export type SecretCheckOutcome = 'recorded' | 'matches' | 'replaced'
+
+/** The key check the database keeps (migration 012), or undefined before any instance wrote one. */
+export async function readKeyCheck(executor: SqlExecutor, options: { forUpdate?: boolean } = {}): Promise<string | undefined> {
+  const rows = await executor.query<{ key_check: string }>(`SELECT key_check FROM server_key_check${options.forUpdate === true ? ' FOR UPDATE' : ''}`)
+  return rows[0]?.key_check
+}
+
+export async function writeKeyCheck(executor: SqlExecutor, keyCheck: string): Promise<void> {
+  await executor.query(
+    `INSERT INTO server_key_check (key_check) VALUES ($1)
+     ON CONFLICT (id) DO UPDATE SET key_check = excluded.key_check, recorded_at = now()`,
+    [keyCheck],
+  )
+}
+
+export function sameKeyCheck(stored: string, keyRing: KeyRing): boolean {
+  const expected = Buffer.from(keyCheckOf(keyRing))
+  const presented = Buffer.from(stored)
+  return expected.length === presented.length && timingSafeEqual(expected, presented)
+}
+
+/**
+ * Tells, at start, whether this instance's secret is the one the database goes with. Instances
+ * with different secrets would each start and report ready, yet refuse one another's challenges
+ * and tokens and fail to decrypt the webhook secrets sealed by the others: in production that stops
+ * the start. In development and tests a different secret (a new DATA_DIR on a database kept from
+ * before) is recorded, and the caller warns.
+ */
+export async function checkServerSecret(
+  executor: SqlExecutor,
+  keyRing: KeyRing,
+  environment: Config['environment'],
+): Promise<SecretCheckOutcome> {
+  const recorded = await executor.query(
+    'INSERT INTO server_key_check (key_check) VALUES ($1) ON CONFLICT (id) DO NOTHING RETURNING key_check',
+    [keyCheckOf(keyRing)],
+  )
+  if (recorded.length > 0) return 'recorded'
+  const stored = await readKeyCheck(executor)
+  if (stored !== undefined && sameKeyCheck(stored, keyRing)) return 'matches'
+  if (environment === 'production') {
+    throw new StartupError(
+      'TOLLGATE_SECRET is not the secret this database was set up with: this instance would refuse the challenges and ' +
+        "tokens of the others and could not decrypt the sites' webhook secrets. Give every instance the same TOLLGATE_SECRET; " +
+        'to change it for good, stop them all and run npm run secret -- change (README, "Changing TOLLGATE_SECRET")',
+    )
+  }
+  await writeKeyCheck(executor, keyCheckOf(keyRing))
+  return 'replaced'
+}

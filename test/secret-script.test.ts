@@ -1,0 +1,191 @@
+import { spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { verify } from '@octokit/webhooks-methods'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp, type App } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
+import { encryptSecret } from '../src/domain/secret-box.js'
+import { createKeyRing } from '../src/secret.js'
+import { StartupError } from '../src/startup-error.js'
+import { openStorage } from '../src/storage/open-storage.js'
+import { checkServerSecret, readKeyCheck } from '../src/storage/sql/server-key-check.js'
+import { createScratchDatabase, type ScratchDatabase } from './helpers/scratch-database.js'
+import { hasPostgres } from './helpers/services.js'
+import { databaseKinds, openTestDatabase } from './helpers/storage.js'
+import { startWebhookReceiver } from './helpers/webhook-receiver.js'
+import { blockedEvent, createWebhookSite } from './helpers/webhook-site.js'
+
+const newSecret = () => randomBytes(36).toString('base64url')
+
+interface Ran {
+  status: number | null
+  stdout: string
+  stderr: string
+}
+
+function runNode(args: string[], env: Record<string, string>, input = ''): Ran {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', ...args], {
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    input,
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  return { status: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() }
+}
+
+const secretScript = (args: string[], env: Record<string, string>, input = '') => runNode(['scripts/secret.ts', ...args], env, input)
+
+describe.each(databaseKinds.filter(({ available }) => available))('the database keeps which secret it goes with ($kind)', ({ kind }) => {
+  it('records the first secret; the same one matches; another stops a production start and is taken up outside production', async () => {
+    const { database, dispose } = await openTestDatabase(kind)
+    try {
+      const first = createKeyRing(newSecret())
+      const second = createKeyRing(newSecret())
+      expect(await checkServerSecret(database, first, 'production')).toBe('recorded')
+      expect(await checkServerSecret(database, first, 'production')).toBe('matches')
+      const refusal = checkServerSecret(database, second, 'production')
+      await expect(refusal).rejects.toBeInstanceOf(StartupError)
+      await expect(refusal).rejects.toThrow(/^TOLLGATE_SECRET is not the secret this database was set up with/)
+      expect(await checkServerSecret(database, first, 'production')).toBe('matches')
+
+      expect(await checkServerSecret(database, second, 'development')).toBe('replaced')
+      expect(await checkServerSecret(database, second, 'production')).toBe('matches')
+      await expect(checkServerSecret(database, first, 'production')).rejects.toBeInstanceOf(StartupError)
+    } finally {
+      await database.close()
+      await dispose()
+    }
+  })
+})
+
+describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
+  let database: ScratchDatabase
+  const oldSecret = newSecret()
+  const webhookSecret = 'the receiver knows this one'
+
+  beforeAll(async () => {
+    database = await createScratchDatabase('tollgate_secret')
+  })
+  afterAll(() => database?.drop())
+
+  async function withService(secret: string, use: (app: App) => Promise<void>): Promise<void> {
+    const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: secret, DATABASE_URL: database.url })
+    const app = await buildApp({ config, storage: await openStorage(config), keyRing: createKeyRing(secret), logger: false })
+    try {
+      await use(app)
+    } finally {
+      await app.close()
+    }
+  }
+
+  it('moves the database to a new secret with the webhook secrets sealed again; instances with the old one stop; webhooks stay signed as before', async () => {
+    const receiver = await startWebhookReceiver()
+    try {
+      let siteId = ''
+      let lostSiteId = ''
+      await withService(oldSecret, async (app) => {
+        expect(await checkServerSecret(app.database, app.keyRing, 'production')).toBe('recorded')
+        siteId = (await createWebhookSite(app, { webhookUrl: receiver.url, secret: webhookSecret })).id
+        // A webhook secret sealed under a secret the database left long ago: nobody can read it.
+        const lost = await createWebhookSite(app, { webhookUrl: receiver.url })
+        lostSiteId = lost.id
+        await app.database.query('UPDATE sites SET webhook_secret_ciphertext = $2 WHERE id = $1', [
+          lost.id,
+          encryptSecret(createKeyRing(newSecret()).keyFor('webhook-encryption'), 'gone', lost.id),
+        ])
+      })
+      const production = { NODE_ENV: 'production', DATABASE_URL: database.url }
+      const nextSecret = newSecret()
+
+      expect(secretScript(['check'], { ...production, TOLLGATE_SECRET: oldSecret })).toMatchObject({
+        status: 0,
+        stdout: 'TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is the secret this database goes with',
+      })
+      // The current secret must be the database's, and the new one a secret.
+      const wrongCurrent = secretScript(['change'], { ...production, TOLLGATE_SECRET: newSecret() }, `${nextSecret}\n`)
+      expect(wrongCurrent).toMatchObject({
+        status: 1,
+        stderr: 'tollgate secret: TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is not the secret this database goes with; nothing was changed',
+      })
+      expect(secretScript(['change'], { ...production, TOLLGATE_SECRET: oldSecret }, 'too short\n')).toMatchObject({
+        status: 1,
+        stderr: 'tollgate secret: the new secret must be at least 32 characters of random key material',
+      })
+      expect(secretScript(['change'], { ...production, TOLLGATE_SECRET: oldSecret }, `${oldSecret}\n`)).toMatchObject({
+        status: 1,
+        stderr: 'tollgate secret: the new secret is the current one',
+      })
+
+      const changed = secretScript(['change'], { ...production, TOLLGATE_SECRET: oldSecret }, `${nextSecret}\n`)
+      expect(changed.status, changed.stderr).toBe(0)
+      expect(changed.stdout.split('\n')).toEqual([
+        'the database now goes with the new secret; 1 webhook secret(s) sealed under it',
+        `1 site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): ${lostSiteId}`,
+        'start every instance with the new TOLLGATE_SECRET',
+        'challenges, tokens and remembered devices issued before the change are refused from now on',
+      ])
+      expect(secretScript(['check'], { ...production, TOLLGATE_SECRET: oldSecret })).toMatchObject({
+        status: 1,
+        stderr: 'tollgate secret: TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is not the secret this database goes with',
+      })
+
+      // An instance left with the old secret stops at start, in one line.
+      const stale = runNode(['src/server.ts'], { ...production, TOLLGATE_SECRET: oldSecret, PORT: '0', HOST: '127.0.0.1' })
+      expect(stale.status).toBe(1)
+      expect(stale.stderr).toMatch(/^tollgate: cannot start: TOLLGATE_SECRET is not the secret this database was set up with: .*npm run secret -- change/)
+
+      // With the new secret, the site's webhooks are signed with the secret its receiver knows.
+      await withService(nextSecret, async (app) => {
+        expect(await checkServerSecret(app.database, app.keyRing, 'production')).toBe('matches')
+        app.events.emit('verification.blocked', blockedEvent(siteId))
+        const request = await receiver.waitForRequest()
+        expect(await verify(webhookSecret, request.body, String(request.headers['x-service-signature']))).toBe(true)
+        await app.webhooks.settle()
+      })
+    } finally {
+      await receiver.close()
+    }
+  }, 180_000)
+})
+
+describe('npm run secret, on the embedded database with the secret in DATA_DIR', () => {
+  it('writes the new secret to DATA_DIR/secret, which the next start uses', async () => {
+    const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-secret-'))
+    const development = { NODE_ENV: 'development', DATA_DIR: dataDirectory, TOLLGATE_SECRET: '' }
+    expect(secretScript(['check'], development)).toMatchObject({
+      status: 0,
+      stdout: 'the database goes with no secret yet: the first instance to start records its own',
+    })
+    const nextSecret = newSecret()
+    const changed = secretScript(['change'], development, `${nextSecret}\n${nextSecret}\n`)
+    expect(changed.status, changed.stderr).toBe(0)
+    expect(changed.stdout).toContain(`${join(dataDirectory, 'secret')} holds the new secret`)
+    expect(readFileSync(join(dataDirectory, 'secret'), 'utf8')).toBe(`${nextSecret}\n`)
+    expect(secretScript(['check'], development)).toMatchObject({ status: 0 })
+
+    const config = loadConfig(development)
+    const storage = await openStorage(config)
+    try {
+      expect(await readKeyCheck(storage.database)).toBeDefined()
+      expect(await checkServerSecret(storage.database, createKeyRing(nextSecret), 'production')).toBe('matches')
+    } finally {
+      await storage.database.close()
+      await storage.keyValue.close()
+    }
+  }, 120_000)
+
+  it('names what is wrong with its arguments', () => {
+    const development = { NODE_ENV: 'development', DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-secret-')) }
+    expect(secretScript(['rotate'], development)).toMatchObject({
+      status: 1,
+      stderr: 'tollgate secret: usage: npm run secret -- check | change (the new secret on standard input)',
+    })
+    expect(secretScript(['change'], development, ' padded secret with enough characters in it \n')).toMatchObject({
+      status: 1,
+      stderr: 'tollgate secret: the new secret may not begin or end with white space (an environment variable set from a file loses it)',
+    })
+  }, 60_000)
+})
