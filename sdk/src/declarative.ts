@@ -41,8 +41,13 @@ const TOKEN_FIELD = 'tollgate-token'
 interface FormState {
   /** The early solve; it rejects with its failure, which the submit reports (see verifyAndSubmit). */
   presolve: Promise<Solved> | undefined
+  /** When the early solve failed (Date.now()): a failure older than STALE_FAILURE_MS is not reported but tried again. */
+  failedAt?: number
   busy: boolean
 }
+
+/** A failure this old may be gone (the connection back, the service up again): the submit tries afresh. */
+const STALE_FAILURE_MS = 30_000
 
 /**
  * Set on a form while the SDK re-submits it after filling the token, so that the submit passes
@@ -141,7 +146,7 @@ function presolve(form: HTMLFormElement): void {
   if (state.presolve !== undefined || state.busy) return
   state.presolve = track((controller) => fetchAndSolve(resolveOptions(optionsOf(form), controller)))
   // Kept for the submit, which reports the failure; a visitor who never submits must not see it.
-  state.presolve.catch(() => undefined)
+  state.presolve.catch(() => (state.failedAt = Date.now()))
 }
 
 /** Runs tracked (`signal`), so that a reset() while the submit waits for the presolve stops it too. */
@@ -153,11 +158,12 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     if (early !== undefined) {
       // The early solve reports no progress: a visitor who submits while it runs is told now.
       show(form, getStrings().solving)
-      // A refused challenge is worth one fresh one (the flow's retry); any other failure would
+      // A refused challenge is worth one fresh one (the flow's retry), and so is any failure of
+      // STALE_FAILURE_MS ago (a phone that was offline when the page loaded); a recent one would
       // come again, only later: an unreachable service after another 15 s, a wrong key after
       // another request. A reset()'s abort goes through as it is.
       presolved = await early.catch((error: unknown) => {
-        if (isRetryable(error)) return undefined
+        if (isRetryable(error) || Date.now() - (state.failedAt ?? Date.now()) > STALE_FAILURE_MS) return undefined
         throw error
       })
     }

@@ -41,4 +41,26 @@ describe.runIf(hasChromium())('a form submitted while its early solve runs, in C
     expect(await signupState(page)).toMatchObject({ submitted: [], errors: ['invalid_site_key'], status: expect.stringMatching(/not set up for this site/) as string })
     expect(requests).toEqual(['/api/v1/challenge'])
   })
+
+  it('tries afresh at submit when the early solve failed long before (the connection was down while the visitor typed)', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.clock.install()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    await recordSignup(page)
+    await page.route('**/api/v1/challenge', (route) => route.abort('internetdisconnected'), { times: 1 })
+    const failed = page.waitForEvent('requestfailed')
+    const requests = apiRequestsFrom(page)
+    await typeLikeAPerson(page, '#signup-email', 'lin@example.com')
+    await failed
+    // The visitor comes back to the form a minute later, online again.
+    await page.clock.fastForward('01:00')
+    await page.click('#signup-form button[type="submit"]')
+    await waitForTheSubmitToEnd(page)
+
+    const { submitted: [token = ''], errors } = await signupState(page)
+    expect(errors).toEqual([])
+    expect(requests).toEqual(['/api/v1/challenge', '/api/v1/challenge', '/api/v1/verify'])
+    expect(await suite.sdk.siteverify(token)).toMatchObject({ success: true })
+  })
 })
