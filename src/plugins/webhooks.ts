@@ -149,9 +149,15 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     }
   }
 
-  /** One delivery, start to end; resolves with its record and never rejects. */
-  async function deliver(site: Site, url: string, payload: WebhookPayload): Promise<WebhookDelivery> {
+  /**
+   * One delivery: the signed POST and its outcome (counted and logged); resolves with the record
+   * and, apart, with its writing to the delivery log, and never rejects. A slot of the caps is held
+   * for the POST alone: writing the record and pruning the log happen beside it (settle() waits for
+   * them), so a fast receiver is not capped by the database's pace.
+   */
+  async function deliver(site: Site, url: string, payloadFor: (deliveryId: string) => WebhookPayload): Promise<{ delivery: WebhookDelivery; recorded: Promise<void> }> {
     const deliveryId = randomUUID()
+    const payload = payloadFor(deliveryId)
     const createdAt = new Date()
     const opened = await openSecret(site)
     const result = 'secret' in opened
@@ -170,11 +176,14 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     const context = { siteId: site.id, deliveryId, outcome: result.outcome, statusCode: result.statusCode, latencyMs: result.latencyMs }
     if (result.outcome === 'delivered') app.log.debug(context, 'webhook delivered')
     else app.log.warn({ ...context, error: result.error }, 'webhook delivery failed')
-    await deliveries.record(delivery).catch((error: unknown) => {
-      app.log.warn({ err: error, siteId: site.id, deliveryId }, 'could not record a webhook delivery')
-    })
-    await pruneNowAndThen(site.id)
-    return delivery
+    const recorded = (async () => {
+      await deliveries.record(delivery).catch((error: unknown) => {
+        app.log.warn({ err: error, siteId: site.id, deliveryId }, 'could not record a webhook delivery')
+      })
+      await pruneNowAndThen(site.id)
+    })()
+    keepTrackOf(recorded)
+    return { delivery, recorded }
   }
 
   async function pruneNowAndThen(siteId: string): Promise<void> {
@@ -237,7 +246,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
       noteDropped(site.id, `${MAX_IN_FLIGHT_PER_ACCOUNT} deliveries in flight for the sites of this account`)
       return
     }
-    await inFlightByAccount.hold(account, deliver(site, url, buildBlockedPayload(event)))
+    await inFlightByAccount.hold(account, deliver(site, url, (deliveryId) => buildBlockedPayload(event, deliveryId)))
   }
 
   // The listener returns at once: the emitter (a verification request) never waits for a
@@ -274,7 +283,10 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     // caller's budget, and one refused by `admit` gives its slot back.
     return testSendsByAccount.hold(account, (async () => {
       await admit?.()
-      return deliver(site, url, buildTestPayload(site.id, new Date()))
+      const { delivery, recorded } = await deliver(site, url, (deliveryId) => buildTestPayload(site.id, new Date(), deliveryId))
+      // The operator reads the delivery log right after: the record is there by then.
+      await recorded
+      return delivery
     })())
   }
 

@@ -22,6 +22,8 @@ export interface SendOptions {
 
 /** Receivers are not asked for content; what they send back is read up to this and dropped. */
 const MAX_ANSWER_BYTES = 64 * 1024
+/** How long the answer's body is read after its status line and headers. */
+const ANSWER_DRAIN_MS = 1_000
 const MAX_ERROR_LENGTH = 300
 
 class DeliveryTimeoutError extends Error {}
@@ -64,8 +66,11 @@ export async function sendWebhook(message: WebhookMessage, options: SendOptions)
   try {
     const response = await Promise.race([sending, timedOut])
     const latencyMs = elapsed()
-    // The status decides; a receiver dawdling over its answer's body changes nothing.
-    await response.body.dump({ limit: MAX_ANSWER_BYTES, signal: controller.signal }).catch(() => {})
+    // The status decides. The body is read (so that the connection can serve the next delivery)
+    // for at most ANSWER_DRAIN_MS: a receiver that answers its headers first and then keeps its
+    // body open for its own work must not hold the delivery's slot until the timeout.
+    const drained = AbortSignal.any([controller.signal, AbortSignal.timeout(ANSWER_DRAIN_MS)])
+    await response.body.dump({ limit: MAX_ANSWER_BYTES, signal: drained }).catch(() => {})
     return { ...judgeStatusCode(response.statusCode), statusCode: response.statusCode, latencyMs }
   } catch (error) {
     if (controller.signal.aborted || error instanceof errors.ConnectTimeoutError) {

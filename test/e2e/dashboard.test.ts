@@ -438,6 +438,10 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(await rows.count()).toBe(1 + blockedCount)
     expect(receiver.received).toHaveLength(1 + blockedCount)
     expect(await rows.filter({ hasText: 'test' }).count()).toBe(1)
+    // Each row names the delivery as its receiver got it, so the two can be matched.
+    for (const request of receiver.received) {
+      expect(await rows.filter({ hasText: String(request.headers['x-service-delivery']) }).count()).toBe(1)
+    }
 
     // A removal that fails closes the dialog and says so on the page, instead of behind the modal.
     const sitePath = new URL(page.url()).pathname.split('/').filter(Boolean).slice(-2, -1)[0] ?? ''

@@ -7,8 +7,11 @@ export interface ReceivedWebhook {
   body: string
 }
 
-/** What the receiver does with the next requests: answer with a status, or never answer. */
-export type ReceiverBehaviour = { status: number; delayMs?: number } | 'hang'
+/**
+ * What the receiver does with the next requests: answer with a status (after `delayMs`; with
+ * `bodyOpenMs`, its headers at once and the end of its body that much later), or never answer.
+ */
+export type ReceiverBehaviour = { status: number; delayMs?: number; bodyOpenMs?: number } | 'hang'
 
 export interface WebhookReceiver {
   url: string
@@ -31,7 +34,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') })
       for (const wake of waiters.splice(0)) wake()
       if (behaviour === 'hang') return
-      const { status, delayMs } = behaviour
+      const { status, delayMs, bodyOpenMs } = behaviour
+      if (bodyOpenMs !== undefined) {
+        response.writeHead(status).write('working on it')
+        setTimeout(() => response.end(), bodyOpenMs).unref()
+        return
+      }
       setTimeout(() => response.writeHead(status).end('thanks'), delayMs ?? 0)
     })
   })

@@ -39,7 +39,9 @@ describe('verification.blocked webhooks', () => {
     service.app.events.emit('verification.blocked', blockedEvent(site.id))
     const request = await receiver.waitForRequest()
 
+    const deliveryId = request.headers['x-service-delivery']
     expect(JSON.parse(request.body)).toStrictEqual({
+      id: deliveryId,
       event: 'verification.blocked',
       siteId: site.id,
       timestamp: '2025-06-07T08:09:10.111Z',
@@ -47,7 +49,6 @@ describe('verification.blocked webhooks', () => {
     })
     expect(request.headers['content-type']).toBe('application/json')
     expect(request.headers['x-service-event']).toBe('verification.blocked')
-    const deliveryId = request.headers['x-service-delivery']
     expect(deliveryId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     expect(request.headers['x-service-signature']).toMatch(/^sha256=[0-9a-f]{64}$/)
     expect(await verify(SECRET, request.body, String(request.headers['x-service-signature']))).toBe(true)
@@ -192,6 +193,52 @@ describe('verification.blocked webhooks', () => {
       }),
     ])
     expect(deliveryCount(await metricsText(service), 'dropped')).toBe(droppedBefore + 5)
+  })
+
+  it('holds a slot of the cap for the POST alone: a fast receiver is not capped by the pace of the delivery log', async () => {
+    receiver = await startWebhookReceiver()
+    const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
+    // The database is slow to take the records (forced: every write waits until released).
+    let release = () => {}
+    const released = new Promise<void>((resolve) => (release = resolve))
+    const record = service.app.webhooks.deliveries.record.bind(service.app.webhooks.deliveries)
+    vi.spyOn(service.app.webhooks.deliveries, 'record').mockImplementation(async (delivery) => {
+      await released
+      return record(delivery)
+    })
+    const before = await metricsText(service)
+    const emit = (count: number) => {
+      for (let index = 0; index < count; index += 1) service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    }
+    try {
+      emit(10)
+      await receiver.waitForRequest(9)
+      // The ten POSTs have ended (counted as delivered); their records still wait.
+      await vi.waitFor(async () => expect(deliveryCount(await metricsText(service), 'delivered')).toBe(deliveryCount(before, 'delivered') + 10), { timeout: 5_000 })
+      emit(10)
+      await receiver.waitForRequest(19)
+    } finally {
+      release()
+    }
+    await service.app.webhooks.settle()
+    expect(deliveryCount(await metricsText(service), 'dropped')).toBe(deliveryCount(before, 'dropped'))
+    const logged = await service.app.webhooks.deliveries.listRecent(site.id, 100)
+    expect(logged.filter((delivery) => delivery.outcome === 'delivered')).toHaveLength(20)
+  })
+
+  it('reads an answer\'s body for a moment only: a receiver that keeps it open does not hold the delivery to the timeout', { timeout: 30_000 }, async () => {
+    const patient = await buildTestApp({ webhookTimeoutMs: 8_000 })
+    receiver = await startWebhookReceiver()
+    try {
+      receiver.behave({ status: 200, bodyOpenMs: 20_000 })
+      const site = await createWebhookSite(patient.app, { webhookUrl: receiver.url, secret: SECRET })
+      const started = performance.now()
+      const delivery = await patient.app.webhooks.sendTest(site)
+      expect(performance.now() - started).toBeLessThan(3_000)
+      expect(delivery).toMatchObject({ outcome: 'delivered', statusCode: 200 })
+    } finally {
+      await patient.close()
+    }
   })
 
   it('writes the count of dropped events when their minute ends, without waiting for anything else', async () => {

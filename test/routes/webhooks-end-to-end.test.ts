@@ -67,9 +67,10 @@ describe('a blocked verification, end to end', () => {
     expect(body).toMatchObject({ success: false, action: 'block' })
     const request = await receiver.waitForRequest(before)
     const payload = JSON.parse(request.body) as { timestamp: string; data: { anomalies: unknown[] } }
-    expect(Object.keys(payload).sort()).toEqual(['data', 'event', 'siteId', 'timestamp'])
+    expect(Object.keys(payload).sort()).toEqual(['data', 'event', 'id', 'siteId', 'timestamp'])
     expect(Object.keys(payload.data).sort()).toEqual(['anomalies', 'countryCode', 'riskScore'])
     expect(payload).toEqual({
+      id: request.headers['x-service-delivery'],
       event: 'verification.blocked',
       siteId: site.id,
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),

@@ -62,6 +62,7 @@ describe('webhook routes', () => {
       expect(receiver.received).toHaveLength(before + 1)
       const request = await receiver.waitForRequest(before)
       expect(JSON.parse(request.body)).toStrictEqual({
+        id: delivery.id,
         event: 'verification.blocked',
         siteId,
         timestamp: expect.stringMatching(/Z$/),

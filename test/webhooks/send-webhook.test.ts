@@ -9,9 +9,10 @@ describe('sendWebhook', () => {
   afterAll(() => agent.destroy())
 
   it('ends an attempt stuck in the name lookup at the delivery timeout, not the connector’s', async () => {
+    const deliveryId = crypto.randomUUID()
     const started = performance.now()
     const result = await sendWebhook(
-      { url: 'https://hooks.example.com/tollgate', secret: 'a secret', deliveryId: crypto.randomUUID(), payload: buildTestPayload(crypto.randomUUID(), new Date()) },
+      { url: 'https://hooks.example.com/tollgate', secret: 'a secret', deliveryId, payload: buildTestPayload(crypto.randomUUID(), new Date(), deliveryId) },
       { dispatcher: agent, timeoutMs: 300, allowPrivateAddresses: false },
     )
     const elapsed = performance.now() - started

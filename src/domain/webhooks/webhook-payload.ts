@@ -9,8 +9,14 @@ export interface BlockedVerification {
   countryCode: string
 }
 
-/** The spec's webhook payload, field for field; `test` appears only on test sends. */
+/**
+ * The spec's webhook payload, field for field, with the delivery's `id` (the X-Service-Delivery and
+ * webhook-id headers' value) inside the signed body: two events of one site in the same millisecond
+ * can otherwise be the same bytes, and a receiver could not tell a replay from the second event.
+ * `test` appears only on test sends.
+ */
 export interface WebhookPayload {
+  id: string
   event: typeof VERIFICATION_BLOCKED
   siteId: string
   timestamp: string
@@ -18,8 +24,9 @@ export interface WebhookPayload {
   test?: true
 }
 
-export function buildBlockedPayload(blocked: BlockedVerification): WebhookPayload {
+export function buildBlockedPayload(blocked: BlockedVerification, deliveryId: string): WebhookPayload {
   return {
+    id: deliveryId,
     event: VERIFICATION_BLOCKED,
     siteId: blocked.siteId,
     timestamp: blocked.timestamp.toISOString(),
@@ -32,9 +39,9 @@ export function buildBlockedPayload(blocked: BlockedVerification): WebhookPayloa
  * the very code path (parsing, both signatures, the event switch) they run in production, and
  * can still skip side effects. A separate event kind would only prove that the URL answers.
  */
-export function buildTestPayload(siteId: string, now: Date): WebhookPayload {
+export function buildTestPayload(siteId: string, now: Date, deliveryId: string): WebhookPayload {
   return {
-    ...buildBlockedPayload({ siteId, timestamp: now, riskScore: 100, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'XX' }),
+    ...buildBlockedPayload({ siteId, timestamp: now, riskScore: 100, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'XX' }, deliveryId),
     test: true,
   }
 }

@@ -10,7 +10,7 @@ import {
 } from '../../../src/domain/webhooks/sign-webhook.js'
 import { buildTestPayload, serializePayload } from '../../../src/domain/webhooks/webhook-payload.js'
 
-const body = serializePayload(buildTestPayload('0b0e6c4e-3f3c-4a7e-9d38-6a3e5d1f8c11', new Date('2025-01-02T03:04:05.678Z')))
+const body = serializePayload(buildTestPayload('0b0e6c4e-3f3c-4a7e-9d38-6a3e5d1f8c11', new Date('2025-01-02T03:04:05.678Z'), '5e0c3f4a-8a1d-4c2b-9f6e-2d7b1a0c9e84'))
 
 describe('X-Service-Signature', () => {
   it('is sha256= and the lowercase hex HMAC-SHA256 of the body (RFC 4231 test case 2)', () => {

@@ -2,15 +2,16 @@ import { describe, expect, it } from 'vitest'
 import { buildBlockedPayload, buildTestPayload, serializePayload } from '../../../src/domain/webhooks/webhook-payload.js'
 
 describe('webhook payloads', () => {
-  it('a blocked verification has exactly the fields of the spec', () => {
+  it('a blocked verification has exactly the fields of the spec, and the delivery id', () => {
     const payload = buildBlockedPayload({
       siteId: '3d1f0c1e-5b5e-4d8e-8f55-0d4e7c1a2b3c',
       timestamp: new Date('2025-05-06T07:08:09.010Z'),
       riskScore: 87,
       anomalies: ['datacenter_ip', 'vpn_detected'],
       countryCode: 'DE',
-    })
+    }, '5e0c3f4a-8a1d-4c2b-9f6e-2d7b1a0c9e84')
     expect(JSON.parse(serializePayload(payload).toString('utf8'))).toStrictEqual({
+      id: '5e0c3f4a-8a1d-4c2b-9f6e-2d7b1a0c9e84',
       event: 'verification.blocked',
       siteId: '3d1f0c1e-5b5e-4d8e-8f55-0d4e7c1a2b3c',
       timestamp: '2025-05-06T07:08:09.010Z',
@@ -19,8 +20,9 @@ describe('webhook payloads', () => {
   })
 
   it('a test send is the same event marked "test": true', () => {
-    const payload = buildTestPayload('3d1f0c1e-5b5e-4d8e-8f55-0d4e7c1a2b3c', new Date('2025-05-06T07:08:09.010Z'))
+    const payload = buildTestPayload('3d1f0c1e-5b5e-4d8e-8f55-0d4e7c1a2b3c', new Date('2025-05-06T07:08:09.010Z'), '5e0c3f4a-8a1d-4c2b-9f6e-2d7b1a0c9e84')
     expect(payload).toStrictEqual({
+      id: '5e0c3f4a-8a1d-4c2b-9f6e-2d7b1a0c9e84',
       event: 'verification.blocked',
       siteId: '3d1f0c1e-5b5e-4d8e-8f55-0d4e7c1a2b3c',
       timestamp: '2025-05-06T07:08:09.010Z',

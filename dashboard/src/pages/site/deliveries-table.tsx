@@ -1,7 +1,7 @@
 import type { WebhookDelivery } from '../../api/types.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
 import { outcomeLabels } from '../../lib/delivery-outcomes.js'
-import { formatDateTime } from '../../lib/format.js'
+import { formatDateTimeWithSeconds } from '../../lib/format.js'
 import type { Loaded } from '../../lib/use-loader.js'
 
 export function DeliveriesTable({ deliveries }: { deliveries: Loaded<WebhookDelivery[]> }) {
@@ -19,12 +19,13 @@ export function DeliveriesTable({ deliveries }: { deliveries: Loaded<WebhookDeli
             <th scope="col">Status</th>
             <th scope="col">Latency</th>
             <th scope="col">Error</th>
+            <th scope="col">Delivery ID</th>
           </tr>
         </thead>
         <tbody>
           {deliveries.data.map((delivery) => (
             <tr key={delivery.id}>
-              <td class="nowrap">{formatDateTime(delivery.createdAt)}</td>
+              <td class="nowrap">{formatDateTimeWithSeconds(delivery.createdAt)}</td>
               <td>
                 <span class="code">{delivery.event}</span>
                 {delivery.test ? <span class="badge badge--test">test</span> : null}
@@ -35,6 +36,8 @@ export function DeliveriesTable({ deliveries }: { deliveries: Loaded<WebhookDeli
               <td>{delivery.statusCode ?? '—'}</td>
               <td class="nowrap">{delivery.latencyMs} ms</td>
               <td>{delivery.error ?? ''}</td>
+              {/* What the receiver got as X-Service-Delivery, webhook-id and the body's id. */}
+              <td class="nowrap code">{delivery.id}</td>
             </tr>
           ))}
         </tbody>
