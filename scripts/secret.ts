@@ -1,6 +1,7 @@
 /**
  * npm run secret -- check
  * npm run secret -- change    (the new secret on standard input)
+ * npm run secret -- adopt
  *
  * The server's secret against the database it goes with (migration 012). `check` tells whether
  * TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is the database's. `change` moves the database to a
@@ -8,7 +9,9 @@
  * the new one, and the database's key check becomes the new secret's, all in one transaction;
  * when the secret lives in DATA_DIR/secret, that file then holds the new one. Stop every instance
  * first (an instance left running with the old secret would seal webhook secrets the others cannot
- * read), then start them all with the new secret.
+ * read), then start them all with the new secret. `adopt` makes the current secret the database's
+ * without anything sealed again, for when the database's own secret is lost: webhook secrets sealed
+ * under that one stay unreadable (it names their sites), to be set again.
  */
 import { rename, writeFile } from 'node:fs/promises'
 import { ConfigError, loadConfig, MIN_SECRET_LENGTH } from '../src/config.js'
@@ -17,11 +20,11 @@ import { createKeyRing, keyCheckOf, resolveSecret, storedSecretFile, type KeyRin
 import { StartupError } from '../src/startup-error.js'
 import { migrate } from '../src/storage/migrate.js'
 import { openDatabase } from '../src/storage/open-storage.js'
-import type { SqlDatabase } from '../src/storage/ports.js'
+import type { SqlDatabase, SqlExecutor } from '../src/storage/ports.js'
 import { readKeyCheck, sameKeyCheck, writeKeyCheck } from '../src/storage/sql/server-key-check.js'
 import { readSecretInput, UsageError } from './operator-input.js'
 
-const USAGE = 'usage: npm run secret -- check | change (the new secret on standard input)'
+const USAGE = 'usage: npm run secret -- check | change (the new secret on standard input) | adopt'
 const CURRENT = 'TOLLGATE_SECRET (or, unset, DATA_DIR/secret)'
 
 async function withDatabase<T>(work: (database: SqlDatabase) => Promise<T>): Promise<T> {
@@ -39,6 +42,39 @@ async function check(current: KeyRing): Promise<string> {
   if (stored === undefined) return `the database goes with no secret yet: the first instance to start records its own`
   if (!sameKeyCheck(stored, current)) throw new UsageError(`${CURRENT} is not the secret this database goes with`)
   return `${CURRENT} is the secret this database goes with`
+}
+
+/** The sites whose webhook secret `keyRing` cannot decrypt. */
+async function findUnreadableWebhookSecrets(executor: SqlExecutor, keyRing: KeyRing): Promise<string[]> {
+  const sites = await executor.query<{ id: string; webhook_secret_ciphertext: string }>(
+    'SELECT id, webhook_secret_ciphertext FROM sites WHERE webhook_secret_ciphertext IS NOT NULL ORDER BY id',
+  )
+  return sites.filter((site) => openWebhookSecret(keyRing, site.webhook_secret_ciphertext, site.id) === undefined).map((site) => site.id)
+}
+
+/** The webhook secret in its box, or undefined when `keyRing` cannot open it (sealed under another secret). */
+function openWebhookSecret(keyRing: KeyRing, sealed: string, siteId: string): string | undefined {
+  try {
+    return decryptSecret(keyRing.keyFor('webhook-encryption'), sealed, siteId)
+  } catch {
+    return undefined
+  }
+}
+
+const unreadableLine = (sites: string[]) =>
+  `${sites.length} site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): ${sites.join(', ')}`
+
+async function adopt(current: KeyRing, database: SqlDatabase): Promise<string> {
+  return database.transaction(async (transaction) => {
+    const stored = await readKeyCheck(transaction, { forUpdate: true })
+    if (stored !== undefined && sameKeyCheck(stored, current)) return `${CURRENT} is already the secret this database goes with`
+    const unreadable = await findUnreadableWebhookSecrets(transaction, current)
+    await writeKeyCheck(transaction, keyCheckOf(current))
+    return [
+      `the database now goes with ${CURRENT}; instances with another secret stop at their next start in production`,
+      ...(unreadable.length > 0 ? [unreadableLine(unreadable)] : []),
+    ].join('\n')
+  })
 }
 
 function findSecretProblem(next: string, current: string): string | undefined {
@@ -61,11 +97,9 @@ async function change(current: KeyRing, next: KeyRing, database: SqlDatabase): P
     const unreadable: string[] = []
     let sealed = 0
     for (const site of sites) {
-      let plaintext: string
-      try {
-        plaintext = decryptSecret(current.keyFor('webhook-encryption'), site.webhook_secret_ciphertext, site.id)
-      } catch {
-        // Sealed under a secret before the current one: the service cannot read it either.
+      const plaintext = openWebhookSecret(current, site.webhook_secret_ciphertext, site.id)
+      // One sealed under a secret before the current one: the service cannot read it either.
+      if (plaintext === undefined) {
         unreadable.push(site.id)
         continue
       }
@@ -81,11 +115,12 @@ async function change(current: KeyRing, next: KeyRing, database: SqlDatabase): P
 }
 
 async function run(command: string | undefined): Promise<string> {
-  if (command !== 'check' && command !== 'change') throw new UsageError(USAGE)
+  if (command !== 'check' && command !== 'change' && command !== 'adopt') throw new UsageError(USAGE)
   const config = loadConfig()
   const currentSecret = await resolveSecret(config)
   const current = createKeyRing(currentSecret)
   if (command === 'check') return check(current)
+  if (command === 'adopt') return withDatabase((database) => adopt(current, database))
 
   const nextSecret = await readSecretInput('new secret')
   const problem = findSecretProblem(nextSecret, currentSecret)
@@ -99,9 +134,7 @@ async function run(command: string | undefined): Promise<string> {
   if (draft !== undefined && file !== undefined) await rename(draft, file)
   const lines = [
     `the database now goes with the new secret; ${sealed} webhook secret(s) sealed under it`,
-    ...(unreadable.length > 0
-      ? [`${unreadable.length} site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): ${unreadable.join(', ')}`]
-      : []),
+    ...(unreadable.length > 0 ? [unreadableLine(unreadable)] : []),
     file === undefined
       ? 'start every instance with the new TOLLGATE_SECRET'
       : `${file} holds the new secret`,

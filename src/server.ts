@@ -44,11 +44,11 @@ const keyRing = createKeyRing(await orExit(`the secret in DATA_DIR ${config.data
 const storage = await orExit(config.databaseUrl === undefined ? `the embedded database in DATA_DIR ${config.dataDirectory}` : 'DATABASE_URL', () => openStorage(config))
 const secretCheck = await orExit('checking the secret against the database', () => checkServerSecret(storage.database, keyRing, config.environment))
 const app = await buildApp({ config, storage, keyRing })
-if (secretCheck === 'replaced') {
+if (secretCheck === 'differs') {
   app.log.warn(
-    'the secret (TOLLGATE_SECRET, or DATA_DIR/secret) is not the one this database was used with: challenges, tokens and remembered ' +
-      'devices issued before are refused, and webhook secrets set before cannot be decrypted (set them again); the database now ' +
-      'goes with this secret (in production this start would have stopped)',
+    'the secret (TOLLGATE_SECRET, or DATA_DIR/secret) is not the one this database goes with: instances with the other one refuse ' +
+      "this one's challenges and tokens, and webhook secrets set under the other cannot be decrypted here. In production this " +
+      'start would have stopped; npm run secret -- adopt makes this secret the database\'s',
   )
 }
 

@@ -195,7 +195,7 @@ describe('the server process', () => {
     expect(await first.exited).toBe(0)
     // That start used DATA_DIR/secret; this one is given another.
     const started = await startServer({ TOLLGATE_SECRET: 'another secret of more than thirty-two characters' })
-    expect(started.output()).toMatch(/the secret \(TOLLGATE_SECRET, or DATA_DIR\/secret\) is not the one this database was used with/)
+    expect(started.output()).toMatch(/the secret \(TOLLGATE_SECRET, or DATA_DIR\/secret\) is not the one this database goes with/)
     started.process.kill('SIGTERM')
     expect(await started.exited).toBe(0)
   }, 60_000)

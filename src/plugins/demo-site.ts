@@ -36,6 +36,16 @@ export function deriveDemoSiteKeys(siteSecretKey: Buffer): DemoSite {
  * also repairs the keys when TOLLGATE_SECRET changed; concurrent starts converge on one row.
  */
 async function demoSitePlugin(app: FastifyInstance): Promise<void> {
+  if (app.config.environment === 'production') {
+    // A development start pointed at this database by mistake left its demo site: a site of no
+    // account, open to any origin, whose keys that start printed. Production serves none.
+    const removed = await app.database.query('DELETE FROM sites WHERE id = $1 AND account_id IS NULL RETURNING id', [DEMO_SITE_ID])
+    if (removed.length > 0) {
+      await app.siteCache.invalidate({ id: DEMO_SITE_ID })
+      app.log.warn({ siteId: DEMO_SITE_ID }, 'removed the development demo site from this production database (a development start used it)')
+    }
+    return
+  }
   if (app.config.environment !== 'development') return
   const keys = deriveDemoSiteKeys(app.keyRing.keyFor('site-secret'))
   await app.database.query(

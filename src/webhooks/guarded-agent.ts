@@ -3,7 +3,12 @@ import { isIP, type LookupFunction } from 'node:net'
 import { Agent, buildConnector } from 'undici'
 import { findRefusedRange, type AddressPolicy } from '../domain/webhooks/address-policy.js'
 
-/** Thrown (into undici) when a webhook would connect to an address that is not public. */
+/**
+ * Thrown (into undici) when a webhook would connect to an address that is not public. The message
+ * reaches the site's owner (the test send's answer, the delivery log): for a name it says which
+ * kind of address it resolves to but not which one, so that no tenant can map the internal names
+ * of the network Tollgate runs in to their addresses. `address` keeps it for the code.
+ */
 export class RefusedAddressError extends Error {
   readonly code = 'ERR_WEBHOOK_ADDRESS_REFUSED'
 
@@ -12,7 +17,7 @@ export class RefusedAddressError extends Error {
     readonly address: string,
     readonly range: string,
   ) {
-    super(hostname === address ? `${address} is a ${range} address` : `${hostname} resolves to ${address}, a ${range} address`)
+    super(hostname === address ? `${address} is a ${range} address` : `${hostname} resolves to a ${range} address`)
     this.name = 'RefusedAddressError'
   }
 }

@@ -75,6 +75,31 @@ describe('the development demo site', () => {
     }
   })
 
+  it('is removed by a production start on a database a development start left it in', async () => {
+    const database = await openTestDatabase('pglite')
+    const keyValue = await openTestKeyValue('memory')
+    const storage = { database: database.database, keyValue: keyValue.keyValue }
+    const start = (NODE_ENV: string, lines: string[] = []) =>
+      buildApp({ config: loadConfig({ NODE_ENV, TOLLGATE_SECRET: TEST_SECRET }), storage, keyRing: createKeyRing(TEST_SECRET), logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } } })
+    // Both on one database; the development instance stays open (closing it closes the stores).
+    const development = await start('development')
+    await development.ready()
+    const demo = development.demoSite
+    expect(await development.sites.findById(DEMO_SITE_ID)).toBeDefined()
+    const lines: string[] = []
+    const production = await start('production', lines)
+    try {
+      await production.ready()
+      expect(await production.sites.findById(DEMO_SITE_ID)).toBeUndefined()
+      const refused = await production.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(demo?.siteKey ?? '', 'http://localhost:3000') })
+      expect(refused.json()).toMatchObject({ error: { code: 'invalid_site_key' } })
+      expect(lines.some((line) => line.includes('removed the development demo site'))).toBe(true)
+    } finally {
+      await production.close()
+      await development.close()
+    }
+  })
+
   it('does not exist in production', async () => {
     const service = await buildTestApp({ env: { NODE_ENV: 'production' } })
     try {

@@ -37,7 +37,7 @@ describe('webhooks with private addresses not allowed', () => {
 
   it('refuses a hostname that resolves to loopback (localhost), at connect time', async () => {
     expect(await deliverTo(`https://localhost:${port}/hook`)).toMatchObject([
-      { outcome: 'refused', statusCode: null, error: expect.stringMatching(/^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/) },
+      { outcome: 'refused', statusCode: null, error: 'refused: localhost resolves to a loopback address' },
     ])
     expect(connections).toBe(0)
   })

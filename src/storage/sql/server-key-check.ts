@@ -4,8 +4,8 @@ import { keyCheckOf, type KeyRing } from '../../secret.js'
 import { StartupError } from '../../startup-error.js'
 import type { SqlExecutor } from '../ports.js'
 
-/** What a start found: the database's first secret, the same as before, or (outside production) another one, now recorded. */
-export type SecretCheckOutcome = 'recorded' | 'matches' | 'replaced'
+/** What a start found: the database's first secret, the same as before, or (outside production) another one. */
+export type SecretCheckOutcome = 'recorded' | 'matches' | 'differs'
 
 /** The key check the database keeps (migration 012), or undefined before any instance wrote one. */
 export async function readKeyCheck(executor: SqlExecutor, options: { forUpdate?: boolean } = {}): Promise<string | undefined> {
@@ -31,8 +31,10 @@ export function sameKeyCheck(stored: string, keyRing: KeyRing): boolean {
  * Tells, at start, whether this instance's secret is the one the database goes with. Instances
  * with different secrets would each start and report ready, yet refuse one another's challenges
  * and tokens and fail to decrypt the webhook secrets sealed by the others: in production that stops
- * the start. In development and tests a different secret (a new DATA_DIR on a database kept from
- * before) is recorded, and the caller warns.
+ * the start. In development and tests (a new DATA_DIR on a database kept from before) the caller
+ * warns; the database keeps its secret, so that a development start pointed at a production
+ * database by mistake does not lock production's own instances out (`npm run secret -- adopt`
+ * makes another secret the database's on purpose).
  */
 export async function checkServerSecret(
   executor: SqlExecutor,
@@ -50,9 +52,9 @@ export async function checkServerSecret(
     throw new StartupError(
       'TOLLGATE_SECRET is not the secret this database was set up with: this instance would refuse the challenges and ' +
         "tokens of the others and could not decrypt the sites' webhook secrets. Give every instance the same TOLLGATE_SECRET; " +
-        'to change it for good, stop them all and run npm run secret -- change (README, "Changing TOLLGATE_SECRET")',
+        'to change it for good, stop them all and run npm run secret -- change, or, if the old one is lost, npm run secret -- adopt ' +
+        '(README, "Changing TOLLGATE_SECRET")',
     )
   }
-  await writeKeyCheck(executor, keyCheckOf(keyRing))
-  return 'replaced'
+  return 'differs'
 }
