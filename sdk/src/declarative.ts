@@ -47,7 +47,7 @@ interface FormState {
 }
 
 /** A failure this old may be gone (the connection back, the service up again): the submit tries afresh. */
-const STALE_FAILURE_MS = 30_000
+const STALE_FAILURE_MS = 10_000
 
 /**
  * Set on a form while the SDK re-submits it after filling the token, so that the submit passes
@@ -99,13 +99,19 @@ function optionsOf(form: HTMLFormElement): ExecuteOptions {
   }
 }
 
+/**
+ * The form's field for the token: the page's own input of that name, else the hidden one the SDK
+ * made, renamed when the name changed since (bindForms({ fieldName }) after the load), so that
+ * the form never posts an empty field under the old name beside the token.
+ */
 function tokenFieldOf(form: HTMLFormElement): HTMLInputElement {
   const name = form.dataset.responseFieldName ?? bindingOf(form).fieldName ?? TOKEN_FIELD
   const existing = Array.from(form.querySelectorAll('input')).find((input) => input.name === name)
   if (existing !== undefined) return existing
-  const field = document.createElement('input')
+  const field = form.querySelector<HTMLInputElement>('input[data-tollgate-field]') ?? document.createElement('input')
   field.type = 'hidden'
   field.name = name
+  field.setAttribute('data-tollgate-field', '')
   form.append(field)
   return field
 }
@@ -211,7 +217,11 @@ function onSubmit(event: Event): void {
 
 function onInteraction(event: Event): void {
   const form = formOf(event)
-  if (form !== undefined) presolve(form)
+  if (form === undefined) return
+  // A form added after the load gets its live region now, before any text: screen readers
+  // announce changes only in a region that was already there.
+  prepare(form)
+  presolve(form)
 }
 
 function readPageStrings(): void {

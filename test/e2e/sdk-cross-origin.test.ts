@@ -187,16 +187,18 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     expect(cleared).toBe('')
   })
 
-  it('keeps the tag\'s site key when the page names its field with bindForms()', async () => {
+  it('keeps the tag\'s site key when the page names its field with bindForms(), and posts the token under that name only', async () => {
     const { page } = await openShop()
     await page.evaluate(() => {
       window.Tollgate.bindForms({ fieldName: 'cf-turnstile-response' })
       const form = document.querySelector<HTMLFormElement>('#order')
-      Object.assign(window, { order: { token: '', status: '' } })
+      Object.assign(window, { order: { token: '', status: '', fields: [] } })
       form?.addEventListener('submit', (event) => {
         event.preventDefault()
         const token = form.querySelector<HTMLInputElement>('input[name="cf-turnstile-response"]')?.value ?? ''
-        Object.assign(window, { order: { token, status: '' } })
+        // What the browser would post: the SDK's field of the load's name went, not left empty.
+        const fields = [...new FormData(form).keys()]
+        Object.assign(window, { order: { token, status: '', fields } })
       })
       form?.addEventListener('tollgate:error', () => {
         Object.assign(window, { order: { token: '', status: form.querySelector('[data-tollgate-status]')?.textContent ?? '' } })
@@ -207,9 +209,10 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
       const { order } = window as unknown as { order: { token: string; status: string } }
       return order.token !== '' || order.status !== ''
     }, undefined, { timeout: 20_000 })
-    const order = await page.evaluate(() => (window as unknown as { order: { token: string; status: string } }).order)
+    const order = await page.evaluate(() => (window as unknown as { order: { token: string; status: string; fields: string[] } }).order)
 
     expect(order.status).toBe('')
+    expect(order.fields.filter((name) => name.includes('token') || name.includes('response'))).toEqual(['cf-turnstile-response'])
     expect(await sdk.siteverify(order.token)).toMatchObject({ success: true })
   })
 

@@ -63,4 +63,24 @@ describe.runIf(hasChromium())('a form submitted while its early solve runs, in C
     expect(requests).toEqual(['/api/v1/challenge', '/api/v1/challenge', '/api/v1/verify'])
     expect(await suite.sdk.siteverify(token)).toMatchObject({ success: true })
   })
+
+  it('gives a form added after the load its live region at the first touch, before any text is written to it', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    await page.evaluate((siteKey) => {
+      const form = document.createElement('form')
+      form.id = 'late'
+      form.dataset.tollgate = ''
+      form.dataset.siteKey = siteKey
+      form.innerHTML = '<label>E-mail <input id="late-email" name="email"></label><button>Send</button>'
+      document.body.append(form)
+    }, suite.sdk.demoSite.siteKey)
+    await page.focus('#late-email')
+    const region = await page.evaluate(() => {
+      const found = document.querySelector('#late [data-tollgate-status]')
+      return found === null ? null : { role: found.getAttribute('role'), live: found.getAttribute('aria-live'), text: found.textContent }
+    })
+    expect(region).toEqual({ role: 'status', live: 'polite', text: '' })
+  })
 })
