@@ -44,6 +44,8 @@ const keyRing = createKeyRing(await orExit(`the secret in DATA_DIR ${config.data
 const storage = await orExit(config.databaseUrl === undefined ? `the embedded database in DATA_DIR ${config.dataDirectory}` : 'DATABASE_URL', () => openStorage(config))
 const secretCheck = await orExit('checking the secret against the database', () => checkServerSecret(storage.database, keyRing, config.environment))
 const app = await buildApp({ config, storage, keyRing })
+const forgetfulness = await storage.keyValue.findForgetfulness?.()
+if (forgetfulness !== undefined) app.log.warn(forgetfulness)
 if (secretCheck === 'differs') {
   app.log.warn(
     'the secret (TOLLGATE_SECRET, or DATA_DIR/secret) is not the one this database goes with: instances with the other one refuse ' +

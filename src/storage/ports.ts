@@ -79,6 +79,19 @@ export interface KeyValueStore {
    * messages would have told it to (the in-process store never has gaps).
    */
   subscribe(channel: string, listener: (message: string) => void, onGap?: () => void): Promise<Unsubscribe>
+  /**
+   * Since when (epoch ms) the store has kept everything written to it: what it held before may be
+   * gone, so a marker's absence proves nothing about that time (a token issued before it may have
+   * been redeemed already). The in-process store: its process's start. Redis: when its data began,
+   * as a key without expiry says, read at every connection and every few seconds, so that a Redis
+   * that lost its data (restarted without persistence, flushed) is noticed.
+   */
+  remembersSince(): number
+  /**
+   * Why the store may forget keys before they expire, when it can tell (Redis evicting keys under
+   * a memory limit); logged at start. Undefined when it cannot or need not.
+   */
+  findForgetfulness?(): Promise<string | undefined>
   ping(): Promise<void>
   close(): Promise<void>
 }

@@ -31,6 +31,14 @@ describe.each(keyValueKinds)('KeyValueStore contract on $kind', ({ kind, availab
     expect(await subject.keyValue.timeToLive('short-lived')).toBeNull()
   })
 
+  it.skipIf(!available)('remembers since its opening at the latest, and keeps that time while it keeps its data', async () => {
+    const since = subject.keyValue.remembersSince()
+    expect(since).toBeLessThanOrEqual(Date.now())
+    expect(since).toBeGreaterThan(Date.now() - 10 * 60_000)
+    await subject.keyValue.set('remembered', 'x', 10_000)
+    expect(subject.keyValue.remembersSince()).toBe(since)
+  })
+
   it.skipIf(!available)('setIfAbsent sets only once', async () => {
     expect(await subject.keyValue.setIfAbsent('once', 'first', 10_000)).toBe(true)
     expect(await subject.keyValue.setIfAbsent('once', 'second', 10_000)).toBe(false)

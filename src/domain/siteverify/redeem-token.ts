@@ -24,11 +24,11 @@ export interface RedeemTokenDependencies {
   /** The site by its public key (the site cache: Siteverify makes no database round trip). */
   findSite(siteKey: string): Promise<RedeemingSite | undefined>
   /**
-   * Since when the store remembers redemptions (epoch ms; 0, the default, for a store that
-   * outlives the process, as Redis does). The in-process store forgets them at a restart, so a
-   * token issued before it started may have been redeemed already: it is refused.
+   * Since when the store remembers redemptions (epoch ms; the store's remembersSince). A token
+   * issued before it may have been redeemed already, its marker forgotten (the in-process store
+   * at a restart, a Redis that lost its data): it is refused.
    */
-  remembersRedemptionsSince?: number
+  remembersRedemptionsSince: () => number
 }
 
 /** How far instances' clocks may differ without a token redeeming twice (DESIGN section 6). */
@@ -76,7 +76,7 @@ export async function redeemToken(dependencies: RedeemTokenDependencies, request
   if (request.sitekey !== undefined && request.sitekey !== '' && request.sitekey !== site.siteKey) {
     return answerFailure('invalid-input-response')
   }
-  if (reading.claims.issuedAt < (dependencies.remembersRedemptionsSince ?? 0)) return answerFailure('timeout-or-duplicate')
+  if (reading.claims.issuedAt < dependencies.remembersRedemptionsSince()) return answerFailure('timeout-or-duplicate')
   // The marker holds only the idempotency key of the first redemption (or nothing): the answer is
   // a function of the token's claims, so a retry with that key gets it again by recomputing it.
   const idempotencyKey = request.idempotency_key ?? ''

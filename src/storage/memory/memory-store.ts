@@ -113,6 +113,7 @@ class Slots {
 export function openMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   const { now = Date.now, sweepIntervalMs = 1_000, sweepsPerPass = 10 } = options
   const slots = new Slots()
+  const openedAt = now()
   const channels = new EventEmitter()
   channels.setMaxListeners(0)
 
@@ -148,6 +149,7 @@ export function openMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
 
   return {
     kind: 'memory',
+    remembersSince: () => openedAt,
     size: () => slots.index.size,
     async get(key) {
       return read(key)

@@ -8,6 +8,7 @@ const countDistinctScript = readFileSync(new URL('./scripts/count-distinct.lua',
 const incrementAndReadScript = readFileSync(new URL('./scripts/increment-and-read.lua', import.meta.url), 'utf8')
 const takeIfEndsWithScript = readFileSync(new URL('./scripts/take-if-ends-with.lua', import.meta.url), 'utf8')
 const takeWithTimeToLiveScript = readFileSync(new URL('./scripts/take-with-time-to-live.lua', import.meta.url), 'utf8')
+const dataEpochScript = readFileSync(new URL('./scripts/data-epoch.lua', import.meta.url), 'utf8')
 
 interface RedisWithScripts extends Redis {
   incrementWithExpiry(key: string, by: number, ttlMs: number): Promise<number>
@@ -15,6 +16,7 @@ interface RedisWithScripts extends Redis {
   countDistinct(markerKey: string, counterKey: string, ttlMs: number): Promise<number>
   takeIfEndsWith(key: string, suffix: string): Promise<string | null>
   takeWithTimeToLive(key: string): Promise<[string, number] | null>
+  dataEpoch(key: string): Promise<string>
 }
 
 export interface RedisStoreOptions {
@@ -25,6 +27,8 @@ export interface RedisStoreOptions {
   connectTimeoutMs?: number
   /** How often the subscriber connection is checked for silence (a PING); 10 s unless a test says. */
   subscriberCheckMs?: number
+  /** How often the data's epoch is read again (remembersSince); 5 s unless a test says. */
+  epochCheckMs?: number
 }
 
 /** Whether the client becomes ready within the time; false at once when it is ended meanwhile. */
@@ -89,10 +93,33 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   client.defineCommand('countDistinct', { numberOfKeys: 2, lua: countDistinctScript })
   client.defineCommand('takeIfEndsWith', { numberOfKeys: 1, lua: takeIfEndsWithScript })
   client.defineCommand('takeWithTimeToLive', { numberOfKeys: 1, lua: takeWithTimeToLiveScript })
+  client.defineCommand('dataEpoch', { numberOfKeys: 1, lua: dataEpochScript })
   // Its number of keys varies: given per call, as EVAL takes it.
   client.defineCommand('incrementAndRead', { lua: incrementAndReadScript })
+  // Since when Redis has kept its data. Until it is read, and again from every reconnection until
+  // it is read anew (Redis may come back empty), the safe answer is now: nothing older is vouched for.
+  let remembersSince = Date.now()
+  const readEpoch = () =>
+    client.dataEpoch(DATA_EPOCH_KEY).then(
+      (value) => {
+        remembersSince = Number(value)
+      },
+      () => {},
+    )
+  client.on('ready', () => {
+    remembersSince = Date.now()
+    void readEpoch()
+  })
+  const epochCheck = setInterval(() => {
+    if (client.status === 'ready') void readEpoch()
+  }, options.epochCheckMs ?? EPOCH_CHECK_MS)
+  epochCheck.unref()
   await waitForReady(client, options.connectTimeoutMs ?? 3_000)
-  if (refusal !== undefined) throw new StartupError(refusal.message)
+  if (refusal !== undefined) {
+    clearInterval(epochCheck)
+    throw new StartupError(refusal.message)
+  }
+  if (client.status === 'ready') await readEpoch()
 
   interface Subscription {
     listener: (message: string) => void
@@ -145,6 +172,21 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   let isClosing = false
   const store: KeyValueStore = {
     kind: 'redis',
+    remembersSince: () => remembersSince,
+    async findForgetfulness() {
+      try {
+        const [, policy] = (await client.config('GET', 'maxmemory-policy'))
+        const [, limit] = (await client.config('GET', 'maxmemory'))
+        if (Number(limit) === 0 || policy === 'noeviction') return undefined
+        return (
+          `Redis evicts keys under its memory limit (maxmemory ${limit} bytes, maxmemory-policy ${policy}): outstanding challenges, ` +
+          'the markers that make tokens single-use and rate-limit windows may vanish before they expire; set maxmemory-policy noeviction'
+        )
+      } catch {
+        // CONFIG is often disabled on managed Redis: nothing to tell.
+        return undefined
+      }
+    },
     get: (key) => client.get(key),
     getMany: (keys) => (keys.length === 0 ? Promise.resolve([]) : client.mget(...keys)),
     async set(key, value, ttlMs) {
@@ -207,6 +249,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     },
     async close() {
       isClosing = true
+      clearInterval(epochCheck)
       subscriber?.disconnect()
       await client.quit().catch(() => client.disconnect())
     },
@@ -218,6 +261,10 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
 const COMMAND_TIMEOUT_MS = 2_000
 
 const SUBSCRIBER_CHECK_MS = 10_000
+
+/** The key (without expiry) whose value says since when Redis has kept its data. */
+const DATA_EPOCH_KEY = 'data-epoch'
+const EPOCH_CHECK_MS = 5_000
 
 /**
  * ioredis never gives up on a connection that has gone silent: nothing resets it, so it never
@@ -238,7 +285,7 @@ function dropSilentConnections(store: KeyValueStore, client: Redis, mayReconnect
     throw error
   }
   const guarded = Object.entries(store).map(([name, member]: [string, unknown]): [string, unknown] => {
-    if (typeof member !== 'function' || name === 'close' || name === 'subscribe') return [name, member]
+    if (typeof member !== 'function' || name === 'close' || name === 'subscribe' || name === 'remembersSince') return [name, member]
     const command = member as (...args: unknown[]) => Promise<unknown>
     return [name, (...args: unknown[]) => command(...args).catch(onFailure)]
   })

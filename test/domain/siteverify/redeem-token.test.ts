@@ -43,16 +43,17 @@ describe('redeemToken', () => {
     store,
     tokenKey,
     findSite: async (siteKey) => [siteA, siteB].find((site) => site.siteKey === siteKey),
+    remembersRedemptionsSince: () => 0,
   })
   const redeem = (request: SiteverifyRequest) => redeemToken(dependencies(), request, now)
 
   it('refuses a token issued before the store began to remember redemptions (an in-process store after a restart)', async () => {
     const response = issueToken(tokenKey, claimsFor(siteA))
-    const restarted = { ...dependencies(), remembersRedemptionsSince: issuedAt + 1 }
+    const restarted = { ...dependencies(), remembersRedemptionsSince: () => issuedAt + 1 }
     expect(await redeemToken(restarted, { secret: siteA.secretKey, response }, now)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
     // Its secret is still checked first.
     expect(await redeemToken(restarted, { secret: siteB.secretKey, response }, now)).toMatchObject({ 'error-codes': ['invalid-input-secret'] })
-    const fresh = { ...dependencies(), remembersRedemptionsSince: issuedAt }
+    const fresh = { ...dependencies(), remembersRedemptionsSince: () => issuedAt }
     expect(await redeemToken(fresh, { secret: siteA.secretKey, response }, now)).toMatchObject({ success: true })
   })
 

@@ -49,8 +49,9 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     store: app.keyValue,
     tokenKey: app.keyRing.macKeyFor('token'),
     findSite: (siteKey) => app.siteCache.findBySiteKey(siteKey),
-    // The in-process store starts empty with the process: tokens from before may be spent already.
-    remembersRedemptionsSince: app.keyValue.kind === 'memory' ? Date.now() : 0,
+    // A store that starts empty (the in-process one, with the process) or lost its data (Redis
+    // restarted without persistence) may have forgotten redemptions: older tokens are refused.
+    remembersRedemptionsSince: () => app.keyValue.remembersSince(),
   }
 
   const redeem = async (request: FastifyRequest<{ Querystring: SiteverifyFields; Body?: SiteverifyFields }>, reply: FastifyReply): Promise<SiteverifyAnswer> => {

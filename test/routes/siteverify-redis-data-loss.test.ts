@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp, type App } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { createKeyRing } from '../../src/secret.js'
+import { openRedisStore } from '../../src/storage/redis/redis-store.js'
+import { browserHeaders, createTestSite, obtainToken, type TestSite } from '../helpers/core-flow.js'
+import { hasRedisServer, startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js'
+import { openTestDatabase } from '../helpers/storage.js'
+import { TEST_SECRET } from '../helpers/test-app.js'
+
+/**
+ * A Redis that loses its data (restarted without persistence, as many caches run) loses the
+ * markers that make tokens single-use: the tokens issued before must not redeem again.
+ */
+describe.skipIf(!hasRedisServer)('Siteverify across a Redis that lost its data', () => {
+  let redis: PrivateRedis
+  let app: App
+  let site: TestSite
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis()
+    const { database } = await openTestDatabase('pglite')
+    const keyValue = await openRedisStore({ url: redis.url, keyPrefix: 'tollgate:', epochCheckMs: 200 })
+    app = await buildApp({ config: loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0' }), storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    site = await createTestSite(app)
+  }, 30_000)
+  afterAll(async () => {
+    await app?.close()
+    await redis?.stop()
+  })
+
+  const redeem = async (token: string) =>
+    (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json<{ success: boolean; 'error-codes': string[] }>()
+
+  it('refuses tokens redeemed before the loss, and redeems the ones issued after it once', async () => {
+    const headers = browserHeaders(site.siteKey)
+    const spent = await obtainToken(app, headers)
+    const unspent = await obtainToken(app, headers)
+    expect(await redeem(spent)).toMatchObject({ success: true })
+    expect(await redeem(spent)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+
+    await redis.restart()
+    // The store reconnects on its own; Siteverify answers again once it has.
+    await expect.poll(async () => (await redeem(spent))['error-codes'], { timeout: 10_000 }).not.toEqual(['internal-error'])
+
+    expect(await redeem(spent)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    // Whether it was spent cannot be known any more: refused too.
+    expect(await redeem(unspent)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    const fresh = await obtainToken(app, headers)
+    expect(await redeem(fresh)).toMatchObject({ success: true })
+    expect(await redeem(fresh)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+  }, 60_000)
+
+  it('notices a loss without a reconnection (the data flushed) within its check interval', async () => {
+    const headers = browserHeaders(site.siteKey)
+    const spent = await obtainToken(app, headers)
+    expect(await redeem(spent)).toMatchObject({ success: true })
+    const { Redis } = await import('ioredis')
+    const admin = new Redis(redis.url)
+    try {
+      await admin.flushall()
+    } finally {
+      admin.disconnect()
+    }
+    // The store reads its data's epoch every 200 ms here (5 s by default): a second is plenty.
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    expect(await redeem(spent)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+  }, 30_000)
+})
+
+describe.skipIf(!hasRedisServer)('a Redis that evicts keys under a memory limit', () => {
+  it('is reported by findForgetfulness; one that never evicts is not', async () => {
+    const evicting = await startPrivateRedis(['--maxmemory', '100mb', '--maxmemory-policy', 'allkeys-lru'])
+    const keeping = await startPrivateRedis(['--maxmemory', '100mb', '--maxmemory-policy', 'noeviction'])
+    const stores = await Promise.all([openRedisStore({ url: evicting.url }), openRedisStore({ url: keeping.url })])
+    try {
+      expect(await stores[0].findForgetfulness?.()).toMatch(/^Redis evicts keys under its memory limit \(maxmemory 104857600 bytes, maxmemory-policy allkeys-lru\).*set maxmemory-policy noeviction$/)
+      expect(await stores[1].findForgetfulness?.()).toBeUndefined()
+    } finally {
+      await Promise.all(stores.map((store) => store.close()))
+      await evicting.stop()
+      await keeping.stop()
+    }
+  }, 30_000)
+})
