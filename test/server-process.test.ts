@@ -1,10 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { chownSync, mkdtempSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Challenge } from '../src/domain/challenge/issue-challenge.js'
+import { openDatabase } from '../src/storage/open-storage.js'
 import { browserHeaders, humanSubmission } from './helpers/core-flow.js'
 import { freePort } from './helpers/free-port.js'
 import { createScratchDatabase } from './helpers/scratch-database.js'
@@ -198,5 +199,25 @@ describe('the server process', () => {
     expect(started.output()).toMatch(/the secret \(TOLLGATE_SECRET, or DATA_DIR\/secret\) is not the one this database goes with/)
     started.process.kill('SIGTERM')
     expect(await started.exited).toBe(0)
+  }, 60_000)
+
+  it.runIf(process.getuid?.() === 0)('names the files its user may not write when the embedded database cannot be opened, in one line', async () => {
+    // A DATA_DIR restored as root for a service that runs as nobody: the directory was handed
+    // over, the database's files inside were not.
+    const restored = mkdtempSync(join(tmpdir(), 'tollgate-restored-'))
+    const database = await openDatabase({ dataDirectory: restored, databaseUrl: undefined })
+    await database.close()
+    chownSync(restored, 65534, 65534)
+    const started = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', DATA_DIR: restored, TOLLGATE_SECRET: 'a secret of more than thirty-two characters here' },
+      uid: 65534,
+      gid: 65534,
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    expect(started.status).toBe(1)
+    expect(started.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^tollgate: cannot start: the embedded database in ${restored}/pglite could not be opened \\(.*\\): ${restored}/pglite is not writable by this user; give DATA_DIR and everything in it to the user the server runs as$`)),
+    ])
   }, 60_000)
 })

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { access, link, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { setTimeout } from 'node:timers/promises'
 import { join } from 'node:path'
 import type { Config } from '../config.js'
@@ -21,28 +22,35 @@ function isRunning(pid: number): boolean {
 }
 
 /**
- * Which process a pid names, on Linux: the boot and the process's start time (in clock ticks
- * since boot, field 22 of /proc/<pid>/stat; the command name before it may hold spaces and
- * parentheses). After a crash and a restart the lock's pid may belong to another process by then
- * (pids are reused, and a container restarts with the same few); the start time tells them apart.
- * Undefined where /proc does not tell.
+ * What /proc says of a pid, on Linux: which process it is (the boot and the process's start time,
+ * in clock ticks since boot, field 22 of /proc/<pid>/stat; the command name before it may hold
+ * spaces and parentheses) and whether it has ended (state Z or X, field 3: a process killed a
+ * moment ago stays a zombie until its parent reaps it, and holds nothing by then). After a crash
+ * and a restart the lock's pid may belong to another process (pids are reused, and a container
+ * restarts with the same few); the start time tells them apart. Undefined where /proc does not tell.
  */
-async function processIdentity(pid: number): Promise<string | undefined> {
+async function readProcess(pid: number): Promise<{ identity: string | undefined; hasEnded: boolean } | undefined> {
   try {
     const [stat, boot] = await Promise.all([readFile(`/proc/${pid}/stat`, 'utf8'), readFile('/proc/sys/kernel/random/boot_id', 'utf8')])
-    const startTicks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
-    return startTicks === undefined ? undefined : `${boot.trim()}/${startTicks}`
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const startTicks = fields[19]
+    return { identity: startTicks === undefined ? undefined : `${boot.trim()}/${startTicks}`, hasEnded: fields[0] === 'Z' || fields[0] === 'X' }
   } catch {
     return undefined
   }
 }
 
+async function processIdentity(pid: number): Promise<string | undefined> {
+  return (await readProcess(pid))?.identity
+}
+
 /** Whether the lock file's holder still runs: its pid is alive and, when the file says, it is the same process. */
 async function holdsLock(holder: number, recordedIdentity: string | undefined): Promise<boolean> {
   if (!Number.isSafeInteger(holder) || holder <= 0 || holder === process.pid || !isRunning(holder)) return false
+  const found = await readProcess(holder)
+  if (found?.hasEnded === true) return false
   if (recordedIdentity === undefined) return true
-  const identity = await processIdentity(holder)
-  return identity === undefined || identity === recordedIdentity
+  return found?.identity === undefined || found.identity === recordedIdentity
 }
 
 /**
@@ -178,8 +186,23 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
     }
   } catch (error) {
     await unlock()
-    throw error
+    // PGlite says only that it failed; the usual cause is files this user may not write (a copy
+    // restored as root, a start once run as root), which the line names.
+    const unwritable = await findUnwritable(directory)
+    throw new StartupError(
+      `the embedded database in ${directory} could not be opened (${(error as Error).message})` +
+        (unwritable === undefined ? '' : `: ${unwritable} is not writable by this user; give DATA_DIR and everything in it to the user the server runs as`),
+    )
   }
+}
+
+/** The first file or directory under `directory` (itself included) this process may not write, if any. */
+async function findUnwritable(directory: string): Promise<string | undefined> {
+  const entries = await readdir(directory, { recursive: true }).catch(() => [] as string[])
+  for (const path of [directory, ...entries.map((entry) => join(directory, entry))]) {
+    if (!(await access(path, constants.W_OK).then(() => true, () => false))) return path
+  }
+  return undefined
 }
 
 export async function openKeyValueStore(config: Pick<Config, 'redisUrl'>): Promise<KeyValueStore> {

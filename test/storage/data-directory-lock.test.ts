@@ -52,6 +52,23 @@ describe.runIf(onLinux)('the DATA_DIR lock', () => {
     expect(existsSync(join(directory, 'tollgate.lock'))).toBe(false)
   })
 
+  it('is taken over from a holder killed a moment ago that its parent has not reaped yet (a zombie)', async () => {
+    // `sleep 0 &` ends at once, and its parent then becomes `sleep 10`, which never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 10'], { stdio: ['ignore', 'pipe', 'ignore'] })
+    try {
+      const [output] = (await once(parent.stdout!, 'data')) as [Buffer]
+      const zombie = Number(output.toString().trim())
+      await vi.waitFor(() => expect(readFileSync(`/proc/${zombie}/stat`, 'utf8')).toMatch(/\) Z /), { timeout: 5_000 })
+      const directory = newDirectory()
+      writeFileSync(join(directory, 'tollgate.lock'), lockFileOf(zombie, startTicksOf(zombie)))
+      const unlock = await lockDataDirectory(directory)
+      expect(readFileSync(join(directory, 'tollgate.lock'), 'utf8')).toBe(lockFileOf(process.pid, startTicksOf(process.pid)))
+      await unlock()
+    } finally {
+      parent.kill('SIGKILL')
+    }
+  })
+
   it('is refused while the process that wrote it runs', async () => {
     const directory = newDirectory()
     writeFileSync(join(directory, 'tollgate.lock'), lockFileOf(otherPid(), startTicksOf(otherPid())))

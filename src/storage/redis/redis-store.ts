@@ -175,8 +175,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     remembersSince: () => remembersSince,
     async findForgetfulness() {
       try {
-        const [, policy] = (await client.config('GET', 'maxmemory-policy'))
-        const [, limit] = (await client.config('GET', 'maxmemory'))
+        const [, policy] = await client.config('GET', 'maxmemory-policy')
+        const [, limit] = await client.config('GET', 'maxmemory')
         if (Number(limit) === 0 || policy === 'noeviction') return undefined
         return (
           `Redis evicts keys under its memory limit (maxmemory ${limit} bytes, maxmemory-policy ${policy}): outstanding challenges, ` +
