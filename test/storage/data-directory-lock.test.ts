@@ -56,7 +56,7 @@ describe.runIf(onLinux)('the DATA_DIR lock', () => {
     // `sleep 0 &` ends at once, and its parent then becomes `sleep 10`, which never reaps it.
     const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 10'], { stdio: ['ignore', 'pipe', 'ignore'] })
     try {
-      const [output] = (await once(parent.stdout!, 'data')) as [Buffer]
+      const [output] = (await once(parent.stdout, 'data')) as [Buffer]
       const zombie = Number(output.toString().trim())
       await vi.waitFor(() => expect(readFileSync(`/proc/${zombie}/stat`, 'utf8')).toMatch(/\) Z /), { timeout: 5_000 })
       const directory = newDirectory()
