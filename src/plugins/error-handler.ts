@@ -40,12 +40,45 @@ export function errorCodeOf(error: FastifyError | Error): ErrorCode {
   return isOutage(error) ? 'service_unavailable' : 'internal_error'
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Logs a failure of ours (a bug: every one, in full) or of a dependency (an outage: one line
+     * per dependency every OUTAGE_LOG_INTERVAL_MS, naming it and counting the failures in between,
+     * so that an outage does not write a stack per request).
+     */
+    logFailure(request: FastifyRequest, error: Error, what: string): void
+  }
+}
+
+const OUTAGE_LOG_INTERVAL_MS = 10_000
+
 /**
  * One handler for every error, so every failure has the body shape of DESIGN section 3. Expected
  * failures carry their code; Fastify's client errors are mapped by status; anything else is a
- * bug or an outage: logged in full, answered 500 (or 503) without a word of its internals.
+ * bug or an outage: logged (app.logFailure), answered 500 (or 503) without a word of its internals.
  */
 async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
+  const outages = new Map<string, { loggedAt: number; since: number }>()
+  app.decorate('logFailure', (request: FastifyRequest, error: Error, what: string) => {
+    const dependency = dependencyOf(error)
+    if (dependency === undefined) {
+      request.log.error({ err: error }, what)
+      return
+    }
+    const now = Date.now()
+    const outage = outages.get(dependency)
+    if (outage !== undefined && now - outage.loggedAt < OUTAGE_LOG_INTERVAL_MS) {
+      outage.since += 1
+      return
+    }
+    outages.set(dependency, { loggedAt: now, since: 0 })
+    request.log.error(
+      { err: error, dependency, failedSinceLastLine: outage?.since ?? 0 },
+      `${what}: ${dependency} unavailable (logged once per ${OUTAGE_LOG_INTERVAL_MS / 1000} s while it lasts)`,
+    )
+  })
+
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
       if (error.headers !== undefined) void reply.headers(error.headers)
@@ -57,7 +90,7 @@ async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
       const message = details !== undefined ? INVALID_REQUEST_MESSAGE : clientMessage(error, code)
       return reply.code(errorCatalogue[code].status).send(errorBody(code, request.id, message, details))
     }
-    request.log.error({ err: error }, code === 'service_unavailable' ? 'dependency unavailable' : 'unhandled error')
+    app.logFailure(request, error, code === 'service_unavailable' ? 'request failed' : 'unhandled error')
     return reply.code(errorCatalogue[code].status).send(errorBody(code, request.id))
   })
 
@@ -113,22 +146,33 @@ function clientMessage(error: FastifyError, code: ErrorCode): string {
 
 /** Connection failures to PostgreSQL or Redis, and timed-out statements: a 503 tells clients to retry, a 500 would not. */
 function isOutage(error: Error): boolean {
+  return dependencyOf(error) !== undefined
+}
+
+/** Which dependency an error says is away, or undefined when it is not an outage. */
+function dependencyOf(error: Error): 'Redis' | 'PostgreSQL' | 'PostgreSQL or Redis' | undefined {
   const code = (error as NodeJS.ErrnoException).code
-  return (
+  if (
     // PostgreSQL canceled a statement that ran past the statement timeout.
     code === '57014' ||
     // PostgreSQL ended the connection or refuses new ones for now: a shutdown, a restart, a
     // failover, pg_terminate_backend (57P01-57P05), and the connection exceptions (class 08).
     (typeof code === 'string' && /^(57P0[1-5]|08[0-9A-Z]{3})$/.test(code)) ||
-    code === 'ECONNREFUSED' ||
-    code === 'ECONNRESET' ||
-    code === 'ETIMEDOUT' ||
-    // ioredis: the connection dropped with the command in flight (maxRetriesPerRequest).
+    // The PostgreSQL client gave up on a connection that went silent (its query_timeout).
+    /Connection terminated|timeout exceeded when trying to connect|Query read timeout/i.test(error.message)
+  ) {
+    return 'PostgreSQL'
+  }
+  if (
+    // ioredis: the connection dropped with the command in flight (maxRetriesPerRequest), it is not
+    // connected now, or a command got no answer (its commandTimeout).
     error.name === 'MaxRetriesPerRequestError' ||
-    // The PostgreSQL client gave up on a connection that went silent (its query_timeout), or a
-    // Redis command got no answer (its commandTimeout).
-    /Stream isn't writeable|Connection is closed|Connection terminated|timeout exceeded when trying to connect|Query read timeout|Command timed out/i.test(error.message)
-  )
+    /Stream isn't writeable|Connection is closed|Command timed out/i.test(error.message)
+  ) {
+    return 'Redis'
+  }
+  if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT') return 'PostgreSQL or Redis'
+  return undefined
 }
 
 export default fp(errorHandlerPlugin, { name: 'error-handler' })

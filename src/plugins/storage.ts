@@ -58,7 +58,14 @@ async function storagePlugin(app: FastifyInstance, options: { storage: Storage }
   app.decorate('database', options.storage.database)
   app.decorate('keyValue', options.storage.keyValue)
   app.decorate('unwrittenAtShutdown', [])
+  // An outage told once, when it starts and when it ends (requests failing meanwhile are logged
+  // once per interval: app.logFailure).
+  const stopWatching = options.storage.keyValue.watchConnection?.((state) => {
+    if (state === 'lost') app.log.error('Redis connection lost; requests that need it answer 503 until it is back')
+    else app.log.info('Redis connection back')
+  })
   app.addHook('onClose', async () => {
+    stopWatching?.()
     await Promise.allSettled([options.storage.keyValue.close(), options.storage.database.close()])
   })
 }

@@ -92,6 +92,11 @@ export interface KeyValueStore {
    * a memory limit); logged at start. Undefined when it cannot or need not.
    */
   findForgetfulness?(): Promise<string | undefined>
+  /**
+   * Calls `listener` when the connection is lost and when it is back (stores with a connection:
+   * Redis), so that the service logs an outage once rather than per request. Returns the way to stop.
+   */
+  watchConnection?(listener: (state: 'lost' | 'back') => void): () => void
   ping(): Promise<void>
   close(): Promise<void>
 }

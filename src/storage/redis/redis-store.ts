@@ -173,6 +173,26 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   const store: KeyValueStore = {
     kind: 'redis',
     remembersSince: () => remembersSince,
+    watchConnection(listener) {
+      // ioredis tells 'close' at every failed reconnection attempt too: only the change is told.
+      let isUp = client.status === 'ready'
+      const onClose = () => {
+        if (!isUp || isClosing) return
+        isUp = false
+        listener('lost')
+      }
+      const onReady = () => {
+        if (isUp) return
+        isUp = true
+        listener('back')
+      }
+      client.on('close', onClose)
+      client.on('ready', onReady)
+      return () => {
+        client.off('close', onClose)
+        client.off('ready', onReady)
+      }
+    },
     async findForgetfulness() {
       try {
         const [, policy] = await client.config('GET', 'maxmemory-policy')
@@ -285,7 +305,7 @@ function dropSilentConnections(store: KeyValueStore, client: Redis, mayReconnect
     throw error
   }
   const guarded = Object.entries(store).map(([name, member]: [string, unknown]): [string, unknown] => {
-    if (typeof member !== 'function' || name === 'close' || name === 'subscribe' || name === 'remembersSince') return [name, member]
+    if (typeof member !== 'function' || ['close', 'subscribe', 'remembersSince', 'watchConnection'].includes(name)) return [name, member]
     const command = member as (...args: unknown[]) => Promise<unknown>
     return [name, (...args: unknown[]) => command(...args).catch(onFailure)]
   })

@@ -21,7 +21,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500
     const answer = status < 500 ? answerFailure('bad-request') : answerFailure('internal-error')
-    if (status >= 500) request.log.error({ err: error }, 'siteverify failed')
+    if (status >= 500) app.logFailure(request, error as Error, 'siteverify failed')
     app.counters.increment('siteverify', { result: answer['error-codes'][0] ?? 'bad-request' })
     return reply.code(200).send(answer)
   })
