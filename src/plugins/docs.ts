@@ -6,27 +6,77 @@ import { ErrorResponse } from '../routes/v1/dashboard-schemas.js'
 import { sessionCookieName } from './authentication.js'
 import fp from 'fastify-plugin'
 
+declare module 'fastify' {
+  interface FastifySchema {
+    /** The route takes a request without a body too (the document says the body is not required). */
+    optionalBody?: boolean
+    /** Headers of an answer, by status, for the document only (Fastify's schemas describe bodies). */
+    responseHeaders?: Record<number, Record<string, { type: 'string' | 'integer'; description: string }>>
+  }
+}
+
+/** Every 429 says when to come back. */
+const retryAfter = { 'Retry-After': { type: 'integer', description: 'Seconds to wait before trying again' } } as const
+
 /**
  * The OpenAPI document is generated from the route schemas. It must be registered before the
  * routes so that it sees them. Outside production /docs serves Swagger UI and /docs/json the
  * document; in production neither route exists (404).
  */
 async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }): Promise<void> {
-  app.addHook('onRoute', documentErrors)
+  const optionalBodies = new Set<string>()
+  app.addHook('onRoute', (route) => {
+    documentErrors(route)
+    if (route.schema?.optionalBody === true) for (const method of [route.method].flat()) optionalBodies.add(`${method.toLowerCase()} ${openApiPath(route.url)}`)
+  })
   await app.register(swagger, {
-    transform: documentErrorsAsJson,
+    transform: (input) => documentErrorsAsJson(nameOperation(input)),
+    // @fastify/swagger marks every body it documents as required.
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject
+      const { openapiObject } = documentObject
+      const pathsOfIds = new Map<string, string[]>()
+      for (const [path, operations] of Object.entries(openapiObject.paths ?? {})) {
+        for (const [method, operation] of Object.entries(operations as Record<string, { requestBody?: { required?: boolean }; operationId?: string }>)) {
+          if (optionalBodies.has(`${method} ${path}`) && operation.requestBody !== undefined) operation.requestBody.required = false
+          if (operation.operationId !== undefined) pathsOfIds.set(operation.operationId, [...(pathsOfIds.get(operation.operationId) ?? []), path])
+        }
+      }
+      // A vendor's path at the root (/siteverify) beside the same under /api/v1: the root one's id says so.
+      for (const [path, operations] of Object.entries(openapiObject.paths ?? {})) {
+        if (path.startsWith('/api/v1/')) continue
+        for (const operation of Object.values(operations as Record<string, { operationId?: string }>)) {
+          const id = operation.operationId
+          if (id !== undefined && (pathsOfIds.get(id)?.length ?? 0) > 1) operation.operationId = id.replace(/^[a-z]+/, (method) => `${method}Root`)
+        }
+      }
+      return openapiObject
+    },
     openapi: {
       openapi: '3.0.3',
       info: {
         title: 'Tollgate',
-        description: 'Self-hosted bot protection: proof-of-work challenges, risk scores, signed tokens, Siteverify.',
+        description:
+          'Self-hosted bot protection: proof-of-work challenges, risk scores, signed tokens, Siteverify. Every answer carries an ' +
+          '`X-Request-Id` header (the `requestId` of an error body). Any route may also answer 408 `request_timeout` (a request ' +
+          'that did not arrive whole within 30 s) and 431 `headers_too_large` (a request line and headers over 16 KiB), in the ' +
+          'error body of every other error.',
         version: '1',
       },
+      servers: [{ url: '/' }],
       components: {
         securitySchemes: {
           siteKey: { type: 'apiKey', in: 'header', name: 'X-Site-Key' },
           bearer: { type: 'http', scheme: 'bearer', description: 'A dashboard API key' },
-          session: { type: 'apiKey', in: 'cookie', name: sessionCookieName(app.config) },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: sessionCookieName(app.config),
+            description:
+              'The session cookie set by `POST /api/v1/sessions` (log-in). A request that changes something (any method but GET) ' +
+              "with it must carry an `Origin` (or `Referer`) header naming the service's own origin, else 403 `csrf_rejected`; " +
+              'requests with an API key (bearer) need none.',
+          },
         },
       },
     },
@@ -90,21 +140,51 @@ function documentErrors(route: RouteOptions): void {
   route.schema = { ...schema, response: responses }
 }
 
-type SwaggerTransform = (input: { schema: FastifySchema; url: string }) => { schema: FastifySchema; url: string }
+type SwaggerTransform = (input: { schema: FastifySchema; url: string; route: RouteOptions }) => { schema: FastifySchema; url: string; route: RouteOptions }
+
+/** Fastify's `:id` path parameters as OpenAPI writes them (`{id}`). */
+function openApiPath(url: string): string {
+  return url.replace(/:(\w+)/g, '{$1}')
+}
+
+/**
+ * Every operation gets an operationId, from its method and path (`post /api/v1/sites/:id/secret/rotate`
+ * is `postSitesByIdSecretRotate`), so that generated clients have stable method names; routes with
+ * no credential say so (`security: []`).
+ */
+const nameOperation: SwaggerTransform = (input) => {
+  const { schema, url, route } = input
+  if (schema === undefined || schema === null) return input
+  const words = url
+    .replace(/^\/api\/v1\//, '/')
+    .split('/')
+    .filter((part) => part !== '')
+    .map((part) => (part.startsWith(':') ? `By-${part.slice(1)}` : part))
+    .flatMap((part) => part.split(/[^A-Za-z0-9]+/))
+    .filter((word) => word !== '')
+  const method = [route.method].flat()[0]?.toLowerCase() ?? 'get'
+  const operationId = method + words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('')
+  const documented = schema as FastifySchema & { security?: unknown; operationId?: string }
+  return { ...input, schema: { ...schema, operationId: documented.operationId ?? operationId, security: documented.security ?? [] } }
+}
 
 /**
  * Error answers are JSON whatever the route's success answers are (a script, text/plain metrics,
  * an HTML page): in the document only, each error status names application/json as its media
  * type instead of the route's `produces`.
  */
-const documentErrorsAsJson: SwaggerTransform = ({ schema, url }) => {
+const documentErrorsAsJson: SwaggerTransform = (input) => {
+  const { schema } = input
   const response = schema?.response as Record<string, { description?: string; content?: unknown }> | undefined
-  if (response === undefined) return { schema, url }
-  const responses = Object.fromEntries(Object.entries(response).map(([status, answer]) => [
-    status,
-    Number(status) >= 400 && answer.content === undefined ? { description: answer.description, content: { 'application/json': { schema: answer } } } : answer,
-  ]))
-  return { schema: { ...schema, response: responses }, url }
+  if (response === undefined) return input
+  const responses = Object.fromEntries(Object.entries(response).map(([status, answer]) => {
+    const declared = schema.responseHeaders?.[Number(status)]
+    const headers = status === '429' ? { ...retryAfter, ...declared } : declared
+    const withHeaders = headers === undefined ? {} : { headers }
+    if (Number(status) < 400 || answer.content !== undefined) return [status, { ...answer, ...withHeaders }]
+    return [status, { description: answer.description, ...withHeaders, content: { 'application/json': { schema: answer } } }]
+  }))
+  return { ...input, schema: { ...schema, response: responses } }
 }
 
 export default fp(docsPlugin, { name: 'docs' })

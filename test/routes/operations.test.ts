@@ -80,6 +80,44 @@ describe('operational endpoints', () => {
     }
   })
 
+  it('gives a client generator what it needs: operation ids, optional bodies, the headers of answers, the session\'s Origin rule', async () => {
+    type Operation = {
+      operationId?: string
+      security?: unknown[]
+      requestBody?: { required?: boolean; content: Record<string, { example?: unknown; schema?: unknown }> }
+      responses: Record<string, { headers?: Record<string, { schema: { type: string } }> }>
+    }
+    const document = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<{
+      paths: Record<string, Record<string, Operation>>
+      components: { securitySchemes: Record<string, { description?: string }> }
+    }>()
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })))
+    const ids = operations.map(({ operation }) => operation.operationId)
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z]+[A-Za-z0-9]*$/.test(id))).toBe(true)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(document.paths['/api/v1/sites/{id}/secret/rotate']?.post?.operationId).toBe('postSitesByIdSecretRotate')
+    // Every operation states its credentials, none included.
+    expect(operations.filter(({ operation }) => operation.security === undefined)).toEqual([])
+    expect(document.paths['/api/v1/siteverify']?.post?.security).toEqual([])
+
+    // Bodies the routes take or leave: rotation without one keeps the grace period, and Try it out offers that.
+    const rotate = document.paths['/api/v1/sites/{id}/secret/rotate']?.post
+    expect(rotate?.requestBody?.required).toBe(false)
+    expect(JSON.stringify(rotate?.requestBody?.content)).toContain('"invalidateImmediately":false')
+    for (const path of ['/api/v1/siteverify', '/siteverify', '/turnstile/v0/siteverify', '/recaptcha/api/siteverify']) {
+      expect(document.paths[path]?.post?.requestBody?.required, path).toBe(false)
+    }
+    expect(document.paths['/api/v1/sites']?.post?.requestBody?.required).toBe(true)
+
+    // Every 429 says when to come back; log-in sets its cookies, log-out clears the session's.
+    for (const { path, method, operation } of operations.filter(({ operation }) => operation.responses['429'] !== undefined)) {
+      expect(operation.responses['429']?.headers?.['Retry-After']?.schema.type, `${method} ${path}`).toBe('integer')
+    }
+    expect(document.paths['/api/v1/sessions']?.post?.responses['200']?.headers?.['Set-Cookie']).toBeDefined()
+    expect(document.paths['/api/v1/sessions']?.delete?.responses['204']?.headers?.['Set-Cookie']).toBeDefined()
+    expect(document.components.securitySchemes.session?.description).toMatch(/`Origin`.*403 `csrf_rejected`/)
+  })
+
   it('documents each answer with the media type it is sent as: errors as JSON beside scripts, metrics and pages', async () => {
     type Responses = Record<string, { content?: Record<string, unknown> }>
     const { paths } = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<{ paths: Record<string, Record<string, { responses: Responses }>> }>()

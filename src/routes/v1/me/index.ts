@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { findPasswordProblem, hashPassword, isPasswordCorrect, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
 import { ApiError, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
-import { accountOf, clearSessionCookie, sessionIdOf } from '../../../plugins/authentication.js'
+import { accountOf, clearSessionCookie, sessionCookieName, sessionIdOf } from '../../../plugins/authentication.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createSessionRepository } from '../../../storage/sql/session-repository.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
@@ -87,6 +87,7 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: dashboardSecurity,
         body: AccountDeletion,
         response: { 204: Type.Null(), 400: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
+        responseHeaders: { 204: { 'Set-Cookie': { type: 'string', description: `${sessionCookieName(app.config)} cleared (Max-Age=0)` } } },
       },
     },
     async (request, reply) => {

@@ -17,7 +17,7 @@ import {
 import { Credentials } from '../accounts/index.js'
 import { MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
 import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
-import { rememberDevice } from './known-device.js'
+import { deviceCookieName, rememberDevice } from './known-device.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 
 const SessionView = Type.Object({
@@ -52,6 +52,17 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: `Answers the account and sets the HttpOnly session cookie ${sessionCookieName(app.config)} (valid ${SESSION_LIFETIME_MS / 86_400_000} days or until logout).`,
         body: Credentials,
         response: { 200: Account, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse },
+        responseHeaders: {
+          200: {
+            'Set-Cookie': {
+              type: 'string',
+              description:
+                `${sessionCookieName(app.config)} (the session: HttpOnly, SameSite=Lax, ${SESSION_LIFETIME_MS / 86_400_000} days; Secure in production), ` +
+                `and ${deviceCookieName(app.config)} (this browser has logged in to the account: HttpOnly, SameSite=Strict, 90 days; it keeps the ` +
+                "account's log-in budget for this browser when others exhaust it)",
+            },
+          },
+        },
       },
     },
     async (request, reply) => {
@@ -86,6 +97,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Ends the session of the cookie at once, on every instance. With an API key: 403 forbidden (revoke keys with DELETE /api/v1/api-keys/{id}).',
         security: dashboardSecurity,
         response: { 204: Type.Null(), ...authenticatedErrors },
+        responseHeaders: { 204: { 'Set-Cookie': { type: 'string', description: `${sessionCookieName(app.config)} cleared (Max-Age=0)` } } },
       },
     },
     async (request, reply) => {

@@ -12,7 +12,7 @@ import { hostCookieName } from '../../../plugins/authentication.js'
  */
 const DEVICE_LIFETIME_MS = 90 * 86_400_000
 
-function deviceCookieName(config: Pick<Config, 'environment'>): string {
+export function deviceCookieName(config: Pick<Config, 'environment'>): string {
   return hostCookieName('tollgate_device', config)
 }
 

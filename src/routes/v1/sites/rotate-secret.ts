@@ -20,7 +20,7 @@ const RotateSecretBody = Type.Union(
     ),
     Type.Null(),
   ],
-  { description: 'Optional' },
+  { description: 'Optional', examples: [{ invalidateImmediately: false }] },
 )
 
 /** Rotating a site's secret key, and ending the previous key's grace period early. */
@@ -37,6 +37,8 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: dashboardSecurity,
         params: IdParams,
         body: RotateSecretBody,
+        // A POST without a body keeps the grace period (documented as an optional request body).
+        optionalBody: true,
         response: {
           200: Type.Object({
             secretKey: Type.String({ description: 'For Siteverify; shown only in this answer' }),

@@ -78,6 +78,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           // reCAPTCHA's server also takes its fields in the query string of the POST, and some
           // clients send them there; a field in the body wins over the same one in the query.
           querystring: SiteverifyBody,
+          optionalBody: true,
           response: { 200: SiteverifyResult },
         },
       },

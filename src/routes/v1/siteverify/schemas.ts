@@ -30,7 +30,7 @@ export const SiteverifyResult = Type.Object({
   action: nullable('string', {
     description: "The page's action name when the page named one (the SDK's action option; Turnstile's and reCAPTCHA v3's meaning), else the recommended action (allow)",
   }),
-  recommendedAction: nullable('string', { description: 'The recommended action when the token was issued (tokens are issued for allow)' }),
+  recommendedAction: nullable('string', { enum: ['allow', null], description: 'The recommended action when the token was issued (tokens are issued for allow); null when the redemption failed' }),
   cdata: nullable('string', { description: "The page's own data (the SDK's cData option, as Turnstile's), when it gave any" }),
   riskScore: nullable('integer', { minimum: 0, maximum: 100 }),
   score: nullable('number', { minimum: 0, maximum: 1, description: '(100 - riskScore) / 100' }),
