@@ -10,6 +10,8 @@ declare module 'fastify' {
   interface FastifySchema {
     /** The route takes a request without a body too (the document says the body is not required). */
     optionalBody?: boolean
+    /** The codes only some routes give (routeSpecificCodes) that this one gives, for its error answers' documentation. */
+    errorCodes?: ErrorCode[]
     /** Headers of an answer, by status, for the document only (Fastify's schemas describe bodies). */
     responseHeaders?: Record<number, Record<string, { type: 'string' | 'integer'; description: string }>>
   }
@@ -87,11 +89,44 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
 }
 
 /** The catalogue's codes by HTTP status, for the responses' descriptions. */
-const codesByStatus = new Map<number, string[]>()
-for (const [code, { status }] of Object.entries(errorCatalogue)) codesByStatus.set(status, [...(codesByStatus.get(status) ?? []), code])
+const codesByStatus = new Map<number, ErrorCode[]>()
+for (const [code, { status }] of Object.entries(errorCatalogue) as [ErrorCode, { status: number }][]) codesByStatus.set(status, [...(codesByStatus.get(status) ?? []), code])
 
 function describeCodes(codes: readonly string[], qualifier: string): string {
   return `Error body \`{ error: { code, message, requestId, details? } }\`; \`error.code\` is ${codes.length === 1 ? '' : 'one of '}${codes.map((code) => `\`${code}\``).join(', ')}${qualifier}`
+}
+
+/**
+ * Codes only some routes give: a route's error answers list them only when the route declares
+ * them (schema.errorCodes), or, for the public routes' gate, publicGateCodes. Every other code of
+ * a status is listed for every route that declares the status.
+ */
+const routeSpecificCodes = new Set<ErrorCode>([
+  'challenge_invalid',
+  'challenge_expired',
+  'solution_invalid',
+  'invalid_site_key',
+  'origin_not_allowed',
+  'email_taken',
+  'sign_up_closed',
+  'invalid_credentials',
+  'webhook_not_configured',
+  // Answered at the socket for any route (the document's description says so), not by a route.
+  'request_timeout',
+  'headers_too_large',
+])
+
+/** The error body with `error.code` one of `codes`, described. */
+function errorAnswer(codes: readonly ErrorCode[], qualifier = ''): Record<string, unknown> {
+  const { properties } = ErrorResponse
+  return {
+    ...ErrorResponse,
+    properties: {
+      ...properties,
+      error: { ...properties.error, properties: { ...properties.error.properties, code: { ...properties.error.properties.code, enum: [...codes] } } },
+    },
+    description: describeCodes(codes, qualifier),
+  }
 }
 
 /** The code of each error answer any route can give, where the route does not declare the status itself. */
@@ -127,14 +162,16 @@ function documentErrors(route: RouteOptions): void {
   const validatesInput =
     takesBody || schema.querystring !== undefined || schema.params !== undefined || schema.tags?.includes('dashboard') === true
   const statuses = [...(validatesInput ? [400] : []), ...(takesBody ? [413, 415] : []), 500, 503]
-  for (const status of statuses) responses[status] ??= { ...ErrorResponse, description: describeCodes([frameworkCodes[status]!], '') }
+  for (const status of statuses) responses[status] ??= errorAnswer([frameworkCodes[status]!])
   // The public routes answer a fixed code for each status of their gate, not every code of the status.
   const isPublic = schema.tags?.includes('public') === true
+  const declared = new Set(schema.errorCodes ?? [])
   for (const [status, response] of Object.entries(responses)) {
     const code = Number(status)
     if (code >= 400 && typeof response === 'object' && response !== null && !('description' in response)) {
       const publicCode = isPublic ? publicGateCodes[code] : undefined
-      responses[status] = { ...response, description: publicCode === undefined ? describeCodes(codesByStatus.get(code) ?? [], ', as the route applies') : describeCodes([publicCode], '') }
+      const codes = (codesByStatus.get(code) ?? []).filter((each) => !routeSpecificCodes.has(each) || declared.has(each))
+      responses[status] = publicCode === undefined ? errorAnswer(codes, ', as the route applies') : errorAnswer([publicCode])
     }
   }
   route.schema = { ...schema, response: responses }

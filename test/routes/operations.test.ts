@@ -69,6 +69,16 @@ describe('operational endpoints', () => {
     expect(Object.keys(paths['/api/v1/siteverify']?.post?.responses ?? {})).toEqual(['200'])
     // A DELETE that takes a body (the account's, with the password) can be refused for it.
     expect(Object.keys(paths['/api/v1/me']?.delete?.responses ?? {})).toEqual(expect.arrayContaining(['400', '413', '415']))
+    // Each status lists the codes the route can give, not every code of the status.
+    const codesOf = (path: string, method: string, status: string) =>
+      (paths[path]?.[method]?.responses[status] as unknown as { content: { 'application/json': { schema: { properties: { error: { properties: { code: { enum: string[] } } } } } } } })
+        .content['application/json'].schema.properties.error.properties.code.enum
+    expect(codesOf('/api/v1/accounts', 'post', '400')).toEqual(['validation_error'])
+    expect(codesOf('/api/v1/accounts', 'post', '409')).toEqual(['conflict', 'email_taken'])
+    expect(codesOf('/api/v1/me', 'get', '401')).toEqual(['unauthorized'])
+    expect(codesOf('/api/v1/sites/{id}/webhook/test', 'post', '409')).toEqual(['conflict', 'webhook_not_configured'])
+    expect(codesOf('/api/v1/verify', 'post', '400')).toEqual(['validation_error', 'challenge_invalid', 'challenge_expired', 'solution_invalid'])
+    expect(codesOf('/api/v1/sessions', 'post', '401')).toEqual(['unauthorized', 'invalid_credentials'])
     // A status the route does not declare names the one code it can carry.
     expect(paths['/sdk/v1/{file}']?.get?.responses['400']?.description).toBe('Error body `{ error: { code, message, requestId, details? } }`; `error.code` is `validation_error`')
     // The public routes' gate answers one code per status, not the dashboard's codes of the same status.

@@ -60,6 +60,7 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'account (the production default) or none: then 403 sign_up_closed (GET /api/v1/sign-up tells beforehand).',
         body: Credentials,
         response: { 201: Account, 400: ErrorResponse, 403: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse },
+        errorCodes: ['email_taken', 'sign_up_closed'],
       },
     },
     async (request, reply) => {

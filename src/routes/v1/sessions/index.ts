@@ -52,6 +52,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: `Answers the account and sets the HttpOnly session cookie ${sessionCookieName(app.config)} (valid ${SESSION_LIFETIME_MS / 86_400_000} days or until logout).`,
         body: Credentials,
         response: { 200: Account, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse },
+        errorCodes: ['invalid_credentials'],
         responseHeaders: {
           200: {
             'Set-Cookie': {

@@ -54,6 +54,7 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: siteKeySecurity,
         body: SolutionSubmission,
         response: { 200: VerificationResult, 400: PublicErrorResponse, 413: PublicErrorResponse, ...publicGateErrors },
+        errorCodes: ['challenge_invalid', 'challenge_expired', 'solution_invalid'],
       },
     },
     async (request) => judgeSubmission(app, request, callerOf(request), request.body),

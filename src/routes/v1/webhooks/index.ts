@@ -86,6 +86,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: dashboardSecurity,
         params: IdParams,
         response: { 200: Delivery, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
+        errorCodes: ['webhook_not_configured'],
       },
     },
     async (request) => {
