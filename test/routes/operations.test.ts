@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestSite } from '../helpers/core-flow.js'
+import { asBrowser, createTestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 
 describe('operational endpoints', () => {
@@ -118,6 +119,13 @@ describe('operational endpoints', () => {
       expect(document.paths[path]?.post?.requestBody?.required, path).toBe(false)
     }
     expect(document.paths['/api/v1/sites']?.post?.requestBody?.required).toBe(true)
+    const account = await createTestAccount(service.app)
+    // What Try it out sends for a site and its webhook works as it stands.
+    const exampleOf = (path: string, method: string) => Object.values(document.paths[path]?.[method]?.requestBody?.content ?? {})[0]?.example
+    const created = await service.app.inject({ method: 'POST', url: '/api/v1/sites', headers: asBrowser(account), payload: exampleOf('/api/v1/sites', 'post') as object })
+    expect(created.statusCode, created.body).toBe(201)
+    const updated = await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${created.json<{ id: string }>().id}`, headers: asBrowser(account), payload: exampleOf('/api/v1/sites/{id}', 'put') as object })
+    expect(updated.statusCode, updated.body).toBe(200)
 
     // Every 429 says when to come back; log-in sets its cookies, log-out clears the session's.
     for (const { path, method, operation } of operations.filter(({ operation }) => operation.responses['429'] !== undefined)) {

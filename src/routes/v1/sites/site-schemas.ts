@@ -96,14 +96,19 @@ const domainsSchema = Type.Array(Type.String({ maxLength: 1000 }), {
   description: `Up to ${MAX_DOMAINS} hostnames such as example.com (no scheme, port or path)`,
 })
 
+// The examples are what Swagger UI's Try it out sends: requests that work as they stand.
 export const CreateSiteBody = Type.Object(
   { name: nameSchema, domains: Type.Optional(domainsSchema), settings: Type.Optional(SettingsInput) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: 'My shop', domains: ['shop.example.com'], settings: { difficulty: 18 } }] },
 )
 
 export const UpdateSiteBody = Type.Object(
   { name: Type.Optional(nameSchema), domains: Type.Optional(domainsSchema), settings: Type.Optional(SettingsInput) },
-  { additionalProperties: false, description: 'Absent fields keep their values; settings merge key by key; null clears a setting' },
+  {
+    additionalProperties: false,
+    description: 'Absent fields keep their values; settings merge key by key; null clears a setting',
+    examples: [{ settings: { webhookUrl: 'https://shop.example.com/hooks/tollgate', webhookSecret: 'a-long-random-secret-for-webhooks' } }],
+  },
 )
 
 /** A site as the dashboard API shows it: never the secret key, never the webhook secret. */
