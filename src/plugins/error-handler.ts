@@ -94,8 +94,25 @@ async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
     return reply.code(errorCatalogue[code].status).send(errorBody(code, request.id))
   })
 
+  // The routes' paths as patterns, by method: a path that exists with other methods answers 405
+  // with the methods it takes (Allow), as HTTP has it, rather than 404.
+  const routes: { pattern: RegExp; method: string }[] = []
+  app.addHook('onRoute', (route) => {
+    if (route.url.includes('*')) return
+    const pattern = new RegExp(`^${route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`)
+    for (const method of [route.method].flat()) if (method !== 'OPTIONS') routes.push({ pattern, method })
+  })
+
   app.setNotFoundHandler((request, reply) => {
-    return reply.code(404).send(errorBody('not_found', request.id, `No route for ${request.method} ${request.url.split('?')[0]}.`))
+    const path = request.url.split('?')[0] ?? ''
+    const allowed = [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))]
+    if (allowed.length > 0) {
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(errorBody('method_not_allowed', request.id, `${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`))
+    }
+    return reply.code(404).send(errorBody('not_found', request.id, `No route for ${request.method} ${path}.`))
   })
 }
 

@@ -169,6 +169,22 @@ describe('errors', () => {
     })
   })
 
+  it('a route asked with a method it does not take answers 405 method_not_allowed with the methods it takes', async () => {
+    for (const [method, url, allow] of [
+      ['GET', '/api/v1/challenge', 'POST'],
+      ['PUT', '/siteverify', 'POST, GET'],
+      ['PATCH', '/api/v1/sites/0b0e6c4e-3f3c-4a7e-9d38-6a3e5d1f8c11', 'GET, HEAD, DELETE, PUT'],
+      ['DELETE', '/health', 'GET, HEAD'],
+    ] as const) {
+      const response = await service.app.inject({ method, url })
+      expect(response.statusCode, `${method} ${url}`).toBe(405)
+      expect(response.headers.allow, `${method} ${url}`).toBe(allow)
+      expect(response.json()).toEqual({
+        error: { code: 'method_not_allowed', message: `${url} does not take ${method}; it takes ${allow}.`, requestId: response.headers['x-request-id'] },
+      })
+    }
+  })
+
   it('malformed JSON answers 400 validation_error', async () => {
     const { siteKey } = await createTestSite(service.app)
     const response = await service.app.inject({

@@ -163,7 +163,8 @@ describe('Siteverify', () => {
 
   it('does not redeem on a HEAD (a link checker or prober would spend the token and show nobody the answer)', async () => {
     const query = new URLSearchParams({ secret: site.secretKey, response: await token() }).toString()
-    expect((await service.app.inject({ method: 'HEAD', url: `/recaptcha/api/siteverify?${query}` })).statusCode).toBe(404)
+    const head = await service.app.inject({ method: 'HEAD', url: `/recaptcha/api/siteverify?${query}` })
+    expect({ status: head.statusCode, allow: head.headers.allow }).toEqual({ status: 405, allow: 'POST, GET' })
     expectSuccess(await service.app.inject({ method: 'GET', url: `/recaptcha/api/siteverify?${query}` }))
   })
 
