@@ -147,7 +147,7 @@ describe.each([
       const delivery = (ageDays: number) => ({
         id: randomUUID(),
         siteId,
-        event: 'verification.blocked',
+        event: 'verification.blocked' as const,
         url: 'https://hooks.example.com/',
         isTest: false,
         outcome: 'delivered' as const,

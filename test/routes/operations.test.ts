@@ -134,6 +134,12 @@ describe('operational endpoints', () => {
     expect(document.paths['/api/v1/sessions']?.post?.responses['200']?.headers?.['Set-Cookie']).toBeDefined()
     expect(document.paths['/api/v1/sessions']?.delete?.responses['204']?.headers?.['Set-Cookie']).toBeDefined()
     expect(document.components.securitySchemes.session?.description).toMatch(/`Origin`.*403 `csrf_rejected`/)
+    // Fields with a closed set of values say which.
+    const itemsOf = (path: string) =>
+      (document.paths[path]?.get?.responses['200'] as unknown as { content: { 'application/json': { schema: { properties: { items: { items: { properties: Record<string, { enum?: string[] }> } } } } } } })
+        .content['application/json'].schema.properties.items.items.properties
+    expect(itemsOf('/api/v1/sites/{id}/verifications').action?.enum).toEqual(['allow', 'challenge', 'block', 'rejected'])
+    expect(itemsOf('/api/v1/sites/{id}/webhook-deliveries').event?.enum).toEqual(['verification.blocked'])
   })
 
   it('documents each answer with the media type it is sent as: errors as JSON beside scripts, metrics and pages', async () => {

@@ -140,7 +140,7 @@ describe('webhook routes', () => {
 
     it('lists nothing older than 30 days, even before anything has pruned it', async () => {
       const site = await createTestSite(service.app, owner)
-      const row = { siteId: site.id, event: 'verification.blocked', url: 'https://hooks.example/x', isTest: false, outcome: 'delivered' as const, statusCode: 204, latencyMs: 3, error: null }
+      const row = { siteId: site.id, event: 'verification.blocked' as const, url: 'https://hooks.example/x', isTest: false, outcome: 'delivered' as const, statusCode: 204, latencyMs: 3, error: null }
       const recent = { ...row, id: randomUUID(), createdAt: new Date(Date.now() - 29 * 86_400_000) }
       await service.app.webhooks.deliveries.record(recent)
       await service.app.webhooks.deliveries.record({ ...row, id: randomUUID(), createdAt: new Date(Date.now() - 40 * 86_400_000) })

@@ -1,5 +1,5 @@
 import type { LogCursor } from '../../domain/analytics/log-cursor.js'
-import type { BucketCount, StatsRange } from '../../domain/analytics/stats-range.js'
+import type { BucketCount, StatsAction, StatsRange } from '../../domain/analytics/stats-range.js'
 import { intervalMs } from '../../domain/analytics/stats-range.js'
 import type { SqlExecutor } from '../ports.js'
 import { afterPosition, CREATED_AT_MICROS } from './keyset.js'
@@ -10,7 +10,7 @@ export interface LogEntry {
   createdAt: Date
   /** created_at to the microsecond, for the page cursor. */
   createdAtMicros: number
-  action: string
+  action: StatsAction
   errorCode: string | null
   riskScore: number | null
   anomalies: string[]
@@ -26,7 +26,7 @@ interface LogRow {
   id: string
   created_at: Date
   created_at_micros: number
-  action: string
+  action: StatsAction
   error_code: string | null
   risk_score: number | null
   anomalies: string[]

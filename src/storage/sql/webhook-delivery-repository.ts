@@ -1,12 +1,13 @@
 import type { LogCursor } from '../../domain/analytics/log-cursor.js'
 import type { DeliveryOutcome } from '../../domain/webhooks/delivery-result.js'
+import type { VERIFICATION_BLOCKED } from '../../domain/webhooks/webhook-payload.js'
 import type { SqlExecutor } from '../ports.js'
 import { afterPosition, CREATED_AT_MICROS } from './keyset.js'
 
 export interface WebhookDelivery {
   id: string
   siteId: string
-  event: string
+  event: typeof VERIFICATION_BLOCKED
   url: string
   isTest: boolean
   outcome: DeliveryOutcome
@@ -20,7 +21,7 @@ export interface WebhookDelivery {
 interface DeliveryRow {
   id: string
   site_id: string
-  event: string
+  event: typeof VERIFICATION_BLOCKED
   url: string
   is_test: boolean
   outcome: DeliveryOutcome

@@ -4,6 +4,7 @@ import { statsActions } from '../../../domain/analytics/stats-range.js'
 import { createVerificationQueryRepository, type LogEntry } from '../../../storage/sql/verification-query-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { logPageQuery, pageOf, positionOf } from '../log-pages.js'
+import { stringEnum } from '../public-schemas.js'
 
 const DEFAULT_PAGE_SIZE = 50
 const MAX_PAGE_SIZE = 200
@@ -13,7 +14,7 @@ const nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type
 const Verification = Type.Object({
   id: Type.String({ format: 'uuid' }),
   createdAt: Type.String({ format: 'date-time' }),
-  action: Type.String({ description: 'allow, challenge, block, or rejected (refused before scoring; see errorCode)' }),
+  action: stringEnum(statsActions, { description: 'allow, challenge, block, or rejected (refused before scoring; see errorCode)' }),
   errorCode: nullable(Type.String()),
   riskScore: nullable(Type.Integer()),
   anomalies: Type.Array(Type.String()),

@@ -4,7 +4,9 @@ import { consumeRateLimit } from '../../../domain/rate-limit.js'
 import { ApiError } from '../../../errors.js'
 import type { WebhookDelivery } from '../../../storage/sql/webhook-delivery-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { VERIFICATION_BLOCKED } from '../../../domain/webhooks/webhook-payload.js'
 import { logPageQuery, pageOf, positionOf } from '../log-pages.js'
+import { stringEnum } from '../public-schemas.js'
 
 const DEFAULT_LIST_SIZE = 50
 const MAX_LIST_SIZE = 100
@@ -13,7 +15,7 @@ const testSendLimit = { limit: 10, windowMs: 60_000 }
 
 const Delivery = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Also sent as X-Service-Delivery and webhook-id' }),
-  event: Type.String({ description: 'verification.blocked' }),
+  event: stringEnum([VERIFICATION_BLOCKED], { description: 'The event kind' }),
   url: Type.String({ description: 'Where it was sent' }),
   test: Type.Boolean({ description: 'Whether it was a test send (POST .../webhook/test)' }),
   outcome: Type.Union([Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('timeout'), Type.Literal('refused'), Type.Literal('dropped')], {
