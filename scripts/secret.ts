@@ -13,7 +13,7 @@
  * without anything sealed again, for when the database's own secret is lost: webhook secrets sealed
  * under that one stay unreadable (it names their sites), to be set again.
  */
-import { rename, writeFile } from 'node:fs/promises'
+import { rename, rm, writeFile } from 'node:fs/promises'
 import { ConfigError, loadConfig, MIN_SECRET_LENGTH } from '../src/config.js'
 import { decryptSecret, encryptSecret } from '../src/domain/secret-box.js'
 import { createKeyRing, keyCheckOf, resolveSecret, storedSecretFile, type KeyRing } from '../src/secret.js'
@@ -130,7 +130,11 @@ async function run(command: string | undefined): Promise<string> {
   const file = config.secret === undefined ? storedSecretFile(config.dataDirectory) : undefined
   const draft = file === undefined ? undefined : `${file}.new`
   if (draft !== undefined) await writeFile(draft, `${nextSecret}\n`, { mode: 0o600 })
-  const { sealed, unreadable } = await withDatabase((database) => change(current, createKeyRing(nextSecret), database))
+  const { sealed, unreadable } = await withDatabase((database) => change(current, createKeyRing(nextSecret), database)).catch(async (error: unknown) => {
+    // Nothing changed: no copy of the new secret is left behind either.
+    if (draft !== undefined) await rm(draft, { force: true })
+    throw error
+  })
   if (draft !== undefined && file !== undefined) await rename(draft, file)
   const lines = [
     `the database now goes with the new secret; ${sealed} webhook secret(s) sealed under it`,

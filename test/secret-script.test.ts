@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { verify } from '@octokit/webhooks-methods'
@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.js'
 import { encryptSecret } from '../src/domain/secret-box.js'
 import { createKeyRing } from '../src/secret.js'
 import { StartupError } from '../src/startup-error.js'
-import { openStorage } from '../src/storage/open-storage.js'
+import { lockDataDirectory, openStorage } from '../src/storage/open-storage.js'
 import { checkServerSecret, readKeyCheck } from '../src/storage/sql/server-key-check.js'
 import { createScratchDatabase, type ScratchDatabase } from './helpers/scratch-database.js'
 import { hasPostgres } from './helpers/services.js'
@@ -177,6 +177,14 @@ describe('npm run secret, on the embedded database with the secret in DATA_DIR',
       stdout: 'the database goes with no secret yet: the first instance to start records its own',
     })
     const nextSecret = newSecret()
+    // While the server holds the database, nothing changes, and no copy of the new secret is left.
+    const unlock = await lockDataDirectory(dataDirectory)
+    try {
+      expect(secretScript(['change'], development, `${nextSecret}\n`)).toMatchObject({ status: 1, stderr: expect.stringMatching(/is in use by another Tollgate process/) as string })
+    } finally {
+      await unlock()
+    }
+    expect(readdirSync(dataDirectory).filter((name) => name.startsWith('secret'))).toEqual(['secret'])
     const changed = secretScript(['change'], development, `${nextSecret}\n${nextSecret}\n`)
     expect(changed.status, changed.stderr).toBe(0)
     expect(changed.stdout).toContain(`${join(dataDirectory, 'secret')} holds the new secret`)
