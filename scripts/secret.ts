@@ -16,7 +16,7 @@
 import { rename, rm, writeFile } from 'node:fs/promises'
 import { ConfigError, loadConfig, MIN_SECRET_LENGTH } from '../src/config.js'
 import { decryptSecret, encryptSecret } from '../src/domain/secret-box.js'
-import { createKeyRing, keyCheckOf, resolveSecret, storedSecretFile, type KeyRing } from '../src/secret.js'
+import { createKeyRing, findSecret, keyCheckOf, storedSecretFile, type KeyRing } from '../src/secret.js'
 import { StartupError } from '../src/startup-error.js'
 import { migrate } from '../src/storage/migrate.js'
 import { openDatabase } from '../src/storage/open-storage.js'
@@ -117,7 +117,9 @@ async function change(current: KeyRing, next: KeyRing, database: SqlDatabase): P
 async function run(command: string | undefined): Promise<string> {
   if (command !== 'check' && command !== 'change' && command !== 'adopt') throw new UsageError(USAGE)
   const config = loadConfig()
-  const currentSecret = await resolveSecret(config)
+  // Never a new one: `adopt` from a shell without TOLLGATE_SECRET would make a random secret the database's.
+  const currentSecret = await findSecret(config)
+  if (currentSecret === undefined) throw new UsageError(`TOLLGATE_SECRET is unset and ${storedSecretFile(config.dataDirectory)} does not exist`)
   const current = createKeyRing(currentSecret)
   if (command === 'check') return check(current)
   if (command === 'adopt') return withDatabase((database) => adopt(current, database))

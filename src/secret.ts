@@ -72,6 +72,11 @@ export async function resolveSecret(config: Pick<Config, 'secret' | 'dataDirecto
   return secret
 }
 
+/** TOLLGATE_SECRET, else the one kept in DATA_DIR, without generating one (undefined when there is none). */
+export async function findSecret(config: Pick<Config, 'secret' | 'dataDirectory'>): Promise<string | undefined> {
+  return config.secret ?? readStoredSecret(storedSecretFile(config.dataDirectory))
+}
+
 /** Where the secret is kept when TOLLGATE_SECRET is unset. */
 export function storedSecretFile(dataDirectory: string): string {
   return join(dataDirectory, 'secret')

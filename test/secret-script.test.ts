@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { verify } from '@octokit/webhooks-methods'
@@ -172,6 +172,12 @@ describe('npm run secret, on the embedded database with the secret in DATA_DIR',
   it('writes the new secret to DATA_DIR/secret, which the next start uses', async () => {
     const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-secret-'))
     const development = { NODE_ENV: 'development', DATA_DIR: dataDirectory, TOLLGATE_SECRET: '' }
+    // No secret anywhere: nothing is made up (adopt would make a random one the database's).
+    for (const command of ['check', 'adopt', 'change']) {
+      expect(secretScript([command], development)).toMatchObject({ status: 1, stderr: `tollgate secret: TOLLGATE_SECRET is unset and ${join(dataDirectory, 'secret')} does not exist` })
+    }
+    expect(readdirSync(dataDirectory)).toEqual([])
+    writeFileSync(join(dataDirectory, 'secret'), `${newSecret()}\n`)
     expect(secretScript(['check'], development)).toMatchObject({
       status: 0,
       stdout: 'the database goes with no secret yet: the first instance to start records its own',
@@ -203,7 +209,7 @@ describe('npm run secret, on the embedded database with the secret in DATA_DIR',
   }, 120_000)
 
   it('names what is wrong with its arguments', () => {
-    const development = { NODE_ENV: 'development', DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-secret-')) }
+    const development = { NODE_ENV: 'development', DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-secret-')), TOLLGATE_SECRET: newSecret() }
     expect(secretScript(['rotate'], development)).toMatchObject({
       status: 1,
       stderr: 'tollgate secret: usage: npm run secret -- check | change (the new secret on standard input) | adopt',

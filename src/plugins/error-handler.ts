@@ -99,14 +99,16 @@ async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
   const routes: { pattern: RegExp; method: string }[] = []
   app.addHook('onRoute', (route) => {
     if (route.url.includes('*')) return
-    const pattern = new RegExp(`^${route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`)
+    const pattern = new RegExp(`^${route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}$`)
     for (const method of [route.method].flat()) if (method !== 'OPTIONS') routes.push({ pattern, method })
   })
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? ''
     const allowed = [...new Set(routes.filter((route) => route.pattern.test(path)).map((route) => route.method))]
-    if (allowed.length > 0) {
+    // A path the router did not take with a method its route does take is no such path (a
+    // parameter it refused): 404, or a client following Allow would send it again for ever.
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
       return reply
         .code(405)
         .header('allow', allowed.join(', '))

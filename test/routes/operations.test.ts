@@ -189,6 +189,10 @@ describe('errors', () => {
         error: { code: 'method_not_allowed', message: `${url} does not take ${method}; it takes ${allow}.`, requestId: response.headers['x-request-id'] },
       })
     }
+    // Another path than the route's (a trailing slash) is not found, whatever the method.
+    for (const [method, url] of [['GET', '/health/'], ['POST', '/api/v1/challenge/'], ['DELETE', '/health/']] as const) {
+      expect((await service.app.inject({ method, url })).statusCode, `${method} ${url}`).toBe(404)
+    }
   })
 
   it('malformed JSON answers 400 validation_error', async () => {
