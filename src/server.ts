@@ -46,6 +46,12 @@ const secretCheck = await orExit('checking the secret against the database', () 
 const app = await buildApp({ config, storage, keyRing })
 const forgetfulness = await storage.keyValue.findForgetfulness?.()
 if (forgetfulness !== undefined) app.log.warn(forgetfulness)
+if (secretCheck === 'replaced') {
+  app.log.warn(
+    'a development or test start had recorded another secret for this database (one pointed at it before production started on it); ' +
+      "this production start's secret replaces it: what that start sealed (webhook secrets set through it) cannot be decrypted here",
+  )
+}
 if (secretCheck === 'differs') {
   app.log.warn(
     'the secret (TOLLGATE_SECRET, or DATA_DIR/secret) is not the one this database goes with: instances with the other one refuse ' +

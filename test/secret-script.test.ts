@@ -60,6 +60,33 @@ describe.each(databaseKinds.filter(({ available }) => available))('the database 
       await dispose()
     }
   })
+
+  it('lets the first production start replace a secret a development start recorded on a database production had not started on', async () => {
+    const { database, dispose } = await openTestDatabase(kind)
+    try {
+      const development = createKeyRing(newSecret())
+      const production = createKeyRing(newSecret())
+      expect(await checkServerSecret(database, development, 'development')).toBe('recorded')
+      expect(await checkServerSecret(database, production, 'production')).toBe('replaced')
+      expect(await checkServerSecret(database, production, 'production')).toBe('matches')
+      // From then on it is production's: development is told, and production stops another.
+      expect(await checkServerSecret(database, development, 'development')).toBe('differs')
+      await expect(checkServerSecret(database, development, 'production')).rejects.toBeInstanceOf(StartupError)
+      // A production start with the secret a development start recorded makes it production's too.
+      const { database: other, dispose: disposeOther } = await openTestDatabase(kind)
+      try {
+        expect(await checkServerSecret(other, development, 'test')).toBe('recorded')
+        expect(await checkServerSecret(other, development, 'production')).toBe('matches')
+        await expect(checkServerSecret(other, production, 'production')).rejects.toBeInstanceOf(StartupError)
+      } finally {
+        await other.close()
+        await disposeOther()
+      }
+    } finally {
+      await database.close()
+      await dispose()
+    }
+  })
 })
 
 describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {

@@ -4,8 +4,12 @@ import { keyCheckOf, type KeyRing } from '../../secret.js'
 import { StartupError } from '../../startup-error.js'
 import type { SqlExecutor } from '../ports.js'
 
-/** What a start found: the database's first secret, the same as before, or (outside production) another one. */
-export type SecretCheckOutcome = 'recorded' | 'matches' | 'differs'
+/**
+ * What a start found: the database's first secret; the same as before; another one (outside
+ * production, told but not recorded); or, in production, another one that a development or test
+ * start had recorded, now replaced by production's.
+ */
+export type SecretCheckOutcome = 'recorded' | 'matches' | 'differs' | 'replaced'
 
 /** The key check the database keeps (migration 012), or undefined before any instance wrote one. */
 export async function readKeyCheck(executor: SqlExecutor, options: { forUpdate?: boolean } = {}): Promise<string | undefined> {
@@ -13,11 +17,12 @@ export async function readKeyCheck(executor: SqlExecutor, options: { forUpdate?:
   return rows[0]?.key_check
 }
 
-export async function writeKeyCheck(executor: SqlExecutor, keyCheck: string): Promise<void> {
+/** Records the key check, as production's (every start in production, and the operator's npm run secret) or not. */
+export async function writeKeyCheck(executor: SqlExecutor, keyCheck: string, inProduction = true): Promise<void> {
   await executor.query(
-    `INSERT INTO server_key_check (key_check) VALUES ($1)
-     ON CONFLICT (id) DO UPDATE SET key_check = excluded.key_check, recorded_at = now()`,
-    [keyCheck],
+    `INSERT INTO server_key_check (key_check, recorded_in_production) VALUES ($1, $2)
+     ON CONFLICT (id) DO UPDATE SET key_check = excluded.key_check, recorded_in_production = excluded.recorded_in_production, recorded_at = now()`,
+    [keyCheck, inProduction],
   )
 }
 
@@ -41,14 +46,24 @@ export async function checkServerSecret(
   keyRing: KeyRing,
   environment: Config['environment'],
 ): Promise<SecretCheckOutcome> {
+  const inProduction = environment === 'production'
   const recorded = await executor.query(
-    'INSERT INTO server_key_check (key_check) VALUES ($1) ON CONFLICT (id) DO NOTHING RETURNING key_check',
-    [keyCheckOf(keyRing)],
+    'INSERT INTO server_key_check (key_check, recorded_in_production) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING key_check',
+    [keyCheckOf(keyRing), inProduction],
   )
   if (recorded.length > 0) return 'recorded'
-  const stored = await readKeyCheck(executor)
-  if (stored !== undefined && sameKeyCheck(stored, keyRing)) return 'matches'
-  if (environment === 'production') {
+  const [stored] = await executor.query<{ key_check: string; recorded_in_production: boolean }>(
+    'SELECT key_check, recorded_in_production FROM server_key_check',
+  )
+  if (stored !== undefined && sameKeyCheck(stored.key_check, keyRing)) {
+    if (inProduction && !stored.recorded_in_production) await writeKeyCheck(executor, keyCheckOf(keyRing))
+    return 'matches'
+  }
+  if (inProduction && stored?.recorded_in_production === false) {
+    await writeKeyCheck(executor, keyCheckOf(keyRing))
+    return 'replaced'
+  }
+  if (inProduction) {
     throw new StartupError(
       'TOLLGATE_SECRET is not the secret this database was set up with: this instance would refuse the challenges and ' +
         "tokens of the others and could not decrypt the sites' webhook secrets. Give every instance the same TOLLGATE_SECRET; " +
