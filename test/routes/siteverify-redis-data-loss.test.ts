@@ -12,6 +12,8 @@ import { TEST_SECRET } from '../helpers/test-app.js'
  * A Redis that loses its data (restarted without persistence, as many caches run) loses the
  * markers that make tokens single-use: the tokens issued before must not redeem again.
  */
+const SKEW_MARGIN_MS = 2_000
+
 describe.skipIf(!hasRedisServer)('Siteverify across a Redis that lost its data', () => {
   let redis: PrivateRedis
   let app: App
@@ -20,7 +22,8 @@ describe.skipIf(!hasRedisServer)('Siteverify across a Redis that lost its data',
   beforeAll(async () => {
     redis = await startPrivateRedis()
     const { database } = await openTestDatabase('pglite')
-    const keyValue = await openRedisStore({ url: redis.url, keyPrefix: 'tollgate:', epochCheckMs: 200 })
+    // The clock-skew margin shortened from 60 s so that the test sees it end.
+    const keyValue = await openRedisStore({ url: redis.url, keyPrefix: 'tollgate:', epochCheckMs: 200, clockSkewMarginMs: SKEW_MARGIN_MS })
     app = await buildApp({ config: loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0' }), storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
     site = await createTestSite(app)
   }, 30_000)
@@ -32,20 +35,28 @@ describe.skipIf(!hasRedisServer)('Siteverify across a Redis that lost its data',
   const redeem = async (token: string) =>
     (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json<{ success: boolean; 'error-codes': string[] }>()
 
-  it('refuses tokens redeemed before the loss, and redeems the ones issued after it once', async () => {
+  it('refuses tokens redeemed before the loss, stamped by a clock running ahead included, and redeems the ones issued after it once', async () => {
     const headers = browserHeaders(site.siteKey)
     const spent = await obtainToken(app, headers)
     const unspent = await obtainToken(app, headers)
-    expect(await redeem(spent)).toMatchObject({ success: true })
-    expect(await redeem(spent)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    // An instance whose clock runs ahead of Redis's (within the margin) stamps its tokens later.
+    const now = Date.now
+    Date.now = () => now() + SKEW_MARGIN_MS / 2
+    const spentAhead = await obtainToken(app, headers).finally(() => (Date.now = now))
+    for (const token of [spent, spentAhead]) {
+      expect(await redeem(token)).toMatchObject({ success: true })
+      expect(await redeem(token)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    }
 
     await redis.restart()
     // The store reconnects on its own; Siteverify answers again once it has.
     await expect.poll(async () => (await redeem(spent))['error-codes'], { timeout: 10_000 }).not.toEqual(['internal-error'])
 
-    expect(await redeem(spent)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    for (const token of [spent, spentAhead]) expect(await redeem(token)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
     // Whether it was spent cannot be known any more: refused too.
     expect(await redeem(unspent)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    // Tokens issued once the margin has passed redeem, once.
+    await new Promise((resolve) => setTimeout(resolve, SKEW_MARGIN_MS))
     const fresh = await obtainToken(app, headers)
     expect(await redeem(fresh)).toMatchObject({ success: true })
     expect(await redeem(fresh)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { Redis } from 'ioredis'
+import { CLOCK_SKEW_MARGIN_MS } from '../../domain/siteverify/redeem-token.js'
 import { StartupError } from '../../startup-error.js'
 import type { KeyValueStore, Unsubscribe } from '../ports.js'
 
@@ -16,7 +17,7 @@ interface RedisWithScripts extends Redis {
   countDistinct(markerKey: string, counterKey: string, ttlMs: number): Promise<number>
   takeIfEndsWith(key: string, suffix: string): Promise<string | null>
   takeWithTimeToLive(key: string): Promise<[string, number] | null>
-  dataEpoch(key: string): Promise<string>
+  dataEpoch(key: string, hadKnownIt: '0' | '1', clockSkewMarginMs: number): Promise<string>
 }
 
 export interface RedisStoreOptions {
@@ -29,6 +30,11 @@ export interface RedisStoreOptions {
   subscriberCheckMs?: number
   /** How often the data's epoch is read again (remembersSince); 5 s unless a test says. */
   epochCheckMs?: number
+  /**
+   * How far the instances' clocks may run ahead of Redis's (DESIGN section 6: 60 s): after a loss,
+   * tokens stamped up to this much after the new epoch are refused too. Tests may shorten it.
+   */
+  clockSkewMarginMs?: number
 }
 
 /** Whether the client becomes ready within the time; false at once when it is ended meanwhile. */
@@ -99,10 +105,12 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   // Since when Redis has kept its data. Until it is read, and again from every reconnection until
   // it is read anew (Redis may come back empty), the safe answer is now: nothing older is vouched for.
   let remembersSince = Date.now()
+  let hasReadEpoch = false
   const readEpoch = () =>
-    client.dataEpoch(DATA_EPOCH_KEY).then(
+    client.dataEpoch(DATA_EPOCH_KEY, hasReadEpoch ? '1' : '0', options.clockSkewMarginMs ?? CLOCK_SKEW_MARGIN_MS).then(
       (value) => {
         remembersSince = Number(value)
+        hasReadEpoch = true
       },
       () => {},
     )

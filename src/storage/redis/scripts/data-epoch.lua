@@ -1,11 +1,23 @@
 --[[
-  Since when this Redis has kept its data: the key holds the time it was first written, by Redis's
-  own clock, and has no expiry. A Redis that lost its data (restarted without persistence, or
-  flushed) has lost the key too, and the first caller afterwards writes it anew. Returns the
-  time in milliseconds, as a string.
+  Since when this Redis has kept its data: the key holds that time, by Redis's own clock, and has no
+  expiry. A Redis that lost its data (restarted without persistence, or flushed) has lost the key
+  too, and the first caller afterwards writes it anew. A caller that knew the key before (it saw
+  the data lost) writes it the clock-skew margin later: tokens are stamped by the issuing
+  instance's clock, which may run ahead of Redis's by that much, and one stamped just before the
+  loss must not pass for one issued after it. Returns the time in milliseconds, as a string.
 
   KEYS[1]  the key
+  ARGV[1]  '1' when the caller had read the key before, else '0'
+  ARGV[2]  the clock-skew margin in milliseconds
 ]]
+local current = redis.call('GET', KEYS[1])
+if current then
+  return current
+end
 local now = redis.call('TIME')
-redis.call('SET', KEYS[1], tostring(now[1] * 1000 + math.floor(now[2] / 1000)), 'NX')
-return redis.call('GET', KEYS[1])
+local epoch = now[1] * 1000 + math.floor(now[2] / 1000)
+if ARGV[1] == '1' then
+  epoch = epoch + tonumber(ARGV[2])
+end
+redis.call('SET', KEYS[1], tostring(epoch))
+return tostring(epoch)
