@@ -44,12 +44,9 @@ async function check(current: KeyRing): Promise<string> {
   return `${CURRENT} is the secret this database goes with`
 }
 
-/** The sites whose webhook secret `keyRing` cannot decrypt. */
-async function findUnreadableWebhookSecrets(executor: SqlExecutor, keyRing: KeyRing): Promise<string[]> {
-  const sites = await executor.query<{ id: string; webhook_secret_ciphertext: string }>(
-    'SELECT id, webhook_secret_ciphertext FROM sites WHERE webhook_secret_ciphertext IS NOT NULL ORDER BY id',
-  )
-  return sites.filter((site) => openWebhookSecret(keyRing, site.webhook_secret_ciphertext, site.id) === undefined).map((site) => site.id)
+/** Every site's sealed webhook secret, locked until the transaction ends. */
+function lockSealedWebhookSecrets(transaction: SqlExecutor): Promise<{ id: string; webhook_secret_ciphertext: string }[]> {
+  return transaction.query('SELECT id, webhook_secret_ciphertext FROM sites WHERE webhook_secret_ciphertext IS NOT NULL ORDER BY id FOR UPDATE')
 }
 
 /** The webhook secret in its box, or undefined when `keyRing` cannot open it (sealed under another secret). */
@@ -67,8 +64,9 @@ const unreadableLine = (sites: string[]) =>
 async function adopt(current: KeyRing, database: SqlDatabase): Promise<string> {
   return database.transaction(async (transaction) => {
     const stored = await readKeyCheck(transaction, { forUpdate: true })
-    if (stored !== undefined && sameKeyCheck(stored, current)) return `${CURRENT} is already the secret this database goes with`
-    const unreadable = await findUnreadableWebhookSecrets(transaction, current)
+    if (sameKeyCheck(stored, current)) return `${CURRENT} is already the secret this database goes with`
+    const sites = await lockSealedWebhookSecrets(transaction)
+    const unreadable = sites.filter((site) => openWebhookSecret(current, site.webhook_secret_ciphertext, site.id) === undefined).map((site) => site.id)
     await writeKeyCheck(transaction, keyCheckOf(current))
     return [
       `the database now goes with ${CURRENT}; instances with another secret stop at their next start in production`,
@@ -91,9 +89,7 @@ async function change(current: KeyRing, next: KeyRing, database: SqlDatabase): P
     if (stored !== undefined && !sameKeyCheck(stored, current)) {
       throw new UsageError(`${CURRENT} is not the secret this database goes with; nothing was changed`)
     }
-    const sites = await transaction.query<{ id: string; webhook_secret_ciphertext: string }>(
-      'SELECT id, webhook_secret_ciphertext FROM sites WHERE webhook_secret_ciphertext IS NOT NULL ORDER BY id FOR UPDATE',
-    )
+    const sites = await lockSealedWebhookSecrets(transaction)
     const unreadable: string[] = []
     let sealed = 0
     for (const site of sites) {

@@ -1,7 +1,8 @@
-import { createHmac, createSecretKey, hash, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
+import { createSecretKey, hash, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { MIN_SECRET_LENGTH, type Config } from './config.js'
+import { hmacSha256 } from './domain/mac.js'
 import { StartupError } from './startup-error.js'
 
 /** Purposes of the keys derived from TOLLGATE_SECRET; each gets an independent key. */
@@ -42,7 +43,7 @@ export function createKeyRing(secret: string): KeyRing {
  * the key-check key, which tells nothing of the secret or of the keys of other purposes.
  */
 export function keyCheckOf(keyRing: KeyRing): string {
-  return createHmac('sha256', keyRing.keyFor('key-check')).update('tollgate server key check v1').digest('base64url')
+  return hmacSha256(keyRing.keyFor('key-check'), 'tollgate server key check v1').toString('base64url')
 }
 
 /**

@@ -14,7 +14,7 @@ import { lockDataDirectory, openStorage } from '../src/storage/open-storage.js'
 import { checkServerSecret, readKeyCheck } from '../src/storage/sql/server-key-check.js'
 import { createScratchDatabase, type ScratchDatabase } from './helpers/scratch-database.js'
 import { hasPostgres } from './helpers/services.js'
-import { databaseKinds, openTestDatabase } from './helpers/storage.js'
+import { databaseKinds, withTestDatabase } from './helpers/storage.js'
 import { startWebhookReceiver } from './helpers/webhook-receiver.js'
 import { blockedEvent, createWebhookSite } from './helpers/webhook-site.js'
 
@@ -40,8 +40,7 @@ const secretScript = (args: string[], env: Record<string, string>, input = '') =
 
 describe.each(databaseKinds.filter(({ available }) => available))('the database keeps which secret it goes with ($kind)', ({ kind }) => {
   it('records the first secret; the same one matches; another stops a production start, and outside production is told but not recorded', async () => {
-    const { database, dispose } = await openTestDatabase(kind)
-    try {
+    await withTestDatabase(kind, async (database) => {
       const first = createKeyRing(newSecret())
       const second = createKeyRing(newSecret())
       expect(await checkServerSecret(database, first, 'production')).toBe('recorded')
@@ -55,15 +54,11 @@ describe.each(databaseKinds.filter(({ available }) => available))('the database 
       expect(await checkServerSecret(database, second, 'development')).toBe('differs')
       expect(await checkServerSecret(database, second, 'test')).toBe('differs')
       expect(await checkServerSecret(database, first, 'production')).toBe('matches')
-    } finally {
-      await database.close()
-      await dispose()
-    }
+    })
   })
 
   it('lets the first production start replace a secret a development start recorded on a database production had not started on', async () => {
-    const { database, dispose } = await openTestDatabase(kind)
-    try {
+    await withTestDatabase(kind, async (database) => {
       const development = createKeyRing(newSecret())
       const production = createKeyRing(newSecret())
       expect(await checkServerSecret(database, development, 'development')).toBe('recorded')
@@ -73,19 +68,12 @@ describe.each(databaseKinds.filter(({ available }) => available))('the database 
       expect(await checkServerSecret(database, development, 'development')).toBe('differs')
       await expect(checkServerSecret(database, development, 'production')).rejects.toBeInstanceOf(StartupError)
       // A production start with the secret a development start recorded makes it production's too.
-      const { database: other, dispose: disposeOther } = await openTestDatabase(kind)
-      try {
+      await withTestDatabase(kind, async (other) => {
         expect(await checkServerSecret(other, development, 'test')).toBe('recorded')
         expect(await checkServerSecret(other, development, 'production')).toBe('matches')
         await expect(checkServerSecret(other, production, 'production')).rejects.toBeInstanceOf(StartupError)
-      } finally {
-        await other.close()
-        await disposeOther()
-      }
-    } finally {
-      await database.close()
-      await dispose()
-    }
+      })
+    })
   })
 })
 

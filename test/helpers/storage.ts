@@ -44,6 +44,17 @@ export async function openTestDatabase(kind: DatabaseKind, options: { migrated?:
   return { database, dispose: () => dropSchema(schema) }
 }
 
+/** Runs `use` on a fresh database (openTestDatabase), closed and removed afterwards. */
+export async function withTestDatabase(kind: DatabaseKind, use: (database: SqlDatabase) => Promise<void>): Promise<void> {
+  const { database, dispose } = await openTestDatabase(kind)
+  try {
+    await use(database)
+  } finally {
+    await database.close()
+    await dispose()
+  }
+}
+
 export async function dropSchema(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: postgresUrl })
   await client.connect()

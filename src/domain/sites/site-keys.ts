@@ -1,4 +1,5 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
+import { isSameInConstantTime } from '../mac.js'
 
 /** Public site keys name a site in pages; they are not secret. */
 export function generateSiteKey(): string {
@@ -26,7 +27,7 @@ function secretKeyDigest(secretKey: string): Buffer {
 export function isSecretKeyOf(secretKey: string, storedHash: string): boolean {
   const presented = secretKeyDigest(secretKey)
   const stored = Buffer.from(storedHash, 'hex')
-  return presented.length === stored.length && timingSafeEqual(presented, stored)
+  return isSameInConstantTime(stored, presented)
 }
 
 /** How long a rotated-out secret key keeps working unless the rotation ends it at once. */

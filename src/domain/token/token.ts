@@ -1,6 +1,5 @@
-import { timingSafeEqual } from 'node:crypto'
 import { compactRecurringUuid, compactUuid, expandUuid } from '../challenge/compact-uuid.js'
-import { hmacSha256, type MacKey } from '../mac.js'
+import { hmacSha256, isSameInConstantTime, type MacKey } from '../mac.js'
 
 /** How long a token can be redeemed with Siteverify (DESIGN section 6). */
 export const TOKEN_LIFETIME_MS = 300_000
@@ -86,7 +85,7 @@ export function readToken(key: MacKey, token: string, now: number): TokenReading
   const [, payload = '', mac = ''] = match
   const expected = Buffer.from(macOf(key, `${VERSION}.${payload}`), 'utf8')
   const presented = Buffer.from(mac, 'utf8')
-  if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) return { outcome: 'invalid' }
+  if (!isSameInConstantTime(expected, presented)) return { outcome: 'invalid' }
   const claims = parseClaims(Buffer.from(payload, 'base64url').toString('utf8'))
   // A token with a valid MAC was written by this service; a payload that does not parse means a
   // format change without a version bump, so it is refused rather than trusted half-read.

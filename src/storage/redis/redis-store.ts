@@ -312,10 +312,15 @@ function dropSilentConnections(store: KeyValueStore, client: Redis, mayReconnect
     }
     throw error
   }
+  // Every command, that is every member answering a promise; close and subscribe wait for Redis as
+  // long as it takes, and the others (remembersSince, watchConnection) send nothing.
   const guarded = Object.entries(store).map(([name, member]: [string, unknown]): [string, unknown] => {
-    if (typeof member !== 'function' || ['close', 'subscribe', 'remembersSince', 'watchConnection'].includes(name)) return [name, member]
-    const command = member as (...args: unknown[]) => Promise<unknown>
-    return [name, (...args: unknown[]) => command(...args).catch(onFailure)]
+    if (typeof member !== 'function' || name === 'close' || name === 'subscribe') return [name, member]
+    const command = member as (...args: unknown[]) => unknown
+    return [name, (...args: unknown[]) => {
+      const answer = command(...args)
+      return answer instanceof Promise ? answer.catch(onFailure) : answer
+    }]
   })
   return Object.fromEntries(guarded) as unknown as KeyValueStore
 }

@@ -1,5 +1,5 @@
-import { timingSafeEqual } from 'node:crypto'
 import type { Config } from '../../config.js'
+import { isSameInConstantTime } from '../../domain/mac.js'
 import { keyCheckOf, type KeyRing } from '../../secret.js'
 import { StartupError } from '../../startup-error.js'
 import type { SqlExecutor } from '../ports.js'
@@ -11,10 +11,18 @@ import type { SqlExecutor } from '../ports.js'
  */
 export type SecretCheckOutcome = 'recorded' | 'matches' | 'differs' | 'replaced'
 
+export interface StoredKeyCheck {
+  keyCheck: string
+  /** Recorded by a production start or the operator's npm run secret, not by a development or test start. */
+  inProduction: boolean
+}
+
 /** The key check the database keeps (migration 012), or undefined before any instance wrote one. */
-export async function readKeyCheck(executor: SqlExecutor, options: { forUpdate?: boolean } = {}): Promise<string | undefined> {
-  const rows = await executor.query<{ key_check: string }>(`SELECT key_check FROM server_key_check${options.forUpdate === true ? ' FOR UPDATE' : ''}`)
-  return rows[0]?.key_check
+export async function readKeyCheck(executor: SqlExecutor, options: { forUpdate?: boolean } = {}): Promise<StoredKeyCheck | undefined> {
+  const [row] = await executor.query<{ key_check: string; recorded_in_production: boolean }>(
+    `SELECT key_check, recorded_in_production FROM server_key_check${options.forUpdate === true ? ' FOR UPDATE' : ''}`,
+  )
+  return row === undefined ? undefined : { keyCheck: row.key_check, inProduction: row.recorded_in_production }
 }
 
 /** Records the key check, as production's (every start in production, and the operator's npm run secret) or not. */
@@ -26,10 +34,9 @@ export async function writeKeyCheck(executor: SqlExecutor, keyCheck: string, inP
   )
 }
 
-export function sameKeyCheck(stored: string, keyRing: KeyRing): boolean {
-  const expected = Buffer.from(keyCheckOf(keyRing))
-  const presented = Buffer.from(stored)
-  return expected.length === presented.length && timingSafeEqual(expected, presented)
+/** Whether the stored key check is `keyRing`'s (compared in constant time); false when none is stored. */
+export function sameKeyCheck(stored: StoredKeyCheck | undefined, keyRing: KeyRing): boolean {
+  return stored !== undefined && isSameInConstantTime(Buffer.from(keyCheckOf(keyRing)), Buffer.from(stored.keyCheck))
 }
 
 /**
@@ -52,14 +59,12 @@ export async function checkServerSecret(
     [keyCheckOf(keyRing), inProduction],
   )
   if (recorded.length > 0) return 'recorded'
-  const [stored] = await executor.query<{ key_check: string; recorded_in_production: boolean }>(
-    'SELECT key_check, recorded_in_production FROM server_key_check',
-  )
-  if (stored !== undefined && sameKeyCheck(stored.key_check, keyRing)) {
-    if (inProduction && !stored.recorded_in_production) await writeKeyCheck(executor, keyCheckOf(keyRing))
+  const stored = await readKeyCheck(executor)
+  if (sameKeyCheck(stored, keyRing)) {
+    if (inProduction && stored?.inProduction === false) await writeKeyCheck(executor, keyCheckOf(keyRing))
     return 'matches'
   }
-  if (inProduction && stored?.recorded_in_production === false) {
+  if (inProduction && stored?.inProduction === false) {
     await writeKeyCheck(executor, keyCheckOf(keyRing))
     return 'replaced'
   }

@@ -1,7 +1,6 @@
-import { timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../../../config.js'
-import { hmacSha256, type MacKey } from '../../../domain/mac.js'
+import { hmacSha256, isSameInConstantTime, type MacKey } from '../../../domain/mac.js'
 import { hostCookieName } from '../../../plugins/authentication.js'
 
 /**
@@ -37,5 +36,5 @@ export function isKnownDevice(request: FastifyRequest, key: MacKey, emailKey: st
   if (!/^\d{1,15}$/.test(expires) || Number(expires) < now) return false
   const expected = Buffer.from(macOf(key, emailKey, Number(expires)))
   const given = Buffer.from(mac)
-  return given.length === expected.length && timingSafeEqual(given, expected)
+  return isSameInConstantTime(expected, given)
 }
