@@ -29,7 +29,7 @@ export interface WebhookService {
    */
   sendTest(site: Site, admit?: () => Promise<void>): Promise<WebhookDelivery>
   deliveries: WebhookDeliveryRepository
-  /** Writes the pending counts of dropped events, then resolves once nothing is in flight (shutdown, tests). */
+  /** Writes the pending counts of dropped events, then resolves once nothing waits or is in flight (shutdown, tests). */
   settle(): Promise<void>
 }
 
@@ -40,15 +40,23 @@ export interface WebhooksOptions {
 
 export const WEBHOOK_TIMEOUT_MS = 10_000
 /**
- * A storm of blocked verifications must not become a storm of sockets: beyond this many
- * deliveries in flight for one site, one account or in all, further events are dropped, counted
- * under the outcome `dropped`, logged, and listed in the site's delivery log (a row per minute),
- * instead of queueing without bound behind a slow receiver. The account's share keeps one tenant
- * whose receivers never answer from taking every slot of the instance from the others.
+ * A storm of blocked verifications must not become a storm of sockets: at most this many
+ * deliveries are in flight for one site, one account or in all. An event over a site's share or
+ * the instance's waits, in its site's line, for a slot; beyond the lines' room (or over the
+ * account's share, which keeps one tenant whose receivers never answer from taking every slot of
+ * the instance), it is dropped: counted under the outcome `dropped`, logged, and listed in the
+ * site's delivery log (a row per minute), instead of queueing without bound behind a slow receiver.
  */
 const MAX_IN_FLIGHT_PER_SITE = 10
 const MAX_IN_FLIGHT_PER_ACCOUNT = 40
 const MAX_IN_FLIGHT = 200
+/**
+ * Events waiting for a slot, per site and in all. A burst against a receiver that takes half a
+ * second is delivered in full (10 at a time) instead of losing all but the first ten; the wait is
+ * bounded too: a receiver that never answers takes 10 events per delivery timeout.
+ */
+const MAX_WAITING_PER_SITE = 100
+const MAX_WAITING = 2_000
 /**
  * Test sends have slots of their own, apart from the ones above. An account may hold 100 sites
  * with 10 test sends a minute each: in the shared slots, one tenant's test sends to a receiver
@@ -199,8 +207,8 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
    * ends (a minute later, or at settle and shutdown) one entry in the log and in the site's own
    * delivery log, where its operator looks, says how many were dropped in it and why.
    */
-  function noteDropped(siteId: string, limit: string): void {
-    app.counters.increment('webhookDeliveries', { outcome: 'dropped' })
+  function noteDropped(siteId: string, limit: string, count = 1): void {
+    app.counters.increment('webhookDeliveries', { outcome: 'dropped' }, count)
     let pending = pendingDrops.get(siteId)
     if (pending === undefined) {
       if (pendingDrops.size >= MAX_PENDING_DROP_REPORTS) {
@@ -213,7 +221,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
       pending = { count: 0, limits: new Set(), since: new Date(), timer }
       pendingDrops.set(siteId, pending)
     }
-    pending.count += 1
+    pending.count += count
     pending.limits.add(limit)
   }
 
@@ -249,18 +257,70 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     await inFlightByAccount.hold(account, deliver(site, url, (deliveryId) => buildBlockedPayload(event, deliveryId)))
   }
 
+  /** Events waiting for a slot, in a line per site (sites in the order their lines began). */
+  const waiting = new Map<string, VerificationBlockedEvent[]>()
+  let waitingCount = 0
+  /** Set at close: what waits then is dropped, so shutdown waits for no more than the deliveries in flight. */
+  let closing = false
+
+  function start(event: VerificationBlockedEvent): void {
+    inFlightBySite
+      .hold(event.siteId, dispatchBlocked(event))
+      .catch((error: unknown) => {
+        app.log.error({ err: error, siteId: event.siteId }, 'webhook dispatch failed')
+      })
+      .finally(startWaiting)
+  }
+
+  /** Starts waiting events, each site's in order, while slots are free (sites take turns). */
+  function startWaiting(): void {
+    let started = true
+    while (started && waitingCount > 0 && inFlightBySite.size < MAX_IN_FLIGHT) {
+      started = false
+      for (const [siteId, line] of waiting) {
+        if (inFlightBySite.size >= MAX_IN_FLIGHT) break
+        if (inFlightBySite.of(siteId) >= MAX_IN_FLIGHT_PER_SITE) continue
+        const event = line.shift()
+        if (event === undefined) continue
+        waitingCount -= 1
+        if (line.length === 0) waiting.delete(siteId)
+        start(event)
+        started = true
+      }
+    }
+  }
+
+  function dropWaiting(reason: string): void {
+    for (const [siteId, line] of waiting) noteDropped(siteId, reason, line.length)
+    waiting.clear()
+    waitingCount = 0
+  }
+
   // The listener returns at once: the emitter (a verification request) never waits for a
   // delivery, and nothing a delivery does can throw back into it.
   app.events.on('verification.blocked', (event) => {
-    const siteFull = inFlightBySite.of(event.siteId) >= MAX_IN_FLIGHT_PER_SITE
-    if (siteFull || inFlightBySite.size >= MAX_IN_FLIGHT) {
-      const limit = siteFull ? `${MAX_IN_FLIGHT_PER_SITE} deliveries in flight for this site` : `${MAX_IN_FLIGHT} deliveries in flight on this instance`
-      noteDropped(event.siteId, limit)
+    if (closing) {
+      noteDropped(event.siteId, 'Tollgate was shutting down')
       return
     }
-    inFlightBySite.hold(event.siteId, dispatchBlocked(event)).catch((error: unknown) => {
-      app.log.error({ err: error, siteId: event.siteId }, 'webhook dispatch failed')
-    })
+    const line = waiting.get(event.siteId)
+    const hasSlot = inFlightBySite.of(event.siteId) < MAX_IN_FLIGHT_PER_SITE && inFlightBySite.size < MAX_IN_FLIGHT
+    // An event never overtakes its site's line.
+    if (line === undefined && hasSlot) {
+      start(event)
+      return
+    }
+    const siteFull = inFlightBySite.of(event.siteId) >= MAX_IN_FLIGHT_PER_SITE
+    const cause = siteFull ? `${MAX_IN_FLIGHT_PER_SITE} deliveries in flight for this site` : `${MAX_IN_FLIGHT} deliveries in flight on this instance`
+    if ((line?.length ?? 0) >= MAX_WAITING_PER_SITE) {
+      noteDropped(event.siteId, `${MAX_WAITING_PER_SITE} events waiting behind ${cause}`)
+    } else if (waitingCount >= MAX_WAITING) {
+      noteDropped(event.siteId, `${MAX_WAITING} events waiting on this instance`)
+    } else {
+      if (line === undefined) waiting.set(event.siteId, [event])
+      else line.push(event)
+      waitingCount += 1
+    }
   })
 
   async function sendTest(site: Site, admit?: () => Promise<void>): Promise<WebhookDelivery> {
@@ -292,8 +352,9 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
 
   async function settle(): Promise<void> {
     for (;;) {
+      startWaiting()
       for (const siteId of [...pendingDrops.keys()]) reportDrops(siteId)
-      if (inFlightBySite.size + testSendsByAccount.size + bookkeeping.size === 0) return
+      if (inFlightBySite.size + testSendsByAccount.size + bookkeeping.size + waitingCount === 0) return
       await Promise.allSettled([...inFlightBySite.current(), ...testSendsByAccount.current(), ...bookkeeping])
     }
   }
@@ -303,6 +364,8 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   // Runs before the database and the counters close (hooks run in reverse order of
   // registration); every delivery is bounded by its timeout, so this wait is too.
   app.addHook('onClose', async () => {
+    closing = true
+    dropWaiting('waiting when Tollgate shut down')
     await settle()
     await agent.close()
   })

@@ -172,27 +172,48 @@ describe('verification.blocked webhooks', () => {
     expect(logged).toHaveBeenCalledWith(expect.objectContaining({ siteId: site.id }), 'webhook dispatch failed')
   })
 
-  it('caps the deliveries in flight per site and counts the events it drops', async () => {
+  it('caps the deliveries in flight per site; events wait for a slot, and those beyond the line are dropped and counted', { timeout: 30_000 }, async () => {
     receiver = await startWebhookReceiver()
     receiver.behave('hang')
     const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
     const droppedBefore = deliveryCount(await metricsText(service), 'dropped')
 
-    for (let index = 0; index < 15; index += 1) service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    // 10 in flight, 100 waiting, 5 over.
+    for (let index = 0; index < 115; index += 1) service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    await receiver.waitForRequest(9)
+    expect(receiver.received).toHaveLength(10)
     await service.app.webhooks.settle()
 
-    expect(receiver.received).toHaveLength(10)
-    const logged = await service.app.webhooks.deliveries.listRecent(site.id, 100)
-    expect(logged.filter((delivery) => delivery.outcome === 'timeout')).toHaveLength(10)
+    expect(receiver.received).toHaveLength(110)
+    const logged = await service.app.webhooks.deliveries.listRecent(site.id, 200)
+    expect(logged.filter((delivery) => delivery.outcome === 'timeout')).toHaveLength(110)
     // The site's own log says so too: one entry for the minute (cut short by settle), with all five.
     expect(logged.filter((delivery) => delivery.outcome === 'dropped')).toEqual([
       expect.objectContaining({
         outcome: 'dropped',
         url: receiver.url,
-        error: expect.stringMatching(/^5 event\(s\) dropped since \d{4}-\d\d-\d\dT[\d:.]+Z \(10 deliveries in flight for this site\)$/),
+        error: expect.stringMatching(/^5 event\(s\) dropped since \d{4}-\d\d-\d\dT[\d:.]+Z \(100 events waiting behind 10 deliveries in flight for this site\)$/),
       }),
     ])
     expect(deliveryCount(await metricsText(service), 'dropped')).toBe(droppedBefore + 5)
+  })
+
+  it('delivers a burst to a slow receiver in full, in order, ten at a time', { timeout: 30_000 }, async () => {
+    receiver = await startWebhookReceiver()
+    receiver.behave({ status: 200, delayMs: 150 })
+    const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
+    const before = await metricsText(service)
+
+    for (let score = 50; score < 100; score += 1) service.app.events.emit('verification.blocked', { ...blockedEvent(site.id), riskScore: score })
+    await service.app.webhooks.settle()
+
+    expect(deliveryCount(await metricsText(service), 'dropped')).toBe(deliveryCount(before, 'dropped'))
+    expect(deliveryCount(await metricsText(service), 'delivered')).toBe(deliveryCount(before, 'delivered') + 50)
+    const scores = receiver.received.map((request) => (JSON.parse(request.body) as { data: { riskScore: number } }).data.riskScore)
+    expect(scores).toHaveLength(50)
+    // Ten start at once and may reach the receiver in any order; each later one starts when a slot frees.
+    expect(scores.slice(0, 10).sort()).toEqual(Array.from({ length: 10 }, (_, index) => 50 + index))
+    expect(scores.slice(10).every((score, index) => score >= 60 && score <= 60 + index + 9)).toBe(true)
   })
 
   it('holds a slot of the cap for the POST alone: a fast receiver is not capped by the pace of the delivery log', async () => {
@@ -241,11 +262,12 @@ describe('verification.blocked webhooks', () => {
     }
   })
 
-  it('writes the count of dropped events when their minute ends, without waiting for anything else', async () => {
+  it('writes the count of dropped events when their minute ends, without waiting for anything else', { timeout: 30_000 }, async () => {
     receiver = await startWebhookReceiver()
     receiver.behave('hang')
     const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
-    for (let index = 0; index < 10; index += 1) service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    // Ten in flight and a full line of 100 behind them.
+    for (let index = 0; index < 110; index += 1) service.app.events.emit('verification.blocked', blockedEvent(site.id))
     await receiver.waitForRequest(9)
 
     // Only the clock of the drops is faked: the ten deliveries above run on real timers.
@@ -275,8 +297,10 @@ describe('verification.blocked webhooks', () => {
     await receiver.waitForRequest(9)
     await closing.close()
 
+    // The three waiting for a slot are not sent: shutdown waits only for the deliveries in flight.
+    expect(receiver.received).toHaveLength(10)
     const droppedEntries = record.mock.calls.map(([delivery]) => delivery).filter((delivery) => delivery.outcome === 'dropped')
-    expect(droppedEntries).toEqual([expect.objectContaining({ siteId: site.id, error: expect.stringMatching(/^3 event\(s\) dropped since /) })])
+    expect(droppedEntries).toEqual([expect.objectContaining({ siteId: site.id, error: expect.stringMatching(/^3 event\(s\) dropped since .* \(waiting when Tollgate shut down\)$/) })])
   })
 
   it('keeps one account whose receivers never answer from taking every delivery slot from the others', async () => {

@@ -114,7 +114,7 @@ export interface Stats {
 /**
  * delivered: the receiver answered 2xx; failed: another status or a broken connection; timeout:
  * no answer within 10 s; refused: Tollgate would not send it (address not allowed, no usable secret);
- * dropped: events not sent because too many deliveries were in flight (error says how many).
+ * dropped: events not sent because too many were in flight or waiting (error says how many and why).
  */
 export type DeliveryOutcome = 'delivered' | 'failed' | 'timeout' | 'refused' | 'dropped'
 
