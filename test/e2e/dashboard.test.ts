@@ -483,7 +483,7 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
   it('rotates the secret key after a confirmation, shows the new one once, and ends the old one\'s grace period on request', async () => {
     await page.getByRole('link', { name: 'Keys and snippet' }).click()
     expect(await page.getByLabel('Secret key', { exact: true }).count()).toBe(0)
-    expect(await page.getByRole('heading', { name: 'Previous secret key', exact: true }).count()).toBe(0)
+    expect(await page.getByRole('heading', { name: 'Previous secret keys', exact: true }).count()).toBe(0)
     await page.getByRole('button', { name: 'Rotate secret key' }).click()
     const dialog = page.getByRole('dialog', { name: 'Rotate the secret key?' })
     await dialog.waitFor()
@@ -497,13 +497,18 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     const rotated = await page.getByLabel('Secret key', { exact: true }).inputValue()
     expect(rotated).not.toBe('')
     expect(rotated).not.toBe(secretKey)
-    await page.getByRole('heading', { name: 'Previous secret key', exact: true }).waitFor()
+    await page.getByRole('heading', { name: 'Previous secret keys', exact: true }).waitFor()
     await expectNoAccessibilityViolations('keys and snippet')
     await saveScreenshot(page, 'keys-and-snippet')
+    // Rotating again within the grace period says the key deployed before keeps working.
+    await page.getByRole('button', { name: 'Rotate secret key' }).click()
+    expect(await dialog.innerText()).toContain('The key the last rotation replaced keeps working too')
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'hidden' })
 
-    await page.getByRole('button', { name: 'Stop the previous key now' }).click()
-    await page.getByRole('dialog', { name: 'Stop the previous secret key?' }).getByRole('button', { name: 'Stop the previous key' }).click()
-    await page.getByRole('heading', { name: 'Previous secret key', exact: true }).waitFor({ state: 'detached' })
+    await page.getByRole('button', { name: 'Stop the previous keys now' }).click()
+    await page.getByRole('dialog', { name: 'Stop the previous secret keys?' }).getByRole('button', { name: 'Stop the previous keys' }).click()
+    await page.getByRole('heading', { name: 'Previous secret keys', exact: true }).waitFor({ state: 'detached' })
     // The new key is still on screen: the page reloaded the site, not the panel.
     expect(await page.getByLabel('Secret key', { exact: true }).inputValue()).toBe(rotated)
     // And the rotation's notice no longer promises the old key's grace period.
@@ -516,7 +521,7 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     // The notice of the step before says the same words: wait for the new key itself.
     await vi.waitFor(async () => expect(await page.getByLabel('Secret key', { exact: true }).inputValue()).not.toBe(rotated), { timeout: 5_000, interval: 50 })
     await waitForText('.notice--success', 'The old one no longer works.')
-    expect(await page.getByRole('heading', { name: 'Previous secret key', exact: true }).count()).toBe(0)
+    expect(await page.getByRole('heading', { name: 'Previous secret keys', exact: true }).count()).toBe(0)
   })
 
   it('creates an API key shown once, lists it by prefix, and revokes it', async () => {

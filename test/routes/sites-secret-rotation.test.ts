@@ -76,13 +76,41 @@ describe('rotating the secret key with a grace period', () => {
     expect(await redeemWith(site, rotation.secretKey)).toEqual([])
   })
 
-  it('keeps only one previous key: a second rotation ends the first key at once and gives the second its grace period', async () => {
+  it('rotating again within the grace period (the new key was lost) keeps the deployed key working, and the key it replaced', async () => {
+    const site = await newSite()
+    const lost = (await rotate(site)).json<Rotation>()
+    const second = (await rotate(site)).json<Rotation>()
+    // The key still deployed on the backend, from before both rotations, keeps its grace period.
+    expect(await redeemWith(site, site.secretKey)).toEqual([])
+    expect(await redeemWith(site, lost.secretKey)).toEqual([])
+    expect(await redeemWith(site, second.secretKey)).toEqual([])
+    // The site shows when the last replaced key stops: the one the latest rotation replaced.
+    expect((await readSite(site)).previousSecretExpiresAt).toBe(second.previousSecretExpiresAt)
+
+    // Ending the grace period ends it for both replaced keys.
+    expect((await endPrevious(site)).statusCode).toBe(204)
+    expect(await redeemWith(site, site.secretKey)).toEqual(['invalid-input-secret'])
+    expect(await redeemWith(site, lost.secretKey)).toEqual(['invalid-input-secret'])
+    expect(await redeemWith(site, second.secretKey)).toEqual([])
+  })
+
+  it('keeps two replaced keys at most: a third rotation within the grace period stops the oldest', async () => {
     const site = await newSite()
     const first = (await rotate(site)).json<Rotation>()
     const second = (await rotate(site)).json<Rotation>()
+    const third = (await rotate(site)).json<Rotation>()
     expect(await redeemWith(site, site.secretKey)).toEqual(['invalid-input-secret'])
-    expect(await redeemWith(site, first.secretKey)).toEqual([])
-    expect(await redeemWith(site, second.secretKey)).toEqual([])
+    for (const kept of [first, second, third]) expect(await redeemWith(site, kept.secretKey)).toEqual([])
+  })
+
+  it('a leaked-key rotation after another stops every replaced key', async () => {
+    const site = await newSite()
+    const first = (await rotate(site)).json<Rotation>()
+    const leaked = (await rotate(site, { invalidateImmediately: true })).json<Rotation>()
+    expect(await redeemWith(site, site.secretKey)).toEqual(['invalid-input-secret'])
+    expect(await redeemWith(site, first.secretKey)).toEqual(['invalid-input-secret'])
+    expect(await redeemWith(site, leaked.secretKey)).toEqual([])
+    expect((await readSite(site)).previousSecretExpiresAt).toBeNull()
   })
 
   it('refuses the replaced key once its grace period is over', async () => {

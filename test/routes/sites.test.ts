@@ -5,7 +5,7 @@ import { asBrowser, asScript, createTestAccount, createTestSite, type CreatedSit
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 import { insertVerifications } from '../helpers/verification-rows.js'
 
-const neverSite: SecretKeyHolder = { secretKeyHash: '', previousSecret: null }
+const neverSite: SecretKeyHolder = { secretKeyHash: '', previousSecrets: [] }
 
 const defaultSettingsView = {
   webhookUrl: null,

@@ -57,11 +57,11 @@ describe.each(databaseKinds)('site repository on $kind', ({ kind, available }) =
 
   it.skipIf(!available)('rotates the secret: the old one stops matching at once, or keeps working until a given time', async () => {
     const { site, secretKey } = await sites.create({ accountId: null, name: 'Docs' })
-    expect(site.previousSecret).toBeNull()
+    expect(site.previousSecrets).toEqual([])
     const rotated = await sites.rotateSecret(site.id)
     const reread = await sites.findById(site.id)
     expect(rotated).toBeDefined()
-    expect(reread?.previousSecret).toBeNull()
+    expect(reread?.previousSecrets).toEqual([])
     expect(isSecretKeyOf(secretKey, reread?.secretKeyHash ?? '')).toBe(false)
     expect(isSecretKeyOf(rotated ?? '', reread?.secretKeyHash ?? '')).toBe(true)
     expect(await sites.rotateSecret(randomUUID())).toBeUndefined()
@@ -69,13 +69,42 @@ describe.each(databaseKinds)('site repository on $kind', ({ kind, available }) =
     const until = new Date('2030-01-02T03:04:05.678Z')
     const again = await sites.rotateSecret(site.id, until)
     const withPrevious = await sites.findBySiteKey(site.siteKey)
-    expect(withPrevious?.previousSecret?.expiresAt).toEqual(until)
-    expect(isSecretKeyOf(rotated ?? '', withPrevious?.previousSecret?.keyHash ?? '')).toBe(true)
+    expect(withPrevious?.previousSecrets.map((previous) => previous.expiresAt)).toEqual([until])
+    expect(isSecretKeyOf(rotated ?? '', withPrevious?.previousSecrets[0]?.keyHash ?? '')).toBe(true)
     expect(isSecretKeyOf(again ?? '', withPrevious?.secretKeyHash ?? '')).toBe(true)
 
     expect(await sites.endPreviousSecret(site.id)).toBe(true)
-    expect((await sites.findById(site.id))?.previousSecret).toBeNull()
+    expect((await sites.findById(site.id))?.previousSecrets).toEqual([])
     expect(await sites.endPreviousSecret(randomUUID())).toBe(false)
+  })
+
+  it.skipIf(!available)('a rotation within the grace period keeps the key from before it working too; one from before that, or an ended grace, does not come back', async () => {
+    const { site, secretKey: first } = await sites.create({ accountId: null, name: 'Shop' })
+    const firstUntil = new Date(Date.now() + 60_000)
+    const second = await sites.rotateSecret(site.id, firstUntil)
+    const secondUntil = new Date(Date.now() + 120_000)
+    const third = await sites.rotateSecret(site.id, secondUntil)
+    const after = await sites.findById(site.id)
+    // Newest first: the key just replaced, then the one deployed before it, each with its own end.
+    expect(after?.previousSecrets.map((previous) => previous.expiresAt)).toEqual([secondUntil, firstUntil])
+    expect(isSecretKeyOf(second ?? '', after?.previousSecrets[0]?.keyHash ?? '')).toBe(true)
+    expect(isSecretKeyOf(first, after?.previousSecrets[1]?.keyHash ?? '')).toBe(true)
+
+    // A third rotation keeps two replaced keys: the first one stops.
+    await sites.rotateSecret(site.id, new Date(Date.now() + 180_000))
+    const hashes = (await sites.findById(site.id))?.previousSecrets.map((previous) => previous.keyHash) ?? []
+    expect(hashes).toHaveLength(2)
+    expect(hashes.some((hash) => isSecretKeyOf(first, hash))).toBe(false)
+    expect(isSecretKeyOf(third ?? '', hashes[0] ?? '')).toBe(true)
+
+    // A rotation that stops the current key at once stops every replaced key too.
+    await sites.rotateSecret(site.id, null)
+    expect((await sites.findById(site.id))?.previousSecrets).toEqual([])
+
+    // A replaced key whose grace period is over is not carried into the next rotation.
+    await sites.rotateSecret(site.id, new Date(Date.now() - 1_000))
+    await sites.rotateSecret(site.id, new Date(Date.now() + 60_000))
+    expect((await sites.findById(site.id))?.previousSecrets).toHaveLength(1)
   })
 
   it.skipIf(!available)('creates a site within a per-account limit, and none beyond it', async () => {

@@ -35,22 +35,26 @@ export const PREVIOUS_SECRET_GRACE_MS = 2 * 60 * 60 * 1000
 
 export interface SecretKeyHolder {
   secretKeyHash: string
-  previousSecret: { keyHash: string; expiresAt: Date } | null
+  /** Keys replaced by rotations, newest first, each with the moment it stops. */
+  previousSecrets: { keyHash: string; expiresAt: Date }[]
 }
 
 /**
- * Whether a presented secret is the site's: its current secret key, or the one its last rotation
- * replaced until that one's grace period ends (so a backend can deploy the new key without
- * failed calls).
+ * Whether a presented secret is the site's: its current secret key, or one a rotation replaced
+ * until that one's grace period ends (so a backend can deploy the new key without failed calls).
  */
 export function acceptsSecretKey(site: SecretKeyHolder, secretKey: string, now: number): boolean {
   if (isSecretKeyOf(secretKey, site.secretKeyHash)) return true
-  const previous = livePreviousSecret(site, now)
-  return previous !== null && isSecretKeyOf(secretKey, previous.keyHash)
+  return livePreviousSecrets(site, now).some((previous) => isSecretKeyOf(secretKey, previous.keyHash))
 }
 
-/** The key the last rotation replaced while its grace period lasts, else null. */
-export function livePreviousSecret(site: Pick<SecretKeyHolder, 'previousSecret'>, now: number): SecretKeyHolder['previousSecret'] {
-  const previous = site.previousSecret
-  return previous !== null && now < previous.expiresAt.getTime() ? previous : null
+/** The replaced keys whose grace period lasts, newest first. */
+export function livePreviousSecrets(site: Pick<SecretKeyHolder, 'previousSecrets'>, now: number): SecretKeyHolder['previousSecrets'] {
+  return site.previousSecrets.filter((previous) => now < previous.expiresAt.getTime())
+}
+
+/** When the last of the replaced keys stops working, or null when none works any more. */
+export function previousSecretsEnd(site: Pick<SecretKeyHolder, 'previousSecrets'>, now: number): Date | null {
+  const ends = livePreviousSecrets(site, now).map((previous) => previous.expiresAt.getTime())
+  return ends.length === 0 ? null : new Date(Math.max(...ends))
 }

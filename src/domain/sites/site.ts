@@ -32,8 +32,12 @@ export interface Site {
   name: string
   siteKey: string
   secretKeyHash: string
-  /** The key replaced by the last rotation, while it still works (see acceptsSecretKey). */
-  previousSecret: PreviousSecret | null
+  /**
+   * The keys replaced by the last two rotations, newest first, each until its grace period ends
+   * (see acceptsSecretKey): a rotation within the grace period of the one before keeps the key
+   * from before both, which is most likely the one still deployed.
+   */
+  previousSecrets: PreviousSecret[]
   domains: string[]
   settings: SiteSettings
   /** AES-256-GCM ciphertext of the webhook secret (see domain/secret-box), or null. */

@@ -11,6 +11,8 @@ interface SiteRow {
   secret_key_hash: string
   previous_secret_key_hash: string | null
   previous_secret_expires_at: Date | null
+  earlier_secret_key_hash: string | null
+  earlier_secret_expires_at: Date | null
   domains: string[]
   settings: Partial<SiteSettings>
   webhook_secret_ciphertext: string | null
@@ -19,7 +21,7 @@ interface SiteRow {
 }
 
 const siteColumns = `id, account_id, name, site_key, secret_key_hash, previous_secret_key_hash, previous_secret_expires_at,
-  domains, settings, webhook_secret_ciphertext, created_at, updated_at`
+  earlier_secret_key_hash, earlier_secret_expires_at, domains, settings, webhook_secret_ciphertext, created_at, updated_at`
 
 function toSite(row: SiteRow): Site {
   return {
@@ -28,10 +30,10 @@ function toSite(row: SiteRow): Site {
     name: row.name,
     siteKey: row.site_key,
     secretKeyHash: row.secret_key_hash,
-    previousSecret:
-      row.previous_secret_key_hash === null || row.previous_secret_expires_at === null
-        ? null
-        : { keyHash: row.previous_secret_key_hash, expiresAt: row.previous_secret_expires_at },
+    previousSecrets: [
+      [row.previous_secret_key_hash, row.previous_secret_expires_at],
+      [row.earlier_secret_key_hash, row.earlier_secret_expires_at],
+    ].flatMap(([keyHash, expiresAt]) => (keyHash === null || expiresAt === null ? [] : [{ keyHash: keyHash as string, expiresAt: expiresAt as Date }])),
     domains: row.domains,
     settings: withDefaultSettings(row.settings),
     webhookSecretCiphertext: row.webhook_secret_ciphertext,
@@ -159,15 +161,17 @@ export function createSiteRepository(database: SqlExecutor) {
     },
 
     /**
-     * Replaces the secret key. With previousValidUntil, the key replaced keeps working until then
-     * (a key that was itself a previous one stops at once: only one previous key is kept);
-     * without, it stops at once.
+     * Replaces the secret key. With previousValidUntil, the key replaced keeps working until then,
+     * and the one the rotation before replaced keeps the rest of its grace period (a key from
+     * before that stops); without, every key but the new one stops at once.
      */
     async rotateSecret(id: string, previousValidUntil: Date | null = null): Promise<string | undefined> {
       const secretKey = generateSecretKey()
       // SET reads the row as it was, so the previous hash is the one being replaced.
       const rows = await database.query<{ id: string }>(
         `UPDATE sites SET
+           earlier_secret_key_hash = CASE WHEN $3::timestamptz IS NULL OR previous_secret_expires_at <= now() THEN NULL ELSE previous_secret_key_hash END,
+           earlier_secret_expires_at = CASE WHEN $3::timestamptz IS NULL OR previous_secret_expires_at <= now() THEN NULL ELSE previous_secret_expires_at END,
            previous_secret_key_hash = CASE WHEN $3::timestamptz IS NULL THEN NULL ELSE secret_key_hash END,
            previous_secret_expires_at = $3::timestamptz,
            secret_key_hash = $2,
@@ -178,10 +182,11 @@ export function createSiteRepository(database: SqlExecutor) {
       return rows.length === 0 ? undefined : secretKey
     },
 
-    /** Stops the previous secret key now; false when there is no such site. */
+    /** Stops every replaced secret key now; false when there is no such site. */
     async endPreviousSecret(id: string): Promise<boolean> {
       const rows = await database.query<{ id: string }>(
-        `UPDATE sites SET previous_secret_key_hash = NULL, previous_secret_expires_at = NULL, updated_at = now()
+        `UPDATE sites SET previous_secret_key_hash = NULL, previous_secret_expires_at = NULL,
+           earlier_secret_key_hash = NULL, earlier_secret_expires_at = NULL, updated_at = now()
          WHERE id = $1 RETURNING id`,
         [id],
       )

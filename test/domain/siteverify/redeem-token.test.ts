@@ -12,7 +12,7 @@ const issuedAt = 1_767_225_600_000
 
 function makeSite() {
   const secretKey = generateSecretKey()
-  return { id: randomUUID(), siteKey: generateSiteKey(), secretKey, secretKeyHash: hashSecretKey(secretKey), previousSecret: null }
+  return { id: randomUUID(), siteKey: generateSiteKey(), secretKey, secretKeyHash: hashSecretKey(secretKey), previousSecrets: [] }
 }
 
 describe('redeemToken', () => {
@@ -76,7 +76,7 @@ describe('redeemToken', () => {
 
   it('accepts the secret key a rotation replaced until its grace period ends, and not after', async () => {
     const previousKey = generateSecretKey()
-    const rotated = { ...makeSite(), previousSecret: { keyHash: hashSecretKey(previousKey), expiresAt: new Date(now + 1_000) } }
+    const rotated = { ...makeSite(), previousSecrets: [{ keyHash: hashSecretKey(previousKey), expiresAt: new Date(now + 1_000) }] }
     const withRotated: RedeemTokenDependencies = { ...dependencies(), findSite: async () => rotated }
     const first = issueToken(tokenKey, claimsFor(rotated))
     expect(await redeemToken(withRotated, { secret: previousKey, response: first }, now)).toMatchObject({ success: true })

@@ -93,11 +93,14 @@ export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
         {site.previousSecretExpiresAt === null ? null : (
           <div class="danger-row">
             <div>
-              <h3>Previous secret key</h3>
-              <p class="muted">The secret key replaced by the last rotation works until {formatDateTime(site.previousSecretExpiresAt)}.</p>
+              <h3>Previous secret keys</h3>
+              <p class="muted">
+                Secret keys replaced by rotations in the last two hours still work, the last of them until{' '}
+                {formatDateTime(site.previousSecretExpiresAt)}.
+              </p>
             </div>
             <button type="button" class="button button--danger-outline" onClick={() => setPending('end-previous')}>
-              Stop the previous key now
+              Stop the previous keys now
             </button>
           </div>
         )}
@@ -121,6 +124,9 @@ export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
       >
         <p>
           <strong>{site.name}</strong> gets a new secret key. The current one keeps working for two hours beside it.
+          {site.previousSecretExpiresAt === null
+            ? null
+            : ' The key the last rotation replaced keeps working too, until its own two hours end: rotating again because the new key was lost does not stop the one your server still uses.'}
         </p>
         <label class="check">
           <input type="checkbox" checked={isLeaked} onChange={(event) => setLeaked(event.currentTarget.checked)} />
@@ -130,14 +136,14 @@ export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
         </label>
       </ConfirmDialog>
       <ConfirmDialog
-        title="Stop the previous secret key?"
-        confirmLabel="Stop the previous key"
+        title="Stop the previous secret keys?"
+        confirmLabel="Stop the previous keys"
         isOpen={pending === 'end-previous'}
         isBusy={isBusy}
         onConfirm={() => void endPrevious()}
         onCancel={() => setPending('none')}
       >
-        <p>Siteverify calls that still send the previous secret key of <strong>{site.name}</strong> fail from now on.</p>
+        <p>Siteverify calls that still send a replaced secret key of <strong>{site.name}</strong> fail from now on.</p>
       </ConfirmDialog>
       <ConfirmDialog
         title={`Delete ${site.name}?`}

@@ -33,7 +33,7 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'Replace the secret key (answers the new one once)',
-        description: `Siteverify accepts the replaced key for ${graceHours} more hours unless invalidateImmediately is true (then it stops at once). Only one previous key is kept: rotating again ends the grace period of the one before.`,
+        description: `Siteverify accepts the replaced key for ${graceHours} more hours unless invalidateImmediately is true (then it stops at once). Rotating again within the grace period keeps the key the rotation before replaced working until its own grace period ends (two replaced keys at most: a third rotation stops the oldest); invalidateImmediately stops every replaced key.`,
         security: dashboardSecurity,
         params: IdParams,
         body: RotateSecretBody,
@@ -67,8 +67,8 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['dashboard'],
-        summary: 'Stop accepting the secret key replaced by the last rotation now',
-        description: 'Ends its grace period early; answers 204 also when no previous key works any more.',
+        summary: 'Stop accepting the secret keys replaced by rotations now',
+        description: 'Ends their grace periods early; answers 204 also when no replaced key works any more.',
         security: dashboardSecurity,
         params: IdParams,
         response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { NullableInput } from '../dashboard-schemas.js'
-import { livePreviousSecret } from '../../../domain/sites/site-keys.js'
+import { previousSecretsEnd } from '../../../domain/sites/site-keys.js'
 import type { Site as SiteRecord } from '../../../domain/sites/site.js'
 import {
   MAX_DOMAINS,
@@ -46,7 +46,7 @@ const siteProperties = {
   domains: Type.Array(Type.String(), { description: 'Hostnames allowed to use the site key; empty allows any (development)' }),
   settings: Type.Object(settingsViewProperties),
   previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-    description: 'Until when the secret key replaced by the last rotation still works; null when it does not',
+    description: 'Until when the secret keys replaced by rotations still work (the last of them to stop; each stops 2 hours after it was replaced); null when none does',
   }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
@@ -119,7 +119,7 @@ export function siteView(site: SiteRecord): Type.Static<typeof Site> {
     siteKey: site.siteKey,
     domains: site.domains,
     settings: { ...site.settings, webhookSecretSet: site.webhookSecretCiphertext !== null },
-    previousSecretExpiresAt: livePreviousSecret(site, Date.now())?.expiresAt.toISOString() ?? null,
+    previousSecretExpiresAt: previousSecretsEnd(site, Date.now())?.toISOString() ?? null,
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),
   }
