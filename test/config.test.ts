@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config.js'
+import { createScratchDatabase, runOn } from './helpers/scratch-database.js'
 import { hasPostgres, postgresUrl } from './helpers/services.js'
 
 describe('loadConfig', () => {
@@ -137,6 +138,26 @@ describe('the server process with a database it cannot use', () => {
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(/^tollgate: cannot start: DATABASE_URL: PostgreSQL cannot be used: /)
     expect(lines[0]).toMatch(cause)
+  }, 30_000)
+})
+
+describe.skipIf(!hasPostgres)('the server process with a role that cannot create tables', () => {
+  it('stops with one line that says which right the role lacks, exit 1', async () => {
+    const database = await createScratchDatabase('tollgate_norights')
+    const role = `${database.name}_role`
+    try {
+      await database.run(`CREATE ROLE ${role} LOGIN`)
+      // As PostgreSQL 15 and later have it for any role but the database's owner.
+      await database.run('REVOKE CREATE ON SCHEMA public FROM PUBLIC')
+      const result = await runServer({ DATABASE_URL: withRole(database.url, role) })
+      expect(result.code).toBe(1)
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^tollgate: cannot start: the database could not be prepared for its migrations: permission denied for schema public \(.*GRANT CREATE ON SCHEMA public/),
+      ])
+    } finally {
+      await database.drop()
+      await runOn(postgresUrl, `DROP ROLE IF EXISTS ${role}`)
+    }
   }, 30_000)
 })
 

@@ -29,6 +29,15 @@ interface Started {
   output: () => string
 }
 
+function isJson(line: string): boolean {
+  try {
+    JSON.parse(line)
+    return true
+  } catch {
+    return false
+  }
+}
+
 async function startServer(env: Record<string, string> = {}): Promise<Started> {
   const port = await freePort()
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
@@ -185,6 +194,10 @@ describe('the server process', () => {
       started.process.kill('SIGTERM')
       expect(await started.exited).toBe(1)
       expect(started.output()).toMatch(/could not write verification log rows at shutdown; 2 lost/)
+      // Every line, to the last, is a JSON log line: no stack trace in plain text for a log pipeline to trip on.
+      const lines = started.output().trim().split('\n')
+      expect(lines.filter((line) => !isJson(line))).toEqual([])
+      expect(JSON.parse(lines.at(-1) ?? '')).toMatchObject({ msg: 'unwritten at shutdown: 2 verification log rows' })
     } finally {
       await database.drop()
     }

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { StartupError } from '../startup-error.js'
-import type { SqlDatabase } from './ports.js'
+import type { SqlDatabase, SqlExecutor } from './ports.js'
 
 const migrationsDirectory = new URL('../../migrations/', import.meta.url)
 
@@ -24,6 +24,29 @@ export async function readMigrations(directory: URL = migrationsDirectory): Prom
   )
 }
 
+/** The lock, and the versions applied so far (creating their table the first time). */
+async function prepare(transaction: SqlExecutor): Promise<{ version: number }[]> {
+  await transaction.query('SET LOCAL statement_timeout = 0')
+  await transaction.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY])
+  await transaction.query(`
+    CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`)
+  return transaction.query<{ version: number }>('SELECT version FROM schema_migrations')
+}
+
+/** A database error in the operator's terms: a role without the rights to migrate is told which. */
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  if ((error as { code?: unknown }).code !== '42501') return message
+  return (
+    `${message} (the role in DATABASE_URL must be able to create tables in its schema: make it the owner of the ` +
+    'database, or GRANT CREATE ON SCHEMA public TO it; PostgreSQL 15 and later no longer grant that to every role)'
+  )
+}
+
 /**
  * Applies the numbered migrations not applied yet, in order, and returns the versions it applied.
  *
@@ -37,15 +60,9 @@ export async function migrate(database: SqlDatabase, migrations?: Migration[]): 
     async (transaction) => {
       // A migration may rewrite a large table, and an instance may wait here for another's: no
       // statement timeout within this transaction.
-      await transaction.query('SET LOCAL statement_timeout = 0')
-      await transaction.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY])
-      await transaction.query(`
-        CREATE TABLE IF NOT EXISTS schema_migrations (
-          version integer PRIMARY KEY,
-          name text NOT NULL,
-          applied_at timestamptz NOT NULL DEFAULT now()
-        )`)
-      const appliedRows = await transaction.query<{ version: number }>('SELECT version FROM schema_migrations')
+      const appliedRows = await prepare(transaction).catch((error: unknown) => {
+        throw new StartupError(`the database could not be prepared for its migrations: ${describe(error)}`)
+      })
       const applied = new Set(appliedRows.map((row) => row.version))
       const appliedNow: number[] = []
       for (const migration of pending) {
@@ -57,9 +74,7 @@ export async function migrate(database: SqlDatabase, migrations?: Migration[]): 
             // One line for the operator: which file, which statement, and that nothing was kept.
             const file = `${String(migration.version).padStart(3, '0')}_${migration.name}.sql`
             const kept = applied.size === 0 ? 'the database has no schema yet' : `the schema stays at version ${Math.max(...applied)}`
-            throw new StartupError(
-              `migration ${file} failed at its statement ${index + 1}: ${(error as Error).message}; nothing was applied (${kept})`,
-            )
+            throw new StartupError(`migration ${file} failed at its statement ${index + 1}: ${describe(error)}; nothing was applied (${kept})`)
           }
         }
         await transaction.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name])

@@ -11,7 +11,8 @@ export interface ScratchDatabase {
   drop(): Promise<void>
 }
 
-async function runOn(connectionString: string, sql: string): Promise<void> {
+/** Runs one statement on a connection of its own. */
+export async function runOn(connectionString: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString })
   await client.connect()
   try {
