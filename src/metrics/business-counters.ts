@@ -2,10 +2,11 @@ import { Counter, type Registry } from 'prom-client'
 import type { SqlDatabase } from '../storage/ports.js'
 
 /**
- * The business counters of /metrics. Unlike process metrics they persist across restarts: each
- * instance loads the stored totals at start, then adds its own increments to the database every
- * few seconds and at shutdown. With several instances every one of them starts from the shared
- * total, so sum `max by ()` or read one instance rather than summing instances.
+ * The business counters of /metrics. Unlike process metrics they persist across restarts and are
+ * the fleet's: each instance adds its own increments to the stored totals every few seconds (and
+ * at shutdown), then reads the totals back, so every instance shows what all of them counted,
+ * the others' increments a flush or two late. Read one instance, or `max` across them; summing
+ * instances counts everything once per instance. A counter never goes down between scrapes.
  */
 const definitions = {
   challengesIssued: {
@@ -52,13 +53,22 @@ export interface BusinessCounters {
   increment<Name extends CounterName>(name: Name, labels: LabelsOf<Name>, by?: number): void
   /** Loads the stored totals into the counters (once, at start). */
   load(): Promise<void>
-  /** Adds the increments since the last flush to the stored totals. */
+  /** Adds the increments since the last flush to the stored totals, then catches up with the others' (read back). */
   flush(): Promise<void>
   /** How many increments (metric and label set) wait to be stored. */
   countUnwritten(): number
 }
 
 /** Labels are stored as a canonical `key=value,key=value` string: part of the primary key. */
+function add(totals: Map<string, Map<string, number>>, name: string, labels: string, delta: number): void {
+  let byLabels = totals.get(name)
+  if (byLabels === undefined) {
+    byLabels = new Map()
+    totals.set(name, byLabels)
+  }
+  byLabels.set(labels, (byLabels.get(labels) ?? 0) + delta)
+}
+
 function encodeLabels(labels: Record<string, string>): string {
   return Object.keys(labels)
     .sort()
@@ -78,6 +88,8 @@ export function createBusinessCounters(registry: Registry, database: SqlDatabase
   }
   // Increments not yet stored, keyed by metric name then encoded labels.
   let pending = new Map<string, Map<string, number>>()
+  // What each counter shows now, keyed the same way: the stored total when last read, plus increments since.
+  const shown = new Map<string, Map<string, number>>()
   let flushing: Promise<void> = Promise.resolve()
 
   const counterFor = (metricName: string): Counter => {
@@ -108,32 +120,43 @@ export function createBusinessCounters(registry: Registry, database: SqlDatabase
   }
 
   function addPending(name: string, labels: string, delta: number): void {
-    let byLabels = pending.get(name)
-    if (byLabels === undefined) {
-      byLabels = new Map()
-      pending.set(name, byLabels)
+    add(pending, name, labels, delta)
+  }
+
+  /**
+   * Raises every counter to the stored total plus this instance's increments not stored yet (the
+   * other instances' flushed increments come in with it); never lowers one, so a scrape never
+   * sees a counter reset that did not happen (a total deleted by hand, or read mid-way).
+   */
+  async function catchUp(): Promise<void> {
+    const rows = await database.query<{ name: string; labels: string; value: number }>('SELECT name, labels, value FROM metric_counters')
+    for (const row of rows) {
+      const counter = counters.get(row.name)
+      if (counter === undefined) continue
+      const total = row.value + (pending.get(row.name)?.get(row.labels) ?? 0)
+      const behind = total - (shown.get(row.name)?.get(row.labels) ?? 0)
+      if (behind <= 0) continue
+      counter.inc(decodeLabels(row.labels), behind)
+      add(shown, row.name, row.labels, behind)
     }
-    byLabels.set(labels, (byLabels.get(labels) ?? 0) + delta)
   }
 
   return {
     increment(name, labels, by = 1) {
       const metricName = definitions[name].name
       counterFor(metricName).inc(labels, by)
-      addPending(metricName, encodeLabels(labels), by)
+      const encoded = encodeLabels(labels)
+      addPending(metricName, encoded, by)
+      add(shown, metricName, encoded, by)
     },
-    async load() {
-      const rows = await database.query<{ name: string; labels: string; value: number }>(
-        'SELECT name, labels, value FROM metric_counters',
-      )
-      for (const row of rows) {
-        const counter = counters.get(row.name)
-        if (counter !== undefined && row.value > 0) counter.inc(decodeLabels(row.labels), row.value)
-      }
-    },
+    load: catchUp,
     flush() {
-      // Flushes run one after another so that a slow one never overlaps the next.
-      flushing = flushing.catch(() => {}).then(writePending)
+      // Flushes run one after another so that a slow one never overlaps the next, and the read
+      // back follows this instance's write: its own increments are then either stored or pending.
+      flushing = flushing.catch(() => {}).then(async () => {
+        await writePending()
+        await catchUp()
+      })
       return flushing
     },
     countUnwritten() {

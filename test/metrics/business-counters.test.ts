@@ -57,6 +57,44 @@ describe.each(databaseKinds)('business counters on $kind', ({ kind, available })
   })
 })
 
+describe.each(databaseKinds)('business counters of several instances on $kind', ({ kind, available }) => {
+  it.skipIf(!available)('every instance shows the fleet\'s totals once it has flushed, and no counter ever goes down', async () => {
+    const { database, dispose } = await openTestDatabase(kind)
+    try {
+      const firstRegistry = new Registry()
+      const first = createBusinessCounters(firstRegistry, database)
+      const secondRegistry = new Registry()
+      const second = createBusinessCounters(secondRegistry, database)
+      await Promise.all([first.load(), second.load()])
+      const read = (registry: Registry) => readCounter(registry, 'tollgate_siteverify_total', { result: 'success' })
+
+      first.increment('siteverify', { result: 'success' }, 2)
+      second.increment('siteverify', { result: 'success' }, 5)
+      await first.flush()
+      await second.flush()
+      // The second read the first's increments back with its own; the first sees the second's at its next flush.
+      expect(await read(secondRegistry)).toBe(7)
+      expect(await read(firstRegistry)).toBe(2)
+      first.increment('siteverify', { result: 'success' }, 1)
+      await first.flush()
+      expect(await read(firstRegistry)).toBe(8)
+      // An increment not stored yet counts once, before and after a read back.
+      second.increment('siteverify', { result: 'success' }, 1)
+      expect(await read(secondRegistry)).toBe(8)
+      await first.flush()
+      expect(await read(firstRegistry)).toBe(8)
+
+      // Totals removed by hand (a counter reset that did not happen on any instance) are not shown as one.
+      await database.execute('DELETE FROM metric_counters')
+      await first.flush()
+      expect(await read(firstRegistry)).toBe(8)
+    } finally {
+      await database.close()
+      await dispose()
+    }
+  })
+})
+
 describe('business counters when the database fails', () => {
   it('keep their increments for the next flush', async () => {
     const { database, dispose } = await openTestDatabase('pglite')
