@@ -64,6 +64,27 @@ let bound: BindOptions | undefined
 const rootOptions = new WeakMap<ShadowRoot, BindOptions>()
 const shadowRoots: WeakRef<ShadowRoot>[] = []
 
+/*
+ * A form's own members are read through their prototypes: a control named `dataset`,
+ * `querySelector` or `append` shadows the form's property of that name (DOM clobbering), and the
+ * SDK would read the control instead (a data-action ignored, a TypeError and no submit).
+ */
+function dataOf(form: HTMLFormElement, name: string): string | undefined {
+  return Element.prototype.getAttribute.call(form, `data-${name}`) ?? undefined
+}
+
+function inside<T extends Element>(form: HTMLFormElement, selector: string): T[] {
+  return Array.from(Element.prototype.querySelectorAll.call<HTMLFormElement, [string], NodeListOf<T>>(form, selector))
+}
+
+function appendTo(form: HTMLFormElement, child: Element): void {
+  Element.prototype.append.call(form, child)
+}
+
+function dispatch(form: HTMLFormElement, name: string, detail: unknown): void {
+  EventTarget.prototype.dispatchEvent.call(form, new CustomEvent(name, { detail, bubbles: true }))
+}
+
 function stateOf(form: HTMLFormElement): FormState {
   let state = states.get(form)
   if (state === undefined) {
@@ -82,20 +103,19 @@ function formOf(event: Event): HTMLFormElement | undefined {
 
 /** The binding that applies to a form: its shadow root's, then the document's. */
 function bindingOf(form: HTMLFormElement): BindOptions {
-  const root = form.getRootNode()
+  const root = Node.prototype.getRootNode.call(form)
   const own = root instanceof ShadowRoot ? rootOptions.get(root) : undefined
   return { ...bound, ...own }
 }
 
 function optionsOf(form: HTMLFormElement): ExecuteOptions {
   const binding = bindingOf(form)
-  const { dataset } = form
   return {
-    siteKey: dataset.siteKey ?? binding.siteKey ?? '',
+    siteKey: dataOf(form, 'site-key') ?? binding.siteKey ?? '',
     apiUrl: binding.apiUrl,
     assetsUrl: binding.assetsUrl,
-    action: dataset.action ?? binding.action,
-    cData: dataset.cdata ?? binding.cData,
+    action: dataOf(form, 'action') ?? binding.action,
+    cData: dataOf(form, 'cdata') ?? binding.cData,
   }
 }
 
@@ -105,25 +125,25 @@ function optionsOf(form: HTMLFormElement): ExecuteOptions {
  * the form never posts an empty field under the old name beside the token.
  */
 function tokenFieldOf(form: HTMLFormElement): HTMLInputElement {
-  const name = form.dataset.responseFieldName ?? bindingOf(form).fieldName ?? TOKEN_FIELD
-  const existing = Array.from(form.querySelectorAll('input')).find((input) => input.name === name)
+  const name = dataOf(form, 'response-field-name') ?? bindingOf(form).fieldName ?? TOKEN_FIELD
+  const existing = inside<HTMLInputElement>(form, 'input').find((input) => input.name === name)
   if (existing !== undefined) return existing
-  const field = form.querySelector<HTMLInputElement>('input[data-tollgate-field]') ?? document.createElement('input')
+  const field = inside<HTMLInputElement>(form, 'input[data-tollgate-field]')[0] ?? document.createElement('input')
   field.type = 'hidden'
   field.name = name
   field.setAttribute('data-tollgate-field', '')
-  form.append(field)
+  appendTo(form, field)
   return field
 }
 
 /** The live region that announces progress and failures to screen readers as well as eyes. */
 function statusRegionOf(form: HTMLFormElement): HTMLElement {
-  let region = form.querySelector<HTMLElement>('[data-tollgate-status]')
-  if (region === null) {
+  let region = inside<HTMLElement>(form, '[data-tollgate-status]')[0]
+  if (region === undefined) {
     region = document.createElement('div')
     region.className = 'tollgate-status'
     region.setAttribute('data-tollgate-status', '')
-    form.append(region)
+    appendTo(form, region)
   }
   region.setAttribute('role', 'status')
   region.setAttribute('aria-live', 'polite')
@@ -177,15 +197,15 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     if (signal.aborted) throw abortedError()
     const result = await executeWith({ ...optionsOf(form), onStatus: (status) => show(form, textOf(status)) }, presolved)
     tokenFieldOf(form).value = result.token
-    form.dispatchEvent(new CustomEvent('tollgate:verified', { detail: result, bubbles: true }))
+    dispatch(form, 'tollgate:verified', result)
     // A tollgate:verified listener called reset(): the page does not want the submit.
     if (signal.aborted) return
     // requestSubmit fires the submit event synchronously; the mark is cleared whatever the page does with it.
     const marked: MarkedForm = form
     marked[PASSING] = true
     try {
-      if (submitter !== null && 'form' in submitter && submitter.form === form) form.requestSubmit(submitter)
-      else form.requestSubmit()
+      const ownSubmitter = submitter !== null && 'form' in submitter && submitter.form === form ? submitter : null
+      HTMLFormElement.prototype.requestSubmit.call(form, ownSubmitter)
     } finally {
       marked[PASSING] = false
     }
@@ -193,7 +213,7 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     const typed = error instanceof TollgateError ? error : new TollgateError('invalid_response', String(error))
     if (typed.code !== 'aborted') console.warn(`Tollgate: ${typed.code}: ${typed.message}`)
     show(form, typed.code === 'aborted' ? '' : messageFor(typed.code))
-    form.dispatchEvent(new CustomEvent('tollgate:error', { detail: typed, bubbles: true }))
+    dispatch(form, 'tollgate:error', typed)
   }
 }
 

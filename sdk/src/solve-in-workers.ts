@@ -104,7 +104,7 @@ export function solveInWorkers(options: WorkerSolveOptions): Promise<WorkerSolut
       if (failed === count) {
         settle(() => reject(new TollgateError(
           'worker_unavailable',
-          'No solver worker could start; the page\'s Content-Security-Policy may block workers (see the SDK README).',
+          'No solver worker could start: does the page\'s Content-Security-Policy allow workers?',
         )))
       }
     }

@@ -46,18 +46,20 @@ export function getStrings(): TollgateStrings {
   return current
 }
 
+/** Which sentence tells of which failure; any other is `failed`. */
+const sentenceOf: Partial<Record<TollgateErrorCode, keyof TollgateStrings>> = {
+  blocked: 'blocked',
+  network_error: 'unreachable',
+  rate_limited: 'rateLimited',
+  worker_unavailable: 'unsupported',
+  timeout: 'timeout',
+  // No site key (or bad options in the page's code): the site's mistake, like an unknown key.
+  invalid_options: 'misconfigured',
+  invalid_site_key: 'misconfigured',
+  origin_not_allowed: 'misconfigured',
+}
+
 /** The visible sentence for a failure. */
 export function messageFor(code: TollgateErrorCode): string {
-  switch (code) {
-    case 'blocked': return current.blocked
-    case 'network_error': return current.unreachable
-    case 'rate_limited': return current.rateLimited
-    case 'worker_unavailable': return current.unsupported
-    case 'timeout': return current.timeout
-    // No site key (or bad options in the page's code): the site's mistake, like an unknown key.
-    case 'invalid_options':
-    case 'invalid_site_key':
-    case 'origin_not_allowed': return current.misconfigured
-    default: return current.failed
-  }
+  return current[sentenceOf[code] ?? 'failed']
 }

@@ -237,6 +237,46 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     expect(await sdk.siteverify(String(token))).toMatchObject({ success: true, action: 'checkout', recommendedAction: 'allow', cdata: 'cart_7' })
   })
 
+  it('protects a form whose controls are named like the form\'s own members (dataset, querySelector, append...), with its data-action', async () => {
+    const { page } = await openShop()
+    await page.evaluate(() => {
+      const form = document.querySelector<HTMLFormElement>('#order')
+      if (form === null) return
+      // Each of these names shadows the form's property of that name (DOM clobbering).
+      for (const name of ['dataset', 'querySelector', 'querySelectorAll', 'append', 'dispatchEvent', 'getAttribute', 'getRootNode', 'requestSubmit']) {
+        const control = document.createElement('input')
+        control.type = 'hidden'
+        control.name = name
+        control.value = 'x'
+        form.prepend(control)
+      }
+      form.setAttribute('data-action', 'login')
+      Object.assign(window, { order: { token: '', error: '' } })
+      form.addEventListener('submit', (event) => {
+        event.preventDefault()
+        const field = Array.from(form.getElementsByTagName('input')).find((input) => input.name === 'tollgate-token')
+        Object.assign(window, { order: { token: field?.value ?? '', error: '' } })
+      })
+      form.addEventListener('tollgate:error', (event) => Object.assign(window, { order: { token: '', error: (event as CustomEvent<Error>).detail.message } }))
+    })
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    // The button's submit, done by hand: Playwright's own click reads the clobbered getAttribute.
+    await page.evaluate(() => {
+      const form = document.querySelector<HTMLFormElement>('#order')
+      if (form !== null) HTMLFormElement.prototype.requestSubmit.call(form, document.querySelector('#order button'))
+    })
+    await page.waitForFunction(() => {
+      const { order } = window as unknown as { order: { token: string; error: string } }
+      return order.token !== '' || order.error !== ''
+    }, undefined, { timeout: 20_000 })
+    const order = await page.evaluate(() => (window as unknown as { order: { token: string; error: string } }).order)
+
+    expect(errors).toEqual([])
+    expect(order.error).toBe('')
+    expect(await sdk.siteverify(order.token)).toMatchObject({ success: true, action: 'login' })
+  })
+
   it('refuses options that are not whole numbers in range, or an action or data Turnstile would refuse, with invalid_options, before any request', async () => {
     const { page, events } = await openShop()
     const codes = await page.evaluate(async (siteKey) => {
