@@ -60,19 +60,25 @@ export function doesHintPlatformContradict(claims: UserAgentClaims, hintPlatform
   return !hintPlatformsByOs[claims.os].includes(platform)
 }
 
-function isGreaseBrand(name: string): boolean {
-  // The deliberately meaningless brand ("Not A(Brand", "Not=A?Brand", ...) changes spelling per version.
-  return /^not.?a.?brand$/i.test(name)
-}
+/**
+ * The deliberately meaningless brand: "Not", "A" and "Brand", each of the first two followed by a
+ * character that changes per version (`"Not)A;Brand"`; older ones used `\\` and `"` too). The
+ * characters include `;` and `=` ("Not)A;Brand", "Not;A=Brand": two Chromium majors in eleven),
+ * so the brand is taken out before any split on `;`.
+ */
+const GREASE_BRAND = /\\?not.?a.?brand/gi
 
-/** Brand names of a Sec-CH-UA header: `"Chromium";v="140", "Not=A?Brand";v="24", "Google Chrome";v="140"`. */
+/**
+ * Brand names of a Sec-CH-UA header, a structured-field list of quoted strings with parameters:
+ * `"Chromium";v="140", "Not)A;Brand";v="24", "Google Chrome";v="140"`.
+ */
 export function brandNamesOfHeader(header: string): Set<string> {
-  const names = header.split(',').map((entry) => (entry.split(';')[0] ?? '').trim().replace(/^"|"$/g, ''))
-  return new Set(names.filter((name) => name !== '' && !isGreaseBrand(name)))
+  const names = Array.from(header.matchAll(/(?:^|,)\s*"((?:[^"\\]|\\.)*)"/g), (match) => (match[1] ?? '').replace(/\\(.)/g, '$1'))
+  return new Set(names.filter((name) => name.trim() !== '' && name.replace(GREASE_BRAND, '').trim() !== ''))
 }
 
-/** Brand names of the SDK's `userAgentBrands`: `Chromium;Not=A?Brand;Google Chrome`. */
+/** Brand names of the SDK's `userAgentBrands`, joined by `;`: `Chromium;Not)A;Brand;Google Chrome`. */
 export function brandNamesOfReport(brands: string): Set<string> {
-  const names = brands.split(';').map((name) => name.trim())
-  return new Set(names.filter((name) => name !== '' && !isGreaseBrand(name)))
+  const names = brands.replace(GREASE_BRAND, '').split(';').map((name) => name.trim())
+  return new Set(names.filter((name) => name !== ''))
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { assessBrowser } from '../../../src/domain/automation/assess-browser.js'
+import { hashTextCompact } from '../../../sdk/src/signals/hash-text.js'
 import { evidenceWith, firefoxUserAgent, headlessUserAgent, iphoneUserAgent } from './fixtures.js'
 
 describe('assessBrowser', () => {
@@ -60,6 +61,9 @@ describe('assessBrowser', () => {
       // SHA-256 of 'data:,' (toDataURL of an unreadable canvas), truncated as the SDK does.
       expect(assessBrowser(evidenceWith({ fingerprint: { canvas: '4ff286857945d8713fd2e6744ee452fb' } }))).toEqual(['canvas_constant'])
       expect(assessBrowser(evidenceWith({ fingerprint: { canvas: '0'.repeat(32) } }))).toEqual(['canvas_constant'])
+      // The same blank canvases as a plain-HTTP page hashes them (no crypto.subtle: the SDK's compact hash).
+      expect(assessBrowser(evidenceWith({ fingerprint: { canvas: hashTextCompact('data:,') } }))).toEqual(['canvas_constant'])
+      expect(assessBrowser(evidenceWith({ fingerprint: { canvas: hashTextCompact('data:image/png;base64,') } }))).toEqual(['canvas_constant'])
     })
   })
 
@@ -90,6 +94,18 @@ describe('assessBrowser', () => {
       expect(assessBrowser(evidenceWith({ fingerprint: { userAgentBrands: 'Chromium;Not=A?Brand;Microsoft Edge' } }))).toEqual(['user_agent_mismatch'])
       // The GREASE brand's spelling does not matter.
       expect(assessBrowser(evidenceWith({ fingerprint: { userAgentBrands: 'Chromium;Not_A Brand;Google Chrome' } }))).toEqual([])
+    })
+
+    // Chromium spells the GREASE brand "Not" + c[v % 11] + "A" + c[(v + 1) % 11] + "Brand" over
+    // ` (:-./);=?_`: at majors with v % 11 of 6 or 7 it holds a `;`, as Chrome 116 and 150 send it.
+    it.each([
+      ['Not)A;Brand', '"Chromium";v="150", "Not)A;Brand";v="24", "Google Chrome";v="150"', 'Chromium;Not)A;Brand;Google Chrome'],
+      ['Not;A=Brand', '"Not;A=Brand";v="8", "Chromium";v="139", "Google Chrome";v="139"', 'Not;A=Brand;Chromium;Google Chrome'],
+      ['an escaped quote (Chrome 84)', '"\\\\Not\\"A;Brand";v="99", "Chromium";v="84", "Google Chrome";v="84"', '\\Not"A;Brand;Chromium;Google Chrome'],
+    ])('accepts a real Chrome whose GREASE brand is %s', (_case, header, reported) => {
+      expect(assessBrowser(evidenceWith({ headers: { 'sec-ch-ua': header }, fingerprint: { userAgentBrands: reported } }))).toEqual([])
+      // And still tells another browser's brands from them.
+      expect(assessBrowser(evidenceWith({ headers: { 'sec-ch-ua': header }, fingerprint: { userAgentBrands: reported.replace('Google Chrome', 'Microsoft Edge') } }))).toEqual(['user_agent_mismatch'])
     })
   })
 
