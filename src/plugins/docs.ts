@@ -69,7 +69,12 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
       servers: [{ url: '/' }],
       components: {
         securitySchemes: {
-          siteKey: { type: 'apiKey', in: 'header', name: 'X-Site-Key' },
+          siteKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Site-Key',
+            description: "A site's public key; the test site keys 1x00000000000000000000AA (always passes) and 2x00000000000000000000AB (always blocked) serve a site's own browser tests",
+          },
           bearer: { type: 'http', scheme: 'bearer', description: 'A dashboard API key' },
           session: {
             type: 'apiKey',

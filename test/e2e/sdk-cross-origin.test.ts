@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
 import { hasChromium, launchBrowser, startSdkService, type SdkService, type TestBrowser } from './sdk-support.js'
 
 /**
@@ -275,6 +276,17 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     expect(errors).toEqual([])
     expect(order.error).toBe('')
     expect(await sdk.siteverify(order.token)).toMatchObject({ success: true, action: 'login' })
+  })
+
+  it('gives a headless browser in CI a token with the always-passing test site key, and blocks it with the always-blocking one', async () => {
+    const { page } = await openShop()
+    const passed = await page.evaluate(() => window.Tollgate.execute({ siteKey: '1x00000000000000000000AA' }))
+    expect(passed).toMatchObject({ riskScore: 0, action: 'allow' })
+    const redeemed = await sdk.service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret: testSecrets.alwaysPasses, response: passed.token } })
+    expect(redeemed.json()).toMatchObject({ success: true })
+    // The always-blocking key: the SDK reports the block as it would a real one.
+    const blocked = await page.evaluate(() => window.Tollgate.execute({ siteKey: '2x00000000000000000000AB' }).then(() => 'passed', (error: { code: string }) => error.code))
+    expect(blocked).toBe('blocked')
   })
 
   it('refuses options that are not whole numbers in range, or an action or data Turnstile would refuse, with invalid_options, before any request', async () => {

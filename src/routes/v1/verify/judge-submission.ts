@@ -7,6 +7,7 @@ import type { Signals } from '../../../domain/risk/scoring-input.js'
 import { scoreVerification } from '../../../domain/risk/score-verification.js'
 import { advanceStepUps, claimStepUps } from '../../../domain/risk/step-up.js'
 import { recordOutcome } from '../../../domain/history/client-history.js'
+import { testOutcomeOf, type TestSiteOutcome } from '../../../domain/sites/test-site-keys.js'
 import { issueToken, TOKEN_LIFETIME_MS } from '../../../domain/token/token.js'
 import { ApiError, invalidRequest } from '../../../errors.js'
 import type { VerificationBlockedEvent } from '../../../plugins/events.js'
@@ -51,6 +52,8 @@ export async function judgeSubmission(
     throw new ApiError(redemption.code)
   }
   const { record, elapsedMs } = redemption
+  const testOutcome = testOutcomeOf(caller.site.id)
+  if (testOutcome !== undefined) return judgeForTestSiteKey(app, caller, body, challengeId, testOutcome, now)
 
   const { clientTag } = caller
   const fingerprint = body.fingerprint as Signals
@@ -119,6 +122,36 @@ export async function judgeSubmission(
   app.counters.increment('verifications', { action })
   if (action === 'block') announceBlock(app, { siteId: caller.site.id, timestamp: new Date(now), riskScore, anomalies: [...anomalies], countryCode })
   return result
+}
+
+/**
+ * A test site key's submission, once its proof of work checked out: always the key's outcome, at
+ * score 0 or 100, with no step-up, history, log row or webhook (docs/core-flow.md, section 6).
+ */
+function judgeForTestSiteKey(
+  app: FastifyInstance,
+  caller: PublicCaller,
+  body: SubmissionBody,
+  challengeId: string,
+  outcome: TestSiteOutcome,
+  now: number,
+): VerificationResultBody {
+  app.counters.increment('verifications', { action: outcome })
+  if (outcome === 'block') return { success: false, riskScore: 100, action: 'block' }
+  const token = issueToken(app.keyRing.macKeyFor('token'), {
+    siteId: caller.site.id,
+    siteKey: caller.site.siteKey,
+    challengeId,
+    action: 'allow',
+    riskScore: 0,
+    anomalies: [],
+    hostname: caller.origin.hostname,
+    countryCode: 'XX',
+    issuedAt: now,
+    pageAction: body.pageAction ?? null,
+    cData: body.cData ?? null,
+  })
+  return { success: true, riskScore: 0, action: 'allow', token, expiresAt: new Date(now + TOKEN_LIFETIME_MS).toISOString() }
 }
 
 function announceBlock(app: FastifyInstance, event: VerificationBlockedEvent): void {

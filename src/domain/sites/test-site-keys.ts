@@ -1,0 +1,50 @@
+import { defaultSiteSettings, type Site } from './site.js'
+
+/**
+ * Documented test site keys, Cloudflare Turnstile's strings, for a site's own automated tests (a
+ * headless browser in CI scores as the bot it is): a page using one gets a real challenge at the
+ * lowest difficulty, and its submission always passes or is always blocked, whatever the signals.
+ * The token of one that passes redeems only with a test secret: with any real secret Siteverify
+ * answers invalid-input-response, as for a token of a site that does not exist. They work in
+ * every environment, from any origin, and leave nothing in any site's log, analytics or webhooks;
+ * knowing them grants nothing.
+ */
+export type TestSiteOutcome = 'allow' | 'block'
+
+const definitions: [siteKey: string, id: string, outcome: TestSiteOutcome][] = [
+  ['1x00000000000000000000AA', '00000000-0000-4000-8000-0000000000a1', 'allow'],
+  ['1x00000000000000000000BB', '00000000-0000-4000-8000-0000000000b1', 'allow'],
+  ['2x00000000000000000000AB', '00000000-0000-4000-8000-0000000000a2', 'block'],
+  ['2x00000000000000000000BB', '00000000-0000-4000-8000-0000000000b2', 'block'],
+]
+
+const epoch = new Date(0)
+const sitesByKey = new Map<string, Site>()
+const outcomesById = new Map<string, TestSiteOutcome>()
+for (const [siteKey, id, outcome] of definitions) {
+  sitesByKey.set(siteKey, {
+    id,
+    accountId: null,
+    name: `Test site key (always ${outcome === 'allow' ? 'passes' : 'blocked'})`,
+    siteKey,
+    // No secret key matches: test tokens redeem with the test secrets only.
+    secretKeyHash: '',
+    previousSecrets: [],
+    domains: [],
+    settings: { ...defaultSiteSettings, difficulty: 1 },
+    webhookSecretCiphertext: null,
+    createdAt: epoch,
+    updatedAt: epoch,
+  })
+  outcomesById.set(id, outcome)
+}
+
+/** The stand-in site of a test site key, or undefined for any other key. */
+export function testSiteFor(siteKey: string): Site | undefined {
+  return sitesByKey.get(siteKey)
+}
+
+/** What every submission for this site gets when it is a test site key's, else undefined. */
+export function testOutcomeOf(siteId: string): TestSiteOutcome | undefined {
+  return outcomesById.get(siteId)
+}

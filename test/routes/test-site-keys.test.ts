@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { verifySolution } from '../../src/domain/proof-of-work/verify-solution.js'
+import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
+import { browserHeaders, createTestSite, fetchChallenge, humanSubmission, submitSolution, type TestSite } from '../helpers/core-flow.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+
+const ALWAYS_PASSES = '1x00000000000000000000AA'
+const ALWAYS_BLOCKS = '2x00000000000000000000AB'
+
+/**
+ * Test site keys, Turnstile's strings: a site's own CI drives its forms with a headless browser,
+ * which scores as the bot it is; with these keys its submissions always pass (or always block),
+ * and the tokens redeem with the test secrets only.
+ */
+describe('test site keys', () => {
+  let service: TestApp
+  let realSite: TestSite
+  beforeAll(async () => {
+    service = await buildTestApp({ config: { rateLimitPerMinute: 0 } })
+    realSite = await createTestSite(service.app)
+  })
+  afterAll(() => service.close())
+
+  /** A submission as a headless browser in CI makes it: a bot's user agent, no browser signals. */
+  const asCiBrowser = (siteKey: string) => ({ ...browserHeaders(siteKey, 'http://localhost:8080'), 'user-agent': 'Mozilla/5.0 HeadlessChrome/140.0.0.0' })
+  async function submitAsCi(siteKey: string) {
+    const headers = asCiBrowser(siteKey)
+    const challenge = await fetchChallenge(service.app, headers)
+    const submission = { ...humanSubmission(challenge), fingerprint: { webdriver: true }, behaviorData: {} }
+    return { challenge, response: await submitSolution(service.app, headers, submission) }
+  }
+  const siteverify = (secret: string, response: string) =>
+    service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret, response } }).then((answer) => answer.json<{ success: boolean; 'error-codes': string[] }>())
+  const logRows = async () => (await service.app.database.query<{ count: string }>('SELECT count(*) AS count FROM verifications'))[0]?.count
+
+  it('always pass, from any origin, at the lowest difficulty; the token redeems with a test secret only', async () => {
+    await service.app.verificationLog.flush()
+    const rowsBefore = await logRows()
+    const { challenge, response } = await submitAsCi(ALWAYS_PASSES)
+    expect(challenge.difficulty).toBeLessThanOrEqual(3)
+    expect(response.statusCode).toBe(200)
+    const verdict = response.json<{ success: boolean; riskScore: number; action: string; token?: string }>()
+    expect(verdict).toMatchObject({ success: true, riskScore: 0, action: 'allow', token: expect.any(String) })
+
+    expect(await siteverify(testSecrets.alwaysPasses, verdict.token ?? '')).toMatchObject({ success: true })
+    // A real site's secret never accepts it: a test token cannot pass a production check.
+    expect(await siteverify(realSite.secretKey, verdict.token ?? '')).toEqual(expect.objectContaining({ success: false, 'error-codes': ['invalid-input-response'] }))
+    // Nothing lands in any site's log.
+    await service.app.verificationLog.flush()
+    expect(await logRows()).toBe(rowsBefore)
+  })
+
+  it('always block, with no token and no log row', async () => {
+    await service.app.verificationLog.flush()
+    const rowsBefore = await logRows()
+    const { response } = await submitAsCi(ALWAYS_BLOCKS)
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({ success: false, riskScore: 100, action: 'block' })
+    await service.app.verificationLog.flush()
+    expect(await logRows()).toBe(rowsBefore)
+  })
+
+  it('still check the proof of work and the challenge: a wrong nonce or a replay is refused, with no log row', async () => {
+    await service.app.verificationLog.flush()
+    const rowsBefore = await logRows()
+    const headers = asCiBrowser(ALWAYS_PASSES)
+    const challenge = await fetchChallenge(service.app, headers)
+    const good = humanSubmission(challenge)
+    // At the lowest difficulty about half of all nonces solve it: take the first that does not.
+    let wrongNonce = 0
+    while (verifySolution(challenge, String(wrongNonce))) wrongNonce += 1
+    const wrong = await submitSolution(service.app, headers, { ...good, nonce: String(wrongNonce) })
+    expect(wrong.statusCode).toBe(400)
+    expect(wrong.json().error.code).toBe('solution_invalid')
+    const replay = await submitSolution(service.app, headers, good)
+    expect(replay.statusCode).toBe(400)
+    expect(replay.json().error.code).toBe('challenge_invalid')
+    await service.app.verificationLog.flush()
+    expect(await logRows()).toBe(rowsBefore)
+  })
+
+  it('are only the documented strings: another key of that shape is unknown', async () => {
+    expect((await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders('1x00000000000000000000ZZ') })).statusCode).toBe(401)
+  })
+})
