@@ -29,6 +29,8 @@ export interface Config {
   logRetentionDays: number
   /** Who may sign up: anyone, only the first account (while none exists), or no one. */
   signUps: SignUpPolicy
+  /** When set, /metrics answers only requests that carry it as a bearer token. */
+  metricsToken: string | undefined
 }
 
 export const signUpPolicies = ['open', 'first', 'closed'] as const
@@ -170,5 +172,17 @@ export function loadConfig(env: Environment = process.env): Config {
     // A production server reachable from anywhere should not let anyone make an account (and
     // sites on it); its operator makes the first one.
     signUps: readChoice(env, 'SIGNUPS', signUpPolicies, environment === 'production' ? 'first' : 'open'),
+    metricsToken: readMetricsToken(env),
   }
+}
+
+const MIN_METRICS_TOKEN_LENGTH = 16
+
+function readMetricsToken(env: Environment): string | undefined {
+  const token = env.METRICS_TOKEN
+  if (token === undefined || token === '') return undefined
+  if (token.length < MIN_METRICS_TOKEN_LENGTH || /\s/.test(token)) {
+    throw new ConfigError('METRICS_TOKEN', `must be at least ${MIN_METRICS_TOKEN_LENGTH} characters without spaces (a random string; Prometheus sends it as a bearer token)`)
+  }
+  return token
 }

@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       LOG_REQUESTS: 'true',
       LOG_RETENTION_DAYS: '30',
       SIGNUPS: 'closed',
+      METRICS_TOKEN: 'scrape-me-with-this-token',
     })
     expect(config).toMatchObject({
       port: 8080,
@@ -54,8 +55,10 @@ describe('loadConfig', () => {
       allowPrivateWebhooks: false,
       logRetentionDays: 30,
       signUps: 'closed',
+      metricsToken: 'scrape-me-with-this-token',
     })
     expect(loadConfig({ LOG_RETENTION_DAYS: '0' }).logRetentionDays).toBe(0)
+    expect(loadConfig({}).metricsToken).toBeUndefined()
   })
 
   it.each([
@@ -73,6 +76,8 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', '10.0.0.0/99'],
     ['LOG_LEVEL', 'loud'],
     ['LOG_REQUESTS', 'sometimes'],
+    ['METRICS_TOKEN', 'short'],
+    ['METRICS_TOKEN', 'a token with spaces in it'],
     ['TOLLGATE_SECRET', 'short'],
     ['LOG_RETENTION_DAYS', '-1'],
     ['LOG_RETENTION_DAYS', '7.5'],

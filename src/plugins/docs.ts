@@ -76,6 +76,7 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
             description: "A site's public key; the test site keys 1x00000000000000000000AA (always passes) and 2x00000000000000000000AB (always blocked) serve a site's own browser tests",
           },
           bearer: { type: 'http', scheme: 'bearer', description: 'A dashboard API key' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'The METRICS_TOKEN, when the operator set one' },
           session: {
             type: 'apiKey',
             in: 'cookie',

@@ -16,6 +16,27 @@ describe('operational endpoints', () => {
     expect(response.json()).toEqual({ status: 'ok' })
   })
 
+  it('GET /metrics with METRICS_TOKEN set answers only requests that carry it as a bearer token', async () => {
+    const token = 'a-random-metrics-token-of-some-length'
+    const guarded = await buildTestApp({ config: { metricsToken: token } })
+    try {
+      const scrape = (authorization?: string) =>
+        guarded.app.inject({ method: 'GET', url: '/metrics', headers: authorization === undefined ? {} : { authorization } })
+      for (const refused of [undefined, 'Bearer', `Bearer ${token}x`, `Basic ${token}`, `Bearer ${token.slice(0, -1)}`]) {
+        const response = await scrape(refused)
+        expect(response.statusCode, String(refused)).toBe(401)
+        expect(response.json().error.code).toBe('unauthorized')
+        expect(response.headers['www-authenticate']).toBe('Bearer')
+        expect(response.body).not.toContain('tollgate_')
+      }
+      const allowed = await scrape(`Bearer ${token}`)
+      expect(allowed.statusCode).toBe(200)
+      expect(allowed.body).toContain('# TYPE tollgate_challenges_issued_total')
+    } finally {
+      await guarded.close()
+    }
+  })
+
   it('GET /ready names each dependency and its state', async () => {
     const response = await service.app.inject({ method: 'GET', url: '/ready' })
     expect(response.statusCode).toBe(200)
@@ -150,7 +171,7 @@ describe('operational endpoints', () => {
     expect(mediaTypes('/sdk/v1/{file}', 'get')).toEqual({
       200: ['text/javascript', 'application/wasm'], 304: [], 400: ['application/json'], 404: ['application/json'], 500: ['application/json'], 503: ['application/json'],
     })
-    expect(mediaTypes('/metrics', 'get')).toEqual({ 200: ['text/plain'], 500: ['application/json'], 503: ['application/json'] })
+    expect(mediaTypes('/metrics', 'get')).toEqual({ 200: ['text/plain'], 401: ['application/json'], 500: ['application/json'], 503: ['application/json'] })
     expect(mediaTypes('/demo', 'get')).toMatchObject({ 200: ['text/html'], 500: ['application/json'] })
     // What is served matches: the SDK's script, the metrics' text, and a JSON error from the SDK's route.
     const metrics = await service.app.inject({ method: 'GET', url: '/metrics' })

@@ -1,8 +1,21 @@
+import { createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { isSameInConstantTime } from '../../domain/mac.js'
+import { ApiError } from '../../errors.js'
 import { RedisDatabaseRefused } from '../../storage/redis/redis-store.js'
+import { ErrorResponse } from '../v1/dashboard-schemas.js'
 
 const READY_TIMEOUT_MS = 1_000
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest()
+}
+
+function bearerTokenOf(authorization: string | undefined): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')
+  return match?.[1] ?? ''
+}
 
 const DependencyCheck = Type.Object({
   status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
@@ -71,16 +84,25 @@ const operationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   )
 
+  const metricsToken = app.config.metricsToken === undefined ? undefined : sha256(app.config.metricsToken)
   app.get(
     '/metrics',
     {
       schema: {
         tags: ['operations'],
         summary: 'Prometheus metrics (text exposition format)',
-        response: { 200: { description: 'The metrics', content: { 'text/plain': { schema: Type.String() } } } },
+        description: 'Open to anyone unless METRICS_TOKEN is set; then only with Authorization: Bearer and that token.',
+        security: [{}, { metricsToken: [] }],
+        response: {
+          200: { description: 'The metrics', content: { 'text/plain': { schema: Type.String() } } },
+          401: ErrorResponse,
+        },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
+      if (metricsToken !== undefined && !isSameInConstantTime(metricsToken, sha256(bearerTokenOf(request.headers.authorization)))) {
+        throw new ApiError('unauthorized', 'Send the METRICS_TOKEN as Authorization: Bearer <token>.', undefined, { 'www-authenticate': 'Bearer' })
+      }
       const body = await app.metrics.registry.metrics()
       return reply.header('content-type', app.metrics.registry.contentType).send(body)
     },
