@@ -18,9 +18,45 @@ const codeByStatus: Partial<Record<number, ErrorCode>> = {
   503: 'service_unavailable',
 }
 
+type ValidationIssue = NonNullable<FastifyError['validation']>[number]
+
+/**
+ * A value that matches none of a union's branches is one issue, naming what it may be: Ajv reports
+ * each branch's failure and then the union's ("must be equal to constant" four times, then "must
+ * match a schema in anyOf"). An enum of constants becomes "must be one of: a, b"; a type or null
+ * "must be boolean or null". When a branch got further into the value (an object whose field is
+ * wrong, beside "must be null"), that branch's issues are the ones kept.
+ */
+function mergeAlternatives(issues: ValidationIssue[]): ValidationIssue[] {
+  const unions = issues.filter((issue) => issue.keyword === 'anyOf')
+  if (unions.length === 0) return issues
+  const branchesOf = (union: ValidationIssue) => issues.filter((issue) => issue.schemaPath.startsWith(`${union.schemaPath}/`))
+  const merged = new Map<ValidationIssue, ValidationIssue>()
+  const absorbed = new Set<ValidationIssue>()
+  for (const union of unions) {
+    const branches = branchesOf(union)
+    const shallow = branches.filter((issue) => issue.instancePath === union.instancePath)
+    if (shallow.length < branches.length) {
+      for (const issue of [union, ...shallow]) absorbed.add(issue)
+      continue
+    }
+    const choices = branches.map((issue) => {
+      const params = issue.params as { allowedValue?: unknown; type?: unknown }
+      if (issue.keyword === 'const') return String(params.allowedValue)
+      if (issue.keyword === 'type' && typeof params.type === 'string') return params.type
+      return undefined
+    })
+    if (branches.length === 0 || choices.some((choice) => choice === undefined)) continue
+    for (const branch of branches) absorbed.add(branch)
+    const onlyConstants = branches.every((issue) => issue.keyword === 'const')
+    merged.set(union, { ...union, message: onlyConstants ? `must be one of: ${choices.join(', ')}` : `must be ${choices.join(' or ')}` })
+  }
+  return issues.filter((issue) => !absorbed.has(issue)).map((issue) => merged.get(issue) ?? issue)
+}
+
 function detailsOf(error: FastifyError): ErrorDetail[] | undefined {
   if (error.validation === undefined) return undefined
-  return error.validation.map((issue) => {
+  return mergeAlternatives(error.validation).map((issue) => {
     const missing = (issue.params as { missingProperty?: unknown }).missingProperty
     const path = [issue.instancePath.replace(/^\//, '').replaceAll('/', '.'), typeof missing === 'string' ? missing : '']
       .filter((part) => part !== '')
