@@ -20,7 +20,11 @@ export function formatNumber(value: number): string {
 
 export function formatPercent(part: number, whole: number): string {
   if (whole === 0) return '0%'
-  return `${Math.round((part / whole) * 100)}%`
+  const percent = Math.round((part / whole) * 100)
+  // One block in 300 is not none, and 299 in 300 is not all.
+  if (percent === 0 && part > 0) return '<1%'
+  if (percent === 100 && part < whole) return '>99%'
+  return `${percent}%`
 }
 
 const countryNames = typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(undefined, { type: 'region' }) : undefined
