@@ -48,7 +48,7 @@ function NewSiteForm({ onCreated }: { onCreated: (site: SiteWithSecret) => void 
           id="site-domains"
           label="Allowed domains"
           error={state.fieldErrors.domains}
-          hint="Hostnames allowed to use the site key, one per line (example.com, www.example.com). Leave empty to allow any while you develop."
+          hint="Hostnames allowed to use the site key, one per line; each allows its subdomains too (example.com allows www.example.com). Leave empty to allow any while you develop."
         >
           {(control) => (
             <textarea {...control} name="domains" rows={3} spellcheck={false} autoCapitalize="none" value={domains} onInput={(event) => setDomains(event.currentTarget.value)} />

@@ -99,7 +99,7 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
           id="settings-domains"
           label="Allowed domains"
           error={state.fieldErrors.domains}
-          hint="One hostname per line. Requests from other origins are refused. Empty allows any origin (development only)."
+          hint="One hostname per line; each allows its subdomains too. Requests from other origins are refused. Empty allows any origin (development only)."
         >
           {(control) => (
             <textarea {...control} name="domains" rows={3} spellcheck={false} autoCapitalize="none" value={values.domains} onInput={(event) => setValue('domains', event.currentTarget.value)} />
