@@ -90,9 +90,10 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     const wrongPassword = median(wrongPasswords)
     const unknownAddress = median(unknownAddresses)
     // Without the dummy verification an unknown address answers in about a millisecond, a
-    // wrong password in tens; the bounds are loose because other tests share the CPU.
+    // wrong password in tens (a ratio near 0.03); the bounds are loose because other tests share
+    // the CPU (under a loaded CI run the ratio of the two medians fell to 0.37).
     expect(wrongPassword).toBeGreaterThan(5)
-    expect(unknownAddress).toBeGreaterThan(wrongPassword * 0.4)
+    expect(unknownAddress).toBeGreaterThan(wrongPassword * 0.2)
   })
 
   it('GET /api/v1/me answers the account by session cookie and by API key, 401 without', async () => {
