@@ -70,7 +70,7 @@ const SHUTDOWN_GRACE_MS = WEBHOOK_TIMEOUT_MS + 5_000
 const REPEAT_WINDOW_MS = 2_000
 /** What close-with-grace reports itself (a timeout, a failed shutdown) goes to the log as a JSON line too. */
 const shutdownLogger = {
-  error: (report: unknown) => (report instanceof Error ? app.log.error(report.message) : app.log.error(String(report))),
+  error: (report: unknown) => (report instanceof Error ? app.log.error({ err: report }, report.message) : app.log.error(String(report))),
 }
 const graceful = closeWithGrace({ delay: SHUTDOWN_GRACE_MS, skip: ['SIGTERM', 'SIGINT'], logger: shutdownLogger }, async ({ signal, err }) => {
   if (err !== undefined) app.log.error({ err }, 'shutting down after an error')

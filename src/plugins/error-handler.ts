@@ -40,15 +40,23 @@ function mergeAlternatives(issues: ValidationIssue[]): ValidationIssue[] {
       for (const issue of [union, ...shallow]) absorbed.add(issue)
       continue
     }
-    const choices = branches.map((issue) => {
+    // Per branch, what it asks for: its constant (a TypeBox literal fails its type and its const
+    // for an array value, a repeated query parameter), else its type.
+    const asked = new Map<string, { constant?: string; type?: string; other?: true }>()
+    for (const issue of branches) {
+      const branch = issue.schemaPath.slice(union.schemaPath.length + 1).split('/')[0] ?? ''
       const params = issue.params as { allowedValue?: unknown; type?: unknown }
-      if (issue.keyword === 'const') return String(params.allowedValue)
-      if (issue.keyword === 'type' && typeof params.type === 'string') return params.type
-      return undefined
-    })
-    if (branches.length === 0 || choices.some((choice) => choice === undefined)) continue
+      const entry = asked.get(branch) ?? {}
+      if (issue.keyword === 'const') entry.constant = String(params.allowedValue)
+      else if (issue.keyword === 'type' && typeof params.type === 'string') entry.type = params.type
+      else entry.other = true
+      asked.set(branch, entry)
+    }
+    const entries = [...asked.values()]
+    if (entries.length === 0 || entries.some((entry) => entry.other === true)) continue
     for (const branch of branches) absorbed.add(branch)
-    const onlyConstants = branches.every((issue) => issue.keyword === 'const')
+    const onlyConstants = entries.every((entry) => entry.constant !== undefined)
+    const choices = [...new Set(entries.map((entry) => entry.constant ?? entry.type))]
     merged.set(union, { ...union, message: onlyConstants ? `must be one of: ${choices.join(', ')}` : `must be ${choices.join(' or ')}` })
   }
   return issues.filter((issue) => !absorbed.has(issue)).map((issue) => merged.get(issue) ?? issue)

@@ -96,6 +96,26 @@ describe.each(databaseKinds)('business counters of several instances on $kind', 
 })
 
 describe('business counters when the database fails', () => {
+  it('count a flush whose write went in as done, even when reading the totals back fails', async () => {
+    const { database, dispose } = await openTestDatabase('pglite')
+    try {
+      // Forced: every read of the totals fails, as a connection dropped after the write would.
+      const failingReads = {
+        ...database,
+        query: <Row extends object>(sql: string, parameters?: unknown[]) =>
+          sql.startsWith('SELECT') ? Promise.reject(new Error('connection lost')) : database.query<Row>(sql, parameters),
+      } as typeof database
+      const counters = createBusinessCounters(new Registry(), failingReads)
+      counters.increment('siteverify', { result: 'success' }, 3)
+      await counters.flush()
+      expect(counters.countUnwritten()).toBe(0)
+      expect(await database.query<{ value: number }>('SELECT value FROM metric_counters')).toEqual([{ value: 3 }])
+    } finally {
+      await database.close()
+      await dispose()
+    }
+  })
+
   it('keep their increments for the next flush', async () => {
     const { database, dispose } = await openTestDatabase('pglite')
     const counters = createBusinessCounters(new Registry(), database)

@@ -28,6 +28,10 @@ describe('validation details for choices', () => {
     expect(await detailsOf('GET', `/api/v1/sites/${site.id}/stats?interval=minute`)).toEqual([
       { field: 'querystring.interval', message: 'must be one of: hour, day' },
     ])
+    // A parameter given twice is an array, which fails each literal's type as well as its value.
+    expect(await detailsOf('GET', `/api/v1/sites/${site.id}/stats?interval=hour&interval=day`)).toEqual([
+      { field: 'querystring.interval', message: 'must be one of: hour, day' },
+    ])
   })
 
   it('names the field that is wrong inside an optional body, not the body\'s other choice (null)', async () => {

@@ -74,11 +74,18 @@ const GREASE_BRAND = /\\?not.?a.?brand/gi
  */
 export function brandNamesOfHeader(header: string): Set<string> {
   const names = Array.from(header.matchAll(/(?:^|,)\s*"((?:[^"\\]|\\.)*)"/g), (match) => (match[1] ?? '').replace(/\\(.)/g, '$1'))
-  return new Set(names.filter((name) => name.trim() !== '' && name.replace(GREASE_BRAND, '').trim() !== ''))
+  return new Set(names.filter((name) => isBrandName(name.replace(GREASE_BRAND, ''))))
 }
 
 /** Brand names of the SDK's `userAgentBrands`, joined by `;`: `Chromium;Not)A;Brand;Google Chrome`. */
 export function brandNamesOfReport(brands: string): Set<string> {
-  const names = brands.replace(GREASE_BRAND, '').split(';').map((name) => name.trim())
-  return new Set(names.filter((name) => name !== ''))
+  return new Set(brands.replace(GREASE_BRAND, '').split(';').map((name) => name.trim()).filter(isBrandName))
+}
+
+/**
+ * What is left of a brand once the GREASE brand is taken out: a real name, or only the GREASE
+ * brand's own punctuation (";Not A Brand" and ".Not/A)Brand" put one before it), which is not one.
+ */
+function isBrandName(rest: string): boolean {
+  return /[\p{L}\p{N}]/u.test(rest)
 }

@@ -2,8 +2,8 @@ import { defaultSiteSettings, type Site } from './site.js'
 
 /**
  * Documented test site keys, Cloudflare Turnstile's strings, for a site's own automated tests (a
- * headless browser in CI scores as the bot it is): a page using one gets a real challenge at the
- * lowest difficulty, and its submission always passes or is always blocked, whatever the signals.
+ * headless browser in CI scores as the bot it is): a page using one gets a real challenge at 1 bit
+ * (the network's and the history's extra bits apply as for any site), and its submission always passes or is always blocked, whatever the signals.
  * The token of one that passes redeems only with a test secret: with any real secret Siteverify
  * answers invalid-input-response, as for a token of a site that does not exist. They work in
  * every environment, from any origin, and leave nothing in any site's log, analytics or webhooks;

@@ -101,6 +101,8 @@ describe('assessBrowser', () => {
     it.each([
       ['Not)A;Brand', '"Chromium";v="150", "Not)A;Brand";v="24", "Google Chrome";v="150"', 'Chromium;Not)A;Brand;Google Chrome'],
       ['Not;A=Brand', '"Not;A=Brand";v="8", "Chromium";v="139", "Google Chrome";v="139"', 'Not;A=Brand;Chromium;Google Chrome'],
+      ['one with punctuation before it (Chrome 89, Edge 95)', '"Google Chrome";v="89", "Chromium";v="89", ";Not A Brand";v="99"', 'Google Chrome;Chromium;;Not A Brand'],
+      ['.Not/A)Brand (Chrome 103)', '".Not/A)Brand";v="99", "Google Chrome";v="103", "Chromium";v="103"', '.Not/A)Brand;Google Chrome;Chromium'],
       ['an escaped quote (Chrome 84)', '"\\\\Not\\"A;Brand";v="99", "Chromium";v="84", "Google Chrome";v="84"', '\\Not"A;Brand;Chromium;Google Chrome'],
     ])('accepts a real Chrome whose GREASE brand is %s', (_case, header, reported) => {
       expect(assessBrowser(evidenceWith({ headers: { 'sec-ch-ua': header }, fingerprint: { userAgentBrands: reported } }))).toEqual([])

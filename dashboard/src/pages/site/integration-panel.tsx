@@ -95,7 +95,7 @@ export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
             <div>
               <h3>Previous secret keys</h3>
               <p class="muted">
-                Secret keys replaced by rotations in the last two hours still work, the last of them until{' '}
+                The secret keys your last rotations replaced (two at most) still work, the last of them until{' '}
                 {formatDateTime(site.previousSecretExpiresAt)}.
               </p>
             </div>
