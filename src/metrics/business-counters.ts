@@ -59,7 +59,7 @@ export interface BusinessCounters {
   countUnwritten(): number
 }
 
-/** Labels are stored as a canonical `key=value,key=value` string: part of the primary key. */
+/** Adds `delta` to the total of a metric and label set. */
 function add(totals: Map<string, Map<string, number>>, name: string, labels: string, delta: number): void {
   let byLabels = totals.get(name)
   if (byLabels === undefined) {
@@ -69,6 +69,7 @@ function add(totals: Map<string, Map<string, number>>, name: string, labels: str
   byLabels.set(labels, (byLabels.get(labels) ?? 0) + delta)
 }
 
+/** Labels are stored as a canonical `key=value,key=value` string: part of the primary key. */
 function encodeLabels(labels: Record<string, string>): string {
   return Object.keys(labels)
     .sort()
@@ -114,13 +115,9 @@ export function createBusinessCounters(registry: Registry, database: SqlDatabase
       )
     } catch (error) {
       // Keep the increments for the next flush rather than losing them.
-      for (const [name, labels, delta] of rows) addPending(name, labels, delta)
+      for (const [name, labels, delta] of rows) add(pending, name, labels, delta)
       throw error
     }
-  }
-
-  function addPending(name: string, labels: string, delta: number): void {
-    add(pending, name, labels, delta)
   }
 
   /**
@@ -146,7 +143,7 @@ export function createBusinessCounters(registry: Registry, database: SqlDatabase
       const metricName = definitions[name].name
       counterFor(metricName).inc(labels, by)
       const encoded = encodeLabels(labels)
-      addPending(metricName, encoded, by)
+      add(pending, metricName, encoded, by)
       add(shown, metricName, encoded, by)
     },
     load: catchUp,

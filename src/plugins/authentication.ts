@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
-import { hashToken, isApiKeyShaped } from '../domain/accounts/tokens.js'
+import { bearerTokenOf, hashToken, isApiKeyShaped } from '../domain/accounts/tokens.js'
 import { isUuid } from '../domain/uuid.js'
 import type { Site } from '../domain/sites/site.js'
 import { ApiError } from '../errors.js'
@@ -155,7 +155,7 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
   const cookieName = sessionCookieName(app.config)
 
   async function authenticateWithApiKey(request: FastifyRequest, authorization: string): Promise<void> {
-    const key = /^Bearer +(\S+)$/i.exec(authorization)?.[1]
+    const key = bearerTokenOf(authorization)
     if (key === undefined || !isApiKeyShaped(key)) {
       throw new ApiError('unauthorized', 'The Authorization header must be "Bearer <API key>".')
     }

@@ -30,3 +30,8 @@ export function prefixOfApiKey(apiKey: string): string {
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex')
 }
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined for any other header. */
+export function bearerTokenOf(authorization: string | undefined): string | undefined {
+  return /^Bearer +(\S+)$/i.exec(authorization ?? '')?.[1]
+}

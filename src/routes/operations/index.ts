@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { bearerTokenOf, hashToken } from '../../domain/accounts/tokens.js'
 import { isSameInConstantTime } from '../../domain/mac.js'
 import { ApiError } from '../../errors.js'
 import { RedisDatabaseRefused } from '../../storage/redis/redis-store.js'
@@ -8,14 +8,6 @@ import { ErrorResponse } from '../v1/dashboard-schemas.js'
 
 const READY_TIMEOUT_MS = 1_000
 
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest()
-}
-
-function bearerTokenOf(authorization: string | undefined): string {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')
-  return match?.[1] ?? ''
-}
 
 const DependencyCheck = Type.Object({
   status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
@@ -84,7 +76,8 @@ const operationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   )
 
-  const metricsToken = app.config.metricsToken === undefined ? undefined : sha256(app.config.metricsToken)
+  const digest = (token: string) => Buffer.from(hashToken(token), 'hex')
+  const metricsToken = app.config.metricsToken === undefined ? undefined : digest(app.config.metricsToken)
   app.get(
     '/metrics',
     {
@@ -100,7 +93,7 @@ const operationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      if (metricsToken !== undefined && !isSameInConstantTime(metricsToken, sha256(bearerTokenOf(request.headers.authorization)))) {
+      if (metricsToken !== undefined && !isSameInConstantTime(metricsToken, digest(bearerTokenOf(request.headers.authorization) ?? ''))) {
         throw new ApiError('unauthorized', 'Send the METRICS_TOKEN as Authorization: Bearer <token>.', undefined, { 'www-authenticate': 'Bearer' })
       }
       const body = await app.metrics.registry.metrics()

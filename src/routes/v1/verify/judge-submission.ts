@@ -85,23 +85,7 @@ export async function judgeSubmission(
   ])
 
   const { countryCode } = client.profile
-  const result: VerificationResultBody = { success: action === 'allow', riskScore, action }
-  if (action === 'allow') {
-    result.token = issueToken(app.keyRing.macKeyFor('token'), {
-      siteId: caller.site.id,
-      siteKey: caller.site.siteKey,
-      challengeId,
-      action,
-      riskScore,
-      anomalies,
-      hostname: caller.origin.hostname,
-      countryCode,
-      issuedAt: now,
-      pageAction: body.pageAction ?? null,
-      cData: body.cData ?? null,
-    })
-    result.expiresAt = new Date(now + TOKEN_LIFETIME_MS).toISOString()
-  }
+  const result = answerVerdict(app, caller, body, challengeId, now, { action, riskScore, anomalies, countryCode })
 
   app.verificationLog.record({
     siteId: caller.site.id,
@@ -124,6 +108,30 @@ export async function judgeSubmission(
   return result
 }
 
+interface Verdict {
+  action: VerificationResultBody['action']
+  riskScore: number
+  anomalies: string[]
+  countryCode: string
+}
+
+/** The answer to a verdict: for allow, with the token that carries it to Siteverify. */
+function answerVerdict(app: FastifyInstance, caller: PublicCaller, body: SubmissionBody, challengeId: string, now: number, verdict: Verdict): VerificationResultBody {
+  const { action, riskScore } = verdict
+  if (action !== 'allow') return { success: false, riskScore, action }
+  const token = issueToken(app.keyRing.macKeyFor('token'), {
+    siteId: caller.site.id,
+    siteKey: caller.site.siteKey,
+    challengeId,
+    ...verdict,
+    hostname: caller.origin.hostname,
+    issuedAt: now,
+    pageAction: body.pageAction ?? null,
+    cData: body.cData ?? null,
+  })
+  return { success: true, riskScore, action, token, expiresAt: new Date(now + TOKEN_LIFETIME_MS).toISOString() }
+}
+
 /**
  * A test site key's submission, once its proof of work checked out: always the key's outcome, at
  * score 0 or 100, with no step-up, history, log row or webhook (docs/core-flow.md, section 6).
@@ -137,21 +145,8 @@ function judgeForTestSiteKey(
   now: number,
 ): VerificationResultBody {
   app.counters.increment('verifications', { action: outcome })
-  if (outcome === 'block') return { success: false, riskScore: 100, action: 'block' }
-  const token = issueToken(app.keyRing.macKeyFor('token'), {
-    siteId: caller.site.id,
-    siteKey: caller.site.siteKey,
-    challengeId,
-    action: 'allow',
-    riskScore: 0,
-    anomalies: [],
-    hostname: caller.origin.hostname,
-    countryCode: 'XX',
-    issuedAt: now,
-    pageAction: body.pageAction ?? null,
-    cData: body.cData ?? null,
-  })
-  return { success: true, riskScore: 0, action: 'allow', token, expiresAt: new Date(now + TOKEN_LIFETIME_MS).toISOString() }
+  const verdict = { action: outcome, riskScore: outcome === 'allow' ? 0 : 100, anomalies: [], countryCode: 'XX' }
+  return answerVerdict(app, caller, body, challengeId, now, verdict)
 }
 
 function announceBlock(app: FastifyInstance, event: VerificationBlockedEvent): void {
