@@ -19,6 +19,7 @@ export const errorCatalogue = {
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   email_taken: { status: 409, message: 'An account with this e-mail address exists already.' },
   webhook_not_configured: { status: 409, message: 'The site has no webhook URL and secret; set settings.webhookUrl and settings.webhookSecret first.' },
+  precondition_failed: { status: 412, message: 'The site changed after you read it (If-Match); read it again and reapply your change.' },
   request_timeout: { status: 408, message: 'The request did not arrive in time.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'The request body has an unsupported content type.' },

@@ -237,6 +237,24 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     page.off('request', recordUpdate)
   })
 
+  it('refuses a domain list edited from a stale read, keeping the domain another client added meanwhile', async () => {
+    const added = await callApiElsewhere(`/sites/${siteId}`, { method: 'PUT', body: { domains: ['shop.example', 'www.shop.example', 'elsewhere.example'] } })
+    expect(added.status).toBe(200)
+    await page.getByLabel('Allowed domains').fill('shop.example\nwww.shop.example\nhere.example')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await waitForText('.notice--error', 'changed elsewhere')
+    const stored = (await (await callApiElsewhere(`/sites/${siteId}`)).json()) as { domains: string[] }
+    expect(stored.domains).toEqual(['shop.example', 'www.shop.example', 'elsewhere.example'])
+    // The edit is still in the field; after a reload the page shows both clients' state and saves.
+    expect(await page.getByLabel('Allowed domains').inputValue()).toBe('shop.example\nwww.shop.example\nhere.example')
+    await page.reload()
+    await page.getByRole('heading', { name: 'Settings' }).waitFor()
+    expect(await page.getByLabel('Allowed domains').inputValue()).toBe('shop.example\nwww.shop.example\nelsewhere.example')
+    await page.getByLabel('Allowed domains').fill('shop.example\nwww.shop.example')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await waitForText('.notice--success', 'Settings saved.')
+  })
+
   it('sets a webhook with a secret that is never shown back, and sends a signed test event', async () => {
     await page.getByRole('link', { name: 'Webhook' }).click()
     await page.getByRole('heading', { name: 'Webhook', exact: true }).waitFor()

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decryptSecret } from '../../src/domain/secret-box.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
-import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 
 interface SiteAnswer {
   name: string
@@ -161,5 +162,90 @@ describe.each([
     expect(plain.statusCode).toBe(400)
     expect(plain.json().error.details).toEqual([{ field: 'settings.webhookUrl', message: 'must use https' }])
     expect((await update('https://hooks.example.com/x')).statusCode).toBe(200)
+  })
+})
+
+describe.each(deployments)('If-Match on PUT /api/v1/sites/{id}, on $name', ({ available, options }) => {
+  let service: TestApp
+  let account: TestAccount
+  beforeAll(async () => {
+    if (!available) return
+    service = await buildTestApp(options)
+    account = await createTestAccount(service.app)
+  })
+  afterAll(async () => {
+    if (available) await service.close()
+  })
+
+  const update = (id: string, payload: object, ifMatch?: string) =>
+    service.app.inject({
+      method: 'PUT',
+      url: `/api/v1/sites/${id}`,
+      headers: { ...asScript(account), ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) },
+      payload,
+    })
+  const read = (id: string) => service.app.inject({ method: 'GET', url: `/api/v1/sites/${id}`, headers: asScript(account) })
+
+  it.skipIf(!available)('refuses a save based on a stale read (412 precondition_failed) and keeps the other save', async () => {
+    const site = await createTestSite(service.app, account, { domains: ['shop.example'] })
+    const etag = (await read(site.id)).headers.etag as string
+    expect(etag).toMatch(/^"\d+"$/)
+    // Two tabs read the site; the first adds a domain, the second, unaware, saves its own list.
+    const first = await update(site.id, { domains: ['shop.example', 'first.example'] }, etag)
+    expect(first.statusCode).toBe(200)
+    expect(first.headers.etag).not.toBe(etag)
+    const second = await update(site.id, { domains: ['shop.example', 'second.example'] }, etag)
+    expect(second.statusCode).toBe(412)
+    expect(second.json().error.code).toBe('precondition_failed')
+    const now = await read(site.id)
+    expect(now.json().domains).toEqual(['shop.example', 'first.example'])
+    expect(now.headers.etag).toBe(first.headers.etag)
+    // Read again, the second save goes through.
+    const retried = await update(site.id, { domains: ['shop.example', 'first.example', 'second.example'] }, now.headers.etag)
+    expect(retried.statusCode).toBe(200)
+    expect(retried.json().domains).toEqual(['shop.example', 'first.example', 'second.example'])
+  })
+
+  it.skipIf(!available)('of two saves with the same ETag at once, exactly one is made', async () => {
+    const site = await createTestSite(service.app, account)
+    const etag = (await read(site.id)).headers.etag as string
+    const answers = await Promise.all(['a', 'b', 'c', 'd'].map((name) => update(site.id, { name }, etag)))
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 412, 412, 412])
+    const made = answers.find((answer) => answer.statusCode === 200)
+    expect((await read(site.id)).json().name).toBe(made?.json().name)
+  })
+
+  it.skipIf(!available)('counts every change: a rotation of the secret also makes an earlier ETag stale', async () => {
+    const site = await createTestSite(service.app, account)
+    const etag = (await read(site.id)).headers.etag as string
+    const rotation = await service.app.inject({
+      method: 'POST',
+      url: `/api/v1/sites/${site.id}/secret/rotate`,
+      headers: asScript(account),
+      payload: {},
+    })
+    expect(rotation.statusCode).toBe(200)
+    expect((await update(site.id, { name: 'Stale' }, etag)).statusCode).toBe(412)
+    expect((await read(site.id)).json().name).toBe(site.name)
+  })
+
+  it.skipIf(!available)('without If-Match, or with *, saves as before; a weak or malformed tag matches nothing', async () => {
+    const site = await createTestSite(service.app, account)
+    const created = (await read(site.id)).headers.etag as string
+    expect((await update(site.id, { name: 'No condition' })).statusCode).toBe(200)
+    expect((await update(site.id, { name: 'Any' }, '*')).statusCode).toBe(200)
+    const current = (await read(site.id)).headers.etag as string
+    expect((await update(site.id, { name: 'Listed' }, `${created}, ${current}`)).statusCode).toBe(200)
+    const latest = (await read(site.id)).headers.etag as string
+    for (const tag of [`W/${latest}`, latest.slice(1, -1), '"x"']) {
+      const refused = await update(site.id, { name: 'Weak' }, tag)
+      expect(refused.statusCode, tag).toBe(412)
+    }
+    expect((await read(site.id)).json().name).toBe('Listed')
+  })
+
+  it.skipIf(!available)('answers 404, not 412, for a site that is not there', async () => {
+    const response = await update(randomUUID(), { name: 'Gone' }, '"1"')
+    expect(response.statusCode).toBe(404)
   })
 })

@@ -48,6 +48,24 @@ describe.each(databaseKinds)('site repository on $kind', ({ kind, available }) =
     expect(cleared?.updatedAt.getTime()).toBeGreaterThanOrEqual(site.updatedAt.getTime())
   })
 
+  it.skipIf(!available)('counts every change in the revision, and updates only a site still at an expected revision', async () => {
+    const { site } = await sites.create({ accountId: null, name: 'Shop' })
+    const renamed = await sites.update(site.id, { name: 'Shop 2' }, [site.revision])
+    expect(renamed?.name).toBe('Shop 2')
+    expect(renamed?.revision).not.toBe(site.revision)
+    expect(await sites.update(site.id, { name: 'Stale' }, [site.revision])).toBeUndefined()
+    expect(await sites.update(site.id, { name: 'None listed' }, [])).toBeUndefined()
+    await sites.rotateSecret(site.id)
+    const rotated = await sites.findById(site.id)
+    expect(rotated?.revision).not.toBe(renamed?.revision)
+    await sites.endPreviousSecret(site.id)
+    const ended = await sites.findById(site.id)
+    expect(ended?.revision).not.toBe(rotated?.revision)
+    expect(await sites.update(site.id, { name: 'Stale again' }, [renamed?.revision ?? ''])).toBeUndefined()
+    expect((await sites.update(site.id, { name: 'Current' }, ['0', ended?.revision ?? '']))?.name).toBe('Current')
+    expect((await sites.findById(site.id))?.name).toBe('Current')
+  })
+
   it.skipIf(!available)('keeps the webhook secret unless told to change or clear it', async () => {
     const { site } = await sites.create({ accountId: null, name: 'Wiki', webhookSecretCiphertext: 'sealed-1' })
     expect((await sites.update(site.id, { name: 'Wiki 2' }))?.webhookSecretCiphertext).toBe('sealed-1')

@@ -58,15 +58,23 @@ export interface RequestOptions {
   query?: Record<string, string | number | undefined>
   /** Do not announce a 401 (the initial "am I logged in?" probe and the login form itself). */
   isQuietOnUnauthorized?: boolean
+  /** An ETag the resource must still have (If-Match); else the service answers 412 precondition_failed. */
+  ifMatch?: string
 }
 
 export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  return (await requestWithEtag<T>(path, options)).body
+}
+
+/** As request, with the ETag of the answer (a site's, for a later If-Match). */
+export async function requestWithEtag<T>(path: string, options: RequestOptions = {}): Promise<{ body: T; etag: string | undefined }> {
   const url = new URL('/api/v1' + path, window.location.origin)
   for (const [name, value] of Object.entries(options.query ?? {})) {
     if (value !== undefined && value !== '') url.searchParams.set(name, String(value))
   }
   const headers: Record<string, string> = { accept: 'application/json' }
   if (options.body !== undefined) headers['content-type'] = 'application/json'
+  if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch
   let response: Response
   try {
     response = await fetch(url, {
@@ -93,7 +101,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     }
     throw readError(response.status, body)
   }
-  return body as T
+  return { body: body as T, etag: response.headers.get('etag') ?? undefined }
 }
 
 /** A message for people, with the request id support needs to find the log line. */

@@ -1,4 +1,4 @@
-import { request } from './client.js'
+import { ApiRequestError, request, requestWithEtag } from './client.js'
 import { readList } from './read-list.js'
 import type { SecretRotation, Site, SiteUpdate, SiteWithSecret, WebhookDelivery } from './types.js'
 
@@ -8,16 +8,30 @@ export async function listSites(): Promise<Site[]> {
   return readList<Site>(await request<unknown>('/sites'))
 }
 
-export function fetchSite(id: string): Promise<Site> {
-  return request<Site>(sitePath(id))
+export async function fetchSite(id: string): Promise<Site> {
+  const { body, etag } = await requestWithEtag<Site>(sitePath(id))
+  return { ...body, etag }
 }
 
 export function createSite(input: { name: string; domains: string[] }): Promise<SiteWithSecret> {
   return request<SiteWithSecret>('/sites', { method: 'POST', body: input })
 }
 
-export function updateSite(id: string, update: SiteUpdate): Promise<Site> {
-  return request<Site>(sitePath(id), { method: 'PUT', body: update })
+/** With ifMatch (the ETag the site was read with), the save is refused if the site has changed since. */
+export async function updateSite(id: string, update: SiteUpdate, ifMatch?: string): Promise<Site> {
+  try {
+    const { body, etag } = await requestWithEtag<Site>(sitePath(id), { method: 'PUT', body: update, ifMatch })
+    return { ...body, etag }
+  } catch (error) {
+    if (!(error instanceof ApiRequestError) || error.code !== 'precondition_failed') throw error
+    throw new ApiRequestError(
+      error.status,
+      error.code,
+      'This site was changed elsewhere (in another tab or by an API client) after this page loaded, and your change was not saved. Reload the page to see the current values, then make your change again.',
+      error.requestId,
+      [],
+    )
+  }
 }
 
 export async function deleteSite(id: string): Promise<void> {

@@ -26,6 +26,8 @@ export interface Site {
   previousSecretExpiresAt: string | null
   createdAt: string
   updatedAt: string
+  /** The ETag the site was read with (from the answer's header, not its body), for If-Match. */
+  etag?: string
 }
 
 /** Creating a site and rotating its secret are the only answers that carry the secret key. */

@@ -44,6 +44,8 @@ export interface Site {
   webhookSecretCiphertext: string | null
   createdAt: Date
   updatedAt: Date
+  /** Counts the changes of the site's row; the dashboard API's ETag (If-Match refuses a stale save). */
+  revision: string
 }
 
 /** Stored settings merged over the defaults, so sites created before a setting existed get it. */

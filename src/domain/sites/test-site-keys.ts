@@ -35,6 +35,7 @@ for (const [siteKey, id, outcome] of definitions) {
     webhookSecretCiphertext: null,
     createdAt: epoch,
     updatedAt: epoch,
+    revision: '1',
   })
   outcomesById.set(id, outcome)
 }

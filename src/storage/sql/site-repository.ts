@@ -18,10 +18,11 @@ interface SiteRow {
   webhook_secret_ciphertext: string | null
   created_at: Date
   updated_at: Date
+  revision: string
 }
 
 const siteColumns = `id, account_id, name, site_key, secret_key_hash, previous_secret_key_hash, previous_secret_expires_at,
-  earlier_secret_key_hash, earlier_secret_expires_at, domains, settings, webhook_secret_ciphertext, created_at, updated_at`
+  earlier_secret_key_hash, earlier_secret_expires_at, domains, settings, webhook_secret_ciphertext, created_at, updated_at, revision::text AS revision`
 
 function toSite(row: SiteRow): Site {
   return {
@@ -39,6 +40,7 @@ function toSite(row: SiteRow): Site {
     webhookSecretCiphertext: row.webhook_secret_ciphertext,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    revision: row.revision,
   }
 }
 
@@ -137,17 +139,19 @@ export function createSiteRepository(database: SqlExecutor) {
     /**
      * Applies changes and returns the updated site. Settings merge key by key in one statement
      * (jsonb ||), so concurrent updates of different settings never undo each other; a key
-     * set to null is removed and falls back to its default.
+     * set to null is removed and falls back to its default. With expectedRevisions, only a site
+     * still at one of them is changed (undefined otherwise, as for a site that does not exist):
+     * an update that waited for another's row lock sees the revision that one left.
      */
-    async update(id: string, changes: SiteChanges): Promise<Site | undefined> {
+    async update(id: string, changes: SiteChanges, expectedRevisions?: readonly string[]): Promise<Site | undefined> {
       const rows = await database.query<SiteRow>(
         `UPDATE sites SET
            name = COALESCE($2, name),
            domains = COALESCE($3, domains),
            settings = jsonb_strip_nulls(settings || $4::jsonb),
            webhook_secret_ciphertext = CASE WHEN $5 THEN $6 ELSE webhook_secret_ciphertext END,
-           updated_at = now()
-         WHERE id = $1 RETURNING ${siteColumns}`,
+           updated_at = now(), revision = revision + 1
+         WHERE id = $1 AND ($7::text[] IS NULL OR revision::text = ANY($7::text[])) RETURNING ${siteColumns}`,
         [
           id,
           changes.name ?? null,
@@ -155,6 +159,7 @@ export function createSiteRepository(database: SqlExecutor) {
           JSON.stringify(changes.settings ?? {}),
           changes.webhookSecretCiphertext !== undefined,
           changes.webhookSecretCiphertext ?? null,
+          expectedRevisions === undefined ? null : [...expectedRevisions],
         ],
       )
       return rows[0] === undefined ? undefined : toSite(rows[0])
@@ -175,7 +180,7 @@ export function createSiteRepository(database: SqlExecutor) {
            previous_secret_key_hash = CASE WHEN $3::timestamptz IS NULL THEN NULL ELSE secret_key_hash END,
            previous_secret_expires_at = $3::timestamptz,
            secret_key_hash = $2,
-           updated_at = now()
+           updated_at = now(), revision = revision + 1
          WHERE id = $1 RETURNING id`,
         [id, hashSecretKey(secretKey), previousValidUntil],
       )
@@ -186,7 +191,8 @@ export function createSiteRepository(database: SqlExecutor) {
     async endPreviousSecret(id: string): Promise<boolean> {
       const rows = await database.query<{ id: string }>(
         `UPDATE sites SET previous_secret_key_hash = NULL, previous_secret_expires_at = NULL,
-           earlier_secret_key_hash = NULL, earlier_secret_expires_at = NULL, updated_at = now()
+           earlier_secret_key_hash = NULL, earlier_secret_expires_at = NULL, updated_at = now(),
+           revision = revision + 1
          WHERE id = $1 RETURNING id`,
         [id],
       )

@@ -79,7 +79,10 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
       }
       const update = buildUpdate(stored, values)
       if (Object.keys(update).length === 0) return 'Nothing changed.'
-      const saved = await updateSite(site.id, update)
+      // A list of domains replaces the stored one, so a list edited from a stale read would undo a
+      // domain added meanwhile: it is sent only if the site is still as read (If-Match). Name and
+      // numbers replace single values and merge key by key, so they need no such condition.
+      const saved = await updateSite(site.id, update, update.domains === undefined ? undefined : stored.etag)
       setStored(saved)
       setValues(valuesOf(saved))
       onSaved()

@@ -10,6 +10,7 @@ import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { CreateSiteBody, Site, siteView, SiteWithSecret } from './site-schemas.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
+import { tagWithRevision } from './site-revision.js'
 
 /** Sites per account: enough for any operator, and a bound on what one account's list reads. */
 export const MAX_SITES_PER_ACCOUNT = 100
@@ -63,6 +64,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (created === undefined) throw await creationRefused(app, request, `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites; delete one first.`)
       const { site, secretKey } = created
       await app.siteCache.invalidate(site)
+      tagWithRevision(reply, site)
       return reply.code(201).send({ ...siteView(site), secretKey })
     },
   )
@@ -78,7 +80,11 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Site, 404: ErrorResponse, ...authenticatedErrors },
       },
     },
-    async (request) => siteView(await app.findOwnedSite(request, request.params.id)),
+    async (request, reply) => {
+      const site = await app.findOwnedSite(request, request.params.id)
+      tagWithRevision(reply, site)
+      return siteView(site)
+    },
   )
 
   app.delete(

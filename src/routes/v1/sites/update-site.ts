@@ -3,7 +3,9 @@ import { normalizeSiteInput, settingsChangesOf, validateMergedSettings } from '.
 import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { Type } from 'typebox'
 import { Site, siteView, UpdateSiteBody } from './site-schemas.js'
+import { revisionsAcceptedBy, tagWithRevision } from './site-revision.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
 
 const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -16,33 +18,45 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Absent fields keep their values; settings merge key by key and null clears a key (back to its default). ' +
           'The spec\'s body {"settings": {"webhookUrl": ..., "webhookSecret": ...}} sets the webhook. ' +
-          'Changes reach every instance within seconds.',
+          'Changes reach every instance within seconds. ' +
+          'Reads and writes of a site answer its `ETag`; with `If-Match` set to it, the update is made only if nobody has changed the site since ' +
+          '(else 412 `precondition_failed`, and nothing changes), so that two editors of one site do not undo each other\'s changes.',
         security: dashboardSecurity,
         params: IdParams,
+        headers: Type.Object({
+          'if-match': Type.Optional(Type.String({ description: 'The ETag of the site as last read: refuse the update (412) if the site has changed since' })),
+        }),
         body: UpdateSiteBody,
-        response: { 200: Site, 400: ErrorResponse, 404: ErrorResponse, ...authenticatedErrors },
+        response: { 200: Site, 400: ErrorResponse, 404: ErrorResponse, 412: ErrorResponse, ...authenticatedErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const site = await app.findOwnedSite(request, request.params.id)
       const { value, issues } = normalizeSiteInput(request.body, inputRulesOf(app))
       throwIfInvalid(issues)
       const settings = value.settings ?? {}
       const secret = settings.webhookSecret
+      const expectedRevisions = revisionsAcceptedBy(request.headers['if-match'])
       // The merge and the check of the merged result share one transaction: the UPDATE locks the
       // row, so concurrent updates cannot combine into settings that neither would have allowed.
       const updated = await app.database.transaction(async (transaction) => {
-        const result = await createSiteRepository(transaction).update(site.id, {
+        const sites = createSiteRepository(transaction)
+        const changes = {
           name: value.name,
           domains: value.domains === undefined ? undefined : [...value.domains],
           settings: settingsChangesOf(settings),
           webhookSecretCiphertext: secret === undefined || secret === null ? secret : sealWebhookSecret(app, site.id, secret),
-        })
-        if (result === undefined) throw new ApiError('not_found', 'There is no site with this id in your account.')
+        }
+        const result = await sites.update(site.id, changes, expectedRevisions)
+        if (result === undefined) {
+          if (expectedRevisions !== undefined && (await sites.findById(site.id)) !== undefined) throw new ApiError('precondition_failed')
+          throw new ApiError('not_found', 'There is no site with this id in your account.')
+        }
         throwIfInvalid(validateMergedSettings(result.settings, result.webhookSecretCiphertext !== null))
         return result
       })
       await app.siteCache.invalidate(updated)
+      tagWithRevision(reply, updated)
       return siteView(updated)
     },
   )

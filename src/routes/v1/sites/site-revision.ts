@@ -1,0 +1,22 @@
+import type { FastifyReply } from 'fastify'
+import type { Site } from '../../../domain/sites/site.js'
+
+/** A site's ETag: its revision, a strong validator (every change of the row counts it up). */
+export function etagOf(site: Site): string {
+  return `"${site.revision}"`
+}
+
+/** Sets the ETag of the site the answer shows, for a later If-Match. */
+export function tagWithRevision(reply: FastifyReply, site: Site): void {
+  reply.header('etag', etagOf(site))
+}
+
+/**
+ * The revisions an If-Match header accepts, or undefined when it sets no condition (absent, or
+ * `*`, which any existing site meets). If-Match compares strongly (RFC 9110, 13.1.1), so weak
+ * tags (`W/"3"`) and anything that is no tag match no revision: a list of only those is refused.
+ */
+export function revisionsAcceptedBy(header: string | undefined): string[] | undefined {
+  if (header === undefined || header.trim() === '' || header.trim() === '*') return undefined
+  return header.split(',').flatMap((each) => /^\s*"(\d{1,19})"\s*$/.exec(each)?.slice(1) ?? [])
+}
