@@ -12,6 +12,10 @@ declare module 'fastify' {
     optionalBody?: boolean
     /** The codes only some routes give (routeSpecificCodes) that this one gives, for its error answers' documentation. */
     errorCodes?: ErrorCode[]
+    /** The route reads no body: one is ignored (within the body limit), so it is neither validated nor refused for its type. */
+    ignoresBody?: boolean
+    /** The route reads no input and no store (/health): it gives none of the error answers any route can. */
+    cannotFail?: boolean
     /** Headers of an answer, by status, for the document only (Fastify's schemas describe bodies). */
     responseHeaders?: Record<number, Record<string, { type: 'string' | 'integer'; description: string }>>
   }
@@ -84,7 +88,8 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
             description:
               'The session cookie set by `POST /api/v1/sessions` (log-in). A request that changes something (any method but GET) ' +
               "with it must carry an `Origin` (or `Referer`) header naming the service's own origin, else 403 `csrf_rejected`; " +
-              'requests with an API key (bearer) need none.',
+              'requests with an API key (bearer) need none. ' +
+              `In production (where this document is not served) the cookie is named \`${sessionCookieName({ environment: 'production' })}\` and is Secure.`,
           },
         },
       },
@@ -160,15 +165,16 @@ const publicGateCodes: Record<number, ErrorCode> = {
  */
 function documentErrors(route: RouteOptions): void {
   const schema = route.schema as (FastifySchema & { hide?: boolean; tags?: string[] }) | undefined
-  if (schema?.response === undefined || schema.hide === true || schema.tags?.includes('server-side') === true) return
+  if (schema?.response === undefined || schema.hide === true || schema.cannotFail === true || schema.tags?.includes('server-side') === true) return
   const responses: Record<string, unknown> = { ...(schema.response as Record<string, unknown>) }
   const methods = Array.isArray(route.method) ? route.method : [route.method]
   // Fastify reads a body sent with any method but GET and HEAD, so a DELETE's may be refused too.
   const takesBody = schema.body !== undefined || methods.some((method) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method))
+  const readsBody = takesBody && schema.ignoresBody !== true
   // The dashboard API refuses text PostgreSQL cannot store anywhere in a request, the query string included.
   const validatesInput =
-    takesBody || schema.querystring !== undefined || schema.params !== undefined || schema.tags?.includes('dashboard') === true
-  const statuses = [...(validatesInput ? [400] : []), ...(takesBody ? [413, 415] : []), 500, 503]
+    readsBody || schema.querystring !== undefined || schema.params !== undefined || schema.tags?.includes('dashboard') === true
+  const statuses = [...(validatesInput ? [400] : []), ...(takesBody ? [413] : []), ...(readsBody ? [415] : []), 500, 503]
   for (const status of statuses) responses[status] ??= errorAnswer([frameworkCodes[status]!])
   // The public routes answer a fixed code for each status of their gate, not every code of the status.
   const isPublic = schema.tags?.includes('public') === true

@@ -75,7 +75,10 @@ describe('operational endpoints', () => {
     type Operation = { tags?: string[]; responses: Record<string, { description: string }> }
     const { paths } = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<{ paths: Record<string, Record<string, Operation>> }>()
     const operations = Object.entries(paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })))
-    for (const { path, method, operation } of operations.filter(({ operation }) => !(operation.tags ?? []).includes('server-side'))) {
+    // /health reads nothing and answers 200 always; Siteverify answers every failure with its own 200.
+    expect(Object.keys(paths['/health']?.get?.responses ?? {})).toEqual(['200'])
+    const failing = operations.filter(({ path, operation }) => path !== '/health' && !(operation.tags ?? []).includes('server-side'))
+    for (const { path, method, operation } of failing) {
       const statuses = Object.keys(operation.responses)
       expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['500', '503', ...(method === 'post' ? ['413'] : [])]))
       for (const status of statuses.filter((status) => Number(status) >= 400)) {
@@ -85,6 +88,15 @@ describe('operational endpoints', () => {
     // A route that validates a body answers 400 validation_error: the log-in did not say so.
     expect(paths['/api/v1/sessions']?.post?.responses['400']?.description).toContain('`validation_error`')
     expect(paths['/api/v1/challenge']?.post?.responses['503']?.description).toContain('`service_unavailable`')
+    // The challenge ignores any body within the limit: no 400 or 415 for it, only 413 beyond.
+    expect(Object.keys(paths['/api/v1/challenge']?.post?.responses ?? {})).not.toEqual(expect.arrayContaining(['415']))
+    expect(Object.keys(paths['/api/v1/challenge']?.post?.responses ?? {})).not.toContain('400')
+    // A site's update names its ETag and refuses a stale If-Match with 412.
+    const update = paths['/api/v1/sites/{id}']?.put as unknown as { parameters: { in: string; name: string }[]; responses: Record<string, { description: string; headers?: object }> }
+    expect(update.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'if-match' }))
+    expect(update.responses['412']?.description).toContain('`precondition_failed`')
+    expect(update.responses['200']?.headers).toHaveProperty('ETag')
+    expect((paths['/api/v1/sites']?.post?.responses['201'] as { headers?: object }).headers).toHaveProperty('Location')
     // /ready's 503 carries the readiness body, not the error body.
     expect(paths['/ready']?.get?.responses['503']?.description).toMatch(/^Not ready: this body/)
     // Siteverify answers every failure with 200 and its own body.

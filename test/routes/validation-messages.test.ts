@@ -40,3 +40,43 @@ describe('validation details for choices', () => {
     ])
   })
 })
+
+/** The dashboard API reads JSON only, and says so to a client that sends something else. */
+describe('dashboard API bodies that are not JSON', () => {
+  let service: TestApp
+  let account: TestAccount
+  beforeAll(async () => {
+    service = await buildTestApp()
+    account = await createTestAccount(service.app)
+  })
+  afterAll(() => service.close())
+
+  const listNames = async () =>
+    (await service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asScript(account) })).json<{ items: { name: string }[] }>().items.map((site) => site.name)
+
+  // fetch() with a JSON.stringify body and no Content-Type sends text/plain;charset=UTF-8.
+  it.each(['text/plain;charset=UTF-8', 'text/plain', 'application/xml', 'application/x-www-form-urlencoded'])(
+    'answers 415 unsupported_media_type, naming application/json, to a JSON body sent as %s, and creates nothing',
+    async (contentType) => {
+      const response = await service.app.inject({
+        method: 'POST',
+        url: '/api/v1/sites',
+        headers: { ...asScript(account), 'content-type': contentType },
+        payload: JSON.stringify({ name: `Sent as ${contentType}` }),
+      })
+      expect(response.statusCode).toBe(415)
+      expect(response.json().error).toMatchObject({ code: 'unsupported_media_type', message: expect.stringContaining('application/json') })
+      expect(await listNames()).not.toContain(`Sent as ${contentType}`)
+    },
+  )
+
+  it('takes a body-less request whatever Content-Type it names', async () => {
+    const site = await createTestSite(service.app, account)
+    const response = await service.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/sites/${site.id}`,
+      headers: { ...asScript(account), 'content-type': 'text/plain' },
+    })
+    expect(response.statusCode).toBe(204)
+  })
+})

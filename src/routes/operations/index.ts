@@ -48,6 +48,7 @@ const operationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['operations'],
         summary: 'Liveness: always 200 while the process serves requests',
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        cannotFail: true,
       },
     },
     async () => ({ status: 'ok' as const }),

@@ -6,7 +6,7 @@ import meRoutes from './me/index.js'
 import sessionsRoutes from './sessions/index.js'
 import sitesRoutes from './sites/index.js'
 import { findUnstorableText } from '../../domain/storable-text.js'
-import { invalidRequest } from '../../errors.js'
+import { ApiError, invalidRequest } from '../../errors.js'
 import { transportSecurity } from '../assets/dashboard.js'
 import webhookRoutes from './webhooks/index.js'
 
@@ -17,6 +17,14 @@ import webhookRoutes from './webhooks/index.js'
  */
 const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(cookie)
+  // This API reads JSON only. Fastify would read text/plain as a string, so the commonest slip of
+  // a script (fetch with a JSON.stringify body and no Content-Type sends text/plain) got "must be
+  // object"; it and every other type now get a 415 that says what to send. No bytes is no body.
+  app.removeContentTypeParser('text/plain')
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    if (body.length === 0) done(null, undefined)
+    else done(new ApiError('unsupported_media_type', 'The body must be JSON, sent with Content-Type: application/json.'))
+  })
   // Answers of this API hold account data and, once, secrets: no cache keeps them. In production,
   // browsers are told to keep to https (transportSecurity).
   const headers = { 'cache-control': 'no-store', ...(app.config.environment === 'production' ? transportSecurity : {}) }

@@ -46,6 +46,7 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Find a decimal nonce (no leading zeros, below 2^53) such that SHA-256(challenge + nonce) begins with `difficulty` zero bits, then submit it to /api/v1/verify before `expiresAt`.',
         security: siteKeySecurity,
         response: { 200: Challenge, ...publicGateErrors },
+        ignoresBody: true,
       },
     },
     async (request, reply) => {

@@ -10,7 +10,7 @@ import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { CreateSiteBody, Site, siteView, SiteWithSecret } from './site-schemas.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
-import { tagWithRevision } from './site-revision.js'
+import { etagHeader, tagWithRevision } from './site-revision.js'
 
 /** Sites per account: enough for any operator, and a bound on what one account's list reads. */
 export const MAX_SITES_PER_ACCOUNT = 100
@@ -40,6 +40,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: dashboardSecurity,
         body: CreateSiteBody,
         response: { 201: SiteWithSecret, 400: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors },
+        responseHeaders: { 201: { Location: { type: 'string', description: 'The new site\'s address' }, ...etagHeader } },
       },
     },
     async (request, reply) => {
@@ -65,6 +66,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { site, secretKey } = created
       await app.siteCache.invalidate(site)
       tagWithRevision(reply, site)
+      void reply.header('location', `/api/v1/sites/${site.id}`)
       return reply.code(201).send({ ...siteView(site), secretKey })
     },
   )
@@ -78,6 +80,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: dashboardSecurity,
         params: IdParams,
         response: { 200: Site, 404: ErrorResponse, ...authenticatedErrors },
+        responseHeaders: { 200: etagHeader },
       },
     },
     async (request, reply) => {

@@ -20,3 +20,8 @@ export function revisionsAcceptedBy(header: string | undefined): string[] | unde
   if (header === undefined || header.trim() === '' || header.trim() === '*') return undefined
   return header.split(',').flatMap((each) => /^\s*"(\d{1,19})"\s*$/.exec(each)?.slice(1) ?? [])
 }
+
+/** The ETag header as the OpenAPI document lists it (schema.responseHeaders). */
+export const etagHeader = {
+  ETag: { type: 'string', description: 'The site\'s revision: send it as If-Match with a PUT to refuse the update if the site has changed since' },
+} as const

@@ -5,7 +5,7 @@ import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { Type } from 'typebox'
 import { Site, siteView, UpdateSiteBody } from './site-schemas.js'
-import { revisionsAcceptedBy, tagWithRevision } from './site-revision.js'
+import { etagHeader, revisionsAcceptedBy, tagWithRevision } from './site-revision.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
 
 const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -28,6 +28,7 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
         body: UpdateSiteBody,
         response: { 200: Site, 400: ErrorResponse, 404: ErrorResponse, 412: ErrorResponse, ...authenticatedErrors },
+        responseHeaders: { 200: etagHeader },
       },
     },
     async (request, reply) => {

@@ -50,7 +50,9 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['public'],
         summary: 'Submit a solved challenge with browser signals',
         description:
-          'Consumes the challenge (one submission per challenge) and answers a risk score and a recommended action; allow carries a token for Siteverify.',
+          'Consumes the challenge (one submission per challenge) and answers a risk score and a recommended action; allow carries a token for Siteverify. ' +
+          'Made for the browser SDK (sdk/README.md): the risk model scores the signals it collects and the layout of its nonces, so a client of your own that sends ' +
+          'only the fields named here, or counts nonces from 0, scores higher (with the default thresholds, a step-up for every visitor); docs/risk.md lists what is scored.',
         security: siteKeySecurity,
         body: SolutionSubmission,
         response: { 200: VerificationResult, 400: PublicErrorResponse, 413: PublicErrorResponse, ...publicGateErrors },

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { NONCE_PATTERN } from '../../../domain/proof-of-work/nonce.js'
+import { anomalyVocabulary } from '../../../domain/risk/anomalies.js'
 import type { SignalValue } from '../../../domain/risk/scoring-input.js'
 import { stringEnum } from '../public-schemas.js'
 
@@ -28,14 +29,25 @@ export const SolutionSubmission = Type.Object({
     pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
     description: 'The challengeId of the challenge being solved',
   }),
-  nonce: Type.String({ pattern: NONCE_PATTERN, description: 'Decimal, no leading zeros, below 2^53' }),
+  nonce: Type.String({
+    pattern: NONCE_PATTERN,
+    description:
+      "Decimal, no leading zeros, below 2^53. The SDK's nonces have 16 digits (a 12-digit lane prefix from 100000000000, then a 4-digit suffix); " +
+      `a nonce in any other layout is labelled foreign_solver (+${anomalyVocabulary.foreign_solver.weight}, docs/risk.md)`,
+  }),
   solveTimeMs: Type.Integer({ minimum: 0, maximum: 86_400_000, description: 'Milliseconds the client spent solving' }),
   fingerprint: Type.Object(
     {
       canvas: Type.Optional(Type.String({ maxLength: 1024 })),
       webgl: Type.Optional(Type.String({ maxLength: 1024 })),
     },
-    { additionalProperties: FurtherSignal, maxProperties: MAX_SIGNAL_KEYS, description: 'Browser fingerprint signals' },
+    {
+      additionalProperties: FurtherSignal,
+      maxProperties: MAX_SIGNAL_KEYS,
+      description:
+        'Browser fingerprint signals. The risk model expects the keys the SDK sends (docs/risk.md); ' +
+        `without them the submission is labelled incomplete_fingerprint (+${anomalyVocabulary.incomplete_fingerprint.weight})`,
+    },
   ),
   behaviorData: Type.Object(
     {
