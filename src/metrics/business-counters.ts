@@ -21,7 +21,7 @@ const definitions = {
   },
   verifications: {
     name: 'tollgate_verifications_total',
-    help: 'Accepted solution submissions by recommended action (allow, challenge, block).',
+    help: 'Accepted solution submissions by recommended action (allow, challenge, block), or test for the test site keys.',
     labelNames: ['action'],
   },
   verificationsRejected: {

@@ -50,6 +50,11 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
     const stored = await service.app.sites.findById(site.id)
     expect(stored?.accountId).toBe(account.id)
     expect(isSecretKeyOf(site.secretKey, stored?.secretKeyHash ?? '')).toBe(true)
+    // Its address and ETag, as a read of it answers them.
+    expect(response.headers.location).toBe(`/api/v1/sites/${site.id}`)
+    const read = await readSite(site.id)
+    expect(read.statusCode).toBe(200)
+    expect(response.headers.etag).toBe(read.headers.etag)
   })
 
   it('creates a site with settings and a webhook; the secret is stored encrypted and never shown', async () => {

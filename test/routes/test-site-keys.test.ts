@@ -60,6 +60,17 @@ describe('test site keys', () => {
     expect(await logRows()).toBe(rowsBefore)
   })
 
+  it('count as action "test" in /metrics, never as allow or block', async () => {
+    const count = async (action: string) => {
+      const text = (await service.app.inject({ method: 'GET', url: '/metrics' })).body
+      return Number(new RegExp(`^tollgate_verifications_total\\{action="${action}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
+    }
+    const before = { allow: await count('allow'), block: await count('block'), test: await count('test') }
+    await submitAsCi(ALWAYS_BLOCKS)
+    await submitAsCi(ALWAYS_PASSES)
+    expect({ allow: await count('allow'), block: await count('block'), test: await count('test') }).toEqual({ ...before, test: before.test + 2 })
+  })
+
   it('still check the proof of work and the challenge: a wrong nonce or a replay is refused, with no log row', async () => {
     await service.app.verificationLog.flush()
     const rowsBefore = await logRows()
