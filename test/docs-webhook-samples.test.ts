@@ -32,9 +32,9 @@ async function startSample(code: string): Promise<{ url: string; process: ChildP
   throw new Error('the sample receiver did not start')
 }
 
-function signedRequest(siteId: string, secret = SECRET): { body: string; headers: Record<string, string> } {
+function signedRequest(siteId: string, secret = SECRET, timestamp = new Date()): { body: string; headers: Record<string, string> } {
   const deliveryId = randomUUID()
-  const body = serializePayload(buildBlockedPayload({ siteId, timestamp: new Date(), riskScore: 90, anomalies: ['datacenter_ip'], countryCode: 'NL' }, deliveryId))
+  const body = serializePayload(buildBlockedPayload({ siteId, timestamp, riskScore: 90, anomalies: ['datacenter_ip'], countryCode: 'NL' }, deliveryId))
   return { body: body.toString('utf8'), headers: buildSignedHeaders({ secret, event: 'verification.blocked', deliveryId, body, sentAt: new Date() }) }
 }
 
@@ -76,6 +76,17 @@ describe.each(samples.map((code, index) => ({ code, index })))('the receiver sam
     // Captured and replayed, under a new X-Service-Delivery (the header is not signed).
     const replayed = { ...genuine.headers, 'X-Service-Delivery': randomUUID() }
     expect((await fetch(receiver.url, { method: 'POST', headers: replayed, body: genuine.body })).status).toBe(409)
+  })
+
+  // A receiver whose clock is behind Tollgate's sees timestamps from its future. Ten minutes
+  // ahead, an id remembered for 5 minutes from its arrival would be forgotten while its timestamp
+  // still passed; the sample refuses such timestamps, and keeps ids as long as theirs pass.
+  it.runIf(index === 0)('refuses a delivery timestamped more than a minute ahead of its clock, and takes one 30 s ahead once', async () => {
+    const ahead = signedRequest(randomUUID(), SECRET, new Date(Date.now() + 10 * 60_000))
+    expect((await fetch(receiver.url, { method: 'POST', headers: ahead.headers, body: ahead.body })).status).toBe(409)
+    const skewed = signedRequest(randomUUID(), SECRET, new Date(Date.now() + 30_000))
+    expect((await fetch(receiver.url, { method: 'POST', headers: skewed.headers, body: skewed.body })).status).toBe(204)
+    expect((await fetch(receiver.url, { method: 'POST', headers: skewed.headers, body: skewed.body })).status).toBe(409)
   })
 })
 
