@@ -12,6 +12,10 @@ export const errorCatalogue = {
   invalid_credentials: { status: 401, message: 'The e-mail address or password is wrong.' },
   forbidden: { status: 403, message: 'You are not allowed to do this.' },
   sign_up_closed: { status: 403, message: 'Sign-ups are closed on this server; ask its operator for an account.' },
+  setup_code_invalid: {
+    status: 403,
+    message: "The first account of this server needs the setup code its log shows at start (or the operator's npm run account -- create).",
+  },
   csrf_rejected: { status: 403, message: 'The request did not come from this service\'s own pages.' },
   origin_not_allowed: { status: 403, message: 'This site key is not allowed on the requesting origin.' },
   not_found: { status: 404, message: 'Nothing is here.' },

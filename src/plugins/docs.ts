@@ -121,6 +121,7 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'origin_not_allowed',
   'email_taken',
   'sign_up_closed',
+  'setup_code_invalid',
   'invalid_credentials',
   'webhook_not_configured',
   // Answered at the socket for any route (the document's description says so), not by a route.

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { firstAccountSetupCode } from '../../src/domain/accounts/setup-code.js'
 import { findAccessibilityViolations, hasChromium, openDashboard, type OpenDashboard } from './dashboard-support.js'
 
 /**
@@ -12,12 +13,19 @@ describe.skipIf(!hasChromium())('signing up and logging in to the dashboard (SIG
   }, 120_000)
   afterAll(() => dashboard?.close())
 
-  it('lets the operator sign up first, then shows no sign-up form or link', async () => {
-    const { page, origin, pageErrors } = dashboard
+  it('lets the operator sign up first, with the setup code from the log, then shows no sign-up form or link', async () => {
+    const { page, origin, pageErrors, service } = dashboard
     await page.goto(`${origin}/dashboard/`)
     await page.getByRole('link', { name: 'Create an account' }).click()
     await page.getByLabel('E-mail address').fill('operator@example.com')
     await page.getByLabel('Password').fill('correct horse battery staple')
+    // Whoever reaches a fresh server first does not get it without the code its log shows.
+    await page.getByLabel('Setup code').fill('AAAA-BBBB-CCCC-DDDD')
+    await page.getByRole('button', { name: 'Create account' }).click()
+    await page.locator('#auth-setupCode-error').filter({ hasText: "not the code in the server's log" }).waitFor()
+    expect(await page.getByLabel('Setup code').getAttribute('aria-invalid')).toBe('true')
+    expect(await findAccessibilityViolations(page)).toEqual([])
+    await page.getByLabel('Setup code').fill(firstAccountSetupCode(service.app.keyRing))
     await page.getByRole('button', { name: 'Create account' }).click()
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { App } from '../../src/app.js'
+import { firstAccountSetupCode } from '../../src/domain/accounts/setup-code.js'
 
 /** What inject() gives as Host by default, and so the Origin our own pages would send. */
 export const OWN_ORIGIN = 'http://localhost'
@@ -51,7 +52,9 @@ export async function createTestAccount(app: App, options: { email?: string; ori
   const email = options.email ?? randomEmail()
   const password = `password-${randomBytes(8).toString('hex')}`
   const remoteAddress = randomClientAddress()
-  const signUp = await app.inject({ method: 'POST', url: '/api/v1/accounts', payload: { email, password }, remoteAddress })
+  // The setup code matters only to a server's first account under SIGNUPS=first; others ignore it.
+  const setupCode = firstAccountSetupCode(app.keyRing)
+  const signUp = await app.inject({ method: 'POST', url: '/api/v1/accounts', payload: { email, password, setupCode }, remoteAddress })
   if (signUp.statusCode !== 201) throw new Error(`sign-up answered ${signUp.statusCode}: ${signUp.body}`)
   const logIn = await app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email, password }, remoteAddress })
   if (logIn.statusCode !== 200) throw new Error(`log-in answered ${logIn.statusCode}: ${logIn.body}`)

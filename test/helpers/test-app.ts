@@ -17,6 +17,8 @@ export interface TestAppOptions {
   logRetentionIntervalMs?: number
   verificationLogMaxBufferedRows?: number
   requestTimeoutMs?: number
+  /** Where the app's JSON log lines go (info and above); none by default. */
+  logStream?: { write(line: string): void }
 }
 
 /** The two ways the service is deployed, for suites that run on each; the second where the services answer. */
@@ -44,7 +46,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     config,
     storage: { database: testDatabase.database, keyValue: testKeyValue.keyValue },
     keyRing: createKeyRing(config.secret ?? TEST_SECRET),
-    logger: false,
+    logger: options.logStream === undefined ? false : { level: 'info', stream: options.logStream },
     metricsFlushIntervalMs: options.metricsFlushIntervalMs,
     webhookTimeoutMs: options.webhookTimeoutMs,
     logRetentionIntervalMs: options.logRetentionIntervalMs,

@@ -4,6 +4,7 @@ import { hasPostgres } from '../helpers/services.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
 import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
+import { firstAccountSetupCode } from '../../src/domain/accounts/setup-code.js'
 
 describe('POST /api/v1/accounts (sign-up)', () => {
   let service: TestApp
@@ -113,9 +114,42 @@ describe.each([
   { name: 'embedded', options: {}, available: true },
   { name: 'PostgreSQL', options: { database: 'postgres' as const }, available: hasPostgres },
 ])('SIGNUPS, who may sign up ($name)', ({ options, available }) => {
-  const signUp = (service: TestApp, email = randomEmail()) =>
-    service.app.inject({ method: 'POST', url: '/api/v1/accounts', payload: { email, password: 'long enough password' }, remoteAddress: randomClientAddress() })
+  /** setupCode null sends none. */
+  const signUp = (service: TestApp, email = randomEmail(), setupCode: string | null = firstAccountSetupCode(service.app.keyRing)) =>
+    service.app.inject({
+      method: 'POST',
+      url: '/api/v1/accounts',
+      payload: { email, password: 'long enough password', ...(setupCode === null ? {} : { setupCode }) },
+      remoteAddress: randomClientAddress(),
+    })
   const isOpen = async (service: TestApp) => (await service.app.inject({ method: 'GET', url: '/api/v1/sign-up' })).json<{ open: boolean }>().open
+  const countAccounts = async (service: TestApp) =>
+    (await service.app.database.query<{ count: number }>('SELECT count(*)::int AS count FROM accounts'))[0]?.count
+
+  it.skipIf(!available)('first: the first account needs the setup code the server logs at start; without it nobody takes the server', async () => {
+    const logged: string[] = []
+    const service = await buildTestApp({ ...options, env: { SIGNUPS: 'first' }, logStream: { write: (line: string) => void logged.push(line) } })
+    try {
+      expect((await service.app.inject({ method: 'GET', url: '/api/v1/sign-up' })).json()).toEqual({ open: true, setupCodeRequired: true })
+      const code = firstAccountSetupCode(service.app.keyRing)
+      expect(code).toMatch(/^[0-9A-HJKMNP-TV-Z]{4}(-[0-9A-HJKMNP-TV-Z]{4}){3}$/)
+      expect(logged.join('')).toContain(`setup code ${code}`)
+
+      const missing = await signUp(service, randomEmail(), null)
+      expect(missing.statusCode).toBe(403)
+      expect(missing.json().error).toMatchObject({ code: 'setup_code_invalid', details: [{ field: 'setupCode', message: expect.stringContaining('required') }] })
+      const wrong = await signUp(service, randomEmail(), 'AAAA-BBBB-CCCC-DDDD')
+      expect(wrong.statusCode).toBe(403)
+      expect(wrong.json().error.code).toBe('setup_code_invalid')
+      expect(await countAccounts(service)).toBe(0)
+      expect(await isOpen(service)).toBe(true)
+      // As typed off a log: any letter case, without dashes or with spaces.
+      expect((await signUp(service, randomEmail(), ` ${code.toLowerCase().replaceAll('-', ' ')} `)).statusCode).toBe(201)
+      expect(await isOpen(service)).toBe(false)
+    } finally {
+      await service.close()
+    }
+  })
 
   it.skipIf(!available)('first: takes one sign-up, the first of several sent at once, then answers 403 sign_up_closed', async () => {
     const service = await buildTestApp({ ...options, env: { SIGNUPS: 'first' } })

@@ -10,12 +10,18 @@ export function fetchCurrentAccount(): Promise<Account> {
   return request<Account>('/me', { isQuietOnUnauthorized: true })
 }
 
-/** Whether this server takes sign-ups now (its SIGNUPS setting). */
-export async function fetchIsSignUpOpen(): Promise<boolean> {
-  return (await request<{ open: boolean }>('/sign-up')).open
+export interface SignUpStatus {
+  /** Whether this server takes sign-ups now (its SIGNUPS setting). */
+  open: boolean
+  /** Whether a sign-up needs the setup code the server logs at start (SIGNUPS=first: its first account). */
+  setupCodeRequired: boolean
 }
 
-export function createAccount(credentials: Credentials): Promise<Account> {
+export function fetchSignUpStatus(): Promise<SignUpStatus> {
+  return request<SignUpStatus>('/sign-up')
+}
+
+export function createAccount(credentials: Credentials & { setupCode?: string }): Promise<Account> {
   return request<Account>('/accounts', { method: 'POST', body: credentials })
 }
 

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { createAccount, fetchCurrentAccount, fetchIsSignUpOpen, logIn } from '../api/accounts.js'
+import { createAccount, fetchCurrentAccount, fetchSignUpStatus, logIn } from '../api/accounts.js'
 import { ApiRequestError, describeError } from '../api/client.js'
 import type { Account } from '../api/types.js'
 import { Field } from '../components/field.js'
@@ -35,13 +35,15 @@ interface AuthPageProps {
 export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDeletedAccount = false }: AuthPageProps) {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
+  const [setupCode, setSetupCode] = useState('')
   const [isBusy, setBusy] = useState(false)
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({})
   const [generalError, setGeneralError] = useState<string | undefined>()
   const isSignup = mode === 'signup'
   // Until the answer comes (or if it cannot be had), sign-up is offered: the server still decides.
-  const [signUpStatus] = useLoader(fetchIsSignUpOpen, 'sign-up')
-  const isSignUpClosed = signUpStatus.status === 'ready' && !signUpStatus.data
+  const [signUpStatus] = useLoader(fetchSignUpStatus, 'sign-up')
+  const isSignUpClosed = signUpStatus.status === 'ready' && !signUpStatus.data.open
+  const needsSetupCode = isSignup && signUpStatus.status === 'ready' && signUpStatus.data.setupCodeRequired
 
   const submit = async () => {
     setBusy(true)
@@ -50,7 +52,7 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
     try {
       const credentials = { email: email.trim(), password }
       // Sign-up creates the account; logging in right after sets the session cookie.
-      if (isSignup) await createAccount(credentials)
+      if (isSignup) await createAccount(needsSetupCode ? { ...credentials, setupCode } : credentials)
       const account = await logIn(credentials)
       // In production the session cookie is Secure: over plain http (but on localhost) the browser
       // drops it, and every next request would say the session ended. Said here, once, why.
@@ -60,7 +62,7 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
       }
       onSignedIn(account)
     } catch (error) {
-      const sorted = error instanceof ApiRequestError ? sortFieldErrors(error.details, ['email', 'password']) : undefined
+      const sorted = error instanceof ApiRequestError ? sortFieldErrors(error.details, ['email', 'password', 'setupCode']) : undefined
       if (error instanceof ApiRequestError && error.code === 'email_taken') {
         setFieldErrors({ email: error.message })
         focusFirstInvalidField()
@@ -113,6 +115,27 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
             error={fieldErrors.password}
             onInput={setPassword}
           />
+          {needsSetupCode ? (
+            <Field
+              id="auth-setupCode"
+              label="Setup code"
+              error={fieldErrors.setupCode}
+              hint="This server has no account yet. Its log shows the code at start, on the line “No account yet”: it makes sure the first account is its operator's."
+            >
+              {(control) => (
+                <input
+                  {...control}
+                  name="setupCode"
+                  autoComplete="off"
+                  autoCapitalize="characters"
+                  spellcheck={false}
+                  required
+                  value={setupCode}
+                  onInput={(event) => setSetupCode(event.currentTarget.value)}
+                />
+              )}
+            </Field>
+          ) : null}
           <button type="submit" class="button button--primary button--block" disabled={isBusy}>
             {isBusy ? 'Please wait…' : isSignup ? 'Create account' : 'Log in'}
           </button>

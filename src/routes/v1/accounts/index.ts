@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EMAIL_MAX_LENGTH, isEmailAddress, normalizeEmailAddress } from '../../../domain/accounts/email-address.js'
 import { findPasswordProblem, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
+import { firstAccountSetupCode, isFirstAccountSetupCode } from '../../../domain/accounts/setup-code.js'
 import { addressGroupOf } from '../../../domain/history/client-keys.js'
 import { ApiError, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
 import { rejectCrossOriginForm } from '../../../plugins/authentication.js'
@@ -25,9 +26,23 @@ function validateSignUp(email: string, password: string): ErrorDetail[] {
   return issues
 }
 
+const SignUpBody = Type.Object(
+  {
+    ...Credentials.properties,
+    setupCode: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: 'Under SIGNUPS=first (the production default), the setup code the server logs at start while it has no account; required then',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 const SignUpStatus = Type.Object(
   {
     open: Type.Boolean({ description: 'Whether POST /api/v1/accounts would create an account now (SIGNUPS: open; first while no account exists)' }),
+    setupCodeRequired: Type.Boolean({ description: "Whether that needs setupCode, the code in the server's log (SIGNUPS=first)" }),
   },
   { additionalProperties: false },
 )
@@ -35,6 +50,16 @@ const SignUpStatus = Type.Object(
 const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { signUps } = app.config
   const isSignUpOpen = async () => signUps === 'open' || (signUps === 'first' && !(await app.accounts.exists()))
+  // Until the first account exists, whoever reaches a fresh instance first would get it: under
+  // SIGNUPS=first the sign-up needs a code only the server's log shows.
+  const needsSetupCode = signUps === 'first'
+  if (needsSetupCode) {
+    app.addHook('onReady', async () => {
+      if (await app.accounts.exists()) return
+      const setupCode = firstAccountSetupCode(app.keyRing)
+      app.log.info({ setupCode }, `No account yet: create the first at /dashboard/ with the setup code ${setupCode} (or with npm run account -- create)`)
+    })
+  }
 
   app.get(
     '/sign-up',
@@ -46,7 +71,7 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SignUpStatus },
       },
     },
-    async () => ({ open: await isSignUpOpen() }),
+    async () => ({ open: await isSignUpOpen(), setupCodeRequired: needsSetupCode }),
   )
 
   app.post(
@@ -57,10 +82,11 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Sign up',
         description:
           'Creates an account. Log in afterwards with POST /api/v1/sessions. The server\'s SIGNUPS setting may allow only the first ' +
-          'account (the production default) or none: then 403 sign_up_closed (GET /api/v1/sign-up tells beforehand).',
-        body: Credentials,
+          'account (the production default) or none: then 403 sign_up_closed (GET /api/v1/sign-up tells beforehand). ' +
+          'Under SIGNUPS=first the first account also needs setupCode, the code the server logs at start: else 403 setup_code_invalid.',
+        body: SignUpBody,
         response: { 201: Account, 400: ErrorResponse, 403: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse },
-        errorCodes: ['email_taken', 'sign_up_closed'],
+        errorCodes: ['email_taken', 'sign_up_closed', 'setup_code_invalid'],
       },
     },
     async (request, reply) => {
@@ -72,6 +98,10 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         { key: `signup:ip:${addressGroupOf(request.ip)}`, rule: credentialRateLimits.signUpPerIp },
         { key: `signup:email:${emailKeyOf(email)}`, rule: credentialRateLimits.signUpPerEmail },
       ])
+      if (needsSetupCode && !isFirstAccountSetupCode(app.keyRing, request.body.setupCode ?? '')) {
+        const message = request.body.setupCode === undefined ? 'is required: the server logs it at start' : "is not the code in the server's log"
+        throw new ApiError('setup_code_invalid', undefined, [{ field: 'setupCode', message }])
+      }
       const issues = validateSignUp(email, request.body.password)
       throwIfInvalid(issues)
       const passwordHash = await hashPassword(request.body.password)
