@@ -155,6 +155,26 @@ describe.skipIf(!hasChromium())('the dashboard with the keyboard only', () => {
     await page.keyboard.press('ArrowRight')
     await dailyAnswer
     expect(await page.getByRole('radio', { name: 'Last 30 days' }).isChecked()).toBe(true)
+    // Refresh keeps the focus while it reloads, and ignores presses until it is done: pressed
+    // twice at once, it loads as often as pressed once.
+    await tabTo(page, 'Refresh')
+    const statsRequestsOf = async (presses: number) => {
+      let count = 0
+      const countStats = (request: { url(): string }) => {
+        if (request.url().includes('/stats')) count += 1
+      }
+      page.on('request', countStats)
+      for (let press = 0; press < presses; press += 1) await page.keyboard.press('Enter')
+      await expect.poll(() => page.getByRole('button', { name: 'Refresh' }).getAttribute('aria-disabled')).toBeNull()
+      await page.waitForTimeout(300)
+      page.off('request', countStats)
+      return count
+    }
+    const once = await statsRequestsOf(1)
+    expect(once).toBeGreaterThan(0)
+    expect(await readFocus(page)).toMatchObject({ tag: 'button', name: 'Refresh' })
+    expect(await statsRequestsOf(2)).toBe(once)
+    expect(await readFocus(page)).toMatchObject({ tag: 'button', name: 'Refresh' })
   })
 
   it('keeps focus on the section after a confirmed action removes the button that opened it', async () => {
@@ -184,6 +204,8 @@ describe.skipIf(!hasChromium())('the dashboard with the keyboard only', () => {
     await tabTo(page, 'Save webhook')
     await page.keyboard.press('Enter')
     await page.getByText('Webhook saved.').waitFor()
+    // The button stays focused through its request (a disabled one would drop focus to the page).
+    expect(await readFocus(page)).toMatchObject({ tag: 'button', name: 'Save webhook' })
     await tabTo(page, 'Remove webhook')
     await page.keyboard.press('Enter')
     await confirm('Remove webhook')

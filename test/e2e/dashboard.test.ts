@@ -445,6 +445,23 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByLabel('Action').selectOption('')
   })
 
+  it("names the browser's time zone with every local time (here Asia/Tokyo)", async () => {
+    const tokyo = await browser.context.newPage()
+    try {
+      const devtools = await browser.context.newCDPSession(tokyo)
+      await devtools.send('Emulation.setTimezoneOverride', { timezoneId: 'Asia/Tokyo' })
+      await tokyo.goto(page.url())
+      await tokyo.locator('.log tbody tr').first().waitFor()
+      expect(await tokyo.locator('.log thead th').first().textContent()).toBe('Time (Asia/Tokyo)')
+      // A time on its own carries its zone: the account's sessions, logged in a moment ago.
+      await tokyo.goto(`${origin}/dashboard/account`)
+      const loggedIn = await tokyo.locator('table tbody tr td').nth(2).textContent()
+      expect(loggedIn).toMatch(/GMT\+9|JST/)
+    } finally {
+      await tokyo.close()
+    }
+  })
+
   it('lists the deliveries of blocked verifications, and removes the webhook after a confirmation', async () => {
     await page.getByRole('link', { name: 'Webhook' }).click()
     const rows = page.locator('.table tbody tr')
@@ -495,6 +512,13 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
       expect(overflow, `horizontal scrolling on the ${tab} screen`).toBeLessThanOrEqual(0)
       await saveScreenshot(page, name)
     }
+    // The narrowest width WCAG asks for (1.4.10), with the account's e-mail address on the page.
+    await page.setViewportSize({ width: 320, height: 640 })
+    await page.getByRole('link', { name: 'Account', exact: true }).click()
+    await page.getByText('Logged in as').waitFor()
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    expect(overflow, 'horizontal scrolling on the Account screen at 320 px').toBeLessThanOrEqual(0)
+    await page.goBack()
     await page.setViewportSize({ width: 1280, height: 800 })
   })
 

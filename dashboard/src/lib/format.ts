@@ -1,14 +1,27 @@
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+// Times are the browser's local time, in its locale. A time alone names its zone; the columns of
+// log tables, where every row would repeat it, name it in their heading (timeZoneName).
+const dateTime = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  timeZoneName: 'short',
+})
 const dateTimeWithSeconds = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' })
 const number = new Intl.NumberFormat()
 
+/** The browser's time zone (Asia/Tokyo), for the headings of columns of local times. */
+export const timeZoneName: string = dateTimeWithSeconds.resolvedOptions().timeZone ?? 'local time'
+
+/** A date and time with its zone ("Nov 25, 2026, 8:21 AM GMT+9"), for sentences and short lists. */
 export function formatDateTime(iso: string | null | undefined): string {
   if (iso === null || iso === undefined) return '—'
   const date = new Date(iso)
   return Number.isNaN(date.getTime()) ? iso : dateTime.format(date)
 }
 
-/** For logs, where many entries share a minute. */
+/** For logs, where many entries share a minute; the column's heading names the zone (timeZoneName). */
 export function formatDateTimeWithSeconds(iso: string): string {
   const date = new Date(iso)
   return Number.isNaN(date.getTime()) ? iso : dateTimeWithSeconds.format(date)

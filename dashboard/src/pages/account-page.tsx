@@ -9,6 +9,7 @@ import { describeUserAgent, formatDateTime } from '../lib/format.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
 import { useLoader, type Loaded } from '../lib/use-loader.js'
 import { Form } from '../components/form.js'
+import { BusyButton } from '../components/busy-button.js'
 
 interface AccountPageProps {
   account: Account
@@ -93,15 +94,15 @@ function Sessions({ sessions, reload }: { sessions: Loaded<Session[]>; reload: (
                   <td class="nowrap">{session.lastSeenAt === null ? 'Unknown' : formatDateTime(session.lastSeenAt)}</td>
                   <td>
                     {session.current ? null : (
-                      <button
+                      <BusyButton
                         type="button"
                         class="button button--small"
-                        disabled={isBusy}
+                        isBusy={isBusy}
                         aria-label={`Log out ${describeUserAgent(session.userAgent)}, logged in ${formatDateTime(session.createdAt)}`}
                         onClick={() => void end(session)}
                       >
                         Log out
-                      </button>
+                      </BusyButton>
                     )}
                   </td>
                 </tr>
@@ -112,9 +113,9 @@ function Sessions({ sessions, reload }: { sessions: Loaded<Session[]>; reload: (
       )}
       <div class="danger-row">
         <p class="muted">Ends every session of this account but this one: a browser left logged in elsewhere, or one that is not yours. API keys keep working.</p>
-        <button type="button" class="button" onClick={() => void endOthers()} disabled={isBusy}>
+        <BusyButton type="button" class="button" onClick={() => void endOthers()} isBusy={isBusy}>
           {isBusy ? 'Logging out…' : 'Log out everywhere else'}
-        </button>
+        </BusyButton>
       </div>
     </section>
   )
@@ -215,9 +216,9 @@ function PasswordForm({ email, onChanged }: { email: string; onChanged: () => vo
           onInput={setNewPassword}
         />
         <div class="form__actions">
-          <button type="submit" class="button button--primary" disabled={state.isBusy}>
+          <BusyButton type="submit" class="button button--primary" isBusy={state.isBusy}>
             {state.isBusy ? 'Changing…' : 'Change password'}
-          </button>
+          </BusyButton>
         </div>
       </Form>
     </section>

@@ -10,6 +10,7 @@ import { formatDateTime } from '../lib/format.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
 import { useLoader } from '../lib/use-loader.js'
 import { Form } from '../components/form.js'
+import { BusyButton } from '../components/busy-button.js'
 
 export function ApiKeysPage() {
   const [keys, reload] = useLoader(listApiKeys, 'api-keys')
@@ -93,9 +94,9 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: CreatedApiKey) => void 
         <Field id="api-key-name" label="Name" error={state.fieldErrors.name} hint="What uses it, for example “deploy script”.">
           {(control) => <input {...control} name="name" required maxLength={100} value={name} onInput={(event) => setName(event.currentTarget.value)} />}
         </Field>
-        <button type="submit" class="button button--primary" disabled={state.isBusy}>
+        <BusyButton type="submit" class="button button--primary" isBusy={state.isBusy}>
           {state.isBusy ? 'Creating…' : 'Create key'}
-        </button>
+        </BusyButton>
       </Form>
     </section>
   )

@@ -10,6 +10,7 @@ import { replaceAddress } from '../lib/router.js'
 import { parseDomains } from '../lib/snippet.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
 import { Form } from '../components/form.js'
+import { BusyButton } from '../components/busy-button.js'
 
 export function NewSitePage() {
   const [created, setCreated] = useState<SiteWithSecret | undefined>()
@@ -55,9 +56,9 @@ function NewSiteForm({ onCreated }: { onCreated: (site: SiteWithSecret) => void 
           )}
         </Field>
         <div class="form__actions">
-          <button type="submit" class="button button--primary" disabled={state.isBusy}>
+          <BusyButton type="submit" class="button button--primary" isBusy={state.isBusy}>
             {state.isBusy ? 'Creating…' : 'Create site'}
-          </button>
+          </BusyButton>
           <Link to={{ name: 'sites' }} class="button">
             Cancel
           </Link>

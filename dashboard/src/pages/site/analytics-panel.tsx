@@ -11,6 +11,7 @@ import { useAddressParam } from '../../lib/router.js'
 import { queryOfRange, rangeLabels, rangeNames, type RangeName } from '../../lib/time-range.js'
 import { useLoader } from '../../lib/use-loader.js'
 import { BucketsTable } from './buckets-table.js'
+import { BusyButton } from '../../components/busy-button.js'
 
 export function AnalyticsPanel({ site }: { site: Site }) {
   const [range, setRange] = useAddressParam<RangeName>('range', rangeNames, '24h')
@@ -22,9 +23,9 @@ export function AnalyticsPanel({ site }: { site: Site }) {
     <>
       <div class="toolbar">
         <RangePicker value={range} onChange={setRange} />
-        <button type="button" class="button button--small" onClick={reload} disabled={loaded.status === 'loading'}>
+        <BusyButton type="button" class="button button--small" onClick={reload} isBusy={loaded.status === 'loading'}>
           Refresh
-        </button>
+        </BusyButton>
         {loaded.status === 'loading' && loaded.data !== undefined ? <Loading label={`Loading ${rangeLabels[range].toLowerCase()}…`} /> : null}
       </div>
       {loaded.status === 'error' ? <ErrorNotice error={loaded.error} /> : null}

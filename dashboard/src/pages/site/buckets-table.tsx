@@ -1,6 +1,6 @@
 import { verificationActions, type StatsBucket } from '../../api/types.js'
 import { actionStyles } from '../../lib/actions.js'
-import { formatNumber } from '../../lib/format.js'
+import { formatNumber, timeZoneName } from '../../lib/format.js'
 
 const hourFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
 // Daily buckets are UTC days: named in UTC, or west of Greenwich each would carry the day before's date.
@@ -13,7 +13,7 @@ export function BucketsTable({ series, interval }: { series: readonly StatsBucke
       <table class="table buckets">
         <thead>
           <tr>
-            <th scope="col">{interval === 'hour' ? 'Hour starting' : 'Day (UTC)'}</th>
+            <th scope="col">{interval === 'hour' ? `Hour starting (${timeZoneName})` : 'Day (UTC)'}</th>
             {verificationActions.map((action) => (
               <th key={action} scope="col" class="numeric">
                 {actionStyles[action].label}

@@ -1,7 +1,7 @@
 import type { WebhookDelivery } from '../../api/types.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
 import { outcomeLabels } from '../../lib/delivery-outcomes.js'
-import { formatDateTimeWithSeconds } from '../../lib/format.js'
+import { formatDateTimeWithSeconds, timeZoneName } from '../../lib/format.js'
 import type { Loaded } from '../../lib/use-loader.js'
 
 export function DeliveriesTable({ deliveries }: { deliveries: Loaded<WebhookDelivery[]> }) {
@@ -13,7 +13,7 @@ export function DeliveriesTable({ deliveries }: { deliveries: Loaded<WebhookDeli
       <table class="table">
         <thead>
           <tr>
-            <th scope="col">Time</th>
+            <th scope="col">Time ({timeZoneName})</th>
             <th scope="col">Event</th>
             <th scope="col">Outcome</th>
             <th scope="col">Status</th>

@@ -7,6 +7,7 @@ import { FormOutcome } from '../../components/notice.js'
 import { parseDomains } from '../../lib/snippet.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { Form } from '../../components/form.js'
+import { BusyButton } from '../../components/busy-button.js'
 
 type NumberSetting = 'difficulty' | 'challengeLifetimeSeconds' | 'challengeThreshold' | 'blockThreshold' | 'maxStepUps'
 
@@ -131,9 +132,9 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
           ))}
         </div>
         <div class="form__actions">
-          <button type="submit" class="button button--primary" disabled={state.isBusy}>
+          <BusyButton type="submit" class="button button--primary" isBusy={state.isBusy}>
             {state.isBusy ? 'Saving…' : 'Save settings'}
-          </button>
+          </BusyButton>
         </div>
       </Form>
     </section>

@@ -4,6 +4,7 @@ import { sendTestWebhook } from '../../api/sites.js'
 import type { Site, WebhookDelivery } from '../../api/types.js'
 import { Notice } from '../../components/notice.js'
 import { outcomeLabels } from '../../lib/delivery-outcomes.js'
+import { BusyButton } from '../../components/busy-button.js'
 
 interface TestWebhookProps {
   site: Site
@@ -28,9 +29,9 @@ export function TestWebhook({ site, onSent }: TestWebhookProps) {
     <section class="card" aria-labelledby="test-webhook-heading">
       <h2 id="test-webhook-heading">Send a test event</h2>
       <p class="muted">Sends a signed test event to the webhook now and shows what your server answered.</p>
-      <button type="button" class="button" onClick={() => void send()} disabled={!hasWebhook || outcome.status === 'sending'}>
+      <BusyButton type="button" class="button" onClick={() => void send()} isDisabled={!hasWebhook} isBusy={outcome.status === 'sending'}>
         {outcome.status === 'sending' ? 'Sending…' : 'Send test event'}
-      </button>
+      </BusyButton>
       {hasWebhook ? null : <p class="field__hint">Save a webhook URL and secret first.</p>}
       <div class="test-outcome" aria-live="polite">
         {outcome.status === 'done' ? <DeliveryOutcome delivery={outcome.delivery} /> : null}

@@ -1,5 +1,5 @@
 import type { Verification } from '../../api/types.js'
-import { formatCountry, formatDateTimeWithSeconds } from '../../lib/format.js'
+import { formatCountry, formatDateTimeWithSeconds, timeZoneName } from '../../lib/format.js'
 
 interface VerificationsTableProps {
   verifications: readonly Verification[]
@@ -21,7 +21,7 @@ export function VerificationsTable({ verifications, isLoading }: VerificationsTa
       <table class="table log">
         <thead>
           <tr>
-            <th scope="col">Time</th>
+            <th scope="col">Time ({timeZoneName})</th>
             <th scope="col">Action</th>
             <th scope="col" class="numeric">
               Risk

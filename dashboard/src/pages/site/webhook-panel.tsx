@@ -11,6 +11,7 @@ import { useLoader } from '../../lib/use-loader.js'
 import { DeliveriesTable } from './deliveries-table.js'
 import { TestWebhook } from './test-webhook.js'
 import { Form } from '../../components/form.js'
+import { BusyButton } from '../../components/busy-button.js'
 
 interface WebhookPanelProps {
   site: Site
@@ -136,9 +137,9 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
           )}
         </Field>
         <div class="form__actions">
-          <button type="submit" class="button button--primary" disabled={state.isBusy}>
+          <BusyButton type="submit" class="button button--primary" isBusy={state.isBusy}>
             {state.isBusy ? 'Saving…' : 'Save webhook'}
-          </button>
+          </BusyButton>
           {hasWebhook ? (
             <button type="button" class="button button--danger-outline" onClick={() => setRemoving(true)}>
               Remove webhook
