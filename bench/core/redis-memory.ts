@@ -1,50 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { once } from 'node:events'
-import { createServer } from 'node:net'
 import { Redis } from 'ioredis'
 import { tagClient } from '../../src/domain/challenge/client-tag.js'
 import { issueChallenge } from '../../src/domain/challenge/issue-challenge.js'
 import { openRedisStore } from '../../src/storage/redis/redis-store.js'
+import { startPrivateRedis } from '../shared.js'
 
 export interface RedisMemoryFigures {
   challenges: number
   bytesPerChallenge: number
   memoryUsageOfOneKey: number | null
   server: string
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  return port
-}
-
-/** A private redis-server, so that nobody else's keys move the figure. */
-async function startPrivateRedis(): Promise<{ url: string; process: ChildProcess } | undefined> {
-  const port = await freePort()
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
-  const failed = await Promise.race([once(child, 'error').then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 300))])
-  if (failed) return undefined
-  const url = `redis://127.0.0.1:${port}`
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const client = new Redis(url, { lazyConnect: true, retryStrategy: () => null })
-    client.on('error', () => {})
-    try {
-      await client.connect()
-      await client.ping()
-      client.disconnect()
-      return { url, process: child }
-    } catch {
-      client.disconnect()
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
-  child.kill()
-  return undefined
 }
 
 const usedMemory = async (client: Redis) => Number(/used_memory:(\d+)/.exec(await client.info('memory'))?.[1])

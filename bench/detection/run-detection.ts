@@ -7,13 +7,13 @@
  * prints the confusion table. Sessions of all classes run interleaved in random order, each from
  * its own client address (see session-proxy.ts).
  *
- * Needs: PostgreSQL and Redis on 127.0.0.1 (database `postgres`-reachable, Redis db 11 is
- * flushed), /usr/bin/chromium, Xvfb, xdotool and curl (apt-get install chromium xvfb xdotool curl).
+ * Needs: PostgreSQL on 127.0.0.1 (database `postgres`-reachable), redis-server on PATH (a private
+ * one is started; or EVAL_REDIS_URL names a Redis database the run may flush), /usr/bin/chromium,
+ * Xvfb, xdotool and curl (apt-get install chromium xvfb xdotool curl redis-server).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -25,10 +25,12 @@ import { runPersonSession } from './people-driver.js'
 import { runScriptedSession, scriptedVariants, type ScriptedVariant } from './scripted-clients.js'
 import { startSessionProxy } from './session-proxy.js'
 import { startXvfb } from './x-display.js'
+import { freePort, startPrivateRedis } from '../shared.js'
 
 const root = new URL('../../', import.meta.url).pathname
 const POSTGRES = process.env.EVAL_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432'
-const REDIS_URL = process.env.EVAL_REDIS_URL ?? 'redis://127.0.0.1:6379/11'
+/** A Redis of the caller's to use (and flush at the start); by default a private redis-server. */
+const EVAL_REDIS_URL = process.env.EVAL_REDIS_URL
 const DATABASE = 'tollgate_detection_eval'
 const DEMO_SITE_ID = '00000000-0000-4000-8000-00000000de30'
 
@@ -54,14 +56,6 @@ function requireTools(): void {
   if (!existsSync(join(root, 'dist/sdk/tollgate.js'))) execFileSync('npm', ['run', 'build:sdk'], { cwd: root, stdio: 'inherit' })
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
 async function recreateDatabase(): Promise<void> {
   const client = new pg.Client({ connectionString: `${POSTGRES}/postgres` })
   await client.connect()
@@ -73,7 +67,7 @@ async function recreateDatabase(): Promise<void> {
   }
 }
 
-async function startService(port: number, dataDirectory: string): Promise<ChildProcess> {
+async function startService(port: number, dataDirectory: string, redisUrl: string): Promise<ChildProcess> {
   const service = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: root,
     env: {
@@ -84,7 +78,7 @@ async function startService(port: number, dataDirectory: string): Promise<ChildP
       TRUST_PROXY: '127.0.0.1',
       DATA_DIR: dataDirectory,
       DATABASE_URL: `${POSTGRES}/${DATABASE}`,
-      REDIS_URL,
+      REDIS_URL: redisUrl,
       LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -181,11 +175,16 @@ async function readVerifications(): Promise<Map<string, SessionRecord['verificat
 
 requireTools()
 await recreateDatabase()
-const redis = new Redis(REDIS_URL)
+// Its own redis-server unless told otherwise: the run starts from an empty Redis, and must not
+// flush one that holds anybody else's keys.
+const privateRedis = EVAL_REDIS_URL === undefined ? await startPrivateRedis() : undefined
+if (EVAL_REDIS_URL === undefined && privateRedis === undefined) throw new Error('redis-server did not start; install it (apt-get install redis-server) or set EVAL_REDIS_URL to a Redis database this run may flush')
+const redisUrl = EVAL_REDIS_URL ?? privateRedis!.url
+const redis = new Redis(redisUrl)
 await redis.flushdb()
 const dataDirectory = await mkdtemp(join(tmpdir(), 'tollgate-eval-data-'))
 const port = await freePort()
-const service = await startService(port, dataDirectory)
+const service = await startService(port, dataDirectory, redisUrl)
 const display = await startXvfb()
 const records: SessionRecord[] = []
 const startedAt = Date.now()
@@ -210,6 +209,7 @@ try {
   await display.close()
   await stopService(service)
   redis.disconnect()
+  privateRedis?.process.kill()
   await rm(dataDirectory, { recursive: true, force: true })
 }
 
