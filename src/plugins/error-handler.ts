@@ -221,8 +221,9 @@ function dependencyOf(error: Error): 'Redis' | 'PostgreSQL' | 'PostgreSQL or Red
     // PostgreSQL ended the connection or refuses new ones for now: a shutdown, a restart, a
     // failover, pg_terminate_backend (57P01-57P05), and the connection exceptions (class 08).
     (typeof code === 'string' && /^(57P0[1-5]|08[0-9A-Z]{3})$/.test(code)) ||
-    // The PostgreSQL client gave up on a connection that went silent (its query_timeout).
-    /Connection terminated|timeout exceeded when trying to connect|Query read timeout/i.test(error.message)
+    // The PostgreSQL client gave up on a connection that went silent (its query_timeout), or a
+    // statement came after its transaction's connection was lost.
+    /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable/i.test(error.message)
   ) {
     return 'PostgreSQL'
   }

@@ -32,6 +32,9 @@ function quoteIdentifier(name: string): string {
 /** The longest setTimeout takes: "no limit" for a statement of a migration. */
 const UNBOUNDED_MS = 2 ** 31 - 1
 
+/** A lost connection is reported by the statement that needed it (an outage: 503); the event itself is not. */
+function ignoreLostConnection(): void {}
+
 export async function openPostgresDatabase(options: PostgresOptions): Promise<SqlDatabase> {
   const statementTimeoutMs = options.statementTimeoutMs ?? 30_000
   const pool = new pg.Pool({
@@ -51,7 +54,7 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   })
   // An idle client that loses its connection emits here; without a listener the process would crash.
-  pool.on('error', () => {})
+  pool.on('error', ignoreLostConnection)
   let closing: Promise<void> | undefined
   if (options.schema !== undefined) {
     await pool.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(options.schema)}`)
@@ -76,6 +79,10 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
     },
     async transaction(work, transactionOptions) {
       const client = await pool.connect()
+      // pg-pool listens for a lost connection only while the client is idle in the pool: checked
+      // out, the client's 'error' event (PostgreSQL restarting or ending the backend) would have
+      // no listener and end the process. The transaction's next statement fails instead.
+      client.on('error', ignoreLostConnection)
       // A connection that failed to roll back (lost, or not answering) is not given back to the pool.
       let broken: Error | undefined
       try {
@@ -89,6 +96,7 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
         })
         throw error
       } finally {
+        client.off('error', ignoreLostConnection)
         client.release(broken)
       }
     },
