@@ -56,6 +56,10 @@ export async function writeAtShutdown(
  */
 async function storagePlugin(app: FastifyInstance, options: { storage: Storage }): Promise<void> {
   app.decorate('database', options.storage.database)
+  options.storage.database.onIncident?.(({ message, error, isRecovered }) => {
+    if (isRecovered) app.log.warn(message)
+    else app.log.error({ err: error }, message)
+  })
   app.decorate('keyValue', options.storage.keyValue)
   app.decorate('unwrittenAtShutdown', [])
   // An outage told once, when it starts and when it ends (requests failing meanwhile are logged

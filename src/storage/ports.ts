@@ -25,7 +25,16 @@ export interface SqlDatabase extends SqlExecutor {
    */
   transaction<T>(work: (transaction: SqlExecutor) => Promise<T>, options?: { isUnbounded?: boolean }): Promise<T>
   ping(): Promise<void>
+  /** Trouble the database deals with by itself (the embedded one restarting its worker), for the log. */
+  onIncident?(listener: (incident: DatabaseIncident) => void): void
   close(): Promise<void>
+}
+
+export interface DatabaseIncident {
+  message: string
+  error?: Error
+  /** The database answers again. */
+  isRecovered: boolean
 }
 
 export type Unsubscribe = () => Promise<void>

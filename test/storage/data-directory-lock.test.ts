@@ -67,7 +67,8 @@ describe.runIf(onLinux)('the DATA_DIR lock', () => {
     } finally {
       parent.kill('SIGKILL')
     }
-  })
+    // Its own time: the zombie may take seconds to appear on a loaded host (seen with 5 s).
+  }, 20_000)
 
   it('is refused while the process that wrote it runs', async () => {
     const directory = newDirectory()

@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
-import type { SqlDatabase, SqlExecutor } from '../ports.js'
+import type { DatabaseIncident, SqlDatabase, SqlExecutor } from '../ports.js'
 
 /** What the worker answers (see pglite-worker.js). */
 type WorkerReply =
@@ -16,10 +17,36 @@ type Command =
   | { op: 'commit' | 'rollback'; transaction: number }
   | { op: 'close' }
 
+export interface PgliteOptions {
+  /** How long the worker has to answer a check after a storage failure before it is restarted. */
+  probeTimeoutMs?: number
+  /** The wait between attempts to start the worker again (the disk may still be full). */
+  restartDelayMs?: number
+  /** How long a worker started again may take to open (it replays the write-ahead log). */
+  restartTimeoutMs?: number
+}
+
 /** An error from the worker, with PostgreSQL's fields (code, detail, constraint...) as they were. */
 function errorFrom(described: Record<string, unknown> & { message: string }): Error {
   const { message, name: _name, ...fields } = described
   return Object.assign(new Error(message), fields)
+}
+
+/** Insufficient resources (53: disk full) or a system error (58: I/O): the files under PGlite failed it. */
+function isStorageFailure(error: Error): boolean {
+  const { code } = error as Error & { code?: unknown }
+  return typeof code === 'string' && /^5[38][0-9A-Z]{3}$/.test(code)
+}
+
+/** What callers get while the worker restarts: PostgreSQL's "cannot connect now", an outage (503). */
+function unavailable(reason: string): Error {
+  return Object.assign(new Error(`the embedded database is restarting: ${reason}`), { code: '57P03' })
+}
+
+interface Running {
+  worker: Worker
+  /** Counts the workers started: a transaction begun on an earlier one has ended with it. */
+  generation: number
 }
 
 /**
@@ -29,48 +56,144 @@ function errorFrom(described: Record<string, unknown> & { message: string }): Er
  * PGlite runs in a worker thread: its statements are synchronous WebAssembly, and on the event
  * loop's thread every batch of verification-log rows would hold up the requests behind it. The
  * worker keeps the process alive only while a statement is outstanding.
+ *
+ * A failed write of PGlite's write-ahead log (a full disk) leaves its thread spinning for ever,
+ * as PostgreSQL would stop with a PANIC: every later statement waited without end. So after a
+ * storage failure the worker must answer a check within `probeTimeoutMs`; if it does not, it is
+ * ended and started again, as PostgreSQL restarts after a crash (its log replayed), every few
+ * seconds until it opens. Meanwhile statements fail at once as an outage (503, not a hang), and
+ * what the verification log holds is written once the database answers again.
  */
-export async function openPgliteDatabase(dataDirectory: string | undefined): Promise<SqlDatabase> {
-  const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: { dataDirectory } })
+export async function openPgliteDatabase(dataDirectory: string | undefined, options: PgliteOptions = {}): Promise<SqlDatabase> {
+  const probeTimeoutMs = options.probeTimeoutMs ?? 5_000
+  const restartDelayMs = options.restartDelayMs ?? 5_000
+  const restartTimeoutMs = options.restartTimeoutMs ?? 120_000
   const pending = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }>()
+  const incidentListeners: ((incident: DatabaseIncident) => void)[] = []
   let nextId = 1
-  let failure: Error | undefined
+  let generation = 0
+  let closing = false
+  let closed = false
+  let recovering: Promise<void> | undefined
+  let probing = false
+  /** The worker serving statements; undefined once ended and not (yet) started again. */
+  let current: Running | undefined
+  /** A worker opening PGlite, which close() ends rather than waits for, as it does the wait between attempts. */
+  let opening: Worker | undefined
+  const stopRetrying = new AbortController()
 
+  const report = (incident: DatabaseIncident) => {
+    for (const listener of incidentListeners) listener(incident)
+  }
   const failAll = (error: Error) => {
-    failure ??= error
     for (const { reject } of pending.values()) reject(error)
     pending.clear()
   }
-  worker.on('error', failAll)
-  worker.on('exit', (code) => failAll(new Error(`the embedded database's worker exited (code ${code})`)))
 
-  await new Promise<void>((resolve, reject) => {
-    const onStart = (reply: WorkerReply) => {
-      if ('startError' in reply) {
-        const { message, ...fields } = reply.startError
-        const where = dataDirectory === undefined ? 'in memory' : `in ${dataDirectory}`
-        reject(errorFrom({ ...fields, message: `could not open the embedded database ${where}: ${message}` }))
-      } else if ('ready' in reply) {
-        resolve()
-      }
+  /** Starts a worker and waits until its PGlite is open (at most `timeoutMs`, when given). */
+  async function startWorker(timeoutMs?: number): Promise<Running> {
+    const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: { dataDirectory } })
+    const started: Running = { worker, generation: ++generation }
+    opening = worker
+    let timer: NodeJS.Timeout | undefined
+    // Removed with off(): Worker keeps listeners of its own, which removeAllListeners would take.
+    let onStart: (reply: WorkerReply) => void = () => {}
+    let onFailure: (error: Error) => void = () => {}
+    let onExit: (code: number) => void = () => {}
+    try {
+      await new Promise<void>((resolve, reject) => {
+        if (timeoutMs !== undefined) timer = setTimeout(() => reject(new Error(`it did not open within ${timeoutMs} ms`)), timeoutMs)
+        onStart = (reply) => {
+          if ('startError' in reply) {
+            const { message, ...fields } = reply.startError
+            const where = dataDirectory === undefined ? 'in memory' : `in ${dataDirectory}`
+            reject(errorFrom({ ...fields, message: `could not open the embedded database ${where}: ${message}` }))
+          } else if ('ready' in reply) {
+            resolve()
+          }
+        }
+        onFailure = reject
+        onExit = (code) => reject(new Error(`the embedded database's worker exited at start (code ${code})`))
+        worker.on('message', onStart)
+        worker.on('error', onFailure)
+        worker.on('exit', onExit)
+      })
+    } catch (error) {
+      await worker.terminate()
+      throw error
+    } finally {
+      opening = undefined
+      clearTimeout(timer)
+      worker.off('message', onStart)
+      worker.off('error', onFailure)
+      worker.off('exit', onExit)
     }
-    worker.once('message', onStart)
-    worker.once('error', reject)
-  })
-  worker.on('message', (reply: WorkerReply) => {
-    if (!('id' in reply)) return
-    const waiter = pending.get(reply.id)
-    if (waiter === undefined) return
-    pending.delete(reply.id)
-    if (pending.size === 0) worker.unref()
-    if ('error' in reply) waiter.reject(errorFrom(reply.error))
-    else waiter.resolve(reply)
-  })
-  worker.unref()
+    worker.on('message', (reply: WorkerReply) => {
+      if (!('id' in reply) || current !== started) return
+      const waiter = pending.get(reply.id)
+      if (waiter === undefined) return
+      pending.delete(reply.id)
+      if (pending.size === 0) worker.unref()
+      if (!('error' in reply)) return waiter.resolve(reply)
+      const error = errorFrom(reply.error)
+      waiter.reject(error)
+      if (isStorageFailure(error)) checkAnswers(error)
+    })
+    const onGone = (reason: string) => {
+      if (current === started && !closing) recover(reason)
+    }
+    worker.on('error', (error) => onGone(`its worker failed (${error.message})`))
+    worker.on('exit', (code) => onGone(`its worker exited (code ${code})`))
+    worker.unref()
+    return started
+  }
 
-  const call = (command: Command): Promise<WorkerReply> => {
-    if (failure !== undefined) return Promise.reject(failure)
+  /** After a storage failure: a worker that does not answer a trivial statement in time is restarted. */
+  function checkAnswers(cause: Error): void {
+    if (probing || recovering !== undefined) return
+    probing = true
+    const timer = setTimeout(() => recover(`no answer within ${probeTimeoutMs} ms after "${cause.message}"`), probeTimeoutMs)
+    call({ op: 'query', sql: 'SELECT 1', params: [] })
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(timer)
+        probing = false
+      })
+  }
+
+  function recover(reason: string): void {
+    recovering ??= (async () => {
+      report({ message: `the embedded database stopped answering: ${reason}; starting it again`, isRecovered: false })
+      failAll(unavailable(reason))
+      const ended = current
+      current = undefined
+      await ended?.worker.terminate()
+      for (let attempt = 1; !closing; attempt += 1) {
+        try {
+          current = await startWorker(restartTimeoutMs)
+          report({ message: `the embedded database answers again (attempt ${attempt})`, isRecovered: true })
+          return
+        } catch (error) {
+          report({ message: `could not start the embedded database again; trying again in ${restartDelayMs} ms`, error: error as Error, isRecovered: false })
+          await sleep(restartDelayMs, undefined, { signal: stopRetrying.signal }).catch(() => undefined)
+        }
+      }
+    })().finally(() => {
+      recovering = undefined
+      probing = false
+    })
+  }
+
+  current = await startWorker()
+
+  const call = (command: Command, transactionOf?: number): Promise<WorkerReply> => {
+    if (closed) return Promise.reject(new Error('the embedded database is closed'))
+    if (current === undefined) return Promise.reject(unavailable('it is starting again after a storage failure'))
+    if (transactionOf !== undefined && transactionOf !== current.generation) {
+      return Promise.reject(unavailable('the transaction ended when its worker was restarted'))
+    }
     const id = nextId++
+    const { worker } = current
     if (pending.size === 0) worker.ref()
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject })
@@ -79,13 +202,13 @@ export async function openPgliteDatabase(dataDirectory: string | undefined): Pro
   }
   const rowsOf = <Row>(reply: WorkerReply): Row[] => ('rows' in reply ? (reply.rows as Row[]) : [])
 
-  const executor = (transaction?: number): SqlExecutor => ({
+  const executor = (transaction?: { id: number; generation: number }): SqlExecutor => ({
     async query<Row extends object>(sql: string, params: readonly unknown[] = []) {
-      return rowsOf<Row>(await call({ op: 'query', sql, params, ...(transaction === undefined ? {} : { transaction }) }))
+      const command: Command = { op: 'query', sql, params, ...(transaction === undefined ? {} : { transaction: transaction.id }) }
+      return rowsOf<Row>(await call(command, transaction?.generation))
     },
   })
   const outsideTransactions = executor()
-  let closed = false
 
   return {
     kind: 'pglite',
@@ -96,25 +219,35 @@ export async function openPgliteDatabase(dataDirectory: string | undefined): Pro
     async transaction(work) {
       const begun = await call({ op: 'begin' })
       if (!('transaction' in begun)) throw new Error('the embedded database did not open a transaction')
+      const transaction = { id: begun.transaction, generation: current?.generation ?? 0 }
       let result
       try {
-        result = await work(executor(begun.transaction))
+        result = await work(executor(transaction))
       } catch (error) {
         // The caller's error is the one to report; a rollback fails only with the worker gone.
-        await call({ op: 'rollback', transaction: begun.transaction }).catch(() => {})
+        await call({ op: 'rollback', transaction: transaction.id }, transaction.generation).catch(() => {})
         throw error
       }
-      await call({ op: 'commit', transaction: begun.transaction })
+      await call({ op: 'commit', transaction: transaction.id }, transaction.generation)
       return result
     },
     async ping() {
       await outsideTransactions.query('SELECT 1')
     },
+    onIncident(listener) {
+      incidentListeners.push(listener)
+    },
     async close() {
-      if (closed) return
+      if (closing) return
+      // Attempts to start the worker again stop: one under way is ended (a full disk may hold it up).
+      closing = true
+      stopRetrying.abort()
+      await opening?.terminate()
+      await recovering
+      await call({ op: 'close' }).catch(() => undefined)
       closed = true
-      await call({ op: 'close' })
-      await worker.terminate()
+      failAll(new Error('the embedded database is closed'))
+      await current?.worker.terminate()
     },
   }
 }
