@@ -4,7 +4,7 @@ import type { StatsRange } from '../../src/domain/analytics/stats-range.js'
 import { migrate, readMigrations } from '../../src/storage/migrate.js'
 import type { SqlExecutor } from '../../src/storage/ports.js'
 import { createSiteRepository } from '../../src/storage/sql/site-repository.js'
-import { createVerificationQueryRepository, type VerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
+import { createVerificationQueryRepository, statsParameters, type VerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
 import { insertVerifications, type VerificationRow } from '../helpers/verification-rows.js'
 
@@ -46,6 +46,32 @@ function expectedRollups(rows: VerificationRow[]): Map<string, number> {
   }
   return counts
 }
+
+/** Which parts of a range the log itself is read for: [from, first whole hour) and [end of the whole hours, to). */
+describe('the split of a stats range between the hourly counts and the log', () => {
+  const now = Date.parse('2026-11-24T10:40:00.000Z')
+  const hour = (iso: string) => new Date(`2026-11-24T${iso}:00.000Z`)
+  const partsReadFromLog = (range: StatsRange) => {
+    const [, from, wholeFrom, wholeTo, to] = statsParameters('site', range, now)
+    return [[from, wholeFrom], [wholeTo, to]].filter(([start, end]) => start!.getTime() < end!.getTime()).map(([start, end]) => `${start!.toISOString()}..${end!.toISOString()}`)
+  }
+
+  it('reads nothing from the log for whole hours, nor for the current hour of a range that ends now or later', () => {
+    expect(partsReadFromLog({ from: hour('00:00'), to: hour('10:00'), interval: 'hour' })).toEqual([])
+    // The default "last 24 hours": before, the current hour so far (a busy site's tens of thousands of rows) was read row by row.
+    expect(partsReadFromLog({ from: hour('00:00'), to: new Date(now), interval: 'hour', endsNow: true })).toEqual([])
+    expect(partsReadFromLog({ from: hour('00:00'), to: new Date(now + 5 * 60_000), interval: 'hour' })).toEqual([])
+  })
+
+  it('reads the log for a part of an hour cut off at from, or by a to in the past', () => {
+    expect(partsReadFromLog({ from: new Date(Date.parse('2026-11-24T00:20:00.000Z')), to: hour('10:00'), interval: 'hour' })).toEqual([
+      '2026-11-24T00:20:00.000Z..2026-11-24T01:00:00.000Z',
+    ])
+    expect(partsReadFromLog({ from: hour('00:00'), to: new Date(Date.parse('2026-11-24T09:15:00.000Z')), interval: 'hour' })).toEqual([
+      '2026-11-24T09:00:00.000Z..2026-11-24T09:15:00.000Z',
+    ])
+  })
+})
 
 describe.each(databaseKinds)('verification queries on $kind', ({ kind, available }) => {
   let subject: TestDatabase

@@ -23,6 +23,8 @@ export interface StatsRange {
   from: Date
   to: Date
   interval: StatsInterval
+  /** `to` was left out: the range runs up to the moment of the read. */
+  endsNow?: boolean
 }
 
 export interface StatsQuery {
@@ -31,11 +33,20 @@ export interface StatsQuery {
   interval?: StatsInterval
 }
 
-/** The range a stats request asks for, with defaults (the last 24 hours, hourly), or why it cannot be served. */
+/**
+ * The range a stats request asks for, with defaults, or why it cannot be served. The default is
+ * the dashboard's "last 24 hours": the current UTC hour so far and the 23 before it, 24 hourly
+ * buckets, whole hours each, which the rollups answer alone.
+ */
 export function resolveStatsRange(query: StatsQuery, now: Date): { range: StatsRange } | { issues: FieldIssue[] } {
   const interval = query.interval ?? 'hour'
   const to = query.to === undefined ? now : new Date(query.to)
-  const from = query.from === undefined ? new Date(to.getTime() - DEFAULT_RANGE_MS) : new Date(query.from)
+  const from =
+    query.from !== undefined
+      ? new Date(query.from)
+      : query.to === undefined
+        ? new Date(bucketStartOf(now.getTime(), 'hour') - DEFAULT_RANGE_MS + HOUR_MS)
+        : new Date(to.getTime() - DEFAULT_RANGE_MS)
   const issues: FieldIssue[] = []
   if (Number.isNaN(from.getTime())) issues.push({ field: 'querystring.from', message: 'must be an ISO 8601 date-time' })
   if (Number.isNaN(to.getTime())) issues.push({ field: 'querystring.to', message: 'must be an ISO 8601 date-time' })
@@ -51,7 +62,7 @@ export function resolveStatsRange(query: StatsQuery, now: Date): { range: StatsR
     const days = maxRangeMs[interval] / DAY_MS
     return { issues: [{ field: 'querystring.from', message: `the range may span at most ${days} days with interval=${interval}` }] }
   }
-  return { range: { from, to, interval } }
+  return { range: { from, to, interval, ...(query.to === undefined ? { endsNow: true } : {}) } }
 }
 
 /** Start of the UTC hour or day that contains `time`, in epoch milliseconds. */

@@ -6,8 +6,13 @@ const HOUR_MS = 3_600_000
 const now = new Date('2025-05-05T10:30:00.000Z')
 
 describe('stats ranges', () => {
-  it('defaults to the last 24 hours, hourly', () => {
+  it('defaults to the current UTC hour so far and the 23 before it, hourly, ending now', () => {
+    const currentHour = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS
     expect(resolveStatsRange({}, now)).toEqual({
+      range: { from: new Date(currentHour - 23 * HOUR_MS), to: now, interval: 'hour', endsNow: true },
+    })
+    // With a to of the caller's, the 24 hours before it.
+    expect(resolveStatsRange({ to: now.toISOString() }, now)).toEqual({
       range: { from: new Date(now.getTime() - 24 * HOUR_MS), to: now, interval: 'hour' },
     })
   })

@@ -36,7 +36,9 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: 'Verifications by action over time, top anomalies and countries',
         description:
-          `Counts verifications with from <= time < to in UTC buckets. Defaults: the last 24 hours, hourly. ` +
+          `Counts verifications with from <= time < to in UTC buckets. Defaults: the current UTC hour so far and the 23 before it, hourly (to: now). ` +
+          'Whole UTC hours, and the hour a range ending now or later ends in, are read from hourly counts, at a cost that does not grow with the verifications in them; ' +
+          'a part of an hour cut off by an unaligned from (or a past to) is counted from the log itself, row by row. ' +
           `At most ${days(maxRangeMs.hour)} days hourly or ${days(maxRangeMs.day)} days daily.`,
         security: dashboardSecurity,
         params: IdParams,
