@@ -179,6 +179,8 @@ await recreateDatabase()
 // flush one that holds anybody else's keys.
 const privateRedis = EVAL_REDIS_URL === undefined ? await startPrivateRedis() : undefined
 if (EVAL_REDIS_URL === undefined && privateRedis === undefined) throw new Error('redis-server did not start; install it (apt-get install redis-server) or set EVAL_REDIS_URL to a Redis database this run may flush')
+// Ended with the script however it ends (a step below may throw before the try).
+process.on('exit', () => privateRedis?.process.kill())
 const redisUrl = EVAL_REDIS_URL ?? privateRedis!.url
 const redis = new Redis(redisUrl)
 await redis.flushdb()
@@ -209,7 +211,6 @@ try {
   await display.close()
   await stopService(service)
   redis.disconnect()
-  privateRedis?.process.kill()
   await rm(dataDirectory, { recursive: true, force: true })
 }
 

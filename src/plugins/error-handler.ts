@@ -218,6 +218,8 @@ function dependencyOf(error: Error): 'Redis' | 'PostgreSQL' | 'PostgreSQL or Red
   if (
     // PostgreSQL canceled a statement that ran past the statement timeout.
     code === '57014' ||
+    // It lacks a resource (53: a full disk, memory, connections) or its files failed it (58: I/O).
+    (typeof code === 'string' && /^5[38][0-9A-Z]{3}$/.test(code)) ||
     // PostgreSQL ended the connection or refuses new ones for now: a shutdown, a restart, a
     // failover, pg_terminate_backend (57P01-57P05), and the connection exceptions (class 08).
     (typeof code === 'string' && /^(57P0[1-5]|08[0-9A-Z]{3})$/.test(code)) ||

@@ -12,6 +12,8 @@ const BATCH_SIZE = 5_000
 const FIRST_SWEEP_DELAY_MS = 60_000
 /** Rows logged just before a deletion reach the database within about a second on every instance (the log's batching); a retried write may take longer, and the hourly sweep catches it. */
 const LATE_ROWS_DELAY_MS = 5_000
+/** The embedded database is vacuumed after every sweep that deleted rows, and otherwise at most this often. */
+const VACUUM_INTERVAL_MS = 3_600_000
 
 export interface LogRetentionOptions {
   /** How often the sweep runs (hourly by default); the first run comes a minute after start, or sooner if the interval is shorter. */
@@ -94,21 +96,31 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
     if (expired + ofDeletedSites > 0) {
       app.log.info({ expired, ofDeletedSites, retentionDays: app.config.logRetentionDays }, 'deleted verification log rows past their retention or of deleted sites')
     }
-    if (app.database.kind === 'pglite' && !isClosing) await vacuumEmbedded()
-    return expired + ofDeletedSites
+    const deleted = expired + ofDeletedSites
+    if (app.database.kind === 'pglite') await vacuumEmbedded(deleted > 0)
+    return deleted
   }
 
   /**
    * PGlite runs no autovacuum: without this, the space of deleted log rows (and of the rollups'
    * and counters' updated ones) was never reused, and an embedded data directory that retention
-   * should hold steady grew for as long as it ran. Once per sweep; VACUUM skips the pages it
-   * found clean before, and ANALYZE keeps the planner's statistics current for the dashboard.
+   * should hold steady grew for as long as it ran. After a sweep that deleted rows, and at most
+   * hourly otherwise (a site's deletion starts two sweeps, and PGlite holds every other statement
+   * while it vacuums); VACUUM skips the pages it found clean before, and ANALYZE keeps the
+   * planner's statistics current for the dashboard. A failure is logged; the next sweep retries.
    */
-  async function vacuumEmbedded(): Promise<void> {
-    const startedAt = performance.now()
-    await app.database.execute('VACUUM (ANALYZE)')
-    app.log.debug({ ms: Math.round(performance.now() - startedAt) }, 'vacuumed the embedded database')
+  async function vacuumEmbedded(hasDeleted: boolean): Promise<void> {
+    const now = performance.now()
+    if (isClosing || (!hasDeleted && now - lastVacuumAt < VACUUM_INTERVAL_MS)) return
+    lastVacuumAt = now
+    try {
+      await app.database.execute('VACUUM (ANALYZE)')
+      app.log.debug({ ms: Math.round(performance.now() - now) }, 'vacuumed the embedded database')
+    } catch (error) {
+      app.log.warn({ err: error }, 'could not vacuum the embedded database; the next sweep retries')
+    }
   }
+  let lastVacuumAt = Number.NEGATIVE_INFINITY
 
   function start(now: Date | undefined): Promise<number> {
     const sweep = deleteDue(now ?? new Date()).finally(() => {

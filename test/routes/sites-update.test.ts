@@ -244,7 +244,7 @@ describe.each(deployments)('If-Match on PUT /api/v1/sites/{id}, on $name', ({ av
     expect((await read(site.id)).json().name).toBe('Listed')
   })
 
-  it.skipIf(!available)('answers 404, not 412, for a site that is not there', async () => {
+  it.skipIf(!available)('answers 404, whatever If-Match says, for a site that is not there', async () => {
     const response = await update(randomUUID(), { name: 'Gone' }, '"1"')
     expect(response.statusCode).toBe(404)
   })

@@ -53,12 +53,13 @@ describe.runIf(onLinux)('the DATA_DIR lock', () => {
   })
 
   it('is taken over from a holder killed a moment ago that its parent has not reaped yet (a zombie)', async () => {
-    // `sleep 0 &` ends at once, and its parent then becomes `sleep 10`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 10'], { stdio: ['ignore', 'pipe', 'ignore'] })
+    // `sleep 1 &` ends a second later, when its parent has become `sleep 10`, which never reaps it.
+    // (With `sleep 0` the shell could still be itself when it ended, and reap it: no zombie.)
+    const parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 10'], { stdio: ['ignore', 'pipe', 'ignore'] })
     try {
       const [output] = (await once(parent.stdout, 'data')) as [Buffer]
       const zombie = Number(output.toString().trim())
-      await vi.waitFor(() => expect(readFileSync(`/proc/${zombie}/stat`, 'utf8')).toMatch(/\) Z /), { timeout: 5_000 })
+      await vi.waitFor(() => expect(readFileSync(`/proc/${zombie}/stat`, 'utf8')).toMatch(/\) Z /), { timeout: 10_000 })
       const directory = newDirectory()
       writeFileSync(join(directory, 'tollgate.lock'), lockFileOf(zombie, startTicksOf(zombie)))
       const unlock = await lockDataDirectory(directory)

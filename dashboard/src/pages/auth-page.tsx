@@ -52,7 +52,7 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
     try {
       const credentials = { email: email.trim(), password }
       // Sign-up creates the account; logging in right after sets the session cookie.
-      if (isSignup) await createAccount(needsSetupCode ? { ...credentials, setupCode } : credentials)
+      if (isSignup) await createAccount(setupCode === '' ? credentials : { ...credentials, setupCode })
       const account = await logIn(credentials)
       // In production the session cookie is Secure: over plain http (but on localhost) the browser
       // drops it, and every next request would say the session ended. Said here, once, why.
@@ -115,7 +115,8 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
             error={fieldErrors.password}
             onInput={setPassword}
           />
-          {needsSetupCode ? (
+          {/* Also when the answer of GET /sign-up is missing but the service asked for the code. */}
+          {needsSetupCode || (isSignup && fieldErrors.setupCode !== undefined) ? (
             <Field
               id="auth-setupCode"
               label="Setup code"

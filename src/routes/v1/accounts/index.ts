@@ -57,7 +57,8 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.addHook('onReady', async () => {
       if (await app.accounts.exists()) return
       const setupCode = firstAccountSetupCode(app.keyRing)
-      app.log.info({ setupCode }, `No account yet: create the first at /dashboard/ with the setup code ${setupCode} (or with npm run account -- create)`)
+      // At warn, so that a LOG_LEVEL of warn still shows it to the operator who needs it.
+      app.log.warn({ setupCode }, `No account yet: create the first at /dashboard/ with the setup code ${setupCode} (or with npm run account -- create)`)
     })
   }
 
