@@ -16,6 +16,8 @@ declare module 'fastify' {
     ignoresBody?: boolean
     /** The route reads no input and no store (/health): it gives none of the error answers any route can. */
     cannotFail?: boolean
+    /** The body as the document states it, with the limits the handler checks (the validating `body` bounds less). */
+    documentedBody?: unknown
     /** Headers of an answer, by status, for the document only (Fastify's schemas describe bodies). */
     responseHeaders?: Record<number, Record<string, { type: 'string' | 'integer'; description: string }>>
   }
@@ -36,7 +38,7 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
     if (route.schema?.optionalBody === true) for (const method of [route.method].flat()) optionalBodies.add(`${method.toLowerCase()} ${openApiPath(route.url)}`)
   })
   await app.register(swagger, {
-    transform: (input) => documentErrorsAsJson(nameOperation(input)),
+    transform: (input) => documentErrorsAsJson(nameOperation(documentBody(input))),
     // @fastify/swagger marks every body it documents as required.
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject
@@ -196,6 +198,14 @@ type SwaggerTransform = (input: { schema: FastifySchema; url: string; route: Rou
 /** Fastify's `:id` path parameters as OpenAPI writes them (`{id}`). */
 function openApiPath(url: string): string {
   return url.replace(/:(\w+)/g, '{$1}')
+}
+
+/** A route's documentedBody, where it has one, stands for its body in the document. */
+const documentBody: SwaggerTransform = (input) => {
+  const { schema } = input
+  if (schema?.documentedBody === undefined) return input
+  const { documentedBody, ...rest } = schema
+  return { ...input, schema: { ...rest, body: documentedBody } }
 }
 
 /**

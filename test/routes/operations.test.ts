@@ -97,6 +97,16 @@ describe('operational endpoints', () => {
     expect(update.responses['412']?.description).toContain('`precondition_failed`')
     expect(update.responses['200']?.headers).toHaveProperty('ETag')
     expect((paths['/api/v1/sites']?.post?.responses['201'] as { headers?: object }).headers).toHaveProperty('Location')
+    // Request bodies state the limits the handlers check, for generated clients to check first.
+    type Schema = { properties: Record<string, Schema & { minimum?: number; maximum?: number; minLength?: number; maxLength?: number; maxItems?: number; anyOf?: Schema[] }> }
+    const bodyOf = (path: string, method: string) =>
+      (paths[path]?.[method] as unknown as { requestBody: { content: { 'application/json': { schema: Schema } } } }).requestBody.content['application/json'].schema
+    const created = bodyOf('/api/v1/sites', 'post')
+    expect(created.properties.name).toMatchObject({ minLength: 1, maxLength: 100 })
+    expect(created.properties.domains).toMatchObject({ maxItems: 100 })
+    const difficulty = bodyOf('/api/v1/sites/{id}', 'put').properties.settings!.properties.difficulty!
+    expect(difficulty.anyOf ?? [difficulty]).toContainEqual(expect.objectContaining({ type: 'integer', minimum: 1, maximum: 32 }))
+    expect(bodyOf('/api/v1/accounts', 'post').properties.password).toMatchObject({ minLength: 10, maxLength: 256 })
     // /ready's 503 carries the readiness body, not the error body.
     expect(paths['/ready']?.get?.responses['503']?.description).toMatch(/^Not ready: this body/)
     // Siteverify answers every failure with 200 and its own body.

@@ -10,10 +10,13 @@ import { createAccountRepository } from '../../../storage/sql/account-repository
 import { Account, ErrorResponse } from '../dashboard-schemas.js'
 import { credentialRateLimits, emailKeyOf, enforceRateLimits } from './rate-limits.js'
 
+const emailDescription = `An e-mail address, at most ${EMAIL_MAX_LENGTH} characters`
+const passwordDescription = `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`
+
 export const Credentials = Type.Object(
   {
-    email: Type.String({ maxLength: 1000, description: `An e-mail address, at most ${EMAIL_MAX_LENGTH} characters` }),
-    password: Type.String({ maxLength: 1000, description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters` }),
+    email: Type.String({ maxLength: 1000, description: emailDescription }),
+    password: Type.String({ maxLength: 1000, description: passwordDescription }),
   },
   { additionalProperties: false },
 )
@@ -26,15 +29,21 @@ function validateSignUp(email: string, password: string): ErrorDetail[] {
   return issues
 }
 
-const SignUpBody = Type.Object(
+const setupCodeProperty = Type.Optional(
+  Type.String({
+    maxLength: 100,
+    description: 'Under SIGNUPS=first (the production default), the setup code the server logs at start while it has no account; required then',
+  }),
+)
+
+const SignUpBody = Type.Object({ ...Credentials.properties, setupCode: setupCodeProperty }, { additionalProperties: false })
+
+/** The sign-up body with the limits the handler checks, for the OpenAPI document (schema.documentedBody). */
+const DocumentedSignUpBody = Type.Object(
   {
-    ...Credentials.properties,
-    setupCode: Type.Optional(
-      Type.String({
-        maxLength: 100,
-        description: 'Under SIGNUPS=first (the production default), the setup code the server logs at start while it has no account; required then',
-      }),
-    ),
+    email: Type.String({ format: 'email', maxLength: EMAIL_MAX_LENGTH, description: emailDescription }),
+    password: Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, description: passwordDescription }),
+    setupCode: setupCodeProperty,
   },
   { additionalProperties: false },
 )
@@ -86,6 +95,7 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'account (the production default) or none: then 403 sign_up_closed (GET /api/v1/sign-up tells beforehand). ' +
           'Under SIGNUPS=first the first account also needs setupCode, the code the server logs at start: else 403 setup_code_invalid.',
         body: SignUpBody,
+        documentedBody: DocumentedSignUpBody,
         response: { 201: Account, 400: ErrorResponse, 403: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse },
         errorCodes: ['email_taken', 'sign_up_closed', 'setup_code_invalid'],
       },

@@ -8,7 +8,7 @@ import { accountOf, creationRefused } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
-import { CreateSiteBody, Site, siteView, SiteWithSecret } from './site-schemas.js'
+import { CreateSiteBody, documentedBodies, Site, siteView, SiteWithSecret } from './site-schemas.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
 import { etagHeader, tagWithRevision } from './site-revision.js'
 
@@ -39,6 +39,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites (409 conflict beyond).`,
         security: dashboardSecurity,
         body: CreateSiteBody,
+        documentedBody: documentedBodies.CreateSiteBody,
         response: { 201: SiteWithSecret, 400: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors },
         responseHeaders: { 201: { Location: { type: 'string', description: 'The new site\'s address' }, ...etagHeader } },
       },

@@ -7,6 +7,7 @@ import {
   numericSettingLimits,
   SITE_NAME_MAX_LENGTH,
   WEBHOOK_SECRET_MAX_LENGTH,
+  WEBHOOK_URL_MAX_LENGTH,
   WEBHOOK_SECRET_MIN_DISTINCT,
   WEBHOOK_SECRET_MIN_LENGTH,
   type NumericSettingName,
@@ -59,57 +60,80 @@ export const SiteWithSecret = Type.Object({
   secretKey: Type.String({ description: 'For Siteverify; shown only in this answer' }),
 })
 
-function nullableSetting(name: NumericSettingName) {
-  return Type.Optional(NullableInput(Type.Integer({ description: `${describeSetting(name)}; null restores the default` })))
+/**
+ * Request bodies are built twice: the validating schema bounds only what is read (a name of 1,000
+ * characters at most), so that the handlers report every problem of a request at once, in words
+ * (domain/sites/site-input); the documented one (schema.documentedBody) states the real limits,
+ * so that generated clients and form validators can check them before sending.
+ */
+function requestBodies(withLimits: boolean) {
+  const limits = <Options extends object>(options: Options, real: object): Options => (withLimits ? { ...options, ...real } : options)
+
+  const nullableSetting = (name: NumericSettingName) => {
+    const { minimum, maximum } = numericSettingLimits[name]
+    return Type.Optional(NullableInput(Type.Integer(limits({ description: `${describeSetting(name)}; null restores the default` }, { minimum, maximum }))))
+  }
+
+  const SettingsInput = Type.Object(
+    {
+      webhookUrl: Type.Optional(
+        NullableInput(
+          Type.String(
+            limits(
+              { maxLength: 4096, description: 'An http(s) URL (https only in production); requires a webhook secret; null removes it' },
+              { maxLength: WEBHOOK_URL_MAX_LENGTH },
+            ),
+          ),
+        ),
+      ),
+      webhookSecret: Type.Optional(
+        NullableInput(
+          Type.String(
+            limits(
+              {
+                maxLength: 4096,
+                description: `Signs webhook bodies (HMAC-SHA256); ${WEBHOOK_SECRET_MIN_LENGTH} to ${WEBHOOK_SECRET_MAX_LENGTH} characters, at least ${WEBHOOK_SECRET_MIN_DISTINCT} of them different, no white space at either end; write-only; null removes it`,
+              },
+              { minLength: WEBHOOK_SECRET_MIN_LENGTH, maxLength: WEBHOOK_SECRET_MAX_LENGTH },
+            ),
+          ),
+        ),
+      ),
+      difficulty: nullableSetting('difficulty'),
+      challengeLifetimeSeconds: nullableSetting('challengeLifetimeSeconds'),
+      challengeThreshold: nullableSetting('challengeThreshold'),
+      blockThreshold: nullableSetting('blockThreshold'),
+      maxStepUps: nullableSetting('maxStepUps'),
+    },
+    { additionalProperties: false },
+  )
+
+  const nameSchema = Type.String(limits({ maxLength: 1000, description: `1 to ${SITE_NAME_MAX_LENGTH} characters` }, { minLength: 1, maxLength: SITE_NAME_MAX_LENGTH }))
+  const domainsSchema = Type.Array(
+    Type.String(limits({ maxLength: 1000 }, { minLength: 1, maxLength: 253 })),
+    limits({ maxItems: 1000, description: `Up to ${MAX_DOMAINS} hostnames such as example.com (no scheme, port or path)` }, { maxItems: MAX_DOMAINS }),
+  )
+
+  // The examples are what Swagger UI's Try it out sends: requests that work as they stand.
+  const CreateSiteBody = Type.Object(
+    { name: nameSchema, domains: Type.Optional(domainsSchema), settings: Type.Optional(SettingsInput) },
+    { additionalProperties: false, examples: [{ name: 'My shop', domains: ['shop.example.com'], settings: { difficulty: 18 } }] },
+  )
+
+  const UpdateSiteBody = Type.Object(
+    { name: Type.Optional(nameSchema), domains: Type.Optional(domainsSchema), settings: Type.Optional(SettingsInput) },
+    {
+      additionalProperties: false,
+      description: 'Absent fields keep their values; settings merge key by key; null clears a setting',
+      examples: [{ settings: { webhookUrl: 'https://shop.example.com/hooks/tollgate', webhookSecret: 'a-long-random-secret-for-webhooks' } }],
+    },
+  )
+  return { CreateSiteBody, UpdateSiteBody }
 }
 
-export const SettingsInput = Type.Object(
-  {
-    webhookUrl: Type.Optional(
-      NullableInput(
-        Type.String({
-          maxLength: 4096,
-          description: 'An http(s) URL (https only in production); requires a webhook secret; null removes it',
-        }),
-      ),
-    ),
-    webhookSecret: Type.Optional(
-      NullableInput(
-        Type.String({
-          maxLength: 4096,
-          description: `Signs webhook bodies (HMAC-SHA256); ${WEBHOOK_SECRET_MIN_LENGTH} to ${WEBHOOK_SECRET_MAX_LENGTH} characters, at least ${WEBHOOK_SECRET_MIN_DISTINCT} of them different, no white space at either end; write-only; null removes it`,
-        }),
-      ),
-    ),
-    difficulty: nullableSetting('difficulty'),
-    challengeLifetimeSeconds: nullableSetting('challengeLifetimeSeconds'),
-    challengeThreshold: nullableSetting('challengeThreshold'),
-    blockThreshold: nullableSetting('blockThreshold'),
-    maxStepUps: nullableSetting('maxStepUps'),
-  },
-  { additionalProperties: false },
-)
-
-const nameSchema = Type.String({ maxLength: 1000, description: `1 to ${SITE_NAME_MAX_LENGTH} characters` })
-const domainsSchema = Type.Array(Type.String({ maxLength: 1000 }), {
-  maxItems: 1000,
-  description: `Up to ${MAX_DOMAINS} hostnames such as example.com (no scheme, port or path)`,
-})
-
-// The examples are what Swagger UI's Try it out sends: requests that work as they stand.
-export const CreateSiteBody = Type.Object(
-  { name: nameSchema, domains: Type.Optional(domainsSchema), settings: Type.Optional(SettingsInput) },
-  { additionalProperties: false, examples: [{ name: 'My shop', domains: ['shop.example.com'], settings: { difficulty: 18 } }] },
-)
-
-export const UpdateSiteBody = Type.Object(
-  { name: Type.Optional(nameSchema), domains: Type.Optional(domainsSchema), settings: Type.Optional(SettingsInput) },
-  {
-    additionalProperties: false,
-    description: 'Absent fields keep their values; settings merge key by key; null clears a setting',
-    examples: [{ settings: { webhookUrl: 'https://shop.example.com/hooks/tollgate', webhookSecret: 'a-long-random-secret-for-webhooks' } }],
-  },
-)
+export const { CreateSiteBody, UpdateSiteBody } = requestBodies(false)
+/** The same bodies with their real limits, for the OpenAPI document only (schema.documentedBody). */
+export const documentedBodies = requestBodies(true)
 
 /** A site as the dashboard API shows it: never the secret key, never the webhook secret. */
 export function siteView(site: SiteRecord): Type.Static<typeof Site> {

@@ -4,7 +4,7 @@ import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { Type } from 'typebox'
-import { Site, siteView, UpdateSiteBody } from './site-schemas.js'
+import { documentedBodies, Site, siteView, UpdateSiteBody } from './site-schemas.js'
 import { etagHeader, revisionsAcceptedBy, tagWithRevision } from './site-revision.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
 
@@ -27,6 +27,7 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'if-match': Type.Optional(Type.String({ description: 'The ETag of the site as last read: refuse the update (412) if the site has changed since' })),
         }),
         body: UpdateSiteBody,
+        documentedBody: documentedBodies.UpdateSiteBody,
         response: { 200: Site, 400: ErrorResponse, 404: ErrorResponse, 412: ErrorResponse, ...authenticatedErrors },
         responseHeaders: { 200: etagHeader },
       },
