@@ -216,13 +216,11 @@ function isOutage(error: Error): boolean {
 function dependencyOf(error: Error): 'Redis' | 'PostgreSQL' | 'PostgreSQL or Redis' | undefined {
   const code = (error as NodeJS.ErrnoException).code
   if (
-    // PostgreSQL canceled a statement that ran past the statement timeout.
-    code === '57014' ||
-    // It lacks a resource (53: a full disk, memory, connections) or its files failed it (58: I/O).
-    (typeof code === 'string' && /^5[38][0-9A-Z]{3}$/.test(code)) ||
-    // PostgreSQL ended the connection or refuses new ones for now: a shutdown, a restart, a
-    // failover, pg_terminate_backend (57P01-57P05), and the connection exceptions (class 08).
-    (typeof code === 'string' && /^(57P0[1-5]|08[0-9A-Z]{3})$/.test(code)) ||
+    // PostgreSQL canceled a statement that ran past the statement timeout (57014); it lacks a
+    // resource (53: a full disk, memory, connections) or its files failed it (58: I/O); it ended
+    // the connection or refuses new ones for now: a shutdown, a restart, a failover,
+    // pg_terminate_backend (57P01-57P05), and the connection exceptions (class 08).
+    (typeof code === 'string' && /^(57014|5[38][0-9A-Z]{3}|57P0[1-5]|08[0-9A-Z]{3})$/.test(code)) ||
     // The PostgreSQL client gave up on a connection that went silent (its query_timeout), or a
     // statement came after its transaction's connection was lost.
     /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable/i.test(error.message)

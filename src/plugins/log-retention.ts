@@ -101,6 +101,7 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
     return deleted
   }
 
+  let lastVacuumAt = Number.NEGATIVE_INFINITY
   /**
    * PGlite runs no autovacuum: without this, the space of deleted log rows (and of the rollups'
    * and counters' updated ones) was never reused, and an embedded data directory that retention
@@ -120,7 +121,6 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
       app.log.warn({ err: error }, 'could not vacuum the embedded database; the next sweep retries')
     }
   }
-  let lastVacuumAt = Number.NEGATIVE_INFINITY
 
   function start(now: Date | undefined): Promise<number> {
     const sweep = deleteDue(now ?? new Date()).finally(() => {

@@ -46,7 +46,7 @@ describe.skipIf(!isMounted)('the embedded database on a full disk', () => {
   const ballast = join(directory, 'ballast')
 
   beforeAll(async () => {
-    database = await openPgliteDatabase(join(directory, 'data'), { probeTimeoutMs: 1_000, restartDelayMs: 300, restartTimeoutMs: 5_000 })
+    database = await openPgliteDatabase(join(directory, 'data'), { probeTimeoutMs: 1_000, restartDelayMs: 300, restartTimeoutMs: 15_000 })
     database.onIncident?.((incident) => incidents.push(incident))
     await database.execute('CREATE TABLE kept (id serial PRIMARY KEY, note text)')
     await database.query('INSERT INTO kept (note) SELECT md5(value::text) FROM generate_series(1, 3000) AS value')
@@ -87,9 +87,10 @@ describe.skipIf(!isMounted)('the embedded database on a full disk', () => {
 
     await rm(ballast)
     await expect
-      .poll(() => database.query<{ count: number }>('SELECT count(*)::int AS count FROM kept').then((rows) => rows[0]?.count, () => undefined), { timeout: 20_000, interval: 250 })
+      .poll(() => database.query<{ count: number }>('SELECT count(*)::int AS count FROM kept').then((rows) => rows[0]?.count, () => undefined), { timeout: 60_000, interval: 250 })
       .toBe(100)
     expect(incidents.some((incident) => incident.isRecovered)).toBe(true)
     await database.query("INSERT INTO kept (note) VALUES ('after')")
-  }, 60_000)
+    // Generous: a start under a loaded CI host replays the log slowly.
+  }, 120_000)
 })

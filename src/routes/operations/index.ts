@@ -8,7 +8,6 @@ import { ErrorResponse } from '../v1/dashboard-schemas.js'
 
 const READY_TIMEOUT_MS = 1_000
 
-
 const DependencyCheck = Type.Object({
   status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
   kind: Type.String({ description: 'postgres or pglite; redis or memory' }),

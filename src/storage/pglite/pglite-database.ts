@@ -22,7 +22,9 @@ export interface PgliteOptions {
   probeTimeoutMs?: number
   /** The wait between attempts to start the worker again (the disk may still be full). */
   restartDelayMs?: number
-  /** How long a worker may take to open, at start or started again (it replays the write-ahead log; 120 s). */
+  /** How long the worker may take to open at start (a new data directory is created then; 120 s). */
+  openTimeoutMs?: number
+  /** How long a worker started again may take to open (it replays the write-ahead log; openTimeoutMs). */
   restartTimeoutMs?: number
 }
 
@@ -81,7 +83,8 @@ interface Running {
 export async function openPgliteDatabase(dataDirectory: string | undefined, options: PgliteOptions = {}): Promise<SqlDatabase> {
   const probeTimeoutMs = options.probeTimeoutMs ?? 15_000
   const restartDelayMs = options.restartDelayMs ?? 5_000
-  const restartTimeoutMs = options.restartTimeoutMs ?? 120_000
+  const openTimeoutMs = options.openTimeoutMs ?? 120_000
+  const restartTimeoutMs = options.restartTimeoutMs ?? openTimeoutMs
   const pending = new Map<number, { resolve: (reply: Answer) => void; reject: (error: Error) => void }>()
   const incidentListeners: ((incident: DatabaseIncident) => void)[] = []
   let nextId = 1
@@ -108,8 +111,8 @@ export async function openPgliteDatabase(dataDirectory: string | undefined, opti
     pending.clear()
   }
 
-  /** Starts a worker and waits until its PGlite is open (within `restartTimeoutMs`). */
-  async function startWorker(): Promise<Running> {
+  /** Starts a worker and waits until its PGlite is open (within `timeoutMs`). */
+  async function startWorker(timeoutMs: number): Promise<Running> {
     const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: { dataDirectory } })
     const started: Running = { worker, generation: ++generation }
     opening = worker
@@ -120,7 +123,7 @@ export async function openPgliteDatabase(dataDirectory: string | undefined, opti
     let onExit: (code: number) => void = () => {}
     try {
       await new Promise<void>((resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`it did not open within ${restartTimeoutMs} ms`)), restartTimeoutMs)
+        timer = setTimeout(() => reject(new Error(`it did not open within ${timeoutMs} ms`)), timeoutMs)
         onStart = (reply) => {
           if ('startError' in reply) {
             const { message, ...fields } = reply.startError
@@ -216,7 +219,7 @@ export async function openPgliteDatabase(dataDirectory: string | undefined, opti
       await ended?.worker.terminate()
       for (let attempt = 1; !closing; attempt += 1) {
         try {
-          current = await startWorker()
+          current = await startWorker(restartTimeoutMs)
           lastAnswerAt = performance.now()
           report({ message: `the embedded database answers again (attempt ${attempt})`, isRecovered: true })
           return
@@ -227,12 +230,12 @@ export async function openPgliteDatabase(dataDirectory: string | undefined, opti
         }
       }
     })().finally(() => {
+      // The check under way, if any, failed with the rest (failAll) and cleared `probing` itself.
       recovering = undefined
-      probing = false
     })
   }
 
-  current = await startWorker()
+  current = await startWorker(openTimeoutMs)
 
   /** Sends a command to the worker; answers with the generation of the worker that took it. */
   const call = (command: Command, transactionOf?: number): Promise<Answer> => {

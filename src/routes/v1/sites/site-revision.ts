@@ -1,14 +1,12 @@
 import type { FastifyReply } from 'fastify'
 import type { Site } from '../../../domain/sites/site.js'
 
-/** A site's ETag: its revision, a strong validator (every change of the row counts it up). */
-export function etagOf(site: Site): string {
-  return `"${site.revision}"`
-}
-
-/** Sets the ETag of the site the answer shows, for a later If-Match. */
+/**
+ * Sets the ETag of the site the answer shows, for a later If-Match: its revision, a strong
+ * validator (every change of the row counts it up).
+ */
 export function tagWithRevision(reply: FastifyReply, site: Site): void {
-  reply.header('etag', etagOf(site))
+  reply.header('etag', `"${site.revision}"`)
 }
 
 /**
