@@ -103,11 +103,15 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   // Its number of keys varies: given per call, as EVAL takes it.
   client.defineCommand('incrementAndRead', { lua: incrementAndReadScript })
   // Since when Redis has kept its data. Until it is read, and again from every reconnection until
-  // it is read anew (Redis may come back empty), the safe answer is now: nothing older is vouched for.
-  let remembersSince = Date.now()
+  // it is read anew (Redis may come back empty), the safe answer is what a loss would set: now
+  // plus the clock-skew margin, so that a token stamped by a clock running ahead before the loss
+  // is not vouched for in the moment before the read answers (it redeemed a second time then).
+  const clockSkewMarginMs = options.clockSkewMarginMs ?? CLOCK_SKEW_MARGIN_MS
+  const nothingVouchedFor = () => Date.now() + clockSkewMarginMs
+  let remembersSince = nothingVouchedFor()
   let hasReadEpoch = false
   const readEpoch = () =>
-    client.dataEpoch(DATA_EPOCH_KEY, hasReadEpoch ? '1' : '0', options.clockSkewMarginMs ?? CLOCK_SKEW_MARGIN_MS).then(
+    client.dataEpoch(DATA_EPOCH_KEY, hasReadEpoch ? '1' : '0', clockSkewMarginMs).then(
       (value) => {
         remembersSince = Number(value)
         hasReadEpoch = true
@@ -115,7 +119,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
       () => {},
     )
   client.on('ready', () => {
-    remembersSince = Date.now()
+    remembersSince = nothingVouchedFor()
     void readEpoch()
   })
   const epochCheck = setInterval(() => {
