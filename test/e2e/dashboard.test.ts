@@ -462,6 +462,26 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     }
   })
 
+  it("labels the chart's hours in the browser's language (here German: 24-hour times)", async () => {
+    const german = await browser.context.newPage()
+    try {
+      const devtools = await browser.context.newCDPSession(german)
+      await devtools.send('Emulation.setLocaleOverride', { locale: 'de-DE' })
+      await german.goto(`${origin}/dashboard/sites/${siteId}`)
+      const chart = german.locator('.chart .u-over')
+      await chart.waitFor()
+      // Hovering a bucket shows its time in the legend, as the axis labels its ticks (on the canvas).
+      const box = await chart.boundingBox()
+      await german.mouse.move((box?.x ?? 0) + (box?.width ?? 0) * 0.9, (box?.y ?? 0) + (box?.height ?? 0) / 2)
+      const legend = german.locator('.chart .u-legend .u-series').first().locator('.u-value')
+      await german.waitForFunction(() => /\d/.test(document.querySelector('.chart .u-legend .u-series .u-value')?.textContent ?? ''))
+      // "25. Nov., 14:00", where uPlot's own label is "2026-11-25 2:00pm".
+      expect(await legend.textContent()).toMatch(/^\d{1,2}\. [A-Z][a-zä]{2}\.?, \d{1,2}:00$/)
+    } finally {
+      await german.close()
+    }
+  })
+
   it('lists the deliveries of blocked verifications, and removes the webhook after a confirmation', async () => {
     await page.getByRole('link', { name: 'Webhook' }).click()
     const rows = page.locator('.table tbody tr')

@@ -3,6 +3,7 @@ import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
 import { verificationActions, type StatsBucket } from '../api/types.js'
 import { actionStyles } from '../lib/actions.js'
+import { chartTimeFormat } from '../lib/chart-time.js'
 
 function dataOf(series: readonly StatsBucket[]): uPlot.AlignedData {
   return [series.map((point) => Date.parse(point.bucket) / 1000), ...verificationActions.map((action) => series.map((point) => point[action]))]
@@ -26,6 +27,7 @@ export function VerificationsChart({ series, interval }: VerificationsChartProps
     const element = container.current
     if (element === null) return
     const width = Math.max(element.clientWidth, 260)
+    const timeFormat = chartTimeFormat(interval)
     const options: uPlot.Options = {
       width,
       height: heightFor(width),
@@ -33,7 +35,7 @@ export function VerificationsChart({ series, interval }: VerificationsChartProps
       // Daily buckets are UTC days: their axis is in UTC too (local time would date them a day early west of Greenwich).
       ...(interval === 'day' ? { tzDate: (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC') } : {}),
       series: [
-        { label: interval === 'hour' ? 'Hour' : 'Day' },
+        { label: interval === 'hour' ? 'Hour' : 'Day', value: (_self, seconds) => (seconds === null ? '—' : timeFormat.bucket(seconds)) },
         ...verificationActions.map((action) => ({
           label: actionStyles[action].label,
           stroke: actionStyles[action].color,
@@ -43,7 +45,12 @@ export function VerificationsChart({ series, interval }: VerificationsChartProps
         })),
       ],
       axes: [
-        { stroke: '#374151', grid: { stroke: '#e5e7eb' } },
+        {
+          stroke: '#374151',
+          grid: { stroke: '#e5e7eb' },
+          // In the reader's locale (uPlot's own labels are English); two lines where a day begins.
+          values: (_self, ticks, _axis, _space, increment) => timeFormat.ticks(ticks, increment),
+        },
         {
           stroke: '#374151',
           grid: { stroke: '#e5e7eb' },
