@@ -6,7 +6,7 @@ import {
   computeMidstate, hasLeadingZeroBits, LANES, nonceOf, prefixOf, prefixWordsOf, SUFFIX_COUNT, thresholdOf,
 } from '../../sdk/src/solver/nonce-layout.js'
 import type { SearchEngine } from '../../sdk/src/solver/search-engine.js'
-import { sha256, sha256Hex } from '../../sdk/src/solver/sha256.js'
+import { INITIAL_STATE, ROUND_CONSTANTS, sha256, sha256Hex } from '../../sdk/src/solver/sha256.js'
 import { solveGroups } from '../../sdk/src/solver/solve-groups.js'
 import { compileSolver, createWasmEngine } from '../../sdk/src/solver/wasm-engine.js'
 import { countLeadingZeroBits } from '../../src/domain/proof-of-work/count-leading-zero-bits.js'
@@ -67,6 +67,22 @@ describe('SHA-256 in JavaScript', () => {
       const bytes = randomBytes(length)
       expect(Buffer.from(sha256(bytes)).toString('hex'), `length ${length}`)
         .toBe(createHash('sha256').update(bytes).digest('hex'))
+    }
+  })
+  it('computes its constants exactly, with room for any engine\'s rounding of roots', () => {
+    // The published first and last words (FIPS 180-4, 4.2.2 and 5.3.3); the hashes above check the rest.
+    expect([ROUND_CONSTANTS[0], ROUND_CONSTANTS[63], INITIAL_STATE[0], INITIAL_STATE[7]]).toEqual([0x428a2f98, 0xc67178f2, 0x6a09e667, 0x5be0cd19])
+    expect(ROUND_CONSTANTS).toHaveLength(64)
+    expect(INITIAL_STATE).toHaveLength(8)
+    // A root off by a hundred units in its last place (engines' Math.cbrt is off by one or two)
+    // moves the scaled fraction by under 0.001: every constant lies farther than that from the
+    // boundary where truncation tips over.
+    const primes = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173, 179, 181, 191, 193, 197, 199, 211, 223, 227, 229, 233, 239, 241, 251, 257, 263, 269, 271, 277, 281, 283, 293, 307, 311]
+    const roots = [...primes.map((prime) => Math.cbrt(prime)), ...primes.slice(0, 8).map((prime) => Math.sqrt(prime))]
+    for (const root of roots) {
+      const error = 100 * Number.EPSILON * root * 2 ** 32
+      const scaled = (root - Math.floor(root)) * 2 ** 32
+      expect(Math.min(scaled % 1, 1 - (scaled % 1))).toBeGreaterThan(error)
     }
   })
 })
