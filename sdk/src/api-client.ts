@@ -63,7 +63,43 @@ interface Answer {
   serverTime: number
 }
 
+/**
+ * What may pass a moment later: no connection at all (a blip of the network or a restart behind a
+ * load balancer), or a 502-504 from the service or its gateway. Not a request that ran out of its
+ * 15 s: the visitor would wait as long again.
+ */
+function isTransient(error: unknown, elapsedMs: number): boolean {
+  if (!(error instanceof TollgateError)) return false
+  return error.code === 'network_error' ? elapsedMs < REQUEST_TIMEOUT_MS : error.status !== undefined && error.status > 501 && error.status < 505
+}
+
+/** Waits 1-2 s (spread, so that the pages an outage failed do not all come back at once), or rejects with aborted. */
+function pause(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(done, 1_000 + Math.random() * 1_000)
+    function done(): void {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      if (signal?.aborted === true) reject(abortedError())
+      else resolve()
+    }
+    signal?.addEventListener('abort', done)
+  })
+}
+
+/** One request, tried a second time after a pause when its failure is transient. */
 async function call(apiUrl: string, path: string, siteKey: string, body: unknown, signal: AbortSignal | undefined): Promise<Answer> {
+  const started = Date.now()
+  try {
+    return await callOnce(apiUrl, path, siteKey, body, signal)
+  } catch (error) {
+    if (!isTransient(error, Date.now() - started)) throw error
+    await pause(signal)
+    return callOnce(apiUrl, path, siteKey, body, signal)
+  }
+}
+
+async function callOnce(apiUrl: string, path: string, siteKey: string, body: unknown, signal: AbortSignal | undefined): Promise<Answer> {
   // The caller's signal and the time limit cover the whole exchange, the body's download included:
   // a service that sends its headers and then stalls must not hold the visitor for ever.
   // An abort that came before this request (an AbortSignal.abort() passed in, or reset() while

@@ -135,6 +135,31 @@ describe.runIf(hasChromium())('the SDK recovers in Chromium', () => {
     expect(submissions[0]).toMatchObject({ language: expect.any(String) as string, canvas: expect.stringMatching(/^[0-9a-f]{32}$/) as string })
   })
 
+  it('gets through a connection lost on the way to verify, and a 503 at the challenge, by trying each once more', async () => {
+    const { page, events } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    let challengeFailed = false
+    let verifyLost = false
+    await page.route('**/api/v1/challenge', async (route) => {
+      if (route.request().method() !== 'POST' || challengeFailed) return route.continue()
+      challengeFailed = true
+      return route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"code":"service_unavailable","message":"Storage is unavailable."}}' })
+    })
+    await page.route('**/api/v1/verify', async (route) => {
+      if (route.request().method() !== 'POST' || verifyLost) return route.continue()
+      verifyLost = true
+      return route.abort('connectionreset')
+    })
+    await recordSignupOutcome(page)
+    const outcome = await submitSignup(page)
+
+    expect([challengeFailed, verifyLost]).toEqual([true, true])
+    expect(outcome.error).toBe('')
+    expect(await suite.sdk.siteverify(outcome.token)).toMatchObject({ success: true })
+    // The lost submission never reached the service: the same solution went again, once.
+    expect(events.api.filter((answer) => answer.path === '/api/v1/verify')).toHaveLength(1)
+  })
+
   it('tells the page, in words and as a typed error, that the service is unreachable', async () => {
     const { page } = await suite.browser.newPage()
     await page.goto(`${suite.sdk.origin}/demo`)

@@ -53,3 +53,69 @@ describe('the SDK\'s requests to a service that stalls its answer', () => {
     expect(requests).toBe(before)
   })
 })
+
+/** A service whose answers the test scripts one by one: a status, or `drop` to close the connection unanswered. */
+describe('the SDK\'s requests when the service has a transient failure', () => {
+  let server: Server
+  let apiUrl: string
+  let script: (number | 'drop')[] = []
+  let requests = 0
+  const challenge = { challengeId: '00000000-0000-4000-8000-000000000000', challenge: 'a'.repeat(64), difficulty: 4, algorithm: 'SHA-256', mode: 'invisible', expiresAt: '2099-01-01T00:00:00.000Z' }
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      requests++
+      const next = script.shift() ?? 200
+      if (next === 'drop') {
+        request.socket.destroy()
+        return
+      }
+      response.writeHead(next, { 'content-type': 'application/json' })
+      response.end(JSON.stringify(next === 200 ? challenge : { error: { code: next === 503 ? 'service_unavailable' : 'internal_error', message: `answered ${next}` } }))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+  afterAll(async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  })
+  const attempt = async (steps: (number | 'drop')[], signal?: AbortSignal) => {
+    script = steps
+    requests = 0
+    const started = Date.now()
+    const outcome = await requestChallenge(apiUrl, 'tgk_test', signal).then(
+      (answer) => answer.challengeId,
+      (error: TollgateError) => error.code,
+    )
+    return { outcome, requests, elapsedMs: Date.now() - started }
+  }
+
+  it('tries once more, a second or two later, after a connection that failed or a 502-504', async () => {
+    for (const first of ['drop', 502, 503, 504] as const) {
+      const { outcome, requests: sent, elapsedMs } = await attempt([first, 200])
+      expect(outcome, String(first)).toBe(challenge.challengeId)
+      expect(sent).toBe(2)
+      expect(elapsedMs).toBeGreaterThanOrEqual(1_000)
+      expect(elapsedMs).toBeLessThan(4_000)
+    }
+  })
+
+  it('gives up after the second failure, with the failure\'s code', async () => {
+    expect(await attempt([503, 503, 200])).toMatchObject({ outcome: 'server_error', requests: 2 })
+    expect(await attempt(['drop', 'drop', 200])).toMatchObject({ outcome: 'network_error', requests: 2 })
+  })
+
+  it('does not repeat an answer that would be the same again (500, 4xx)', async () => {
+    expect(await attempt([500, 200])).toMatchObject({ outcome: 'server_error', requests: 1 })
+    expect(await attempt([429, 200])).toMatchObject({ outcome: 'rate_limited', requests: 1 })
+  })
+
+  it('stops waiting to try again as soon as the caller aborts', async () => {
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 300)
+    const { outcome, requests: sent, elapsedMs } = await attempt([503, 200], controller.signal)
+    expect(outcome).toBe('aborted')
+    expect(sent).toBe(1)
+    expect(elapsedMs).toBeLessThan(1_000)
+  })
+})
