@@ -58,7 +58,7 @@ export async function resolveSecret(config: Pick<Config, 'secret' | 'dataDirecto
   const file = storedSecretFile(config.dataDirectory)
   const stored = await readStoredSecret(file)
   if (stored !== undefined) return stored
-  await mkdir(config.dataDirectory, { recursive: true })
+  await mkdir(config.dataDirectory, { recursive: true, mode: 0o700 })
   const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`
   await writeFile(draft, randomBytes(32).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' })
   try {

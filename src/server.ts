@@ -30,8 +30,13 @@ async function orExit<T>(what: string, work: () => Promise<T>): Promise<T> {
     return await work()
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    if (error instanceof StartupError || (code !== undefined && operationalCodes.has(code))) {
-      const cause = error instanceof StartupError ? error.message : `${what}: ${(error as Error).message}`
+    // A database's refusal (SQLSTATE: five characters with a digit, unlike errno's), such as a
+    // schema that is not what this version expects: one line naming it, not a driver's stack.
+    const isSqlState = typeof code === 'string' && /^(?=.*\d)[0-9A-Z]{5}$/.test(code)
+    if (error instanceof StartupError || isSqlState || (code !== undefined && operationalCodes.has(code))) {
+      const cause = error instanceof StartupError
+        ? error.message
+        : `${what}: ${(error as Error).message}${isSqlState ? ` (SQLSTATE ${code})` : ''}`
       process.stderr.write(`tollgate: cannot start: ${cause}\n`)
       process.exit(1)
     }
@@ -100,9 +105,19 @@ app.log.info(
   // The port bound, which PORT=0 leaves to the system.
   `Tollgate is serving on http://localhost:${typeof address === 'object' && address !== null ? address.port : config.port}`,
 )
-if (config.environment === 'production' && (storage.keyValue.kind === 'memory' || storage.database.kind === 'pglite')) {
-  app.log.warn(
-    'production on the embedded stores: this must be the only instance (challenges, single-use tokens, rate limits and history live in ' +
-      'this process, and are forgotten with it); set DATABASE_URL and REDIS_URL to run several',
-  )
+if (config.environment === 'production') {
+  // Each embedded store ties the service to one process, for its own reasons: name only those in use.
+  const reasons: string[] = []
+  const settings: string[] = []
+  if (storage.database.kind === 'pglite') {
+    reasons.push('the embedded database in DATA_DIR opens in one process only')
+    settings.push('DATABASE_URL')
+  }
+  if (storage.keyValue.kind === 'memory') {
+    reasons.push('challenges, single-use tokens, rate limits and history live in this process and are forgotten with it')
+    settings.push('REDIS_URL')
+  }
+  if (reasons.length > 0) {
+    app.log.warn(`production on embedded storage, so this must be the only instance: ${reasons.join('; ')}. To run several, set ${settings.join(' and ')}`)
+  }
 }

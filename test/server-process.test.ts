@@ -203,6 +203,27 @@ describe('the server process', () => {
     }
   }, 120_000)
 
+  it.skipIf(!hasPostgres)('says in one line, with its SQLSTATE, what the database refused at start (a schema not as this version expects)', async () => {
+    const database = await createScratchDatabase('tollgate_process')
+    try {
+      const first = await startServer({ DATABASE_URL: database.url })
+      first.process.kill('SIGTERM')
+      expect(await first.exited).toBe(0)
+      await database.run('ALTER TABLE server_key_check RENAME COLUMN key_check TO key_check_away')
+      const started = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+        env: { ...process.env, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDirectory, DATABASE_URL: database.url },
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      expect(started.status).toBe(1)
+      expect(started.stderr.trim().split('\n')).toEqual([
+        'tollgate: cannot start: checking the secret against the database: column "key_check" of relation "server_key_check" does not exist (SQLSTATE 42703)',
+      ])
+    } finally {
+      await database.drop()
+    }
+  }, 120_000)
+
   it('warns outside production when the secret is not the one the database was used with, and serves on', async () => {
     const first = await startServer()
     first.process.kill('SIGTERM')

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { constants } from 'node:fs'
-import { access, link, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { access, chmod, link, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { setTimeout } from 'node:timers/promises'
 import { join } from 'node:path'
 import type { Config } from '../config.js'
@@ -173,7 +173,13 @@ async function connectPostgres(connectionString: string): Promise<SqlDatabase> {
 export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDirectory'>): Promise<SqlDatabase> {
   if (config.databaseUrl !== undefined) return connectPostgres(config.databaseUrl)
   const directory = join(config.dataDirectory, 'pglite')
-  await mkdir(directory, { recursive: true })
+  // PGlite writes its files readable, many of them writable, by every user of the machine (password
+  // hashes and e-mail addresses among them). Like PostgreSQL's own data directory, the database's
+  // is its owner's alone, which closes every file in it: a new one is made so, one made before (or
+  // restored from a backup) is made so at start. A directory of another user is left to the open's
+  // own error below.
+  await mkdir(directory, { recursive: true, mode: 0o700 })
+  await chmod(directory, 0o700).catch(() => undefined)
   const unlock = await lockDataDirectory(config.dataDirectory)
   try {
     const database = await openPgliteDatabase(directory)

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { App } from '../../src/app.js'
-import { firstAccountSetupCode } from '../../src/domain/accounts/setup-code.js'
+import { currentSetupCode } from '../../src/routes/v1/accounts/announce-setup-code.js'
 
 /** What inject() gives as Host by default, and so the Origin our own pages would send. */
 export const OWN_ORIGIN = 'http://localhost'
@@ -53,7 +53,7 @@ export async function createTestAccount(app: App, options: { email?: string; ori
   const password = `password-${randomBytes(8).toString('hex')}`
   const remoteAddress = randomClientAddress()
   // The setup code matters only to a server's first account under SIGNUPS=first; others ignore it.
-  const setupCode = firstAccountSetupCode(app.keyRing)
+  const setupCode = await currentSetupCode(app)
   const signUp = await app.inject({ method: 'POST', url: '/api/v1/accounts', payload: { email, password, setupCode }, remoteAddress })
   if (signUp.statusCode !== 201) throw new Error(`sign-up answered ${signUp.statusCode}: ${signUp.body}`)
   const logIn = await app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email, password }, remoteAddress })

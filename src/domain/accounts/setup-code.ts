@@ -7,11 +7,14 @@ const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
 /**
  * The code the first account's sign-up needs under SIGNUPS=first (the production default): until
  * an account exists, anyone who reached a fresh instance first could otherwise take it. Derived
- * from the server secret, so every instance prints the same code, and none is stored. 80 bits, as
+ * from the server secret and the number of accounts ever created (`accountsCreated`), so every
+ * instance prints the same code, none is stored, and a code is void once an account has been
+ * made: a server whose accounts were all deleted asks for a new one. 80 bits, as
  * XXXX-XXXX-XXXX-XXXX.
  */
-export function firstAccountSetupCode(keyRing: KeyRing): string {
-  const bytes = hmacSha256(keyRing.keyFor('setup-code'), 'tollgate first account setup code v1').subarray(0, 10)
+export function firstAccountSetupCode(keyRing: KeyRing, accountsCreated: number): string {
+  const round = accountsCreated === 0 ? '' : ` after ${accountsCreated}`
+  const bytes = hmacSha256(keyRing.keyFor('setup-code'), `tollgate first account setup code v1${round}`).subarray(0, 10)
   let bits = 0n
   for (const byte of bytes) bits = (bits << 8n) | BigInt(byte)
   let code = ''
@@ -20,7 +23,7 @@ export function firstAccountSetupCode(keyRing: KeyRing): string {
 }
 
 /** Whether `presented` is the setup code, in any letter case, with or without its dashes and spaces. */
-export function isFirstAccountSetupCode(keyRing: KeyRing, presented: string): boolean {
+export function isFirstAccountSetupCode(keyRing: KeyRing, accountsCreated: number, presented: string): boolean {
   const canonical = (code: string) => Buffer.from(code.toUpperCase().replace(/[\s-]/g, ''), 'utf8')
-  return isSameInConstantTime(canonical(firstAccountSetupCode(keyRing)), canonical(presented))
+  return isSameInConstantTime(canonical(firstAccountSetupCode(keyRing, accountsCreated)), canonical(presented))
 }

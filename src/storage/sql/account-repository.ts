@@ -53,6 +53,15 @@ export function createAccountRepository(database: SqlExecutor) {
       return account
     },
 
+    /**
+     * How many accounts were ever created (migration 015; deleted ones included): the first
+     * account's setup code changes with it.
+     */
+    async createdCount(): Promise<number> {
+      const rows = await database.query<{ created: string | number }>('SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS created FROM accounts_created')
+      return Number(rows[0]?.created ?? 0)
+    },
+
     /** Whether there is any account at all. */
     async exists(): Promise<boolean> {
       return (await database.query('SELECT 1 FROM accounts LIMIT 1')).length > 0

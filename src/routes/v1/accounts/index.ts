@@ -2,12 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EMAIL_MAX_LENGTH, isEmailAddress, normalizeEmailAddress } from '../../../domain/accounts/email-address.js'
 import { findPasswordProblem, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
-import { firstAccountSetupCode, isFirstAccountSetupCode } from '../../../domain/accounts/setup-code.js'
+import { isFirstAccountSetupCode } from '../../../domain/accounts/setup-code.js'
 import { addressGroupOf } from '../../../domain/history/client-keys.js'
 import { ApiError, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
 import { rejectCrossOriginForm } from '../../../plugins/authentication.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { Account, ErrorResponse } from '../dashboard-schemas.js'
+import { announceSetupCode } from './announce-setup-code.js'
 import { credentialRateLimits, emailKeyOf, enforceRateLimits } from './rate-limits.js'
 
 const emailDescription = `An e-mail address, at most ${EMAIL_MAX_LENGTH} characters`
@@ -62,14 +63,7 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Until the first account exists, whoever reaches a fresh instance first would get it: under
   // SIGNUPS=first the sign-up needs a code only the server's log shows.
   const needsSetupCode = signUps === 'first'
-  if (needsSetupCode) {
-    app.addHook('onReady', async () => {
-      if (await app.accounts.exists()) return
-      const setupCode = firstAccountSetupCode(app.keyRing)
-      // At warn, so that a LOG_LEVEL of warn still shows it to the operator who needs it.
-      app.log.warn({ setupCode }, `No account yet: create the first at /dashboard/ with the setup code ${setupCode} (or with npm run account -- create)`)
-    })
-  }
+  if (needsSetupCode) app.addHook('onReady', () => announceSetupCode(app))
 
   app.get(
     '/sign-up',
@@ -109,7 +103,9 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         { key: `signup:ip:${addressGroupOf(request.ip)}`, rule: credentialRateLimits.signUpPerIp },
         { key: `signup:email:${emailKeyOf(email)}`, rule: credentialRateLimits.signUpPerEmail },
       ])
-      if (needsSetupCode && !isFirstAccountSetupCode(app.keyRing, request.body.setupCode ?? '')) {
+      if (needsSetupCode && !isFirstAccountSetupCode(app.keyRing, await app.accounts.createdCount(), request.body.setupCode ?? '')) {
+        // The code changed because another sign-up made the first account meanwhile.
+        if (await app.accounts.exists()) throw new ApiError('sign_up_closed')
         const message = request.body.setupCode === undefined ? 'is required: the server logs it at start' : "is not the code in the server's log"
         throw new ApiError('setup_code_invalid', undefined, [{ field: 'setupCode', message }])
       }

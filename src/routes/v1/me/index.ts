@@ -7,6 +7,7 @@ import { accountOf, clearSessionCookie, sessionCookieName, sessionIdOf } from '.
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createSessionRepository } from '../../../storage/sql/session-repository.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
+import { announceSetupCode } from '../accounts/announce-setup-code.js'
 import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
 
@@ -101,6 +102,9 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await Promise.all(siteIds.map((siteId) => app.siteCache.invalidate({ id: siteId })))
       if (siteIds.length > 0) app.logRetention.sweepAfterDeletion()
       request.log.info({ accountId: id, sites: siteIds.length }, 'account deleted')
+      // The last account gone: the next first sign-up needs a new code (the old one is void).
+      // The account is gone whatever this finds: a failure to tell is logged, not answered.
+      await announceSetupCode(app, request.log).catch((error: unknown) => request.log.warn({ err: error }, 'could not tell the new setup code'))
       clearSessionCookie(reply, app.config)
       return reply.code(204).send(null)
     },

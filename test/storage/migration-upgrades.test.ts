@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { createKeyRing, keyCheckOf } from '../../src/secret.js'
+import { migrate, readMigrations, splitStatements, type Migration } from '../../src/storage/migrate.js'
+import { createAccountRepository } from '../../src/storage/sql/account-repository.js'
+import { checkServerSecret, readKeyCheck } from '../../src/storage/sql/server-key-check.js'
+import { databaseKinds, openTestDatabase } from '../helpers/storage.js'
+
+/**
+ * The statements (comments aside) of every migration as it shipped. The runner skips a version a
+ * database has applied, so an edit of a shipped migration never reaches the databases that ran it
+ * (012 gained a column that way and broke their next start): change the schema in a new
+ * migration, and add its line here.
+ */
+const shipped: [string, string][] = [
+  ['001_foundation', '53d0a48d63d4b343'],
+  ['002_accounts_and_sites', '90b5de66b347fcb8'],
+  ['003_verification_log', 'd1b2ca03b99191f0'],
+  ['004_verification_step_ups', 'c822bdfda61a0211'],
+  ['005_sessions_and_api_keys', '3d458d35ddda9fac'],
+  ['006_webhook_deliveries', '5a1ba73bebc926dc'],
+  ['007_verification_rollups', '00b8a369f7d1fafa'],
+  ['008_webhook_dropped_outcome', 'f1e16e74367631e8'],
+  ['009_accounts_email_nfc', '86d0a4dc669e4aa0'],
+  ['010_sites_previous_secret', '9aa20bcf5a4a4dc3'],
+  ['011_session_details', '898794d5994d5123'],
+  ['012_server_key_check', '53725fd9d8b62d02'],
+  ['013_sites_earlier_secret', 'dc7d8706f4bd5fd9'],
+  ['014_sites_revision', '84cee8f4202bd457'],
+  ['015_server_key_check_production', '7d1fa86e229d76ed'],
+  ['016_accounts_created', '888810983885050f'],
+]
+
+function fingerprintOf(migration: Migration): string {
+  return createHash('sha256').update(splitStatements(migration.sql.replaceAll('\r\n', '\n')).join(';\n')).digest('hex').slice(0, 16)
+}
+
+describe('the migrations', () => {
+  it('are the ones that shipped, statement for statement: a change to the schema is a new migration', async () => {
+    const migrations = await readMigrations()
+    expect(migrations.map((migration) => [`${String(migration.version).padStart(3, '0')}_${migration.name}`, fingerprintOf(migration)])).toEqual(shipped)
+  })
+})
+
+/** Migration 012 as it first shipped (e06bf26), without recorded_in_production. */
+const firstServerKeyCheck: Migration = {
+  version: 12,
+  name: 'server_key_check',
+  sql: `CREATE TABLE server_key_check (
+  id boolean PRIMARY KEY DEFAULT true CHECK (id),
+  key_check text NOT NULL,
+  recorded_at timestamptz NOT NULL DEFAULT now()
+);`,
+}
+
+describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available }) => {
+  it.skipIf(!available)('that applied the first form of 012: the secret check the old version recorded still holds, in production too', async () => {
+    const { database, dispose } = await openTestDatabase(kind, { migrated: false })
+    try {
+      const migrations = await readMigrations()
+      await migrate(database, [...migrations.filter((migration) => migration.version < 12), firstServerKeyCheck])
+      const keyRing = createKeyRing('x'.repeat(43))
+      // What the version of then recorded at its start.
+      await database.query('INSERT INTO server_key_check (key_check) VALUES ($1)', [keyCheckOf(keyRing)])
+
+      expect(await migrate(database, migrations)).toEqual(migrations.filter((migration) => migration.version > 12).map((migration) => migration.version))
+      expect(await readKeyCheck(database)).toMatchObject({ inProduction: true })
+      expect(await checkServerSecret(database, keyRing, 'production')).toBe('matches')
+      await expect(checkServerSecret(database, createKeyRing('y'.repeat(43)), 'production')).rejects.toThrow(/not the secret this database was set up with/)
+    } finally {
+      await database.close()
+      await dispose()
+    }
+  })
+
+  it.skipIf(!available)('with accounts already: the count of accounts created starts at theirs, so the setup code logged before them is void', async () => {
+    const { database, dispose } = await openTestDatabase(kind, { migrated: false })
+    try {
+      const migrations = await readMigrations()
+      await migrate(database, migrations.filter((migration) => migration.version < 16))
+      const accounts = createAccountRepository(database)
+      await accounts.create('one@example.com', 'hash')
+      await accounts.create('two@example.com', 'hash')
+      expect(await migrate(database, migrations)).toEqual([16])
+      expect(await accounts.createdCount()).toBe(2)
+      await accounts.create('three@example.com', 'hash')
+      expect(await accounts.createdCount()).toBe(3)
+    } finally {
+      await database.close()
+      await dispose()
+    }
+  })
+
+  it.skipIf(!available)('without accounts: the count starts at 0', async () => {
+    const { database, dispose } = await openTestDatabase(kind)
+    try {
+      expect(await createAccountRepository(database).createdCount()).toBe(0)
+    } finally {
+      await database.close()
+      await dispose()
+    }
+  })
+})
