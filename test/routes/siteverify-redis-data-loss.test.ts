@@ -94,3 +94,37 @@ describe.skipIf(!hasRedisServer)('a Redis that evicts keys under a memory limit'
     }
   }, 30_000)
 })
+
+describe.skipIf(!hasRedisServer)('Siteverify while its Redis is down', () => {
+  let redis: PrivateRedis
+  let app: App
+  let site: TestSite
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis()
+    const { database } = await openTestDatabase('pglite')
+    const keyValue = await openRedisStore({ url: redis.url, keyPrefix: 'tollgate:' })
+    app = await buildApp({ config: loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0' }), storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    site = await createTestSite(app)
+  }, 30_000)
+  afterAll(async () => {
+    await app?.close()
+    await redis?.stop()
+  })
+
+  const siteverify = async (payload: Record<string, string>) =>
+    (await app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload })).json<{ success: boolean; 'error-codes': string[] }>()
+  const challengeStatus = async () => (await app.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(site.siteKey) })).statusCode
+
+  it("tells a form that came without a token because the visitor's challenge got 503 (internal-error) from one that skipped it", async () => {
+    expect(await siteverify({ secret: site.secretKey, response: '' })).toMatchObject({ success: false, 'error-codes': ['missing-input-response'] })
+    await redis.stop()
+    // What the page's SDK got: 503, so the documented fail-open page submitted without a token.
+    await expect.poll(challengeStatus, { timeout: 10_000 }).toBe(503)
+    // The documented fail-open backend lets the visitor through on internal-error.
+    await expect.poll(async () => (await siteverify({ secret: site.secretKey, response: '' }))['error-codes'], { timeout: 5_000 })
+      .toEqual(['missing-input-response', 'internal-error'])
+    // A call that lacks its secret is the backend's own mistake, outage or not.
+    expect(await siteverify({ response: '' })).toMatchObject({ 'error-codes': ['missing-input-secret', 'missing-input-response'] })
+  }, 60_000)
+})

@@ -29,6 +29,12 @@ export interface RedeemTokenDependencies {
    * at a restart, a Redis that lost its data): it is refused.
    */
   remembersRedemptionsSince: () => number
+  /**
+   * Whether the store the SDK's requests need is down (a recent answer may be reused): then a
+   * page's form may have come without a token because the service refused the visitor's
+   * challenge with 503, not because of a bot, and a call without a response says so.
+   */
+  isStorageDown: () => Promise<boolean>
 }
 
 /** How far instances' clocks may differ without a token redeeming twice (DESIGN section 6). */
@@ -41,7 +47,8 @@ export function redemptionKey(challengeId: string): string {
 
 /**
  * Siteverify (DESIGN section 6), in the order of its checks:
- * 1. secret and response present; a test secret answers at once;
+ * 1. secret and response present (a missing response adds internal-error while the store is
+ *    down); a test secret answers at once;
  * 2. the token's MAC (invalid-input-response);
  * 3. the secret belongs to the token's site (invalid-input-secret; so a token of site A presented
  *    with site B's secret fails as invalid-input-secret: the secret is not the token's); the
@@ -63,6 +70,9 @@ export async function redeemToken(dependencies: RedeemTokenDependencies, request
     ...(secret === '' ? (['missing-input-secret'] as const) : []),
     ...(response === '' ? (['missing-input-response'] as const) : []),
   ]
+  // A backend that fails open (sdk/README.md) tells a visitor the service could not verify from a
+  // request that skipped verification by internal-error: the page's SDK got 503 for as long.
+  if (missing.length === 1 && response === '' && (await dependencies.isStorageDown())) return answerFailure('missing-input-response', 'internal-error')
   if (missing.length > 0) return answerFailure(...missing)
   const testAnswer = answerTestSecret(secret, now)
   if (testAnswer !== undefined) return testAnswer

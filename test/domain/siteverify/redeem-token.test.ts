@@ -44,6 +44,7 @@ describe('redeemToken', () => {
     tokenKey,
     findSite: async (siteKey) => [siteA, siteB].find((site) => site.siteKey === siteKey),
     remembersRedemptionsSince: () => 0,
+    isStorageDown: async () => (await store.ping().then(() => false, () => true)),
   })
   const redeem = (request: SiteverifyRequest) => redeemToken(dependencies(), request, now)
 

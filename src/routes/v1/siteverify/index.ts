@@ -8,6 +8,8 @@ import { acceptMultipartFields } from './multipart-fields.js'
 import { SiteverifyBody, SiteverifyResult, type SiteverifyFields } from './schemas.js'
 
 /** The canonical path and the vendors' paths, so that code written for them only changes its host. */
+const STORAGE_HEALTH_REUSE_MS = 1_000
+
 export const siteverifyPaths = ['/api/v1/siteverify', '/turnstile/v0/siteverify', '/siteverify', '/recaptcha/api/siteverify']
 
 const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -43,6 +45,10 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     done()
   })
 
+  // One probe of the store a second at most, however many calls come without a response (a bot's
+  // form posts each bring one). The store's own command timeout bounds a probe.
+  let storageHealth: { checkedAt: number; isDown: Promise<boolean> } | undefined
+
   // Built once: a closure made per request costs more than it looks under tsx (esbuild's keepNames
   // wraps every named function expression in a helper call that sets its name).
   const dependencies: RedeemTokenDependencies = {
@@ -52,6 +58,13 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // A store that starts empty (the in-process one, with the process) or lost its data (Redis
     // restarted without persistence) may have forgotten redemptions: older tokens are refused.
     remembersRedemptionsSince: () => app.keyValue.remembersSince(),
+    isStorageDown: () => {
+      const now = Date.now()
+      if (storageHealth === undefined || now - storageHealth.checkedAt > STORAGE_HEALTH_REUSE_MS) {
+        storageHealth = { checkedAt: now, isDown: app.keyValue.ping().then(() => false, () => true) }
+      }
+      return storageHealth.isDown
+    },
   }
 
   const redeem = async (request: FastifyRequest<{ Querystring: SiteverifyFields; Body?: SiteverifyFields }>, reply: FastifyReply): Promise<SiteverifyAnswer> => {
