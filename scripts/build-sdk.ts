@@ -4,6 +4,7 @@
  *   tollgate.mjs                     the module build for sites that bundle the SDK
  *   tollgate-worker.<hash>.js        the solver worker
  *   tollgate-solver.<hash>.wasm      the SIMD solver, assembled with wabt from generated text
+ *   tollgate-worker.js, tollgate-solver.wasm   the same two under stable names, for the module build
  *   tollgate.d.ts, *.gz, manifest.json
  * The worker and the WebAssembly carry a content hash in their names so they can be cached for
  * a year; the entry scripts keep fixed names and a shorter cache lifetime.
@@ -21,6 +22,9 @@ import { generateSolverWat } from '../sdk/wasm/generate-solver-wat.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 export const defaultSdkDirectory = join(root, 'dist', 'sdk')
+/** The names the module build asks for (see buildSdk). */
+export const STABLE_WORKER_NAME = 'tollgate-worker.js'
+export const STABLE_WASM_NAME = 'tollgate-solver.wasm'
 
 export interface SdkFile {
   name: string
@@ -81,15 +85,21 @@ export async function buildSdk(outDirectory: string = defaultSdkDirectory): Prom
   const wasmName = `tollgate-solver.${hashOf(wasm)}.wasm`
   const worker = await bundle('worker/worker-entry.ts', 'iife')
   const workerName = `tollgate-worker.${hashOf(worker)}.js`
-  const define = { __TOLLGATE_WORKER_FILE__: JSON.stringify(workerName), __TOLLGATE_WASM_FILE__: JSON.stringify(wasmName) }
-  const script = await bundle('browser-entry.ts', 'iife', define)
-  const module = await bundle('index.ts', 'esm', define)
+  const define = (workerFile: string, wasmFile: string) => ({ __TOLLGATE_WORKER_FILE__: JSON.stringify(workerFile), __TOLLGATE_WASM_FILE__: JSON.stringify(wasmFile) })
+  // The script tag's build is served by the service it belongs to: its worker's name carries the
+  // content hash, cached for a year. The module build goes into sites' own bundles and lives on
+  // there across the service's upgrades, when those names are gone: it asks for the worker and
+  // WebAssembly by their stable names, which always serve the current build's pair.
+  const script = await bundle('browser-entry.ts', 'iife', define(workerName, wasmName))
+  const module = await bundle('index.ts', 'esm', define(STABLE_WORKER_NAME, STABLE_WASM_NAME))
 
   const outputs: { name: string; content: Uint8Array; contentType: string; immutable: boolean }[] = [
     { name: 'tollgate.js', content: script, contentType: 'text/javascript; charset=utf-8', immutable: false },
     { name: 'tollgate.mjs', content: module, contentType: 'text/javascript; charset=utf-8', immutable: false },
     { name: workerName, content: worker, contentType: 'text/javascript; charset=utf-8', immutable: true },
     { name: wasmName, content: wasm, contentType: 'application/wasm', immutable: true },
+    { name: STABLE_WORKER_NAME, content: worker, contentType: 'text/javascript; charset=utf-8', immutable: false },
+    { name: STABLE_WASM_NAME, content: wasm, contentType: 'application/wasm', immutable: false },
   ]
   const files: SdkFile[] = []
   for (const output of outputs) {

@@ -1,4 +1,8 @@
-/** The messages between the page and a solver worker. */
+/**
+ * The messages between the page and a solver worker. A site's bundle may hold the module build
+ * of an older release, which talks to the worker of the service's current one (by its stable
+ * name): add to these, never change or remove what is here.
+ */
 export interface SolveRequest {
   type: 'solve'
   challenge: string
