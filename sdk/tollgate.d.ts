@@ -119,13 +119,28 @@ export interface TollgateApi {
   version: string
 }
 
+/** The events of a protected form; they bubble, so a listener on the document hears every form's. */
+interface TollgateFormEvents {
+  'tollgate:verified': CustomEvent<ExecuteResult>
+  'tollgate:error': CustomEvent<TollgateError>
+}
+
 declare global {
   interface Window {
-    /** Set by the script-tag build, /sdk/v1/tollgate.js. */
+    /**
+     * Set by the script-tag build, /sdk/v1/tollgate.js, once it has run. Declared as always there,
+     * as vendors' types do, for pages that load the tag first; an `async` tag may run after the
+     * page's own script, and a tag that fails to load never sets it: such a page checks first
+     * (sdk/README.md, section 2).
+     */
     Tollgate: TollgateApi
   }
   interface HTMLElementEventMap {
-    'tollgate:verified': CustomEvent<ExecuteResult>
-    'tollgate:error': CustomEvent<TollgateError>
+    'tollgate:verified': TollgateFormEvents['tollgate:verified']
+    'tollgate:error': TollgateFormEvents['tollgate:error']
+  }
+  interface DocumentEventMap extends TollgateFormEvents {
+    /** Fired on the document by the script-tag build once window.Tollgate is set. */
+    'tollgate:ready': CustomEvent<undefined>
   }
 }

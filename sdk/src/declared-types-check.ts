@@ -20,3 +20,10 @@ export const declaredTypesMatch: [
   Same<typeof Declared.bindForms, typeof Implemented.bindForms>,
   Same<InstanceType<typeof Declared.TollgateError>['code'], InstanceType<typeof Implemented.TollgateError>['code']>,
 ] = [true, true, true, true, true, true, true, true, true, true, true]
+
+/** The README's listeners on the document type-check, with each event's detail (never called). */
+export function listensOnTheDocument(): void {
+  document.addEventListener('tollgate:error', (event) => void event.detail.code)
+  document.addEventListener('tollgate:verified', (event) => void event.detail.token)
+  document.addEventListener('tollgate:ready', (event) => void event.detail)
+}
