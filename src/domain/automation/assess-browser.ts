@@ -14,7 +14,7 @@ export interface BrowserEvidence {
   behavior: BehaviorReport
   /**
    * Whether the request reached the service over a potentially trustworthy URL (HTTPS or a
-   * loopback host): browsers send client hints (Sec-CH-UA) only there.
+   * loopback host): browsers send client hints (Sec-CH-UA) and fetch metadata (Sec-Fetch-*) only there.
    */
   isTrustworthyDestination: boolean
   /** Whether the page that ran the SDK is a secure context (https or loopback origin): navigator.userAgentData exists only there. */
@@ -31,10 +31,13 @@ function areSameSets(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
 }
 
 /**
- * Fetch metadata, which every current browser sends (Chrome 76+, Firefox 90+, Safari 16.4+).
+ * Fetch metadata, which every current browser sends (Chrome 76+, Firefox 90+, Safari 16.4+), but
+ * only to a potentially trustworthy URL: a service reached over plain http on a LAN or intranet
+ * address gets none from any browser, so its absence there says nothing.
  * The User-Agent itself and Accept-Language are judged by header-signals.ts.
  */
-function assessFetchMetadata(headers: Headers): AnomalyLabel[] {
+function assessFetchMetadata(headers: Headers, isTrustworthyDestination: boolean): AnomalyLabel[] {
+  if (!isTrustworthyDestination) return []
   return headerOf(headers, 'sec-fetch-mode') === undefined || headerOf(headers, 'sec-fetch-site') === undefined ? ['missing_fetch_metadata'] : []
 }
 
@@ -118,5 +121,5 @@ function assessBehavior(behavior: BehaviorReport): AnomalyLabel[] {
 /** The browser and automation labels this module adds for one submission. */
 export function assessBrowser(evidence: BrowserEvidence): AnomalyLabel[] {
   const userAgent = headerOf(evidence.headers, 'user-agent')
-  return [...assessFetchMetadata(evidence.headers), ...assessFingerprint(evidence, userAgent), ...assessBehavior(evidence.behavior)]
+  return [...assessFetchMetadata(evidence.headers, evidence.isTrustworthyDestination), ...assessFingerprint(evidence, userAgent), ...assessBehavior(evidence.behavior)]
 }

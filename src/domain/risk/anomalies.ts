@@ -32,7 +32,7 @@ export const anomalyVocabulary = {
   },
   missing_fetch_metadata: {
     weight: 25,
-    reason: 'No Sec-Fetch-Mode or Sec-Fetch-Site header; every current browser (Chrome 76+, Firefox 90+, Safari 16.4+) sends them.',
+    reason: 'No Sec-Fetch-Mode or Sec-Fetch-Site header where every current browser (Chrome 76+, Firefox 90+, Safari 16.4+) sends them: to a service reached over HTTPS or a loopback host (over plain http to another host browsers send none).',
   },
   user_agent_mismatch: {
     weight: 30,

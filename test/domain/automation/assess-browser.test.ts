@@ -23,6 +23,13 @@ describe('assessBrowser', () => {
       expect(assessBrowser(evidenceWith({ headers: { 'sec-fetch-mode': undefined } }))).toEqual(['missing_fetch_metadata'])
       expect(assessBrowser(evidenceWith({ headers: { 'sec-fetch-site': undefined } }))).toEqual(['missing_fetch_metadata'])
     })
+
+    it('accepts a request without fetch metadata over plain HTTP, where browsers send none', () => {
+      const noFetchMetadata = { 'sec-fetch-mode': undefined, 'sec-fetch-site': undefined, 'sec-fetch-dest': undefined }
+      const noHints = { 'sec-ch-ua': undefined, 'sec-ch-ua-mobile': undefined, 'sec-ch-ua-platform': undefined }
+      const lan = evidenceWith({ headers: { ...noFetchMetadata, ...noHints }, fingerprint: { userAgentBrands: '' }, isTrustworthyDestination: false, isSecurePage: false })
+      expect(assessBrowser(lan)).toEqual([])
+    })
   })
 
   describe('automation', () => {

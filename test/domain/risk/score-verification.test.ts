@@ -44,7 +44,8 @@ describe('scoreVerification', () => {
     const result = scoreVerification({
       ...input,
       submission: { solveTimeMs: 0, fingerprint: {}, behaviorData: {} },
-      request: { headers: { 'user-agent': 'curl/8.5.0' }, hasOrigin: false },
+      // Sent to an HTTPS service, where a browser would have sent fetch metadata.
+      request: { headers: { 'user-agent': 'curl/8.5.0' }, hasOrigin: false, isTrustworthyDestination: true },
     })
     expect(result.riskScore).toBe(100)
     expect(result.anomalies).toEqual([
