@@ -178,6 +178,19 @@ describe('POST /api/v1/verify', () => {
     }
   })
 
+  it('lets a few untrusted events the page dispatched pass among a person\'s own, and labels input a script dispatched alone', async () => {
+    const headers = browserHeaders(site.siteKey)
+    const person = { mouseMovements: 88, keystrokes: 14, clicks: 2, scrolls: 5, touches: 0, focusChanges: 3, untrustedEvents: 2 }
+    const challenge = await fetchChallenge(service.app, headers)
+    const response = await submitSolution(service.app, headers, { ...humanSubmission(challenge), behaviorData: person })
+    expect(response.json()).toMatchObject({ success: true, riskScore: 0, action: 'allow' })
+
+    const scripted = { mouseMovements: 40, keystrokes: 9, clicks: 1, scrolls: 0, touches: 0, focusChanges: 2, untrustedEvents: 50 }
+    const driven = await fetchChallenge(service.app, headers)
+    await submitSolution(service.app, headers, { ...humanSubmission(driven), behaviorData: scripted })
+    expect((await logRowsOf(site.site.id, driven.challengeId))[0]).toMatchObject({ anomalies: ['synthetic_input'], risk_score: 25 })
+  })
+
   it('flags a claimed solve time longer than the server observed', async () => {
     const headers = browserHeaders(site.siteKey)
     const challenge = await fetchChallenge(service.app, headers)

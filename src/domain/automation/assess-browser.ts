@@ -106,10 +106,29 @@ function assessFingerprint(evidence: BrowserEvidence, userAgent: string | undefi
 /** Fewer events than this make interval statistics meaningless. */
 const MIN_EVENTS_FOR_RHYTHM = 20
 
+/**
+ * The SDK's input counters. Each counts every event of its kind, trusted or not; untrustedEvents
+ * counts the untrusted among them once more (sdk/src/signals/behavior.ts). Focus changes are left
+ * out: a script's focus() produces trusted ones, so they prove no person.
+ */
+const inputCounters = ['mouseMovements', 'keystrokes', 'clicks', 'scrolls', 'touches'] as const
+
+/**
+ * Script-dispatched input is evidence only where the person's own does not outnumber it: pages
+ * dispatch events themselves (a scroll event to trigger lazy loading, a password manager's keyboard
+ * events when it fills a form), a few among a visitor's real moves, keys and clicks. A page driven
+ * by dispatchEvent alone has no trusted input at all.
+ */
+function isInputSynthetic(behavior: BehaviorReport): boolean {
+  const untrusted = behavior.untrustedEvents ?? 0
+  const trusted = inputCounters.reduce((sum, counter) => sum + (behavior[counter] ?? 0), 0) - untrusted
+  return untrusted > 0 && untrusted >= trusted
+}
+
 function assessBehavior(behavior: BehaviorReport): AnomalyLabel[] {
   // Whether there was any input at all is judged by behavior-signals.ts.
   const anomalies: AnomalyLabel[] = []
-  if ((behavior.untrustedEvents ?? 0) > 0) anomalies.push('synthetic_input')
+  if (isInputSynthetic(behavior)) anomalies.push('synthetic_input')
   // Pointer events come at the display's frame rate while moving and stop between moves; only a
   // script produces dozens of them with (nearly) no variation at all. Same for key presses.
   const isMouseRobotic = (behavior.mouseMovements ?? 0) >= MIN_EVENTS_FOR_RHYTHM && (behavior.mouseIntervalStdMs ?? 1) < 1

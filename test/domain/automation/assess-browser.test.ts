@@ -119,12 +119,25 @@ describe('assessBrowser', () => {
   })
 
   describe('behavior', () => {
-    it('flags script-dispatched events and machine-regular rhythm', () => {
-      expect(assessBrowser(evidenceWith({ behavior: { untrustedEvents: 4 } }))).toEqual(['synthetic_input'])
+    it('flags input that is all or mostly dispatched by a script, and machine-regular rhythm', () => {
+      // A page driven by dispatchEvent alone: every counted event is untrusted.
+      const scripted = { mouseMovements: 30, keystrokes: 12, clicks: 2, scrolls: 0, touches: 0, untrustedEvents: 44 }
+      expect(assessBrowser(evidenceWith({ behavior: scripted }))).toEqual(['synthetic_input'])
+      // Untrusted events as many as the trusted ones; or reported without any input counted.
+      expect(assessBrowser(evidenceWith({ behavior: { ...scripted, mouseMovements: 52, untrustedEvents: 33 } }))).toEqual(['synthetic_input'])
+      expect(assessBrowser(evidenceWith({ behavior: { untrustedEvents: 4 }, replaceBehavior: true }))).toEqual(['synthetic_input'])
       expect(assessBrowser(evidenceWith({ behavior: { mouseMovements: 40, mouseIntervalStdMs: 0 } }))).toEqual(['robotic_input'])
       expect(assessBrowser(evidenceWith({ behavior: { keystrokes: 25, keyIntervalStdMs: 0 } }))).toEqual(['robotic_input'])
       // Too few events to judge a rhythm.
       expect(assessBrowser(evidenceWith({ behavior: { mouseMovements: 5, mouseIntervalStdMs: 0 } }))).toEqual([])
+    })
+
+    it('accepts a person on a page that dispatches a few events itself (lazy-load scrolls, a password manager)', () => {
+      // Two scroll events the page dispatched, counted in scrolls and in untrustedEvents.
+      expect(assessBrowser(evidenceWith({ behavior: { scrolls: 4, untrustedEvents: 2 } }))).toEqual([])
+      // A password manager's keyboard events outnumbered by a phone user's own touches and scrolls.
+      const phone = { mouseMovements: 0, clicks: 3, keystrokes: 6, scrolls: 25, touches: 4, untrustedEvents: 6 }
+      expect(assessBrowser(evidenceWith({ behavior: phone }))).toEqual([])
     })
 
     it('accepts touch-only and keyboard-only people', () => {
