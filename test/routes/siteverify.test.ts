@@ -112,6 +112,27 @@ describe('Siteverify', () => {
     }
   })
 
+  it("takes JSON null in remoteip, idempotency_key and sitekey as absent (typed clients' Optional[str] = None)", async () => {
+    expectSuccess(
+      await service.app.inject({
+        method: 'POST',
+        url: '/turnstile/v0/siteverify',
+        payload: { secret: site.secretKey, response: await token(), remoteip: null, idempotency_key: null, sitekey: null },
+      }),
+    )
+  })
+
+  it('takes JSON null in secret and response as absent: missing-input-*, as from a form without the field, and the query string\'s value applies', async () => {
+    const missing = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret: null, response: null } })
+    expect(missing.json()).toMatchObject({ success: false, 'error-codes': ['missing-input-secret', 'missing-input-response'] })
+    const fromQuery = await service.app.inject({
+      method: 'POST',
+      url: `/api/v1/siteverify?${new URLSearchParams({ response: await token() }).toString()}`,
+      payload: { secret: site.secretKey, response: null },
+    })
+    expectSuccess(fromQuery)
+  })
+
   it('takes reCAPTCHA\'s fields from the query string of the POST too; a field in the body wins', async () => {
     const response = await token()
     const query = new URLSearchParams({ secret: site.secretKey, response }).toString()
@@ -239,9 +260,9 @@ describe('Siteverify', () => {
     ['malformed JSON', { 'content-type': 'application/json' }, '{"secret":'],
     ['an unsupported content type', { 'content-type': 'text/xml' }, '<secret/>'],
     ['a secret that is an object', { 'content-type': 'application/json' }, '{"secret":{"a":1},"response":"x"}'],
-    // Nothing is converted: true is not "true", null is not absent, ["x"] is not "x".
+    // Nothing is converted: true is not "true", ["x"] is not "x" (null is the field absent).
     ['a secret that is true', { 'content-type': 'application/json' }, '{"secret":true,"response":"x"}'],
-    ['a secret that is null', { 'content-type': 'application/json' }, '{"secret":null,"response":"x"}'],
+    ['a remoteip that is a number', { 'content-type': 'application/json' }, '{"secret":"tgs_x","response":"x","remoteip":42}'],
     ['a secret in an array', { 'content-type': 'application/json' }, '{"secret":["tgs_x"],"response":"x"}'],
     ['a secret sent twice in a form', { 'content-type': 'application/x-www-form-urlencoded' }, 'secret=tgs_x&secret=tgs_y&response=x'],
     ['a body over 16 KiB', { 'content-type': 'application/json' }, JSON.stringify({ secret: 'x'.repeat(20_000), response: 'y' })],

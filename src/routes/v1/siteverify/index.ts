@@ -1,16 +1,30 @@
 import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { redeemToken, type RedeemTokenDependencies } from '../../../domain/siteverify/redeem-token.js'
+import { redeemToken, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../domain/siteverify/redeem-token.js'
 import { answerFailure, type SiteverifyAnswer } from '../../../domain/siteverify/siteverify-answer.js'
 import { isTestSecret } from '../../../domain/siteverify/test-secrets.js'
 import { acceptMultipartFields } from './multipart-fields.js'
-import { SiteverifyBody, SiteverifyResult, type SiteverifyFields } from './schemas.js'
+import { SiteverifyBody, SiteverifyQuery, SiteverifyResult, type SiteverifyFields, type SiteverifyQueryFields } from './schemas.js'
 
 /** The canonical path and the vendors' paths, so that code written for them only changes its host. */
 const STORAGE_HEALTH_REUSE_MS = 1_000
 
 export const siteverifyPaths = ['/api/v1/siteverify', '/turnstile/v0/siteverify', '/siteverify', '/recaptcha/api/siteverify']
+
+/**
+ * The call's fields, the body's over the query string's. A field sent as JSON null is absent
+ * (schemas.ts): the query string's value applies, and a secret or response sent so answers
+ * missing-input-*, as from a form that lacked it. Only text is kept: the schemas allow a known
+ * field nothing else, and unknown fields are ignored anyway.
+ */
+function fieldsOf(query: SiteverifyQueryFields, body: SiteverifyFields | undefined): SiteverifyRequest {
+  const fields: Record<string, string> = {}
+  for (const [name, value] of [...Object.entries(query), ...Object.entries(body ?? {})]) {
+    if (typeof value === 'string') fields[name] = value
+  }
+  return fields
+}
 
 const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Server-side callers send JSON (built in), form-urlencoded (reCAPTCHA, hCaptcha) or multipart
@@ -67,8 +81,8 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   }
 
-  const redeem = async (request: FastifyRequest<{ Querystring: SiteverifyFields; Body?: SiteverifyFields }>, reply: FastifyReply): Promise<SiteverifyAnswer> => {
-    const fields = { ...request.query, ...request.body }
+  const redeem = async (request: FastifyRequest<{ Querystring: SiteverifyQueryFields; Body?: SiteverifyFields }>, reply: FastifyReply): Promise<SiteverifyAnswer> => {
+    const fields = fieldsOf(request.query, request.body)
     const answer = await redeemToken(dependencies, fields, Date.now())
     // A test secret's fixed answer says nothing about real redemptions: counted apart.
     const result = isTestSecret(fields.secret) ? 'test' : answer.success ? 'success' : (answer['error-codes'][0] ?? 'unknown')
@@ -85,12 +99,12 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         schema: {
           tags: ['server-side'],
           summary,
-          description: 'JSON, form-urlencoded or multipart. Always answers 200; failures list error-codes.',
+          description: 'JSON, form-urlencoded or multipart; a JSON null is the field absent. Always answers 200; failures list error-codes.',
           consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
           body: SiteverifyBody,
           // reCAPTCHA's server also takes its fields in the query string of the POST, and some
           // clients send them there; a field in the body wins over the same one in the query.
-          querystring: SiteverifyBody,
+          querystring: SiteverifyQuery,
           optionalBody: true,
           response: { 200: SiteverifyResult },
         },
@@ -109,7 +123,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           tags: ['server-side'],
           summary: `${summary}, fields in the query string (as reCAPTCHA's server takes them)`,
           description: 'Prefer POST: a secret in a URL may be kept by proxies on the way. Always answers 200; failures list error-codes.',
-          querystring: SiteverifyBody,
+          querystring: SiteverifyQuery,
           response: { 200: SiteverifyResult },
         },
       },

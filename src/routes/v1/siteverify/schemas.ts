@@ -11,14 +11,44 @@ const errorCodes = [
   'internal-error',
 ] as const
 
+/** The documented limit of an idempotency key (docs/core-flow.md, section 6). */
+const IDEMPOTENCY_KEY_MAX_LENGTH = 128
+
+const fieldDescriptions = {
+  secret: 'The site\'s secret key (tgs_...), or a documented test secret',
+  response: 'The token from /api/v1/verify',
+  remoteip: 'The visitor\'s IP address (accepted, not checked)',
+  idempotency_key: 'A retry with the same key gets the first answer',
+  sitekey: 'When sent, must be the site key the token was issued for',
+}
+
 /** Field names as Turnstile, reCAPTCHA and hCaptcha spell them. Unknown fields are ignored. */
-export const SiteverifyBody = Type.Object({
-  secret: Type.Optional(Type.String({ description: 'The site\'s secret key (tgs_...), or a documented test secret' })),
-  response: Type.Optional(Type.String({ description: 'The token from /api/v1/verify' })),
-  remoteip: Type.Optional(Type.String({ description: 'The visitor\'s IP address (accepted, not checked)' })),
-  idempotency_key: Type.Optional(Type.String({ maxLength: 128, description: 'A retry with the same key gets the first answer' })),
-  sitekey: Type.Optional(Type.String({ description: 'When sent, must be the site key the token was issued for' })),
+export const SiteverifyQuery = Type.Object({
+  secret: Type.Optional(Type.String({ description: fieldDescriptions.secret })),
+  response: Type.Optional(Type.String({ description: fieldDescriptions.response })),
+  remoteip: Type.Optional(Type.String({ description: fieldDescriptions.remoteip })),
+  idempotency_key: Type.Optional(Type.String({ maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, description: fieldDescriptions.idempotency_key })),
+  sitekey: Type.Optional(Type.String({ description: fieldDescriptions.sitekey })),
 })
+
+export type SiteverifyQueryFields = Type.Static<typeof SiteverifyQuery>
+
+/**
+ * The same fields in a body, where a JSON null is the field absent: typed clients send a field
+ * they have no value for as null (Python's `Optional[str]`, JavaScript's `formData.get()` of a
+ * token field the form lacked), where a form would not have sent it at all. Any other type is
+ * refused (bad-request): nothing is converted.
+ */
+export const SiteverifyBody = Type.Object(
+  {
+    secret: Type.Optional(nullable('string', { description: fieldDescriptions.secret })),
+    response: Type.Optional(nullable('string', { description: fieldDescriptions.response })),
+    remoteip: Type.Optional(nullable('string', { description: fieldDescriptions.remoteip })),
+    idempotency_key: Type.Optional(nullable('string', { maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, description: fieldDescriptions.idempotency_key })),
+    sitekey: Type.Optional(nullable('string', { description: fieldDescriptions.sitekey })),
+  },
+  { description: 'A field that is null in JSON counts as absent (missing-input-* for secret and response)' },
+)
 
 export type SiteverifyFields = Type.Static<typeof SiteverifyBody>
 
