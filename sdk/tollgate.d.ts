@@ -35,7 +35,7 @@ export interface ExecuteOptions {
   assetsUrl?: string
   /** Solver workers; defaults to the core count, at most 8. */
   workers?: number
-  /** Gives up solving after this long (default 60 s). */
+  /** Gives up solving after this long (default: until the challenge expires, the site's challenge lifetime less a margin, 10 s to 5 min: about 110 s with the default lifetime). */
   timeoutMs?: number
   /** How many step-up challenges to answer before giving up (default 5, the most a site may set). */
   maxStepUps?: number
@@ -82,6 +82,8 @@ export interface TollgateStrings {
   failed: string
   blocked: string
   unreachable: string
+  /** The service answered but cannot verify for a moment (5xx). */
+  unavailable: string
   rateLimited: string
   unsupported: string
   timeout: string

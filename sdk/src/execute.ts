@@ -2,7 +2,6 @@ import { TollgateError } from './errors.js'
 import { defaultWorkerCount, runVerification, type FlowOptions, type Solved } from './verify-flow.js'
 import type { ExecuteOptions, ExecuteResult } from './types.js'
 
-const DEFAULT_TIMEOUT_MS = 60_000
 /**
  * Step-ups the SDK goes through before giving up: the most a site may set (maxStepUps, 0-5). The
  * service ends a sequence after the site's own number of rounds with allow or block, so this only
@@ -72,7 +71,7 @@ export function resolveOptions(options: ExecuteOptions | undefined, controller: 
     apiUrl: base,
     assetsUrl: absoluteUrl('assetsUrl', assetsUrl.endsWith('/') ? assetsUrl : `${assetsUrl}/`),
     workers: options.workers ?? defaultWorkerCount(),
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: options.timeoutMs,
     maxStepUps: options.maxStepUps ?? DEFAULT_MAX_STEP_UPS,
     pageAction: matched('action', options.action, /^[\w/-]{1,32}$/),
     cData: matched('cData', options.cData, /^[\w-]{0,255}$/),

@@ -24,6 +24,8 @@ export interface WorkerSolution {
 
 export const MAX_WORKERS = 8
 
+let toldOfFallback = false
+
 export function defaultWorkerCount(): number {
   const cores = typeof navigator === 'undefined' ? 2 : navigator.hardwareConcurrency
   return Math.max(1, Math.min(Number.isInteger(cores) && cores > 0 ? cores : 2, MAX_WORKERS))
@@ -135,6 +137,11 @@ export function solveInWorkers(options: WorkerSolveOptions): Promise<WorkerSolut
         const message = event.data
         if (message.type === 'started') {
           engine = message.engine
+          // Said once, for the site's developer: the visitors of such a page wait about five times longer.
+          if (engine === 'js' && options.wasmUrl !== null && !toldOfFallback) {
+            toldOfFallback = true
+            console.info("Tollgate: the solver's WebAssembly could not run here (a page CSP without 'wasm-unsafe-eval'?), so it solves in JavaScript, about 5 times slower")
+          }
         } else if (message.type === 'progress') {
           attempts[index] = message.attempts
           options.onProgress?.(attempts.reduce((total, value) => total + value, 0))

@@ -11,6 +11,8 @@ export interface TollgateStrings {
   failed: string
   blocked: string
   unreachable: string
+  /** The service answered but cannot verify for a moment (503, 502, 504: its storage or gateway). */
+  unavailable: string
   rateLimited: string
   unsupported: string
   timeout: string
@@ -25,8 +27,9 @@ const defaults: TollgateStrings = {
   failed: 'Verification failed. Please try again.',
   blocked: 'This request was blocked. If you think this is a mistake, please contact the site owner.',
   unreachable: 'The verification service cannot be reached. Check your connection and try again.',
+  unavailable: 'The verification service is unavailable for a moment. Please try again shortly.',
   rateLimited: 'Too many attempts. Please wait a moment and try again.',
-  unsupported: 'Your browser could not run the verification. Please allow this site\u2019s scripts and workers.',
+  unsupported: 'The verification could not start in this browser. If this keeps happening, please tell the site owner.',
   timeout: 'Verification took too long. Please try again.',
   misconfigured: 'This form cannot be verified here: it is not set up for this site. Please tell the site owner.',
 }
@@ -50,6 +53,7 @@ export function getStrings(): TollgateStrings {
 const sentenceOf: Partial<Record<TollgateErrorCode, keyof TollgateStrings>> = {
   blocked: 'blocked',
   network_error: 'unreachable',
+  server_error: 'unavailable',
   rate_limited: 'rateLimited',
   worker_unavailable: 'unsupported',
   timeout: 'timeout',

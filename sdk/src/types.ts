@@ -12,7 +12,7 @@ export interface ExecuteOptions {
   assetsUrl?: string
   /** Solver workers; defaults to the core count, at most 8. */
   workers?: number
-  /** Gives up solving after this long (default 60 s). */
+  /** Gives up solving after this long (default: until the challenge expires, the site's challenge lifetime less a margin, 10 s to 5 min: about 110 s with the default lifetime). */
   timeoutMs?: number
   /** How many step-up challenges to answer before giving up (default 5, the most a site may set). */
   maxStepUps?: number

@@ -17,7 +17,8 @@ export interface FlowOptions {
   apiUrl: string
   assetsUrl: string
   workers: number
-  timeoutMs: number
+  /** Undefined: until the challenge goes stale (see fetchAndSolve). */
+  timeoutMs: number | undefined
   maxStepUps: number
   pageAction: string | undefined
   cData: string | undefined
@@ -50,19 +51,28 @@ function staleTimeOf(challenge: Challenge, receivedAt: number): number {
   return receivedAt + Math.max(0, remaining - Math.min(SAFETY_MARGIN_MS, remaining / 4))
 }
 
+/**
+ * How long a solve may take by default: until its challenge goes stale, when the service would
+ * refuse the solution anyway (the site's challenge lifetime, 120 s unless set, less the margin),
+ * within 10 s to 5 min. A slow device at a step-up's difficulty needs that long, and a search that
+ * is cut short starts again from nothing.
+ */
+const DEFAULT_TIMEOUT_BOUNDS_MS = [10_000, 300_000] as const
+
 export async function fetchAndSolve(options: FlowOptions): Promise<Solved> {
   const challenge = await requestChallenge(options.apiUrl, options.siteKey, options.signal)
   const receivedAt = Date.now()
+  const staleAt = staleTimeOf(challenge, receivedAt)
   const solution = await solveInWorkers({
     challenge: challenge.challenge,
     difficulty: challenge.difficulty,
     workerUrl: new URL(WORKER_FILE, options.assetsUrl).href,
     wasmUrl: new URL(WASM_FILE, options.assetsUrl).href,
     workers: options.workers,
-    timeoutMs: options.timeoutMs,
+    timeoutMs: options.timeoutMs ?? Math.min(Math.max(staleAt - receivedAt, DEFAULT_TIMEOUT_BOUNDS_MS[0]), DEFAULT_TIMEOUT_BOUNDS_MS[1]),
     signal: options.signal,
   })
-  return { challenge, nonce: solution.nonce, solveTimeMs: solution.elapsedMs, staleAt: staleTimeOf(challenge, receivedAt) }
+  return { challenge, nonce: solution.nonce, solveTimeMs: solution.elapsedMs, staleAt }
 }
 
 /** A challenge the service refused: a fresh one may pass. */

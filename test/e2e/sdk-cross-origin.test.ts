@@ -334,10 +334,28 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
   })
 
-  it('still solves, with the JavaScript solver, when the CSP forbids WebAssembly', async () => {
+  it("still solves, with the JavaScript solver, when the CSP forbids WebAssembly, and tells the site's developer once", async () => {
     const { page } = await openShop('without-wasm')
+    const told: string[] = []
+    page.on('console', (message) => {
+      if (message.type() === 'info' && message.text().startsWith('Tollgate:')) told.push(message.text())
+    })
+    for (let round = 0; round < 2; round++) {
+      const result = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }), sdk.demoSite.siteKey)
+      expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
+    }
+    expect(told).toEqual([expect.stringContaining("'wasm-unsafe-eval'")])
+  })
+
+  it('says nothing of the JavaScript solver where WebAssembly runs', async () => {
+    const { page } = await openShop()
+    const told: string[] = []
+    page.on('console', (message) => {
+      if (message.text().startsWith('Tollgate:')) told.push(message.text())
+    })
     const result = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }), sdk.demoSite.siteKey)
     expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
+    expect(told).toEqual([])
   })
 
   it('verifies on a page that requires Trusted Types and allows the tollgate policy', async () => {

@@ -107,6 +107,23 @@ describe.runIf(hasChromium())('the SDK recovers in Chromium', () => {
     await expect.poll(() => page.workers().length, { timeout: 10_000 }).toBe(0)
   })
 
+  it('by default gives up when the challenge expires, not after a fixed minute', async () => {
+    // A 10 s challenge at a difficulty out of reach: the service would refuse any answer after it.
+    await suite.sdk.setDemoSettings({ difficulty: 32, challengeLifetimeSeconds: 10 })
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    const started = Date.now()
+    const code = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }).then(
+      () => 'resolved',
+      (error: { code: string }) => error.code,
+    ), suite.sdk.demoSite.siteKey)
+    expect(code).toBe('timeout')
+    // The least the default allows is 10 s; the service's clock (whole seconds) may take one more.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(9_000)
+    expect(Date.now() - started).toBeLessThan(30_000)
+  }, 60_000)
+
   it('still verifies, again and again, in a browser without navigator.languages (an old webview)', async () => {
     const { page } = await suite.browser.newPage()
     await page.addInitScript(() => {
@@ -158,6 +175,19 @@ describe.runIf(hasChromium())('the SDK recovers in Chromium', () => {
     expect(await suite.sdk.siteverify(outcome.token)).toMatchObject({ success: true })
     // The lost submission never reached the service: the same solution went again, once.
     expect(events.api.filter((answer) => answer.path === '/api/v1/verify')).toHaveLength(1)
+  })
+
+  it('tells the visitor the service is unavailable for a moment when it answers 503 twice', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.route('**/api/v1/challenge', (route) => route.request().method() === 'POST'
+      ? route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"code":"service_unavailable","message":"Storage is unavailable."}}' })
+      : route.continue())
+    await recordSignupOutcome(page)
+    const outcome = await submitSignup(page)
+
+    expect(outcome).toMatchObject({ token: '', error: 'server_error' })
+    expect(outcome.status).toBe('The verification service is unavailable for a moment. Please try again shortly.')
   })
 
   it('tells the page, in words and as a typed error, that the service is unreachable', async () => {
