@@ -23,14 +23,14 @@ describe('test site keys', () => {
 
   /** A submission as a headless browser in CI makes it: a bot's user agent, no browser signals. */
   const asCiBrowser = (siteKey: string) => ({ ...browserHeaders(siteKey, 'http://localhost:8080'), 'user-agent': 'Mozilla/5.0 HeadlessChrome/140.0.0.0' })
-  async function submitAsCi(siteKey: string) {
+  async function submitAsCi(siteKey: string, page: { pageAction?: string; cData?: string } = {}) {
     const headers = asCiBrowser(siteKey)
     const challenge = await fetchChallenge(service.app, headers)
-    const submission = { ...humanSubmission(challenge), fingerprint: { webdriver: true }, behaviorData: {} }
+    const submission = { ...humanSubmission(challenge), fingerprint: { webdriver: true }, behaviorData: {}, ...page }
     return { challenge, response: await submitSolution(service.app, headers, submission) }
   }
   const siteverify = (secret: string, response: string) =>
-    service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret, response } }).then((answer) => answer.json<{ success: boolean; 'error-codes': string[] }>())
+    service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret, response } }).then((answer) => answer.json<Record<string, unknown>>())
   const logRows = async () => (await service.app.database.query<{ count: string }>('SELECT count(*) AS count FROM verifications'))[0]?.count
 
   it('always pass, from any origin, at the lowest difficulty; the token redeems with a test secret only', async () => {
@@ -48,6 +48,16 @@ describe('test site keys', () => {
     // Nothing lands in any site's log.
     await service.app.verificationLog.flush()
     expect(await logRows()).toBe(rowsBefore)
+  })
+
+  it("redeem with a passing test secret as the page's action, cData and hostname, so that a backend checking the action passes in CI", async () => {
+    const { response } = await submitAsCi(ALWAYS_PASSES, { pageAction: 'signup', cData: 'order-7' })
+    const token = response.json<{ token: string }>().token
+    for (const secret of [testSecrets.alwaysPasses, testSecrets.recaptchaPasses, testSecrets.hcaptchaPasses]) {
+      expect(await siteverify(secret, token)).toMatchObject({ success: true, action: 'signup', recommendedAction: 'allow', cdata: 'order-7', hostname: 'localhost', riskScore: 0 })
+    }
+    // Turnstile's dummy token, or any text that is no token of ours, keeps the fixed answer.
+    expect(await siteverify(testSecrets.alwaysPasses, 'XXXX.DUMMY.TOKEN.XXXX')).toMatchObject({ success: true, action: 'allow', cdata: null, hostname: 'example.com' })
   })
 
   it('always block, with no token and no log row', async () => {

@@ -48,7 +48,7 @@ export function redemptionKey(challengeId: string): string {
 /**
  * Siteverify (DESIGN section 6), in the order of its checks:
  * 1. secret and response present (a missing response adds internal-error while the store is
- *    down); a test secret answers at once;
+ *    down); a test secret answers at once (with the page's facts of a token it can read);
  * 2. the token's MAC (invalid-input-response);
  * 3. the secret belongs to the token's site (invalid-input-secret; so a token of site A presented
  *    with site B's secret fails as invalid-input-secret: the secret is not the token's); the
@@ -74,10 +74,10 @@ export async function redeemToken(dependencies: RedeemTokenDependencies, request
   // request that skipped verification by internal-error: the page's SDK got 503 for as long.
   if (missing.length === 1 && response === '' && (await dependencies.isStorageDown())) return answerFailure('missing-input-response', 'internal-error')
   if (missing.length > 0) return answerFailure(...missing)
-  const testAnswer = answerTestSecret(secret, now)
+  const reading = readToken(dependencies.tokenKey, response, now)
+  const testAnswer = answerTestSecret(secret, reading, now)
   if (testAnswer !== undefined) return testAnswer
 
-  const reading = readToken(dependencies.tokenKey, response, now)
   if (reading.outcome === 'invalid') return answerFailure('invalid-input-response')
   const site = await dependencies.findSite(reading.claims.siteKey)
   // The id check matters only if a site key were ever given to another site.

@@ -1,11 +1,12 @@
+import type { TokenClaims, TokenReading } from '../token/token.js'
 import { answerFailure, answerSuccess, type SiteverifyAnswer } from './siteverify-answer.js'
 
 /**
  * Documented test secrets, the same strings as Cloudflare Turnstile's, so that a backend's test
  * suite written for Turnstile runs unchanged; Google's reCAPTCHA and hCaptcha's published test
  * secrets pass too, for suites written for those (django-recaptcha falls back to Google's when no
- * key is set). They accept any non-empty response and never touch a real site or token; knowing
- * them grants nothing, so they work in every environment.
+ * key is set). They accept any non-empty response and never touch a real site or spend a token;
+ * knowing them grants nothing, so they work in every environment.
  */
 export const testSecrets = {
   alwaysPasses: '1x0000000000000000000000000000000AA',
@@ -21,13 +22,24 @@ export function isTestSecret(secret: unknown): boolean {
   return testSecretValues.has(secret)
 }
 
-/** The fixed answer for a test secret, or undefined when the secret is not one. */
-export function answerTestSecret(secret: string, now: number): SiteverifyAnswer | undefined {
+/** What a passing test secret answers for the page when the response is no token of ours (Turnstile's dummy one). */
+const DUMMY_PAGE: Pick<TokenClaims, 'hostname' | 'pageAction' | 'cData'> = { hostname: 'example.com', pageAction: null, cData: null }
+
+/**
+ * The fixed answer for a test secret, or undefined when the secret is not one. A passing one
+ * answers a token of this service (a test site key's, in a site's CI) with the page's facts its
+ * redemption would give, hostname, action name and cData, so that a backend that checks the
+ * action passes in CI as in production; the rest stays fixed (risk score 0, no anomalies, now),
+ * and the token is not spent. The MAC is what counts, not the token's age.
+ */
+export function answerTestSecret(secret: string, reading: TokenReading, now: number): SiteverifyAnswer | undefined {
   switch (secret) {
     case testSecrets.alwaysPasses:
     case testSecrets.recaptchaPasses:
-    case testSecrets.hcaptchaPasses:
-      return answerSuccess({ issuedAt: now, hostname: 'example.com', action: 'allow', riskScore: 0, anomalies: [], countryCode: 'XX', pageAction: null, cData: null })
+    case testSecrets.hcaptchaPasses: {
+      const { hostname, pageAction, cData } = reading.outcome === 'invalid' ? DUMMY_PAGE : reading.claims
+      return answerSuccess({ issuedAt: now, hostname, action: 'allow', riskScore: 0, anomalies: [], countryCode: 'XX', pageAction, cData })
+    }
     case testSecrets.alwaysFails:
       return answerFailure('invalid-input-response')
     case testSecrets.alwaysDuplicate:
