@@ -50,7 +50,12 @@ export interface KeyValueStore {
   getMany(keys: readonly string[]): Promise<(string | null)[]>
   /** Sets the value with a time to live in milliseconds. */
   set(key: string, value: string, ttlMs: number): Promise<void>
-  /** Sets the value only when the key is absent; true when this call set it. */
+  /**
+   * Sets the value only when the key is absent; true when this call set it. False too, with
+   * nothing set, when the store has lost its data since it last read its epoch (see
+   * remembersSince): a key's absence proves nothing then. On Redis Cluster the key must share a
+   * hash slot with the epoch's key.
+   */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>
   /**
    * Atomically returns the value, with the milliseconds it had left to live (by the store's own

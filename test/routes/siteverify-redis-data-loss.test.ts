@@ -95,6 +95,42 @@ describe.skipIf(!hasRedisServer)('a Redis that evicts keys under a memory limit'
   }, 30_000)
 })
 
+describe.skipIf(!hasRedisServer)('Siteverify across a flush of its Redis, before the periodic check notices it', () => {
+  let redis: PrivateRedis
+  let app: App
+  let site: TestSite
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis()
+    const { database } = await openTestDatabase('pglite')
+    // A check interval far longer than the test: only the redemption itself can notice the flush.
+    const keyValue = await openRedisStore({ url: redis.url, keyPrefix: 'tollgate:', epochCheckMs: 600_000 })
+    app = await buildApp({ config: loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0' }), storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    site = await createTestSite(app)
+  }, 30_000)
+  afterAll(async () => {
+    await app?.close()
+    await redis?.stop()
+  })
+
+  it('refuses a spent token at once after FLUSHALL, whose connection stays up', async () => {
+    const redeem = async (token: string) =>
+      (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json<{ success: boolean; 'error-codes': string[] }>()
+    const spent = await obtainToken(app, browserHeaders(site.siteKey))
+    expect(await redeem(spent)).toMatchObject({ success: true })
+    const { Redis } = await import('ioredis')
+    const admin = new Redis(redis.url)
+    try {
+      await admin.flushall()
+    } finally {
+      admin.disconnect()
+    }
+    // Before, it redeemed again here until the next periodic check (5 s by default).
+    expect(await redeem(spent)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    expect(await redeem(spent)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+  }, 30_000)
+})
+
 describe.skipIf(!hasRedisServer)('Siteverify while its Redis is down', () => {
   let redis: PrivateRedis
   let app: App

@@ -10,6 +10,7 @@ const incrementAndReadScript = readFileSync(new URL('./scripts/increment-and-rea
 const takeIfEndsWithScript = readFileSync(new URL('./scripts/take-if-ends-with.lua', import.meta.url), 'utf8')
 const takeWithTimeToLiveScript = readFileSync(new URL('./scripts/take-with-time-to-live.lua', import.meta.url), 'utf8')
 const dataEpochScript = readFileSync(new URL('./scripts/data-epoch.lua', import.meta.url), 'utf8')
+const setIfAbsentScript = readFileSync(new URL('./scripts/set-if-absent-unless-forgotten.lua', import.meta.url), 'utf8')
 
 interface RedisWithScripts extends Redis {
   incrementWithExpiry(key: string, by: number, ttlMs: number): Promise<number>
@@ -18,6 +19,7 @@ interface RedisWithScripts extends Redis {
   takeIfEndsWith(key: string, suffix: string): Promise<string | null>
   takeWithTimeToLive(key: string): Promise<[string, number] | null>
   dataEpoch(key: string, hadKnownIt: '0' | '1', clockSkewMarginMs: number): Promise<string>
+  setIfAbsentUnlessForgotten(key: string, epochKey: string, value: string, ttlMs: number, epoch: string): Promise<1 | 0 | -1>
 }
 
 export interface RedisStoreOptions {
@@ -100,6 +102,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   client.defineCommand('takeIfEndsWith', { numberOfKeys: 1, lua: takeIfEndsWithScript })
   client.defineCommand('takeWithTimeToLive', { numberOfKeys: 1, lua: takeWithTimeToLiveScript })
   client.defineCommand('dataEpoch', { numberOfKeys: 1, lua: dataEpochScript })
+  client.defineCommand('setIfAbsentUnlessForgotten', { numberOfKeys: 2, lua: setIfAbsentScript })
   // Its number of keys varies: given per call, as EVAL takes it.
   client.defineCommand('incrementAndRead', { lua: incrementAndReadScript })
   // Since when Redis has kept its data. Until it is read, and again from every reconnection until
@@ -109,12 +112,13 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   const clockSkewMarginMs = options.clockSkewMarginMs ?? CLOCK_SKEW_MARGIN_MS
   const nothingVouchedFor = () => Date.now() + clockSkewMarginMs
   let remembersSince = nothingVouchedFor()
-  let hasReadEpoch = false
+  /** The epoch as last read, undefined until then. */
+  let epoch: string | undefined
   const readEpoch = () =>
-    client.dataEpoch(DATA_EPOCH_KEY, hasReadEpoch ? '1' : '0', clockSkewMarginMs).then(
+    client.dataEpoch(DATA_EPOCH_KEY, epoch === undefined ? '0' : '1', clockSkewMarginMs).then(
       (value) => {
         remembersSince = Number(value)
-        hasReadEpoch = true
+        epoch = value
       },
       () => {},
     )
@@ -225,7 +229,17 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
       await client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)))
     },
     async setIfAbsent(key, value, ttlMs) {
-      return (await client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX')) === 'OK'
+      const ttl = Math.max(1, Math.ceil(ttlMs))
+      // Before the first reading nothing is vouched for anyway (remembersSince).
+      if (epoch === undefined) return (await client.set(key, value, 'PX', ttl, 'NX')) === 'OK'
+      // Atomic with the epoch, which the periodic reading would notice only seconds after a flush:
+      // in that moment a Siteverify marker's absence would let a spent token redeem again.
+      const outcome = await client.setIfAbsentUnlessForgotten(key, DATA_EPOCH_KEY, value, ttl, epoch)
+      if (outcome === -1) {
+        remembersSince = nothingVouchedFor()
+        void readEpoch()
+      }
+      return outcome === 1
     },
     async take(key) {
       const taken = await client.takeWithTimeToLive(key)
