@@ -7,9 +7,10 @@ import { isTestSecret } from '../../../domain/siteverify/test-secrets.js'
 import { acceptMultipartFields } from './multipart-fields.js'
 import { SiteverifyBody, SiteverifyQuery, SiteverifyResult, type SiteverifyFields, type SiteverifyQueryFields } from './schemas.js'
 
-/** The canonical path and the vendors' paths, so that code written for them only changes its host. */
+/** How long one probe of the store's health answers for calls without a response. */
 const STORAGE_HEALTH_REUSE_MS = 1_000
 
+/** The canonical path and the vendors' paths, so that code written for them only changes its host. */
 export const siteverifyPaths = ['/api/v1/siteverify', '/turnstile/v0/siteverify', '/siteverify', '/recaptcha/api/siteverify']
 
 /**
