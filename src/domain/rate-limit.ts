@@ -16,13 +16,14 @@ export interface RateLimitVerdict {
 /**
  * Fixed-window counting on the key-value store: one atomic increment-with-expiry per request,
  * so every instance sharing a Redis shares the budget. The window is part of the key, so a
- * window's counter expires on its own.
+ * window's counter expires on its own. Windows are cut by the store's clock: instances whose
+ * clocks differ would otherwise count one client in two windows at once, each up to the limit.
  */
 export async function consumeRateLimit(
   store: KeyValueStore,
   key: string,
   rule: RateLimitRule,
-  now: number = Date.now(),
+  now: number = store.now(),
 ): Promise<RateLimitVerdict> {
   const windowIndex = Math.floor(now / rule.windowMs)
   const count = await store.increment(`ratelimit:${key}:${windowIndex}`, rule.windowMs)

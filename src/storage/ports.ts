@@ -102,6 +102,13 @@ export interface KeyValueStore {
    */
   remembersSince(): number
   /**
+   * The store's clock (epoch ms), as this instance best knows it: what windows every instance
+   * must agree on (rate limits) are cut by it, so that instances whose clocks differ still count
+   * a client in one window. The in-process store: this process's clock. Redis: its TIME, whose
+   * offset from ours is measured at every reading of the epoch.
+   */
+  now(): number
+  /**
    * Why the store may forget keys before they expire, when it can tell (Redis evicting keys under
    * a memory limit); logged at start. Undefined when it cannot or need not.
    */

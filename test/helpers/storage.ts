@@ -67,15 +67,17 @@ export async function dropSchema(schema: string): Promise<void> {
 
 export interface TestKeyValue {
   keyValue: KeyValueStore
+  /** Redis's key prefix, for a second instance on the same keys ('' in memory). */
+  prefix: string
   dispose: () => Promise<void>
 }
 
 /** A fresh key-value store: memory, or real Redis under a random key prefix. */
 export async function openTestKeyValue(kind: KeyValueKind): Promise<TestKeyValue> {
-  if (kind === 'memory') return { keyValue: openMemoryStore(), dispose: async () => {} }
+  if (kind === 'memory') return { keyValue: openMemoryStore(), prefix: '', dispose: async () => {} }
   const keyPrefix = `${uniqueName('test')}:`
   const keyValue = await openRedisStore({ url: redisUrl, keyPrefix })
-  return { keyValue, dispose: () => deleteRedisPrefix(keyPrefix) }
+  return { keyValue, prefix: keyPrefix, dispose: () => deleteRedisPrefix(keyPrefix) }
 }
 
 async function deleteRedisPrefix(keyPrefix: string): Promise<void> {

@@ -1,5 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { consumeRateLimit } from '../../src/domain/rate-limit.js'
+import { openRedisStore } from '../../src/storage/redis/redis-store.js'
+import { redisUrl } from '../helpers/services.js'
 import { keyValueKinds, openTestKeyValue, type TestKeyValue } from '../helpers/storage.js'
 
 /** One contract for every KeyValueStore implementation: memory and real Redis alike. */
@@ -171,6 +174,40 @@ describe.each(keyValueKinds)('KeyValueStore contract on $kind', ({ kind, availab
 
   it.skipIf(!available)('answers a ping', async () => {
     await expect(subject.keyValue.ping()).resolves.toBeUndefined()
+  })
+})
+
+describe.skipIf(!keyValueKinds[1]?.available)('Redis as the clock of rate limits', () => {
+  it('gives instances whose clocks differ by a whole window one window, and one budget, for a client', async () => {
+    const windowMs = 60_000
+    const realNow = Date.now.bind(Date)
+    /** Runs `work` as an instance whose clock is a whole window ahead would. */
+    const ahead = async <T>(work: () => Promise<T>): Promise<T> => {
+      const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + windowMs)
+      try {
+        return await work()
+      } finally {
+        clock.mockRestore()
+      }
+    }
+    // Two instances on one Redis: by their own clocks they would always count the client in
+    // different windows, each up to the limit.
+    const onTime = await openTestKeyValue('redis')
+    const early = await ahead(() => openRedisStore({ url: redisUrl, keyPrefix: onTime.prefix }))
+    try {
+      expect(Math.abs((await ahead(async () => early.now())) - onTime.keyValue.now())).toBeLessThan(1_000)
+      const rule = { limit: 10, windowMs }
+      const verdicts = []
+      for (let index = 0; index < 20; index++) {
+        verdicts.push(await (index % 2 === 0 ? consumeRateLimit(onTime.keyValue, 'client', rule) : ahead(() => consumeRateLimit(early, 'client', rule))))
+      }
+      expect(verdicts.filter((verdict) => verdict.isAllowed)).toHaveLength(10)
+      // Retry-After by the same clock: within the window on both instances.
+      for (const verdict of verdicts.slice(-2)) expect(verdict.retryAfterSeconds).toBeLessThanOrEqual(60)
+    } finally {
+      await Promise.all([onTime.keyValue.close(), early.close()])
+      await onTime.dispose()
+    }
   })
 })
 

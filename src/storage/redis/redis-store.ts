@@ -18,7 +18,7 @@ interface RedisWithScripts extends Redis {
   countDistinct(markerKey: string, counterKey: string, ttlMs: number): Promise<number>
   takeIfEndsWith(key: string, suffix: string): Promise<string | null>
   takeWithTimeToLive(key: string): Promise<[string, number] | null>
-  dataEpoch(key: string, hadKnownIt: '0' | '1', clockSkewMarginMs: number): Promise<string>
+  dataEpoch(key: string, hadKnownIt: '0' | '1', clockSkewMarginMs: number): Promise<[string, string]>
   setIfAbsentUnlessForgotten(key: string, epochKey: string, value: string, ttlMs: number, epoch: string): Promise<1 | 0 | -1>
 }
 
@@ -114,14 +114,19 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   let remembersSince = nothingVouchedFor()
   /** The epoch as last read, undefined until then. */
   let epoch: string | undefined
-  const readEpoch = () =>
-    client.dataEpoch(DATA_EPOCH_KEY, epoch === undefined ? '0' : '1', clockSkewMarginMs).then(
-      (value) => {
+  /** Redis's clock less ours, as of the last reading (its error at most half the round trip). */
+  let clockOffsetMs = 0
+  const readEpoch = () => {
+    const sentAt = Date.now()
+    return client.dataEpoch(DATA_EPOCH_KEY, epoch === undefined ? '0' : '1', clockSkewMarginMs).then(
+      ([value, redisNow]) => {
         remembersSince = Number(value)
         epoch = value
+        clockOffsetMs = Number(redisNow) - (sentAt + Date.now()) / 2
       },
       () => {},
     )
+  }
   client.on('ready', () => {
     remembersSince = nothingVouchedFor()
     void readEpoch()
@@ -189,6 +194,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   const store: KeyValueStore = {
     kind: 'redis',
     remembersSince: () => remembersSince,
+    now: () => Date.now() + clockOffsetMs,
     watchConnection(listener) {
       // ioredis tells 'close' at every failed reconnection attempt too: only the change is told.
       let isUp = client.status === 'ready'
