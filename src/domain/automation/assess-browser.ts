@@ -107,11 +107,13 @@ function assessFingerprint(evidence: BrowserEvidence, userAgent: string | undefi
 const MIN_EVENTS_FOR_RHYTHM = 20
 
 /**
- * The SDK's input counters. Each counts every event of its kind, trusted or not; untrustedEvents
- * counts the untrusted among them once more (sdk/src/signals/behavior.ts). Focus changes are left
- * out: a script's focus() produces trusted ones, so they prove no person.
+ * The SDK's input counters that only a person's input makes trusted. Each counts every event of
+ * its kind, trusted or not; untrustedEvents counts the untrusted among them once more
+ * (sdk/src/signals/behavior.ts). Scrolls and focus changes are left out: a script's scrollBy() or
+ * focus() produces trusted ones, so a page driven by dispatchEvent could scroll itself past the
+ * rule. (An untrusted scroll still counts among the untrusted.)
  */
-const inputCounters = ['mouseMovements', 'keystrokes', 'clicks', 'scrolls', 'touches'] as const
+const inputCounters = ['mouseMovements', 'keystrokes', 'clicks', 'touches'] as const
 
 /**
  * Script-dispatched input is evidence only where the person's own does not outnumber it: pages

@@ -88,7 +88,7 @@ export const anomalyVocabulary = {
   },
   synthetic_input: {
     weight: 25,
-    reason: 'Input events dispatched by a script (Event.isTrusted false) are at least as many as the person\'s own: a page dispatches a few itself (a scroll event for lazy loading, a password manager\'s fill), a script driving the page all of them.',
+    reason: 'Input events dispatched by a script (Event.isTrusted false) are at least as many as the person\'s own pointer moves, keys, clicks and touches: a page dispatches a few itself (a scroll event for lazy loading, a password manager\'s fill), a script driving the page all of them.',
   },
   robotic_input: {
     weight: 20,

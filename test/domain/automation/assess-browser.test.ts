@@ -126,6 +126,8 @@ describe('assessBrowser', () => {
       // Untrusted events as many as the trusted ones; or reported without any input counted.
       expect(assessBrowser(evidenceWith({ behavior: { ...scripted, mouseMovements: 52, untrustedEvents: 33 } }))).toEqual(['synthetic_input'])
       expect(assessBrowser(evidenceWith({ behavior: { untrustedEvents: 4 }, replaceBehavior: true }))).toEqual(['synthetic_input'])
+      // A script's scrollBy() makes trusted scroll events: scrolling itself does not outweigh dispatched input.
+      expect(assessBrowser(evidenceWith({ behavior: { mouseMovements: 25, keystrokes: 25, clicks: 0, touches: 0, scrolls: 76, untrustedEvents: 50 } }))).toEqual(['synthetic_input'])
       expect(assessBrowser(evidenceWith({ behavior: { mouseMovements: 40, mouseIntervalStdMs: 0 } }))).toEqual(['robotic_input'])
       expect(assessBrowser(evidenceWith({ behavior: { keystrokes: 25, keyIntervalStdMs: 0 } }))).toEqual(['robotic_input'])
       // Too few events to judge a rhythm.
