@@ -166,22 +166,26 @@ describe('redeemToken', () => {
     expect(await redeem({ secret: siteA.secretKey, response })).toMatchObject({ 'error-codes': ['invalid-input-response'] })
   })
 
-  it("answers a passing test secret with the page's action, cData and hostname of a token of ours, without spending it", async () => {
-    const response = issueToken(tokenKey, { ...claimsFor(siteA), pageAction: 'login', cData: 'session-42' })
+  it("answers a passing test secret with the page's action, cData and hostname of a test site key's token, without spending it", async () => {
+    const testSite = { id: '00000000-0000-4000-8000-0000000000a1', siteKey: '1x00000000000000000000AA' }
+    const response = issueToken(tokenKey, { ...claimsFor(testSite), pageAction: 'login', cData: 'session-42' })
     const passing = { success: true, hostname: 'shop.example.com', action: 'login', recommendedAction: 'allow', cdata: 'session-42', riskScore: 0, anomalies: [] }
     for (const secret of [testSecrets.alwaysPasses, testSecrets.recaptchaPasses, testSecrets.hcaptchaPasses]) {
       expect(await redeem({ secret, response })).toMatchObject(passing)
     }
-    expect(await redeem({ secret: testSecrets.alwaysPasses, response: issueToken(tokenKey, claimsFor(siteA)) })).toMatchObject({ action: 'allow', cdata: null })
+    expect(await redeem({ secret: testSecrets.alwaysPasses, response: issueToken(tokenKey, claimsFor(testSite)) })).toMatchObject({ action: 'allow', cdata: null })
     // Its age does not matter to a test secret, as no response's does.
     now = issuedAt + TOKEN_LIFETIME_MS + 1
     expect(await redeem({ secret: testSecrets.alwaysPasses, response })).toMatchObject(passing)
     now = issuedAt + 1_000
-    expect(await redeem({ secret: siteA.secretKey, response })).toMatchObject({ success: true, action: 'login' })
-    // Anything else, an altered token included, keeps the fixed answer.
+    // Anything else keeps the fixed answer: an altered token, and a real site's token, so that a
+    // backend shipped with a test secret fails its hostname and action checks for every visitor.
     const fixed = { success: true, hostname: 'example.com', action: 'allow', cdata: null }
     expect(await redeem({ secret: testSecrets.alwaysPasses, response: 'XXXX.DUMMY.TOKEN.XXXX' })).toMatchObject(fixed)
     expect(await redeem({ secret: testSecrets.alwaysPasses, response: `${response.slice(0, -1)}${response.endsWith('A') ? 'B' : 'A'}` })).toMatchObject(fixed)
+    const realSites = issueToken(tokenKey, { ...claimsFor(siteA), pageAction: 'login', cData: 'session-42' })
+    expect(await redeem({ secret: testSecrets.alwaysPasses, response: realSites })).toMatchObject(fixed)
+    expect(await redeem({ secret: siteA.secretKey, response: realSites })).toMatchObject({ success: true, action: 'login' })
   })
 
   it('answers the documented test secrets for any response, as often as asked', async () => {
