@@ -194,7 +194,7 @@ interface ChallengeAnswer {
  * One verification through the public API, as a script would make it (no browser signals):
  * what the log records for it is up to the risk model, which is exactly what the chart shows.
  */
-export async function verifyOnce(origin: string, siteKey: string, headers: Record<string, string> = {}): Promise<{ action: string }> {
+export async function verifyOnce(origin: string, siteKey: string, headers: Record<string, string> = {}): Promise<{ action: string; riskScore: number }> {
   const challengeResponse = await fetch(`${origin}/api/v1/challenge`, { method: 'POST', headers: { ...headers, 'x-site-key': siteKey } })
   if (!challengeResponse.ok) throw new Error(`challenge: HTTP ${challengeResponse.status} ${await challengeResponse.text()}`)
   const challenge = (await challengeResponse.json()) as ChallengeAnswer
@@ -212,7 +212,7 @@ export async function verifyOnce(origin: string, siteKey: string, headers: Recor
     }),
   })
   if (!verifyResponse.ok) throw new Error(`verify: HTTP ${verifyResponse.status} ${await verifyResponse.text()}`)
-  return (await verifyResponse.json()) as { action: string }
+  return (await verifyResponse.json()) as { action: string; riskScore: number }
 }
 
 /** Saves a full-page screenshot of the current screen for the README and for review. */

@@ -294,14 +294,15 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     // Visitors' browsers, scripts, and one wrong proof of work: whatever the risk model decides
     // for each, the dashboard must show exactly the outcomes the API answered.
     const expected: Record<string, number> = { allow: 0, challenge: 0, block: 0, rejected: 1 }
-    for (let round = 0; round < 8; round += 1) {
-      const { action } = await verifyOnce(origin, siteKey, browserHeaders('https://shop.example'))
+    // By the lowest score of their bucket of ten (100 in 90); the wrong proof of work has no score.
+    const scores = new Map<number, number>()
+    const count = ({ action, riskScore }: { action: string; riskScore: number }) => {
       expected[action] = (expected[action] ?? 0) + 1
+      const bucket = Math.min(90, Math.floor(riskScore / 10) * 10)
+      scores.set(bucket, (scores.get(bucket) ?? 0) + 1)
     }
-    for (let round = 0; round < 3; round += 1) {
-      const { action } = await verifyOnce(origin, siteKey)
-      expected[action] = (expected[action] ?? 0) + 1
-    }
+    for (let round = 0; round < 8; round += 1) count(await verifyOnce(origin, siteKey, browserHeaders('https://shop.example')))
+    for (let round = 0; round < 3; round += 1) count(await verifyOnce(origin, siteKey))
     expect(await submitWrongNonce(origin, siteKey)).toBe(400)
     blockedCount = expected.block ?? 0
 
@@ -331,6 +332,17 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByText('Show the numbers as a table').click()
     // Scripts send no Origin: DESIGN section 3 names that anomaly.
     await waitForText('#anomalies-heading + table', 'missing_origin')
+    // Every scored verification in its bucket, the thresholds marked; and only the browsers' pages named a host.
+    for (let min = 0; min <= 90; min += 10) {
+      expect(await page.locator(`.scores tr[data-min="${min}"] td`).first().textContent(), `scores from ${min}`).toBe(String(scores.get(min) ?? 0))
+    }
+    expect(await page.locator('.scores__threshold').allTextContents()).toEqual(['Challenge threshold: 30', 'Block threshold: 70'])
+    const reaching = (threshold: number) => [...scores].reduce((sum, [min, count]) => sum + (min >= threshold ? count : 0), 0)
+    const caught = await page.locator('.scores__caught li').allTextContents()
+    expect(caught[0]).toContain(`Challenge threshold (30): ${reaching(30)} of 11 scored verifications`)
+    expect(caught[1]).toContain(`Block threshold (70): ${reaching(70)} of 11 scored verifications`)
+    expect(await page.locator('#hostnames-heading + table tbody th').allTextContents()).toEqual(['shop.example'])
+    expect(await page.locator('#hostnames-heading + table tbody td').first().textContent()).toBe('8')
     await expectNoAccessibilityViolations('analytics')
     await saveScreenshot(page, 'analytics')
 

@@ -9,6 +9,7 @@ export interface VerificationRow {
   riskScore?: number | null
   anomalies?: string[]
   countryCode?: string | null
+  hostname?: string | null
   errorCode?: string | null
 }
 
@@ -21,10 +22,10 @@ export async function insertVerifications(database: SqlExecutor, rows: readonly 
   for (let start = 0; start < rows.length; start += 10_000) {
     const chunk = rows.slice(start, start + 10_000)
     await database.query(
-      `INSERT INTO verifications (id, site_id, created_at, action, risk_score, anomalies, country_code, error_code)
-       SELECT id, site_id, created_at, action, risk_score, string_to_array(anomalies, ','), country_code, error_code
-         FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::text[], $5::smallint[], $6::text[], $7::text[], $8::text[])
-           AS input(id, site_id, created_at, action, risk_score, anomalies, country_code, error_code)`,
+      `INSERT INTO verifications (id, site_id, created_at, action, risk_score, anomalies, country_code, error_code, hostname)
+       SELECT id, site_id, created_at, action, risk_score, string_to_array(anomalies, ','), country_code, error_code, hostname
+         FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::text[], $5::smallint[], $6::text[], $7::text[], $8::text[], $9::text[])
+           AS input(id, site_id, created_at, action, risk_score, anomalies, country_code, error_code, hostname)`,
       [
         ids.slice(start, start + 10_000),
         chunk.map((row) => row.siteId),
@@ -34,6 +35,7 @@ export async function insertVerifications(database: SqlExecutor, rows: readonly 
         chunk.map((row) => (row.anomalies ?? []).join(',')),
         chunk.map((row) => row.countryCode ?? null),
         chunk.map((row) => row.errorCode ?? (row.action === 'rejected' ? 'solution_invalid' : null)),
+        chunk.map((row) => row.hostname ?? null),
       ],
     )
   }

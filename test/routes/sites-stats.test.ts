@@ -12,6 +12,8 @@ interface StatsAnswer {
   series: { bucket: string; allow: number; challenge: number; block: number; rejected: number }[]
   topAnomalies: { label: string; count: number }[]
   topCountries: { countryCode: string; count: number }[]
+  topHostnames: { hostname: string; count: number }[]
+  scoreDistribution: { min: number; max: number; count: number }[]
   totals: Record<string, number>
 }
 
@@ -29,15 +31,15 @@ describe('GET /api/v1/sites/{id}/stats', () => {
     const other = await createTestSite(service.app, account)
     const at = (hoursAgo: number, minute = 5) => new Date(currentHour - hoursAgo * HOUR_MS + minute * 60_000)
     const rows: VerificationRow[] = [
-      { siteId: site.id, createdAt: at(0, 0), action: 'allow', countryCode: 'NL' },
-      { siteId: site.id, createdAt: at(0, 0), action: 'allow', countryCode: 'NL', anomalies: ['missing_origin'] },
-      { siteId: site.id, createdAt: at(0, 0), action: 'block', countryCode: 'US', anomalies: ['datacenter_ip', 'vpn_detected'] },
-      { siteId: site.id, createdAt: at(2), action: 'challenge', countryCode: 'US', anomalies: ['datacenter_ip'] },
-      { siteId: site.id, createdAt: at(2), action: 'rejected', countryCode: null },
-      { siteId: site.id, createdAt: at(30), action: 'block', countryCode: 'DE', anomalies: ['tor_exit'] },
+      { siteId: site.id, createdAt: at(0, 0), action: 'allow', countryCode: 'NL', riskScore: 0, hostname: 'www.shop.example' },
+      { siteId: site.id, createdAt: at(0, 0), action: 'allow', countryCode: 'NL', anomalies: ['missing_origin'], riskScore: 25, hostname: null },
+      { siteId: site.id, createdAt: at(0, 0), action: 'block', countryCode: 'US', anomalies: ['datacenter_ip', 'vpn_detected'], riskScore: 100, hostname: 'shop.example' },
+      { siteId: site.id, createdAt: at(2), action: 'challenge', countryCode: 'US', anomalies: ['datacenter_ip'], riskScore: 45, hostname: 'www.shop.example' },
+      { siteId: site.id, createdAt: at(2), action: 'rejected', countryCode: null, riskScore: null, hostname: 'www.shop.example' },
+      { siteId: site.id, createdAt: at(30), action: 'block', countryCode: 'DE', anomalies: ['tor_exit'], riskScore: 95, hostname: 'shop.example' },
       { siteId: site.id, createdAt: at(24 * 40), action: 'allow', countryCode: 'FR' },
       // Another site's rows must never be counted.
-      { siteId: other.id, createdAt: at(0, 0), action: 'block', countryCode: 'CN', anomalies: ['datacenter_ip'] },
+      { siteId: other.id, createdAt: at(0, 0), action: 'block', countryCode: 'CN', anomalies: ['datacenter_ip'], riskScore: 90, hostname: 'other.example' },
     ]
     await insertVerifications(service.app.database, rows)
   })
@@ -69,6 +71,38 @@ describe('GET /api/v1/sites/{id}/stats', () => {
       { countryCode: 'NL', count: 2 },
       { countryCode: 'US', count: 2 },
     ])
+    // The rejected row has a hostname but no score; the one without a hostname is scored.
+    expect(body.topHostnames).toEqual([
+      { hostname: 'www.shop.example', count: 3 },
+      { hostname: 'shop.example', count: 1 },
+    ])
+    expect(body.scoreDistribution).toEqual([
+      { min: 0, max: 9, count: 1 },
+      { min: 10, max: 19, count: 0 },
+      { min: 20, max: 29, count: 1 },
+      { min: 30, max: 39, count: 0 },
+      { min: 40, max: 49, count: 1 },
+      { min: 50, max: 59, count: 0 },
+      { min: 60, max: 69, count: 0 },
+      { min: 70, max: 79, count: 0 },
+      { min: 80, max: 89, count: 0 },
+      { min: 90, max: 100, count: 1 },
+    ])
+  })
+
+  it('counts the scores and hostnames of a part of an hour from the log as the hours from the rollups', async () => {
+    // From inside the hour 30 hours ago (its row at minute 5 is counted from the log) to the start of the current hour.
+    const from = new Date(currentHour - 30 * HOUR_MS + 60_000)
+    const response = await stats(`?from=${from.toISOString()}&to=${new Date(currentHour).toISOString()}`)
+    const body = response.json<StatsAnswer>()
+    expect(body.topHostnames).toEqual([
+      { hostname: 'www.shop.example', count: 2 },
+      { hostname: 'shop.example', count: 1 },
+    ])
+    expect(body.scoreDistribution.filter(({ count }) => count > 0)).toEqual([
+      { min: 40, max: 49, count: 1 },
+      { min: 90, max: 100, count: 1 },
+    ])
   })
 
   it('counts from <= time < to in daily UTC buckets', async () => {
@@ -94,6 +128,8 @@ describe('GET /api/v1/sites/{id}/stats', () => {
       ],
       topAnomalies: [],
       topCountries: [],
+      topHostnames: [],
+      scoreDistribution: Array.from({ length: 10 }, (_, index) => ({ min: index * 10, max: index === 9 ? 100 : index * 10 + 9, count: 0 })),
       totals: { allow: 0, challenge: 0, block: 0, rejected: 0, total: 0 },
     })
   })

@@ -12,16 +12,40 @@ const HOUR_MS = 3_600_000
 const actions = ['allow', 'challenge', 'block', 'rejected'] as const
 const labels = ['datacenter_ip', 'vpn_detected', 'no_interaction', 'headless_browser']
 const countries = ['US', 'DE', 'FR', null]
+const hostnames = ['shop.example', 'www.shop.example', null]
 
-/** Rows spread over [start, start + spanMs): every action, zero to two labels, a country or none. */
+/**
+ * Rows spread over [start, start + spanMs): every action, zero to two labels, a country or none,
+ * a hostname or none, and a risk score from 0 to 100 (none for rejected rows, as in service).
+ */
 function sampleRows(siteId: string, start: number, spanMs: number, count: number): VerificationRow[] {
-  return Array.from({ length: count }, (_, index) => ({
-    siteId,
-    createdAt: new Date(start + Math.floor(((index * 7919) % count) * (spanMs / count)) + (index % 1000)),
-    action: actions[index % actions.length] ?? 'allow',
-    anomalies: labels.filter((_, label) => (index + label) % 3 === 0).slice(0, index % 3),
-    countryCode: countries[index % countries.length] ?? null,
-  }))
+  return Array.from({ length: count }, (_, index) => {
+    const action = actions[index % actions.length] ?? 'allow'
+    return {
+      siteId,
+      createdAt: new Date(start + Math.floor(((index * 7919) % count) * (spanMs / count)) + (index % 1000)),
+      action,
+      riskScore: action === 'rejected' ? null : (index * 13) % 101,
+      anomalies: labels.filter((_, label) => (index + label) % 3 === 0).slice(0, index % 3),
+      countryCode: countries[index % countries.length] ?? null,
+      hostname: hostnames[index % hostnames.length] ?? null,
+    }
+  })
+}
+
+/** The bucket of ten a score is counted in: '0' for 0-9, ... '90' for 90-100. */
+function scoreBucketOf(score: number): string {
+  return String(score === 100 ? 90 : Math.floor(score / 10) * 10)
+}
+
+/** Counts by score bucket of the scored rows, as `bucket -> count`. */
+function scoreCounts(rows: VerificationRow[]): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const row of rows) {
+    if (row.riskScore == null) continue
+    counts.set(scoreBucketOf(row.riskScore), (counts.get(scoreBucketOf(row.riskScore)) ?? 0) + 1)
+  }
+  return counts
 }
 
 /** Counts by label, most first, then alphabetically, as the stats rank them (top 10). */
@@ -43,6 +67,8 @@ function expectedRollups(rows: VerificationRow[]): Map<string, number> {
     add(`${prefix} action ${row.action}`)
     for (const label of row.anomalies ?? []) add(`${prefix} anomaly ${label}`)
     if (row.countryCode != null) add(`${prefix} country ${row.countryCode}`)
+    if (row.riskScore != null) add(`${prefix} score ${scoreBucketOf(row.riskScore)}`)
+    if (row.hostname != null) add(`${prefix} hostname ${row.hostname}`)
   }
   return counts
 }
@@ -167,7 +193,11 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
   it.skipIf(!available)('counts exactly the rows within [from, to) when the range starts and ends inside an hour', async () => {
     const siteId = randomUUID()
     const start = Date.UTC(2025, 6, 1, 10)
-    const rows = sampleRows(siteId, start - 2 * HOUR_MS, 9 * HOUR_MS, 400)
+    // The scores at the buckets' edges, in both part-hours: read from the log, they must fall in the buckets the rollups have them in.
+    const edges = [0, 9, 10, 89, 90, 99, 100].flatMap((riskScore): VerificationRow[] =>
+      [start + 31 * 60_000, start + 5 * HOUR_MS + 9 * 60_000].map((time) => ({ siteId, createdAt: new Date(time), action: 'block', riskScore, hostname: 'edge.example' })),
+    )
+    const rows = [...sampleRows(siteId, start - 2 * HOUR_MS, 9 * HOUR_MS, 400), ...edges]
     await insertVerifications(subject.database, rows)
     const range: StatsRange = { from: new Date(start + 30 * 60_000), to: new Date(start + 5 * HOUR_MS + 10 * 60_000), interval: 'hour' }
     const inRange = rows.filter((row) => row.createdAt >= range.from && row.createdAt < range.to)
@@ -184,6 +214,10 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
 
     expect(await queries.topAnomalies(siteId, range, 10)).toEqual(ranked(inRange.flatMap((row) => row.anomalies ?? [])))
     expect(await queries.topCountries(siteId, range, 10)).toEqual(ranked(inRange.flatMap((row) => (row.countryCode == null ? [] : [row.countryCode]))))
+    expect(await queries.topHostnames(siteId, range, 10)).toEqual(ranked(inRange.flatMap((row) => (row.hostname == null ? [] : [row.hostname]))))
+    const scores = await queries.countByScoreBucket(siteId, range)
+    expect(new Map(scores.map(({ label, count }) => [label, count]))).toEqual(scoreCounts(inRange))
+    expect(scoreCounts(inRange).size).toBe(10)
   })
 
   it.skipIf(!available)('keeps the hourly rollups equal to the log through inserts, retention deletes and site deletion', async () => {
@@ -208,16 +242,41 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
     expect(await rollupsOf(sites)).toEqual(keptOfSite0)
   })
 
-  it.skipIf(!available)('counts the rows logged before the rollups existed when their migration runs', async () => {
+  it.skipIf(!available)('counts the rows logged before the rollups existed when their migrations run', async () => {
     const older = await openTestDatabase(kind, { migrated: false })
     try {
       const migrations = await readMigrations()
-      await migrate(older.database, migrations.filter((migration) => migration.name !== 'verification_rollups'))
+      const rollupMigrations = migrations.filter((migration) => migration.name.startsWith('verification_rollups'))
+      expect(rollupMigrations.map((migration) => migration.version)).toEqual([7, 17])
+      await migrate(older.database, migrations.filter((migration) => !rollupMigrations.includes(migration)))
       const siteId = randomUUID()
       const rows = sampleRows(siteId, Date.UTC(2025, 8, 1), 10 * HOUR_MS, 300)
       await insertVerifications(older.database, rows)
-      expect(await migrate(older.database)).toEqual([migrations.find((migration) => migration.name === 'verification_rollups')?.version])
+      expect(await migrate(older.database)).toEqual([7, 17])
       expect(await rollupsOf([siteId], older.database)).toEqual(expectedRollups(rows))
+    } finally {
+      await older.database.close()
+      await older.dispose()
+    }
+  })
+
+  it.skipIf(!available)('counts the scores and hostnames of the rows logged before migration 017, and the other kinds not twice', async () => {
+    const older = await openTestDatabase(kind, { migrated: false })
+    try {
+      const migrations = await readMigrations()
+      await migrate(older.database, migrations.filter((migration) => migration.version < 17))
+      const siteId = randomUUID()
+      const rows = sampleRows(siteId, Date.UTC(2025, 8, 2), 10 * HOUR_MS, 300)
+      await insertVerifications(older.database, rows)
+      expect(await migrate(older.database)).toEqual(migrations.filter((migration) => migration.version >= 17).map((migration) => migration.version))
+      expect(await rollupsOf([siteId], older.database)).toEqual(expectedRollups(rows))
+      // The triggers now count the new kinds of the rows that follow, and take them away again.
+      const later = sampleRows(siteId, Date.UTC(2025, 8, 2, 5), 10 * HOUR_MS, 200)
+      await insertVerifications(older.database, later)
+      const cutoff = new Date(Date.UTC(2025, 8, 2, 7, 17))
+      expect(await createVerificationQueryRepository(older.database).deleteOldest(siteId, 10_000, cutoff)).toBeGreaterThan(0)
+      const kept = [...rows, ...later].filter((row) => row.createdAt >= cutoff)
+      expect(await rollupsOf([siteId], older.database)).toEqual(expectedRollups(kept))
     } finally {
       await older.database.close()
       await older.dispose()

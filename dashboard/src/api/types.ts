@@ -110,7 +110,18 @@ export interface Stats {
   series: StatsBucket[]
   topAnomalies: { label: string; count: number }[]
   topCountries: { countryCode: string; count: number }[]
+  /** The hosts of the pages verifications came from (none for a script that sent no Origin or Referer). */
+  topHostnames: { hostname: string; count: number }[]
+  /** All ten buckets of the risk score, lowest first; rejected submissions have no score. */
+  scoreDistribution: ScoreBucket[]
   totals: ActionCounts & { total: number }
+}
+
+/** Scored verifications with min <= riskScore <= max: 0-9, 10-19, ... 90-100. */
+export interface ScoreBucket {
+  min: number
+  max: number
+  count: number
 }
 
 /**

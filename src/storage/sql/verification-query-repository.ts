@@ -78,9 +78,10 @@ export interface LoggedSite {
 
 /**
  * A stats range split for the two sources: the whole UTC hours within it, read from the hourly
- * rollups (migration 007), and the parts of an hour at either end, read from the log itself.
- * Parameters $1-$5 of every stats query: site, from, first whole hour, end of the last whole hour,
- * to. With no whole hour inside the range, both hour bounds are `to` and the log covers it all.
+ * rollups (migrations 007 and 017), and the parts of an hour at either end, read from the log
+ * itself. Parameters $1-$5 of every stats query: site, from, first whole hour, end of the last
+ * whole hour, to. With no whole hour inside the range, both hour bounds are `to` and the log
+ * covers it all.
  *
  * A range that ends now or later takes the hour it ends in from the rollups too: nothing is logged
  * after now, so that hour's count so far is all of it. The log's own rows are read only for a part
@@ -95,6 +96,9 @@ export function statsParameters(siteId: string, range: StatsRange, now = Date.no
   return [siteId, range.from, wholeFrom, wholeTo, range.to]
 }
 
+/** The kinds of hourly counts read by label (migrations 007 and 017); 'action' is read by bucket. */
+type RollupKind = 'anomaly' | 'country' | 'score' | 'hostname'
+
 const inWholeHours = 'site_id = $1 AND hour >= $3 AND hour < $4'
 const inPartialHours = 'site_id = $1 AND ((created_at >= $2 AND created_at < $3) OR (created_at >= $4 AND created_at < $5))'
 
@@ -105,14 +109,18 @@ const inPartialHours = 'site_id = $1 AND ((created_at >= $2 AND created_at < $3)
  * so their cost grows with the hours asked for, not with the verifications in them.
  */
 export function createVerificationQueryRepository(database: SqlExecutor) {
-  /** Counts of one rollup kind over the range, by label: whole hours plus the log's partial ones. */
-  const rankedQuery = (kind: 'anomaly' | 'country', partialLabels: string) =>
+  /**
+   * Counts of one rollup kind over the range, by label: whole hours plus the log's partial ones.
+   * `partialLabels` must count the log's rows as the kind's trigger does (migrations 007, 017).
+   */
+  const countedQuery = (kind: RollupKind, partialLabels: string) =>
     `SELECT label, sum(count)::int8 AS count FROM (
        SELECT value AS label, count FROM verification_rollups WHERE kind = '${kind}' AND ${inWholeHours}
        UNION ALL
        SELECT ${partialLabels}
      ) AS counted
-     GROUP BY label ORDER BY count DESC, label LIMIT $6`
+     GROUP BY label`
+  const rankedQuery = (kind: RollupKind, partialLabels: string) => `${countedQuery(kind, partialLabels)} ORDER BY count DESC, label LIMIT $6`
 
   return {
     /** Counts per UTC bucket (epoch milliseconds) and action. */
@@ -140,6 +148,25 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
       return database.query<RankedCount>(
         rankedQuery('country', `country_code, 1 FROM verifications WHERE ${inPartialHours} AND country_code IS NOT NULL`),
         [...statsParameters(siteId, range), limit],
+      )
+    },
+
+    async topHostnames(siteId: string, range: StatsRange, limit: number): Promise<RankedCount[]> {
+      return database.query<RankedCount>(
+        rankedQuery('hostname', `hostname, 1 FROM verifications WHERE ${inPartialHours} AND hostname IS NOT NULL`),
+        [...statsParameters(siteId, range), limit],
+      )
+    },
+
+    /**
+     * Counts per bucket of ten of the risk score ('0' for 0-9, ... '90' for 90-100), of the
+     * scored verifications only (rejected submissions have no score); buckets without any are
+     * left out.
+     */
+    async countByScoreBucket(siteId: string, range: StatsRange): Promise<RankedCount[]> {
+      return database.query<RankedCount>(
+        countedQuery('score', `verification_score_bucket(risk_score), 1 FROM verifications WHERE ${inPartialHours} AND risk_score IS NOT NULL`),
+        statsParameters(siteId, range),
       )
     },
 

@@ -11,6 +11,7 @@ import { useAddressParam } from '../../lib/router.js'
 import { queryOfRange, rangeLabels, rangeNames, type RangeName } from '../../lib/time-range.js'
 import { useLoader } from '../../lib/use-loader.js'
 import { BucketsTable } from './buckets-table.js'
+import { ScoreDistribution } from './score-distribution.js'
 import { BusyButton } from '../../components/busy-button.js'
 
 export function AnalyticsPanel({ site }: { site: Site }) {
@@ -32,13 +33,13 @@ export function AnalyticsPanel({ site }: { site: Site }) {
       {loaded.data === undefined ? (
         loaded.status === 'loading' ? <Loading /> : null
       ) : (
-        <StatsView stats={loaded.data.stats} range={loaded.data.range} isLoading={loaded.status === 'loading'} />
+        <StatsView stats={loaded.data.stats} range={loaded.data.range} site={site} isLoading={loaded.status === 'loading'} />
       )}
     </>
   )
 }
 
-function StatsView({ stats, range, isLoading }: { stats: Stats; range: RangeName; isLoading: boolean }) {
+function StatsView({ stats, range, site, isLoading }: { stats: Stats; range: RangeName; site: Site; isLoading: boolean }) {
   const { totals } = stats
   return (
     <div class="stats" aria-busy={isLoading}>
@@ -63,6 +64,21 @@ function StatsView({ stats, range, isLoading }: { stats: Stats; range: RangeName
           <BucketsTable series={stats.series} interval={stats.interval} />
         </details>
       </section>
+      <div class="columns">
+        <ScoreDistribution
+          buckets={stats.scoreDistribution}
+          challengeThreshold={site.settings.challengeThreshold}
+          blockThreshold={site.settings.blockThreshold}
+        />
+        <RankedList
+          id="hostnames-heading"
+          title="Top hostnames"
+          items={stats.topHostnames.map(({ hostname, count }) => ({ label: hostname, count }))}
+          // Scripts and other clients that send neither Origin nor Referer are logged without one.
+          emptyText={totals.total === 0 ? 'No verifications in this range.' : 'No hostname is known for the verifications in this range.'}
+          total={totals.total}
+        />
+      </div>
       <div class="columns">
         <RankedList
           id="anomalies-heading"

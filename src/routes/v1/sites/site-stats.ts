@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { buildScoreDistribution } from '../../../domain/analytics/score-distribution.js'
 import { buildSeries, maxRangeMs, resolveStatsRange } from '../../../domain/analytics/stats-range.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { invalidRequest } from '../../../errors.js'
@@ -21,6 +22,22 @@ const Stats = Type.Object({
   series: Type.Array(Type.Object({ bucket: Type.String({ format: 'date-time', description: 'Start of the UTC hour or day' }), ...actionCounts })),
   topAnomalies: Type.Array(Type.Object({ label: Type.String(), count: Type.Integer() })),
   topCountries: Type.Array(Type.Object({ countryCode: Type.String(), count: Type.Integer() })),
+  topHostnames: Type.Array(Type.Object({ hostname: Type.String(), count: Type.Integer() }), {
+    description: 'The hosts of the pages verifications came from (their Origin, else Referer); verifications that named none are not counted',
+  }),
+  scoreDistribution: Type.Array(
+    Type.Object({
+      min: Type.Integer({ description: 'Lowest risk score of the bucket' }),
+      max: Type.Integer({ description: 'Highest risk score of the bucket, included (100 for the last)' }),
+      count: Type.Integer(),
+    }),
+    {
+      description:
+        'Scored verifications by risk score in buckets of ten (0-9, 10-19, ... 90-100), all ten, lowest first, zeros included; ' +
+        "rejected submissions have no score and are not counted. Against the site's challengeThreshold and blockThreshold, " +
+        'it shows how many verifications a threshold would catch.',
+    },
+  ),
   totals: Type.Object({ ...actionCounts, total: Type.Integer() }),
 })
 
@@ -34,7 +51,7 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['dashboard'],
-        summary: 'Verifications by action over time, top anomalies and countries',
+        summary: 'Verifications by action over time, top anomalies, countries and hostnames, the risk score distribution',
         description:
           `Counts verifications with from <= time < to in UTC buckets. Defaults: the current UTC hour so far and the 23 before it, hourly (to: now). ` +
           'Whole UTC hours, and the hour a range ending now or later ends in, are read from hourly counts, at a cost that does not grow with the verifications in them; ' +
@@ -55,10 +72,12 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const resolved = resolveStatsRange(request.query, new Date())
       if ('issues' in resolved) throw invalidRequest(resolved.issues)
       const { range } = resolved
-      const [counts, anomalies, countries] = await Promise.all([
+      const [counts, anomalies, countries, hostnames, scores] = await Promise.all([
         verifications.countByBucket(site.id, range),
         verifications.topAnomalies(site.id, range, TOP_LIMIT),
         verifications.topCountries(site.id, range, TOP_LIMIT),
+        verifications.topHostnames(site.id, range, TOP_LIMIT),
+        verifications.countByScoreBucket(site.id, range),
       ])
       const { series, totals } = buildSeries(counts, range)
       return {
@@ -68,6 +87,8 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         series: series.map(({ bucketMs, ...counted }) => ({ bucket: new Date(bucketMs).toISOString(), ...counted })),
         topAnomalies: anomalies,
         topCountries: countries.map(({ label, count }) => ({ countryCode: label, count })),
+        topHostnames: hostnames.map(({ label, count }) => ({ hostname: label, count })),
+        scoreDistribution: buildScoreDistribution(scores),
         totals: { ...totals, total: totals.allow + totals.challenge + totals.block + totals.rejected },
       }
     },
