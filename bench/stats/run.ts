@@ -6,15 +6,18 @@
  *   npm run bench:stats            (BENCH_STATS_ROWS=1000000 rows by default)
  *
  * 1. Stats: one site's log filled with BENCH_STATS_ROWS verifications spread over 30 days, then
- *    the stats route's three queries (by bucket and action, top anomalies, top countries, run
- *    together as the route runs them) for the dashboard's three ranges, read from the rollups
- *    (the code as shipped) and, as the baseline in the same run, from the log's rows alone (the
- *    queries as they were before migration 007).
+ *    the stats route's five queries (by bucket and action, top anomalies, countries and
+ *    hostnames, the score distribution, run together as the route runs them) for the dashboard's
+ *    three ranges, read from the rollups (the code as shipped) and, as the baselines in the same
+ *    run, from the log's rows alone (the queries as they were before migration 007) and the three
+ *    queries of the rollups before migration 017.
  * 2. Writes: the verification log's INSERT of 500-row batches (the plugin's own statement) with
- *    the rollup triggers and, as the baseline, with them disabled.
+ *    the rollup triggers of migration 017 and, as the baselines, with those of 007 (the three
+ *    kinds before 017) and with the triggers disabled.
  * 3. Retention: the sweep's DELETEs (5,000 rows each, the repository's own statement) of the
- *    rows 30 to 25 days old with the rollup triggers disabled (the baseline) and of those 25 to 20
- *    days old with them. Last, since the baseline leaves the rollups behind the log.
+ *    rows 30 to 25 days old with the rollup triggers disabled (the baseline), of those 25 to 20
+ *    days old with the triggers of 007 and of those 20 to 15 days old with those of 017. Last,
+ *    since the baselines leave the rollups behind the log.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -23,7 +26,7 @@ import { join } from 'node:path'
 import type { StatsRange } from '../../src/domain/analytics/stats-range.js'
 import { intervalMs } from '../../src/domain/analytics/stats-range.js'
 import { insertRows, type VerificationLogEntry } from '../../src/plugins/verification-log.js'
-import { migrate } from '../../src/storage/migrate.js'
+import { migrate, readMigrations, splitStatements } from '../../src/storage/migrate.js'
 import { openPgliteDatabase } from '../../src/storage/pglite/pglite-database.js'
 import type { SqlDatabase } from '../../src/storage/ports.js'
 import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
@@ -41,6 +44,7 @@ const postgresUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0
 const actions = ['allow', 'allow', 'allow', 'allow', 'challenge', 'block', 'rejected'] as const
 const labels = ['datacenter_ip', 'vpn_detected', 'no_interaction', 'headless_browser', 'missing_origin', 'fast_solve', 'high_request_rate']
 const countries = ['US', 'DE', 'FR', 'GB', 'JP', 'BR', 'IN', 'NL', 'XX']
+const hostnames = ['shop.example.com', 'www.shop.example.com', 'checkout.shop.example.com']
 
 function entry(siteId: string, index: number, createdAt: Date): VerificationLogEntry {
   const action = actions[index % actions.length] ?? 'allow'
@@ -54,7 +58,7 @@ function entry(siteId: string, index: number, createdAt: Date): VerificationLogE
     anomalies: index % 3 === 0 ? [labels[index % labels.length] ?? 'fast_solve'] : [],
     countryCode: countries[index % countries.length] ?? null,
     clientIp: `198.51.${(index >> 8) & 255}.${index & 255}`,
-    hostname: 'shop.example.com',
+    hostname: index % 10 === 0 ? null : (hostnames[index % hostnames.length] ?? null),
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
     difficulty: 18,
     solveTimeMs: 400 + (index % 900),
@@ -82,13 +86,47 @@ function rawQueries(database: SqlDatabase) {
           WHERE ${inRange} AND country_code IS NOT NULL GROUP BY country_code ORDER BY count DESC, country_code LIMIT 10`,
         [siteId, range.from, range.to],
       ),
+      database.query(
+        `SELECT hostname AS label, count(*)::int8 AS count FROM verifications
+          WHERE ${inRange} AND hostname IS NOT NULL GROUP BY hostname ORDER BY count DESC, hostname LIMIT 10`,
+        [siteId, range.from, range.to],
+      ),
+      database.query(
+        `SELECT verification_score_bucket(risk_score) AS label, count(*)::int8 AS count FROM verifications
+          WHERE ${inRange} AND risk_score IS NOT NULL GROUP BY 1`,
+        [siteId, range.from, range.to],
+      ),
     ])
 }
 
-function rolledUpQueries(database: SqlDatabase) {
+/** The route's queries from the rollups: the three before migration 017, or the five since. */
+function rolledUpQueries(database: SqlDatabase, since017: boolean) {
   const queries = createVerificationQueryRepository(database)
   return (siteId: string, range: StatsRange) =>
-    Promise.all([queries.countByBucket(siteId, range), queries.topAnomalies(siteId, range, 10), queries.topCountries(siteId, range, 10)])
+    Promise.all([
+      queries.countByBucket(siteId, range),
+      queries.topAnomalies(siteId, range, 10),
+      queries.topCountries(siteId, range, 10),
+      ...(since017 ? [queries.topHostnames(siteId, range, 10), queries.countByScoreBucket(siteId, range)] : []),
+    ])
+}
+
+type TriggerVersion = 'none' | '007' | '017'
+
+/**
+ * Puts the rollup triggers' functions of that migration in place (CREATE OR REPLACE of its own
+ * statements), or disables the triggers: the before and after of 017 in one database.
+ */
+async function useTriggers(database: SqlDatabase, version: TriggerVersion): Promise<void> {
+  if (version === 'none') {
+    await database.query('ALTER TABLE verifications DISABLE TRIGGER USER')
+    return
+  }
+  const migration = (await readMigrations()).find((candidate) => String(candidate.version).padStart(3, '0') === version)
+  const functions = splitStatements(migration?.sql ?? '').filter((statement) => /^CREATE (OR REPLACE )?FUNCTION verification_rollups_/.test(statement))
+  if (functions.length !== 2) throw new Error(`migration ${version}: expected the two functions of the rollup triggers`)
+  for (const statement of functions) await database.query(statement.replace(/^CREATE (OR REPLACE )?FUNCTION/, 'CREATE OR REPLACE FUNCTION'))
+  await database.query('ALTER TABLE verifications ENABLE TRIGGER USER')
 }
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
@@ -124,19 +162,25 @@ async function fill(database: SqlDatabase, siteId: string, now: number): Promise
 
 async function measureStats(database: SqlDatabase, siteId: string, now: number): Promise<string[]> {
   const raw = rawQueries(database)
-  const rolledUp = rolledUpQueries(database)
+  const before017 = rolledUpQueries(database, false)
+  const rolledUp = rolledUpQueries(database, true)
   const lines: string[] = []
   for (const [name, range] of dashboardRanges(now)) {
     const rawTimes: number[] = []
+    const before017Times: number[] = []
     const rolledUpTimes: number[] = []
     await rolledUp(siteId, range)
+    await before017(siteId, range)
     await raw(siteId, range)
     for (let round = 0; round < ROUNDS; round++) {
       rolledUpTimes.push(await timed(() => rolledUp(siteId, range)))
+      before017Times.push(await timed(() => before017(siteId, range)))
       rawTimes.push(await timed(() => raw(siteId, range)))
     }
-    const [fromLog, fromRollups] = [median(rawTimes), median(rolledUpTimes)]
-    lines.push(`| ${name} | ${fromLog.toFixed(0)} | ${fromRollups.toFixed(1)} | ${(fromLog / fromRollups).toFixed(0)}x faster |`)
+    const [fromLog, threeQueries, fromRollups] = [median(rawTimes), median(before017Times), median(rolledUpTimes)]
+    lines.push(
+      `| ${name} | ${fromLog.toFixed(0)} | ${threeQueries.toFixed(1)} | ${fromRollups.toFixed(1)} | ${(fromLog / fromRollups).toFixed(0)}x faster | ${(fromRollups / threeQueries).toFixed(2)}x |`,
+    )
   }
   return lines
 }
@@ -147,21 +191,24 @@ async function measureWrites(database: SqlDatabase): Promise<string> {
     Array.from({ length: WRITE_BATCHES }, (_, batch) =>
       Array.from({ length: BATCH_SIZE }, (_, row) => entry(siteId, offset + batch * BATCH_SIZE + row, new Date())),
     )
-  const withTriggers: number[] = []
-  const withoutTriggers: number[] = []
+  const versions: TriggerVersion[] = ['none', '007', '017']
+  const times = new Map<TriggerVersion, number[]>(versions.map((version) => [version, []]))
   for (let round = 0; round < ROUNDS; round++) {
-    // Alternated, each round on fresh rows of the current hour, as the log writes them.
-    await database.query('ALTER TABLE verifications DISABLE TRIGGER USER')
-    withoutTriggers.push(await timed(async () => { for (const batch of batches(round * 2)) await insertRows(database, batch) }))
-    await database.query('ALTER TABLE verifications ENABLE TRIGGER USER')
-    withTriggers.push(await timed(async () => { for (const batch of batches(round * 2 + 1)) await insertRows(database, batch) }))
+    // Alternated, in an order that turns each round, each on fresh rows of the current hour, as the log writes them.
+    for (let turn = 0; turn < versions.length; turn++) {
+      const version = versions[(round + turn) % versions.length] ?? 'none'
+      await useTriggers(database, version)
+      const offset = (round * versions.length + turn) * WRITE_BATCHES * BATCH_SIZE
+      times.get(version)?.push(await timed(async () => { for (const batch of batches(offset)) await insertRows(database, batch) }))
+    }
   }
-  const perRow = (ms: number) => (ms * 1000) / (WRITE_BATCHES * BATCH_SIZE)
-  const [plain, rolled] = [perRow(median(withoutTriggers)), perRow(median(withTriggers))]
-  return `| ${plain.toFixed(1)} | ${rolled.toFixed(1)} | ${(rolled / plain).toFixed(2)}x |`
+  await useTriggers(database, '017')
+  const perRow = (version: TriggerVersion) => (median(times.get(version) ?? []) * 1000) / (WRITE_BATCHES * BATCH_SIZE)
+  const [plain, before, after] = [perRow('none'), perRow('007'), perRow('017')]
+  return `| ${plain.toFixed(1)} | ${before.toFixed(1)} | ${after.toFixed(1)} | ${(before / plain).toFixed(2)}x | ${(after / plain).toFixed(2)}x | ${(after / before).toFixed(2)}x |`
 }
 
-/** Rows per second of the retention sweep's deletes, without the triggers (baseline) and with them. */
+/** Rows per second of the retention sweep's deletes, without the triggers and with those of 007 (baselines), and with those of 017. */
 async function measureRetention(database: SqlDatabase, siteId: string, now: number): Promise<string> {
   const queries = createVerificationQueryRepository(database)
   const sweep = async (cutoff: number) => {
@@ -175,11 +222,13 @@ async function measureRetention(database: SqlDatabase, siteId: string, now: numb
     })
     return (deleted * 1000) / milliseconds
   }
-  await database.query('ALTER TABLE verifications DISABLE TRIGGER USER')
+  await useTriggers(database, 'none')
   const plain = await sweep(now - 25 * DAY_MS)
-  await database.query('ALTER TABLE verifications ENABLE TRIGGER USER')
-  const rolled = await sweep(now - 20 * DAY_MS)
-  return `| ${plain.toFixed(0)} | ${rolled.toFixed(0)} | ${(plain / rolled).toFixed(2)}x the time per row |`
+  await useTriggers(database, '007')
+  const before = await sweep(now - 20 * DAY_MS)
+  await useTriggers(database, '017')
+  const after = await sweep(now - 15 * DAY_MS)
+  return `| ${plain.toFixed(0)} | ${before.toFixed(0)} | ${after.toFixed(0)} | ${(plain / before).toFixed(2)}x | ${(plain / after).toFixed(2)}x | ${(before / after).toFixed(2)}x |`
 }
 
 async function runOn(kind: 'PGlite' | 'PostgreSQL'): Promise<void> {
@@ -194,13 +243,13 @@ async function runOn(kind: 'PGlite' | 'PostgreSQL'): Promise<void> {
     const now = Date.now()
     const fillTime = await timed(() => fill(database, siteId, now))
     process.stdout.write(`\n### ${kind}: ${ROWS.toLocaleString('en')} rows of one site over 30 days (filled in ${(fillTime / 1000).toFixed(0)} s)\n\n`)
-    process.stdout.write('| Range | From the log, ms (baseline) | From the rollups, ms | Ratio |\n|---|---|---|---|\n')
+    process.stdout.write('| Range | From the log, ms (baseline) | From the rollups before 017 (three queries), ms | From the rollups, ms | Ratio to the log | Ratio to before 017 |\n|---|---|---|---|---|---|\n')
     for (const line of await measureStats(database, siteId, now)) process.stdout.write(`${line}\n`)
     process.stdout.write(`\nWrites of the log in batches of ${BATCH_SIZE}, ${WRITE_BATCHES} batches per round, median of ${ROUNDS} alternated rounds:\n\n`)
-    process.stdout.write('| µs per row without the rollup triggers (baseline) | µs per row with them | Ratio |\n|---|---|---|\n')
+    process.stdout.write('| µs per row without the rollup triggers | with those of 007 | with those of 017 | 007 / none | 017 / none | 017 / 007 |\n|---|---|---|---|---|---|\n')
     process.stdout.write(`${await measureWrites(database)}\n`)
     process.stdout.write(`\nRetention: deletes of 5,000 rows per statement, about ${Math.round(ROWS / 6).toLocaleString('en')} rows each way:\n\n`)
-    process.stdout.write('| Rows/s without the rollup triggers (baseline) | Rows/s with them | Ratio |\n|---|---|---|\n')
+    process.stdout.write('| Rows/s without the rollup triggers | with those of 007 | with those of 017 | Time per row, 007 / none | 017 / none | 017 / 007 |\n|---|---|---|---|---|---|\n')
     process.stdout.write(`${await measureRetention(database, siteId, now)}\n`)
   } finally {
     if (directory === undefined) await database.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
