@@ -53,8 +53,7 @@ export interface KeyValueStore {
   /**
    * Sets the value only when the key is absent; true when this call set it. False too, with
    * nothing set, when the store has lost its data since it last read its epoch (see
-   * remembersSince): a key's absence proves nothing then. On Redis Cluster the key must share a
-   * hash slot with the epoch's key.
+   * remembersSince): a key's absence proves nothing then.
    */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>
   /**

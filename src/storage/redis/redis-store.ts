@@ -10,7 +10,6 @@ const incrementAndReadScript = readFileSync(new URL('./scripts/increment-and-rea
 const takeIfEndsWithScript = readFileSync(new URL('./scripts/take-if-ends-with.lua', import.meta.url), 'utf8')
 const takeWithTimeToLiveScript = readFileSync(new URL('./scripts/take-with-time-to-live.lua', import.meta.url), 'utf8')
 const dataEpochScript = readFileSync(new URL('./scripts/data-epoch.lua', import.meta.url), 'utf8')
-const setIfAbsentScript = readFileSync(new URL('./scripts/set-if-absent-unless-forgotten.lua', import.meta.url), 'utf8')
 
 interface RedisWithScripts extends Redis {
   incrementWithExpiry(key: string, by: number, ttlMs: number): Promise<number>
@@ -19,7 +18,6 @@ interface RedisWithScripts extends Redis {
   takeIfEndsWith(key: string, suffix: string): Promise<string | null>
   takeWithTimeToLive(key: string): Promise<[string, number] | null>
   dataEpoch(key: string, hadKnownIt: '0' | '1', clockSkewMarginMs: number): Promise<[string, string]>
-  setIfAbsentUnlessForgotten(key: string, epochKey: string, value: string, ttlMs: number, epoch: string): Promise<1 | 0 | -1>
 }
 
 export interface RedisStoreOptions {
@@ -102,7 +100,6 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   client.defineCommand('takeIfEndsWith', { numberOfKeys: 1, lua: takeIfEndsWithScript })
   client.defineCommand('takeWithTimeToLive', { numberOfKeys: 1, lua: takeWithTimeToLiveScript })
   client.defineCommand('dataEpoch', { numberOfKeys: 1, lua: dataEpochScript })
-  client.defineCommand('setIfAbsentUnlessForgotten', { numberOfKeys: 2, lua: setIfAbsentScript })
   // Its number of keys varies: given per call, as EVAL takes it.
   client.defineCommand('incrementAndRead', { lua: incrementAndReadScript })
   // Since when Redis has kept its data. Until it is read, and again from every reconnection until
@@ -238,14 +235,19 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
       const ttl = Math.max(1, Math.ceil(ttlMs))
       // Before the first reading nothing is vouched for anyway (remembersSince).
       if (epoch === undefined) return (await client.set(key, value, 'PX', ttl, 'NX')) === 'OK'
-      // Atomic with the epoch, which the periodic reading would notice only seconds after a flush:
-      // in that moment a Siteverify marker's absence would let a spent token redeem again.
-      const outcome = await client.setIfAbsentUnlessForgotten(key, DATA_EPOCH_KEY, value, ttl, epoch)
-      if (outcome === -1) {
+      // The epoch is read right after the write, on the same connection (one round trip): a flush
+      // (FLUSHDB keeps the connection, so the periodic reading notices it only seconds later, and
+      // a Siteverify marker's absence would let a spent token redeem again meanwhile) deletes the
+      // epoch's key, which comes back only with a later value. An epoch still ours after the write
+      // proves that the key was absent in data that had not been lost. Two single-key commands, so
+      // Redis Cluster's one-slot rule holds.
+      const [wasSet, current] = await Promise.all([client.set(key, value, 'PX', ttl, 'NX'), client.get(DATA_EPOCH_KEY)])
+      if (current !== epoch) {
         remembersSince = nothingVouchedFor()
         void readEpoch()
+        return false
       }
-      return outcome === 1
+      return wasSet === 'OK'
     },
     async take(key) {
       const taken = await client.takeWithTimeToLive(key)
