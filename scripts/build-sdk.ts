@@ -4,7 +4,7 @@
  *   tollgate.mjs                     the module build for sites that bundle the SDK
  *   tollgate-worker.<hash>.js        the solver worker
  *   tollgate-solver.<hash>.wasm      the SIMD solver, assembled with wabt from generated text
- *   tollgate-worker.js, tollgate-solver.wasm   the same two under stable names, for the module build
+ *   tollgate-worker.js               the worker under a stable name, for the module build
  *   tollgate.d.ts, *.gz, manifest.json
  * The worker and the WebAssembly carry a content hash in their names so they can be cached for
  * a year; the entry scripts keep fixed names and a shorter cache lifetime.
@@ -22,7 +22,10 @@ import { generateSolverWat } from '../sdk/wasm/generate-solver-wat.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 export const defaultSdkDirectory = join(root, 'dist', 'sdk')
-/** The names the module build asks for (see buildSdk). */
+/**
+ * The names the module build asks for (see buildSdk). Only the worker is served by it: the worker
+ * fetches its own build's WebAssembly from the folder the other name points into.
+ */
 export const STABLE_WORKER_NAME = 'tollgate-worker.js'
 export const STABLE_WASM_NAME = 'tollgate-solver.wasm'
 
@@ -83,13 +86,15 @@ export async function buildSdk(outDirectory: string = defaultSdkDirectory): Prom
   await mkdir(outDirectory, { recursive: true })
   const wasm = await assembleSolver()
   const wasmName = `tollgate-solver.${hashOf(wasm)}.wasm`
-  const worker = await bundle('worker/worker-entry.ts', 'iife')
+  // The worker loads its own build's WebAssembly, whatever the page asks for (worker-entry.ts).
+  const worker = await bundle('worker/worker-entry.ts', 'iife', { __TOLLGATE_WASM_FILE__: JSON.stringify(wasmName) })
   const workerName = `tollgate-worker.${hashOf(worker)}.js`
   const define = (workerFile: string, wasmFile: string) => ({ __TOLLGATE_WORKER_FILE__: JSON.stringify(workerFile), __TOLLGATE_WASM_FILE__: JSON.stringify(wasmFile) })
   // The script tag's build is served by the service it belongs to: its worker's name carries the
   // content hash, cached for a year. The module build goes into sites' own bundles and lives on
-  // there across the service's upgrades, when those names are gone: it asks for the worker and
-  // WebAssembly by their stable names, which always serve the current build's pair.
+  // there across the service's upgrades, when those names are gone: it asks for the worker by its
+  // stable name, which always serves the current build's, and that worker loads its own build's
+  // WebAssembly by its hashed name, so the two always match.
   const script = await bundle('browser-entry.ts', 'iife', define(workerName, wasmName))
   const module = await bundle('index.ts', 'esm', define(STABLE_WORKER_NAME, STABLE_WASM_NAME))
 
@@ -99,7 +104,6 @@ export async function buildSdk(outDirectory: string = defaultSdkDirectory): Prom
     { name: workerName, content: worker, contentType: 'text/javascript; charset=utf-8', immutable: true },
     { name: wasmName, content: wasm, contentType: 'application/wasm', immutable: true },
     { name: STABLE_WORKER_NAME, content: worker, contentType: 'text/javascript; charset=utf-8', immutable: false },
-    { name: STABLE_WASM_NAME, content: wasm, contentType: 'application/wasm', immutable: false },
   ]
   const files: SdkFile[] = []
   for (const output of outputs) {

@@ -9,6 +9,17 @@ import type { SolveRequest, WorkerReply } from './messages.js'
  * one synchronous loop, so the page stops it with terminate() rather than a message.
  */
 declare const self: DedicatedWorkerGlobalScope
+declare const __TOLLGATE_WASM_FILE__: string
+
+/**
+ * The WebAssembly of this worker's own build (its content-hashed name, set by the build), fetched
+ * from the folder the page names: the page may come from another build (a site's bundle of the
+ * module build, which asks for the worker by its stable name), and the solver's memory layout is
+ * this worker's business alone. Unbundled development uses whatever the page names.
+ */
+function ownSolverUrl(pageWasmUrl: string): string {
+  return typeof __TOLLGATE_WASM_FILE__ === 'string' ? new URL(__TOLLGATE_WASM_FILE__, pageWasmUrl).href : pageWasmUrl
+}
 
 function reply(message: WorkerReply): void {
   self.postMessage(message)
@@ -17,7 +28,7 @@ function reply(message: WorkerReply): void {
 async function loadEngine(wasmUrl: string | null): Promise<SearchEngine> {
   if (wasmUrl !== null && typeof WebAssembly === 'object') {
     try {
-      const response = await fetch(wasmUrl, { credentials: 'omit' })
+      const response = await fetch(ownSolverUrl(wasmUrl), { credentials: 'omit' })
       if (!response.ok) throw new Error(`HTTP ${response.status}`)
       return await createWasmEngine(await compileSolver(await response.arrayBuffer()))
     } catch {
