@@ -28,7 +28,7 @@ const shipped: [string, string][] = [
   ['013_sites_earlier_secret', 'dc7d8706f4bd5fd9'],
   ['014_sites_revision', '84cee8f4202bd457'],
   ['015_server_key_check_production', '7d1fa86e229d76ed'],
-  ['016_accounts_created', '888810983885050f'],
+  ['016_accounts_created', 'bb244ea4b4cc2995'],
   ['017_verification_rollups_scores_hostnames', '890e9da1eb1a9872'],
 ]
 
@@ -86,6 +86,40 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       expect(await accounts.createdCount()).toBe(2)
       await accounts.create('three@example.com', 'hash')
       expect(await accounts.createdCount()).toBe(3)
+    } finally {
+      await database.close()
+      await dispose()
+    }
+  })
+
+  it.skipIf(!available)('whose accounts were all deleted before: the count starts past 0, so the setup code of its old logs is void', async () => {
+    const { database, dispose } = await openTestDatabase(kind, { migrated: false })
+    try {
+      const migrations = await readMigrations()
+      await migrate(database, migrations.filter((migration) => migration.version < 16))
+      // A start recorded its secret check; its only account has been deleted since.
+      await checkServerSecret(database, createKeyRing('x'.repeat(43)), 'development')
+      const accounts = createAccountRepository(database)
+      await accounts.create('gone@example.com', 'hash')
+      await database.query('DELETE FROM accounts')
+      await migrate(database, migrations)
+      expect(await accounts.createdCount()).toBe(1)
+    } finally {
+      await database.close()
+      await dispose()
+    }
+  })
+
+  it.skipIf(!available)('counts only the accounts a transaction kept, exactly, across concurrent sign-ups', async () => {
+    const { database, dispose } = await openTestDatabase(kind)
+    try {
+      const accounts = createAccountRepository(database)
+      await Promise.all(Array.from({ length: 8 }, (_, index) => accounts.create(`many-${index}@example.com`, 'hash')))
+      await database.transaction(async (transaction) => {
+        await createAccountRepository(transaction).create('undone@example.com', 'hash')
+        throw new Error('rolled back')
+      }).catch(() => undefined)
+      expect(await accounts.createdCount()).toBe(8)
     } finally {
       await database.close()
       await dispose()

@@ -54,12 +54,12 @@ export function createAccountRepository(database: SqlExecutor) {
     },
 
     /**
-     * How many accounts were ever created (migration 015; deleted ones included): the first
+     * How many accounts were ever created (migration 016; deleted ones included): the first
      * account's setup code changes with it.
      */
     async createdCount(): Promise<number> {
-      const rows = await database.query<{ created: string | number }>('SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS created FROM accounts_created')
-      return Number(rows[0]?.created ?? 0)
+      const rows = await database.query<{ count: number }>('SELECT count FROM accounts_created')
+      return rows[0]?.count ?? 0
     },
 
     /** Whether there is any account at all. */
