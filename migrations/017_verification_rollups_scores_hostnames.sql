@@ -1,7 +1,9 @@
 -- Two more kinds of hourly counts (migration 007), for the stats' score distribution and top
 -- hostnames: 'score', whose value is the risk score's bucket of ten ('0', '10', ... '90'; 100
 -- counts in '90'), for the rows with a score (rejected submissions have none); and 'hostname',
--- for the rows that name the page's host. The triggers of 007 keep them as they keep the others.
+-- for the scored rows that name the page's host. A rejected submission's hostname is left out: it
+-- costs no proof of work, and a client could otherwise add a row of counts per request by sending
+-- a new Origin each time. The triggers of 007 keep them as they keep the others.
 
 -- Writers of the log wait until this commits: a row they added meanwhile would be counted neither
 -- by the backfill below (not yet committed) nor by the trigger (still the function of 007), and
@@ -31,7 +33,7 @@ CREATE OR REPLACE FUNCTION verification_rollups_statement(source text, sign inte
       UNION ALL
       SELECT site_id, date_bin(''1 hour'', created_at, timestamptz ''epoch''), ''score'', verification_score_bucket(risk_score) FROM %I WHERE risk_score IS NOT NULL
       UNION ALL
-      SELECT site_id, date_bin(''1 hour'', created_at, timestamptz ''epoch''), ''hostname'', hostname FROM %I WHERE hostname IS NOT NULL
+      SELECT site_id, date_bin(''1 hour'', created_at, timestamptz ''epoch''), ''hostname'', hostname FROM %I WHERE hostname IS NOT NULL AND risk_score IS NOT NULL
     ) AS facts
     GROUP BY site_id, kind, hour, value
     ORDER BY site_id, kind, hour, value
@@ -66,6 +68,6 @@ SELECT site_id, hour, kind, value, count(*) FROM (
   SELECT site_id, date_bin('1 hour', created_at, timestamptz 'epoch') AS hour, 'score' AS kind, verification_score_bucket(risk_score) AS value
     FROM verifications WHERE risk_score IS NOT NULL
   UNION ALL
-  SELECT site_id, date_bin('1 hour', created_at, timestamptz 'epoch'), 'hostname', hostname FROM verifications WHERE hostname IS NOT NULL
+  SELECT site_id, date_bin('1 hour', created_at, timestamptz 'epoch'), 'hostname', hostname FROM verifications WHERE hostname IS NOT NULL AND risk_score IS NOT NULL
 ) AS facts
 GROUP BY site_id, kind, hour, value;

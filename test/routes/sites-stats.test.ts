@@ -71,9 +71,9 @@ describe('GET /api/v1/sites/{id}/stats', () => {
       { countryCode: 'NL', count: 2 },
       { countryCode: 'US', count: 2 },
     ])
-    // The rejected row has a hostname but no score; the one without a hostname is scored.
+    // Hostnames of scored rows only: the rejected row's costs no proof of work to make up.
     expect(body.topHostnames).toEqual([
-      { hostname: 'www.shop.example', count: 3 },
+      { hostname: 'www.shop.example', count: 2 },
       { hostname: 'shop.example', count: 1 },
     ])
     expect(body.scoreDistribution).toEqual([
@@ -96,8 +96,8 @@ describe('GET /api/v1/sites/{id}/stats', () => {
     const response = await stats(`?from=${from.toISOString()}&to=${new Date(currentHour).toISOString()}`)
     const body = response.json<StatsAnswer>()
     expect(body.topHostnames).toEqual([
-      { hostname: 'www.shop.example', count: 2 },
       { hostname: 'shop.example', count: 1 },
+      { hostname: 'www.shop.example', count: 1 },
     ])
     expect(body.scoreDistribution.filter(({ count }) => count > 0)).toEqual([
       { min: 40, max: 49, count: 1 },

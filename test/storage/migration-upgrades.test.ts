@@ -29,7 +29,7 @@ const shipped: [string, string][] = [
   ['014_sites_revision', '84cee8f4202bd457'],
   ['015_server_key_check_production', '7d1fa86e229d76ed'],
   ['016_accounts_created', 'bb244ea4b4cc2995'],
-  ['017_verification_rollups_scores_hostnames', '890e9da1eb1a9872'],
+  ['017_verification_rollups_scores_hostnames', '7a4753578aa8500b'],
 ]
 
 function fingerprintOf(migration: Migration): string {

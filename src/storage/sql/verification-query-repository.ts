@@ -151,9 +151,10 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
       )
     },
 
+    /** The scored verifications' hostnames (a rejected submission's is anyone's to make up, for free). */
     async topHostnames(siteId: string, range: StatsRange, limit: number): Promise<RankedCount[]> {
       return database.query<RankedCount>(
-        rankedQuery('hostname', `hostname, 1 FROM verifications WHERE ${inPartialHours} AND hostname IS NOT NULL`),
+        rankedQuery('hostname', `hostname, 1 FROM verifications WHERE ${inPartialHours} AND hostname IS NOT NULL AND risk_score IS NOT NULL`),
         [...statsParameters(siteId, range), limit],
       )
     },

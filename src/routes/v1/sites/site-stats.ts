@@ -23,7 +23,7 @@ const Stats = Type.Object({
   topAnomalies: Type.Array(Type.Object({ label: Type.String(), count: Type.Integer() })),
   topCountries: Type.Array(Type.Object({ countryCode: Type.String(), count: Type.Integer() })),
   topHostnames: Type.Array(Type.Object({ hostname: Type.String(), count: Type.Integer() }), {
-    description: 'The hosts of the pages verifications came from (their Origin, else Referer); verifications that named none are not counted',
+    description: 'The hosts of the pages scored verifications came from (their Origin, else Referer); rejected submissions (whose host costs nothing to make up) and verifications that named none are not counted',
   }),
   scoreDistribution: Type.Array(
     Type.Object({
