@@ -50,11 +50,7 @@ export interface KeyValueStore {
   getMany(keys: readonly string[]): Promise<(string | null)[]>
   /** Sets the value with a time to live in milliseconds. */
   set(key: string, value: string, ttlMs: number): Promise<void>
-  /**
-   * Sets the value only when the key is absent; true when this call set it. False too, with
-   * nothing set, when the store has lost its data since it last read its epoch (see
-   * remembersSince): a key's absence proves nothing then.
-   */
+  /** Sets the value only when the key is absent; true when this call set it. */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>
   /**
    * Atomically returns the value, with the milliseconds it had left to live (by the store's own
@@ -96,7 +92,7 @@ export interface KeyValueStore {
    * Since when (epoch ms) the store has kept everything written to it: what it held before may be
    * gone, so a marker's absence proves nothing about that time (a token issued before it may have
    * been redeemed already). The in-process store: its process's start. Redis: when its data began,
-   * as a key without expiry says, read at every connection and every few seconds, so that a Redis
+   * as a key without expiry says, read at every connection and every second, so that a Redis
    * that lost its data (restarted without persistence, flushed) is noticed.
    */
   remembersSince(): number

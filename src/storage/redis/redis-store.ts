@@ -28,7 +28,7 @@ export interface RedisStoreOptions {
   connectTimeoutMs?: number
   /** How often the subscriber connection is checked for silence (a PING); 10 s unless a test says. */
   subscriberCheckMs?: number
-  /** How often the data's epoch is read again (remembersSince); 5 s unless a test says. */
+  /** How often the data's epoch is read again (remembersSince); 1 s unless a test says. */
   epochCheckMs?: number
   /**
    * How far the instances' clocks may run ahead of Redis's (DESIGN section 6: 60 s): after a loss,
@@ -109,16 +109,15 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   const clockSkewMarginMs = options.clockSkewMarginMs ?? CLOCK_SKEW_MARGIN_MS
   const nothingVouchedFor = () => Date.now() + clockSkewMarginMs
   let remembersSince = nothingVouchedFor()
-  /** The epoch as last read, undefined until then. */
-  let epoch: string | undefined
+  let hasReadEpoch = false
   /** Redis's clock less ours, as of the last reading (its error at most half the round trip). */
   let clockOffsetMs = 0
   const readEpoch = () => {
     const sentAt = Date.now()
-    return client.dataEpoch(DATA_EPOCH_KEY, epoch === undefined ? '0' : '1', clockSkewMarginMs).then(
+    return client.dataEpoch(DATA_EPOCH_KEY, hasReadEpoch ? '1' : '0', clockSkewMarginMs).then(
       ([value, redisNow]) => {
         remembersSince = Number(value)
-        epoch = value
+        hasReadEpoch = true
         clockOffsetMs = Number(redisNow) - (sentAt + Date.now()) / 2
       },
       () => {},
@@ -232,22 +231,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
       await client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)))
     },
     async setIfAbsent(key, value, ttlMs) {
-      const ttl = Math.max(1, Math.ceil(ttlMs))
-      // Before the first reading nothing is vouched for anyway (remembersSince).
-      if (epoch === undefined) return (await client.set(key, value, 'PX', ttl, 'NX')) === 'OK'
-      // The epoch is read right after the write, on the same connection (one round trip): a flush
-      // (FLUSHDB keeps the connection, so the periodic reading notices it only seconds later, and
-      // a Siteverify marker's absence would let a spent token redeem again meanwhile) deletes the
-      // epoch's key, which comes back only with a later value. An epoch still ours after the write
-      // proves that the key was absent in data that had not been lost. Two single-key commands, so
-      // Redis Cluster's one-slot rule holds.
-      const [wasSet, current] = await Promise.all([client.set(key, value, 'PX', ttl, 'NX'), client.get(DATA_EPOCH_KEY)])
-      if (current !== epoch) {
-        remembersSince = nothingVouchedFor()
-        void readEpoch()
-        return false
-      }
-      return wasSet === 'OK'
+      return (await client.set(key, value, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX')) === 'OK'
     },
     async take(key) {
       const taken = await client.takeWithTimeToLive(key)
@@ -318,7 +302,14 @@ const SUBSCRIBER_CHECK_MS = 10_000
 
 /** The key (without expiry) whose value says since when Redis has kept its data. */
 const DATA_EPOCH_KEY = 'data-epoch'
-const EPOCH_CHECK_MS = 5_000
+/**
+ * How often the epoch is read again. A flush (FLUSHDB, FLUSHALL) keeps the connection, so only this
+ * reading notices it: until it does, a spent token whose single-use marker the flush took could
+ * redeem again. Checking the epoch with every redemption would close that second for good, at the
+ * price of a second command per Siteverify (about a tenth of its CPU); a reading a second costs
+ * nothing.
+ */
+const EPOCH_CHECK_MS = 1_000
 
 /**
  * ioredis never gives up on a connection that has gone silent: nothing resets it, so it never
