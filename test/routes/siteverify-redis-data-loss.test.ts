@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, type App } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { createKeyRing } from '../../src/secret.js'
-import { openRedisStore } from '../../src/storage/redis/redis-store.js'
+import { openRedisStore, type RedisStoreOptions } from '../../src/storage/redis/redis-store.js'
 import { browserHeaders, createTestSite, obtainToken, type TestSite } from '../helpers/core-flow.js'
 import { hasRedisServer, startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js'
 import { openTestDatabase } from '../helpers/storage.js'
@@ -14,28 +14,40 @@ import { TEST_SECRET } from '../helpers/test-app.js'
  */
 const SKEW_MARGIN_MS = 2_000
 
-describe.skipIf(!hasRedisServer)('Siteverify across a Redis that lost its data', () => {
-  let redis: PrivateRedis
-  let app: App
-  let site: TestSite
+interface Service {
+  redis: PrivateRedis
+  app: App
+  site: TestSite
+}
 
+/** The service on the embedded database and a private redis-server, with one site; closed after the suite. */
+function serviceOnPrivateRedis(storeOptions: Partial<RedisStoreOptions> = {}): () => Service {
+  let service: Service | undefined
   beforeAll(async () => {
-    redis = await startPrivateRedis()
+    const redis = await startPrivateRedis()
     const { database } = await openTestDatabase('pglite')
-    // The clock-skew margin shortened from 60 s so that the test sees it end.
-    const keyValue = await openRedisStore({ url: redis.url, keyPrefix: 'tollgate:', epochCheckMs: 200, clockSkewMarginMs: SKEW_MARGIN_MS })
-    app = await buildApp({ config: loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0' }), storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
-    site = await createTestSite(app)
+    const keyValue = await openRedisStore({ url: redis.url, keyPrefix: 'tollgate:', ...storeOptions })
+    const app = await buildApp({ config: loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0' }), storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    service = { redis, app, site: await createTestSite(app) }
   }, 30_000)
   afterAll(async () => {
-    await app?.close()
-    await redis?.stop()
+    await service?.app.close()
+    await service?.redis.stop()
   })
+  return () => service!
+}
 
-  const redeem = async (token: string) =>
-    (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json<{ success: boolean; 'error-codes': string[] }>()
+describe.skipIf(!hasRedisServer)('Siteverify across a Redis that lost its data', () => {
+  // The clock-skew margin shortened from 60 s so that the test sees it end.
+  const service = serviceOnPrivateRedis({ epochCheckMs: 200, clockSkewMarginMs: SKEW_MARGIN_MS })
+
+  const redeem = async (token: string) => {
+    const { app, site } = service()
+    return (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json<{ success: boolean; 'error-codes': string[] }>()
+  }
 
   it('refuses tokens redeemed before the loss, stamped by a clock running ahead included, and redeems the ones issued after it once', async () => {
+    const { app, site, redis } = service()
     const headers = browserHeaders(site.siteKey)
     const spent = await obtainToken(app, headers)
     const unspent = await obtainToken(app, headers)
@@ -63,6 +75,7 @@ describe.skipIf(!hasRedisServer)('Siteverify across a Redis that lost its data',
   }, 60_000)
 
   it('notices a loss without a reconnection (the data flushed) within its check interval', async () => {
+    const { app, site, redis } = service()
     const headers = browserHeaders(site.siteKey)
     const spent = await obtainToken(app, headers)
     expect(await redeem(spent)).toMatchObject({ success: true })
@@ -96,23 +109,10 @@ describe.skipIf(!hasRedisServer)('a Redis that evicts keys under a memory limit'
 })
 
 describe.skipIf(!hasRedisServer)('Siteverify across a flush of its Redis, with the default check interval', () => {
-  let redis: PrivateRedis
-  let app: App
-  let site: TestSite
-
-  beforeAll(async () => {
-    redis = await startPrivateRedis()
-    const { database } = await openTestDatabase('pglite')
-    const keyValue = await openRedisStore({ url: redis.url, keyPrefix: 'tollgate:' })
-    app = await buildApp({ config: loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0' }), storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
-    site = await createTestSite(app)
-  }, 30_000)
-  afterAll(async () => {
-    await app?.close()
-    await redis?.stop()
-  })
+  const service = serviceOnPrivateRedis()
 
   it('refuses a spent token within a second and a half of FLUSHALL, whose connection stays up', async () => {
+    const { app, site, redis } = service()
     const redeem = async (token: string) =>
       (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json<{ success: boolean; 'error-codes': string[] }>()
     const spent = await obtainToken(app, browserHeaders(site.siteKey))
@@ -131,27 +131,14 @@ describe.skipIf(!hasRedisServer)('Siteverify across a flush of its Redis, with t
 })
 
 describe.skipIf(!hasRedisServer)('Siteverify while its Redis is down', () => {
-  let redis: PrivateRedis
-  let app: App
-  let site: TestSite
-
-  beforeAll(async () => {
-    redis = await startPrivateRedis()
-    const { database } = await openTestDatabase('pglite')
-    const keyValue = await openRedisStore({ url: redis.url, keyPrefix: 'tollgate:' })
-    app = await buildApp({ config: loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0' }), storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
-    site = await createTestSite(app)
-  }, 30_000)
-  afterAll(async () => {
-    await app?.close()
-    await redis?.stop()
-  })
+  const service = serviceOnPrivateRedis()
 
   const siteverify = async (payload: Record<string, string>) =>
-    (await app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload })).json<{ success: boolean; 'error-codes': string[] }>()
-  const challengeStatus = async () => (await app.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(site.siteKey) })).statusCode
+    (await service().app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload })).json<{ success: boolean; 'error-codes': string[] }>()
+  const challengeStatus = async () => (await service().app.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(service().site.siteKey) })).statusCode
 
   it("tells a form that came without a token because the visitor's challenge got 503 (internal-error) from one that skipped it", async () => {
+    const { site, redis } = service()
     expect(await siteverify({ secret: site.secretKey, response: '' })).toMatchObject({ success: false, 'error-codes': ['missing-input-response'] })
     await redis.stop()
     // What the page's SDK got: 503, so the documented fail-open page submitted without a token.
