@@ -30,6 +30,7 @@ const shipped: [string, string][] = [
   ['015_server_key_check_production', '7d1fa86e229d76ed'],
   ['016_accounts_created', 'bb244ea4b4cc2995'],
   ['017_verification_rollups_scores_hostnames', '7a4753578aa8500b'],
+  ['018_accounts_created_table', 'cb5eee297a0572f3'],
 ]
 
 function fingerprintOf(migration: Migration): string {
@@ -52,6 +53,21 @@ const firstServerKeyCheck: Migration = {
   key_check text NOT NULL,
   recorded_at timestamptz NOT NULL DEFAULT now()
 );`,
+}
+
+/** Migration 016 as it was first committed (52addf7): a sequence where it now has a one-row table. */
+const firstAccountsCreated: Migration = {
+  version: 16,
+  name: 'accounts_created',
+  sql: `CREATE SEQUENCE accounts_created;
+SELECT setval('accounts_created', count(*)) FROM accounts HAVING count(*) > 0;
+CREATE FUNCTION accounts_count_creation() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM nextval('accounts_created');
+  RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER accounts_count_creation AFTER INSERT ON accounts FOR EACH ROW EXECUTE FUNCTION accounts_count_creation();`,
 }
 
 describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available }) => {
@@ -83,6 +99,24 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       await accounts.create('one@example.com', 'hash')
       await accounts.create('two@example.com', 'hash')
       expect(await migrate(database, migrations)).toEqual(migrations.filter((migration) => migration.version >= 16).map((migration) => migration.version))
+      expect(await accounts.createdCount()).toBe(2)
+      await accounts.create('three@example.com', 'hash')
+      expect(await accounts.createdCount()).toBe(3)
+    } finally {
+      await database.close()
+      await dispose()
+    }
+  })
+
+  it.skipIf(!available)('that ran the first form of 016 (a sequence): the count carries over into the table, and goes on', async () => {
+    const { database, dispose } = await openTestDatabase(kind, { migrated: false })
+    try {
+      const migrations = await readMigrations()
+      await migrate(database, [...migrations.filter((migration) => migration.version < 16), firstAccountsCreated])
+      const accounts = createAccountRepository(database)
+      await accounts.create('one@example.com', 'hash')
+      await accounts.create('two@example.com', 'hash')
+      expect(await migrate(database, migrations)).toEqual(migrations.filter((migration) => migration.version > 16).map((migration) => migration.version))
       expect(await accounts.createdCount()).toBe(2)
       await accounts.create('three@example.com', 'hash')
       expect(await accounts.createdCount()).toBe(3)
