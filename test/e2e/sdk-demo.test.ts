@@ -37,6 +37,30 @@ describe.runIf(hasChromium())('the SDK on /demo in Chromium', () => {
     expect(submissions[0]).not.toContain('ada@example.com')
   })
 
+  it("does not count the page's own scroll events among the untrusted input, but a script's dispatched key it does", async () => {
+    const { page } = await suite.browser.newPage()
+    const submissions: string[] = []
+    page.on('request', (request) => {
+      if (request.url().endsWith('/api/v1/verify')) submissions.push(request.postData() ?? '')
+    })
+    await page.goto(`${suite.sdk.origin}/demo`)
+    // A page that starts its lazy loading by dispatching scroll events, many of them.
+    await page.evaluate(() => {
+      for (let index = 0; index < 30; index++) window.dispatchEvent(new Event('scroll'))
+    })
+    await typeLikeAPerson(page, '#signup-email', 'ada@example.com')
+    // And one key event a password manager dispatched.
+    await page.evaluate(() => document.querySelector('#signup-email')?.dispatchEvent(new KeyboardEvent('keydown', { key: 'a', bubbles: true })))
+    await page.click('#signup-form button[type="submit"]')
+    await page.waitForSelector('#verdict')
+
+    const { behaviorData } = JSON.parse(submissions[0] ?? '{}') as { behaviorData: Record<string, number> }
+    expect(behaviorData.scrolls).toBeGreaterThanOrEqual(30)
+    // The page's scrolls are not among the untrusted (the server then weighs one untrusted event
+    // against the person's keys and moves: no synthetic_input).
+    expect(behaviorData.untrustedEvents).toBe(1)
+  })
+
   it('serves the page with a strict Content-Security-Policy', async () => {
     const response = await fetch(`${suite.sdk.origin}/demo`)
     const policy = response.headers.get('content-security-policy') ?? ''

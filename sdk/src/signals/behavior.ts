@@ -55,16 +55,22 @@ const keyIntervals = new IntervalStatistics()
 let firstInteraction = -1
 let started = false
 
+function noticed(event: Event): void {
+  if (firstInteraction < 0) firstInteraction = event.timeStamp
+}
+
 function interacted(event: Event): void {
   if (!event.isTrusted) counts.untrustedEvents++
-  if (firstInteraction < 0) firstInteraction = event.timeStamp
+  noticed(event)
 }
 
 const handlers: [string, (event: Event) => void][] = [
   ['mousemove', (event) => { counts.mouseMovements++; mouseIntervals.record(event.timeStamp); interacted(event) }],
   ['keydown', (event) => { counts.keystrokes++; keyIntervals.record(event.timeStamp); interacted(event) }],
   ['pointerdown', (event) => { counts.clicks++; interacted(event) }],
-  ['scroll', (event) => { counts.scrolls++; interacted(event) }],
+  // Not counted among the untrusted: pages dispatch scroll events themselves (lazy loading), and a
+  // script's scrollBy() makes trusted ones, so neither kind tells a person from a script.
+  ['scroll', (event) => { counts.scrolls++; noticed(event) }],
   ['wheel', (event) => { counts.scrolls++; interacted(event) }],
   ['touchstart', (event) => { counts.touches++; interacted(event) }],
   ['focusin', () => { counts.focusChanges++ }],

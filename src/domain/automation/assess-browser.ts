@@ -108,10 +108,12 @@ const MIN_EVENTS_FOR_RHYTHM = 20
 
 /**
  * The SDK's input counters that only a person's input makes trusted. Each counts every event of
- * its kind, trusted or not; untrustedEvents counts the untrusted among them once more
- * (sdk/src/signals/behavior.ts). Scrolls and focus changes are left out: a script's scrollBy() or
- * focus() produces trusted ones, so a page driven by dispatchEvent could scroll itself past the
- * rule. (An untrusted scroll still counts among the untrusted.)
+ * its kind, trusted or not; untrustedEvents counts the untrusted among them once more, and
+ * untrusted wheel events, but not scroll events (sdk/src/signals/behavior.ts). Scrolls and focus
+ * changes are left out here: a script's scrollBy() or focus() produces trusted ones, so a page
+ * driven by dispatchEvent could scroll itself past the rule. (An SDK of before 2026-11-25 counted
+ * untrusted scroll events too: a page that dispatches many weighs against its visitors until their
+ * browsers fetch the new script, within a day.)
  */
 const inputCounters = ['mouseMovements', 'keystrokes', 'clicks', 'touches'] as const
 
