@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { createKeyRing, keyCheckOf } from '../../src/secret.js'
 import { migrate, readMigrations, splitStatements, type Migration } from '../../src/storage/migrate.js'
 import { createAccountRepository } from '../../src/storage/sql/account-repository.js'
 import { checkServerSecret, readKeyCheck } from '../../src/storage/sql/server-key-check.js'
 import { databaseKinds, openTestDatabase } from '../helpers/storage.js'
+import { insertVerifications } from '../helpers/verification-rows.js'
 
 /**
  * The statements (comments aside) of every migration as it shipped. The runner skips a version a
@@ -31,6 +32,7 @@ const shipped: [string, string][] = [
   ['016_accounts_created', 'bb244ea4b4cc2995'],
   ['017_verification_rollups_scores_hostnames', '7a4753578aa8500b'],
   ['018_accounts_created_table', 'cb5eee297a0572f3'],
+  ['019_verification_rollups_scored_hostnames', '453b9a705de76165'],
 ]
 
 function fingerprintOf(migration: Migration): string {
@@ -120,6 +122,38 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       expect(await accounts.createdCount()).toBe(2)
       await accounts.create('three@example.com', 'hash')
       expect(await accounts.createdCount()).toBe(3)
+    } finally {
+      await database.close()
+      await dispose()
+    }
+  })
+
+  it.skipIf(!available)('that ran the first form of 017 (hostnames of rejected submissions counted): counts them no more, then or later', async () => {
+    const { database, dispose } = await openTestDatabase(kind, { migrated: false })
+    try {
+      const migrations = await readMigrations()
+      const current = migrations.find((migration) => migration.version === 17)!
+      // The first form differed only there: its hostname counts did not ask for a risk score.
+      const first: Migration = { ...current, sql: current.sql.replaceAll('hostname IS NOT NULL AND risk_score IS NOT NULL', 'hostname IS NOT NULL') }
+      expect(first.sql).not.toBe(current.sql)
+      await migrate(database, [...migrations.filter((migration) => migration.version < 17), first])
+      const siteId = randomUUID()
+      const at = new Date(Date.now() - 3_600_000)
+      await insertVerifications(database, [
+        { siteId, createdAt: at, action: 'allow', riskScore: 10, hostname: 'shop.example' },
+        { siteId, createdAt: at, action: 'rejected', riskScore: null, hostname: 'made-up-1.example' },
+      ])
+      const hostnames = async () =>
+        (await database.query<{ value: string; count: number }>("SELECT value, count FROM verification_rollups WHERE kind = 'hostname' ORDER BY value")).map(({ value, count }) => `${value} ${count}`)
+      expect(await hostnames()).toEqual(['made-up-1.example 1', 'shop.example 1'])
+
+      await migrate(database, migrations)
+      expect(await hostnames()).toEqual(['shop.example 1'])
+      await insertVerifications(database, [
+        { siteId, createdAt: at, action: 'rejected', riskScore: null, hostname: 'made-up-2.example' },
+        { siteId, createdAt: at, action: 'block', riskScore: 90, hostname: 'shop.example' },
+      ])
+      expect(await hostnames()).toEqual(['shop.example 2'])
     } finally {
       await database.close()
       await dispose()

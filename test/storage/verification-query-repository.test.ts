@@ -248,12 +248,12 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
     try {
       const migrations = await readMigrations()
       const rollupMigrations = migrations.filter((migration) => migration.name.startsWith('verification_rollups'))
-      expect(rollupMigrations.map((migration) => migration.version)).toEqual([7, 17])
+      expect(rollupMigrations.map((migration) => migration.version)).toEqual([7, 17, 19])
       await migrate(older.database, migrations.filter((migration) => !rollupMigrations.includes(migration)))
       const siteId = randomUUID()
       const rows = sampleRows(siteId, Date.UTC(2025, 8, 1), 10 * HOUR_MS, 300)
       await insertVerifications(older.database, rows)
-      expect(await migrate(older.database)).toEqual([7, 17])
+      expect(await migrate(older.database)).toEqual([7, 17, 19])
       expect(await rollupsOf([siteId], older.database)).toEqual(expectedRollups(rows))
     } finally {
       await older.database.close()
