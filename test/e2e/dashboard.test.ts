@@ -343,6 +343,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(caught[1]).toContain(`Block threshold (70): ${reaching(70)} of 11 scored verifications`)
     expect(await page.locator('#hostnames-heading + table tbody th').allTextContents()).toEqual(['shop.example'])
     expect(await page.locator('#hostnames-heading + table tbody td').first().textContent()).toBe('8')
+    // Its share is of the scored verifications (11), the rejected one's hostname not being counted.
+    expect(await page.locator('#hostnames-heading + table tbody td').nth(1).textContent()).toBe('73%')
     await expectNoAccessibilityViolations('analytics')
     await saveScreenshot(page, 'analytics')
 

@@ -74,9 +74,12 @@ function StatsView({ stats, range, site, isLoading }: { stats: Stats; range: Ran
           id="hostnames-heading"
           title="Top hostnames"
           items={stats.topHostnames.map(({ hostname, count }) => ({ label: hostname, count }))}
-          // Scripts and other clients that send neither Origin nor Referer are logged without one.
-          emptyText={totals.total === 0 ? 'No verifications in this range.' : 'No hostname is known for the verifications in this range.'}
-          total={totals.total}
+          // Scripts and other clients that send neither Origin nor Referer are logged without one;
+          // rejected submissions' hostnames are not counted (anyone can make them up for free).
+          emptyText={
+            totals.total - totals.rejected === 0 ? 'No scored verifications in this range.' : 'No hostname is known for the scored verifications in this range.'
+          }
+          total={totals.total - totals.rejected}
         />
       </div>
       <div class="columns">
