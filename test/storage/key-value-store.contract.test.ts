@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { defaultHistoryPolicy, recordAndAssessHistory, recordChallengeRequest, recordOutcome } from '../../src/domain/history/client-history.js'
 import { consumeRateLimit } from '../../src/domain/rate-limit.js'
+import type { KeyValueStore } from '../../src/storage/ports.js'
 import { openRedisStore } from '../../src/storage/redis/redis-store.js'
 import { redisUrl } from '../helpers/services.js'
 import { keyValueKinds, openTestKeyValue, type TestKeyValue } from '../helpers/storage.js'
@@ -177,37 +179,61 @@ describe.each(keyValueKinds)('KeyValueStore contract on $kind', ({ kind, availab
   })
 })
 
-describe.skipIf(!keyValueKinds[1]?.available)('Redis as the clock of rate limits', () => {
-  it('gives instances whose clocks differ by a whole window one window, and one budget, for a client', async () => {
-    const windowMs = 60_000
-    const realNow = Date.now.bind(Date)
-    /** Runs `work` as an instance whose clock is a whole window ahead would. */
-    const ahead = async <T>(work: () => Promise<T>): Promise<T> => {
-      const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + windowMs)
-      try {
-        return await work()
-      } finally {
-        clock.mockRestore()
-      }
-    }
-    // Two instances on one Redis: by their own clocks they would always count the client in
-    // different windows, each up to the limit.
-    const onTime = await openTestKeyValue('redis')
-    const early = await ahead(() => openRedisStore({ url: redisUrl, keyPrefix: onTime.prefix }))
+describe.skipIf(!keyValueKinds[1]?.available)('Redis as the clock of windows', () => {
+  /** How far the second instance's clock runs ahead: a whole block window, fifteen rate windows. */
+  const skewMs = defaultHistoryPolicy.blockWindowMs
+  const realNow = Date.now.bind(Date)
+  /** Runs `work` as an instance whose clock is `skewMs` ahead would. */
+  const ahead = async <T>(work: () => Promise<T>): Promise<T> => {
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + skewMs)
     try {
-      expect(Math.abs((await ahead(async () => early.now())) - onTime.keyValue.now())).toBeLessThan(1_000)
-      const rule = { limit: 10, windowMs }
-      const verdicts = []
-      for (let index = 0; index < 20; index++) {
-        verdicts.push(await (index % 2 === 0 ? consumeRateLimit(onTime.keyValue, 'client', rule) : ahead(() => consumeRateLimit(early, 'client', rule))))
-      }
-      expect(verdicts.filter((verdict) => verdict.isAllowed)).toHaveLength(10)
-      // Retry-After by the same clock: within the window on both instances.
-      for (const verdict of verdicts.slice(-2)) expect(verdict.retryAfterSeconds).toBeLessThanOrEqual(60)
+      return await work()
     } finally {
-      await Promise.all([onTime.keyValue.close(), early.close()])
-      await onTime.dispose()
+      clock.mockRestore()
     }
+  }
+  // Two instances on one Redis: by their own clocks they would always count a client in
+  // different windows, each up to the limit.
+  let onTime: TestKeyValue
+  let early: KeyValueStore
+  beforeEach(async () => {
+    onTime = await openTestKeyValue('redis')
+    early = await ahead(() => openRedisStore({ url: redisUrl, keyPrefix: onTime.prefix }))
+    expect(Math.abs((await ahead(async () => early.now())) - onTime.keyValue.now())).toBeLessThan(1_000)
+  })
+  afterEach(async () => {
+    await Promise.all([onTime.keyValue.close(), early.close()])
+    await onTime.dispose()
+  })
+
+  it('gives instances whose clocks differ one rate-limit window, and one budget, for a client', async () => {
+    const rule = { limit: 10, windowMs: 60_000 }
+    const verdicts = []
+    for (let index = 0; index < 20; index++) {
+      verdicts.push(await (index % 2 === 0 ? consumeRateLimit(onTime.keyValue, 'client', rule) : ahead(() => consumeRateLimit(early, 'client', rule))))
+    }
+    expect(verdicts.filter((verdict) => verdict.isAllowed)).toHaveLength(10)
+    // Retry-After by the same clock: within the window on both instances.
+    for (const verdict of verdicts.slice(-2)) expect(verdict.retryAfterSeconds).toBeLessThanOrEqual(60)
+  })
+
+  it('gives instances whose clocks differ one history of a client: its request rate and its recent blocks', async () => {
+    const policy = { ...defaultHistoryPolicy, rateLimit: 5, blockLimit: 2 }
+    const client = { siteId: 'site-a', client: 'c1' }
+    const requests = []
+    for (let index = 0; index < 6; index++) {
+      requests.push(await (index % 2 === 0 ? recordChallengeRequest(onTime.keyValue, client, undefined, policy) : ahead(() => recordChallengeRequest(early, client, undefined, policy))))
+    }
+    // The sixth request of the minute is over the rate, whichever instance counted the others.
+    expect(requests.map((request) => request.anomalies.includes('high_request_rate'))).toEqual([false, false, false, false, false, true])
+
+    // One block seen by each instance: two blocks of the client's recent ones, on both.
+    await ahead(() => recordOutcome(early, client, 'block', policy))
+    await recordOutcome(onTime.keyValue, client, 'block', policy)
+    const other = { siteId: 'site-a', client: 'c2' }
+    expect((await recordChallengeRequest(onTime.keyValue, client, undefined, policy)).anomalies).toContain('recent_blocks')
+    expect((await ahead(() => recordAndAssessHistory(early, { ...client, fingerprint: undefined }, undefined, policy))).anomalies).toContain('recent_blocks')
+    expect((await recordChallengeRequest(onTime.keyValue, other, undefined, policy)).anomalies).toEqual([])
   })
 })
 

@@ -19,6 +19,9 @@ import type { AnomalyLabel } from '../risk/anomalies.js'
  *
  * `client` is an opaque key of the client's address (a keyed tag of the IPv4 address or of the
  * IPv6 /64, see addressGroupOf): addresses are never stored in clear.
+ *
+ * Windows are cut by the store's clock (`store.now()`, Redis's as this instance knows it), as the
+ * rate limits' are: instances whose clocks disagree count a client in the same windows.
  */
 export interface HistoryPolicy {
   rateWindowMs: number
@@ -135,7 +138,7 @@ function assessmentOf(anomalies: AnomalyLabel[]): HistoryAssessment {
 export async function recordChallengeRequest(
   store: KeyValueStore,
   ref: ClientRef,
-  now: number = Date.now(),
+  now: number = store.now(),
   policy: HistoryPolicy = defaultHistoryPolicy,
 ): Promise<ChallengeRequestAssessment> {
   const windowIndex = Math.floor(now / policy.rateWindowMs)
@@ -166,7 +169,7 @@ export interface VerificationHistoryInput extends ClientRef {
 export async function recordAndAssessHistory(
   store: KeyValueStore,
   input: VerificationHistoryInput,
-  now: number = Date.now(),
+  now: number = store.now(),
   policy: HistoryPolicy = defaultHistoryPolicy,
 ): Promise<HistoryAssessment> {
   const windowIndex = Math.floor(now / policy.rateWindowMs)
@@ -196,7 +199,7 @@ export async function recordOutcome(
   ref: ClientRef,
   action: 'allow' | 'challenge' | 'block',
   policy: HistoryPolicy = defaultHistoryPolicy,
-  now: number = Date.now(),
+  now: number = store.now(),
 ): Promise<void> {
   if (action === 'block') await store.increment(blocksKey(ref, Math.floor(now / policy.blockWindowMs)), policy.blockWindowMs * 2)
 }
