@@ -63,16 +63,32 @@ export async function fetchAndSolve(options: FlowOptions): Promise<Solved> {
   const challenge = await requestChallenge(options.apiUrl, options.siteKey, options.signal)
   const receivedAt = Date.now()
   const staleAt = staleTimeOf(challenge, receivedAt)
+  const workerUrl = new URL(WORKER_FILE, options.assetsUrl).href
   const solution = await solveInWorkers({
     challenge: challenge.challenge,
     difficulty: challenge.difficulty,
-    workerUrl: new URL(WORKER_FILE, options.assetsUrl).href,
+    workerUrl,
     wasmUrl: new URL(WASM_FILE, options.assetsUrl).href,
     workers: options.workers,
     timeoutMs: options.timeoutMs ?? Math.min(Math.max(staleAt - receivedAt, DEFAULT_TIMEOUT_BOUNDS_MS[0]), DEFAULT_TIMEOUT_BOUNDS_MS[1]),
     signal: options.signal,
+  }).catch(async (error: unknown) => {
+    if (error instanceof TollgateError && error.code === 'worker_unavailable') await checkServed(workerUrl, options.signal)
+    throw error
   })
   return { challenge, nonce: solution.nonce, solveTimeMs: solution.elapsedMs, staleAt }
+}
+
+/**
+ * No worker started. That is the page's doing (its CSP) only if the service still serves the
+ * worker: one that went away since the challenge (a restart, a deploy) is a network_error or
+ * server_error, which pages that fail open heed, and the visitor is not told their browser cannot.
+ */
+async function checkServed(url: string, signal: AbortSignal | undefined): Promise<void> {
+  const status = await fetch(url, { signal }).then((response) => response.status, () => 0)
+  if (signal?.aborted === true) throw abortedError()
+  if (status === 0) throw new TollgateError('network_error', `${url} could not be reached.`)
+  if (status >= 500) throw new TollgateError('server_error', `${url} answered ${status}.`, { status })
 }
 
 /** A challenge the service refused: a fresh one may pass. */

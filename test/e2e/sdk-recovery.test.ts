@@ -208,6 +208,26 @@ describe.runIf(hasChromium())('the SDK recovers in Chromium', () => {
     expect(outcome.status).toMatch(/cannot be reached/)
     expect(new URL(page.url()).pathname).toBe('/demo')
   })
+
+  it('blames the service, not the browser, when it is gone before the worker loads: network_error or server_error, which pages that fail open heed', async () => {
+    const outcomes = []
+    for (const failure of ['gone', 'bad gateway'] as const) {
+      const { page } = await suite.browser.newPage()
+      await page.goto(`${suite.sdk.origin}/demo`)
+      // The challenge is answered; then the service goes away (a restart, a deploy): the worker,
+      // and every later request for it, finds no connection or a gateway's 502.
+      await page.route('**/sdk/v1/tollgate-worker.*', (route) => failure === 'gone'
+        ? route.abort('connectionrefused')
+        : route.fulfill({ status: 502, contentType: 'text/html', body: '<h1>502 Bad Gateway</h1>' }))
+      await recordSignupOutcome(page)
+      outcomes.push(await submitSignup(page))
+    }
+
+    expect(outcomes).toMatchObject([
+      { token: '', error: 'network_error', status: expect.stringMatching(/cannot be reached/) as string },
+      { token: '', error: 'server_error', status: 'The verification service is unavailable for a moment. Please try again shortly.' },
+    ])
+  })
 })
 
 describe.runIf(hasChromium())('the SDK when the service is down', () => {

@@ -85,12 +85,15 @@ describe('GET /sdk/v1/:file', () => {
     expect(again.body).toBe('')
   })
 
-  it('answers 404 for files that are not in the build', async () => {
+  it('answers 404 for files that are not in the build, readable across origins', async () => {
     for (const url of ['/sdk/v1/manifest.json', '/sdk/v1/nothing.js', '/sdk/v1/..%2Fpackage.json']) {
       const response = await app.inject({ method: 'GET', url })
       expect(response.statusCode, url).toBeGreaterThanOrEqual(400)
       expect(response.statusCode, url).toBeLessThan(500)
     }
+    // A page's SDK whose worker did not start reads the status from the service's origin.
+    const missing = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate-worker.0000000000ff.js' })
+    expect([missing.statusCode, missing.headers['access-control-allow-origin']]).toEqual([404, '*'])
   })
 
   it('keeps serving the worker of an earlier build that a cached tollgate.js may name', async () => {
@@ -116,6 +119,7 @@ describe('GET /sdk/v1/:file before a build', () => {
     await app.register(sdkAssets, { directory })
     const response = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate.js' })
     expect(response.statusCode).toBe(503)
+    expect(response.headers['access-control-allow-origin']).toBe('*')
     expect(response.json()).toMatchObject({ error: { code: 'service_unavailable' } })
     expect(response.body).toContain('run `npm run build` (no restart needed)')
     await app.close()

@@ -111,6 +111,9 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
       },
     },
   }, async (request, reply) => {
+    // Errors too: a page's SDK reads the status when no worker started (a 5xx is the service's
+    // trouble, not the page's), and reads nothing from a cross-origin answer without this.
+    void reply.header('access-control-allow-origin', '*')
     const assets = await currentAssets()
     if (assets === undefined) {
       request.log.warn({ directory }, 'the SDK is not built')
@@ -126,7 +129,6 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
       'cache-control': asset.cacheControl,
       etag: asset.etag,
       vary: 'Accept-Encoding',
-      'access-control-allow-origin': '*',
       'cross-origin-resource-policy': 'cross-origin',
       'x-content-type-options': 'nosniff',
     })
