@@ -14,6 +14,7 @@ function layout(title: string, body: string, script = ''): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="/demo/demo.css">
+<link rel="icon" href="/dashboard/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <main>

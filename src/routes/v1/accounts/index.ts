@@ -52,7 +52,7 @@ const DocumentedSignUpBody = Type.Object(
 const SignUpStatus = Type.Object(
   {
     open: Type.Boolean({ description: 'Whether POST /api/v1/accounts would create an account now (SIGNUPS: open; first while no account exists)' }),
-    setupCodeRequired: Type.Boolean({ description: "Whether that needs setupCode, the code in the server's log (SIGNUPS=first)" }),
+    setupCodeRequired: Type.Boolean({ description: "Whether a sign-up needs setupCode, the code in the server's log (SIGNUPS=first, while no account exists); false while sign-ups are closed" }),
   },
   { additionalProperties: false },
 )
@@ -75,7 +75,11 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SignUpStatus },
       },
     },
-    async () => ({ open: await isSignUpOpen(), setupCodeRequired: needsSetupCode }),
+    async () => {
+      const open = await isSignUpOpen()
+      // A closed sign-up needs nothing: no code is asked for then.
+      return { open, setupCodeRequired: open && needsSetupCode }
+    },
   )
 
   app.post(
