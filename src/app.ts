@@ -78,7 +78,33 @@ function buildValidator(externalSchemas: Record<string, never>, serverOptions: S
   const pool = validatorPool as unknown as (schemas: Record<string, never>, options: ServerAjvOptions) => CompileValidator
   const textual = pool(externalSchemas, serverOptions)
   const asSent = pool(externalSchemas, { ...serverOptions, customOptions: { ...serverOptions.customOptions, coerceTypes: false } })
-  return (route) => (route.httpPart === 'body' ? asSent : textual)(route)
+  return (route) => (route.httpPart === 'body' ? asSent(route) : refuseInfinity(textual(route) as TextValidator))
+}
+
+interface TextValidator {
+  (data: unknown): boolean
+  errors?: unknown[] | null
+}
+
+/**
+ * Ajv converts the text `Infinity` (or `1e400`) to a number that passes `integer` and its bounds;
+ * a query's `limit=Infinity` reached SQL as such and failed there (500). A converted value that is
+ * not finite is refused as the schema's own errors are (400 validation_error, naming the field).
+ */
+function refuseInfinity(validate: TextValidator): TextValidator {
+  const checked: TextValidator = (data) => {
+    const valid = validate(data)
+    checked.errors = validate.errors
+    if (valid !== true || typeof data !== 'object' || data === null) return valid
+    const key = Object.keys(data).find((name) => {
+      const value = (data as Record<string, unknown>)[name]
+      return typeof value === 'number' && !Number.isFinite(value)
+    })
+    if (key === undefined) return true
+    checked.errors = [{ instancePath: `/${key}`, schemaPath: '', keyword: 'type', params: {}, message: 'must be a finite number' }]
+    return false
+  }
+  return checked
 }
 
 /** Public request bodies are small (DESIGN section 3); nothing in the API needs more. */

@@ -134,6 +134,16 @@ describe('GET /api/v1/sites/{id}/stats', () => {
     })
   })
 
+  it('serves the last range it allows (in the year 9999, rounded to whole hours and days) and refuses one ending later', async () => {
+    for (const query of ['?from=9999-12-30T20:30:00Z&to=9999-12-31T00:00:00Z', '?from=9999-12-29T12:00:00Z&to=9999-12-31T00:00:00Z&interval=day']) {
+      const response = await stats(query)
+      expect(response.statusCode, query).toBe(200)
+      expect(response.json().totals, query).toEqual({ allow: 0, challenge: 0, block: 0, rejected: 0, total: 0 })
+    }
+    const later = await stats('?to=9999-12-31T23:59:59.999Z')
+    expect([later.statusCode, later.json().error.details]).toEqual([400, [{ field: 'querystring.to', message: 'must be from 1970-01-01 to 9999-12-31T00:00:00Z' }]])
+  })
+
   it.each([
     ['?from=2024-01-02T00:00:00Z&to=2024-01-01T00:00:00Z', 'querystring.from'],
     ['?from=2024-01-01T00:00:00Z&to=2024-03-01T00:00:00Z&interval=hour', 'querystring.from'],

@@ -94,10 +94,15 @@ describe('GET /api/v1/sites/{id}/verifications', () => {
     [`?cursor=${Buffer.from('1.not-a-uuid').toString('base64url')}`, 'querystring.cursor'],
     ['?limit=0', 'querystring.limit'],
     ['?limit=201', 'querystring.limit'],
+    // Converted from text to numbers that passed the integer type and its bounds (a 500 from SQL).
+    ['?limit=Infinity', 'querystring.limit'],
+    ['?limit=-Infinity', 'querystring.limit'],
+    ['?limit=1e400', 'querystring.limit'],
     ['?action=maybe', 'querystring.action'],
   ])('answers 400 validation_error for %s', async (query, field) => {
     const response = await list(query)
     expect(response.statusCode).toBe(400)
+    expect(response.json().error.code).toBe('validation_error')
     expect(response.json().error.details).toContainEqual(expect.objectContaining({ field }))
   })
 })

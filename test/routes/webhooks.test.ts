@@ -130,6 +130,8 @@ describe('webhook routes', () => {
       const zero = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}/webhook-deliveries?limit=0`, headers: asScript(owner) })
       expect(zero.statusCode).toBe(400)
       expect(zero.json().error.code).toBe('validation_error')
+      const endless = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}/webhook-deliveries?limit=Infinity`, headers: asScript(owner) })
+      expect([endless.statusCode, endless.json().error.details]).toEqual([400, [{ field: 'querystring.limit', message: 'must be a finite number' }]])
     })
 
     it('an empty list for a site that never sent one', async () => {

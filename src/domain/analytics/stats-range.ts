@@ -17,7 +17,12 @@ export const maxRangeMs: Record<StatsInterval, number> = { hour: 31 * DAY_MS, da
 export const DEFAULT_RANGE_MS = DAY_MS
 
 const EARLIEST_MS = 0
-const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+/**
+ * The start of 9999's last day: a range ending later would be rounded up past the year 9999 to
+ * whole hours or days, which the embedded database's driver writes as `+010000-...` and
+ * PostgreSQL's parser refuses (a 500 on PGlite only).
+ */
+const LATEST_MS = Date.UTC(9999, 11, 31)
 
 export interface StatsRange {
   from: Date
@@ -54,7 +59,7 @@ export function resolveStatsRange(query: StatsQuery, now: Date): { range: StatsR
   // The log holds nothing older than the service, and PostgreSQL has no year 0: a range outside
   // these years is a mistake of the caller's, answered as such rather than as a failed query.
   for (const [field, date] of [['querystring.from', from], ['querystring.to', to]] as const) {
-    if (date.getTime() < EARLIEST_MS || date.getTime() > LATEST_MS) issues.push({ field, message: 'must be within the years 1970 to 9999' })
+    if (date.getTime() < EARLIEST_MS || date.getTime() > LATEST_MS) issues.push({ field, message: 'must be from 1970-01-01 to 9999-12-31T00:00:00Z' })
   }
   if (issues.length > 0) return { issues }
   if (from.getTime() >= to.getTime()) return { issues: [{ field: 'querystring.from', message: 'must be before to' }] }

@@ -35,13 +35,16 @@ describe('stats ranges', () => {
   it('refuses times before 1970 or after 9999 (PostgreSQL has no year 0), naming the field', () => {
     expect(resolveStatsRange({ from: '0000-01-01T00:00:00Z', to: '0000-01-02T00:00:00Z' }, now)).toEqual({
       issues: [
-        { field: 'querystring.from', message: 'must be within the years 1970 to 9999' },
-        { field: 'querystring.to', message: 'must be within the years 1970 to 9999' },
+        { field: 'querystring.from', message: 'must be from 1970-01-01 to 9999-12-31T00:00:00Z' },
+        { field: 'querystring.to', message: 'must be from 1970-01-01 to 9999-12-31T00:00:00Z' },
       ],
     })
     expect(resolveStatsRange({ from: '1969-12-31T23:00:00Z', to: '1970-01-01T01:00:00Z' }, now)).toHaveProperty('issues')
     expect(resolveStatsRange({ from: '1970-01-01T00:00:00Z', to: '1970-01-02T00:00:00Z' }, now)).toHaveProperty('range')
     expect(resolveStatsRange({ from: '+010000-01-01T00:00:00Z', to: '+010000-01-02T00:00:00Z' }, now)).toHaveProperty('issues')
+    // Ranges are rounded to whole hours and days: 9999's last day would round into the year 10000.
+    expect(resolveStatsRange({ to: '9999-12-31T23:59:59.999Z' }, now)).toEqual({ issues: [{ field: 'querystring.to', message: 'must be from 1970-01-01 to 9999-12-31T00:00:00Z' }] })
+    expect(resolveStatsRange({ from: '9999-12-30T00:00:00Z', to: '9999-12-31T00:00:00Z' }, now)).toHaveProperty('range')
   })
 
   it('fills every bucket from the one containing from, and adds up the totals', () => {
