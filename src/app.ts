@@ -9,7 +9,8 @@ import { withRequestSerializer } from './log-serializers.js'
 import demoSite from './plugins/demo-site.js'
 import docs from './plugins/docs.js'
 import authentication from './plugins/authentication.js'
-import errorHandler, { answerClientError, answerFrameworkError } from './plugins/error-handler.js'
+import errorHandler, { answerClientError, answerFrameworkError, answerUnmetExpectation } from './plugins/error-handler.js'
+import { ApiError } from './errors.js'
 import events from './plugins/events.js'
 import metrics from './plugins/metrics.js'
 import network from './plugins/network.js'
@@ -107,6 +108,16 @@ function refuseInfinity(validate: TextValidator): TextValidator {
   return checked
 }
 
+/** Whether `text` parses as JSON: the default parser's one error covers both malformed JSON and refused keys. */
+function isValidJson(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Public request bodies are small (DESIGN section 3); nothing in the API needs more. */
 export const BODY_LIMIT_BYTES = 16 * 1024
 
@@ -126,7 +137,8 @@ export async function buildApp(options: AppOptions) {
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: requestTimeoutMs,
     // Node checks the limits every 30 s by default: a late request would get up to twice its time.
-    http: { headersTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(5_000, requestTimeoutMs / 2) },
+    // Node's own answer to an HTTP/1.1 request without Host has no body: the hook below answers it.
+    http: { headersTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(5_000, requestTimeoutMs / 2), requireHostHeader: false },
     genReqId: () => randomUUID(),
     forceCloseConnections: 'idle',
     ajv: { customOptions: ajvOptions },
@@ -143,14 +155,24 @@ export async function buildApp(options: AppOptions) {
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body.length === 0) done(null, undefined)
-    else void parseJson(request, body.toString(), done)
+    if (body.length === 0) {
+      done(null, undefined)
+      return
+    }
+    const text = body.toString()
+    void parseJson(request, text, (error, value) => {
+      if (error !== null && isValidJson(text)) done(new ApiError('validation_error', 'The body uses __proto__ or constructor.prototype as a key, which is refused.'), undefined)
+      else done(error, value)
+    })
   })
   // Hooks on every request take Fastify's callback form: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id)
-    done()
+    // HTTP/1.1 requires Host (RFC 9112, 3.2); HTTP/1.0 clients may leave it out.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') done(new ApiError('validation_error', 'An HTTP/1.1 request needs a Host header.'))
+    else done()
   })
+  app.server.on('checkExpectation', answerUnmetExpectation.bind(app))
   // Graceful close. Fastify ends the idle keep-alive connections, but two kinds would hold the
   // shutdown up: a connection whose request is in flight stays open after its answer until
   // keepAliveTimeout (72 s), so answers given while closing carry `Connection: close`; and a

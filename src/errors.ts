@@ -27,6 +27,7 @@ export const errorCatalogue = {
   request_timeout: { status: 408, message: 'The request did not arrive in time.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'The request body has an unsupported content type.' },
+  expectation_failed: { status: 417, message: 'The Expect header asks for something this service does not do (only 100-continue).' },
   rate_limited: { status: 429, message: 'Too many requests; retry later.' },
   headers_too_large: { status: 431, message: 'The request line and headers are too large (a URL of some 16 KiB or more).' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },

@@ -67,7 +67,8 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
         description:
           'Self-hosted bot protection: proof-of-work challenges, risk scores, signed tokens, Siteverify. Every answer carries an ' +
           '`X-Request-Id` header (the `requestId` of an error body). Any route may also answer 408 `request_timeout` (a request ' +
-          'that did not arrive whole within 30 s) and 431 `headers_too_large` (a request line and headers over 16 KiB), in the ' +
+          'that did not arrive whole within 30 s), 417 `expectation_failed` (an `Expect` header other than `100-continue`) and 431 ' +
+          '`headers_too_large` (a request line and headers over 16 KiB), in the ' +
           'error body of every other error, and a path asked with a method it does not take answers 405 `method_not_allowed` ' +
           'with an `Allow` header naming the methods it takes.',
         version: '1',
@@ -128,6 +129,7 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'webhook_not_configured',
   // Answered at the socket for any route (the document's description says so), not by a route.
   'request_timeout',
+  'expectation_failed',
   'headers_too_large',
 ])
 

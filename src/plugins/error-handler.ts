@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { STATUS_CODES } from 'node:http'
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -199,6 +199,24 @@ export function answerClientError(this: { log: FastifyBaseLogger }, error: NodeJ
     )
   }
   socket.destroy()
+}
+
+/**
+ * A request whose Expect header is not `100-continue` (Node's 'checkExpectation'): 417 in the
+ * documented error shape, where Node's own answer had no body at all.
+ */
+export function answerUnmetExpectation(this: { log: FastifyBaseLogger }, _request: IncomingMessage, response: ServerResponse): void {
+  const requestId = randomUUID()
+  this.log.debug({ requestId }, 'unmet Expect header')
+  const body = JSON.stringify(errorBody('expectation_failed', requestId))
+  response.shouldKeepAlive = false
+  response
+    .writeHead(errorCatalogue.expectation_failed.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': requestId,
+    })
+    .end(body)
 }
 
 /** Messages of Fastify's content errors are safe and useful; others get the catalogue's sentence. */

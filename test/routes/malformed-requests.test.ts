@@ -166,6 +166,9 @@ describe('requests Node cannot read as HTTP', () => {
     ['a Content-Length that is not a number', 'POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400, 'validation_error'],
     ['a header name with a space', 'GET /api/v1/me HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n', 400, 'validation_error'],
     ['a URL of 70,000 characters', `GET /api/v1/siteverify?x=${'y'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, 'headers_too_large'],
+    // Node answered these two itself, without a body.
+    ['an HTTP/1.1 request without Host', 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 'validation_error'],
+    ['an Expect header other than 100-continue', 'POST /api/v1/siteverify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 200-ok\r\n\r\n{}', 417, 'expectation_failed'],
   ])('answers %s in the documented error shape, with its request id', async (_name, raw, status, code) => {
     const answer = await exchange(raw)
     const [head = '', body = ''] = answer.split('\r\n\r\n')
@@ -173,6 +176,11 @@ describe('requests Node cannot read as HTTP', () => {
     const requestId = /^x-request-id: (.+)$/im.exec(head)?.[1]
     expect(JSON.parse(body)).toEqual({ error: { code, message: expect.any(String), requestId } })
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  it('serves an HTTP/1.0 request without Host, which that version allows', async () => {
+    const answer = await exchange('GET /health HTTP/1.0\r\n\r\n')
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK')
   })
 
   it('answers 408 request_timeout to a body that arrives too slowly (a byte at a time), and closes the connection', async () => {

@@ -238,18 +238,20 @@ describe('errors', () => {
     }
   })
 
-  it('malformed JSON answers 400 validation_error', async () => {
+  it.each([
+    ['malformed JSON', '{"broken":', 'The body is not valid JSON.'],
+    // Valid JSON, refused by the parser's guard against prototype poisoning: the message says so.
+    ['JSON that uses __proto__ as a key', '{"fingerprint":{"__proto__":{"canvas":"x"}}}', 'The body uses __proto__ or constructor.prototype as a key, which is refused.'],
+  ])('%s answers 400 validation_error', async (_name, payload, message) => {
     const { siteKey } = await createTestSite(service.app)
     const response = await service.app.inject({
       method: 'POST',
       url: '/api/v1/verify',
       headers: { 'content-type': 'application/json', 'x-site-key': siteKey },
-      payload: '{"broken":',
+      payload,
     })
     expect(response.statusCode).toBe(400)
-    expect(response.json()).toEqual({
-      error: { code: 'validation_error', message: 'The body is not valid JSON.', requestId: response.headers['x-request-id'] },
-    })
+    expect(response.json()).toEqual({ error: { code: 'validation_error', message, requestId: response.headers['x-request-id'] } })
   })
 
   it('a body over 16 KiB answers 413 payload_too_large', async () => {
