@@ -36,11 +36,14 @@ export function serializeRequest(request: FastifyRequest) {
 
 /**
  * An error as its log lines show it: pino's fields, without the `rawPacket` that Node's HTTP
- * parser errors carry (the bytes received, with whatever cookies, API keys or secrets they held).
+ * parser errors carry (the bytes received, with whatever cookies, API keys or secrets they held),
+ * and of the Redis command that ioredis attaches to a reply error only its name: its arguments
+ * hold keys and values, and AUTH's (or HELLO's) the password.
  */
 export function serializeError(error: Error): ReturnType<typeof stdSerializers.err> {
-  const { rawPacket: _rawPacket, ...serialized } = stdSerializers.err(error) as ReturnType<typeof stdSerializers.err> & { rawPacket?: unknown }
-  return serialized
+  const { rawPacket: _rawPacket, command, ...serialized } = stdSerializers.err(error) as ReturnType<typeof stdSerializers.err> & { rawPacket?: unknown; command?: unknown }
+  const name = (command as { name?: unknown } | undefined)?.name
+  return command === undefined ? serialized : { ...serialized, command: typeof name === 'string' ? { name } : '(not logged)' }
 }
 
 /** The logger options with serializeRequest and serializeError, unless they name serializers of their own. */

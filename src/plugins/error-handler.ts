@@ -3,6 +3,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream'
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { postgresRefusalOf, redisRefusalOf } from '../storage/dependency-refusal.js'
 import { ApiError, errorBody, errorCatalogue, INVALID_REQUEST_MESSAGE, type ErrorCode, type ErrorDetail } from '../errors.js'
 
 /** Fastify's own client errors, mapped onto the catalogue by status code. */
@@ -225,7 +226,7 @@ function clientMessage(error: FastifyError, code: ErrorCode): string {
   return errorCatalogue[code].message
 }
 
-/** Connection failures to PostgreSQL or Redis, and timed-out statements: a 503 tells clients to retry, a 500 would not. */
+/** Connection failures to PostgreSQL or Redis, timed-out statements, and stores that refuse for now: a 503 tells clients to retry, a 500 would not. */
 function isOutage(error: Error): boolean {
   return dependencyOf(error) !== undefined
 }
@@ -239,6 +240,8 @@ function dependencyOf(error: Error): 'Redis' | 'PostgreSQL' | 'PostgreSQL or Red
     // the connection or refuses new ones for now: a shutdown, a restart, a failover,
     // pg_terminate_backend (57P01-57P05), and the connection exceptions (class 08).
     (typeof code === 'string' && /^(57014|5[38][0-9A-Z]{3}|57P0[1-5]|08[0-9A-Z]{3})$/.test(code)) ||
+    // It answers but refuses: read-only (a standby, a demoted primary), or a password changed.
+    postgresRefusalOf(error) !== undefined ||
     // The PostgreSQL client gave up on a connection that went silent (its query_timeout), or a
     // statement came after its transaction's connection was lost.
     /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable/i.test(error.message)
@@ -249,7 +252,9 @@ function dependencyOf(error: Error): 'Redis' | 'PostgreSQL' | 'PostgreSQL or Red
     // ioredis: the connection dropped with the command in flight (maxRetriesPerRequest), it is not
     // connected now, or a command got no answer (its commandTimeout).
     error.name === 'MaxRetriesPerRequestError' ||
-    /Stream isn't writeable|Connection is closed|Command timed out/i.test(error.message)
+    /Stream isn't writeable|Connection is closed|Command timed out/i.test(error.message) ||
+    // It answers but refuses: full under noeviction, a replica after a failover, loading its data.
+    redisRefusalOf(error) !== undefined
   ) {
     return 'Redis'
   }

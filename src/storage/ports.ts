@@ -109,10 +109,16 @@ export interface KeyValueStore {
    */
   findForgetfulness?(): Promise<string | undefined>
   /**
-   * Calls `listener` when the connection is lost and when it is back (stores with a connection:
-   * Redis), so that the service logs an outage once rather than per request. Returns the way to stop.
+   * Calls `listener` when the connection is lost, when reconnecting is refused for a reason the
+   * store names (a password changed; once per reason) and when it is back (stores with a
+   * connection: Redis), so that the service logs an outage once rather than per request.
+   * Returns the way to stop.
    */
-  watchConnection?(listener: (state: 'lost' | 'back') => void): () => void
+  watchConnection?(listener: (state: 'lost' | 'refused' | 'back', reason?: string) => void): () => void
+  /**
+   * Resolves when the store answers and takes writes (/ready); else rejects, with a
+   * DependencyRefusal when the store said why (full, read-only, a refused password).
+   */
   ping(): Promise<void>
   close(): Promise<void>
 }

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { bearerTokenOf, hashToken } from '../../domain/accounts/tokens.js'
 import { isSameInConstantTime } from '../../domain/mac.js'
 import { ApiError } from '../../errors.js'
-import { RedisDatabaseRefused } from '../../storage/redis/redis-store.js'
+import { DependencyRefusal } from '../../storage/dependency-refusal.js'
 import { ErrorResponse } from '../v1/dashboard-schemas.js'
 
 const READY_TIMEOUT_MS = 1_000
@@ -30,9 +30,10 @@ async function check(kind: string, ping: () => Promise<void>): Promise<Type.Stat
     await Promise.race([ping(), timeout])
     return { status: 'up', kind, latencyMs: Math.round(performance.now() - started) }
   } catch (error) {
-    // The reason is generic on purpose: connection strings and hosts stay out of the answer. A
-    // refused database number is the operator's to mend and names neither.
-    const reason = error instanceof RedisDatabaseRefused || (error instanceof Error && error.message.startsWith('no answer')) ? error.message : 'not reachable'
+    // The reason is generic on purpose: connection strings and hosts stay out of the answer. What
+    // the store itself said (full, read-only, a refused password, a refused database number) is
+    // the operator's to mend and names neither.
+    const reason = error instanceof DependencyRefusal || (error instanceof Error && error.message.startsWith('no answer')) ? error.message : 'not reachable'
     return { status: 'down', kind, latencyMs: Math.round(performance.now() - started), error: reason }
   } finally {
     clearTimeout(timer)
@@ -58,7 +59,7 @@ const operationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['operations'],
-        summary: 'Readiness: 200 when the database and Redis answer, else 503',
+        summary: 'Readiness: 200 when the database and Redis answer and take writes, else 503',
         response: {
           200: Readiness,
           503: Type.Object(Readiness.properties, { description: 'Not ready: this body, with `status` `unavailable` and the checks naming the dependency that does not answer' }),

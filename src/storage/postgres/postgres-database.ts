@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { postgresRefusalOf, readOnlyDatabase } from '../dependency-refusal.js'
 import type { SqlDatabase, SqlExecutor } from '../ports.js'
 
 const INT8_OID = 20
@@ -101,7 +102,11 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
       }
     },
     async ping() {
-      await pool.query('SELECT 1')
+      // Not SELECT 1: a standby, or a database set read-only, answers but fails every write.
+      const result = await pool.query<{ readOnly: string }>(`SELECT current_setting('transaction_read_only') AS "readOnly"`).catch((error: unknown) => {
+        throw postgresRefusalOf(error) ?? error
+      })
+      if (result.rows[0]?.readOnly === 'on') throw readOnlyDatabase()
     },
     close() {
       // pg's Pool.end() rejects a second call; here every call waits for the one closing.

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { Redis } from 'ioredis'
 import { CLOCK_SKEW_MARGIN_MS } from '../../domain/siteverify/redeem-token.js'
 import { StartupError } from '../../startup-error.js'
+import { DependencyRefusal, redisRefusalOf } from '../dependency-refusal.js'
 import type { KeyValueStore, Unsubscribe } from '../ports.js'
 
 const incrementScript = readFileSync(new URL('./scripts/increment-with-expiry.lua', import.meta.url), 'utf8')
@@ -62,7 +63,7 @@ export function redisDatabaseOf(url: string): number {
 }
 
 /** Redis refuses the database REDIS_URL names; /ready shows this message. */
-export class RedisDatabaseRefused extends Error {}
+export class RedisDatabaseRefused extends DependencyRefusal {}
 
 export async function openRedisStore(options: RedisStoreOptions): Promise<KeyValueStore> {
   const keyPrefix = options.keyPrefix ?? ''
@@ -88,7 +89,10 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   const database = redisDatabaseOf(options.url)
   let subscriber: Redis | undefined
   let refusal: RedisDatabaseRefused | undefined
+  /** The connection's last error until it is ready again: why it was lost, or why it cannot connect (a refused password). */
+  let lastError: Error | undefined
   const onError = (error: Error & { command?: { name?: string } }) => {
+    lastError = error
     if (error.command?.name !== 'select' || refusal !== undefined) return
     refusal = new RedisDatabaseRefused(`REDIS_URL names database ${database}, which this Redis server refuses (${error.message}); Redis stays unused until a restart with another`)
     client.disconnect()
@@ -124,6 +128,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     )
   }
   client.on('ready', () => {
+    lastError = undefined
     remembersSince = nothingVouchedFor()
     void readEpoch()
   })
@@ -194,10 +199,19 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     watchConnection(listener) {
       // ioredis tells 'close' at every failed reconnection attempt too: only the change is told.
       let isUp = client.status === 'ready'
+      let toldRefusal: string | undefined
       const onClose = () => {
         if (!isUp || isClosing) return
         isUp = false
+        toldRefusal = undefined
         listener('lost')
+      }
+      // Why reconnecting fails, when Redis says so (a password changed): told once per reason.
+      const onError = (error: Error) => {
+        const reason = redisRefusalOf(error)?.message
+        if (isUp || isClosing || reason === undefined || reason === toldRefusal) return
+        toldRefusal = reason
+        listener('refused', reason)
       }
       const onReady = () => {
         if (isUp) return
@@ -205,9 +219,11 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
         listener('back')
       }
       client.on('close', onClose)
+      client.on('error', onError)
       client.on('ready', onReady)
       return () => {
         client.off('close', onClose)
+        client.off('error', onError)
         client.off('ready', onReady)
       }
     },
@@ -283,7 +299,13 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     },
     async ping() {
       if (refusal !== undefined) throw refusal
-      await client.ping()
+      try {
+        // A write, not PING: a Redis that answers but refuses writes (full under noeviction, a
+        // replica after a failover) fails every request that needs it, so it is not ready.
+        await client.set(READY_PROBE_KEY, '1', 'PX', 10_000)
+      } catch (error) {
+        throw redisRefusalOf(error) ?? (client.status === 'ready' ? undefined : redisRefusalOf(lastError)) ?? error
+      }
     },
     async close() {
       isClosing = true
@@ -299,6 +321,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
 const COMMAND_TIMEOUT_MS = 2_000
 
 const SUBSCRIBER_CHECK_MS = 10_000
+
+/** The key /ready writes to find out whether Redis takes writes (it expires in 10 s). */
+const READY_PROBE_KEY = 'ready-probe'
 
 /** The key (without expiry) whose value says since when Redis has kept its data. */
 const DATA_EPOCH_KEY = 'data-epoch'
