@@ -21,8 +21,10 @@ const SHUTDOWN_RETRY_MS = 2_000
 /**
  * Writes what a buffer still holds at shutdown: a failed write is tried again (after 250 ms, then
  * longer) for up to two seconds; what is still unwritten after that is logged and recorded in
- * `app.unwrittenAtShutdown`. Two buffers and a webhook delivery's 10 s fit in the shutdown's
- * 15 s grace.
+ * `app.unwrittenAtShutdown`. An attempt that gets no answer is given up at the same deadline (a
+ * database gone silent holds each for its connection timeout, and the shutdown's kill would come
+ * first, with nothing said of the loss). Two buffers and a webhook delivery's 10 s fit in the
+ * shutdown's 15 s grace.
  */
 export async function writeAtShutdown(
   app: FastifyInstance,
@@ -34,7 +36,7 @@ export async function writeAtShutdown(
   const deadline = performance.now() + retryForMs
   for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 1_000)) {
     try {
-      await write()
+      await withinTime(write(), deadline - performance.now())
       return
     } catch (error) {
       if (performance.now() + delayMs > deadline) {
@@ -46,6 +48,19 @@ export async function writeAtShutdown(
       app.log.warn({ err: error, retryInMs: delayMs }, `could not write ${what} at shutdown; trying again`)
       await sleep(delayMs)
     }
+  }
+}
+
+/** `work`, or a rejection once `ms` have passed without its answer. */
+async function withinTime(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(ms)} ms`)), Math.max(ms, 0))
+  })
+  try {
+    await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
   }
 }
 

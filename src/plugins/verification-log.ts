@@ -113,6 +113,8 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
   const batchSize = options.batchSize ?? 500
   const maxBufferedRows = options.maxBufferedRows ?? 100_000
   let buffer: VerificationLogEntry[] = []
+  /** Rows of the batch being written, out of the buffer until the write ends. */
+  let rowsInFlight = 0
   let writing: Promise<void> = Promise.resolve()
 
   /** Keeps the newest maxBufferedRows rows; says so when older ones had to go. */
@@ -162,7 +164,8 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
       await setImmediate()
       const batch = buffer.slice(0, batchSize)
       buffer = buffer.slice(batch.length)
-      const failure = await insertBatch(batch)
+      rowsInFlight = batch.length
+      const failure = await insertBatch(batch).finally(() => (rowsInFlight = 0))
       if (failure !== undefined) {
         // Keep the rows for the next attempt, in order, within the bound.
         buffer = [...failure.unwritten, ...buffer]
@@ -201,7 +204,8 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
   timer.unref()
   app.addHook('onClose', async () => {
     clearInterval(timer)
-    await writeAtShutdown(app, 'verification log rows', flush, () => buffer.length)
+    // A batch whose INSERT got no answer by the deadline is lost too.
+    await writeAtShutdown(app, 'verification log rows', flush, () => buffer.length + rowsInFlight)
   })
 }
 
