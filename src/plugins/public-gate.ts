@@ -89,8 +89,11 @@ async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions
     }
     // request.ip parses X-Forwarded-For again at every read when proxies are trusted: read it once.
     const clientIp = request.ip
-    // Limits count per IPv4 address or IPv6 /64 (a client gets a whole /64 to rotate through).
-    const clientGroup = options.rateLimitPerMinute > 0 ? addressGroupOf(clientIp) : clientIp
+    const clientTag = clientTagOf(clientIp)
+    // Limits count per IPv4 address or IPv6 /64 (a client gets a whole /64 to rotate through),
+    // under its keyed tag, as the history is kept: Redis holds no visitor's address in clear.
+    const group = options.rateLimitPerMinute > 0 ? addressGroupOf(clientIp) : clientIp
+    const clientGroup = group === clientIp ? clientTag : clientTagOf(group)
     // Mostly answered from memory. A key the cache does not know costs a database query: each
     // client gets as many of those per minute as requests, so that a flood of made-up keys is
     // turned away before the database.
@@ -105,7 +108,7 @@ async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions
     // (verify's onError). The budget comes first: a flood from a foreign origin is turned away
     // (429, not logged) like any other instead of writing a log row per request.
     const origin = readRequestOrigin(request.headers.origin, request.headers.referer)
-    request.publicCaller = { site, origin, clientIp, clientTag: clientTagOf(clientIp) }
+    request.publicCaller = { site, origin, clientIp, clientTag }
     if (options.rateLimitPerMinute > 0) await enforceRateLimit(`${request.routeOptions.url ?? request.url}:${site.id}:${clientGroup}`)
 
     if (!isOriginAllowed(origin, site.domains)) {

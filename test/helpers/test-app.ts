@@ -30,6 +30,8 @@ export const deployments: { name: string; available: boolean; options: TestAppOp
 export interface TestApp {
   app: App
   config: Config
+  /** Redis's key prefix of this app's keys ('' on the in-process store). */
+  keyPrefix: string
   /** Closes the app (flushing what it buffers) and removes the test's schema and keys; once. */
   close(): Promise<void>
 }
@@ -58,6 +60,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   return {
     app,
     config,
+    keyPrefix: testKeyValue.prefix,
     close() {
       closed ??= (async () => {
         await app.close()

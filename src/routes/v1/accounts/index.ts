@@ -3,13 +3,12 @@ import { Type } from 'typebox'
 import { EMAIL_MAX_LENGTH, isEmailAddress, normalizeEmailAddress } from '../../../domain/accounts/email-address.js'
 import { findPasswordProblem, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
 import { isFirstAccountSetupCode } from '../../../domain/accounts/setup-code.js'
-import { addressGroupOf } from '../../../domain/history/client-keys.js'
 import { ApiError, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
 import { rejectCrossOriginForm } from '../../../plugins/authentication.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { Account, ErrorResponse } from '../dashboard-schemas.js'
 import { announceSetupCode } from './announce-setup-code.js'
-import { credentialRateLimits, emailKeyOf, enforceRateLimits } from './rate-limits.js'
+import { clientKeyOf, credentialRateLimits, emailKeyOf, enforceRateLimits } from './rate-limits.js'
 
 const emailDescription = `An e-mail address, at most ${EMAIL_MAX_LENGTH} characters`
 const passwordDescription = `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`
@@ -104,7 +103,7 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!(await isSignUpOpen())) throw new ApiError('sign_up_closed')
       const email = normalizeEmailAddress(request.body.email)
       await enforceRateLimits(app.keyValue, [
-        { key: `signup:ip:${addressGroupOf(request.ip)}`, rule: credentialRateLimits.signUpPerIp },
+        { key: `signup:ip:${clientKeyOf(app, request.ip)}`, rule: credentialRateLimits.signUpPerIp },
         { key: `signup:email:${emailKeyOf(email)}`, rule: credentialRateLimits.signUpPerEmail },
       ])
       if (needsSetupCode && !isFirstAccountSetupCode(app.keyRing, await app.accounts.createdCount(), request.body.setupCode ?? '')) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { consumeRateLimit, type RateLimitRule } from '../../../domain/rate-limit.js'
+import { tagClient } from '../../../domain/challenge/client-tag.js'
 import { addressGroupOf } from '../../../domain/history/client-keys.js'
 import { ApiError } from '../../../errors.js'
 import type { KeyValueStore } from '../../../storage/ports.js'
@@ -25,6 +26,14 @@ export const credentialRateLimits = {
   logInPerEmail: { limit: 100, windowMs: 10 * MINUTE_MS },
 } satisfies Record<string, RateLimitRule>
 
+/**
+ * The client's part of a rate-limit key: its IPv4 address or IPv6 /64 under the keyed tag the
+ * public routes use, so that Redis holds no address in clear.
+ */
+export function clientKeyOf(app: FastifyInstance, clientIp: string): string {
+  return tagClient(app.keyRing.macKeyFor('challenge'), addressGroupOf(clientIp))
+}
+
 /** Rate-limit keys hold a hash of the address, so Redis holds no e-mail addresses. */
 export function emailKeyOf(email: string): string {
   return createHash('sha256').update(email.toLowerCase(), 'utf8').digest('hex').slice(0, 32)
@@ -39,8 +48,7 @@ export function emailKeyOf(email: string): string {
  * logged in to the account before) skips the budget from everywhere, which strangers could
  * otherwise spend to lock the owner out.
  */
-export function passwordAttemptBudgets(emailKey: string, clientIp: string, options: { isKnownDevice?: boolean } = {}): { key: string; rule: RateLimitRule }[] {
-  const client = addressGroupOf(clientIp)
+export function passwordAttemptBudgets(emailKey: string, client: string, options: { isKnownDevice?: boolean } = {}): { key: string; rule: RateLimitRule }[] {
   return [
     { key: `login:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.logInPerEmailAndIp },
     { key: `login:ip:${client}`, rule: credentialRateLimits.logInPerIp },
@@ -56,7 +64,7 @@ export function passwordAttemptBudgets(emailKey: string, clientIp: string, optio
 export async function enforcePasswordAttemptBudgets(app: FastifyInstance, request: FastifyRequest, email: string): Promise<string> {
   const emailKey = emailKeyOf(await app.accounts.foldEmail(email))
   const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), emailKey, app.config)
-  await enforceRateLimits(app.keyValue, passwordAttemptBudgets(emailKey, request.ip, { isKnownDevice: isKnown }))
+  await enforceRateLimits(app.keyValue, passwordAttemptBudgets(emailKey, clientKeyOf(app, request.ip), { isKnownDevice: isKnown }))
   return emailKey
 }
 
