@@ -43,5 +43,6 @@ const postgresRefusals: Record<string, string> = {
 /** The refusal a PostgreSQL error means, or undefined for any other error. */
 export function postgresRefusalOf(error: unknown): DependencyRefusal | undefined {
   const reason = postgresRefusals[String((error as { code?: unknown } | null)?.code)]
-  return reason === undefined ? undefined : new DependencyRefusal(reason)
+  // PostgreSQL's own words (they name the role) go with it as its cause, for the start's one line.
+  return reason === undefined ? undefined : new DependencyRefusal(reason, { cause: error })
 }

@@ -5,6 +5,7 @@ import { setTimeout } from 'node:timers/promises'
 import { join } from 'node:path'
 import type { Config } from '../config.js'
 import { StartupError } from '../startup-error.js'
+import { DependencyRefusal } from './dependency-refusal.js'
 import { openMemoryStore } from './memory/memory-store.js'
 import { migrate } from './migrate.js'
 import { openPgliteDatabase } from './pglite/pglite-database.js'
@@ -165,7 +166,8 @@ async function connectPostgres(connectionString: string): Promise<SqlDatabase> {
     await database.ping()
   } catch (error) {
     await database.close().catch(() => undefined)
-    throw new StartupError(`DATABASE_URL: PostgreSQL cannot be used: ${(error as Error).message}`)
+    const cause = error instanceof DependencyRefusal && error.cause instanceof Error ? ` (${error.cause.message})` : ''
+    throw new StartupError(`DATABASE_URL: PostgreSQL cannot be used: ${(error as Error).message}${cause}`)
   }
   return database
 }
