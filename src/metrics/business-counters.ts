@@ -53,10 +53,15 @@ export interface BusinessCounters {
   increment<Name extends CounterName>(name: Name, labels: LabelsOf<Name>, by?: number): void
   /** Loads the stored totals into the counters (once, at start). */
   load(): Promise<void>
-  /** Adds the increments since the last flush to the stored totals, then catches up with the others' (read back). */
-  flush(): Promise<void>
+  /**
+   * Adds the increments since the last flush to the stored totals, then catches up with the
+   * others' (read back; not with readBack false, as at shutdown, where nobody reads them).
+   */
+  flush(options?: { readBack?: boolean }): Promise<void>
   /** How many increments (metric and label set) wait to be stored. */
   countUnwritten(): number
+  /** How many are in a write that has not answered yet. */
+  countInFlight(): number
 }
 
 /** Adds `delta` to the total of a metric and label set. */
@@ -92,6 +97,7 @@ export function createBusinessCounters(registry: Registry, database: SqlDatabase
   // What each counter shows now, keyed the same way: the stored total when last read, plus increments since.
   const shown = new Map<string, Map<string, number>>()
   let flushing: Promise<void> = Promise.resolve()
+  let inFlight = 0
 
   const counterFor = (metricName: string): Counter => {
     const counter = counters.get(metricName)
@@ -105,6 +111,7 @@ export function createBusinessCounters(registry: Registry, database: SqlDatabase
     const rows: [string, string, number][] = []
     for (const [name, byLabels] of batch) for (const [labels, delta] of byLabels) rows.push([name, labels, delta])
     if (rows.length === 0) return
+    inFlight = rows.length
     try {
       await database.query(
         `INSERT INTO metric_counters (name, labels, value)
@@ -117,6 +124,8 @@ export function createBusinessCounters(registry: Registry, database: SqlDatabase
       // Keep the increments for the next flush rather than losing them.
       for (const [name, labels, delta] of rows) add(pending, name, labels, delta)
       throw error
+    } finally {
+      inFlight = 0
     }
   }
 
@@ -147,14 +156,14 @@ export function createBusinessCounters(registry: Registry, database: SqlDatabase
       add(shown, metricName, encoded, by)
     },
     load: catchUp,
-    flush() {
+    flush(options = {}) {
       // Flushes run one after another so that a slow one never overlaps the next, and the read
       // back follows this instance's write: its own increments are then either stored or pending.
       flushing = flushing.catch(() => {}).then(async () => {
         await writePending()
         // Reading back is for the display only: once the write is in, the flush has done its
-        // work (shutdown counts a rejection as increments lost), and the next flush reads again.
-        await catchUp().catch(() => {})
+        // work, and the next flush reads again (none at shutdown).
+        if (options.readBack !== false) await catchUp().catch(() => {})
       })
       return flushing
     },
@@ -163,5 +172,6 @@ export function createBusinessCounters(registry: Registry, database: SqlDatabase
       for (const byLabels of pending.values()) count += byLabels.size
       return count
     },
+    countInFlight: () => inFlight,
   }
 }

@@ -18,47 +18,65 @@ declare module 'fastify' {
 /** A database restarting or failing over answers again within a few seconds. */
 const SHUTDOWN_RETRY_MS = 2_000
 
+/** What writeAtShutdown needs of a buffer. */
+export interface ShutdownWrite {
+  /** Writes everything the buffer holds. */
+  flush(): Promise<void>
+  /** Entries not written and not being written. */
+  countUnwritten(): number
+  /** Entries in a write that has not answered yet (they may land or not). */
+  countInFlight(): number
+  /** performance.now() when a write of the buffer last landed (0 if none did): a slow flush that lands batch after batch is not silent. */
+  lastLandedAt(): number
+}
+
 /**
  * Writes what a buffer still holds at shutdown: a failed write is tried again (after 250 ms, then
- * longer) for up to two seconds; what is still unwritten after that is logged and recorded in
- * `app.unwrittenAtShutdown`. An attempt that gets no answer is given up at the same deadline (a
- * database gone silent holds each for its connection timeout, and the shutdown's kill would come
- * first, with nothing said of the loss). Two buffers and a webhook delivery's 10 s fit in the
- * shutdown's 15 s grace.
+ * longer) for up to two seconds; a write that lands nothing for two seconds (a database gone
+ * silent holds each attempt for its connection timeout, and the shutdown's kill would come first,
+ * with nothing said of the loss) is given up, while one that keeps landing batches, however
+ * slowly, goes on. What is still unwritten then is logged and recorded in
+ * `app.unwrittenAtShutdown`, apart from what a write still in flight may yet have landed. Two
+ * buffers and a webhook delivery's 10 s fit in the shutdown's 15 s grace.
  */
-export async function writeAtShutdown(
-  app: FastifyInstance,
-  what: string,
-  write: () => Promise<void>,
-  countUnwritten: () => number,
-  retryForMs = SHUTDOWN_RETRY_MS,
-): Promise<void> {
-  const deadline = performance.now() + retryForMs
+export async function writeAtShutdown(app: FastifyInstance, what: string, buffer: ShutdownWrite, retryForMs = SHUTDOWN_RETRY_MS): Promise<void> {
+  const started = performance.now()
+  const deadline = () => Math.max(started, buffer.lastLandedAt()) + retryForMs
   for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 1_000)) {
     try {
-      await withinTime(write(), deadline - performance.now())
+      await untilSilentPast(buffer.flush(), deadline)
       return
     } catch (error) {
-      if (performance.now() + delayMs > deadline) {
-        const unwritten = countUnwritten()
-        app.log.error({ err: error, unwritten }, `could not write ${what} at shutdown; ${unwritten} lost`)
-        app.unwrittenAtShutdown.push(`${unwritten} ${what}`)
-        return
+      if (performance.now() + delayMs <= deadline()) {
+        app.log.warn({ err: error, retryInMs: delayMs }, `could not write ${what} at shutdown; trying again`)
+        await sleep(delayMs)
+        continue
       }
-      app.log.warn({ err: error, retryInMs: delayMs }, `could not write ${what} at shutdown; trying again`)
-      await sleep(delayMs)
+      const unwritten = buffer.countUnwritten()
+      const inFlight = buffer.countInFlight()
+      if (unwritten + inFlight === 0) return
+      const lost = inFlight === 0 ? `${unwritten} lost` : `${unwritten + inFlight} lost, ${inFlight} of them in a write that got no answer and may have landed`
+      app.log.error({ err: error, unwritten, inFlight }, `could not write ${what} at shutdown; ${lost}`)
+      app.unwrittenAtShutdown.push(`${unwritten + inFlight} ${what}`)
+      return
     }
   }
 }
 
-/** `work`, or a rejection once `ms` have passed without its answer. */
-async function withinTime(work: Promise<void>, ms: number): Promise<void> {
+/** `work`, or a rejection once the time `deadline()` answers has passed (it may move later meanwhile). */
+async function untilSilentPast(work: Promise<void>, deadline: () => number): Promise<void> {
   let timer: NodeJS.Timeout | undefined
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(ms)} ms`)), Math.max(ms, 0))
+  const silent = new Promise<never>((_resolve, reject) => {
+    const check = () => {
+      const left = deadline() - performance.now()
+      if (left <= 0) reject(new Error('no write landed for 2 s'))
+      else timer = setTimeout(check, left)
+    }
+    check()
   })
+  silent.catch(() => {})
   try {
-    await Promise.race([work, late])
+    await Promise.race([work, silent])
   } finally {
     clearTimeout(timer)
   }

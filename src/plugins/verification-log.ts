@@ -115,6 +115,8 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
   let buffer: VerificationLogEntry[] = []
   /** Rows of the batch being written, out of the buffer until the write ends. */
   let rowsInFlight = 0
+  /** performance.now() when a batch last landed. */
+  let lastLandedAt = 0
   let writing: Promise<void> = Promise.resolve()
 
   /** Keeps the newest maxBufferedRows rows; says so when older ones had to go. */
@@ -166,6 +168,7 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
       buffer = buffer.slice(batch.length)
       rowsInFlight = batch.length
       const failure = await insertBatch(batch).finally(() => (rowsInFlight = 0))
+      if (failure === undefined) lastLandedAt = performance.now()
       if (failure !== undefined) {
         // Keep the rows for the next attempt, in order, within the bound.
         buffer = [...failure.unwritten, ...buffer]
@@ -204,8 +207,12 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
   timer.unref()
   app.addHook('onClose', async () => {
     clearInterval(timer)
-    // A batch whose INSERT got no answer by the deadline is lost too.
-    await writeAtShutdown(app, 'verification log rows', flush, () => buffer.length + rowsInFlight)
+    await writeAtShutdown(app, 'verification log rows', {
+      flush,
+      countUnwritten: () => buffer.length,
+      countInFlight: () => rowsInFlight,
+      lastLandedAt: () => lastLandedAt,
+    })
   })
 }
 

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Registry } from 'prom-client'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createBusinessCounters } from '../../src/metrics/business-counters.js'
 import { isCi } from '../helpers/services.js'
 import { databaseKinds, openTestDatabase } from '../helpers/storage.js'
@@ -92,6 +92,28 @@ describe.each(databaseKinds)('business counters of several instances on $kind', 
       await database.close()
       await dispose()
     }
+  })
+})
+
+describe('business counters at shutdown', () => {
+  it('count as stored once their write is in, however long reading the totals back would take (it is skipped)', async () => {
+    const service = await buildTestApp()
+    const query = service.app.database.query.bind(service.app.database)
+    // Reading the totals back (for the display only) would take longer than the 2 s a write may stay silent.
+    vi.spyOn(service.app.database, 'query').mockImplementation(async (sql, params) => {
+      if (sql.startsWith('SELECT name, labels, value FROM metric_counters')) await new Promise((resolve) => setTimeout(resolve, 2_500))
+      return query(sql, params)
+    })
+    service.app.counters.increment('siteverify', { result: 'success' })
+    const stored = vi.fn()
+    const close = service.app.database.close.bind(service.app.database)
+    service.app.database.close = async () => {
+      stored(await query<{ value: number }>(`SELECT value FROM metric_counters WHERE name = 'tollgate_siteverify_total' AND labels = 'result=success'`))
+      await close()
+    }
+    await service.close()
+    expect(service.app.unwrittenAtShutdown).toEqual([])
+    expect(stored).toHaveBeenCalledWith([{ value: 1 }])
   })
 })
 

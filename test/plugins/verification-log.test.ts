@@ -153,6 +153,22 @@ describe.each([
     expect(service.app.unwrittenAtShutdown).toEqual(['7 verification log rows'])
   })
 
+  it.skipIf(!available)('at shutdown, goes on with a slow database as long as batches land (past the 2 s given to a silent one)', async () => {
+    const service = await buildTestApp({ database })
+    const siteId = randomUUID()
+    const rowsAtClose = countRowsAtClose(service, siteId)
+    const query = service.app.database.query.bind(service.app.database)
+    // Every batch takes 500 ms: six batches take 3 s in all.
+    vi.spyOn(service.app.database, 'query').mockImplementation(async (sql, params) => {
+      if (sql.trimStart().startsWith('INSERT INTO verifications')) await new Promise((resolve) => setTimeout(resolve, 500))
+      return query(sql, params)
+    })
+    for (let index = 0; index < 2_999; index++) service.app.verificationLog.record(entry(siteId))
+    await service.close()
+    expect(rowsAtClose()).toBe(2_999)
+    expect(service.app.unwrittenAtShutdown).toEqual([])
+  })
+
   it.skipIf(!available)('keeps the rows when the database fails, and writes them on the next attempt', async () => {
     const service = await buildTestApp({ database })
     try {
