@@ -106,7 +106,7 @@ export function solveInWorkers(options: WorkerSolveOptions): Promise<WorkerSolut
       if (failed === count) {
         settle(() => reject(new TollgateError(
           'worker_unavailable',
-          `No solver worker could start from ${options.workerUrl}: does the service serve it, and does the page's Content-Security-Policy allow workers?`,
+          `No solver worker started from ${options.workerUrl}: is it served there, and does the page's CSP allow workers?`,
         )))
       }
     }

@@ -63,26 +63,29 @@ export async function fetchAndSolve(options: FlowOptions): Promise<Solved> {
   const challenge = await requestChallenge(options.apiUrl, options.siteKey, options.signal)
   const receivedAt = Date.now()
   const staleAt = staleTimeOf(challenge, receivedAt)
-  const workerUrl = new URL(WORKER_FILE, options.assetsUrl).href
   const solution = await solveInWorkers({
     challenge: challenge.challenge,
     difficulty: challenge.difficulty,
-    workerUrl,
+    workerUrl: new URL(WORKER_FILE, options.assetsUrl).href,
     wasmUrl: new URL(WASM_FILE, options.assetsUrl).href,
     workers: options.workers,
     timeoutMs: options.timeoutMs ?? Math.min(Math.max(staleAt - receivedAt, DEFAULT_TIMEOUT_BOUNDS_MS[0]), DEFAULT_TIMEOUT_BOUNDS_MS[1]),
     signal: options.signal,
   }).catch(async (error: unknown) => {
-    if (error instanceof TollgateError && error.code === 'worker_unavailable') await checkServed(workerUrl, options.signal)
+    // Asked of the service itself (the page reaches it, and its answers carry CORS headers),
+    // not of assetsUrl: a CDN without CORS, or not in connect-src, would fail any fetch.
+    // solveInWorkers rejects with TollgateErrors only.
+    if ((error as TollgateError).code === 'worker_unavailable') await checkServed(`${options.apiUrl}/sdk/v1/${WORKER_FILE}`, options.signal)
     throw error
   })
   return { challenge, nonce: solution.nonce, solveTimeMs: solution.elapsedMs, staleAt }
 }
 
 /**
- * No worker started. That is the page's doing (its CSP) only if the service still serves the
- * worker: one that went away since the challenge (a restart, a deploy) is a network_error or
- * server_error, which pages that fail open heed, and the visitor is not told their browser cannot.
+ * No worker started. That is the page's doing (its CSP, or assets it does not serve) only if the
+ * service still answers: one that went away since the challenge (a restart, a deploy) is a
+ * network_error or server_error, which pages that fail open heed, and the visitor is not told
+ * their browser cannot.
  */
 async function checkServed(url: string, signal: AbortSignal | undefined): Promise<void> {
   const status = await fetch(url, { signal }).then((response) => response.status, () => 0)

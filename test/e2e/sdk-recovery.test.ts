@@ -228,6 +228,19 @@ describe.runIf(hasChromium())('the SDK recovers in Chromium', () => {
       { token: '', error: 'server_error', status: 'The verification service is unavailable for a moment. Please try again shortly.' },
     ])
   })
+
+  it('still blames the page when the service answers: assets elsewhere that no worker can load (and no fetch can read) are worker_unavailable', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    // A host the page's CSP does not list, as a CDN without CORS headers would be to fetch: the
+    // SDK asks the service, which answers, so the fault is the page's.
+    const code = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey, assetsUrl: 'https://assets.example.invalid/sdk/' }).then(
+      () => 'resolved',
+      (error: { code: string }) => error.code,
+    ), suite.sdk.demoSite.siteKey)
+    expect(code).toBe('worker_unavailable')
+  })
 })
 
 describe.runIf(hasChromium())('the SDK when the service is down', () => {
