@@ -101,6 +101,8 @@ const dashboardAssets: FastifyPluginAsyncTypebox<DashboardAssetsOptions> = async
         dotfiles: 'deny',
         cacheControl: false,
         preCompressed: true,
+        // A folder is no file: answered as unknown below (404) instead of the plugin's 403.
+        allowedPath: (path) => !path.endsWith('/'),
         setHeaders: (reply, path) => {
           void reply.header('cache-control', isHashedAsset(path) ? 'public, max-age=31536000, immutable' : 'no-cache')
         },
@@ -108,9 +110,16 @@ const dashboardAssets: FastifyPluginAsyncTypebox<DashboardAssetsOptions> = async
 
       scope.get('/', { schema: { hide: true } }, sendIndex)
 
-      scope.setNotFoundHandler(async (request, reply) => {
+      const answerUnknown = async (request: FastifyRequest, reply: FastifyReply) => {
         if ((request.method === 'GET' || request.method === 'HEAD') && isAppPath(request.url)) return sendIndex(request, reply)
         return reply.code(404).send(errorBody('not_found', request.id, `No route for ${request.method} ${request.url.split('?')[0]}.`))
+      }
+      scope.setNotFoundHandler(answerUnknown)
+      // A name longer than any file's (255 bytes) is none of the build's: the plugin would answer
+      // 403 (it cannot check the name's spelling on disk).
+      scope.addHook('onRequest', async (request, reply) => {
+        const path = request.url.split('?')[0] ?? ''
+        if (path.length > 255 && path.split('/').some((segment) => Buffer.byteLength(segment) > 255)) return answerUnknown(request, reply)
       })
     },
     { prefix: '/dashboard' },

@@ -81,8 +81,13 @@ describe('GET /dashboard (the built web UI)', () => {
     expect(response.headers['cache-control']).toBe('no-cache')
   })
 
-  it('answers a missing asset with a JSON 404, not with the app', async () => {
-    for (const url of ['/dashboard/assets/index-Gone0000.js', '/dashboard/robots.txt']) {
+  it('answers an app path of a name longer than any file\'s with the app', async () => {
+    const response = await app.inject({ method: 'GET', url: `/dashboard/${'a'.repeat(256)}` })
+    expect([response.statusCode, response.body]).toEqual([200, indexHtml])
+  })
+
+  it('answers a missing asset, or a folder of the build, with a JSON 404, not with the app', async () => {
+    for (const url of ['/dashboard/assets/index-Gone0000.js', '/dashboard/robots.txt', '/dashboard/assets/', `/dashboard/assets/${'b'.repeat(300)}.js`]) {
       const response = await app.inject({ method: 'GET', url })
       expect(response.statusCode, url).toBe(404)
       expect(response.json(), url).toMatchObject({ error: { code: 'not_found' } })
