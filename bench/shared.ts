@@ -39,6 +39,9 @@ export async function freePort(): Promise<number> {
 export async function startPrivateRedis(): Promise<{ url: string; process: ChildProcess } | undefined> {
   const port = await freePort()
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+  // It must not keep the script alive once the script is done (the detection run printed its
+  // table and then never ended); the caller kills it at exit.
+  child.unref()
   const failed = await Promise.race([once(child, 'error').then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 300))])
   if (failed) return undefined
   const url = `redis://127.0.0.1:${port}`
