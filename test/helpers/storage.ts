@@ -45,8 +45,8 @@ export async function openTestDatabase(kind: DatabaseKind, options: { migrated?:
 }
 
 /** Runs `use` on a fresh database (openTestDatabase), closed and removed afterwards. */
-export async function withTestDatabase(kind: DatabaseKind, use: (database: SqlDatabase) => Promise<void>): Promise<void> {
-  const { database, dispose } = await openTestDatabase(kind)
+export async function withTestDatabase(kind: DatabaseKind, use: (database: SqlDatabase) => Promise<void>, options: { migrated?: boolean } = {}): Promise<void> {
+  const { database, dispose } = await openTestDatabase(kind, options)
   try {
     await use(database)
   } finally {

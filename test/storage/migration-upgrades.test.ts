@@ -4,7 +4,7 @@ import { createKeyRing, keyCheckOf } from '../../src/secret.js'
 import { migrate, readMigrations, splitStatements, type Migration } from '../../src/storage/migrate.js'
 import { createAccountRepository } from '../../src/storage/sql/account-repository.js'
 import { checkServerSecret, readKeyCheck } from '../../src/storage/sql/server-key-check.js'
-import { databaseKinds, openTestDatabase } from '../helpers/storage.js'
+import { databaseKinds, withTestDatabase } from '../helpers/storage.js'
 import { insertVerifications } from '../helpers/verification-rows.js'
 
 /**
@@ -74,8 +74,7 @@ CREATE TRIGGER accounts_count_creation AFTER INSERT ON accounts FOR EACH ROW EXE
 
 describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available }) => {
   it.skipIf(!available)('that applied the first form of 012: the secret check the old version recorded still holds, in production too', async () => {
-    const { database, dispose } = await openTestDatabase(kind, { migrated: false })
-    try {
+    await withTestDatabase(kind, async (database) => {
       const migrations = await readMigrations()
       await migrate(database, [...migrations.filter((migration) => migration.version < 12), firstServerKeyCheck])
       const keyRing = createKeyRing('x'.repeat(43))
@@ -86,51 +85,30 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       expect(await readKeyCheck(database)).toMatchObject({ inProduction: true })
       expect(await checkServerSecret(database, keyRing, 'production')).toBe('matches')
       await expect(checkServerSecret(database, createKeyRing('y'.repeat(43)), 'production')).rejects.toThrow(/not the secret this database was set up with/)
-    } finally {
-      await database.close()
-      await dispose()
-    }
+    }, { migrated: false })
   })
 
-  it.skipIf(!available)('with accounts already: the count of accounts created starts at theirs, so the setup code logged before them is void', async () => {
-    const { database, dispose } = await openTestDatabase(kind, { migrated: false })
-    try {
+  it.skipIf(!available).each([
+    ['with accounts already: the count of accounts created starts at theirs, so the setup code logged before them is void', undefined],
+    ['that ran the first form of 016 (a sequence): the count carries over into the table, and goes on', firstAccountsCreated],
+  ])('%s', async (_name, earlier016) => {
+    await withTestDatabase(kind, async (database) => {
       const migrations = await readMigrations()
-      await migrate(database, migrations.filter((migration) => migration.version < 16))
+      const before = migrations.filter((migration) => migration.version < 16)
+      await migrate(database, earlier016 === undefined ? before : [...before, earlier016])
       const accounts = createAccountRepository(database)
       await accounts.create('one@example.com', 'hash')
       await accounts.create('two@example.com', 'hash')
-      expect(await migrate(database, migrations)).toEqual(migrations.filter((migration) => migration.version >= 16).map((migration) => migration.version))
+      const firstToRun = earlier016 === undefined ? 16 : 17
+      expect(await migrate(database, migrations)).toEqual(migrations.filter((migration) => migration.version >= firstToRun).map((migration) => migration.version))
       expect(await accounts.createdCount()).toBe(2)
       await accounts.create('three@example.com', 'hash')
       expect(await accounts.createdCount()).toBe(3)
-    } finally {
-      await database.close()
-      await dispose()
-    }
-  })
-
-  it.skipIf(!available)('that ran the first form of 016 (a sequence): the count carries over into the table, and goes on', async () => {
-    const { database, dispose } = await openTestDatabase(kind, { migrated: false })
-    try {
-      const migrations = await readMigrations()
-      await migrate(database, [...migrations.filter((migration) => migration.version < 16), firstAccountsCreated])
-      const accounts = createAccountRepository(database)
-      await accounts.create('one@example.com', 'hash')
-      await accounts.create('two@example.com', 'hash')
-      expect(await migrate(database, migrations)).toEqual(migrations.filter((migration) => migration.version > 16).map((migration) => migration.version))
-      expect(await accounts.createdCount()).toBe(2)
-      await accounts.create('three@example.com', 'hash')
-      expect(await accounts.createdCount()).toBe(3)
-    } finally {
-      await database.close()
-      await dispose()
-    }
+    }, { migrated: false })
   })
 
   it.skipIf(!available)('that ran the first form of 017 (hostnames of rejected submissions counted): counts them no more, then or later', async () => {
-    const { database, dispose } = await openTestDatabase(kind, { migrated: false })
-    try {
+    await withTestDatabase(kind, async (database) => {
       const migrations = await readMigrations()
       const current = migrations.find((migration) => migration.version === 17)!
       // The first form differed only there: its hostname counts did not ask for a risk score.
@@ -154,15 +132,11 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
         { siteId, createdAt: at, action: 'block', riskScore: 90, hostname: 'shop.example' },
       ])
       expect(await hostnames()).toEqual(['shop.example 2'])
-    } finally {
-      await database.close()
-      await dispose()
-    }
+    }, { migrated: false })
   })
 
   it.skipIf(!available)('whose accounts were all deleted before: the count starts past 0, so the setup code of its old logs is void', async () => {
-    const { database, dispose } = await openTestDatabase(kind, { migrated: false })
-    try {
+    await withTestDatabase(kind, async (database) => {
       const migrations = await readMigrations()
       await migrate(database, migrations.filter((migration) => migration.version < 16))
       // A start recorded its secret check; its only account has been deleted since.
@@ -172,15 +146,11 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       await database.query('DELETE FROM accounts')
       await migrate(database, migrations)
       expect(await accounts.createdCount()).toBe(1)
-    } finally {
-      await database.close()
-      await dispose()
-    }
+    }, { migrated: false })
   })
 
   it.skipIf(!available)('counts only the accounts a transaction kept, exactly, across concurrent sign-ups', async () => {
-    const { database, dispose } = await openTestDatabase(kind)
-    try {
+    await withTestDatabase(kind, async (database) => {
       const accounts = createAccountRepository(database)
       await Promise.all(Array.from({ length: 8 }, (_, index) => accounts.create(`many-${index}@example.com`, 'hash')))
       await database.transaction(async (transaction) => {
@@ -188,19 +158,12 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
         throw new Error('rolled back')
       }).catch(() => undefined)
       expect(await accounts.createdCount()).toBe(8)
-    } finally {
-      await database.close()
-      await dispose()
-    }
+    })
   })
 
   it.skipIf(!available)('without accounts: the count starts at 0', async () => {
-    const { database, dispose } = await openTestDatabase(kind)
-    try {
+    await withTestDatabase(kind, async (database) => {
       expect(await createAccountRepository(database).createdCount()).toBe(0)
-    } finally {
-      await database.close()
-      await dispose()
-    }
+    })
   })
 })
