@@ -10,6 +10,60 @@ interface RankedListProps {
   total: number
 }
 
+interface RankedHeadProps {
+  /** The first column's heading. */
+  name: string
+  /** The share column's heading ("Of all"). */
+  share: string
+}
+
+/** The head of a ranked table: the row's name, its count and its share. */
+export function RankedHead({ name, share }: RankedHeadProps) {
+  return (
+    <thead>
+      <tr>
+        <th scope="col">{name}</th>
+        <th scope="col" class="numeric">
+          Count
+        </th>
+        <th scope="col" class="numeric">
+          {share}
+        </th>
+      </tr>
+    </thead>
+  )
+}
+
+interface RankedRowProps {
+  label: string
+  count: number
+  /** The largest count of the table: its bar is full width. */
+  max: number
+  /** What the share is of. */
+  total: number
+  /** The bar's colour, when it means something beside the numbers. */
+  barColor?: string
+  [attribute: `data-${string}`]: string | number
+}
+
+/** One row of a ranked table: the label with a bar (decoration: the numbers are in the cells), the count and the share. */
+export function RankedRow({ label, count, max, total, barColor, ...data }: RankedRowProps) {
+  return (
+    <tr {...data}>
+      <th scope="row">
+        <span class="ranked__label">{label}</span>
+        <span
+          class="ranked__bar"
+          aria-hidden="true"
+          style={{ width: `${max === 0 ? 0 : (count / max) * 100}%`, ...(barColor === undefined ? {} : { background: barColor }) }}
+        />
+      </th>
+      <td class="numeric">{formatNumber(count)}</td>
+      <td class="numeric">{formatPercent(count, total)}</td>
+    </tr>
+  )
+}
+
 /** A top-N table with a bar per row; the bar is decoration, the numbers are in the cells. */
 export function RankedList({ id, title, items, emptyText, formatLabel = (label) => label, total }: RankedListProps) {
   const max = items.reduce((largest, item) => Math.max(largest, item.count), 0)
@@ -20,27 +74,10 @@ export function RankedList({ id, title, items, emptyText, formatLabel = (label) 
         <p class="muted">{emptyText}</p>
       ) : (
         <table class="table ranked">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col" class="numeric">
-                Count
-              </th>
-              <th scope="col" class="numeric">
-                Of all
-              </th>
-            </tr>
-          </thead>
+          <RankedHead name="Name" share="Of all" />
           <tbody>
             {items.map((item) => (
-              <tr key={item.label}>
-                <th scope="row">
-                  <span class="ranked__label">{formatLabel(item.label)}</span>
-                  <span class="ranked__bar" aria-hidden="true" style={{ width: `${max === 0 ? 0 : (item.count / max) * 100}%` }} />
-                </th>
-                <td class="numeric">{formatNumber(item.count)}</td>
-                <td class="numeric">{formatPercent(item.count, total)}</td>
-              </tr>
+              <RankedRow key={item.label} label={formatLabel(item.label)} count={item.count} max={max} total={total} />
             ))}
           </tbody>
         </table>

@@ -1,5 +1,6 @@
 import { Fragment } from 'preact'
 import type { ScoreBucket, VerificationAction } from '../../api/types.js'
+import { RankedHead, RankedRow } from '../../components/ranked-list.js'
 import { actionStyles } from '../../lib/actions.js'
 import { formatNumber, formatPercent } from '../../lib/format.js'
 
@@ -58,17 +59,7 @@ export function ScoreDistribution({ buckets, challengeThreshold, blockThreshold 
       ) : (
         <>
           <table class="table ranked scores">
-            <thead>
-              <tr>
-                <th scope="col">Score</th>
-                <th scope="col" class="numeric">
-                  Count
-                </th>
-                <th scope="col" class="numeric">
-                  Of scored
-                </th>
-              </tr>
-            </thead>
+            <RankedHead name="Score" share="Of scored" />
             <tbody>
               {buckets.map((bucket) => (
                 <Fragment key={bucket.min}>
@@ -80,21 +71,14 @@ export function ScoreDistribution({ buckets, challengeThreshold, blockThreshold 
                       </td>
                     </tr>
                   ))}
-                  <tr data-min={bucket.min}>
-                    <th scope="row">
-                      <span class="ranked__label">{rangeOf(bucket)}</span>
-                      <span
-                        class="ranked__bar"
-                        aria-hidden="true"
-                        style={{
-                          width: `${max === 0 ? 0 : (bucket.count / max) * 100}%`,
-                          background: actionStyles[zoneOf(bucket.min, challengeThreshold, blockThreshold)].color,
-                        }}
-                      />
-                    </th>
-                    <td class="numeric">{formatNumber(bucket.count)}</td>
-                    <td class="numeric">{formatPercent(bucket.count, scored)}</td>
-                  </tr>
+                  <RankedRow
+                    data-min={bucket.min}
+                    label={rangeOf(bucket)}
+                    count={bucket.count}
+                    max={max}
+                    total={scored}
+                    barColor={actionStyles[zoneOf(bucket.min, challengeThreshold, blockThreshold)].color}
+                  />
                 </Fragment>
               ))}
             </tbody>
