@@ -13,8 +13,13 @@ export interface PublicCaller {
   site: Site
   origin: RequestOrigin
   clientIp: string
-  /** tagClient() of clientIp under the challenge key: keys step-up state, binds challenges to clients. */
+  /** tagClient() of clientIp under the challenge key: binds challenges to clients. */
   clientTag: string
+  /**
+   * tagClient() of the client's IPv4 address or IPv6 /64 (addressGroupOf; a host gets a whole /64
+   * to rotate through): keys its rate limits and its history, so Redis holds no address in clear.
+   */
+  groupTag: string
 }
 
 declare module 'fastify' {
@@ -90,16 +95,15 @@ async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions
     // request.ip parses X-Forwarded-For again at every read when proxies are trusted: read it once.
     const clientIp = request.ip
     const clientTag = clientTagOf(clientIp)
-    // Limits count per IPv4 address or IPv6 /64 (a client gets a whole /64 to rotate through),
-    // under its keyed tag, as the history is kept: Redis holds no visitor's address in clear.
-    const group = options.rateLimitPerMinute > 0 ? addressGroupOf(clientIp) : clientIp
-    const clientGroup = group === clientIp ? clientTag : clientTagOf(group)
+    // For IPv4 the group is the address: its tag is clientTag, so the common case costs no second HMAC.
+    const group = addressGroupOf(clientIp)
+    const groupTag = group === clientIp ? clientTag : clientTagOf(group)
     // Mostly answered from memory. A key the cache does not know costs a database query: each
     // client gets as many of those per minute as requests, so that a flood of made-up keys is
     // turned away before the database.
     let site = testSiteFor(siteKey) ?? app.siteCache.peekBySiteKey(siteKey)
     if (site === undefined) {
-      if (options.rateLimitPerMinute > 0) await enforceRateLimit(`site-lookup:${clientGroup}`)
+      if (options.rateLimitPerMinute > 0) await enforceRateLimit(`site-lookup:${groupTag}`)
       site = (await app.siteCache.findBySiteKey(siteKey)) ?? null
     }
     if (site === null) throw new ApiError('invalid_site_key')
@@ -108,8 +112,8 @@ async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions
     // (verify's onError). The budget comes first: a flood from a foreign origin is turned away
     // (429, not logged) like any other instead of writing a log row per request.
     const origin = readRequestOrigin(request.headers.origin, request.headers.referer)
-    request.publicCaller = { site, origin, clientIp, clientTag }
-    if (options.rateLimitPerMinute > 0) await enforceRateLimit(`${request.routeOptions.url ?? request.url}:${site.id}:${clientGroup}`)
+    request.publicCaller = { site, origin, clientIp, clientTag, groupTag }
+    if (options.rateLimitPerMinute > 0) await enforceRateLimit(`${request.routeOptions.url ?? request.url}:${site.id}:${groupTag}`)
 
     if (!isOriginAllowed(origin, site.domains)) {
       throw new ApiError('origin_not_allowed', `This site key is not allowed on ${origin.hostname ?? 'an origin without a host'}.`)

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { isPotentiallyTrustworthy, isSecurePageOrigin } from '../../domain/automation/secure-context.js'
-import { tagClient } from '../../domain/challenge/client-tag.js'
 import {
   recordAndAssessHistory, recordChallengeRequest, type ChallengeRequestAssessment, type ClientRef,
 } from '../../domain/history/client-history.js'
-import { addressGroupOf, browserTagOf, fingerprintDigest } from '../../domain/history/client-keys.js'
+import { browserTagOf, fingerprintDigest } from '../../domain/history/client-keys.js'
 import { assessNetwork } from '../../domain/network/assess-network.js'
 import type { NetworkProfile } from '../../domain/network/network-profile.js'
 import type { AnomalyLabel } from '../../domain/risk/anomalies.js'
@@ -12,14 +11,11 @@ import type { ScoringInput } from '../../domain/risk/scoring-input.js'
 import type { PublicCaller } from '../../plugins/public-gate.js'
 
 /**
- * History is kept per IPv4 address or IPv6 /64 (addressGroupOf), under a keyed tag: for IPv4 that
- * is the caller's clientTag itself, so the common case costs no second HMAC. Step-ups are kept
- * per browser on that address as well (browserTagOf).
+ * History is kept per IPv4 address or IPv6 /64, under its keyed tag (the gate's groupTag).
+ * Step-ups are kept per browser on that address as well (browserTagOf).
  */
-export function historyRefOf(app: FastifyInstance, request: FastifyRequest, caller: PublicCaller): ClientRef {
-  const group = addressGroupOf(caller.clientIp)
-  const client = group === caller.clientIp ? caller.clientTag : tagClient(app.keyRing.macKeyFor('challenge'), group)
-  return { siteId: caller.site.id, client, browser: browserTagOf(request.headers['user-agent']) }
+export function historyRefOf(request: FastifyRequest, caller: PublicCaller): ClientRef {
+  return { siteId: caller.site.id, client: caller.groupTag, browser: browserTagOf(request.headers['user-agent']) }
 }
 
 /** At a challenge request: the adaptive-difficulty labels of the client's network (datacenter, VPN, Tor). */
@@ -32,7 +28,7 @@ export async function networkLabelsFor(app: FastifyInstance, caller: PublicCalle
  * recent blocks) and the client's pending step-ups.
  */
 export function recordChallengeFor(app: FastifyInstance, request: FastifyRequest, caller: PublicCaller): Promise<ChallengeRequestAssessment> {
-  return recordChallengeRequest(app.keyValue, historyRefOf(app, request, caller))
+  return recordChallengeRequest(app.keyValue, historyRefOf(request, caller))
 }
 
 export interface ClientRisk {
@@ -48,7 +44,7 @@ export async function assessClient(
   caller: PublicCaller,
   fingerprint: Readonly<Record<string, unknown>>,
 ): Promise<ClientRisk> {
-  const historyRef = historyRefOf(app, request, caller)
+  const historyRef = historyRefOf(request, caller)
   const [profile, history] = await Promise.all([
     app.network.profile(caller.clientIp),
     recordAndAssessHistory(app.keyValue, { ...historyRef, fingerprint: fingerprintDigest(fingerprint) }),

@@ -59,7 +59,7 @@ export async function judgeSubmission(
   const fingerprint = body.fingerprint as Signals
   const [client, stepUps] = await Promise.all([
     assessClient(app, request, caller, fingerprint),
-    claimStepUps(app.keyValue, historyRefOf(app, request, caller), record),
+    claimStepUps(app.keyValue, historyRefOf(request, caller), record),
   ])
   const { network, history, transport } = clientFactsOf(request, client)
   const { riskScore, anomalies } = scoreVerification({
