@@ -11,9 +11,10 @@
  *    three ranges, read from the rollups (the code as shipped) and, as the baselines in the same
  *    run, from the log's rows alone (the queries as they were before migration 007) and the three
  *    queries of the rollups before migration 017.
- * 2. Writes: the verification log's INSERT of 500-row batches (the plugin's own statement) with
- *    the rollup triggers of migration 017 and, as the baselines, with those of 007 (the three
- *    kinds before 017) and with the triggers disabled.
+ * 2. Writes: the verification log's writes of 500-row batches as the plugin makes them (a bulk
+ *    load, the counts added by the writer: migration 020) and, as the baselines, as it made them
+ *    before 020 (an INSERT of fifteen parameter arrays, counted by the trigger of 017 and 019), and
+ *    the bulk load alone (triggers disabled, nothing counted).
  * 3. Retention: the sweep's DELETEs (5,000 rows each, the repository's own statement) of the
  *    rows 30 to 25 days old with the rollup triggers disabled (the baseline), of those 25 to 20
  *    days old with the triggers of 007 and of those 20 to 15 days old with those of 017. Last,
@@ -25,12 +26,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { StatsRange } from '../../src/domain/analytics/stats-range.js'
 import { intervalMs } from '../../src/domain/analytics/stats-range.js'
-import { insertRows, type VerificationLogEntry } from '../../src/plugins/verification-log.js'
+import type { VerificationLogEntry } from '../../src/plugins/verification-log.js'
 import { migrate, readMigrations, splitStatements } from '../../src/storage/migrate.js'
 import { openPgliteDatabase } from '../../src/storage/pglite/pglite-database.js'
 import type { SqlDatabase } from '../../src/storage/ports.js'
 import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
 import { createVerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
+import { appendVerifications } from '../../src/storage/sql/verification-log-writer.js'
 import { isPortOpen, median } from '../shared.js'
 
 const ROWS = Number(process.env.BENCH_STATS_ROWS ?? 1_000_000)
@@ -111,22 +113,57 @@ function rolledUpQueries(database: SqlDatabase, since017: boolean) {
     ])
 }
 
-type TriggerVersion = 'none' | '007' | '017'
+type TriggerVersion = 'none' | '007' | '017' | '020'
 
 /**
  * Puts the rollup triggers' functions of that migration in place (CREATE OR REPLACE of its own
- * statements), or disables the triggers: the before and after of 017 in one database.
+ * statements, over those of the migrations before it), or disables the triggers: the before and
+ * after of a migration in one database.
  */
 async function useTriggers(database: SqlDatabase, version: TriggerVersion): Promise<void> {
   if (version === 'none') {
     await database.query('ALTER TABLE verifications DISABLE TRIGGER USER')
     return
   }
-  const migration = (await readMigrations()).find((candidate) => String(candidate.version).padStart(3, '0') === version)
-  const functions = splitStatements(migration?.sql ?? '').filter((statement) => /^CREATE (OR REPLACE )?FUNCTION verification_rollups_/.test(statement))
-  if (functions.length !== 2) throw new Error(`migration ${version}: expected the two functions of the rollup triggers`)
-  for (const statement of functions) await database.query(statement.replace(/^CREATE (OR REPLACE )?FUNCTION/, 'CREATE OR REPLACE FUNCTION'))
+  const migrations = (await readMigrations()).filter((candidate) => candidate.version <= Number(version))
+  for (const migration of migrations) {
+    const functions = splitStatements(migration.sql).filter((statement) => /^CREATE (OR REPLACE )?FUNCTION verification_rollups_/.test(statement))
+    for (const statement of functions) await database.query(statement.replace(/^CREATE (OR REPLACE )?FUNCTION/, 'CREATE OR REPLACE FUNCTION'))
+  }
   await database.query('ALTER TABLE verifications ENABLE TRIGGER USER')
+}
+
+/** The log's write before migration 020: one INSERT of fifteen parameter arrays, its rows counted by the trigger. */
+async function insertCountedByTrigger(database: SqlDatabase, rows: readonly VerificationLogEntry[]): Promise<void> {
+  const column = <T>(read: (row: VerificationLogEntry) => T): T[] => rows.map(read)
+  await database.query(
+    `INSERT INTO verifications (id, site_id, challenge_id, created_at, action, error_code, risk_score, anomalies,
+       country_code, client_ip, hostname, user_agent, difficulty, solve_time_ms, step_ups)
+     SELECT id, site_id, challenge_id, created_at, action, error_code, risk_score,
+       string_to_array(anomalies, ','), country_code, client_ip, hostname, user_agent, difficulty, solve_time_ms, step_ups
+     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[], $7::smallint[], $8::text[],
+       $9::text[], $10::text[], $11::text[], $12::text[], $13::smallint[], $14::integer[], $15::smallint[])
+       AS batch (id, site_id, challenge_id, created_at, action, error_code, risk_score, anomalies,
+         country_code, client_ip, hostname, user_agent, difficulty, solve_time_ms, step_ups)
+     ON CONFLICT (id) DO NOTHING`,
+    [
+      rows.map(() => randomUUID()),
+      column((row) => row.siteId),
+      column((row) => row.challengeId),
+      column((row) => row.createdAt.toISOString()),
+      column((row) => row.action),
+      column((row) => row.errorCode),
+      column((row) => row.riskScore),
+      column((row) => row.anomalies.join(',')),
+      column((row) => row.countryCode),
+      column((row) => row.clientIp),
+      column((row) => row.hostname),
+      column((row) => row.userAgent),
+      column((row) => row.difficulty),
+      column((row) => row.solveTimeMs),
+      column((row) => row.stepUps),
+    ],
+  )
 }
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
@@ -149,7 +186,7 @@ function dashboardRanges(now: number): [string, StatsRange][] {
 async function fill(database: SqlDatabase, siteId: string, now: number): Promise<void> {
   for (let start = 0; start < ROWS; start += 10_000) {
     const count = Math.min(10_000, ROWS - start)
-    await insertRows(
+    await appendVerifications(
       database,
       Array.from({ length: count }, (_, offset) => {
         const index = start + offset
@@ -185,27 +222,44 @@ async function measureStats(database: SqlDatabase, siteId: string, now: number):
   return lines
 }
 
+type WriteVersion = 'bulk load alone' | 'before 020' | 'writer'
+
 async function measureWrites(database: SqlDatabase): Promise<string> {
   const siteId = randomUUID()
   const batches = (offset: number) =>
     Array.from({ length: WRITE_BATCHES }, (_, batch) =>
       Array.from({ length: BATCH_SIZE }, (_, row) => entry(siteId, offset + batch * BATCH_SIZE + row, new Date())),
     )
-  const versions: TriggerVersion[] = ['none', '007', '017']
-  const times = new Map<TriggerVersion, number[]>(versions.map((version) => [version, []]))
+  const write = {
+    'bulk load alone': async (rows: VerificationLogEntry[]) => {
+      await database.loadRows({ table: 'verifications', columns: [{ name: 'id', type: 'uuid' }, { name: 'site_id', type: 'uuid' }, { name: 'challenge_id', type: 'uuid' },
+        { name: 'created_at', type: 'timestamptz' }, { name: 'action', type: 'text' }, { name: 'error_code', type: 'text' }, { name: 'risk_score', type: 'int2' },
+        { name: 'anomalies', type: 'text[]' }, { name: 'country_code', type: 'text' }, { name: 'client_ip', type: 'text' }, { name: 'hostname', type: 'text' },
+        { name: 'user_agent', type: 'text' }, { name: 'difficulty', type: 'int2' }, { name: 'solve_time_ms', type: 'int4' }, { name: 'step_ups', type: 'int2' }],
+      values: [rows.map(() => randomUUID()), rows.map((row) => row.siteId), rows.map((row) => row.challengeId), rows.map((row) => row.createdAt.getTime()),
+        rows.map((row) => row.action), rows.map((row) => row.errorCode), rows.map((row) => row.riskScore), rows.map((row) => row.anomalies),
+        rows.map((row) => row.countryCode), rows.map((row) => row.clientIp), rows.map((row) => row.hostname), rows.map((row) => row.userAgent),
+        rows.map((row) => row.difficulty), rows.map((row) => row.solveTimeMs), rows.map((row) => row.stepUps)] })
+    },
+    'before 020': (rows: VerificationLogEntry[]) => insertCountedByTrigger(database, rows),
+    writer: (rows: VerificationLogEntry[]) => appendVerifications(database, rows),
+  } satisfies Record<WriteVersion, (rows: VerificationLogEntry[]) => Promise<void>>
+  const versions = Object.keys(write) as WriteVersion[]
+  const times = new Map<WriteVersion, number[]>(versions.map((version) => [version, []]))
   for (let round = 0; round < ROUNDS; round++) {
     // Alternated, in an order that turns each round, each on fresh rows of the current hour, as the log writes them.
     for (let turn = 0; turn < versions.length; turn++) {
-      const version = versions[(round + turn) % versions.length] ?? 'none'
-      await useTriggers(database, version)
+      const version = versions[(round + turn) % versions.length] ?? 'writer'
+      await useTriggers(database, version === 'bulk load alone' ? 'none' : '020')
       const offset = (round * versions.length + turn) * WRITE_BATCHES * BATCH_SIZE
-      times.get(version)?.push(await timed(async () => { for (const batch of batches(offset)) await insertRows(database, batch) }))
+      const rows = batches(offset)
+      times.get(version)?.push(await timed(async () => { for (const batch of rows) await write[version](batch) }))
     }
   }
-  await useTriggers(database, '017')
-  const perRow = (version: TriggerVersion) => (median(times.get(version) ?? []) * 1000) / (WRITE_BATCHES * BATCH_SIZE)
-  const [plain, before, after] = [perRow('none'), perRow('007'), perRow('017')]
-  return `| ${plain.toFixed(1)} | ${before.toFixed(1)} | ${after.toFixed(1)} | ${(before / plain).toFixed(2)}x | ${(after / plain).toFixed(2)}x | ${(after / before).toFixed(2)}x |`
+  await useTriggers(database, '020')
+  const perRow = (version: WriteVersion) => (median(times.get(version) ?? []) * 1000) / (WRITE_BATCHES * BATCH_SIZE)
+  const [before, writer, alone] = [perRow('before 020'), perRow('writer'), perRow('bulk load alone')]
+  return `| ${before.toFixed(1)} | ${writer.toFixed(1)} | ${alone.toFixed(1)} | ${(before / writer).toFixed(2)}x | ${(writer / alone).toFixed(2)}x |`
 }
 
 /** Rows per second of the retention sweep's deletes, without the triggers and with those of 007 (baselines), and with those of 017. */
@@ -228,6 +282,7 @@ async function measureRetention(database: SqlDatabase, siteId: string, now: numb
   const before = await sweep(now - 20 * DAY_MS)
   await useTriggers(database, '017')
   const after = await sweep(now - 15 * DAY_MS)
+  await useTriggers(database, '020')
   return `| ${plain.toFixed(0)} | ${before.toFixed(0)} | ${after.toFixed(0)} | ${(plain / before).toFixed(2)}x | ${(plain / after).toFixed(2)}x | ${(before / after).toFixed(2)}x |`
 }
 
@@ -246,7 +301,7 @@ async function runOn(kind: 'PGlite' | 'PostgreSQL'): Promise<void> {
     process.stdout.write('| Range | From the log, ms (baseline) | From the rollups before 017 (three queries), ms | From the rollups, ms | Ratio to the log | Ratio to before 017 |\n|---|---|---|---|---|---|\n')
     for (const line of await measureStats(database, siteId, now)) process.stdout.write(`${line}\n`)
     process.stdout.write(`\nWrites of the log in batches of ${BATCH_SIZE}, ${WRITE_BATCHES} batches per round, median of ${ROUNDS} alternated rounds:\n\n`)
-    process.stdout.write('| µs per row without the rollup triggers | with those of 007 | with those of 017 | 007 / none | 017 / none | 017 / 007 |\n|---|---|---|---|---|---|\n')
+    process.stdout.write('| µs per row before 020 (INSERT, counted by the trigger; baseline) | as written now (bulk load, counted by the writer) | the bulk load alone (nothing counted) | Now faster by | Counting costs |\n|---|---|---|---|---|\n')
     process.stdout.write(`${await measureWrites(database)}\n`)
     process.stdout.write(`\nRetention: deletes of 5,000 rows per statement, about ${Math.round(ROWS / 6).toLocaleString('en')} rows each way:\n\n`)
     process.stdout.write('| Rows/s without the rollup triggers | with those of 007 | with those of 017 | Time per row, 007 / none | 017 / none | 017 / 007 |\n|---|---|---|---|---|---|\n')

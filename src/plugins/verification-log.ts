@@ -1,34 +1,11 @@
-import { randomUUID } from 'node:crypto'
 import { setImmediate } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { testOutcomeOf } from '../domain/sites/test-site-keys.js'
-import type { SqlDatabase } from '../storage/ports.js'
+import { appendVerifications, type VerificationLogEntry } from '../storage/sql/verification-log-writer.js'
 import { writeAtShutdown } from './storage.js'
 
-/** One row of the `verifications` table (migrations 003 and 004). */
-export interface VerificationLogEntry {
-  siteId: string
-  challengeId: string | null
-  createdAt: Date
-  action: 'allow' | 'challenge' | 'block' | 'rejected'
-  /** The error code of a rejected submission; null for scored ones. */
-  errorCode: string | null
-  riskScore: number | null
-  anomalies: readonly string[]
-  countryCode: string | null
-  clientIp: string | null
-  hostname: string | null
-  userAgent: string | null
-  difficulty: number | null
-  solveTimeMs: number | null
-  stepUps: number
-  /**
-   * The row's id, given when the row is first written: a batch tried again after a failure keeps
-   * its ids, so rows that the failed attempt did commit (its answer lost) are not written twice.
-   */
-  id?: string
-}
+export type { VerificationLogEntry }
 
 export interface VerificationLog {
   /** Queues a row; it reaches the database within about a second, never on the response path. */
@@ -46,56 +23,13 @@ declare module 'fastify' {
 export interface VerificationLogOptions {
   flushIntervalMs?: number
   /**
-   * Rows per INSERT (default 500); a batch this large is also written at once instead of waiting
-   * for the interval. A statement's fixed cost is shared by its rows: on PGlite, which runs in a
-   * worker thread of its own, a row costs about 41 µs of CPU in batches of 100 and 23 µs in
-   * batches of 500 (bench/README.md, "Core flow").
+   * Rows per write (default 500); a batch this large is also written at once instead of waiting
+   * for the interval. A write's fixed cost (a transaction, the rollups' statement) is shared by
+   * its rows (bench/README.md, "Core flow").
    */
   batchSize?: number
   /** Rows kept while the database is unreachable; beyond this the oldest are dropped (and logged). */
   maxBufferedRows?: number
-}
-
-const MAX_USER_AGENT_LENGTH = 512
-
-/**
- * One multi-row INSERT per batch: columns travel as parallel arrays and unnest() turns them into
- * rows, so a batch of any size is one statement with 15 parameters. Rows are identified by their
- * ids (given here when they have none): a row already written is skipped, not written again. Anomalies travel comma-joined
- * (labels are snake_case words) because unnest() would flatten a two-dimensional array. The
- * rows' hourly counts for the stats follow by trigger (migration 007, verification_rollups).
- * Exported for bench/stats, which measures this statement.
- */
-export async function insertRows(database: SqlDatabase, rows: readonly VerificationLogEntry[]): Promise<void> {
-  const column = <T>(read: (row: VerificationLogEntry) => T): T[] => rows.map(read)
-  await database.query(
-    `INSERT INTO verifications (id, site_id, challenge_id, created_at, action, error_code, risk_score, anomalies,
-       country_code, client_ip, hostname, user_agent, difficulty, solve_time_ms, step_ups)
-     SELECT id, site_id, challenge_id, created_at, action, error_code, risk_score,
-       string_to_array(anomalies, ','), country_code, client_ip, hostname, user_agent, difficulty, solve_time_ms, step_ups
-     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[], $7::smallint[], $8::text[],
-       $9::text[], $10::text[], $11::text[], $12::text[], $13::smallint[], $14::integer[], $15::smallint[])
-       AS batch (id, site_id, challenge_id, created_at, action, error_code, risk_score, anomalies,
-         country_code, client_ip, hostname, user_agent, difficulty, solve_time_ms, step_ups)
-     ON CONFLICT (id) DO NOTHING`,
-    [
-      rows.map((row) => (row.id ??= randomUUID())),
-      column((row) => row.siteId),
-      column((row) => row.challengeId),
-      column((row) => row.createdAt.toISOString()),
-      column((row) => row.action),
-      column((row) => row.errorCode),
-      column((row) => row.riskScore),
-      column((row) => row.anomalies.join(',')),
-      column((row) => row.countryCode),
-      column((row) => row.clientIp),
-      column((row) => row.hostname),
-      column((row) => row.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null),
-      column((row) => row.difficulty),
-      column((row) => row.solveTimeMs),
-      column((row) => row.stepUps),
-    ],
-  )
 }
 
 /** SQLSTATE classes 22 (data exception) and 23 (integrity violation): retrying cannot help. */
@@ -137,14 +71,14 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
    */
   async function insertBatch(batch: readonly VerificationLogEntry[]): Promise<{ error: unknown; unwritten: readonly VerificationLogEntry[] } | undefined> {
     try {
-      await insertRows(app.database, batch)
+      await appendVerifications(app.database, batch)
       return undefined
     } catch (error) {
       if (!isDataError(error)) return { error, unwritten: batch }
     }
     for (const [index, row] of batch.entries()) {
       try {
-        await insertRows(app.database, [row])
+        await appendVerifications(app.database, [row])
       } catch (error) {
         if (!isDataError(error)) return { error, unwritten: batch.slice(index) }
         app.log.error({ err: error, row }, 'dropped a verification log row the database refuses')

@@ -41,18 +41,19 @@ describe.each([
   { database: 'pglite' as const, available: true },
   { database: 'postgres' as const, available: hasPostgres },
 ])('the verification log on $database', ({ database, available }) => {
-  it.skipIf(!available)('writes full batches in one INSERT each, and what is left within the interval', async () => {
+  it.skipIf(!available)('writes full batches in one bulk load each, and what is left within the interval', async () => {
     const service = await buildTestApp({ database })
     try {
       const siteId = randomUUID()
       const batchSize = 500
       const query = vi.spyOn(service.app.database, 'query')
+      const loads = vi.spyOn(service.app.database, 'loadRows')
       for (let index = 0; index <= batchSize * 2; index++) service.app.verificationLog.record(entry(siteId))
       // Nothing was written on the calling path.
       expect(query).not.toHaveBeenCalled()
+      expect(loads).not.toHaveBeenCalled()
       await vi.waitFor(async () => expect(await countRows((sql) => service.app.database.query(sql))).toBe(batchSize * 2 + 1), { timeout: 3_000 })
-      const inserts = query.mock.calls.filter(([sql]) => sql.trimStart().startsWith('INSERT INTO verifications'))
-      expect(inserts).toHaveLength(3)
+      expect(loads.mock.calls.map(([load]) => load.values[0]?.length)).toEqual([batchSize, batchSize, 1])
     } finally {
       await service.close()
     }
@@ -62,7 +63,7 @@ describe.each([
     const service = await buildTestApp({ database })
     try {
       const siteId = randomUUID()
-      const query = vi.spyOn(service.app.database, 'query')
+      const loads = vi.spyOn(service.app.database, 'loadRows')
       for (let index = 0; index < 500; index++) service.app.verificationLog.record(entry(siteId))
       // A busy service: a row every millisecond while the full batch is being written, and after.
       for (let index = 0; index < 300; index++) {
@@ -71,9 +72,7 @@ describe.each([
       }
       await service.app.verificationLog.flush()
       expect(await countRows((sql) => service.app.database.query(sql))).toBe(800)
-      const batchSizes = query.mock.calls
-        .filter(([sql]) => sql.trimStart().startsWith('INSERT INTO verifications'))
-        .map(([, params]) => (params?.[0] as unknown[]).length)
+      const batchSizes = loads.mock.calls.map(([load]) => load.values[0]?.length)
       // The full batch, then at most one write by the one-second interval, then the flush.
       expect(batchSizes[0]).toBe(500)
       expect(batchSizes.length).toBeLessThanOrEqual(3)
@@ -116,7 +115,7 @@ describe.each([
     const rowsAtClose = countRowsAtClose(service, siteId)
     const outage = () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })
     // The first two attempts meet a database that is restarting.
-    vi.spyOn(service.app.database, 'query').mockRejectedValueOnce(outage()).mockRejectedValueOnce(outage())
+    vi.spyOn(service.app.database, 'loadRows').mockRejectedValueOnce(outage()).mockRejectedValueOnce(outage())
     for (let index = 0; index < 7; index++) service.app.verificationLog.record(entry(siteId))
     await service.close()
     expect(rowsAtClose()).toBe(7)
@@ -127,11 +126,8 @@ describe.each([
     const service = await buildTestApp({ database })
     const outage = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })
     const siteId = randomUUID()
-    const query = service.app.database.query.bind(service.app.database)
     // Only the log's writes fail: the counters' own flush is not part of this test.
-    vi.spyOn(service.app.database, 'query').mockImplementation((sql, params) =>
-      sql.trimStart().startsWith('INSERT INTO verifications') ? Promise.reject(outage) : query(sql, params),
-    )
+    vi.spyOn(service.app.database, 'loadRows').mockRejectedValue(outage)
     for (let index = 0; index < 7; index++) service.app.verificationLog.record(entry(siteId))
     await service.close()
     expect(service.app.unwrittenAtShutdown).toEqual(['7 verification log rows'])
@@ -140,11 +136,8 @@ describe.each([
   it.skipIf(!available)('at shutdown, gives up on a database gone silent within the retry time and counts the rows in flight as lost', async () => {
     const service = await buildTestApp({ database })
     const siteId = randomUUID()
-    const query = service.app.database.query.bind(service.app.database)
-    // The log's INSERT never gets an answer (a database that stopped answering, its connections open).
-    vi.spyOn(service.app.database, 'query').mockImplementation((sql, params) =>
-      sql.trimStart().startsWith('INSERT INTO verifications') ? new Promise(() => {}) : query(sql, params),
-    )
+    // The log's write never gets an answer (a database that stopped answering, its connections open).
+    vi.spyOn(service.app.database, 'loadRows').mockImplementation(() => new Promise(() => {}))
     for (let index = 0; index < 7; index++) service.app.verificationLog.record(entry(siteId))
     const started = performance.now()
     await service.close()
@@ -157,11 +150,11 @@ describe.each([
     const service = await buildTestApp({ database })
     const siteId = randomUUID()
     const rowsAtClose = countRowsAtClose(service, siteId)
-    const query = service.app.database.query.bind(service.app.database)
+    const loadRows = service.app.database.loadRows.bind(service.app.database)
     // Every batch takes 500 ms: six batches take 3 s in all.
-    vi.spyOn(service.app.database, 'query').mockImplementation(async (sql, params) => {
-      if (sql.trimStart().startsWith('INSERT INTO verifications')) await new Promise((resolve) => setTimeout(resolve, 500))
-      return query(sql, params)
+    vi.spyOn(service.app.database, 'loadRows').mockImplementation(async (load, first) => {
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      return loadRows(load, first)
     })
     for (let index = 0; index < 2_999; index++) service.app.verificationLog.record(entry(siteId))
     await service.close()
@@ -173,10 +166,10 @@ describe.each([
     const service = await buildTestApp({ database })
     try {
       const siteId = randomUUID()
-      const query = vi.spyOn(service.app.database, 'query').mockRejectedValueOnce(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))
+      const loads = vi.spyOn(service.app.database, 'loadRows').mockRejectedValueOnce(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))
       service.app.verificationLog.record(entry(siteId))
       await expect(service.app.verificationLog.flush()).rejects.toThrow('ECONNREFUSED')
-      query.mockRestore()
+      loads.mockRestore()
       await service.app.verificationLog.flush()
       expect(await countRows((sql) => service.app.database.query(sql))).toBe(1)
     } finally {
@@ -209,11 +202,11 @@ describe('a database that goes away in the middle of a write', () => {
     try {
       const siteId = randomUUID()
       const { database } = service.app
-      const query = database.query.bind(database)
+      const loadRows = database.loadRows.bind(database)
       let calls = 0
       // The batch fails on its refused row; row by row, the first row is written, the refused one
       // dropped, and the database goes away at the third.
-      const spy = vi.spyOn(database, 'query').mockImplementation((sql, params) => (++calls === 4 ? Promise.reject(outage()) : query(sql, params)))
+      const spy = vi.spyOn(database, 'loadRows').mockImplementation((load, first) => (++calls === 4 ? Promise.reject(outage()) : loadRows(load, first)))
       for (const riskScore of [1, 1_000_000, 3, 4]) service.app.verificationLog.record(entry(siteId, { riskScore }))
       await expect(service.app.verificationLog.flush()).rejects.toThrow('ECONNREFUSED')
       spy.mockRestore()
@@ -225,21 +218,24 @@ describe('a database that goes away in the middle of a write', () => {
     }
   })
 
-  it('writes each row once when the answer to a committed INSERT is lost and the batch is tried again', async () => {
+  it('writes each row once, and counts it once, when the answer to a committed write is lost and the batch is tried again', async () => {
     const service = await buildTestApp()
     try {
       const siteId = randomUUID()
       const { database } = service.app
-      const query = database.query.bind(database)
-      // The INSERT commits; the connection drops before its answer arrives.
-      const spy = vi.spyOn(database, 'query').mockImplementationOnce(async (sql, params) => {
-        await query(sql, params)
+      const loadRows = database.loadRows.bind(database)
+      // The write commits; the connection drops before its answer arrives.
+      const spy = vi.spyOn(database, 'loadRows').mockImplementationOnce(async (load, first) => {
+        await loadRows(load, first)
         throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })
       })
       for (let index = 0; index < 3; index++) service.app.verificationLog.record(entry(siteId))
       await expect(service.app.verificationLog.flush()).rejects.toThrow('ECONNRESET')
-      spy.mockRestore()
       await service.app.verificationLog.flush()
+      // The attempt found its rows written: nothing was loaded again (a second load would have
+      // failed on their ids and dropped them one by one as refused rows).
+      expect(spy).toHaveBeenCalledTimes(1)
+      spy.mockRestore()
       const [logged] = await database.query<{ count: number }>('SELECT count(*)::int AS count FROM verifications WHERE site_id = $1', [siteId])
       const [counted] = await database.query<{ count: number }>(
         "SELECT sum(count)::int AS count FROM verification_rollups WHERE site_id = $1 AND kind = 'action'",
@@ -256,15 +252,15 @@ describe('a database that goes away in the middle of a write', () => {
     try {
       const siteId = randomUUID()
       const { database } = service.app
-      const query = database.query.bind(database)
+      const loadRows = database.loadRows.bind(database)
       let answer: () => void = () => {}
       const hanging = new Promise<void>((resolve) => {
         answer = resolve
       })
-      // The first batch's INSERT does not answer until the end of the test.
-      const spy = vi.spyOn(database, 'query').mockImplementationOnce(async (sql, params) => {
+      // The first batch's write does not answer until the end of the test.
+      const spy = vi.spyOn(database, 'loadRows').mockImplementationOnce(async (load, first) => {
         await hanging
-        return query(sql, params)
+        return loadRows(load, first)
       })
       for (let index = 0; index < 5_000; index++) service.app.verificationLog.record(entry(siteId, { solveTimeMs: index }))
       spy.mockRestore()

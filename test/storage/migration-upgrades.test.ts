@@ -33,6 +33,7 @@ const shipped: [string, string][] = [
   ['017_verification_rollups_scores_hostnames', '7a4753578aa8500b'],
   ['018_accounts_created_table', 'cb5eee297a0572f3'],
   ['019_verification_rollups_scored_hostnames', '453b9a705de76165'],
+  ['020_verification_rollups_counted_by_writer', 'ec183d700d02370f'],
 ]
 
 function fingerprintOf(migration: Migration): string {

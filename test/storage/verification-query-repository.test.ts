@@ -4,6 +4,7 @@ import type { StatsRange } from '../../src/domain/analytics/stats-range.js'
 import { migrate, readMigrations } from '../../src/storage/migrate.js'
 import type { SqlExecutor } from '../../src/storage/ports.js'
 import { createSiteRepository } from '../../src/storage/sql/site-repository.js'
+import { appendVerifications, type VerificationLogEntry } from '../../src/storage/sql/verification-log-writer.js'
 import { createVerificationQueryRepository, statsParameters, type VerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
 import { insertVerifications, type VerificationRow } from '../helpers/verification-rows.js'
@@ -31,6 +32,26 @@ function sampleRows(siteId: string, start: number, spanMs: number, count: number
       hostname: hostnames[index % hostnames.length] ?? null,
     }
   })
+}
+
+/** A sample row as the verification log's writer takes it. */
+function logEntryOf(row: VerificationRow): VerificationLogEntry {
+  return {
+    siteId: row.siteId,
+    challengeId: null,
+    createdAt: row.createdAt,
+    action: row.action,
+    errorCode: row.action === 'rejected' ? 'solution_invalid' : null,
+    riskScore: row.riskScore ?? null,
+    anomalies: row.anomalies ?? [],
+    countryCode: row.countryCode ?? null,
+    clientIp: null,
+    hostname: row.hostname ?? null,
+    userAgent: null,
+    difficulty: null,
+    solveTimeMs: null,
+    stepUps: 0,
+  }
 }
 
 /** The bucket of ten a score is counted in: '0' for 0-9, ... '90' for 90-100. */
@@ -243,17 +264,35 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
     expect(await rollupsOf(sites)).toEqual(keptOfSite0)
   })
 
+  it.skipIf(!available)("keeps the rollups equal to the log when the log's writer counts its rows and the trigger counts everyone else's (migration 020)", async () => {
+    const siteId = randomUUID()
+    const start = Date.UTC(2025, 9, 1)
+    const written = sampleRows(siteId, start, 48 * HOUR_MS, 1_200)
+    // The writer's batches, and rows inserted by other means (an instance of an earlier version
+    // during a rolling upgrade) in between, in the same hours.
+    await appendVerifications(subject.database, written.slice(0, 600).map(logEntryOf))
+    const inserted = sampleRows(siteId, start, 48 * HOUR_MS, 300)
+    await insertVerifications(subject.database, inserted)
+    await appendVerifications(subject.database, written.slice(600).map(logEntryOf))
+    const all = [...written, ...inserted]
+    expect(await rollupsOf([siteId])).toEqual(expectedRollups(all))
+    // And the counts the writer added go again with its rows.
+    const cutoff = new Date(start + 20 * HOUR_MS + 13 * 60_000)
+    while ((await queries.deleteOldest(siteId, 250, cutoff)) > 0);
+    expect(await rollupsOf([siteId])).toEqual(expectedRollups(all.filter((row) => row.createdAt >= cutoff)))
+  })
+
   it.skipIf(!available)('counts the rows logged before the rollups existed when their migrations run', async () => {
     const older = await openTestDatabase(kind, { migrated: false })
     try {
       const migrations = await readMigrations()
       const rollupMigrations = migrations.filter((migration) => migration.name.startsWith('verification_rollups'))
-      expect(rollupMigrations.map((migration) => migration.version)).toEqual([7, 17, 19])
+      expect(rollupMigrations.map((migration) => migration.version)).toEqual([7, 17, 19, 20])
       await migrate(older.database, migrations.filter((migration) => !rollupMigrations.includes(migration)))
       const siteId = randomUUID()
       const rows = sampleRows(siteId, Date.UTC(2025, 8, 1), 10 * HOUR_MS, 300)
       await insertVerifications(older.database, rows)
-      expect(await migrate(older.database)).toEqual([7, 17, 19])
+      expect(await migrate(older.database)).toEqual([7, 17, 19, 20])
       expect(await rollupsOf([siteId], older.database)).toEqual(expectedRollups(rows))
     } finally {
       await older.database.close()
@@ -343,23 +382,27 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
 })
 
 describe.runIf(databaseKinds.find((entry) => entry.kind === 'postgres')?.available)('deleting a site\'s counts while instances write its log (PostgreSQL)', () => {
-  it('never deadlocks with the insert trigger: the counts are locked in the order the trigger locks them', { timeout: 60_000 }, async () => {
+  it("never deadlocks with the insert trigger or the log's writer: the counts are locked in the order the trigger locks them", { timeout: 60_000 }, async () => {
     const subject = await openTestDatabase('postgres')
     try {
       const queries = createVerificationQueryRepository(subject.database)
       const failures: string[] = []
       const start = Date.now() - 3 * HOUR_MS
-      // Each round: two writers (two instances) insert batches for a site, its deletion runs meanwhile.
+      // Each round: two writers (two instances, one of them of a version before migration 020,
+      // counted by the trigger) insert batches for a site, its deletion runs meanwhile.
       for (let round = 0; round < 60; round++) {
         const siteId = randomUUID()
         let stop = false
-        const writer = async (offset: number) => {
+        const writer = async (offset: number, write: (rows: VerificationRow[]) => Promise<unknown>) => {
           for (let batch = 0; !stop; batch++) {
-            await insertVerifications(subject.database, sampleRows(siteId, start, 3 * HOUR_MS, 40 + ((batch + offset) % 7)))
+            await write(sampleRows(siteId, start, 3 * HOUR_MS, 40 + ((batch + offset) % 7)))
               .catch((error: { code?: string }) => failures.push(`writer ${error.code}`))
           }
         }
-        const writers = [writer(0), writer(3)]
+        const writers = [
+          writer(0, (rows) => insertVerifications(subject.database, rows)),
+          writer(3, (rows) => appendVerifications(subject.database, rows.map(logEntryOf))),
+        ]
         await new Promise((resolve) => setTimeout(resolve, 20))
         await subject.database.transaction((transaction) => createVerificationQueryRepository(transaction).deleteRollupsOf(siteId))
           .catch((error: { code?: string }) => failures.push(`deletion ${error.code}`))

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
-import type { DatabaseIncident, SqlDatabase, SqlExecutor } from '../ports.js'
+import type { BulkLoad, DatabaseIncident, SqlDatabase, SqlExecutor, SqlStatement } from '../ports.js'
 
 /** What the worker answers (see pglite-worker.js). */
 type WorkerReply =
@@ -15,6 +15,7 @@ type Command =
   | { op: 'exec'; sql: string }
   | { op: 'begin' }
   | { op: 'commit' | 'rollback'; transaction: number }
+  | { op: 'load'; load: BulkLoad; first: readonly SqlStatement[] }
   | { op: 'close' }
 
 export interface PgliteOptions {
@@ -287,6 +288,9 @@ export async function openPgliteDatabase(dataDirectory: string | undefined, opti
       }
       await call({ op: 'commit', transaction: transaction.id }, transaction.generation)
       return result
+    },
+    async loadRows(load, first = []) {
+      await call({ op: 'load', load, first })
     },
     async ping() {
       await outsideTransactions.query('SELECT 1')

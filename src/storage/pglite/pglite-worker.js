@@ -5,11 +5,13 @@
 // Plain JavaScript on purpose: a worker thread is started from a file, and this one must load the
 // same way under `tsx`, vitest and Node alone. The protocol is the one pglite-database.ts speaks:
 //   -> { id, op: 'query', sql, params, transaction? } | { id, op: 'exec', sql } | { id, op: 'begin' }
-//      | { id, op: 'commit' | 'rollback', transaction } | { id, op: 'close' }
+//      | { id, op: 'commit' | 'rollback', transaction } | { id, op: 'load', load, first } | { id, op: 'close' }
 //   <- { id, rows } | { id, transaction } | { id, error } and, once, { ready: true } or { startError }
+import { Blob } from 'node:buffer'
 import process from 'node:process'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite, types } from '@electric-sql/pglite'
+import { encodeBinaryCopy } from './binary-copy.js'
 
 /** A PostgreSQL error as plain data (the structured clone of an Error keeps only its message). */
 function describeError(error) {
@@ -59,6 +61,22 @@ function nextCommandOf(transaction) {
   if (queued !== undefined) return Promise.resolve(queued)
   return new Promise((resolve) => {
     transaction.waiting = resolve
+  })
+}
+
+const quoteIdentifier = (name) => `"${name.replaceAll('"', '""')}"`
+
+/**
+ * The statements `first`, then the rows of `load` as one binary COPY, in one transaction. The rows
+ * are encoded here, off the thread that answers requests.
+ */
+function loadRows({ load, first }) {
+  return database.transaction(async (tx) => {
+    for (const statement of first) await tx.query(statement.sql, statement.params ?? [])
+    const blob = new Blob([encodeBinaryCopy(load.columns, load.values)])
+    const columns = load.columns.map((column) => quoteIdentifier(column.name)).join(', ')
+    await tx.query(`COPY ${quoteIdentifier(load.table)} (${columns}) FROM '/dev/blob' WITH (FORMAT binary)`, [], { blob })
+    return { rows: [] }
   })
 }
 
@@ -116,6 +134,9 @@ port.on('message', (command) => {
       return
     case 'begin':
       begin(command.id)
+      return
+    case 'load':
+      answer(command.id, loadRows(command))
       return
     case 'close':
       answer(command.id, (database.closed ? Promise.resolve() : database.close()).then(() => ({ rows: [] })))

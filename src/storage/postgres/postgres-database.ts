@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { postgresRefusalOf, readOnlyDatabase } from '../dependency-refusal.js'
-import type { SqlDatabase, SqlExecutor } from '../ports.js'
+import type { BulkColumn, BulkLoad, SqlDatabase, SqlExecutor } from '../ports.js'
 
 const INT8_OID = 20
 const NUMERIC_OID = 1700
@@ -28,6 +28,45 @@ export interface PostgresOptions {
 
 function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`
+}
+
+/** A text[] value as PostgreSQL's array literal, each element quoted. */
+function arrayLiteralOf(items: readonly string[]): string {
+  return `{${items.map((item) => `"${item.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`
+}
+
+/**
+ * How a bulk load passes a column (one array parameter of `type`), turns the parameter's values
+ * into its values (`read`, of the unnested name `field`), and converts its values (`convert`).
+ */
+const bulkForms: Record<BulkColumn['type'], { type: string; read?: (field: string) => string; convert?: (value: unknown) => unknown }> = {
+  uuid: { type: 'uuid[]' },
+  text: { type: 'text[]' },
+  int2: { type: 'smallint[]' },
+  int4: { type: 'integer[]' },
+  // Unix milliseconds, in integer arithmetic (no rounding through a double).
+  timestamptz: { type: 'bigint[]', read: (field) => `timestamptz 'epoch' + ${field} * interval '1 millisecond'` },
+  // unnest() would flatten an array of arrays: each value travels as its literal.
+  'text[]': { type: 'text[]', read: (field) => `${field}::text[]`, convert: (value) => (Array.isArray(value) ? arrayLiteralOf(value as string[]) : value) },
+}
+
+/**
+ * A bulk load as one INSERT of the unnested parameter arrays, one per column: a statement of as
+ * many parameters as columns, whatever the number of rows.
+ */
+function bulkInsertOf(load: BulkLoad): { text: string; values: unknown[] } {
+  const columns = load.columns.map((column) => quoteIdentifier(column.name)).join(', ')
+  const fields = load.columns.map((_, index) => `field${index}`)
+  const parameters = load.columns.map((column, index) => `$${index + 1}::${bulkForms[column.type].type}`).join(', ')
+  const reads = load.columns.map((column, index) => bulkForms[column.type].read?.(`field${index}`) ?? `field${index}`).join(', ')
+  return {
+    text: `INSERT INTO ${quoteIdentifier(load.table)} (${columns}) SELECT ${reads} FROM unnest(${parameters}) AS batch (${fields.join(', ')})`,
+    values: load.columns.map((column, index) => {
+      const convert = bulkForms[column.type].convert
+      const values = load.values[index] ?? []
+      return convert === undefined ? values : values.map(convert)
+    }),
+  }
 }
 
 /** The longest setTimeout takes: "no limit" for a statement of a migration. */
@@ -72,34 +111,43 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
     },
   })
 
+  const transaction: SqlDatabase['transaction'] = async (work, transactionOptions) => {
+    const client = await pool.connect()
+    // pg-pool listens for a lost connection only while the client is idle in the pool: checked
+    // out, the client's 'error' event (PostgreSQL restarting or ending the backend) would have
+    // no listener and end the process. The transaction's next statement fails instead.
+    client.on('error', ignoreLostConnection)
+    // A connection that failed to roll back (lost, or not answering) is not given back to the pool.
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN')
+      const result = await work(executorOf(client, transactionOptions?.isUnbounded === true))
+      await client.query('COMMIT')
+      return result
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))
+      })
+      throw error
+    } finally {
+      client.off('error', ignoreLostConnection)
+      client.release(broken)
+    }
+  }
+
   return {
     kind: 'postgres',
     ...executorOf(pool),
     async execute(script) {
       await pool.query(script)
     },
-    async transaction(work, transactionOptions) {
-      const client = await pool.connect()
-      // pg-pool listens for a lost connection only while the client is idle in the pool: checked
-      // out, the client's 'error' event (PostgreSQL restarting or ending the backend) would have
-      // no listener and end the process. The transaction's next statement fails instead.
-      client.on('error', ignoreLostConnection)
-      // A connection that failed to roll back (lost, or not answering) is not given back to the pool.
-      let broken: Error | undefined
-      try {
-        await client.query('BEGIN')
-        const result = await work(executorOf(client, transactionOptions?.isUnbounded === true))
-        await client.query('COMMIT')
-        return result
-      } catch (error) {
-        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))
-        })
-        throw error
-      } finally {
-        client.off('error', ignoreLostConnection)
-        client.release(broken)
-      }
+    transaction,
+    async loadRows(load, first = []) {
+      await transaction(async (executor) => {
+        for (const statement of first) await executor.query(statement.sql, statement.params)
+        const insert = bulkInsertOf(load)
+        await executor.query(insert.text, insert.values)
+      })
     },
     async ping() {
       // Not SELECT 1: a standby, or a database set read-only, answers but fails every write.

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto'
+import type { BulkColumn, SqlDatabase } from '../ports.js'
+
+/** One row of the `verifications` table (migrations 003 and 004). */
+export interface VerificationLogEntry {
+  siteId: string
+  challengeId: string | null
+  createdAt: Date
+  action: 'allow' | 'challenge' | 'block' | 'rejected'
+  /** The error code of a rejected submission; null for scored ones. */
+  errorCode: string | null
+  riskScore: number | null
+  anomalies: readonly string[]
+  countryCode: string | null
+  clientIp: string | null
+  hostname: string | null
+  userAgent: string | null
+  difficulty: number | null
+  solveTimeMs: number | null
+  stepUps: number
+  /**
+   * The row's id, given when the row is first written: a row that has one may have been written by
+   * an attempt whose answer was lost, so the next attempt looks for it before writing it again.
+   */
+  id?: string
+}
+
+const MAX_USER_AGENT_LENGTH = 512
+
+const columns: readonly (BulkColumn & { read: (row: VerificationLogEntry) => unknown })[] = [
+  { name: 'id', type: 'uuid', read: (row) => row.id },
+  { name: 'site_id', type: 'uuid', read: (row) => row.siteId },
+  { name: 'challenge_id', type: 'uuid', read: (row) => row.challengeId },
+  { name: 'created_at', type: 'timestamptz', read: (row) => row.createdAt.getTime() },
+  { name: 'action', type: 'text', read: (row) => row.action },
+  { name: 'error_code', type: 'text', read: (row) => row.errorCode },
+  { name: 'risk_score', type: 'int2', read: (row) => row.riskScore },
+  { name: 'anomalies', type: 'text[]', read: (row) => row.anomalies },
+  { name: 'country_code', type: 'text', read: (row) => row.countryCode },
+  { name: 'client_ip', type: 'text', read: (row) => row.clientIp },
+  { name: 'hostname', type: 'text', read: (row) => row.hostname },
+  { name: 'user_agent', type: 'text', read: (row) => row.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null },
+  { name: 'difficulty', type: 'int2', read: (row) => row.difficulty },
+  { name: 'solve_time_ms', type: 'int4', read: (row) => row.solveTimeMs },
+  { name: 'step_ups', type: 'int2', read: (row) => row.stepUps },
+]
+const bulkColumns: readonly BulkColumn[] = columns.map(({ name, type }) => ({ name, type }))
+
+const HOUR_MS = 3_600_000
+
+/** One of the hourly counts of migration 007 (and 017), as verification_rollups keeps them. */
+export interface RollupCount {
+  siteId: string
+  /** The hour's start, in Unix milliseconds. */
+  hour: number
+  kind: 'action' | 'anomaly' | 'country' | 'score' | 'hostname'
+  value: string
+  count: number
+}
+
+/** The bucket of a risk score, as verification_score_bucket() (migration 017) names it. */
+function scoreBucketOf(score: number): string {
+  return String(Math.floor(Math.min(Math.max(score, 0), 99) / 10) * 10)
+}
+
+/**
+ * The hourly counts that rows add, exactly as verification_rollups_statement() (migration 019)
+ * counts them in SQL: every row's action; each of its anomaly labels; its country, when known; and,
+ * for scored rows only, the score's bucket and the page's hostname, when known.
+ */
+export function rollupCountsOf(rows: readonly VerificationLogEntry[]): RollupCount[] {
+  const counts = new Map<string, RollupCount>()
+  const add = (siteId: string, hour: number, kind: RollupCount['kind'], value: string) => {
+    const key = `${siteId}\n${kind}\n${hour}\n${value}`
+    const counted = counts.get(key)
+    if (counted === undefined) counts.set(key, { siteId, hour, kind, value, count: 1 })
+    else counted.count += 1
+  }
+  for (const row of rows) {
+    const hour = Math.floor(row.createdAt.getTime() / HOUR_MS) * HOUR_MS
+    add(row.siteId, hour, 'action', row.action)
+    for (const label of row.anomalies) add(row.siteId, hour, 'anomaly', label)
+    if (row.countryCode !== null) add(row.siteId, hour, 'country', row.countryCode)
+    if (row.riskScore === null) continue
+    add(row.siteId, hour, 'score', scoreBucketOf(row.riskScore))
+    if (row.hostname !== null) add(row.siteId, hour, 'hostname', row.hostname)
+  }
+  return [...counts.values()]
+}
+
+/** Tells the insert trigger (migration 020) that this transaction counts its rows itself. */
+const COUNTED_BY_WRITER = { sql: "SELECT set_config('tollgate.rollups_counted', 'on', true)" }
+
+/** Adds counts to the rollups; groups go in key order, as the trigger's do, so that writers lock rows in one order. */
+const ADD_ROLLUP_COUNTS = `
+  INSERT INTO verification_rollups AS rollup (site_id, hour, kind, value, count)
+  SELECT site_id, timestamptz 'epoch' + hour_ms * interval '1 millisecond', kind, value, count
+    FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::bigint[]) AS counted (site_id, hour_ms, kind, value, count)
+   ORDER BY 1, 3, 2, 4
+  ON CONFLICT (site_id, kind, hour, value) DO UPDATE SET count = rollup.count + excluded.count`
+
+/** The rows among `rows` (all with ids) that the log holds already. */
+async function findWritten(database: SqlDatabase, rows: readonly VerificationLogEntry[]): Promise<Set<string>> {
+  const found = await database.query<{ id: string }>('SELECT id FROM verifications WHERE id = ANY($1::uuid[])', [rows.map((row) => row.id)])
+  return new Set(found.map((row) => row.id))
+}
+
+/**
+ * Writes rows into the verification log with their hourly counts, in one transaction: the rows in
+ * one bulk load (a binary COPY on PGlite), the counts added by this writer rather than by the
+ * insert trigger (migration 020). A row that has an id was part of an earlier attempt whose outcome
+ * is unknown (its answer lost): if the log holds it, that attempt committed it with its counts, and
+ * it is not written again.
+ */
+export async function appendVerifications(database: SqlDatabase, rows: readonly VerificationLogEntry[]): Promise<void> {
+  const tried = rows.filter((row) => row.id !== undefined)
+  const written = tried.length === 0 ? new Set<string>() : await findWritten(database, tried)
+  const fresh = written.size === 0 ? rows : rows.filter((row) => row.id === undefined || !written.has(row.id))
+  if (fresh.length === 0) return
+  for (const row of fresh) row.id ??= randomUUID()
+  const counts = rollupCountsOf(fresh)
+  await database.loadRows({ table: 'verifications', columns: bulkColumns, values: columns.map((column) => fresh.map(column.read)) }, [
+    COUNTED_BY_WRITER,
+    {
+      sql: ADD_ROLLUP_COUNTS,
+      params: [
+        counts.map((count) => count.siteId),
+        counts.map((count) => count.hour),
+        counts.map((count) => count.kind),
+        counts.map((count) => count.value),
+        counts.map((count) => count.count),
+      ],
+    },
+  ])
+}
