@@ -8,7 +8,12 @@ import { findClosedPort, startWebhookReceiver, type WebhookReceiver } from '../h
 import { blockedEvent, createWebhookSite } from '../helpers/webhook-site.js'
 
 const SECRET = 'receiver shared secret, plain text'
-const SHORT_TIMEOUT_MS = 500
+/**
+ * Long enough that a test process busy elsewhere (the suite runs files in parallel) still writes
+ * the request before the timeout fires: at 500 ms a receiver once got no request at all in a full
+ * run of the suite on a slow machine (the timer fired before the connection was made).
+ */
+const SHORT_TIMEOUT_MS = 900
 
 async function metricsText(service: TestApp): Promise<string> {
   return (await service.app.inject({ method: 'GET', url: '/metrics' })).body
