@@ -54,6 +54,20 @@ describe.each(databaseKinds)('bulk loads (loadRows) on $kind', ({ kind, availabl
     })
   })
 
+  it.skipIf(!available)('keep the elements of text arrays as they are, whatever they hold (separators, NULL, braces, commas)', async () => {
+    await withTestDatabase(kind, async (database) => {
+      await createTable(database)
+      const columnsOfArrays: BulkColumn[] = [{ name: 'id', type: 'uuid' }, { name: 'labels', type: 'text[]' }]
+      const arrays = [['NULL', 'null', 'a,b', '{c}', 'd"e'], ['unit\u001fseparator'], [], ['x']]
+      const ids = arrays.map(() => randomUUID())
+      // Once with the arrays all together, once each alone: how a load sends them may differ.
+      await database.loadRows({ table: 'loaded', columns: columnsOfArrays, values: [ids, arrays] })
+      for (const labels of arrays) await database.loadRows({ table: 'loaded', columns: columnsOfArrays, values: [[randomUUID()], [labels]] })
+      const rows = await database.query<{ labels: string[] }>('SELECT labels FROM loaded')
+      expect(rows.map((row) => row.labels).sort()).toEqual([...arrays, ...arrays].sort())
+    })
+  })
+
   it.skipIf(!available)('run the statements given first in the same transaction, and undo them when the load fails', async () => {
     await withTestDatabase(kind, async (database) => {
       await createTable(database)

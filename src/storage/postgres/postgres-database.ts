@@ -30,42 +30,66 @@ function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`
 }
 
+/** Joins the elements of a text[] value when no element holds it (nor is empty: string_to_array drops those). */
+const ELEMENT_SEPARATOR = '\u001f'
+
 /** A text[] value as PostgreSQL's array literal, each element quoted. */
 function arrayLiteralOf(items: readonly string[]): string {
   return `{${items.map((item) => `"${item.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`
 }
 
 /**
- * How a bulk load passes a column (one array parameter of `type`), turns the parameter's values
- * into its values (`read`, of the unnested name `field`), and converts its values (`convert`).
+ * How a bulk load sends a text[] column: each value as its elements joined by a separator none of
+ * them holds (cheap for pg to send: it escapes every element of an array parameter, and a literal
+ * is all quotes), or, when some element holds it or is empty, as array literals.
  */
-const bulkForms: Record<BulkColumn['type'], { type: string; read?: (field: string) => string; convert?: (value: unknown) => unknown }> = {
+function textArrayColumn(values: readonly unknown[], field: string): { read: string; values: unknown[] } {
+  const isJoinable = values.every((value) => !Array.isArray(value) || (value as string[]).every((item) => item !== '' && !item.includes(ELEMENT_SEPARATOR)))
+  if (isJoinable) {
+    return { read: `string_to_array(${field}, E'\\x1f')`, values: values.map((value) => (Array.isArray(value) ? value.join(ELEMENT_SEPARATOR) : value)) }
+  }
+  return { read: `${field}::text[]`, values: values.map((value) => (Array.isArray(value) ? arrayLiteralOf(value as string[]) : value)) }
+}
+
+/** The parameter type of each column of a bulk load, and how its unnested field (`field`) becomes the column's value. */
+const bulkForms: Record<Exclude<BulkColumn['type'], 'text[]'>, { type: string; read?: (field: string) => string }> = {
   uuid: { type: 'uuid[]' },
   text: { type: 'text[]' },
   int2: { type: 'smallint[]' },
   int4: { type: 'integer[]' },
   // Unix milliseconds, in integer arithmetic (no rounding through a double).
   timestamptz: { type: 'bigint[]', read: (field) => `timestamptz 'epoch' + ${field} * interval '1 millisecond'` },
-  // unnest() would flatten an array of arrays: each value travels as its literal.
-  'text[]': { type: 'text[]', read: (field) => `${field}::text[]`, convert: (value) => (Array.isArray(value) ? arrayLiteralOf(value as string[]) : value) },
 }
 
 /**
  * A bulk load as one INSERT of the unnested parameter arrays, one per column: a statement of as
- * many parameters as columns, whatever the number of rows.
+ * many parameters as columns, whatever the number of rows. (unnest() would flatten an array of
+ * arrays, so text[] values travel as text: see textArrayColumn.)
  */
 function bulkInsertOf(load: BulkLoad): { text: string; values: unknown[] } {
   const columns = load.columns.map((column) => quoteIdentifier(column.name)).join(', ')
   const fields = load.columns.map((_, index) => `field${index}`)
-  const parameters = load.columns.map((column, index) => `$${index + 1}::${bulkForms[column.type].type}`).join(', ')
-  const reads = load.columns.map((column, index) => bulkForms[column.type].read?.(`field${index}`) ?? `field${index}`).join(', ')
+  const parameters: string[] = []
+  const reads: string[] = []
+  const values: unknown[] = []
+  load.columns.forEach((column, index) => {
+    const field = `field${index}`
+    const columnValues = load.values[index] ?? []
+    if (column.type === 'text[]') {
+      const form = textArrayColumn(columnValues, field)
+      parameters.push(`$${index + 1}::text[]`)
+      reads.push(form.read)
+      values.push(form.values)
+      return
+    }
+    const form = bulkForms[column.type]
+    parameters.push(`$${index + 1}::${form.type}`)
+    reads.push(form.read?.(field) ?? field)
+    values.push(columnValues)
+  })
   return {
-    text: `INSERT INTO ${quoteIdentifier(load.table)} (${columns}) SELECT ${reads} FROM unnest(${parameters}) AS batch (${fields.join(', ')})`,
-    values: load.columns.map((column, index) => {
-      const convert = bulkForms[column.type].convert
-      const values = load.values[index] ?? []
-      return convert === undefined ? values : values.map(convert)
-    }),
+    text: `INSERT INTO ${quoteIdentifier(load.table)} (${columns}) SELECT ${reads.join(', ')} FROM unnest(${parameters.join(', ')}) AS batch (${fields.join(', ')})`,
+    values,
   }
 }
 

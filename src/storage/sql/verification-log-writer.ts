@@ -63,39 +63,65 @@ function scoreBucketOf(score: number): string {
   return String(Math.floor(Math.min(Math.max(score, 0), 99) / 10) * 10)
 }
 
+/** The counts of one site and hour, by kind then value. */
+interface HourCounts {
+  siteId: string
+  hour: number
+  byKind: Record<RollupCount['kind'], Map<string, number>>
+}
+
+function addOne(counts: Map<string, number>, value: string): void {
+  counts.set(value, (counts.get(value) ?? 0) + 1)
+}
+
 /**
  * The hourly counts that rows add, exactly as verification_rollups_statement() (migration 019)
  * counts them in SQL: every row's action; each of its anomaly labels; its country, when known; and,
- * for scored rows only, the score's bucket and the page's hostname, when known.
+ * for scored rows only, the score's bucket and the page's hostname, when known. It runs on the
+ * thread that answers requests: the rows of a batch mostly share a site and an hour, so a row
+ * looks its hour up only when that changes, and a fact costs one lookup of its value.
  */
 export function rollupCountsOf(rows: readonly VerificationLogEntry[]): RollupCount[] {
-  const counts = new Map<string, RollupCount>()
-  const add = (siteId: string, hour: number, kind: RollupCount['kind'], value: string) => {
-    const key = `${siteId}\n${kind}\n${hour}\n${value}`
-    const counted = counts.get(key)
-    if (counted === undefined) counts.set(key, { siteId, hour, kind, value, count: 1 })
-    else counted.count += 1
-  }
+  const hours = new Map<string, HourCounts>()
+  let current: HourCounts | undefined
   for (const row of rows) {
     const hour = Math.floor(row.createdAt.getTime() / HOUR_MS) * HOUR_MS
-    add(row.siteId, hour, 'action', row.action)
-    for (const label of row.anomalies) add(row.siteId, hour, 'anomaly', label)
-    if (row.countryCode !== null) add(row.siteId, hour, 'country', row.countryCode)
+    if (current === undefined || current.hour !== hour || current.siteId !== row.siteId) {
+      const key = `${row.siteId} ${hour}`
+      current = hours.get(key)
+      if (current === undefined) {
+        current = { siteId: row.siteId, hour, byKind: { action: new Map(), anomaly: new Map(), country: new Map(), score: new Map(), hostname: new Map() } }
+        hours.set(key, current)
+      }
+    }
+    const { byKind } = current
+    addOne(byKind.action, row.action)
+    for (const label of row.anomalies) addOne(byKind.anomaly, label)
+    if (row.countryCode !== null) addOne(byKind.country, row.countryCode)
     if (row.riskScore === null) continue
-    add(row.siteId, hour, 'score', scoreBucketOf(row.riskScore))
-    if (row.hostname !== null) add(row.siteId, hour, 'hostname', row.hostname)
+    addOne(byKind.score, scoreBucketOf(row.riskScore))
+    if (row.hostname !== null) addOne(byKind.hostname, row.hostname)
   }
-  return [...counts.values()]
+  const counts: RollupCount[] = []
+  for (const { siteId, hour, byKind } of hours.values()) {
+    for (const kind of Object.keys(byKind) as RollupCount['kind'][]) {
+      for (const [value, count] of byKind[kind]) counts.push({ siteId, hour, kind, value, count })
+    }
+  }
+  return counts
 }
 
-/** Tells the insert trigger (migration 020) that this transaction counts its rows itself. */
-const COUNTED_BY_WRITER = { sql: "SELECT set_config('tollgate.rollups_counted', 'on', true)" }
-
-/** Adds counts to the rollups; groups go in key order, as the trigger's do, so that writers lock rows in one order. */
+/**
+ * Adds counts to the rollups, and tells the insert trigger (migration 020) that this transaction
+ * counts its rows itself: set_config runs for every group of counts (there is at least one, a row's
+ * action), which saves the statement of its own that a round trip to PostgreSQL would cost. Groups
+ * go in key order, as the trigger's do, so that writers lock rows in one order.
+ */
 const ADD_ROLLUP_COUNTS = `
   INSERT INTO verification_rollups AS rollup (site_id, hour, kind, value, count)
   SELECT site_id, timestamptz 'epoch' + hour_ms * interval '1 millisecond', kind, value, count
     FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::bigint[]) AS counted (site_id, hour_ms, kind, value, count)
+   WHERE set_config('tollgate.rollups_counted', 'on', true) = 'on'
    ORDER BY 1, 3, 2, 4
   ON CONFLICT (site_id, kind, hour, value) DO UPDATE SET count = rollup.count + excluded.count`
 
@@ -120,7 +146,6 @@ export async function appendVerifications(database: SqlDatabase, rows: readonly 
   for (const row of fresh) row.id ??= randomUUID()
   const counts = rollupCountsOf(fresh)
   await database.loadRows({ table: 'verifications', columns: bulkColumns, values: columns.map((column) => fresh.map(column.read)) }, [
-    COUNTED_BY_WRITER,
     {
       sql: ADD_ROLLUP_COUNTS,
       params: [
