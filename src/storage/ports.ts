@@ -46,8 +46,9 @@ export interface SqlDatabase extends SqlExecutor {
   /**
    * Runs `first`, then appends the rows of `load`, in one transaction: the cheapest way in for many
    * rows (PGlite: a binary COPY, which its worker encodes; PostgreSQL: one INSERT of an array
-   * parameter per column). A value the column cannot hold fails the whole load with PostgreSQL's
-   * data exception (SQLSTATE class 22), as an INSERT would.
+   * parameter per column, with a single statement of `first` as its common table expression, which
+   * must then write: a CTE that only reads may not run). A value the column cannot hold fails the
+   * whole load with PostgreSQL's data exception (SQLSTATE class 22), as an INSERT would.
    */
   loadRows(load: BulkLoad, first?: readonly SqlStatement[]): Promise<void>
   ping(): Promise<void>

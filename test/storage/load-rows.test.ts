@@ -79,8 +79,15 @@ describe.each(databaseKinds)('bulk loads (loadRows) on $kind', ({ kind, availabl
       await expect(
         database.loadRows({ table: 'loaded', columns, values: row(40_000) }, [{ sql: 'INSERT INTO beside (note) VALUES ($1)', params: ['undone'] }]),
       ).rejects.toMatchObject({ code: '22003' })
-      expect(await database.query('SELECT note FROM beside')).toEqual([{ note: 'kept' }])
-      expect(await database.query('SELECT small FROM loaded')).toEqual([{ small: 1 }])
+      // And so with several statements first (PostgreSQL runs one as part of the load's statement, several before it).
+      const twoFirst = (note: string) => [
+        { sql: 'INSERT INTO beside (note) VALUES ($1)', params: [`${note} 1`] },
+        { sql: 'INSERT INTO beside (note) VALUES ($1)', params: [`${note} 2`] },
+      ]
+      await database.loadRows({ table: 'loaded', columns, values: row(2) }, twoFirst('kept'))
+      await expect(database.loadRows({ table: 'loaded', columns, values: row(40_000) }, twoFirst('undone'))).rejects.toMatchObject({ code: '22003' })
+      expect(await database.query('SELECT note FROM beside ORDER BY note')).toEqual([{ note: 'kept' }, { note: 'kept 1' }, { note: 'kept 2' }])
+      expect(await database.query('SELECT small FROM loaded ORDER BY small')).toEqual([{ small: 1 }, { small: 2 }])
     })
   })
 

@@ -66,7 +66,7 @@ const bulkForms: Record<Exclude<BulkColumn['type'], 'text[]'>, { type: string; r
  * many parameters as columns, whatever the number of rows. (unnest() would flatten an array of
  * arrays, so text[] values travel as text: see textArrayColumn.)
  */
-function bulkInsertOf(load: BulkLoad): { text: string; values: unknown[] } {
+function bulkInsertOf(load: BulkLoad, firstParameter = 1): { text: string; values: unknown[] } {
   const columns = load.columns.map((column) => quoteIdentifier(column.name)).join(', ')
   const fields = load.columns.map((_, index) => `field${index}`)
   const parameters: string[] = []
@@ -77,13 +77,13 @@ function bulkInsertOf(load: BulkLoad): { text: string; values: unknown[] } {
     const columnValues = load.values[index] ?? []
     if (column.type === 'text[]') {
       const form = textArrayColumn(columnValues, field)
-      parameters.push(`$${index + 1}::text[]`)
+      parameters.push(`$${firstParameter + index}::text[]`)
       reads.push(form.read)
       values.push(form.values)
       return
     }
     const form = bulkForms[column.type]
-    parameters.push(`$${index + 1}::${form.type}`)
+    parameters.push(`$${firstParameter + index}::${form.type}`)
     reads.push(form.read?.(field) ?? field)
     values.push(columnValues)
   })
@@ -167,6 +167,15 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
     },
     transaction,
     async loadRows(load, first = []) {
+      const [only] = first
+      if (first.length === 1 && only !== undefined) {
+        // One statement, one round trip: the statement given first as a data-modifying CTE (so it
+        // runs whatever the rest reads of it), its parameters first, then the rows.
+        const parameters = only.params ?? []
+        const insert = bulkInsertOf(load, parameters.length + 1)
+        await pool.query({ text: `WITH first AS (${only.sql}) ${insert.text}`, values: [...parameters, ...insert.values] })
+        return
+      }
       await transaction(async (executor) => {
         for (const statement of first) await executor.query(statement.sql, statement.params)
         const insert = bulkInsertOf(load)
