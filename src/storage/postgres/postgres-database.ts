@@ -167,13 +167,14 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
     },
     transaction,
     async loadRows(load, first = []) {
-      const [only] = first
-      if (first.length === 1 && only !== undefined) {
-        // One statement, one round trip: the statement given first as a data-modifying CTE (so it
-        // runs whatever the rest reads of it), its parameters first, then the rows.
-        const parameters = only.params ?? []
+      if (first.length <= 1) {
+        // One statement, one round trip: the statement given first, if any, as a data-modifying
+        // CTE (so it runs whatever the rest reads of it), its parameters first, then the rows.
+        const [only] = first
+        const parameters = only?.params ?? []
         const insert = bulkInsertOf(load, parameters.length + 1)
-        await pool.query({ text: `WITH first AS (${only.sql}) ${insert.text}`, values: [...parameters, ...insert.values] })
+        const text = only === undefined ? insert.text : `WITH first AS (${only.sql}) ${insert.text}`
+        await pool.query({ text, values: [...parameters, ...insert.values] })
         return
       }
       await transaction(async (executor) => {
