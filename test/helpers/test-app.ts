@@ -19,6 +19,8 @@ export interface TestAppOptions {
   requestTimeoutMs?: number
   /** Where the app's JSON log lines go (info and above); none by default. */
   logStream?: { write(line: string): void }
+  /** Called before the app is ready: routes of the test's own, to force a failure. */
+  beforeReady?: (app: App) => void
 }
 
 /** The two ways the service is deployed, for suites that run on each; the second where the services answer. */
@@ -55,6 +57,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     verificationLogMaxBufferedRows: options.verificationLogMaxBufferedRows,
     requestTimeoutMs: options.requestTimeoutMs,
   })
+  options.beforeReady?.(app)
   await app.ready()
   let closed: Promise<void> | undefined
   return {
