@@ -121,16 +121,16 @@ function isValidJson(text: string): boolean {
 /** Public request bodies are small (DESIGN section 3); nothing in the API needs more. */
 export const BODY_LIMIT_BYTES = 16 * 1024
 
-/**
- * The whole service as one Fastify instance. The registration order below is the table of
- * contents: infrastructure first (errors, storage, metrics, docs), then the routes.
- */
 /** An answer whose onSend hook has run, held until the end of the event loop's turn. */
 interface HeldAnswer {
   done: DoneFuncWithErrOrRes
   payload: unknown
 }
 
+/**
+ * The whole service as one Fastify instance. The registration order below is the table of
+ * contents: infrastructure first (errors, storage, metrics, docs), then the routes.
+ */
 export type App = Awaited<ReturnType<typeof buildApp>>
 
 export async function buildApp(options: AppOptions) {

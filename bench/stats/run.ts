@@ -35,7 +35,7 @@ import { openPgliteDatabase } from '../../src/storage/pglite/pglite-database.js'
 import type { SqlDatabase } from '../../src/storage/ports.js'
 import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
 import { createVerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
-import { appendVerifications } from '../../src/storage/sql/verification-log-writer.js'
+import { appendVerifications, verificationLoadOf } from '../../src/storage/sql/verification-log-writer.js'
 import { isPortOpen, median } from '../shared.js'
 
 const ROWS = Number(process.env.BENCH_STATS_ROWS ?? 1_000_000)
@@ -239,16 +239,7 @@ async function measureWrites(database: SqlDatabase): Promise<string> {
       Array.from({ length: BATCH_SIZE }, (_, row) => entry(siteId, offset + batch * BATCH_SIZE + row, new Date())),
     )
   const write = {
-    'bulk load alone': async (rows: VerificationLogEntry[]) => {
-      await database.loadRows({ table: 'verifications', columns: [{ name: 'id', type: 'uuid' }, { name: 'site_id', type: 'uuid' }, { name: 'challenge_id', type: 'uuid' },
-        { name: 'created_at', type: 'timestamptz' }, { name: 'action', type: 'text' }, { name: 'error_code', type: 'text' }, { name: 'risk_score', type: 'int2' },
-        { name: 'anomalies', type: 'text[]' }, { name: 'country_code', type: 'text' }, { name: 'client_ip', type: 'text' }, { name: 'hostname', type: 'text' },
-        { name: 'user_agent', type: 'text' }, { name: 'difficulty', type: 'int2' }, { name: 'solve_time_ms', type: 'int4' }, { name: 'step_ups', type: 'int2' }],
-      values: [rows.map(() => randomUUID()), rows.map((row) => row.siteId), rows.map((row) => row.challengeId), rows.map((row) => row.createdAt.getTime()),
-        rows.map((row) => row.action), rows.map((row) => row.errorCode), rows.map((row) => row.riskScore), rows.map((row) => row.anomalies),
-        rows.map((row) => row.countryCode), rows.map((row) => row.clientIp), rows.map((row) => row.hostname), rows.map((row) => row.userAgent),
-        rows.map((row) => row.difficulty), rows.map((row) => row.solveTimeMs), rows.map((row) => row.stepUps)] })
-    },
+    'bulk load alone': (rows: VerificationLogEntry[]) => database.loadRows(verificationLoadOf(rows)),
     'before 020': (rows: VerificationLogEntry[]) => insertCountedByTrigger(database, rows),
     writer: (rows: VerificationLogEntry[]) => appendVerifications(database, rows),
   } satisfies Record<WriteVersion, (rows: VerificationLogEntry[]) => Promise<void>>

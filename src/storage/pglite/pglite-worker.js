@@ -11,6 +11,7 @@ import { Blob } from 'node:buffer'
 import process from 'node:process'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite, types } from '@electric-sql/pglite'
+import { quoteIdentifier } from '../quote-identifier.js'
 import { encodeBinaryCopy } from './binary-copy.js'
 
 /** A PostgreSQL error as plain data (the structured clone of an Error keeps only its message). */
@@ -63,8 +64,6 @@ function nextCommandOf(transaction) {
     transaction.waiting = resolve
   })
 }
-
-const quoteIdentifier = (name) => `"${name.replaceAll('"', '""')}"`
 
 /**
  * The statements `first`, then the rows of `load` as one binary COPY, in one transaction. The rows

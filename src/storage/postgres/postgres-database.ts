@@ -1,6 +1,7 @@
 import pg from 'pg'
 import { postgresRefusalOf, readOnlyDatabase } from '../dependency-refusal.js'
 import type { BulkColumn, BulkLoad, SqlDatabase, SqlExecutor } from '../ports.js'
+import { quoteIdentifier } from '../quote-identifier.js'
 
 const INT8_OID = 20
 const NUMERIC_OID = 1700
@@ -24,10 +25,6 @@ export interface PostgresOptions {
    * for ever. Migrations lift it for their own transaction. Default 30 s.
    */
   statementTimeoutMs?: number
-}
-
-function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`
 }
 
 /** Joins the elements of a text[] value when no element holds it (nor is empty: string_to_array drops those). */
@@ -68,24 +65,20 @@ const bulkForms: Record<Exclude<BulkColumn['type'], 'text[]'>, { type: string; r
  */
 function bulkInsertOf(load: BulkLoad, firstParameter = 1): { text: string; values: unknown[] } {
   const columns = load.columns.map((column) => quoteIdentifier(column.name)).join(', ')
-  const fields = load.columns.map((_, index) => `field${index}`)
+  const fields: string[] = []
   const parameters: string[] = []
   const reads: string[] = []
   const values: unknown[] = []
   load.columns.forEach((column, index) => {
     const field = `field${index}`
     const columnValues = load.values[index] ?? []
-    if (column.type === 'text[]') {
-      const form = textArrayColumn(columnValues, field)
-      parameters.push(`$${firstParameter + index}::text[]`)
-      reads.push(form.read)
-      values.push(form.values)
-      return
-    }
-    const form = bulkForms[column.type]
+    const form = column.type === 'text[]'
+      ? { type: 'text[]', ...textArrayColumn(columnValues, field) }
+      : { type: bulkForms[column.type].type, read: bulkForms[column.type].read?.(field) ?? field, values: columnValues }
+    fields.push(field)
     parameters.push(`$${firstParameter + index}::${form.type}`)
-    reads.push(form.read?.(field) ?? field)
-    values.push(columnValues)
+    reads.push(form.read)
+    values.push(form.values)
   })
   return {
     text: `INSERT INTO ${quoteIdentifier(load.table)} (${columns}) SELECT ${reads.join(', ')} FROM unnest(${parameters.join(', ')}) AS batch (${fields.join(', ')})`,

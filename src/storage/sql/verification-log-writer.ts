@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { BulkColumn, SqlDatabase } from '../ports.js'
+import { intervalMs } from '../../domain/analytics/stats-range.js'
+import type { BulkColumn, BulkLoad, SqlDatabase } from '../ports.js'
 
 /** One row of the `verifications` table (migrations 003 and 004). */
 export interface VerificationLogEntry {
@@ -46,14 +47,26 @@ const columns: readonly (BulkColumn & { read: (row: VerificationLogEntry) => unk
 ]
 const bulkColumns: readonly BulkColumn[] = columns.map(({ name, type }) => ({ name, type }))
 
-const HOUR_MS = 3_600_000
+/**
+ * The rows as one bulk load into `verifications`. A row without an id is given one, kept on the
+ * row: should the load's answer be lost, the next attempt finds out by it whether the row landed.
+ */
+export function verificationLoadOf(rows: readonly VerificationLogEntry[]): BulkLoad {
+  for (const row of rows) row.id ??= randomUUID()
+  return { table: 'verifications', columns: bulkColumns, values: columns.map((column) => rows.map(column.read)) }
+}
+
+const HOUR_MS = intervalMs.hour
+
+/** What verification_rollups counts (migrations 007 and 017). */
+export type RollupKind = 'action' | 'anomaly' | 'country' | 'score' | 'hostname'
 
 /** One of the hourly counts of migration 007 (and 017), as verification_rollups keeps them. */
 export interface RollupCount {
   siteId: string
   /** The hour's start, in Unix milliseconds. */
   hour: number
-  kind: 'action' | 'anomaly' | 'country' | 'score' | 'hostname'
+  kind: RollupKind
   value: string
   count: number
 }
@@ -67,7 +80,7 @@ function scoreBucketOf(score: number): string {
 interface HourCounts {
   siteId: string
   hour: number
-  byKind: Record<RollupCount['kind'], Map<string, number>>
+  byKind: Record<RollupKind, Map<string, number>>
 }
 
 function addOne(counts: Map<string, number>, value: string): void {
@@ -104,7 +117,7 @@ export function rollupCountsOf(rows: readonly VerificationLogEntry[]): RollupCou
   }
   const counts: RollupCount[] = []
   for (const { siteId, hour, byKind } of hours.values()) {
-    for (const kind of Object.keys(byKind) as RollupCount['kind'][]) {
+    for (const kind of Object.keys(byKind) as RollupKind[]) {
       for (const [value, count] of byKind[kind]) counts.push({ siteId, hour, kind, value, count })
     }
   }
@@ -143,9 +156,9 @@ export async function appendVerifications(database: SqlDatabase, rows: readonly 
   const written = tried.length === 0 ? new Set<string>() : await findWritten(database, tried)
   const fresh = written.size === 0 ? rows : rows.filter((row) => row.id === undefined || !written.has(row.id))
   if (fresh.length === 0) return
-  for (const row of fresh) row.id ??= randomUUID()
+  const load = verificationLoadOf(fresh)
   const counts = rollupCountsOf(fresh)
-  await database.loadRows({ table: 'verifications', columns: bulkColumns, values: columns.map((column) => fresh.map(column.read)) }, [
+  await database.loadRows(load, [
     {
       sql: ADD_ROLLUP_COUNTS,
       params: [

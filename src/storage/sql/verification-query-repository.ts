@@ -3,6 +3,7 @@ import type { BucketCount, StatsAction, StatsRange } from '../../domain/analytic
 import { intervalMs } from '../../domain/analytics/stats-range.js'
 import type { SqlExecutor } from '../ports.js'
 import { afterPosition, CREATED_AT_MICROS } from './keyset.js'
+import type { RollupKind } from './verification-log-writer.js'
 
 /** One row of the verification log as the dashboard shows it. */
 export interface LogEntry {
@@ -97,7 +98,7 @@ export function statsParameters(siteId: string, range: StatsRange, now = Date.no
 }
 
 /** The kinds of hourly counts read by label (migrations 007 and 017); 'action' is read by bucket. */
-type RollupKind = 'anomaly' | 'country' | 'score' | 'hostname'
+type RankedKind = Exclude<RollupKind, 'action'>
 
 const inWholeHours = 'site_id = $1 AND hour >= $3 AND hour < $4'
 const inPartialHours = 'site_id = $1 AND ((created_at >= $2 AND created_at < $3) OR (created_at >= $4 AND created_at < $5))'
@@ -113,14 +114,14 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
    * Counts of one rollup kind over the range, by label: whole hours plus the log's partial ones.
    * `partialLabels` must count the log's rows as the kind's trigger does (migrations 007, 017).
    */
-  const countedQuery = (kind: RollupKind, partialLabels: string) =>
+  const countedQuery = (kind: RankedKind, partialLabels: string) =>
     `SELECT label, sum(count)::int8 AS count FROM (
        SELECT value AS label, count FROM verification_rollups WHERE kind = '${kind}' AND ${inWholeHours}
        UNION ALL
        SELECT ${partialLabels}
      ) AS counted
      GROUP BY label`
-  const rankedQuery = (kind: RollupKind, partialLabels: string) => `${countedQuery(kind, partialLabels)} ORDER BY count DESC, label LIMIT $6`
+  const rankedQuery = (kind: RankedKind, partialLabels: string) => `${countedQuery(kind, partialLabels)} ORDER BY count DESC, label LIMIT $6`
 
   return {
     /** Counts per UTC bucket (epoch milliseconds) and action. */
