@@ -12,7 +12,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
@@ -143,6 +143,9 @@ function clientVariants(count: number, first: number): RequestVariant[] {
   return Array.from({ length: count }, (_, index) => ({ headers: { 'x-forwarded-for': clientAddress(first + index) } }))
 }
 
+/** A canvas hash of the visitor's own (20 hex digits, as the SDK reports one). */
+const canvasOf = (address: string) => createHash('sha256').update(address).digest('hex').slice(0, 20)
+
 /** Challenges issued over HTTP (by the measured route itself), one per client, then solved here. */
 async function preSolveChallenges(url: string, headers: Record<string, string>, count: number): Promise<RequestVariant[]> {
   const solved: RequestVariant[] = []
@@ -160,7 +163,9 @@ async function preSolveChallenges(url: string, headers: Record<string, string>, 
           challengeId: challenge.challengeId,
           nonce: solveChallenge(challenge),
           solveTimeMs: 0,
-          fingerprint: { canvas: 'c3a1f09be2d44e57a0b1', webgl: 'ANGLE (Intel, Mesa Intel(R) UHD Graphics 620, OpenGL 4.6)' },
+          // Each visitor's own device: one fingerprint from thousands of addresses is a replay
+          // (fingerprint_many_ips), which would add a write to every verification measured.
+          fingerprint: { canvas: canvasOf(variant.headers['x-forwarded-for']!), webgl: 'ANGLE (Intel, Mesa Intel(R) UHD Graphics 620, OpenGL 4.6)' },
           behaviorData: { mouseMovements: 23, keystrokes: 7 },
         }),
       })
