@@ -205,7 +205,7 @@ export async function buildApp(options: AppOptions) {
   // waiting on several connections is then woken once per turn instead of once per answer. On a
   // 2-core VM this took about 15% off the server's CPU per challenge, verification and Siteverify
   // call. With Redis, answers come with Redis's replies, already together, and holding them
-  // measured no better (bench/README.md, "The session of 2026-11-28").
+  // measured no better (bench/README.md, "The session of 2026-11-28 (fifteenth)").
   const holdsAnswers = options.storage.keyValue.kind === 'memory'
   let held: HeldAnswer[] = []
   const sendHeld = (): void => {

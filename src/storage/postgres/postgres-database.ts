@@ -58,6 +58,13 @@ const bulkForms: Record<Exclude<BulkColumn['type'], 'text[]'>, { type: string; r
   timestamptz: { type: 'bigint[]', read: (field) => `timestamptz 'epoch' + ${field} * interval '1 millisecond'` },
 }
 
+/** How one column of a bulk load travels: its parameter's type, the read of its unnested field, its values. */
+function bulkColumnOf(type: BulkColumn['type'], values: readonly unknown[], field: string): { type: string; read: string; values: readonly unknown[] } {
+  if (type === 'text[]') return { type: 'text[]', ...textArrayColumn(values, field) }
+  const form = bulkForms[type]
+  return { type: form.type, read: form.read?.(field) ?? field, values }
+}
+
 /**
  * A bulk load as one INSERT of the unnested parameter arrays, one per column: a statement of as
  * many parameters as columns, whatever the number of rows. (unnest() would flatten an array of
@@ -65,24 +72,13 @@ const bulkForms: Record<Exclude<BulkColumn['type'], 'text[]'>, { type: string; r
  */
 function bulkInsertOf(load: BulkLoad, firstParameter = 1): { text: string; values: unknown[] } {
   const columns = load.columns.map((column) => quoteIdentifier(column.name)).join(', ')
-  const fields: string[] = []
-  const parameters: string[] = []
-  const reads: string[] = []
-  const values: unknown[] = []
-  load.columns.forEach((column, index) => {
-    const field = `field${index}`
-    const columnValues = load.values[index] ?? []
-    const form = column.type === 'text[]'
-      ? { type: 'text[]', ...textArrayColumn(columnValues, field) }
-      : { type: bulkForms[column.type].type, read: bulkForms[column.type].read?.(field) ?? field, values: columnValues }
-    fields.push(field)
-    parameters.push(`$${firstParameter + index}::${form.type}`)
-    reads.push(form.read)
-    values.push(form.values)
-  })
+  const fields = load.columns.map((_, index) => `field${index}`)
+  const forms = load.columns.map((column, index) => bulkColumnOf(column.type, load.values[index] ?? [], fields[index]!))
+  const parameters = forms.map((form, index) => `$${firstParameter + index}::${form.type}`)
+  const reads = forms.map((form) => form.read)
   return {
     text: `INSERT INTO ${quoteIdentifier(load.table)} (${columns}) SELECT ${reads.join(', ')} FROM unnest(${parameters.join(', ')}) AS batch (${fields.join(', ')})`,
-    values,
+    values: forms.map((form) => form.values),
   }
 }
 
