@@ -58,6 +58,23 @@ describe.each(keyValueKinds)('KeyValueStore contract on $kind', ({ kind, availab
     expect(await subject.keyValue.get('prize')).toBeNull()
   })
 
+  it.skipIf(!available)('answers each of many commands sent in one turn with its own answer, in the order they were sent', async () => {
+    // On Redis the commands of a turn leave together in one write (writesTogetherPerTurn).
+    const keys = Array.from({ length: 100 }, (_, index) => `turn:${index}`)
+    const answers = keys.map((key, index) => Promise.all([
+      subject.keyValue.set(key, `value ${index}`, 10_000),
+      subject.keyValue.get(key),
+      subject.keyValue.increment('turn:count', 10_000),
+      subject.keyValue.take(key),
+      subject.keyValue.get(key),
+    ]))
+    const settled = await Promise.all(answers)
+    expect(settled.map(([, read]) => read)).toEqual(keys.map((_, index) => `value ${index}`))
+    expect(settled.map(([, , count]) => count)).toEqual(keys.map((_, index) => index + 1))
+    expect(settled.map(([, , , taken]) => taken?.value)).toEqual(keys.map((_, index) => `value ${index}`))
+    expect(settled.map(([, , , , afterTake]) => afterTake)).toEqual(keys.map(() => null))
+  })
+
   it.skipIf(!available)('take answers the time the key had left to live, by the store\'s clock', async () => {
     await subject.keyValue.set('aging', 'x', 10_000)
     await sleep(300)

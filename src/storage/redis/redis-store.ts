@@ -79,8 +79,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     commandTimeout: COMMAND_TIMEOUT_MS,
     retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
   }
-  // Commands issued in the same tick (a request's several reads and writes) leave in one write.
-  const client = new Redis(options.url, { ...clientOptions, enableAutoPipelining: true }) as RedisWithScripts
+  // Not ioredis's auto-pipelining: the store corks the socket per turn instead (writesTogetherPerTurn).
+  const client = new Redis(options.url, clientOptions) as RedisWithScripts
   // The client selects the URL's database on every connection, but when the server has no such
   // database it only reports the error and carries on in database 0, where deployments would
   // share data. The error comes before the connection is ready, so the store stops there: at
@@ -314,7 +314,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
       await client.quit().catch(() => client.disconnect())
     },
   }
-  return dropSilentConnections(store, client, () => !isClosing && refusal === undefined)
+  return aroundCommands(store, writesTogetherPerTurn(client), dropSilentConnection(client, () => !isClosing && refusal === undefined))
 }
 
 /** How long a command may wait for its answer; Redis answers in well under a millisecond. */
@@ -337,14 +337,40 @@ const DATA_EPOCH_KEY = 'data-epoch'
 const EPOCH_CHECK_MS = 1_000
 
 /**
+ * Holds the commands of one turn of the event loop (a request's reads and writes, and those of
+ * every other request read in the same turn) for one write to the socket: the first command of
+ * a turn corks it, and it is uncorked once the turn's I/O callbacks are done (setImmediate), so
+ * they leave together in one writev. ioredis's auto-pipelining batches the same way, but through
+ * a Pipeline object per batch, and under load much of what those batches allocate outlives the
+ * young generation's collections: with it, a third of what a loop of GETs allocated was copied
+ * and then promoted, against almost nothing this way, and verify's collections paused the
+ * event loop for 8-16 ms every 150-250 ms (bench/README.md, "The session of 2026-11-28
+ * (seventeenth)").
+ */
+function writesTogetherPerTurn(client: Redis): () => void {
+  let corked: Redis['stream'] | undefined
+  const release = () => {
+    const stream = corked
+    corked = undefined
+    stream?.uncork()
+  }
+  return () => {
+    if (corked !== undefined || client.status !== 'ready') return
+    corked = client.stream
+    corked.cork()
+    setImmediate(release)
+  }
+}
+
+/**
  * ioredis never gives up on a connection that has gone silent: nothing resets it, so it never
  * reconnects. A command that times out (COMMAND_TIMEOUT_MS) drops the connection, once until the
  * client is ready again, and the client reconnects on a fresh one (its retry strategy), while
  * the failed command's caller answers 503.
  */
-function dropSilentConnections(store: KeyValueStore, client: Redis, mayReconnect: () => boolean): KeyValueStore {
+function dropSilentConnection(client: Redis, mayReconnect: () => boolean): (error: unknown) => never {
   let isReconnecting = false
-  const onFailure = (error: unknown): never => {
+  return (error) => {
     if (error instanceof Error && error.message === 'Command timed out' && !isReconnecting && mayReconnect()) {
       isReconnecting = true
       client.once('ready', () => {
@@ -354,12 +380,18 @@ function dropSilentConnections(store: KeyValueStore, client: Redis, mayReconnect
     }
     throw error
   }
-  // Every command, that is every member answering a promise; close and subscribe wait for Redis as
-  // long as it takes, and the others (remembersSince, watchConnection) send nothing.
+}
+
+/** Members that send nothing (remembersSince, now, watchConnection), or that wait for Redis as long as it takes (close, subscribe). */
+const NOT_COMMANDS = new Set(['remembersSince', 'now', 'watchConnection', 'close', 'subscribe'])
+
+/** The store with `beforeCommand` run before every command and `onFailure` on every failed one. */
+function aroundCommands(store: KeyValueStore, beforeCommand: () => void, onFailure: (error: unknown) => never): KeyValueStore {
   const guarded = Object.entries(store).map(([name, member]: [string, unknown]): [string, unknown] => {
-    if (typeof member !== 'function' || name === 'close' || name === 'subscribe') return [name, member]
+    if (typeof member !== 'function' || NOT_COMMANDS.has(name)) return [name, member]
     const command = member as (...args: unknown[]) => unknown
     return [name, (...args: unknown[]) => {
+      beforeCommand()
       const answer = command(...args)
       return answer instanceof Promise ? answer.catch(onFailure) : answer
     }]
