@@ -85,8 +85,8 @@ const withJsonBody = (headers: Record<string, string>): Record<string, string> =
 /** The Node flags of `npm start` and `npm run serve` (package.json), so that the measured server runs as production does. */
 function productionNodeFlags(): string[] {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { serve: string } }
-  // The V8 flags (`--name=value`); the script's own `--import tsx` is added below.
-  return manifest.scripts.serve.split(/\s+/).filter((word) => /^--[\w-]+=/.test(word))
+  // The V8 flags (`--name=value`, `--name`); the script's own `--import tsx` is added below.
+  return manifest.scripts.serve.split(/\s+/).filter((word) => /^--(?!import$)[\w-]+(=\S+)?$/.test(word))
 }
 
 async function startServer(storage: 'embedded' | 'real'): Promise<{ child: ChildProcess; ready: BenchServerReady }> {
