@@ -16,6 +16,7 @@ import metrics from './plugins/metrics.js'
 import network from './plugins/network.js'
 import sites from './plugins/sites.js'
 import storage from './plugins/storage.js'
+import surge from './plugins/surge.js'
 import logRetention from './plugins/log-retention.js'
 import verificationLog from './plugins/verification-log.js'
 import webhooks from './plugins/webhooks.js'
@@ -43,6 +44,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger']
   /** Test hook: how often counters are flushed to the database. */
   metricsFlushIntervalMs?: number
+  /** Test hook: how often surge counts are shared with the other instances (every second by default). */
+  surgeFlushIntervalMs?: number
   /** Test hook: how often the verification log's retention sweep runs (hourly by default). */
   logRetentionIntervalMs?: number
   /** Test hook: the webhook delivery timeout (10 s by default, as the spec says). */
@@ -244,6 +247,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(dashboardAssets, { isProduction: config.environment === 'production' })
   // Public (SDK) routes: challenge, verify, siteverify.
   await app.register(network)
+  await app.register(surge, { flushIntervalMs: options.surgeFlushIntervalMs })
   await app.register(verificationLog, { maxBufferedRows: options.verificationLogMaxBufferedRows })
   await app.register(logRetention, { intervalMs: options.logRetentionIntervalMs })
   await app.register(demoSite)

@@ -14,6 +14,11 @@ const definitions = {
     help: 'Proof-of-work challenges issued.',
     labelNames: [],
   },
+  challengesSurged: {
+    name: 'tollgate_challenges_surged_total',
+    help: 'Challenges issued harder because their site was over its surge threshold (surgeChallengesPerMinute), by the bits added.',
+    labelNames: ['bits'],
+  },
   challengesRejected: {
     name: 'tollgate_challenges_rejected_total',
     help: 'Challenge requests refused, by error code (invalid_site_key, origin_not_allowed, rate_limited...).',

@@ -1,4 +1,4 @@
-import { buildApp, type App } from '../../src/app.js'
+import { buildApp, type App, type AppOptions } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { createKeyRing } from '../../src/secret.js'
 import { migrate } from '../../src/storage/migrate.js'
@@ -17,7 +17,11 @@ export interface SharedInstances {
  * Several instances of the service as production runs them: each with its own connections to one
  * real PostgreSQL schema and one Redis key prefix, sharing nothing in memory.
  */
-export async function buildSharedInstances(count: number, env: Record<string, string> = {}): Promise<SharedInstances> {
+export async function buildSharedInstances(
+  count: number,
+  env: Record<string, string> = {},
+  options: Pick<AppOptions, 'surgeFlushIntervalMs'> = {},
+): Promise<SharedInstances> {
   const schema = uniqueName('test')
   const keyPrefix = `${uniqueName('test')}:`
   const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0', ...env })
@@ -26,7 +30,7 @@ export async function buildSharedInstances(count: number, env: Record<string, st
     const database = await openPostgresDatabase({ connectionString: postgresUrl, schema, maxConnections: 5 })
     if (index === 0) await migrate(database)
     const keyValue = await openRedisStore({ url: redisUrl, keyPrefix })
-    const app = await buildApp({ config, storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    const app = await buildApp({ config, storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false, ...options })
     await app.ready()
     instances.push(app)
   }

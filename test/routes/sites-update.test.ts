@@ -102,6 +102,8 @@ describe('PUT /api/v1/sites/{id}', () => {
     [{ settings: { challengeLifetimeSeconds: 5 } }, 'settings.challengeLifetimeSeconds'],
     [{ settings: { challengeLifetimeSeconds: 3601 } }, 'settings.challengeLifetimeSeconds'],
     [{ settings: { maxStepUps: 6 } }, 'settings.maxStepUps'],
+    [{ settings: { surgeChallengesPerMinute: -1 } }, 'settings.surgeChallengesPerMinute'],
+    [{ settings: { surgeChallengesPerMinute: 10_000_001 } }, 'settings.surgeChallengesPerMinute'],
     [{ settings: { difficulty: 20.5 } }, 'settings.difficulty'],
     [{ domains: ['http://example.com/'] }, 'domains.0'],
     [{ domains: ['exa mple.com'] }, 'domains.0'],

@@ -15,6 +15,7 @@ const defaultSettingsView = {
   challengeThreshold: 40,
   blockThreshold: 70,
   maxStepUps: 2,
+  surgeChallengesPerMinute: 0,
 }
 
 describe('sites: list, create, read, delete, rotate the secret', () => {
@@ -61,7 +62,7 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
     const webhookSecret = 'a-webhook-secret-of-32-characters'
     const response = await createSite(asScript(account), {
       name: 'With webhook',
-      settings: { webhookUrl: 'https://hooks.example.com/tollgate', webhookSecret, difficulty: 20, blockThreshold: 90, maxStepUps: null },
+      settings: { webhookUrl: 'https://hooks.example.com/tollgate', webhookSecret, difficulty: 20, blockThreshold: 90, maxStepUps: null, surgeChallengesPerMinute: 6_000 },
     })
     expect(response.statusCode).toBe(201)
     expect(response.body).not.toContain(webhookSecret)
@@ -72,6 +73,7 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
       webhookSecretSet: true,
       difficulty: 20,
       blockThreshold: 90,
+      surgeChallengesPerMinute: 6_000,
     })
     const stored = await service.app.sites.findById(site.id)
     expect(stored?.webhookSecretCiphertext).not.toContain(webhookSecret)

@@ -14,6 +14,7 @@ export interface SiteSettings {
   challengeThreshold: number
   blockThreshold: number
   maxStepUps: number
+  surgeChallengesPerMinute: number
 }
 
 export interface Site {

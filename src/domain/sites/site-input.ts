@@ -17,6 +17,7 @@ export const numericSettingLimits = {
   challengeThreshold: { minimum: 0, maximum: 100 },
   blockThreshold: { minimum: 0, maximum: 100 },
   maxStepUps: { minimum: 0, maximum: 5 },
+  surgeChallengesPerMinute: { minimum: 0, maximum: 10_000_000 },
 } as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl'>, { minimum: number; maximum: number }>
 
 export type NumericSettingName = keyof typeof numericSettingLimits

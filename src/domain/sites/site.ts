@@ -10,6 +10,11 @@ export interface SiteSettings {
   blockThreshold: number
   /** Step-up rounds before the outcome must be allow or block. */
   maxStepUps: number
+  /**
+   * Challenge requests per minute, for the whole site, from which every challenge of the site is
+   * harder (surge protection, domain/challenge/site-surge.ts); 0 turns it off.
+   */
+  surgeChallengesPerMinute: number
 }
 
 export const defaultSiteSettings: SiteSettings = {
@@ -19,6 +24,7 @@ export const defaultSiteSettings: SiteSettings = {
   challengeThreshold: 40,
   blockThreshold: 70,
   maxStepUps: 2,
+  surgeChallengesPerMinute: 0,
 }
 
 export interface PreviousSecret {

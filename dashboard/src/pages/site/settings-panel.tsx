@@ -9,7 +9,7 @@ import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { Form } from '../../components/form.js'
 import { BusyButton } from '../../components/busy-button.js'
 
-type NumberSetting = 'difficulty' | 'challengeLifetimeSeconds' | 'challengeThreshold' | 'blockThreshold' | 'maxStepUps'
+type NumberSetting = 'difficulty' | 'challengeLifetimeSeconds' | 'challengeThreshold' | 'blockThreshold' | 'maxStepUps' | 'surgeChallengesPerMinute'
 
 const numberSettings: { key: NumberSetting; label: string; hint: string; min: number; max: number }[] = [
   { key: 'difficulty', label: 'Difficulty', hint: 'Leading zero bits the proof of work needs (1–32); each step doubles the work. The service raises it for suspicious clients.', min: 1, max: 32 },
@@ -17,6 +17,13 @@ const numberSettings: { key: NumberSetting; label: string; hint: string; min: nu
   { key: 'challengeThreshold', label: 'Challenge threshold', hint: 'Risk scores (0–100) from this value on get a harder challenge instead of a token. Must be below the block threshold.', min: 0, max: 100 },
   { key: 'blockThreshold', label: 'Block threshold', hint: 'Risk scores (0–100) from this value on are blocked, and a webhook is sent.', min: 0, max: 100 },
   { key: 'maxStepUps', label: 'Maximum step-ups', hint: 'Harder challenges (0–5) a visitor may solve before the outcome is allow or block.', min: 0, max: 5 },
+  {
+    key: 'surgeChallengesPerMinute',
+    label: 'Surge threshold (challenges per minute)',
+    hint: 'While the whole site gets more challenge requests a minute than this, every visitor gets a harder challenge: one bit more, and one more each time the rate doubles (at most 4). 0 turns it off.',
+    min: 0,
+    max: 10_000_000,
+  },
 ]
 
 const formFields = ['name', 'domains', ...numberSettings.map((setting) => `settings.${setting.key}`)]

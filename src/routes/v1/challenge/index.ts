@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { chooseDifficulty } from '../../../domain/challenge/choose-difficulty.js'
 import { draftChallenge, presentChallenge, storeChallenge } from '../../../domain/challenge/issue-challenge.js'
+import { surgeBits } from '../../../domain/challenge/site-surge.js'
 import { sumExtraDifficulty } from '../../../domain/risk/adaptive-difficulty.js'
 import type { AnomalyLabel } from '../../../domain/risk/anomalies.js'
 import type { SiteSettings } from '../../../domain/sites/site.js'
@@ -19,9 +20,9 @@ const Challenge = Type.Object({
   expiresAt: Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' }),
 })
 
-/** The site's difficulty raised for pending step-ups and for the client's labels. */
-function difficultyFor(settings: SiteSettings, stepUps: number, labels: readonly AnomalyLabel[]): number {
-  return chooseDifficulty({ baseDifficulty: settings.difficulty, stepUps, extraBits: sumExtraDifficulty(labels) })
+/** The site's difficulty raised for pending step-ups, for the client's labels and for a surge of the site's traffic. */
+function difficultyFor(settings: SiteSettings, stepUps: number, labels: readonly AnomalyLabel[], surge: number): number {
+  return chooseDifficulty({ baseDifficulty: settings.difficulty, stepUps, extraBits: sumExtraDifficulty(labels) + surge })
 }
 
 const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -60,9 +61,11 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // request and reads what could raise it; when it does, it is stored again before anyone has
       // seen it.
       const networkLabels = await networkLabelsFor(app, caller)
+      const surgeThreshold = settings.surgeChallengesPerMinute
+      const surge = surgeThreshold > 0 ? surgeBits(app.surge.count(site.id), surgeThreshold) : 0
       const likely = draftChallenge({
         siteId: site.id,
-        difficulty: difficultyFor(settings, 0, networkLabels),
+        difficulty: difficultyFor(settings, 0, networkLabels, surge),
         lifetimeSeconds: settings.challengeLifetimeSeconds,
         stepUps: 0,
         clientTag,
@@ -70,7 +73,7 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       })
       const [history] = await Promise.all([recordChallengeFor(app, request, caller), storeChallenge(app.keyValue, likely)])
       const stepUps = Math.min(history.stepUps, settings.maxStepUps)
-      const difficulty = difficultyFor(settings, stepUps, [...networkLabels, ...history.anomalies])
+      const difficulty = difficultyFor(settings, stepUps, [...networkLabels, ...history.anomalies], surge)
       let issued = likely
       if (difficulty !== likely.record.difficulty || stepUps !== likely.record.stepUps) {
         const round = stepUps > 0 ? { stepUpRound: history.stepUpRound } : {}
@@ -78,6 +81,7 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await storeChallenge(app.keyValue, issued)
       }
       app.counters.increment('challengesIssued', {})
+      if (surge > 0) app.counters.increment('challengesSurged', { bits: String(surge) })
       void reply.header('cache-control', 'no-store')
       return presentChallenge(challengeKey, issued)
     },

@@ -19,6 +19,8 @@ const settingDescriptions: Record<NumericSettingName, string> = {
   challengeThreshold: 'riskScore below this is allow',
   blockThreshold: 'riskScore from this up is block (between the two: challenge, a step-up)',
   maxStepUps: 'Step-up rounds before the outcome must be allow or block',
+  surgeChallengesPerMinute:
+    'Challenge requests per minute for the whole site from which every challenge is harder (one leading zero bit more, and one more per doubling, at most 4); 0 is off',
 }
 
 /**
@@ -38,6 +40,7 @@ const settingsViewProperties = {
   challengeThreshold: Type.Integer({ description: describeSetting('challengeThreshold') }),
   blockThreshold: Type.Integer({ description: describeSetting('blockThreshold') }),
   maxStepUps: Type.Integer({ description: describeSetting('maxStepUps') }),
+  surgeChallengesPerMinute: Type.Integer({ description: describeSetting('surgeChallengesPerMinute') }),
 }
 
 const siteProperties = {
@@ -104,6 +107,7 @@ function requestBodies(withLimits: boolean) {
       challengeThreshold: nullableSetting('challengeThreshold'),
       blockThreshold: nullableSetting('blockThreshold'),
       maxStepUps: nullableSetting('maxStepUps'),
+      surgeChallengesPerMinute: nullableSetting('surgeChallengesPerMinute'),
     },
     { additionalProperties: false },
   )

@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { SurgeMeter } from '../domain/challenge/site-surge.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    surge: SurgeMeter
+  }
+}
+
+export interface SurgeOptions {
+  /** How often this instance adds its counts to the fleet's and reads theirs back (1 s by default). */
+  flushIntervalMs?: number
+}
+
+/**
+ * The fleet-wide challenge rate of the sites with surge protection on (SurgeMeter). A store that
+ * does not answer leaves the counts in memory for the next flush; the rate then lags, and
+ * challenges are issued as ever.
+ */
+async function surgePlugin(app: FastifyInstance, options: SurgeOptions): Promise<void> {
+  const meter = new SurgeMeter(app.keyValue)
+  app.decorate('surge', meter)
+  let failing = false
+  const flush = async (): Promise<void> => {
+    try {
+      await meter.flush()
+      if (failing) app.log.info('surge counts are written again')
+      failing = false
+    } catch (error) {
+      if (!failing) app.log.warn({ err: error }, 'could not write surge counts; will retry')
+      failing = true
+    }
+  }
+  let flushing: Promise<void> | undefined
+  const timer = setInterval(() => {
+    flushing ??= flush().finally(() => {
+      flushing = undefined
+    })
+  }, options.flushIntervalMs ?? 1_000)
+  timer.unref()
+  app.addHook('onClose', async () => {
+    clearInterval(timer)
+    await flushing
+  })
+}
+
+export default fp(surgePlugin, { name: 'surge', dependencies: ['storage'] })
