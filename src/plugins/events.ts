@@ -1,10 +1,13 @@
 import { EventEmitter } from 'node:events'
+import type { Site } from '../domain/sites/site.js'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 
 /** What happened, for whoever reacts to it (webhooks, metrics). Emitted after the response is decided. */
 export interface VerificationBlockedEvent {
   siteId: string
+  /** The site as the verification read it: its webhook settings, without a database read (which may fail). */
+  site?: Site
   timestamp: Date
   riskScore: number
   anomalies: string[]

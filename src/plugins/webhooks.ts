@@ -246,7 +246,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   }
 
   async function dispatchBlocked(event: VerificationBlockedEvent): Promise<void> {
-    const site = await app.siteCache.findById(event.siteId)
+    const site = event.site ?? (await app.siteCache.findById(event.siteId))
     const url = site?.settings.webhookUrl
     if (site === undefined || url === null || url === undefined) return
     const account = shareOf(site)
@@ -260,7 +260,10 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   /** Events waiting for a slot, in a line per site (sites in the order their lines began). */
   const waiting = new Map<string, VerificationBlockedEvent[]>()
   let waitingCount = 0
-  /** Set at close: what waits then is dropped, so shutdown waits for no more than the deliveries in flight. */
+  /**
+   * Set when shutdown begins: what waits then is dropped, so shutdown waits for no more than the
+   * deliveries in flight.
+   */
   let closing = false
 
   function start(event: VerificationBlockedEvent): void {
@@ -268,6 +271,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
       .hold(event.siteId, dispatchBlocked(event))
       .catch((error: unknown) => {
         app.log.error({ err: error, siteId: event.siteId }, 'webhook dispatch failed')
+        noteDropped(event.siteId, 'the site could not be read')
       })
       .finally(startWaiting)
   }
@@ -361,6 +365,13 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
 
   app.decorate('webhooks', { sendTest, deliveries, settle } satisfies WebhookService)
 
+  // As shutdown begins, before the server waits for the requests in flight: a slow one (a test
+  // send, a long query) would otherwise let the waiting events start as slots free, and shutdown
+  // would wait for a second round of deliveries.
+  app.addHook('preClose', async () => {
+    closing = true
+    dropWaiting('waiting when Tollgate shut down')
+  })
   // Runs before the database and the counters close (hooks run in reverse order of
   // registration); every delivery is bounded by its timeout, so this wait is too.
   app.addHook('onClose', async () => {

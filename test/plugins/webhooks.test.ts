@@ -2,6 +2,7 @@ import { verify } from '@octokit/webhooks-methods'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { toStandardWebhooksSecret } from '../../src/domain/webhooks/sign-webhook.js'
+import { browserHeaders, fetchChallenge, humanSubmission, submitSolution } from '../helpers/core-flow.js'
 import { hasPostgres } from '../helpers/services.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { findClosedPort, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js'
@@ -177,6 +178,35 @@ describe('verification.blocked webhooks', () => {
     expect(logged).toHaveBeenCalledWith(expect.objectContaining({ siteId: site.id }), 'webhook dispatch failed')
   })
 
+  it('counts an event whose site cannot be read as dropped', async () => {
+    const site = await createWebhookSite(service.app, { webhookUrl: 'http://127.0.0.1:9/', secret: SECRET })
+    vi.spyOn(service.app.siteCache, 'findById').mockRejectedValue(new Error('database down'))
+    const before = deliveryCount(await metricsText(service), 'dropped')
+
+    service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    await service.app.webhooks.settle()
+
+    expect(deliveryCount(await metricsText(service), 'dropped')).toBe(before + 1)
+  })
+
+  it('sends the webhook of a blocked verification while the site cannot be read from the database', async () => {
+    receiver = await startWebhookReceiver()
+    const site = await createWebhookSite(service.app, {
+      webhookUrl: receiver.url,
+      secret: SECRET,
+      settings: { difficulty: 4, challengeThreshold: 0, blockThreshold: 0 },
+    })
+    const headers = browserHeaders(site.siteKey)
+    const challenge = await fetchChallenge(service.app, headers)
+    vi.spyOn(service.app.siteCache, 'findById').mockRejectedValue(new Error('database down'))
+
+    const verdict = await submitSolution(service.app, headers, humanSubmission(challenge))
+    expect(verdict.json()).toMatchObject({ success: false, action: 'block' })
+
+    const delivered = await receiver.waitForRequest(0)
+    expect(JSON.parse(delivered.body)).toMatchObject({ event: 'verification.blocked', siteId: site.id })
+  })
+
   it('caps the deliveries in flight per site; events wait for a slot, and those beyond the line are dropped and counted', { timeout: 30_000 }, async () => {
     receiver = await startWebhookReceiver()
     receiver.behave('hang')
@@ -312,6 +342,35 @@ describe('verification.blocked webhooks', () => {
     expect(receiver.received).toHaveLength(10)
     const droppedEntries = record.mock.calls.map(([delivery]) => delivery).filter((delivery) => delivery.outcome === 'dropped')
     expect(droppedEntries).toEqual([expect.objectContaining({ siteId: site.id, error: expect.stringMatching(/^3 event\(s\) dropped since .* \(waiting when Tollgate shut down\)$/) })])
+  })
+
+  it('drops the waiting events as shutdown begins: a request still in flight does not let them start', { timeout: 30_000 }, async () => {
+    let slowRequestArrived!: () => void
+    const arrived = new Promise<void>((resolve) => (slowRequestArrived = resolve))
+    const closing = await buildTestApp({
+      webhookTimeoutMs: SHORT_TIMEOUT_MS,
+      // A request that outlasts the deliveries in flight, as a test send or a long query can.
+      beforeReady: (app) =>
+        app.get('/test/slow', async () => {
+          slowRequestArrived()
+          await new Promise((resolve) => setTimeout(resolve, 3 * SHORT_TIMEOUT_MS))
+          return 'done'
+        }),
+    })
+    const address = await closing.app.listen({ port: 0, host: '127.0.0.1' })
+    receiver = await startWebhookReceiver()
+    receiver.behave('hang')
+    const site = await createWebhookSite(closing.app, { webhookUrl: receiver.url, secret: SECRET })
+
+    for (let index = 0; index < 13; index += 1) closing.app.events.emit('verification.blocked', blockedEvent(site.id))
+    await receiver.waitForRequest(9)
+    const slow = fetch(`${address}/test/slow`)
+    await arrived
+    await closing.close()
+
+    expect(await (await slow).text()).toBe('done')
+    // The ten in flight timed out while the slow request was being answered; the three waiting never started.
+    expect(receiver.received).toHaveLength(10)
   })
 
   it('keeps one account whose receivers never answer from taking every delivery slot from the others', async () => {

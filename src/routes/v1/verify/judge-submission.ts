@@ -104,7 +104,7 @@ export async function judgeSubmission(
     stepUps,
   })
   app.counters.increment('verifications', { action })
-  if (action === 'block') announceBlock(app, { siteId: caller.site.id, timestamp: new Date(now), riskScore, anomalies: [...anomalies], countryCode })
+  if (action === 'block') announceBlock(app, { siteId: caller.site.id, site: caller.site, timestamp: new Date(now), riskScore, anomalies: [...anomalies], countryCode })
   return result
 }
 
