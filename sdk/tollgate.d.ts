@@ -121,7 +121,11 @@ export interface TollgateApi {
   version: string
 }
 
-/** The events of a protected form; they bubble, so a listener on the document hears every form's. */
+/**
+ * The events of a protected form; they bubble, so a listener on the document hears every form's,
+ * except those of forms inside a shadow root (bindForms({ root })): the events stay in the root,
+ * so listen on the form or on the root.
+ */
 interface TollgateFormEvents {
   'tollgate:verified': CustomEvent<ExecuteResult>
   'tollgate:error': CustomEvent<TollgateError>

@@ -159,12 +159,9 @@ function show(form: HTMLFormElement, text: string): void {
   statusRegionOf(form).textContent = text
 }
 
+/** The sentence of a status: solving, verifying and verified have one; idle and error none. */
 function textOf(status: TollgateStatus): string {
-  const strings = getStrings()
-  if (status === 'solving') return strings.solving
-  if (status === 'verifying') return strings.verifying
-  if (status === 'verified') return strings.verified
-  return ''
+  return (getStrings() as Partial<Record<TollgateStatus, string>>)[status] ?? ''
 }
 
 function presolve(form: HTMLFormElement): void {
@@ -200,12 +197,24 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     dispatch(form, 'tollgate:verified', result)
     // A tollgate:verified listener called reset(): the page does not want the submit.
     if (signal.aborted) return
-    // requestSubmit fires the submit event synchronously; the mark is cleared whatever the page does with it.
+    // requestSubmit (and a click) fires the submit event synchronously; the mark is cleared whatever the page does with it.
     const marked: MarkedForm = form
     marked[PASSING] = true
     try {
       const ownSubmitter = submitter !== null && 'form' in submitter && submitter.form === form ? submitter : null
-      HTMLFormElement.prototype.requestSubmit.call(form, ownSubmitter)
+      const formMethods = HTMLFormElement.prototype
+      if ('requestSubmit' in formMethods) formMethods.requestSubmit.call(form, ownSubmitter)
+      else {
+        // Safari before 16: a submit button's click submits as requestSubmit does (the submit
+        // event, the button's name and value), so the form's own button, or a hidden one.
+        const button = ownSubmitter ?? document.createElement('button')
+        if (button !== ownSubmitter) {
+          button.hidden = true
+          appendTo(form, button)
+        }
+        button.click()
+        if (button !== ownSubmitter) button.remove()
+      }
     } finally {
       marked[PASSING] = false
     }
@@ -229,7 +238,8 @@ function onSubmit(event: Event): void {
   if (state.busy) return
   state.busy = true
   prepare(form)
-  const submitter = event instanceof SubmitEvent ? event.submitter : null
+  // Safari before 15 has no SubmitEvent: its submit events name no submitter.
+  const submitter = (event as Partial<SubmitEvent>).submitter ?? null
   void track(({ signal }) => verifyAndSubmit(form, state, submitter, signal)).finally(() => {
     state.busy = false
   })
@@ -250,7 +260,7 @@ function readPageStrings(): void {
   try {
     setStrings(JSON.parse(block.textContent) as Partial<TollgateStrings>)
   } catch {
-    console.error('Tollgate: the data-tollgate-strings block is not valid JSON')
+    console.error('Tollgate: data-tollgate-strings is not JSON')
   }
 }
 

@@ -106,7 +106,7 @@ export function solveInWorkers(options: WorkerSolveOptions): Promise<WorkerSolut
       if (failed === count) {
         settle(() => reject(new TollgateError(
           'worker_unavailable',
-          `No solver worker started from ${options.workerUrl}: is it served there, and does the page's CSP allow workers?`,
+          `No solver worker started from ${options.workerUrl}: is it served, and does the CSP allow workers?`,
         )))
       }
     }
@@ -140,7 +140,7 @@ export function solveInWorkers(options: WorkerSolveOptions): Promise<WorkerSolut
           // Said once, for the site's developer: the visitors of such a page wait about five times longer.
           if (engine === 'js' && options.wasmUrl !== null && !toldOfFallback) {
             toldOfFallback = true
-            console.info("Tollgate: the solver's WebAssembly could not run here (a page CSP without 'wasm-unsafe-eval'?), so it solves in JavaScript, about 5 times slower")
+            console.info("Tollgate: WebAssembly cannot run here (a CSP without 'wasm-unsafe-eval'?): solving in JavaScript, 5 times slower")
           }
         } else if (message.type === 'progress') {
           attempts[index] = message.attempts

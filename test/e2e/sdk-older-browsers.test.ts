@@ -1,0 +1,41 @@
+/// <reference lib="dom" />
+import { describe, expect, it } from 'vitest'
+import { hasChromium, serviceAndBrowser, typeLikeAPerson } from './sdk-support.js'
+
+describe.runIf(hasChromium())('the SDK in a browser without requestSubmit and SubmitEvent (Safari before 15 and 16), in Chromium', () => {
+  const suite = serviceAndBrowser()
+
+  it('submits the protected form with its token, from the button the visitor pressed', async () => {
+    const { page, events } = await suite.browser.newPage()
+    // What those browsers lack, taken away before any script of the page runs.
+    await page.addInitScript(() => {
+      Reflect.deleteProperty(HTMLFormElement.prototype, 'requestSubmit')
+      Reflect.deleteProperty(window, 'SubmitEvent')
+    })
+    await page.goto(`${suite.sdk.origin}/demo`)
+    expect(await page.evaluate(() => 'requestSubmit' in HTMLFormElement.prototype || 'SubmitEvent' in window)).toBe(false)
+    await typeLikeAPerson(page, '#signup-email', 'grace@example.com')
+    await page.click('#signup-form button[type="submit"]')
+    await page.waitForSelector('#verdict')
+
+    expect(await page.textContent('#verdict')).toContain('Siteverify accepted the token')
+    expect(await page.textContent('[data-field="success"]')).toBe('true')
+    expect(await page.textContent('[data-field="Form"]')).toBe('signup')
+    expect(events.errors).toEqual([])
+  })
+
+  it('submits a form whose submit comes from a script (no submitter) through a hidden button of its own', async () => {
+    const { page, events } = await suite.browser.newPage()
+    await page.addInitScript(() => {
+      Reflect.deleteProperty(HTMLFormElement.prototype, 'requestSubmit')
+      Reflect.deleteProperty(window, 'SubmitEvent')
+    })
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await typeLikeAPerson(page, '#signup-email', 'grace@example.com')
+    await page.evaluate(() => document.querySelector<HTMLFormElement>('#signup-form')?.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })))
+    await page.waitForSelector('#verdict')
+
+    expect(await page.textContent('[data-field="success"]')).toBe('true')
+    expect(events.errors).toEqual([])
+  })
+})
