@@ -166,11 +166,15 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
   }
 
   app.decorate('authenticate', async (request: FastifyRequest) => {
-    // A request that names an API key is judged by that key alone, never by a cookie it also carries.
+    // A request that names an API key (the Bearer scheme) is judged by that key alone, never by a
+    // cookie it also carries. Another scheme is not ours: a proxy's Basic credentials in front of
+    // the dashboard, which the browser then sends with every request beside the session cookie.
     const { authorization } = request.headers
-    if (authorization !== undefined) return authenticateWithApiKey(request, authorization)
+    if (authorization !== undefined && /^\s*bearer(\s|$)/i.test(authorization)) return authenticateWithApiKey(request, authorization)
     const token = request.cookies[cookieName]
-    if (token === undefined || token === '') throw new ApiError('unauthorized')
+    if (token === undefined || token === '') {
+      throw new ApiError('unauthorized', authorization === undefined ? undefined : 'Log in, or send "Authorization: Bearer <API key>"; this request\'s Authorization header names another scheme.')
+    }
     const session = await sessions.findByTokenHash(hashToken(token))
     if (session === undefined) throw new ApiError('unauthorized', 'The session has expired or was logged out; log in again.')
     // Bearer requests are exempt: a page of another origin can make a browser send cookies, but not an

@@ -34,6 +34,21 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     })
   const me = (headers: Record<string, string>) => service.app.inject({ method: 'GET', url: '/api/v1/me', headers })
 
+  it('takes the session cookie beside another scheme\'s Authorization header (a Basic-auth proxy in front of the dashboard)', async () => {
+    const proxied = { ...asBrowser(account), authorization: 'Basic b3BzOnNlY3JldA==' }
+    const read = await me(proxied)
+    expect(read.statusCode, read.body).toBe(200)
+    expect(read.json().email).toBe(account.email)
+    const created = await service.app.inject({ method: 'POST', url: '/api/v1/sites', headers: proxied, payload: { name: 'Behind a proxy' } })
+    expect(created.statusCode, created.body).toBe(201)
+    // Without the cookie, the answer says what is missing.
+    const refused = await me({ authorization: 'Basic b3BzOnNlY3JldA==' })
+    expect(refused.statusCode).toBe(401)
+    expect(refused.json().error).toMatchObject({ code: 'unauthorized', message: expect.stringContaining('Bearer <API key>') })
+    // A Bearer header is still judged alone, whatever cookie comes with it.
+    expect((await me({ ...asBrowser(account), authorization: 'Bearer not-a-key' })).statusCode).toBe(401)
+  })
+
   it('logs in: 200 with the account and an HttpOnly, SameSite=Lax session cookie for the whole service', async () => {
     const response = await logIn({ email: account.email, password: account.password })
     expect(response.statusCode).toBe(200)
