@@ -81,6 +81,10 @@ describe.skipIf(!hasPostgres || !hasRedis)('readiness on PostgreSQL and Redis', 
       body: { checks: { database: { status: 'down' }, redis: { status: 'up' } } },
     })
     expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
+    // A form that came without a token in the outage is told apart for the documented fail-open
+    // backend (sdk/README.md), as in a Redis outage: internal-error beside missing-input-response.
+    const siteverify = await app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload: { secret: 'tgs_anything', response: '' } })
+    expect(siteverify.json()['error-codes']).toEqual(['missing-input-response', 'internal-error'])
     await databaseProxy.restore()
     await expect.poll(ready, { timeout: 10_000, interval: 250 }).toMatchObject({ statusCode: 200 })
   })

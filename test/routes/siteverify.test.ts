@@ -157,7 +157,7 @@ describe('Siteverify', () => {
     },
   )
 
-  it.each(['application/json', 'multipart/form-data; boundary=x'])(
+  it.each(['application/json', 'multipart/form-data; boundary=x', 'text/plain', 'application/octet-stream', undefined])(
     'takes the query string\'s fields when a body sent chunked turns out empty (%s)',
     async (contentType) => {
       const query = new URLSearchParams({ secret: site.secretKey, response: await token() }).toString()
@@ -165,7 +165,7 @@ describe('Siteverify', () => {
       const body = new ReadableStream({ start: (controller) => controller.close() })
       const answer = await fetch(`${await listening()}/recaptcha/api/siteverify?${query}`, {
         method: 'POST',
-        headers: { 'content-type': contentType },
+        headers: contentType === undefined ? {} : { 'content-type': contentType },
         body,
         duplex: 'half',
       } as RequestInit)

@@ -1,6 +1,6 @@
 import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
 import { redeemToken, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../domain/siteverify/redeem-token.js'
 import { answerFailure, type SiteverifyAnswer } from '../../../domain/siteverify/siteverify-answer.js'
 import { isTestSecret } from '../../../domain/siteverify/test-secrets.js'
@@ -9,6 +9,16 @@ import { SiteverifyBody, SiteverifyQuery, SiteverifyResult, type SiteverifyField
 
 /** How long one probe of the store's health answers for calls without a response. */
 const STORAGE_HEALTH_REUSE_MS = 1_000
+const DATABASE_PROBE_TIMEOUT_MS = 2_000
+
+/** The promise, or a rejection if it has not settled within `ms`. */
+function answersWithin(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+}
 
 /** The canonical path and the vendors' paths, so that code written for them only changes its host. */
 export const siteverifyPaths = ['/api/v1/siteverify', '/turnstile/v0/siteverify', '/siteverify', '/recaptcha/api/siteverify']
@@ -46,12 +56,19 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // A body of no bytes is no body, whatever its Content-Type says (clients send their default
   // one with the fields in the query string): Fastify then parses nothing, so a type no parser
   // takes (text/plain) is not refused either. The JSON and multipart parsers take an empty body
-  // sent chunked, whose length is not known here, as none too.
+  // sent chunked, whose length is not known here, as none too, and so does the catch-all below.
   app.addHook('onRequest', (request, _reply, done) => {
     const { headers } = request
     const hasNoBody = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0')
     if (hasNoBody) delete headers['content-type']
     done()
+  })
+
+  // Any other type: a body sent chunked that turns out empty is none too (its length was not known
+  // to the hook above); a body with bytes in it is refused as Fastify would (bad-request).
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    if (body.length === 0) done(null, undefined)
+    else done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type'] ?? ''), undefined)
   })
 
   // A POST without a body is a request without fields (missing-input-*), not a malformed one.
@@ -60,8 +77,10 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     done()
   })
 
-  // One probe of the store a second at most, however many calls come without a response (a bot's
-  // form posts each bring one). The store's own command timeout bounds a probe.
+  // One probe of the stores a second at most, however many calls come without a response (a bot's
+  // form posts each bring one). The key-value store's own command timeout bounds its probe; the
+  // database's is bounded here (a connection attempt to a host that is gone can take far longer).
+  // Either one away makes challenges answer 503, so either one is an outage for the page.
   let storageHealth: { checkedAt: number; isDown: Promise<boolean> } | undefined
 
   // Built once: a closure made per request costs more than it looks under tsx (esbuild's keepNames
@@ -76,7 +95,8 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     isStorageDown: () => {
       const now = Date.now()
       if (storageHealth === undefined || now - storageHealth.checkedAt > STORAGE_HEALTH_REUSE_MS) {
-        storageHealth = { checkedAt: now, isDown: app.keyValue.ping().then(() => false, () => true) }
+        const probes = [app.keyValue.ping(), answersWithin(app.database.ping(), DATABASE_PROBE_TIMEOUT_MS)]
+        storageHealth = { checkedAt: now, isDown: Promise.all(probes).then(() => false, () => true) }
       }
       return storageHealth.isDown
     },
