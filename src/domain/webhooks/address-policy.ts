@@ -43,6 +43,10 @@ export function findRefusedRange(address: string, policy: AddressPolicy = {}): s
   if (policy.allowPrivate !== true || range === 'linkLocal') return range
   // Allowed private, a transition address still may not carry a link-local or metadata address
   // to a gateway that translates it (a NAT64 network reaches 169.254.169.254 at 64:ff9b::a9fe:a9fe).
+  // The local-use NAT64 prefix (64:ff9b:1::/48, RFC 8215) puts the IPv4 address where its
+  // network's prefix length says (RFC 6052: after 48 bits for a /48, ...), which the address does
+  // not tell: all of it is refused, as no receiver of a development setup lives there.
+  if (range === 'rfc6052' && isLocalUseNat64(parsed as ipaddr.IPv6)) return 'localUseNat64'
   const carried = carriedIPv4(parsed as ipaddr.IPv6, range)
   if (carried === undefined) return undefined
   if (METADATA_ADDRESSES.has(carried.toString())) return 'metadata'
@@ -57,6 +61,11 @@ function carriedIPv4(address: ipaddr.IPv6, range: string): ipaddr.IPv4 | undefin
   // Teredo's client address is stored inverted in the last 32 bits; its server's, in bits 32-63.
   if (range === 'teredo') return new ipaddr.IPv4(bytes.slice(12).map((byte) => byte ^ 0xff))
   return undefined
+}
+
+function isLocalUseNat64(address: ipaddr.IPv6): boolean {
+  const [first, second, third] = address.parts
+  return first === 0x64 && second === 0xff9b && third === 1
 }
 
 function isIPv4Compatible(address: ipaddr.IPv6): boolean {

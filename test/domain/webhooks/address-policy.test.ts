@@ -78,7 +78,9 @@ describe('findRefusedRange with private addresses allowed (development)', () => 
     ['fe80::1', 'linkLocal'],
     // Carried inside an IPv6 transition address, to a gateway that translates it.
     ['64:ff9b::a9fe:a9fe', 'metadata'],
-    ['64:ff9b:1::a9fe:a9fe', 'metadata'],
+    // The local-use prefix, whose IPv4 address sits where the network's prefix length puts it (here a /48's).
+    ['64:ff9b:1::a9fe:a9fe', 'localUseNat64'],
+    ['64:ff9b:1:a9fe:a9:fe00::', 'localUseNat64'],
     ['2002:a9fe:a9fe::', 'metadata'],
     ['2002:a9fe:0101::1', 'linkLocal'],
     ['2001:0:4136:e378:8000:63bf:5601:5601', 'metadata'],
