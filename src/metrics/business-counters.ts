@@ -44,6 +44,11 @@ const definitions = {
     help: 'Webhook deliveries by outcome (delivered, failed, timeout, refused, dropped).',
     labelNames: ['outcome'],
   },
+  verificationLogDropped: {
+    name: 'tollgate_verification_log_dropped_rows_total',
+    help: 'Verification log rows lost before they were written, by reason: buffer_full (the database was away longer than the buffer holds) or refused (the database refused the row).',
+    labelNames: ['reason'],
+  },
   verificationLogPurged: {
     name: 'tollgate_verification_log_purged_rows_total',
     help: 'Verification log rows deleted because they were older than LOG_RETENTION_DAYS or their site was deleted.',

@@ -61,6 +61,7 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
     const dropped = buffer.length - maxBufferedRows + Math.ceil(maxBufferedRows / 100)
     buffer = buffer.slice(dropped)
     app.log.error({ dropped }, 'verification log buffer full; dropped the oldest rows')
+    app.counters.increment('verificationLogDropped', { reason: 'buffer_full' }, dropped)
   }
 
   /**
@@ -82,6 +83,7 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
       } catch (error) {
         if (!isDataError(error)) return { error, unwritten: batch.slice(index) }
         app.log.error({ err: error, row }, 'dropped a verification log row the database refuses')
+        app.counters.increment('verificationLogDropped', { reason: 'refused' })
       }
     }
     return undefined

@@ -178,6 +178,13 @@ describe.each([
   })
 })
 
+/** tollgate_verification_log_dropped_rows_total{reason} as /metrics shows it. */
+async function droppedRows(service: TestApp, reason: string): Promise<number> {
+  const metrics = (await service.app.inject({ method: 'GET', url: '/metrics' })).body
+  const match = new RegExp(`^tollgate_verification_log_dropped_rows_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(metrics)
+  return match === null ? 0 : Number(match[1])
+}
+
 describe('a row the database refuses', () => {
   it('is dropped alone; the rest of its batch is written', async () => {
     const service = await buildTestApp()
@@ -188,6 +195,7 @@ describe('a row the database refuses', () => {
       service.app.verificationLog.record(entry(siteId))
       await service.app.verificationLog.flush()
       expect(await countRows((sql) => service.app.database.query(sql))).toBe(2)
+      expect(await droppedRows(service, 'refused')).toBe(1)
     } finally {
       await service.close()
     }
@@ -274,6 +282,8 @@ describe('a database that goes away in the middle of a write', () => {
       expect(rows[0]?.count).toBeGreaterThan(500)
       expect(rows[0]?.count).toBeLessThanOrEqual(1_500)
       expect(rows[0]?.newest).toBe(4_999)
+      // /metrics counts every row that did not make it.
+      expect(await droppedRows(service, 'buffer_full')).toBe(5_000 - (rows[0]?.count ?? 0))
     } finally {
       await service.close()
     }
