@@ -5,14 +5,19 @@ import { hasChromium, serviceAndBrowser, typeLikeAPerson } from './sdk-support.j
 describe.runIf(hasChromium())('the SDK in a browser without requestSubmit and SubmitEvent (Safari before 15 and 16), in Chromium', () => {
   const suite = serviceAndBrowser()
 
-  it('submits the protected form with its token, from the button the visitor pressed', async () => {
-    const { page, events } = await suite.browser.newPage()
-    // What those browsers lack, taken away before any script of the page runs.
-    await page.addInitScript(() => {
+  /** /demo in a page that lacks what those browsers lack, taken away before any script of the page runs. */
+  async function openDemoWithoutThem() {
+    const opened = await suite.browser.newPage()
+    await opened.page.addInitScript(() => {
       Reflect.deleteProperty(HTMLFormElement.prototype, 'requestSubmit')
       Reflect.deleteProperty(window, 'SubmitEvent')
     })
-    await page.goto(`${suite.sdk.origin}/demo`)
+    await opened.page.goto(`${suite.sdk.origin}/demo`)
+    return opened
+  }
+
+  it('submits the protected form with its token, from the button the visitor pressed', async () => {
+    const { page, events } = await openDemoWithoutThem()
     expect(await page.evaluate(() => 'requestSubmit' in HTMLFormElement.prototype || 'SubmitEvent' in window)).toBe(false)
     await typeLikeAPerson(page, '#signup-email', 'grace@example.com')
     await page.click('#signup-form button[type="submit"]')
@@ -25,12 +30,7 @@ describe.runIf(hasChromium())('the SDK in a browser without requestSubmit and Su
   })
 
   it('submits a form whose submit comes from a script (no submitter) through a hidden button of its own', async () => {
-    const { page, events } = await suite.browser.newPage()
-    await page.addInitScript(() => {
-      Reflect.deleteProperty(HTMLFormElement.prototype, 'requestSubmit')
-      Reflect.deleteProperty(window, 'SubmitEvent')
-    })
-    await page.goto(`${suite.sdk.origin}/demo`)
+    const { page, events } = await openDemoWithoutThem()
     await typeLikeAPerson(page, '#signup-email', 'grace@example.com')
     await page.evaluate(() => document.querySelector<HTMLFormElement>('#signup-form')?.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })))
     await page.waitForSelector('#verdict')

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { afterAll, beforeAll } from 'vitest'
 import { openMemoryStore } from '../../src/storage/memory/memory-store.js'
 import { migrate } from '../../src/storage/migrate.js'
 import { openPgliteDatabase } from '../../src/storage/pglite/pglite-database.js'
@@ -92,5 +93,26 @@ async function deleteRedisPrefix(keyPrefix: string): Promise<void> {
     } while (cursor !== '0')
   } finally {
     client.disconnect()
+  }
+}
+
+/**
+ * For a describe block of a contract suite: a fresh store of `kind` opened before its tests (when
+ * `available`), closed and its keys removed after them. Read `subject.keyValue` inside tests.
+ */
+export function keyValueForSuite(kind: KeyValueKind, available: boolean): { readonly keyValue: KeyValueStore } {
+  let opened: TestKeyValue | undefined
+  beforeAll(async () => {
+    if (available) opened = await openTestKeyValue(kind)
+  })
+  afterAll(async () => {
+    await opened?.keyValue.close()
+    await opened?.dispose()
+  })
+  return {
+    get keyValue() {
+      if (opened === undefined) throw new Error('the store is open inside the tests of an available kind only')
+      return opened.keyValue
+    },
   }
 }

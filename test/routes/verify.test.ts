@@ -166,6 +166,8 @@ describe('POST /api/v1/verify', () => {
       expect(events).toEqual([
         {
           siteId: site.site.id,
+          // The site as the verification read it: the webhook needs no database read for it.
+          site: expect.objectContaining({ id: site.site.id, siteKey: site.siteKey }),
           timestamp: expect.any(Date),
           riskScore: 100,
           anomalies: ['missing_origin', 'bot_user_agent', 'missing_accept_language', 'missing_fetch_metadata', 'incomplete_fingerprint', 'canvas_missing', 'webgl_missing', 'no_interaction'],

@@ -1,24 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { defaultHistoryPolicy, recordAndAssessHistory, recordChallengeRequest, recordOutcome } from '../../src/domain/history/client-history.js'
 import { consumeRateLimit } from '../../src/domain/rate-limit.js'
 import type { KeyValueStore } from '../../src/storage/ports.js'
 import { openRedisStore } from '../../src/storage/redis/redis-store.js'
 import { redisUrl } from '../helpers/services.js'
-import { keyValueKinds, openTestKeyValue, type TestKeyValue } from '../helpers/storage.js'
+import { keyValueForSuite, keyValueKinds, openTestKeyValue, type TestKeyValue } from '../helpers/storage.js'
 
 /** One contract for every KeyValueStore implementation: memory and real Redis alike. */
 describe.each(keyValueKinds)('KeyValueStore contract on $kind', ({ kind, available }) => {
-  let subject: TestKeyValue
-  beforeAll(async () => {
-    if (!available) return
-    subject = await openTestKeyValue(kind)
-  })
-  afterAll(async () => {
-    if (!available) return
-    await subject.keyValue.close()
-    await subject.dispose()
-  })
+  const subject = keyValueForSuite(kind, available)
 
   it.skipIf(!available)('sets and gets a value; a missing key is null', async () => {
     await subject.keyValue.set('greeting', 'hello', 10_000)

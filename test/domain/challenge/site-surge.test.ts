@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SURGE_MAX_BITS, SurgeMeter, surgeBits } from '../../../src/domain/challenge/site-surge.js'
 import type { KeyValueStore } from '../../../src/storage/ports.js'
-import { keyValueKinds, openTestKeyValue, type TestKeyValue } from '../../helpers/storage.js'
+import { keyValueForSuite, keyValueKinds } from '../../helpers/storage.js'
 
 const MINUTE = 60_000
 
@@ -19,16 +19,7 @@ describe('surgeBits', () => {
 })
 
 describe.each(keyValueKinds)('SurgeMeter on $kind', ({ kind, available }) => {
-  let subject: TestKeyValue
-  beforeAll(async () => {
-    if (!available) return
-    subject = await openTestKeyValue(kind)
-  })
-  afterAll(async () => {
-    if (!available) return
-    await subject.keyValue.close()
-    await subject.dispose()
-  })
+  const subject = keyValueForSuite(kind, available)
 
   /** A moment `offsetMs` into the current window of the store's clock. */
   const momentInWindow = (offsetMs: number) => Math.floor(subject.keyValue.now() / MINUTE) * MINUTE + offsetMs
