@@ -15,8 +15,8 @@ export interface SurgeOptions {
 
 /**
  * The fleet-wide challenge rate of the sites with surge protection on (SurgeMeter). A store that
- * does not answer leaves the counts in memory for the next flush; the rate then lags, and
- * challenges are issued as ever.
+ * does not answer loses the counts of that flush (logged once until it answers again); the rate
+ * then lags, and challenges are issued as ever.
  */
 async function surgePlugin(app: FastifyInstance, options: SurgeOptions): Promise<void> {
   const meter = new SurgeMeter(app.keyValue)
@@ -39,9 +39,11 @@ async function surgePlugin(app: FastifyInstance, options: SurgeOptions): Promise
     })
   }, options.flushIntervalMs ?? 1_000)
   timer.unref()
+  // The last second's counts go to the others too (this runs before the stores close).
   app.addHook('onClose', async () => {
     clearInterval(timer)
     await flushing
+    await flush()
   })
 }
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { App } from '../../src/app.js'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
 import { browserHeaders, createTestSite, humanSubmission, submitSolution, type TestSite } from '../helpers/core-flow.js'
@@ -81,6 +81,22 @@ describe.each(deployments)('Surge protection ($name)', ({ available, options }) 
     expect(surgingVerdict).toMatchObject({ difficulty: 4 + 3, success: true, riskScore: calmVerdict?.riskScore })
   })
 
+  it.skipIf(!available)('counts only the challenges it issued: requests that failed (the store away) are not a surge', async () => {
+    const site = await createTestSite(service.app, { settings: { difficulty: 4, surgeChallengesPerMinute: 3 } })
+    await startWithinOneWindow(SURGE_WINDOW_MS, 10_000)
+    // The store refuses the challenge's record as a Redis that went away does (a forced failure).
+    const refused = vi.spyOn(service.app.keyValue, 'set').mockRejectedValue(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))
+    try {
+      for (let index = 0; index < 5; index++) {
+        const response = await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(site.siteKey), remoteAddress: `10.9.0.${index + 1}` })
+        expect(response.statusCode).toBe(503)
+      }
+    } finally {
+      refused.mockRestore()
+    }
+    expect(await difficultiesOf(service.app, site.siteKey, 4)).toEqual([4, 4, 5, 5])
+  })
+
   it.skipIf(!available)('counts the surged challenges in /metrics by the bits added', async () => {
     const site = await createTestSite(service.app, { settings: { difficulty: 4, surgeChallengesPerMinute: 3 } })
     const metrics = async () => (await service.app.inject({ method: 'GET', url: '/metrics' })).body
@@ -118,5 +134,22 @@ describe.skipIf(!hasPostgres || !hasRedis)('Surge protection across instances sh
     await first.surge.flush()
     expect((await challengeOfNewVisitor(first, site.siteKey)).difficulty).toBe(5)
     expect((await challengeOfNewVisitor(second, site.siteKey)).difficulty).toBe(5)
+  })
+
+  it('hands an instance\'s last counts to the others when it shuts down', async () => {
+    const pair = await buildSharedInstances(2, {}, { surgeFlushIntervalMs: 3_600_000 })
+    try {
+      const [leaving, staying] = pair.instances as [App, App]
+      const shared = await createTestSite(leaving, { settings: { difficulty: 4, surgeChallengesPerMinute: 10 } })
+      await startWithinOneWindow(SURGE_WINDOW_MS, 10_000)
+      expect(new Set(await difficultiesOf(leaving, shared.siteKey, 8))).toEqual(new Set([4]))
+      await leaving.close()
+      // The one that stays counts one and learns of the 8 at its flush: the next is the 10th.
+      expect((await challengeOfNewVisitor(staying, shared.siteKey)).difficulty).toBe(4)
+      await staying.surge.flush()
+      expect((await challengeOfNewVisitor(staying, shared.siteKey)).difficulty).toBe(5)
+    } finally {
+      await pair.close()
+    }
   })
 })

@@ -1,12 +1,11 @@
 import type { KeyValueStore } from '../../storage/ports.js'
 
 /**
- * Surge protection: while a site receives more challenge requests per minute, across all
- * instances, than its `surgeChallengesPerMinute`, every challenge of the site is harder: one bit
- * at the threshold and one more per doubling of it, at most SURGE_MAX_BITS. A client's own
- * history (its rate, its blocks) cannot see a botnet that sends each address's requests slowly;
- * the site's total can. A surge says nothing about any one visitor, so it raises the work only,
- * never a score.
+ * Surge protection: while a site issues more challenges per minute, across all instances, than
+ * its `surgeChallengesPerMinute`, every challenge of the site is harder: one bit at the threshold
+ * and one more per doubling of it, at most SURGE_MAX_BITS. A client's own history (its rate, its
+ * blocks) cannot see a botnet that sends each address's requests slowly; the site's total can. A
+ * surge says nothing about any one visitor, so it raises the work only, never a score.
  */
 export const SURGE_MAX_BITS = 4
 
@@ -16,84 +15,136 @@ export function surgeBits(challengesPerMinute: number, threshold: number): numbe
   return Math.min(SURGE_MAX_BITS, 1 + Math.floor(Math.log2(challengesPerMinute / threshold)))
 }
 
-/** The counts of one site as the store last answered, by window of the store's clock. */
-interface StoredCounts {
-  windowIndex: number
-  current: number
-  previous: number
+/** What this instance knows of one site's counts. */
+interface SiteCounts {
+  /** The window of this instance's last count of the site. */
+  lastCountedWindow: number
+  /** This instance's counts not yet sent to the store, by window. */
+  unwritten: Map<number, number>
+  /** Counts sent to the store whose total has not been read back yet, by window. */
+  sending: Map<number, number>
+  /** The fleet's counts as the store last answered: the window they were read in and the one before. */
+  read: { windowIndex: number; current: number; previous: number } | undefined
 }
 
 /**
- * Counts the challenge requests of sites with surge protection on, for the whole fleet: each
- * instance counts in memory and adds its counts to the store's per-minute counters every second
- * or so (flush), reading back the fleet's totals, so the request path touches no store. The rate
- * is a sliding minute: the current window's count plus the share of the previous window's that
- * the last minute still covers. An instance sees the others' requests a flush late.
+ * Counts the challenges issued for sites with surge protection on, for the whole fleet: each
+ * instance counts in memory and, every second or so (flush), adds its counts to the store's
+ * per-minute counters and reads the fleet's totals back, so the request path touches no store. The
+ * rate is a sliding minute: the current window's count plus the share of the previous window's
+ * that the last minute still covers. An instance sees the others' challenges a flush late.
+ *
+ * Counts a write could not add are dropped, not tried again: a write that timed out may have
+ * landed, and counting it twice would make people pay for a surge that was not there, while a
+ * count lost in an outage (when few challenges are issued anyway) only delays a surge's bits.
  */
 export class SurgeMeter {
-  private readonly unwritten = new Map<string, number>()
-  private readonly stored = new Map<string, StoredCounts>()
+  private readonly sites = new Map<string, SiteCounts>()
 
   constructor(
     private readonly store: KeyValueStore,
     private readonly windowMs = 60_000,
   ) {}
 
-  /** Counts one challenge request of the site and returns the site's rate per window, this request included. */
-  count(siteId: string, now: number = this.store.now()): number {
-    this.unwritten.set(siteId, (this.unwritten.get(siteId) ?? 0) + 1)
-    return this.rate(siteId, now)
+  /** Counts one challenge issued for the site. */
+  count(siteId: string, now: number = this.store.now()): void {
+    const windowIndex = this.windowOf(now)
+    let counts = this.sites.get(siteId)
+    if (counts === undefined) {
+      counts = { lastCountedWindow: windowIndex, unwritten: new Map(), sending: new Map(), read: undefined }
+      this.sites.set(siteId, counts)
+    }
+    counts.lastCountedWindow = windowIndex
+    counts.unwritten.set(windowIndex, (counts.unwritten.get(windowIndex) ?? 0) + 1)
   }
 
-  /** The site's requests over the last window: the fleet's as last read, and this instance's since. */
+  /** The site's challenges over the last window: the fleet's as last read, and this instance's since. */
   rate(siteId: string, now: number = this.store.now()): number {
-    const windowIndex = Math.floor(now / this.windowMs)
-    const stored = this.stored.get(siteId)
-    let current = 0
-    let previous = 0
-    if (stored?.windowIndex === windowIndex) {
-      current = stored.current
-      previous = stored.previous
-    } else if (stored?.windowIndex === windowIndex - 1) {
-      previous = stored.current
+    const counts = this.sites.get(siteId)
+    if (counts === undefined) return 0
+    const windowIndex = this.windowOf(now)
+    const { read } = counts
+    let current = ownCount(counts, windowIndex)
+    let previous = ownCount(counts, windowIndex - 1)
+    if (read?.windowIndex === windowIndex) {
+      current += read.current
+      previous += read.previous
+    } else if (read?.windowIndex === windowIndex - 1) {
+      previous += read.current
     }
     const covered = 1 - (now - windowIndex * this.windowMs) / this.windowMs
-    return current + (this.unwritten.get(siteId) ?? 0) + Math.floor(previous * covered)
+    return current + Math.floor(previous * covered)
+  }
+
+  /** How many sites this instance keeps counts of: those it counted in the current or the previous window. */
+  get siteCount(): number {
+    return this.sites.size
   }
 
   /**
    * Adds this instance's counts to the store's and reads back the fleet's, for every site this
-   * instance has counted in the current or the previous window (a site it has not served is of no
-   * concern to it). Counts a failed write could not add are kept for the next flush.
+   * instance counted in the current or the previous window; forgets the others. Throws the first
+   * failure once every site has been tried.
    */
   async flush(now: number = this.store.now()): Promise<void> {
-    const windowIndex = Math.floor(now / this.windowMs)
-    for (const [siteId, counts] of this.stored) {
-      if (counts.windowIndex < windowIndex - 1 && !this.unwritten.has(siteId)) this.stored.delete(siteId)
+    const windowIndex = this.windowOf(now)
+    const flushes: Promise<void>[] = []
+    for (const [siteId, counts] of this.sites) {
+      for (const window of counts.unwritten.keys()) if (window < windowIndex - 1) counts.unwritten.delete(window)
+      if (counts.lastCountedWindow < windowIndex - 1 && counts.sending.size === 0) {
+        this.sites.delete(siteId)
+        continue
+      }
+      flushes.push(this.flushSite(siteId, counts, windowIndex))
     }
-    const sites = new Set([...this.unwritten.keys(), ...this.stored.keys()])
-    const results = await Promise.allSettled([...sites].map((siteId) => this.flushSite(siteId, windowIndex)))
-    const failure = results.find((result) => result.status === 'rejected')
+    const failure = (await Promise.allSettled(flushes)).find((result) => result.status === 'rejected')
     if (failure !== undefined) throw failure.reason
   }
 
-  private async flushSite(siteId: string, windowIndex: number): Promise<void> {
-    const count = this.unwritten.get(siteId) ?? 0
-    this.unwritten.delete(siteId)
+  private async flushSite(siteId: string, counts: SiteCounts, windowIndex: number): Promise<void> {
+    const batch = [...counts.unwritten]
+    counts.unwritten.clear()
+    for (const [window, count] of batch) counts.sending.set(window, (counts.sending.get(window) ?? 0) + count)
     try {
-      const [current, previous] = await Promise.all([
-        this.store.increment(surgeKey(siteId, windowIndex), this.windowMs * 2, count),
-        this.store.get(surgeKey(siteId, windowIndex - 1)),
-      ])
-      this.stored.set(siteId, { windowIndex, current, previous: Number(previous ?? 0) || 0 })
+      await Promise.all(batch.map(([window, count]) => this.store.increment(surgeKey(siteId, window), this.windowMs * 2, count)))
     } catch (error) {
-      if (count > 0) this.unwritten.set(siteId, (this.unwritten.get(siteId) ?? 0) + count)
+      takeAway(counts.sending, batch)
       throw error
     }
+    try {
+      // Both keys share the site's hash tag: one command, on Redis Cluster too.
+      const [current, previous] = await this.store.getMany([surgeKey(siteId, windowIndex), surgeKey(siteId, windowIndex - 1)])
+      counts.read = { windowIndex, current: countOf(current), previous: countOf(previous) }
+    } finally {
+      // Written either way: the fleet's totals have them now, read back now or at the next flush.
+      takeAway(counts.sending, batch)
+    }
+  }
+
+  private windowOf(now: number): number {
+    return Math.floor(now / this.windowMs)
   }
 }
 
-/** A site's challenge requests in one window; a site's two windows share its hash tag. */
+/** This instance's counts of one window that the last read of the store does not hold. */
+function ownCount(counts: SiteCounts, windowIndex: number): number {
+  return (counts.unwritten.get(windowIndex) ?? 0) + (counts.sending.get(windowIndex) ?? 0)
+}
+
+function takeAway(from: Map<number, number>, batch: readonly (readonly [number, number])[]): void {
+  for (const [window, count] of batch) {
+    const left = (from.get(window) ?? 0) - count
+    if (left > 0) from.set(window, left)
+    else from.delete(window)
+  }
+}
+
+function countOf(stored: string | null | undefined): number {
+  const count = Number(stored ?? 0)
+  return Number.isSafeInteger(count) && count > 0 ? count : 0
+}
+
+/** A site's challenges in one window; a site's windows share its hash tag. */
 export function surgeKey(siteId: string, windowIndex: number): string {
   return `surge:{${siteId}}:${windowIndex}`
 }

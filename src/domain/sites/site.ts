@@ -11,7 +11,7 @@ export interface SiteSettings {
   /** Step-up rounds before the outcome must be allow or block. */
   maxStepUps: number
   /**
-   * Challenge requests per minute, for the whole site, from which every challenge of the site is
+   * Challenges issued per minute, for the whole site, from which every challenge of the site is
    * harder (surge protection, domain/challenge/site-surge.ts); 0 turns it off.
    */
   surgeChallengesPerMinute: number

@@ -20,7 +20,7 @@ const numberSettings: { key: NumberSetting; label: string; hint: string; min: nu
   {
     key: 'surgeChallengesPerMinute',
     label: 'Surge threshold (challenges per minute)',
-    hint: 'While the whole site gets more challenge requests a minute than this, every visitor gets a harder challenge: one bit more, and one more each time the rate doubles (at most 4). 0 turns it off.',
+    hint: 'While the whole site issues more challenges a minute than this, every visitor gets a harder challenge: one bit more, and one more each time the rate doubles (at most 4). 0 turns it off.',
     min: 0,
     max: 10_000_000,
   },

@@ -61,8 +61,10 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // request and reads what could raise it; when it does, it is stored again before anyone has
       // seen it.
       const networkLabels = await networkLabelsFor(app, caller)
+      // The site's rate with this challenge in it; it is counted once it is issued (a request that
+      // fails, in an outage say, is not a challenge anyone must pay for).
       const surgeThreshold = settings.surgeChallengesPerMinute
-      const surge = surgeThreshold > 0 ? surgeBits(app.surge.count(site.id), surgeThreshold) : 0
+      const surge = surgeThreshold > 0 ? surgeBits(app.surge.rate(site.id) + 1, surgeThreshold) : 0
       const likely = draftChallenge({
         siteId: site.id,
         difficulty: difficultyFor(settings, 0, networkLabels, surge),
@@ -81,6 +83,7 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await storeChallenge(app.keyValue, issued)
       }
       app.counters.increment('challengesIssued', {})
+      if (surgeThreshold > 0) app.surge.count(site.id)
       if (surge > 0) app.counters.increment('challengesSurged', { bits: String(surge) })
       void reply.header('cache-control', 'no-store')
       return presentChallenge(challengeKey, issued)

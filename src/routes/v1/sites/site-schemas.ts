@@ -20,7 +20,7 @@ const settingDescriptions: Record<NumericSettingName, string> = {
   blockThreshold: 'riskScore from this up is block (between the two: challenge, a step-up)',
   maxStepUps: 'Step-up rounds before the outcome must be allow or block',
   surgeChallengesPerMinute:
-    'Challenge requests per minute for the whole site from which every challenge is harder (one leading zero bit more, and one more per doubling, at most 4); 0 is off',
+    'Challenges issued per minute for the whole site from which every challenge is harder (one leading zero bit more, and one more per doubling, at most 4); 0 is off',
 }
 
 /**
