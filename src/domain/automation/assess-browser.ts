@@ -30,14 +30,28 @@ function areSameSets(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   return a.size === b.size && [...a].every((item) => b.has(item))
 }
 
+/** Chromium sends Sec-CH-UA and navigator.userAgentData from version 89 on. */
+const FIRST_VERSION_WITH_CLIENT_HINTS = 8900
+
+/** The first versions that send fetch metadata (major * 100 + minor, as UserAgentClaims.version). */
+const firstVersionWithFetchMetadata: Partial<Record<UserAgentClaims['engine'], number>> = {
+  chromium: 7600,
+  firefox: 9000,
+  safari: 1604,
+  'webkit-ios': 1604,
+}
+
 /**
  * Fetch metadata, which every current browser sends (Chrome 76+, Firefox 90+, Safari 16.4+), but
  * only to a potentially trustworthy URL: a service reached over plain http on a LAN or intranet
- * address gets none from any browser, so its absence there says nothing.
+ * address gets none from any browser, so its absence there says nothing; nor does it from an
+ * older browser (an iPhone that cannot go past iOS 15).
  * The User-Agent itself and Accept-Language are judged by header-signals.ts.
  */
-function assessFetchMetadata(headers: Headers, isTrustworthyDestination: boolean): AnomalyLabel[] {
+function assessFetchMetadata(headers: Headers, isTrustworthyDestination: boolean, claims: UserAgentClaims): AnomalyLabel[] {
   if (!isTrustworthyDestination) return []
+  const firstVersion = firstVersionWithFetchMetadata[claims.engine]
+  if (firstVersion !== undefined && claims.version !== undefined && claims.version < firstVersion) return []
   return headerOf(headers, 'sec-fetch-mode') === undefined || headerOf(headers, 'sec-fetch-site') === undefined ? ['missing_fetch_metadata'] : []
 }
 
@@ -56,7 +70,10 @@ function doesIdentityContradict(evidence: BrowserEvidence, userAgent: string, cl
     // These engines have no client hints at all: hints under their name are a spoofed User-Agent.
     if (hintBrands !== undefined || (fingerprint.userAgentBrands ?? '') !== '') return true
   }
-  if (claims.engine === 'chromium' && !/HeadlessChrome/.test(userAgent)) {
+  // An Android WebView whose app changed the User-Agent sends no client hints, nor does a Chromium
+  // before 89: their absence there says nothing.
+  const sendsClientHints = !claims.isWebView && (claims.version === undefined || claims.version >= FIRST_VERSION_WITH_CLIENT_HINTS)
+  if (claims.engine === 'chromium' && !/HeadlessChrome/.test(userAgent) && sendsClientHints) {
     if (evidence.isTrustworthyDestination && hintBrands === undefined) return true
     if (evidence.isSecurePage && fingerprint.userAgentBrands === '') return true
     if (hintBrands !== undefined && fingerprint.userAgentBrands !== undefined && fingerprint.userAgentBrands !== '') {
@@ -66,11 +83,13 @@ function doesIdentityContradict(evidence: BrowserEvidence, userAgent: string, cl
   return false
 }
 
-/** What a browser with a window always has: languages, a window and a screen of some size. */
+/**
+ * What a browser always has: languages and a screen of some size. Not a window of some size: a
+ * real Chrome reports a 0 x 0 window for a page opened in a background tab until the tab is shown,
+ * and so does a WebKit view inside an app that gives it no window frame.
+ */
 function hasHeadlessMarkers(fingerprint: FingerprintReport): boolean {
-  return fingerprint.languagesLength === 0
-    || (fingerprint.outerWidth === 0 && fingerprint.outerHeight === 0)
-    || fingerprint.screenWidth === 0 || fingerprint.screenHeight === 0
+  return fingerprint.languagesLength === 0 || fingerprint.screenWidth === 0 || fingerprint.screenHeight === 0
 }
 
 /** Desktop Chrome and Firefox list their PDF viewer as plugins, unless set to download PDFs; mobile browsers list none. */
@@ -86,9 +105,8 @@ const alwaysCollected = ['webdriver', 'pluginsLength', 'languagesLength', 'platf
  * The SDK's automation fields. navigator.webdriver, missing and placeholder canvas or WebGL values
  * are judged by fingerprint-signals.ts; this adds what the SDK reports beyond the spec's keys.
  */
-function assessFingerprint(evidence: BrowserEvidence, userAgent: string | undefined): AnomalyLabel[] {
+function assessFingerprint(evidence: BrowserEvidence, userAgent: string | undefined, claims: UserAgentClaims): AnomalyLabel[] {
   const { fingerprint, headers } = evidence
-  const claims = readUserAgent(userAgent ?? '')
   const anomalies: AnomalyLabel[] = []
   if (fingerprint.headlessUserAgent === true || /headless/i.test(headerOf(headers, 'sec-ch-ua') ?? '')) anomalies.push('headless_user_agent')
   if ((fingerprint.automationMarkers ?? 0) > 0) anomalies.push('automation_markers')
@@ -144,5 +162,10 @@ function assessBehavior(behavior: BehaviorReport): AnomalyLabel[] {
 /** The browser and automation labels this module adds for one submission. */
 export function assessBrowser(evidence: BrowserEvidence): AnomalyLabel[] {
   const userAgent = headerOf(evidence.headers, 'user-agent')
-  return [...assessFetchMetadata(evidence.headers, evidence.isTrustworthyDestination), ...assessFingerprint(evidence, userAgent), ...assessBehavior(evidence.behavior)]
+  const claims = readUserAgent(userAgent ?? '')
+  return [
+    ...assessFetchMetadata(evidence.headers, evidence.isTrustworthyDestination, claims),
+    ...assessFingerprint(evidence, userAgent, claims),
+    ...assessBehavior(evidence.behavior),
+  ]
 }

@@ -4,6 +4,16 @@ export interface UserAgentClaims {
   /** chromium: Chrome, Edge, Opera, Brave... (send client hints); webkit-ios: every iOS browser. */
   engine: 'chromium' | 'firefox' | 'safari' | 'webkit-ios' | 'unknown'
   isMobile: boolean
+  /**
+   * An Android WebView (`; wv)`): the browser inside an app (Facebook's, Instagram's, a mail app's).
+   * An app that changes its User-Agent, as most do, turns its client hints off.
+   */
+  isWebView: boolean
+  /**
+   * The browser's version as major * 100 + minor (Chrome 76 is 7600, Safari 16.4 is 1604), or
+   * undefined when the User-Agent does not say; on iOS the system's, whose WebKit every browser uses.
+   */
+  version: number | undefined
   /** Claims to be a browser at all (every browser's UA starts with Mozilla/5.0). */
   isBrowserLike: boolean
 }
@@ -25,7 +35,27 @@ export function readUserAgent(userAgent: string): UserAgentClaims {
   else if (/Firefox\/\d/.test(userAgent)) engine = 'firefox'
   else if (/(Chrome|Chromium|HeadlessChrome)\/\d/.test(userAgent)) engine = 'chromium'
   else if (/Version\/\d.*Safari\//.test(userAgent)) engine = 'safari'
-  return { os, engine, isMobile: /Mobi|Android|iPhone|iPad|iPod/.test(userAgent), isBrowserLike: userAgent.startsWith('Mozilla/5.0') }
+  return {
+    os,
+    engine,
+    isMobile: /Mobi|Android|iPhone|iPad|iPod/.test(userAgent),
+    isWebView: os === 'android' && /; wv\)/.test(userAgent),
+    version: versionOf(userAgent, engine),
+    isBrowserLike: userAgent.startsWith('Mozilla/5.0'),
+  }
+}
+
+const versionPatterns: Partial<Record<UserAgentClaims['engine'], RegExp>> = {
+  chromium: /(?:Chrome|Chromium|HeadlessChrome)\/(\d+)/,
+  firefox: /Firefox\/(\d+)(?:\.(\d+))?/,
+  safari: /Version\/(\d+)(?:\.(\d+))?/,
+  'webkit-ios': /OS (\d+)(?:_(\d+))? like Mac OS X/,
+}
+
+function versionOf(userAgent: string, engine: UserAgentClaims['engine']): number | undefined {
+  const match = versionPatterns[engine]?.exec(userAgent)
+  if (match === null || match === undefined) return undefined
+  return Number(match[1]) * 100 + Number(match[2] ?? 0)
 }
 
 /** navigator.platform values each OS reports (iPadOS in desktop mode says MacIntel). */
@@ -51,7 +81,7 @@ const hintPlatformsByOs: Record<Exclude<UserAgentClaims['os'], 'unknown'>, strin
   linux: ['Linux'],
   android: ['Android'],
   ios: ['iOS'],
-  chromeos: ['Chrome OS', 'ChromeOS'],
+  chromeos: ['Chrome OS', 'ChromeOS', 'Chromium OS'],
 }
 
 export function doesHintPlatformContradict(claims: UserAgentClaims, hintPlatform: string): boolean {

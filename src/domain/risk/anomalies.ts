@@ -32,7 +32,7 @@ export const anomalyVocabulary = {
   },
   missing_fetch_metadata: {
     weight: 25,
-    reason: 'No Sec-Fetch-Mode or Sec-Fetch-Site header where every current browser (Chrome 76+, Firefox 90+, Safari 16.4+) sends them: to a service reached over HTTPS or a loopback host (over plain http to another host browsers send none).',
+    reason: 'No Sec-Fetch-Mode or Sec-Fetch-Site header where every current browser (Chrome 76+, Firefox 90+, Safari 16.4+) sends them: to a service reached over HTTPS or a loopback host (over plain http to another host browsers send none), from a User-Agent that names one of those versions or a later one.',
   },
   user_agent_mismatch: {
     weight: 30,
@@ -134,7 +134,7 @@ export const anomalyVocabulary = {
   },
   recent_blocks: {
     weight: 30,
-    reason: 'Two or more verifications from this address were blocked on this site within 15 minutes.',
+    reason: 'Two or more verifications from this address were blocked on this site in the current or the previous quarter hour (each block counts for 15 to 30 minutes).',
   },
   fingerprint_many_ips: {
     weight: 25,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { assessBrowser } from '../../../src/domain/automation/assess-browser.js'
 import { hashTextCompact } from '../../../sdk/src/signals/hash-text.js'
-import { evidenceWith, firefoxUserAgent, headlessUserAgent, iphoneUserAgent } from './fixtures.js'
+import { chromeUserAgent, evidenceWith, firefoxUserAgent, headlessUserAgent, iphoneUserAgent } from './fixtures.js'
 
 describe('assessBrowser', () => {
   it('finds nothing wrong with a person in Chrome', () => {
@@ -22,6 +22,26 @@ describe('assessBrowser', () => {
     it('flags a request without fetch metadata', () => {
       expect(assessBrowser(evidenceWith({ headers: { 'sec-fetch-mode': undefined } }))).toEqual(['missing_fetch_metadata'])
       expect(assessBrowser(evidenceWith({ headers: { 'sec-fetch-site': undefined } }))).toEqual(['missing_fetch_metadata'])
+    })
+
+    it('accepts a request without fetch metadata from a browser older than fetch metadata (an iPhone kept on iOS 15)', () => {
+      const noFetchMetadata = { 'sec-fetch-mode': undefined, 'sec-fetch-site': undefined, 'sec-fetch-dest': undefined }
+      const noHints = { 'sec-ch-ua': undefined, 'sec-ch-ua-mobile': undefined, 'sec-ch-ua-platform': undefined }
+      const iphoneOn = (userAgent: string) =>
+        assessBrowser(evidenceWith({
+          headers: { ...noFetchMetadata, ...noHints, 'user-agent': userAgent },
+          fingerprint: { userAgentBrands: '', platform: 'iPhone', pluginsLength: 0, maxTouchPoints: 5 },
+        }))
+      expect(iphoneOn(iphoneUserAgent.replaceAll('18_5', '15_8').replace('Version/18.5', 'Version/15.6'))).toEqual([])
+      expect(iphoneOn(iphoneUserAgent.replaceAll('18_5', '16_3').replace('Version/18.5', 'Version/16.3'))).toEqual([])
+      // From 16.4 on, Safari sends it: its absence counts again.
+      expect(iphoneOn(iphoneUserAgent.replaceAll('18_5', '16_4').replace('Version/18.5', 'Version/16.4'))).toEqual(['missing_fetch_metadata'])
+      expect(iphoneOn(iphoneUserAgent)).toEqual(['missing_fetch_metadata'])
+      // A Chrome 75, before fetch metadata and client hints both; a Chrome 88 sends the one, not the other.
+      const chromeOf = (major: number) => ({ ...noFetchMetadata, ...noHints, 'user-agent': chromeUserAgent.replace('Chrome/140', `Chrome/${major}`) })
+      expect(assessBrowser(evidenceWith({ headers: chromeOf(75), fingerprint: { userAgentBrands: '' } }))).toEqual([])
+      expect(assessBrowser(evidenceWith({ headers: chromeOf(88), fingerprint: { userAgentBrands: '' } }))).toEqual(['missing_fetch_metadata'])
+      expect(assessBrowser(evidenceWith({ headers: chromeOf(89), fingerprint: { userAgentBrands: '' } }))).toEqual(['missing_fetch_metadata', 'user_agent_mismatch'])
     })
 
     it('accepts a request without fetch metadata over plain HTTP, where browsers send none', () => {
@@ -45,10 +65,13 @@ describe('assessBrowser', () => {
       expect(assessBrowser(evidenceWith({ fingerprint: { automationMarkers: 2 } }))).toEqual(['automation_markers'])
     })
 
-    it('flags headless markers: no languages, a 0 x 0 window or screen', () => {
+    it('flags headless markers: no languages, a 0 x 0 screen', () => {
       expect(assessBrowser(evidenceWith({ fingerprint: { languagesLength: 0 } }))).toEqual(['headless_detected'])
-      expect(assessBrowser(evidenceWith({ fingerprint: { outerWidth: 0, outerHeight: 0 } }))).toEqual(['headless_detected'])
       expect(assessBrowser(evidenceWith({ fingerprint: { screenWidth: 0, screenHeight: 0 } }))).toEqual(['headless_detected'])
+    })
+
+    it('takes a 0 x 0 window for what it is in a real browser: a page opened in a background tab, or a view inside an app', () => {
+      expect(assessBrowser(evidenceWith({ fingerprint: { outerWidth: 0, outerHeight: 0 } }))).toEqual([])
     })
 
     it('flags a desktop Chrome without plugins, but not a phone', () => {
@@ -86,6 +109,23 @@ describe('assessBrowser', () => {
     it('flags a Chrome user agent without client hints where Chrome must send them', () => {
       expect(assessBrowser(evidenceWith({ headers: { 'sec-ch-ua': undefined } }))).toEqual(['user_agent_mismatch'])
       expect(assessBrowser(evidenceWith({ fingerprint: { userAgentBrands: '' } }))).toEqual(['user_agent_mismatch'])
+    })
+
+    it('accepts an Android in-app browser (a WebView whose app changed its User-Agent) without client hints', () => {
+      const facebookApp = 'Mozilla/5.0 (Linux; Android 14; SM-S918B Build/UP1A.231005.007; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/127.0.6533.103 Mobile Safari/537.36 [FB_IAB/FB4A;FBAV/476.0.0.49.74;]'
+      const noHints = { 'sec-ch-ua': undefined, 'sec-ch-ua-mobile': undefined, 'sec-ch-ua-platform': undefined }
+      const inApp = evidenceWith({ headers: { ...noHints, 'user-agent': facebookApp }, fingerprint: { userAgentBrands: '', platform: 'Linux aarch64', pluginsLength: 0 } })
+      expect(assessBrowser(inApp)).toEqual([])
+      // What it does send must still agree: a WebView claiming Android on a Windows platform does not.
+      expect(assessBrowser(evidenceWith({ headers: { ...noHints, 'user-agent': facebookApp }, fingerprint: { userAgentBrands: '', platform: 'Win32', pluginsLength: 0 } }))).toEqual(['user_agent_mismatch'])
+      // Chrome on the same phone is no WebView: without hints it is a spoofed User-Agent.
+      const chromeOnAndroid = facebookApp.replace('; wv)', ')').replace(' [FB_IAB/FB4A;FBAV/476.0.0.49.74;]', '')
+      expect(assessBrowser(evidenceWith({ headers: { ...noHints, 'user-agent': chromeOnAndroid }, fingerprint: { userAgentBrands: '', platform: 'Linux aarch64', pluginsLength: 0 } }))).toEqual(['user_agent_mismatch'])
+    })
+
+    it('accepts the platform hint of ChromeOS builds that call it Chromium OS', () => {
+      const chromebook = 'Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
+      expect(assessBrowser(evidenceWith({ headers: { 'user-agent': chromebook, 'sec-ch-ua-platform': '"Chromium OS"' }, fingerprint: { platform: 'Linux x86_64' } }))).toEqual([])
     })
 
     it('accepts a Chrome user agent without client hints over plain HTTP', () => {
