@@ -10,9 +10,11 @@
  * Restart the service afterwards: the data is read once per process.
  */
 import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { parseArgs } from 'node:util'
 import { assessNetwork } from '../src/domain/network/assess-network.js'
 import { profileNetwork } from '../src/domain/network/network-profile.js'
 import { parseTorExitList } from '../src/domain/network/tor-exit-list.js'
@@ -38,8 +40,8 @@ function hasCommand(command: string): boolean {
   }
 }
 
-function updatePackages(): void {
-  const npm = ['npm', 'update', ...PACKAGES]
+function updatePackages(flags: string[]): void {
+  const npm = ['npm', 'update', ...flags, ...PACKAGES]
   // npm runs that overlap in one directory corrupt the lock file; flock queues them when available.
   const command = hasCommand('flock') ? ['flock', join(tmpdir(), 'npm.lock'), ...npm] : npm
   console.log(`$ ${command.join(' ')}`)
@@ -70,17 +72,60 @@ async function checkData(dataDirectory: string): Promise<boolean> {
   return isHealthy
 }
 
-const args = process.argv.slice(2)
-const dataDirectory = process.env.DATA_DIR === undefined || process.env.DATA_DIR === '' ? './data' : process.env.DATA_DIR
-const torIndex = args.indexOf('--tor-exits')
-if (!args.includes('--check-only')) updatePackages()
-if (torIndex >= 0) {
-  const source = args[torIndex + 1]
-  if (source === undefined) throw new Error('--tor-exits needs a file or URL')
-  await installTorExitList(source, dataDirectory)
+const usage = `Usage: npm run refresh:ip-data [-- [--check-only] [--tor-exits <file or URL>]]
+
+  (no option)              npm update of the network data packages, then a check of the data
+  --check-only             only load and check the installed data (no npm update)
+  --tor-exits <file|URL>   also install a Tor exit list into DATA_DIR (default ./data)
+  --help                   this text`
+
+/** Options as given, or a message for a command line that is not one of the usage's. */
+function readOptions(argv: string[]): { checkOnly: boolean; torExits: string | undefined; help: boolean } | string {
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      options: { 'check-only': { type: 'boolean' }, 'tor-exits': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    })
+    return { checkOnly: values['check-only'] === true, torExits: values['tor-exits'], help: values.help === true }
+  } catch (error) {
+    return (error as Error).message
+  }
 }
-if (!(await checkData(dataDirectory))) {
-  console.error('The refreshed data failed its check: restore the previous package-lock.json (git checkout package-lock.json && npm ci) and report it.')
-  process.exit(1)
+
+/** Whether the development dependencies are installed (not after `npm prune --omit=dev`). */
+function hasDevelopmentDependencies(): boolean {
+  const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { devDependencies?: Record<string, string> }
+  const first = Object.keys(manifest.devDependencies ?? {})[0]
+  return first === undefined || existsSync(join('node_modules', first))
 }
-console.log('Network data is ready; restart the service to use it.')
+
+async function main(): Promise<number> {
+  const options = readOptions(process.argv.slice(2))
+  if (typeof options === 'string') {
+    console.error(`refresh:ip-data: ${options}\n\n${usage}`)
+    return 2
+  }
+  if (options.help) {
+    console.log(usage)
+    return 0
+  }
+  const dataDirectory = process.env.DATA_DIR === undefined || process.env.DATA_DIR === '' ? './data' : process.env.DATA_DIR
+  // An install pruned of its development dependencies stays so: npm update would bring them back.
+  if (!options.checkOnly) updatePackages(hasDevelopmentDependencies() ? [] : ['--omit=dev'])
+  if (options.torExits !== undefined) await installTorExitList(options.torExits, dataDirectory)
+  if (!(await checkData(dataDirectory))) {
+    console.error('The refreshed data failed its check: restore the previous package-lock.json (git checkout package-lock.json && npm ci) and report it.')
+    return 1
+  }
+  console.log('Network data is ready; restart the service to use it.')
+  return 0
+}
+
+try {
+  process.exitCode = await main()
+} catch (error) {
+  console.error(`refresh:ip-data: ${(error as Error).message}`)
+  process.exitCode = 1
+}
