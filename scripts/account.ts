@@ -14,10 +14,9 @@ import { isEmailAddress, normalizeEmailAddress } from '../src/domain/accounts/em
 import { findPasswordProblem, hashPassword } from '../src/domain/accounts/password.js'
 import { StartupError } from '../src/startup-error.js'
 import { migrate } from '../src/storage/migrate.js'
-import { openDatabase } from '../src/storage/open-storage.js'
 import { createAccountRepository } from '../src/storage/sql/account-repository.js'
 import { createSessionRepository } from '../src/storage/sql/session-repository.js'
-import { readSecretInput, UsageError } from './operator-input.js'
+import { describeDatabase, openServiceDatabase, readSecretInput, UsageError } from './operator-input.js'
 
 const USAGE = 'usage: npm run account -- create <e-mail address> | set-password <e-mail address> (the password on standard input)'
 
@@ -31,22 +30,24 @@ async function run(command: string | undefined, address: string | undefined): Pr
   if (problem !== undefined) throw new UsageError(`the password ${problem}`)
   const passwordHash = await hashPassword(password)
 
-  const database = await openDatabase(config)
+  // A first account may come before the first start (the database made here); a password is set in one that exists.
+  const database = await openServiceDatabase(config, { create: command === 'create' })
+  const where = describeDatabase(config)
   try {
     await migrate(database)
     const accounts = createAccountRepository(database)
     if (command === 'create') {
       const account = await accounts.create(email, passwordHash)
       if (account === undefined) throw new UsageError(`an account with the address ${email} exists already (set its password with set-password)`)
-      return `created the account ${account.email} (${account.id})`
+      return `created the account ${account.email} (${account.id}) in ${where}`
     }
     const account = await accounts.findByEmail(email)
-    if (account === undefined) throw new UsageError(`no account has the address ${email}`)
+    if (account === undefined) throw new UsageError(`no account has the address ${email} in ${where}`)
     const ended = await database.transaction(async (transaction) => {
       await createAccountRepository(transaction).setPasswordHash(account.id, passwordHash)
       return createSessionRepository(transaction).deleteAllOf(account.id)
     })
-    return `set the password of ${account.email}; ended ${ended} session(s)`
+    return `set the password of ${account.email} in ${where}; ended ${ended} session(s)`
   } finally {
     await database.close()
   }

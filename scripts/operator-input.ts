@@ -2,8 +2,13 @@
  * What the operator's scripts (npm run account, npm run secret) share: refusals that end the
  * script with one line, and a secret read from standard input without echo.
  */
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { Writable } from 'node:stream'
+import type { Config } from '../src/config.js'
+import { openDatabase } from '../src/storage/open-storage.js'
+import type { SqlDatabase } from '../src/storage/ports.js'
 
 /** A refusal the script prints as one line, exiting 1. */
 export class UsageError extends Error {}
@@ -44,4 +49,24 @@ export async function readSecretInput(what: string): Promise<string> {
     throw new UsageError(`standard input must hold the ${what} on one line (or twice, the same, as the prompt asks for it)`)
   }
   return value
+}
+
+/** The database the service would use, in words an operator recognises (no password). */
+export function describeDatabase(config: Pick<Config, 'databaseUrl' | 'dataDirectory'>): string {
+  if (config.databaseUrl === undefined) return `the embedded database in ${resolve(config.dataDirectory, 'pglite')}`
+  const url = new URL(config.databaseUrl)
+  url.password = ''
+  return `PostgreSQL at ${url.toString()}`
+}
+
+/**
+ * Opens the service's database for a script. An embedded one that does not exist is refused
+ * unless the script may make it (`create`): a DATA_DIR mistyped, or DATABASE_URL forgotten, would
+ * otherwise get a new, empty database the server never reads.
+ */
+export async function openServiceDatabase(config: Pick<Config, 'databaseUrl' | 'dataDirectory'>, options: { create: boolean }): Promise<SqlDatabase> {
+  if (config.databaseUrl === undefined && !options.create && !existsSync(join(config.dataDirectory, 'pglite'))) {
+    throw new UsageError(`there is no database: ${describeDatabase(config)} does not exist (set DATA_DIR, or DATABASE_URL, as the server has them)`)
+  }
+  return openDatabase(config)
 }

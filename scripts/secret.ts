@@ -19,18 +19,23 @@ import { decryptSecret, encryptSecret } from '../src/domain/secret-box.js'
 import { createKeyRing, findSecret, keyCheckOf, storedSecretFile, type KeyRing } from '../src/secret.js'
 import { StartupError } from '../src/startup-error.js'
 import { migrate } from '../src/storage/migrate.js'
-import { openDatabase } from '../src/storage/open-storage.js'
 import type { SqlDatabase, SqlExecutor } from '../src/storage/ports.js'
 import { readKeyCheck, sameKeyCheck, writeKeyCheck } from '../src/storage/sql/server-key-check.js'
-import { readSecretInput, UsageError } from './operator-input.js'
+import { describeDatabase, openServiceDatabase, readSecretInput, UsageError } from './operator-input.js'
 
 const USAGE = 'usage: npm run secret -- check | change (the new secret on standard input) | adopt'
 const CURRENT = 'TOLLGATE_SECRET (or, unset, DATA_DIR/secret)'
 
-async function withDatabase<T>(work: (database: SqlDatabase) => Promise<T>): Promise<T> {
-  const database = await openDatabase(loadConfig())
+/**
+ * Runs `work` on the service's database. `change` and `adopt` (every instance stopped) make an
+ * embedded one that is not there yet and bring the schema up to date first; `check` only reads a
+ * database that exists, so that it can run beside the instances of the release before, ahead of
+ * a rolling deploy, and so that a mistyped DATA_DIR is no database that "goes with no secret yet".
+ */
+async function withDatabase<T>(work: (database: SqlDatabase) => Promise<T>, options: { readOnly: boolean } = { readOnly: false }): Promise<T> {
+  const database = await openServiceDatabase(loadConfig(), { create: !options.readOnly })
   try {
-    await migrate(database)
+    if (!options.readOnly) await migrate(database)
     return await work(database)
   } finally {
     await database.close()
@@ -38,10 +43,22 @@ async function withDatabase<T>(work: (database: SqlDatabase) => Promise<T>): Pro
 }
 
 async function check(current: KeyRing): Promise<string> {
-  const stored = await withDatabase((database) => readKeyCheck(database))
-  if (stored === undefined) return `the database goes with no secret yet: the first instance to start records its own`
-  if (!sameKeyCheck(stored, current)) throw new UsageError(`${CURRENT} is not the secret this database goes with`)
-  return `${CURRENT} is the secret this database goes with`
+  const where = describeDatabase(loadConfig())
+  const stored = await withDatabase((database) => readStoredKeyCheck(database, where), { readOnly: true })
+  if (stored === undefined) return `${where} goes with no secret yet: the first instance to start records its own`
+  if (!sameKeyCheck(stored, current)) throw new UsageError(`${CURRENT} is not the secret ${where} goes with`)
+  return `${CURRENT} is the secret ${where} goes with`
+}
+
+/** The stored key check; a database without the service's tables is no database of the service (yet). */
+async function readStoredKeyCheck(database: SqlDatabase, where: string): ReturnType<typeof readKeyCheck> {
+  try {
+    return await readKeyCheck(database)
+  } catch (error) {
+    // undefined_table: no schema, or one from before migration 012 (the key check's).
+    if ((error as { code?: string }).code === '42P01') throw new UsageError(`${where} holds no Tollgate schema with a secret check yet (start the service once, or check DATABASE_URL and DATA_DIR)`)
+    throw error
+  }
 }
 
 /** Every site's sealed webhook secret, locked until the transaction ends. */

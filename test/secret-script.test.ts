@@ -10,7 +10,10 @@ import { loadConfig } from '../src/config.js'
 import { encryptSecret } from '../src/domain/secret-box.js'
 import { createKeyRing } from '../src/secret.js'
 import { StartupError } from '../src/startup-error.js'
+import { migrate, readMigrations } from '../src/storage/migrate.js'
 import { lockDataDirectory, openStorage } from '../src/storage/open-storage.js'
+import type { SqlDatabase } from '../src/storage/ports.js'
+import { openPostgresDatabase } from '../src/storage/postgres/postgres-database.js'
 import { checkServerSecret, readKeyCheck } from '../src/storage/sql/server-key-check.js'
 import { createScratchDatabase, type ScratchDatabase } from './helpers/scratch-database.js'
 import { hasPostgres } from './helpers/services.js'
@@ -118,7 +121,7 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
 
       expect(secretScript(['check'], { ...production, TOLLGATE_SECRET: oldSecret })).toMatchObject({
         status: 0,
-        stdout: 'TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is the secret this database goes with',
+        stdout: `TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is the secret PostgreSQL at ${new URL(database.url).toString()} goes with`,
       })
       // The current secret must be the database's, and the new one a secret.
       const wrongCurrent = secretScript(['change'], { ...production, TOLLGATE_SECRET: newSecret() }, `${nextSecret}\n`)
@@ -145,7 +148,7 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
       ])
       expect(secretScript(['check'], { ...production, TOLLGATE_SECRET: oldSecret })).toMatchObject({
         status: 1,
-        stderr: 'tollgate secret: TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is not the secret this database goes with',
+        stderr: `tollgate secret: TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is not the secret PostgreSQL at ${new URL(database.url).toString()} goes with`,
       })
 
       // An instance left with the old secret stops at start, in one line.
@@ -183,6 +186,46 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
   }, 180_000)
 })
 
+describe.skipIf(!hasPostgres)('npm run secret -- check, ahead of a rolling deploy', () => {
+  it('reads the database of the release before as it is: no migration of the new release runs', async () => {
+    const older = await createScratchDatabase('tollgate_secret_check')
+    try {
+      const migrations = await readMigrations()
+      const latest = Math.max(...migrations.map((migration) => migration.version))
+      await withTestDatabaseAt(older.url, (database) => migrate(database, migrations.filter((migration) => migration.version < latest)))
+      const ran = secretScript(['check'], { NODE_ENV: 'production', DATABASE_URL: older.url, TOLLGATE_SECRET: newSecret() })
+      expect(ran).toMatchObject({ status: 0, stdout: `PostgreSQL at ${new URL(older.url).toString()} goes with no secret yet: the first instance to start records its own` })
+      const versions = await withTestDatabaseAt(older.url, (database) => database.query<{ version: number }>('SELECT max(version)::int AS version FROM schema_migrations'))
+      expect(versions[0]?.version).toBe(latest - 1)
+    } finally {
+      await older.drop()
+    }
+  }, 60_000)
+
+  it('refuses a database without the service\'s tables, and creates none', async () => {
+    const empty = await createScratchDatabase('tollgate_secret_empty')
+    try {
+      const ran = secretScript(['check'], { NODE_ENV: 'production', DATABASE_URL: empty.url, TOLLGATE_SECRET: newSecret() })
+      expect(ran.status).toBe(1)
+      expect(ran.stderr).toBe(`tollgate secret: PostgreSQL at ${new URL(empty.url).toString()} holds no Tollgate schema with a secret check yet (start the service once, or check DATABASE_URL and DATA_DIR)`)
+      const tables = await withTestDatabaseAt(empty.url, (database) => database.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'schema_migrations'"))
+      expect(tables).toEqual([])
+    } finally {
+      await empty.drop()
+    }
+  }, 60_000)
+})
+
+/** Runs `use` on the PostgreSQL database at `url`, closed after. */
+async function withTestDatabaseAt<T>(url: string, use: (database: SqlDatabase) => Promise<T>): Promise<T> {
+  const database = await openPostgresDatabase({ connectionString: url })
+  try {
+    return await use(database)
+  } finally {
+    await database.close()
+  }
+}
+
 describe('npm run secret, on the embedded database with the secret in DATA_DIR', () => {
   it('writes the new secret to DATA_DIR/secret, which the next start uses', async () => {
     const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-secret-'))
@@ -193,10 +236,12 @@ describe('npm run secret, on the embedded database with the secret in DATA_DIR',
     }
     expect(readdirSync(dataDirectory)).toEqual([])
     writeFileSync(join(dataDirectory, 'secret'), `${newSecret()}\n`)
+    // Never started: there is no database to check, and check makes none (a mistyped DATA_DIR would pass).
     expect(secretScript(['check'], development)).toMatchObject({
-      status: 0,
-      stdout: 'the database goes with no secret yet: the first instance to start records its own',
+      status: 1,
+      stderr: `tollgate secret: there is no database: the embedded database in ${join(dataDirectory, 'pglite')} does not exist (set DATA_DIR, or DATABASE_URL, as the server has them)`,
     })
+    expect(readdirSync(dataDirectory)).toEqual(['secret'])
     const nextSecret = newSecret()
     // While the server holds the database, nothing changes, and no copy of the new secret is left.
     const unlock = await lockDataDirectory(dataDirectory)
