@@ -2,8 +2,10 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorCodeOf } from '../../src/plugins/error-handler.js'
 import type { SqlDatabase, SqlExecutor } from '../../src/storage/ports.js'
+import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
 import { hasPostgres, postgresUrl } from '../helpers/services.js'
 import { openTestDatabase, type TestDatabase } from '../helpers/storage.js'
+import { startTcpProxy } from '../helpers/tcp-proxy.js'
 
 /**
  * PostgreSQL ending a connection while a transaction holds it (a restart, a failover,
@@ -58,4 +60,31 @@ describe.skipIf(!hasPostgres)('a PostgreSQL connection lost inside a transaction
       await transaction.query('SELECT 1')
     })
   })
+})
+
+/**
+ * A database that stops answering (packets dropped, an address that failed over) with a query in
+ * flight: closing the pool must not wait for that query's own timeout, or a shutdown outlasts its
+ * grace period and a supervisor's (docker stop: 10 s) and is killed half done.
+ */
+describe.skipIf(!hasPostgres)('closing while PostgreSQL has gone silent', () => {
+  it('ends within a few seconds, not at the query\'s timeout', async () => {
+    const target = new URL(postgresUrl)
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    const viaProxy = new URL(postgresUrl)
+    viaProxy.host = `127.0.0.1:${proxy.port}`
+    const database = await openPostgresDatabase({ connectionString: viaProxy.href })
+    try {
+      expect(await database.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }])
+      const stuck = database.query('SELECT pg_sleep(1)').catch((error: unknown) => error)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      proxy.silence()
+      const started = performance.now()
+      await database.close()
+      expect(performance.now() - started).toBeLessThan(5_000)
+      void stuck
+    } finally {
+      await proxy.close()
+    }
+  }, 20_000)
 })

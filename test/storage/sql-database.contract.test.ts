@@ -172,6 +172,20 @@ describe.skipIf(!databaseKinds[1]?.available)('migrations on PostgreSQL', () => 
 })
 
 describe('PGlite in its own thread', () => {
+  it('probes with a write (ping): on a full disk it answers reads while every write fails, and /ready must say so', async () => {
+    const { database } = await openTestDatabase('pglite', { migrated: false })
+    const transactionId = async () => Number((await database.query<{ id: string }>('SELECT txid_current()::text AS id'))[0]?.id)
+    try {
+      const before = await transactionId()
+      await database.ping()
+      await database.ping()
+      // Each probe took a transaction id of its own, whose commit goes to the write-ahead log.
+      expect((await transactionId()) - before).toBeGreaterThanOrEqual(3)
+    } finally {
+      await database.close()
+    }
+  })
+
   it('fails to open with an error that names the data directory', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'tollgate-pglite-'))
     const notADirectory = join(directory, 'file')

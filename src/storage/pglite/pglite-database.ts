@@ -293,7 +293,9 @@ export async function openPgliteDatabase(dataDirectory: string | undefined, opti
       await call({ op: 'load', load, first })
     },
     async ping() {
-      await outsideTransactions.query('SELECT 1')
+      // Not SELECT 1: on a full disk PGlite answers reads while every write fails, and /ready must
+      // say so. txid_current() takes a transaction id, so its commit writes to the log.
+      await outsideTransactions.query('SELECT txid_current()')
     },
     onIncident(listener) {
       incidentListeners.push(listener)

@@ -85,6 +85,9 @@ function bulkInsertOf(load: BulkLoad, firstParameter = 1): { text: string; value
 /** The longest setTimeout takes: "no limit" for a statement of a migration. */
 const UNBOUNDED_MS = 2 ** 31 - 1
 
+/** How long close() waits for the connections to end before it gives up on those still held. */
+const CLOSE_TIMEOUT_MS = 2_000
+
 /** A lost connection is reported by the statement that needed it (an outage: 503); the event itself is not. */
 function ignoreLostConnection(): void {}
 
@@ -180,8 +183,11 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
       if (result.rows[0]?.readOnly === 'on') throw readOnlyDatabase()
     },
     close() {
-      // pg's Pool.end() rejects a second call; here every call waits for the one closing.
-      closing ??= pool.end()
+      // pg's Pool.end() rejects a second call; here every call waits for the one closing. It also
+      // waits for the connections a query holds, and one the database stopped answering on holds
+      // it until the query's own timeout (35 s): a shutdown would outlast its grace period (and
+      // `docker stop`'s 10 s). Past CLOSE_TIMEOUT_MS the close is done; the process exits next.
+      closing ??= Promise.race([pool.end(), new Promise<void>((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS).unref())])
       return closing
     },
   }
