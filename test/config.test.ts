@@ -182,7 +182,8 @@ function runServer(env: Record<string, string>): Promise<{ code: number | null; 
     let stderr = ''
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
     const timer = setTimeout(() => child.kill('SIGKILL'), 25_000)
-    child.once('exit', (code) => {
+    // 'close': the stderr lines are all read by then, as they may not be at 'exit'.
+    child.once('close', (code) => {
       clearTimeout(timer)
       resolve({ code, stderr })
     })

@@ -45,7 +45,8 @@ async function startServer(env: Record<string, string> = {}): Promise<Started> {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   running.add(child)
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  // 'close', not 'exit': at 'exit' the last lines written to stdout may not have been read yet (a loaded host).
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
   let output = ''
   const [siteKey, secretKey] = await new Promise<[string, string]>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${output}`)), 60_000)
