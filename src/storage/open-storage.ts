@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { constants } from 'node:fs'
-import { access, chmod, link, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { access, chmod, link, mkdir, readdir, readFile, rm, stat, statfs, writeFile } from 'node:fs/promises'
 import { setTimeout } from 'node:timers/promises'
 import { join } from 'node:path'
 import type { Config } from '../config.js'
@@ -194,12 +194,18 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
     }
   } catch (error) {
     await unlock()
-    // PGlite says only that it failed; the usual cause is files this user may not write (a copy
-    // restored as root, a start once run as root), which the line names.
+    // PGlite says little of why it failed; the usual causes are files this user may not write (a
+    // copy restored as root, a start once run as root) and a full disk, "ErrnoError (errno 51)"
+    // (ENOSPC in the WASI numbering PGlite's file system uses), which the line names.
     const unwritable = await findUnwritable(directory)
+    const isFull = /\berrno 51\b/.test((error as Error).message) || (await statfs(directory).then((space) => space.bavail === 0, () => false))
     throw new StartupError(
       `the embedded database in ${directory} could not be opened (${(error as Error).message})` +
-        (unwritable === undefined ? '' : `: ${unwritable} is not writable by this user; give DATA_DIR and everything in it to the user the server runs as`),
+        (unwritable !== undefined
+          ? `: ${unwritable} is not writable by this user; give DATA_DIR and everything in it to the user the server runs as`
+          : isFull
+            ? ': the disk that holds it is full; make room there'
+            : ''),
     )
   }
 }

@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, open, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, open, rm, stat, truncate } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorCodeOf } from '../../src/plugins/error-handler.js'
+import { StartupError } from '../../src/startup-error.js'
+import { openDatabase } from '../../src/storage/open-storage.js'
 import { openPgliteDatabase } from '../../src/storage/pglite/pglite-database.js'
 import type { DatabaseIncident, SqlDatabase } from '../../src/storage/ports.js'
 
@@ -94,4 +96,19 @@ describe.skipIf(!isMounted)('the embedded database on a full disk', () => {
     await database.ping()
     // Generous: a start under a loaded CI host replays the log slowly.
   }, 120_000)
+
+  it('will not start on the full disk, and says that the disk is full', async () => {
+    const data = join(directory, 'fresh')
+    await mkdir(join(data, 'pglite'), { recursive: true })
+    await fill(ballast)
+    // Room for the data directory's lock file, not for a database.
+    await truncate(ballast, (await stat(ballast)).size - 64 * 1024)
+    try {
+      const failure = await openDatabase({ databaseUrl: undefined, dataDirectory: data }).then(() => undefined, (error: unknown) => error as Error)
+      expect(failure).toBeInstanceOf(StartupError)
+      expect(failure?.message).toMatch(/could not be opened \(.*\): the disk that holds it is full; make room there$/)
+    } finally {
+      await rm(ballast)
+    }
+  }, 60_000)
 })
