@@ -19,8 +19,17 @@ describe.runIf(hasChromium())('the SDK in a browser without requestSubmit and Su
   it('submits the protected form with its token, from the button the visitor pressed', async () => {
     const { page, events } = await openDemoWithoutThem()
     expect(await page.evaluate(() => 'requestSubmit' in HTMLFormElement.prototype || 'SubmitEvent' in window)).toBe(false)
+    // A button with a name and value: the form sends them only when that button submits it.
+    await page.evaluate(() => {
+      const button = document.querySelector<HTMLButtonElement>('#signup-form button[type="submit"]')
+      if (button !== null) Object.assign(button, { name: 'pressed', value: 'sign-up-button' })
+    })
+    const posted = page.waitForRequest((request) => request.method() === 'POST' && new URL(request.url()).pathname === '/demo')
     await typeLikeAPerson(page, '#signup-email', 'grace@example.com')
     await page.click('#signup-form button[type="submit"]')
+    const fields = new URLSearchParams((await posted).postData() ?? '')
+    expect(fields.get('pressed')).toBe('sign-up-button')
+    expect(fields.get('tollgate-token')).toMatch(/^v1\./)
     await page.waitForSelector('#verdict')
 
     expect(await page.textContent('#verdict')).toContain('Siteverify accepted the token')

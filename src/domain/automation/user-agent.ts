@@ -1,3 +1,5 @@
+import { rememberPerUserAgent } from '../recent-cache.js'
+
 /** What a User-Agent string claims, reduced to what the consistency checks compare. */
 export interface UserAgentClaims {
   os: 'windows' | 'mac' | 'linux' | 'android' | 'ios' | 'chromeos' | 'unknown'
@@ -28,7 +30,7 @@ function osOf(userAgent: string): UserAgentClaims['os'] {
   return 'unknown'
 }
 
-export function readUserAgent(userAgent: string): UserAgentClaims {
+function parseUserAgent(userAgent: string): Readonly<UserAgentClaims> {
   const os = osOf(userAgent)
   let engine: UserAgentClaims['engine'] = 'unknown'
   if (os === 'ios') engine = 'webkit-ios'
@@ -44,6 +46,12 @@ export function readUserAgent(userAgent: string): UserAgentClaims {
     isBrowserLike: userAgent.startsWith('Mozilla/5.0'),
   }
 }
+
+/**
+ * What a User-Agent claims, remembered per User-Agent (real ones repeat, and every verification
+ * reads its own): the claims are shared, read-only.
+ */
+export const readUserAgent: (userAgent: string) => Readonly<UserAgentClaims> = rememberPerUserAgent(parseUserAgent)
 
 const versionPatterns: Partial<Record<UserAgentClaims['engine'], RegExp>> = {
   chromium: /(?:Chrome|Chromium|HeadlessChrome)\/(\d+)/,

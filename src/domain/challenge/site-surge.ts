@@ -1,4 +1,5 @@
 import type { KeyValueStore } from '../../storage/ports.js'
+import { countOf } from '../stored-count.js'
 
 /**
  * Surge protection: while a site issues more challenges per minute, across all instances, than
@@ -137,11 +138,6 @@ function takeAway(from: Map<number, number>, batch: readonly (readonly [number, 
     if (left > 0) from.set(window, left)
     else from.delete(window)
   }
-}
-
-function countOf(stored: string | null | undefined): number {
-  const count = Number(stored ?? 0)
-  return Number.isSafeInteger(count) && count > 0 ? count : 0
 }
 
 /** A site's challenges in one window; a site's windows share its hash tag. */

@@ -1,6 +1,7 @@
 import type { KeyValueStore } from '../../storage/ports.js'
 import { sumExtraDifficulty } from '../risk/adaptive-difficulty.js'
 import type { AnomalyLabel } from '../risk/anomalies.js'
+import { countOf } from '../stored-count.js'
 
 /**
  * Recent history of a client, kept in the key-value store so that every instance sees it:
@@ -120,11 +121,6 @@ function recentBlocksKeys(ref: ClientRef, now: number, policy: HistoryPolicy): [
 const fingerprintMarkerKey = (siteId: string, fingerprint: string, client: string) => `history:{${siteId}:fp:${fingerprint}}:client:${client}`
 const fingerprintCountKey = (siteId: string, fingerprint: string) => `history:{${siteId}:fp:${fingerprint}}:clients`
 
-/** A stored count; anything else (absent, or not a count) is 0. */
-function countOf(stored: string | null | undefined): number {
-  const count = Number(stored ?? 0)
-  return Number.isSafeInteger(count) && count > 0 ? count : 0
-}
 
 function assessmentOf(anomalies: AnomalyLabel[]): HistoryAssessment {
   return { anomalies, extraDifficulty: sumExtraDifficulty(anomalies) }

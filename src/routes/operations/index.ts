@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { bearerTokenOf, hashToken } from '../../domain/accounts/tokens.js'
 import { isSameInConstantTime } from '../../domain/mac.js'
 import { ApiError } from '../../errors.js'
+import { answersWithin, NoAnswerInTime } from '../../storage/answers-within.js'
 import { DependencyRefusal } from '../../storage/dependency-refusal.js'
 import { ErrorResponse } from '../v1/dashboard-schemas.js'
 
@@ -22,21 +23,15 @@ const Readiness = Type.Object({
 
 async function check(kind: string, ping: () => Promise<void>): Promise<Type.Static<typeof DependencyCheck>> {
   const started = performance.now()
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)
-  })
   try {
-    await Promise.race([ping(), timeout])
+    await answersWithin(ping(), READY_TIMEOUT_MS)
     return { status: 'up', kind, latencyMs: Math.round(performance.now() - started) }
   } catch (error) {
     // The reason is generic on purpose: connection strings and hosts stay out of the answer. What
     // the store itself said (full, read-only, a refused password, a refused database number) is
     // the operator's to mend and names neither.
-    const reason = error instanceof DependencyRefusal || (error instanceof Error && error.message.startsWith('no answer')) ? error.message : 'not reachable'
+    const reason = error instanceof DependencyRefusal || error instanceof NoAnswerInTime ? error.message : 'not reachable'
     return { status: 'down', kind, latencyMs: Math.round(performance.now() - started), error: reason }
-  } finally {
-    clearTimeout(timer)
   }
 }
 

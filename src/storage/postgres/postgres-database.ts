@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { postgresRefusalOf, readOnlyDatabase } from '../dependency-refusal.js'
 import type { BulkColumn, BulkLoad, SqlDatabase, SqlExecutor } from '../ports.js'
@@ -187,7 +188,7 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
       // waits for the connections a query holds, and one the database stopped answering on holds
       // it until the query's own timeout (35 s): a shutdown would outlast its grace period (and
       // `docker stop`'s 10 s). Past CLOSE_TIMEOUT_MS the close is done; the process exits next.
-      closing ??= Promise.race([pool.end(), new Promise<void>((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS).unref())])
+      closing ??= Promise.race([pool.end(), sleep(CLOSE_TIMEOUT_MS, undefined, { ref: false })])
       return closing
     },
   }

@@ -4,21 +4,13 @@ import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
 import { redeemToken, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../domain/siteverify/redeem-token.js'
 import { answerFailure, type SiteverifyAnswer } from '../../../domain/siteverify/siteverify-answer.js'
 import { isTestSecret } from '../../../domain/siteverify/test-secrets.js'
+import { answersWithin } from '../../../storage/answers-within.js'
 import { acceptMultipartFields } from './multipart-fields.js'
 import { SiteverifyBody, SiteverifyQuery, SiteverifyResult, type SiteverifyFields, type SiteverifyQueryFields } from './schemas.js'
 
 /** How long one probe of the store's health answers for calls without a response. */
 const STORAGE_HEALTH_REUSE_MS = 1_000
 const DATABASE_PROBE_TIMEOUT_MS = 2_000
-
-/** The promise, or a rejection if it has not settled within `ms`. */
-function answersWithin(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
-}
 
 /** The canonical path and the vendors' paths, so that code written for them only changes its host. */
 export const siteverifyPaths = ['/api/v1/siteverify', '/turnstile/v0/siteverify', '/siteverify', '/recaptcha/api/siteverify']
