@@ -16,6 +16,7 @@ import metrics from './plugins/metrics.js'
 import network from './plugins/network.js'
 import sites from './plugins/sites.js'
 import storage from './plugins/storage.js'
+import siteTraffic from './plugins/site-traffic.js'
 import surge from './plugins/surge.js'
 import logRetention from './plugins/log-retention.js'
 import verificationLog from './plugins/verification-log.js'
@@ -248,6 +249,7 @@ export async function buildApp(options: AppOptions) {
   // Public (SDK) routes: challenge, verify, siteverify.
   await app.register(network)
   await app.register(surge, { flushIntervalMs: options.surgeFlushIntervalMs })
+  await app.register(siteTraffic)
   await app.register(verificationLog, { maxBufferedRows: options.verificationLogMaxBufferedRows })
   await app.register(logRetention, { intervalMs: options.logRetentionIntervalMs })
   await app.register(demoSite)

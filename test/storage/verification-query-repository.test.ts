@@ -161,6 +161,26 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
     ])
   })
 
+  it.skipIf(!available)("counts a site's scored verifications in the current hour and the one before, not the rejected ones", async () => {
+    const siteId = randomUUID()
+    const hour = Date.UTC(2025, 0, 1, 10)
+    await insertVerifications(subject.database, [
+      { siteId, createdAt: new Date(hour - 2 * HOUR_MS), action: 'allow' },
+      { siteId, createdAt: new Date(hour - HOUR_MS), action: 'allow' },
+      { siteId, createdAt: new Date(hour - 1), action: 'block' },
+      { siteId, createdAt: new Date(hour - 1), action: 'rejected' },
+      { siteId, createdAt: new Date(hour), action: 'challenge' },
+      { siteId, createdAt: new Date(hour + 5 * 60_000), action: 'allow' },
+      { siteId, createdAt: new Date(hour + 5 * 60_000), action: 'rejected' },
+      { siteId, createdAt: new Date(hour + HOUR_MS), action: 'allow' },
+      { siteId: randomUUID(), createdAt: new Date(hour), action: 'allow' },
+    ])
+    expect(await queries.scoredInRecentHours(siteId, hour + 30 * 60_000)).toEqual({ current: 2, previous: 2 })
+    expect(await queries.scoredInRecentHours(siteId, hour)).toEqual({ current: 2, previous: 2 })
+    expect(await queries.scoredInRecentHours(siteId, hour - 1)).toEqual({ current: 2, previous: 1 })
+    expect(await queries.scoredInRecentHours(randomUUID(), hour)).toEqual({ current: 0, previous: 0 })
+  })
+
   it.skipIf(!available)('ranks anomalies and countries by count, then alphabetically, up to the limit', async () => {
     const siteId = randomUUID()
     const at = new Date(Date.UTC(2025, 1, 1))

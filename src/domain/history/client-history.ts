@@ -13,7 +13,8 @@ import { countOf } from '../stored-count.js'
  * - fingerprint spread: distinct clients per fingerprint per site over an hour, counted with one
  *   marker key per (fingerprint, client) pair and a counter, which the store's countDistinct
  *   moves in one atomic step: a set with expiry. A client seen with a fingerprint over the
- *   limit is marked for the window, so that its next challenges are harder too.
+ *   limit (fingerprintClientLimitFor the site's traffic) is marked for the window, so that its
+ *   next challenges are harder too.
  * It is safe on Redis Cluster: a client's keys share the hash tag {site:client} (clientKey), so a
  * challenge request counts itself and reads the rest in one command, and a verification reads its
  * client's state in one; a fingerprint's marker and counter share the fingerprint's hash tag.
@@ -32,15 +33,24 @@ export interface HistoryPolicy {
   /** Blocks within the window from which recent_blocks holds. */
   blockLimit: number
   fingerprintWindowMs: number
-  /** Distinct clients per fingerprint from which fingerprint_many_ips holds. */
+  /** Distinct clients per fingerprint from which fingerprint_many_ips holds, on a quiet site. */
   fingerprintClientLimit: number
+  /**
+   * On a busy site, the limit is this share of the site's scored verifications in the last hour
+   * when that is higher (fingerprintClientLimitFor): identical devices share a fingerprint, and
+   * the more people a site sees, the more of them come with the same popular phone.
+   */
+  fingerprintTrafficShare: number
 }
 
 /**
  * People reload, open tabs and go through step-ups, but rarely ask for thirty challenges a
  * minute on one site. Whole offices share one address (NAT), so the rate alone only adds a
  * little to the score; its main effect is difficulty. A fingerprint is shared by identical
- * devices (one phone model, one OS version), so spread needs many distinct addresses.
+ * devices (one phone model, one OS version, screen, time zone and language), so spread needs
+ * many distinct addresses: 20, or on a busy site 5% of its traffic (the most common such device
+ * of a site's visitors is rarely more than a few per cent of them; one fingerprint replayed by a
+ * bot is most of what that bot sends).
  */
 export const defaultHistoryPolicy: HistoryPolicy = {
   rateWindowMs: 60_000,
@@ -49,6 +59,24 @@ export const defaultHistoryPolicy: HistoryPolicy = {
   blockLimit: 2,
   fingerprintWindowMs: 60 * 60_000,
   fingerprintClientLimit: 20,
+  fingerprintTrafficShare: 0.05,
+}
+
+const HOUR_MS = 3_600_000
+
+/**
+ * A site's scored verifications in the hour before `now`, from its counts of the current UTC hour
+ * and of the one before: the current one, and the part of the previous one that hour still
+ * covers (as if it had been spread evenly over its hour).
+ */
+export function lastHourOf(counts: { current: number; previous: number }, now: number): number {
+  const elapsed = (now % HOUR_MS) / HOUR_MS
+  return counts.current + Math.round(counts.previous * (1 - elapsed))
+}
+
+/** Distinct clients from which a fingerprint is one too many on a site with this traffic (scored verifications in the last hour). */
+export function fingerprintClientLimitFor(lastHourVerifications: number, policy: HistoryPolicy = defaultHistoryPolicy): number {
+  return Math.max(policy.fingerprintClientLimit, Math.ceil(lastHourVerifications * policy.fingerprintTrafficShare))
 }
 
 export interface HistoryAssessment {
@@ -155,6 +183,11 @@ export async function recordChallengeRequest(
 export interface VerificationHistoryInput extends ClientRef {
   /** A stable digest of the device fingerprint (see fingerprintDigest), or undefined without one. */
   fingerprint: string | undefined
+  /**
+   * The site's scored verifications in the last hour, asked only when the fingerprint's spread
+   * reaches the policy's fixed limit (rarely); without it the fixed limit holds.
+   */
+  siteTraffic?: () => Promise<number>
 }
 
 /**
@@ -176,7 +209,7 @@ export async function recordAndAssessHistory(
   const anomalies: AnomalyLabel[] = []
   if (countOf(requests) > policy.rateLimit) anomalies.push('high_request_rate')
   if (countOf(blocks) + countOf(earlierBlocks) >= policy.blockLimit) anomalies.push('recent_blocks')
-  if (spread >= policy.fingerprintClientLimit) {
+  if (spread >= policy.fingerprintClientLimit && (input.siteTraffic === undefined || spread >= fingerprintClientLimitFor(await input.siteTraffic(), policy))) {
     anomalies.push('fingerprint_many_ips')
     // The client's next challenges are raised for it too (recordChallengeRequest reads this).
     await store.set(spreadKey(input), '1', policy.fingerprintWindowMs)

@@ -47,7 +47,11 @@ export async function assessClient(
   const historyRef = historyRefOf(request, caller)
   const [profile, history] = await Promise.all([
     app.network.profile(caller.clientIp),
-    recordAndAssessHistory(app.keyValue, { ...historyRef, fingerprint: fingerprintDigest(fingerprint) }),
+    recordAndAssessHistory(app.keyValue, {
+      ...historyRef,
+      fingerprint: fingerprintDigest(fingerprint),
+      siteTraffic: () => app.siteTraffic.scoredInLastHour(caller.site.id),
+    }),
   ])
   return { profile, historyAnomalies: history.anomalies, historyRef }
 }

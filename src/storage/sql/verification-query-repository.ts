@@ -124,6 +124,23 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
   const rankedQuery = (kind: RankedKind, partialLabels: string) => `${countedQuery(kind, partialLabels)} ORDER BY count DESC, label LIMIT $6`
 
   return {
+    /**
+     * The site's scored verifications (allowed, challenged or blocked; not the rejected ones, which
+     * cost nothing to send) in the UTC hour of `now` and in the one before, from the rollups: one
+     * range of their primary key.
+     */
+    async scoredInRecentHours(siteId: string, now: number): Promise<{ current: number; previous: number }> {
+      const currentHour = Math.floor(now / HOUR_MS) * HOUR_MS
+      const rows = await database.query<{ hour_ms: number; count: number }>(
+        `SELECT (extract(epoch FROM hour) * 1000)::int8 AS hour_ms, sum(count)::int8 AS count FROM verification_rollups
+          WHERE site_id = $1 AND kind = 'action' AND hour >= $2 AND hour <= $3 AND value IN ('allow', 'challenge', 'block')
+          GROUP BY hour`,
+        [siteId, new Date(currentHour - HOUR_MS), new Date(currentHour)],
+      )
+      const countAt = (hourMs: number) => rows.find((row) => row.hour_ms === hourMs)?.count ?? 0
+      return { current: countAt(currentHour), previous: countAt(currentHour - HOUR_MS) }
+    },
+
     /** Counts per UTC bucket (epoch milliseconds) and action. */
     async countByBucket(siteId: string, range: StatsRange): Promise<BucketCount[]> {
       const rows = await database.query<{ bucket_ms: number; action: string; count: number }>(

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
-  defaultHistoryPolicy, recordAndAssessHistory, recordChallengeRequest, recordOutcome, type HistoryPolicy,
+  defaultHistoryPolicy, fingerprintClientLimitFor, lastHourOf, recordAndAssessHistory, recordChallengeRequest, recordOutcome, type HistoryPolicy,
 } from '../../../src/domain/history/client-history.js'
 import { advanceStepUps, claimStepUps } from '../../../src/domain/risk/step-up.js'
 import type { KeyValueStore } from '../../../src/storage/ports.js'
@@ -87,6 +87,34 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
     // Another fingerprint and the same fingerprint on another site are unaffected.
     expect((await recordAndAssessHistory(store, { siteId: site, client: 'c3', fingerprint: 'own' }, now, policy)).anomalies).toEqual([])
     expect((await recordAndAssessHistory(store, { siteId: 'site-b', client: 'c3', fingerprint: 'shared' }, now, policy)).anomalies).toEqual([])
+  })
+
+  it("raises a busy site's limit to its share of the site's traffic, asking for the traffic only from the fixed limit on", async () => {
+    let asked = 0
+    const siteTraffic = async () => {
+      asked++
+      return 100
+    }
+    // 5% of 100 scored verifications in the last hour is 5 clients, above the fixed limit of 3.
+    const seenFrom = (client: string) => recordAndAssessHistory(store, { siteId: site, client, fingerprint: 'popular', siteTraffic }, now, policy)
+    expect((await seenFrom('p1')).anomalies).toEqual([])
+    expect((await seenFrom('p2')).anomalies).toEqual([])
+    expect(asked).toBe(0)
+    expect((await seenFrom('p3')).anomalies).toEqual([])
+    expect((await seenFrom('p4')).anomalies).toEqual([])
+    expect(await seenFrom('p5')).toEqual({ anomalies: ['fingerprint_many_ips'], extraDifficulty: 1 })
+    expect(asked).toBe(3)
+  })
+
+  it('estimates the last hour from the current and the previous hour, and takes the larger of the two limits', () => {
+    const hour = 3_600_000
+    expect(lastHourOf({ current: 40, previous: 100 }, 10 * hour)).toBe(140)
+    expect(lastHourOf({ current: 40, previous: 100 }, 10 * hour + hour / 4)).toBe(115)
+    expect(lastHourOf({ current: 40, previous: 100 }, 11 * hour - 1)).toBe(40)
+    expect(fingerprintClientLimitFor(0)).toBe(20)
+    expect(fingerprintClientLimitFor(400)).toBe(20)
+    expect(fingerprintClientLimitFor(401)).toBe(21)
+    expect(fingerprintClientLimitFor(20_000)).toBe(1_000)
   })
 
   it('caps the extra difficulty when several labels hold', async () => {
