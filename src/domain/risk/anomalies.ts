@@ -138,7 +138,7 @@ export const anomalyVocabulary = {
   },
   fingerprint_many_ips: {
     weight: 25,
-    reason: 'The same device fingerprint came from 20 or more addresses on this site within an hour (a replayed fingerprint).',
+    reason: 'The same device fingerprint came from 20 or more addresses on this site within an hour, or on a busy site from 5% of its traffic or more (a replayed fingerprint).',
   },
 } as const satisfies Record<string, { weight: number; reason: string }>
 
