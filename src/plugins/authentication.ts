@@ -156,9 +156,9 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
 
   async function authenticateWithApiKey(request: FastifyRequest, authorization: string): Promise<void> {
     const key = bearerTokenOf(authorization)
-    if (key === undefined || !isApiKeyShaped(key)) {
-      throw new ApiError('unauthorized', 'The Authorization header must be "Bearer <API key>".')
-    }
+    if (key === undefined) throw new ApiError('unauthorized', 'The Authorization header must be "Bearer <API key>".')
+    // A site's secret key (tgs_...) is the likeliest mistake: it is for Siteverify, not for this API.
+    if (!isApiKeyShaped(key)) throw new ApiError('unauthorized', 'The API key is unknown or has been revoked (API keys are made in the dashboard, under API keys; a site\'s secret key is for Siteverify only).')
     const owner = await apiKeys.useByKeyHash(hashToken(key))
     if (owner === undefined) throw new ApiError('unauthorized', 'The API key is unknown or has been revoked.')
     request.account = { id: owner.accountId, email: owner.email }

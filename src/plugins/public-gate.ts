@@ -4,6 +4,7 @@ import { createClientTagger, tagClient } from '../domain/challenge/client-tag.js
 import { addressGroupOf } from '../domain/history/client-keys.js'
 import { isOriginAllowed, readRequestOrigin, type RequestOrigin } from '../domain/public-access/request-origin.js'
 import { consumeRateLimit } from '../domain/rate-limit.js'
+import { isAddressAllowed } from '../domain/sites/allowed-addresses.js'
 import type { Site } from '../domain/sites/site.js'
 import { testSiteFor } from '../domain/sites/test-site-keys.js'
 import { ApiError } from '../errors.js'
@@ -20,6 +21,8 @@ export interface PublicCaller {
    * to rotate through): keys its rate limits and its history, so Redis holds no address in clear.
    */
   groupTag: string
+  /** The address is on the site's allowlist: not rate limited, challenged at the base difficulty, allowed unjudged. */
+  isAllowedAddress: boolean
 }
 
 declare module 'fastify' {
@@ -112,8 +115,9 @@ async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions
     // (verify's onError). The budget comes first: a flood from a foreign origin is turned away
     // (429, not logged) like any other instead of writing a log row per request.
     const origin = readRequestOrigin(request.headers.origin, request.headers.referer)
-    request.publicCaller = { site, origin, clientIp, clientTag, groupTag }
-    if (options.rateLimitPerMinute > 0) await enforceRateLimit(`${request.routeOptions.url ?? request.url}:${site.id}:${groupTag}`)
+    const isAllowedAddress = isAddressAllowed(site.settings.allowedAddresses, clientIp)
+    request.publicCaller = { site, origin, clientIp, clientTag, groupTag, isAllowedAddress }
+    if (options.rateLimitPerMinute > 0 && !isAllowedAddress) await enforceRateLimit(`${request.routeOptions.url ?? request.url}:${site.id}:${groupTag}`)
 
     if (!isOriginAllowed(origin, site.domains)) {
       throw new ApiError('origin_not_allowed', `This site key is not allowed on ${origin.hostname ?? 'an origin without a host'}.`)

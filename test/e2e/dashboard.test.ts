@@ -255,6 +255,19 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await waitForText('.notice--success', 'Settings saved.')
   })
 
+  it('keeps an address allowlist, refusing an entry that is not an address beside the field and showing the stored ranges', async () => {
+    await page.getByLabel('Allowed addresses').fill('203.0.113.7/24\nnot-an-address')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await waitForText('#settings-allowedAddresses-error', '"not-an-address"')
+    expect(await page.getByLabel('Allowed addresses').getAttribute('aria-invalid')).toBe('true')
+    await page.getByLabel('Allowed addresses').fill('203.0.113.7/24\n2001:DB8:0::1')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await waitForText('.notice--success', 'Settings saved.')
+    expect(await page.getByLabel('Allowed addresses').inputValue()).toBe('203.0.113.0/24\n2001:db8::1')
+    const stored = (await (await callApiElsewhere(`/sites/${siteId}`)).json()) as { settings: { allowedAddresses: string[] } }
+    expect(stored.settings.allowedAddresses).toEqual(['203.0.113.0/24', '2001:db8::1'])
+  })
+
   it('sets a webhook with a secret that is never shown back, and sends a signed test event', async () => {
     await page.getByRole('link', { name: 'Webhook' }).click()
     await page.getByRole('heading', { name: 'Webhook', exact: true }).waitFor()

@@ -47,6 +47,9 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     expect(refused.json().error).toMatchObject({ code: 'unauthorized', message: expect.stringContaining('Bearer <API key>') })
     // A Bearer header is still judged alone, whatever cookie comes with it.
     expect((await me({ ...asBrowser(account), authorization: 'Bearer not-a-key' })).statusCode).toBe(401)
+    // A key of the wrong shape (a site's secret key, say) is an unknown key, not a malformed header.
+    const secretKeySent = await me({ authorization: 'Bearer tgs_Dtskk8QBUxn7KdLVfedjjKVRCAqmDDBda5Ug9tB7Ye0' })
+    expect(secretKeySent.json().error).toMatchObject({ code: 'unauthorized', message: expect.stringContaining("a site's secret key is for Siteverify only") })
   })
 
   it('logs in: 200 with the account and an HttpOnly, SameSite=Lax session cookie for the whole service', async () => {

@@ -16,6 +16,7 @@ const defaultSettingsView = {
   blockThreshold: 70,
   maxStepUps: 2,
   surgeChallengesPerMinute: 0,
+  allowedAddresses: [],
 }
 
 describe('sites: list, create, read, delete, rotate the secret', () => {

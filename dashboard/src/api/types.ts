@@ -15,6 +15,8 @@ export interface SiteSettings {
   blockThreshold: number
   maxStepUps: number
   surgeChallengesPerMinute: number
+  /** Addresses and ranges allowed at score 0 without being judged (normalized by the API). */
+  allowedAddresses: string[]
 }
 
 export interface Site {

@@ -9,8 +9,8 @@ export function buildSnippet(origin: string, siteKey: string): string {
   ].join('\n')
 }
 
-/** Domains typed one per line, or separated by commas or spaces. */
-export function parseDomains(text: string): string[] {
+/** Entries of a list field (domains, addresses) typed one per line, or separated by commas or spaces. */
+export function parseListEntries(text: string): string[] {
   return text
     .split(/[\s,]+/)
     .map((domain) => domain.trim())

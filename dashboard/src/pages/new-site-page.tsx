@@ -7,7 +7,7 @@ import { Link } from '../components/link.js'
 import { Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import { replaceAddress } from '../lib/router.js'
-import { parseDomains } from '../lib/snippet.js'
+import { parseListEntries } from '../lib/snippet.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
 import { Form } from '../components/form.js'
 import { BusyButton } from '../components/busy-button.js'
@@ -33,7 +33,7 @@ function NewSiteForm({ onCreated }: { onCreated: (site: SiteWithSecret) => void 
 
   const submit = () =>
     run(async () => {
-      onCreated(await createSite({ name: name.trim(), domains: parseDomains(domains) }))
+      onCreated(await createSite({ name: name.trim(), domains: parseListEntries(domains) }))
       return 'The site was created.'
     })
 

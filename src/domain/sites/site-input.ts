@@ -2,6 +2,7 @@ import { isIPv6 } from 'node:net'
 import { domainToASCII } from 'node:url'
 import { findDisplayNameProblem, normalizeDisplayName } from '../display-name.js'
 import { findWebhookUrlProblem } from '../webhooks/webhook-url-policy.js'
+import { normalizeAllowedAddresses } from './allowed-addresses.js'
 import type { SiteSettings } from './site.js'
 
 /** A problem with one field of a request, named by its dotted path (`settings.difficulty`, `domains.0`). */
@@ -18,7 +19,7 @@ export const numericSettingLimits = {
   blockThreshold: { minimum: 0, maximum: 100 },
   maxStepUps: { minimum: 0, maximum: 5 },
   surgeChallengesPerMinute: { minimum: 0, maximum: 10_000_000 },
-} as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl'>, { minimum: number; maximum: number }>
+} as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl' | 'allowedAddresses'>, { minimum: number; maximum: number }>
 
 export type NumericSettingName = keyof typeof numericSettingLimits
 
@@ -34,6 +35,7 @@ export const WEBHOOK_SECRET_MIN_DISTINCT = 8
 export type SettingsInput = { [Name in NumericSettingName]?: number | null } & {
   webhookUrl?: string | null
   webhookSecret?: string | null
+  allowedAddresses?: string[] | null
 }
 
 export interface InputRules {
@@ -212,10 +214,15 @@ export function normalizeSiteInput(input: SiteInput, rules: InputRules): { value
     issues.push(...normalized.issues)
   }
   if (input.settings !== undefined) {
-    const { webhookUrl } = input.settings
+    const { webhookUrl, allowedAddresses } = input.settings
     const checked = typeof webhookUrl === 'string' ? checkWebhookUrl(webhookUrl, rules) : undefined
     value.settings = checked !== undefined && 'href' in checked ? { ...input.settings, webhookUrl: checked.href } : input.settings
     issues.push(...validateSettingsInput(input.settings, rules))
+    if (allowedAddresses !== undefined && allowedAddresses !== null) {
+      const normalized = normalizeAllowedAddresses(allowedAddresses)
+      value.settings = { ...value.settings, allowedAddresses: normalized.addresses }
+      issues.push(...normalized.issues)
+    }
   }
   return { value, issues }
 }

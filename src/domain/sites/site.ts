@@ -15,6 +15,11 @@ export interface SiteSettings {
    * harder (surge protection, domain/challenge/site-surge.ts); 0 turns it off.
    */
   surgeChallengesPerMinute: number
+  /**
+   * Addresses and ranges (normalized: domain/sites/allowed-addresses.ts) whose verifications are
+   * allowed at score 0 without being judged: an office, a monitor, a partner's servers.
+   */
+  allowedAddresses: string[]
 }
 
 export const defaultSiteSettings: SiteSettings = {
@@ -25,6 +30,7 @@ export const defaultSiteSettings: SiteSettings = {
   blockThreshold: 70,
   maxStepUps: 2,
   surgeChallengesPerMinute: 0,
+  allowedAddresses: [],
 }
 
 export interface PreviousSecret {

@@ -94,7 +94,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   const onError = (error: Error & { command?: { name?: string } }) => {
     lastError = error
     if (error.command?.name !== 'select' || refusal !== undefined) return
-    refusal = new RedisDatabaseRefused(`REDIS_URL names database ${database}, which this Redis server refuses (${error.message}); Redis stays unused until a restart with another`)
+    refusal = new RedisDatabaseRefused(`REDIS_URL names database ${database}, which this Redis server refuses (${error.message}); set REDIS_URL to a database the server has (0 to 15 unless its \`databases\` setting says more) and restart`)
     client.disconnect()
     subscriber?.disconnect()
   }

@@ -4,7 +4,7 @@ import { updateSite } from '../../api/sites.js'
 import type { Site, SiteUpdate } from '../../api/types.js'
 import { Field } from '../../components/field.js'
 import { FormOutcome } from '../../components/notice.js'
-import { parseDomains } from '../../lib/snippet.js'
+import { parseListEntries } from '../../lib/snippet.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { Form } from '../../components/form.js'
 import { BusyButton } from '../../components/busy-button.js'
@@ -26,12 +26,12 @@ const numberSettings: { key: NumberSetting; label: string; hint: string; min: nu
   },
 ]
 
-const formFields = ['name', 'domains', ...numberSettings.map((setting) => `settings.${setting.key}`)]
+const formFields = ['name', 'domains', 'settings.allowedAddresses', ...numberSettings.map((setting) => `settings.${setting.key}`)]
 
-type FormValues = { name: string; domains: string } & Record<NumberSetting, string>
+type FormValues = { name: string; domains: string; allowedAddresses: string } & Record<NumberSetting, string>
 
 function valuesOf(site: Site): FormValues {
-  const values = { name: site.name, domains: site.domains.join('\n') } as FormValues
+  const values = { name: site.name, domains: site.domains.join('\n'), allowedAddresses: site.settings.allowedAddresses.join('\n') } as FormValues
   for (const { key } of numberSettings) values[key] = String(site.settings[key])
   return values
 }
@@ -40,9 +40,11 @@ function valuesOf(site: Site): FormValues {
 function buildUpdate(site: Site, values: FormValues): SiteUpdate {
   const update: SiteUpdate = {}
   if (values.name.trim() !== site.name) update.name = values.name.trim()
-  const domains = parseDomains(values.domains)
+  const domains = parseListEntries(values.domains)
   if (domains.join('\n') !== site.domains.join('\n')) update.domains = domains
   const settings: NonNullable<SiteUpdate['settings']> = {}
+  const allowedAddresses = parseListEntries(values.allowedAddresses)
+  if (allowedAddresses.join('\n') !== site.settings.allowedAddresses.join('\n')) settings.allowedAddresses = allowedAddresses
   for (const { key } of numberSettings) {
     const text = values[key].trim()
     if (text === String(site.settings[key])) continue
@@ -87,10 +89,12 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
       }
       const update = buildUpdate(stored, values)
       if (Object.keys(update).length === 0) return 'Nothing changed.'
-      // A list of domains replaces the stored one, so a list edited from a stale read would undo a
-      // domain added meanwhile: it is sent only if the site is still as read (If-Match). Name and
-      // numbers replace single values and merge key by key, so they need no such condition.
-      const saved = await updateSite(site.id, update, update.domains === undefined ? undefined : stored.etag)
+      // A list (domains, allowed addresses) replaces the stored one, so a list edited from a stale
+      // read would undo an entry added meanwhile: it is sent only if the site is still as read
+      // (If-Match). Name and numbers replace single values and merge key by key, so they need no
+      // such condition.
+      const hasList = update.domains !== undefined || update.settings?.allowedAddresses !== undefined
+      const saved = await updateSite(site.id, update, hasList ? stored.etag : undefined)
       setStored(saved)
       setValues(valuesOf(saved))
       onSaved()
@@ -114,6 +118,24 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
         >
           {(control) => (
             <textarea {...control} name="domains" rows={3} spellcheck={false} autoCapitalize="none" value={values.domains} onInput={(event) => setValue('domains', event.currentTarget.value)} />
+          )}
+        </Field>
+        <Field
+          id="settings-allowedAddresses"
+          label="Allowed addresses"
+          error={state.fieldErrors['settings.allowedAddresses']}
+          hint="One IP address or range per line (203.0.113.7, 203.0.113.0/24, 2001:db8::/48): your office, an uptime monitor, a partner's servers. Their verifications are allowed at risk score 0 without being judged, and their challenges are neither harder nor rate limited."
+        >
+          {(control) => (
+            <textarea
+              {...control}
+              name="allowedAddresses"
+              rows={3}
+              spellcheck={false}
+              autoCapitalize="none"
+              value={values.allowedAddresses}
+              onInput={(event) => setValue('allowedAddresses', event.currentTarget.value)}
+            />
           )}
         </Field>
         <div class="form__grid">

@@ -56,6 +56,14 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const caller = callerOf(request)
       const { site, clientTag } = caller
       const { settings } = site
+      if (caller.isAllowedAddress) {
+        // The site's own addresses: the base difficulty, uncounted and unjudged.
+        const issued = draftChallenge({ siteId: site.id, difficulty: settings.difficulty, lifetimeSeconds: settings.challengeLifetimeSeconds, stepUps: 0, clientTag, now })
+        await storeChallenge(app.keyValue, issued)
+        app.counters.increment('challengesIssued', {})
+        void reply.header('cache-control', 'no-store')
+        return presentChallenge(challengeKey, issued)
+      }
       // Most clients have no step-up pending and a quiet history, so the challenge is stored at the
       // difficulty its network alone calls for, in the same round trip as the step that counts the
       // request and reads what could raise it; when it does, it is stored again before anyone has

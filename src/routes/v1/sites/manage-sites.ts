@@ -8,7 +8,7 @@ import { accountOf, creationRefused } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
-import { CreateSiteBody, documentedBodies, Site, siteView, SiteWithSecret } from './site-schemas.js'
+import { CreateSiteBody, documentedBodies, Site, siteView, SiteWithSecret, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
 import { etagHeader, tagWithRevision } from './site-revision.js'
 
@@ -33,6 +33,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/sites',
     {
+      bodyLimit: SITE_BODY_LIMIT_BYTES,
       schema: {
         tags: ['dashboard'],
         summary: 'Create a site (answers its secret key once)',

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { NullableInput } from '../dashboard-schemas.js'
+import { MAX_ALLOWED_ADDRESSES } from '../../../domain/sites/allowed-addresses.js'
 import { previousSecretsEnd } from '../../../domain/sites/site-keys.js'
 import type { Site as SiteRecord } from '../../../domain/sites/site.js'
 import {
@@ -32,6 +33,14 @@ function describeSetting(name: NumericSettingName): string {
   return `${settingDescriptions[name]}; an integer from ${minimum} to ${maximum}`
 }
 
+/** A site's body may carry a full address allowlist (about 40 KB of IPv6 ranges), beyond the service's 16 KB. */
+export const SITE_BODY_LIMIT_BYTES = 64 * 1024
+
+const ALLOWED_ADDRESSES_DESCRIPTION =
+  'Addresses and ranges (203.0.113.7, 203.0.113.0/24, 2001:db8::/48) whose verifications are allowed at riskScore 0 without being judged, ' +
+  'and whose challenges are not made harder nor rate limited: an office, an uptime monitor, a partner\'s servers. ' +
+  `Stored normalized (host bits cleared); at most ${MAX_ALLOWED_ADDRESSES} entries, none wider than /8 (IPv4) or /24 (IPv6)`
+
 const settingsViewProperties = {
   webhookUrl: Type.Union([Type.String(), Type.Null()], { description: 'Where verification.blocked notifications are sent' }),
   webhookSecretSet: Type.Boolean({ description: 'Whether a webhook secret is stored (the secret itself is write-only)' }),
@@ -41,6 +50,7 @@ const settingsViewProperties = {
   blockThreshold: Type.Integer({ description: describeSetting('blockThreshold') }),
   maxStepUps: Type.Integer({ description: describeSetting('maxStepUps') }),
   surgeChallengesPerMinute: Type.Integer({ description: describeSetting('surgeChallengesPerMinute') }),
+  allowedAddresses: Type.Array(Type.String(), { description: ALLOWED_ADDRESSES_DESCRIPTION }),
 }
 
 const siteProperties = {
@@ -108,6 +118,14 @@ function requestBodies(withLimits: boolean) {
       blockThreshold: nullableSetting('blockThreshold'),
       maxStepUps: nullableSetting('maxStepUps'),
       surgeChallengesPerMinute: nullableSetting('surgeChallengesPerMinute'),
+      allowedAddresses: Type.Optional(
+        NullableInput(
+          Type.Array(
+            Type.String(limits({ maxLength: 1000 }, { minLength: 1, maxLength: 100 })),
+            limits({ maxItems: 10 * MAX_ALLOWED_ADDRESSES, description: `${ALLOWED_ADDRESSES_DESCRIPTION}; replaces the list; null or [] empties it` }, { maxItems: MAX_ALLOWED_ADDRESSES }),
+          ),
+        ),
+      ),
     },
     { additionalProperties: false },
   )

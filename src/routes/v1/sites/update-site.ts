@@ -4,7 +4,7 @@ import { normalizeSiteInput, settingsChangesOf, validateMergedSettings } from '.
 import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
-import { documentedBodies, Site, siteView, UpdateSiteBody } from './site-schemas.js'
+import { documentedBodies, Site, siteView, UpdateSiteBody, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { etagHeader, revisionsAcceptedBy, tagWithRevision } from './site-revision.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
 
@@ -12,6 +12,7 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/sites/:id',
     {
+      bodyLimit: SITE_BODY_LIMIT_BYTES,
       schema: {
         tags: ['dashboard'],
         summary: 'Update a site',

@@ -54,6 +54,7 @@ export async function judgeSubmission(
   const { record, elapsedMs } = redemption
   const testOutcome = testOutcomeOf(caller.site.id)
   if (testOutcome !== undefined) return judgeForTestSiteKey(app, caller, body, challengeId, testOutcome, now)
+  if (caller.isAllowedAddress) return judgeForAllowedAddress(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps: record.stepUps })
 
   const { clientTag } = caller
   const fingerprint = body.fingerprint as Signals
@@ -87,23 +88,7 @@ export async function judgeSubmission(
   const { countryCode } = client.profile
   const result = answerVerdict(app, caller, body, challengeId, now, { action, riskScore, anomalies, countryCode })
 
-  app.verificationLog.record({
-    siteId: caller.site.id,
-    challengeId,
-    createdAt: new Date(now),
-    action,
-    errorCode: null,
-    riskScore,
-    anomalies,
-    countryCode,
-    clientIp: caller.clientIp,
-    hostname: caller.origin.hostname,
-    userAgent: request.headers['user-agent'] ?? null,
-    difficulty: record.difficulty,
-    solveTimeMs: body.solveTimeMs,
-    stepUps,
-  })
-  app.counters.increment('verifications', { action })
+  logVerdict(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps }, { action, riskScore, anomalies, countryCode })
   if (action === 'block') announceBlock(app, { siteId: caller.site.id, site: caller.site, timestamp: new Date(now), riskScore, anomalies: [...anomalies], countryCode })
   return result
 }
@@ -130,6 +115,54 @@ function answerVerdict(app: FastifyInstance, caller: PublicCaller, body: Submiss
     cData: body.cData ?? null,
   })
   return { success: true, riskScore, action, token, expiresAt: new Date(now + TOKEN_LIFETIME_MS).toISOString() }
+}
+
+/** What a verdict is logged with besides the verdict itself. */
+interface Judged {
+  challengeId: string
+  now: number
+  difficulty: number
+  stepUps: number
+}
+
+/** The verdict's row in the verification log, and its count. */
+function logVerdict(app: FastifyInstance, request: FastifyRequest, caller: PublicCaller, body: SubmissionBody, judged: Judged, verdict: Verdict): void {
+  app.verificationLog.record({
+    siteId: caller.site.id,
+    challengeId: judged.challengeId,
+    createdAt: new Date(judged.now),
+    action: verdict.action,
+    errorCode: null,
+    riskScore: verdict.riskScore,
+    anomalies: verdict.anomalies,
+    countryCode: verdict.countryCode,
+    clientIp: caller.clientIp,
+    hostname: caller.origin.hostname,
+    userAgent: request.headers['user-agent'] ?? null,
+    difficulty: judged.difficulty,
+    solveTimeMs: body.solveTimeMs,
+    stepUps: judged.stepUps,
+  })
+  app.counters.increment('verifications', { action: verdict.action })
+}
+
+/**
+ * A submission from an address on the site's allowlist, once its proof of work checked out:
+ * allowed at score 0 without being judged (no signals, history or step-up), logged and counted
+ * as any allow is.
+ */
+async function judgeForAllowedAddress(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  caller: PublicCaller,
+  body: SubmissionBody,
+  judged: Judged,
+): Promise<VerificationResultBody> {
+  const { countryCode } = await app.network.profile(caller.clientIp)
+  const verdict: Verdict = { action: 'allow', riskScore: 0, anomalies: [], countryCode }
+  const result = answerVerdict(app, caller, body, judged.challengeId, judged.now, verdict)
+  logVerdict(app, request, caller, body, judged, verdict)
+  return result
 }
 
 /**
