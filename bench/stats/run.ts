@@ -50,6 +50,7 @@ const actions = ['allow', 'allow', 'allow', 'allow', 'challenge', 'block', 'reje
 const labels = ['datacenter_ip', 'vpn_detected', 'no_interaction', 'headless_browser', 'missing_origin', 'fast_solve', 'high_request_rate']
 const countries = ['US', 'DE', 'FR', 'GB', 'JP', 'BR', 'IN', 'NL', 'XX']
 const hostnames = ['shop.example.com', 'www.shop.example.com', 'checkout.shop.example.com']
+const pageActions = ['login', 'signup', 'checkout', null]
 
 function entry(siteId: string, index: number, createdAt: Date): VerificationLogEntry {
   const action = actions[index % actions.length] ?? 'allow'
@@ -64,6 +65,7 @@ function entry(siteId: string, index: number, createdAt: Date): VerificationLogE
     countryCode: countries[index % countries.length] ?? null,
     clientIp: `198.51.${(index >> 8) & 255}.${index & 255}`,
     hostname: index % 10 === 0 ? null : (hostnames[index % hostnames.length] ?? null),
+    pageAction: pageActions[index % pageActions.length] ?? null,
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
     difficulty: 18,
     solveTimeMs: 400 + (index % 900),

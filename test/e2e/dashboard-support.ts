@@ -194,7 +194,12 @@ interface ChallengeAnswer {
  * One verification through the public API, as a script would make it (no browser signals):
  * what the log records for it is up to the risk model, which is exactly what the chart shows.
  */
-export async function verifyOnce(origin: string, siteKey: string, headers: Record<string, string> = {}): Promise<{ action: string; riskScore: number }> {
+export async function verifyOnce(
+  origin: string,
+  siteKey: string,
+  headers: Record<string, string> = {},
+  submission: { pageAction?: string } = {},
+): Promise<{ action: string; riskScore: number }> {
   const challengeResponse = await fetch(`${origin}/api/v1/challenge`, { method: 'POST', headers: { ...headers, 'x-site-key': siteKey } })
   if (!challengeResponse.ok) throw new Error(`challenge: HTTP ${challengeResponse.status} ${await challengeResponse.text()}`)
   const challenge = (await challengeResponse.json()) as ChallengeAnswer
@@ -209,6 +214,7 @@ export async function verifyOnce(origin: string, siteKey: string, headers: Recor
       solveTimeMs: Math.max(1, Math.round(performance.now() - started)),
       fingerprint: { canvas: 'e2e-canvas', webgl: 'e2e-webgl' },
       behaviorData: { mouseMovements: 12, keystrokes: 4 },
+      ...submission,
     }),
   })
   if (!verifyResponse.ok) throw new Error(`verify: HTTP ${verifyResponse.status} ${await verifyResponse.text()}`)

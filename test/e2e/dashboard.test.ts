@@ -314,7 +314,10 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
       const bucket = Math.min(90, Math.floor(riskScore / 10) * 10)
       scores.set(bucket, (scores.get(bucket) ?? 0) + 1)
     }
-    for (let round = 0; round < 8; round += 1) count(await verifyOnce(origin, siteKey, browserHeaders('https://shop.example')))
+    // The page actions of the forms they came from: five sign-ups and three log-ins.
+    for (let round = 0; round < 8; round += 1) {
+      count(await verifyOnce(origin, siteKey, browserHeaders('https://shop.example'), { pageAction: round < 5 ? 'signup' : 'login' }))
+    }
     for (let round = 0; round < 3; round += 1) count(await verifyOnce(origin, siteKey))
     expect(await submitWrongNonce(origin, siteKey)).toBe(400)
     blockedCount = expected.block ?? 0
@@ -358,6 +361,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(await page.locator('#hostnames-heading + table tbody td').first().textContent()).toBe('8')
     // Its share is of the scored verifications (11), the rejected one's hostname not being counted.
     expect(await page.locator('#hostnames-heading + table tbody td').nth(1).textContent()).toBe('73%')
+    expect(await page.locator('#page-actions-heading + table tbody th').allTextContents()).toEqual(['signup', 'login'])
+    expect(await page.locator('#page-actions-heading + table tbody td').first().textContent()).toBe('5')
     await expectNoAccessibilityViolations('analytics')
     await saveScreenshot(page, 'analytics')
 

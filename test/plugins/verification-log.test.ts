@@ -16,6 +16,7 @@ function entry(siteId: string, overrides: Partial<VerificationLogEntry> = {}): V
     countryCode: 'XX',
     clientIp: '198.51.100.4',
     hostname: 'shop.example.com',
+    pageAction: 'login',
     userAgent: 'Mozilla/5.0',
     difficulty: 18,
     solveTimeMs: 420,

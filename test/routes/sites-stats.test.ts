@@ -13,6 +13,7 @@ interface StatsAnswer {
   topAnomalies: { label: string; count: number }[]
   topCountries: { countryCode: string; count: number }[]
   topHostnames: { hostname: string; count: number }[]
+  topPageActions: { pageAction: string; count: number }[]
   scoreDistribution: { min: number; max: number; count: number }[]
   totals: Record<string, number>
 }
@@ -31,12 +32,12 @@ describe('GET /api/v1/sites/{id}/stats', () => {
     const other = await createTestSite(service.app, account)
     const at = (hoursAgo: number, minute = 5) => new Date(currentHour - hoursAgo * HOUR_MS + minute * 60_000)
     const rows: VerificationRow[] = [
-      { siteId: site.id, createdAt: at(0, 0), action: 'allow', countryCode: 'NL', riskScore: 0, hostname: 'www.shop.example' },
+      { siteId: site.id, createdAt: at(0, 0), action: 'allow', countryCode: 'NL', riskScore: 0, hostname: 'www.shop.example', pageAction: 'signup' },
       { siteId: site.id, createdAt: at(0, 0), action: 'allow', countryCode: 'NL', anomalies: ['missing_origin'], riskScore: 25, hostname: null },
-      { siteId: site.id, createdAt: at(0, 0), action: 'block', countryCode: 'US', anomalies: ['datacenter_ip', 'vpn_detected'], riskScore: 100, hostname: 'shop.example' },
-      { siteId: site.id, createdAt: at(2), action: 'challenge', countryCode: 'US', anomalies: ['datacenter_ip'], riskScore: 45, hostname: 'www.shop.example' },
-      { siteId: site.id, createdAt: at(2), action: 'rejected', countryCode: null, riskScore: null, hostname: 'www.shop.example' },
-      { siteId: site.id, createdAt: at(30), action: 'block', countryCode: 'DE', anomalies: ['tor_exit'], riskScore: 95, hostname: 'shop.example' },
+      { siteId: site.id, createdAt: at(0, 0), action: 'block', countryCode: 'US', anomalies: ['datacenter_ip', 'vpn_detected'], riskScore: 100, hostname: 'shop.example', pageAction: 'login' },
+      { siteId: site.id, createdAt: at(2), action: 'challenge', countryCode: 'US', anomalies: ['datacenter_ip'], riskScore: 45, hostname: 'www.shop.example', pageAction: 'login' },
+      { siteId: site.id, createdAt: at(2), action: 'rejected', countryCode: null, riskScore: null, hostname: 'www.shop.example', pageAction: 'signup' },
+      { siteId: site.id, createdAt: at(30), action: 'block', countryCode: 'DE', anomalies: ['tor_exit'], riskScore: 95, hostname: 'shop.example', pageAction: 'login' },
       { siteId: site.id, createdAt: at(24 * 40), action: 'allow', countryCode: 'FR' },
       // Another site's rows must never be counted.
       { siteId: other.id, createdAt: at(0, 0), action: 'block', countryCode: 'CN', anomalies: ['datacenter_ip'], riskScore: 90, hostname: 'other.example' },
@@ -76,6 +77,11 @@ describe('GET /api/v1/sites/{id}/stats', () => {
       { hostname: 'www.shop.example', count: 2 },
       { hostname: 'shop.example', count: 1 },
     ])
+    // Page actions likewise: which form is asked most, and which is attacked.
+    expect(body.topPageActions).toEqual([
+      { pageAction: 'login', count: 2 },
+      { pageAction: 'signup', count: 1 },
+    ])
     expect(body.scoreDistribution).toEqual([
       { min: 0, max: 9, count: 1 },
       { min: 10, max: 19, count: 0 },
@@ -99,6 +105,7 @@ describe('GET /api/v1/sites/{id}/stats', () => {
       { hostname: 'shop.example', count: 1 },
       { hostname: 'www.shop.example', count: 1 },
     ])
+    expect(body.topPageActions).toEqual([{ pageAction: 'login', count: 2 }])
     expect(body.scoreDistribution.filter(({ count }) => count > 0)).toEqual([
       { min: 40, max: 49, count: 1 },
       { min: 90, max: 100, count: 1 },
@@ -129,6 +136,7 @@ describe('GET /api/v1/sites/{id}/stats', () => {
       topAnomalies: [],
       topCountries: [],
       topHostnames: [],
+      topPageActions: [],
       scoreDistribution: Array.from({ length: 10 }, (_, index) => ({ min: index * 10, max: index === 9 ? 100 : index * 10 + 9, count: 0 })),
       totals: { allow: 0, challenge: 0, block: 0, rejected: 0, total: 0 },
     })

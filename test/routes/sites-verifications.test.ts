@@ -57,6 +57,7 @@ describe('GET /api/v1/sites/{id}/verifications', () => {
       countryCode: null,
       clientIp: null,
       hostname: null,
+      pageAction: null,
       userAgent: null,
       difficulty: null,
       solveTimeMs: null,

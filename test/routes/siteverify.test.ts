@@ -196,6 +196,10 @@ describe('Siteverify', () => {
     const tokenWithAction = verdict.json<{ token: string }>().token
     const answer = await service.app.inject({ method: 'POST', url: '/recaptcha/api/siteverify', payload: { secret: site.secretKey, response: tokenWithAction } })
     expect(answer.json()).toMatchObject({ success: true, action: 'signup', recommendedAction: 'allow', cdata: 'session-42_a', hostname: 'shop.example.com' })
+    // The log keeps the page's action, for the dashboard's "Top page actions" and its log.
+    await service.app.verificationLog.flush()
+    const rows = await service.app.database.query<{ page_action: string | null }>('SELECT page_action FROM verifications WHERE challenge_id = $1', [challenge.challengeId])
+    expect(rows).toEqual([{ page_action: 'signup' }])
   })
 
   it.each([

@@ -34,6 +34,7 @@ const shipped: [string, string][] = [
   ['018_accounts_created_table', 'cb5eee297a0572f3'],
   ['019_verification_rollups_scored_hostnames', '453b9a705de76165'],
   ['020_verification_rollups_counted_by_writer', 'ec183d700d02370f'],
+  ['021_verification_rollups_page_actions', '09885505e4efb90a'],
 ]
 
 function fingerprintOf(migration: Migration): string {

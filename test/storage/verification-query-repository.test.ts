@@ -14,6 +14,7 @@ const actions = ['allow', 'challenge', 'block', 'rejected'] as const
 const labels = ['datacenter_ip', 'vpn_detected', 'no_interaction', 'headless_browser']
 const countries = ['US', 'DE', 'FR', null]
 const hostnames = ['shop.example', 'www.shop.example', null]
+const pageActions = ['login', 'signup', 'checkout', null]
 
 /**
  * Rows spread over [start, start + spanMs): every action, zero to two labels, a country or none,
@@ -30,6 +31,7 @@ function sampleRows(siteId: string, start: number, spanMs: number, count: number
       anomalies: labels.filter((_, label) => (index + label) % 3 === 0).slice(0, index % 3),
       countryCode: countries[index % countries.length] ?? null,
       hostname: hostnames[index % hostnames.length] ?? null,
+      pageAction: pageActions[(index >> 1) % pageActions.length] ?? null,
     }
   })
 }
@@ -47,6 +49,7 @@ function logEntryOf(row: VerificationRow): VerificationLogEntry {
     countryCode: row.countryCode ?? null,
     clientIp: null,
     hostname: row.hostname ?? null,
+    pageAction: row.pageAction ?? null,
     userAgent: null,
     difficulty: null,
     solveTimeMs: null,
@@ -79,6 +82,11 @@ function ranked(values: string[]): { label: string; count: number }[] {
     .slice(0, 10)
 }
 
+/** A row as logged before migration 021, which has no page action. */
+function withoutPageAction({ pageAction: _pageAction, ...row }: VerificationRow): VerificationRow {
+  return row
+}
+
 /** What the hourly rollups must hold for these rows. */
 function expectedRollups(rows: VerificationRow[]): Map<string, number> {
   const counts = new Map<string, number>()
@@ -91,6 +99,7 @@ function expectedRollups(rows: VerificationRow[]): Map<string, number> {
     if (row.riskScore != null) add(`${prefix} score ${scoreBucketOf(row.riskScore)}`)
     // A rejected submission's hostname is not counted: it costs no proof of work to make up.
     if (row.hostname != null && row.riskScore != null) add(`${prefix} hostname ${row.hostname}`)
+    if (row.pageAction != null && row.riskScore != null) add(`${prefix} page_action ${row.pageAction}`)
   }
   return counts
 }
@@ -257,6 +266,7 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
     expect(await queries.topAnomalies(siteId, range, 10)).toEqual(ranked(inRange.flatMap((row) => row.anomalies ?? [])))
     expect(await queries.topCountries(siteId, range, 10)).toEqual(ranked(inRange.flatMap((row) => (row.countryCode == null ? [] : [row.countryCode]))))
     expect(await queries.topHostnames(siteId, range, 10)).toEqual(ranked(inRange.flatMap((row) => (row.hostname == null || row.riskScore == null ? [] : [row.hostname]))))
+    expect(await queries.topPageActions(siteId, range, 10)).toEqual(ranked(inRange.flatMap((row) => (row.pageAction == null || row.riskScore == null ? [] : [row.pageAction]))))
     const scores = await queries.countByScoreBucket(siteId, range)
     expect(new Map(scores.map(({ label, count }) => [label, count]))).toEqual(scoreCounts(inRange))
     expect(scoreCounts(inRange).size).toBe(10)
@@ -307,12 +317,12 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
     try {
       const migrations = await readMigrations()
       const rollupMigrations = migrations.filter((migration) => migration.name.startsWith('verification_rollups'))
-      expect(rollupMigrations.map((migration) => migration.version)).toEqual([7, 17, 19, 20])
+      expect(rollupMigrations.map((migration) => migration.version)).toEqual([7, 17, 19, 20, 21])
       await migrate(older.database, migrations.filter((migration) => !rollupMigrations.includes(migration)))
       const siteId = randomUUID()
-      const rows = sampleRows(siteId, Date.UTC(2025, 8, 1), 10 * HOUR_MS, 300)
+      const rows = sampleRows(siteId, Date.UTC(2025, 8, 1), 10 * HOUR_MS, 300).map(withoutPageAction)
       await insertVerifications(older.database, rows)
-      expect(await migrate(older.database)).toEqual([7, 17, 19, 20])
+      expect(await migrate(older.database)).toEqual([7, 17, 19, 20, 21])
       expect(await rollupsOf([siteId], older.database)).toEqual(expectedRollups(rows))
     } finally {
       await older.database.close()
@@ -326,7 +336,7 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
       const migrations = await readMigrations()
       await migrate(older.database, migrations.filter((migration) => migration.version < 17))
       const siteId = randomUUID()
-      const rows = sampleRows(siteId, Date.UTC(2025, 8, 2), 10 * HOUR_MS, 300)
+      const rows = sampleRows(siteId, Date.UTC(2025, 8, 2), 10 * HOUR_MS, 300).map(withoutPageAction)
       await insertVerifications(older.database, rows)
       expect(await migrate(older.database)).toEqual(migrations.filter((migration) => migration.version >= 17).map((migration) => migration.version))
       expect(await rollupsOf([siteId], older.database)).toEqual(expectedRollups(rows))

@@ -88,6 +88,8 @@ export interface Verification {
   countryCode: string | null
   clientIp: string | null
   hostname: string | null
+  /** The page's action ('login') a scored verification came with. */
+  pageAction: string | null
   userAgent: string | null
   difficulty: number | null
   solveTimeMs: number | null
@@ -115,6 +117,8 @@ export interface Stats {
   topCountries: { countryCode: string; count: number }[]
   /** The hosts of the pages verifications came from (none for a script that sent no Origin or Referer). */
   topHostnames: { hostname: string; count: number }[]
+  /** The page actions ('login', 'signup') scored verifications came with. */
+  topPageActions: { pageAction: string; count: number }[]
   /** All ten buckets of the risk score, lowest first; rejected submissions have no score. */
   scoreDistribution: ScoreBucket[]
   totals: ActionCounts & { total: number }

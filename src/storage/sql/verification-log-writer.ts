@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { intervalMs } from '../../domain/analytics/stats-range.js'
 import type { BulkColumn, BulkLoad, SqlDatabase } from '../ports.js'
 
-/** One row of the `verifications` table (migrations 003 and 004). */
+/** One row of the `verifications` table (migrations 003, 004 and 021). */
 export interface VerificationLogEntry {
   siteId: string
   challengeId: string | null
@@ -15,6 +15,8 @@ export interface VerificationLogEntry {
   countryCode: string | null
   clientIp: string | null
   hostname: string | null
+  /** The page's action ('login') a scored verification came with; null without one, and for rejected submissions. */
+  pageAction: string | null
   userAgent: string | null
   difficulty: number | null
   solveTimeMs: number | null
@@ -40,6 +42,7 @@ const columns: readonly (BulkColumn & { read: (row: VerificationLogEntry) => unk
   { name: 'country_code', type: 'text', read: (row) => row.countryCode },
   { name: 'client_ip', type: 'text', read: (row) => row.clientIp },
   { name: 'hostname', type: 'text', read: (row) => row.hostname },
+  { name: 'page_action', type: 'text', read: (row) => row.pageAction },
   { name: 'user_agent', type: 'text', read: (row) => row.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null },
   { name: 'difficulty', type: 'int2', read: (row) => row.difficulty },
   { name: 'solve_time_ms', type: 'int4', read: (row) => row.solveTimeMs },
@@ -58,8 +61,8 @@ export function verificationLoadOf(rows: readonly VerificationLogEntry[]): BulkL
 
 const HOUR_MS = intervalMs.hour
 
-/** What verification_rollups counts (migrations 007 and 017). */
-export type RollupKind = 'action' | 'anomaly' | 'country' | 'score' | 'hostname'
+/** What verification_rollups counts (migrations 007, 017 and 021). */
+export type RollupKind = 'action' | 'anomaly' | 'country' | 'score' | 'hostname' | 'page_action'
 
 /** One of the hourly counts of migration 007 (and 017), as verification_rollups keeps them. */
 export interface RollupCount {
@@ -88,9 +91,9 @@ function addOne(counts: Map<string, number>, value: string): void {
 }
 
 /**
- * The hourly counts that rows add, exactly as verification_rollups_statement() (migration 019)
+ * The hourly counts that rows add, exactly as verification_rollups_statement() (migration 021)
  * counts them in SQL: every row's action; each of its anomaly labels; its country, when known; and,
- * for scored rows only, the score's bucket and the page's hostname, when known. It runs on the
+ * for scored rows only, the score's bucket and the page's hostname and action, when known. It runs on the
  * thread that answers requests: the rows of a batch mostly share a site and an hour, so a row
  * looks its hour up only when that changes, and a fact costs one lookup of its value.
  */
@@ -103,7 +106,7 @@ export function rollupCountsOf(rows: readonly VerificationLogEntry[]): RollupCou
       const key = `${row.siteId} ${hour}`
       current = hours.get(key)
       if (current === undefined) {
-        current = { siteId: row.siteId, hour, byKind: { action: new Map(), anomaly: new Map(), country: new Map(), score: new Map(), hostname: new Map() } }
+        current = { siteId: row.siteId, hour, byKind: { action: new Map(), anomaly: new Map(), country: new Map(), score: new Map(), hostname: new Map(), page_action: new Map() } }
         hours.set(key, current)
       }
     }
@@ -114,6 +117,7 @@ export function rollupCountsOf(rows: readonly VerificationLogEntry[]): RollupCou
     if (row.riskScore === null) continue
     addOne(byKind.score, scoreBucketOf(row.riskScore))
     if (row.hostname !== null) addOne(byKind.hostname, row.hostname)
+    if (row.pageAction !== null) addOne(byKind.page_action, row.pageAction)
   }
   const counts: RollupCount[] = []
   for (const { siteId, hour, byKind } of hours.values()) {

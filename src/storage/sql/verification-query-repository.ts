@@ -18,6 +18,8 @@ export interface LogEntry {
   countryCode: string | null
   clientIp: string | null
   hostname: string | null
+  /** The page's action ('login') a scored verification came with. */
+  pageAction: string | null
   userAgent: string | null
   difficulty: number | null
   solveTimeMs: number | null
@@ -34,6 +36,7 @@ interface LogRow {
   country_code: string | null
   client_ip: string | null
   hostname: string | null
+  page_action: string | null
   user_agent: string | null
   difficulty: number | null
   solve_time_ms: number | null
@@ -51,6 +54,7 @@ function toLogEntry(row: LogRow): LogEntry {
     countryCode: row.country_code,
     clientIp: row.client_ip,
     hostname: row.hostname,
+    pageAction: row.page_action,
     userAgent: row.user_agent,
     difficulty: row.difficulty,
     solveTimeMs: row.solve_time_ms,
@@ -177,6 +181,14 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
       )
     },
 
+    /** The scored verifications' page actions ('login', 'signup'), as the hostnames. */
+    async topPageActions(siteId: string, range: StatsRange, limit: number): Promise<RankedCount[]> {
+      return database.query<RankedCount>(
+        rankedQuery('page_action', `page_action, 1 FROM verifications WHERE ${inPartialHours} AND page_action IS NOT NULL AND risk_score IS NOT NULL`),
+        [...statsParameters(siteId, range), limit],
+      )
+    },
+
     /**
      * Counts per bucket of ten of the risk score ('0' for 0-9, ... '90' for 90-100), of the
      * scored verifications only (rejected submissions have no score); buckets without any are
@@ -208,7 +220,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
       params.push(query.limit)
       const rows = await database.query<LogRow>(
         `SELECT id, created_at, ${CREATED_AT_MICROS}, action, error_code,
-                risk_score, anomalies, country_code, client_ip, hostname, user_agent, difficulty, solve_time_ms
+                risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms
            FROM verifications
           WHERE ${conditions.join(' AND ')}
           ORDER BY created_at DESC, id DESC

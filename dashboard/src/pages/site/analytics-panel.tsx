@@ -100,6 +100,20 @@ function StatsView({ stats, range, site, isLoading }: { stats: Stats; range: Ran
           total={totals.total}
         />
       </div>
+      <div class="columns">
+        <RankedList
+          id="page-actions-heading"
+          title="Top page actions"
+          items={stats.topPageActions.map(({ pageAction, count }) => ({ label: pageAction, count }))}
+          // Only pages that give the SDK an action (data-action, execute({ action })) have one.
+          emptyText={
+            totals.total - totals.rejected === 0
+              ? 'No scored verifications in this range.'
+              : 'No page action in this range: give the SDK one per form (data-action="login") to see which form is asked most.'
+          }
+          total={totals.total - totals.rejected}
+        />
+      </div>
     </div>
   )
 }

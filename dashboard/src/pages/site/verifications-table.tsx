@@ -39,6 +39,7 @@ export function VerificationsTable({ verifications, isLoading }: VerificationsTa
               <td>
                 <span class={`badge badge--${verification.action}`}>{verification.action}</span>
                 {verification.errorCode === null ? null : <div class="code log__error">{verification.errorCode}</div>}
+                {verification.pageAction === null ? null : <div class="muted" title="The page's action">{verification.pageAction}</div>}
               </td>
               <td class="numeric">{verification.riskScore ?? '—'}</td>
               <td>

@@ -25,6 +25,9 @@ const Stats = Type.Object({
   topHostnames: Type.Array(Type.Object({ hostname: Type.String(), count: Type.Integer() }), {
     description: 'The hosts of the pages scored verifications came from (their Origin, else Referer); rejected submissions (whose host costs nothing to make up) and verifications that named none are not counted',
   }),
+  topPageActions: Type.Array(Type.Object({ pageAction: Type.String(), count: Type.Integer() }), {
+    description: "The page actions ('login', 'signup': the SDK's action) scored verifications came with, as the hostnames: which form is asked most, and which is attacked",
+  }),
   scoreDistribution: Type.Array(
     Type.Object({
       min: Type.Integer({ description: 'Lowest risk score of the bucket' }),
@@ -51,7 +54,7 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['dashboard'],
-        summary: 'Verifications by action over time, top anomalies, countries and hostnames, the risk score distribution',
+        summary: 'Verifications by action over time, top anomalies, countries, hostnames and page actions, the risk score distribution',
         description:
           `Counts verifications with from <= time < to in UTC buckets. Defaults: the current UTC hour so far and the 23 before it, hourly (to: now). ` +
           'Whole UTC hours, and the hour a range ending now or later ends in, are read from hourly counts, at a cost that does not grow with the verifications in them; ' +
@@ -72,11 +75,12 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const resolved = resolveStatsRange(request.query, new Date())
       if ('issues' in resolved) throw invalidRequest(resolved.issues)
       const { range } = resolved
-      const [counts, anomalies, countries, hostnames, scores] = await Promise.all([
+      const [counts, anomalies, countries, hostnames, pageActions, scores] = await Promise.all([
         verifications.countByBucket(site.id, range),
         verifications.topAnomalies(site.id, range, TOP_LIMIT),
         verifications.topCountries(site.id, range, TOP_LIMIT),
         verifications.topHostnames(site.id, range, TOP_LIMIT),
+        verifications.topPageActions(site.id, range, TOP_LIMIT),
         verifications.countByScoreBucket(site.id, range),
       ])
       const { series, totals } = buildSeries(counts, range)
@@ -88,6 +92,7 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         topAnomalies: anomalies,
         topCountries: countries.map(({ label, count }) => ({ countryCode: label, count })),
         topHostnames: hostnames.map(({ label, count }) => ({ hostname: label, count })),
+        topPageActions: pageActions.map(({ label, count }) => ({ pageAction: label, count })),
         scoreDistribution: buildScoreDistribution(scores),
         totals: { ...totals, total: totals.allow + totals.challenge + totals.block + totals.rejected },
       }

@@ -21,6 +21,7 @@ const Verification = Type.Object({
   countryCode: nullable(Type.String()),
   clientIp: nullable(Type.String()),
   hostname: nullable(Type.String()),
+  pageAction: nullable(Type.String({ description: "The page's action ('login') a scored verification came with (the SDK's action)" })),
   userAgent: nullable(Type.String()),
   difficulty: nullable(Type.Integer()),
   solveTimeMs: nullable(Type.Integer()),

@@ -36,6 +36,7 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       countryCode: null,
       clientIp: caller.clientIp,
       hostname: caller.origin.hostname,
+      pageAction: null,
       userAgent: request.headers['user-agent'] ?? null,
       difficulty: facts.difficulty ?? null,
       solveTimeMs: facts.solveTimeMs ?? null,

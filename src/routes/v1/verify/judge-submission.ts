@@ -138,6 +138,7 @@ function logVerdict(app: FastifyInstance, request: FastifyRequest, caller: Publi
     countryCode: verdict.countryCode,
     clientIp: caller.clientIp,
     hostname: caller.origin.hostname,
+    pageAction: body.pageAction ?? null,
     userAgent: request.headers['user-agent'] ?? null,
     difficulty: judged.difficulty,
     solveTimeMs: body.solveTimeMs,
