@@ -1,4 +1,5 @@
 import type { KeyValueStore } from '../../storage/ports.js'
+import { previousWindowShare } from '../sliding-window.js'
 import { countOf } from '../stored-count.js'
 
 /**
@@ -73,8 +74,7 @@ export class SurgeMeter {
     } else if (read?.windowIndex === windowIndex - 1) {
       previous += read.current
     }
-    const covered = 1 - (now - windowIndex * this.windowMs) / this.windowMs
-    return current + Math.floor(previous * covered)
+    return current + Math.floor(previous * previousWindowShare(now, this.windowMs))
   }
 
   /** How many sites this instance keeps counts of: those it counted in the current or the previous window. */

@@ -1,6 +1,7 @@
 import type { KeyValueStore } from '../../storage/ports.js'
 import { sumExtraDifficulty } from '../risk/adaptive-difficulty.js'
 import type { AnomalyLabel } from '../risk/anomalies.js'
+import { previousWindowShare } from '../sliding-window.js'
 import { countOf } from '../stored-count.js'
 
 /**
@@ -70,8 +71,7 @@ const HOUR_MS = 3_600_000
  * covers (as if it had been spread evenly over its hour).
  */
 export function lastHourOf(counts: { current: number; previous: number }, now: number): number {
-  const elapsed = (now % HOUR_MS) / HOUR_MS
-  return counts.current + Math.round(counts.previous * (1 - elapsed))
+  return counts.current + Math.round(counts.previous * previousWindowShare(now, HOUR_MS))
 }
 
 /** Distinct clients from which a fingerprint is one too many on a site with this traffic (scored verifications in the last hour). */

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { chooseDifficulty } from '../../../domain/challenge/choose-difficulty.js'
-import { draftChallenge, presentChallenge, storeChallenge } from '../../../domain/challenge/issue-challenge.js'
+import { draftChallenge, presentChallenge, storeChallenge, type ChallengeDraft } from '../../../domain/challenge/issue-challenge.js'
 import { surgeBits } from '../../../domain/challenge/site-surge.js'
 import { sumExtraDifficulty } from '../../../domain/risk/adaptive-difficulty.js'
 import type { AnomalyLabel } from '../../../domain/risk/anomalies.js'
 import type { SiteSettings } from '../../../domain/sites/site.js'
 import { errorCodeOf } from '../../../plugins/error-handler.js'
-import { callerOf } from '../../../plugins/public-gate.js'
+import { callerOf, type PublicCaller } from '../../../plugins/public-gate.js'
 import { networkLabelsFor, recordChallengeFor } from '../client-risk.js'
 import { publicGateErrors, siteKeySecurity } from '../public-schemas.js'
 
@@ -23,6 +24,58 @@ const Challenge = Type.Object({
 /** The site's difficulty raised for pending step-ups, for the client's labels and for a surge of the site's traffic. */
 function difficultyFor(settings: SiteSettings, stepUps: number, labels: readonly AnomalyLabel[], surge: number): number {
   return chooseDifficulty({ baseDifficulty: settings.difficulty, stepUps, extraBits: sumExtraDifficulty(labels) + surge })
+}
+
+/** An address on the site's allowlist: the base difficulty, uncounted and unjudged. */
+async function issueAtBaseDifficulty(app: FastifyInstance, caller: PublicCaller, now: number): Promise<ChallengeDraft> {
+  const { settings } = caller.site
+  const issued = draftChallenge({
+    siteId: caller.site.id,
+    difficulty: settings.difficulty,
+    lifetimeSeconds: settings.challengeLifetimeSeconds,
+    stepUps: 0,
+    clientTag: caller.clientTag,
+    now,
+  })
+  await storeChallenge(app.keyValue, issued)
+  return issued
+}
+
+/**
+ * Any other client: the site's difficulty raised for its network, its history and pending
+ * step-ups, and a surge of the site's traffic. Most clients have no step-up pending and a quiet
+ * history, so the challenge is stored at the difficulty its network alone calls for, in the same
+ * round trip as the step that counts the request and reads what could raise it; when it does, it
+ * is stored again before anyone has seen it.
+ */
+async function issueJudged(app: FastifyInstance, request: FastifyRequest, caller: PublicCaller, now: number): Promise<ChallengeDraft> {
+  const { site, clientTag } = caller
+  const { settings } = site
+  const networkLabels = await networkLabelsFor(app, caller)
+  // The site's rate with this challenge in it; it is counted once it is issued (a request that
+  // fails, in an outage say, is not a challenge anyone must pay for).
+  const surgeThreshold = settings.surgeChallengesPerMinute
+  const surge = surgeThreshold > 0 ? surgeBits(app.surge.rate(site.id) + 1, surgeThreshold) : 0
+  const likely = draftChallenge({
+    siteId: site.id,
+    difficulty: difficultyFor(settings, 0, networkLabels, surge),
+    lifetimeSeconds: settings.challengeLifetimeSeconds,
+    stepUps: 0,
+    clientTag,
+    now,
+  })
+  const [history] = await Promise.all([recordChallengeFor(app, request, caller), storeChallenge(app.keyValue, likely)])
+  const stepUps = Math.min(history.stepUps, settings.maxStepUps)
+  const difficulty = difficultyFor(settings, stepUps, [...networkLabels, ...history.anomalies], surge)
+  let issued = likely
+  if (difficulty !== likely.record.difficulty || stepUps !== likely.record.stepUps) {
+    const round = stepUps > 0 ? { stepUpRound: history.stepUpRound } : {}
+    issued = { challengeId: likely.challengeId, record: { ...likely.record, difficulty, stepUps, ...round } }
+    await storeChallenge(app.keyValue, issued)
+  }
+  if (surgeThreshold > 0) app.surge.count(site.id)
+  if (surge > 0) app.counters.increment('challengesSurged', { bits: String(surge) })
+  return issued
 }
 
 const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -54,45 +107,8 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // The challenge is issued as of its request, not after the lookups below.
       const now = Date.now()
       const caller = callerOf(request)
-      const { site, clientTag } = caller
-      const { settings } = site
-      if (caller.isAllowedAddress) {
-        // The site's own addresses: the base difficulty, uncounted and unjudged.
-        const issued = draftChallenge({ siteId: site.id, difficulty: settings.difficulty, lifetimeSeconds: settings.challengeLifetimeSeconds, stepUps: 0, clientTag, now })
-        await storeChallenge(app.keyValue, issued)
-        app.counters.increment('challengesIssued', {})
-        void reply.header('cache-control', 'no-store')
-        return presentChallenge(challengeKey, issued)
-      }
-      // Most clients have no step-up pending and a quiet history, so the challenge is stored at the
-      // difficulty its network alone calls for, in the same round trip as the step that counts the
-      // request and reads what could raise it; when it does, it is stored again before anyone has
-      // seen it.
-      const networkLabels = await networkLabelsFor(app, caller)
-      // The site's rate with this challenge in it; it is counted once it is issued (a request that
-      // fails, in an outage say, is not a challenge anyone must pay for).
-      const surgeThreshold = settings.surgeChallengesPerMinute
-      const surge = surgeThreshold > 0 ? surgeBits(app.surge.rate(site.id) + 1, surgeThreshold) : 0
-      const likely = draftChallenge({
-        siteId: site.id,
-        difficulty: difficultyFor(settings, 0, networkLabels, surge),
-        lifetimeSeconds: settings.challengeLifetimeSeconds,
-        stepUps: 0,
-        clientTag,
-        now,
-      })
-      const [history] = await Promise.all([recordChallengeFor(app, request, caller), storeChallenge(app.keyValue, likely)])
-      const stepUps = Math.min(history.stepUps, settings.maxStepUps)
-      const difficulty = difficultyFor(settings, stepUps, [...networkLabels, ...history.anomalies], surge)
-      let issued = likely
-      if (difficulty !== likely.record.difficulty || stepUps !== likely.record.stepUps) {
-        const round = stepUps > 0 ? { stepUpRound: history.stepUpRound } : {}
-        issued = { challengeId: likely.challengeId, record: { ...likely.record, difficulty, stepUps, ...round } }
-        await storeChallenge(app.keyValue, issued)
-      }
+      const issued = caller.isAllowedAddress ? await issueAtBaseDifficulty(app, caller, now) : await issueJudged(app, request, caller, now)
       app.counters.increment('challengesIssued', {})
-      if (surgeThreshold > 0) app.surge.count(site.id)
-      if (surge > 0) app.counters.increment('challengesSurged', { bits: String(surge) })
       void reply.header('cache-control', 'no-store')
       return presentChallenge(challengeKey, issued)
     },
