@@ -2,6 +2,7 @@
  * Builds the browser SDK into dist/sdk/ (or the directory given as the first argument):
  *   tollgate.js                      the script-tag build (sets window.Tollgate, binds forms)
  *   tollgate.mjs                     the module build for sites that bundle the SDK
+ *   compat.js                        the vendors' page APIs (turnstile, grecaptcha, hcaptcha) over the SDK
  *   tollgate-worker.<hash>.js        the solver worker
  *   tollgate-solver.<hash>.wasm      the SIMD solver, assembled with wabt from generated text
  *   tollgate-worker.js               the worker under a stable name, for the module build
@@ -28,6 +29,8 @@ export const defaultSdkDirectory = join(root, 'dist', 'sdk')
  */
 export const STABLE_WORKER_NAME = 'tollgate-worker.js'
 export const STABLE_WASM_NAME = 'tollgate-solver.wasm'
+/** The vendors' page APIs (sdk/src/compat-entry.ts), also served at the vendors' script paths. */
+export const COMPAT_NAME = 'compat.js'
 
 export interface SdkFile {
   name: string
@@ -97,10 +100,12 @@ export async function buildSdk(outDirectory: string = defaultSdkDirectory): Prom
   // WebAssembly by its hashed name, so the two always match.
   const script = await bundle('browser-entry.ts', 'iife', define(workerName, wasmName))
   const module = await bundle('index.ts', 'esm', define(STABLE_WORKER_NAME, STABLE_WASM_NAME))
+  const compat = await bundle('compat-entry.ts', 'iife', define(workerName, wasmName))
 
   const outputs: { name: string; content: Uint8Array; contentType: string; immutable: boolean }[] = [
     { name: 'tollgate.js', content: script, contentType: 'text/javascript; charset=utf-8', immutable: false },
     { name: 'tollgate.mjs', content: module, contentType: 'text/javascript; charset=utf-8', immutable: false },
+    { name: COMPAT_NAME, content: compat, contentType: 'text/javascript; charset=utf-8', immutable: false },
     { name: workerName, content: worker, contentType: 'text/javascript; charset=utf-8', immutable: true },
     { name: wasmName, content: wasm, contentType: 'application/wasm', immutable: true },
     { name: STABLE_WORKER_NAME, content: worker, contentType: 'text/javascript; charset=utf-8', immutable: false },

@@ -150,6 +150,7 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(secretKey).not.toBe('')
     expect(snippet).toContain(`<script src="${origin}/sdk/v1/tollgate.js" data-site-key="${siteKey}" async defer></script>`)
     expect(snippet).toContain('<form data-tollgate')
+    expect(await page.getByText('Moving from Turnstile, reCAPTCHA or hCaptcha?').textContent()).toContain(`${origin}/turnstile/v0/api.js`)
 
     await page.getByRole('button', { name: 'Copy site key' }).click()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(siteKey)

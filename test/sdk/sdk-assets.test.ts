@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib'
 import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildSdk, type SdkManifest } from '../../scripts/build-sdk.js'
-import sdkAssets from '../../src/routes/assets/sdk.js'
+import sdkAssets, { VENDOR_SCRIPT_PATHS } from '../../src/routes/assets/sdk.js'
 
 describe('GET /sdk/v1/:file', () => {
   let directory: string
@@ -70,6 +70,23 @@ describe('GET /sdk/v1/:file', () => {
     expect(byStableName.body).toContain(`"${fileNamed('tollgate-solver.')}"`)
   })
 
+  it("serves compat.js at the vendors' own script paths, with the script's query string, gzip and the ETag", async () => {
+    const compat = await app.inject({ method: 'GET', url: '/sdk/v1/compat.js' })
+    expect(compat.statusCode).toBe(200)
+    expect(compat.body).toContain('cf-turnstile-response')
+    expect(compat.body).toContain(fileNamed('tollgate-worker.'))
+    expect(VENDOR_SCRIPT_PATHS).toEqual(['/turnstile/v0/api.js', '/recaptcha/api.js', '/recaptcha/enterprise.js', '/1/api.js'])
+    for (const path of VENDOR_SCRIPT_PATHS) {
+      const response = await app.inject({ method: 'GET', url: `${path}?render=explicit&onload=onloadCallback&hl=de`, headers: { 'accept-encoding': 'gzip' } })
+      expect(response.statusCode, path).toBe(200)
+      expect(response.headers['content-type']).toBe('text/javascript; charset=utf-8')
+      expect(response.headers.etag).toBe(compat.headers.etag)
+      expect(gunzipSync(response.rawPayload).toString('utf8')).toBe(compat.body)
+      const revalidated = await app.inject({ method: 'GET', url: path, headers: { 'if-none-match': String(compat.headers.etag) } })
+      expect(revalidated.statusCode, path).toBe(304)
+    }
+  })
+
   it('sends the precompressed file to clients that accept gzip', async () => {
     const plain = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate.js' })
     const zipped = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate.js', headers: { 'accept-encoding': 'gzip, br' } })
@@ -109,6 +126,9 @@ describe('GET /sdk/v1/:file', () => {
 
   it('keeps the three files a page loads under 15 kB gzip', () => {
     expect(manifest.loadedGzipBytes).toBeLessThan(15_000)
+    // A page of the vendors' markup loads compat.js instead of tollgate.js.
+    const gzipBytesOf = (name: string) => manifest.files.find((file) => file.name === name)?.gzipBytes ?? Number.NaN
+    expect(manifest.loadedGzipBytes - gzipBytesOf('tollgate.js') + gzipBytesOf('compat.js')).toBeLessThan(16_500)
   })
 })
 

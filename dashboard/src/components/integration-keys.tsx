@@ -28,6 +28,12 @@ export function IntegrationKeys({ siteKey, secretKey }: IntegrationKeysProps) {
         once with <code>POST {origin}/api/v1/siteverify</code> and the fields <code>secret</code> and{' '}
         <code>response</code>.
       </p>
+      <p class="muted">
+        Moving from Turnstile, reCAPTCHA or hCaptcha? The page may stay as it is: change its script's host to{' '}
+        <code>{origin}</code> (<code>{origin}/turnstile/v0/api.js</code>, <code>/recaptcha/api.js</code>,{' '}
+        <code>/1/api.js</code>) and its site key to this one, and your server calls the same path on{' '}
+        <code>{origin}</code> with the secret key.
+      </p>
     </div>
   )
 }

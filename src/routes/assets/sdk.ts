@@ -3,6 +3,7 @@ import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { errorBody } from '../../errors.js'
 import { PublicErrorResponse } from '../v1/public-schemas.js'
@@ -25,6 +26,12 @@ interface Asset {
   body: Buffer
   gzipped: Buffer | undefined
 }
+
+/** compat.js of the build (scripts/build-sdk.ts). */
+const COMPAT_NAME = 'compat.js'
+
+/** The vendors' own paths of their page scripts (Turnstile, reCAPTCHA and its Enterprise, hCaptcha), served as compat.js. */
+export const VENDOR_SCRIPT_PATHS = ['/turnstile/v0/api.js', '/recaptcha/api.js', '/recaptcha/enterprise.js', '/1/api.js'] as const
 
 const defaultDirectory = fileURLToPath(new URL('../../../dist/sdk/', import.meta.url))
 
@@ -92,25 +99,8 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
     return loaded.assets
   }
 
-  app.get('/sdk/v1/:file', {
-    schema: {
-      tags: ['assets'],
-      summary: 'The browser SDK: tollgate.js, tollgate.mjs, its worker and WebAssembly',
-      params: FileParams,
-      response: {
-        200: {
-          description: 'The file (gzip-encoded when the request accepts it)',
-          content: {
-            'text/javascript': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
-            'application/wasm': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
-          },
-        },
-        304: Type.Null(),
-        404: PublicErrorResponse,
-        503: PublicErrorResponse,
-      },
-    },
-  }, async (request, reply) => {
+  /** Sends a file of the build, as the SDK's paths and the vendors' script paths answer it. */
+  async function sendAsset(request: FastifyRequest, reply: FastifyReply, name: string) {
     // Errors too: a page's SDK reads the status when no worker started (a 5xx is the service's
     // trouble, not the page's), and reads nothing from a cross-origin answer without this.
     void reply.header('access-control-allow-origin', '*')
@@ -120,9 +110,9 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
       return reply.code(503).header('cache-control', 'no-store')
         .send(errorBody('service_unavailable', request.id, 'The SDK is not built; run `npm run build` (no restart needed).'))
     }
-    const asset = assets.get(request.params.file)
+    const asset = assets.get(name)
     if (asset === undefined) {
-      return reply.code(404).send(errorBody('not_found', request.id, `No SDK file named ${request.params.file}.`))
+      return reply.code(404).send(errorBody('not_found', request.id, `No SDK file named ${name}.`))
     }
     void reply.headers({
       'content-type': asset.contentType,
@@ -132,12 +122,47 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
       'cross-origin-resource-policy': 'cross-origin',
       'x-content-type-options': 'nosniff',
     })
-    if (request.params.file.startsWith('tollgate-worker.')) void reply.header('content-security-policy', WORKER_POLICY)
+    if (name.startsWith('tollgate-worker.')) void reply.header('content-security-policy', WORKER_POLICY)
     if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send(null)
     const acceptsGzip = /\bgzip\b/.test(request.headers['accept-encoding'] ?? '')
     if (acceptsGzip && asset.gzipped !== undefined) return reply.header('content-encoding', 'gzip').send(asset.gzipped)
     return reply.send(asset.body)
-  })
+  }
+
+  const fileResponses = {
+    200: {
+      description: 'The file (gzip-encoded when the request accepts it)',
+      content: {
+        'text/javascript': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
+        'application/wasm': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
+      },
+    },
+    304: Type.Null(),
+    404: PublicErrorResponse,
+    503: PublicErrorResponse,
+  }
+
+  app.get('/sdk/v1/:file', {
+    schema: {
+      tags: ['assets'],
+      summary: 'The browser SDK: tollgate.js, tollgate.mjs, compat.js, its worker and WebAssembly',
+      params: FileParams,
+      response: fileResponses,
+    },
+  }, (request, reply) => sendAsset(request, reply, request.params.file))
+
+  // The vendors' script paths serve compat.js, which then defines that vendor's global only: a
+  // site moves its pages by changing the script's host, as it moves Siteverify.
+  for (const path of VENDOR_SCRIPT_PATHS) {
+    app.get(path, {
+      schema: {
+        tags: ['assets'],
+        summary: `The vendor's page API at its own path (compat.js): ${path}`,
+        querystring: Type.Object({}, { additionalProperties: true }),
+        response: fileResponses,
+      },
+    }, (request, reply) => sendAsset(request, reply, COMPAT_NAME))
+  }
 }
 
 export default sdkAssets

@@ -1,0 +1,52 @@
+/**
+ * The vendors' page APIs, for sites moving to Tollgate without rewriting their pages: served as
+ * `/sdk/v1/compat.js`, which defines `turnstile`, `grecaptcha` and `hcaptcha`, and at the vendors'
+ * own script paths, each defining its vendor's global only:
+ *   <script src="https://tollgate.example.com/turnstile/v0/api.js" async defer></script>
+ *   <script src="https://tollgate.example.com/recaptcha/api.js?render=explicit&onload=ready"></script>
+ *   <script src="https://tollgate.example.com/1/api.js" async defer></script>
+ * A global the page has already (the vendor's own script, still loaded) is left alone. The
+ * script's query string is read as the vendors read theirs: `onload` names a function to call
+ * once the API is there, `render=explicit` turns off the implicit rendering of the vendor's
+ * elements, hCaptcha's `recaptchacompat=off` drops its second field and its `grecaptcha`. It also sets
+ * `window.Tollgate` when the page has none (tollgate.js's API but bindForms).
+ */
+import { execute, reset, setStrings, TollgateError, version } from './index.js'
+import { setDefaults } from './execute.js'
+import { createHcaptcha } from './compat/hcaptcha.js'
+import { callOnload } from './compat/page-api.js'
+import { createRecaptcha } from './compat/recaptcha.js'
+import { createTurnstile } from './compat/turnstile.js'
+
+type Vendor = 'turnstile' | 'grecaptcha' | 'hcaptcha'
+
+/** Which globals a path defines: its vendor's at a vendor's path, all three at compat.js. */
+function vendorsOf(path: string): Vendor[] {
+  if (path.startsWith('/turnstile/')) return ['turnstile']
+  if (path.startsWith('/recaptcha/')) return ['grecaptcha']
+  if (path === '/1/api.js') return ['hcaptcha']
+  return ['turnstile', 'grecaptcha', 'hcaptcha']
+}
+
+const script = document.currentScript instanceof HTMLScriptElement ? document.currentScript : null
+const scriptUrl = script !== null && script.src !== '' ? new URL(script.src) : undefined
+// The worker and WebAssembly are under /sdk/v1/ of the service, whichever path served this file.
+setDefaults({ apiUrl: script?.dataset.apiUrl ?? scriptUrl?.origin })
+const query = scriptUrl?.searchParams ?? new URLSearchParams()
+const rendersImplicitly = query.get('render') !== 'explicit'
+const page = window as unknown as Record<string, unknown>
+const create: Record<Vendor, () => unknown> = {
+  turnstile: () => createTurnstile(rendersImplicitly),
+  grecaptcha: () => createRecaptcha(rendersImplicitly),
+  hcaptcha: () => createHcaptcha(rendersImplicitly, query.get('recaptchacompat') !== 'off'),
+}
+const vendors = vendorsOf(scriptUrl?.pathname ?? '')
+for (const vendor of vendors) {
+  if (page[vendor] === undefined) page[vendor] = create[vendor]()
+}
+// hCaptcha's script answers to reCAPTCHA's name as well, unless told not to.
+if (!vendors.includes('grecaptcha') && vendors.includes('hcaptcha') && query.get('recaptchacompat') !== 'off') page.grecaptcha ??= page.hcaptcha
+// Without bindForms: a page of the vendors' markup has no forms of Tollgate's to bind, and the
+// declarative mode is a sixth of the file (tollgate.js has it).
+page.Tollgate ??= { execute, reset, setStrings, TollgateError, version }
+callOnload(query.get('onload'))

@@ -1,0 +1,76 @@
+import { TollgateError } from '../errors.js'
+import { execute } from '../execute.js'
+import { callbackOf, renderImplicitly, renderTargetOf, startBySize, textOf, WidgetRegistry, type RenderParams } from './page-api.js'
+import { Widget } from './widget.js'
+
+/**
+ * `window.grecaptcha` (and `grecaptcha.enterprise`) as Google's api.js defines it. Version 3:
+ * `ready(callback)` and `execute(siteKey, { action })`, a promise of a fresh token. Version 2:
+ * `render(container, params)` (a number, 0 for the first widget), `execute(widgetId)`,
+ * `getResponse(widgetId)`, `reset(widgetId)`, and the implicit rendering of `.g-recaptcha`
+ * elements (data-sitekey, data-callback, data-expired-callback, data-error-callback, data-size,
+ * data-action). A widget fills a hidden textarea `g-recaptcha-response`. A checkbox widget gets
+ * its token as soon as it is rendered (there is no box to tick); an invisible one
+ * (`size: 'invisible'`) when the page calls execute, or when its button is clicked.
+ */
+export interface RecaptchaApi {
+  ready(callback: () => void): void
+  execute(siteKeyOrWidget?: string | number, options?: { action?: string }): Promise<string>
+  render(container: string | HTMLElement, params?: RenderParams): number
+  getResponse(widget?: number): string
+  reset(widget?: number): void
+  enterprise?: RecaptchaApi
+}
+
+const FIELD_NAME = 'g-recaptcha-response'
+const REFUSALS = { container: 'reCAPTCHA placeholder element must be an element or id', siteKey: 'Missing required parameters: sitekey' }
+
+/**
+ * The queue a page fills before the script has loaded, as Google documents for loading it
+ * asynchronously (`window.___grecaptcha_cfg.fns`): its callbacks run once the API is there.
+ */
+function runQueuedReadyCallbacks(): void {
+  const queued = (window as { ___grecaptcha_cfg?: { fns?: unknown } }).___grecaptcha_cfg?.fns
+  if (!Array.isArray(queued)) return
+  for (const callback of queued.splice(0)) if (typeof callback === 'function') setTimeout(callback as () => void, 0)
+}
+
+export function createRecaptcha(rendersImplicitly: boolean): RecaptchaApi {
+  const registry = new WidgetRegistry<number>()
+  const api: RecaptchaApi = {
+    ready: (callback) => void setTimeout(callback, 0),
+    execute(siteKeyOrWidget, options) {
+      if (typeof siteKeyOrWidget === 'string') {
+        return execute({ siteKey: siteKeyOrWidget, action: options?.action }).then((result) => result.token)
+      }
+      const widget = registry.find(siteKeyOrWidget)
+      if (widget === undefined) return Promise.reject(new TollgateError('invalid_options', 'No reCAPTCHA widget to execute: render one, or pass the site key.'))
+      const token = widget.execute()
+      // A version 2 page listens through its callbacks and leaves the promise alone.
+      token.catch(() => undefined)
+      return token
+    },
+    render(container, params) {
+      const { element, params: merged, siteKey } = renderTargetOf(container, params, REFUSALS)
+      const id = registry.size
+      const onError = callbackOf<[]>(merged['error-callback'])
+      const widget = new Widget(element, {
+        siteKey,
+        action: textOf(merged, 'action'),
+        fields: [{ name: FIELD_NAME, tag: 'textarea', id: id === 0 ? FIELD_NAME : `${FIELD_NAME}-${id}` }],
+        onToken: callbackOf<[string]>(merged.callback),
+        onExpired: callbackOf<[]>(merged['expired-callback']),
+        onError: onError === undefined ? undefined : () => onError(),
+        refreshesExpired: false,
+      })
+      startBySize(widget, merged)
+      return registry.add(id, widget)
+    },
+    getResponse: (widget) => registry.find(widget)?.token ?? '',
+    reset: (widget) => registry.find(widget)?.reset(),
+  }
+  api.enterprise = api
+  if (rendersImplicitly) renderImplicitly('.g-recaptcha', (element) => registry.has(element), (element) => api.render(element))
+  runQueuedReadyCallbacks()
+  return api
+}

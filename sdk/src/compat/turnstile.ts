@@ -1,0 +1,90 @@
+import type { TollgateError } from '../errors.js'
+import { callbackOf, paramsFor, renderImplicitly, textOf, WidgetRegistry, type RenderParams } from './page-api.js'
+import { Widget } from './widget.js'
+
+/**
+ * `window.turnstile` as Cloudflare's api.js defines it: render, execute, reset, remove,
+ * getResponse, isExpired, ready, and the implicit rendering of `.cf-turnstile` elements with
+ * their data-* attributes (data-sitekey, data-action, data-cdata, data-callback,
+ * data-expired-callback, data-error-callback, data-execution, data-response-field,
+ * data-response-field-name, data-refresh-expired). Appearance parameters are taken and have no
+ * effect: there is nothing to see but a status line.
+ */
+export interface TurnstileApi {
+  render(container: string | HTMLElement, params?: RenderParams): string | undefined
+  execute(container?: string | HTMLElement, params?: RenderParams): void
+  reset(widget?: string | HTMLElement): void
+  remove(widget?: string | HTMLElement): void
+  getResponse(widget?: string | HTMLElement): string | undefined
+  isExpired(widget?: string | HTMLElement): boolean
+  ready(callback: () => void): void
+}
+
+const FIELD_NAME = 'cf-turnstile-response'
+
+/**
+ * Turnstile's error codes are strings of six digits whose first three name the family (its
+ * documentation's table): a page's error callback may branch on them. The TollgateError comes
+ * second, for pages that want Tollgate's own code.
+ */
+function turnstileCodeOf(error: TollgateError): string {
+  switch (error.code) {
+    case 'invalid_site_key': return '110100'
+    case 'origin_not_allowed': return '110200'
+    case 'invalid_options': return '110420'
+    case 'worker_unavailable': return '110500'
+    case 'timeout': return '110600'
+    case 'blocked':
+    case 'challenge_failed': return '600010'
+    default: return '300010'
+  }
+}
+
+/** The API; `rendersImplicitly` unless the script was loaded with `?render=explicit`. */
+export function createTurnstile(rendersImplicitly: boolean): TurnstileApi {
+  const registry = new WidgetRegistry<string>(true)
+  let count = 0
+  const api: TurnstileApi = {
+    render(container, params) {
+      const element = typeof container === 'string' ? document.querySelector<HTMLElement>(container) : container
+      if (!(element instanceof HTMLElement)) {
+        console.warn('Tollgate (turnstile.render): no container element')
+        return undefined
+      }
+      const merged = paramsFor(element, params)
+      const siteKey = textOf(merged, 'sitekey')
+      if (siteKey === undefined) {
+        console.warn('Tollgate (turnstile.render): no sitekey')
+        return undefined
+      }
+      const onError = callbackOf<[string, TollgateError]>(merged['error-callback'])
+      const responseField = merged['response-field']
+      const widget = new Widget(element, {
+        siteKey,
+        action: textOf(merged, 'action'),
+        cData: textOf(merged, 'cData', 'cdata'),
+        fields: responseField === false || responseField === 'false' ? [] : [{ name: textOf(merged, 'response-field-name') ?? FIELD_NAME, tag: 'input' }],
+        onToken: callbackOf<[string]>(merged.callback),
+        onExpired: callbackOf<[]>(merged['expired-callback']),
+        onError: onError === undefined ? undefined : (error: TollgateError) => onError(turnstileCodeOf(error), error),
+        refreshesExpired: (textOf(merged, 'refresh-expired') ?? 'auto') === 'auto',
+      })
+      count += 1
+      const id = registry.add(`tollgate-turnstile-${count}`, widget)
+      if (textOf(merged, 'execution') !== 'execute') widget.start()
+      return id
+    },
+    execute(container) {
+      const widget = registry.find(container)
+      if (widget !== undefined) widget.start()
+      else if (container !== undefined) api.render(container, { execution: 'render' })
+    },
+    reset: (widget) => registry.find(widget)?.reset(),
+    remove: (widget) => registry.remove(widget),
+    getResponse: (widget) => registry.find(widget)?.token || undefined,
+    isExpired: (widget) => registry.find(widget)?.isExpired() ?? false,
+    ready: (callback) => void setTimeout(callback, 0),
+  }
+  if (rendersImplicitly) renderImplicitly('.cf-turnstile', (element) => registry.has(element), (element) => api.render(element))
+  return api
+}

@@ -1,0 +1,185 @@
+import { abortedError, TollgateError } from '../errors.js'
+import { execute, onReset } from '../execute.js'
+import { getStrings, messageFor } from '../strings.js'
+import type { TollgateStatus } from '../types.js'
+
+/**
+ * A widget of the vendors' page APIs (compat-entry.ts): where Turnstile, reCAPTCHA or hCaptcha
+ * would draw a box, Tollgate gets a token invisibly, writes it into the hidden fields the
+ * vendor's script would add (so the form posts it under the name the site's backend reads), and
+ * calls the page's callbacks as the vendor's script would. The box shows the SDK's status line.
+ */
+export interface WidgetOptions {
+  siteKey: string
+  action?: string
+  cData?: string
+  /** The hidden fields the vendor adds, filled with the token: `cf-turnstile-response` in an input, `g-recaptcha-response` in a textarea. */
+  fields: readonly { name: string; tag: 'input' | 'textarea'; id?: string }[]
+  onToken?: (token: string) => void
+  onExpired?: () => void
+  /** The page's error callback; without one, the failure is written to the console. */
+  onError?: (error: TollgateError) => void
+  /** Solve again by itself when the token expires (Turnstile's `refresh-expired: auto`). */
+  refreshesExpired: boolean
+}
+
+/** A token's life (DESIGN section 6): the most a widget counts on, whatever this device's clock says. */
+const TOKEN_LIFETIME_MS = 300_000
+/** A widget lets its token go this long before it expires, as Turnstile does: a form posted then still redeems it. */
+const EXPIRY_MARGIN_MS = 5_000
+
+/** Every verification in flight dies with a reset() of the whole SDK, and so do the widgets' tokens. */
+const widgets = new Set<Widget>()
+onReset(() => {
+  for (const widget of widgets) widget.reset()
+})
+
+/** The element the vendor's box would be drawn in; a button of reCAPTCHA's invisible binding gets a sibling instead. */
+function boxFor(container: HTMLElement): HTMLElement {
+  if (!(container instanceof HTMLButtonElement || container instanceof HTMLInputElement)) return container
+  const box = document.createElement('div')
+  box.hidden = true
+  box.setAttribute('data-tollgate-widget', '')
+  container.after(box)
+  return box
+}
+
+export class Widget {
+  /** The latest token, until it expires, is reset or is replaced; '' before. */
+  token = ''
+  /** When the token expires by this device's clock (0: there has been none since the last reset). */
+  private expiresAt = 0
+  private run: { controller: AbortController; promise: Promise<string> } | undefined
+  private expiryTimer: ReturnType<typeof setTimeout> | undefined
+  private readonly box: HTMLElement
+  private readonly fields: HTMLInputElement[] | HTMLTextAreaElement[]
+  private readonly status: HTMLElement | undefined
+  /** After remove(): the widget does nothing more (a button it was bound to may still be clicked). */
+  private isRemoved = false
+
+  constructor(readonly container: HTMLElement, readonly options: WidgetOptions) {
+    this.box = boxFor(container)
+    this.fields = options.fields.map(({ name, tag, id }) => {
+      const field = document.createElement(tag)
+      field.name = name
+      if (id !== undefined) field.id = id
+      if (field instanceof HTMLInputElement) field.type = 'hidden'
+      else {
+        field.className = name
+        field.style.display = 'none'
+      }
+      this.box.append(field)
+      return field
+    }) as HTMLInputElement[]
+    if (this.box === container) {
+      this.status = document.createElement('div')
+      this.status.className = 'tollgate-status'
+      this.status.setAttribute('role', 'status')
+      this.status.setAttribute('aria-live', 'polite')
+      this.box.append(this.status)
+    }
+    widgets.add(this)
+  }
+
+  isExpired(): boolean {
+    return this.token === '' ? this.expiresAt !== 0 : Date.now() >= this.expiresAt
+  }
+
+  /**
+   * Gets a fresh token (each redeems once): the one being fetched when a run is in flight. The
+   * promise rejects with the failure, which the page's error callback hears of as well.
+   */
+  execute(): Promise<string> {
+    if (this.isRemoved) return Promise.reject(abortedError())
+    if (this.run !== undefined) return this.run.promise
+    this.clearToken()
+    const controller = new AbortController()
+    const promise = execute({
+      siteKey: this.options.siteKey,
+      action: this.options.action,
+      cData: this.options.cData,
+      signal: controller.signal,
+      onStatus: (status) => this.show(status),
+    }).then(
+      (result) => {
+        if (this.run?.controller === controller) this.run = undefined
+        this.accept(result.token)
+        return result.token
+      },
+      (error: unknown) => {
+        if (this.run?.controller === controller) this.run = undefined
+        const typed = error instanceof TollgateError ? error : new TollgateError('invalid_response', String(error))
+        if (typed.code !== 'aborted') this.fail(typed)
+        throw typed
+      },
+    )
+    this.run = { controller, promise }
+    return promise
+  }
+
+  /** Runs execute() for a page that listens through callbacks only: its failure is not left unhandled. */
+  start(): void {
+    this.execute().catch(() => undefined)
+  }
+
+  /** Stops a run in flight and forgets the token, as a vendor's reset does. */
+  reset(): void {
+    this.run?.controller.abort()
+    this.run = undefined
+    this.clearToken()
+    this.expiresAt = 0
+    this.show('idle')
+  }
+
+  /** reset(), and takes out what the widget put into the page. */
+  remove(): void {
+    this.reset()
+    this.isRemoved = true
+    widgets.delete(this)
+    if (this.box === this.container) {
+      for (const field of this.fields) field.remove()
+      this.status?.remove()
+    } else this.box.remove()
+  }
+
+  /**
+   * The token was minted a moment ago and lives 300 s. Its `expiresAt` is by the service's clock,
+   * and this device's may be minutes off either way: counted by it, the token would expire at
+   * once (and a widget that refreshes would solve again and again) or much too late.
+   */
+  private accept(token: string): void {
+    const lifetime = TOKEN_LIFETIME_MS - EXPIRY_MARGIN_MS
+    this.token = token
+    this.expiresAt = Date.now() + lifetime
+    for (const field of this.fields) field.value = token
+    // Timers fire late in a background tab, never early: the token is gone by then either way.
+    this.expiryTimer = setTimeout(() => this.expire(), lifetime)
+    this.options.onToken?.(token)
+  }
+
+  private expire(): void {
+    this.clearToken()
+    this.options.onExpired?.()
+    if (this.options.refreshesExpired) this.start()
+  }
+
+  private fail(error: TollgateError): void {
+    this.showText(messageFor(error.code))
+    if (this.options.onError !== undefined) this.options.onError(error)
+    else console.warn(`Tollgate: ${error.code}: ${error.message}`)
+  }
+
+  private clearToken(): void {
+    clearTimeout(this.expiryTimer)
+    this.token = ''
+    for (const field of this.fields) field.value = ''
+  }
+
+  private show(status: TollgateStatus): void {
+    this.showText((getStrings() as Partial<Record<TollgateStatus, string>>)[status] ?? '')
+  }
+
+  private showText(text: string): void {
+    if (this.status !== undefined) this.status.textContent = text
+  }
+}

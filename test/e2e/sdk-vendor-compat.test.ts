@@ -1,0 +1,334 @@
+/// <reference lib="dom" />
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { TurnstileApi } from '../../sdk/src/compat/turnstile.js'
+import { hasChromium, launchBrowser, startSdkService, type SdkService, type TestBrowser } from './sdk-support.js'
+
+declare global {
+  interface Window {
+    turnstile?: TurnstileApi
+  }
+}
+
+/**
+ * A site that moves from Turnstile, reCAPTCHA or hCaptcha to Tollgate by changing the host of its
+ * page script: its pages, callbacks and form fields stay as the vendor's documentation wrote
+ * them. The site is its own little server on another origin (`localhost`, the service being
+ * `127.0.0.1`), which records what its forms post.
+ */
+interface Shop {
+  origin: string
+  server: Server
+  /** The fields of every form posted to /order, in order. */
+  orders: Record<string, string>[]
+}
+
+async function startShop(pages: Record<string, string>): Promise<Shop> {
+  const orders: Record<string, string>[] = []
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://shop').pathname
+    if (request.method === 'POST' && path === '/order') {
+      let body = ''
+      request.setEncoding('utf8')
+      request.on('data', (chunk: string) => (body += chunk))
+      request.on('end', () => {
+        orders.push(Object.fromEntries(new URLSearchParams(body)))
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<p id="ordered">Thank you</p>')
+      })
+      return
+    }
+    if (path === '/favicon.ico') return void response.writeHead(204).end()
+    const page = pages[path]
+    if (page === undefined) return void response.writeHead(404).end()
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, server, orders }
+}
+
+function html(body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body>${body}</body></html>`
+}
+
+/** The pages, as each vendor's documentation writes them, with the script from `service` and the key `siteKey`. */
+function vendorPages(service: string, siteKey: string, unknownKey: string): Record<string, string> {
+  return {
+    // Turnstile, implicit rendering (developers.cloudflare.com/turnstile, client-side rendering).
+    '/turnstile-implicit': html(`
+<script>window.tokens = []; function onTurnstile(token) { window.tokens.push(token) }</script>
+<form id="order" method="post" action="/order">
+  <input name="item" value="book">
+  <div class="cf-turnstile" data-sitekey="${siteKey}" data-action="checkout" data-cdata="order-7" data-callback="onTurnstile"></div>
+  <button type="submit">Order</button>
+</form>
+<script src="${service}/turnstile/v0/api.js" async defer></script>`),
+    // Turnstile, explicit rendering with the onload hook and execution on demand.
+    '/turnstile-explicit': html(`
+<script>
+  window.events = []
+  window.onloadTurnstile = function () {
+    window.widgetId = turnstile.render('#box', {
+      sitekey: '${siteKey}',
+      execution: 'execute',
+      callback: function (token) { window.events.push(['token', token]) },
+    })
+    window.events.push(['rendered', window.widgetId])
+  }
+</script>
+<div id="box"></div>
+<script src="${service}/turnstile/v0/api.js?render=explicit&onload=onloadTurnstile" defer></script>`),
+    // Turnstile's default on expiry: the expired callback, then a fresh token by itself.
+    '/turnstile-expiry': html(`
+<script>window.events = []; function onToken(token) { window.events.push(['token', token]) } function onExpired() { window.events.push(['expired', turnstile.getResponse() || '', turnstile.isExpired()]) }</script>
+<div class="cf-turnstile" data-sitekey="${siteKey}" data-callback="onToken" data-expired-callback="onExpired"></div>
+<script src="${service}/turnstile/v0/api.js" async defer></script>`),
+    // Turnstile with a site key the service does not know: the error callback hears of it.
+    '/turnstile-unknown-key': html(`
+<script>window.failures = []; function onFailure(code, error) { window.failures.push([code, error && error.code]); return true }</script>
+<div class="cf-turnstile" data-sitekey="${unknownKey}" data-error-callback="onFailure"></div>
+<script src="${service}/turnstile/v0/api.js" async defer></script>`),
+    // reCAPTCHA v3 (developers.google.com/recaptcha/docs/v3): ready, then execute with an action.
+    '/recaptcha-v3': html(`<script src="${service}/recaptcha/api.js?render=${siteKey}"></script>`),
+    // reCAPTCHA v2 invisible, bound to the form's button (developers.google.com/recaptcha/docs/invisible).
+    '/recaptcha-invisible': html(`
+<script>function onSubmit(token) { document.getElementById('order').submit() }</script>
+<form id="order" method="post" action="/order">
+  <input name="item" value="lamp">
+  <button class="g-recaptcha" data-sitekey="${siteKey}" data-callback="onSubmit" data-size="invisible">Order</button>
+</form>
+<script src="${service}/recaptcha/api.js" async defer></script>`),
+    // hCaptcha (docs.hcaptcha.com): a checkbox in a form, and its reCAPTCHA compatibility.
+    '/hcaptcha': html(`
+<form id="order" method="post" action="/order">
+  <input name="item" value="pen">
+  <div class="h-captcha" data-sitekey="${siteKey}" data-callback="onHcaptcha"></div>
+  <button type="submit">Order</button>
+</form>
+<script>window.tokens = []; function onHcaptcha(token) { window.tokens.push(token) }</script>
+<script src="${service}/1/api.js" async defer></script>`),
+    // hCaptcha's invisible widget rendered by code, its token awaited with execute({ async: true }).
+    '/hcaptcha-async': html(`
+<div id="box"></div>
+<script>window.onloadHcaptcha = function () { window.widgetId = hcaptcha.render('box', { sitekey: '${siteKey}', size: 'invisible' }) }</script>
+<script src="${service}/1/api.js?render=explicit&onload=onloadHcaptcha&recaptchacompat=off" async defer></script>`),
+    // Every vendor's API at once, nothing rendered by itself.
+    '/compat-explicit': html(`
+<div id="plain"></div><div id="second"></div>
+<script src="${service}/sdk/v1/compat.js?render=explicit"></script>`),
+    // A page that still loads the vendor's own script keeps it: compat.js defines what is missing only.
+    '/vendor-still-there': html(`
+<script>window.turnstile = { vendor: 'cloudflare' }</script>
+<script src="${service}/sdk/v1/compat.js"></script>`),
+  }
+}
+
+describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium', () => {
+  let sdk: SdkService
+  let browser: TestBrowser
+  let shop: Shop
+
+  beforeAll(async () => {
+    sdk = await startSdkService()
+    shop = await startShop(vendorPages(sdk.origin, sdk.demoSite.siteKey, `tgk_${'A'.repeat(22)}`))
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    shop?.server.close()
+    await sdk?.close()
+  })
+
+  /** Redeems a token the way a backend written for the vendor does: a form post to the vendor's Siteverify path. */
+  async function redeemAtVendorPath(path: string, token: string) {
+    const response = await sdk.service.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ secret: sdk.demoSite.secretKey, response: token }).toString(),
+    })
+    return response.json<{ success: boolean; action?: string; cdata?: string; 'error-codes': string[] }>()
+  }
+
+  async function open(path: string): Promise<{ page: Page; errors: string[] }> {
+    const { page, events } = await browser.newPage()
+    await page.goto(`${shop.origin}${path}`)
+    return { page, errors: events.errors }
+  }
+
+  function waitFor(page: Page, condition: string): Promise<unknown> {
+    return page.waitForFunction(condition, undefined, { timeout: 20_000 })
+  }
+
+  it('renders a .cf-turnstile element by itself: the callback gets a token, the form posts it as cf-turnstile-response, Siteverify answers its action and cData', async () => {
+    const { page, errors } = await open('/turnstile-implicit')
+    await waitFor(page, 'window.tokens.length > 0')
+    const token = await page.evaluate(() => (window as unknown as { tokens: string[] }).tokens[0] ?? '')
+    expect(await page.evaluate(() => window.turnstile?.getResponse())).toBe(token)
+    expect(await page.evaluate(() => window.turnstile?.isExpired())).toBe(false)
+
+    await page.click('#order button')
+    await page.waitForSelector('#ordered')
+    expect(shop.orders.at(-1)).toEqual({ item: 'book', 'cf-turnstile-response': token })
+    expect(await redeemAtVendorPath('/turnstile/v0/siteverify', token)).toMatchObject({ success: true, action: 'checkout', cdata: 'order-7' })
+    expect(errors).toEqual([])
+  })
+
+  it('renders explicitly from the onload hook, gets the token when the page executes the widget, and reset and remove undo it', async () => {
+    const { page } = await open('/turnstile-explicit')
+    await waitFor(page, 'window.events.length > 0')
+    const widgetId = await page.evaluate(() => (window as unknown as { widgetId: string }).widgetId)
+    expect(widgetId).toMatch(/^tollgate-turnstile-\d+$/)
+    // execution: 'execute' waits for the page.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(await page.evaluate(() => (window as unknown as { events: unknown[] }).events)).toEqual([['rendered', widgetId]])
+
+    await page.evaluate(() => window.turnstile?.execute('#box'))
+    await waitFor(page, 'window.events.length > 1')
+    const token = await page.evaluate(() => (window as unknown as { events: [string, string][] }).events[1]?.[1] ?? '')
+    expect(await page.evaluate((id) => window.turnstile?.getResponse(id), widgetId)).toBe(token)
+    expect(await page.evaluate(() => document.querySelector<HTMLInputElement>('#box input[name="cf-turnstile-response"]')?.value)).toBe(token)
+
+    await page.evaluate((id) => window.turnstile?.reset(id), widgetId)
+    expect(await page.evaluate(() => window.turnstile?.getResponse())).toBeUndefined()
+    expect(await page.evaluate(() => document.querySelector<HTMLInputElement>('#box input[name="cf-turnstile-response"]')?.value)).toBe('')
+    await page.evaluate((id) => window.turnstile?.remove(id), widgetId)
+    expect(await page.evaluate(() => document.querySelectorAll('#box input').length)).toBe(0)
+    expect(await redeemAtVendorPath('/turnstile/v0/siteverify', token)).toMatchObject({ success: true })
+  })
+
+  it('tells the expired callback before the token\'s 300 s are up, and then gets a fresh token by itself', async () => {
+    const { page } = await browser.newPage()
+    await page.clock.install()
+    await page.goto(`${shop.origin}/turnstile-expiry`)
+    await waitFor(page, 'window.events.length > 0')
+    await page.clock.fastForward(294_000)
+    expect(await page.evaluate(() => (window as unknown as { events: unknown[] }).events.length)).toBe(1)
+    await page.clock.fastForward(1_500)
+    await waitFor(page, 'window.events.length > 2')
+    const [first, expired, second] = await page.evaluate(() => (window as unknown as { events: [string, string, boolean?][] }).events)
+    expect(first?.[0]).toBe('token')
+    expect(expired).toEqual(['expired', '', true])
+    expect(second?.[0]).toBe('token')
+    expect(second?.[1]).not.toBe(first?.[1])
+    expect(await page.evaluate(() => window.turnstile?.isExpired())).toBe(false)
+    expect(await page.evaluate(() => document.querySelector<HTMLInputElement>('input[name="cf-turnstile-response"]')?.value)).toBe(second?.[1])
+    expect(await sdk.siteverify(second?.[1] ?? '')).toMatchObject({ success: true })
+  })
+
+  it('calls the error callback with Turnstile\'s code for an unknown site key, and Tollgate\'s beside it', async () => {
+    const { page } = await open('/turnstile-unknown-key')
+    await waitFor(page, 'window.failures.length > 0')
+    expect(await page.evaluate(() => (window as unknown as { failures: unknown[] }).failures)).toEqual([['110100', 'invalid_site_key']])
+  })
+
+  it('answers reCAPTCHA v3\'s execute(siteKey, { action }) with a fresh token each time, redeemed at reCAPTCHA\'s Siteverify path', async () => {
+    const { page } = await open('/recaptcha-v3')
+    const tokens = await page.evaluate((siteKey) => new Promise<string[]>((resolve, reject) => {
+      const grecaptcha = (window as unknown as { grecaptcha: { ready(callback: () => void): void; execute(key: string, options: { action: string }): Promise<string> } }).grecaptcha
+      grecaptcha.ready(() => {
+        Promise.all([grecaptcha.execute(siteKey, { action: 'submit' }), grecaptcha.execute(siteKey, { action: 'submit' })]).then(resolve, reject)
+      })
+    }), sdk.demoSite.siteKey)
+    expect(tokens).toHaveLength(2)
+    expect(tokens[0]).not.toBe(tokens[1])
+    // The Enterprise namespace is the same API.
+    expect(await page.evaluate(() => {
+      const grecaptcha = (window as unknown as { grecaptcha: { enterprise: unknown } }).grecaptcha
+      return grecaptcha.enterprise === grecaptcha
+    })).toBe(true)
+    for (const token of tokens) expect(await redeemAtVendorPath('/recaptcha/api/siteverify', token ?? '')).toMatchObject({ success: true, action: 'submit' })
+  })
+
+  it('gets the token when the invisible reCAPTCHA button is clicked, and the page\'s callback posts it as g-recaptcha-response', async () => {
+    const { page } = await open('/recaptcha-invisible')
+    await page.waitForFunction(() => document.querySelector('textarea[name="g-recaptcha-response"]') !== null)
+    // Invisible: nothing is fetched before the click.
+    expect(await page.evaluate(() => (window as unknown as { grecaptcha: { getResponse(): string } }).grecaptcha.getResponse())).toBe('')
+    const ordersBefore = shop.orders.length
+    await page.click('#order button')
+    await page.waitForSelector('#ordered', { timeout: 20_000 })
+    expect(shop.orders).toHaveLength(ordersBefore + 1)
+    const order = shop.orders.at(-1) ?? {}
+    expect(Object.keys(order)).toEqual(['item', 'g-recaptcha-response'])
+    expect(await redeemAtVendorPath('/recaptcha/api/siteverify', order['g-recaptcha-response'] ?? '')).toMatchObject({ success: true })
+  })
+
+  it('renders a .h-captcha element: the form posts h-captcha-response and g-recaptcha-response, and grecaptcha answers for hcaptcha', async () => {
+    const { page } = await open('/hcaptcha')
+    await waitFor(page, 'window.tokens.length > 0')
+    const token = await page.evaluate(() => (window as unknown as { tokens: string[] }).tokens[0] ?? '')
+    expect(await page.evaluate(() => {
+      const page = window as unknown as { grecaptcha: unknown; hcaptcha: { getResponse(): string } }
+      return [page.grecaptcha === page.hcaptcha, page.hcaptcha.getResponse()]
+    })).toEqual([true, token])
+    await page.click('#order button')
+    await page.waitForSelector('#ordered')
+    expect(shop.orders.at(-1)).toEqual({ item: 'pen', 'h-captcha-response': token, 'g-recaptcha-response': token })
+    expect(await redeemAtVendorPath('/siteverify', token)).toMatchObject({ success: true })
+  })
+
+  it('resolves hCaptcha\'s execute(id, { async: true }) with { response, key }, without reCAPTCHA\'s name when recaptchacompat=off', async () => {
+    const { page } = await open('/hcaptcha-async')
+    await page.waitForFunction(() => 'widgetId' in window)
+    const answer = await page.evaluate(() => {
+      const { hcaptcha, widgetId } = window as unknown as { widgetId: string; hcaptcha: { execute(id: string, options: { async: true }): Promise<{ response: string; key: string }> } }
+      return hcaptcha.execute(widgetId, { async: true })
+    })
+    expect(answer).toEqual({ response: expect.stringMatching(/.{40,}/), key: '' })
+    expect(await page.evaluate(() => 'grecaptcha' in window)).toBe(false)
+    expect(await page.evaluate(() => document.querySelectorAll('#box textarea').length)).toBe(1)
+    expect(await redeemAtVendorPath('/siteverify', answer.response)).toMatchObject({ success: true })
+  })
+
+  it('refuses a render without a container or a site key as each vendor does, and Tollgate.reset() clears every widget', async () => {
+    const { page } = await open('/compat-explicit')
+    const refusals = await page.evaluate(() => {
+      const { turnstile, grecaptcha, hcaptcha } = window as unknown as Record<'turnstile' | 'grecaptcha' | 'hcaptcha', { render(container: unknown, params?: object): unknown }>
+      const thrown = (render: () => unknown) => {
+        try {
+          return ['returned', render()]
+        } catch (error) {
+          return ['threw', (error as Error).message]
+        }
+      }
+      return [
+        thrown(() => turnstile.render('#nowhere', { sitekey: 'tgk_x' })),
+        thrown(() => turnstile.render('#plain', {})),
+        thrown(() => grecaptcha.render('nowhere', { sitekey: 'tgk_x' })),
+        thrown(() => hcaptcha.render('plain', {})),
+        document.querySelectorAll('#plain *').length,
+      ]
+    })
+    expect(refusals).toEqual([
+      ['returned', undefined],
+      ['returned', undefined],
+      ['threw', 'reCAPTCHA placeholder element must be an element or id'],
+      ['threw', '[hCaptcha] render: missing sitekey'],
+      0,
+    ])
+
+    // Two widgets of two vendors, each with its token; reset() takes both.
+    await page.evaluate((siteKey) => {
+      const { turnstile, grecaptcha } = window as unknown as Record<'turnstile' | 'grecaptcha', { render(container: string, params: object): unknown }>
+      turnstile.render('#plain', { sitekey: siteKey })
+      grecaptcha.render('second', { sitekey: siteKey })
+    }, sdk.demoSite.siteKey)
+    await waitFor(page, `window.turnstile.getResponse() !== undefined && window.grecaptcha.getResponse() !== ''`)
+    const cleared = await page.evaluate(() => {
+      const page = window as unknown as { Tollgate: { reset(): void }; grecaptcha: { getResponse(): string } }
+      page.Tollgate.reset()
+      return [window.turnstile?.getResponse(), page.grecaptcha.getResponse(), Array.from(document.querySelectorAll<HTMLInputElement>('[name$="-response"]'), (field) => field.value)]
+    })
+    expect(cleared).toEqual([undefined, '', ['', '']])
+  })
+
+  it('leaves a vendor\'s global the page already has, and defines the others', async () => {
+    const { page } = await open('/vendor-still-there')
+    expect(await page.evaluate(() => {
+      const page = window as unknown as Record<string, { vendor?: string; render?: unknown }>
+      return [page.turnstile?.vendor, typeof page.grecaptcha?.render, typeof page.hcaptcha?.render, typeof page.Tollgate]
+    })).toEqual(['cloudflare', 'function', 'function', 'object'])
+  })
+})
