@@ -19,6 +19,7 @@ import storage from './plugins/storage.js'
 import siteTraffic from './plugins/site-traffic.js'
 import surge from './plugins/surge.js'
 import logRetention from './plugins/log-retention.js'
+import siteverifyCounts from './plugins/siteverify-counts.js'
 import verificationLog from './plugins/verification-log.js'
 import webhooks from './plugins/webhooks.js'
 import dashboardAssets from './routes/assets/dashboard.js'
@@ -47,6 +48,8 @@ export interface AppOptions {
   metricsFlushIntervalMs?: number
   /** Test hook: how often surge counts are shared with the other instances (every second by default). */
   surgeFlushIntervalMs?: number
+  /** Test hook: how often Siteverify's counts per site are added to the database (every 5 s by default). */
+  siteverifyCountsFlushIntervalMs?: number
   /** Test hook: how often the verification log's retention sweep runs (hourly by default). */
   logRetentionIntervalMs?: number
   /** Test hook: the webhook delivery timeout (10 s by default, as the spec says). */
@@ -251,6 +254,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(surge, { flushIntervalMs: options.surgeFlushIntervalMs })
   await app.register(siteTraffic)
   await app.register(verificationLog, { maxBufferedRows: options.verificationLogMaxBufferedRows })
+  await app.register(siteverifyCounts, { flushIntervalMs: options.siteverifyCountsFlushIntervalMs })
   await app.register(logRetention, { intervalMs: options.logRetentionIntervalMs })
   await app.register(demoSite)
   await app.register(publicApi)

@@ -2,6 +2,7 @@ import { setImmediate } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createSessionRepository } from '../storage/sql/session-repository.js'
+import { createSiteverifyCountRepository } from '../storage/sql/siteverify-count-repository.js'
 import { createVerificationQueryRepository } from '../storage/sql/verification-query-repository.js'
 import { createWebhookDeliveryRepository, deliveryRetention } from '../storage/sql/webhook-delivery-repository.js'
 
@@ -58,6 +59,7 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
   const queries = createVerificationQueryRepository(app.database)
   const sessions = createSessionRepository(app.database)
   const deliveries = createWebhookDeliveryRepository(app.database)
+  const siteverifyCounts = createSiteverifyCountRepository(app.database)
   let running: Promise<number> | undefined
   let following: Promise<number> | undefined
   let isClosing = false
@@ -87,6 +89,8 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
       app.log.info({ count: deliveriesExpired, maxAgeDays: deliveryRetention.maxAgeDays }, 'deleted webhook deliveries past their age limit')
     }
     const cutoff = new Date(now.getTime() - retentionMs)
+    // Siteverify's hourly counts (migration 022) are kept as long as the log they stand beside.
+    if (retentionMs > 0) await siteverifyCounts.deleteBefore(cutoff)
     let expired = 0
     let ofDeletedSites = 0
     for (const { siteId, deleted } of await queries.listLoggedSites()) {

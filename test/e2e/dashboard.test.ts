@@ -364,6 +364,11 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(await page.locator('#hostnames-heading + table tbody td').nth(1).textContent()).toBe('73%')
     expect(await page.locator('#page-actions-heading + table tbody th').allTextContents()).toEqual(['signup', 'login'])
     expect(await page.locator('#page-actions-heading + table tbody td').first().textContent()).toBe('5')
+    // Each allowed verification issued a token, and nobody redeemed one here: the card says so.
+    const issued = expected.allow ?? 0
+    expect(await page.locator('[data-siteverify-summary]').textContent()).toMatch(new RegExp(`^0 of ${issued} tokens issued redeemed by your server`))
+    expect(await page.getByText('No token of this site was sent to Siteverify in this range.').count()).toBe(1)
+    expect(await page.getByText('Your server redeemed none of the tokens issued in this range.').count()).toBe(issued >= 5 ? 1 : 0)
     await expectNoAccessibilityViolations('analytics')
     await saveScreenshot(page, 'analytics')
 

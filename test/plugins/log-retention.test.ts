@@ -55,6 +55,26 @@ describe.each([
     })
   })
 
+  it.skipIf(!available)('deletes Siteverify\'s hourly counts older than LOG_RETENTION_DAYS with the log, and keeps them all without a retention', async () => {
+    const HOUR_MS = 3_600_000
+    const now = Date.now()
+    const hourOf = (time: number) => Math.floor(time / HOUR_MS) * HOUR_MS
+    const countedHours = async (service: TestApp, siteId: string) => {
+      const rows = await service.app.database.query<{ hour: Date }>('SELECT hour FROM siteverify_counts WHERE site_id = $1 ORDER BY hour', [siteId])
+      return rows.map((row) => row.hour.getTime())
+    }
+    const hours = [now - 31 * DAY_MS, now - 29 * DAY_MS, now].map(hourOf)
+    for (const retentionDays of ['30', '0']) {
+      await withService({ database, env: { LOG_RETENTION_DAYS: retentionDays } }, async (service) => {
+        const site = await liveSite(service)
+        for (const hour of hours) service.app.siteverifyCounts.count(site, 'success', hour + 1_000)
+        await service.app.siteverifyCounts.flush()
+        await service.app.logRetention.sweep(new Date(now))
+        expect(await countedHours(service, site), `LOG_RETENTION_DAYS=${retentionDays}`).toEqual(retentionDays === '0' ? hours : hours.slice(1))
+      })
+    }
+  })
+
   it.skipIf(!available)('deletes every site\'s rows older than LOG_RETENTION_DAYS and every row of a deleted site, in batches, keeps the rest and counts what went', async () => {
     await withService({ database, env: { LOG_RETENTION_DAYS: '30' } }, async (service) => {
       const now = Date.now()

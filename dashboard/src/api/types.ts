@@ -122,6 +122,8 @@ export interface Stats {
   /** All ten buckets of the risk score, lowest first; rejected submissions have no score. */
   scoreDistribution: ScoreBucket[]
   totals: ActionCounts & { total: number }
+  /** The site's tokens at Siteverify, counted per UTC hour (the hours the range overlaps). */
+  siteverify: { redeemed: number; refused: { errorCode: string; count: number }[] }
 }
 
 /** Scored verifications with min <= riskScore <= max: 0-9, 10-19, ... 90-100. */

@@ -64,43 +64,59 @@ export function redemptionKey(challengeId: string): string {
  * A wrong secret does not consume the token: only someone holding the right secret can spend it.
  */
 export async function redeemToken(dependencies: RedeemTokenDependencies, request: SiteverifyRequest, now: number): Promise<SiteverifyAnswer> {
+  return (await redeemTokenOfSite(dependencies, request, now)).answer
+}
+
+/** A redemption's answer, with the site whose token it was when the token is one of a site's (its outcome is that site's to see). */
+export interface Redemption {
+  answer: SiteverifyAnswer
+  siteId: string | undefined
+}
+
+/**
+ * redeemToken, saying whose token it was: the site, once the token reads as one of its own (its
+ * MAC holds), whatever came of it then (redeemed; the wrong secret; spent; another site key).
+ */
+export async function redeemTokenOfSite(dependencies: RedeemTokenDependencies, request: SiteverifyRequest, now: number): Promise<Redemption> {
   const secret = request.secret ?? ''
   const response = request.response ?? ''
+  const ofNoSite = (answer: SiteverifyAnswer): Redemption => ({ answer, siteId: undefined })
   const missing = [
     ...(secret === '' ? (['missing-input-secret'] as const) : []),
     ...(response === '' ? (['missing-input-response'] as const) : []),
   ]
   // A backend that fails open (sdk/README.md) tells a visitor the service could not verify from a
   // request that skipped verification by internal-error: the page's SDK got 503 for as long.
-  if (missing.length === 1 && response === '' && (await dependencies.isStorageDown())) return answerFailure('missing-input-response', 'internal-error')
-  if (missing.length > 0) return answerFailure(...missing)
+  if (missing.length === 1 && response === '' && (await dependencies.isStorageDown())) return ofNoSite(answerFailure('missing-input-response', 'internal-error'))
+  if (missing.length > 0) return ofNoSite(answerFailure(...missing))
   const reading = readToken(dependencies.tokenKey, response, now)
   const testAnswer = answerTestSecret(secret, reading, now)
-  if (testAnswer !== undefined) return testAnswer
+  if (testAnswer !== undefined) return ofNoSite(testAnswer)
 
-  if (reading.outcome === 'invalid') return answerFailure('invalid-input-response')
+  if (reading.outcome === 'invalid') return ofNoSite(answerFailure('invalid-input-response'))
   const site = await dependencies.findSite(reading.claims.siteKey)
   // The id check matters only if a site key were ever given to another site.
-  if (site?.id !== reading.claims.siteId) return answerFailure('invalid-input-response')
-  if (!acceptsSecretKey(site, secret, now)) return answerFailure('invalid-input-secret')
+  if (site?.id !== reading.claims.siteId) return ofNoSite(answerFailure('invalid-input-response'))
+  const ofSite = (answer: SiteverifyAnswer): Redemption => ({ answer, siteId: site.id })
+  if (!acceptsSecretKey(site, secret, now)) return ofSite(answerFailure('invalid-input-secret'))
   if (request.sitekey !== undefined && request.sitekey !== '' && request.sitekey !== site.siteKey) {
-    return answerFailure('invalid-input-response')
+    return ofSite(answerFailure('invalid-input-response'))
   }
-  if (reading.claims.issuedAt < dependencies.remembersRedemptionsSince()) return answerFailure('timeout-or-duplicate')
+  if (reading.claims.issuedAt < dependencies.remembersRedemptionsSince()) return ofSite(answerFailure('timeout-or-duplicate'))
   // The marker holds only the idempotency key of the first redemption (or nothing): the answer is
   // a function of the token's claims, so a retry with that key gets it again by recomputing it.
   const idempotencyKey = request.idempotency_key ?? ''
   const key = redemptionKey(reading.claims.challengeId)
   // A retry of a redemption gets its answer again even once the token has expired since.
   if (reading.outcome === 'expired') {
-    return (await isRetryOfFirst(dependencies.store, key, idempotencyKey)) ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate')
+    return ofSite((await isRetryOfFirst(dependencies.store, key, idempotencyKey)) ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate'))
   }
 
   // The marker outlives the token on this instance's clock by a margin, so that an instance whose
   // clock is behind (and still takes the token for valid) finds it too.
   const markerTtlMs = reading.expiresAt - now + CLOCK_SKEW_MARGIN_MS
   const isFirst = await dependencies.store.setIfAbsent(key, `k:${idempotencyKey}`, markerTtlMs)
-  return isFirst || (await isRetryOfFirst(dependencies.store, key, idempotencyKey)) ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate')
+  return ofSite(isFirst || (await isRetryOfFirst(dependencies.store, key, idempotencyKey)) ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate'))
 }
 
 /** Whether the token's marker holds this idempotency key, that of the redemption that set it. */

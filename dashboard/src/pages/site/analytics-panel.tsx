@@ -12,6 +12,7 @@ import { queryOfRange, rangeLabels, rangeNames, type RangeName } from '../../lib
 import { useLoader } from '../../lib/use-loader.js'
 import { BucketsTable } from './buckets-table.js'
 import { ScoreDistribution } from './score-distribution.js'
+import { SiteverifyCard } from './siteverify-card.js'
 import { BusyButton } from '../../components/busy-button.js'
 
 export function AnalyticsPanel({ site }: { site: Site }) {
@@ -113,6 +114,7 @@ function StatsView({ stats, range, site, isLoading }: { stats: Stats; range: Ran
           }
           total={totals.total - totals.rejected}
         />
+        <SiteverifyCard siteverify={stats.siteverify} issued={totals.allow} />
       </div>
     </div>
   )

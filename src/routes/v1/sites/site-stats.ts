@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { buildScoreDistribution } from '../../../domain/analytics/score-distribution.js'
 import { buildSeries, maxRangeMs, resolveStatsRange } from '../../../domain/analytics/stats-range.js'
+import { createSiteverifyCountRepository } from '../../../storage/sql/siteverify-count-repository.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { invalidRequest } from '../../../errors.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
@@ -42,19 +43,36 @@ const Stats = Type.Object({
     },
   ),
   totals: Type.Object({ ...actionCounts, total: Type.Integer() }),
+  siteverify: Type.Object(
+    {
+      redeemed: Type.Integer({ description: "The site's tokens redeemed (success: true)" }),
+      refused: Type.Array(Type.Object({ errorCode: Type.String(), count: Type.Integer() }), {
+        description:
+          "The site's tokens that Siteverify refused, by error code, most first: invalid-input-secret (the site's token with a wrong secret: " +
+          'an old secret after a rotation?), timeout-or-duplicate (spent already, or expired), invalid-input-response (another site key named). ' +
+          'Tokens that are no site\'s (made up, damaged) and test secrets are not counted.',
+      }),
+    },
+    {
+      description:
+        "How the site's tokens fared at Siteverify, counted per UTC hour: the hours the range overlaps, whole. " +
+        'Against totals.allow (each allowed verification issued a token) it shows whether the backend redeems them: one that redeems none checks nothing.',
+    },
+  ),
 })
 
 const days = (ms: number) => ms / 86_400_000
 
 const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const verifications = createVerificationQueryRepository(app.database)
+  const siteverifyCounts = createSiteverifyCountRepository(app.database)
 
   app.get(
     '/sites/:id/stats',
     {
       schema: {
         tags: ['dashboard'],
-        summary: 'Verifications by action over time, top anomalies, countries, hostnames and page actions, the risk score distribution',
+        summary: 'Verifications by action over time, top anomalies, countries, hostnames and page actions, the risk score distribution, Siteverify\'s outcomes',
         description:
           `Counts verifications with from <= time < to in UTC buckets. Defaults: the current UTC hour so far and the 23 before it, hourly (to: now). ` +
           'Whole UTC hours, and the hour a range ending now or later ends in, are read from hourly counts, at a cost that does not grow with the verifications in them; ' +
@@ -75,13 +93,14 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const resolved = resolveStatsRange(request.query, new Date())
       if ('issues' in resolved) throw invalidRequest(resolved.issues)
       const { range } = resolved
-      const [counts, anomalies, countries, hostnames, pageActions, scores] = await Promise.all([
+      const [counts, anomalies, countries, hostnames, pageActions, scores, redemptions] = await Promise.all([
         verifications.countByBucket(site.id, range),
         verifications.topAnomalies(site.id, range, TOP_LIMIT),
         verifications.topCountries(site.id, range, TOP_LIMIT),
         verifications.topHostnames(site.id, range, TOP_LIMIT),
         verifications.topPageActions(site.id, range, TOP_LIMIT),
         verifications.countByScoreBucket(site.id, range),
+        siteverifyCounts.countsOf(site.id, range.from, range.to),
       ])
       const { series, totals } = buildSeries(counts, range)
       return {
@@ -95,6 +114,10 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         topPageActions: pageActions.map(({ label, count }) => ({ pageAction: label, count })),
         scoreDistribution: buildScoreDistribution(scores),
         totals: { ...totals, total: totals.allow + totals.challenge + totals.block + totals.rejected },
+        siteverify: {
+          redeemed: redemptions.find(({ outcome }) => outcome === 'success')?.count ?? 0,
+          refused: redemptions.filter(({ outcome }) => outcome !== 'success').map(({ outcome, count }) => ({ errorCode: outcome, count })),
+        },
       }
     },
   )

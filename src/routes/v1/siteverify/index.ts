@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
-import { redeemToken, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../domain/siteverify/redeem-token.js'
+import { redeemTokenOfSite, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../domain/siteverify/redeem-token.js'
 import { answerFailure, type SiteverifyAnswer } from '../../../domain/siteverify/siteverify-answer.js'
 import { isTestSecret } from '../../../domain/siteverify/test-secrets.js'
 import { answersWithin } from '../../../storage/answers-within.js'
@@ -96,10 +96,11 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   const redeem = async (request: FastifyRequest<{ Querystring: SiteverifyQueryFields; Body?: SiteverifyFields }>, reply: FastifyReply): Promise<SiteverifyAnswer> => {
     const fields = fieldsOf(request.query, request.body)
-    const answer = await redeemToken(dependencies, fields, Date.now())
+    const { answer, siteId } = await redeemTokenOfSite(dependencies, fields, Date.now())
     // A test secret's fixed answer says nothing about real redemptions: counted apart.
     const result = isTestSecret(fields.secret) ? 'test' : answer.success ? 'success' : (answer['error-codes'][0] ?? 'unknown')
     app.counters.increment('siteverify', { result })
+    if (siteId !== undefined) app.siteverifyCounts.count(siteId, result)
     void reply.header('cache-control', 'no-store')
     return answer
   }

@@ -1,0 +1,66 @@
+import type { Stats } from '../../api/types.js'
+import { Notice } from '../../components/notice.js'
+import { RankedHead, RankedRow } from '../../components/ranked-list.js'
+import { formatNumber, formatPercent } from '../../lib/format.js'
+
+/** Tokens issued before a backend that redeemed none of them is worth a warning (a quiet site's few may be a test). */
+const FEW_TOKENS = 5
+
+/** What each of Siteverify's refusals usually means for a site's own backend. */
+const refusalLabels: Record<string, string> = {
+  'invalid-input-secret': 'Wrong secret key',
+  'timeout-or-duplicate': 'Spent already or expired',
+  'invalid-input-response': 'Another site key named',
+}
+
+interface SiteverifyCardProps {
+  siteverify: Stats['siteverify']
+  /** The tokens the range's allowed verifications issued. */
+  issued: number
+}
+
+/**
+ * How the site's tokens fared at Siteverify beside those it issued: whether its backend redeems
+ * them at all (a form that never checks its token is not protected), and whether it sends a
+ * secret that no longer works.
+ */
+export function SiteverifyCard({ siteverify, issued }: SiteverifyCardProps) {
+  const { redeemed, refused } = siteverify
+  const wrongSecret = refused.find(({ errorCode }) => errorCode === 'invalid-input-secret')?.count ?? 0
+  const rows = [{ label: 'Redeemed', count: redeemed }, ...refused.map(({ errorCode, count }) => ({ label: refusalLabels[errorCode] ?? errorCode, count }))]
+  const total = rows.reduce((sum, { count }) => sum + count, 0)
+  const max = rows.reduce((largest, { count }) => Math.max(largest, count), 0)
+  return (
+    <section class="card" aria-labelledby="siteverify-heading">
+      <h2 id="siteverify-heading">Siteverify</h2>
+      <p data-siteverify-summary>
+        {formatNumber(redeemed)} of {formatNumber(issued)} tokens issued redeemed by your server
+        {issued === 0 ? '.' : ` (${formatPercent(Math.min(redeemed, issued), issued)}).`}
+      </p>
+      {issued >= FEW_TOKENS && redeemed === 0 ? (
+        <Notice tone="warning">
+          Your server redeemed none of the tokens issued in this range. A token protects a form only when the server that
+          receives the form redeems it with Siteverify and refuses the form without <code>success: true</code>.
+        </Notice>
+      ) : null}
+      {wrongSecret > 0 ? (
+        <Notice tone="warning">
+          {formatNumber(wrongSecret)} {wrongSecret === 1 ? 'redemption' : 'redemptions'} sent a wrong secret key: a server still
+          using the secret from before a rotation?
+        </Notice>
+      ) : null}
+      {total === 0 ? (
+        <p class="muted">No token of this site was sent to Siteverify in this range.</p>
+      ) : (
+        <table class="table ranked">
+          <RankedHead name="Outcome" share="Of all" />
+          <tbody>
+            {rows.map(({ label, count }) => (
+              <RankedRow key={label} label={label} count={count} max={max} total={total} />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  )
+}
