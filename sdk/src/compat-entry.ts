@@ -5,7 +5,7 @@
  *   <script src="https://tollgate.example.com/turnstile/v0/api.js" async defer></script>
  *   <script src="https://tollgate.example.com/recaptcha/api.js?render=explicit&onload=ready"></script>
  *   <script src="https://tollgate.example.com/1/api.js" async defer></script>
- * A global the page has already (the vendor's own script, still loaded) is left alone. The
+ * A vendor's API the page has already (its script, still loaded) is left alone. The
  * script's query string is read as the vendors read theirs: `onload` names a function to call
  * once the API is there, `render=explicit` turns off the implicit rendering of the vendor's
  * elements, hCaptcha's `recaptchacompat=off` drops its second field and its `grecaptcha`. It also sets
@@ -14,7 +14,7 @@
 import { execute, reset, setStrings, TollgateError, version } from './index.js'
 import { setDefaults } from './execute.js'
 import { createHcaptcha } from './compat/hcaptcha.js'
-import { callOnload } from './compat/page-api.js'
+import { callOnload, isVendorApi, whenParsed, type VendorApi } from './compat/page-api.js'
 import { createRecaptcha } from './compat/recaptcha.js'
 import { createTurnstile } from './compat/turnstile.js'
 
@@ -33,20 +33,30 @@ const scriptUrl = script !== null && script.src !== '' ? new URL(script.src) : u
 // The worker and WebAssembly are under /sdk/v1/ of the service, whichever path served this file.
 setDefaults({ apiUrl: script?.dataset.apiUrl ?? scriptUrl?.origin })
 const query = scriptUrl?.searchParams ?? new URLSearchParams()
-const rendersImplicitly = query.get('render') !== 'explicit'
 const page = window as unknown as Record<string, unknown>
-const create: Record<Vendor, () => unknown> = {
-  turnstile: () => createTurnstile(rendersImplicitly),
-  grecaptcha: () => createRecaptcha(rendersImplicitly),
-  hcaptcha: () => createHcaptcha(rendersImplicitly, query.get('recaptchacompat') !== 'off'),
+const create: Record<Vendor, () => VendorApi<unknown>> = {
+  turnstile: createTurnstile,
+  grecaptcha: createRecaptcha,
+  hcaptcha: () => createHcaptcha(query.get('recaptchacompat') !== 'off'),
 }
 const vendors = vendorsOf(scriptUrl?.pathname ?? '')
+const installed: VendorApi<unknown>[] = []
 for (const vendor of vendors) {
-  if (page[vendor] === undefined) page[vendor] = create[vendor]()
+  if (isVendorApi(page[vendor])) continue
+  const vendorApi = create[vendor]()
+  page[vendor] = vendorApi.api
+  installed.push(vendorApi)
 }
 // hCaptcha's script answers to reCAPTCHA's name as well, unless told not to.
-if (!vendors.includes('grecaptcha') && vendors.includes('hcaptcha') && query.get('recaptchacompat') !== 'off') page.grecaptcha ??= page.hcaptcha
+if (!vendors.includes('grecaptcha') && vendors.includes('hcaptcha') && query.get('recaptchacompat') !== 'off' && !isVendorApi(page.grecaptcha)) {
+  page.grecaptcha = page.hcaptcha
+}
 // Without bindForms: a page of the vendors' markup has no forms of Tollgate's to bind, and the
 // declarative mode is a sixth of the file (tollgate.js has it).
 page.Tollgate ??= { execute, reset, setStrings, TollgateError, version }
-callOnload(query.get('onload'))
+// Once the document is parsed (a tag in the head runs before the elements are there), and after
+// this run: the vendors' elements, then the page's onload function.
+whenParsed(() => {
+  if (query.get('render') !== 'explicit') for (const vendorApi of installed) vendorApi.renderAll()
+  callOnload(query.get('onload'))
+})

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TurnstileApi } from '../../sdk/src/compat/turnstile.js'
-import { hasChromium, launchBrowser, startSdkService, type SdkService, type TestBrowser } from './sdk-support.js'
+import { apiRequestsFrom, hasChromium, launchBrowser, startSdkService, type SdkService, type TestBrowser } from './sdk-support.js'
 
 declare global {
   interface Window {
@@ -91,12 +91,12 @@ function vendorPages(service: string, siteKey: string, unknownKey: string): Reco
 <script src="${service}/turnstile/v0/api.js" async defer></script>`),
     // reCAPTCHA v3 (developers.google.com/recaptcha/docs/v3): ready, then execute with an action.
     '/recaptcha-v3': html(`<script src="${service}/recaptcha/api.js?render=${siteKey}"></script>`),
-    // reCAPTCHA v2 invisible, bound to the form's button (developers.google.com/recaptcha/docs/invisible).
+    // reCAPTCHA bound to the form's button, in Google's markup (developers.google.com/recaptcha/docs/v3, "automatically bind"; no data-size).
     '/recaptcha-invisible': html(`
 <script>function onSubmit(token) { document.getElementById('order').submit() }</script>
 <form id="order" method="post" action="/order">
   <input name="item" value="lamp">
-  <button class="g-recaptcha" data-sitekey="${siteKey}" data-callback="onSubmit" data-size="invisible">Order</button>
+  <button class="g-recaptcha" data-sitekey="${siteKey}" data-callback="onSubmit" data-action="submit">Order</button>
 </form>
 <script src="${service}/recaptcha/api.js" async defer></script>`),
     // hCaptcha (docs.hcaptcha.com): a checkbox in a form, and its reCAPTCHA compatibility.
@@ -115,11 +115,39 @@ function vendorPages(service: string, siteKey: string, unknownKey: string): Reco
 <script src="${service}/1/api.js?render=explicit&onload=onloadHcaptcha&recaptchacompat=off" async defer></script>`),
     // Every vendor's API at once, nothing rendered by itself.
     '/compat-explicit': html(`
-<div id="plain"></div><div id="second"></div>
+<div id="plain"></div><div id="second"></div><div id="third"></div>
 <script src="${service}/sdk/v1/compat.js?render=explicit"></script>`),
+    // Google's snippet for loading reCAPTCHA asynchronously: a stub whose ready() queues in ___grecaptcha_cfg.fns.
+    '/recaptcha-async-snippet': html(`
+<script>
+  if (typeof grecaptcha === 'undefined') { grecaptcha = {} }
+  grecaptcha.ready = function (callback) {
+    if (typeof grecaptcha.render === 'undefined') {
+      const c = '___grecaptcha_cfg'
+      window[c] = window[c] || {}
+      ;(window[c]['fns'] = window[c]['fns'] || []).push(callback)
+    } else callback()
+  }
+  grecaptcha.ready(function () { grecaptcha.execute('${siteKey}', { action: 'homepage' }).then(function (token) { window.queuedToken = token }) })
+</script>
+<script src="${service}/recaptcha/api.js?render=${siteKey}" async></script>`),
+    // A container whose id is the vendor's name (a global by the browser's rules), one element
+    // without a site key before a good one, and a callback that throws.
+    '/hcaptcha-awkward': html(`
+<div class="h-captcha" id="broken"></div>
+<form id="order" method="post" action="/order">
+  <div id="hcaptcha" class="h-captcha" data-sitekey="${siteKey}" data-callback="onToken"></div>
+</form>
+<script>function onToken(token) { window.token = token; throw new Error("the page's own bug") }</script>
+<script src="${service}/1/api.js" async defer></script>`),
+    // The script in the head, loaded as it is met: its onload renders an element further down.
+    '/turnstile-in-head': `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>
+<script>window.onloadTurnstile = function () { window.widgetId = turnstile.render('#later', { sitekey: '${siteKey}', callback: function (token) { window.token = token } }) }</script>
+<script src="${service}/turnstile/v0/api.js?render=explicit&onload=onloadTurnstile"></script>
+</head><body><div id="later"></div></body></html>`,
     // A page that still loads the vendor's own script keeps it: compat.js defines what is missing only.
     '/vendor-still-there': html(`
-<script>window.turnstile = { vendor: 'cloudflare' }</script>
+<script>window.turnstile = { vendor: 'cloudflare', render: function () {} }</script>
 <script src="${service}/sdk/v1/compat.js"></script>`),
   }
 }
@@ -175,6 +203,24 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     expect(errors).toEqual([])
   })
 
+  it('gets a new token after a reset (a page whose submit was refused), and a second render of the container is the first widget', async () => {
+    const { page } = await open('/turnstile-implicit')
+    await waitFor(page, 'window.tokens.length > 0')
+    const ids = await page.evaluate(() => {
+      const box = document.querySelector<HTMLElement>('.cf-turnstile')
+      const first = window.turnstile?.render(box as HTMLElement, {})
+      return [first, window.turnstile?.render(box as HTMLElement, {}), document.querySelectorAll('input[name="cf-turnstile-response"]').length]
+    })
+    expect(ids[0]).toMatch(/^tollgate-turnstile-\d+$/)
+    expect(ids.slice(1)).toEqual([ids[0], 1])
+    await page.evaluate(() => window.turnstile?.reset())
+    await waitFor(page, 'window.tokens.length > 1')
+    const [first, second] = await page.evaluate(() => (window as unknown as { tokens: string[] }).tokens)
+    expect(second).not.toBe(first)
+    expect(await page.evaluate(() => window.turnstile?.getResponse())).toBe(second)
+    expect(await redeemAtVendorPath('/turnstile/v0/siteverify', second ?? '')).toMatchObject({ success: true })
+  })
+
   it('renders explicitly from the onload hook, gets the token when the page executes the widget, and reset and remove undo it', async () => {
     const { page } = await open('/turnstile-explicit')
     await waitFor(page, 'window.events.length > 0')
@@ -217,6 +263,34 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     expect(await sdk.siteverify(second?.[1] ?? '')).toMatchObject({ success: true })
   })
 
+  it('expires a token that went overdue while timers slept (a laptop\'s lid closed) as soon as the page is shown again', async () => {
+    const { page } = await browser.newPage()
+    await page.clock.install()
+    await page.goto(`${shop.origin}/turnstile-expiry`)
+    await waitFor(page, 'window.events.length > 0')
+    // The clock moves on and no timer fires: the tab slept.
+    await page.clock.setSystemTime(Date.now() + 301_000)
+    expect(await page.evaluate(() => (window as unknown as { events: unknown[] }).events.length)).toBe(1)
+    await page.evaluate(() => dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true })))
+    await waitFor(page, 'window.events.length > 2')
+    const [, expired, fresh] = await page.evaluate(() => (window as unknown as { events: [string, string, boolean?][] }).events)
+    expect(expired).toEqual(['expired', '', true])
+    expect(await sdk.siteverify(fresh?.[1] ?? '')).toMatchObject({ success: true })
+  })
+
+  it('lets a widget go whose container left the page (a single-page app\'s view changed): it solves no more', async () => {
+    const { page } = await browser.newPage()
+    await page.clock.install()
+    await page.goto(`${shop.origin}/turnstile-expiry`)
+    await waitFor(page, 'window.events.length > 0')
+    const requests = apiRequestsFrom(page)
+    await page.evaluate(() => document.querySelector('.cf-turnstile')?.remove())
+    await page.clock.fastForward(300_000)
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(requests).toEqual([])
+    expect(await page.evaluate(() => (window as unknown as { events: unknown[] }).events.length)).toBe(1)
+  })
+
   it('calls the error callback with Turnstile\'s code for an unknown site key, and Tollgate\'s beside it', async () => {
     const { page } = await open('/turnstile-unknown-key')
     await waitFor(page, 'window.failures.length > 0')
@@ -241,10 +315,13 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     for (const token of tokens) expect(await redeemAtVendorPath('/recaptcha/api/siteverify', token ?? '')).toMatchObject({ success: true, action: 'submit' })
   })
 
-  it('gets the token when the invisible reCAPTCHA button is clicked, and the page\'s callback posts it as g-recaptcha-response', async () => {
-    const { page } = await open('/recaptcha-invisible')
+  it('gets the token when Google\'s button markup is clicked, not before, and the page\'s callback posts it as g-recaptcha-response', async () => {
+    const { page, events } = await browser.newPage()
+    await page.goto(`${shop.origin}/recaptcha-invisible`)
     await page.waitForFunction(() => document.querySelector('textarea[name="g-recaptcha-response"]') !== null)
-    // Invisible: nothing is fetched before the click.
+    // Bound to a button: nothing is asked of the service before the click.
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    expect(events.api).toEqual([])
     expect(await page.evaluate(() => (window as unknown as { grecaptcha: { getResponse(): string } }).grecaptcha.getResponse())).toBe('')
     const ordersBefore = shop.orders.length
     await page.click('#order button')
@@ -252,7 +329,32 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     expect(shop.orders).toHaveLength(ordersBefore + 1)
     const order = shop.orders.at(-1) ?? {}
     expect(Object.keys(order)).toEqual(['item', 'g-recaptcha-response'])
-    expect(await redeemAtVendorPath('/recaptcha/api/siteverify', order['g-recaptcha-response'] ?? '')).toMatchObject({ success: true })
+    expect(await redeemAtVendorPath('/recaptcha/api/siteverify', order['g-recaptcha-response'] ?? '')).toMatchObject({ success: true, action: 'submit' })
+  })
+
+  it('installs the API over Google\'s asynchronous-loading stub and runs the callbacks it queued', async () => {
+    const { page } = await open('/recaptcha-async-snippet')
+    await waitFor(page, 'typeof window.queuedToken === "string"')
+    const token = await page.evaluate(() => (window as unknown as { queuedToken: string }).queuedToken)
+    expect(await redeemAtVendorPath('/recaptcha/api/siteverify', token)).toMatchObject({ success: true, action: 'homepage' })
+  })
+
+  it('renders a container named like the vendor, survives an element without a site key, and reports a callback that throws without losing the token', async () => {
+    const { page, errors } = await open('/hcaptcha-awkward')
+    await waitFor(page, 'typeof window.token === "string"')
+    expect(await page.evaluate(() => typeof (window as unknown as { hcaptcha: { render?: unknown } }).hcaptcha.render)).toBe('function')
+    const token = await page.evaluate(() => (window as unknown as { token: string }).token)
+    expect(await page.evaluate(() => document.querySelector<HTMLTextAreaElement>('#hcaptcha textarea[name="h-captcha-response"]')?.value)).toBe(token)
+    await expect.poll(() => errors.some((error) => error.includes("the page's own bug"))).toBe(true)
+    expect(errors).toEqual(expect.arrayContaining([expect.stringContaining('missing sitekey'), expect.stringContaining("the page's own bug")]))
+    expect(await redeemAtVendorPath('/siteverify', token)).toMatchObject({ success: true })
+  })
+
+  it('calls onload once the document is parsed when the script runs in the head', async () => {
+    const { page, errors } = await open('/turnstile-in-head')
+    await waitFor(page, 'typeof window.token === "string"')
+    expect(await page.evaluate(() => (window as unknown as { widgetId: string }).widgetId)).toMatch(/^tollgate-turnstile-\d+$/)
+    expect(errors).toEqual([])
   })
 
   it('renders a .h-captcha element: the form posts h-captcha-response and g-recaptcha-response, and grecaptcha answers for hcaptcha', async () => {
@@ -297,6 +399,8 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
         thrown(() => turnstile.render('#nowhere', { sitekey: 'tgk_x' })),
         thrown(() => turnstile.render('#plain', {})),
         thrown(() => grecaptcha.render('nowhere', { sitekey: 'tgk_x' })),
+      thrown(() => grecaptcha.render('second', { sitekey: 'tgk_x', size: 'invisible' })),
+      thrown(() => grecaptcha.render('second', { sitekey: 'tgk_x', size: 'invisible' })),
         thrown(() => hcaptcha.render('plain', {})),
         document.querySelectorAll('#plain *').length,
       ]
@@ -305,6 +409,8 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
       ['returned', undefined],
       ['returned', undefined],
       ['threw', 'reCAPTCHA placeholder element must be an element or id'],
+      ['returned', 0],
+      ['threw', 'reCAPTCHA has already been rendered in this element'],
       ['threw', '[hCaptcha] render: missing sitekey'],
       0,
     ])
@@ -313,15 +419,17 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     await page.evaluate((siteKey) => {
       const { turnstile, grecaptcha } = window as unknown as Record<'turnstile' | 'grecaptcha', { render(container: string, params: object): unknown }>
       turnstile.render('#plain', { sitekey: siteKey })
-      grecaptcha.render('second', { sitekey: siteKey })
+      grecaptcha.render('third', { sitekey: siteKey })
     }, sdk.demoSite.siteKey)
-    await waitFor(page, `window.turnstile.getResponse() !== undefined && window.grecaptcha.getResponse() !== ''`)
+    await waitFor(page, `window.turnstile.getResponse() !== undefined && window.grecaptcha.getResponse(1) !== ''`)
     const cleared = await page.evaluate(() => {
-      const page = window as unknown as { Tollgate: { reset(): void }; grecaptcha: { getResponse(): string } }
+      const page = window as unknown as { Tollgate: { reset(): void }; grecaptcha: { getResponse(id: number): string } }
       page.Tollgate.reset()
-      return [window.turnstile?.getResponse(), page.grecaptcha.getResponse(), Array.from(document.querySelectorAll<HTMLInputElement>('[name$="-response"]'), (field) => field.value)]
+      return [window.turnstile?.getResponse(), page.grecaptcha.getResponse(1), Array.from(document.querySelectorAll<HTMLInputElement>('[name$="-response"]'), (field) => field.value)]
     })
-    expect(cleared).toEqual([undefined, '', ['', '']])
+    expect(cleared).toEqual([undefined, '', ['', '', '']])
+    // Both get a token again by themselves, as after their vendors' reset.
+    await waitFor(page, `window.turnstile.getResponse() !== undefined && window.grecaptcha.getResponse(1) !== ''`)
   })
 
   it('leaves a vendor\'s global the page already has, and defines the others', async () => {

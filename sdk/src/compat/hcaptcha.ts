@@ -1,5 +1,5 @@
 import { TollgateError } from '../errors.js'
-import { callbackOf, renderImplicitly, renderTargetOf, startBySize, WidgetRegistry, type RenderParams } from './page-api.js'
+import { callbackOf, renderImplicitly, renderTargetOf, startOf, WidgetRegistry, type RenderParams, type VendorApi } from './page-api.js'
 import { Widget } from './widget.js'
 
 /**
@@ -37,12 +37,13 @@ function hcaptchaCodeOf(error: TollgateError): string {
   }
 }
 
-export function createHcaptcha(rendersImplicitly: boolean, fillsRecaptchaField: boolean): HcaptchaApi {
+export function createHcaptcha(fillsRecaptchaField: boolean): VendorApi<HcaptchaApi> {
   const registry = new WidgetRegistry<string>()
   let count = 0
   const api: HcaptchaApi = {
     render(container, params) {
       const { element, params: merged, siteKey } = renderTargetOf(container, params, REFUSALS)
+      if (registry.idOf(element) !== undefined) throw new Error('[hCaptcha] render: the container already holds a widget')
       count += 1
       const id = `tollgate-hcaptcha-${count}`
       const onError = callbackOf<[string, TollgateError]>(merged['error-callback'])
@@ -56,8 +57,9 @@ export function createHcaptcha(rendersImplicitly: boolean, fillsRecaptchaField: 
         onExpired: callbackOf<[]>(merged['expired-callback']),
         onError: onError === undefined ? undefined : (error: TollgateError) => onError(hcaptchaCodeOf(error), error),
         refreshesExpired: false,
+        retriesFailures: false,
+        ...startOf(element, merged),
       })
-      startBySize(widget, merged)
       return registry.add(id, widget)
     },
     execute(id, options) {
@@ -80,6 +82,5 @@ export function createHcaptcha(rendersImplicitly: boolean, fillsRecaptchaField: 
     remove: (id) => registry.remove(id),
     close: () => undefined,
   }
-  if (rendersImplicitly) renderImplicitly('.h-captcha', (element) => registry.has(element), (element) => api.render(element))
-  return api
+  return { api, renderAll: () => renderImplicitly('.h-captcha', registry, (element) => api.render(element)) }
 }

@@ -1,4 +1,19 @@
-import type { Widget } from './widget.js'
+import type { Widget, WidgetOptions } from './widget.js'
+
+/** A vendor's API, and the rendering of the vendor's elements found in the page (unless the script says `render=explicit`). */
+export interface VendorApi<Api> {
+  api: Api
+  renderAll: () => void
+}
+
+/**
+ * Whether a global of a vendor's name is the vendor's own API (its script, still loaded), which a
+ * page keeps: not the queue of Google's asynchronous loading snippet (no `render`), nor an element
+ * that the browser made a global by its id (`<div id="hcaptcha">`).
+ */
+export function isVendorApi(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !(value instanceof Element) && typeof (value as { render?: unknown }).render === 'function'
+}
 
 /** A vendor's render parameters: the page's object, over the container's data-* attributes. */
 export type RenderParams = Record<string, unknown>
@@ -71,18 +86,13 @@ export function renderTargetOf(container: unknown, params: unknown, refusals: { 
 }
 
 /**
- * Starts a reCAPTCHA or hCaptcha widget as its size says: a checkbox at once (there is no box to
- * tick), an invisible one when the page executes it or, bound to a button, when the button is
- * clicked (the click is held; the page's callback, which gets the token, submits).
+ * How a reCAPTCHA or hCaptcha widget starts: bound to a button (Google's and hCaptcha's invisible
+ * markup, with or without `data-size="invisible"`), when it is clicked; an invisible one
+ * elsewhere, when the page executes it; a checkbox at once (there is no box to tick).
  */
-export function startBySize(widget: Widget, params: RenderParams): void {
-  if (textOf(params, 'size') !== 'invisible') return widget.start()
-  const { container } = widget
-  if (!(container instanceof HTMLButtonElement || container instanceof HTMLInputElement)) return
-  container.addEventListener('click', (event) => {
-    event.preventDefault()
-    widget.start()
-  })
+export function startOf(element: HTMLElement, params: RenderParams): Pick<WidgetOptions, 'startsBySelf' | 'runsOnClick'> {
+  const isButton = element instanceof HTMLButtonElement || element instanceof HTMLInputElement
+  return { runsOnClick: isButton, startsBySelf: !isButton && textOf(params, 'size') !== 'invisible' }
 }
 
 /**
@@ -120,20 +130,32 @@ export class WidgetRegistry<Id extends string | number> {
     for (const [id, each] of this.widgets) if (each === widget) this.widgets.delete(id)
   }
 
-  has(element: HTMLElement): boolean {
-    return [...this.widgets.values()].some((widget) => widget.container === element)
+  /** The id of the element's widget, when it has one that was not removed. */
+  idOf(element: HTMLElement): Id | undefined {
+    for (const [id, widget] of this.widgets) if (widget.container === element && !widget.isRemoved) return id
+    return undefined
   }
 }
 
-/** Renders every element of `selector` not rendered yet, once the document is parsed. */
-export function renderImplicitly(selector: string, isRendered: (element: HTMLElement) => boolean, render: (element: HTMLElement) => void): void {
-  const renderAll = () => {
-    for (const element of Array.from(document.querySelectorAll<HTMLElement>(selector))) {
-      if (!isRendered(element)) render(element)
+/** Runs `callback` once the document is parsed, and never before this script's own run has ended (as the vendors' scripts call back). */
+export function whenParsed(callback: () => void): void {
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => callback(), { once: true })
+  else setTimeout(callback, 0)
+}
+
+/**
+ * Renders every element of `selector` that has no widget yet. A render that throws (an element
+ * without a site key) is reported and the others go on, as the API does.
+ */
+export function renderImplicitly(selector: string, registry: WidgetRegistry<string | number>, render: (element: HTMLElement) => unknown): void {
+  for (const element of Array.from(document.querySelectorAll<HTMLElement>(selector))) {
+    if (registry.idOf(element) !== undefined) continue
+    try {
+      render(element)
+    } catch (error) {
+      console.error(error)
     }
   }
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', renderAll, { once: true })
-  else renderAll()
 }
 
 /** Calls the page's function named by the script's `onload` parameter, as the vendors' scripts do. */

@@ -1,6 +1,6 @@
 import { TollgateError } from '../errors.js'
 import { execute } from '../execute.js'
-import { callbackOf, renderImplicitly, renderTargetOf, startBySize, textOf, WidgetRegistry, type RenderParams } from './page-api.js'
+import { callbackOf, renderImplicitly, renderTargetOf, startOf, textOf, whenParsed, WidgetRegistry, type RenderParams, type VendorApi } from './page-api.js'
 import { Widget } from './widget.js'
 
 /**
@@ -32,13 +32,14 @@ const REFUSALS = { container: 'reCAPTCHA placeholder element must be an element 
 function runQueuedReadyCallbacks(): void {
   const queued = (window as { ___grecaptcha_cfg?: { fns?: unknown } }).___grecaptcha_cfg?.fns
   if (!Array.isArray(queued)) return
-  for (const callback of queued.splice(0)) if (typeof callback === 'function') setTimeout(callback as () => void, 0)
+  for (const callback of queued.splice(0)) if (typeof callback === 'function') whenParsed(callback as () => void)
 }
 
-export function createRecaptcha(rendersImplicitly: boolean): RecaptchaApi {
+export function createRecaptcha(): VendorApi<RecaptchaApi> {
   const registry = new WidgetRegistry<number>()
+  let count = 0
   const api: RecaptchaApi = {
-    ready: (callback) => void setTimeout(callback, 0),
+    ready: whenParsed,
     execute(siteKeyOrWidget, options) {
       if (typeof siteKeyOrWidget === 'string') {
         return execute({ siteKey: siteKeyOrWidget, action: options?.action }).then((result) => result.token)
@@ -52,7 +53,9 @@ export function createRecaptcha(rendersImplicitly: boolean): RecaptchaApi {
     },
     render(container, params) {
       const { element, params: merged, siteKey } = renderTargetOf(container, params, REFUSALS)
-      const id = registry.size
+      if (registry.idOf(element) !== undefined) throw new Error('reCAPTCHA has already been rendered in this element')
+      const id = count
+      count += 1
       const onError = callbackOf<[]>(merged['error-callback'])
       const widget = new Widget(element, {
         siteKey,
@@ -62,15 +65,15 @@ export function createRecaptcha(rendersImplicitly: boolean): RecaptchaApi {
         onExpired: callbackOf<[]>(merged['expired-callback']),
         onError: onError === undefined ? undefined : () => onError(),
         refreshesExpired: false,
+        retriesFailures: false,
+        ...startOf(element, merged),
       })
-      startBySize(widget, merged)
       return registry.add(id, widget)
     },
     getResponse: (widget) => registry.find(widget)?.token ?? '',
     reset: (widget) => registry.find(widget)?.reset(),
   }
   api.enterprise = api
-  if (rendersImplicitly) renderImplicitly('.g-recaptcha', (element) => registry.has(element), (element) => api.render(element))
   runQueuedReadyCallbacks()
-  return api
+  return { api, renderAll: () => renderImplicitly('.g-recaptcha', registry, (element) => api.render(element)) }
 }

@@ -1,5 +1,5 @@
 import type { TollgateError } from '../errors.js'
-import { callbackOf, paramsFor, renderImplicitly, textOf, WidgetRegistry, type RenderParams } from './page-api.js'
+import { callbackOf, paramsFor, renderImplicitly, textOf, whenParsed, WidgetRegistry, type RenderParams, type VendorApi } from './page-api.js'
 import { Widget } from './widget.js'
 
 /**
@@ -40,8 +40,7 @@ function turnstileCodeOf(error: TollgateError): string {
   }
 }
 
-/** The API; `rendersImplicitly` unless the script was loaded with `?render=explicit`. */
-export function createTurnstile(rendersImplicitly: boolean): TurnstileApi {
+export function createTurnstile(): VendorApi<TurnstileApi> {
   const registry = new WidgetRegistry<string>(true)
   let count = 0
   const api: TurnstileApi = {
@@ -50,6 +49,11 @@ export function createTurnstile(rendersImplicitly: boolean): TurnstileApi {
       if (!(element instanceof HTMLElement)) {
         console.warn('Tollgate (turnstile.render): no container element')
         return undefined
+      }
+      const rendered = registry.idOf(element)
+      if (rendered !== undefined) {
+        console.warn('Tollgate (turnstile.render): the container already holds a widget; its id is returned')
+        return rendered
       }
       const merged = paramsFor(element, params)
       const siteKey = textOf(merged, 'sitekey')
@@ -68,23 +72,23 @@ export function createTurnstile(rendersImplicitly: boolean): TurnstileApi {
         onExpired: callbackOf<[]>(merged['expired-callback']),
         onError: onError === undefined ? undefined : (error: TollgateError) => onError(turnstileCodeOf(error), error),
         refreshesExpired: (textOf(merged, 'refresh-expired') ?? 'auto') === 'auto',
+        retriesFailures: textOf(merged, 'retry') !== 'never',
+        startsBySelf: textOf(merged, 'execution') !== 'execute',
+        runsOnClick: false,
       })
       count += 1
-      const id = registry.add(`tollgate-turnstile-${count}`, widget)
-      if (textOf(merged, 'execution') !== 'execute') widget.start()
-      return id
+      return registry.add(`tollgate-turnstile-${count}`, widget)
     },
-    execute(container) {
+    execute(container, params) {
       const widget = registry.find(container)
       if (widget !== undefined) widget.start()
-      else if (container !== undefined) api.render(container, { execution: 'render' })
+      else if (container !== undefined) api.render(container, { ...params, execution: 'render' })
     },
     reset: (widget) => registry.find(widget)?.reset(),
     remove: (widget) => registry.remove(widget),
     getResponse: (widget) => registry.find(widget)?.token || undefined,
     isExpired: (widget) => registry.find(widget)?.isExpired() ?? false,
-    ready: (callback) => void setTimeout(callback, 0),
+    ready: whenParsed,
   }
-  if (rendersImplicitly) renderImplicitly('.cf-turnstile', (element) => registry.has(element), (element) => api.render(element))
-  return api
+  return { api, renderAll: () => renderImplicitly('.cf-turnstile', registry, (element) => api.render(element)) }
 }

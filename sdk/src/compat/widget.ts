@@ -1,4 +1,4 @@
-import { abortedError, TollgateError } from '../errors.js'
+import { abortedError, TollgateError, type TollgateErrorCode } from '../errors.js'
 import { execute, onReset } from '../execute.js'
 import { getStrings, messageFor } from '../strings.js'
 import type { TollgateStatus } from '../types.js'
@@ -19,24 +19,67 @@ export interface WidgetOptions {
   onExpired?: () => void
   /** The page's error callback; without one, the failure is written to the console. */
   onError?: (error: TollgateError) => void
+  /**
+   * Gets its token as soon as it is rendered, and again after a reset (a checkbox, which has no
+   * box to tick here; Turnstile's `execution: 'render'`); else when the page executes it.
+   */
+  startsBySelf: boolean
+  /**
+   * The container is a button (reCAPTCHA's and hCaptcha's binding): its click is held, gets the
+   * token, and the page's callback (which usually submits the form) goes on from there.
+   */
+  runsOnClick: boolean
   /** Solve again by itself when the token expires (Turnstile's `refresh-expired: auto`). */
   refreshesExpired: boolean
+  /** A failure that may pass (the network, the service) is tried again, RETRY_DELAY_MS later, up to MAX_RETRIES times (Turnstile's `retry: 'auto'`). */
+  retriesFailures: boolean
 }
 
 /** A token's life (DESIGN section 6): the most a widget counts on, whatever this device's clock says. */
 const TOKEN_LIFETIME_MS = 300_000
 /** A widget lets its token go this long before it expires, as Turnstile does: a form posted then still redeems it. */
 const EXPIRY_MARGIN_MS = 5_000
+/** Turnstile's default retry interval. */
+const RETRY_DELAY_MS = 8_000
+const MAX_RETRIES = 3
+const PASSING_FAILURES: ReadonlySet<TollgateErrorCode> = new Set(['network_error', 'server_error', 'invalid_response', 'rate_limited', 'timeout'])
 
 /** Every verification in flight dies with a reset() of the whole SDK, and so do the widgets' tokens. */
 const widgets = new Set<Widget>()
 onReset(() => {
   for (const widget of widgets) widget.reset()
 })
+// A timer does not run while a laptop sleeps or a phone freezes the tab (nor in the back/forward
+// cache): back on the page, a token past its time expires at once rather than when the timer wakes.
+const expireOverdue = () => {
+  for (const widget of widgets) widget.expireIfOverdue()
+}
+addEventListener('pageshow', expireOverdue)
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') expireOverdue()
+})
 
-/** The element the vendor's box would be drawn in; a button of reCAPTCHA's invisible binding gets a sibling instead. */
+/**
+ * Calls the page's own function: what it throws is the page's error, reported as uncaught (in the
+ * console, and to the page's error handlers) without stopping the widget.
+ */
+function callPage<Args extends unknown[]>(callback: ((...args: Args) => void) | undefined, ...args: Args): void {
+  try {
+    callback?.(...args)
+  } catch (error) {
+    setTimeout(() => {
+      throw error
+    })
+  }
+}
+
+function isButton(element: HTMLElement): boolean {
+  return element instanceof HTMLButtonElement || element instanceof HTMLInputElement
+}
+
+/** The element the vendor's box would be drawn in; a button the widget is bound to gets a sibling instead. */
 function boxFor(container: HTMLElement): HTMLElement {
-  if (!(container instanceof HTMLButtonElement || container instanceof HTMLInputElement)) return container
+  if (!isButton(container)) return container
   const box = document.createElement('div')
   box.hidden = true
   box.setAttribute('data-tollgate-widget', '')
@@ -47,15 +90,17 @@ function boxFor(container: HTMLElement): HTMLElement {
 export class Widget {
   /** The latest token, until it expires, is reset or is replaced; '' before. */
   token = ''
+  /** After remove(): the widget does nothing more (a button it was bound to may still be clicked). */
+  isRemoved = false
   /** When the token expires by this device's clock (0: there has been none since the last reset). */
   private expiresAt = 0
   private run: { controller: AbortController; promise: Promise<string> } | undefined
   private expiryTimer: ReturnType<typeof setTimeout> | undefined
+  private retryTimer: ReturnType<typeof setTimeout> | undefined
+  private retries = 0
   private readonly box: HTMLElement
   private readonly fields: HTMLInputElement[] | HTMLTextAreaElement[]
   private readonly status: HTMLElement | undefined
-  /** After remove(): the widget does nothing more (a button it was bound to may still be clicked). */
-  private isRemoved = false
 
   constructor(readonly container: HTMLElement, readonly options: WidgetOptions) {
     this.box = boxFor(container)
@@ -79,6 +124,15 @@ export class Widget {
       this.box.append(this.status)
     }
     widgets.add(this)
+    if (options.runsOnClick && isButton(container)) {
+      container.addEventListener('click', (event) => {
+        // A removed widget leaves the button to do what it did before.
+        if (this.isRemoved) return
+        event.preventDefault()
+        this.start()
+      })
+    }
+    if (options.startsBySelf) this.start()
   }
 
   isExpired(): boolean {
@@ -93,6 +147,7 @@ export class Widget {
     if (this.isRemoved) return Promise.reject(abortedError())
     if (this.run !== undefined) return this.run.promise
     this.clearToken()
+    clearTimeout(this.retryTimer)
     const controller = new AbortController()
     const promise = execute({
       siteKey: this.options.siteKey,
@@ -103,6 +158,9 @@ export class Widget {
     }).then(
       (result) => {
         if (this.run?.controller === controller) this.run = undefined
+        // reset() or remove() came while the answer was on its way: the page wants none.
+        if (controller.signal.aborted) throw abortedError()
+        this.retries = 0
         this.accept(result.token)
         return result.token
       },
@@ -117,29 +175,50 @@ export class Widget {
     return promise
   }
 
-  /** Runs execute() for a page that listens through callbacks only: its failure is not left unhandled. */
+  /**
+   * Runs execute() for a page that listens through callbacks only: its failure is not left
+   * unhandled. A widget whose container has left the page (a single-page app's view changed
+   * without remove()) is removed instead of solving for nobody.
+   */
   start(): void {
+    if (!this.container.isConnected) return this.remove()
     this.execute().catch(() => undefined)
   }
 
-  /** Stops a run in flight and forgets the token, as a vendor's reset does. */
+  /**
+   * Stops a run in flight and forgets the token, as a vendor's reset does; a widget that gets its
+   * token by itself then gets a new one (the vendor's would run its challenge again, or show its
+   * box to tick), so that a page that resets after a refused submit has a token again.
+   */
   reset(): void {
-    this.run?.controller.abort()
-    this.run = undefined
-    this.clearToken()
+    this.stop()
     this.expiresAt = 0
     this.show('idle')
+    if (this.options.startsBySelf && !this.isRemoved) this.start()
   }
 
-  /** reset(), and takes out what the widget put into the page. */
+  /** Takes out what the widget put into the page; it does nothing more. */
   remove(): void {
-    this.reset()
     this.isRemoved = true
+    this.stop()
     widgets.delete(this)
     if (this.box === this.container) {
       for (const field of this.fields) field.remove()
       this.status?.remove()
     } else this.box.remove()
+  }
+
+  /** Expires the token now when its time has passed while timers were not running. */
+  expireIfOverdue(): void {
+    if (this.token !== '' && Date.now() >= this.expiresAt) this.expire()
+  }
+
+  private stop(): void {
+    this.run?.controller.abort()
+    this.run = undefined
+    clearTimeout(this.retryTimer)
+    this.retries = 0
+    this.clearToken()
   }
 
   /**
@@ -152,21 +231,25 @@ export class Widget {
     this.token = token
     this.expiresAt = Date.now() + lifetime
     for (const field of this.fields) field.value = token
-    // Timers fire late in a background tab, never early: the token is gone by then either way.
     this.expiryTimer = setTimeout(() => this.expire(), lifetime)
-    this.options.onToken?.(token)
+    callPage(this.options.onToken, token)
   }
 
   private expire(): void {
+    if (!this.container.isConnected) return this.remove()
     this.clearToken()
-    this.options.onExpired?.()
+    callPage(this.options.onExpired)
     if (this.options.refreshesExpired) this.start()
   }
 
   private fail(error: TollgateError): void {
     this.showText(messageFor(error.code))
-    if (this.options.onError !== undefined) this.options.onError(error)
+    if (this.options.onError !== undefined) callPage(this.options.onError, error)
     else console.warn(`Tollgate: ${error.code}: ${error.message}`)
+    if (this.options.retriesFailures && PASSING_FAILURES.has(error.code) && this.retries < MAX_RETRIES) {
+      this.retries += 1
+      this.retryTimer = setTimeout(() => this.start(), RETRY_DELAY_MS)
+    }
   }
 
   private clearToken(): void {
