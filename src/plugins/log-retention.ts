@@ -90,7 +90,8 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
     }
     const cutoff = new Date(now.getTime() - retentionMs)
     // Siteverify's hourly counts (migration 022) are kept as long as the log they stand beside.
-    if (retentionMs > 0) await siteverifyCounts.deleteBefore(cutoff)
+    const countsExpired = retentionMs > 0 ? await siteverifyCounts.deleteBefore(cutoff) : 0
+    if (countsExpired > 0) app.log.info({ count: countsExpired, retentionDays: app.config.logRetentionDays }, 'deleted hourly Siteverify counts past their retention')
     let expired = 0
     let ofDeletedSites = 0
     for (const { siteId, deleted } of await queries.listLoggedSites()) {

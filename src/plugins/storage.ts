@@ -37,7 +37,8 @@ export interface ShutdownWrite {
  * with nothing said of the loss) is given up, while one that keeps landing batches, however
  * slowly, goes on. What is still unwritten then is logged and recorded in
  * `app.unwrittenAtShutdown`, apart from what a write still in flight may yet have landed. Two
- * buffers and a webhook delivery's 10 s fit in the shutdown's 15 s grace.
+ * buffers (the log and the counters), Siteverify's counts (given one second) and a webhook
+ * delivery's 10 s fit in the shutdown's 15 s grace.
  */
 export async function writeAtShutdown(app: FastifyInstance, what: string, buffer: ShutdownWrite, retryForMs = SHUTDOWN_RETRY_MS): Promise<void> {
   const started = performance.now()

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { browserHeaders, obtainToken } from '../helpers/core-flow.js'
 import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
+import { insertVerifications } from '../helpers/verification-rows.js'
 
 interface SiteverifyStats {
   totals: { allow: number }
-  siteverify: { redeemed: number; refused: { errorCode: string; count: number }[] }
+  siteverify: { issued: number; redeemed: number; refused: { errorCode: string; count: number }[]; countedSince: string }
 }
 
 /**
@@ -37,32 +38,66 @@ describe.each(deployments.filter(({ available }) => available))('Siteverify coun
     return response.json<SiteverifyStats>()
   }
 
-  it('counts each of the site\'s tokens by its outcome: redeemed, the wrong secret, spent; and nothing that is no site\'s', async () => {
-    expect((await statsOf(site.id)).siteverify).toEqual({ redeemed: 0, refused: [] })
+  it('counts its backend\'s calls by outcome: redeemed, spent, a secret a rotation replaced; nothing that anyone else could send', async () => {
+    expect((await statsOf(site.id)).siteverify).toMatchObject({ issued: 0, redeemed: 0, refused: [] })
     const headers = browserHeaders(site.siteKey)
     const [first, second, third] = [await obtainToken(service.app, headers), await obtainToken(service.app, headers), await obtainToken(service.app, headers)]
 
     expect(await redeem(site.secretKey, first)).toMatchObject({ success: true })
     expect(await redeem(site.secretKey, first)).toMatchObject({ 'error-codes': ['timeout-or-duplicate'] })
-    // The other site's secret on this site's token: this site's backend with a wrong secret, as far as Tollgate can tell.
-    expect(await redeem(other.secretKey, second)).toMatchObject({ 'error-codes': ['invalid-input-secret'] })
-    expect(await redeem(site.secretKey, third)).toMatchObject({ success: true })
-    // Not the site's: a made-up token, and the documented test secret.
+    // A retry with the first call's idempotency key gets the first answer, and is not a second redemption.
+    const idempotent = { secret: site.secretKey, response: third, idempotency_key: 'order-17' }
+    for (let call = 0; call < 2; call += 1) {
+      const answer = await service.app.inject({ method: 'POST', url: '/siteverify', payload: idempotent })
+      expect(answer.json()).toMatchObject({ success: true })
+    }
+    // Anyone holding a token may send a wrong secret, in a loop (it spends nothing): not counted.
+    for (let call = 0; call < 5; call += 1) expect(await redeem(other.secretKey, second)).toMatchObject({ 'error-codes': ['invalid-input-secret'] })
+    // Not the site's at all: a made-up token, and the documented test secret.
     expect(await redeem(site.secretKey, `${first.slice(0, -4)}AAAA`)).toMatchObject({ 'error-codes': ['invalid-input-response'] })
     expect(await redeem('1x0000000000000000000000000000000AA', second)).toMatchObject({ success: true })
+
+    // A rotation, and its grace period over (two hours later): a backend that still sends the old
+    // key is the site's own, not yet updated.
+    const rotated = await service.app.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/secret/rotate`, headers: asScript(account), payload: {} })
+    expect(rotated.statusCode).toBe(200)
+    await service.app.database.query("UPDATE sites SET previous_secret_expires_at = now() - interval '1 minute' WHERE id = $1", [site.id])
+    await service.app.siteCache.invalidate({ id: site.id })
+    expect(await redeem(site.secretKey, second)).toMatchObject({ 'error-codes': ['invalid-input-secret'] })
+    site = { ...site, secretKey: rotated.json<{ secretKey: string }>().secretKey }
+    expect(await redeem(site.secretKey, second)).toMatchObject({ success: true })
     await service.app.siteverifyCounts.flush()
     await service.app.verificationLog.flush()
 
     const stats = await statsOf(site.id)
     expect(stats.totals.allow).toBe(3)
-    expect(stats.siteverify).toEqual({
-      redeemed: 2,
+    expect(stats.siteverify).toMatchObject({
+      // The whole range is after this schema's counting began.
+      issued: 3,
+      redeemed: 3,
       refused: [
         { errorCode: 'invalid-input-secret', count: 1 },
         { errorCode: 'timeout-or-duplicate', count: 1 },
       ],
     })
-    expect((await statsOf(other.id)).siteverify).toEqual({ redeemed: 0, refused: [] })
+    expect((await statsOf(other.id)).siteverify).toMatchObject({ issued: 0, redeemed: 0, refused: [] })
+  })
+
+  it('compares only the tokens issued since counting began (an upgrade\'s first days)', async () => {
+    const startedAt = Date.now() - 30 * 60_000
+    await service.app.database.query('UPDATE siteverify_counting SET started_at = $1', [new Date(startedAt)])
+    try {
+      await insertVerifications(service.app.database, [
+        { siteId: other.id, createdAt: new Date(startedAt - 60_000), action: 'allow' },
+        { siteId: other.id, createdAt: new Date(startedAt + 60_000), action: 'allow' },
+        { siteId: other.id, createdAt: new Date(startedAt + 120_000), action: 'allow' },
+      ])
+      const stats = (await statsOf(other.id)).siteverify
+      expect((await statsOf(other.id)).totals.allow).toBe(3)
+      expect(stats).toMatchObject({ issued: 2, countedSince: new Date(startedAt).toISOString() })
+    } finally {
+      await service.app.database.query('UPDATE siteverify_counting SET started_at = now()')
+    }
   })
 
   it('keeps the counts of a write that failed for the next one', async () => {

@@ -35,7 +35,7 @@ const shipped: [string, string][] = [
   ['019_verification_rollups_scored_hostnames', '453b9a705de76165'],
   ['020_verification_rollups_counted_by_writer', 'ec183d700d02370f'],
   ['021_verification_rollups_page_actions', '09885505e4efb90a'],
-  ['022_siteverify_counts', 'bb8922a487a99714'],
+  ['022_siteverify_counts', '429629d0e9e91bfd'],
 ]
 
 function fingerprintOf(migration: Migration): string {

@@ -123,7 +123,14 @@ export interface Stats {
   scoreDistribution: ScoreBucket[]
   totals: ActionCounts & { total: number }
   /** The site's tokens at Siteverify, counted per UTC hour (the hours the range overlaps). */
-  siteverify: { redeemed: number; refused: { errorCode: string; count: number }[] }
+  siteverify: {
+    /** Tokens issued (allowed verifications) since countedSince, within the range. */
+    issued: number
+    redeemed: number
+    refused: { errorCode: string; count: number }[]
+    /** When Tollgate began counting (ISO 8601). */
+    countedSince: string
+  }
 }
 
 /** Scored verifications with min <= riskScore <= max: 0-9, 10-19, ... 90-100. */

@@ -48,6 +48,14 @@ export function acceptsSecretKey(site: SecretKeyHolder, secretKey: string, now: 
   return livePreviousSecrets(site, now).some((previous) => isSecretKeyOf(secretKey, previous.keyHash))
 }
 
+/**
+ * Whether a presented secret is one a rotation replaced, its grace period over or not: a backend
+ * that was not told of the rotation. Only someone who held that secret can send it.
+ */
+export function isReplacedSecretKey(site: Pick<SecretKeyHolder, 'previousSecrets'>, secretKey: string): boolean {
+  return site.previousSecrets.some((previous) => isSecretKeyOf(secretKey, previous.keyHash))
+}
+
 /** The replaced keys whose grace period lasts, newest first. */
 export function livePreviousSecrets(site: Pick<SecretKeyHolder, 'previousSecrets'>, now: number): SecretKeyHolder['previousSecrets'] {
   return site.previousSecrets.filter((previous) => now < previous.expiresAt.getTime())

@@ -1,6 +1,6 @@
 import type { KeyValueStore } from '../../storage/ports.js'
 import type { MacKey } from '../mac.js'
-import { acceptsSecretKey, type SecretKeyHolder } from '../sites/site-keys.js'
+import { acceptsSecretKey, isReplacedSecretKey, type SecretKeyHolder } from '../sites/site-keys.js'
 import { readToken } from '../token/token.js'
 import { answerFailure, answerSuccess, type SiteverifyAnswer } from './siteverify-answer.js'
 import { answerTestSecret } from './test-secrets.js'
@@ -67,56 +67,69 @@ export async function redeemToken(dependencies: RedeemTokenDependencies, request
   return (await redeemTokenOfSite(dependencies, request, now)).answer
 }
 
-/** A redemption's answer, with the site whose token it was when the token is one of a site's (its outcome is that site's to see). */
+/** A redemption's answer, and the site whose Siteverify counts it adds to (src/plugins/siteverify-counts.ts). */
 export interface Redemption {
   answer: SiteverifyAnswer
-  siteId: string | undefined
+  /**
+   * The token's site, when the call is its backend's: it sent the site's secret (the token
+   * redeemed, spent or expired, or another site key named), or a secret a rotation replaced (a
+   * backend not yet updated). Not for a made-up or damaged token, a test secret, any other wrong
+   * secret (anyone holding a token could send junk secrets in a loop, and nothing spends the
+   * token), nor a retry with the idempotency key (its first call counted).
+   */
+  countedFor: string | undefined
 }
 
-/**
- * redeemToken, saying whose token it was: the site, once the token reads as one of its own (its
- * MAC holds), whatever came of it then (redeemed; the wrong secret; spent; another site key).
- */
+/** redeemToken, saying whose Siteverify counts the call adds to. */
 export async function redeemTokenOfSite(dependencies: RedeemTokenDependencies, request: SiteverifyRequest, now: number): Promise<Redemption> {
   const secret = request.secret ?? ''
   const response = request.response ?? ''
-  const ofNoSite = (answer: SiteverifyAnswer): Redemption => ({ answer, siteId: undefined })
   const missing = [
     ...(secret === '' ? (['missing-input-secret'] as const) : []),
     ...(response === '' ? (['missing-input-response'] as const) : []),
   ]
   // A backend that fails open (sdk/README.md) tells a visitor the service could not verify from a
   // request that skipped verification by internal-error: the page's SDK got 503 for as long.
-  if (missing.length === 1 && response === '' && (await dependencies.isStorageDown())) return ofNoSite(answerFailure('missing-input-response', 'internal-error'))
-  if (missing.length > 0) return ofNoSite(answerFailure(...missing))
+  if (missing.length === 1 && response === '' && (await dependencies.isStorageDown())) return uncounted(answerFailure('missing-input-response', 'internal-error'))
+  if (missing.length > 0) return uncounted(answerFailure(...missing))
   const reading = readToken(dependencies.tokenKey, response, now)
   const testAnswer = answerTestSecret(secret, reading, now)
-  if (testAnswer !== undefined) return ofNoSite(testAnswer)
+  if (testAnswer !== undefined) return uncounted(testAnswer)
 
-  if (reading.outcome === 'invalid') return ofNoSite(answerFailure('invalid-input-response'))
+  if (reading.outcome === 'invalid') return uncounted(answerFailure('invalid-input-response'))
   const site = await dependencies.findSite(reading.claims.siteKey)
   // The id check matters only if a site key were ever given to another site.
-  if (site?.id !== reading.claims.siteId) return ofNoSite(answerFailure('invalid-input-response'))
-  const ofSite = (answer: SiteverifyAnswer): Redemption => ({ answer, siteId: site.id })
-  if (!acceptsSecretKey(site, secret, now)) return ofSite(answerFailure('invalid-input-secret'))
-  if (request.sitekey !== undefined && request.sitekey !== '' && request.sitekey !== site.siteKey) {
-    return ofSite(answerFailure('invalid-input-response'))
+  if (site?.id !== reading.claims.siteId) return uncounted(answerFailure('invalid-input-response'))
+  if (!acceptsSecretKey(site, secret, now)) {
+    return { answer: answerFailure('invalid-input-secret'), countedFor: isReplacedSecretKey(site, secret) ? site.id : undefined }
   }
-  if (reading.claims.issuedAt < dependencies.remembersRedemptionsSince()) return ofSite(answerFailure('timeout-or-duplicate'))
+  if (request.sitekey !== undefined && request.sitekey !== '' && request.sitekey !== site.siteKey) {
+    return { answer: answerFailure('invalid-input-response'), countedFor: site.id }
+  }
+  if (reading.claims.issuedAt < dependencies.remembersRedemptionsSince()) return { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id }
   // The marker holds only the idempotency key of the first redemption (or nothing): the answer is
   // a function of the token's claims, so a retry with that key gets it again by recomputing it.
   const idempotencyKey = request.idempotency_key ?? ''
   const key = redemptionKey(reading.claims.challengeId)
   // A retry of a redemption gets its answer again even once the token has expired since.
   if (reading.outcome === 'expired') {
-    return ofSite((await isRetryOfFirst(dependencies.store, key, idempotencyKey)) ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate'))
+    return (await isRetryOfFirst(dependencies.store, key, idempotencyKey))
+      ? uncounted(answerSuccess(reading.claims))
+      : { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id }
   }
 
   // The marker outlives the token on this instance's clock by a margin, so that an instance whose
   // clock is behind (and still takes the token for valid) finds it too.
   const markerTtlMs = reading.expiresAt - now + CLOCK_SKEW_MARGIN_MS
   const isFirst = await dependencies.store.setIfAbsent(key, `k:${idempotencyKey}`, markerTtlMs)
-  return ofSite(isFirst || (await isRetryOfFirst(dependencies.store, key, idempotencyKey)) ? answerSuccess(reading.claims) : answerFailure('timeout-or-duplicate'))
+  if (isFirst) return { answer: answerSuccess(reading.claims), countedFor: site.id }
+  return (await isRetryOfFirst(dependencies.store, key, idempotencyKey))
+    ? uncounted(answerSuccess(reading.claims))
+    : { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id }
+}
+
+function uncounted(answer: SiteverifyAnswer): Redemption {
+  return { answer, countedFor: undefined }
 }
 
 /** Whether the token's marker holds this idempotency key, that of the redemption that set it. */

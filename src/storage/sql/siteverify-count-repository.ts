@@ -14,8 +14,10 @@ export function createSiteverifyCountRepository(database: SqlExecutor) {
   return {
     /**
      * Adds the counts to the stored ones, in one statement. Counts of a site deleted meanwhile are
-     * dropped (the join), and rows are written in key order, as every instance writes them, so
-     * that two instances' flushes never wait on each other in a cycle.
+     * dropped (the join); the sites joined are locked against deletion first (FOR KEY SHARE), so
+     * that a deletion's cascade and this statement's foreign-key checks never wait on each other
+     * in a cycle. Rows are written in key order, as every instance writes them, so that two
+     * instances' flushes never do either.
      */
     async add(counts: readonly SiteverifyCount[]): Promise<void> {
       if (counts.length === 0) return
@@ -26,6 +28,7 @@ export function createSiteverifyCountRepository(database: SqlExecutor) {
            FROM unnest($1::uuid[], $2::int8[], $3::text[], $4::int8[]) WITH ORDINALITY AS counted (site_id, hour_ms, outcome, count, position)
            JOIN sites ON sites.id = counted.site_id
           ORDER BY counted.position
+            FOR KEY SHARE OF sites
          ON CONFLICT (site_id, hour, outcome) DO UPDATE SET count = stored.count + excluded.count`,
         [sorted.map((count) => count.siteId), sorted.map((count) => count.hourMs), sorted.map((count) => count.outcome), sorted.map((count) => count.count)],
       )
@@ -39,6 +42,12 @@ export function createSiteverifyCountRepository(database: SqlExecutor) {
           GROUP BY outcome ORDER BY count DESC, outcome`,
         [siteId, from, to],
       )
+    },
+
+    /** When counting began (migration 022): the hours before it have no counts. */
+    async countingStartedAt(): Promise<Date> {
+      const [row] = await database.query<{ started_at: Date }>('SELECT started_at FROM siteverify_counting')
+      return row?.started_at ?? new Date(0)
     },
 
     /** Deletes the hours that ended before the cutoff (the log's retention); says how many rows went. */

@@ -114,7 +114,7 @@ function StatsView({ stats, range, site, isLoading }: { stats: Stats; range: Ran
           }
           total={totals.total - totals.rejected}
         />
-        <SiteverifyCard siteverify={stats.siteverify} issued={totals.allow} />
+        <SiteverifyCard siteverify={stats.siteverify} from={stats.from} />
       </div>
     </div>
   )

@@ -1,22 +1,22 @@
 import type { Stats } from '../../api/types.js'
 import { Notice } from '../../components/notice.js'
 import { RankedHead, RankedRow } from '../../components/ranked-list.js'
-import { formatNumber, formatPercent } from '../../lib/format.js'
+import { formatDateTime, formatNumber, formatPercent } from '../../lib/format.js'
 
 /** Tokens issued before a backend that redeemed none of them is worth a warning (a quiet site's few may be a test). */
 const FEW_TOKENS = 5
 
 /** What each of Siteverify's refusals usually means for a site's own backend. */
 const refusalLabels: Record<string, string> = {
-  'invalid-input-secret': 'Wrong secret key',
+  'invalid-input-secret': 'Old secret key (replaced by a rotation)',
   'timeout-or-duplicate': 'Spent already or expired',
-  'invalid-input-response': 'Another site key named',
+  'invalid-input-response': "Sent with another site's key",
 }
 
 interface SiteverifyCardProps {
   siteverify: Stats['siteverify']
-  /** The tokens the range's allowed verifications issued. */
-  issued: number
+  /** The range's start (ISO 8601): counting may have begun after it. */
+  from: string
 }
 
 /**
@@ -24,8 +24,8 @@ interface SiteverifyCardProps {
  * them at all (a form that never checks its token is not protected), and whether it sends a
  * secret that no longer works.
  */
-export function SiteverifyCard({ siteverify, issued }: SiteverifyCardProps) {
-  const { redeemed, refused } = siteverify
+export function SiteverifyCard({ siteverify, from }: SiteverifyCardProps) {
+  const { issued, redeemed, refused, countedSince } = siteverify
   const wrongSecret = refused.find(({ errorCode }) => errorCode === 'invalid-input-secret')?.count ?? 0
   const rows = [{ label: 'Redeemed', count: redeemed }, ...refused.map(({ errorCode, count }) => ({ label: refusalLabels[errorCode] ?? errorCode, count }))]
   const total = rows.reduce((sum, { count }) => sum + count, 0)
@@ -34,9 +34,13 @@ export function SiteverifyCard({ siteverify, issued }: SiteverifyCardProps) {
     <section class="card" aria-labelledby="siteverify-heading">
       <h2 id="siteverify-heading">Siteverify</h2>
       <p data-siteverify-summary>
-        {formatNumber(redeemed)} of {formatNumber(issued)} tokens issued redeemed by your server
-        {issued === 0 ? '.' : ` (${formatPercent(Math.min(redeemed, issued), issued)}).`}
+        {issued === 0
+          ? `${formatNumber(redeemed)} tokens redeemed by your server; none issued${redeemed === 0 ? '' : ' in this range (the others are older)'}.`
+          : `${formatNumber(redeemed)} of ${formatNumber(issued)} tokens issued redeemed by your server (${formatPercent(Math.min(redeemed, issued), issued)}).`}
       </p>
+      {Date.parse(countedSince) > Date.parse(from) ? (
+        <p class="muted">Counted since {formatDateTime(countedSince)}, when Tollgate began counting: tokens issued before then are left out.</p>
+      ) : null}
       {issued >= FEW_TOKENS && redeemed === 0 ? (
         <Notice tone="warning">
           Your server redeemed none of the tokens issued in this range. A token protects a form only when the server that
@@ -45,8 +49,9 @@ export function SiteverifyCard({ siteverify, issued }: SiteverifyCardProps) {
       ) : null}
       {wrongSecret > 0 ? (
         <Notice tone="warning">
-          {formatNumber(wrongSecret)} {wrongSecret === 1 ? 'redemption' : 'redemptions'} sent a wrong secret key: a server still
-          using the secret from before a rotation?
+          {formatNumber(wrongSecret)} {wrongSecret === 1 ? 'call' : 'calls'} to Siteverify sent a secret key that a rotation
+          replaced, after its grace period: a server still runs with the old one. Give it the current secret key (rotate
+          again if it is lost).
         </Notice>
       ) : null}
       {total === 0 ? (

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { buildScoreDistribution } from '../../../domain/analytics/score-distribution.js'
-import { buildSeries, maxRangeMs, resolveStatsRange } from '../../../domain/analytics/stats-range.js'
+import { buildSeries, maxRangeMs, resolveStatsRange, type StatsRange } from '../../../domain/analytics/stats-range.js'
 import { createSiteverifyCountRepository } from '../../../storage/sql/siteverify-count-repository.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { invalidRequest } from '../../../errors.js'
@@ -45,12 +45,19 @@ const Stats = Type.Object({
   totals: Type.Object({ ...actionCounts, total: Type.Integer() }),
   siteverify: Type.Object(
     {
-      redeemed: Type.Integer({ description: "The site's tokens redeemed (success: true)" }),
+      issued: Type.Integer({
+        description: 'Tokens the site issued (its allowed verifications) in the part of the range since countedSince: what redeemed is measured against',
+      }),
+      redeemed: Type.Integer({ description: "The site's tokens redeemed (success: true; a retry with the first call's idempotency_key is not counted again)" }),
       refused: Type.Array(Type.Object({ errorCode: Type.String(), count: Type.Integer() }), {
         description:
-          "The site's tokens that Siteverify refused, by error code, most first: invalid-input-secret (the site's token with a wrong secret: " +
-          'an old secret after a rotation?), timeout-or-duplicate (spent already, or expired), invalid-input-response (another site key named). ' +
-          'Tokens that are no site\'s (made up, damaged) and test secrets are not counted.',
+          "The site's backend's calls that Siteverify refused, by error code, most first: invalid-input-secret (a secret key that a rotation " +
+          'replaced, its grace period over: a backend not yet updated), timeout-or-duplicate (spent already, or expired), invalid-input-response (another site key named). ' +
+          "Calls with any other wrong secret (anyone holding a token can make those), tokens that are no site's (made up, damaged) and test secrets are not counted.",
+      }),
+      countedSince: Type.String({
+        format: 'date-time',
+        description: 'When Tollgate began counting (its upgrade to a version that counts): a range that starts earlier has tokens issued before it and no redemptions counted for them',
       }),
     },
     {
@@ -66,6 +73,17 @@ const days = (ms: number) => ms / 86_400_000
 const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const verifications = createVerificationQueryRepository(app.database)
   const siteverifyCounts = createSiteverifyCountRepository(app.database)
+  /**
+   * The tokens issued (allowed verifications) in the part of the range since Siteverify's counting
+   * began: those issued before were never counted when redeemed. Read apart only for a range
+   * that starts before then (the first days after the upgrade).
+   */
+  async function issuedSince(siteId: string, range: StatsRange, allowedInRange: number, countedFrom: Date): Promise<number> {
+    if (countedFrom <= range.from) return allowedInRange
+    if (countedFrom >= range.to) return 0
+    const counts = await verifications.countByBucket(siteId, { ...range, from: countedFrom })
+    return counts.reduce((sum, { action, count }) => sum + (action === 'allow' ? count : 0), 0)
+  }
 
   app.get(
     '/sites/:id/stats',
@@ -103,6 +121,8 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         siteverifyCounts.countsOf(site.id, range.from, range.to),
       ])
       const { series, totals } = buildSeries(counts, range)
+      const countingStartedAt = await siteverifyCounts.countingStartedAt()
+      const issued = await issuedSince(site.id, range, totals.allow, countingStartedAt)
       return {
         from: range.from.toISOString(),
         to: range.to.toISOString(),
@@ -115,8 +135,10 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         scoreDistribution: buildScoreDistribution(scores),
         totals: { ...totals, total: totals.allow + totals.challenge + totals.block + totals.rejected },
         siteverify: {
+          issued,
           redeemed: redemptions.find(({ outcome }) => outcome === 'success')?.count ?? 0,
           refused: redemptions.filter(({ outcome }) => outcome !== 'success').map(({ outcome, count }) => ({ errorCode: outcome, count })),
+          countedSince: countingStartedAt.toISOString(),
         },
       }
     },

@@ -96,11 +96,11 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   const redeem = async (request: FastifyRequest<{ Querystring: SiteverifyQueryFields; Body?: SiteverifyFields }>, reply: FastifyReply): Promise<SiteverifyAnswer> => {
     const fields = fieldsOf(request.query, request.body)
-    const { answer, siteId } = await redeemTokenOfSite(dependencies, fields, Date.now())
+    const { answer, countedFor } = await redeemTokenOfSite(dependencies, fields, Date.now())
     // A test secret's fixed answer says nothing about real redemptions: counted apart.
     const result = isTestSecret(fields.secret) ? 'test' : answer.success ? 'success' : (answer['error-codes'][0] ?? 'unknown')
     app.counters.increment('siteverify', { result })
-    if (siteId !== undefined) app.siteverifyCounts.count(siteId, result)
+    if (countedFor !== undefined) app.siteverifyCounts.count(countedFor, result)
     void reply.header('cache-control', 'no-store')
     return answer
   }
