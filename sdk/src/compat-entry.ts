@@ -20,9 +20,12 @@ import { createTurnstile } from './compat/turnstile.js'
 
 type Vendor = 'turnstile' | 'grecaptcha' | 'hcaptcha'
 
-/** Which globals a path defines: its vendor's at a vendor's path, all three at compat.js. */
-function vendorsOf(path: string): Vendor[] {
-  if (path.startsWith('/turnstile/')) return ['turnstile']
+/**
+ * Which globals a path defines: its vendor's at a vendor's path (Turnstile's with reCAPTCHA's too
+ * when asked for with `compat=recaptcha`, as Turnstile's own script does), all three at compat.js.
+ */
+function vendorsOf(path: string, query: URLSearchParams): Vendor[] {
+  if (path.startsWith('/turnstile/')) return query.get('compat') === 'recaptcha' ? ['turnstile', 'grecaptcha'] : ['turnstile']
   if (path.startsWith('/recaptcha/')) return ['grecaptcha']
   if (path === '/1/api.js') return ['hcaptcha']
   return ['turnstile', 'grecaptcha', 'hcaptcha']
@@ -39,7 +42,7 @@ const create: Record<Vendor, () => VendorApi<unknown>> = {
   grecaptcha: createRecaptcha,
   hcaptcha: () => createHcaptcha(query.get('recaptchacompat') !== 'off'),
 }
-const vendors = vendorsOf(scriptUrl?.pathname ?? '')
+const vendors = vendorsOf(scriptUrl?.pathname ?? '', query)
 const installed: VendorApi<unknown>[] = []
 for (const vendor of vendors) {
   if (isVendorApi(page[vendor])) continue

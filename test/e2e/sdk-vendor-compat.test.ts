@@ -117,6 +117,13 @@ function vendorPages(service: string, siteKey: string, unknownKey: string): Reco
     '/compat-explicit': html(`
 <div id="plain"></div><div id="second"></div><div id="third"></div>
 <script src="${service}/sdk/v1/compat.js?render=explicit"></script>`),
+    // Turnstile's own reCAPTCHA compatibility mode: reCAPTCHA's markup on Turnstile's script.
+    '/turnstile-compat-recaptcha': html(`
+<form id="order" method="post" action="/order">
+  <div class="g-recaptcha" data-sitekey="${siteKey}" data-callback="onToken"></div>
+</form>
+<script>function onToken(token) { window.token = token }</script>
+<script src="${service}/turnstile/v0/api.js?compat=recaptcha" async defer></script>`),
     // Google's snippet for loading reCAPTCHA asynchronously: a stub whose ready() queues in ___grecaptcha_cfg.fns.
     '/recaptcha-async-snippet': html(`
 <script>
@@ -177,6 +184,15 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
       payload: new URLSearchParams({ secret: sdk.demoSite.secretKey, response: token }).toString(),
     })
     return response.json<{ success: boolean; action?: string; cdata?: string; 'error-codes': string[] }>()
+  }
+
+  /** The expiry page under a clock the test moves, once its widget has its first token. */
+  async function openExpiryPageWithAClock(): Promise<Page> {
+    const { page } = await browser.newPage()
+    await page.clock.install()
+    await page.goto(`${shop.origin}/turnstile-expiry`)
+    await waitFor(page, 'window.events.length > 0')
+    return page
   }
 
   async function open(path: string): Promise<{ page: Page; errors: string[] }> {
@@ -245,10 +261,7 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
   })
 
   it('tells the expired callback before the token\'s 300 s are up, and then gets a fresh token by itself', async () => {
-    const { page } = await browser.newPage()
-    await page.clock.install()
-    await page.goto(`${shop.origin}/turnstile-expiry`)
-    await waitFor(page, 'window.events.length > 0')
+    const page = await openExpiryPageWithAClock()
     await page.clock.fastForward(294_000)
     expect(await page.evaluate(() => (window as unknown as { events: unknown[] }).events.length)).toBe(1)
     await page.clock.fastForward(1_500)
@@ -264,10 +277,7 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
   })
 
   it('expires a token that went overdue while timers slept (a laptop\'s lid closed) as soon as the page is shown again', async () => {
-    const { page } = await browser.newPage()
-    await page.clock.install()
-    await page.goto(`${shop.origin}/turnstile-expiry`)
-    await waitFor(page, 'window.events.length > 0')
+    const page = await openExpiryPageWithAClock()
     // The clock moves on and no timer fires: the tab slept.
     await page.clock.setSystemTime(Date.now() + 301_000)
     expect(await page.evaluate(() => (window as unknown as { events: unknown[] }).events.length)).toBe(1)
@@ -279,10 +289,7 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
   })
 
   it('lets a widget go whose container left the page (a single-page app\'s view changed): it solves no more', async () => {
-    const { page } = await browser.newPage()
-    await page.clock.install()
-    await page.goto(`${shop.origin}/turnstile-expiry`)
-    await waitFor(page, 'window.events.length > 0')
+    const page = await openExpiryPageWithAClock()
     const requests = apiRequestsFrom(page)
     await page.evaluate(() => document.querySelector('.cf-turnstile')?.remove())
     await page.clock.fastForward(300_000)
@@ -330,6 +337,14 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     const order = shop.orders.at(-1) ?? {}
     expect(Object.keys(order)).toEqual(['item', 'g-recaptcha-response'])
     expect(await redeemAtVendorPath('/recaptcha/api/siteverify', order['g-recaptcha-response'] ?? '')).toMatchObject({ success: true, action: 'submit' })
+  })
+
+  it('answers to reCAPTCHA\'s markup and name on Turnstile\'s script with compat=recaptcha, as Turnstile does', async () => {
+    const { page } = await open('/turnstile-compat-recaptcha')
+    await waitFor(page, 'typeof window.token === "string"')
+    const token = await page.evaluate(() => (window as unknown as { token: string }).token)
+    expect(await page.evaluate(() => [typeof window.turnstile?.render, (window as unknown as { grecaptcha: { getResponse(): string } }).grecaptcha.getResponse()])).toEqual(['function', token])
+    expect(await page.evaluate(() => document.querySelector<HTMLTextAreaElement>('#order [name="g-recaptcha-response"]')?.value)).toBe(token)
   })
 
   it('installs the API over Google\'s asynchronous-loading stub and runs the callbacks it queued', async () => {
