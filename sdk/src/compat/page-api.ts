@@ -1,4 +1,4 @@
-import type { Widget, WidgetOptions } from './widget.js'
+import { isButton, type Widget, type WidgetOptions } from './widget.js'
 
 /** A vendor's API, and the rendering of the vendor's elements found in the page (unless the script says `render=explicit`). */
 export interface VendorApi<Api> {
@@ -91,8 +91,8 @@ export function renderTargetOf(container: unknown, params: unknown, refusals: { 
  * elsewhere, when the page executes it; a checkbox at once (there is no box to tick).
  */
 export function startOf(element: HTMLElement, params: RenderParams): Pick<WidgetOptions, 'startsBySelf' | 'runsOnClick'> {
-  const isButton = element instanceof HTMLButtonElement || element instanceof HTMLInputElement
-  return { runsOnClick: isButton, startsBySelf: !isButton && textOf(params, 'size') !== 'invisible' }
+  const onButton = isButton(element)
+  return { runsOnClick: onButton, startsBySelf: !onButton && textOf(params, 'size') !== 'invisible' }
 }
 
 /**
@@ -107,10 +107,6 @@ export class WidgetRegistry<Id extends string | number> {
   add(id: Id, widget: Widget): Id {
     this.widgets.set(id, widget)
     return id
-  }
-
-  get size(): number {
-    return this.widgets.size
   }
 
   find(reference?: unknown): Widget | undefined {

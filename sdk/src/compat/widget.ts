@@ -73,7 +73,8 @@ function callPage<Args extends unknown[]>(callback: ((...args: Args) => void) | 
   }
 }
 
-function isButton(element: HTMLElement): boolean {
+/** A button or input: a widget bound to it waits for its click, and puts its fields beside it. */
+export function isButton(element: HTMLElement): boolean {
   return element instanceof HTMLButtonElement || element instanceof HTMLInputElement
 }
 
@@ -124,7 +125,7 @@ export class Widget {
       this.box.append(this.status)
     }
     widgets.add(this)
-    if (options.runsOnClick && isButton(container)) {
+    if (options.runsOnClick) {
       container.addEventListener('click', (event) => {
         // A removed widget leaves the button to do what it did before.
         if (this.isRemoved) return

@@ -111,7 +111,7 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const resolved = resolveStatsRange(request.query, new Date())
       if ('issues' in resolved) throw invalidRequest(resolved.issues)
       const { range } = resolved
-      const [counts, anomalies, countries, hostnames, pageActions, scores, redemptions] = await Promise.all([
+      const [counts, anomalies, countries, hostnames, pageActions, scores, redemptions, countingStartedAt] = await Promise.all([
         verifications.countByBucket(site.id, range),
         verifications.topAnomalies(site.id, range, TOP_LIMIT),
         verifications.topCountries(site.id, range, TOP_LIMIT),
@@ -119,9 +119,9 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         verifications.topPageActions(site.id, range, TOP_LIMIT),
         verifications.countByScoreBucket(site.id, range),
         siteverifyCounts.countsOf(site.id, range.from, range.to),
+        siteverifyCounts.countingStartedAt(),
       ])
       const { series, totals } = buildSeries(counts, range)
-      const countingStartedAt = await siteverifyCounts.countingStartedAt()
       const issued = await issuedSince(site.id, range, totals.allow, countingStartedAt)
       return {
         from: range.from.toISOString(),
