@@ -32,6 +32,9 @@ export const STABLE_WASM_NAME = 'tollgate-solver.wasm'
 /** The vendors' page APIs (sdk/src/compat-entry.ts), also served at the vendors' script paths. */
 export const COMPAT_NAME = 'compat.js'
 
+/** The script of the gate's page (sdk/src/gate-entry.ts, docs/gate.md). */
+export const GATE_NAME = 'gate.js'
+
 export interface SdkFile {
   name: string
   contentType: string
@@ -101,11 +104,13 @@ export async function buildSdk(outDirectory: string = defaultSdkDirectory): Prom
   const script = await bundle('browser-entry.ts', 'iife', define(workerName, wasmName))
   const module = await bundle('index.ts', 'esm', define(STABLE_WORKER_NAME, STABLE_WASM_NAME))
   const compat = await bundle('compat-entry.ts', 'iife', define(workerName, wasmName))
+  const gate = await bundle('gate-entry.ts', 'iife', define(workerName, wasmName))
 
   const outputs: { name: string; content: Uint8Array; contentType: string; immutable: boolean }[] = [
     { name: 'tollgate.js', content: script, contentType: 'text/javascript; charset=utf-8', immutable: false },
     { name: 'tollgate.mjs', content: module, contentType: 'text/javascript; charset=utf-8', immutable: false },
     { name: COMPAT_NAME, content: compat, contentType: 'text/javascript; charset=utf-8', immutable: false },
+    { name: GATE_NAME, content: gate, contentType: 'text/javascript; charset=utf-8', immutable: false },
     { name: workerName, content: worker, contentType: 'text/javascript; charset=utf-8', immutable: true },
     { name: wasmName, content: wasm, contentType: 'application/wasm', immutable: true },
     { name: STABLE_WORKER_NAME, content: worker, contentType: 'text/javascript; charset=utf-8', immutable: false },

@@ -31,6 +31,8 @@ export interface Config {
   signUps: SignUpPolicy
   /** When set, /metrics answers only requests that carry it as a bearer token. */
   metricsToken: string | undefined
+  /** How long the gate's clearance cookie lets a browser through (docs/gate.md), in seconds. */
+  gateClearanceSeconds: number
 }
 
 export const signUpPolicies = ['open', 'first', 'closed'] as const
@@ -173,6 +175,7 @@ export function loadConfig(env: Environment = process.env): Config {
     // sites on it); its operator makes the first one.
     signUps: readChoice(env, 'SIGNUPS', signUpPolicies, environment === 'production' ? 'first' : 'open'),
     metricsToken: readMetricsToken(env),
+    gateClearanceSeconds: readInteger(env, 'GATE_CLEARANCE_SECONDS', 3600, 60, 604_800),
   }
 }
 

@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       LOG_RETENTION_DAYS: '30',
       SIGNUPS: 'closed',
       METRICS_TOKEN: 'scrape-me-with-this-token',
+      GATE_CLEARANCE_SECONDS: '86400',
     })
     expect(config).toMatchObject({
       port: 8080,
@@ -56,6 +57,7 @@ describe('loadConfig', () => {
       logRetentionDays: 30,
       signUps: 'closed',
       metricsToken: 'scrape-me-with-this-token',
+      gateClearanceSeconds: 86_400,
     })
     expect(loadConfig({ LOG_RETENTION_DAYS: '0' }).logRetentionDays).toBe(0)
     expect(loadConfig({}).metricsToken).toBeUndefined()

@@ -39,6 +39,16 @@ const definitions = {
     help: 'Siteverify calls by result (success, the first error code, or test for the documented test secrets).',
     labelNames: ['result'],
   },
+  gateChecks: {
+    name: 'tollgate_gate_checks_total',
+    help: "Requests of hosts behind the gate that a proxy asked about, by result: cleared (a valid clearance cookie) or refused (the gate's page, or clearance_required).",
+    labelNames: ['result'],
+  },
+  gateClearances: {
+    name: 'tollgate_gate_clearances_total',
+    help: 'Tokens traded for the gate\'s clearance cookie, by result: issued, or the error code (token_invalid, token_spent, invalid_site_key, validation_error, rate_limited, other).',
+    labelNames: ['result'],
+  },
   webhookDeliveries: {
     name: 'tollgate_webhook_deliveries_total',
     help: 'Webhook deliveries by outcome (delivered, failed, timeout, refused, dropped).',

@@ -127,6 +127,9 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'setup_code_invalid',
   'invalid_credentials',
   'webhook_not_configured',
+  'clearance_required',
+  'token_invalid',
+  'token_spent',
   // Answered at the socket for any route (the document's description says so), not by a route.
   'request_timeout',
   'expectation_failed',

@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto'
+import { compactRecurringUuid, expandUuid } from '../challenge/compact-uuid.js'
+import { hmacSha256, isSameInConstantTime, type MacKey } from '../mac.js'
+
+/** The cookie that carries a visitor's clearance on the protected host. */
+export const CLEARANCE_COOKIE = 'tollgate_clearance'
+
+/** Who a clearance is for: a site's gate, one browser (its User-Agent) at one address group. */
+export interface ClearanceHolder {
+  siteId: string
+  userAgent: string
+  /** The client's IPv4 address or IPv6 /64 (addressGroupOf). */
+  addressGroup: string
+}
+
+/*
+ * Format: `c1.<site>.<expiry>.<holder>.<mac>`: the site's id compacted to 22 characters, the
+ * expiry in Unix seconds (base 36), a 16-character tag of the User-Agent and address group, and
+ * HMAC-SHA256 under the gate key over the exact text before the last dot. Only characters a
+ * cookie value may hold, without quoting. The holder's tag is a hash, not a MAC: the MAC already
+ * covers it, and it keeps no address in clear in the visitor's cookie jar.
+ */
+const VERSION = 'c1'
+const clearancePattern = /^c1\.([A-Za-z0-9_-]{22})\.([0-9a-z]{1,10})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/
+
+function holderTagOf(holder: ClearanceHolder): string {
+  return createHash('sha256').update(`${holder.userAgent}\n${holder.addressGroup}`).digest('base64url').slice(0, 16)
+}
+
+function macOf(key: MacKey, signedText: string): string {
+  return hmacSha256(key, signedText).toString('base64url')
+}
+
+/** A clearance for `holder` until `expiresAt` (epoch ms, kept to the second). */
+export function issueClearance(key: MacKey, holder: ClearanceHolder, expiresAt: number): string {
+  const signedText = `${VERSION}.${compactRecurringUuid(holder.siteId)}.${Math.floor(expiresAt / 1000).toString(36)}.${holderTagOf(holder)}`
+  return `${signedText}.${macOf(key, signedText)}`
+}
+
+/**
+ * Whether `text` is a clearance this service issued for `holder` that is still valid at `now`:
+ * its MAC (constant-time), its site, its browser and address group, its expiry. Any changed
+ * character makes it invalid.
+ */
+export function isClearedBy(key: MacKey, text: string, holder: ClearanceHolder, now: number): boolean {
+  const match = clearancePattern.exec(text)
+  if (match === null) return false
+  const [, site = '', expiry = '', holderTag = '', mac = ''] = match
+  const expected = Buffer.from(macOf(key, text.slice(0, text.length - mac.length - 1)), 'utf8')
+  if (!isSameInConstantTime(expected, Buffer.from(mac, 'utf8'))) return false
+  return expandUuid(site) === holder.siteId && holderTag === holderTagOf(holder) && now < Number.parseInt(expiry, 36) * 1000
+}

@@ -1,0 +1,45 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { isClearedBy, issueClearance, type ClearanceHolder } from '../../../src/domain/gate/clearance.js'
+
+const key = randomBytes(32)
+const holder: ClearanceHolder = { siteId: randomUUID(), userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0', addressGroup: '203.0.113.7' }
+const now = Date.UTC(2026, 10, 28, 12)
+const expiresAt = now + 3_600_000
+
+describe('the gate clearance', () => {
+  const clearance = issueClearance(key, holder, expiresAt)
+
+  it('is a cookie value that holds no address or user agent in clear', () => {
+    expect(clearance).toMatch(/^c1\.[A-Za-z0-9_-]{22}\.[0-9a-z]+\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}$/)
+    expect(clearance).not.toContain('203.0.113.7')
+    expect(clearance).not.toContain('Mozilla')
+  })
+
+  it('lets its holder through until it expires, to the second', () => {
+    expect(isClearedBy(key, clearance, holder, now)).toBe(true)
+    expect(isClearedBy(key, clearance, holder, expiresAt - 1)).toBe(true)
+    expect(isClearedBy(key, clearance, holder, expiresAt)).toBe(false)
+  })
+
+  it('is bound to its site, its browser and its address group', () => {
+    expect(isClearedBy(key, clearance, { ...holder, siteId: randomUUID() }, now)).toBe(false)
+    expect(isClearedBy(key, clearance, { ...holder, userAgent: `${holder.userAgent} Edg/131` }, now)).toBe(false)
+    expect(isClearedBy(key, clearance, { ...holder, addressGroup: '203.0.113.8' }, now)).toBe(false)
+  })
+
+  it('is refused under another key, and when any character changes', () => {
+    expect(isClearedBy(randomBytes(32), clearance, holder, now)).toBe(false)
+    for (let index = 0; index < clearance.length; index++) {
+      const character = clearance[index] === 'A' ? 'B' : 'A'
+      const changed = `${clearance.slice(0, index)}${character}${clearance.slice(index + 1)}`
+      expect(isClearedBy(key, changed, holder, now), `character ${index}`).toBe(false)
+    }
+  })
+
+  it('refuses what is not a clearance', () => {
+    for (const text of ['', 'c1', `${clearance}.`, `x${clearance}`, clearance.replace('c1.', 'c2.'), 'a'.repeat(5000)]) {
+      expect(isClearedBy(key, text, holder, now)).toBe(false)
+    }
+  })
+})

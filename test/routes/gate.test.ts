@@ -1,0 +1,190 @@
+import type { LightMyRequestResponse } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CLEARANCE_COOKIE } from '../../src/domain/gate/clearance.js'
+import { browserHeaders, createTestSite, obtainToken, type TestSite } from '../helpers/core-flow.js'
+import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
+
+const PAGE_ORIGIN = 'https://shop.example.com'
+const VISITOR = '198.51.100.23'
+const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+const NAVIGATION_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
+const TEST_KEY_ALLOW = '1x00000000000000000000AA'
+
+/** The clearance cookie an answer sets, with its attributes. */
+function clearanceCookieOf(response: LightMyRequestResponse): { value: string; attributes: string[] } {
+  const header = [response.headers['set-cookie'] ?? []].flat().find((line) => line.startsWith(`${CLEARANCE_COOKIE}=`))
+  if (header === undefined) throw new Error(`no clearance cookie: ${response.statusCode} ${response.body}`)
+  const [pair = '', ...attributes] = header.split(/;\s*/)
+  return { value: pair.slice(CLEARANCE_COOKIE.length + 1), attributes }
+}
+
+describe.each(deployments)('the gate for whole sites on $name', ({ available, options }) => {
+  let service: TestApp
+  let site: TestSite
+  beforeAll(async () => {
+    if (!available) return
+    service = await buildTestApp({ ...options, config: { rateLimitPerMinute: 0 } })
+    site = await createTestSite(service.app, { domains: ['shop.example.com'] })
+  })
+  afterAll(async () => {
+    if (available) await service.close()
+  })
+
+  /** What a reverse proxy sends for a visitor's request of the protected host. */
+  const check = (init: { siteKey?: string; cookie?: string; userAgent?: string; ip?: string; accept?: string; method?: 'GET' | 'POST' | 'HEAD'; url?: string; headers?: Record<string, string>; payload?: string } = {}) =>
+    service.app.inject({
+      method: init.method ?? 'GET',
+      url: init.url ?? `/gate/v1/check?sitekey=${init.siteKey ?? site.siteKey}`,
+      remoteAddress: init.ip ?? VISITOR,
+      headers: {
+        'user-agent': init.userAgent ?? USER_AGENT,
+        accept: init.accept ?? NAVIGATION_ACCEPT,
+        ...(init.cookie === undefined ? {} : { cookie: `theme=dark; ${CLEARANCE_COOKIE}=${init.cookie}` }),
+        ...init.headers,
+      },
+      ...(init.payload === undefined ? {} : { payload: init.payload }),
+    })
+
+  /** What the gate's page sends, through the protected host, to trade its token. */
+  const clear = (token: string, init: { siteKey?: string; origin?: string | null; ip?: string } = {}) =>
+    service.app.inject({
+      method: 'POST',
+      url: '/gate/v1/clearance',
+      remoteAddress: init.ip ?? VISITOR,
+      headers: { 'user-agent': USER_AGENT, ...(init.origin === null ? {} : { origin: init.origin ?? PAGE_ORIGIN }) },
+      payload: { siteKey: init.siteKey ?? site.siteKey, token },
+    })
+
+  const pageToken = (siteKey = site.siteKey, origin = PAGE_ORIGIN) => obtainToken(service.app, browserHeaders(siteKey, origin))
+
+  it.skipIf(!available)("answers a browser without a clearance with the gate's page, which loads the SDK under the prefix", async () => {
+    const response = await check()
+    expect(response.statusCode).toBe(403)
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8')
+    expect(response.headers['cache-control']).toBe('no-store')
+    expect(response.headers['content-security-policy']).toContain("script-src 'self' 'wasm-unsafe-eval'")
+    expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'")
+    expect(response.body).toContain(`<script src="/.tollgate/sdk/v1/gate.js" data-site-key="${site.siteKey}" data-prefix="/.tollgate" async></script>`)
+    expect(response.body).toContain('<noscript>')
+
+    const elsewhere = await check({ headers: { 'x-tollgate-prefix': '/_gate/tollgate' } })
+    expect(elsewhere.body).toContain('<script src="/_gate/tollgate/sdk/v1/gate.js"')
+    // The prefix comes from the proxy's header only: the page loads its script from there.
+    const byQuery = await check({ url: `/gate/v1/check?sitekey=${site.siteKey}&prefix=/uploads` })
+    expect(byQuery.body).toContain('<script src="/.tollgate/sdk/v1/gate.js"')
+    const byHeader = await check({ url: '/gate/v1/check', headers: { 'x-tollgate-site-key': site.siteKey } })
+    expect(byHeader.statusCode).toBe(403)
+    expect(byHeader.body).toContain(`data-site-key="${site.siteKey}"`)
+  })
+
+  it.skipIf(!available)('answers an API client without a clearance with clearance_required, for any method, whatever body the proxy left', async () => {
+    const response = await check({ accept: 'application/json' })
+    expect(response.statusCode).toBe(403)
+    expect(response.json()).toMatchObject({ error: { code: 'clearance_required' } })
+    const post = await check({ method: 'POST', accept: '*/*', headers: { 'content-type': 'application/x-protobuf' }, payload: 'binary stuff' })
+    expect(post.statusCode).toBe(403)
+    expect(post.json()).toMatchObject({ error: { code: 'clearance_required' } })
+    const head = await check({ method: 'HEAD' })
+    expect(head.statusCode).toBe(403)
+    expect(head.body).toBe('')
+  })
+
+  it.skipIf(!available)('refuses a missing or unknown site key and a prefix that is not a path, with their codes', async () => {
+    const missing = await check({ url: '/gate/v1/check' })
+    expect(missing.statusCode).toBe(401)
+    expect(missing.json()).toMatchObject({ error: { code: 'invalid_site_key' } })
+    const unknown = await check({ siteKey: 'tgk_unknown' })
+    expect(unknown.statusCode).toBe(401)
+    expect(unknown.json()).toMatchObject({ error: { code: 'invalid_site_key' } })
+    for (const prefix of ['/.tollgate/', 'tollgate', '/a b', '//evil.example', '/"><script>', '/..', '/../uploads', '/x/./y', '/x/...']) {
+      const response = await check({ headers: { 'x-tollgate-prefix': prefix } })
+      expect(response.statusCode, prefix).toBe(400)
+      expect(response.json()).toMatchObject({ error: { code: 'validation_error' } })
+    }
+  })
+
+  it.skipIf(!available)("trades a token of the host's page for a cookie that lets that browser through", async () => {
+    const response = await clear(await pageToken())
+    expect(response.statusCode).toBe(204)
+    const cookie = clearanceCookieOf(response)
+    expect(cookie.attributes).toEqual(expect.arrayContaining(['Max-Age=3600', 'Path=/', 'HttpOnly', 'Secure', 'SameSite=Lax']))
+
+    expect((await check({ cookie: cookie.value })).statusCode).toBe(204)
+    expect((await check({ cookie: cookie.value, method: 'POST', payload: 'a=1' })).statusCode).toBe(204)
+    expect((await check({ cookie: cookie.value, method: 'HEAD' })).statusCode).toBe(204)
+  })
+
+  it.skipIf(!available)('lets no other browser, address, site or changed cookie through with it', async () => {
+    const { value } = clearanceCookieOf(await clear(await pageToken()))
+    const other = await createTestSite(service.app, { name: 'Another site behind the gate' })
+    expect((await check({ cookie: value, userAgent: `${USER_AGENT} Edg/131.0.0.0` })).statusCode).toBe(403)
+    expect((await check({ cookie: value, ip: '198.51.100.24' })).statusCode).toBe(403)
+    expect((await check({ cookie: value, siteKey: other.siteKey })).statusCode).toBe(403)
+    const changed = `${value.slice(0, -1)}${value.endsWith('A') ? 'B' : 'A'}`
+    expect((await check({ cookie: changed })).statusCode).toBe(403)
+    expect((await check({ cookie: value })).statusCode).toBe(204)
+  })
+
+  it.skipIf(!available)('spends the token once, for the gate and Siteverify alike', async () => {
+    const token = await pageToken()
+    expect((await clear(token)).statusCode).toBe(204)
+    const again = await clear(token)
+    expect(again.statusCode).toBe(409)
+    expect(again.json()).toMatchObject({ error: { code: 'token_spent' } })
+    const siteverify = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret: site.secretKey, response: token } })
+    expect(siteverify.json()).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+
+    const redeemed = await pageToken()
+    const first = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret: site.secretKey, response: redeemed } })
+    expect(first.json()).toMatchObject({ success: true })
+    expect((await clear(redeemed)).json()).toMatchObject({ error: { code: 'token_spent' } })
+  })
+
+  it.skipIf(!available)("refuses a token of another host's page, of another site, a changed one, and a call without Origin", async () => {
+    const elsewhere = await createTestSite(service.app, { name: 'Another site' })
+    const cases: [string, Promise<LightMyRequestResponse>][] = [
+      ['another host', pageToken().then((token) => clear(token, { origin: 'https://evil.example' }))],
+      ["another site's token", pageToken(elsewhere.siteKey).then((token) => clear(token))],
+      ['another site key', pageToken().then((token) => clear(token, { siteKey: elsewhere.siteKey }))],
+      ['a changed token', pageToken().then((token) => clear(`${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}`))],
+      ['no Origin', pageToken().then((token) => clear(token, { origin: null }))],
+    ]
+    for (const [name, answer] of cases) {
+      const response = await answer
+      expect(response.statusCode, name).toBe(403)
+      expect(response.json(), name).toMatchObject({ error: { code: 'token_invalid' } })
+      expect(response.headers['set-cookie'], name).toBeUndefined()
+    }
+    const unknown = await clear(await pageToken(), { siteKey: 'tgk_unknown' })
+    expect(unknown.statusCode).toBe(401)
+    const malformed = await service.app.inject({ method: 'POST', url: '/gate/v1/clearance', headers: { origin: PAGE_ORIGIN }, payload: { siteKey: site.siteKey } })
+    expect(malformed.statusCode).toBe(400)
+    expect(malformed.json()).toMatchObject({ error: { code: 'validation_error' } })
+  })
+
+  it.skipIf(!available)('sets a cookie without Secure for a page on http, and clears the test site keys as their tokens say', async () => {
+    const site2 = await createTestSite(service.app, { name: 'Local site' })
+    const plain = await clear(await pageToken(site2.siteKey, 'http://localhost:8080'), { siteKey: site2.siteKey, origin: 'http://localhost:8080' })
+    expect(plain.statusCode).toBe(204)
+    expect(clearanceCookieOf(plain).attributes).not.toContain('Secure')
+
+    const test = await clear(await pageToken(TEST_KEY_ALLOW), { siteKey: TEST_KEY_ALLOW })
+    expect(test.statusCode).toBe(204)
+    expect((await check({ siteKey: TEST_KEY_ALLOW, cookie: clearanceCookieOf(test).value })).statusCode).toBe(204)
+  })
+
+  it.skipIf(!available)('counts checks and clearances in /metrics', async () => {
+    const metrics = async () => (await service.app.inject({ method: 'GET', url: '/metrics' })).body
+    const sample = (text: string, series: string) => Number(text.split('\n').find((line) => line.startsWith(`${series} `))?.split(' ')[1] ?? 0)
+    const before = await metrics()
+    const { value } = clearanceCookieOf(await clear(await pageToken()))
+    await check({ cookie: value })
+    await check()
+    await clear('v1.junk.junk')
+    const after = await metrics()
+    expect(sample(after, 'tollgate_gate_clearances_total{result="issued"}') - sample(before, 'tollgate_gate_clearances_total{result="issued"}')).toBe(1)
+    expect(sample(after, 'tollgate_gate_clearances_total{result="token_invalid"}') - sample(before, 'tollgate_gate_clearances_total{result="token_invalid"}')).toBe(1)
+    expect(sample(after, 'tollgate_gate_checks_total{result="cleared"}') - sample(before, 'tollgate_gate_checks_total{result="cleared"}')).toBe(1)
+    expect(sample(after, 'tollgate_gate_checks_total{result="refused"}') - sample(before, 'tollgate_gate_checks_total{result="refused"}')).toBe(1)
+  })
+})
