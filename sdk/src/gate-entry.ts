@@ -11,11 +11,43 @@ const script = document.currentScript instanceof HTMLScriptElement ? document.cu
 const siteKey = script?.dataset.siteKey ?? ''
 const apiUrl = `${location.origin}${script?.dataset.prefix ?? '/.tollgate'}`
 
+/**
+ * A browser that got its cookie and is back at the gate within this long did not keep it or
+ * showed up from another address (cookies blocked, an address that changes with every
+ * connection): after two such returns the page says so instead of checking it again and again.
+ */
+const RETURN_WINDOW_MS = 30_000
+const MAX_RETURNS = 2
+const RETURNS_KEY = 'tollgate-gate-returns'
+
 function show(title: string, text: string): void {
   const heading = document.getElementById('tollgate-gate-title')
   const status = document.getElementById('tollgate-gate-status')
   if (heading !== null) heading.textContent = title
   if (status !== null) status.textContent = text
+}
+
+interface Returns {
+  count: number
+  clearedAt: number
+}
+
+/** The returns counted in this tab (sessionStorage may be off or full: then nothing is counted). */
+function readReturns(): Returns {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(RETURNS_KEY) ?? 'null') as Returns | null
+    return saved !== null && Date.now() - saved.clearedAt < RETURN_WINDOW_MS ? saved : { count: 0, clearedAt: 0 }
+  } catch {
+    return { count: 0, clearedAt: 0 }
+  }
+}
+
+function saveReturns(returns: Returns): void {
+  try {
+    sessionStorage.setItem(RETURNS_KEY, JSON.stringify(returns))
+  } catch {
+    // Without sessionStorage the page cannot tell a loop from a first visit; it checks as usual.
+  }
 }
 
 /** The error code of a refused clearance, from the service's JSON error body. */
@@ -28,31 +60,51 @@ async function codeOf(answer: Response): Promise<string> {
   }
 }
 
+/** Loads the address again, with a GET, now that the cookie is set. */
+function goOn(returns: Returns): void {
+  saveReturns({ count: returns.count, clearedAt: Date.now() })
+  show('Thank you', 'Taking you to the page…')
+  // Replacing the address with itself is only a jump within the page when it has a fragment:
+  // such an address is reloaded (it was reached with a GET; a form's POST has none).
+  if (location.hash === '') location.replace(location.href)
+  else location.reload()
+}
+
 /** One check and trade; a token that was spent on the way (a second tab) gets one more try. */
-async function pass(triesLeft: number): Promise<void> {
-  const { token } = await execute({ siteKey, apiUrl, assetsUrl: `${apiUrl}/sdk/v1/` })
+async function pass(returns: Returns, triesLeft: number): Promise<void> {
+  // The page action names the gate in the site's log and stats, beside its forms' actions.
+  const { token } = await execute({ siteKey, apiUrl, assetsUrl: `${apiUrl}/sdk/v1/`, action: 'gate' })
   const answer = await fetch(`${apiUrl}/gate/v1/clearance`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ siteKey, token }),
     credentials: 'same-origin',
   })
-  if (answer.ok) {
-    show('Thank you', 'Taking you to the page…')
-    // A GET of the same address, whatever method brought the visitor here.
-    location.replace(location.href)
-    return
-  }
+  if (answer.ok) return goOn(returns)
   const code = await codeOf(answer)
-  if (code === 'token_spent' && triesLeft > 0) return pass(triesLeft - 1)
-  throw new TollgateError('server_error', `The clearance was refused (${code}).`)
+  if (code === 'token_spent' && triesLeft > 0) return pass(returns, triesLeft - 1)
+  throw new TollgateError(code === 'rate_limited' ? 'rate_limited' : 'server_error', `The clearance was refused (${code}).`)
 }
 
-pass(1).catch((error: unknown) => {
-  if (error instanceof TollgateError && error.code === 'blocked') {
+/** What the visitor is told when the check ends without a cookie. */
+function explain(error: unknown): void {
+  const code = error instanceof TollgateError ? error.code : 'error'
+  if (code === 'blocked' || code === 'challenge_failed') {
     show('Access denied', "This site's protection turned this browser away. If you are a person, try another browser or network, or tell the site's owner.")
-    return
+  } else if (code === 'rate_limited') {
+    show('Too many checks', 'Your network asked to be checked too often. Wait a minute, then load the page again.')
+  } else {
+    show('Something went wrong', `Your browser could not be checked (${code}). Load the page again to retry.`)
   }
-  const reason = error instanceof TollgateError ? error.code : 'error'
-  show('Something went wrong', `Your browser could not be checked (${reason}). Load the page again to retry.`)
-})
+}
+
+const returns = readReturns()
+if (returns.clearedAt > 0 && returns.count + 1 >= MAX_RETURNS) {
+  saveReturns({ count: 0, clearedAt: 0 })
+  show(
+    'Your browser keeps coming back',
+    'It was checked, but the site does not see its pass: allow cookies for this site, or use a network whose address stays the same, then load the page again.',
+  )
+} else {
+  pass({ count: returns.clearedAt > 0 ? returns.count + 1 : 0, clearedAt: returns.clearedAt }, 1).catch(explain)
+}

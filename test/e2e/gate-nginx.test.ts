@@ -57,6 +57,7 @@ describe.skipIf(!hasChromium() || !hasNginx())('the gate behind a real nginx, wi
   let browser: TestBrowser
   let nginx: ChildProcess | undefined
   let directory: string
+  let siteId: string
   /** The protected host, whose gate uses a site that lets the test browser in. */
   let allowing: string
   /** The same, with the test site key that is always blocked. */
@@ -64,10 +65,11 @@ describe.skipIf(!hasChromium() || !hasNginx())('the gate behind a real nginx, wi
 
   beforeAll(async () => {
     await buildSdk()
-    // nginx is the proxy in front: the visitor's address comes in X-Forwarded-For.
-    service = await buildTestApp({ config: { trustProxy: true, rateLimitPerMinute: 0 } })
+    // nginx is the one proxy in front, as docs/gate.md configures it (TRUST_PROXY=1).
+    service = await buildTestApp({ env: { TRUST_PROXY: '1' }, config: { rateLimitPerMinute: 0 } })
     // The headless test browser is scored as automation; this gate is about the flow.
     const site = await createTestSite(service.app, { domains: ['127.0.0.1'], settings: { challengeThreshold: 90, blockThreshold: 100 } })
+    siteId = site.site.id
     const tollgate = (await service.app.listen({ port: 0, host: '127.0.0.1' })).replace('http://', '')
     application = await startApplication()
     const [allowPort, blockPort] = [await freePort(), await freePort()]
@@ -125,6 +127,13 @@ http {
     // Chromium reports the gate's 403 (of the page, or of the icon it asked for meanwhile) as a
     // console error; nothing else may fail: no script error, no CSP violation.
     expect(events.errors.filter((error) => !error.includes('status of 403'))).toEqual([])
+    // The check is in the site's log like any other, named by its page action.
+    await service.app.verificationLog.flush()
+    const rows = await service.app.database.query<{ action: string; page_action: string | null; hostname: string | null }>(
+      'SELECT action, page_action, hostname FROM verifications WHERE site_id = $1',
+      [siteId],
+    )
+    expect(rows).toContainEqual({ action: 'allow', page_action: 'gate', hostname: '127.0.0.1' })
   })
 
   it('keeps out a client that does not run the page, and one holding a cookie of another browser', async () => {
@@ -144,7 +153,39 @@ http {
     expect(copied.status).toBe(403)
     expect(application.paths.slice(before)).toEqual(['GET /'])
     // Tollgate's own pages are not exposed on the protected host.
-    expect((await fetch(`${allowing}/.tollgate/metrics`)).status).toBe(403)
+    for (const path of ['/.tollgate/metrics', '/.tollgate/dashboard', '/.tollgate/api/v1/sites', '/.tollgate/gate/v1/check?sitekey=x']) {
+      expect((await fetch(`${allowing}${path}`)).status, path).toBe(404)
+    }
+  })
+
+  it('takes a browser to an address with a fragment, and answers any method of an uncleared visitor with the page', { timeout: 60_000 }, async () => {
+    const { page } = await browser.newPage()
+    await page.goto(`${allowing}/docs/install#step-2`)
+    await page.waitForSelector('#protected', { timeout: 30_000 })
+    expect(await page.textContent('#protected')).toBe('Your account: GET /docs/install')
+    expect(new URL(page.url()).hash).toBe('#step-2')
+
+    const before = application.paths.length
+    for (const method of ['POST', 'PUT', 'DELETE', 'PROPFIND']) {
+      const response = await fetch(`${allowing}/account`, { method, headers: { accept: 'text/html' }, body: method === 'POST' ? 'a=1' : undefined })
+      expect(response.status, method).toBe(403)
+      expect(await response.text(), method).toContain('/.tollgate/sdk/v1/gate.js')
+    }
+    expect(application.paths.slice(before)).toEqual([])
+  })
+
+  it('tells a browser that keeps coming back without its cookie why, instead of checking it for ever', { timeout: 90_000 }, async () => {
+    const { page } = await browser.newPage()
+    // As if the browser refused the site's cookies: the clearance is answered but never kept.
+    // (route.fetch() would store the cookie in the context's jar.)
+    let clearances = 0
+    await page.route('**/.tollgate/gate/v1/clearance', async (route) => {
+      clearances += 1
+      await route.fulfill({ status: 204, headers: { 'cache-control': 'no-store' } })
+    })
+    await page.goto(`${allowing}/account`)
+    await page.waitForFunction(() => document.getElementById('tollgate-gate-title')?.textContent === 'Your browser keeps coming back', undefined, { timeout: 60_000 })
+    expect(clearances).toBe(2)
   })
 
   it('turns away a browser the risk model blocks, which never reaches the application', { timeout: 60_000 }, async () => {

@@ -34,6 +34,14 @@ export function IntegrationKeys({ siteKey, secretKey }: IntegrationKeysProps) {
         <code>/1/api.js</code>) and its site key to this one, and your server calls the same path on{' '}
         <code>{origin}</code> with the secret key.
       </p>
+      <p class="muted">
+        A whole site, without changing its code? Your reverse proxy (nginx, Caddy, Traefik) asks{' '}
+        <code>
+          {origin}/gate/v1/check?sitekey={siteKey}
+        </code>{' '}
+        about every request, and browsers it has not seen get a page that checks them first (<code>docs/gate.md</code>{' '}
+        in Tollgate's repository has the configurations).
+      </p>
     </div>
   )
 }

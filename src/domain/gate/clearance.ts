@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { compactRecurringUuid, expandUuid } from '../challenge/compact-uuid.js'
 import { hmacSha256, isSameInConstantTime, type MacKey } from '../mac.js'
 
@@ -17,14 +16,15 @@ export interface ClearanceHolder {
  * Format: `c1.<site>.<expiry>.<holder>.<mac>`: the site's id compacted to 22 characters, the
  * expiry in Unix seconds (base 36), a 16-character tag of the User-Agent and address group, and
  * HMAC-SHA256 under the gate key over the exact text before the last dot. Only characters a
- * cookie value may hold, without quoting. The holder's tag is a hash, not a MAC: the MAC already
- * covers it, and it keeps no address in clear in the visitor's cookie jar.
+ * cookie value may hold, without quoting. The holder's tag is keyed too (HMAC under the gate
+ * key): a plain hash of a known User-Agent and an IPv4 address could be reversed by trying every
+ * address, and the cookie also reaches the protected application and its logs.
  */
 const VERSION = 'c1'
 const clearancePattern = /^c1\.([A-Za-z0-9_-]{22})\.([0-9a-z]{1,10})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/
 
-function holderTagOf(holder: ClearanceHolder): string {
-  return createHash('sha256').update(`${holder.userAgent}\n${holder.addressGroup}`).digest('base64url').slice(0, 16)
+function holderTagOf(key: MacKey, holder: ClearanceHolder): string {
+  return hmacSha256(key, `holder|${holder.userAgent}\n${holder.addressGroup}`).toString('base64url').slice(0, 16)
 }
 
 function macOf(key: MacKey, signedText: string): string {
@@ -33,7 +33,7 @@ function macOf(key: MacKey, signedText: string): string {
 
 /** A clearance for `holder` until `expiresAt` (epoch ms, kept to the second). */
 export function issueClearance(key: MacKey, holder: ClearanceHolder, expiresAt: number): string {
-  const signedText = `${VERSION}.${compactRecurringUuid(holder.siteId)}.${Math.floor(expiresAt / 1000).toString(36)}.${holderTagOf(holder)}`
+  const signedText = `${VERSION}.${compactRecurringUuid(holder.siteId)}.${Math.floor(expiresAt / 1000).toString(36)}.${holderTagOf(key, holder)}`
   return `${signedText}.${macOf(key, signedText)}`
 }
 
@@ -48,5 +48,5 @@ export function isClearedBy(key: MacKey, text: string, holder: ClearanceHolder, 
   const [, site = '', expiry = '', holderTag = '', mac = ''] = match
   const expected = Buffer.from(macOf(key, text.slice(0, text.length - mac.length - 1)), 'utf8')
   if (!isSameInConstantTime(expected, Buffer.from(mac, 'utf8'))) return false
-  return expandUuid(site) === holder.siteId && holderTag === holderTagOf(holder) && now < Number.parseInt(expiry, 36) * 1000
+  return expandUuid(site) === holder.siteId && holderTag === holderTagOf(key, holder) && now < Number.parseInt(expiry, 36) * 1000
 }
