@@ -8,33 +8,81 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildSdk } from '../../scripts/build-sdk.js'
 import { CLEARANCE_COOKIE } from '../../src/domain/gate/clearance.js'
-import { createTestSite } from '../helpers/core-flow.js'
+import { browserHeaders, createTestSite, obtainToken } from '../helpers/core-flow.js'
 import { freePort } from '../helpers/free-port.js'
 import { isCi } from '../helpers/services.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { hasChromium, launchBrowser, type TestBrowser } from './sdk-support.js'
 
-const NGINX_PATH = '/usr/sbin/nginx'
+const TEST_KEY_ALLOW = '1x00000000000000000000AA'
 const TEST_KEY_BLOCK = '2x00000000000000000000AB'
 
-/** Whether nginx can run here; under CI it must (Debian's nginx, installed by .ci/run). */
-function hasNginx(): boolean {
-  if (existsSync(NGINX_PATH)) return true
-  const message = `nginx is not installed at ${NGINX_PATH} (apt-get install -y nginx)`
-  if (isCi) throw new Error(`${message}; CI must run the gate's end-to-end tests`)
-  console.warn(`\n!!! SKIPPING THE GATE'S NGINX TESTS: ${message} !!!\n`)
-  return false
+/** A protected host of the test: its port and the site key of its gate. */
+interface ProtectedHost {
+  port: number
+  siteKey: string
 }
 
-/** The server block of docs/gate.md, as a reader copies it, with this test's addresses and key. */
-function documentedServer(listenPort: number, tollgate: string, app: string, siteKey: string): string {
-  const block = /```nginx\n([\s\S]*?)```/.exec(readFileSync('docs/gate.md', 'utf8'))?.[1]
-  if (block === undefined) throw new Error('docs/gate.md has no nginx block')
-  return block
-    .replace('listen 80;', `listen 127.0.0.1:${listenPort};`)
-    .replaceAll('tollgate:3000', tollgate)
-    .replaceAll('app:8080', app)
-    .replaceAll('tgk_YOUR_SITE_KEY', siteKey)
+/** A reverse proxy of docs/gate.md, run with the documentation's own configuration block. */
+interface GateProxy {
+  name: string
+  /** The Debian package with the binary (.ci/run installs it). */
+  debianPackage: string
+  binary: string
+  /** The configuration file and the command line that runs it in the foreground. */
+  configure(directory: string, hosts: ProtectedHost[], tollgate: string, application: string): { file: string; text: string; args: string[] }
+}
+
+/** A fenced block of docs/gate.md, as a reader copies it, with this test's addresses and key. */
+function documentedBlock(language: string, tollgate: string, application: string, siteKey: string): string {
+  const block = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(readFileSync('docs/gate.md', 'utf8'))?.[1]
+  if (block === undefined) throw new Error(`docs/gate.md has no ${language} block`)
+  return block.replaceAll('tollgate:3000', tollgate).replaceAll('app:8080', application).replaceAll('tgk_YOUR_SITE_KEY', siteKey)
+}
+
+const proxies: GateProxy[] = [
+  {
+    name: 'nginx',
+    debianPackage: 'nginx',
+    binary: '/usr/sbin/nginx',
+    configure(directory, hosts, tollgate, application) {
+      const temporary = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `${name}_temp_path ${directory}/${name};`).join('\n  ')
+      const servers = hosts.map(({ port, siteKey }) => documentedBlock('nginx', tollgate, application, siteKey).replace('listen 80;', `listen 127.0.0.1:${port};`))
+      const file = join(directory, 'nginx.conf')
+      const text = `${process.getuid?.() === 0 ? 'user root;' : ''}
+worker_processes 1;
+pid ${directory}/nginx.pid;
+error_log ${directory}/error.log warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+  ${temporary}
+  ${servers.join('\n')}
+}
+`
+      return { file, text, args: ['-p', directory, '-c', file, '-g', 'daemon off;'] }
+    },
+  },
+  {
+    name: 'Caddy',
+    debianPackage: 'caddy',
+    binary: '/usr/bin/caddy',
+    configure(directory, hosts, tollgate, application) {
+      const sites = hosts.map(({ port, siteKey }) =>
+        documentedBlock('caddyfile', tollgate, application, siteKey).replace('shop.example.com {', `http://127.0.0.1:${port} {`))
+      const file = join(directory, 'Caddyfile')
+      return { file, text: `{\n  admin off\n}\n${sites.join('\n')}`, args: ['run', '--config', file, '--adapter', 'caddyfile'] }
+    },
+  },
+]
+
+/** Whether the proxy can run here; under CI it must (.ci/run installs its Debian package). */
+function hasProxy(proxy: GateProxy): boolean {
+  if (existsSync(proxy.binary)) return true
+  const message = `${proxy.name} is not installed at ${proxy.binary} (apt-get install -y ${proxy.debianPackage})`
+  if (isCi) throw new Error(`${message}; CI must run the gate's end-to-end tests`)
+  console.warn(`\n!!! SKIPPING THE GATE'S ${proxy.name.toUpperCase()} TESTS: ${message} !!!\n`)
+  return false
 }
 
 /** The protected application: it answers every request it gets, and remembers them. */
@@ -51,11 +99,11 @@ async function startApplication(): Promise<{ server: Server; origin: string; pat
   return { server, origin: `127.0.0.1:${port}`, paths }
 }
 
-describe.skipIf(!hasChromium() || !hasNginx())('the gate behind a real nginx, with Chromium as the visitor', () => {
+describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasChromium() && hasProxy(proxy) })))('the gate behind $name, configured as docs/gate.md says, with Chromium as the visitor', ({ proxy, available }) => {
   let service: TestApp
   let application: Awaited<ReturnType<typeof startApplication>>
   let browser: TestBrowser
-  let nginx: ChildProcess | undefined
+  let running: ChildProcess | undefined
   let directory: string
   let siteId: string
   /** The protected host, whose gate uses a site that lets the test browser in. */
@@ -64,8 +112,9 @@ describe.skipIf(!hasChromium() || !hasNginx())('the gate behind a real nginx, wi
   let blocking: string
 
   beforeAll(async () => {
+    if (!available) return
     await buildSdk()
-    // nginx is the one proxy in front, as docs/gate.md configures it (TRUST_PROXY=1).
+    // The proxy is the one in front, as docs/gate.md configures it (TRUST_PROXY=1).
     service = await buildTestApp({ env: { TRUST_PROXY: '1' }, config: { rateLimitPerMinute: 0 } })
     // The headless test browser is scored as automation; this gate is about the flow.
     const site = await createTestSite(service.app, { domains: ['127.0.0.1'], settings: { challengeThreshold: 90, blockThreshold: 100 } })
@@ -75,27 +124,17 @@ describe.skipIf(!hasChromium() || !hasNginx())('the gate behind a real nginx, wi
     const [allowPort, blockPort] = [await freePort(), await freePort()]
     allowing = `http://127.0.0.1:${allowPort}`
     blocking = `http://127.0.0.1:${blockPort}`
-    directory = await mkdtemp(join(tmpdir(), 'tollgate-nginx-'))
-    const temporary = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `${name}_temp_path ${directory}/${name};`).join('\n  ')
-    await writeFile(join(directory, 'nginx.conf'), `
-${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes 1;
-pid ${directory}/nginx.pid;
-error_log ${directory}/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  ${temporary}
-  ${documentedServer(allowPort, tollgate, application.origin, site.siteKey)}
-  ${documentedServer(blockPort, tollgate, application.origin, TEST_KEY_BLOCK)}
-}
-`)
-    nginx = spawn(NGINX_PATH, ['-p', directory, '-c', join(directory, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    directory = await mkdtemp(join(tmpdir(), 'tollgate-gate-proxy-'))
+    const hosts = [{ port: allowPort, siteKey: site.siteKey }, { port: blockPort, siteKey: TEST_KEY_BLOCK }]
+    const { file, text, args } = proxy.configure(directory, hosts, tollgate, application.origin)
+    await writeFile(file, text)
+    // Caddy keeps its state under the home directory's: the test's own.
+    running = spawn(proxy.binary, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HOME: directory, XDG_DATA_HOME: directory, XDG_CONFIG_HOME: directory } })
     let stderr = ''
-    nginx.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+    running.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
     for (let attempt = 0; ; attempt += 1) {
       if (await fetch(`${allowing}/.tollgate/sdk/v1/gate.js`).then((response) => response.ok, () => false)) break
-      if (attempt === 100 || nginx.exitCode !== null) throw new Error(`nginx did not start: ${stderr}`)
+      if (attempt === 100 || running.exitCode !== null) throw new Error(`${proxy.name} did not start: ${stderr}`)
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
     browser = await launchBrowser()
@@ -103,13 +142,13 @@ http {
 
   afterAll(async () => {
     await browser?.close()
-    nginx?.kill('SIGQUIT')
+    running?.kill('SIGTERM')
     application?.server.close()
     await service?.close()
     if (directory !== undefined) await rm(directory, { recursive: true, force: true })
   })
 
-  it('checks a browser on its first visit and takes it on to the page it asked for, which the application then serves directly', { timeout: 60_000 }, async () => {
+  it.skipIf(!available)('checks a browser on its first visit and takes it on to the page it asked for, which the application then serves directly', { timeout: 60_000 }, async () => {
     const { page, context, events } = await browser.newPage()
     const before = application.paths.length
     const first = await page.goto(`${allowing}/account/orders?page=2`)
@@ -136,7 +175,7 @@ http {
     expect(rows).toContainEqual({ action: 'allow', page_action: 'gate', hostname: '127.0.0.1' })
   })
 
-  it('keeps out a client that does not run the page, and one holding a cookie of another browser', async () => {
+  it.skipIf(!available)('keeps out a client that does not run the page, and one holding a cookie of another browser', async () => {
     const before = application.paths.length
     const bare = await fetch(`${allowing}/account`, { headers: { accept: 'application/json' } })
     expect(bare.status).toBe(403)
@@ -153,12 +192,32 @@ http {
     expect(copied.status).toBe(403)
     expect(application.paths.slice(before)).toEqual(['GET /'])
     // Tollgate's own pages are not exposed on the protected host.
+    // (nginx answers them 404; Caddy sends them through the gate to the application.)
     for (const path of ['/.tollgate/metrics', '/.tollgate/dashboard', '/.tollgate/api/v1/sites', '/.tollgate/gate/v1/check?sitekey=x']) {
-      expect((await fetch(`${allowing}${path}`)).status, path).toBe(404)
+      const response = await fetch(`${allowing}${path}`, { headers: { accept: 'application/json' } })
+      expect([403, 404], path).toContain(response.status)
+      expect(await response.text(), path).not.toMatch(/tollgate_|"sites"|"data"/)
     }
   })
 
-  it('takes a browser to an address with a fragment, and answers any method of an uncleared visitor with the page', { timeout: 60_000 }, async () => {
+  it.skipIf(!available)("lets no visitor choose another site for the check, with a header or the query string", async () => {
+    // A clearance that is valid, for the test site key that always passes (anyone can get one).
+    const attacker = { 'user-agent': 'scraper/1.0' }
+    const token = await obtainToken(service.app, { ...browserHeaders(TEST_KEY_ALLOW, allowing), ...attacker })
+    const clearance = await service.app.inject({ method: 'POST', url: '/gate/v1/clearance', headers: { origin: allowing, ...attacker }, payload: { siteKey: TEST_KEY_ALLOW, token } })
+    const cookie = [clearance.headers['set-cookie']].flat()[0]?.split(';')[0] ?? ''
+    expect((await service.app.inject({ url: `/gate/v1/check?sitekey=${TEST_KEY_ALLOW}`, headers: { cookie, ...attacker } })).statusCode).toBe(204)
+
+    const before = application.paths.length
+    const forged = await fetch(`${allowing}/account?sitekey=${TEST_KEY_ALLOW}&prefix=/uploads`, {
+      headers: { cookie, ...attacker, accept: 'text/html', 'x-tollgate-site-key': TEST_KEY_ALLOW, 'x-tollgate-prefix': '/uploads' },
+    })
+    expect(forged.status).toBe(403)
+    expect(await forged.text()).toContain('<script src="/.tollgate/sdk/v1/gate.js"')
+    expect(application.paths.slice(before)).toEqual([])
+  })
+
+  it.skipIf(!available)('takes a browser to an address with a fragment, and answers any method of an uncleared visitor with the page', { timeout: 60_000 }, async () => {
     const { page } = await browser.newPage()
     await page.goto(`${allowing}/docs/install#step-2`)
     await page.waitForSelector('#protected', { timeout: 30_000 })
@@ -174,7 +233,7 @@ http {
     expect(application.paths.slice(before)).toEqual([])
   })
 
-  it('tells a browser that keeps coming back without its cookie why, instead of checking it for ever', { timeout: 90_000 }, async () => {
+  it.skipIf(!available)('tells a browser that keeps coming back without its cookie why, instead of checking it for ever', { timeout: 90_000 }, async () => {
     const { page } = await browser.newPage()
     // As if the browser refused the site's cookies: the clearance is answered but never kept.
     // (route.fetch() would store the cookie in the context's jar.)
@@ -188,7 +247,7 @@ http {
     expect(clearances).toBe(2)
   })
 
-  it('turns away a browser the risk model blocks, which never reaches the application', { timeout: 60_000 }, async () => {
+  it.skipIf(!available)('turns away a browser the risk model blocks, which never reaches the application', { timeout: 60_000 }, async () => {
     const before = application.paths.length
     const { page, context } = await browser.newPage()
     await page.goto(`${blocking}/account`)
