@@ -20,11 +20,23 @@ const RETURN_WINDOW_MS = 30_000
 const MAX_RETURNS = 2
 const RETURNS_KEY = 'tollgate-gate-returns'
 
-function show(title: string, text: string): void {
+/** The page's texts in its language, which the service rendered into it (src/routes/gate/gate-strings.ts). */
+type GateText = 'passed' | 'denied' | 'rateLimited' | 'failed' | 'loop'
+const strings = ((): Partial<Record<string, string>> => {
+  try {
+    return JSON.parse(document.getElementById('tollgate-gate-strings')?.textContent ?? '{}') as Partial<Record<string, string>>
+  } catch {
+    return {}
+  }
+})()
+
+/** Shows one of the page's texts under its heading (`{code}` in it replaced by the error's code). */
+function show(text: GateText, code = ''): void {
   const heading = document.getElementById('tollgate-gate-title')
   const status = document.getElementById('tollgate-gate-status')
-  if (heading !== null) heading.textContent = title
-  if (status !== null) status.textContent = text
+  if (heading !== null) heading.textContent = strings[`${text}Title`] ?? text
+  if (status !== null) status.textContent = (strings[text] ?? code).replace('{code}', code)
+  document.title = heading?.textContent ?? document.title
 }
 
 interface Returns {
@@ -63,7 +75,7 @@ async function codeOf(answer: Response): Promise<string> {
 /** Loads the address again, with a GET, now that the cookie is set. */
 function goOn(returns: Returns): void {
   saveReturns({ count: returns.count, clearedAt: Date.now() })
-  show('Thank you', 'Taking you to the page…')
+  show('passed')
   // Replacing the address with itself is only a jump within the page when it has a fragment:
   // such an address is reloaded (it was reached with a GET; a form's POST has none).
   if (location.hash === '') location.replace(location.href)
@@ -89,22 +101,15 @@ async function pass(returns: Returns, triesLeft: number): Promise<void> {
 /** What the visitor is told when the check ends without a cookie. */
 function explain(error: unknown): void {
   const code = error instanceof TollgateError ? error.code : 'error'
-  if (code === 'blocked' || code === 'challenge_failed') {
-    show('Access denied', "This site's protection turned this browser away. If you are a person, try another browser or network, or tell the site's owner.")
-  } else if (code === 'rate_limited') {
-    show('Too many checks', 'Your network asked to be checked too often. Wait a minute, then load the page again.')
-  } else {
-    show('Something went wrong', `Your browser could not be checked (${code}). Load the page again to retry.`)
-  }
+  if (code === 'blocked' || code === 'challenge_failed') show('denied', code)
+  else if (code === 'rate_limited') show('rateLimited', code)
+  else show('failed', code)
 }
 
 const returns = readReturns()
 if (returns.clearedAt > 0 && returns.count + 1 >= MAX_RETURNS) {
   saveReturns({ count: 0, clearedAt: 0 })
-  show(
-    'Your browser keeps coming back',
-    'It was checked, but the site does not see its pass: allow cookies for this site, or use a network whose address stays the same, then load the page again.',
-  )
+  show('loop')
 } else {
   pass({ count: returns.clearedAt > 0 ? returns.count + 1 : 0, clearedAt: returns.clearedAt }, 1).catch(explain)
 }

@@ -247,11 +247,16 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
     expect(clearances).toBe(2)
   })
 
-  it.skipIf(!available)('turns away a browser the risk model blocks, which never reaches the application', { timeout: 60_000 }, async () => {
+  it.skipIf(!available)("turns away a browser the risk model blocks, in its language, and it never reaches the application", { timeout: 60_000 }, async () => {
     const before = application.paths.length
     const { page, context } = await browser.newPage()
-    await page.goto(`${blocking}/account`)
-    await page.waitForFunction(() => document.getElementById('tollgate-gate-title')?.textContent === 'Access denied', undefined, { timeout: 30_000 })
+    // In the visitor's language, from the first word to the last.
+    await page.setExtraHTTPHeaders({ 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' })
+    const response = await page.goto(`${blocking}/account`)
+    expect(response?.headers()['content-language']).toBe('de')
+    expect(await page.getAttribute('html', 'lang')).toBe('de')
+    await page.waitForFunction(() => document.getElementById('tollgate-gate-title')?.textContent === 'Zugriff verweigert', undefined, { timeout: 30_000 })
+    expect(await page.title()).toBe('Zugriff verweigert')
     expect(await context.cookies()).toEqual([])
     expect(application.paths.slice(before)).toEqual([])
   })

@@ -76,6 +76,18 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
     expect(page.body).toBe(response.body)
   })
 
+  it.skipIf(!available)("speaks the visitor's language, and hands its script the rest of its texts", async () => {
+    const response = await check({ headers: { 'accept-language': 'fr-FR,fr;q=0.9,en;q=0.8' } })
+    expect(response.headers['content-language']).toBe('fr')
+    expect(response.body).toContain('<html lang="fr">')
+    expect(response.body).toContain('<title>Un instant</title>')
+    expect(response.body).toContain('Nous vérifions que vous êtes une personne.')
+    const json = /<script type="application\/json" id="tollgate-gate-strings">(.*?)<\/script>/.exec(response.body)?.[1]
+    expect(JSON.parse(json ?? 'null')).toMatchObject({ deniedTitle: 'Accès refusé' })
+    const english = await check({ headers: { 'accept-language': 'sv-SE' } })
+    expect(english.body).toContain('<html lang="en">')
+  })
+
   it.skipIf(!available)("takes the site key and the prefix from the proxy's address only, never from a visitor's headers or a second value", async () => {
     // Caddy and Traefik pass every header of the visitor's request on to the check.
     const { value } = clearanceCookieOf(await clear(await pageToken(TEST_KEY_ALLOW), { siteKey: TEST_KEY_ALLOW }))

@@ -1,8 +1,13 @@
-/** What the gate's page says while the browser is checked, and the ids its script fills in. */
+import type { GateStrings } from './gate-strings.js'
+
+/** What the gate's page is rendered from. */
 export interface GatePageInput {
   siteKey: string
   /** Where the protected host forwards to Tollgate (`/.tollgate`): the page loads the SDK and calls the API there. */
   prefix: string
+  /** The page's language (gate-strings.ts), and its texts. */
+  language: string
+  strings: GateStrings
 }
 
 /**
@@ -20,23 +25,29 @@ export const GATE_PAGE_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ')
 
-function escapeAttribute(text: string): string {
+function escapeHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+}
+
+/** JSON that cannot end the script element it is in (no `<`: no `</script>`, no `<!--`). */
+function inertJson(value: unknown): string {
+  return JSON.stringify(value).replaceAll('<', '\\u003c')
 }
 
 /**
  * The page a visitor without a clearance gets instead of the protected one: gate.js checks the
  * browser (the SDK's invisible proof of work and signals), trades the token for the clearance
- * cookie and loads the address again. Without JavaScript it says what is missing.
+ * cookie and loads the address again, saying so in the page's language (its texts ride in a JSON
+ * block, which no policy counts as script). Without JavaScript it says what is missing.
  */
-export function renderGatePage({ siteKey, prefix }: GatePageInput): string {
+export function renderGatePage({ siteKey, prefix, language, strings }: GatePageInput): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
-<title>Just a moment</title>
+<title>${escapeHtml(strings.title)}</title>
 <style>
   body { margin: 0; min-height: 100vh; display: grid; place-items: center; font: 16px/1.5 system-ui, sans-serif; color: #1f2328; background: #f6f8fa; }
   main { max-width: 32rem; padding: 2rem; text-align: center; }
@@ -46,11 +57,12 @@ export function renderGatePage({ siteKey, prefix }: GatePageInput): string {
 </head>
 <body>
 <main>
-<h1 id="tollgate-gate-title">Just a moment</h1>
-<p id="tollgate-gate-status" role="status">Checking that you are a person. This takes a second or two and needs nothing from you.</p>
-<noscript><p>This site needs JavaScript to let you in: turn it on and load the page again.</p></noscript>
+<h1 id="tollgate-gate-title">${escapeHtml(strings.title)}</h1>
+<p id="tollgate-gate-status" role="status">${escapeHtml(strings.checking)}</p>
+<noscript><p>${escapeHtml(strings.noscript)}</p></noscript>
 </main>
-<script src="${escapeAttribute(prefix)}/sdk/v1/gate.js" data-site-key="${escapeAttribute(siteKey)}" data-prefix="${escapeAttribute(prefix)}" async></script>
+<script type="application/json" id="tollgate-gate-strings">${inertJson(strings)}</script>
+<script src="${escapeHtml(prefix)}/sdk/v1/gate.js" data-site-key="${escapeHtml(siteKey)}" data-prefix="${escapeHtml(prefix)}" async></script>
 </body>
 </html>
 `

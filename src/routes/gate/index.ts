@@ -15,6 +15,7 @@ import { MAX_TOKEN_LENGTH, readToken } from '../../domain/token/token.js'
 import { ApiError, errorBody } from '../../errors.js'
 import { PublicErrorResponse } from '../v1/public-schemas.js'
 import { GATE_PAGE_POLICY, renderGatePage } from './gate-page.js'
+import { gateStringsIn, negotiateLanguage } from './gate-strings.js'
 
 /** Where the protected host forwards to Tollgate, unless the proxy says otherwise. */
 export const DEFAULT_GATE_PREFIX = '/.tollgate'
@@ -105,9 +106,10 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   function answerUncleared(request: FastifyRequest<{ Querystring: CheckQueryFields }>, reply: FastifyReply, site: Site) {
     void reply.code(403).headers(noStore)
     if (!wantsPage(request)) return reply.send(errorBody('clearance_required', request.id))
+    const language = negotiateLanguage(request.headers['accept-language'])
     return reply
-      .headers({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': GATE_PAGE_POLICY, 'x-content-type-options': 'nosniff' })
-      .send(renderGatePage({ siteKey: site.siteKey, prefix: request.query.prefix ?? DEFAULT_GATE_PREFIX }))
+      .headers({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': GATE_PAGE_POLICY, 'x-content-type-options': 'nosniff', 'content-language': language })
+      .send(renderGatePage({ siteKey: site.siteKey, prefix: request.query.prefix ?? DEFAULT_GATE_PREFIX, language, strings: gateStringsIn(language) }))
   }
 
   const uncleared = { 400: PublicErrorResponse, 401: PublicErrorResponse, 403: PublicErrorResponse, 429: PublicErrorResponse }
