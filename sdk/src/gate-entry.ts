@@ -10,6 +10,9 @@ import { execute, TollgateError } from './index.js'
 const script = document.currentScript instanceof HTMLScriptElement ? document.currentScript : null
 const siteKey = script?.dataset.siteKey ?? ''
 const apiUrl = `${location.origin}${script?.dataset.prefix ?? '/.tollgate'}`
+/** The method that brought the visitor here, when the proxy said (X-Forwarded-Method). */
+const method = script?.dataset.method ?? 'GET'
+const PROBE_COOKIE = 'tollgate_gate_probe'
 
 /**
  * A browser that got its cookie and is back at the gate within this long did not keep it or
@@ -21,7 +24,7 @@ const MAX_RETURNS = 2
 const RETURNS_KEY = 'tollgate-gate-returns'
 
 /** The page's texts in its language, which the service rendered into it (src/routes/gate/gate-strings.ts). */
-type GateText = 'passed' | 'denied' | 'rateLimited' | 'failed' | 'loop'
+type GateText = 'passed' | 'denied' | 'rateLimited' | 'failed' | 'loop' | 'cookies'
 const strings = ((): Partial<Record<string, string>> => {
   try {
     return JSON.parse(document.getElementById('tollgate-gate-strings')?.textContent ?? '{}') as Partial<Record<string, string>>
@@ -72,17 +75,34 @@ async function codeOf(answer: Response): Promise<string> {
   }
 }
 
+/**
+ * Whether the browser keeps this site's cookies: a browser that blocks them (and with them its
+ * storage) would otherwise be checked and sent back here for ever.
+ */
+function keepsCookies(): boolean {
+  try {
+    document.cookie = `${PROBE_COOKIE}=1; path=/; SameSite=Lax`
+    const isKept = document.cookie.split('; ').includes(`${PROBE_COOKIE}=1`)
+    document.cookie = `${PROBE_COOKIE}=; path=/; max-age=0; SameSite=Lax`
+    return isKept
+  } catch {
+    return false
+  }
+}
+
 /** Loads the address again, with a GET, now that the cookie is set. */
 function goOn(returns: Returns): void {
   saveReturns({ count: returns.count, clearedAt: Date.now() })
   show('passed')
   // Replacing the address with itself is only a jump within the page when it has a fragment:
-  // such an address is reloaded (it was reached with a GET; a form's POST has none).
+  // reached with a GET, such an address is reloaded; reached with a POST (a form's action may
+  // have a fragment), a reload would post the form again, so it is left without its fragment.
   if (location.hash === '') location.replace(location.href)
-  else location.reload()
+  else if (method === 'GET' || method === 'HEAD') location.reload()
+  else location.replace(location.href.slice(0, location.href.indexOf('#')))
 }
 
-/** One check and trade; a token that was spent on the way (a second tab) gets one more try. */
+/** One check and trade; a token spent on the way (the call answered but its answer lost) gets one more try. */
 async function pass(returns: Returns, triesLeft: number): Promise<void> {
   // The page action names the gate in the site's log and stats, beside its forms' actions.
   const { token } = await execute({ siteKey, apiUrl, assetsUrl: `${apiUrl}/sdk/v1/`, action: 'gate' })
@@ -107,7 +127,9 @@ function explain(error: unknown): void {
 }
 
 const returns = readReturns()
-if (returns.clearedAt > 0 && returns.count + 1 >= MAX_RETURNS) {
+if (!keepsCookies()) {
+  show('cookies')
+} else if (returns.clearedAt > 0 && returns.count + 1 >= MAX_RETURNS) {
   saveReturns({ count: 0, clearedAt: 0 })
   show('loop')
 } else {

@@ -47,7 +47,11 @@ const proxies: GateProxy[] = [
     binary: '/usr/sbin/nginx',
     configure(directory, hosts, tollgate, application) {
       const temporary = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `${name}_temp_path ${directory}/${name};`).join('\n  ')
-      const servers = hosts.map(({ port, siteKey }) => documentedBlock('nginx', tollgate, application, siteKey).replace('listen 80;', `listen 127.0.0.1:${port};`))
+      // The site's own 403 beside the gate's: a location it denies.
+      const servers = hosts.map(({ port, siteKey }) =>
+        documentedBlock('nginx', tollgate, application, siteKey)
+          .replace('listen 80;', `listen 127.0.0.1:${port};`)
+          .replace(/\}\s*$/, '    location = /private { deny all; }\n}\n'))
       const file = join(directory, 'nginx.conf')
       const text = `${process.getuid?.() === 0 ? 'user root;' : ''}
 worker_processes 1;
@@ -231,6 +235,40 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
       expect(await response.text(), method).toContain('/.tollgate/sdk/v1/gate.js')
     }
     expect(application.paths.slice(before)).toEqual([])
+  })
+
+  it.skipIf(!available)("brings a form's POST to an address with a fragment back as a GET, without posting it again", { timeout: 60_000 }, async () => {
+    const { page } = await browser.newPage()
+    const before = application.paths.length
+    await page.goto(`${allowing}/.tollgate/sdk/v1/gate.js`)
+    await page.setContent(`<form method="post" action="${allowing}/comments/new#form"><input name="text" value="hello"><button>Send</button></form>`)
+    await Promise.all([page.waitForSelector('#protected', { timeout: 30_000 }), page.click('button')])
+    expect(await page.textContent('#protected')).toBe('Your account: GET /comments/new')
+    expect(application.paths.slice(before)).toEqual(['GET /comments/new'])
+  })
+
+  it.skipIf(!available || proxy.name !== 'nginx')("keeps a 403 of the site's own a plain 403 for a cleared visitor", { timeout: 60_000 }, async () => {
+    const { page } = await browser.newPage()
+    await page.goto(`${allowing}/`)
+    await page.waitForSelector('#protected', { timeout: 30_000 })
+    const denied = await page.goto(`${allowing}/private`)
+    expect(denied?.status()).toBe(403)
+    expect(await page.content()).not.toContain('gate.js')
+  })
+
+  it.skipIf(!available)('tells a browser that blocks the cookies of the site so, without checking it', { timeout: 60_000 }, async () => {
+    const { page } = await browser.newPage()
+    // As a browser that blocks the site's cookies shows it to scripts: nothing written is kept.
+    await page.addInitScript(() => {
+      Object.defineProperty(Document.prototype, 'cookie', { get: () => '', set: () => undefined, configurable: true })
+    })
+    const challenges: string[] = []
+    page.on('request', (request) => {
+      if (request.url().includes('/api/v1/challenge')) challenges.push(request.url())
+    })
+    await page.goto(`${allowing}/account`)
+    await page.waitForFunction(() => document.getElementById('tollgate-gate-title')?.textContent === 'Cookies are blocked', undefined, { timeout: 30_000 })
+    expect(challenges).toEqual([])
   })
 
   it.skipIf(!available)('tells a browser that keeps coming back without its cookie why, instead of checking it for ever', { timeout: 90_000 }, async () => {

@@ -88,6 +88,13 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
     expect(english.body).toContain('<html lang="en">')
   })
 
+  it.skipIf(!available)("tells the page's script the method the visitor came with, when the proxy says", async () => {
+    const posted = await check({ headers: { 'x-forwarded-method': 'POST' } })
+    expect(posted.body).toContain('data-prefix="/.tollgate" data-method="POST" async>')
+    expect((await check()).body).toContain('data-prefix="/.tollgate" async>')
+    expect((await check({ headers: { 'x-forwarded-method': 'P"OST' } })).body).toContain('data-prefix="/.tollgate" async>')
+  })
+
   it.skipIf(!available)("takes the site key and the prefix from the proxy's address only, never from a visitor's headers or a second value", async () => {
     // Caddy and Traefik pass every header of the visitor's request on to the check.
     const { value } = clearanceCookieOf(await clear(await pageToken(TEST_KEY_ALLOW), { siteKey: TEST_KEY_ALLOW }))
@@ -133,7 +140,8 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
     const response = await clear(await pageToken())
     expect(response.statusCode).toBe(204)
     const cookie = clearanceCookieOf(response)
-    expect(cookie.attributes).toEqual(expect.arrayContaining(['Max-Age=3600', 'Path=/', 'HttpOnly', 'Secure', 'SameSite=Lax']))
+    // SameSite=None on https: a cleared visitor's cross-site POST (a sign-in provider's return) keeps it.
+    expect(cookie.attributes).toEqual(expect.arrayContaining(['Max-Age=3600', 'Path=/', 'HttpOnly', 'Secure', 'SameSite=None']))
 
     expect((await check({ cookie: cookie.value })).statusCode).toBe(204)
     expect((await check({ cookie: cookie.value, method: 'HEAD' })).statusCode).toBe(204)
@@ -201,6 +209,7 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
     const plain = await clear(await pageToken(site2.siteKey, 'http://localhost:8080'), { siteKey: site2.siteKey, origin: 'http://localhost:8080' })
     expect(plain.statusCode).toBe(204)
     expect(clearanceCookieOf(plain).attributes).not.toContain('Secure')
+    expect(clearanceCookieOf(plain).attributes).toContain('SameSite=Lax')
 
     const test = await clear(await pageToken(TEST_KEY_ALLOW), { siteKey: TEST_KEY_ALLOW })
     expect(test.statusCode).toBe(204)

@@ -5,6 +5,8 @@ export interface GatePageInput {
   siteKey: string
   /** Where the protected host forwards to Tollgate (`/.tollgate`): the page loads the SDK and calls the API there. */
   prefix: string
+  /** The method of the visitor's request, when the proxy said (X-Forwarded-Method). */
+  method: string | undefined
   /** The page's language (gate-strings.ts), and its texts. */
   language: string
   strings: GateStrings
@@ -40,7 +42,9 @@ function inertJson(value: unknown): string {
  * cookie and loads the address again, saying so in the page's language (its texts ride in a JSON
  * block, which no policy counts as script). Without JavaScript it says what is missing.
  */
-export function renderGatePage({ siteKey, prefix, language, strings }: GatePageInput): string {
+export function renderGatePage({ siteKey, prefix, method, language, strings }: GatePageInput): string {
+  // Its script reloads an address with a fragment only when the visitor came with a GET.
+  const methodAttribute = method === undefined || !/^[A-Z]{1,20}$/.test(method) ? '' : ` data-method="${method}"`
   return `<!doctype html>
 <html lang="${escapeHtml(language)}">
 <head>
@@ -62,7 +66,7 @@ export function renderGatePage({ siteKey, prefix, language, strings }: GatePageI
 <noscript><p>${escapeHtml(strings.noscript)}</p></noscript>
 </main>
 <script type="application/json" id="tollgate-gate-strings">${inertJson(strings)}</script>
-<script src="${escapeHtml(prefix)}/sdk/v1/gate.js" data-site-key="${escapeHtml(siteKey)}" data-prefix="${escapeHtml(prefix)}" async></script>
+<script src="${escapeHtml(prefix)}/sdk/v1/gate.js" data-site-key="${escapeHtml(siteKey)}" data-prefix="${escapeHtml(prefix)}"${methodAttribute} async></script>
 </body>
 </html>
 `

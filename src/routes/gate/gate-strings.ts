@@ -19,6 +19,8 @@ export interface GateStrings {
   failed: string
   loopTitle: string
   loop: string
+  cookiesTitle: string
+  cookies: string
 }
 
 const english: GateStrings = {
@@ -35,6 +37,8 @@ const english: GateStrings = {
   failed: 'Your browser could not be checked ({code}). Load the page again to retry.',
   loopTitle: 'Your browser keeps coming back',
   loop: 'It was checked, but the site does not see its pass: allow cookies for this site, or use a network whose address stays the same, then load the page again.',
+  cookiesTitle: 'Cookies are blocked',
+  cookies: 'This site lets browsers in with a cookie: allow cookies for this site, then load the page again.',
 }
 
 export const gateStrings: Record<string, GateStrings> = {
@@ -53,6 +57,8 @@ export const gateStrings: Record<string, GateStrings> = {
     failed: 'Ihr Browser konnte nicht geprüft werden ({code}). Laden Sie die Seite neu, um es noch einmal zu versuchen.',
     loopTitle: 'Ihr Browser kommt immer wieder hierher',
     loop: 'Er wurde geprüft, aber die Website sieht seinen Ausweis nicht: Erlauben Sie Cookies für diese Website oder nutzen Sie ein Netz mit gleichbleibender Adresse, und laden Sie die Seite dann neu.',
+    cookiesTitle: 'Cookies sind blockiert',
+    cookies: 'Diese Website lässt Browser mit einem Cookie herein: Erlauben Sie Cookies für diese Website und laden Sie die Seite dann neu.',
   },
   fr: {
     title: 'Un instant',
@@ -68,6 +74,8 @@ export const gateStrings: Record<string, GateStrings> = {
     failed: "Votre navigateur n'a pas pu être vérifié ({code}). Rechargez la page pour réessayer.",
     loopTitle: 'Votre navigateur revient sans cesse ici',
     loop: "Il a été vérifié, mais le site ne voit pas son laissez-passer : autorisez les cookies pour ce site ou utilisez un réseau dont l'adresse ne change pas, puis rechargez la page.",
+    cookiesTitle: 'Les cookies sont bloqués',
+    cookies: 'Ce site laisse entrer les navigateurs grâce à un cookie : autorisez les cookies pour ce site, puis rechargez la page.',
   },
   es: {
     title: 'Un momento',
@@ -83,6 +91,8 @@ export const gateStrings: Record<string, GateStrings> = {
     failed: 'No se ha podido comprobar su navegador ({code}). Vuelva a cargar la página para intentarlo de nuevo.',
     loopTitle: 'Su navegador vuelve una y otra vez',
     loop: 'Se ha comprobado, pero el sitio no ve su pase: permita las cookies de este sitio o use una red cuya dirección no cambie, y vuelva a cargar la página.',
+    cookiesTitle: 'Las cookies están bloqueadas',
+    cookies: 'Este sitio deja entrar a los navegadores con una cookie: permita las cookies de este sitio y vuelva a cargar la página.',
   },
   it: {
     title: 'Un momento',
@@ -98,6 +108,8 @@ export const gateStrings: Record<string, GateStrings> = {
     failed: 'Non è stato possibile verificare il tuo browser ({code}). Ricarica la pagina per riprovare.',
     loopTitle: 'Il tuo browser continua a tornare qui',
     loop: 'È stato verificato, ma il sito non vede il suo lasciapassare: consenti i cookie per questo sito o usa una rete con un indirizzo che non cambia, poi ricarica la pagina.',
+    cookiesTitle: 'I cookie sono bloccati',
+    cookies: 'Questo sito fa entrare i browser con un cookie: consenti i cookie per questo sito, poi ricarica la pagina.',
   },
   pt: {
     title: 'Um momento',
@@ -113,6 +125,8 @@ export const gateStrings: Record<string, GateStrings> = {
     failed: 'Não foi possível verificar o seu navegador ({code}). Volte a carregar a página para tentar de novo.',
     loopTitle: 'O seu navegador volta sempre aqui',
     loop: 'Foi verificado, mas o site não vê o seu passe: permita cookies para este site ou use uma rede cujo endereço não mude, e volte a carregar a página.',
+    cookiesTitle: 'Os cookies estão bloqueados',
+    cookies: 'Este site deixa entrar os navegadores com um cookie: permita cookies para este site e volte a carregar a página.',
   },
   nl: {
     title: 'Een ogenblik',
@@ -128,6 +142,8 @@ export const gateStrings: Record<string, GateStrings> = {
     failed: 'Uw browser kon niet worden gecontroleerd ({code}). Laad de pagina opnieuw om het nog eens te proberen.',
     loopTitle: 'Uw browser komt steeds terug',
     loop: 'Hij is gecontroleerd, maar de site ziet zijn toegangsbewijs niet: sta cookies toe voor deze site of gebruik een netwerk met een vast adres, en laad de pagina dan opnieuw.',
+    cookiesTitle: 'Cookies zijn geblokkeerd',
+    cookies: 'Deze site laat browsers binnen met een cookie: sta cookies toe voor deze site en laad de pagina dan opnieuw.',
   },
 }
 

@@ -50,6 +50,10 @@ const ClearanceBody = Type.Object({
   token: Type.String({ minLength: 1, maxLength: MAX_TOKEN_LENGTH, description: 'A token of the SDK, from the page of this host' }),
 })
 
+function firstOf(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
 /** Whether the caller reads HTML (a browser's navigation) rather than JSON (an API client, fetch). */
 function wantsPage(request: FastifyRequest): boolean {
   return /\btext\/html\b/.test(request.headers.accept ?? '')
@@ -109,7 +113,13 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const language = negotiateLanguage(request.headers['accept-language'])
     return reply
       .headers({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': GATE_PAGE_POLICY, 'x-content-type-options': 'nosniff', 'content-language': language })
-      .send(renderGatePage({ siteKey: site.siteKey, prefix: request.query.prefix ?? DEFAULT_GATE_PREFIX, language, strings: gateStringsIn(language) }))
+      .send(renderGatePage({
+        siteKey: site.siteKey,
+        prefix: request.query.prefix ?? DEFAULT_GATE_PREFIX,
+        method: firstOf(request.headers['x-forwarded-method']),
+        language,
+        strings: gateStringsIn(language),
+      }))
   }
 
   const uncleared = { 400: PublicErrorResponse, 401: PublicErrorResponse, 403: PublicErrorResponse, 429: PublicErrorResponse }
@@ -119,7 +129,7 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['gate'],
       summary: 'Whether a visitor of a protected host may pass',
       description:
-        "For a reverse proxy (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth) asking about each request of the protected host, with the visitor's Cookie, User-Agent and X-Forwarded-For. 204 with a valid clearance cookie, or from an address of the site's allowlist; otherwise 403, with the gate's page for a browser (Accept: text/html) or clearance_required.",
+        "For a reverse proxy (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth) asking about each request of the protected host, with the visitor's Cookie, User-Agent and X-Forwarded-For. 204 with a valid clearance cookie, or from an address of the site's allowlist; otherwise 403: the gate's page (text/html) for a browser that accepts HTML, else the JSON error clearance_required.",
       querystring: CheckQuery,
       errorCodes: ['invalid_site_key', 'clearance_required', 'rate_limited'],
       response: { 204: Type.Null(), ...uncleared },
@@ -162,7 +172,7 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['gate'],
       summary: "Trade a token for the gate's clearance cookie",
       description:
-        "Called by the gate's page, through the protected host: redeems a token of that host's page (once; Siteverify refuses it afterwards) and sets the tollgate_clearance cookie for that host. 403 token_invalid for a token that is forged, changed, another site's or another host's, or not an allow; 409 token_spent when it expired or was used.",
+        "Called by the gate's page, through the protected host: redeems a token of that host's page (once; Siteverify refuses it afterwards) and sets the tollgate_clearance cookie for that host. 403 token_invalid for a token that is forged, changed, another site's or another host's, or not an allow, and for a call without Origin; 409 token_spent when it expired or was used.",
       body: ClearanceBody,
       errorCodes: ['invalid_site_key', 'token_invalid', 'token_spent', 'rate_limited'],
       response: { 204: Type.Null(), ...uncleared, 409: PublicErrorResponse },
@@ -192,12 +202,17 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // The same single-use marker as Siteverify's, so that a token spent here is spent there too.
     const isFirst = await app.keyValue.setIfAbsent(redemptionKey(claims.challengeId), 'gate', reading.expiresAt - now + CLOCK_SKEW_MARGIN_MS)
     if (!isFirst) throw new ApiError('token_spent')
+    // SameSite=None on https, so that a cleared visitor's cross-site POST (a sign-in provider's
+    // form_post, a payment's return) keeps its cookie and its body: the cookie authorises
+    // nothing a forged request could use. Browsers take None only with Secure, so plain http
+    // (development) gets Lax.
+    const isSecure = originHeader.startsWith('https:')
     void reply.setCookie(CLEARANCE_COOKIE, issueClearance(gateKey, holderOf(request, site), now + lifetimeMs), {
       path: '/',
       maxAge: app.config.gateClearanceSeconds,
       httpOnly: true,
-      sameSite: 'lax',
-      secure: originHeader.startsWith('https:'),
+      sameSite: isSecure ? 'none' : 'lax',
+      secure: isSecure,
     })
     app.counters.increment('gateClearances', { result: 'issued' })
     return reply.code(204).headers(noStore).send(null)
