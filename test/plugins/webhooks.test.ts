@@ -15,6 +15,12 @@ const SECRET = 'receiver shared secret, plain text'
  * run of the suite on a slow machine (the timer fired before the connection was made).
  */
 const SHORT_TIMEOUT_MS = 900
+/**
+ * The shutdown tests' delivery timeout: shutdown must begin while the ten deliveries are still in
+ * flight, or a slot that a timeout freed lets an eleventh start before it (a full CI run once took
+ * longer than 900 ms from the tenth delivery's arrival to the close).
+ */
+const SHUTDOWN_TIMEOUT_MS = 3_000
 
 async function metricsText(service: TestApp): Promise<string> {
   return (await service.app.inject({ method: 'GET', url: '/metrics' })).body
@@ -328,7 +334,7 @@ describe('verification.blocked webhooks', () => {
   })
 
   it('writes the count of dropped events at shutdown', { timeout: 30_000 }, async () => {
-    const closing = await buildTestApp({ webhookTimeoutMs: SHORT_TIMEOUT_MS })
+    const closing = await buildTestApp({ webhookTimeoutMs: SHUTDOWN_TIMEOUT_MS })
     receiver = await startWebhookReceiver()
     receiver.behave('hang')
     const site = await createWebhookSite(closing.app, { webhookUrl: receiver.url, secret: SECRET })
@@ -348,12 +354,12 @@ describe('verification.blocked webhooks', () => {
     let slowRequestArrived!: () => void
     const arrived = new Promise<void>((resolve) => (slowRequestArrived = resolve))
     const closing = await buildTestApp({
-      webhookTimeoutMs: SHORT_TIMEOUT_MS,
+      webhookTimeoutMs: SHUTDOWN_TIMEOUT_MS,
       // A request that outlasts the deliveries in flight, as a test send or a long query can.
       beforeReady: (app) =>
         app.get('/test/slow', async () => {
           slowRequestArrived()
-          await new Promise((resolve) => setTimeout(resolve, 3 * SHORT_TIMEOUT_MS))
+          await new Promise((resolve) => setTimeout(resolve, 3 * SHUTDOWN_TIMEOUT_MS))
           return 'done'
         }),
     })
