@@ -333,7 +333,7 @@ describe('verification.blocked webhooks', () => {
     expect((await dropped())[0]?.error).toMatch(/^4 event\(s\) dropped since /)
   })
 
-  it('writes the count of dropped events at shutdown', { timeout: 30_000 }, async () => {
+  it('writes the count of dropped events at shutdown', { timeout: 60_000 }, async () => {
     const closing = await buildTestApp({ webhookTimeoutMs: SHUTDOWN_TIMEOUT_MS })
     receiver = await startWebhookReceiver()
     receiver.behave('hang')
@@ -350,7 +350,7 @@ describe('verification.blocked webhooks', () => {
     expect(droppedEntries).toEqual([expect.objectContaining({ siteId: site.id, error: expect.stringMatching(/^3 event\(s\) dropped since .* \(waiting when Tollgate shut down\)$/) })])
   })
 
-  it('drops the waiting events as shutdown begins: a request still in flight does not let them start', { timeout: 30_000 }, async () => {
+  it('drops the waiting events as shutdown begins: a request still in flight does not let them start', { timeout: 60_000 }, async () => {
     let slowRequestArrived!: () => void
     const arrived = new Promise<void>((resolve) => (slowRequestArrived = resolve))
     const closing = await buildTestApp({
@@ -359,7 +359,7 @@ describe('verification.blocked webhooks', () => {
       beforeReady: (app) =>
         app.get('/test/slow', async () => {
           slowRequestArrived()
-          await new Promise((resolve) => setTimeout(resolve, 3 * SHUTDOWN_TIMEOUT_MS))
+          await new Promise((resolve) => setTimeout(resolve, 2 * SHUTDOWN_TIMEOUT_MS))
           return 'done'
         }),
     })
