@@ -1,3 +1,4 @@
+import { escapeHtml } from '../demo/demo-page.js'
 import type { GateStrings } from './gate-strings.js'
 
 /** What the gate's page is rendered from. */
@@ -26,10 +27,6 @@ export const GATE_PAGE_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ')
-
-function escapeHtml(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
-}
 
 /** JSON that cannot end the script element it is in (no `<`: no `</script>`, no `<!--`). */
 function inertJson(value: unknown): string {
