@@ -49,6 +49,8 @@ export interface AppOptions {
   metricsFlushIntervalMs?: number
   /** Test hook: how often surge counts are shared with the other instances (every second by default). */
   surgeFlushIntervalMs?: number
+  /** Test hook: the surge meter's counting window (a minute) and how long a surge must be quiet to end (SURGE_QUIET_MS). */
+  surgeTiming?: { windowMs: number; quietMs: number }
   /** Test hook: how often Siteverify's counts per site are added to the database (every 5 s by default). */
   siteverifyCountsFlushIntervalMs?: number
   /** Test hook: how often the verification log's retention sweep runs (hourly by default). */
@@ -252,7 +254,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(dashboardAssets, { isProduction: config.environment === 'production' })
   // Public (SDK) routes: challenge, verify, siteverify.
   await app.register(network)
-  await app.register(surge, { flushIntervalMs: options.surgeFlushIntervalMs })
+  await app.register(surge, { flushIntervalMs: options.surgeFlushIntervalMs, ...options.surgeTiming })
   await app.register(siteTraffic)
   await app.register(verificationLog, { maxBufferedRows: options.verificationLogMaxBufferedRows })
   await app.register(siteverifyCounts, { flushIntervalMs: options.siteverifyCountsFlushIntervalMs })

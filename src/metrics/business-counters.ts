@@ -19,6 +19,11 @@ const definitions = {
     help: 'Challenges issued harder because their site was over its surge threshold (surgeChallengesPerMinute), by the bits added.',
     labelNames: ['bits'],
   },
+  surgeAlerts: {
+    name: 'tollgate_surges_total',
+    help: 'Surges of a site\'s challenge rate over its surge threshold, by kind: started, ended (each counted once for the fleet).',
+    labelNames: ['kind'],
+  },
   challengesRejected: {
     name: 'tollgate_challenges_rejected_total',
     help: 'Challenge requests refused, by error code (invalid_site_key, origin_not_allowed, rate_limited...).',

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events'
+import type { SurgeAlert } from '../domain/challenge/site-surge.js'
 import type { Site } from '../domain/sites/site.js'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -17,6 +18,10 @@ export interface VerificationBlockedEvent {
 
 export interface ServiceEvents {
   'verification.blocked': [VerificationBlockedEvent]
+  /** A site's challenge rate reached its surge threshold (told by one instance of the fleet). */
+  'surge.started': [SurgeAlert]
+  /** It stayed below it long enough for the surge to be over. */
+  'surge.ended': [SurgeAlert]
 }
 
 declare module 'fastify' {

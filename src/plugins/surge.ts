@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { SurgeMeter } from '../domain/challenge/site-surge.js'
+import { SurgeMeter, type SurgeAlert } from '../domain/challenge/site-surge.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -11,15 +11,26 @@ declare module 'fastify' {
 export interface SurgeOptions {
   /** How often this instance adds its counts to the fleet's and reads theirs back (1 s by default). */
   flushIntervalMs?: number
+  /** The counting window (a minute by default). */
+  windowMs?: number
+  /** How long a site's rate must stay below its threshold for its surge to end (SURGE_QUIET_MS by default). */
+  quietMs?: number
 }
 
 /**
  * The fleet-wide challenge rate of the sites with surge protection on (SurgeMeter). A store that
  * does not answer loses the counts of that flush (logged once until it answers again); the rate
- * then lags, and challenges are issued as ever.
+ * then lags, and challenges are issued as ever. A surge's beginning and end are logged and
+ * emitted as `surge.started` and `surge.ended` (the webhooks of the sites that ask for them).
  */
 async function surgePlugin(app: FastifyInstance, options: SurgeOptions): Promise<void> {
-  const meter = new SurgeMeter(app.keyValue)
+  const onAlert = (alert: SurgeAlert): void => {
+    const { siteId, challengesPerMinute, threshold, startedAt } = alert
+    app.log.info({ siteId, challengesPerMinute, threshold, startedAt }, alert.kind === 'started' ? 'surge began' : 'surge ended')
+    app.counters.increment('surgeAlerts', { kind: alert.kind })
+    app.events.emit(alert.kind === 'started' ? 'surge.started' : 'surge.ended', alert)
+  }
+  const meter = new SurgeMeter(app.keyValue, { windowMs: options.windowMs, quietMs: options.quietMs, onAlert })
   app.decorate('surge', meter)
   let failing = false
   const flush = async (): Promise<void> => {
@@ -47,4 +58,4 @@ async function surgePlugin(app: FastifyInstance, options: SurgeOptions): Promise
   })
 }
 
-export default fp(surgePlugin, { name: 'surge', dependencies: ['storage'] })
+export default fp(surgePlugin, { name: 'surge', dependencies: ['storage', 'metrics', 'events'] })

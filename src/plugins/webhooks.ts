@@ -4,7 +4,16 @@ import fp from 'fastify-plugin'
 import { decryptSecret } from '../domain/secret-box.js'
 import type { Site } from '../domain/sites/site.js'
 import type { DeliveryResult } from '../domain/webhooks/delivery-result.js'
-import { buildBlockedPayload, buildTestPayload, type WebhookPayload } from '../domain/webhooks/webhook-payload.js'
+import {
+  buildBlockedPayload,
+  buildSurgePayload,
+  buildTestPayload,
+  SURGE_ENDED,
+  SURGE_STARTED,
+  VERIFICATION_BLOCKED,
+  type WebhookEvent,
+  type WebhookPayload,
+} from '../domain/webhooks/webhook-payload.js'
 import { ApiError } from '../errors.js'
 import {
   createWebhookDeliveryRepository,
@@ -13,7 +22,6 @@ import {
 } from '../storage/sql/webhook-delivery-repository.js'
 import { createWebhookAgent } from '../webhooks/guarded-agent.js'
 import { sendWebhook } from '../webhooks/send-webhook.js'
-import type { VerificationBlockedEvent } from './events.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -25,9 +33,10 @@ export interface WebhookService {
   /**
    * Sends a signed test event to the site's webhook now; resolves with the recorded delivery.
    * Throws 429 rate_limited (an ApiError) while the test sends' own slots are taken; else runs
-   * `admit` (a budget that may throw) holding a slot, then sends.
+   * `admit` (a budget that may throw) holding a slot, then sends a sample of `event`
+   * (verification.blocked by default).
    */
-  sendTest(site: Site, admit?: () => Promise<void>): Promise<WebhookDelivery>
+  sendTest(site: Site, admit?: () => Promise<void>, event?: WebhookEvent): Promise<WebhookDelivery>
   deliveries: WebhookDeliveryRepository
   /** Writes the pending counts of dropped events, then resolves once nothing waits or is in flight (shutdown, tests). */
   settle(): Promise<void>
@@ -104,8 +113,30 @@ class InFlight {
   }
 }
 
-/** Events dropped for one site since its window's first drop, written as one entry when the window ends. */
+/** An event on its way to a site's webhook. */
+interface SiteEvent {
+  kind: WebhookEvent
+  siteId: string
+  /** The site as the emitter read it, when it did: no database read is needed (which may fail). */
+  site?: Site
+  /**
+   * An alert (surge.started, surge.ended) goes ahead of its site's waiting line and past the
+   * caps that drop events: there are two per surge for the whole fleet, and a flood of blocked
+   * verifications is when its operator most needs to hear of it.
+   */
+  isAlert: boolean
+  payloadFor: (deliveryId: string) => WebhookPayload
+}
+
+/** Whether the site's webhook is to be sent events of this kind. */
+function wants(site: Site, kind: WebhookEvent): boolean {
+  return site.settings.webhookUrl !== null && site.settings.webhookEvents.includes(kind)
+}
+
+/** Events of one kind dropped for one site since its window's first drop, written as one entry when the window ends. */
 interface PendingDrops {
+  siteId: string
+  kind: WebhookEvent
   count: number
   /** Which limits dropped them, in the words of the entry. */
   limits: Set<string>
@@ -119,8 +150,9 @@ function shareOf(site: Site): string {
 }
 
 /**
- * Webhook dispatch: listens for `verification.blocked`, and for each one POSTs the signed payload
- * to the site's webhook without the request that emitted it ever waiting (DESIGN section 7).
+ * Webhook dispatch: listens for `verification.blocked`, `surge.started` and `surge.ended`, and
+ * for each one a site's webhook asks for, POSTs the signed payload to it without the request (or
+ * the surge meter) that emitted it ever waiting (DESIGN section 7).
  * Every attempt is recorded, counted and, unless delivered, logged with the site and delivery id.
  */
 async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): Promise<void> {
@@ -136,7 +168,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   /** Writes about dropped events, which settle() waits for as for deliveries. */
   const bookkeeping = new Set<Promise<void>>()
   const lastPrunedAt = new Map<string, number>()
-  /** Only sites with drops in their current window: an entry goes once its report is written. */
+  /** Only sites and kinds with drops in their current window: an entry goes once its report is written. */
   const pendingDrops = new Map<string, PendingDrops>()
 
   /** `work` must not reject. */
@@ -207,58 +239,62 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
    * ends (a minute later, or at settle and shutdown) one entry in the log and in the site's own
    * delivery log, where its operator looks, says how many were dropped in it and why.
    */
-  function noteDropped(siteId: string, limit: string, count = 1): void {
+  function noteDropped(event: Pick<SiteEvent, 'siteId' | 'kind'>, limit: string, count = 1): void {
     app.counters.increment('webhookDeliveries', { outcome: 'dropped' }, count)
-    let pending = pendingDrops.get(siteId)
+    const { siteId, kind } = event
+    const key = `${kind} ${siteId}`
+    let pending = pendingDrops.get(key)
     if (pending === undefined) {
       if (pendingDrops.size >= MAX_PENDING_DROP_REPORTS) {
         const oldest = pendingDrops.keys().next().value
         if (oldest !== undefined) reportDrops(oldest)
       }
-      const timer = setTimeout(() => reportDrops(siteId), DROP_REPORT_WINDOW_MS)
+      const timer = setTimeout(() => reportDrops(key), DROP_REPORT_WINDOW_MS)
       // A pending report never keeps the process alive; shutdown writes it (settle).
       timer.unref()
-      pending = { count: 0, limits: new Set(), since: new Date(), timer }
-      pendingDrops.set(siteId, pending)
+      pending = { siteId, kind, count: 0, limits: new Set(), since: new Date(), timer }
+      pendingDrops.set(key, pending)
     }
     pending.count += count
     pending.limits.add(limit)
   }
 
-  function reportDrops(siteId: string): void {
-    const pending = pendingDrops.get(siteId)
+  function reportDrops(key: string): void {
+    const pending = pendingDrops.get(key)
     if (pending === undefined) return
-    pendingDrops.delete(siteId)
+    pendingDrops.delete(key)
     clearTimeout(pending.timer)
+    const { siteId, kind } = pending
     const limits = [...pending.limits].join('; ')
-    app.log.warn({ siteId, dropped: pending.count, since: pending.since, limit: limits }, 'webhook events dropped: too many deliveries in flight')
-    keepTrackOf(recordDropped(siteId, new Date(), `${pending.count} event(s) dropped since ${pending.since.toISOString()} (${limits})`))
+    app.log.warn({ siteId, event: kind, dropped: pending.count, since: pending.since, limit: limits }, 'webhook events dropped: too many deliveries in flight')
+    keepTrackOf(recordDropped(pending, new Date(), `${pending.count} event(s) dropped since ${pending.since.toISOString()} (${limits})`))
   }
 
-  async function recordDropped(siteId: string, createdAt: Date, error: string): Promise<void> {
+  async function recordDropped({ siteId, kind }: PendingDrops, createdAt: Date, error: string): Promise<void> {
     try {
       const url = (await app.siteCache.findById(siteId))?.settings.webhookUrl
       if (url === null || url === undefined) return
-      await deliveries.record({ id: randomUUID(), siteId, event: 'verification.blocked', url, isTest: false, createdAt, outcome: 'dropped', statusCode: null, latencyMs: 0, error })
+      await deliveries.record({ id: randomUUID(), siteId, event: kind, url, isTest: false, createdAt, outcome: 'dropped', statusCode: null, latencyMs: 0, error })
     } catch (failure) {
       app.log.warn({ err: failure, siteId }, 'could not record dropped webhook events')
     }
   }
 
-  async function dispatchBlocked(event: VerificationBlockedEvent): Promise<void> {
+  async function dispatch(event: SiteEvent): Promise<void> {
     const site = event.site ?? (await app.siteCache.findById(event.siteId))
-    const url = site?.settings.webhookUrl
-    if (site === undefined || url === null || url === undefined) return
+    if (site === undefined || !wants(site, event.kind)) return
+    const url = site.settings.webhookUrl
+    if (url === null) return
     const account = shareOf(site)
-    if (inFlightByAccount.of(account) >= MAX_IN_FLIGHT_PER_ACCOUNT) {
-      noteDropped(site.id, `${MAX_IN_FLIGHT_PER_ACCOUNT} deliveries in flight for the sites of this account`)
+    if (!event.isAlert && inFlightByAccount.of(account) >= MAX_IN_FLIGHT_PER_ACCOUNT) {
+      noteDropped(event, `${MAX_IN_FLIGHT_PER_ACCOUNT} deliveries in flight for the sites of this account`)
       return
     }
-    await inFlightByAccount.hold(account, deliver(site, url, (deliveryId) => buildBlockedPayload(event, deliveryId)))
+    await inFlightByAccount.hold(account, deliver(site, url, event.payloadFor))
   }
 
   /** Events waiting for a slot, in a line per site (sites in the order their lines began). */
-  const waiting = new Map<string, VerificationBlockedEvent[]>()
+  const waiting = new Map<string, SiteEvent[]>()
   let waitingCount = 0
   /**
    * Set when shutdown begins: what waits then is dropped, so shutdown waits for no more than the
@@ -266,12 +302,12 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
    */
   let closing = false
 
-  function start(event: VerificationBlockedEvent): void {
+  function start(event: SiteEvent): void {
     inFlightBySite
-      .hold(event.siteId, dispatchBlocked(event))
+      .hold(event.siteId, dispatch(event))
       .catch((error: unknown) => {
-        app.log.error({ err: error, siteId: event.siteId }, 'webhook dispatch failed')
-        noteDropped(event.siteId, 'the site could not be read')
+        app.log.error({ err: error, siteId: event.siteId, event: event.kind }, 'webhook dispatch failed')
+        noteDropped(event, 'the site could not be read')
       })
       .finally(startWaiting)
   }
@@ -295,39 +331,58 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   }
 
   function dropWaiting(reason: string): void {
-    for (const [siteId, line] of waiting) noteDropped(siteId, reason, line.length)
+    for (const line of waiting.values()) for (const event of line) noteDropped(event, reason)
     waiting.clear()
     waitingCount = 0
   }
 
-  // The listener returns at once: the emitter (a verification request) never waits for a
-  // delivery, and nothing a delivery does can throw back into it.
-  app.events.on('verification.blocked', (event) => {
+  /** Sends the event now, or lines it up for a slot, or drops it (counted and reported). */
+  function enqueue(event: SiteEvent): void {
+    // A site at hand that wants no such event costs nothing more (test site keys hand none).
+    if (event.site !== undefined && !wants(event.site, event.kind)) return
     if (closing) {
-      noteDropped(event.siteId, 'Tollgate was shutting down')
+      noteDropped(event, 'Tollgate was shutting down')
       return
     }
     const line = waiting.get(event.siteId)
     const hasSlot = inFlightBySite.of(event.siteId) < MAX_IN_FLIGHT_PER_SITE && inFlightBySite.size < MAX_IN_FLIGHT
-    // An event never overtakes its site's line.
+    // An event never overtakes its site's line, unless it is an alert: those go first.
     if (line === undefined && hasSlot) {
       start(event)
       return
     }
     const siteFull = inFlightBySite.of(event.siteId) >= MAX_IN_FLIGHT_PER_SITE
     const cause = siteFull ? `${MAX_IN_FLIGHT_PER_SITE} deliveries in flight for this site` : `${MAX_IN_FLIGHT} deliveries in flight on this instance`
-    if ((line?.length ?? 0) >= MAX_WAITING_PER_SITE) {
-      noteDropped(event.siteId, `${MAX_WAITING_PER_SITE} events waiting behind ${cause}`)
+    if (event.isAlert) {
+      // After the alerts already waiting, ahead of everything else.
+      const lineOf = line ?? []
+      const firstOther = lineOf.findIndex((waitingEvent) => !waitingEvent.isAlert)
+      lineOf.splice(firstOther < 0 ? lineOf.length : firstOther, 0, event)
+      if (line === undefined) waiting.set(event.siteId, lineOf)
+      waitingCount += 1
+    } else if ((line?.length ?? 0) >= MAX_WAITING_PER_SITE) {
+      noteDropped(event, `${MAX_WAITING_PER_SITE} events waiting behind ${cause}`)
     } else if (waitingCount >= MAX_WAITING) {
-      noteDropped(event.siteId, `${MAX_WAITING} events waiting on this instance`)
+      noteDropped(event, `${MAX_WAITING} events waiting on this instance`)
     } else {
       if (line === undefined) waiting.set(event.siteId, [event])
       else line.push(event)
       waitingCount += 1
     }
-  })
+  }
 
-  async function sendTest(site: Site, admit?: () => Promise<void>): Promise<WebhookDelivery> {
+  // The listeners return at once: the emitter (a verification request, the surge meter) never
+  // waits for a delivery, and nothing a delivery does can throw back into it.
+  app.events.on(VERIFICATION_BLOCKED, (blocked) => {
+    enqueue({ kind: VERIFICATION_BLOCKED, siteId: blocked.siteId, site: blocked.site, isAlert: false, payloadFor: (deliveryId) => buildBlockedPayload(blocked, deliveryId) })
+  })
+  for (const kind of [SURGE_STARTED, SURGE_ENDED] as const) {
+    app.events.on(kind, (alert) => {
+      enqueue({ kind, siteId: alert.siteId, isAlert: true, payloadFor: (deliveryId) => buildSurgePayload(alert, deliveryId) })
+    })
+  }
+
+  async function sendTest(site: Site, admit?: () => Promise<void>, event: WebhookEvent = VERIFICATION_BLOCKED): Promise<WebhookDelivery> {
     const url = site.settings.webhookUrl
     if (url === null) throw new Error('sendTest needs a site with a webhook URL')
     const account = shareOf(site)
@@ -347,7 +402,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     // caller's budget, and one refused by `admit` gives its slot back.
     return testSendsByAccount.hold(account, (async () => {
       await admit?.()
-      const { delivery, recorded } = await deliver(site, url, (deliveryId) => buildTestPayload(site.id, new Date(), deliveryId))
+      const { delivery, recorded } = await deliver(site, url, (deliveryId) => buildTestPayload(site.id, new Date(), deliveryId, event))
       // The operator reads the delivery log right after: the record is there by then.
       await recorded
       return delivery
@@ -357,7 +412,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   async function settle(): Promise<void> {
     for (;;) {
       startWaiting()
-      for (const siteId of [...pendingDrops.keys()]) reportDrops(siteId)
+      for (const key of [...pendingDrops.keys()]) reportDrops(key)
       if (inFlightBySite.size + testSendsByAccount.size + bookkeeping.size + waitingCount === 0) return
       await Promise.allSettled([...inFlightBySite.current(), ...testSendsByAccount.current(), ...bookkeeping])
     }

@@ -299,6 +299,25 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     const signature = String(delivery?.headers['x-service-signature'])
     expect(signature.length === expected.length && timingSafeEqual(Buffer.from(signature), Buffer.from(expected))).toBe(true)
 
+    // Surge events too: chosen, saved, still chosen after a reload; and a sample of one sent.
+    expect(await page.getByRole('checkbox', { name: /verification\.blocked/ }).isChecked()).toBe(true)
+    expect(await page.getByRole('checkbox', { name: /surge\.started/ }).isChecked()).toBe(false)
+    await page.getByRole('checkbox', { name: /surge\.started/ }).check()
+    await page.getByRole('checkbox', { name: /surge\.ended/ }).check()
+    await page.getByRole('button', { name: 'Save webhook' }).click()
+    await waitForText('.notice--success', 'Webhook saved.')
+    await page.reload()
+    await page.getByRole('checkbox', { name: /surge\.ended/ }).waitFor()
+    for (const event of ['verification.blocked', 'surge.started', 'surge.ended']) {
+      expect(await page.getByRole('checkbox', { name: new RegExp(event.replace('.', '\\.')) }).isChecked()).toBe(true)
+    }
+    await page.getByLabel('Event', { exact: true }).selectOption('surge.started')
+    await page.getByRole('button', { name: 'Send test event' }).click()
+    await waitForText('.test-outcome', 'Delivered: HTTP 200')
+    expect(receiver.received).toHaveLength(2)
+    expect(receiver.received[1]?.headers['x-service-event']).toBe('surge.started')
+    expect(JSON.parse(receiver.received[1]?.body ?? '{}')).toMatchObject({ event: 'surge.started', test: true, data: { threshold: 600 } })
+
     await waitForText('.table tbody tr', 'Delivered')
     await expectNoAccessibilityViolations('webhook')
     await saveScreenshot(page, 'webhook')
@@ -525,14 +544,16 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
   it('lists the deliveries of blocked verifications, and removes the webhook after a confirmation', async () => {
     await page.getByRole('link', { name: 'Webhook' }).click()
     const rows = page.locator('.table tbody tr')
-    // Deliveries are fire-and-forget: refresh until the test send and one per blocked verification are listed.
-    for (let attempt = 0; attempt < 40 && (await rows.count()) !== 1 + blockedCount; attempt += 1) {
+    // Deliveries are fire-and-forget: refresh until the two test sends and one per blocked verification are listed.
+    const testSends = 2
+    for (let attempt = 0; attempt < 40 && (await rows.count()) !== testSends + blockedCount; attempt += 1) {
       await page.waitForTimeout(250)
       await page.getByRole('button', { name: 'Refresh' }).click()
     }
-    expect(await rows.count()).toBe(1 + blockedCount)
-    expect(receiver.received).toHaveLength(1 + blockedCount)
-    expect(await rows.filter({ hasText: 'test' }).count()).toBe(1)
+    expect(await rows.count()).toBe(testSends + blockedCount)
+    expect(receiver.received).toHaveLength(testSends + blockedCount)
+    expect(await rows.filter({ hasText: 'test' }).count()).toBe(testSends)
+    expect(await rows.filter({ hasText: 'surge.started' }).count()).toBe(1)
     // Each row names the delivery as its receiver got it, so the two can be matched.
     for (const request of receiver.received) {
       expect(await rows.filter({ hasText: String(request.headers['x-service-delivery']) }).count()).toBe(1)

@@ -17,6 +17,8 @@ export interface TestAppOptions {
   logRetentionIntervalMs?: number
   verificationLogMaxBufferedRows?: number
   requestTimeoutMs?: number
+  surgeFlushIntervalMs?: number
+  surgeTiming?: { windowMs: number; quietMs: number }
   /** Where the app's JSON log lines go (info and above); none by default. */
   logStream?: { write(line: string): void }
   /** Called before the app is ready: routes of the test's own, to force a failure. */
@@ -56,6 +58,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     logRetentionIntervalMs: options.logRetentionIntervalMs,
     verificationLogMaxBufferedRows: options.verificationLogMaxBufferedRows,
     requestTimeoutMs: options.requestTimeoutMs,
+    surgeFlushIntervalMs: options.surgeFlushIntervalMs,
+    surgeTiming: options.surgeTiming,
   })
   options.beforeReady?.(app)
   await app.ready()

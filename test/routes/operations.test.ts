@@ -182,7 +182,7 @@ describe('operational endpoints', () => {
       (document.paths[path]?.get?.responses['200'] as unknown as { content: { 'application/json': { schema: { properties: { items: { items: { properties: Record<string, { enum?: string[] }> } } } } } } })
         .content['application/json'].schema.properties.items.items.properties
     expect(itemsOf('/api/v1/sites/{id}/verifications').action?.enum).toEqual(['allow', 'challenge', 'block', 'rejected'])
-    expect(itemsOf('/api/v1/sites/{id}/webhook-deliveries').event?.enum).toEqual(['verification.blocked'])
+    expect(itemsOf('/api/v1/sites/{id}/webhook-deliveries').event?.enum).toEqual(['verification.blocked', 'surge.started', 'surge.ended'])
   })
 
   it('documents each answer with the media type it is sent as: errors as JSON beside scripts, metrics and pages', async () => {

@@ -65,6 +65,23 @@ describe('PUT /api/v1/sites/{id}', () => {
     expect(response.json().settings).toMatchObject({ difficulty: 18, maxStepUps: 2, challengeLifetimeSeconds: 300 })
   })
 
+  it('chooses the webhook\'s events: known kinds only, each once, in a fixed order; null restores verification.blocked alone', async () => {
+    const site = await createTestSite(service.app, account)
+    expect((await read(site.id)).settings).toMatchObject({ webhookEvents: ['verification.blocked'] })
+    const chosen = await update(site.id, { settings: { webhookEvents: ['surge.ended', 'verification.blocked', 'surge.started', 'surge.ended'] } })
+    expect(chosen.statusCode, chosen.body).toBe(200)
+    expect(chosen.json().settings.webhookEvents).toEqual(['verification.blocked', 'surge.started', 'surge.ended'])
+    expect((await update(site.id, { settings: { webhookEvents: [] } })).json().settings.webhookEvents).toEqual([])
+    const unknown = await update(site.id, { settings: { webhookEvents: ['surge.started', 'surge.begun'] } })
+    expect(unknown.statusCode).toBe(400)
+    expect(unknown.json().error).toMatchObject({
+      code: 'validation_error',
+      details: [{ field: 'settings.webhookEvents.1', message: 'must be one of verification.blocked, surge.started, surge.ended' }],
+    })
+    expect((await read(site.id)).settings.webhookEvents).toEqual([])
+    expect((await update(site.id, { settings: { webhookEvents: null } })).json().settings.webhookEvents).toEqual(['verification.blocked'])
+  })
+
   it('removes the webhook with webhookUrl: null and the secret with webhookSecret: null', async () => {
     const site = await createTestSite(service.app, account, { settings: { webhookUrl: 'https://hooks.example.com/x', webhookSecret } })
     const withoutUrl = await update(site.id, { settings: { webhookUrl: null } })

@@ -10,6 +10,7 @@ const neverSite: SecretKeyHolder = { secretKeyHash: '', previousSecrets: [] }
 const defaultSettingsView = {
   webhookUrl: null,
   webhookSecretSet: false,
+  webhookEvents: ['verification.blocked'],
   difficulty: 18,
   challengeLifetimeSeconds: 120,
   challengeThreshold: 40,

@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { describeSiteRouteAuthCases } from '../helpers/auth-cases.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
+import type { SurgePayload } from '../../src/domain/webhooks/webhook-payload.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { findClosedPort, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
@@ -74,6 +75,38 @@ describe('webhook routes', () => {
       // A whsec_ secret is used by Standard Webhooks receivers exactly as it was set.
       expect(new Webhook(SECRET).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ test: true })
       expect(response.body).not.toContain(SECRET)
+    })
+
+    it('sends a sample of the surge events when asked for one, whatever the site\'s webhookEvents', async () => {
+      const siteId = await siteWithWebhook()
+      for (const [event, challengesPerMinute] of [['surge.started', 1_200], ['surge.ended', 150]] as const) {
+        const before = receiver.received.length
+        const response = await service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/webhook/test?event=${event}`, headers: asScript(owner) })
+        expect(response.statusCode, response.body).toBe(200)
+        expect(response.json()).toMatchObject({ event, test: true, outcome: 'delivered' })
+        const request = await receiver.waitForRequest(before)
+        expect(request.headers['x-service-event']).toBe(event)
+        const body = JSON.parse(request.body) as SurgePayload
+        expect(body).toStrictEqual({
+          id: response.json().id,
+          event,
+          siteId,
+          timestamp: expect.stringMatching(/Z$/),
+          data: { startedAt: expect.stringMatching(/Z$/), challengesPerMinute, threshold: 600 },
+          test: true,
+        })
+        expect(Date.parse(body.data.startedAt)).toBeLessThanOrEqual(Date.parse(body.timestamp))
+        expect(await verify(SECRET, request.body, String(request.headers['x-service-signature']))).toBe(true)
+      }
+    })
+
+    it('refuses an event kind it does not know with 400 validation_error, sending nothing', async () => {
+      const siteId = await siteWithWebhook()
+      const before = receiver.received.length
+      const response = await service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/webhook/test?event=surge.begun`, headers: asScript(owner) })
+      expect(response.statusCode).toBe(400)
+      expect(response.json().error.code).toBe('validation_error')
+      expect(receiver.received).toHaveLength(before)
     })
 
     it('answers 200 with the failure when the receiver is down', async () => {

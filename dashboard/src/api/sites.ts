@@ -1,6 +1,6 @@
 import { ApiRequestError, request, requestWithEtag } from './client.js'
 import { readList } from './read-list.js'
-import type { SecretRotation, Site, SiteUpdate, SiteWithSecret, WebhookDelivery } from './types.js'
+import type { SecretRotation, Site, SiteUpdate, SiteWithSecret, WebhookDelivery, WebhookEvent } from './types.js'
 
 const sitePath = (id: string) => `/sites/${encodeURIComponent(id)}`
 
@@ -51,6 +51,6 @@ export async function listWebhookDeliveries(id: string): Promise<WebhookDelivery
   return readList<WebhookDelivery>(await request<unknown>(`${sitePath(id)}/webhook-deliveries`))
 }
 
-export function sendTestWebhook(id: string): Promise<WebhookDelivery> {
-  return request<WebhookDelivery>(`${sitePath(id)}/webhook/test`, { method: 'POST' })
+export function sendTestWebhook(id: string, event: WebhookEvent): Promise<WebhookDelivery> {
+  return request<WebhookDelivery>(`${sitePath(id)}/webhook/test?event=${encodeURIComponent(event)}`, { method: 'POST' })
 }

@@ -6,9 +6,14 @@ export interface Account {
   createdAt: string
 }
 
+/** The events a site's webhook can be sent (docs/webhooks.md). */
+export type WebhookEvent = 'verification.blocked' | 'surge.started' | 'surge.ended'
+
 export interface SiteSettings {
   webhookUrl: string | null
   webhookSecretSet: boolean
+  /** The events the webhook is sent, in the API's order. */
+  webhookEvents: WebhookEvent[]
   difficulty: number
   challengeLifetimeSeconds: number
   challengeThreshold: number

@@ -17,8 +17,45 @@ export function surgeBits(challengesPerMinute: number, threshold: number): numbe
   return Math.min(SURGE_MAX_BITS, 1 + Math.floor(Math.log2(challengesPerMinute / threshold)))
 }
 
+/** A surge's beginning or end, for the whole fleet: each is reported by one instance only. */
+export interface SurgeAlert {
+  kind: 'started' | 'ended'
+  siteId: string
+  /** When the rate crossed the threshold (started), or when the surge was found over (ended). */
+  at: Date
+  /** When the surge began (for `started`, the same as `at`). */
+  startedAt: Date
+  /** The site's challenges over the last minute as this instance read them at that moment. */
+  challengesPerMinute: number
+  threshold: number
+}
+
+export interface SurgeMeterOptions {
+  /** The length of a counting window (a minute; tests may shorten it). */
+  windowMs?: number
+  /**
+   * How long the rate must stay below the threshold, seen by no instance above it, before a
+   * surge is over (SURGE_QUIET_MS): a flood that pauses for a minute is one surge, not two.
+   */
+  quietMs?: number
+  /** Told of every surge that begins or ends (a listener must not throw). */
+  onAlert?: (alert: SurgeAlert) => void
+}
+
+/** A surge is over once no instance has seen the rate at or above the threshold for this long. */
+export const SURGE_QUIET_MS = 3 * 60_000
+/**
+ * The longest a surge's record is kept: a surge no instance saw end (every instance that knew of
+ * it stopped, and the site had no challenge since) is forgotten after it, without an `ended`.
+ */
+const SURGE_RECORD_TTL_MS = 24 * 60 * 60_000
+
 /** What this instance knows of one site's counts. */
 interface SiteCounts {
+  /** The site's threshold, as its last challenge here read it. */
+  threshold: number
+  /** When the surge the store last said is going on began; undefined when none was. */
+  surgeStartedAt: number | undefined
   /** The window of this instance's last count of the site. */
   lastCountedWindow: number
   /** This instance's counts not yet sent to the store, by window. */
@@ -42,20 +79,28 @@ interface SiteCounts {
  */
 export class SurgeMeter {
   private readonly sites = new Map<string, SiteCounts>()
+  private readonly windowMs: number
+  private readonly quietMs: number
+  private readonly onAlert: (alert: SurgeAlert) => void
 
   constructor(
     private readonly store: KeyValueStore,
-    private readonly windowMs = 60_000,
-  ) {}
+    options: SurgeMeterOptions = {},
+  ) {
+    this.windowMs = options.windowMs ?? 60_000
+    this.quietMs = options.quietMs ?? SURGE_QUIET_MS
+    this.onAlert = options.onAlert ?? (() => {})
+  }
 
-  /** Counts one challenge issued for the site. */
-  count(siteId: string, now: number = this.store.now()): void {
+  /** Counts one challenge issued for the site, whose threshold is `threshold`. */
+  count(siteId: string, threshold: number, now: number = this.store.now()): void {
     const windowIndex = this.windowOf(now)
     let counts = this.sites.get(siteId)
     if (counts === undefined) {
-      counts = { lastCountedWindow: windowIndex, unwritten: new Map(), sending: new Map(), read: undefined }
+      counts = { threshold, surgeStartedAt: undefined, lastCountedWindow: windowIndex, unwritten: new Map(), sending: new Map(), read: undefined }
       this.sites.set(siteId, counts)
     }
+    counts.threshold = threshold
     counts.lastCountedWindow = windowIndex
     counts.unwritten.set(windowIndex, (counts.unwritten.get(windowIndex) ?? 0) + 1)
   }
@@ -84,19 +129,21 @@ export class SurgeMeter {
 
   /**
    * Adds this instance's counts to the store's and reads back the fleet's, for every site this
-   * instance counted in the current or the previous window; forgets the others. Throws the first
-   * failure once every site has been tried.
+   * instance counted in the current or the previous window or that was in a surge at the last
+   * read; forgets the others. Then tells of surges that began or ended (onAlert). Throws the
+   * first failure once every site has been tried.
    */
   async flush(now: number = this.store.now()): Promise<void> {
     const windowIndex = this.windowOf(now)
     const flushes: Promise<void>[] = []
     for (const [siteId, counts] of this.sites) {
       for (const window of counts.unwritten.keys()) if (window < windowIndex - 1) counts.unwritten.delete(window)
-      if (counts.lastCountedWindow < windowIndex - 1 && counts.sending.size === 0) {
+      // A site in a surge is followed until the surge ends, challenges or not.
+      if (counts.lastCountedWindow < windowIndex - 1 && counts.sending.size === 0 && counts.surgeStartedAt === undefined) {
         this.sites.delete(siteId)
         continue
       }
-      flushes.push(this.flushSite(siteId, counts, windowIndex))
+      flushes.push(this.flushSite(siteId, counts, windowIndex).then(() => this.followSurge(siteId, counts, now)))
     }
     const failure = (await Promise.allSettled(flushes)).find((result) => result.status === 'rejected')
     if (failure !== undefined) throw failure.reason
@@ -113,13 +160,43 @@ export class SurgeMeter {
       throw error
     }
     try {
-      // Both keys share the site's hash tag: one command, on Redis Cluster too.
-      const [current, previous] = await this.store.getMany([surgeKey(siteId, windowIndex), surgeKey(siteId, windowIndex - 1)])
+      // The keys share the site's hash tag: one command, on Redis Cluster too.
+      const [current, previous, surge] = await this.store.getMany([surgeKey(siteId, windowIndex), surgeKey(siteId, windowIndex - 1), surgeRecordKey(siteId)])
       counts.read = { windowIndex, current: countOf(current), previous: countOf(previous) }
+      counts.surgeStartedAt = startOfSurge(surge ?? null)
     } finally {
       // Written either way: the fleet's totals have them now, read back now or at the next flush.
       takeAway(counts.sending, batch)
     }
+  }
+
+  /**
+   * A surge begins, for the whole fleet, when an instance that reads the rate at or above the
+   * threshold is the first to write the site's surge record; every instance that reads it so
+   * marks the site as seen above it (a mark that lasts quietMs). It ends when an instance that
+   * reads the rate below the threshold, the record there and the mark gone, is the one to take
+   * the record. So each is told once, by one instance, however many count the site.
+   */
+  private async followSurge(siteId: string, counts: SiteCounts, now: number): Promise<void> {
+    const rate = this.rate(siteId, now)
+    const { threshold } = counts
+    if (surgeBits(rate, threshold) > 0) {
+      await this.store.set(surgeSeenKey(siteId), '1', this.quietMs)
+      if (counts.surgeStartedAt !== undefined) return
+      // The store's clock may run a fraction of a millisecond off ours (Redis's).
+      const startedAt = Math.floor(now)
+      const isFirst = await this.store.setIfAbsent(surgeRecordKey(siteId), JSON.stringify({ startedAt }), SURGE_RECORD_TTL_MS)
+      if (!isFirst) return
+      counts.surgeStartedAt = startedAt
+      this.onAlert({ kind: 'started', siteId, at: new Date(startedAt), startedAt: new Date(startedAt), challengesPerMinute: rate, threshold })
+      return
+    }
+    if (counts.surgeStartedAt === undefined || (await this.store.get(surgeSeenKey(siteId))) !== null) return
+    const record = await this.store.take(surgeRecordKey(siteId))
+    counts.surgeStartedAt = undefined
+    const startedAt = startOfSurge(record?.value ?? null)
+    if (startedAt === undefined) return
+    this.onAlert({ kind: 'ended', siteId, at: new Date(now), startedAt: new Date(startedAt), challengesPerMinute: rate, threshold })
   }
 
   private windowOf(now: number): number {
@@ -138,6 +215,27 @@ function takeAway(from: Map<number, number>, batch: readonly (readonly [number, 
     if (left > 0) from.set(window, left)
     else from.delete(window)
   }
+}
+
+/** When the surge a record tells of began (ms), or undefined: no record, or not one of ours. */
+function startOfSurge(record: string | null): number | undefined {
+  if (record === null) return undefined
+  try {
+    const startedAt: unknown = (JSON.parse(record) as { startedAt?: unknown }).startedAt
+    return typeof startedAt === 'number' && Number.isFinite(startedAt) ? startedAt : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The record of a site's surge going on: `{"startedAt": ms}`, written by the instance that saw it begin. */
+export function surgeRecordKey(siteId: string): string {
+  return `surge-on:{${siteId}}`
+}
+
+/** Present while some instance saw the site's rate at or above its threshold in the last quietMs. */
+function surgeSeenKey(siteId: string): string {
+  return `surge-seen:{${siteId}}`
 }
 
 /** A site's challenges in one window; a site's windows share its hash tag. */

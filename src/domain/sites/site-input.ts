@@ -1,6 +1,7 @@
 import { isIPv6 } from 'node:net'
 import { domainToASCII } from 'node:url'
 import { findDisplayNameProblem, normalizeDisplayName } from '../display-name.js'
+import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/webhook-payload.js'
 import { findWebhookUrlProblem } from '../webhooks/webhook-url-policy.js'
 import { normalizeAllowedAddresses } from './allowed-addresses.js'
 import type { SiteSettings } from './site.js'
@@ -19,7 +20,7 @@ export const numericSettingLimits = {
   blockThreshold: { minimum: 0, maximum: 100 },
   maxStepUps: { minimum: 0, maximum: 5 },
   surgeChallengesPerMinute: { minimum: 0, maximum: 10_000_000 },
-} as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl' | 'allowedAddresses'>, { minimum: number; maximum: number }>
+} as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl' | 'webhookEvents' | 'allowedAddresses'>, { minimum: number; maximum: number }>
 
 export type NumericSettingName = keyof typeof numericSettingLimits
 
@@ -35,6 +36,7 @@ export const WEBHOOK_SECRET_MIN_DISTINCT = 8
 export type SettingsInput = { [Name in NumericSettingName]?: number | null } & {
   webhookUrl?: string | null
   webhookSecret?: string | null
+  webhookEvents?: string[] | null
   allowedAddresses?: string[] | null
 }
 
@@ -179,10 +181,20 @@ export function validateMergedSettings(settings: SiteSettings, hasWebhookSecret:
 /** Changes to stored settings: a value sets the key, null removes it (back to its default). */
 export type SettingsChanges = { [Name in keyof SiteSettings]?: SiteSettings[Name] | null }
 
+/** The event kinds asked for, known ones only, each once, in WEBHOOK_EVENTS' order; or the issues. */
+export function normalizeWebhookEvents(entries: readonly string[]): { events: WebhookEvent[]; issues: FieldIssue[] } {
+  const issues: FieldIssue[] = []
+  entries.forEach((entry, index) => {
+    if (!isWebhookEvent(entry)) issues.push({ field: `settings.webhookEvents.${index}`, message: `must be one of ${WEBHOOK_EVENTS.join(', ')}` })
+  })
+  return { events: WEBHOOK_EVENTS.filter((event) => entries.includes(event)), issues }
+}
+
 /** The settings to store: the webhook secret is kept apart (encrypted), everything else as given. */
 export function settingsChangesOf(settings: SettingsInput): SettingsChanges {
-  const { webhookSecret: _webhookSecret, ...changes } = settings
-  return changes
+  const { webhookSecret: _webhookSecret, webhookEvents, ...changes } = settings
+  // normalizeSiteInput has kept only known event kinds.
+  return webhookEvents === undefined ? changes : { ...changes, webhookEvents: webhookEvents as WebhookEvent[] | null }
 }
 
 /** Settings for a new site: nulls mean "the default", which a new site has anyway. */
@@ -214,13 +226,18 @@ export function normalizeSiteInput(input: SiteInput, rules: InputRules): { value
     issues.push(...normalized.issues)
   }
   if (input.settings !== undefined) {
-    const { webhookUrl, allowedAddresses } = input.settings
+    const { webhookUrl, webhookEvents, allowedAddresses } = input.settings
     const checked = typeof webhookUrl === 'string' ? checkWebhookUrl(webhookUrl, rules) : undefined
     value.settings = checked !== undefined && 'href' in checked ? { ...input.settings, webhookUrl: checked.href } : input.settings
     issues.push(...validateSettingsInput(input.settings, rules))
     if (allowedAddresses !== undefined && allowedAddresses !== null) {
       const normalized = normalizeAllowedAddresses(allowedAddresses)
       value.settings = { ...value.settings, allowedAddresses: normalized.addresses }
+      issues.push(...normalized.issues)
+    }
+    if (webhookEvents !== undefined && webhookEvents !== null) {
+      const normalized = normalizeWebhookEvents(webhookEvents)
+      value.settings = { ...value.settings, webhookEvents: normalized.events }
       issues.push(...normalized.issues)
     }
   }

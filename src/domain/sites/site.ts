@@ -1,6 +1,10 @@
+import { DEFAULT_WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/webhook-payload.js'
+
 /** Per-site settings with their defaults (DESIGN section 3). */
 export interface SiteSettings {
   webhookUrl: string | null
+  /** The events the webhook is sent (in WEBHOOK_EVENTS' order); by default the spec's verification.blocked. */
+  webhookEvents: WebhookEvent[]
   /** Leading zero bits of the base proof of work; adaptive difficulty only raises it. */
   difficulty: number
   challengeLifetimeSeconds: number
@@ -24,6 +28,7 @@ export interface SiteSettings {
 
 export const defaultSiteSettings: SiteSettings = {
   webhookUrl: null,
+  webhookEvents: [...DEFAULT_WEBHOOK_EVENTS],
   difficulty: 18,
   challengeLifetimeSeconds: 120,
   challengeThreshold: 40,

@@ -1,5 +1,21 @@
-/** The only event kind of the spec; test sends reuse it (see buildTestPayload). */
+import type { SurgeAlert } from '../challenge/site-surge.js'
+
+/** The spec's event kind: a verification was blocked. */
 export const VERIFICATION_BLOCKED = 'verification.blocked'
+/** A site's challenge rate reached its surge threshold (docs/webhooks.md, "Surge events"). */
+export const SURGE_STARTED = 'surge.started'
+/** The surge is over: the rate stayed below the threshold for SURGE_QUIET_MS. */
+export const SURGE_ENDED = 'surge.ended'
+
+/** Every event kind a site's webhook can be sent, in the order the dashboard lists them. */
+export const WEBHOOK_EVENTS = [VERIFICATION_BLOCKED, SURGE_STARTED, SURGE_ENDED] as const
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
+/** What a site's webhook is sent unless its settings say otherwise: the spec's one event. */
+export const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEvent[] = [VERIFICATION_BLOCKED]
+
+export function isWebhookEvent(name: string): name is WebhookEvent {
+  return (WEBHOOK_EVENTS as readonly string[]).includes(name)
+}
 
 export interface BlockedVerification {
   siteId: string
@@ -9,22 +25,33 @@ export interface BlockedVerification {
   countryCode: string
 }
 
+interface PayloadFrame {
+  id: string
+  siteId: string
+  timestamp: string
+  test?: true
+}
+
 /**
  * The spec's webhook payload, field for field, with the delivery's `id` (the X-Service-Delivery and
  * webhook-id headers' value) inside the signed body: two events of one site in the same millisecond
  * can otherwise be the same bytes, and a receiver could not tell a replay from the second event.
  * `test` appears only on test sends.
  */
-export interface WebhookPayload {
-  id: string
+export interface BlockedPayload extends PayloadFrame {
   event: typeof VERIFICATION_BLOCKED
-  siteId: string
-  timestamp: string
   data: { riskScore: number; anomalies: string[]; countryCode: string }
-  test?: true
 }
 
-export function buildBlockedPayload(blocked: BlockedVerification, deliveryId: string): WebhookPayload {
+/** Tollgate's own events, in the same frame: a surge of the site's challenges began or ended. */
+export interface SurgePayload extends PayloadFrame {
+  event: typeof SURGE_STARTED | typeof SURGE_ENDED
+  data: { startedAt: string; challengesPerMinute: number; threshold: number }
+}
+
+export type WebhookPayload = BlockedPayload | SurgePayload
+
+export function buildBlockedPayload(blocked: BlockedVerification, deliveryId: string): BlockedPayload {
   return {
     id: deliveryId,
     event: VERIFICATION_BLOCKED,
@@ -34,16 +61,34 @@ export function buildBlockedPayload(blocked: BlockedVerification, deliveryId: st
   }
 }
 
-/**
- * A test send is a real `verification.blocked` payload marked `"test": true`: receivers exercise
- * the very code path (parsing, both signatures, the event switch) they run in production, and
- * can still skip side effects. A separate event kind would only prove that the URL answers.
- */
-export function buildTestPayload(siteId: string, now: Date, deliveryId: string): WebhookPayload {
+export function buildSurgePayload(alert: SurgeAlert, deliveryId: string): SurgePayload {
   return {
-    ...buildBlockedPayload({ siteId, timestamp: now, riskScore: 100, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'XX' }, deliveryId),
-    test: true,
+    id: deliveryId,
+    event: alert.kind === 'started' ? SURGE_STARTED : SURGE_ENDED,
+    siteId: alert.siteId,
+    timestamp: alert.at.toISOString(),
+    data: { startedAt: alert.startedAt.toISOString(), challengesPerMinute: alert.challengesPerMinute, threshold: alert.threshold },
   }
+}
+
+/**
+ * A test send is a real payload of the event kind asked for, marked `"test": true`: receivers
+ * exercise the very code path (parsing, both signatures, the event switch) they run in
+ * production, and can still skip side effects. A separate event kind would only prove that the
+ * URL answers.
+ */
+export function buildTestPayload(siteId: string, now: Date, deliveryId: string, event: WebhookEvent = VERIFICATION_BLOCKED): WebhookPayload {
+  if (event === VERIFICATION_BLOCKED) {
+    return {
+      ...buildBlockedPayload({ siteId, timestamp: now, riskScore: 100, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'XX' }, deliveryId),
+      test: true,
+    }
+  }
+  // A sample surge: twice a threshold of 600, begun five minutes before (ended: a minute later, the rate under it).
+  const isStart = event === SURGE_STARTED
+  const startedAt = new Date(now.getTime() - (isStart ? 0 : 5 * 60_000))
+  const alert: SurgeAlert = { kind: isStart ? 'started' : 'ended', siteId, at: now, startedAt, challengesPerMinute: isStart ? 1_200 : 150, threshold: 600 }
+  return { ...buildSurgePayload(alert, deliveryId), test: true }
 }
 
 /** The exact bytes sent and signed; signatures are computed over these, never re-serialised. */

@@ -1,13 +1,13 @@
 import type { LogCursor } from '../../domain/analytics/log-cursor.js'
 import type { DeliveryOutcome } from '../../domain/webhooks/delivery-result.js'
-import type { VERIFICATION_BLOCKED } from '../../domain/webhooks/webhook-payload.js'
+import type { WebhookEvent } from '../../domain/webhooks/webhook-payload.js'
 import type { SqlExecutor } from '../ports.js'
 import { afterPosition, CREATED_AT_MICROS } from './keyset.js'
 
 export interface WebhookDelivery {
   id: string
   siteId: string
-  event: typeof VERIFICATION_BLOCKED
+  event: WebhookEvent
   url: string
   isTest: boolean
   outcome: DeliveryOutcome
@@ -21,7 +21,7 @@ export interface WebhookDelivery {
 interface DeliveryRow {
   id: string
   site_id: string
-  event: typeof VERIFICATION_BLOCKED
+  event: WebhookEvent
   url: string
   is_test: boolean
   outcome: DeliveryOutcome

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { SURGE_MAX_BITS, SurgeMeter, surgeBits } from '../../../src/domain/challenge/site-surge.js'
+import { SURGE_MAX_BITS, SurgeMeter, surgeBits, type SurgeAlert } from '../../../src/domain/challenge/site-surge.js'
 import type { KeyValueStore } from '../../../src/storage/ports.js'
 import { keyValueForSuite, keyValueKinds } from '../../helpers/storage.js'
 
 const MINUTE = 60_000
+/** A threshold the counts below never reach: no surge begins. */
+const NEVER_REACHED = 1_000_000
 
 describe('surgeBits', () => {
   it('adds nothing below the threshold, or with the threshold at 0 (off)', () => {
@@ -18,14 +20,21 @@ describe('surgeBits', () => {
   })
 })
 
+/** A moment `offsetMs` into the current window of the store's clock. */
+function momentInWindowOf(store: KeyValueStore, offsetMs: number): number {
+  return Math.floor(store.now() / MINUTE) * MINUTE + offsetMs
+}
+
+function countTimesAt(threshold: number) {
+  return (meter: SurgeMeter, siteId: string, times: number, now: number) => {
+    for (let index = 0; index < times; index++) meter.count(siteId, threshold, now)
+  }
+}
+
 describe.each(keyValueKinds)('SurgeMeter on $kind', ({ kind, available }) => {
   const subject = keyValueForSuite(kind, available)
-
-  /** A moment `offsetMs` into the current window of the store's clock. */
-  const momentInWindow = (offsetMs: number) => Math.floor(subject.keyValue.now() / MINUTE) * MINUTE + offsetMs
-  const countTimes = (meter: SurgeMeter, siteId: string, times: number, now: number) => {
-    for (let index = 0; index < times; index++) meter.count(siteId, now)
-  }
+  const momentInWindow = (offsetMs: number) => momentInWindowOf(subject.keyValue, offsetMs)
+  const countTimes = countTimesAt(NEVER_REACHED)
   /** A store whose every call of `method` fails while `failing.now` is true (a forced failure). */
   const failingOn = (method: 'increment' | 'getMany', failing: { now: boolean }): KeyValueStore =>
     Object.create(subject.keyValue, {
@@ -69,7 +78,7 @@ describe.each(keyValueKinds)('SurgeMeter on $kind', ({ kind, available }) => {
     expect(meter.rate(siteId, start + 59_000)).toBe(100)
     // A quarter into the next window: three quarters of the previous window's 100, and the new one.
     const later = start + MINUTE + 15_000
-    meter.count(siteId, later)
+    meter.count(siteId, NEVER_REACHED, later)
     expect(meter.rate(siteId, later)).toBe(76)
     await meter.flush(later)
     expect(meter.rate(siteId, later)).toBe(76)
@@ -83,7 +92,7 @@ describe.each(keyValueKinds)('SurgeMeter on $kind', ({ kind, available }) => {
     const start = momentInWindow(0)
     countTimes(meter, siteId, 40, start + 59_900)
     await meter.flush(start + MINUTE + 100)
-    observer.count(siteId, start + MINUTE + 30_000)
+    observer.count(siteId, NEVER_REACHED, start + MINUTE + 30_000)
     await observer.flush(start + MINUTE + 30_000)
     // Half of the previous window's 40, and the observer's own one.
     expect(observer.rate(siteId, start + MINUTE + 30_000)).toBe(21)
@@ -93,9 +102,9 @@ describe.each(keyValueKinds)('SurgeMeter on $kind', ({ kind, available }) => {
     const meter = new SurgeMeter(subject.keyValue)
     const [quiet, busy] = [randomUUID(), randomUUID()]
     const start = momentInWindow(0)
-    meter.count(quiet, start + 1_000)
-    meter.count(busy, start + 1_000)
-    meter.count(busy, start + 2 * MINUTE + 1_000)
+    meter.count(quiet, NEVER_REACHED, start + 1_000)
+    meter.count(busy, NEVER_REACHED, start + 1_000)
+    meter.count(busy, NEVER_REACHED, start + 2 * MINUTE + 1_000)
     await meter.flush(start + MINUTE + 1_000)
     expect(meter.siteCount).toBe(2)
     await meter.flush(start + 2 * MINUTE + 1_000)
@@ -107,7 +116,7 @@ describe.each(keyValueKinds)('SurgeMeter on $kind', ({ kind, available }) => {
     await stale.flush(start + 3 * MINUTE)
     expect(stale.siteCount).toBe(0)
     const reader = new SurgeMeter(subject.keyValue)
-    reader.count(late, start + 3 * MINUTE)
+    reader.count(late, NEVER_REACHED, start + 3 * MINUTE)
     await reader.flush(start + 3 * MINUTE)
     expect(reader.rate(late, start + 3 * MINUTE)).toBe(1)
   })
@@ -126,9 +135,9 @@ describe.each(keyValueKinds)('SurgeMeter on $kind', ({ kind, available }) => {
     countTimes(meter, siteId, counted, now)
     await expect(meter.flush(now)).rejects.toThrow('connection lost')
     failing.now = false
-    meter.count(siteId, now)
+    meter.count(siteId, NEVER_REACHED, now)
     await meter.flush(now)
-    observer.count(siteId, now)
+    observer.count(siteId, NEVER_REACHED, now)
     await observer.flush(now)
     return { own: meter.rate(siteId, now), others: observer.rate(siteId, now) }
   }
@@ -140,5 +149,102 @@ describe.each(keyValueKinds)('SurgeMeter on $kind', ({ kind, available }) => {
 
   it.skipIf(!available)('counts once what was written when only the reading back failed', async () => {
     expect(await afterOneFailedFlush('getMany', 100)).toEqual({ own: 101, others: 102 })
+  })
+})
+
+describe.each(keyValueKinds)('SurgeMeter alerts on $kind', ({ kind, available }) => {
+  const subject = keyValueForSuite(kind, available)
+  /** Short enough to wait for in a test; the store's own clock counts it. */
+  const QUIET_MS = 300
+  const THRESHOLD = 5
+
+  /** Two instances of a fleet, on one store, with every alert either tells of. */
+  function fleetOfTwo() {
+    const alerts: (SurgeAlert & { by: string })[] = []
+    const meterNamed = (by: string) => new SurgeMeter(subject.keyValue, { quietMs: QUIET_MS, onAlert: (alert) => alerts.push({ ...alert, by }) })
+    return { first: meterNamed('first'), second: meterNamed('second'), alerts }
+  }
+  const momentInWindow = (offsetMs: number) => momentInWindowOf(subject.keyValue, offsetMs)
+  const countTimes = countTimesAt(THRESHOLD)
+
+  it.skipIf(!available)('tells once, for the whole fleet, that a site\'s rate reached its threshold', async () => {
+    const { first, second, alerts } = fleetOfTwo()
+    const siteId = randomUUID()
+    const now = momentInWindow(1_000)
+    countTimes(first, siteId, 3, now)
+    await first.flush(now)
+    expect(alerts).toEqual([])
+    countTimes(second, siteId, 3, now)
+    await second.flush(now)
+    await first.flush(now)
+    await second.flush(now)
+    expect(alerts).toEqual([{ kind: 'started', siteId, at: new Date(now), startedAt: new Date(now), challengesPerMinute: 6, threshold: THRESHOLD, by: 'second' }])
+    // Another site's rate is its own.
+    expect(first.rate(randomUUID(), now)).toBe(0)
+  })
+
+  it.skipIf(!available)('tells once that the surge ended when no instance has seen the rate at the threshold for the quiet time', async () => {
+    const { first, second, alerts } = fleetOfTwo()
+    const siteId = randomUUID()
+    const start = momentInWindow(1_000)
+    countTimes(first, siteId, 4, start)
+    countTimes(second, siteId, 4, start)
+    await first.flush(start)
+    await second.flush(start)
+    // The first learns of the surge at its next flush.
+    await first.flush(start)
+    expect(alerts.map((alert) => alert.kind)).toEqual(['started'])
+    const startedAt = alerts[0]!.at
+
+    // Three minutes on, neither has counted a challenge since: the rate is 0, but the surge was seen a moment ago.
+    const later = start + 3 * MINUTE
+    await first.flush(later)
+    await second.flush(later)
+    expect(alerts).toHaveLength(1)
+    // A meter follows a site in a surge although it counts nothing for it any more.
+    expect([first.siteCount, second.siteCount]).toEqual([1, 1])
+
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS + 100))
+    await Promise.all([first.flush(later), second.flush(later)])
+    expect(alerts).toHaveLength(2)
+    expect(alerts[1]).toMatchObject({ kind: 'ended', siteId, at: new Date(later), startedAt, challengesPerMinute: 0, threshold: THRESHOLD })
+    // Then both forget it.
+    await Promise.all([first.flush(later), second.flush(later)])
+    expect([first.siteCount, second.siteCount]).toEqual([0, 0])
+    expect(alerts).toHaveLength(2)
+  })
+
+  it.skipIf(!available)('counts a lull shorter than the quiet time, and the flood after it, as one surge', async () => {
+    const { first, alerts } = fleetOfTwo()
+    const siteId = randomUUID()
+    const start = momentInWindow(1_000)
+    countTimes(first, siteId, THRESHOLD, start)
+    await first.flush(start)
+    // Two windows on the rate is 0 (a lull) ...
+    const lull = start + 2 * MINUTE
+    await first.flush(lull)
+    // ... and then the flood is back.
+    countTimes(first, siteId, 2 * THRESHOLD, lull + 1_000)
+    await first.flush(lull + 1_000)
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS + 100))
+    await first.flush(lull + 2_000)
+    expect(alerts.map((alert) => alert.kind)).toEqual(['started'])
+  })
+
+  it.skipIf(!available)('a surge begins again after one has ended', async () => {
+    const { first, alerts } = fleetOfTwo()
+    const siteId = randomUUID()
+    const start = momentInWindow(1_000)
+    countTimes(first, siteId, THRESHOLD, start)
+    await first.flush(start)
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS + 100))
+    await first.flush(start + 2 * MINUTE)
+    countTimes(first, siteId, THRESHOLD, start + 3 * MINUTE)
+    await first.flush(start + 3 * MINUTE)
+    expect(alerts.map((alert) => [alert.kind, alert.startedAt.getTime()])).toEqual([
+      ['started', start],
+      ['ended', start],
+      ['started', start + 3 * MINUTE],
+    ])
   })
 })

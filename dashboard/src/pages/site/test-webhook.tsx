@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks'
 import { describeError } from '../../api/client.js'
 import { sendTestWebhook } from '../../api/sites.js'
-import type { Site, WebhookDelivery } from '../../api/types.js'
+import type { Site, WebhookDelivery, WebhookEvent } from '../../api/types.js'
 import { Notice } from '../../components/notice.js'
-import { outcomeLabels } from '../../lib/delivery-outcomes.js'
+import { outcomeLabels, webhookEventChoices } from '../../lib/delivery-outcomes.js'
 import { BusyButton } from '../../components/busy-button.js'
 
 interface TestWebhookProps {
@@ -15,11 +15,12 @@ type Outcome = { status: 'idle' } | { status: 'sending' } | { status: 'done'; de
 
 export function TestWebhook({ site, onSent }: TestWebhookProps) {
   const [outcome, setOutcome] = useState<Outcome>({ status: 'idle' })
+  const [event, setEvent] = useState<WebhookEvent>('verification.blocked')
   const hasWebhook = site.settings.webhookUrl !== null && site.settings.webhookUrl !== ''
   const send = async () => {
     setOutcome({ status: 'sending' })
     try {
-      setOutcome({ status: 'done', delivery: await sendTestWebhook(site.id) })
+      setOutcome({ status: 'done', delivery: await sendTestWebhook(site.id, event) })
     } catch (error) {
       setOutcome({ status: 'failed', error })
     }
@@ -28,10 +29,25 @@ export function TestWebhook({ site, onSent }: TestWebhookProps) {
   return (
     <section class="card" aria-labelledby="test-webhook-heading">
       <h2 id="test-webhook-heading">Send a test event</h2>
-      <p class="muted">Sends a signed test event to the webhook now and shows what your server answered.</p>
-      <BusyButton type="button" class="button" onClick={() => void send()} isDisabled={!hasWebhook} isBusy={outcome.status === 'sending'}>
-        {outcome.status === 'sending' ? 'Sending…' : 'Send test event'}
-      </BusyButton>
+      <p class="muted">
+        Sends a signed sample of an event, marked <code>"test": true</code>, to the webhook now (whichever events it is
+        set to receive) and shows what your server answered.
+      </p>
+      <div class="toolbar">
+        <label for="test-webhook-event" class="toolbar__label">
+          Event
+        </label>
+        <select id="test-webhook-event" value={event} onChange={(change) => setEvent(change.currentTarget.value as WebhookEvent)}>
+          {webhookEventChoices.map((choice) => (
+            <option key={choice.event} value={choice.event}>
+              {choice.event}
+            </option>
+          ))}
+        </select>
+        <BusyButton type="button" class="button" onClick={() => void send()} isDisabled={!hasWebhook} isBusy={outcome.status === 'sending'}>
+          {outcome.status === 'sending' ? 'Sending…' : 'Send test event'}
+        </BusyButton>
+      </div>
       {hasWebhook ? null : <p class="field__hint">Save a webhook URL and secret first.</p>}
       <div class="test-outcome" aria-live="polite">
         {outcome.status === 'done' ? <DeliveryOutcome delivery={outcome.delivery} /> : null}

@@ -1,10 +1,11 @@
 import { useCallback, useRef, useState } from 'preact/hooks'
 import { listWebhookDeliveries, updateSite } from '../../api/sites.js'
-import type { Site } from '../../api/types.js'
+import type { Site, WebhookEvent } from '../../api/types.js'
 import { ConfirmDialog, focusAfterDialog } from '../../components/confirm-dialog.js'
 import { CopyButton } from '../../components/copy-button.js'
 import { Field } from '../../components/field.js'
 import { FormOutcome } from '../../components/notice.js'
+import { webhookEventChoices } from '../../lib/delivery-outcomes.js'
 import { generateSecret } from '../../lib/random-secret.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { useLoader } from '../../lib/use-loader.js'
@@ -42,10 +43,11 @@ export function WebhookPanel({ site, onSaved }: WebhookPanelProps) {
 function WebhookForm({ site, onSaved }: WebhookPanelProps) {
   const [url, setUrl] = useState(site.settings.webhookUrl ?? '')
   const [secret, setSecret] = useState('')
+  const [events, setEvents] = useState<WebhookEvent[]>(site.settings.webhookEvents)
   const [isSecretVisible, setSecretVisible] = useState(false)
   const [isRemoving, setRemoving] = useState(false)
   const heading = useRef<HTMLHeadingElement>(null)
-  const [state, run] = useFormSubmit(['settings.webhookUrl', 'settings.webhookSecret'])
+  const [state, run] = useFormSubmit(['settings.webhookUrl', 'settings.webhookSecret', 'settings.webhookEvents'])
   const isSecretSet = site.settings.webhookSecretSet
   const hasWebhook = site.settings.webhookUrl !== null && site.settings.webhookUrl !== ''
 
@@ -54,10 +56,11 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
       const trimmedUrl = url.trim()
       // The secret is write-only: an empty field keeps the stored one.
       const stored = await updateSite(site.id, {
-        settings: { webhookUrl: trimmedUrl === '' ? null : trimmedUrl, ...(secret === '' ? {} : { webhookSecret: secret }) },
+        settings: { webhookUrl: trimmedUrl === '' ? null : trimmedUrl, webhookEvents: events, ...(secret === '' ? {} : { webhookSecret: secret }) },
       })
       // The URL as stored (normalized: a host in lower case), which later deliveries go to.
       setUrl(stored.settings.webhookUrl ?? '')
+      setEvents(stored.settings.webhookEvents)
       setSecret('')
       setSecretVisible(false)
       onSaved()
@@ -84,8 +87,9 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
         Webhook
       </h2>
       <p class="muted">
-        Tollgate posts a signed <code>verification.blocked</code> event to this address whenever a verification is
-        blocked. Check the <code>X-Service-Signature</code> header (HMAC-SHA256 of the body with your secret).
+        Tollgate posts a signed event to this address when a verification is blocked and, if you choose, when a surge of
+        the site's traffic begins and ends. Check the <code>X-Service-Signature</code> header (HMAC-SHA256 of the body
+        with your secret).
       </p>
       <FormOutcome state={state} />
       <Form class="form" onSubmit={() => void save()}>
@@ -136,6 +140,31 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
             </div>
           )}
         </Field>
+        <fieldset class="field choices" aria-describedby="webhook-events-hint">
+          <legend>Events to send</legend>
+          {webhookEventChoices.map(({ event, label }) => (
+            <label class="check" key={event}>
+              <input
+                type="checkbox"
+                name="webhookEvents"
+                value={event}
+                checked={events.includes(event)}
+                onChange={(change) => {
+                  const isChecked = change.currentTarget.checked
+                  setEvents((current) => webhookEventChoices.map((choice) => choice.event).filter((name) => (name === event ? isChecked : current.includes(name))))
+                }}
+              />
+              <span>
+                <code>{event}</code>: {label}
+              </span>
+            </label>
+          ))}
+          <p class="field__hint" id="webhook-events-hint">
+            Surge events are sent once for the whole fleet, ahead of blocked verifications waiting to be sent. With none
+            chosen, the webhook is kept but sent nothing.
+          </p>
+          {state.fieldErrors['settings.webhookEvents'] === undefined ? null : <p class="field__error">{state.fieldErrors['settings.webhookEvents']}</p>}
+        </fieldset>
         <div class="form__actions">
           <BusyButton type="submit" class="button button--primary" isBusy={state.isBusy}>
             {state.isBusy ? 'Saving…' : 'Save webhook'}
@@ -155,7 +184,7 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
         onConfirm={() => void remove()}
         onCancel={() => setRemoving(false)}
       >
-        <p>Blocked verifications will no longer be sent to {site.settings.webhookUrl}. The signing secret is deleted too.</p>
+        <p>No events will be sent to {site.settings.webhookUrl} any more. The signing secret is deleted too.</p>
       </ConfirmDialog>
     </section>
   )

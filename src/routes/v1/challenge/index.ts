@@ -73,7 +73,7 @@ async function issueJudged(app: FastifyInstance, request: FastifyRequest, caller
     issued = { challengeId: likely.challengeId, record: { ...likely.record, difficulty, stepUps, ...round } }
     await storeChallenge(app.keyValue, issued)
   }
-  if (surgeThreshold > 0) app.surge.count(site.id)
+  if (surgeThreshold > 0) app.surge.count(site.id, surgeThreshold)
   if (surge > 0) app.counters.increment('challengesSurged', { bits: String(surge) })
   return issued
 }

@@ -3,6 +3,8 @@ import { NullableInput } from '../dashboard-schemas.js'
 import { MAX_ALLOWED_ADDRESSES } from '../../../domain/sites/allowed-addresses.js'
 import { previousSecretsEnd } from '../../../domain/sites/site-keys.js'
 import type { Site as SiteRecord } from '../../../domain/sites/site.js'
+import { WEBHOOK_EVENTS } from '../../../domain/webhooks/webhook-payload.js'
+import { stringEnum } from '../public-schemas.js'
 import {
   MAX_DOMAINS,
   numericSettingLimits,
@@ -41,8 +43,13 @@ const ALLOWED_ADDRESSES_DESCRIPTION =
   'and whose challenges are not made harder nor rate limited: an office, an uptime monitor, a partner\'s servers. ' +
   `Stored normalized (host bits cleared); at most ${MAX_ALLOWED_ADDRESSES} entries, none wider than /8 (IPv4) or /24 (IPv6)`
 
+const WEBHOOK_EVENTS_DESCRIPTION =
+  'The events the webhook is sent: verification.blocked (the default, alone), surge.started and surge.ended (the site\'s challenge rate reached its surge threshold, and later stayed below it for 3 minutes); ' +
+  '[] sends none (a webhook paused); docs/webhooks.md'
+
 const settingsViewProperties = {
-  webhookUrl: Type.Union([Type.String(), Type.Null()], { description: 'Where verification.blocked notifications are sent' }),
+  webhookUrl: Type.Union([Type.String(), Type.Null()], { description: 'Where the webhook events (webhookEvents) are sent' }),
+  webhookEvents: Type.Array(stringEnum(WEBHOOK_EVENTS), { description: WEBHOOK_EVENTS_DESCRIPTION }),
   webhookSecretSet: Type.Boolean({ description: 'Whether a webhook secret is stored (the secret itself is write-only)' }),
   difficulty: Type.Integer({ description: describeSetting('difficulty') }),
   challengeLifetimeSeconds: Type.Integer({ description: describeSetting('challengeLifetimeSeconds') }),
@@ -109,6 +116,14 @@ function requestBodies(withLimits: boolean) {
               },
               { minLength: WEBHOOK_SECRET_MIN_LENGTH, maxLength: WEBHOOK_SECRET_MAX_LENGTH },
             ),
+          ),
+        ),
+      ),
+      webhookEvents: Type.Optional(
+        NullableInput(
+          Type.Array(
+            withLimits ? stringEnum(WEBHOOK_EVENTS) : Type.String({ maxLength: 100 }),
+            limits({ maxItems: 100, description: `${WEBHOOK_EVENTS_DESCRIPTION}; replaces the list; null restores the default` }, { maxItems: WEBHOOK_EVENTS.length, uniqueItems: true }),
           ),
         ),
       ),

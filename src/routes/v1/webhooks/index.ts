@@ -4,7 +4,7 @@ import { consumeRateLimit } from '../../../domain/rate-limit.js'
 import { ApiError } from '../../../errors.js'
 import type { WebhookDelivery } from '../../../storage/sql/webhook-delivery-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
-import { VERIFICATION_BLOCKED } from '../../../domain/webhooks/webhook-payload.js'
+import { VERIFICATION_BLOCKED, WEBHOOK_EVENTS } from '../../../domain/webhooks/webhook-payload.js'
 import { logPageQuery, pageOf, positionOf } from '../log-pages.js'
 import { stringEnum } from '../public-schemas.js'
 
@@ -15,7 +15,7 @@ const testSendLimit = { limit: 10, windowMs: 60_000 }
 
 const Delivery = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Also sent as X-Service-Delivery and webhook-id' }),
-  event: stringEnum([VERIFICATION_BLOCKED], { description: 'The event kind' }),
+  event: stringEnum(WEBHOOK_EVENTS, { description: 'The event kind' }),
   url: Type.String({ description: 'Where it was sent' }),
   test: Type.Boolean({ description: 'Whether it was a test send (POST .../webhook/test)' }),
   outcome: Type.Union([Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('timeout'), Type.Literal('refused'), Type.Literal('dropped')], {
@@ -82,12 +82,16 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: 'Send a signed test event to the webhook now and report the outcome',
         description:
-          'Sends a verification.blocked payload marked "test": true, signed like every webhook, and waits for the answer (at most 10 s). ' +
+          'Sends a payload of the event kind asked for (verification.blocked unless ?event= names another), marked "test": true, signed like every webhook, and waits for the answer (at most 10 s). ' +
+          'It is sent whether or not the site\'s webhookEvents list the kind. ' +
           'The answer is 200 whatever the outcome; the delivery is also listed in webhook-deliveries. ' +
           'Ten test sends a minute per site, and at most 5 in flight per account and 25 per instance (in slots apart from those of real events); beyond, 429 rate_limited with Retry-After.',
         security: dashboardSecurity,
         params: IdParams,
-        response: { 200: Delivery, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
+        querystring: Type.Object({
+          event: Type.Optional(stringEnum(WEBHOOK_EVENTS, { description: `The kind of event to send a sample of; ${VERIFICATION_BLOCKED} by default` })),
+        }),
+        response: { 200: Delivery, 400: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
         errorCodes: ['webhook_not_configured'],
       },
     },
@@ -102,7 +106,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
           })
         }
       }
-      return deliveryView(await app.webhooks.sendTest(site, admit))
+      return deliveryView(await app.webhooks.sendTest(site, admit, request.query.event))
     },
   )
 }
