@@ -21,7 +21,8 @@ export interface SurgeOptions {
  * The fleet-wide challenge rate of the sites with surge protection on (SurgeMeter). A store that
  * does not answer loses the counts of that flush (logged once until it answers again); the rate
  * then lags, and challenges are issued as ever. A surge's beginning and end are logged and
- * emitted as `surge.started` and `surge.ended` (the webhooks of the sites that ask for them).
+ * emitted as `surge.started` and `surge.ended` (the webhooks of the sites that ask for them) by
+ * the one instance that finds them.
  */
 async function surgePlugin(app: FastifyInstance, options: SurgeOptions): Promise<void> {
   const onAlert = (alert: SurgeAlert): void => {
@@ -50,6 +51,11 @@ async function surgePlugin(app: FastifyInstance, options: SurgeOptions): Promise
     })
   }, options.flushIntervalMs ?? 1_000)
   timer.unref()
+  // Once shutdown begins, a surge's beginning or end is left to the other instances: this one's
+  // webhooks take no new events by then, and the alert would be lost for the whole fleet.
+  app.addHook('preClose', async () => {
+    meter.stopAlerting()
+  })
   // The last second's counts go to the others too (this runs before the stores close).
   app.addHook('onClose', async () => {
     clearInterval(timer)

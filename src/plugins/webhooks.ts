@@ -272,8 +272,9 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
 
   async function recordDropped({ siteId, kind }: PendingDrops, createdAt: Date, error: string): Promise<void> {
     try {
-      const url = (await app.siteCache.findById(siteId))?.settings.webhookUrl
-      if (url === null || url === undefined) return
+      const site = await app.siteCache.findById(siteId)
+      const url = site?.settings.webhookUrl
+      if (site === undefined || url === null || url === undefined || !wants(site, kind)) return
       await deliveries.record({ id: randomUUID(), siteId, event: kind, url, isTest: false, createdAt, outcome: 'dropped', statusCode: null, latencyMs: 0, error })
     } catch (failure) {
       app.log.warn({ err: failure, siteId }, 'could not record dropped webhook events')
@@ -376,9 +377,22 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   app.events.on(VERIFICATION_BLOCKED, (blocked) => {
     enqueue({ kind: VERIFICATION_BLOCKED, siteId: blocked.siteId, site: blocked.site, isAlert: false, payloadFor: (deliveryId) => buildBlockedPayload(blocked, deliveryId) })
   })
+  // An alert comes with no site: it is read first, so that one whose webhook does not want it
+  // costs nothing more (nor is counted as dropped at shutdown).
   for (const kind of [SURGE_STARTED, SURGE_ENDED] as const) {
     app.events.on(kind, (alert) => {
-      enqueue({ kind, siteId: alert.siteId, isAlert: true, payloadFor: (deliveryId) => buildSurgePayload(alert, deliveryId) })
+      const event = { kind, siteId: alert.siteId, isAlert: true, payloadFor: (deliveryId: string) => buildSurgePayload(alert, deliveryId) }
+      keepTrackOf(
+        app.siteCache.findById(alert.siteId).then(
+          (site) => {
+            if (site !== undefined) enqueue({ ...event, site })
+          },
+          (error: unknown) => {
+            app.log.error({ err: error, siteId: alert.siteId, event: kind }, 'webhook dispatch failed')
+            noteDropped(event, 'the site could not be read')
+          },
+        ),
+      )
     })
   }
 

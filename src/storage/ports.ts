@@ -107,6 +107,8 @@ export interface KeyValueStore {
   countDistinct(markerKey: string, counterKey: string, ttlMs: number): Promise<number>
   /** Remaining time to live in milliseconds, or null when the key does not exist. */
   timeToLive(key: string): Promise<number | null>
+  /** Gives a key that exists a new time to live; false, creating nothing, when it does not. */
+  expire(key: string, ttlMs: number): Promise<boolean>
   publish(channel: string, message: string): Promise<void>
   /**
    * Calls listener with every message published on the channel from now on. Messages published

@@ -313,7 +313,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     }
     await page.getByLabel('Event', { exact: true }).selectOption('surge.started')
     await page.getByRole('button', { name: 'Send test event' }).click()
-    await waitForText('.test-outcome', 'Delivered: HTTP 200')
+    await waitForText('.test-outcome', '(surge.started)')
+    expect(await page.locator('.test-outcome').textContent()).toMatch(/^Delivered: HTTP 200, \d+ ms \(surge\.started\)\.$/)
     expect(receiver.received).toHaveLength(2)
     expect(receiver.received[1]?.headers['x-service-event']).toBe('surge.started')
     expect(JSON.parse(receiver.received[1]?.body ?? '{}')).toMatchObject({ event: 'surge.started', test: true, data: { threshold: 600 } })

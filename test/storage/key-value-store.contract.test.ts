@@ -27,6 +27,19 @@ describe.each(keyValueKinds)('KeyValueStore contract on $kind', ({ kind, availab
     expect(await subject.keyValue.timeToLive('short-lived')).toBeNull()
   })
 
+  it.skipIf(!available)('expire gives a key that exists a new time to live, and creates none', async () => {
+    await subject.keyValue.set('extended', 'kept', 50)
+    expect(await subject.keyValue.expire('extended', 10_000)).toBe(true)
+    await sleep(120)
+    expect(await subject.keyValue.get('extended')).toBe('kept')
+    expect(await subject.keyValue.timeToLive('extended')).toBeGreaterThan(9_000)
+    expect(await subject.keyValue.expire('extended', 50)).toBe(true)
+    await sleep(120)
+    expect(await subject.keyValue.get('extended')).toBeNull()
+    expect(await subject.keyValue.expire('never-set', 10_000)).toBe(false)
+    expect(await subject.keyValue.get('never-set')).toBeNull()
+  })
+
   it.skipIf(!available)('remembers since its opening at the latest, and keeps that time while it keeps its data', async () => {
     const since = subject.keyValue.remembersSince()
     expect(since).toBeLessThanOrEqual(Date.now())

@@ -44,18 +44,15 @@ export interface SurgeMeterOptions {
 
 /** A surge is over once no instance has seen the rate at or above the threshold for this long. */
 export const SURGE_QUIET_MS = 3 * 60_000
-/**
- * The longest a surge's record is kept: a surge no instance saw end (every instance that knew of
- * it stopped, and the site had no challenge since) is forgotten after it, without an `ended`.
- */
-const SURGE_RECORD_TTL_MS = 24 * 60 * 60_000
 
 /** What this instance knows of one site's counts. */
 interface SiteCounts {
   /** The site's threshold, as its last challenge here read it. */
   threshold: number
-  /** When the surge the store last said is going on began; undefined when none was. */
-  surgeStartedAt: number | undefined
+  /** The record of the site's surge as the last read found it (surgeRecordKey); undefined when there was none. */
+  surgeRecord: string | undefined
+  /** Whether the last read found the site's rate seen at or over its threshold within quietMs. */
+  isSurgeSeen: boolean
   /** The window of this instance's last count of the site. */
   lastCountedWindow: number
   /** This instance's counts not yet sent to the store, by window. */
@@ -82,6 +79,7 @@ export class SurgeMeter {
   private readonly windowMs: number
   private readonly quietMs: number
   private readonly onAlert: (alert: SurgeAlert) => void
+  private isAlerting = true
 
   constructor(
     private readonly store: KeyValueStore,
@@ -97,7 +95,7 @@ export class SurgeMeter {
     const windowIndex = this.windowOf(now)
     let counts = this.sites.get(siteId)
     if (counts === undefined) {
-      counts = { threshold, surgeStartedAt: undefined, lastCountedWindow: windowIndex, unwritten: new Map(), sending: new Map(), read: undefined }
+      counts = { threshold, surgeRecord: undefined, isSurgeSeen: false, lastCountedWindow: windowIndex, unwritten: new Map(), sending: new Map(), read: undefined }
       this.sites.set(siteId, counts)
     }
     counts.threshold = threshold
@@ -139,7 +137,7 @@ export class SurgeMeter {
     for (const [siteId, counts] of this.sites) {
       for (const window of counts.unwritten.keys()) if (window < windowIndex - 1) counts.unwritten.delete(window)
       // A site in a surge is followed until the surge ends, challenges or not.
-      if (counts.lastCountedWindow < windowIndex - 1 && counts.sending.size === 0 && counts.surgeStartedAt === undefined) {
+      if (counts.lastCountedWindow < windowIndex - 1 && counts.sending.size === 0 && counts.surgeRecord === undefined) {
         this.sites.delete(siteId)
         continue
       }
@@ -161,9 +159,15 @@ export class SurgeMeter {
     }
     try {
       // The keys share the site's hash tag: one command, on Redis Cluster too.
-      const [current, previous, surge] = await this.store.getMany([surgeKey(siteId, windowIndex), surgeKey(siteId, windowIndex - 1), surgeRecordKey(siteId)])
+      const [current, previous, record, seen] = await this.store.getMany([
+        surgeKey(siteId, windowIndex),
+        surgeKey(siteId, windowIndex - 1),
+        surgeRecordKey(siteId),
+        surgeSeenKey(siteId),
+      ])
       counts.read = { windowIndex, current: countOf(current), previous: countOf(previous) }
-      counts.surgeStartedAt = startOfSurge(surge ?? null)
+      counts.surgeRecord = record ?? undefined
+      counts.isSurgeSeen = seen !== null && seen !== undefined
     } finally {
       // Written either way: the fleet's totals have them now, read back now or at the next flush.
       takeAway(counts.sending, batch)
@@ -171,31 +175,62 @@ export class SurgeMeter {
   }
 
   /**
-   * A surge begins, for the whole fleet, when an instance that reads the rate at or above the
-   * threshold is the first to write the site's surge record; every instance that reads it so
-   * marks the site as seen above it (a mark that lasts quietMs). It ends when an instance that
-   * reads the rate below the threshold, the record there and the mark gone, is the one to take
-   * the record. So each is told once, by one instance, however many count the site.
+   * Stops telling of surges (shutdown): this instance's last flushes still count, and the fleet's
+   * other instances tell of the surges' beginnings and ends, which this one could no longer send.
+   */
+  stopAlerting(): void {
+    this.isAlerting = false
+  }
+
+  /**
+   * A surge begins, for the whole fleet, when an instance that counts the site and reads its rate
+   * at or above the threshold is the first to write the site's surge record; every such instance
+   * marks the site as seen above it (a mark that lasts quietMs) and keeps the record alive. It
+   * ends when an instance that reads the rate below the threshold, the record there and the mark
+   * gone, takes that very record. So each is told once, by one instance, however many count the
+   * site. Only instances that count the site's challenges keep a surge going: one that merely
+   * follows it may hold a threshold the site has changed since.
    */
   private async followSurge(siteId: string, counts: SiteCounts, now: number): Promise<void> {
+    if (!this.isAlerting) return
     const rate = this.rate(siteId, now)
-    const { threshold } = counts
+    const { threshold, surgeRecord } = counts
+    const recordKey = surgeRecordKey(siteId)
+    const startedAt = surgeRecord === undefined ? undefined : startOfSurge(surgeRecord)
+    if (surgeRecord !== undefined && startedAt === undefined) {
+      // Not a record this code wrote (another version's, or damaged): cleared, so that surges are told again.
+      await this.store.takeIfEndsWith(recordKey, surgeRecord)
+      counts.surgeRecord = undefined
+    }
     if (surgeBits(rate, threshold) > 0) {
+      if (counts.lastCountedWindow < this.windowOf(now) - 1) return
       await this.store.set(surgeSeenKey(siteId), '1', this.quietMs)
-      if (counts.surgeStartedAt !== undefined) return
+      // Kept a quiet time longer than the mark, for the instance that finds the surge over.
+      const recordTtlMs = 2 * this.quietMs
+      if (startedAt !== undefined && (await this.store.expire(recordKey, recordTtlMs))) return
       // The store's clock may run a fraction of a millisecond off ours (Redis's).
-      const startedAt = Math.floor(now)
-      const isFirst = await this.store.setIfAbsent(surgeRecordKey(siteId), JSON.stringify({ startedAt }), SURGE_RECORD_TTL_MS)
-      if (!isFirst) return
-      counts.surgeStartedAt = startedAt
-      this.onAlert({ kind: 'started', siteId, at: new Date(startedAt), startedAt: new Date(startedAt), challengesPerMinute: rate, threshold })
+      const startsAt = Math.floor(now)
+      const record = JSON.stringify({ startedAt: startsAt })
+      if (!(await this.store.setIfAbsent(recordKey, record, recordTtlMs))) return
+      // Shutdown began meanwhile: the record goes, for another instance to write and tell.
+      if (!this.isAlerting) {
+        await this.store.takeIfEndsWith(recordKey, record)
+        return
+      }
+      counts.surgeRecord = record
+      this.onAlert({ kind: 'started', siteId, at: new Date(startsAt), startedAt: new Date(startsAt), challengesPerMinute: rate, threshold })
       return
     }
-    if (counts.surgeStartedAt === undefined || (await this.store.get(surgeSeenKey(siteId))) !== null) return
-    const record = await this.store.take(surgeRecordKey(siteId))
-    counts.surgeStartedAt = undefined
-    const startedAt = startOfSurge(record?.value ?? null)
-    if (startedAt === undefined) return
+    if (startedAt === undefined || counts.isSurgeSeen) return
+    // That very record: a surge that began since (another start) is left to end in its turn.
+    const taken = await this.store.takeIfEndsWith(recordKey, surgeRecord!)
+    counts.surgeRecord = undefined
+    if (taken === null) return
+    // Shutdown began meanwhile: the record is put back, for another instance to take and tell.
+    if (!this.isAlerting) {
+      await this.store.setIfAbsent(recordKey, taken, 2 * this.quietMs)
+      return
+    }
     this.onAlert({ kind: 'ended', siteId, at: new Date(now), startedAt: new Date(startedAt), challengesPerMinute: rate, threshold })
   }
 
@@ -218,8 +253,7 @@ function takeAway(from: Map<number, number>, batch: readonly (readonly [number, 
 }
 
 /** When the surge a record tells of began (ms), or undefined: no record, or not one of ours. */
-function startOfSurge(record: string | null): number | undefined {
-  if (record === null) return undefined
+function startOfSurge(record: string): number | undefined {
   try {
     const startedAt: unknown = (JSON.parse(record) as { startedAt?: unknown }).startedAt
     return typeof startedAt === 'number' && Number.isFinite(startedAt) ? startedAt : undefined

@@ -67,5 +67,6 @@ export interface Site {
 
 /** Stored settings merged over the defaults, so sites created before a setting existed get it. */
 export function withDefaultSettings(stored: Partial<SiteSettings>): SiteSettings {
-  return { ...defaultSiteSettings, ...stored }
+  // Lists of their own: no site's settings share an array with the defaults.
+  return { ...defaultSiteSettings, webhookEvents: [...defaultSiteSettings.webhookEvents], allowedAddresses: [...defaultSiteSettings.allowedAddresses], ...stored }
 }

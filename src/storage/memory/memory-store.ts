@@ -201,6 +201,12 @@ export function openMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       const slot = slots.find(key, time)
       return slot < 0 ? null : slots.expiries[slot]! - time
     },
+    async expire(key, ttlMs) {
+      const time = now()
+      const slot = slots.find(key, time)
+      if (slot >= 0) slots.expiries[slot] = time + ttlMs
+      return slot >= 0
+    },
     async publish(channel, message) {
       channels.emit(channel, message)
     },

@@ -273,6 +273,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
       const ttl = await client.pttl(key)
       return ttl < 0 && ttl !== -1 ? null : ttl === -1 ? Number.POSITIVE_INFINITY : ttl
     },
+    async expire(key, ttlMs) {
+      return (await client.pexpire(key, Math.max(1, Math.ceil(ttlMs)))) === 1
+    },
     async publish(channel, message) {
       // ioredis does not prefix channel names; do it here so prefixes isolate pub/sub too.
       await client.publish(keyPrefix + channel, message)

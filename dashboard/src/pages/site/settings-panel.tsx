@@ -15,7 +15,7 @@ const numberSettings: { key: NumberSetting; label: string; hint: string; min: nu
   { key: 'difficulty', label: 'Difficulty', hint: 'Leading zero bits the proof of work needs (1–32); each step doubles the work. The service raises it for suspicious clients.', min: 1, max: 32 },
   { key: 'challengeLifetimeSeconds', label: 'Challenge lifetime (seconds)', hint: 'How long a visitor has to solve a challenge (10–3600).', min: 10, max: 3600 },
   { key: 'challengeThreshold', label: 'Challenge threshold', hint: 'Risk scores (0–100) from this value on get a harder challenge instead of a token. Must be below the block threshold.', min: 0, max: 100 },
-  { key: 'blockThreshold', label: 'Block threshold', hint: 'Risk scores (0–100) from this value on are blocked, and a webhook is sent.', min: 0, max: 100 },
+  { key: 'blockThreshold', label: 'Block threshold', hint: 'Risk scores (0–100) from this value on are blocked (and sent to the webhook, if it takes blocked verifications).', min: 0, max: 100 },
   { key: 'maxStepUps', label: 'Maximum step-ups', hint: 'Harder challenges (0–5) a visitor may solve before the outcome is allow or block.', min: 0, max: 5 },
   {
     key: 'surgeChallengesPerMinute',

@@ -60,10 +60,12 @@ export function TestWebhook({ site, onSent }: TestWebhookProps) {
 function DeliveryOutcome({ delivery }: { delivery: WebhookDelivery }) {
   const facts = [delivery.statusCode === null ? 'no HTTP answer' : `HTTP ${delivery.statusCode}`, `${delivery.latencyMs} ms`].join(', ')
   return delivery.outcome === 'delivered' ? (
-    <Notice tone="success">Delivered: {facts}.</Notice>
+    <Notice tone="success">
+      Delivered: {facts} (<code>{delivery.event}</code>).
+    </Notice>
   ) : (
     <Notice tone="error">
-      {outcomeLabels[delivery.outcome]}: {facts}
+      {outcomeLabels[delivery.outcome]} (<code>{delivery.event}</code>): {facts}
       {delivery.error === null ? '.' : ` — ${delivery.error}`}
     </Notice>
   )

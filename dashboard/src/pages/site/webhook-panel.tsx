@@ -47,7 +47,7 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
   const [isSecretVisible, setSecretVisible] = useState(false)
   const [isRemoving, setRemoving] = useState(false)
   const heading = useRef<HTMLHeadingElement>(null)
-  const [state, run] = useFormSubmit(['settings.webhookUrl', 'settings.webhookSecret', 'settings.webhookEvents'])
+  const [state, run] = useFormSubmit(['settings.webhookUrl', 'settings.webhookSecret'])
   const isSecretSet = site.settings.webhookSecretSet
   const hasWebhook = site.settings.webhookUrl !== null && site.settings.webhookUrl !== ''
 
@@ -87,8 +87,8 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
         Webhook
       </h2>
       <p class="muted">
-        Tollgate posts a signed event to this address when a verification is blocked and, if you choose, when a surge of
-        the site's traffic begins and ends. Check the <code>X-Service-Signature</code> header (HMAC-SHA256 of the body
+        Tollgate posts a signed event to this address for each kind of event you choose below: when a verification is
+        blocked, and when a surge of the site's traffic begins and ends. Check the <code>X-Service-Signature</code> header (HMAC-SHA256 of the body
         with your secret).
       </p>
       <FormOutcome state={state} />
@@ -163,7 +163,6 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
             Surge events are sent once for the whole fleet, ahead of blocked verifications waiting to be sent. With none
             chosen, the webhook is kept but sent nothing.
           </p>
-          {state.fieldErrors['settings.webhookEvents'] === undefined ? null : <p class="field__error">{state.fieldErrors['settings.webhookEvents']}</p>}
         </fieldset>
         <div class="form__actions">
           <BusyButton type="submit" class="button button--primary" isBusy={state.isBusy}>
