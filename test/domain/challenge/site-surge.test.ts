@@ -168,6 +168,20 @@ describe.each(keyValueKinds)('SurgeMeter alerts on $kind', ({ kind, available })
     const meterNamed = (by: string) => new SurgeMeter(subject.keyValue, { quietMs: QUIET_MS, onAlert: (alert) => alerts.push({ ...alert, by }) })
     return { first: meterNamed('first'), second: meterNamed('second'), alerts }
   }
+
+  /** A fleet of two in a surge of a new site that both know of (the second tells of it), from `start`. */
+  async function surgeKnownToBoth(start: number) {
+    const fleet = fleetOfTwo()
+    const siteId = randomUUID()
+    countTimes(fleet.first, siteId, 4, start)
+    countTimes(fleet.second, siteId, 4, start)
+    await fleet.first.flush(start)
+    await fleet.second.flush(start)
+    // The first learns of the surge at its next flush.
+    await fleet.first.flush(start)
+    expect(fleet.alerts.map((alert) => alert.kind)).toEqual(['started'])
+    return { ...fleet, siteId }
+  }
   const momentInWindow = (offsetMs: number) => momentInWindowOf(subject.keyValue, offsetMs)
   const countTimes = countTimesAt(THRESHOLD)
 
@@ -188,16 +202,8 @@ describe.each(keyValueKinds)('SurgeMeter alerts on $kind', ({ kind, available })
   })
 
   it.skipIf(!available)('tells once that the surge ended when no instance has seen the rate at the threshold for the quiet time', async () => {
-    const { first, second, alerts } = fleetOfTwo()
-    const siteId = randomUUID()
     const start = momentInWindow(1_000)
-    countTimes(first, siteId, 4, start)
-    countTimes(second, siteId, 4, start)
-    await first.flush(start)
-    await second.flush(start)
-    // The first learns of the surge at its next flush.
-    await first.flush(start)
-    expect(alerts.map((alert) => alert.kind)).toEqual(['started'])
+    const { first, second, alerts, siteId } = await surgeKnownToBoth(start)
     const startedAt = alerts[0]!.at
 
     // Three minutes on, neither has counted a challenge since: the rate is 0, but the surge was seen a moment ago.
@@ -302,15 +308,8 @@ describe.each(keyValueKinds)('SurgeMeter alerts on $kind', ({ kind, available })
   })
 
   it.skipIf(!available)('ends a surge whose threshold was raised above the rate, however an instance that stopped counting the site remembers it', async () => {
-    const { first, second, alerts } = fleetOfTwo()
-    const siteId = randomUUID()
     const start = momentInWindow(1_000)
-    countTimes(first, siteId, 4, start)
-    countTimes(second, siteId, 4, start)
-    await first.flush(start)
-    await second.flush(start)
-    await first.flush(start)
-    expect(alerts.map((alert) => alert.kind)).toEqual(['started'])
+    const { first, second, alerts, siteId } = await surgeKnownToBoth(start)
     // Two windows on, the site's threshold is 100 and only the first issues its challenges: 8 a minute.
     const later = start + 2 * MINUTE
     for (let index = 0; index < 8; index++) first.count(siteId, 100, later)
