@@ -789,6 +789,30 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
   })
 
+  it("shows a surge of the site's challenges on its analytics page", async () => {
+    await page.getByRole('link', { name: 'Example shop' }).click()
+    await page.getByRole('link', { name: 'Settings' }).click()
+    await page.getByLabel('Surge threshold (challenges per minute)').fill('2')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await waitForText('.notice--success', 'Settings saved.')
+    for (let visitor = 0; visitor < 4; visitor += 1) {
+      const response = await fetch(`${origin}/api/v1/challenge`, { method: 'POST', headers: { ...browserHeaders('https://shop.example'), 'x-site-key': siteKey } })
+      expect(response.status).toBe(200)
+    }
+    await page.getByRole('link', { name: 'Analytics' }).click()
+    // The fleet's count reaches the store within a second or so: refresh until the surge shows.
+    const surge = page.locator('.notice--warning', { hasText: 'In a surge since' })
+    for (let attempt = 0; attempt < 40 && (await surge.count()) === 0; attempt += 1) {
+      await page.waitForTimeout(250)
+      await page.getByRole('button', { name: 'Refresh' }).click()
+    }
+    expect(await surge.textContent()).toMatch(/^In a surge since .+\. \d+ challenges in the last minute \(surge threshold 2\): every challenge is [1-4] bits? harder\.$/)
+    await expectNoAccessibilityViolations('analytics in a surge')
+    await saveScreenshot(page, 'analytics-surge')
+    await page.getByRole('link', { name: 'Sites', exact: true }).first().click()
+    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
+  })
+
   it('deletes the site after a confirmation', async () => {
     await page.getByRole('link', { name: 'Example shop' }).click()
     await page.getByRole('link', { name: 'Keys and snippet' }).click()

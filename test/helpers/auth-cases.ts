@@ -22,6 +22,7 @@ export const dashboardSiteRoutes: SiteRouteCase[] = [
   { method: 'POST', path: '/api/v1/sites/{id}/secret/rotate', ownerStatus: 200 },
   { method: 'DELETE', path: '/api/v1/sites/{id}/secret/previous', ownerStatus: 204 },
   { method: 'GET', path: '/api/v1/sites/{id}/stats', ownerStatus: 200 },
+  { method: 'GET', path: '/api/v1/sites/{id}/surge', ownerStatus: 200 },
   { method: 'GET', path: '/api/v1/sites/{id}/verifications', ownerStatus: 200 },
 ]
 

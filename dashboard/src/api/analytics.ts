@@ -1,8 +1,12 @@
 import { request } from './client.js'
-import type { Stats, VerificationAction, VerificationPage } from './types.js'
+import type { Stats, SurgeStatus, VerificationAction, VerificationPage } from './types.js'
 
 export function fetchStats(siteId: string, range: { from: string; to: string; interval: 'hour' | 'day' }): Promise<Stats> {
   return request<Stats>(`/sites/${encodeURIComponent(siteId)}/stats`, { query: range })
+}
+
+export function fetchSurge(siteId: string): Promise<SurgeStatus> {
+  return request<SurgeStatus>(`/sites/${encodeURIComponent(siteId)}/surge`)
 }
 
 export function fetchVerifications(

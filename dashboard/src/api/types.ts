@@ -164,3 +164,13 @@ export interface WebhookDelivery {
   error: string | null
   createdAt: string
 }
+
+/** GET /sites/{id}/surge: the site's challenge rate now against its surge threshold. */
+export interface SurgeStatus {
+  /** 0 when surge protection is off (nothing is counted then). */
+  threshold: number
+  challengesPerMinute: number
+  extraBits: number
+  /** When the surge going on began; null outside one. */
+  startedAt: string | null
+}

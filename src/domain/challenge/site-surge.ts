@@ -120,6 +120,24 @@ export class SurgeMeter {
     return current + Math.floor(previous * previousWindowShare(now, this.windowMs))
   }
 
+  /**
+   * The site's surge as the store holds it now, for its operator: the fleet's challenges over the
+   * last window (with this instance's not yet sent) and, in a surge, when it began. Counted only
+   * while the site's surge protection is on.
+   */
+  async status(siteId: string, now: number = this.store.now()): Promise<{ challengesPerMinute: number; startedAt: Date | undefined }> {
+    const windowIndex = this.windowOf(now)
+    const [current, previous, record] = await this.store.getMany([surgeKey(siteId, windowIndex), surgeKey(siteId, windowIndex - 1), surgeRecordKey(siteId)])
+    const unsent = this.sites.get(siteId)?.unwritten
+    const currentCount = countOf(current) + (unsent?.get(windowIndex) ?? 0)
+    const previousCount = countOf(previous) + (unsent?.get(windowIndex - 1) ?? 0)
+    const startedAt = record === null || record === undefined ? undefined : startOfSurge(record)
+    return {
+      challengesPerMinute: currentCount + Math.floor(previousCount * previousWindowShare(now, this.windowMs)),
+      startedAt: startedAt === undefined ? undefined : new Date(startedAt),
+    }
+  }
+
   /** How many sites this instance keeps counts of: those it counted in the current or the previous window. */
   get siteCount(): number {
     return this.sites.size

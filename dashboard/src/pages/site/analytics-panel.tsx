@@ -1,12 +1,12 @@
 import { useCallback } from 'preact/hooks'
-import { fetchStats } from '../../api/analytics.js'
-import { verificationActions, type Site, type Stats } from '../../api/types.js'
-import { ErrorNotice, Loading } from '../../components/notice.js'
+import { fetchStats, fetchSurge } from '../../api/analytics.js'
+import { verificationActions, type Site, type Stats, type SurgeStatus } from '../../api/types.js'
+import { ErrorNotice, Loading, Notice } from '../../components/notice.js'
 import { RangePicker } from '../../components/range-picker.js'
 import { RankedList } from '../../components/ranked-list.js'
 import { VerificationsChart } from '../../components/verifications-chart.js'
 import { actionStyles } from '../../lib/actions.js'
-import { formatCountry, formatNumber, formatPercent } from '../../lib/format.js'
+import { formatCountry, formatDateTime, formatNumber, formatPercent } from '../../lib/format.js'
 import { useAddressParam } from '../../lib/router.js'
 import { queryOfRange, rangeLabels, rangeNames, type RangeName } from '../../lib/time-range.js'
 import { useLoader } from '../../lib/use-loader.js'
@@ -19,7 +19,12 @@ export function AnalyticsPanel({ site }: { site: Site }) {
   const [range, setRange] = useAddressParam<RangeName>('range', rangeNames, '24h')
   // The numbers carry the range they were counted for: while another range loads, they are still
   // on screen, and must not be named by the range just picked.
-  const load = useCallback(async () => ({ range, stats: await fetchStats(site.id, queryOfRange(range)) }), [site.id, range])
+  // The surge is read beside the numbers (and again with them on Refresh); only while protection is on.
+  const isSurgeProtected = site.settings.surgeChallengesPerMinute > 0
+  const load = useCallback(async () => {
+    const [stats, surge] = await Promise.all([fetchStats(site.id, queryOfRange(range)), isSurgeProtected ? fetchSurge(site.id) : undefined])
+    return { range, stats, surge }
+  }, [site.id, range, isSurgeProtected])
   const [loaded, reload] = useLoader(load, `${site.id}:${range}`)
   return (
     <>
@@ -31,12 +36,28 @@ export function AnalyticsPanel({ site }: { site: Site }) {
         {loaded.status === 'loading' && loaded.data !== undefined ? <Loading label={`Loading ${rangeLabels[range].toLowerCase()}…`} /> : null}
       </div>
       {loaded.status === 'error' ? <ErrorNotice error={loaded.error} /> : null}
+      {loaded.data?.surge === undefined ? null : <SurgeNow surge={loaded.data.surge} />}
       {loaded.data === undefined ? (
         loaded.status === 'loading' ? <Loading /> : null
       ) : (
         <StatsView stats={loaded.data.stats} range={loaded.data.range} site={site} isLoading={loaded.status === 'loading'} />
       )}
     </>
+  )
+}
+
+/** The site's challenge rate now against its surge threshold, and the surge going on, if any. */
+function SurgeNow({ surge }: { surge: SurgeStatus }) {
+  const rate = `${formatNumber(surge.challengesPerMinute)} challenges in the last minute (surge threshold ${formatNumber(surge.threshold)})`
+  if (surge.startedAt === null) return <p class="muted surge-now">{rate}.</p>
+  const bits = surge.extraBits === 1 ? '1 bit' : `${surge.extraBits} bits`
+  return (
+    <Notice tone="warning">
+      <span class="surge-now">
+        <strong>In a surge since {formatDateTime(surge.startedAt)}.</strong> {rate}
+        {surge.extraBits > 0 ? `: every challenge is ${bits} harder.` : '; it ends after 3 minutes under the threshold.'}
+      </span>
+    </Notice>
   )
 }
 

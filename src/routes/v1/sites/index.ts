@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import manageSitesRoutes from './manage-sites.js'
 import rotateSecretRoutes from './rotate-secret.js'
 import siteStatsRoutes from './site-stats.js'
+import siteSurgeRoutes from './site-surge.js'
 import siteVerificationsRoutes from './site-verifications.js'
 import updateSiteRoutes from './update-site.js'
 
@@ -12,6 +13,7 @@ const sitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(updateSiteRoutes)
   await app.register(rotateSecretRoutes)
   await app.register(siteStatsRoutes)
+  await app.register(siteSurgeRoutes)
   await app.register(siteVerificationsRoutes)
 }
 
