@@ -51,12 +51,8 @@ async function surgePlugin(app: FastifyInstance, options: SurgeOptions): Promise
     })
   }, options.flushIntervalMs ?? 1_000)
   timer.unref()
-  // Once shutdown begins, a surge's beginning or end is left to the other instances: this one's
-  // webhooks take no new events by then, and the alert would be lost for the whole fleet.
-  app.addHook('preClose', async () => {
-    meter.stopAlerting()
-  })
-  // The last second's counts go to the others too (this runs before the stores close).
+  // The last second's counts go to the others too (this runs before the stores close, and
+  // before the webhooks settle: a surge this flush finds begun or ended is still sent).
   app.addHook('onClose', async () => {
     clearInterval(timer)
     await flushing

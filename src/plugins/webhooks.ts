@@ -299,7 +299,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   let waitingCount = 0
   /**
    * Set when shutdown begins: what waits then is dropped, so shutdown waits for no more than the
-   * deliveries in flight.
+   * deliveries in flight; alerts excepted (below).
    */
   let closing = false
 
@@ -331,17 +331,24 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     }
   }
 
+  /** Drops what waits, but for alerts (at most two per surge; the fleet's other instances would not tell them). */
   function dropWaiting(reason: string): void {
-    for (const line of waiting.values()) for (const event of line) noteDropped(event, reason)
-    waiting.clear()
-    waitingCount = 0
+    for (const [siteId, line] of waiting) {
+      const alerts = line.filter((event) => event.isAlert)
+      for (const event of line) if (!event.isAlert) noteDropped(event, reason)
+      waitingCount -= line.length - alerts.length
+      if (alerts.length === 0) waiting.delete(siteId)
+      else waiting.set(siteId, alerts)
+    }
   }
 
   /** Sends the event now, or lines it up for a slot, or drops it (counted and reported). */
   function enqueue(event: SiteEvent): void {
     // A site at hand that wants no such event costs nothing more (test site keys hand none).
     if (event.site !== undefined && !wants(event.site, event.kind)) return
-    if (closing) {
+    // An alert decided as shutdown began is still sent: the surge's record says it was told, so no
+    // other instance will tell it (shutdown waits for its delivery, bounded by the timeout).
+    if (closing && !event.isAlert) {
       noteDropped(event, 'Tollgate was shutting down')
       return
     }

@@ -141,8 +141,43 @@ describe.each(deployments)('Surge webhooks ($name)', ({ available, options }) =>
     expect(events).toHaveLength(111)
     // The first ten were in flight already; the alert starts with the next round of ten (their
     // requests may reach the receiver in any order), not behind the hundred that waited before it.
+    expect(events.indexOf('surge.started')).toBeGreaterThanOrEqual(10)
     expect(events.indexOf('surge.started')).toBeLessThan(20)
     const logged = await service.app.webhooks.deliveries.listRecent(site.id, 200)
     expect(logged.filter((delivery) => delivery.outcome === 'dropped')).toEqual([])
+  })
+})
+
+describe('Surge webhooks at shutdown', () => {
+  it('still sends an alert that comes as shutdown begins, while blocked verifications then are dropped', { timeout: 60_000 }, async () => {
+    let slowRequestArrived!: () => void
+    const arrived = new Promise<void>((resolve) => (slowRequestArrived = resolve))
+    const closing = await buildTestApp({
+      // A request that keeps the server open for a while after shutdown began.
+      beforeReady: (app) =>
+        app.get('/test/slow', async () => {
+          slowRequestArrived()
+          await new Promise((resolve) => setTimeout(resolve, 2_000))
+          return 'done'
+        }),
+    })
+    const address = await closing.app.listen({ port: 0, host: '127.0.0.1' })
+    const receiver = await startWebhookReceiver()
+    try {
+      const site = await createWebhookSite(closing.app, { webhookUrl: receiver.url, secret: SECRET, settings: { webhookEvents: ['verification.blocked', 'surge.ended'] } })
+      const slow = fetch(`${address}/test/slow`)
+      await arrived
+      const closed = closing.close()
+      // Shutdown has begun (its first step drops what waits); the server waits for the slow request.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const alert: SurgeAlert = { kind: 'ended', siteId: site.id, at: new Date(), startedAt: new Date(Date.now() - 60_000), challengesPerMinute: 1, threshold: THRESHOLD }
+      closing.app.events.emit('surge.ended', alert)
+      closing.app.events.emit('verification.blocked', blockedEvent(site.id))
+      await closed
+      expect(await (await slow).text()).toBe('done')
+      expect(receiver.received.map((request) => request.headers['x-service-event'])).toEqual(['surge.ended'])
+    } finally {
+      await receiver.close()
+    }
   })
 })

@@ -79,7 +79,6 @@ export class SurgeMeter {
   private readonly windowMs: number
   private readonly quietMs: number
   private readonly onAlert: (alert: SurgeAlert) => void
-  private isAlerting = true
 
   constructor(
     private readonly store: KeyValueStore,
@@ -127,10 +126,13 @@ export class SurgeMeter {
    */
   async status(siteId: string, now: number = this.store.now()): Promise<{ challengesPerMinute: number; startedAt: Date | undefined }> {
     const windowIndex = this.windowOf(now)
-    const [current, previous, record] = await this.store.getMany([surgeKey(siteId, windowIndex), surgeKey(siteId, windowIndex - 1), surgeRecordKey(siteId)])
+    // Taken before the read: counts a flush moves on are sent before it on the store's one
+    // connection (so the read has them), and counts made after it are not in it.
     const unsent = this.sites.get(siteId)?.unwritten
-    const currentCount = countOf(current) + (unsent?.get(windowIndex) ?? 0)
-    const previousCount = countOf(previous) + (unsent?.get(windowIndex - 1) ?? 0)
+    const [unsentCurrent, unsentPrevious] = [unsent?.get(windowIndex) ?? 0, unsent?.get(windowIndex - 1) ?? 0]
+    const [current, previous, record] = await this.store.getMany([surgeKey(siteId, windowIndex), surgeKey(siteId, windowIndex - 1), surgeRecordKey(siteId)])
+    const currentCount = countOf(current) + unsentCurrent
+    const previousCount = countOf(previous) + unsentPrevious
     const startedAt = record === null || record === undefined ? undefined : startOfSurge(record)
     return {
       challengesPerMinute: currentCount + Math.floor(previousCount * previousWindowShare(now, this.windowMs)),
@@ -193,14 +195,6 @@ export class SurgeMeter {
   }
 
   /**
-   * Stops telling of surges (shutdown): this instance's last flushes still count, and the fleet's
-   * other instances tell of the surges' beginnings and ends, which this one could no longer send.
-   */
-  stopAlerting(): void {
-    this.isAlerting = false
-  }
-
-  /**
    * A surge begins, for the whole fleet, when an instance that counts the site and reads its rate
    * at or above the threshold is the first to write the site's surge record; every such instance
    * marks the site as seen above it (a mark that lasts quietMs) and keeps the record alive. It
@@ -210,14 +204,15 @@ export class SurgeMeter {
    * follows it may hold a threshold the site has changed since.
    */
   private async followSurge(siteId: string, counts: SiteCounts, now: number): Promise<void> {
-    if (!this.isAlerting) return
     const rate = this.rate(siteId, now)
     const { threshold, surgeRecord } = counts
     const recordKey = surgeRecordKey(siteId)
     const startedAt = surgeRecord === undefined ? undefined : startOfSurge(surgeRecord)
     if (surgeRecord !== undefined && startedAt === undefined) {
-      // Not a record this code wrote (another version's, or damaged): cleared, so that surges are told again.
-      await this.store.takeIfEndsWith(recordKey, surgeRecord)
+      // Not a record this code wrote (damaged): cleared, so that surges are told again. That very
+      // value only, unless it is empty (every value ends with that).
+      if (surgeRecord === '') await this.store.delete(recordKey)
+      else await this.store.takeIfEndsWith(recordKey, surgeRecord)
       counts.surgeRecord = undefined
     }
     if (surgeBits(rate, threshold) > 0) {
@@ -230,11 +225,6 @@ export class SurgeMeter {
       const startsAt = Math.floor(now)
       const record = JSON.stringify({ startedAt: startsAt })
       if (!(await this.store.setIfAbsent(recordKey, record, recordTtlMs))) return
-      // Shutdown began meanwhile: the record goes, for another instance to write and tell.
-      if (!this.isAlerting) {
-        await this.store.takeIfEndsWith(recordKey, record)
-        return
-      }
       counts.surgeRecord = record
       this.onAlert({ kind: 'started', siteId, at: new Date(startsAt), startedAt: new Date(startsAt), challengesPerMinute: rate, threshold })
       return
@@ -244,11 +234,6 @@ export class SurgeMeter {
     const taken = await this.store.takeIfEndsWith(recordKey, surgeRecord!)
     counts.surgeRecord = undefined
     if (taken === null) return
-    // Shutdown began meanwhile: the record is put back, for another instance to take and tell.
-    if (!this.isAlerting) {
-      await this.store.setIfAbsent(recordKey, taken, 2 * this.quietMs)
-      return
-    }
     this.onAlert({ kind: 'ended', siteId, at: new Date(now), startedAt: new Date(startedAt), challengesPerMinute: rate, threshold })
   }
 
@@ -274,15 +259,23 @@ function takeAway(from: Map<number, number>, batch: readonly (readonly [number, 
 function startOfSurge(record: string): number | undefined {
   try {
     const startedAt: unknown = (JSON.parse(record) as { startedAt?: unknown }).startedAt
-    return typeof startedAt === 'number' && Number.isFinite(startedAt) ? startedAt : undefined
+    // A time a Date can hold (a record that says 1e300 is as damaged as one that says nothing).
+    return typeof startedAt === 'number' && Number.isSafeInteger(startedAt) && startedAt >= 0 && startedAt <= MAX_DATE_MS ? startedAt : undefined
   } catch {
     return undefined
   }
 }
 
-/** The record of a site's surge going on: `{"startedAt": ms}`, written by the instance that saw it begin. */
+/** The latest time a Date holds. */
+const MAX_DATE_MS = 8.64e15
+
+/**
+ * The record of a site's surge going on: `{"startedAt": ms}`, written by the instance that saw it
+ * begin. Its format's version is in the key: a later format gets a key of its own, so that two
+ * versions of the service running side by side never take each other's records for damaged ones.
+ */
 export function surgeRecordKey(siteId: string): string {
-  return `surge-on:{${siteId}}`
+  return `surge-on:v1:{${siteId}}`
 }
 
 /** Present while some instance saw the site's rate at or above its threshold in the last quietMs. */

@@ -158,7 +158,7 @@ describe.each(keyValueKinds)('SurgeMeter alerts on $kind', ({ kind, available })
    * Long enough that the flushes a test makes right after a surge was seen all fall within it on a
    * loaded machine, short enough to wait for; the store's own clock counts it.
    */
-  const QUIET_MS = 1_500
+  const QUIET_MS = 2_000
   const quietTimePasses = () => new Promise((resolve) => setTimeout(resolve, QUIET_MS + 200))
   const THRESHOLD = 5
 
@@ -269,25 +269,12 @@ describe.each(keyValueKinds)('SurgeMeter alerts on $kind', ({ kind, available })
     expect(alerts.map((alert) => alert.kind)).toEqual(['started'])
   })
 
-  it.skipIf(!available)('tells nothing once its shutdown began, and leaves the surge for another instance to tell', async () => {
-    const { first, second, alerts } = fleetOfTwo()
-    const siteId = randomUUID()
-    const now = momentInWindow(1_000)
-    first.stopAlerting()
-    countTimes(first, siteId, 2 * THRESHOLD, now)
-    await first.flush(now)
-    expect(alerts).toEqual([])
-    second.count(siteId, THRESHOLD, now)
-    await second.flush(now)
-    expect(alerts).toMatchObject([{ kind: 'started', by: 'second' }])
-  })
-
-  it.skipIf(!available)('keeps one surge going for as long as the flood lasts, beyond the life of its record', { timeout: 20_000 }, async () => {
+  it.skipIf(!available)('keeps one surge going for as long as the flood lasts, beyond the life of its record', { timeout: 30_000 }, async () => {
     const { first, alerts } = fleetOfTwo()
     const siteId = randomUUID()
     const now = momentInWindow(1_000)
-    // The record lives twice the quiet time from the last flush that saw the flood: 3 s here.
-    for (let round = 0; round < 3; round += 1) {
+    // The record lives twice the quiet time from the last flush that saw the flood: 4 s here.
+    for (let round = 0; round < 4; round += 1) {
       countTimes(first, siteId, THRESHOLD, now)
       await first.flush(now)
       await new Promise((resolve) => setTimeout(resolve, QUIET_MS))
@@ -295,11 +282,11 @@ describe.each(keyValueKinds)('SurgeMeter alerts on $kind', ({ kind, available })
     expect(alerts.map((alert) => alert.kind)).toEqual(['started'])
   })
 
-  it.skipIf(!available)('replaces a surge record it cannot read, and tells of the surge', async () => {
+  it.skipIf(!available).each(['not a record', '', '{"startedAt":1e300}'])('replaces a surge record it cannot read (%j), and tells of the surge', async (damaged) => {
     const { first, alerts } = fleetOfTwo()
     const siteId = randomUUID()
     const now = momentInWindow(1_000)
-    await subject.keyValue.set(surgeRecordKey(siteId), 'not a record', MINUTE)
+    await subject.keyValue.set(surgeRecordKey(siteId), damaged, MINUTE)
     countTimes(first, siteId, THRESHOLD, now)
     await first.flush(now)
     await first.flush(now)

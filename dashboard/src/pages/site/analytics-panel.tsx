@@ -1,5 +1,6 @@
 import { useCallback } from 'preact/hooks'
 import { fetchStats, fetchSurge } from '../../api/analytics.js'
+import { describeError } from '../../api/client.js'
 import { verificationActions, type Site, type Stats, type SurgeStatus } from '../../api/types.js'
 import { ErrorNotice, Loading, Notice } from '../../components/notice.js'
 import { RangePicker } from '../../components/range-picker.js'
@@ -19,10 +20,14 @@ export function AnalyticsPanel({ site }: { site: Site }) {
   const [range, setRange] = useAddressParam<RangeName>('range', rangeNames, '24h')
   // The numbers carry the range they were counted for: while another range loads, they are still
   // on screen, and must not be named by the range just picked.
-  // The surge is read beside the numbers (and again with them on Refresh); only while protection is on.
+  // The surge is read beside the numbers (and again with them on Refresh), only while protection
+  // is on; it comes from Redis, the numbers from the database: one failing leaves the other.
   const isSurgeProtected = site.settings.surgeChallengesPerMinute > 0
   const load = useCallback(async () => {
-    const [stats, surge] = await Promise.all([fetchStats(site.id, queryOfRange(range)), isSurgeProtected ? fetchSurge(site.id) : undefined])
+    const [stats, surge] = await Promise.all([
+      fetchStats(site.id, queryOfRange(range)),
+      isSurgeProtected ? fetchSurge(site.id).catch((error: unknown) => ({ error })) : undefined,
+    ])
     return { range, stats, surge }
   }, [site.id, range, isSurgeProtected])
   const [loaded, reload] = useLoader(load, `${site.id}:${range}`)
@@ -47,16 +52,16 @@ export function AnalyticsPanel({ site }: { site: Site }) {
 }
 
 /** The site's challenge rate now against its surge threshold, and the surge going on, if any. */
-function SurgeNow({ surge }: { surge: SurgeStatus }) {
-  const rate = `${formatNumber(surge.challengesPerMinute)} challenges in the last minute (surge threshold ${formatNumber(surge.threshold)})`
-  if (surge.startedAt === null) return <p class="muted surge-now">{rate}.</p>
-  const bits = surge.extraBits === 1 ? '1 bit' : `${surge.extraBits} bits`
+function SurgeNow({ surge }: { surge: SurgeStatus | { error: unknown } }) {
+  if ('error' in surge) return <p class="muted">The surge's state cannot be read now ({describeError(surge.error)}).</p>
+  const { challengesPerMinute, threshold, extraBits } = surge
+  const rate = `${formatNumber(challengesPerMinute)} ${challengesPerMinute === 1 ? 'challenge' : 'challenges'} in the last minute (surge threshold ${formatNumber(threshold)})`
+  const harder = extraBits > 0 ? `: every challenge is ${extraBits === 1 ? '1 bit' : `${extraBits} bits`} harder.` : '.'
+  if (surge.startedAt === null) return <p class="muted">{rate}{harder}</p>
   return (
     <Notice tone="warning">
-      <span class="surge-now">
-        <strong>In a surge since {formatDateTime(surge.startedAt)}.</strong> {rate}
-        {surge.extraBits > 0 ? `: every challenge is ${bits} harder.` : '; it ends after 3 minutes under the threshold.'}
-      </span>
+      <strong>In a surge since {formatDateTime(surge.startedAt)}.</strong> {rate}
+      {extraBits > 0 ? harder : '; it ends once the rate has stayed under the threshold for 3 minutes.'}
     </Notice>
   )
 }
