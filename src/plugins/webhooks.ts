@@ -119,13 +119,16 @@ interface SiteEvent {
   siteId: string
   /** The site as the emitter read it, when it did: no database read is needed (which may fail). */
   site?: Site
-  /**
-   * An alert (surge.started, surge.ended) goes ahead of its site's waiting line and past the
-   * caps that drop events: there are two per surge for the whole fleet, and a flood of blocked
-   * verifications is when its operator most needs to hear of it.
-   */
-  isAlert: boolean
   payloadFor: (deliveryId: string) => WebhookPayload
+}
+
+/**
+ * An alert (surge.started, surge.ended: every kind but blocked verifications) goes ahead of its
+ * site's waiting line and past the caps that drop events: there are two per surge for the whole
+ * fleet, and a flood of blocked verifications is when its operator most needs to hear of it.
+ */
+function isAlert(event: Pick<SiteEvent, 'kind'>): boolean {
+  return event.kind !== VERIFICATION_BLOCKED
 }
 
 /** Whether the site's webhook is to be sent events of this kind. */
@@ -239,8 +242,8 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
    * ends (a minute later, or at settle and shutdown) one entry in the log and in the site's own
    * delivery log, where its operator looks, says how many were dropped in it and why.
    */
-  function noteDropped(event: Pick<SiteEvent, 'siteId' | 'kind'>, limit: string, count = 1): void {
-    app.counters.increment('webhookDeliveries', { outcome: 'dropped' }, count)
+  function noteDropped(event: Pick<SiteEvent, 'siteId' | 'kind'>, limit: string): void {
+    app.counters.increment('webhookDeliveries', { outcome: 'dropped' })
     const { siteId, kind } = event
     const key = `${kind} ${siteId}`
     let pending = pendingDrops.get(key)
@@ -255,7 +258,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
       pending = { siteId, kind, count: 0, limits: new Set(), since: new Date(), timer }
       pendingDrops.set(key, pending)
     }
-    pending.count += count
+    pending.count += 1
     pending.limits.add(limit)
   }
 
@@ -287,7 +290,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     const url = site.settings.webhookUrl
     if (url === null) return
     const account = shareOf(site)
-    if (!event.isAlert && inFlightByAccount.of(account) >= MAX_IN_FLIGHT_PER_ACCOUNT) {
+    if (!isAlert(event) && inFlightByAccount.of(account) >= MAX_IN_FLIGHT_PER_ACCOUNT) {
       noteDropped(event, `${MAX_IN_FLIGHT_PER_ACCOUNT} deliveries in flight for the sites of this account`)
       return
     }
@@ -334,8 +337,8 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   /** Drops what waits, but for alerts (at most two per surge; the fleet's other instances would not tell them). */
   function dropWaiting(reason: string): void {
     for (const [siteId, line] of waiting) {
-      const alerts = line.filter((event) => event.isAlert)
-      for (const event of line) if (!event.isAlert) noteDropped(event, reason)
+      const alerts = line.filter(isAlert)
+      for (const event of line) if (!isAlert(event)) noteDropped(event, reason)
       waitingCount -= line.length - alerts.length
       if (alerts.length === 0) waiting.delete(siteId)
       else waiting.set(siteId, alerts)
@@ -348,7 +351,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     if (event.site !== undefined && !wants(event.site, event.kind)) return
     // An alert decided as shutdown began is still sent: the surge's record says it was told, so no
     // other instance will tell it (shutdown waits for its delivery, bounded by the timeout).
-    if (closing && !event.isAlert) {
+    if (closing && !isAlert(event)) {
       noteDropped(event, 'Tollgate was shutting down')
       return
     }
@@ -361,10 +364,10 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     }
     const siteFull = inFlightBySite.of(event.siteId) >= MAX_IN_FLIGHT_PER_SITE
     const cause = siteFull ? `${MAX_IN_FLIGHT_PER_SITE} deliveries in flight for this site` : `${MAX_IN_FLIGHT} deliveries in flight on this instance`
-    if (event.isAlert) {
+    if (isAlert(event)) {
       // After the alerts already waiting, ahead of everything else.
       const lineOf = line ?? []
-      const firstOther = lineOf.findIndex((waitingEvent) => !waitingEvent.isAlert)
+      const firstOther = lineOf.findIndex((waitingEvent) => !isAlert(waitingEvent))
       lineOf.splice(firstOther < 0 ? lineOf.length : firstOther, 0, event)
       if (line === undefined) waiting.set(event.siteId, lineOf)
       waitingCount += 1
@@ -382,13 +385,13 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
   // The listeners return at once: the emitter (a verification request, the surge meter) never
   // waits for a delivery, and nothing a delivery does can throw back into it.
   app.events.on(VERIFICATION_BLOCKED, (blocked) => {
-    enqueue({ kind: VERIFICATION_BLOCKED, siteId: blocked.siteId, site: blocked.site, isAlert: false, payloadFor: (deliveryId) => buildBlockedPayload(blocked, deliveryId) })
+    enqueue({ kind: VERIFICATION_BLOCKED, siteId: blocked.siteId, site: blocked.site, payloadFor: (deliveryId) => buildBlockedPayload(blocked, deliveryId) })
   })
   // An alert comes with no site: it is read first, so that one whose webhook does not want it
   // costs nothing more (nor is counted as dropped at shutdown).
   for (const kind of [SURGE_STARTED, SURGE_ENDED] as const) {
     app.events.on(kind, (alert) => {
-      const event = { kind, siteId: alert.siteId, isAlert: true, payloadFor: (deliveryId: string) => buildSurgePayload(alert, deliveryId) }
+      const event = { kind, siteId: alert.siteId, payloadFor: (deliveryId: string) => buildSurgePayload(alert, deliveryId) }
       keepTrackOf(
         app.siteCache.findById(alert.siteId).then(
           (site) => {

@@ -116,6 +116,11 @@ export class SurgeMeter {
     } else if (read?.windowIndex === windowIndex - 1) {
       previous += read.current
     }
+    return this.slidingCount(current, previous, now)
+  }
+
+  /** A sliding window's count: the current window's, and the share of the previous one the last window still covers. */
+  private slidingCount(current: number, previous: number, now: number): number {
     return current + Math.floor(previous * previousWindowShare(now, this.windowMs))
   }
 
@@ -131,11 +136,9 @@ export class SurgeMeter {
     const unsent = this.sites.get(siteId)?.unwritten
     const [unsentCurrent, unsentPrevious] = [unsent?.get(windowIndex) ?? 0, unsent?.get(windowIndex - 1) ?? 0]
     const [current, previous, record] = await this.store.getMany([surgeKey(siteId, windowIndex), surgeKey(siteId, windowIndex - 1), surgeRecordKey(siteId)])
-    const currentCount = countOf(current) + unsentCurrent
-    const previousCount = countOf(previous) + unsentPrevious
     const startedAt = record === null || record === undefined ? undefined : startOfSurge(record)
     return {
-      challengesPerMinute: currentCount + Math.floor(previousCount * previousWindowShare(now, this.windowMs)),
+      challengesPerMinute: this.slidingCount(countOf(current) + unsentCurrent, countOf(previous) + unsentPrevious, now),
       startedAt: startedAt === undefined ? undefined : new Date(startedAt),
     }
   }
