@@ -1,4 +1,5 @@
 import closeWithGrace from 'close-with-grace'
+import { pino } from 'pino'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { WEBHOOK_TIMEOUT_MS } from './plugins/webhooks.js'
@@ -48,7 +49,13 @@ const config = readConfigOrExit()
 const keyRing = createKeyRing(await orExit(`the secret in DATA_DIR ${config.dataDirectory}`, () => resolveSecret(config)))
 const storage = await orExit(config.databaseUrl === undefined ? `the embedded database in DATA_DIR ${config.dataDirectory}` : 'DATABASE_URL', () => openStorage(config))
 const secretCheck = await orExit('checking the secret against the database', () => checkServerSecret(storage.database, keyRing, config.environment))
-const app = await buildApp({ config, storage, keyRing })
+// Log lines go to stdout as they are logged. pino's default stream writes in the background, and
+// an exit (the shutdown's last step) lost the line in flight: often the last, which says why the
+// exit code is 1. Written at once, a line costs one write(2): the service logs little (each request only
+// with LOG_REQUESTS, which production leaves off), and a reader that falls behind slows it rather than
+// letting lines pile up in memory.
+const logStream = pino.destination({ dest: 1, sync: true })
+const app = await buildApp({ config, storage, keyRing, logger: { level: config.logLevel, stream: logStream } })
 const forgetfulness = await storage.keyValue.findForgetfulness?.()
 if (forgetfulness !== undefined) app.log.warn(forgetfulness)
 if (secretCheck === 'replaced') {
