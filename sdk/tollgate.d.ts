@@ -88,6 +88,8 @@ export interface TollgateStrings {
   unsupported: string
   timeout: string
   misconfigured: string
+  /** Follows the sentence of a turned-away visitor (blocked, or the step-ups ran out); `{reference}` is the error's reference. */
+  reference: string
 }
 
 export declare class TollgateError extends Error {
@@ -99,6 +101,11 @@ export declare class TollgateError extends Error {
   readonly retryAfterSeconds: number | undefined
   /** For blocked and challenge_failed. */
   readonly riskScore: number | undefined
+  /**
+   * For blocked and challenge_failed: what the visitor can quote to the site's owner (`1a2b3c4d-5e6f`,
+   * the start of requestId), who finds the verification with it in the dashboard's verification log.
+   */
+  readonly reference: string | undefined
   constructor(code: TollgateErrorCode, message: string, details?: { status?: number; requestId?: string; retryAfterSeconds?: number; riskScore?: number })
 }
 

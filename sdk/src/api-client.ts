@@ -34,6 +34,8 @@ export interface Verdict {
   riskScore: number
   action: TollgateAction
   expiresAt: string | undefined
+  /** The answer's X-Request-Id: the id of the verification's row in the site's log. */
+  requestId: string | undefined
 }
 
 const REQUEST_TIMEOUT_MS = 15_000
@@ -61,6 +63,8 @@ interface Answer {
   body: Record<string, unknown>
   /** The service's clock when it answered (its Date header), or NaN. */
   serverTime: number
+  /** Its X-Request-Id, when it sent one. */
+  requestId: string | undefined
 }
 
 /**
@@ -133,7 +137,9 @@ async function callOnce(apiUrl: string, path: string, siteKey: string, body: unk
   } finally {
     request.done()
   }
-  if (response.ok && isRecord(payload)) return { body: payload, serverTime: Date.parse(response.headers.get('date') ?? '') }
+  if (response.ok && isRecord(payload)) {
+    return { body: payload, serverTime: Date.parse(response.headers.get('date') ?? ''), requestId: response.headers.get('x-request-id') ?? undefined }
+  }
   const error = isRecord(payload) && isRecord(payload.error) ? payload.error : {}
   const retryAfterText = response.headers.get('retry-after')
   const retryAfter = retryAfterText === null ? Number.NaN : Number(retryAfterText)
@@ -165,7 +171,7 @@ export async function requestChallenge(apiUrl: string, siteKey: string, signal?:
 }
 
 export async function submitSolution(apiUrl: string, siteKey: string, submission: Submission, signal?: AbortSignal): Promise<Verdict> {
-  const { body } = await call(apiUrl, '/api/v1/verify', siteKey, submission, signal)
+  const { body, requestId } = await call(apiUrl, '/api/v1/verify', siteKey, submission, signal)
   const { success, token, riskScore, action, expiresAt } = body
   if (typeof success !== 'boolean' || typeof riskScore !== 'number') throw invalid('a malformed verification result')
   if (action !== 'allow' && action !== 'challenge' && action !== 'block') throw invalid(`an unknown action (${String(action)})`)
@@ -175,5 +181,6 @@ export async function submitSolution(apiUrl: string, siteKey: string, submission
     riskScore,
     action,
     expiresAt: typeof expiresAt === 'string' ? expiresAt : undefined,
+    requestId,
   }
 }

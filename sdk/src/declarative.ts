@@ -221,7 +221,7 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
   } catch (error) {
     const typed = error instanceof TollgateError ? error : new TollgateError('invalid_response', String(error))
     if (typed.code !== 'aborted') console.warn(`Tollgate: ${typed.code}: ${typed.message}`)
-    show(form, typed.code === 'aborted' ? '' : messageFor(typed.code))
+    show(form, typed.code === 'aborted' ? '' : messageFor(typed.code, typed.reference))
     dispatch(form, 'tollgate:error', typed)
   }
 }

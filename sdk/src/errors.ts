@@ -35,12 +35,20 @@ export interface TollgateErrorDetails {
   riskScore?: number
 }
 
+/** How much of a verification's request id its reference is: `1a2b3c4d-5e6f`. */
+const REFERENCE_LENGTH = 13
+
 export class TollgateError extends Error {
   readonly code: TollgateErrorCode
   readonly status: number | undefined
   readonly requestId: string | undefined
   readonly retryAfterSeconds: number | undefined
   readonly riskScore: number | undefined
+  /**
+   * For blocked and challenge_failed: what the visitor can quote to the site's owner, who finds
+   * the verification with it in the dashboard's log (the start of requestId, the row's id).
+   */
+  readonly reference: string | undefined
 
   constructor(code: TollgateErrorCode, message: string, details: TollgateErrorDetails = {}) {
     super(message)
@@ -50,6 +58,9 @@ export class TollgateError extends Error {
     this.requestId = details.requestId
     this.retryAfterSeconds = details.retryAfterSeconds
     this.riskScore = details.riskScore
+    this.reference = (code === 'blocked' || code === 'challenge_failed') && details.requestId !== undefined
+      ? details.requestId.slice(0, REFERENCE_LENGTH)
+      : undefined
   }
 }
 

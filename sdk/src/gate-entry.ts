@@ -33,12 +33,20 @@ const strings = ((): Partial<Record<string, string>> => {
   }
 })()
 
-/** Shows one of the page's texts under its heading (`{code}` in it replaced by the error's code). */
-function show(text: GateText, code = ''): void {
+/**
+ * Shows one of the page's texts under its heading (`{code}` in it replaced by the error's code),
+ * and below it the reference of a visitor turned away, which the site's owner looks up in its log.
+ */
+function show(text: GateText, code = '', reference?: string): void {
   const heading = document.getElementById('tollgate-gate-title')
   const status = document.getElementById('tollgate-gate-status')
+  const referenceLine = document.getElementById('tollgate-gate-reference')
   if (heading !== null) heading.textContent = strings[`${text}Title`] ?? text
   if (status !== null) status.textContent = (strings[text] ?? code).replace('{code}', code)
+  if (referenceLine !== null && reference !== undefined) {
+    referenceLine.textContent = (strings.reference ?? 'Reference: {reference}').replace('{reference}', reference)
+    referenceLine.hidden = false
+  }
   document.title = heading?.textContent ?? document.title
 }
 
@@ -120,8 +128,9 @@ async function pass(returns: Returns, triesLeft: number): Promise<void> {
 
 /** What the visitor is told when the check ends without a cookie. */
 function explain(error: unknown): void {
-  const code = error instanceof TollgateError ? error.code : 'error'
-  if (code === 'blocked' || code === 'challenge_failed') show('denied', code)
+  const typed = error instanceof TollgateError ? error : undefined
+  const code = typed?.code ?? 'error'
+  if (code === 'blocked' || code === 'challenge_failed') show('denied', code, typed?.reference)
   else if (code === 'rate_limited') show('rateLimited', code)
   else show('failed', code)
 }

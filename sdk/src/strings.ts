@@ -18,6 +18,8 @@ export interface TollgateStrings {
   timeout: string
   /** The site key is missing, unknown, or not allowed on this page's domain: trying again cannot help. */
   misconfigured: string
+  /** Follows the sentence of a turned-away visitor (blocked, or the step-ups ran out); `{reference}` is the error's reference. */
+  reference: string
 }
 
 const defaults: TollgateStrings = {
@@ -32,6 +34,7 @@ const defaults: TollgateStrings = {
   unsupported: 'The verification could not start in this browser. If this keeps happening, please tell the site owner.',
   timeout: 'Verification took too long. Please try again.',
   misconfigured: 'This form cannot be verified here: it is not set up for this site. Please tell the site owner.',
+  reference: 'Reference: {reference}',
 }
 
 let current: TollgateStrings = { ...defaults }
@@ -63,7 +66,8 @@ const sentenceOf: Partial<Record<TollgateErrorCode, keyof TollgateStrings>> = {
   origin_not_allowed: 'misconfigured',
 }
 
-/** The visible sentence for a failure. */
-export function messageFor(code: TollgateErrorCode): string {
-  return current[sentenceOf[code] ?? 'failed']
+/** The visible sentence for a failure, followed by its reference when it has one (TollgateError.reference). */
+export function messageFor(code: TollgateErrorCode, reference?: string): string {
+  const sentence = current[sentenceOf[code] ?? 'failed']
+  return reference === undefined ? sentence : `${sentence} ${current.reference.replaceAll('{reference}', reference)}`
 }

@@ -138,7 +138,7 @@ export async function runVerification(options: FlowOptions, presolved?: Solved):
     // Aborted while the answer was on its way (reset() as a single-page app leaves the view): its
     // token must not fill or submit a form any more.
     if (options.signal?.aborted === true) throw abortedError()
-    const { action, riskScore, token, expiresAt } = verdict
+    const { action, riskScore, token, expiresAt, requestId } = verdict
     if (action === 'allow' && verdict.success && token !== undefined) {
       options.onStatus('verified')
       return { token, riskScore, action, expiresAt: expiresAt ?? '' }
@@ -146,11 +146,11 @@ export async function runVerification(options: FlowOptions, presolved?: Solved):
     if (action === 'challenge') {
       stepUps++
       if (stepUps > options.maxStepUps) {
-        throw new TollgateError('challenge_failed', `The service still asked for a challenge after ${options.maxStepUps} step-ups.`, { riskScore })
+        throw new TollgateError('challenge_failed', `The service still asked for a challenge after ${options.maxStepUps} step-ups.`, { riskScore, requestId })
       }
       continue
     }
-    if (action === 'block') throw new TollgateError('blocked', 'The risk assessment blocked this visitor.', { riskScore })
+    if (action === 'block') throw new TollgateError('blocked', 'The risk assessment blocked this visitor.', { riskScore, requestId })
     throw new TollgateError('invalid_response', 'The service allowed the visitor without a token.')
   }
 }

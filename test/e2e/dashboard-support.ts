@@ -199,7 +199,7 @@ export async function verifyOnce(
   siteKey: string,
   headers: Record<string, string> = {},
   submission: { pageAction?: string } = {},
-): Promise<{ action: string; riskScore: number }> {
+): Promise<{ action: string; riskScore: number; requestId: string }> {
   const challengeResponse = await fetch(`${origin}/api/v1/challenge`, { method: 'POST', headers: { ...headers, 'x-site-key': siteKey } })
   if (!challengeResponse.ok) throw new Error(`challenge: HTTP ${challengeResponse.status} ${await challengeResponse.text()}`)
   const challenge = (await challengeResponse.json()) as ChallengeAnswer
@@ -218,7 +218,7 @@ export async function verifyOnce(
     }),
   })
   if (!verifyResponse.ok) throw new Error(`verify: HTTP ${verifyResponse.status} ${await verifyResponse.text()}`)
-  return (await verifyResponse.json()) as { action: string; riskScore: number }
+  return { ...((await verifyResponse.json()) as { action: string; riskScore: number }), requestId: verifyResponse.headers.get('x-request-id') ?? '' }
 }
 
 /** Saves a full-page screenshot of the current screen for the README and for review. */

@@ -38,6 +38,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
   let secretKey = ''
   let siteId = ''
   let blockedCount = 0
+  /** The X-Request-Id of a scripted client's verification, whose reference the log must find. */
+  let scriptedRequestId = ''
 
   beforeAll(async () => {
     ;[dashboard, receiver] = await Promise.all([openDashboard(), startWebhookReceiver(), prepareScreenshotDirectory()])
@@ -339,7 +341,11 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     for (let round = 0; round < 8; round += 1) {
       count(await verifyOnce(origin, siteKey, browserHeaders('https://shop.example'), { pageAction: round < 5 ? 'signup' : 'login' }))
     }
-    for (let round = 0; round < 3; round += 1) count(await verifyOnce(origin, siteKey))
+    for (let round = 0; round < 3; round += 1) {
+      const verified = await verifyOnce(origin, siteKey)
+      scriptedRequestId = verified.requestId
+      count(verified)
+    }
     expect(await submitWrongNonce(origin, siteKey)).toBe(400)
     blockedCount = expected.block ?? 0
 
@@ -503,6 +509,37 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByLabel('Action').selectOption('allow')
     await page.waitForFunction(() => [...document.querySelectorAll('.log tbody tr')].every((row) => row.getAttribute('data-action') === 'allow'))
     await page.getByLabel('Action').selectOption('')
+  })
+
+  it("finds a visitor's verification by the reference they were shown", async () => {
+    const rows = page.locator('.log tbody tr')
+    await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 10)
+    // What a turned-away visitor reads out: the first 13 characters of the verify answer's X-Request-Id.
+    const reference = scriptedRequestId.slice(0, 13)
+    expect(reference).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}$/)
+    const search = page.getByRole('search', { name: "Find a visitor's reference" })
+    await search.getByLabel('Reference').fill('not-a-reference')
+    await search.getByRole('button', { name: 'Find' }).click()
+    await waitForText('#log-reference-hint', 'hexadecimal digits')
+    expect(await search.getByLabel('Reference').getAttribute('aria-invalid')).toBe('true')
+    expect(await rows.count()).toBe(10)
+
+    await search.getByLabel('Reference').fill(` ${reference.toUpperCase()} `)
+    await search.getByRole('button', { name: 'Find' }).click()
+    await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 1)
+    expect(await rows.first().getAttribute('data-id')).toBe(scriptedRequestId)
+    // Each row shows its reference, as its visitor saw it.
+    expect(await rows.first().locator('.log__reference').textContent()).toBe(reference)
+    await waitForText('#log-reference-hint', `begins with ${reference.toUpperCase()}`)
+    expect(new URL(page.url()).searchParams.get('reference')).toBe(reference.toUpperCase())
+    await expectNoAccessibilityViolations('verification log found by reference')
+    await page.reload()
+    await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 1)
+    expect(await page.getByRole('textbox', { name: 'Reference' }).inputValue()).toBe(reference.toUpperCase())
+
+    await page.getByRole('button', { name: 'Show all' }).click()
+    await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 10)
+    expect(new URL(page.url()).searchParams.has('reference')).toBe(false)
   })
 
   it("names the browser's time zone with every local time (here Asia/Tokyo)", async () => {

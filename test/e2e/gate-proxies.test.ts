@@ -15,7 +15,6 @@ import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { hasChromium, launchBrowser, type TestBrowser } from './sdk-support.js'
 
 const TEST_KEY_ALLOW = '1x00000000000000000000AA'
-const TEST_KEY_BLOCK = '2x00000000000000000000AB'
 
 /** A protected host of the test: its port and the site key of its gate. */
 interface ProtectedHost {
@@ -112,8 +111,9 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
   let siteId: string
   /** The protected host, whose gate uses a site that lets the test browser in. */
   let allowing: string
-  /** The same, with the test site key that is always blocked. */
+  /** The same, with a site whose thresholds block the test browser. */
   let blocking: string
+  let blockingSiteId: string
 
   beforeAll(async () => {
     if (!available) return
@@ -123,13 +123,16 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
     // The headless test browser is scored as automation; this gate is about the flow.
     const site = await createTestSite(service.app, { domains: ['127.0.0.1'], settings: { challengeThreshold: 90, blockThreshold: 100 } })
     siteId = site.site.id
+    // Any score from 2 up is block: the test browser is automation, and scored well above.
+    const blockingSite = await createTestSite(service.app, { domains: ['127.0.0.1'], settings: { challengeThreshold: 1, blockThreshold: 2 } })
+    blockingSiteId = blockingSite.site.id
     const tollgate = (await service.app.listen({ port: 0, host: '127.0.0.1' })).replace('http://', '')
     application = await startApplication()
     const [allowPort, blockPort] = [await freePort(), await freePort()]
     allowing = `http://127.0.0.1:${allowPort}`
     blocking = `http://127.0.0.1:${blockPort}`
     directory = await mkdtemp(join(tmpdir(), 'tollgate-gate-proxy-'))
-    const hosts = [{ port: allowPort, siteKey: site.siteKey }, { port: blockPort, siteKey: TEST_KEY_BLOCK }]
+    const hosts = [{ port: allowPort, siteKey: site.siteKey }, { port: blockPort, siteKey: blockingSite.siteKey }]
     const { file, text, args } = proxy.configure(directory, hosts, tollgate, application.origin)
     await writeFile(file, text)
     // Caddy keeps its state under the home directory's: the test's own.
@@ -297,5 +300,15 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
     expect(await page.title()).toBe('Zugriff verweigert')
     expect(await context.cookies()).toEqual([])
     expect(application.paths.slice(before)).toEqual([])
+    // Below, the reference the visitor can quote to the site's owner: it names the verification's row in the log.
+    const referenceLine = await page.textContent('#tollgate-gate-reference')
+    const reference = /^Referenz: ([0-9a-f]{8}-[0-9a-f]{4})$/.exec(referenceLine ?? '')?.[1]
+    expect(reference, String(referenceLine)).toBeDefined()
+    await service.app.verificationLog.flush()
+    const rows = await service.app.database.query<{ action: string; page_action: string | null }>(
+      "SELECT action, page_action FROM verifications WHERE site_id = $1 AND id::text LIKE $2 || '%'",
+      [blockingSiteId, reference],
+    )
+    expect(rows).toEqual([{ action: 'block', page_action: 'gate' }])
   })
 })

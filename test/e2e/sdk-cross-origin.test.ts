@@ -284,9 +284,15 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     expect(passed).toMatchObject({ riskScore: 0, action: 'allow' })
     const redeemed = await sdk.service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret: testSecrets.alwaysPasses, response: passed.token } })
     expect(redeemed.json()).toMatchObject({ success: true })
-    // The always-blocking key: the SDK reports the block as it would a real one.
-    const blocked = await page.evaluate(() => window.Tollgate.execute({ siteKey: '2x00000000000000000000AB' }).then(() => 'passed', (error: { code: string }) => error.code))
-    expect(blocked).toBe('blocked')
+    // The always-blocking key: the SDK reports the block as it would a real one, with the reference
+    // the visitor can quote: the start of the verify answer's X-Request-Id, which a page of another
+    // origin reads only because the service exposes the header.
+    const blocked = await page.evaluate(() =>
+      window.Tollgate.execute({ siteKey: '2x00000000000000000000AB' }).then(
+        () => undefined,
+        (error: { code: string; requestId?: string; reference?: string }) => ({ code: error.code, requestId: error.requestId, reference: error.reference }),
+      ))
+    expect(blocked).toEqual({ code: 'blocked', requestId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-/), reference: blocked?.requestId?.slice(0, 13) })
   })
 
   it('refuses options that are not whole numbers in range, or an action or data Turnstile would refuse, with invalid_options, before any request', async () => {

@@ -230,10 +230,14 @@ describe('a database that goes away in the middle of a write', () => {
     }
   })
 
-  it('writes each row once, and counts it once, when the answer to a committed write is lost and the batch is tried again', async () => {
+  it.each([
+    ['made up by the writer', () => undefined],
+    ["given by the verify route (its request's id)", () => randomUUID()],
+  ])('writes each row once, and counts it once, when the answer to a committed write is lost and the batch is tried again (ids %s)', async (_case, idOf) => {
     const service = await buildTestApp()
     try {
       const siteId = randomUUID()
+      const ids = [idOf(), idOf(), idOf()]
       const { database } = service.app
       const loadRows = database.loadRows.bind(database)
       // The write commits; the connection drops before its answer arrives.
@@ -241,7 +245,7 @@ describe('a database that goes away in the middle of a write', () => {
         await loadRows(load, first)
         throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })
       })
-      for (let index = 0; index < 3; index++) service.app.verificationLog.record(entry(siteId))
+      for (const id of ids) service.app.verificationLog.record(entry(siteId, id === undefined ? {} : { id }))
       await expect(service.app.verificationLog.flush()).rejects.toThrow('ECONNRESET')
       await service.app.verificationLog.flush()
       // The attempt found its rows written: nothing was loaded again (a second load would have
@@ -254,6 +258,10 @@ describe('a database that goes away in the middle of a write', () => {
         [siteId],
       )
       expect({ logged: logged?.count, counted: counted?.count }).toEqual({ logged: 3, counted: 3 })
+      if (ids[0] !== undefined) {
+        const rows = await database.query<{ id: string }>('SELECT id FROM verifications WHERE site_id = $1 ORDER BY id', [siteId])
+        expect(rows.map((row) => row.id)).toEqual([...ids].sort())
+      }
     } finally {
       await service.close()
     }

@@ -84,6 +84,7 @@ export type VerificationAction = 'allow' | 'challenge' | 'block' | 'rejected'
 export const verificationActions: readonly VerificationAction[] = ['allow', 'challenge', 'block', 'rejected']
 
 export interface Verification {
+  /** The id of the verify request it records: its first 13 characters are the visitor's reference. */
   id: string
   createdAt: string
   action: VerificationAction

@@ -84,13 +84,18 @@ export function replaceAddress(route: Route): void {
 
 /**
  * A view's choice kept in the address's query (`?range=7d`), so that a reload, a bookmark or a
- * copied link opens the same view. One of `values`, else `fallback` (which the address leaves
- * out); a change replaces the address rather than adding a history entry.
+ * copied link opens the same view. One of `values` (or a text they accept), else `fallback` (which
+ * the address leaves out); a change replaces the address rather than adding a history entry.
  */
-export function useAddressParam<Value extends string>(name: string, values: readonly Value[], fallback: Value): [Value, (value: Value) => void] {
+export function useAddressParam<Value extends string>(
+  name: string,
+  values: readonly Value[] | ((text: string) => text is Value),
+  fallback: Value,
+): [Value, (value: Value) => void] {
   const [value, setValue] = useState<Value>(() => {
     const found = new URLSearchParams(window.location.search).get(name)
-    return found !== null && (values as readonly string[]).includes(found) ? (found as Value) : fallback
+    const isValue = typeof values === 'function' ? values : (text: string): text is Value => (values as readonly string[]).includes(text)
+    return found !== null && isValue(found) ? found : fallback
   })
   const change = (next: Value) => {
     const url = new URL(window.location.href)

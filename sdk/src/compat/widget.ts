@@ -244,7 +244,7 @@ export class Widget {
   }
 
   private fail(error: TollgateError): void {
-    this.showText(messageFor(error.code))
+    this.showText(messageFor(error.code, error.reference))
     if (this.options.onError !== undefined) callPage(this.options.onError, error)
     else console.warn(`Tollgate: ${error.code}: ${error.message}`)
     if (this.options.retriesFailures && PASSING_FAILURES.has(error.code) && this.retries < MAX_RETRIES) {

@@ -21,6 +21,8 @@ export interface GateStrings {
   loop: string
   cookiesTitle: string
   cookies: string
+  /** Under `denied`: `{reference}` is the verification's reference, which finds it in the site's log. */
+  reference: string
 }
 
 const english: GateStrings = {
@@ -39,6 +41,7 @@ const english: GateStrings = {
   loop: 'It was checked, but the site does not see its pass: allow cookies for this site, or use a network whose address stays the same, then load the page again.',
   cookiesTitle: 'Cookies are blocked',
   cookies: 'This site lets browsers in with a cookie: allow cookies for this site, then load the page again.',
+  reference: 'Reference: {reference}',
 }
 
 export const gateStrings: Record<string, GateStrings> = {
@@ -59,6 +62,7 @@ export const gateStrings: Record<string, GateStrings> = {
     loop: 'Er wurde geprüft, aber die Website sieht seinen Ausweis nicht: Erlauben Sie Cookies für diese Website oder nutzen Sie ein Netz mit gleichbleibender Adresse, und laden Sie die Seite dann neu.',
     cookiesTitle: 'Cookies sind blockiert',
     cookies: 'Diese Website lässt Browser mit einem Cookie herein: Erlauben Sie Cookies für diese Website und laden Sie die Seite dann neu.',
+    reference: 'Referenz: {reference}',
   },
   fr: {
     title: 'Un instant',
@@ -76,6 +80,7 @@ export const gateStrings: Record<string, GateStrings> = {
     loop: "Il a été vérifié, mais le site ne voit pas son laissez-passer : autorisez les cookies pour ce site ou utilisez un réseau dont l'adresse ne change pas, puis rechargez la page.",
     cookiesTitle: 'Les cookies sont bloqués',
     cookies: 'Ce site laisse entrer les navigateurs grâce à un cookie : autorisez les cookies pour ce site, puis rechargez la page.',
+    reference: 'Référence : {reference}',
   },
   es: {
     title: 'Un momento',
@@ -93,6 +98,7 @@ export const gateStrings: Record<string, GateStrings> = {
     loop: 'Se ha comprobado, pero el sitio no ve su pase: permita las cookies de este sitio o use una red cuya dirección no cambie, y vuelva a cargar la página.',
     cookiesTitle: 'Las cookies están bloqueadas',
     cookies: 'Este sitio deja entrar a los navegadores con una cookie: permita las cookies de este sitio y vuelva a cargar la página.',
+    reference: 'Referencia: {reference}',
   },
   it: {
     title: 'Un momento',
@@ -110,6 +116,7 @@ export const gateStrings: Record<string, GateStrings> = {
     loop: 'È stato verificato, ma il sito non vede il suo lasciapassare: consenti i cookie per questo sito o usa una rete con un indirizzo che non cambia, poi ricarica la pagina.',
     cookiesTitle: 'I cookie sono bloccati',
     cookies: 'Questo sito fa entrare i browser con un cookie: consenti i cookie per questo sito, poi ricarica la pagina.',
+    reference: 'Riferimento: {reference}',
   },
   pt: {
     title: 'Um momento',
@@ -127,6 +134,7 @@ export const gateStrings: Record<string, GateStrings> = {
     loop: 'Foi verificado, mas o site não vê o seu passe: permita cookies para este site ou use uma rede cujo endereço não mude, e volte a carregar a página.',
     cookiesTitle: 'Os cookies estão bloqueados',
     cookies: 'Este site deixa entrar os navegadores com um cookie: permita cookies para este site e volte a carregar a página.',
+    reference: 'Referência: {reference}',
   },
   nl: {
     title: 'Een ogenblik',
@@ -144,6 +152,7 @@ export const gateStrings: Record<string, GateStrings> = {
     loop: 'Hij is gecontroleerd, maar de site ziet zijn toegangsbewijs niet: sta cookies toe voor deze site of gebruik een netwerk met een vast adres, en laad de pagina dan opnieuw.',
     cookiesTitle: 'Cookies zijn geblokkeerd',
     cookies: 'Deze site laat browsers binnen met een cookie: sta cookies toe voor deze site en laad de pagina dan opnieuw.',
+    reference: 'Referentie: {reference}',
   },
 }
 

@@ -22,10 +22,16 @@ export interface VerificationLogEntry {
   solveTimeMs: number | null
   stepUps: number
   /**
-   * The row's id, given when the row is first written: a row that has one may have been written by
-   * an attempt whose answer was lost, so the next attempt looks for it before writing it again.
+   * The row's id: the id of the request it records (its X-Request-Id), so that the reference a
+   * turned-away visitor is shown (its first 13 characters) finds the row. One is made up when the
+   * row is first written without.
    */
   id?: string
+  /**
+   * Set when a write of the row is first attempted: an attempt whose answer was lost may have
+   * written it, so the next one looks for it before writing it again.
+   */
+  attempted?: true
 }
 
 const MAX_USER_AGENT_LENGTH = 512
@@ -51,11 +57,15 @@ const columns: readonly (BulkColumn & { read: (row: VerificationLogEntry) => unk
 const bulkColumns: readonly BulkColumn[] = columns.map(({ name, type }) => ({ name, type }))
 
 /**
- * The rows as one bulk load into `verifications`. A row without an id is given one, kept on the
- * row: should the load's answer be lost, the next attempt finds out by it whether the row landed.
+ * The rows as one bulk load into `verifications`. A row without an id is given one, and every row
+ * is marked attempted: should the load's answer be lost, the next attempt finds out by its id
+ * whether the row landed.
  */
 export function verificationLoadOf(rows: readonly VerificationLogEntry[]): BulkLoad {
-  for (const row of rows) row.id ??= randomUUID()
+  for (const row of rows) {
+    row.id ??= randomUUID()
+    row.attempted = true
+  }
   return { table: 'verifications', columns: bulkColumns, values: columns.map((column) => rows.map(column.read)) }
 }
 
@@ -142,7 +152,7 @@ const ADD_ROLLUP_COUNTS = `
    ORDER BY 1, 3, 2, 4
   ON CONFLICT (site_id, kind, hour, value) DO UPDATE SET count = rollup.count + excluded.count`
 
-/** The rows among `rows` (all with ids) that the log holds already. */
+/** The rows among `rows` (all attempted, so all with ids) that the log holds already. */
 async function findWritten(database: SqlDatabase, rows: readonly VerificationLogEntry[]): Promise<Set<string>> {
   const found = await database.query<{ id: string }>('SELECT id FROM verifications WHERE id = ANY($1::uuid[])', [rows.map((row) => row.id)])
   return new Set(found.map((row) => row.id))
@@ -151,14 +161,14 @@ async function findWritten(database: SqlDatabase, rows: readonly VerificationLog
 /**
  * Writes rows into the verification log with their hourly counts, in one transaction: the rows in
  * one bulk load (a binary COPY on PGlite), the counts added by this writer rather than by the
- * insert trigger (migration 020). A row that has an id was part of an earlier attempt whose outcome
- * is unknown (its answer lost): if the log holds it, that attempt committed it with its counts, and
- * it is not written again.
+ * insert trigger (migration 020). A row marked attempted was part of an earlier attempt whose
+ * outcome is unknown (its answer lost): if the log holds it, that attempt committed it with its
+ * counts, and it is not written again.
  */
 export async function appendVerifications(database: SqlDatabase, rows: readonly VerificationLogEntry[]): Promise<void> {
-  const tried = rows.filter((row) => row.id !== undefined)
+  const tried = rows.filter((row) => row.attempted === true)
   const written = tried.length === 0 ? new Set<string>() : await findWritten(database, tried)
-  const fresh = written.size === 0 ? rows : rows.filter((row) => row.id === undefined || !written.has(row.id))
+  const fresh = written.size === 0 ? rows : rows.filter((row) => row.attempted !== true || !written.has(row.id ?? ''))
   if (fresh.length === 0) return
   const load = verificationLoadOf(fresh)
   const counts = rollupCountsOf(fresh)

@@ -64,6 +64,8 @@ function toLogEntry(row: LogRow): LogEntry {
 export interface LogPageQuery {
   limit: number
   action?: string
+  /** Only the rows whose ids lie in this range (those a reference names: idRangeOf). */
+  ids?: { first: string; last: string }
   after?: LogCursor
 }
 
@@ -212,6 +214,11 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
       if (query.action !== undefined) {
         params.push(query.action)
         conditions.push(`action = $${params.length}`)
+      }
+      if (query.ids !== undefined) {
+        // The primary key's range: the rows a reference names are found without the site's others.
+        params.push(query.ids.first, query.ids.last)
+        conditions.push(`id BETWEEN $${params.length - 1}::uuid AND $${params.length}::uuid`)
       }
       if (query.after !== undefined) {
         params.push(query.after.createdAtMicros, query.after.id)

@@ -1,5 +1,6 @@
 import type { Verification } from '../../api/types.js'
 import { formatCountry, formatDateTimeWithSeconds, timeZoneName } from '../../lib/format.js'
+import { referenceOf } from '../../lib/reference.js'
 
 interface VerificationsTableProps {
   verifications: readonly Verification[]
@@ -35,7 +36,12 @@ export function VerificationsTable({ verifications, isLoading }: VerificationsTa
         <tbody>
           {verifications.map((verification) => (
             <tr key={verification.id} data-id={verification.id} data-action={verification.action}>
-              <td class="nowrap">{formatDateTimeWithSeconds(verification.createdAt)}</td>
+              <td class="nowrap">
+                {formatDateTimeWithSeconds(verification.createdAt)}
+                <div class="code muted log__reference" title="The reference the visitor was shown">
+                  {referenceOf(verification.id)}
+                </div>
+              </td>
               <td>
                 <span class={`badge badge--${verification.action}`}>{verification.action}</span>
                 {verification.errorCode === null ? null : <div class="code log__error">{verification.errorCode}</div>}

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { statsActions } from '../../../domain/analytics/stats-range.js'
+import { idRangeOf, REFERENCE_PATTERN } from '../../../domain/analytics/verification-reference.js'
 import { createVerificationQueryRepository, type LogEntry } from '../../../storage/sql/verification-query-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { logPageQuery, pageOf, positionOf } from '../log-pages.js'
@@ -40,12 +41,20 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'The verification log, newest first',
-        description: 'Pass nextCursor back as cursor for the next page; it is null on the last page.',
+        description:
+          'Pass nextCursor back as cursor for the next page; it is null on the last page. ' +
+          'reference finds the row of the reference a turned-away visitor was shown (the first 13 characters of the verify request\'s X-Request-Id, which is the row\'s id).',
         security: dashboardSecurity,
         params: IdParams,
         querystring: Type.Object({
           ...logPageQuery(DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
           action: Type.Optional(Type.Union(statsActions.map((action) => Type.Literal(action)))),
+          reference: Type.Optional(
+            Type.String({
+              pattern: REFERENCE_PATTERN,
+              description: "Only the rows whose id begins with these hexadecimal digits (at least 8; dashes optional): a visitor's reference, such as 1a2b3c4d-5e6f, or a whole id",
+            }),
+          ),
         }),
         response: {
           200: Type.Object({ items: Type.Array(Verification), nextCursor: nullable(Type.String()) }),
@@ -57,10 +66,11 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const site = await app.findOwnedSite(request, request.params.id)
-      const { action } = request.query
+      const { action, reference } = request.query
       const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
       const after = positionOf(request.query.cursor)
-      const rows = await verifications.listPage(site.id, { limit: limit + 1, action, after })
+      const ids = reference === undefined ? undefined : idRangeOf(reference)
+      const rows = await verifications.listPage(site.id, { limit: limit + 1, action, ids, after })
       const { page, nextCursor } = pageOf(rows, limit, (row) => ({ createdAtMicros: row.createdAtMicros, id: row.id }))
       return { items: page.map(verificationView), nextCursor }
     },

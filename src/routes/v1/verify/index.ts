@@ -26,6 +26,7 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (caller === null || code === 'rate_limited') return
     const facts = factsOf(request)
     app.verificationLog.record({
+      id: request.id,
       siteId: caller.site.id,
       challengeId: facts.challengeId ?? null,
       createdAt: new Date(),

@@ -128,6 +128,7 @@ interface Judged {
 /** The verdict's row in the verification log, and its count. */
 function logVerdict(app: FastifyInstance, request: FastifyRequest, caller: PublicCaller, body: SubmissionBody, judged: Judged, verdict: Verdict): void {
   app.verificationLog.record({
+    id: request.id,
     siteId: caller.site.id,
     challengeId: judged.challengeId,
     createdAt: new Date(judged.now),
