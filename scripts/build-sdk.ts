@@ -18,6 +18,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
+import { minify } from 'terser'
 import wabtInit from 'wabt'
 import { generateSolverWat } from '../sdk/wasm/generate-solver-wat.js'
 
@@ -85,7 +86,12 @@ async function bundle(entry: string, format: 'iife' | 'esm', define: Record<stri
   })
   const output = result.outputFiles[0]
   if (output === undefined) throw new Error(`esbuild produced nothing for ${entry}`)
-  return output.contents
+  // esbuild bundles and minifies fast; terser's compressor then takes out what esbuild leaves (its
+  // passes fold and inline across the bundle): 3% of the gzip bytes a page loads, the room the
+  // script's features pay for themselves from (bench/README.md, "Size a page loads").
+  const { code } = await minify(output.text, { ecma: 2020, module: format === 'esm', compress: { passes: 2 }, format: { comments: false } })
+  if (code === undefined) throw new Error(`terser produced nothing for ${entry}`)
+  return new TextEncoder().encode(code)
 }
 
 export async function buildSdk(outDirectory: string = defaultSdkDirectory): Promise<SdkManifest> {

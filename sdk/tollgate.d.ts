@@ -106,7 +106,7 @@ export declare class TollgateError extends Error {
    * the start of requestId), who finds the verification with it in the dashboard's verification log.
    */
   readonly reference: string | undefined
-  constructor(code: TollgateErrorCode, message: string, details?: { status?: number; requestId?: string; retryAfterSeconds?: number; riskScore?: number })
+  constructor(code: TollgateErrorCode, message: string, details?: { status?: number; requestId?: string; retryAfterSeconds?: number; riskScore?: number; reference?: string })
 }
 
 /** Solves a challenge in Web Workers, submits it with the browser signals, and resolves to a token. */

@@ -33,10 +33,8 @@ export interface TollgateErrorDetails {
   requestId?: string
   retryAfterSeconds?: number
   riskScore?: number
+  reference?: string
 }
-
-/** How much of a verification's request id its reference is: `1a2b3c4d-5e6f`. */
-const REFERENCE_LENGTH = 13
 
 export class TollgateError extends Error {
   readonly code: TollgateErrorCode
@@ -58,9 +56,7 @@ export class TollgateError extends Error {
     this.requestId = details.requestId
     this.retryAfterSeconds = details.retryAfterSeconds
     this.riskScore = details.riskScore
-    this.reference = (code === 'blocked' || code === 'challenge_failed') && details.requestId !== undefined
-      ? details.requestId.slice(0, REFERENCE_LENGTH)
-      : undefined
+    this.reference = details.reference
   }
 }
 

@@ -69,5 +69,5 @@ const sentenceOf: Partial<Record<TollgateErrorCode, keyof TollgateStrings>> = {
 /** The visible sentence for a failure, followed by its reference when it has one (TollgateError.reference). */
 export function messageFor(code: TollgateErrorCode, reference?: string): string {
   const sentence = current[sentenceOf[code] ?? 'failed']
-  return reference === undefined ? sentence : `${sentence} ${current.reference.replaceAll('{reference}', reference)}`
+  return reference === undefined ? sentence : `${sentence} ${current.reference.replace('{reference}', reference)}`
 }

@@ -36,6 +36,8 @@ export interface Solved {
 }
 
 const FALLBACK_LIFETIME_MS = 60_000
+/** How much of the verify request's id a turned-away visitor is shown as the reference: `1a2b3c4d-5e6f`. */
+const REFERENCE_LENGTH = 13
 const SAFETY_MARGIN_MS = 10_000
 
 /**
@@ -143,14 +145,16 @@ export async function runVerification(options: FlowOptions, presolved?: Solved):
       options.onStatus('verified')
       return { token, riskScore, action, expiresAt: expiresAt ?? '' }
     }
+    // What a visitor turned away is told: the reference of the verification's row in the log.
+    const turnedAway = { riskScore, requestId, reference: requestId?.slice(0, REFERENCE_LENGTH) }
     if (action === 'challenge') {
       stepUps++
       if (stepUps > options.maxStepUps) {
-        throw new TollgateError('challenge_failed', `The service still asked for a challenge after ${options.maxStepUps} step-ups.`, { riskScore, requestId })
+        throw new TollgateError('challenge_failed', `The service still asked for a challenge after ${options.maxStepUps} step-ups.`, turnedAway)
       }
       continue
     }
-    if (action === 'block') throw new TollgateError('blocked', 'The risk assessment blocked this visitor.', { riskScore, requestId })
+    if (action === 'block') throw new TollgateError('blocked', 'The risk assessment blocked this visitor.', turnedAway)
     throw new TollgateError('invalid_response', 'The service allowed the visitor without a token.')
   }
 }

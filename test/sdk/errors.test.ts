@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { codeFromServer, TollgateError } from '../../sdk/src/errors.js'
+import { codeFromServer } from '../../sdk/src/errors.js'
 import { getStrings, messageFor, setStrings } from '../../sdk/src/strings.js'
 
 describe('the SDK\'s reading of an error answer', () => {
@@ -20,15 +20,6 @@ describe('the SDK\'s reading of an error answer', () => {
       expect(messageFor(code)).not.toMatch(/try again/i)
     }
     expect(messageFor('solution_invalid')).toBe(getStrings().failed)
-  })
-
-  it('gives a turned-away visitor a reference, the first 13 characters of the request id, and only them', () => {
-    const requestId = '1a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d'
-    expect(new TollgateError('blocked', 'blocked', { requestId }).reference).toBe('1a2b3c4d-5e6f')
-    expect(new TollgateError('challenge_failed', 'step-ups ran out', { requestId }).reference).toBe('1a2b3c4d-5e6f')
-    // A request id names the request, not a verification in the log, for every other failure.
-    expect(new TollgateError('rate_limited', 'slow down', { requestId }).reference).toBeUndefined()
-    expect(new TollgateError('blocked', 'blocked').reference).toBeUndefined()
   })
 
   it('follows the sentence of a turned-away visitor with the reference, in the words the page set', () => {
