@@ -35,17 +35,21 @@ const strings = ((): Partial<Record<string, string>> => {
 
 /**
  * Shows one of the page's texts under its heading (`{code}` in it replaced by the error's code),
- * and below it the reference of a visitor turned away, which the site's owner looks up in its log.
+ * with the reference of a visitor turned away on a line of its own, which the site's owner looks
+ * up in its log: inside the status, so that a screen reader announces it with the rest.
  */
 function show(text: GateText, code = '', reference?: string): void {
   const heading = document.getElementById('tollgate-gate-title')
   const status = document.getElementById('tollgate-gate-status')
-  const referenceLine = document.getElementById('tollgate-gate-reference')
   if (heading !== null) heading.textContent = strings[`${text}Title`] ?? text
-  if (status !== null) status.textContent = (strings[text] ?? code).replace('{code}', code)
-  if (referenceLine !== null && reference !== undefined) {
-    referenceLine.textContent = (strings.reference ?? 'Reference: {reference}').replace('{reference}', reference)
-    referenceLine.hidden = false
+  if (status !== null) {
+    status.textContent = (strings[text] ?? code).replace('{code}', code)
+    if (reference !== undefined) {
+      const line = document.createElement('span')
+      line.id = 'tollgate-gate-reference'
+      line.textContent = (strings.reference ?? 'Reference: {reference}').replace('{reference}', reference)
+      status.append(' ', line)
+    }
   }
   document.title = heading?.textContent ?? document.title
 }

@@ -36,8 +36,11 @@ export interface Solved {
 }
 
 const FALLBACK_LIFETIME_MS = 60_000
-/** How much of the verify request's id a turned-away visitor is shown as the reference: `1a2b3c4d-5e6f`. */
-const REFERENCE_LENGTH = 13
+/**
+ * The start of the verify request's id that a turned-away visitor is shown as the reference,
+ * `1a2b3c4d-5e6f`; none when a proxy on the way put an id of its own in the header.
+ */
+const REFERENCE = /^[\da-f]{8}-[\da-f]{4}/
 const SAFETY_MARGIN_MS = 10_000
 
 /**
@@ -146,7 +149,7 @@ export async function runVerification(options: FlowOptions, presolved?: Solved):
       return { token, riskScore, action, expiresAt: expiresAt ?? '' }
     }
     // What a visitor turned away is told: the reference of the verification's row in the log.
-    const turnedAway = { riskScore, requestId, reference: requestId?.slice(0, REFERENCE_LENGTH) }
+    const turnedAway = { riskScore, requestId, reference: REFERENCE.exec(requestId ?? '')?.[0] }
     if (action === 'challenge') {
       stepUps++
       if (stepUps > options.maxStepUps) {

@@ -90,17 +90,20 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
   }
 
   /**
-   * Writes batches while at least `minimumRows` rows wait. A full batch starts a write at once
-   * (minimumRows = batchSize), and that write must leave the rows that arrive meanwhile for the
-   * next full batch or the interval: draining them too would turn a busy log into a stream of
-   * small INSERTs (measured: 25 rows each at 4,400 verifications/s), each paying a statement's
-   * fixed cost. The interval and shutdown write everything (minimumRows = 1).
+   * Writes batches while at least `minimumRows` rows wait, and at most `limit` rows. A full batch
+   * starts a write at once (minimumRows = batchSize), and that write must leave the rows that
+   * arrive meanwhile for the next full batch or the interval: draining them too would turn a busy
+   * log into a stream of small INSERTs (measured: 25 rows each at 4,400 verifications/s), each
+   * paying a statement's fixed cost. For the same reason the interval writes the rows that waited
+   * when it fired (limit), not those that arrive while it writes them. Shutdown writes everything.
    */
-  async function writeBuffered(minimumRows: number): Promise<void> {
-    while (buffer.length >= minimumRows) {
+  async function writeBuffered(minimumRows: number, limit: number): Promise<void> {
+    let left = limit
+    while (buffer.length >= minimumRows && left > 0) {
       // Let waiting requests run between batches (PGlite would otherwise chain them back to back).
       await setImmediate()
-      const batch = buffer.slice(0, batchSize)
+      const batch = buffer.slice(0, Math.min(batchSize, left))
+      left -= batch.length
       buffer = buffer.slice(batch.length)
       rowsInFlight = batch.length
       const failure = await insertBatch(batch).finally(() => (rowsInFlight = 0))
@@ -114,14 +117,14 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
     }
   }
 
-  const write = (minimumRows: number): Promise<void> => {
+  const write = (minimumRows: number, limit = Number.POSITIVE_INFINITY): Promise<void> => {
     // Writes run one after another: a slow batch never overlaps the next, and order is kept.
-    writing = writing.catch(() => {}).then(() => writeBuffered(minimumRows))
+    writing = writing.catch(() => {}).then(() => writeBuffered(minimumRows, limit))
     return writing
   }
   const flush = () => write(1)
-  const writeInBackground = (minimumRows: number) => {
-    write(minimumRows).catch((error: unknown) => app.log.warn({ err: error }, 'could not write the verification log; will retry'))
+  const writeInBackground = (minimumRows: number, limit?: number) => {
+    write(minimumRows, limit).catch((error: unknown) => app.log.warn({ err: error }, 'could not write the verification log; will retry'))
   }
 
   const log: VerificationLog = {
@@ -138,7 +141,7 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
   app.decorate('verificationLog', log)
 
   const timer = setInterval(() => {
-    if (buffer.length > 0) writeInBackground(1)
+    if (buffer.length > 0) writeInBackground(1, buffer.length)
   }, options.flushIntervalMs ?? 1_000)
   timer.unref()
   app.addHook('onClose', async () => {

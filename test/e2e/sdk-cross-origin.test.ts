@@ -293,6 +293,18 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
         (error: { code: string; requestId?: string; reference?: string }) => ({ code: error.code, requestId: error.requestId, reference: error.reference }),
       ))
     expect(blocked).toEqual({ code: 'blocked', requestId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-/), reference: blocked?.requestId?.slice(0, 13) })
+    // A protected form tells its visitor of the block in its status, the reference after the sentence.
+    const status = await page.evaluate(async () => {
+      const form = document.querySelector<HTMLFormElement>('#order')
+      if (form === null) return 'no form'
+      form.setAttribute('data-site-key', '2x00000000000000000000AB')
+      const failed = new Promise<string>((resolve) => {
+        form.addEventListener('tollgate:error', () => resolve(form.querySelector('[data-tollgate-status]')?.textContent ?? ''), { once: true })
+      })
+      form.querySelector('button')?.click()
+      return failed
+    })
+    expect(status).toMatch(/^This request was blocked\. If you think this is a mistake, please contact the site owner\. Reference: [0-9a-f]{8}-[0-9a-f]{4}$/)
   })
 
   it('refuses options that are not whole numbers in range, or an action or data Turnstile would refuse, with invalid_options, before any request', async () => {

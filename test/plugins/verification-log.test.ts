@@ -267,6 +267,54 @@ describe('a database that goes away in the middle of a write', () => {
     }
   })
 
+  it('writes rows that come with their ids (the requests\') without first looking for them: only a retry looks', async () => {
+    const service = await buildTestApp()
+    try {
+      const siteId = randomUUID()
+      const { database } = service.app
+      const lookups = vi.spyOn(database, 'query')
+      for (let index = 0; index < 3; index++) service.app.verificationLog.record(entry(siteId, { id: randomUUID() }))
+      await service.app.verificationLog.flush()
+      expect(lookups.mock.calls.filter(([sql]) => sql.includes('FROM verifications'))).toEqual([])
+      lookups.mockRestore()
+      const [logged] = await database.query<{ count: number }>('SELECT count(*)::int AS count FROM verifications WHERE site_id = $1', [siteId])
+      expect(logged?.count).toBe(3)
+    } finally {
+      await service.close()
+    }
+  })
+
+  it('writes at the interval the rows that waited when it fired, leaving those that arrive while it writes for the next', async () => {
+    const service = await buildTestApp()
+    try {
+      const siteId = randomUUID()
+      const { database } = service.app
+      const loadRows = database.loadRows.bind(database)
+      const startedAt: number[] = []
+      // A slow database: each write takes 400 ms.
+      const loads = vi.spyOn(database, 'loadRows').mockImplementation(async (load, first) => {
+        startedAt.push(performance.now())
+        await new Promise((resolve) => setTimeout(resolve, 400))
+        return loadRows(load, first)
+      })
+      for (let index = 0; index < 10; index++) service.app.verificationLog.record(entry(siteId))
+      await vi.waitFor(() => expect(startedAt).toHaveLength(1), { timeout: 3_000, interval: 5 })
+      // A busy service: rows keep coming while the interval's write is on its way.
+      for (let index = 0; index < 20; index++) {
+        service.app.verificationLog.record(entry(siteId))
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      await vi.waitFor(() => expect(startedAt).toHaveLength(2), { timeout: 5_000, interval: 20 })
+      expect(loads.mock.calls.map(([load]) => load.values[0]?.length)).toEqual([10, 20])
+      // They went at the next interval, a second after the first: not right after the first write
+      // landed (400 ms), as they would if the interval's write drained what arrived meanwhile.
+      expect((startedAt[1] ?? 0) - (startedAt[0] ?? 0)).toBeGreaterThan(800)
+      loads.mockRestore()
+    } finally {
+      await service.close()
+    }
+  })
+
   it('keeps at most maxBufferedRows while a write hangs, the newest ones', async () => {
     const service = await buildTestApp({ verificationLogMaxBufferedRows: 1_000 })
     try {

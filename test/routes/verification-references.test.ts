@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { REFERENCE_LENGTH } from '../../src/domain/analytics/verification-reference.js'
 import { browserHeaders, fetchChallenge, humanSubmission, submitSolution } from '../helpers/core-flow.js'
 import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
+import { insertVerifications } from '../helpers/verification-rows.js'
 
 interface LogPage {
   items: { id: string; action: string; errorCode: string | null; riskScore: number | null }[]
@@ -77,6 +78,31 @@ describe.each(deployments)('the reference of a turned-away visitor finds its ver
     expect((await findByReference(otherSite.id, near)).json<LogPage>().items).toEqual([])
   })
 
+  it.runIf(available)('lists every row a short reference matches, newest first and page by page, and with an action filter only those of the action', async () => {
+    // Six rows whose ids share their first 8 digits, and one whose id is the next one up.
+    const shared = '5ab0c0de'
+    const ids = ['0000-4000-8000-000000000001', '0000-4000-8000-000000000002', '1111-4000-8000-000000000003', 'ffff-4fff-bfff-ffffffffffff', '8000-4000-8000-000000000005', '9000-4000-8000-000000000006']
+      .map((rest) => `${shared}-${rest}`)
+    const base = Date.now() - 60_000
+    await insertVerifications(service.app.database, [
+      ...ids.map((id, index) => ({ id, siteId: site.id, createdAt: new Date(base + index * 1_000), action: index % 2 === 0 ? ('block' as const) : ('allow' as const) })),
+      { id: '5ab0c0df-0000-4000-8000-000000000000', siteId: site.id, createdAt: new Date(base), action: 'block' as const },
+    ])
+    const seen: string[] = []
+    let cursor: string | null = null
+    do {
+      const url = `/api/v1/sites/${site.id}/verifications?reference=${shared}&limit=4${cursor === null ? '' : `&cursor=${cursor}`}`
+      const page: LogPage = (await service.app.inject({ method: 'GET', url, headers: asScript(account) })).json<LogPage>()
+      seen.push(...page.items.map((item) => item.id))
+      cursor = page.nextCursor
+    } while (cursor !== null && seen.length < 20)
+    expect(seen).toEqual([...ids].reverse())
+    const blocked = (await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications?reference=${shared}&action=block`, headers: asScript(account) })).json<LogPage>()
+    expect(blocked.items.map((item) => item.id)).toEqual(ids.filter((_id, index) => index % 2 === 0).reverse())
+    // The longer the reference, the fewer it matches: the last id's first 13 characters, its own.
+    expect((await findByReference(site.id, `${shared}-9000`)).json<LogPage>().items.map((item) => item.id)).toEqual([ids[5]])
+  })
+
   it.runIf(available).each([
     ['seven digits', '1a2b3c4'],
     ['letters past f', '1a2b3c4g-5e6f'],
@@ -88,5 +114,38 @@ describe.each(deployments)('the reference of a turned-away visitor finds its ver
     const response = await findByReference(site.id, reference)
     expect(response.statusCode).toBe(400)
     expect(response.json().error).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field: 'querystring.reference' })] })
+  })
+})
+
+describe('a verification whose answer fails after its verdict was logged', () => {
+  let service: TestApp
+  beforeAll(async () => {
+    service = await buildTestApp({
+      beforeReady: (app) => {
+        // The answer cannot be sent (a failure forced after the handler logged the verdict).
+        app.addHook('onSend', async (request) => {
+          if (request.url === '/api/v1/verify' && request.headers['x-fail-the-answer'] === 'yes') throw new Error('forced failure in sending the answer')
+        })
+      },
+    })
+  })
+  afterAll(() => service?.close())
+
+  it('keeps the one row of its verdict, under the request id, and adds no rejected row beside it (which would fail its batch)', async () => {
+    const loads = vi.spyOn(service.app.database, 'loadRows')
+    const account = await createTestAccount(service.app)
+    const site = await createTestSite(service.app, account, { settings: { difficulty: 4 } })
+    const headers = { 'x-site-key': site.siteKey, 'user-agent': 'python-requests/2.31.0' }
+    const challenge = await fetchChallenge(service.app, headers)
+    const response = await submitSolution(service.app, { ...headers, 'x-fail-the-answer': 'yes' }, { ...humanSubmission(challenge), fingerprint: {}, behaviorData: {} })
+    expect(response.statusCode).toBe(500)
+    const requestId = String(response.headers['x-request-id'])
+    await service.app.verificationLog.flush()
+    const rows = await service.app.database.query<{ id: string; action: string }>('SELECT id, action FROM verifications WHERE site_id = $1', [site.id])
+    expect(rows).toEqual([{ id: requestId, action: 'block' }])
+    // One bulk load: a second row under the same id would have failed it, and the rows would
+    // have been written again one by one.
+    expect(loads).toHaveBeenCalledTimes(1)
+    loads.mockRestore()
   })
 })

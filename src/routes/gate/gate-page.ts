@@ -53,7 +53,7 @@ export function renderGatePage({ siteKey, prefix, method, language, strings }: G
   body { margin: 0; min-height: 100vh; display: grid; place-items: center; font: 16px/1.5 system-ui, sans-serif; color: #1f2328; background: #f6f8fa; }
   main { max-width: 32rem; padding: 2rem; text-align: center; }
   h1 { font-size: 1.4rem; margin: 0 0 .5rem; }
-  #tollgate-gate-reference { font-size: .875rem; opacity: .75; }
+  #tollgate-gate-reference { display: block; margin-top: .5rem; font-size: .875rem; opacity: .8; }
   @media (prefers-color-scheme: dark) { body { color: #e6edf3; background: #0d1117; } }
 </style>
 </head>
@@ -61,7 +61,6 @@ export function renderGatePage({ siteKey, prefix, method, language, strings }: G
 <main>
 <h1 id="tollgate-gate-title">${escapeHtml(strings.title)}</h1>
 <p id="tollgate-gate-status" role="status">${escapeHtml(strings.checking)}</p>
-<p id="tollgate-gate-reference" hidden></p>
 <noscript><p>${escapeHtml(strings.noscript)}</p></noscript>
 </main>
 <script type="application/json" id="tollgate-gate-strings">${inertJson(strings)}</script>

@@ -40,6 +40,8 @@ export function VerificationLogPanel({ site }: { site: Site }) {
     setReferenceError(undefined)
     setReferenceText(wanted)
     setReference(wanted)
+    // A visitor's verification is sought whatever its action: a filter left on would hide it.
+    if (wanted !== '') setAction('')
     setCursors([undefined])
   }
   const pageNumber = cursors.length
@@ -128,7 +130,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
             Show all
           </button>
         )}
-        <p id="log-reference-hint" class={referenceError === undefined ? 'muted log-search__hint' : 'field__error log-search__hint'}>
+        <p id="log-reference-hint" aria-live="polite" class={referenceError === undefined ? 'muted log-search__hint' : 'field__error log-search__hint'}>
           {referenceError ??
             (reference === ''
               ? 'A visitor who was turned away is shown a reference: find their verification by it.'
@@ -139,7 +141,15 @@ export function VerificationLogPanel({ site }: { site: Site }) {
       {page.data === undefined && page.status === 'loading' ? <Loading /> : null}
       {page.data === undefined && page.status !== 'error' ? null : (
         <>
-          {page.data === undefined ? null : <VerificationsTable verifications={page.data.items} isLoading={page.status === 'loading'} />}
+          {page.data === undefined ? null : (
+            <VerificationsTable
+              verifications={page.data.items}
+              isLoading={page.status === 'loading'}
+              {...(reference === ''
+                ? {}
+                : { emptyText: `No verification of this site has a reference beginning with ${reference}: it may be of another site, or older than the log keeps.` })}
+            />
+          )}
           {/* After a page failed to load, Newer leads back and Refresh retries from the newest; Older waits for a page. */}
           <nav class="pager" aria-label="Verification log pages">
             <button type="button" class="button button--small" disabled={pageNumber === 1} onClick={() => setCursors((previous) => previous.slice(0, -1))}>

@@ -5,6 +5,8 @@ import { referenceOf } from '../../lib/reference.js'
 interface VerificationsTableProps {
   verifications: readonly Verification[]
   isLoading: boolean
+  /** What to say when there are none (by default: none match). */
+  emptyText?: string
 }
 
 function describeSolve(verification: Verification): string {
@@ -15,8 +17,8 @@ function describeSolve(verification: Verification): string {
   return parts.length === 0 ? '—' : parts.join(', ')
 }
 
-export function VerificationsTable({ verifications, isLoading }: VerificationsTableProps) {
-  if (verifications.length === 0) return <p class="muted">No verifications match.</p>
+export function VerificationsTable({ verifications, isLoading, emptyText = 'No verifications match.' }: VerificationsTableProps) {
+  if (verifications.length === 0) return <p class="muted">{emptyText}</p>
   return (
     <div class="table-scroll" role="region" aria-label="Verifications" aria-busy={isLoading} tabIndex={0}>
       <table class="table log">
@@ -38,8 +40,9 @@ export function VerificationsTable({ verifications, isLoading }: VerificationsTa
             <tr key={verification.id} data-id={verification.id} data-action={verification.action}>
               <td class="nowrap">
                 {formatDateTimeWithSeconds(verification.createdAt)}
-                <div class="code muted log__reference" title="The reference the visitor was shown">
-                  {referenceOf(verification.id)}
+                <div class="log__reference" title="The reference the visitor was shown">
+                  <span class="visually-hidden">Reference </span>
+                  <span class="code muted">{referenceOf(verification.id)}</span>
                 </div>
               </td>
               <td>

@@ -25,6 +25,8 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const caller = request.publicCaller
     if (caller === null || code === 'rate_limited') return
     const facts = factsOf(request)
+    // An error after the verdict was logged (in sending the answer) is counted, not logged twice.
+    if (facts.logged === true) return
     app.verificationLog.record({
       id: request.id,
       siteId: caller.site.id,

@@ -145,6 +145,7 @@ function logVerdict(app: FastifyInstance, request: FastifyRequest, caller: Publi
     solveTimeMs: body.solveTimeMs,
     stepUps: judged.stepUps,
   })
+  noteFacts(request, { logged: true })
   app.counters.increment('verifications', { action: verdict.action })
 }
 

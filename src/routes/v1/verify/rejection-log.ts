@@ -1,8 +1,11 @@
 import type { FastifyRequest } from 'fastify'
 import type { VerificationLogEntry } from '../../../plugins/verification-log.js'
 
-/** What the handler learnt about a submission before refusing it, for its log row. */
-export type KnownFacts = Partial<Pick<VerificationLogEntry, 'challengeId' | 'difficulty' | 'solveTimeMs' | 'stepUps'>>
+/**
+ * What the handler learnt about a submission before refusing it, for its log row; `logged` once
+ * its verdict has a row (whose id is the request's), so that an error after that adds none.
+ */
+export type KnownFacts = Partial<Pick<VerificationLogEntry, 'challengeId' | 'difficulty' | 'solveTimeMs' | 'stepUps'>> & { logged?: true }
 
 declare module 'fastify' {
   interface FastifyRequest {
