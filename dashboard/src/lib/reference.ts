@@ -1,10 +1,12 @@
-/**
- * The reference a turned-away visitor is shown (by the SDK's forms and the gate's page): the first
- * 13 characters of the verification's id, as src/domain/analytics/verification-reference.ts says.
- */
-export const REFERENCE_LENGTH = 13
+import { REFERENCE_LENGTH, REFERENCE_PATTERN } from '../../../src/domain/analytics/verification-reference.js'
 
+/**
+ * The reference a turned-away visitor is shown (by the SDK's forms and the gate's page): the start
+ * of the verification's id. The length and the search's pattern are the API's own.
+ */
 export const referenceOf = (id: string): string => id.slice(0, REFERENCE_LENGTH)
 
-/** What the log's search takes (the API's pattern): at least 8 hexadecimal digits of an id, from its start, dashes optional. */
-export const isReference = (text: string): text is string => /^[0-9a-fA-F]{8}(-?[0-9a-fA-F]){0,24}$/.test(text)
+const referencePattern = new RegExp(REFERENCE_PATTERN)
+
+/** What the log's search takes, as the API checks it: at least 8 hexadecimal digits of an id, from its start, dashes optional. */
+export const isReference = (text: string): text is string => referencePattern.test(text)
