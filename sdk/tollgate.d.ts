@@ -88,8 +88,12 @@ export interface TollgateStrings {
   unsupported: string
   timeout: string
   misconfigured: string
-  /** Follows the sentence of a turned-away visitor (blocked, or the step-ups ran out); `{reference}` is the error's reference. */
-  reference: string
+  /**
+   * Follows the sentence of a turned-away visitor (blocked, or the step-ups ran out); `{reference}` is the error's reference.
+   * Optional, as every string added later will be: a page's full set of strings written before it still compiles
+   * (the English text is used until the page gives one).
+   */
+  reference?: string
 }
 
 export declare class TollgateError extends Error {

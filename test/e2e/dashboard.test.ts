@@ -550,6 +550,35 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(new URL(page.url()).searchParams.has('reference')).toBe(false)
   })
 
+  it("finds a reference among all the account's sites from the list of sites, and leads to it in its site's log", async () => {
+    const reference = scriptedRequestId.slice(0, 13)
+    const logAddress = page.url()
+    await page.getByRole('navigation').getByRole('link', { name: 'Sites' }).click()
+    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
+    const search = page.getByRole('search', { name: "Find a visitor's reference" })
+    await search.getByLabel('Reference').fill('00000000-0000')
+    await search.getByRole('button', { name: 'Find' }).click()
+    await waitForText('#reference-heading ~ p.muted', 'No verification of your sites has a reference beginning with 00000000-0000')
+
+    await search.getByLabel('Reference').fill(reference)
+    await search.getByRole('button', { name: 'Find' }).click()
+    const matches = page.getByRole('list', { name: 'Verifications found' }).getByRole('listitem')
+    await page.waitForFunction((id) => document.querySelector(`.reference-matches li[data-id="${id}"]`) !== null, scriptedRequestId)
+    expect(await matches.count()).toBe(1)
+    expect(await matches.first().textContent()).toMatch(new RegExp(`^Example shop ${reference} block risk \\d+ `))
+    expect(new URL(page.url()).searchParams.get('reference')).toBe(reference)
+    await expectNoAccessibilityViolations('reference found among the sites')
+
+    await matches.first().getByRole('link', { name: 'Example shop' }).click()
+    await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 1)
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/sites/${siteId}/log`)
+    expect(new URL(page.url()).searchParams.get('reference')).toBe(reference)
+    expect(await page.locator('.log tbody tr').first().getAttribute('data-id')).toBe(scriptedRequestId)
+    expect(await page.getByRole('textbox', { name: 'Reference' }).inputValue()).toBe(reference)
+    await page.goto(logAddress)
+    await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 10)
+  })
+
   it("names the browser's time zone with every local time (here Asia/Tokyo)", async () => {
     const tokyo = await browser.context.newPage()
     try {

@@ -49,6 +49,7 @@ describe('GET /api/v1/sites/{id}/verifications', () => {
     expect(body.items.map((item) => item.id)).not.toContain(otherSiteRowId)
     expect(body.items[0]).toEqual({
       id: expect.any(String),
+      siteId: site.id,
       createdAt: expect.any(String),
       action: expect.any(String),
       errorCode: expect.toBeOneOf([null, expect.any(String)]),

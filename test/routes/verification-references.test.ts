@@ -20,8 +20,8 @@ describe.each(deployments)('the reference of a turned-away visitor finds its ver
     if (!available) return
     service = await buildTestApp(options)
     account = await createTestAccount(service.app)
-    site = await createTestSite(service.app, account, { settings: { difficulty: 4 } })
-    otherSite = await createTestSite(service.app, account, { settings: { difficulty: 4 } })
+    site = await createTestSite(service.app, account, { name: 'Shop', settings: { difficulty: 4 } })
+    otherSite = await createTestSite(service.app, account, { name: 'Forum', settings: { difficulty: 4 } })
   })
   afterAll(() => service?.close())
 
@@ -101,6 +101,74 @@ describe.each(deployments)('the reference of a turned-away visitor finds its ver
     expect(blocked.items.map((item) => item.id)).toEqual(ids.filter((_id, index) => index % 2 === 0).reverse())
     // The longer the reference, the fewer it matches: the last id's first 13 characters, its own.
     expect((await findByReference(site.id, `${shared}-9000`)).json<LogPage>().items.map((item) => item.id)).toEqual([ids[5]])
+  })
+
+  const findInAccount = async (who: Pick<TestAccount, 'apiKey'>, reference: string) => {
+    await service.app.verificationLog.flush()
+    return service.app.inject({ method: 'GET', url: `/api/v1/verifications?reference=${encodeURIComponent(reference)}`, headers: asScript(who) })
+  }
+
+  it.runIf(available)("finds a reference among all the account's sites, with the site it was shown on, and not among another account's", async () => {
+    const requestId = await blockedRequestId(otherSite.siteKey)
+    const reference = requestId.slice(0, REFERENCE_LENGTH)
+    const response = await findInAccount(account, reference)
+    expect(response.statusCode).toBe(200)
+    const page = response.json<{ items: { id: string; siteId: string; siteName: string; action: string }[]; nextCursor: string | null }>()
+    expect(page.items).toEqual([expect.objectContaining({ id: requestId, siteId: otherSite.id, siteName: otherSite.name, action: 'block' })])
+    expect(page.nextCursor).toBeNull()
+    // The site's own log says which site a row is of too.
+    expect((await findByReference(otherSite.id, reference)).json<LogPage>().items).toEqual([expect.objectContaining({ id: requestId, siteId: otherSite.id })])
+
+    const stranger = await createTestAccount(service.app)
+    await createTestSite(service.app, stranger)
+    const theirs = await findInAccount(stranger, reference)
+    expect(theirs.statusCode).toBe(200)
+    expect(theirs.json().items).toEqual([])
+  })
+
+  it.runIf(available)("pages through the account's matches newest first, across its sites, and leaves out a deleted site's rows", async () => {
+    const shared = '6bc1d1ef'
+    const goneSite = await createTestSite(service.app, account)
+    const base = Date.now() - 60_000
+    const rows = [
+      { id: `${shared}-0000-4000-8000-000000000001`, siteId: site.id },
+      { id: `${shared}-0000-4000-8000-000000000002`, siteId: otherSite.id },
+      { id: `${shared}-0000-4000-8000-000000000003`, siteId: goneSite.id },
+      { id: `${shared}-0000-4000-8000-000000000004`, siteId: site.id },
+    ]
+    await insertVerifications(
+      service.app.database,
+      rows.map((row, index) => ({ ...row, createdAt: new Date(base + index * 1_000), action: 'block' as const })),
+    )
+    const deleted = await service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${goneSite.id}`, headers: asScript(account) })
+    expect(deleted.statusCode).toBe(204)
+    const seen: { id: string; siteName: string }[] = []
+    let cursor: string | null = null
+    do {
+      const url = `/api/v1/verifications?reference=${shared}&limit=2${cursor === null ? '' : `&cursor=${cursor}`}`
+      const page: { items: { id: string; siteName: string }[]; nextCursor: string | null } = (
+        await service.app.inject({ method: 'GET', url, headers: asScript(account) })
+      ).json()
+      seen.push(...page.items.map(({ id, siteName }) => ({ id, siteName })))
+      cursor = page.nextCursor
+    } while (cursor !== null && seen.length < 10)
+    expect(seen).toEqual([
+      { id: rows[3]?.id, siteName: site.name },
+      { id: rows[1]?.id, siteName: otherSite.name },
+      { id: rows[0]?.id, siteName: site.name },
+    ])
+  })
+
+  it.runIf(available)('asks for a reference, and for an account', async () => {
+    const missing = await service.app.inject({ method: 'GET', url: '/api/v1/verifications', headers: asScript(account) })
+    expect(missing.statusCode).toBe(400)
+    expect(missing.json().error).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field: 'querystring.reference' })] })
+    const short = await findInAccount(account, '1a2b3c4')
+    expect(short.statusCode).toBe(400)
+    expect(short.json().error).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field: 'querystring.reference' })] })
+    const anonymous = await service.app.inject({ method: 'GET', url: '/api/v1/verifications?reference=1a2b3c4d' })
+    expect(anonymous.statusCode).toBe(401)
+    expect(anonymous.json().error.code).toBe('unauthorized')
   })
 
   it.runIf(available).each([

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { codeFromServer } from '../../sdk/src/errors.js'
 import { getStrings, messageFor, setStrings } from '../../sdk/src/strings.js'
+import type { TollgateStrings } from '../../sdk/tollgate.js'
 
 describe('the SDK\'s reading of an error answer', () => {
   it.each<[unknown, number, string]>([
@@ -30,6 +31,30 @@ describe('the SDK\'s reading of an error answer', () => {
     try {
       setStrings({ blocked: 'Zugriff verweigert.', reference: '(Referenz {reference})' })
       expect(messageFor('blocked', '1a2b3c4d-5e6f')).toBe('Zugriff verweigert. (Referenz 1a2b3c4d-5e6f)')
+    } finally {
+      setStrings(before)
+    }
+  })
+
+  it("keeps the English reference for a page's full translation written before the reference string existed (and its type still compiles)", () => {
+    // All the strings of the SDK's first release, typed with the published declarations.
+    const german: TollgateStrings = {
+      solving: 'Browser wird geprüft…',
+      verifying: 'Wird überprüft…',
+      verified: 'Überprüft.',
+      failed: 'Überprüfung fehlgeschlagen. Bitte erneut versuchen.',
+      blocked: 'Diese Anfrage wurde blockiert.',
+      unreachable: 'Der Überprüfungsdienst ist nicht erreichbar.',
+      unavailable: 'Der Überprüfungsdienst ist kurz nicht verfügbar.',
+      rateLimited: 'Zu viele Versuche.',
+      unsupported: 'Die Überprüfung konnte in diesem Browser nicht starten.',
+      timeout: 'Die Überprüfung hat zu lange gedauert.',
+      misconfigured: 'Dieses Formular ist nicht für diese Seite eingerichtet.',
+    }
+    const before = getStrings()
+    try {
+      setStrings(german)
+      expect(messageFor('blocked', '1a2b3c4d-5e6f')).toBe('Diese Anfrage wurde blockiert. Reference: 1a2b3c4d-5e6f')
     } finally {
       setStrings(before)
     }

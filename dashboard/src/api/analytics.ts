@@ -1,5 +1,5 @@
 import { request } from './client.js'
-import type { Stats, SurgeStatus, VerificationAction, VerificationPage } from './types.js'
+import type { AccountVerificationPage, Stats, SurgeStatus, VerificationAction, VerificationPage } from './types.js'
 
 export function fetchStats(siteId: string, range: { from: string; to: string; interval: 'hour' | 'day' }): Promise<Stats> {
   return request<Stats>(`/sites/${encodeURIComponent(siteId)}/stats`, { query: range })
@@ -14,4 +14,9 @@ export function fetchVerifications(
   query: { limit: number; cursor?: string; action?: VerificationAction; reference?: string },
 ): Promise<VerificationPage> {
   return request<VerificationPage>(`/sites/${encodeURIComponent(siteId)}/verifications`, { query })
+}
+
+/** The verifications of any of the account's sites whose reference begins with `reference`, newest first. */
+export function findReference(query: { reference: string; limit: number }): Promise<AccountVerificationPage> {
+  return request<AccountVerificationPage>('/verifications', { query })
 }

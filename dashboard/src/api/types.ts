@@ -86,6 +86,7 @@ export const verificationActions: readonly VerificationAction[] = ['allow', 'cha
 export interface Verification {
   /** The id of the verify request it records: its first 13 characters are the visitor's reference. */
   id: string
+  siteId: string
   createdAt: string
   action: VerificationAction
   errorCode: string | null
@@ -103,6 +104,16 @@ export interface Verification {
 
 export interface VerificationPage {
   items: Verification[]
+  nextCursor: string | null
+}
+
+/** A verification found by its reference among all the account's sites. */
+export interface AccountVerification extends Verification {
+  siteName: string
+}
+
+export interface AccountVerificationPage {
+  items: AccountVerification[]
   nextCursor: string | null
 }
 

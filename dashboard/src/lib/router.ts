@@ -64,12 +64,18 @@ export function hasNavigatedInApp(): boolean {
   return isInAppNavigation
 }
 
-export function navigate(route: Route, options: { replace?: boolean } = {}): void {
-  const path = pathOf(route)
+/** The route's path with a query for its view (`?reference=…`, read by useAddressParam), if any. */
+export function hrefOf(route: Route, query?: Record<string, string>): string {
+  const search = query === undefined ? '' : new URLSearchParams(query).toString()
+  return search === '' ? pathOf(route) : `${pathOf(route)}?${search}`
+}
+
+export function navigate(route: Route, options: { replace?: boolean; query?: Record<string, string> } = {}): void {
+  const href = hrefOf(route, options.query)
   isInAppNavigation = true
-  if (path !== window.location.pathname) {
-    if (options.replace === true) window.history.replaceState(null, '', path)
-    else window.history.pushState(null, '', path)
+  if (href !== window.location.pathname + (options.query === undefined ? '' : window.location.search)) {
+    if (options.replace === true) window.history.replaceState(null, '', href)
+    else window.history.pushState(null, '', href)
   }
   window.dispatchEvent(new Event(NAVIGATE_EVENT))
 }

@@ -4,6 +4,7 @@ import { ErrorNotice, Loading } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import { formatDateTime } from '../lib/format.js'
 import { useLoader } from '../lib/use-loader.js'
+import { ReferenceFinder } from './reference-finder.js'
 
 export function SitesPage() {
   const [sites] = useLoader(listSites, 'sites')
@@ -50,6 +51,7 @@ export function SitesPage() {
           ))}
         </ul>
       ) : null}
+      {sites.data !== undefined && sites.data.length > 0 ? <ReferenceFinder /> : null}
     </>
   )
 }

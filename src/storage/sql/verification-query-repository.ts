@@ -8,6 +8,7 @@ import type { RollupKind } from './verification-log-writer.js'
 /** One row of the verification log as the dashboard shows it. */
 export interface LogEntry {
   id: string
+  siteId: string
   createdAt: Date
   /** created_at to the microsecond, for the page cursor. */
   createdAtMicros: number
@@ -27,6 +28,7 @@ export interface LogEntry {
 
 interface LogRow {
   id: string
+  site_id: string
   created_at: Date
   created_at_micros: number
   action: StatsAction
@@ -45,6 +47,7 @@ interface LogRow {
 function toLogEntry(row: LogRow): LogEntry {
   return {
     id: row.id,
+    siteId: row.site_id,
     createdAt: row.created_at,
     createdAtMicros: row.created_at_micros,
     action: row.action,
@@ -129,6 +132,36 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
      GROUP BY label`
   const rankedQuery = (kind: RankedKind, partialLabels: string) => `${countedQuery(kind, partialLabels)} ORDER BY count DESC, label LIMIT $6`
 
+  /** A page of the rows `scope` (a condition on $1, which is `scopeId`) selects, filtered by `query`. */
+  const selectPage = async (scope: string, scopeId: string, query: LogPageQuery): Promise<LogEntry[]> => {
+    const params: unknown[] = [scopeId]
+    const conditions = [scope]
+    if (query.action !== undefined) {
+      params.push(query.action)
+      conditions.push(`action = $${params.length}`)
+    }
+    if (query.ids !== undefined) {
+      // The primary key's range: the rows a reference names are found without reading the others.
+      params.push(query.ids.first, query.ids.last)
+      conditions.push(`id BETWEEN $${params.length - 1}::uuid AND $${params.length}::uuid`)
+    }
+    if (query.after !== undefined) {
+      params.push(query.after.createdAtMicros, query.after.id)
+      conditions.push(afterPosition(params.length - 1, params.length))
+    }
+    params.push(query.limit)
+    const rows = await database.query<LogRow>(
+      `SELECT id, site_id, created_at, ${CREATED_AT_MICROS}, action, error_code,
+              risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms
+         FROM verifications
+        WHERE ${conditions.join(' AND ')}
+        ORDER BY created_at DESC, id DESC
+        LIMIT $${params.length}`,
+      params,
+    )
+    return rows.map(toLogEntry)
+  }
+
   return {
     /**
      * The site's scored verifications (allowed, challenged or blocked; not the rejected ones, which
@@ -209,32 +242,16 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
      * variant gets a plan that can use the index matching its filter.
      */
     async listPage(siteId: string, query: LogPageQuery): Promise<LogEntry[]> {
-      const params: unknown[] = [siteId]
-      const conditions = ['site_id = $1']
-      if (query.action !== undefined) {
-        params.push(query.action)
-        conditions.push(`action = $${params.length}`)
-      }
-      if (query.ids !== undefined) {
-        // The primary key's range: the rows a reference names are found without the site's others.
-        params.push(query.ids.first, query.ids.last)
-        conditions.push(`id BETWEEN $${params.length - 1}::uuid AND $${params.length}::uuid`)
-      }
-      if (query.after !== undefined) {
-        params.push(query.after.createdAtMicros, query.after.id)
-        conditions.push(afterPosition(params.length - 1, params.length))
-      }
-      params.push(query.limit)
-      const rows = await database.query<LogRow>(
-        `SELECT id, created_at, ${CREATED_AT_MICROS}, action, error_code,
-                risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms
-           FROM verifications
-          WHERE ${conditions.join(' AND ')}
-          ORDER BY created_at DESC, id DESC
-          LIMIT $${params.length}`,
-        params,
-      )
-      return rows.map(toLogEntry)
+      return selectPage('site_id = $1', siteId, query)
+    },
+
+    /**
+     * The rows of any of the account's sites (not of deleted ones) whose ids lie in the range, as
+     * listPage's: a reference looked up without knowing the site it was shown on. The range of the
+     * primary key finds them among every site's rows.
+     */
+    async listAccountPage(accountId: string, query: LogPageQuery & { ids: { first: string; last: string } }): Promise<LogEntry[]> {
+      return selectPage('site_id IN (SELECT sites.id FROM sites WHERE sites.account_id = $1)', accountId, query)
     },
 
     /**

@@ -2,6 +2,7 @@ import { useCallback, useState } from 'preact/hooks'
 import { fetchVerifications } from '../../api/analytics.js'
 import { verificationActions, type Site, type VerificationAction } from '../../api/types.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
+import { ReferenceSearch } from '../../components/reference-search.js'
 import { actionStyles } from '../../lib/actions.js'
 import { isReference } from '../../lib/reference.js'
 import { useAddressParam } from '../../lib/router.js'
@@ -15,8 +16,6 @@ export function VerificationLogPanel({ site }: { site: Site }) {
   const [pageSizeText, setPageSizeText] = useAddressParam('rows', pageSizes.map(String), '25')
   const pageSize = Number(pageSizeText)
   const [reference, setReference] = useAddressParam<string>('reference', isReference, '')
-  const [referenceText, setReferenceText] = useState(reference)
-  const [referenceError, setReferenceError] = useState<string | undefined>(undefined)
   // Cursors of the pages seen so far: the last one is the current page; going back pops it.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined])
   const cursor = cursors[cursors.length - 1]
@@ -31,14 +30,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
     [site.id, cursor, action, pageSize, reference],
   )
   const [page, reload] = useLoader(load, `${site.id}:${action}:${pageSize}:${reference}:${cursor ?? ''}`)
-  const findReference = (text: string) => {
-    const wanted = text.trim()
-    if (wanted !== '' && !isReference(wanted)) {
-      setReferenceError('A reference is 8 or more hexadecimal digits from the start of an id, such as 1a2b3c4d-5e6f.')
-      return
-    }
-    setReferenceError(undefined)
-    setReferenceText(wanted)
+  const findReference = (wanted: string) => {
     setReference(wanted)
     // A visitor's verification is sought whatever its action: a filter left on would hide it.
     if (wanted !== '') setAction('')
@@ -99,44 +91,13 @@ export function VerificationLogPanel({ site }: { site: Site }) {
           </button>
         </div>
       </div>
-      <form
-        class="log-search"
-        role="search"
-        aria-label="Find a visitor's reference"
-        onSubmit={(event) => {
-          event.preventDefault()
-          findReference(referenceText)
-        }}
-      >
-        <label for="log-reference" class="toolbar__label">
-          Reference
-        </label>
-        <input
-          id="log-reference"
-          class="code"
-          value={referenceText}
-          placeholder="1a2b3c4d-5e6f"
-          spellcheck={false}
-          autoComplete="off"
-          aria-describedby="log-reference-hint"
-          aria-invalid={referenceError === undefined ? undefined : 'true'}
-          onInput={(event) => setReferenceText(event.currentTarget.value)}
-        />
-        <button type="submit" class="button button--small">
-          Find
-        </button>
-        {reference === '' ? null : (
-          <button type="button" class="button button--small" onClick={() => findReference('')}>
-            Show all
-          </button>
-        )}
-        <p id="log-reference-hint" aria-live="polite" class={referenceError === undefined ? 'muted log-search__hint' : 'field__error log-search__hint'}>
-          {referenceError ??
-            (reference === ''
-              ? 'A visitor who was turned away is shown a reference: find their verification by it.'
-              : `Verifications whose reference begins with ${reference}.`)}
-        </p>
-      </form>
+      <ReferenceSearch
+        id="log"
+        reference={reference}
+        onFind={findReference}
+        idleHint="A visitor who was turned away is shown a reference: find their verification by it."
+        clearLabel="Show all"
+      />
       {page.status === 'error' ? <ErrorNotice error={page.error} /> : null}
       {page.data === undefined && page.status === 'loading' ? <Loading /> : null}
       {page.data === undefined && page.status !== 'error' ? null : (

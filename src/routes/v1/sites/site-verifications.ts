@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { statsActions } from '../../../domain/analytics/stats-range.js'
 import { idRangeOf, REFERENCE_PATTERN } from '../../../domain/analytics/verification-reference.js'
+import { accountOf } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository, type LogEntry } from '../../../storage/sql/verification-query-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { logPageQuery, pageOf, positionOf } from '../log-pages.js'
@@ -14,6 +15,7 @@ const nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type
 
 const Verification = Type.Object({
   id: Type.String({ format: 'uuid' }),
+  siteId: Type.String({ format: 'uuid' }),
   createdAt: Type.String({ format: 'date-time' }),
   action: stringEnum(statsActions, { description: 'allow, challenge, block, or rejected (refused before scoring; see errorCode)' }),
   errorCode: nullable(Type.String()),
@@ -28,9 +30,15 @@ const Verification = Type.Object({
   solveTimeMs: nullable(Type.Integer()),
 })
 
+const AccountVerification = Type.Object({ ...Verification.properties, siteName: Type.String({ description: 'The name of the site it was shown on' }) })
+
 function verificationView({ createdAtMicros: _micros, createdAt, ...entry }: LogEntry): Type.Static<typeof Verification> {
   return { ...entry, createdAt: createdAt.toISOString() }
 }
+
+const referenceQuery = (description: string) => Type.String({ pattern: REFERENCE_PATTERN, description })
+
+const rowPosition = (row: LogEntry) => ({ createdAtMicros: row.createdAtMicros, id: row.id })
 
 const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const verifications = createVerificationQueryRepository(app.database)
@@ -50,10 +58,9 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...logPageQuery(DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
           action: Type.Optional(Type.Union(statsActions.map((action) => Type.Literal(action)))),
           reference: Type.Optional(
-            Type.String({
-              pattern: REFERENCE_PATTERN,
-              description: "Only the rows whose id begins with these hexadecimal digits (at least 8; dashes optional): a visitor's reference, such as 1a2b3c4d-5e6f, or a whole id",
-            }),
+            referenceQuery(
+              "Only the rows whose id begins with these hexadecimal digits (at least 8; dashes optional): a visitor's reference, such as 1a2b3c4d-5e6f, or a whole id",
+            ),
           ),
         }),
         response: {
@@ -71,8 +78,45 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const after = positionOf(request.query.cursor)
       const ids = reference === undefined ? undefined : idRangeOf(reference)
       const rows = await verifications.listPage(site.id, { limit: limit + 1, action, ids, after })
-      const { page, nextCursor } = pageOf(rows, limit, (row) => ({ createdAtMicros: row.createdAtMicros, id: row.id }))
+      const { page, nextCursor } = pageOf(rows, limit, rowPosition)
       return { items: page.map(verificationView), nextCursor }
+    },
+  )
+
+  app.get(
+    '/verifications',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: "Find a visitor's reference in the logs of all the account's sites",
+        description:
+          'For a reference quoted by a visitor who did not say which site turned them away: the rows of any of the ' +
+          "account's sites whose id begins with it, newest first, each with its site's id and name. Pages as the log of one site does.",
+        security: dashboardSecurity,
+        querystring: Type.Object({
+          ...logPageQuery(DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
+          reference: referenceQuery("A visitor's reference, such as 1a2b3c4d-5e6f: at least 8 hexadecimal digits from the start of an id (dashes optional), or a whole id"),
+        }),
+        response: {
+          200: Type.Object({ items: Type.Array(AccountVerification), nextCursor: nullable(Type.String()) }),
+          400: ErrorResponse,
+          ...authenticatedErrors,
+        },
+      },
+    },
+    async (request) => {
+      const accountId = accountOf(request).id
+      const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
+      const after = positionOf(request.query.cursor)
+      const rows = await verifications.listAccountPage(accountId, { limit: limit + 1, ids: idRangeOf(request.query.reference), after })
+      const { page, nextCursor } = pageOf(rows, limit, rowPosition)
+      const names = new Map((await app.sites.listByAccount(accountId)).map((site) => [site.id, site.name]))
+      // A site deleted between the two reads is left out, as it would have been a moment later.
+      const items = page.flatMap((row) => {
+        const siteName = names.get(row.siteId)
+        return siteName === undefined ? [] : [{ ...verificationView(row), siteName }]
+      })
+      return { items, nextCursor }
     },
   )
 }

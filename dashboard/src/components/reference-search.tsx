@@ -1,0 +1,71 @@
+import { useState } from 'preact/hooks'
+import { isReference } from '../lib/reference.js'
+
+interface ReferenceSearchProps {
+  /** The prefix of the form's element ids. */
+  id: string
+  /** The reference searched for now ('' for none). */
+  reference: string
+  /** Called with a valid reference, or '' to stop searching. */
+  onFind: (reference: string) => void
+  /** What the hint says while nothing is searched for. */
+  idleHint: string
+  /** The label of the button that stops searching. */
+  clearLabel: string
+}
+
+/**
+ * The search for a visitor's reference (`1a2b3c4d-5e6f`): checked as the API checks it before it
+ * is sent, with a hint that says what is shown and is announced when it changes.
+ */
+export function ReferenceSearch({ id, reference, onFind, idleHint, clearLabel }: ReferenceSearchProps) {
+  const [text, setText] = useState(reference)
+  const [error, setError] = useState<string | undefined>(undefined)
+  const find = (value: string) => {
+    const wanted = value.trim()
+    if (wanted !== '' && !isReference(wanted)) {
+      setError('A reference is 8 or more hexadecimal digits from the start of an id, such as 1a2b3c4d-5e6f.')
+      return
+    }
+    setError(undefined)
+    setText(wanted)
+    onFind(wanted)
+  }
+  return (
+    <form
+      class="log-search"
+      role="search"
+      aria-label="Find a visitor's reference"
+      onSubmit={(event) => {
+        event.preventDefault()
+        find(text)
+      }}
+    >
+      <label for={`${id}-reference`} class="toolbar__label">
+        Reference
+      </label>
+      <input
+        id={`${id}-reference`}
+        class="code"
+        value={text}
+        placeholder="1a2b3c4d-5e6f"
+        spellcheck={false}
+        autoComplete="off"
+        aria-describedby={`${id}-reference-hint`}
+        aria-invalid={error === undefined ? undefined : 'true'}
+        onInput={(event) => setText(event.currentTarget.value)}
+      />
+      <button type="submit" class="button button--small">
+        Find
+      </button>
+      {reference === '' ? null : (
+        <button type="button" class="button button--small" onClick={() => find('')}>
+          {clearLabel}
+        </button>
+      )}
+      <p id={`${id}-reference-hint`} aria-live="polite" class={error === undefined ? 'muted log-search__hint' : 'field__error log-search__hint'}>
+        {error ?? (reference === '' ? idleHint : `Verifications whose reference begins with ${reference}.`)}
+      </p>
+    </form>
+  )
+}
