@@ -12,7 +12,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
@@ -193,6 +193,8 @@ function mintTokenRedemptions(ready: BenchServerReady, count: number): RequestVa
         issuedAt,
         pageAction: null,
         cData: null,
+        // A browser's submission describes its device: its token carries the device's ephemeral id.
+        ephemeralId: randomBytes(12).toString('hex'),
       }),
       remoteip: '203.0.113.7',
     }).toString(),

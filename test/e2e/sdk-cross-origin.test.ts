@@ -238,6 +238,18 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     expect(await sdk.siteverify(String(token))).toMatchObject({ success: true, action: 'checkout', recommendedAction: 'allow', cdata: 'cart_7' })
   })
 
+  it("names the browser's device to Siteverify: the same ephemeral id for its next verification, in another tab", async () => {
+    const idOf = async (page: Awaited<ReturnType<typeof openShop>>['page']) => {
+      const result = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }), sdk.demoSite.siteKey)
+      const answer = await sdk.siteverify(result.token)
+      expect(answer.success).toBe(true)
+      return answer.metadata?.ephemeral_id
+    }
+    const first = await idOf((await openShop()).page)
+    expect(first).toMatch(/^[0-9a-f]{24}$/)
+    expect(await idOf((await openShop()).page)).toBe(first)
+  })
+
   it('protects a form whose controls are named like the form\'s own members (dataset, querySelector, append...), with its data-action', async () => {
     const { page } = await openShop()
     await page.evaluate(() => {

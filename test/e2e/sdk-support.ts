@@ -33,7 +33,7 @@ export interface SdkService {
   /** Changes the demo site's settings (merged) and drops the cached copy. */
   setDemoSettings(settings: Partial<SiteSettings>): Promise<void>
   /** Redeems a token the way a site's backend does. */
-  siteverify(token: string): Promise<{ success: boolean; 'error-codes': string[]; action?: string; riskScore?: number }>
+  siteverify(token: string): Promise<{ success: boolean; 'error-codes': string[]; action?: string; riskScore?: number; metadata?: { ephemeral_id: string | null } }>
   close(): Promise<void>
 }
 

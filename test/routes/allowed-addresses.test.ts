@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
 import { MAX_ALLOWED_ADDRESSES } from '../../src/domain/sites/allowed-addresses.js'
-import { solve } from '../helpers/core-flow.js'
+import { browserFingerprint, solve } from '../helpers/core-flow.js'
 import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 
@@ -39,11 +39,11 @@ describe.each(deployments)('an address allowlist on $name', ({ available, option
   const requestChallenge = (clientIp: string) =>
     service.app.inject({ method: 'POST', url: '/api/v1/challenge', remoteAddress: PROXY, headers: scriptHeaders(site.siteKey, clientIp) })
 
-  async function submitAsScript(clientIp: string) {
+  async function submitAsScript(clientIp: string, fingerprint: object = {}) {
     const issued = await requestChallenge(clientIp)
     expect(issued.statusCode).toBe(200)
     const challenge = issued.json<Challenge>()
-    const payload = { challengeId: challenge.challengeId, nonce: solve(challenge), solveTimeMs: 0, fingerprint: {}, behaviorData: {} }
+    const payload = { challengeId: challenge.challengeId, nonce: solve(challenge), solveTimeMs: 0, fingerprint, behaviorData: {} }
     const verified = await service.app.inject({ method: 'POST', url: '/api/v1/verify', remoteAddress: PROXY, headers: scriptHeaders(site.siteKey, clientIp), payload })
     expect(verified.statusCode).toBe(200)
     return { challenge, result: verified.json<{ success: boolean; riskScore: number; action: string; token?: string }>() }
@@ -72,7 +72,11 @@ describe.each(deployments)('an address allowlist on $name', ({ available, option
     expect(challenge.difficulty).toBe(BASE_DIFFICULTY)
     expect(result).toMatchObject({ success: true, riskScore: 0, action: 'allow' })
     const redeemed = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret: site.secretKey, response: result.token } })
-    expect(redeemed.json()).toMatchObject({ success: true, riskScore: 0, action: 'allow', anomalies: [] })
+    expect(redeemed.json()).toMatchObject({ success: true, riskScore: 0, action: 'allow', anomalies: [], metadata: { ephemeral_id: null } })
+    // A browser in the office is named by its device, as anywhere else.
+    const fromBrowser = (await submitAsScript(OFFICE, browserFingerprint)).result
+    const itsAnswer = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret: site.secretKey, response: fromBrowser.token } })
+    expect(itsAnswer.json()).toMatchObject({ success: true, riskScore: 0, metadata: { ephemeral_id: expect.stringMatching(/^[0-9a-f]{24}$/) } })
     await service.app.verificationLog.flush()
     const [row] = await service.app.database.query<{ action: string; risk_score: number; client_ip: string }>(
       'SELECT action, risk_score, client_ip FROM verifications WHERE challenge_id = $1',

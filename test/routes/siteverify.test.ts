@@ -13,7 +13,7 @@ async function multipartOf(fields: Record<string, string> | FormData): Promise<{
   return { payload: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get('content-type') ?? '' }
 }
 
-const answerFields = ['action', 'anomalies', 'cdata', 'challenge_ts', 'countryCode', 'error-codes', 'hostname', 'recommendedAction', 'riskScore', 'score', 'success']
+const answerFields = ['action', 'anomalies', 'cdata', 'challenge_ts', 'countryCode', 'error-codes', 'hostname', 'metadata', 'recommendedAction', 'riskScore', 'score', 'success']
 
 describe('Siteverify', () => {
   let service: TestApp
@@ -46,6 +46,7 @@ describe('Siteverify', () => {
       score: 1,
       anomalies: [],
       countryCode: 'XX',
+      metadata: { ephemeral_id: expect.stringMatching(/^[0-9a-f]{24}$/) },
     })
   }
 
@@ -108,6 +109,7 @@ describe('Siteverify', () => {
         score: null,
         anomalies: [],
         countryCode: null,
+        metadata: { ephemeral_id: null },
       })
     }
   })

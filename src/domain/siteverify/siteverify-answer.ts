@@ -34,10 +34,12 @@ export interface SiteverifyAnswer {
   score: number | null
   anomalies: string[]
   countryCode: string | null
+  /** Turnstile's metadata: the device's ephemeral id on the site (ephemeralIdOf), when the token has one. */
+  metadata: { ephemeral_id: string | null }
 }
 
 export function answerSuccess(
-  claims: Pick<TokenClaims, 'issuedAt' | 'hostname' | 'action' | 'riskScore' | 'anomalies' | 'countryCode' | 'pageAction' | 'cData'>,
+  claims: Pick<TokenClaims, 'issuedAt' | 'hostname' | 'action' | 'riskScore' | 'anomalies' | 'countryCode' | 'pageAction' | 'cData' | 'ephemeralId'>,
 ): SiteverifyAnswer {
   return {
     success: true,
@@ -51,6 +53,7 @@ export function answerSuccess(
     score: (100 - claims.riskScore) / 100,
     anomalies: claims.anomalies,
     countryCode: claims.countryCode,
+    metadata: { ephemeral_id: claims.ephemeralId },
   }
 }
 
@@ -67,5 +70,6 @@ export function answerFailure(...codes: SiteverifyErrorCode[]): SiteverifyAnswer
     score: null,
     anomalies: [],
     countryCode: null,
+    metadata: { ephemeral_id: null },
   }
 }

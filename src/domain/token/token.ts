@@ -25,6 +25,8 @@ export interface TokenClaims {
   /** The page's action name and data (Turnstile's action and cData), when the page gave them. */
   pageAction: string | null
   cData: string | null
+  /** The device's ephemeral id on the site (ephemeralIdOf), when the submission described a device. */
+  ephemeralId: string | null
 }
 
 export type TokenReading =
@@ -40,7 +42,8 @@ const actions = new Set(['allow', 'challenge', 'block'])
  * Format: `v1.<payload>.<mac>`, both parts base64url. The payload is a JSON array (positional, so
  * no key names are repeated in every token): [site, siteKey, challenge, action, riskScore,
  * anomalies, hostname, countryCode, issuedAt], then [pageAction, cData] only when the page gave
- * either (most tokens stay as short as before), ids compacted to 22 characters. The MAC is HMAC-SHA256 under
+ * either or there is an ephemeral id, and that id last when there is one (a token without them is
+ * as short as before), ids compacted to 22 characters. The MAC is HMAC-SHA256 under
  * the server's token key over the exact text `v1.<payload>`.
  *
  * HMAC rather than Ed25519: only this service ever verifies its tokens (Siteverify), so a
@@ -66,12 +69,18 @@ export function issueToken(key: MacKey, claims: TokenClaims): string {
       claims.hostname,
       claims.countryCode,
       claims.issuedAt,
-      ...(claims.pageAction === null && claims.cData === null ? [] : [claims.pageAction, claims.cData]),
+      ...optionalClaims(claims),
     ]),
     'utf8',
   ).toString('base64url')
   const signedText = `${VERSION}.${payload}`
   return `${signedText}.${macOf(key, signedText)}`
+}
+
+/** The claims a token carries only when they have a value: [pageAction, cData[, ephemeralId]] or none. */
+function optionalClaims({ pageAction, cData, ephemeralId }: TokenClaims): (string | null)[] {
+  if (ephemeralId !== null) return [pageAction, cData, ephemeralId]
+  return pageAction === null && cData === null ? [] : [pageAction, cData]
 }
 
 /**
@@ -101,8 +110,9 @@ function parseClaims(json: string): TokenClaims | undefined {
   } catch {
     return undefined
   }
-  if (!Array.isArray(value) || (value.length !== 9 && value.length !== 11)) return undefined
-  const [site, siteKey, challenge, action, riskScore, anomalies, hostname, countryCode, issuedAt, pageAction = null, cData = null] = value as unknown[]
+  if (!Array.isArray(value) || (value.length !== 9 && value.length !== 11 && value.length !== 12)) return undefined
+  const [site, siteKey, challenge, action, riskScore, anomalies, hostname, countryCode, issuedAt, pageAction = null, cData = null, ephemeralId = null] =
+    value as unknown[]
   const siteId = typeof site === 'string' ? expandUuid(site) : undefined
   const challengeId = typeof challenge === 'string' ? expandUuid(challenge) : undefined
   if (
@@ -118,7 +128,8 @@ function parseClaims(json: string): TokenClaims | undefined {
     typeof countryCode !== 'string' ||
     !Number.isSafeInteger(issuedAt) ||
     !(pageAction === null || typeof pageAction === 'string') ||
-    !(cData === null || typeof cData === 'string')
+    !(cData === null || typeof cData === 'string') ||
+    !(ephemeralId === null || typeof ephemeralId === 'string')
   ) {
     return undefined
   }
@@ -134,5 +145,6 @@ function parseClaims(json: string): TokenClaims | undefined {
     issuedAt: issuedAt as number,
     pageAction,
     cData,
+    ephemeralId,
   }
 }

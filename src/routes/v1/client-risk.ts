@@ -3,7 +3,7 @@ import { isPotentiallyTrustworthy, isSecurePageOrigin } from '../../domain/autom
 import {
   recordAndAssessHistory, recordChallengeRequest, type ChallengeRequestAssessment, type ClientRef,
 } from '../../domain/history/client-history.js'
-import { browserTagOf, fingerprintDigest } from '../../domain/history/client-keys.js'
+import { browserTagOf } from '../../domain/history/client-keys.js'
 import { assessNetwork } from '../../domain/network/assess-network.js'
 import type { NetworkProfile } from '../../domain/network/network-profile.js'
 import type { AnomalyLabel } from '../../domain/risk/anomalies.js'
@@ -37,19 +37,17 @@ export interface ClientRisk {
   historyRef: ClientRef
 }
 
-/** At a verification: the network profile and the history labels, recording the fingerprint's sighting. */
-export async function assessClient(
-  app: FastifyInstance,
-  request: FastifyRequest,
-  caller: PublicCaller,
-  fingerprint: Readonly<Record<string, unknown>>,
-): Promise<ClientRisk> {
+/**
+ * At a verification: the network profile and the history labels, recording the sighting of the
+ * device (its fingerprint's digest, fingerprintDigest; undefined when the submission described none).
+ */
+export async function assessClient(app: FastifyInstance, request: FastifyRequest, caller: PublicCaller, deviceDigest: string | undefined): Promise<ClientRisk> {
   const historyRef = historyRefOf(request, caller)
   const [profile, history] = await Promise.all([
     app.network.profile(caller.clientIp),
     recordAndAssessHistory(app.keyValue, {
       ...historyRef,
-      fingerprint: fingerprintDigest(fingerprint),
+      fingerprint: deviceDigest,
       siteTraffic: () => app.siteTraffic.scoredInLastHour(caller.site.id),
     }),
   ])

@@ -38,6 +38,7 @@ describe('redeemToken', () => {
     issuedAt,
     pageAction: null,
     cData: null,
+    ephemeralId: '5d41402abc4b2a76b9719d91',
   })
   const dependencies = (): RedeemTokenDependencies => ({
     store,
@@ -72,6 +73,7 @@ describe('redeemToken', () => {
       score: 0.8,
       anomalies: ['no_interaction'],
       countryCode: 'XX',
+      metadata: { ephemeral_id: '5d41402abc4b2a76b9719d91' },
     })
   })
 

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { issueToken, MAX_TOKEN_LENGTH, readToken, TOKEN_LIFETIME_MS, type TokenClaims } from '../../../src/domain/token/token.js'
 
@@ -14,6 +15,7 @@ const claims: TokenClaims = {
   issuedAt: 1_767_225_600_000,
   pageAction: null,
   cData: null,
+  ephemeralId: null,
 }
 const base64urlAlphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 
@@ -38,6 +40,22 @@ describe('tokens', () => {
     expect(readToken(key, issueToken(key, { ...claims, cData: 'x' }), claims.issuedAt)).toMatchObject({ claims: { pageAction: null, cData: 'x' } })
     const [, payload = ''] = issueToken(key, claims).split('.')
     expect(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))).toHaveLength(9)
+  })
+
+  it("carry the device's ephemeral id, with or without the page's action and data, and read a token issued before ids existed", () => {
+    for (const page of [{}, { pageAction: 'login', cData: 'session-42' }]) {
+      const withId = { ...claims, ...page, ephemeralId: '0123456789abcdef01234567' }
+      const token = issueToken(key, withId)
+      expect(readToken(key, token, claims.issuedAt)).toEqual({ outcome: 'valid', claims: withId, expiresAt: claims.issuedAt + 300_000 })
+      const [, payload = ''] = token.split('.')
+      expect(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))).toHaveLength(12)
+    }
+    expect(issueToken(key, { ...claims, ephemeralId: '0123456789abcdef01234567' }).length).toBeLessThan(400)
+    // A token of the format before (11 claims, the page's action and data last) still redeems.
+    const [site, siteKey, challenge] = JSON.parse(Buffer.from(issueToken(key, claims).split('.')[1] ?? '', 'base64url').toString('utf8')) as string[]
+    const signed = `v1.${Buffer.from(JSON.stringify([site, siteKey, challenge, 'allow', 25, [], null, 'XX', claims.issuedAt, 'login', null]), 'utf8').toString('base64url')}`
+    const older = `${signed}.${createHmac('sha256', key).update(signed).digest('base64url')}`
+    expect(readToken(key, older, claims.issuedAt)).toMatchObject({ outcome: 'valid', claims: { pageAction: 'login', ephemeralId: null } })
   })
 
   it('keep a null hostname', () => {

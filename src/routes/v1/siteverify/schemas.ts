@@ -66,4 +66,15 @@ export const SiteverifyResult = Type.Object({
   score: nullable('number', { minimum: 0, maximum: 1, description: '(100 - riskScore) / 100' }),
   anomalies: Type.Array(Type.String()),
   countryCode: nullable('string'),
+  metadata: Type.Object(
+    {
+      ephemeral_id: nullable('string', {
+        pattern: '^[0-9a-f]{24}$',
+        description:
+          "The visitor's device on this site (Turnstile's ephemeral id): the same device gets the same id from any address until Monday 00:00 UTC, " +
+          'and unrelated ids on other sites; null when the submission described no device (or the redemption failed)',
+      }),
+    },
+    { description: "As Turnstile's metadata" },
+  ),
 })

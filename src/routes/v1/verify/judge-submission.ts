@@ -7,7 +7,9 @@ import type { Signals } from '../../../domain/risk/scoring-input.js'
 import { scoreVerification } from '../../../domain/risk/score-verification.js'
 import { advanceStepUps, claimStepUps } from '../../../domain/risk/step-up.js'
 import { recordOutcome } from '../../../domain/history/client-history.js'
+import { fingerprintDigest } from '../../../domain/history/client-keys.js'
 import { testOutcomeOf, type TestSiteOutcome } from '../../../domain/sites/test-site-keys.js'
+import { ephemeralIdOf } from '../../../domain/token/ephemeral-id.js'
 import { issueToken, TOKEN_LIFETIME_MS } from '../../../domain/token/token.js'
 import { ApiError, invalidRequest } from '../../../errors.js'
 import type { VerificationBlockedEvent } from '../../../plugins/events.js'
@@ -58,8 +60,9 @@ export async function judgeSubmission(
 
   const { clientTag } = caller
   const fingerprint = body.fingerprint as Signals
+  const deviceDigest = fingerprintDigest(fingerprint)
   const [client, stepUps] = await Promise.all([
-    assessClient(app, request, caller, fingerprint),
+    assessClient(app, request, caller, deviceDigest),
     claimStepUps(app.keyValue, historyRefOf(request, caller), record),
   ])
   const { network, history, transport } = clientFactsOf(request, client)
@@ -86,7 +89,7 @@ export async function judgeSubmission(
   ])
 
   const { countryCode } = client.profile
-  const result = answerVerdict(app, caller, body, challengeId, now, { action, riskScore, anomalies, countryCode })
+  const result = answerVerdict(app, caller, body, challengeId, now, { action, riskScore, anomalies, countryCode }, deviceDigest)
 
   logVerdict(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps }, { action, riskScore, anomalies, countryCode })
   if (action === 'block') announceBlock(app, { siteId: caller.site.id, site: caller.site, timestamp: new Date(now), riskScore, anomalies: [...anomalies], countryCode })
@@ -100,8 +103,19 @@ interface Verdict {
   countryCode: string
 }
 
-/** The answer to a verdict: for allow, with the token that carries it to Siteverify. */
-function answerVerdict(app: FastifyInstance, caller: PublicCaller, body: SubmissionBody, challengeId: string, now: number, verdict: Verdict): VerificationResultBody {
+/**
+ * The answer to a verdict: for allow, with the token that carries it to Siteverify, and with the
+ * device's ephemeral id when the submission described a device (`deviceDigest`).
+ */
+function answerVerdict(
+  app: FastifyInstance,
+  caller: PublicCaller,
+  body: SubmissionBody,
+  challengeId: string,
+  now: number,
+  verdict: Verdict,
+  deviceDigest?: string,
+): VerificationResultBody {
   const { action, riskScore } = verdict
   if (action !== 'allow') return { success: false, riskScore, action }
   const token = issueToken(app.keyRing.macKeyFor('token'), {
@@ -113,6 +127,7 @@ function answerVerdict(app: FastifyInstance, caller: PublicCaller, body: Submiss
     issuedAt: now,
     pageAction: body.pageAction ?? null,
     cData: body.cData ?? null,
+    ephemeralId: deviceDigest === undefined ? null : ephemeralIdOf(app.keyRing.macKeyFor('ephemeral-id'), caller.site.id, deviceDigest, now),
   })
   return { success: true, riskScore, action, token, expiresAt: new Date(now + TOKEN_LIFETIME_MS).toISOString() }
 }
@@ -152,7 +167,7 @@ function logVerdict(app: FastifyInstance, request: FastifyRequest, caller: Publi
 /**
  * A submission from an address on the site's allowlist, once its proof of work checked out:
  * allowed at score 0 without being judged (no signals, history or step-up), logged and counted
- * as any allow is.
+ * as any allow is; its token names the device as any other's does.
  */
 async function judgeForAllowedAddress(
   app: FastifyInstance,
@@ -163,7 +178,7 @@ async function judgeForAllowedAddress(
 ): Promise<VerificationResultBody> {
   const { countryCode } = await app.network.profile(caller.clientIp)
   const verdict: Verdict = { action: 'allow', riskScore: 0, anomalies: [], countryCode }
-  const result = answerVerdict(app, caller, body, judged.challengeId, judged.now, verdict)
+  const result = answerVerdict(app, caller, body, judged.challengeId, judged.now, verdict, fingerprintDigest(body.fingerprint as Signals))
   logVerdict(app, request, caller, body, judged, verdict)
   return result
 }
