@@ -33,6 +33,8 @@ export interface Config {
   metricsToken: string | undefined
   /** How long the gate's clearance cookie lets a browser through (docs/gate.md), in seconds. */
   gateClearanceSeconds: number
+  /** Whether tokens carry the device's ephemeral id for Siteverify (docs/core-flow.md, section 6). */
+  ephemeralIds: boolean
 }
 
 export const signUpPolicies = ['open', 'first', 'closed'] as const
@@ -176,6 +178,8 @@ export function loadConfig(env: Environment = process.env): Config {
     signUps: readChoice(env, 'SIGNUPS', signUpPolicies, environment === 'production' ? 'first' : 'open'),
     metricsToken: readMetricsToken(env),
     gateClearanceSeconds: readInteger(env, 'GATE_CLEARANCE_SECONDS', 3600, 60, 604_800),
+    // Off for the rolling upgrade from a version without them: those versions refuse tokens that carry one.
+    ephemeralIds: readBoolean(env, 'EPHEMERAL_IDS', true),
   }
 }
 

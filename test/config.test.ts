@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       SIGNUPS: 'closed',
       METRICS_TOKEN: 'scrape-me-with-this-token',
       GATE_CLEARANCE_SECONDS: '86400',
+      EPHEMERAL_IDS: 'false',
     })
     expect(config).toMatchObject({
       port: 8080,
@@ -58,7 +59,9 @@ describe('loadConfig', () => {
       signUps: 'closed',
       metricsToken: 'scrape-me-with-this-token',
       gateClearanceSeconds: 86_400,
+      ephemeralIds: false,
     })
+    expect(loadConfig({}).ephemeralIds).toBe(true)
     expect(loadConfig({ LOG_RETENTION_DAYS: '0' }).logRetentionDays).toBe(0)
     expect(loadConfig({}).metricsToken).toBeUndefined()
   })
@@ -78,6 +81,7 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', '10.0.0.0/99'],
     ['LOG_LEVEL', 'loud'],
     ['LOG_REQUESTS', 'sometimes'],
+    ['EPHEMERAL_IDS', 'maybe'],
     ['METRICS_TOKEN', 'short'],
     ['METRICS_TOKEN', 'a token with spaces in it'],
     ['TOLLGATE_SECRET', 'short'],

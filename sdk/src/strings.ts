@@ -18,11 +18,14 @@ export interface TollgateStrings {
   timeout: string
   /** The site key is missing, unknown, or not allowed on this page's domain: trying again cannot help. */
   misconfigured: string
-  /** Follows the sentence of a turned-away visitor (blocked, or the step-ups ran out); `{reference}` is the error's reference. */
-  reference: string
+  /**
+   * Follows the sentence of a turned-away visitor (blocked, or the step-ups ran out); `{reference}` is the error's reference.
+   * Optional, as every string added later will be: a page's full set of strings written before it still compiles.
+   */
+  reference?: string
 }
 
-const defaults: TollgateStrings = {
+const defaults: Required<TollgateStrings> = {
   solving: 'Checking your browser\u2026',
   verifying: 'Verifying\u2026',
   verified: 'Verified.',
@@ -37,7 +40,7 @@ const defaults: TollgateStrings = {
   reference: 'Reference: {reference}',
 }
 
-let current: TollgateStrings = { ...defaults }
+let current: Required<TollgateStrings> = { ...defaults }
 
 export function setStrings(strings: Partial<TollgateStrings>): void {
   const next = { ...current }
@@ -48,7 +51,7 @@ export function setStrings(strings: Partial<TollgateStrings>): void {
   current = next
 }
 
-export function getStrings(): TollgateStrings {
+export function getStrings(): Required<TollgateStrings> {
   return current
 }
 

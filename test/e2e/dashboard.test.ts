@@ -566,10 +566,13 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.waitForFunction((id) => document.querySelector(`.reference-matches li[data-id="${id}"]`) !== null, scriptedRequestId)
     expect(await matches.count()).toBe(1)
     expect(await matches.first().textContent()).toMatch(new RegExp(`^Example shop ${reference} block risk \\d+ `))
+    // Announced to a screen reader, and each link named by its site and reference.
+    expect(await page.getByRole('status').filter({ hasText: 'One verification found.' }).count()).toBe(1)
+    expect(await matches.first().getByRole('link').textContent()).toBe(`Example shop ${reference}`)
     expect(new URL(page.url()).searchParams.get('reference')).toBe(reference)
     await expectNoAccessibilityViolations('reference found among the sites')
 
-    await matches.first().getByRole('link', { name: 'Example shop' }).click()
+    await matches.first().getByRole('link', { name: `Example shop ${reference}` }).click()
     await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 1)
     expect(new URL(page.url()).pathname).toBe(`/dashboard/sites/${siteId}/log`)
     expect(new URL(page.url()).searchParams.get('reference')).toBe(reference)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
-import { browserFingerprint, browserHeaders, createTestSite, humanSubmission, type TestSite } from '../helpers/core-flow.js'
+import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
+import { browserFingerprint, browserHeaders, createTestSite, fetchChallenge, humanSubmission, submitSolution, type TestSite } from '../helpers/core-flow.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 
 /** The service sits behind a proxy on 127.0.0.1 (app.inject's default peer), which TRUST_PROXY names. */
@@ -56,10 +57,30 @@ describe("Siteverify's ephemeral id of the visitor's device", () => {
     expect(elsewhere.metadata.ephemeral_id).not.toBe(id)
   })
 
-  it('is null when the submission described no device (no canvas), and on a failed redemption', async () => {
+  it("is null when the submission described no device (no canvas), for a test site key's token, and on a failed redemption", async () => {
     const { canvas: _canvas, ...withoutCanvas } = browserFingerprint
     expect(await redeemVisit(site, '80.187.1.11', withoutCanvas)).toMatchObject({ success: true, metadata: { ephemeral_id: null } })
+    const testKey = { siteKey: '1x00000000000000000000AA', secretKey: testSecrets.alwaysPasses } as TestSite
+    expect(await redeemVisit(testKey, '80.187.1.12', browserFingerprint)).toMatchObject({ success: true, metadata: { ephemeral_id: null } })
     const failed = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload: { secret: site.secretKey, response: 'v1.forged.token' } })
     expect(failed.json()).toMatchObject({ success: false, metadata: { ephemeral_id: null } })
+  })
+})
+
+describe('EPHEMERAL_IDS=false, for the rolling upgrade from a version without ephemeral ids', () => {
+  let service: TestApp
+  beforeAll(async () => {
+    service = await buildTestApp({ env: { EPHEMERAL_IDS: 'false' } })
+  })
+  afterAll(() => service.close())
+
+  it("issues tokens of the earlier format (nine claims, which that version reads), and Siteverify names no device", async () => {
+    const site = await createTestSite(service.app)
+    const headers = browserHeaders(site.siteKey)
+    const challenge = await fetchChallenge(service.app, headers)
+    const { token = '' } = (await submitSolution(service.app, headers, humanSubmission(challenge))).json<{ token?: string }>()
+    expect(JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'))).toHaveLength(9)
+    const answer = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload: { secret: site.secretKey, response: token } })
+    expect(answer.json()).toMatchObject({ success: true, metadata: { ephemeral_id: null } })
   })
 })

@@ -22,8 +22,9 @@ export function ReferenceFinder() {
   const [reference, setReference] = useAddressParam<string>('reference', isReference, '')
   const load = useCallback(() => (reference === '' ? nothing() : findReference({ reference, limit: MATCHES_SHOWN })), [reference])
   const [found] = useLoader(load, reference)
+  // A card, not a region of its own: the search inside is the landmark, under the same name.
   return (
-    <section class="card" aria-labelledby="reference-heading">
+    <div class="card">
       <h2 id="reference-heading">Find a visitor's reference</h2>
       <ReferenceSearch
         id="sites"
@@ -33,26 +34,34 @@ export function ReferenceFinder() {
         clearLabel="Clear"
       />
       {reference === '' ? null : <Matches reference={reference} found={found} />}
-    </section>
+    </div>
   )
 }
 
 function Matches({ reference, found }: { reference: string; found: Loaded<AccountVerificationPage | undefined> }) {
   if (found.status === 'error') return <ErrorNotice error={found.error} />
-  if (found.data === undefined) return found.status === 'loading' ? <Loading label="Searching…" /> : null
+  // While a search runs, the matches of the one before are not this one's: none are shown.
+  if (found.status === 'loading' || found.data === undefined) return found.status === 'loading' ? <Loading label="Searching…" /> : null
   const { items, nextCursor } = found.data
   if (items.length === 0) {
-    return <p class="muted">No verification of your sites has a reference beginning with {reference}: it may be older than the logs keep, or have come with a test key.</p>
+    return (
+      <p class="muted" role="status">
+        No verification of your sites has a reference beginning with {reference}: it may be older than the logs keep, or have come with a test key.
+      </p>
+    )
   }
   return (
     <>
-      <ul class="reference-matches" aria-label="Verifications found" aria-busy={found.status === 'loading'}>
+      <p class="visually-hidden" role="status">
+        {items.length === 1 ? 'One verification found.' : `${items.length} verifications found.`}
+      </p>
+      <ul class="reference-matches" aria-label="Verifications found">
         {items.map((item) => (
           <li key={item.id} data-id={item.id}>
             <Link to={{ name: 'site', siteId: item.siteId, tab: 'log' }} query={{ reference: referenceOf(item.id) }}>
-              {item.siteName}
+              {item.siteName} <span class="code">{referenceOf(item.id)}</span>
             </Link>{' '}
-            <span class="code muted">{referenceOf(item.id)}</span> <span class={`badge badge--${item.action}`}>{item.action}</span>{' '}
+            <span class={`badge badge--${item.action}`}>{item.action}</span>{' '}
             {item.riskScore === null ? null : <span class="muted">risk {item.riskScore} </span>}
             <span class="muted">{formatDateTimeWithSeconds(item.createdAt)}</span>
           </li>

@@ -51,11 +51,19 @@ describe('tokens', () => {
       expect(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))).toHaveLength(12)
     }
     expect(issueToken(key, { ...claims, ephemeralId: '0123456789abcdef01234567' }).length).toBeLessThan(400)
-    // A token of the format before (11 claims, the page's action and data last) still redeems.
+    // Tokens signed with this key, of claims given as they travel.
+    const signedWith = (values: unknown[]) => {
+      const text = `v1.${Buffer.from(JSON.stringify(values), 'utf8').toString('base64url')}`
+      return `${text}.${createHmac('sha256', key).update(text).digest('base64url')}`
+    }
     const [site, siteKey, challenge] = JSON.parse(Buffer.from(issueToken(key, claims).split('.')[1] ?? '', 'base64url').toString('utf8')) as string[]
-    const signed = `v1.${Buffer.from(JSON.stringify([site, siteKey, challenge, 'allow', 25, [], null, 'XX', claims.issuedAt, 'login', null]), 'utf8').toString('base64url')}`
-    const older = `${signed}.${createHmac('sha256', key).update(signed).digest('base64url')}`
-    expect(readToken(key, older, claims.issuedAt)).toMatchObject({ outcome: 'valid', claims: { pageAction: 'login', ephemeralId: null } })
+    const head = [site, siteKey, challenge, 'allow', 25, [], null, 'XX', claims.issuedAt]
+    // A token of the format before (11 claims, the page's action and data last) still redeems.
+    expect(readToken(key, signedWith([...head, 'login', null]), claims.issuedAt)).toMatchObject({ outcome: 'valid', claims: { pageAction: 'login', ephemeralId: null } })
+    expect(readToken(key, signedWith([...head, 'login', null, '0123456789abcdef01234567']), claims.issuedAt).outcome).toBe('valid')
+    // Signed, but of no format this service writes: ten claims, or a twelfth that is not text.
+    expect(readToken(key, signedWith([...head, 'login']), claims.issuedAt)).toEqual({ outcome: 'invalid' })
+    expect(readToken(key, signedWith([...head, 'login', null, 42]), claims.issuedAt)).toEqual({ outcome: 'invalid' })
   })
 
   it('keep a null hostname', () => {

@@ -72,7 +72,8 @@ export const SiteverifyResult = Type.Object({
         pattern: '^[0-9a-f]{24}$',
         description:
           "The visitor's device on this site (Turnstile's ephemeral id): the same device gets the same id from any address until Monday 00:00 UTC, " +
-          'and unrelated ids on other sites; null when the submission described no device (or the redemption failed)',
+          'and unrelated ids on other sites; null when the submission described no device, for test site keys and test secrets, ' +
+          'with EPHEMERAL_IDS=false, and when the redemption failed',
       }),
     },
     { description: "As Turnstile's metadata" },
