@@ -1,0 +1,69 @@
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isCi } from '../helpers/services.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+
+const directory = join(import.meta.dirname, '..', '..', 'deploy', 'prometheus')
+const rulesFile = join(directory, 'tollgate-alerts.yml')
+
+const promtool = spawnSync('promtool', ['--version']).status === 0
+if (!promtool && isCi) throw new Error('promtool (Debian package prometheus) is required under CI')
+
+function runPromtool(...args: string[]): { status: number | null; output: string } {
+  const result = spawnSync('promtool', args, { cwd: directory, encoding: 'utf8' })
+  return { status: result.status, output: result.stdout + result.stderr }
+}
+
+/** The selectors of the rules' expressions on the service's own series: `name{label=...}`. */
+function selectorsOf(rules: string): { metric: string; labels: string[] }[] {
+  const found = new Map<string, Set<string>>()
+  for (const match of rules.matchAll(/\b(tollgate_[a-z_]+|http_request_duration_seconds_bucket)\b(?:\{([^}]*)\})?/g)) {
+    const [, metric = '', labels = ''] = match
+    const names = found.get(metric) ?? new Set<string>()
+    for (const [, label = ''] of labels.matchAll(/([a-z_]+)\s*(?:=|!=|=~|!~)/g)) names.add(label)
+    found.set(metric, names)
+  }
+  return [...found].map(([metric, labels]) => ({ metric, labels: [...labels] }))
+}
+
+describe.skipIf(!promtool)('the Prometheus alerting rules (deploy/prometheus)', () => {
+  it('pass promtool check rules, and their unit tests pass promtool test rules', () => {
+    const checked = runPromtool('check', 'rules', 'tollgate-alerts.yml')
+    expect(checked.output).toContain('SUCCESS')
+    expect(checked.status).toBe(0)
+    const tested = runPromtool('test', 'rules', 'tollgate-alerts.test.yml')
+    expect(tested.output).toContain('SUCCESS')
+    expect(tested.status).toBe(0)
+  })
+})
+
+describe('the series the alerting rules read', () => {
+  let service: TestApp
+  beforeAll(async () => {
+    service = await buildTestApp()
+  })
+  afterAll(() => service.close())
+
+  it('are the ones /metrics serves, with the labels the rules select on', async () => {
+    const selectors = selectorsOf(readFileSync(rulesFile, 'utf8'))
+    expect(selectors.map(({ metric }) => metric).sort()).toEqual([
+      'http_request_duration_seconds_bucket',
+      'tollgate_siteverify_total',
+      'tollgate_verification_log_dropped_rows_total',
+      'tollgate_verifications_total',
+      'tollgate_webhook_deliveries_total',
+    ])
+    const exposition = (await service.app.inject({ method: 'GET', url: '/metrics' })).body
+    for (const { metric, labels } of selectors) {
+      // A histogram's buckets are of the histogram's name.
+      const name = metric.replace(/_bucket$/, '')
+      expect(exposition, metric).toMatch(new RegExp(`^# TYPE ${name} (counter|histogram)$`, 'm'))
+      const declared = service.app.metrics.registry.getSingleMetric(name) as unknown as { labelNames: string[] } | undefined
+      // Labels the scrape adds (job, instance) and the histogram's own (le) aside.
+      const own = labels.filter((label) => !['job', 'instance', 'le'].includes(label))
+      expect(declared?.labelNames, metric).toEqual(expect.arrayContaining(own))
+    }
+  })
+})
