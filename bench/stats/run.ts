@@ -70,6 +70,8 @@ function entry(siteId: string, index: number, createdAt: Date): VerificationLogE
     difficulty: 18,
     solveTimeMs: 400 + (index % 900),
     stepUps: 0,
+    // A scored verification names its device, one of a thousand.
+    device: action === 'rejected' ? null : (index % 1000).toString(16).padStart(24, '0'),
   }
 }
 

@@ -571,6 +571,7 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(await matches.first().getByRole('link').textContent()).toBe(`Example shop ${reference}`)
     expect(new URL(page.url()).searchParams.get('reference')).toBe(reference)
     await expectNoAccessibilityViolations('reference found among the sites')
+    await saveScreenshot(page, 'reference-finder')
 
     await matches.first().getByRole('link', { name: `Example shop ${reference}` }).click()
     await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 1)
@@ -580,6 +581,29 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(await page.getByRole('textbox', { name: 'Reference' }).inputValue()).toBe(reference)
     await page.goto(logAddress)
     await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 10)
+  })
+
+  it("shows a device's verifications from a row's device, and all devices again", async () => {
+    const rows = page.locator('.log tbody tr')
+    await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 10)
+    // Every scripted verification came with the same device's fingerprint; the wrong proof of work with none.
+    expect(await page.locator('.log tbody tr[data-action="rejected"] .log__device').count()).toBe(0)
+    const deviceButton = page.locator(`.log tbody tr[data-id="${scriptedRequestId}"]`).getByRole('button', { name: /^Show the verifications of device [0-9a-f]{8}$/ })
+    const device = (await deviceButton.getAttribute('title'))?.match(/^Device ([0-9a-f]{24}): show its verifications$/)?.[1] ?? ''
+    expect(device).toMatch(/^[0-9a-f]{24}$/)
+    await deviceButton.click()
+    await waitForText('.log-filter', `Verifications of device ${device}`)
+    await page.waitForFunction(() => document.querySelectorAll('.log tbody tr[data-action="rejected"]').length === 0 && document.querySelectorAll('.log tbody tr').length === 10)
+    expect(new URL(page.url()).searchParams.get('device')).toBe(device)
+    expect(await rows.locator('.log__device').count()).toBe(10)
+    await expectNoAccessibilityViolations('verification log of one device')
+    await saveScreenshot(page, 'verification-log-device')
+    // The eleventh of its verifications is on the next page.
+    await page.getByRole('button', { name: 'Older' }).click()
+    await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 1)
+    await page.getByRole('button', { name: 'All devices' }).click()
+    await page.waitForFunction(() => document.querySelectorAll('.log tbody tr[data-action="rejected"]').length === 1)
+    expect(new URL(page.url()).searchParams.has('device')).toBe(false)
   })
 
   it("names the browser's time zone with every local time (here Asia/Tokyo)", async () => {

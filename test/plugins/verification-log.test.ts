@@ -21,6 +21,7 @@ function entry(siteId: string, overrides: Partial<VerificationLogEntry> = {}): V
     difficulty: 18,
     solveTimeMs: 420,
     stepUps: 0,
+    device: '5d41402abc4b2a76b9719d91',
     ...overrides,
   }
 }

@@ -62,6 +62,7 @@ describe('GET /api/v1/sites/{id}/verifications', () => {
       userAgent: null,
       difficulty: null,
       solveTimeMs: null,
+      device: null,
     })
   })
 

@@ -36,6 +36,7 @@ const shipped: [string, string][] = [
   ['020_verification_rollups_counted_by_writer', 'ec183d700d02370f'],
   ['021_verification_rollups_page_actions', '09885505e4efb90a'],
   ['022_siteverify_counts', '429629d0e9e91bfd'],
+  ['023_verifications_device', '237b0d467433ad83'],
 ]
 
 function fingerprintOf(migration: Migration): string {

@@ -54,6 +54,7 @@ function logEntryOf(row: VerificationRow): VerificationLogEntry {
     difficulty: null,
     solveTimeMs: null,
     stepUps: 0,
+    device: null,
   }
 }
 

@@ -11,7 +11,7 @@ export function fetchSurge(siteId: string): Promise<SurgeStatus> {
 
 export function fetchVerifications(
   siteId: string,
-  query: { limit: number; cursor?: string; action?: VerificationAction; reference?: string },
+  query: { limit: number; cursor?: string; action?: VerificationAction; reference?: string; device?: string },
 ): Promise<VerificationPage> {
   return request<VerificationPage>(`/sites/${encodeURIComponent(siteId)}/verifications`, { query })
 }

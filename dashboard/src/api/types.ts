@@ -100,6 +100,8 @@ export interface Verification {
   userAgent: string | null
   difficulty: number | null
   solveTimeMs: number | null
+  /** The visitor's device on the site, as Siteverify answered it (metadata.ephemeral_id); null when the submission described none. */
+  device: string | null
 }
 
 export interface VerificationPage {

@@ -24,7 +24,7 @@ export function ReferenceFinder() {
   const [found] = useLoader(load, reference)
   // A card, not a region of its own: the search inside is the landmark, under the same name.
   return (
-    <div class="card">
+    <div class="card reference-finder">
       <h2 id="reference-heading">Find a visitor's reference</h2>
       <ReferenceSearch
         id="sites"

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { intervalMs } from '../../domain/analytics/stats-range.js'
 import type { BulkColumn, BulkLoad, SqlDatabase } from '../ports.js'
 
-/** One row of the `verifications` table (migrations 003, 004 and 021). */
+/** One row of the `verifications` table (migrations 003, 004, 021 and 023). */
 export interface VerificationLogEntry {
   siteId: string
   challengeId: string | null
@@ -21,6 +21,8 @@ export interface VerificationLogEntry {
   difficulty: number | null
   solveTimeMs: number | null
   stepUps: number
+  /** The device's ephemeral id on the site (ephemeralIdOf), of a scored verification that described one. */
+  device: string | null
   /**
    * The row's id: the id of the request it records (its X-Request-Id), so that the reference a
    * turned-away visitor is shown (its first 13 characters) finds the row. One is made up when the
@@ -53,6 +55,7 @@ const columns: readonly (BulkColumn & { read: (row: VerificationLogEntry) => unk
   { name: 'difficulty', type: 'int2', read: (row) => row.difficulty },
   { name: 'solve_time_ms', type: 'int4', read: (row) => row.solveTimeMs },
   { name: 'step_ups', type: 'int2', read: (row) => row.stepUps },
+  { name: 'device', type: 'text', read: (row) => row.device },
 ]
 const bulkColumns: readonly BulkColumn[] = columns.map(({ name, type }) => ({ name, type }))
 

@@ -24,6 +24,8 @@ export interface LogEntry {
   userAgent: string | null
   difficulty: number | null
   solveTimeMs: number | null
+  /** The device's ephemeral id on the site, of a scored verification that described one (migration 023). */
+  device: string | null
 }
 
 interface LogRow {
@@ -42,6 +44,7 @@ interface LogRow {
   user_agent: string | null
   difficulty: number | null
   solve_time_ms: number | null
+  device: string | null
 }
 
 function toLogEntry(row: LogRow): LogEntry {
@@ -61,6 +64,7 @@ function toLogEntry(row: LogRow): LogEntry {
     userAgent: row.user_agent,
     difficulty: row.difficulty,
     solveTimeMs: row.solve_time_ms,
+    device: row.device,
   }
 }
 
@@ -69,6 +73,8 @@ export interface LogPageQuery {
   action?: string
   /** Only the rows whose ids lie in this range (those a reference names: idRangeOf). */
   ids?: { first: string; last: string }
+  /** Only the rows of this device (its ephemeral id). */
+  device?: string
   after?: LogCursor
 }
 
@@ -145,6 +151,10 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
       params.push(query.ids.first, query.ids.last)
       conditions.push(`id BETWEEN $${params.length - 1}::uuid AND $${params.length}::uuid`)
     }
+    if (query.device !== undefined) {
+      params.push(query.device)
+      conditions.push(`device = $${params.length}`)
+    }
     if (query.after !== undefined) {
       params.push(query.after.createdAtMicros, query.after.id)
       conditions.push(afterPosition(params.length - 1, params.length))
@@ -152,7 +162,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
     params.push(query.limit)
     const rows = await database.query<LogRow>(
       `SELECT id, site_id, created_at, ${CREATED_AT_MICROS}, action, error_code,
-              risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms
+              risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms, device
          FROM verifications
         WHERE ${conditions.join(' AND ')}
         ORDER BY created_at DESC, id DESC

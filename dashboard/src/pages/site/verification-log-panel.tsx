@@ -11,11 +11,15 @@ import { VerificationsTable } from './verifications-table.js'
 
 const pageSizes = [10, 25, 50, 100] as const
 
+/** A device as the API names it (its ephemeral id): 24 hexadecimal digits. */
+const isDevice = (text: string): text is string => /^[0-9a-f]{24}$/.test(text)
+
 export function VerificationLogPanel({ site }: { site: Site }) {
   const [action, setAction] = useAddressParam<VerificationAction | ''>('action', ['', ...verificationActions], '')
   const [pageSizeText, setPageSizeText] = useAddressParam('rows', pageSizes.map(String), '25')
   const pageSize = Number(pageSizeText)
   const [reference, setReference] = useAddressParam<string>('reference', isReference, '')
+  const [device, setDevice] = useAddressParam<string>('device', isDevice, '')
   // Cursors of the pages seen so far: the last one is the current page; going back pops it.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined])
   const cursor = cursors[cursors.length - 1]
@@ -26,14 +30,24 @@ export function VerificationLogPanel({ site }: { site: Site }) {
         ...(cursor === undefined ? {} : { cursor }),
         ...(action === '' ? {} : { action }),
         ...(reference === '' ? {} : { reference }),
+        ...(device === '' ? {} : { device }),
       }),
-    [site.id, cursor, action, pageSize, reference],
+    [site.id, cursor, action, pageSize, reference, device],
   )
-  const [page, reload] = useLoader(load, `${site.id}:${action}:${pageSize}:${reference}:${cursor ?? ''}`)
+  const [page, reload] = useLoader(load, `${site.id}:${action}:${pageSize}:${reference}:${device}:${cursor ?? ''}`)
   const findReference = (wanted: string) => {
     setReference(wanted)
-    // A visitor's verification is sought whatever its action: a filter left on would hide it.
-    if (wanted !== '') setAction('')
+    // A visitor's verification is sought whatever its action or device: a filter left on would hide it.
+    if (wanted !== '') {
+      setAction('')
+      setDevice('')
+    }
+    setCursors([undefined])
+  }
+  const showDevice = (wanted: string) => {
+    setDevice(wanted)
+    // All the device's verifications, not the one row a reference found.
+    if (wanted !== '') setReference('')
     setCursors([undefined])
   }
   const pageNumber = cursors.length
@@ -98,6 +112,17 @@ export function VerificationLogPanel({ site }: { site: Site }) {
         idleHint="A visitor who was turned away is shown a reference: find their verification by it."
         clearLabel="Show all"
       />
+      {device === '' ? null : (
+        <p class="log-filter" role="status">
+          <span>
+            Verifications of device <span class="code">{device}</span> (Siteverify's <span class="code">metadata.ephemeral_id</span>). A device's id
+            changes every Monday: its other weeks are under other ids.
+          </span>{' '}
+          <button type="button" class="button button--small" onClick={() => showDevice('')}>
+            All devices
+          </button>
+        </p>
+      )}
       {page.status === 'error' ? <ErrorNotice error={page.error} /> : null}
       {page.data === undefined && page.status === 'loading' ? <Loading /> : null}
       {page.data === undefined && page.status !== 'error' ? null : (
@@ -106,9 +131,12 @@ export function VerificationLogPanel({ site }: { site: Site }) {
             <VerificationsTable
               verifications={page.data.items}
               isLoading={page.status === 'loading'}
-              {...(reference === ''
-                ? {}
-                : { emptyText: `No verification of this site has a reference beginning with ${reference}: it may be of another site, or older than the log keeps.` })}
+              onDevice={showDevice}
+              {...(reference !== ''
+                ? { emptyText: `No verification of this site has a reference beginning with ${reference}: it may be of another site, or older than the log keeps.` }
+                : device !== ''
+                  ? { emptyText: 'No verification of this device matches: its id may be of another site or week, or its rows older than the log keeps.' }
+                  : {})}
             />
           )}
           {/* After a page failed to load, Newer leads back and Refresh retries from the newest; Older waits for a page. */}

@@ -7,6 +7,8 @@ interface VerificationsTableProps {
   isLoading: boolean
   /** What to say when there are none (by default: none match). */
   emptyText?: string
+  /** Shows the verifications of a row's device. */
+  onDevice: (device: string) => void
 }
 
 function describeSolve(verification: Verification): string {
@@ -17,7 +19,7 @@ function describeSolve(verification: Verification): string {
   return parts.length === 0 ? '—' : parts.join(', ')
 }
 
-export function VerificationsTable({ verifications, isLoading, emptyText = 'No verifications match.' }: VerificationsTableProps) {
+export function VerificationsTable({ verifications, isLoading, emptyText = 'No verifications match.', onDevice }: VerificationsTableProps) {
   if (verifications.length === 0) return <p class="muted">{emptyText}</p>
   return (
     <div class="table-scroll" role="region" aria-label="Verifications" aria-busy={isLoading} tabIndex={0}>
@@ -73,6 +75,7 @@ export function VerificationsTable({ verifications, isLoading, emptyText = 'No v
                     {verification.userAgent}
                   </div>
                 )}
+                {verification.device === null ? null : <DeviceButton device={verification.device} onDevice={onDevice} />}
               </td>
               <td class="nowrap">{describeSolve(verification)}</td>
             </tr>
@@ -80,5 +83,14 @@ export function VerificationsTable({ verifications, isLoading, emptyText = 'No v
         </tbody>
       </table>
     </div>
+  )
+}
+
+/** A row's device (its first digits, the whole in its title), which shows that device's verifications. */
+function DeviceButton({ device, onDevice }: { device: string; onDevice: (device: string) => void }) {
+  return (
+    <button type="button" class="log__device code" title={`Device ${device}: show its verifications`} onClick={() => onDevice(device)}>
+      <span class="visually-hidden">Show the verifications of </span>device {device.slice(0, 8)}
+    </button>
   )
 }

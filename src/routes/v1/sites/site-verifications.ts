@@ -28,6 +28,11 @@ const Verification = Type.Object({
   userAgent: nullable(Type.String()),
   difficulty: nullable(Type.Integer()),
   solveTimeMs: nullable(Type.Integer()),
+  device: nullable(
+    Type.String({
+      description: "The visitor's device on this site, as Siteverify answered it (metadata.ephemeral_id): the same device has the same one all week, from any address",
+    }),
+  ),
 })
 
 const AccountVerification = Type.Object({ ...Verification.properties, siteName: Type.String({ description: 'The name of the site it was shown on' }) })
@@ -35,6 +40,9 @@ const AccountVerification = Type.Object({ ...Verification.properties, siteName: 
 function verificationView({ createdAtMicros: _micros, createdAt, ...entry }: LogEntry): Type.Static<typeof Verification> {
   return { ...entry, createdAt: createdAt.toISOString() }
 }
+
+/** An ephemeral id as Siteverify answers it (src/domain/token/ephemeral-id.ts), in either case. */
+const DEVICE_PATTERN = '^[0-9a-fA-F]{24}$'
 
 const referenceQuery = (description: string) => Type.String({ pattern: REFERENCE_PATTERN, description })
 
@@ -62,6 +70,12 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
               "Only the rows whose id begins with these hexadecimal digits (at least 8; dashes optional): a visitor's reference, such as 1a2b3c4d-5e6f, or a whole id",
             ),
           ),
+          device: Type.Optional(
+            Type.String({
+              pattern: DEVICE_PATTERN,
+              description: "Only the rows of this device: an ephemeral id as Siteverify answered it (metadata.ephemeral_id), 24 hexadecimal digits",
+            }),
+          ),
         }),
         response: {
           200: Type.Object({ items: Type.Array(Verification), nextCursor: nullable(Type.String()) }),
@@ -74,10 +88,11 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const site = await app.findOwnedSite(request, request.params.id)
       const { action, reference } = request.query
+      const device = request.query.device?.toLowerCase()
       const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
       const after = positionOf(request.query.cursor)
       const ids = reference === undefined ? undefined : idRangeOf(reference)
-      const rows = await verifications.listPage(site.id, { limit: limit + 1, action, ids, after })
+      const rows = await verifications.listPage(site.id, { limit: limit + 1, action, ids, device, after })
       const { page, nextCursor } = pageOf(rows, limit, rowPosition)
       return { items: page.map(verificationView), nextCursor }
     },

@@ -44,6 +44,7 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       difficulty: facts.difficulty ?? null,
       solveTimeMs: facts.solveTimeMs ?? null,
       stepUps: facts.stepUps ?? 0,
+      device: null,
     })
   })
 

@@ -56,7 +56,10 @@ export async function judgeSubmission(
   const { record, elapsedMs } = redemption
   const testOutcome = testOutcomeOf(caller.site.id)
   if (testOutcome !== undefined) return judgeForTestSiteKey(app, caller, body, challengeId, testOutcome, now)
-  if (caller.isAllowedAddress) return judgeForAllowedAddress(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps: record.stepUps })
+  if (caller.isAllowedAddress) {
+    const device = deviceOf(app, caller, fingerprintDigest(body.fingerprint as Signals), now)
+    return judgeForAllowedAddress(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps: record.stepUps, device })
+  }
 
   const { clientTag } = caller
   const fingerprint = body.fingerprint as Signals
@@ -89,9 +92,10 @@ export async function judgeSubmission(
   ])
 
   const { countryCode } = client.profile
-  const result = answerVerdict(app, caller, body, challengeId, now, { action, riskScore, anomalies, countryCode }, deviceDigest)
+  const device = deviceOf(app, caller, deviceDigest, now)
+  const result = answerVerdict(app, caller, body, challengeId, now, { action, riskScore, anomalies, countryCode }, device)
 
-  logVerdict(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps }, { action, riskScore, anomalies, countryCode })
+  logVerdict(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps, device }, { action, riskScore, anomalies, countryCode })
   if (action === 'block') announceBlock(app, { siteId: caller.site.id, site: caller.site, timestamp: new Date(now), riskScore, anomalies: [...anomalies], countryCode })
   return result
 }
@@ -103,9 +107,14 @@ interface Verdict {
   countryCode: string
 }
 
+/** The device's ephemeral id on the site (ephemeralIdOf), when the submission described a device. */
+function deviceOf(app: FastifyInstance, caller: PublicCaller, deviceDigest: string | undefined, now: number): string | null {
+  return deviceDigest === undefined ? null : ephemeralIdOf(app.keyRing.macKeyFor('ephemeral-id'), caller.site.id, deviceDigest, now)
+}
+
 /**
  * The answer to a verdict: for allow, with the token that carries it to Siteverify, and with the
- * device's ephemeral id when the submission described a device (`deviceDigest`).
+ * device's ephemeral id (unless EPHEMERAL_IDS turned them off in tokens).
  */
 function answerVerdict(
   app: FastifyInstance,
@@ -114,11 +123,10 @@ function answerVerdict(
   challengeId: string,
   now: number,
   verdict: Verdict,
-  deviceDigest: string | undefined,
+  device: string | null,
 ): VerificationResultBody {
   const { action, riskScore } = verdict
   if (action !== 'allow') return { success: false, riskScore, action }
-  const namesDevice = deviceDigest !== undefined && app.config.ephemeralIds
   const token = issueToken(app.keyRing.macKeyFor('token'), {
     siteId: caller.site.id,
     siteKey: caller.site.siteKey,
@@ -128,7 +136,7 @@ function answerVerdict(
     issuedAt: now,
     pageAction: body.pageAction ?? null,
     cData: body.cData ?? null,
-    ephemeralId: namesDevice ? ephemeralIdOf(app.keyRing.macKeyFor('ephemeral-id'), caller.site.id, deviceDigest, now) : null,
+    ephemeralId: app.config.ephemeralIds ? device : null,
   })
   return { success: true, riskScore, action, token, expiresAt: new Date(now + TOKEN_LIFETIME_MS).toISOString() }
 }
@@ -139,6 +147,8 @@ interface Judged {
   now: number
   difficulty: number
   stepUps: number
+  /** The device's ephemeral id on the site, when the submission described one. */
+  device: string | null
 }
 
 /** The verdict's row in the verification log, and its count. */
@@ -160,6 +170,7 @@ function logVerdict(app: FastifyInstance, request: FastifyRequest, caller: Publi
     difficulty: judged.difficulty,
     solveTimeMs: body.solveTimeMs,
     stepUps: judged.stepUps,
+    device: judged.device,
   })
   noteFacts(request, { logged: true })
   app.counters.increment('verifications', { action: verdict.action })
@@ -179,7 +190,7 @@ async function judgeForAllowedAddress(
 ): Promise<VerificationResultBody> {
   const { countryCode } = await app.network.profile(caller.clientIp)
   const verdict: Verdict = { action: 'allow', riskScore: 0, anomalies: [], countryCode }
-  const result = answerVerdict(app, caller, body, judged.challengeId, judged.now, verdict, fingerprintDigest(body.fingerprint as Signals))
+  const result = answerVerdict(app, caller, body, judged.challengeId, judged.now, verdict, judged.device)
   logVerdict(app, request, caller, body, judged, verdict)
   return result
 }
@@ -202,7 +213,7 @@ function judgeForTestSiteKey(
   app.counters.increment('verifications', { action: 'test' })
   const verdict = { action: outcome, riskScore: outcome === 'allow' ? 0 : 100, anomalies: [], countryCode: 'XX' }
   // A test key's token names no device: its answers are fixed, for a backend's CI.
-  return answerVerdict(app, caller, body, challengeId, now, verdict, undefined)
+  return answerVerdict(app, caller, body, challengeId, now, verdict, null)
 }
 
 function announceBlock(app: FastifyInstance, event: VerificationBlockedEvent): void {
