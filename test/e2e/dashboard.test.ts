@@ -604,6 +604,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('button', { name: 'All devices' }).click()
     await page.waitForFunction(() => document.querySelectorAll('.log tbody tr[data-action="rejected"]').length === 1)
     expect(new URL(page.url()).searchParams.has('device')).toBe(false)
+    // The button is gone with the filter: the keyboard's place is the log's heading.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('log-heading')
   })
 
   it("names the browser's time zone with every local time (here Asia/Tokyo)", async () => {

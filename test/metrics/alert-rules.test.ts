@@ -16,14 +16,21 @@ function runPromtool(...args: string[]): { status: number | null; output: string
   return { status: result.status, output: result.stdout + result.stderr }
 }
 
-/** The selectors of the rules' expressions on the service's own series: `name{label=...}`. */
+/**
+ * The service's own series the rules read, each with the labels the rules select or group it by:
+ * `name{label=...}`, and `by (label, ...)` in the same rule.
+ */
 function selectorsOf(rules: string): { metric: string; labels: string[] }[] {
   const found = new Map<string, Set<string>>()
-  for (const match of rules.matchAll(/\b(tollgate_[a-z_]+|http_request_duration_seconds_bucket)\b(?:\{([^}]*)\})?/g)) {
-    const [, metric = '', labels = ''] = match
-    const names = found.get(metric) ?? new Set<string>()
-    for (const [, label = ''] of labels.matchAll(/([a-z_]+)\s*(?:=|!=|=~|!~)/g)) names.add(label)
-    found.set(metric, names)
+  for (const rule of rules.split(/^\s*- (?:record|alert):/m).slice(1)) {
+    const grouped = [...rule.matchAll(/\bby \(([^)]*)\)/g)].flatMap(([, labels = '']) => labels.split(',').map((label) => label.trim()))
+    for (const match of rule.matchAll(/\b(tollgate_[a-z_]+|http_request_duration_seconds_(?:bucket|count))\b(?:\{([^}]*)\})?/g)) {
+      const [, metric = '', matchers = ''] = match
+      const names = found.get(metric) ?? new Set<string>()
+      for (const [, label = ''] of matchers.matchAll(/([a-z_]+)\s*(?:=~|!~|!=|=)/g)) names.add(label)
+      for (const label of grouped) names.add(label)
+      found.set(metric, names)
+    }
   }
   return [...found].map(([metric, labels]) => ({ metric, labels: [...labels] }))
 }
@@ -50,6 +57,7 @@ describe('the series the alerting rules read', () => {
     const selectors = selectorsOf(readFileSync(rulesFile, 'utf8'))
     expect(selectors.map(({ metric }) => metric).sort()).toEqual([
       'http_request_duration_seconds_bucket',
+      'http_request_duration_seconds_count',
       'tollgate_siteverify_total',
       'tollgate_verification_log_dropped_rows_total',
       'tollgate_verifications_total',
@@ -57,8 +65,8 @@ describe('the series the alerting rules read', () => {
     ])
     const exposition = (await service.app.inject({ method: 'GET', url: '/metrics' })).body
     for (const { metric, labels } of selectors) {
-      // A histogram's buckets are of the histogram's name.
-      const name = metric.replace(/_bucket$/, '')
+      // A histogram's buckets and count are of the histogram's name.
+      const name = metric.replace(/_(bucket|count)$/, '')
       expect(exposition, metric).toMatch(new RegExp(`^# TYPE ${name} (counter|histogram)$`, 'm'))
       const declared = service.app.metrics.registry.getSingleMetric(name) as unknown as { labelNames: string[] } | undefined
       // Labels the scrape adds (job, instance) and the histogram's own (le) aside.

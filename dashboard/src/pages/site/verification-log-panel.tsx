@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'preact/hooks'
+import { useCallback, useRef, useState } from 'preact/hooks'
 import { fetchVerifications } from '../../api/analytics.js'
 import { verificationActions, type Site, type VerificationAction } from '../../api/types.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
@@ -11,8 +11,8 @@ import { VerificationsTable } from './verifications-table.js'
 
 const pageSizes = [10, 25, 50, 100] as const
 
-/** A device as the API names it (its ephemeral id): 24 hexadecimal digits. */
-const isDevice = (text: string): text is string => /^[0-9a-f]{24}$/.test(text)
+/** A device as the API names it (its ephemeral id): 24 hexadecimal digits (either case in an address). */
+const isDevice = (text: string): text is string => /^[0-9a-fA-F]{24}$/.test(text)
 
 export function VerificationLogPanel({ site }: { site: Site }) {
   const [action, setAction] = useAddressParam<VerificationAction | ''>('action', ['', ...verificationActions], '')
@@ -44,18 +44,23 @@ export function VerificationLogPanel({ site }: { site: Site }) {
     }
     setCursors([undefined])
   }
+  const heading = useRef<HTMLHeadingElement>(null)
   const showDevice = (wanted: string) => {
     setDevice(wanted)
     // All the device's verifications, not the one row a reference found.
     if (wanted !== '') setReference('')
     setCursors([undefined])
+    // The button pressed goes with the rows it was in: the log's heading keeps the keyboard's place.
+    heading.current?.focus()
   }
   const pageNumber = cursors.length
 
   return (
     <section class="card" aria-labelledby="log-heading">
       <div class="card__heading">
-        <h2 id="log-heading">Verification log</h2>
+        <h2 id="log-heading" ref={heading} tabIndex={-1}>
+          Verification log
+        </h2>
         <div class="toolbar">
           <label for="log-action" class="toolbar__label">
             Action
@@ -112,17 +117,22 @@ export function VerificationLogPanel({ site }: { site: Site }) {
         idleHint="A visitor who was turned away is shown a reference: find their verification by it."
         clearLabel="Show all"
       />
-      {device === '' ? null : (
-        <p class="log-filter" role="status">
-          <span>
-            Verifications of device <span class="code">{device}</span> (Siteverify's <span class="code">metadata.ephemeral_id</span>). A device's id
-            changes every Monday: its other weeks are under other ids.
-          </span>{' '}
+      {/* The status region stays in place, so that what it says when a device is chosen is announced. */}
+      <div class={device === '' ? undefined : 'log-filter'}>
+        <p role="status" class="log-filter__text">
+          {device === '' ? null : (
+            <>
+              Verifications of device <span class="code">{device.toLowerCase()}</span>, the id Siteverify names it by. A device's id changes every
+              Monday: its other weeks are under other ids.
+            </>
+          )}
+        </p>
+        {device === '' ? null : (
           <button type="button" class="button button--small" onClick={() => showDevice('')}>
             All devices
           </button>
-        </p>
-      )}
+        )}
+      </div>
       {page.status === 'error' ? <ErrorNotice error={page.error} /> : null}
       {page.data === undefined && page.status === 'loading' ? <Loading /> : null}
       {page.data === undefined && page.status !== 'error' ? null : (
