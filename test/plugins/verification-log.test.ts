@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it, vi } from 'vitest'
 import type { VerificationLogEntry } from '../../src/plugins/verification-log.js'
+import type { SqlExecutor } from '../../src/storage/ports.js'
 import { hasPostgres } from '../helpers/services.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 
@@ -26,12 +27,17 @@ function entry(siteId: string, overrides: Partial<VerificationLogEntry> = {}): V
   }
 }
 
+/** How many rows the site has in the log. */
+async function countSiteRows(database: SqlExecutor, siteId: string): Promise<number | undefined> {
+  return (await database.query<{ count: number }>('SELECT count(*)::int AS count FROM verifications WHERE site_id = $1', [siteId]))[0]?.count
+}
+
 /** The site's rows as counted from inside the database's close: the last moment it is open. */
 function countRowsAtClose(service: TestApp, siteId: string): () => number | undefined {
   let counted: number | undefined
   const close = service.app.database.close.bind(service.app.database)
   service.app.database.close = async () => {
-    counted = (await service.app.database.query<{ count: number }>('SELECT count(*)::int AS count FROM verifications WHERE site_id = $1', [siteId]))[0]?.count
+    counted = await countSiteRows(service.app.database, siteId)
     await close()
   }
   return () => counted
@@ -253,12 +259,12 @@ describe('a database that goes away in the middle of a write', () => {
       // failed on their ids and dropped them one by one as refused rows).
       expect(spy).toHaveBeenCalledTimes(1)
       spy.mockRestore()
-      const [logged] = await database.query<{ count: number }>('SELECT count(*)::int AS count FROM verifications WHERE site_id = $1', [siteId])
+      const logged = await countSiteRows(database, siteId)
       const [counted] = await database.query<{ count: number }>(
         "SELECT sum(count)::int AS count FROM verification_rollups WHERE site_id = $1 AND kind = 'action'",
         [siteId],
       )
-      expect({ logged: logged?.count, counted: counted?.count }).toEqual({ logged: 3, counted: 3 })
+      expect({ logged, counted: counted?.count }).toEqual({ logged: 3, counted: 3 })
       if (ids[0] !== undefined) {
         const rows = await database.query<{ id: string }>('SELECT id FROM verifications WHERE site_id = $1 ORDER BY id', [siteId])
         expect(rows.map((row) => row.id)).toEqual([...ids].sort())
@@ -278,8 +284,7 @@ describe('a database that goes away in the middle of a write', () => {
       await service.app.verificationLog.flush()
       expect(lookups.mock.calls.filter(([sql]) => sql.includes('FROM verifications'))).toEqual([])
       lookups.mockRestore()
-      const [logged] = await database.query<{ count: number }>('SELECT count(*)::int AS count FROM verifications WHERE site_id = $1', [siteId])
-      expect(logged?.count).toBe(3)
+      expect(await countSiteRows(database, siteId)).toBe(3)
     } finally {
       await service.close()
     }

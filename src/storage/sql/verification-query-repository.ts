@@ -138,8 +138,11 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
      GROUP BY label`
   const rankedQuery = (kind: RankedKind, partialLabels: string) => `${countedQuery(kind, partialLabels)} ORDER BY count DESC, label LIMIT $6`
 
-  /** A page of the rows `scope` (a condition on $1, which is `scopeId`) selects, filtered by `query`. */
-  const selectPage = async (scope: string, scopeId: string, query: LogPageQuery): Promise<LogEntry[]> => {
+  /**
+   * A page of the rows `scope` (a condition on $1, which is `scopeId`) selects, filtered by
+   * `query`, with `extraColumns` besides a LogEntry's.
+   */
+  const selectPage = async <Row extends LogRow>(scope: string, scopeId: string, query: LogPageQuery, extraColumns = ''): Promise<Row[]> => {
     const params: unknown[] = [scopeId]
     const conditions = [scope]
     if (query.action !== undefined) {
@@ -160,16 +163,15 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
       conditions.push(afterPosition(params.length - 1, params.length))
     }
     params.push(query.limit)
-    const rows = await database.query<LogRow>(
+    return database.query<Row>(
       `SELECT id, site_id, created_at, ${CREATED_AT_MICROS}, action, error_code,
-              risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms, device
+              risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms, device${extraColumns}
          FROM verifications
         WHERE ${conditions.join(' AND ')}
         ORDER BY created_at DESC, id DESC
         LIMIT $${params.length}`,
       params,
     )
-    return rows.map(toLogEntry)
   }
 
   return {
@@ -252,16 +254,22 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
      * variant gets a plan that can use the index matching its filter.
      */
     async listPage(siteId: string, query: LogPageQuery): Promise<LogEntry[]> {
-      return selectPage('site_id = $1', siteId, query)
+      return (await selectPage('site_id = $1', siteId, query)).map(toLogEntry)
     },
 
     /**
      * The rows of any of the account's sites (not of deleted ones) whose ids lie in the range, as
-     * listPage's: a reference looked up without knowing the site it was shown on. The range of the
-     * primary key finds them among every site's rows.
+     * listPage's, each with its site's name: a reference looked up without knowing the site it was
+     * shown on. The range of the primary key finds them among every site's rows.
      */
-    async listAccountPage(accountId: string, query: LogPageQuery & { ids: { first: string; last: string } }): Promise<LogEntry[]> {
-      return selectPage('site_id IN (SELECT sites.id FROM sites WHERE sites.account_id = $1)', accountId, query)
+    async listAccountPage(accountId: string, query: LogPageQuery & { ids: { first: string; last: string } }): Promise<(LogEntry & { siteName: string })[]> {
+      const rows = await selectPage<LogRow & { site_name: string }>(
+        'site_id IN (SELECT sites.id FROM sites WHERE sites.account_id = $1)',
+        accountId,
+        query,
+        ', (SELECT sites.name FROM sites WHERE sites.id = verifications.site_id) AS site_name',
+      )
+      return rows.map((row) => ({ ...toLogEntry(row), siteName: row.site_name }))
     },
 
     /**

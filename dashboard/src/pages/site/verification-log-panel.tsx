@@ -2,6 +2,7 @@ import { useCallback, useRef, useState } from 'preact/hooks'
 import { fetchVerifications } from '../../api/analytics.js'
 import { verificationActions, type Site, type VerificationAction } from '../../api/types.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
+import { EPHEMERAL_ID_PATTERN } from '../../../../src/domain/token/ephemeral-id-pattern.js'
 import { ReferenceSearch } from '../../components/reference-search.js'
 import { actionStyles } from '../../lib/actions.js'
 import { isReference } from '../../lib/reference.js'
@@ -11,8 +12,10 @@ import { VerificationsTable } from './verifications-table.js'
 
 const pageSizes = [10, 25, 50, 100] as const
 
-/** A device as the API names it (its ephemeral id): 24 hexadecimal digits (either case in an address). */
-const isDevice = (text: string): text is string => /^[0-9a-fA-F]{24}$/.test(text)
+const devicePattern = new RegExp(EPHEMERAL_ID_PATTERN)
+
+/** A device as the API names it (its ephemeral id), as the API checks it. */
+const isDevice = (text: string): text is string => devicePattern.test(text)
 
 export function VerificationLogPanel({ site }: { site: Site }) {
   const [action, setAction] = useAddressParam<VerificationAction | ''>('action', ['', ...verificationActions], '')

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { statsActions } from '../../../domain/analytics/stats-range.js'
 import { idRangeOf, REFERENCE_PATTERN } from '../../../domain/analytics/verification-reference.js'
+import { EPHEMERAL_ID_PATTERN } from '../../../domain/token/ephemeral-id-pattern.js'
 import { accountOf } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository, type LogEntry } from '../../../storage/sql/verification-query-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
@@ -37,12 +38,9 @@ const Verification = Type.Object({
 
 const AccountVerification = Type.Object({ ...Verification.properties, siteName: Type.String({ description: 'The name of the site it was shown on' }) })
 
-function verificationView({ createdAtMicros: _micros, createdAt, ...entry }: LogEntry): Type.Static<typeof Verification> {
+function verificationView<Entry extends LogEntry>({ createdAtMicros: _micros, createdAt, ...entry }: Entry) {
   return { ...entry, createdAt: createdAt.toISOString() }
 }
-
-/** An ephemeral id as Siteverify answers it (src/domain/token/ephemeral-id.ts), in either case. */
-const DEVICE_PATTERN = '^[0-9a-fA-F]{24}$'
 
 const referenceQuery = (description: string) => Type.String({ pattern: REFERENCE_PATTERN, description })
 
@@ -72,7 +70,7 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
           device: Type.Optional(
             Type.String({
-              pattern: DEVICE_PATTERN,
+              pattern: EPHEMERAL_ID_PATTERN,
               description: "Only the rows of this device: an ephemeral id as Siteverify answered it (metadata.ephemeral_id), 24 hexadecimal digits",
             }),
           ),
@@ -125,13 +123,7 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const after = positionOf(request.query.cursor)
       const rows = await verifications.listAccountPage(accountId, { limit: limit + 1, ids: idRangeOf(request.query.reference), after })
       const { page, nextCursor } = pageOf(rows, limit, rowPosition)
-      const names = new Map((await app.sites.listByAccount(accountId)).map((site) => [site.id, site.name]))
-      // A site deleted between the two reads is left out, as it would have been a moment later.
-      const items = page.flatMap((row) => {
-        const siteName = names.get(row.siteId)
-        return siteName === undefined ? [] : [{ ...verificationView(row), siteName }]
-      })
-      return { items, nextCursor }
+      return { items: page.map(verificationView), nextCursor }
     },
   )
 }

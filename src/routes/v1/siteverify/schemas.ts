@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { EPHEMERAL_ID_PATTERN } from '../../../domain/token/ephemeral-id-pattern.js'
 import { nullable, stringEnum } from '../public-schemas.js'
 
 const errorCodes = [
@@ -69,7 +70,7 @@ export const SiteverifyResult = Type.Object({
   metadata: Type.Object(
     {
       ephemeral_id: nullable('string', {
-        pattern: '^[0-9a-f]{24}$',
+        pattern: EPHEMERAL_ID_PATTERN,
         description:
           "The visitor's device on this site (Turnstile's ephemeral id): the same device gets the same id from any address until Monday 00:00 UTC, " +
           'and unrelated ids on other sites; null when the submission described no device, for test site keys and test secrets, ' +
