@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import type { App } from '../../src/app.js'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
 import { countLeadingZeroBits } from '../../src/domain/proof-of-work/count-leading-zero-bits.js'
-import { hashSolution } from '../../src/domain/proof-of-work/verify-solution.js'
+import { hashSolution, verifySolution } from '../../src/domain/proof-of-work/verify-solution.js'
 import type { Site, SiteSettings } from '../../src/domain/sites/site.js'
 
 export interface TestSite {
@@ -65,6 +65,16 @@ export function solve(challenge: Pick<Challenge, 'challenge' | 'difficulty'>): s
       if (countLeadingZeroBits(hashSolution(challenge.challenge, nonce)) >= challenge.difficulty) return nonce
     }
   }
+}
+
+/**
+ * A nonce that does not solve the challenge: the first from 0 that fails (at a low difficulty a
+ * fixed nonce solves it by luck: one in 16 at 4 bits).
+ */
+export function wrongNonce(challenge: Pick<Challenge, 'challenge' | 'difficulty'>): string {
+  let nonce = 0
+  while (verifySolution(challenge, String(nonce))) nonce += 1
+  return String(nonce)
 }
 
 /** What the SDK collects in that browser (sdk/src/signals/fingerprint.ts). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { REFERENCE_LENGTH } from '../../src/domain/analytics/verification-reference.js'
-import { browserHeaders, fetchChallenge, humanSubmission, submitSolution } from '../helpers/core-flow.js'
+import { browserHeaders, fetchChallenge, humanSubmission, submitSolution, wrongNonce } from '../helpers/core-flow.js'
 import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 import { insertVerifications } from '../helpers/verification-rows.js'
@@ -59,7 +59,7 @@ describe.each(deployments)('the reference of a turned-away visitor finds its ver
   it.runIf(available)('finds a refused submission by the requestId of its error body', async () => {
     const headers = browserHeaders(site.siteKey)
     const challenge = await fetchChallenge(service.app, headers)
-    const response = await submitSolution(service.app, headers, humanSubmission(challenge, '1'))
+    const response = await submitSolution(service.app, headers, humanSubmission(challenge, wrongNonce(challenge)))
     expect(response.statusCode).toBe(400)
     const { requestId, code } = response.json<{ error: { requestId: string; code: string } }>().error
     expect(code).toBe('solution_invalid')
