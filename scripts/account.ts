@@ -14,7 +14,9 @@ import { isEmailAddress, normalizeEmailAddress } from '../src/domain/accounts/em
 import { findPasswordProblem, hashPassword } from '../src/domain/accounts/password.js'
 import { StartupError } from '../src/startup-error.js'
 import { migrate } from '../src/storage/migrate.js'
+import { OPERATOR_ACTOR } from '../src/domain/audit/audit-event.js'
 import { createAccountRepository } from '../src/storage/sql/account-repository.js'
+import { createAuditLogRepository } from '../src/storage/sql/audit-log-repository.js'
 import { createSessionRepository } from '../src/storage/sql/session-repository.js'
 import { describeDatabase, openServiceDatabase, readSecretInput, UsageError } from './operator-input.js'
 
@@ -37,7 +39,11 @@ async function run(command: string | undefined, address: string | undefined): Pr
     await migrate(database)
     const accounts = createAccountRepository(database)
     if (command === 'create') {
-      const account = await accounts.create(email, passwordHash)
+      const account = await database.transaction(async (transaction) => {
+        const created = await createAccountRepository(transaction).create(email, passwordHash)
+        if (created !== undefined) await createAuditLogRepository(transaction).record({ accountId: created.id, action: 'account.created', actor: OPERATOR_ACTOR })
+        return created
+      })
       if (account === undefined) throw new UsageError(`an account with the address ${email} exists already (set its password with set-password)`)
       return `created the account ${account.email} (${account.id}) in ${where}`
     }
@@ -45,7 +51,9 @@ async function run(command: string | undefined, address: string | undefined): Pr
     if (account === undefined) throw new UsageError(`no account has the address ${email} in ${where}`)
     const ended = await database.transaction(async (transaction) => {
       await createAccountRepository(transaction).setPasswordHash(account.id, passwordHash)
-      return createSessionRepository(transaction).deleteAllOf(account.id)
+      const endedSessions = await createSessionRepository(transaction).deleteAllOf(account.id)
+      await createAuditLogRepository(transaction).record({ accountId: account.id, action: 'account.password_set', actor: OPERATOR_ACTOR, details: { endedSessions } })
+      return endedSessions
     })
     return `set the password of ${account.email} in ${where}; ended ${ended} session(s)`
   } finally {

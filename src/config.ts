@@ -27,6 +27,8 @@ export interface Config {
   rateLimitPerMinute: number
   /** Days the verification log keeps a row (client address, user agent, verdict); 0 keeps rows for ever. */
   logRetentionDays: number
+  /** Days the audit log keeps an event (who changed what, from which address); 0 keeps events for ever. */
+  auditRetentionDays: number
   /** Who may sign up: anyone, only the first account (while none exists), or no one. */
   signUps: SignUpPolicy
   /** When set, /metrics answers only requests that carry it as a bearer token. */
@@ -173,6 +175,8 @@ export function loadConfig(env: Environment = process.env): Config {
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000),
     // The longest range the dashboard's stats show (92 daily buckets), so every range it offers is whole.
     logRetentionDays: readInteger(env, 'LOG_RETENTION_DAYS', 92, 0, 36_500),
+    // A year: an incident found late (a key that leaked months ago) can still be traced.
+    auditRetentionDays: readInteger(env, 'AUDIT_RETENTION_DAYS', 365, 0, 36_500),
     // A production server reachable from anywhere should not let anyone make an account (and
     // sites on it); its operator makes the first one.
     signUps: readChoice(env, 'SIGNUPS', signUpPolicies, environment === 'production' ? 'first' : 'open'),

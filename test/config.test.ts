@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'warn',
       LOG_REQUESTS: 'true',
       LOG_RETENTION_DAYS: '30',
+      AUDIT_RETENTION_DAYS: '730',
       SIGNUPS: 'closed',
       METRICS_TOKEN: 'scrape-me-with-this-token',
       GATE_CLEARANCE_SECONDS: '86400',
@@ -56,6 +57,7 @@ describe('loadConfig', () => {
       logRequests: true,
       allowPrivateWebhooks: false,
       logRetentionDays: 30,
+      auditRetentionDays: 730,
       signUps: 'closed',
       metricsToken: 'scrape-me-with-this-token',
       gateClearanceSeconds: 86_400,
@@ -63,6 +65,8 @@ describe('loadConfig', () => {
     })
     expect(loadConfig({}).ephemeralIds).toBe(true)
     expect(loadConfig({ LOG_RETENTION_DAYS: '0' }).logRetentionDays).toBe(0)
+    expect(loadConfig({}).auditRetentionDays).toBe(365)
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '0' }).auditRetentionDays).toBe(0)
     expect(loadConfig({}).metricsToken).toBeUndefined()
   })
 
@@ -88,6 +92,7 @@ describe('loadConfig', () => {
     ['LOG_RETENTION_DAYS', '-1'],
     ['LOG_RETENTION_DAYS', '7.5'],
     ['LOG_RETENTION_DAYS', '36501'],
+    ['AUDIT_RETENTION_DAYS', 'a year'],
     ['SIGNUPS', 'invite'],
     ['HOST', '999.1.1.1'],
     ['HOST', 'bogus_host'],

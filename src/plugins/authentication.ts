@@ -32,7 +32,10 @@ export interface AuthenticatedAccount {
 }
 
 /** How the request proved who it is: the session cookie or an API key. */
-export type Authentication = { method: 'session'; sessionId: string } | { method: 'api-key'; apiKeyId: string }
+export type Authentication =
+  | { method: 'session'; sessionId: string }
+  /** The key's name and prefix, for the audit log's record of what the key did. */
+  | { method: 'api-key'; apiKeyId: string; name: string; prefix: string }
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -162,7 +165,7 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
     const owner = await apiKeys.useByKeyHash(hashToken(key))
     if (owner === undefined) throw new ApiError('unauthorized', 'The API key is unknown or has been revoked.')
     request.account = { id: owner.accountId, email: owner.email }
-    request.authentication = { method: 'api-key', apiKeyId: owner.apiKeyId }
+    request.authentication = { method: 'api-key', apiKeyId: owner.apiKeyId, name: owner.name, prefix: owner.prefix }
   }
 
   app.decorate('authenticate', async (request: FastifyRequest) => {

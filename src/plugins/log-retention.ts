@@ -1,6 +1,7 @@
 import { setImmediate } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { createAuditLogRepository } from '../storage/sql/audit-log-repository.js'
 import { createSessionRepository } from '../storage/sql/session-repository.js'
 import { createSiteverifyCountRepository } from '../storage/sql/siteverify-count-repository.js'
 import { createVerificationQueryRepository } from '../storage/sql/verification-query-repository.js'
@@ -46,8 +47,8 @@ declare module 'fastify' {
 }
 
 /**
- * Retention of the verification log (and of expired log-in sessions and webhook deliveries past
- * their 30 days), which holds client addresses and user agents: rows older
+ * Retention of the verification log (and of expired log-in sessions, webhook deliveries past
+ * their 30 days and audit events past AUDIT_RETENTION_DAYS), which holds client addresses and user agents: rows older
  * than LOG_RETENTION_DAYS (92 by default, the longest range the dashboard's stats show), and all
  * rows of a deleted site, are deleted a minute after start, every hour and right after a site's
  * deletion, site by site, a batch at a time, with the event loop free between batches. So
@@ -56,6 +57,8 @@ declare module 'fastify' {
  */
 async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOptions): Promise<void> {
   const retentionMs = app.config.logRetentionDays * DAY_MS
+  const auditRetentionMs = app.config.auditRetentionDays * DAY_MS
+  const auditLog = createAuditLogRepository(app.database)
   const queries = createVerificationQueryRepository(app.database)
   const sessions = createSessionRepository(app.database)
   const deliveries = createWebhookDeliveryRepository(app.database)
@@ -78,6 +81,19 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
     }
   }
 
+  /** The audit log's events past AUDIT_RETENTION_DAYS (they hold addresses and user agents too). */
+  async function deleteAuditEventsBefore(cutoff: Date): Promise<void> {
+    let deleted = 0
+    for (;;) {
+      if (isClosing) break
+      const count = await auditLog.deleteBefore(cutoff, BATCH_SIZE)
+      deleted += count
+      if (count < BATCH_SIZE) break
+      await setImmediate()
+    }
+    if (deleted > 0) app.log.info({ count: deleted, retentionDays: app.config.auditRetentionDays }, 'deleted audit events past their retention')
+  }
+
   async function deleteDue(now: Date): Promise<number> {
     if (isClosing) return 0
     // Expired log-in sessions hold an address and a User-Agent too; they go with the sweep
@@ -88,6 +104,7 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
     if (deliveriesExpired > 0) {
       app.log.info({ count: deliveriesExpired, maxAgeDays: deliveryRetention.maxAgeDays }, 'deleted webhook deliveries past their age limit')
     }
+    if (auditRetentionMs > 0) await deleteAuditEventsBefore(new Date(now.getTime() - auditRetentionMs))
     const cutoff = new Date(now.getTime() - retentionMs)
     // Siteverify's hourly counts (migration 022) are kept as long as the log they stand beside.
     const countsExpired = retentionMs > 0 ? await siteverifyCounts.deleteBefore(cutoff) : 0

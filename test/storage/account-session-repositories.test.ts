@@ -137,13 +137,13 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     expect(await apiKeys.listByAccount(owner.id)).toHaveLength(2)
     await apiKeys.delete(owner.id, (await apiKeys.listByAccount(owner.id))[1]?.id ?? '')
 
-    expect(await apiKeys.useByKeyHash(`hash-${owner.id}`)).toEqual({ apiKeyId: key.id, accountId: owner.id, email: owner.email })
+    expect(await apiKeys.useByKeyHash(`hash-${owner.id}`)).toEqual({ apiKeyId: key.id, name: 'CI', prefix: 'tgak_abcdefg', accountId: owner.id, email: owner.email })
     const [used] = await apiKeys.listByAccount(owner.id)
     expect(used?.lastUsedAt).toBeInstanceOf(Date)
     expect(await apiKeys.useByKeyHash('unknown')).toBeUndefined()
 
-    expect(await apiKeys.delete(other.id, key.id)).toBe(false)
-    expect(await apiKeys.delete(owner.id, key.id)).toBe(true)
+    expect(await apiKeys.delete(other.id, key.id)).toBeUndefined()
+    expect(await apiKeys.delete(owner.id, key.id)).toEqual({ name: 'CI', prefix: 'tgak_abcdefg' })
     expect(await apiKeys.useByKeyHash(`hash-${owner.id}`)).toBeUndefined()
   })
 

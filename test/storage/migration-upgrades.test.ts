@@ -37,6 +37,7 @@ const shipped: [string, string][] = [
   ['021_verification_rollups_page_actions', '09885505e4efb90a'],
   ['022_siteverify_counts', '429629d0e9e91bfd'],
   ['023_verifications_device', '237b0d467433ad83'],
+  ['024_audit_events', 'b40136f5e66a7deb'],
 ]
 
 function fingerprintOf(migration: Migration): string {

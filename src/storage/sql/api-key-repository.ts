@@ -56,9 +56,9 @@ export function createApiKeyRepository(database: SqlExecutor) {
     },
 
     /** The key's owner (and records the use), or undefined for an unknown or revoked key. */
-    async useByKeyHash(keyHash: string): Promise<{ apiKeyId: string; accountId: string; email: string } | undefined> {
-      const rows = await database.query<{ id: string; account_id: string; email: string }>(
-        `SELECT k.id, k.account_id, a.email FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
+    async useByKeyHash(keyHash: string): Promise<{ apiKeyId: string; name: string; prefix: string; accountId: string; email: string } | undefined> {
+      const rows = await database.query<{ id: string; name: string; prefix: string; account_id: string; email: string }>(
+        `SELECT k.id, k.name, k.prefix, k.account_id, a.email FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
         [keyHash],
       )
       const row = rows[0]
@@ -68,16 +68,16 @@ export function createApiKeyRepository(database: SqlExecutor) {
           WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '${LAST_USED_RESOLUTION}')`,
         [row.id],
       )
-      return { apiKeyId: row.id, accountId: row.account_id, email: row.email }
+      return { apiKeyId: row.id, name: row.name, prefix: row.prefix, accountId: row.account_id, email: row.email }
     },
 
-    /** Revokes one of the account's keys; false when it has no such key. */
-    async delete(accountId: string, id: string): Promise<boolean> {
-      const rows = await database.query<{ id: string }>('DELETE FROM api_keys WHERE id = $1 AND account_id = $2 RETURNING id', [
+    /** Revokes one of the account's keys: its name and prefix, or undefined when it has no such key. */
+    async delete(accountId: string, id: string): Promise<{ name: string; prefix: string } | undefined> {
+      const rows = await database.query<{ name: string; prefix: string }>('DELETE FROM api_keys WHERE id = $1 AND account_id = $2 RETURNING name, prefix', [
         id,
         accountId,
       ])
-      return rows.length > 0
+      return rows[0]
     },
   }
 }

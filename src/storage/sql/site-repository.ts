@@ -123,6 +123,12 @@ export function createSiteRepository(database: SqlExecutor) {
       return rows[0] === undefined ? undefined : toSite(rows[0])
     },
 
+    /** The site, its row locked until the transaction ends (run within one). */
+    async findByIdForUpdate(id: string): Promise<Site | undefined> {
+      const rows = await database.query<SiteRow>(`SELECT ${siteColumns} FROM sites WHERE id = $1 FOR UPDATE`, [id])
+      return rows[0] === undefined ? undefined : toSite(rows[0])
+    },
+
     async findBySiteKey(siteKey: string): Promise<Site | undefined> {
       const rows = await database.query<SiteRow>(`SELECT ${siteColumns} FROM sites WHERE site_key = $1`, [siteKey])
       return rows[0] === undefined ? undefined : toSite(rows[0])

@@ -5,6 +5,7 @@ import { findPasswordProblem, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LE
 import { isFirstAccountSetupCode } from '../../../domain/accounts/setup-code.js'
 import { ApiError, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
 import { rejectCrossOriginForm } from '../../../plugins/authentication.js'
+import { recordAudit } from '../audit-log/audit-trail.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { Account, ErrorResponse } from '../dashboard-schemas.js'
 import { announceSetupCode } from './announce-setup-code.js'
@@ -115,10 +116,12 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const issues = validateSignUp(email, request.body.password)
       throwIfInvalid(issues)
       const passwordHash = await hashPassword(request.body.password)
-      const account =
-        signUps === 'first'
-          ? await app.database.transaction((transaction) => createAccountRepository(transaction).createFirst(email, passwordHash))
-          : await app.accounts.create(email, passwordHash)
+      const account = await app.database.transaction(async (transaction) => {
+        const accounts = createAccountRepository(transaction)
+        const created = signUps === 'first' ? await accounts.createFirst(email, passwordHash) : await accounts.create(email, passwordHash)
+        if (typeof created === 'object') await recordAudit(transaction, request, { action: 'account.created', accountId: created.id })
+        return created
+      })
       // Another first account was made while this password was being hashed.
       if (account === 'accounts_exist') throw new ApiError('sign_up_closed')
       if (account === undefined) throw new ApiError('email_taken')

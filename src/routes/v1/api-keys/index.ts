@@ -5,7 +5,8 @@ import { findDisplayNameProblem, normalizeDisplayName } from '../../../domain/di
 import { isUuid } from '../../../domain/uuid.js'
 import { ApiError, invalidRequest } from '../../../errors.js'
 import { accountOf, creationRefused } from '../../../plugins/authentication.js'
-import type { ApiKeyRecord } from '../../../storage/sql/api-key-repository.js'
+import { createApiKeyRepository, type ApiKeyRecord } from '../../../storage/sql/api-key-repository.js'
+import { recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 
 const API_KEY_NAME_MAX_LENGTH = 100
@@ -63,7 +64,11 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const problem = findDisplayNameProblem(name, API_KEY_NAME_MAX_LENGTH)
       if (problem !== undefined) throw invalidRequest([{ field: 'name', message: problem }])
       const key = generateApiKey()
-      const record = await app.apiKeys.create(accountOf(request).id, { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key) }, MAX_API_KEYS_PER_ACCOUNT)
+      const record = await app.database.transaction(async (transaction) => {
+        const created = await createApiKeyRepository(transaction).create(accountOf(request).id, { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key) }, MAX_API_KEYS_PER_ACCOUNT)
+        if (created !== undefined) await recordAudit(transaction, request, { action: 'api_key.created', details: { apiKeyId: created.id, name: created.name, prefix: created.prefix } })
+        return created
+      })
       if (record === undefined) throw await creationRefused(app, request, `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} API keys; revoke one first.`)
       return reply.code(201).send({ ...apiKeyView(record), key })
     },
@@ -94,8 +99,15 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const isDeleted = isUuid(request.params.id) && (await app.apiKeys.delete(accountOf(request).id, request.params.id))
-      if (!isDeleted) throw new ApiError('not_found', 'There is no API key with this id in your account.')
+      const { id } = request.params
+      const notFound = new ApiError('not_found', 'There is no API key with this id in your account.')
+      if (!isUuid(id)) throw notFound
+      await app.database.transaction(async (transaction) => {
+        const revoked = await createApiKeyRepository(transaction).delete(accountOf(request).id, id)
+        if (revoked === undefined) throw notFound
+        // A key that revokes itself is named as the actor by the request that authenticated it.
+        await recordAudit(transaction, request, { action: 'api_key.revoked', details: { apiKeyId: id.toLowerCase(), ...revoked } })
+      })
       return reply.code(204).send(null)
     },
   )

@@ -7,6 +7,7 @@ import { accountOf, clearSessionCookie, sessionCookieName, sessionIdOf } from '.
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createSessionRepository } from '../../../storage/sql/session-repository.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
+import { recordAudit } from '../audit-log/audit-trail.js'
 import { announceSetupCode } from '../accounts/announce-setup-code.js'
 import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
@@ -66,7 +67,8 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const passwordHash = await hashPassword(request.body.newPassword)
       await app.database.transaction(async (transaction) => {
         await createAccountRepository(transaction).setPasswordHash(id, passwordHash)
-        await createSessionRepository(transaction).deleteOthers(id, sessionId)
+        const endedSessions = await createSessionRepository(transaction).deleteOthers(id, sessionId)
+        await recordAudit(transaction, request, { action: 'account.password_changed', details: { endedSessions } })
       })
       return reply.code(204).send(null)
     },

@@ -15,7 +15,8 @@ import {
   setSessionCookie,
 } from '../../../plugins/authentication.js'
 import { Credentials } from '../accounts/index.js'
-import { MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
+import { createSessionRepository, MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
+import { auditActorOf, recordAudit } from '../audit-log/audit-trail.js'
 import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
 import { deviceCookieName, rememberDevice } from './known-device.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
@@ -73,13 +74,27 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const account = await app.accounts.findByEmail(email)
       // Runs Argon2 even for an unknown address, so timing does not reveal which addresses exist.
       const isCorrect = await isPasswordCorrect(account?.passwordHash, request.body.password)
-      if (account === undefined || !isCorrect) throw new ApiError('invalid_credentials')
+      if (account === undefined) throw new ApiError('invalid_credentials')
+      if (!isCorrect) {
+        // The owner sees the guesses at their account (within the log-in budgets, which bound how
+        // many are written); an address that has no account has no one to tell. Not awaited: the
+        // answer must take as long for an address with an account as for one without.
+        recordAudit(app.database, request, { action: 'account.login_failed', accountId: account.id }).catch((error: unknown) =>
+          request.log.warn({ err: error }, 'could not record a failed log-in in the audit log'),
+        )
+        throw new ApiError('invalid_credentials')
+      }
       const token = generateSessionToken()
       const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS)
-      // A password change that commits meanwhile makes the password just checked a wrong one.
-      const sessionId = await app.sessions.create(account, hashToken(token), expiresAt, {
-        userAgent: request.headers['user-agent'] ?? null,
-        clientIp: request.ip,
+      const origin = { userAgent: request.headers['user-agent'] ?? null, clientIp: request.ip }
+      const sessionId = await app.database.transaction(async (transaction) => {
+        // A password change that commits meanwhile makes the password just checked a wrong one.
+        const id = await createSessionRepository(transaction).create(account, hashToken(token), expiresAt, origin)
+        if (id !== undefined) {
+          const actor = { ...auditActorOf(request), type: 'session' as const, id, name: account.email }
+          await recordAudit(transaction, request, { action: 'account.logged_in', accountId: account.id, actor })
+        }
+        return id
       })
       if (sessionId === undefined) throw new ApiError('invalid_credentials')
       setSessionCookie(reply, token, expiresAt, app.config)
@@ -146,9 +161,12 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const current = sessionIdOf(request, 'end a session')
       const { id } = request.params
-      if (!isUuid(id) || !(await app.sessions.deleteOfAccount(accountOf(request).id, id.toLowerCase()))) {
-        throw new ApiError('not_found', 'There is no session with this id in your account.')
-      }
+      const notFound = new ApiError('not_found', 'There is no session with this id in your account.')
+      if (!isUuid(id)) throw notFound
+      await app.database.transaction(async (transaction) => {
+        if (!(await createSessionRepository(transaction).deleteOfAccount(accountOf(request).id, id.toLowerCase()))) throw notFound
+        await recordAudit(transaction, request, { action: 'session.ended', details: { sessionId: id.toLowerCase() } })
+      })
       if (id.toLowerCase() === current) clearSessionCookie(reply, app.config)
       return reply.code(204).send(null)
     },
@@ -168,7 +186,12 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const current = sessionIdOf(request, 'end the other sessions')
-      return { endedSessions: await app.sessions.deleteOthers(accountOf(request).id, current) }
+      const endedSessions = await app.database.transaction(async (transaction) => {
+        const ended = await createSessionRepository(transaction).deleteOthers(accountOf(request).id, current)
+        if (ended > 0) await recordAudit(transaction, request, { action: 'sessions.ended_others', details: { endedSessions: ended } })
+        return ended
+      })
+      return { endedSessions }
     },
   )
 }

@@ -7,6 +7,7 @@ import { initialSettingsOf, normalizeSiteInput, validateMergedSettings } from '.
 import { accountOf, creationRefused } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
+import { recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { CreateSiteBody, documentedBodies, Site, siteView, SiteWithSecret, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
@@ -53,17 +54,21 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       issues.push(...validateMergedSettings(withDefaultSettings(initialSettings), webhookSecret !== null))
       throwIfInvalid(issues)
       const id = randomUUID()
-      const created = await app.sites.createWithinLimit(
-        {
-          id,
-          accountId: accountOf(request).id,
-          name: value.name ?? '',
-          domains: [...(value.domains ?? [])],
-          settings: initialSettings,
-          webhookSecretCiphertext: webhookSecret === null ? null : sealWebhookSecret(app, id, webhookSecret),
-        },
-        MAX_SITES_PER_ACCOUNT,
-      )
+      const created = await app.database.transaction(async (transaction) => {
+        const result = await createSiteRepository(transaction).createWithinLimit(
+          {
+            id,
+            accountId: accountOf(request).id,
+            name: value.name ?? '',
+            domains: [...(value.domains ?? [])],
+            settings: initialSettings,
+            webhookSecretCiphertext: webhookSecret === null ? null : sealWebhookSecret(app, id, webhookSecret),
+          },
+          MAX_SITES_PER_ACCOUNT,
+        )
+        if (result !== undefined) await recordAudit(transaction, request, { action: 'site.created', site: result.site, details: { domains: result.site.domains } })
+        return result
+      })
       if (created === undefined) throw await creationRefused(app, request, `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites; delete one first.`)
       const { site, secretKey } = created
       await app.siteCache.invalidate(site)
@@ -110,6 +115,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await createVerificationQueryRepository(transaction).deleteRollupsOf(site.id)
         // Of two deletions at once, the one that finds the site gone says so, as any later one does.
         if (!(await createSiteRepository(transaction).delete(site.id))) throw new ApiError('not_found', 'There is no site with this id in your account.')
+        await recordAudit(transaction, request, { action: 'site.deleted', site })
       })
       await app.siteCache.invalidate(site)
       app.logRetention.sweepAfterDeletion()

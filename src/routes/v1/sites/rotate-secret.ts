@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { PREVIOUS_SECRET_GRACE_MS } from '../../../domain/sites/site-keys.js'
 import { ApiError } from '../../../errors.js'
+import { createSiteRepository } from '../../../storage/sql/site-repository.js'
+import { recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 
 const graceHours = PREVIOUS_SECRET_GRACE_MS / 3_600_000
@@ -55,8 +57,12 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const site = await app.findOwnedSite(request, request.params.id)
       const previousValidUntil = request.body?.invalidateImmediately === true ? null : new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS)
-      const secretKey = await app.sites.rotateSecret(site.id, previousValidUntil)
-      if (secretKey === undefined) throw notFound()
+      const secretKey = await app.database.transaction(async (transaction) => {
+        const key = await createSiteRepository(transaction).rotateSecret(site.id, previousValidUntil)
+        if (key === undefined) throw notFound()
+        await recordAudit(transaction, request, { action: 'site.secret_rotated', site, details: { previousSecretExpiresAt: previousValidUntil?.toISOString() ?? null } })
+        return key
+      })
       await app.siteCache.invalidate(site)
       return { secretKey, previousSecretExpiresAt: previousValidUntil?.toISOString() ?? null }
     },
@@ -76,7 +82,10 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const site = await app.findOwnedSite(request, request.params.id)
-      if (!(await app.sites.endPreviousSecret(site.id))) throw notFound()
+      await app.database.transaction(async (transaction) => {
+        if (!(await createSiteRepository(transaction).endPreviousSecret(site.id))) throw notFound()
+        await recordAudit(transaction, request, { action: 'site.previous_secrets_ended', site })
+      })
       await app.siteCache.invalidate(site)
       return reply.code(204).send(null)
     },

@@ -3,6 +3,8 @@ import { Type } from 'typebox'
 import { normalizeSiteInput, settingsChangesOf, validateMergedSettings } from '../../../domain/sites/site-input.js'
 import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
+import { siteChangesBetween } from '../../../domain/audit/audit-event.js'
+import { recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { documentedBodies, Site, siteView, UpdateSiteBody, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { etagHeader, revisionsAcceptedBy, tagWithRevision } from './site-revision.js'
@@ -50,12 +52,16 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
           settings: settingsChangesOf(settings),
           webhookSecretCiphertext: secret === undefined || secret === null ? secret : sealWebhookSecret(app, site.id, secret),
         }
-        const result = await sites.update(site.id, changes, expectedRevisions)
-        if (result === undefined) {
-          if (expectedRevisions !== undefined && (await sites.findById(site.id)) !== undefined) throw new ApiError('precondition_failed')
+        // The site as the update finds it, locked until the commit: the audit log's "before".
+        const before = await sites.findByIdForUpdate(site.id)
+        const result = before === undefined ? undefined : await sites.update(site.id, changes, expectedRevisions)
+        if (before === undefined || result === undefined) {
+          if (expectedRevisions !== undefined && before !== undefined) throw new ApiError('precondition_failed')
           throw new ApiError('not_found', 'There is no site with this id in your account.')
         }
         throwIfInvalid(validateMergedSettings(result.settings, result.webhookSecretCiphertext !== null))
+        const changed = siteChangesBetween(before, result, typeof secret === 'string')
+        if (changed.length > 0) await recordAudit(transaction, request, { action: 'site.updated', site: result, details: { changes: changed } })
         return result
       })
       await app.siteCache.invalidate(updated)

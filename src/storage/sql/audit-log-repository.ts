@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto'
+import type { AuditAction, AuditActor, AuditActorType, NewAuditEvent } from '../../domain/audit/audit-event.js'
+import type { LogCursor } from '../../domain/analytics/log-cursor.js'
+import type { SqlExecutor } from '../ports.js'
+import { afterPosition, CREATED_AT_MICROS } from './keyset.js'
+
+export interface AuditEventRecord {
+  id: string
+  createdAt: Date
+  createdAtMicros: number
+  action: AuditAction
+  actor: AuditActor
+  site: { id: string; name: string } | null
+  details: Record<string, unknown>
+}
+
+interface AuditEventRow {
+  id: string
+  created_at: Date
+  created_at_micros: number
+  action: AuditAction
+  actor_type: AuditActorType
+  actor_id: string | null
+  actor_name: string | null
+  actor_key_prefix: string | null
+  client_ip: string | null
+  user_agent: string | null
+  site_id: string | null
+  site_name: string | null
+  details: Record<string, unknown>
+}
+
+export interface AuditPageQuery {
+  limit: number
+  siteId?: string
+  action?: AuditAction
+  after?: LogCursor
+}
+
+/** As a session keeps the User-Agent of its log-in: enough to tell browsers apart, bounded. */
+const MAX_USER_AGENT_LENGTH = 512
+
+function toRecord(row: AuditEventRow): AuditEventRecord {
+  return {
+    id: row.id,
+    createdAt: row.created_at,
+    createdAtMicros: row.created_at_micros,
+    action: row.action,
+    actor: {
+      type: row.actor_type,
+      id: row.actor_id,
+      name: row.actor_name,
+      keyPrefix: row.actor_key_prefix,
+      clientIp: row.client_ip,
+      userAgent: row.user_agent,
+    },
+    site: row.site_id === null ? null : { id: row.site_id, name: row.site_name ?? '' },
+    details: row.details,
+  }
+}
+
+/**
+ * The accounts' audit log (migration 024). `record` takes the executor of the change's own
+ * transaction, so the event commits or rolls back with the change; reads run on the
+ * (account_id, [site_id,] created_at, id) indexes, newest first, a page at a time.
+ */
+export function createAuditLogRepository(database: SqlExecutor) {
+  return {
+    async record(event: NewAuditEvent): Promise<void> {
+      const { actor } = event
+      await database.query(
+        `INSERT INTO audit_events (id, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name, details)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb)`,
+        [
+          randomUUID(),
+          event.accountId,
+          event.action,
+          actor.type,
+          actor.id,
+          actor.name,
+          actor.keyPrefix,
+          actor.clientIp,
+          actor.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null,
+          event.site?.id ?? null,
+          event.site?.name ?? null,
+          JSON.stringify(event.details ?? {}),
+        ],
+      )
+    },
+
+    /** The account's events, newest first, `query.limit` of them after `query.after`. */
+    async listPage(accountId: string, query: AuditPageQuery): Promise<AuditEventRecord[]> {
+      const params: unknown[] = [accountId]
+      const conditions = ['account_id = $1']
+      if (query.siteId !== undefined) {
+        params.push(query.siteId)
+        conditions.push(`site_id = $${params.length}::uuid`)
+      }
+      if (query.action !== undefined) {
+        params.push(query.action)
+        conditions.push(`action = $${params.length}`)
+      }
+      if (query.after !== undefined) {
+        params.push(query.after.createdAtMicros, query.after.id)
+        conditions.push(afterPosition(params.length - 1, params.length))
+      }
+      params.push(query.limit)
+      const rows = await database.query<AuditEventRow>(
+        `SELECT id, created_at, ${CREATED_AT_MICROS}, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name, details
+           FROM audit_events
+          WHERE ${conditions.join(' AND ')}
+          ORDER BY created_at DESC, id DESC
+          LIMIT $${params.length}`,
+        params,
+      )
+      return rows.map(toRecord)
+    },
+
+    /** Deletes up to `batchSize` events older than the cutoff, oldest first; how many it deleted. */
+    async deleteBefore(cutoff: Date, batchSize: number): Promise<number> {
+      const rows = await database.query<{ id: string }>(
+        `DELETE FROM audit_events WHERE id IN (
+           SELECT id FROM audit_events WHERE created_at < $1 ORDER BY created_at LIMIT $2
+         ) RETURNING id`,
+        [cutoff, batchSize],
+      )
+      return rows.length
+    },
+  }
+}
+
+export type AuditLogRepository = ReturnType<typeof createAuditLogRepository>
