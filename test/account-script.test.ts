@@ -66,7 +66,19 @@ describe('npm run account', () => {
     await withService(async (app) => {
       expect((await app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie } })).statusCode).toBe(401)
       expect((await logIn(app, 'first password here')).statusCode).toBe(401)
-      expect((await logIn(app, 'second password here')).statusCode).toBe(200)
+      const loggedIn = await logIn(app, 'second password here')
+      expect(loggedIn.statusCode).toBe(200)
+      // The owner's audit log says the server's operator made the account and set its password.
+      const audit = await app.inject({
+        method: 'GET',
+        url: '/api/v1/audit-log?limit=200',
+        headers: { cookie: sessionCookieOf(loggedIn.headers['set-cookie']) },
+      })
+      const events = audit.json<{ items: { action: string; actor: { type: string }; details: object }[] }>().items.reverse()
+      expect(events.filter((event) => event.actor.type === 'operator')).toEqual([
+        expect.objectContaining({ action: 'account.created', actor: expect.objectContaining({ clientIp: null }), details: {} }),
+        expect.objectContaining({ action: 'account.password_set', details: { endedSessions: 1 } }),
+      ])
     })
   }, 120_000)
 

@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { asBrowser, asScript, createTestAccount, createTestSite, OWN_ORIGIN, randomClientAddress, sessionCookieOf, type TestAccount } from '../helpers/dashboard-client.js'
+import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
+
+interface AuditEvent {
+  id: string
+  createdAt: string
+  action: string
+  actor: { type: string; id: string | null; name: string | null; keyPrefix: string | null; clientIp: string | null; userAgent: string | null }
+  site: { id: string; name: string } | null
+  details: Record<string, unknown>
+}
+
+interface AuditPage {
+  items: AuditEvent[]
+  nextCursor: string | null
+}
+
+const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36'
+const WEBHOOK_SECRET = 'whsec-audit-test-0123456789abcdef'
+
+/** The audit log records who changed what in an account, from where, in the change's own transaction. */
+describe.each(deployments)('the audit log ($name)', ({ available, options }) => {
+  let service: TestApp
+  let account: TestAccount
+
+  beforeAll(async () => {
+    if (!available) return
+    service = await buildTestApp(options)
+    account = await createTestAccount(service.app)
+  })
+  afterAll(() => service?.close())
+
+  const read = async (query = '', headers: Record<string, string> = asBrowser(account)) => {
+    const response = await service.app.inject({ method: 'GET', url: `/api/v1/audit-log${query}`, headers })
+    expect(response.statusCode, response.body).toBe(200)
+    return response.json<AuditPage>()
+  }
+  const latest = async (action: string, query = '') => (await read(`?action=${action}${query}`)).items[0]
+
+  const asOwnBrowser = (address: string) => ({ headers: { ...asBrowser(account), 'user-agent': BROWSER }, remoteAddress: address })
+
+  it.runIf(available)("records the sign-up, the log-in and the API key of a new account, each with its actor and address", async () => {
+    const { items } = await read()
+    expect(items.map((event) => event.action)).toEqual(['api_key.created', 'account.logged_in', 'account.created'])
+    const [keyCreated, loggedIn, created] = items
+    expect(created?.actor).toMatchObject({ type: 'anonymous', id: null, name: null, clientIp: expect.stringMatching(/^2001:db8:/) })
+    expect(loggedIn?.actor).toMatchObject({ type: 'session', id: expect.any(String), name: account.email, clientIp: created?.actor.clientIp })
+    expect(keyCreated?.actor).toMatchObject({ type: 'session', id: loggedIn?.actor.id, name: account.email })
+    expect(keyCreated?.details).toEqual({ apiKeyId: expect.any(String), name: 'test key', prefix: expect.stringMatching(/^tgak_/) })
+    expect(keyCreated?.site).toBeNull()
+  })
+
+  it.runIf(available)("names the API key that made a change, and a site's settings before and after, never its webhook secret", async () => {
+    const site = await createTestSite(service.app, account, { name: 'Shop', domains: ['shop.example'] })
+    const createdEvent = await latest('site.created')
+    expect(createdEvent).toMatchObject({ site: { id: site.id, name: 'Shop' }, details: { domains: ['shop.example'] } })
+    expect(createdEvent?.actor).toMatchObject({ type: 'api-key', name: 'test key', keyPrefix: expect.stringMatching(/^tgak_/), clientIp: expect.any(String) })
+
+    const address = randomClientAddress()
+    const updated = await service.app.inject({
+      method: 'PUT',
+      url: `/api/v1/sites/${site.id}`,
+      ...asOwnBrowser(address),
+      payload: { name: 'Shop (EU)', settings: { blockThreshold: 60, webhookUrl: 'https://hooks.example/tollgate', webhookSecret: WEBHOOK_SECRET } },
+    })
+    expect(updated.statusCode, updated.body).toBe(200)
+    const event = await latest('site.updated')
+    expect(event?.site).toEqual({ id: site.id, name: 'Shop (EU)' })
+    expect(event?.actor).toMatchObject({ type: 'session', name: account.email, clientIp: address, userAgent: BROWSER })
+    expect(event?.details).toEqual({
+      changes: [
+        { field: 'name', from: 'Shop', to: 'Shop (EU)' },
+        { field: 'webhookUrl', from: null, to: 'https://hooks.example/tollgate' },
+        { field: 'blockThreshold', from: 70, to: 60 },
+        { field: 'webhookSecret', from: false, to: true },
+      ],
+    })
+    const everything = JSON.stringify(await read('?limit=200'))
+    expect(everything).not.toContain(WEBHOOK_SECRET)
+
+    // The secret replaced, then removed.
+    await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(account), payload: { settings: { webhookSecret: `${WEBHOOK_SECRET}-2` } } })
+    expect((await latest('site.updated'))?.details).toEqual({ changes: [{ field: 'webhookSecret', from: true, to: true }] })
+    await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(account), payload: { settings: { webhookUrl: null, webhookSecret: null } } })
+    expect((await latest('site.updated'))?.details).toEqual({
+      changes: [
+        { field: 'webhookUrl', from: 'https://hooks.example/tollgate', to: null },
+        { field: 'webhookSecret', from: true, to: false },
+      ],
+    })
+  })
+
+  it.runIf(available)('records nothing for an update that changed nothing, was refused or lost a race', async () => {
+    const site = await createTestSite(service.app, account, { name: 'Quiet' })
+    const countOf = async () => (await read(`?siteId=${site.id}&action=site.updated`)).items.length
+    const put = (payload: object, headers: Record<string, string> = asScript(account)) =>
+      service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers, payload })
+    expect((await put({ name: 'Quiet', settings: { blockThreshold: 70 } })).statusCode).toBe(200)
+    // The merged settings are checked in the update's transaction: a threshold pair out of order rolls back.
+    expect((await put({ settings: { challengeThreshold: 90, blockThreshold: 80 } })).statusCode).toBe(400)
+    expect((await put({ name: 'Late' }, { ...asScript(account), 'if-match': '"999"' })).statusCode).toBe(412)
+    expect(await countOf()).toBe(0)
+    expect((await put({ settings: { maxStepUps: 3 } })).statusCode).toBe(200)
+    expect(await countOf()).toBe(1)
+  })
+
+  it.runIf(available)('makes no change whose event cannot be written', async () => {
+    const site = await createTestSite(service.app, account, { name: 'Guarded' })
+    // The database refuses this one kind of event: the change it records must roll back with it.
+    await service.app.database.query(`ALTER TABLE audit_events ADD CONSTRAINT refuse_updates CHECK (action <> 'site.updated') NOT VALID`)
+    try {
+      const refused = await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(account), payload: { name: 'Changed' } })
+      expect(refused.statusCode).toBe(500)
+    } finally {
+      await service.app.database.query('ALTER TABLE audit_events DROP CONSTRAINT refuse_updates')
+    }
+    const stored = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: asScript(account) })
+    expect(stored.json<{ name: string }>().name).toBe('Guarded')
+  })
+
+  it.runIf(available)("keeps a deleted site's events, found by its id, with the keys' rotations and the key's revocation", async () => {
+    const site = await createTestSite(service.app, account, { name: 'Gone soon' })
+    const rotate = (payload?: object) =>
+      service.app.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/secret/rotate`, headers: asScript(account), ...(payload === undefined ? {} : { payload }) })
+    expect((await rotate()).statusCode).toBe(200)
+    expect((await latest('site.secret_rotated'))?.details).toEqual({ previousSecretExpiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) })
+    expect((await rotate({ invalidateImmediately: true })).statusCode).toBe(200)
+    expect((await latest('site.secret_rotated'))?.details).toEqual({ previousSecretExpiresAt: null })
+    const ended = await service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}/secret/previous`, headers: asScript(account) })
+    expect(ended.statusCode).toBe(204)
+    expect(await service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}`, headers: asScript(account) })).toMatchObject({ statusCode: 204 })
+
+    const { items } = await read(`?siteId=${site.id.toUpperCase()}`)
+    expect(items.map((event) => event.action)).toEqual(['site.deleted', 'site.previous_secrets_ended', 'site.secret_rotated', 'site.secret_rotated', 'site.created'])
+    expect(items.every((event) => event.site?.name === 'Gone soon')).toBe(true)
+
+    const made = await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(account), payload: { name: 'deploy' } })
+    const key = made.json<{ id: string; prefix: string; key: string }>()
+    // The key revokes itself: the event names it as the actor and as what was revoked.
+    const revoked = await service.app.inject({ method: 'DELETE', url: `/api/v1/api-keys/${key.id}`, headers: { authorization: `Bearer ${key.key}` } })
+    expect(revoked.statusCode).toBe(204)
+    expect(await latest('api_key.revoked')).toMatchObject({
+      actor: { type: 'api-key', id: key.id, name: 'deploy', keyPrefix: key.prefix },
+      details: { apiKeyId: key.id, name: 'deploy', prefix: key.prefix },
+    })
+  })
+
+  it.runIf(available)("records failed log-ins, a password change and ended sessions, and shows addresses to the dashboard only", async () => {
+    const owner = await createTestAccount(service.app)
+    const attacker = randomClientAddress()
+    const wrong = await service.app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: owner.email, password: 'not-the-password' }, remoteAddress: attacker })
+    expect(wrong.statusCode).toBe(401)
+    const readOwner = (query: string, headers: Record<string, string> = asBrowser(owner)) =>
+      service.app.inject({ method: 'GET', url: `/api/v1/audit-log${query}`, headers }).then((response) => response.json<AuditPage>())
+    // The failed log-in is written beside the answer, not before it.
+    await expect.poll(async () => (await readOwner('?action=account.login_failed')).items[0]?.actor).toMatchObject({ type: 'anonymous', clientIp: attacker })
+
+    const second = await service.app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: owner.email, password: owner.password }, remoteAddress: attacker })
+    const secondCookie = sessionCookieOf(second.headers['set-cookie'])
+    const secondId = (await readOwner('?action=account.logged_in')).items[0]?.actor.id
+    const endOne = await service.app.inject({ method: 'DELETE', url: `/api/v1/sessions/${String(secondId)}`, headers: asBrowser(owner) })
+    expect(endOne.statusCode).toBe(204)
+    expect((await readOwner('?action=session.ended')).items[0]?.details).toEqual({ sessionId: secondId })
+    expect((await service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: { cookie: secondCookie } })).statusCode).toBe(401)
+
+    const changed = await service.app.inject({
+      method: 'PUT',
+      url: '/api/v1/me/password',
+      headers: asBrowser(owner),
+      payload: { currentPassword: owner.password, newPassword: `${owner.password}-new` },
+    })
+    expect(changed.statusCode).toBe(204)
+    expect((await readOwner('?action=account.password_changed')).items[0]).toMatchObject({ actor: { type: 'session', name: owner.email }, details: { endedSessions: 0 } })
+
+    const byScript = await readOwner('', asScript(owner))
+    expect(byScript.items.length).toBeGreaterThan(4)
+    expect(byScript.items.every((event) => event.actor.clientIp === null && event.actor.userAgent === null)).toBe(true)
+    // Another account sees none of this one's events.
+    const mine = await read('?limit=200')
+    expect(mine.items.some((event) => event.actor.name === owner.email || event.actor.clientIp === attacker)).toBe(false)
+  })
+
+  it.runIf(available)('pages through every event once, newest first, and refuses what it cannot read', async () => {
+    const all = (await read('?limit=200')).items
+    const seen: string[] = []
+    let cursor: string | null = null
+    do {
+      const page: AuditPage = await read(`?limit=2${cursor === null ? '' : `&cursor=${cursor}`}`)
+      seen.push(...page.items.map((event) => event.id))
+      cursor = page.nextCursor
+    } while (cursor !== null)
+    expect(seen).toEqual(all.map((event) => event.id))
+    const times = all.map((event) => Date.parse(event.createdAt))
+    expect(times).toEqual([...times].sort((first, second) => second - first))
+
+    for (const query of ['?siteId=not-a-site', '?action=site.renamed', '?cursor=forged', '?limit=0']) {
+      const response = await service.app.inject({ method: 'GET', url: `/api/v1/audit-log${query}`, headers: asBrowser(account) })
+      expect(response.statusCode, query).toBe(400)
+      expect(response.json<{ error: { code: string } }>().error.code).toBe('validation_error')
+    }
+    expect((await service.app.inject({ method: 'GET', url: '/api/v1/audit-log' })).statusCode).toBe(401)
+  })
+
+  it.runIf(available)('deletes events past AUDIT_RETENTION_DAYS', async () => {
+    const before = (await read('?limit=200')).items.length
+    expect(before).toBeGreaterThan(0)
+    // A sweep a day short of the retention keeps them; one past it deletes them.
+    await service.app.logRetention.sweep(new Date(Date.now() + 364 * 86_400_000))
+    expect((await read('?limit=200')).items.length).toBe(before)
+    await service.app.logRetention.sweep(new Date(Date.now() + 366 * 86_400_000))
+    expect((await read('?limit=200')).items).toEqual([])
+  })
+})
+
+describe('the audit log with AUDIT_RETENTION_DAYS=0', () => {
+  it('keeps events for ever', async () => {
+    const service = await buildTestApp({ env: { AUDIT_RETENTION_DAYS: '0' } })
+    try {
+      const account = await createTestAccount(service.app, { origin: OWN_ORIGIN })
+      await service.app.logRetention.sweep(new Date(Date.now() + 100 * 365 * 86_400_000))
+      const page = await service.app.inject({ method: 'GET', url: '/api/v1/audit-log', headers: asBrowser(account) })
+      expect(page.json<AuditPage>().items).toHaveLength(3)
+    } finally {
+      await service.close()
+    }
+  })
+})
