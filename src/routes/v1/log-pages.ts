@@ -2,6 +2,12 @@ import { Type } from 'typebox'
 import { decodeLogCursor, encodeLogCursor, type LogCursor } from '../../domain/analytics/log-cursor.js'
 import { invalidRequest } from '../../errors.js'
 
+/** The page sizes of the account's logs (the verification log, the audit log): the default and the most. */
+export const LOG_PAGE_SIZE = { default: 50, maximum: 200 } as const
+
+/** A schema or null: the nullable fields of a log's rows. */
+export const orNull = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
 /** The query of a log read page by page, newest first; `maximum` bounds its page size. */
 export function logPageQuery(defaultSize: number, maximum: number) {
   return {

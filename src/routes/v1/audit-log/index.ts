@@ -5,14 +5,11 @@ import { isUuid } from '../../../domain/uuid.js'
 import { accountOf } from '../../../plugins/authentication.js'
 import { createAuditLogRepository, type AuditEventRecord } from '../../../storage/sql/audit-log-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
-import { logPageQuery, pageOf, positionOf } from '../log-pages.js'
+import { LOG_PAGE_SIZE, logPageQuery, orNull, pageOf, positionOf } from '../log-pages.js'
 import { stringEnum } from '../public-schemas.js'
 import { invalidRequest } from '../../../errors.js'
 
-const DEFAULT_PAGE_SIZE = 50
-const MAX_PAGE_SIZE = 200
-
-const nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+const { default: DEFAULT_PAGE_SIZE, maximum: MAX_PAGE_SIZE } = LOG_PAGE_SIZE
 
 const AuditEvent = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -22,13 +19,13 @@ const AuditEvent = Type.Object({
     type: stringEnum(['session', 'api-key', 'operator', 'anonymous'] as const, {
       description: 'session: the dashboard, logged in; api-key: a script with an API key; operator: `npm run account` on the server; anonymous: a failed log-in or a sign-up',
     }),
-    id: nullable(Type.String({ format: 'uuid', description: "The session's or API key's id" })),
-    name: nullable(Type.String({ description: "The account's e-mail address for a session, the key's name for an API key" })),
-    keyPrefix: nullable(Type.String({ description: "The API key's prefix" })),
-    clientIp: nullable(Type.String({ description: 'The address the request came from; null when an API key reads the log' })),
-    userAgent: nullable(Type.String({ description: 'The User-Agent it sent (up to 512 characters); null when an API key reads the log' })),
+    id: orNull(Type.String({ format: 'uuid', description: "The session's or API key's id" })),
+    name: orNull(Type.String({ description: "The account's e-mail address for a session, the key's name for an API key" })),
+    keyPrefix: orNull(Type.String({ description: "The API key's prefix" })),
+    clientIp: orNull(Type.String({ description: 'The address the request came from; null when an API key reads the log' })),
+    userAgent: orNull(Type.String({ description: 'The User-Agent it sent (up to 512 characters); null when an API key reads the log' })),
   }),
-  site: nullable(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String({ description: 'Its name at the time' }) })),
+  site: orNull(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String({ description: 'Its name at the time' }) })),
   details: Type.Record(Type.String(), Type.Unknown(), {
     description:
       'By action: site.updated has changes, a list of { field, from, to } (for webhookSecret, whether one was set: never the secret); ' +
@@ -62,7 +59,7 @@ const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
           action: Type.Optional(stringEnum(AUDIT_ACTIONS, { description: 'Only the events of this action' })),
         }),
         response: {
-          200: Type.Object({ items: Type.Array(AuditEvent), nextCursor: nullable(Type.String()) }),
+          200: Type.Object({ items: Type.Array(AuditEvent), nextCursor: orNull(Type.String()) }),
           400: ErrorResponse,
           ...authenticatedErrors,
         },

@@ -6,30 +6,27 @@ import { EPHEMERAL_ID_PATTERN } from '../../../domain/token/ephemeral-id-pattern
 import { accountOf } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository, type LogEntry } from '../../../storage/sql/verification-query-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
-import { logPageQuery, pageOf, positionOf } from '../log-pages.js'
+import { LOG_PAGE_SIZE, logPageQuery, orNull, pageOf, positionOf } from '../log-pages.js'
 import { stringEnum } from '../public-schemas.js'
 
-const DEFAULT_PAGE_SIZE = 50
-const MAX_PAGE_SIZE = 200
-
-const nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+const { default: DEFAULT_PAGE_SIZE, maximum: MAX_PAGE_SIZE } = LOG_PAGE_SIZE
 
 const Verification = Type.Object({
   id: Type.String({ format: 'uuid' }),
   siteId: Type.String({ format: 'uuid' }),
   createdAt: Type.String({ format: 'date-time' }),
   action: stringEnum(statsActions, { description: 'allow, challenge, block, or rejected (refused before scoring; see errorCode)' }),
-  errorCode: nullable(Type.String()),
-  riskScore: nullable(Type.Integer()),
+  errorCode: orNull(Type.String()),
+  riskScore: orNull(Type.Integer()),
   anomalies: Type.Array(Type.String()),
-  countryCode: nullable(Type.String()),
-  clientIp: nullable(Type.String()),
-  hostname: nullable(Type.String()),
-  pageAction: nullable(Type.String({ description: "The page's action ('login') a scored verification came with (the SDK's action)" })),
-  userAgent: nullable(Type.String()),
-  difficulty: nullable(Type.Integer()),
-  solveTimeMs: nullable(Type.Integer()),
-  device: nullable(
+  countryCode: orNull(Type.String()),
+  clientIp: orNull(Type.String()),
+  hostname: orNull(Type.String()),
+  pageAction: orNull(Type.String({ description: "The page's action ('login') a scored verification came with (the SDK's action)" })),
+  userAgent: orNull(Type.String()),
+  difficulty: orNull(Type.Integer()),
+  solveTimeMs: orNull(Type.Integer()),
+  device: orNull(
     Type.String({
       description: "The visitor's device on this site, as Siteverify answered it (metadata.ephemeral_id): the same device has the same one all week, from any address",
     }),
@@ -76,7 +73,7 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
         }),
         response: {
-          200: Type.Object({ items: Type.Array(Verification), nextCursor: nullable(Type.String()) }),
+          200: Type.Object({ items: Type.Array(Verification), nextCursor: orNull(Type.String()) }),
           400: ErrorResponse,
           404: ErrorResponse,
           ...authenticatedErrors,
@@ -111,7 +108,7 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           reference: referenceQuery("A visitor's reference, such as 1a2b3c4d-5e6f: at least 8 hexadecimal digits from the start of an id (dashes optional), or a whole id"),
         }),
         response: {
-          200: Type.Object({ items: Type.Array(AccountVerification), nextCursor: nullable(Type.String()) }),
+          200: Type.Object({ items: Type.Array(AccountVerification), nextCursor: orNull(Type.String()) }),
           400: ErrorResponse,
           ...authenticatedErrors,
         },
