@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { Page, Request } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { startWithinOneEphemeralIdWeek } from '../helpers/ephemeral-id-week.js'
 import type { TestApp } from '../helpers/test-app.js'
 import {
   findAccessibilityViolations,
@@ -50,6 +51,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await dashboard?.close()
     await receiver?.close()
   })
+  // The verifications one test makes are one device's, which a later test shows, only within a week.
+  beforeEach(startWithinOneEphemeralIdWeek)
 
   async function expectNoAccessibilityViolations(screen: string) {
     const violations = await findAccessibilityViolations(page)
