@@ -17,6 +17,7 @@ import {
 import { Credentials } from '../accounts/index.js'
 import { MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
 import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
+import currentSessionRoutes from './current-session.js'
 import { deviceCookieName, rememberDevice } from './known-device.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 
@@ -171,6 +172,8 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return { endedSessions: await app.sessions.deleteOthers(accountOf(request).id, current) }
     },
   )
+
+  await app.register(currentSessionRoutes)
 }
 
 export default sessionsRoutes
