@@ -26,9 +26,8 @@ export function App() {
   const checkSession = useCallback(() => {
     setSession({ status: 'checking' })
     fetchCurrentAccount().then(
-      (account) => setSession({ status: 'signed-in', account }),
-      (error: unknown) =>
-        setSession(error instanceof ApiRequestError && error.status === 401 ? { status: 'anonymous' } : { status: 'failed', error }),
+      (account) => setSession(account === null ? { status: 'anonymous' } : { status: 'signed-in', account }),
+      (error: unknown) => setSession({ status: 'failed', error }),
     )
   }, [])
 

@@ -82,6 +82,16 @@ export async function creationRefused(app: FastifyInstance, request: FastifyRequ
   return account === undefined ? new ApiError('unauthorized', 'The account was deleted.') : new ApiError('conflict', conflictMessage)
 }
 
+/**
+ * Whether an Authorization header names an API key (the Bearer scheme): a request that does is
+ * judged by that key alone, never by a cookie it also carries. Another scheme is not ours: a
+ * proxy's Basic credentials in front of the dashboard, which the browser then sends with every
+ * request beside the session cookie.
+ */
+export function namesApiKey(authorization: string | undefined): authorization is string {
+  return authorization !== undefined && /^\s*bearer(\s|$)/i.test(authorization)
+}
+
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 function expectedOrigin(request: FastifyRequest, config: Pick<Config, 'publicUrl'>): string | undefined {
@@ -169,11 +179,8 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
   }
 
   app.decorate('authenticate', async (request: FastifyRequest) => {
-    // A request that names an API key (the Bearer scheme) is judged by that key alone, never by a
-    // cookie it also carries. Another scheme is not ours: a proxy's Basic credentials in front of
-    // the dashboard, which the browser then sends with every request beside the session cookie.
     const { authorization } = request.headers
-    if (authorization !== undefined && /^\s*bearer(\s|$)/i.test(authorization)) return authenticateWithApiKey(request, authorization)
+    if (namesApiKey(authorization)) return authenticateWithApiKey(request, authorization)
     const token = request.cookies[cookieName]
     if (token === undefined || token === '') {
       throw new ApiError('unauthorized', authorization === undefined ? undefined : 'Log in, or send "Authorization: Bearer <API key>"; this request\'s Authorization header names another scheme.')

@@ -1,8 +1,9 @@
 /// <reference lib="dom" />
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
+import { startWithinOneEphemeralIdWeek } from '../helpers/ephemeral-id-week.js'
 import { hasChromium, launchBrowser, startSdkService, type SdkService, type TestBrowser } from './sdk-support.js'
 
 /**
@@ -77,6 +78,8 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     shop?.server.close()
     await sdk?.close()
   })
+  // The browser's device gets one ephemeral id from two verifications only within a week.
+  beforeEach(startWithinOneEphemeralIdWeek)
 
   async function openShop(policy: PolicyVariant = 'documented') {
     const opened = await browser.newPage()

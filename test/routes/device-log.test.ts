@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { browserFingerprint, browserHeaders, fetchChallenge, humanSubmission, submitSolution } from '../helpers/core-flow.js'
+import { startWithinOneEphemeralIdWeek } from '../helpers/ephemeral-id-week.js'
 import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 
@@ -21,6 +22,8 @@ describe.each(deployments)("the verification log's devices ($name)", ({ availabl
     site = await createTestSite(service.app, account, { settings: { difficulty: 4 } })
   })
   afterAll(() => service?.close())
+  // One device's verifications get one id (and are found together) only within a week.
+  beforeEach(startWithinOneEphemeralIdWeek)
 
   /** A verification with this fingerprint and user agent: its answer and X-Request-Id (the row's id). */
   async function verify(fingerprint: object, userAgent?: string) {

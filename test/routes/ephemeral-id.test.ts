@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
 import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
 import { browserFingerprint, browserHeaders, createTestSite, fetchChallenge, humanSubmission, submitSolution, type TestSite } from '../helpers/core-flow.js'
+import { startWithinOneEphemeralIdWeek } from '../helpers/ephemeral-id-week.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 
 /** The service sits behind a proxy on 127.0.0.1 (app.inject's default peer), which TRUST_PROXY names. */
@@ -24,6 +25,8 @@ describe("Siteverify's ephemeral id of the visitor's device", () => {
     otherSite = await createTestSite(service.app)
   })
   afterAll(() => service.close())
+  // One device's verifications get one id only within a week.
+  beforeEach(startWithinOneEphemeralIdWeek)
 
   /** A visit from `address` with `fingerprint`, its token redeemed by the site's backend: the answer. */
   async function redeemVisit(target: TestSite, address: string, fingerprint: object): Promise<SiteverifyAnswer> {

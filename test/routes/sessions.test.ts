@@ -125,6 +125,29 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     expect(anonymous.json().error.code).toBe('unauthorized')
   })
 
+  it('GET /api/v1/sessions/current answers the session\'s account, and 200 {account: null} to a browser without a live session', async () => {
+    const current = (headers: Record<string, string>) => service.app.inject({ method: 'GET', url: '/api/v1/sessions/current', headers })
+    const loggedIn = await current({ cookie: account.cookie })
+    expect(loggedIn.statusCode).toBe(200)
+    expect(loggedIn.json()).toEqual({ account: { id: account.id, email: account.email, createdAt: expect.any(String) } })
+    // Logged out, a stranger's cookie, no cookie (a Basic-auth proxy's header beside it or not): not logged in, said with a 200.
+    const leaving = await createTestAccount(service.app)
+    expect((await service.app.inject({ method: 'DELETE', url: '/api/v1/sessions', headers: asBrowser(leaving) })).statusCode).toBe(204)
+    const withoutSession: Record<string, string>[] = [{ cookie: leaving.cookie }, { cookie: 'tollgate_session=not-a-session' }, {}, { authorization: 'Basic b3BzOnNlY3JldA==' }]
+    for (const headers of withoutSession) {
+      const anonymous = await current(headers)
+      expect(anonymous.statusCode, JSON.stringify(headers)).toBe(200)
+      expect(anonymous.json()).toEqual({ account: null })
+    }
+    // GET /api/v1/me still answers 401 then, for the clients that ask it.
+    expect((await me({ cookie: leaving.cookie })).statusCode).toBe(401)
+    // An API key is no session, as everywhere a session only is asked for; an unknown one is refused.
+    const byScript = await current(asScript(account))
+    expect(byScript.statusCode).toBe(403)
+    expect(byScript.json().error.code).toBe('forbidden')
+    expect((await current({ cookie: account.cookie, authorization: `Bearer tgak_${'B'.repeat(43)}` })).statusCode).toBe(401)
+  })
+
   it('judges a request that names an API key by the key alone, not by its cookie', async () => {
     const response = await me({ cookie: account.cookie, authorization: `Bearer tgak_${'B'.repeat(43)}` })
     expect(response.statusCode).toBe(401)

@@ -6,8 +6,12 @@ export interface Credentials {
   password: string
 }
 
-export function fetchCurrentAccount(): Promise<Account> {
-  return request<Account>('/me', { isQuietOnUnauthorized: true })
+/**
+ * The account this browser is logged in to, or null. Not GET /me: browsers log its 401 as an error
+ * in the console, which every opening of the dashboard logged out would show.
+ */
+export async function fetchCurrentAccount(): Promise<Account | null> {
+  return (await request<{ account: Account | null }>('/sessions/current')).account
 }
 
 export interface SignUpStatus {

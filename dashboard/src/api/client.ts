@@ -56,7 +56,7 @@ export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE'
   body?: unknown
   query?: Record<string, string | number | undefined>
-  /** Do not announce a 401 (the initial "am I logged in?" probe and the login form itself). */
+  /** Do not announce a 401 (the log-in form itself, and the log-out). */
   isQuietOnUnauthorized?: boolean
   /** An ETag the resource must still have (If-Match); else the service answers 412 precondition_failed. */
   ifMatch?: string

@@ -14,13 +14,7 @@ import { Form } from '../components/form.js'
 
 /** Whether the session cookie the log-in just set comes back with the next request. */
 async function isSessionKept(): Promise<boolean> {
-  try {
-    await fetchCurrentAccount()
-    return true
-  } catch (error) {
-    if (error instanceof ApiRequestError && error.status === 401) return false
-    throw error
-  }
+  return (await fetchCurrentAccount()) !== null
 }
 
 interface AuthPageProps {

@@ -18,6 +18,7 @@ import { Credentials } from '../accounts/index.js'
 import { createSessionRepository, MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
 import { auditActorOf, recordAudit } from '../audit-log/audit-trail.js'
 import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
+import currentSessionRoutes from './current-session.js'
 import { deviceCookieName, rememberDevice } from './known-device.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 
@@ -194,6 +195,8 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return { endedSessions }
     },
   )
+
+  await app.register(currentSessionRoutes)
 }
 
 export default sessionsRoutes
