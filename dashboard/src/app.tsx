@@ -6,6 +6,7 @@ import { Layout } from './components/layout.js'
 import { ErrorNotice, Loading } from './components/notice.js'
 import { navigate, useRoute } from './lib/router.js'
 import { AccountPage } from './pages/account-page.js'
+import { ActivityPage } from './pages/activity-page.js'
 import { ApiKeysPage } from './pages/api-keys-page.js'
 import { AuthPage } from './pages/auth-page.js'
 import { NewSitePage } from './pages/new-site-page.js'
@@ -103,6 +104,8 @@ export function App() {
         return <SitePage key={route.siteId} siteId={route.siteId} tab={route.tab} />
       case 'api-keys':
         return <ApiKeysPage />
+      case 'activity':
+        return <ActivityPage />
       case 'account':
         return <AccountPage account={account} onDeleted={onAccountDeleted} />
       case 'not-found':

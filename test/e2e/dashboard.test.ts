@@ -937,6 +937,112 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
   })
 
+  it("lists the account's activity: who changed what, from where, filtered by site and by action, older events appended", async () => {
+    // A script changes a setting with an API key: the log names the key, not the account.
+    const created = await callApiElsewhere('/api-keys', { method: 'POST', body: { name: 'deploy' } })
+    expect(created.status).toBe(201)
+    const apiKey = (await created.json()) as { key: string; prefix: string }
+    const scripted = await fetch(`${origin}/api/v1/sites/${siteId}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ settings: { maxStepUps: 3 } }),
+    })
+    expect(scripted.status).toBe(200)
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click()
+    await page.getByRole('heading', { name: 'Activity', exact: true }).waitFor()
+    expect(await page.title()).toBe('Activity · Tollgate')
+    const rows = page.locator('.activity tbody tr')
+    await rows.first().waitFor()
+    /** The rows whose "What" is exactly `what`, and their "Who" and "From". */
+    const rowsSaying = (what: string) => rows.filter({ has: page.locator('.activity__what').getByText(what, { exact: true }) })
+    const whoOf = async (what: string) => (await rowsSaying(what).locator('.activity__who').allInnerTexts()).map((text) => text.trim())
+    const you = `${email} (dashboard)`
+
+    expect(await whoOf('Signed up')).toEqual(['Unknown (not logged in)'])
+    expect(await whoOf('Created site Example shop for shop.example, www.shop.example')).toEqual([you])
+    // A settings change with its values before and after, by the settings page's names of the fields.
+    expect(await whoOf('Changed site Example shop: surge threshold 0 → 2 challenges per minute')).toEqual([you])
+    expect(await whoOf('Changed site Example shop: challenge lifetime 120 → 600 seconds')).toEqual([you])
+    expect(await whoOf('Changed site Example shop: maximum step-ups 2 → 3')).toEqual([`API key deploy (${apiKey.prefix}…)`])
+    expect(await whoOf(`Changed site Example shop: webhook URL ${receiver.url} → none; removed the webhook secret`)).toEqual([you])
+    expect(await rows.locator('.activity__what').getByText(/^(Created|Revoked) API key deploy script \(tgak_[\w-]{7}…\)$/).count()).toBe(2)
+    // The log-ins: this browser's, and the other device's from its own address and browser.
+    expect((await whoOf('Logged in')).every((who) => who === you)).toBe(true)
+    expect(await rowsSaying('Logged in').filter({ hasText: '198.51.100.60' }).first().locator('.activity__from').innerText()).toContain('Firefox on Windows')
+    expect(await whoOf('Failed log-in (wrong password)')).toEqual(['Unknown (not logged in)'])
+    // Each time is in a <time> with its ISO form, for a machine or a copy.
+    expect(await rows.first().locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/)
+    const allCount = await rows.count()
+    await waitForText('.activity__count', `Showing all ${allCount} events.`)
+    expect(await page.getByRole('status').filter({ hasText: `Showing all ${allCount} events.` }).count()).toBe(1)
+    await expectNoAccessibilityViolations('activity')
+    await expectNoSidewaysScrollingOnPhone('activity')
+    await saveScreenshot(page, 'activity')
+
+    // Filtered by the site: its events only, fewer; then by an action of it.
+    await page.getByLabel('Site').selectOption({ label: 'Example shop' })
+    await page.waitForFunction(
+      ({ id, count }) => {
+        const shown = [...document.querySelectorAll('.activity tbody tr')]
+        return shown.length > 0 && shown.length < count && shown.every((row) => row.getAttribute('data-site') === id)
+      },
+      { id: siteId, count: allCount },
+    )
+    expect(await rowsSaying('Logged in').count()).toBe(0)
+    await page.getByLabel('Action').selectOption('site.updated')
+    await page.waitForFunction(() => [...document.querySelectorAll('.activity tbody tr')].every((row) => row.getAttribute('data-action') === 'site.updated'))
+    const updates = await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-id')))
+    await waitForText('.activity__count', `Showing all ${updates.length} events.`)
+    expect(updates.length).toBeGreaterThan(5)
+    // Both filters are in the address, and a reload keeps them.
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ site: siteId, action: 'site.updated' })
+    await page.reload()
+    await rows.first().waitFor()
+    expect(await page.getByLabel('Site').inputValue()).toBe(siteId)
+    expect(await page.getByLabel('Action').inputValue()).toBe('site.updated')
+    expect(await rows.count()).toBe(updates.length)
+
+    // Pages of three: "Show older events" appends the next page below the ones shown, and says how many are shown.
+    await page.route('**/api/v1/audit-log?**', (route) => {
+      const url = new URL(route.request().url())
+      url.searchParams.set('limit', '3')
+      return route.continue({ url: url.toString() })
+    })
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    await page.waitForFunction(() => document.querySelectorAll('.activity tbody tr').length === 3)
+    await waitForText('.activity__count', 'Showing the newest 3 events.')
+    const older = page.getByRole('button', { name: 'Show older events' })
+    for (let shown = 3; shown < updates.length; shown += 3) {
+      await older.click()
+      await page.waitForFunction((count) => document.querySelectorAll('.activity tbody tr').length === count, Math.min(shown + 3, updates.length))
+    }
+    expect(await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-id')))).toEqual(updates)
+    await waitForText('.activity__count', `Showing all ${updates.length} events.`)
+    // The button goes with the last page: the keyboard's place is the list's end.
+    await page.getByText('No older events.').waitFor()
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('No older events.')
+    await page.unroute('**/api/v1/audit-log?**')
+
+    // A site's page leads to its activity.
+    await page.getByLabel('Action').selectOption('')
+    await page.getByLabel('Site').selectOption('')
+    await page.waitForFunction((count) => document.querySelectorAll('.activity tbody tr').length === count, allCount)
+    expect(new URL(page.url()).search).toBe('')
+    await page.getByRole('link', { name: 'Sites', exact: true }).first().click()
+    await page.getByRole('link', { name: 'Example shop' }).click()
+    await page.getByRole('link', { name: 'Activity of this site' }).click()
+    await page.getByRole('heading', { name: 'Activity', exact: true }).waitFor()
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ site: siteId })
+    expect(await page.getByLabel('Site').inputValue()).toBe(siteId)
+    await page.waitForFunction((id) => {
+      const shown = [...document.querySelectorAll('.activity tbody tr')]
+      return shown.length > 0 && shown.every((row) => row.getAttribute('data-site') === id)
+    }, siteId)
+    await page.getByRole('link', { name: 'Sites', exact: true }).first().click()
+    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
+  })
+
   it('deletes the site after a confirmation', async () => {
     await page.getByRole('link', { name: 'Example shop' }).click()
     await page.getByRole('link', { name: 'Keys and snippet' }).click()
@@ -944,6 +1050,15 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('dialog', { name: 'Delete Example shop?' }).getByRole('button', { name: 'Delete site' }).click()
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
     await waitForText('.empty', 'No sites yet')
+  })
+
+  it("keeps a deleted site's events, under the name they recorded", async () => {
+    await page.goto(`${origin}/dashboard/activity?site=${siteId}`)
+    await page.getByRole('heading', { name: 'Activity', exact: true }).waitFor()
+    await waitForText('.activity tbody tr:first-child .activity__what', 'Deleted site Example shop')
+    await page.waitForFunction(() => document.querySelector('#activity-site option:checked')?.textContent === 'Example shop (deleted)')
+    await page.getByRole('link', { name: 'Sites', exact: true }).first().click()
+    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
   })
 
   it('deletes the account after a confirmation with the password, and says so on the log-in form', async () => {

@@ -188,3 +188,35 @@ export interface SurgeStatus {
   /** When the surge going on began; null outside one. */
   startedAt: string | null
 }
+
+/**
+ * Who made an audited change: a logged-in session, an API key, the server's operator (its
+ * `npm run account`), or nobody logged in (a sign-up, a failed log-in). A later server may add types.
+ */
+export interface AuditActor {
+  type: 'session' | 'api-key' | 'operator' | 'anonymous' | (string & {})
+  id: string | null
+  /** The account's e-mail address for a session, the key's name for an API key. */
+  name: string | null
+  keyPrefix: string | null
+  clientIp: string | null
+  userAgent: string | null
+}
+
+/** One event of the account's audit log (GET /api/v1/audit-log). */
+export interface AuditEvent {
+  id: string
+  createdAt: string
+  /** One of AUDIT_ACTIONS, or a code a later server added. */
+  action: string
+  actor: AuditActor
+  /** The site as it was named then (also once deleted); null for the account's own events. */
+  site: { id: string; name: string } | null
+  /** By action: site.updated has changes ({ field, from, to }), api_key.* name and prefix... */
+  details: Record<string, unknown>
+}
+
+export interface AuditLogPage {
+  items: AuditEvent[]
+  nextCursor: string | null
+}

@@ -45,6 +45,9 @@ export function Layout({ account, route, onLogOut, children }: LayoutProps) {
             <Link to={{ name: 'api-keys' }} isCurrent={route.name === 'api-keys'}>
               API keys
             </Link>
+            <Link to={{ name: 'activity' }} isCurrent={route.name === 'activity'}>
+              Activity
+            </Link>
             <Link to={{ name: 'account' }} isCurrent={route.name === 'account'}>
               Account
             </Link>

@@ -13,6 +13,7 @@ export type Route =
   | { name: 'new-site' }
   | { name: 'site'; siteId: string; tab: SiteTab }
   | { name: 'api-keys' }
+  | { name: 'activity' }
   | { name: 'account' }
   | { name: 'not-found' }
 
@@ -24,6 +25,7 @@ export function parseRoute(pathname: string): Route {
   if (parts.length === 1 && first === 'login') return { name: 'login' }
   if (parts.length === 1 && first === 'signup') return { name: 'signup' }
   if (parts.length === 1 && first === 'api-keys') return { name: 'api-keys' }
+  if (parts.length === 1 && first === 'activity') return { name: 'activity' }
   if (parts.length === 1 && first === 'account') return { name: 'account' }
   if (parts.length === 1 && first === 'sites') return { name: 'sites' }
   if (first === 'sites' && second === 'new' && parts.length === 2) return { name: 'new-site' }
@@ -48,6 +50,8 @@ export function pathOf(route: Route): string {
       return `${BASE_PATH}/sites/${encodeURIComponent(route.siteId)}${route.tab === 'analytics' ? '' : '/' + route.tab}`
     case 'api-keys':
       return `${BASE_PATH}/api-keys`
+    case 'activity':
+      return `${BASE_PATH}/activity`
     case 'account':
       return `${BASE_PATH}/account`
     case 'not-found':

@@ -44,7 +44,11 @@ export function SitePage({ siteId, tab }: SitePageProps) {
       <p class="breadcrumb">
         <Link to={{ name: 'sites' }}>Sites</Link> <span aria-hidden="true">›</span>
       </p>
-      <PageHeading title={site.data.name} documentTitle={`${tabLabels[tab]} · ${site.data.name}`} />
+      <PageHeading title={site.data.name} documentTitle={`${tabLabels[tab]} · ${site.data.name}`}>
+        <Link to={{ name: 'activity' }} query={{ site: site.data.id }} class="button button--small">
+          Activity of this site
+        </Link>
+      </PageHeading>
       <nav class="tabs" aria-label="Site sections">
         {(Object.keys(tabLabels) as SiteTab[]).map((name) => (
           <Link key={name} to={{ name: 'site', siteId, tab: name }} class="tabs__tab" isCurrent={name === tab}>

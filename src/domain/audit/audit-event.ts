@@ -1,27 +1,7 @@
 import type { Site, SiteSettings } from '../sites/site.js'
+import type { AuditAction } from './audit-actions.js'
 
-/**
- * What the audit log records, by stable code: an operator's integrations (a SIEM, a chat alert)
- * match on these, so a code is never renamed; new ones may be added.
- */
-export const AUDIT_ACTIONS = [
-  'account.created',
-  'account.logged_in',
-  'account.login_failed',
-  'account.password_changed',
-  'account.password_set',
-  'session.ended',
-  'sessions.ended_others',
-  'api_key.created',
-  'api_key.revoked',
-  'site.created',
-  'site.updated',
-  'site.deleted',
-  'site.secret_rotated',
-  'site.previous_secrets_ended',
-] as const
-
-export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+export { AUDIT_ACTIONS, type AuditAction } from './audit-actions.js'
 
 /** session and api-key: the dashboard API's two credentials; operator: `npm run account` on the server. */
 export type AuditActorType = 'session' | 'api-key' | 'operator' | 'anonymous'

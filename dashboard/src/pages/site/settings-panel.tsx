@@ -4,6 +4,7 @@ import { updateSite } from '../../api/sites.js'
 import type { Site, SiteUpdate } from '../../api/types.js'
 import { Field } from '../../components/field.js'
 import { FormOutcome } from '../../components/notice.js'
+import { fieldLabelOf } from '../../lib/site-fields.js'
 import { parseListEntries } from '../../lib/snippet.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { Form } from '../../components/form.js'
@@ -12,14 +13,14 @@ import { BusyButton } from '../../components/busy-button.js'
 type NumberSetting = 'difficulty' | 'challengeLifetimeSeconds' | 'challengeThreshold' | 'blockThreshold' | 'maxStepUps' | 'surgeChallengesPerMinute'
 
 const numberSettings: { key: NumberSetting; label: string; hint: string; min: number; max: number }[] = [
-  { key: 'difficulty', label: 'Difficulty', hint: 'Leading zero bits the proof of work needs (1–32); each step doubles the work. The service raises it for suspicious clients.', min: 1, max: 32 },
-  { key: 'challengeLifetimeSeconds', label: 'Challenge lifetime (seconds)', hint: 'How long a visitor has to solve a challenge (10–3600).', min: 10, max: 3600 },
-  { key: 'challengeThreshold', label: 'Challenge threshold', hint: 'Risk scores (0–100) from this value on get a harder challenge instead of a token. Must be below the block threshold.', min: 0, max: 100 },
-  { key: 'blockThreshold', label: 'Block threshold', hint: 'Risk scores (0–100) from this value on are blocked (and sent to the webhook, if it takes blocked verifications).', min: 0, max: 100 },
-  { key: 'maxStepUps', label: 'Maximum step-ups', hint: 'Harder challenges (0–5) a visitor may solve before the outcome is allow or block.', min: 0, max: 5 },
+  { key: 'difficulty', label: fieldLabelOf('difficulty'), hint: 'Leading zero bits the proof of work needs (1–32); each step doubles the work. The service raises it for suspicious clients.', min: 1, max: 32 },
+  { key: 'challengeLifetimeSeconds', label: fieldLabelOf('challengeLifetimeSeconds'), hint: 'How long a visitor has to solve a challenge (10–3600).', min: 10, max: 3600 },
+  { key: 'challengeThreshold', label: fieldLabelOf('challengeThreshold'), hint: 'Risk scores (0–100) from this value on get a harder challenge instead of a token. Must be below the block threshold.', min: 0, max: 100 },
+  { key: 'blockThreshold', label: fieldLabelOf('blockThreshold'), hint: 'Risk scores (0–100) from this value on are blocked (and sent to the webhook, if it takes blocked verifications).', min: 0, max: 100 },
+  { key: 'maxStepUps', label: fieldLabelOf('maxStepUps'), hint: 'Harder challenges (0–5) a visitor may solve before the outcome is allow or block.', min: 0, max: 5 },
   {
     key: 'surgeChallengesPerMinute',
-    label: 'Surge threshold (challenges per minute)',
+    label: fieldLabelOf('surgeChallengesPerMinute'),
     hint: 'While the whole site issues more challenges a minute than this, every visitor gets a harder challenge: one bit more, and one more each time the rate doubles (at most 4). 0 turns it off.',
     min: 0,
     max: 10_000_000,
@@ -107,12 +108,12 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
       <h2 id="settings-heading">Settings</h2>
       <FormOutcome state={state} />
       <Form class="form" onSubmit={() => void submit()}>
-        <Field id="settings-name" label="Name" error={state.fieldErrors.name}>
+        <Field id="settings-name" label={fieldLabelOf('name')} error={state.fieldErrors.name}>
           {(control) => <input {...control} name="name" required value={values.name} onInput={(event) => setValue('name', event.currentTarget.value)} />}
         </Field>
         <Field
           id="settings-domains"
-          label="Allowed domains"
+          label={fieldLabelOf('domains')}
           error={state.fieldErrors.domains}
           hint="One hostname per line; each allows its subdomains too. Requests from other origins are refused. Empty allows any origin (development only)."
         >
@@ -122,7 +123,7 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
         </Field>
         <Field
           id="settings-allowedAddresses"
-          label="Allowed addresses"
+          label={fieldLabelOf('allowedAddresses')}
           error={state.fieldErrors['settings.allowedAddresses']}
           hint="One IP address or range per line (203.0.113.7, 203.0.113.0/24, 2001:db8::/48): your office, an uptime monitor, a partner's servers. Their verifications are allowed at risk score 0 without being judged, and their challenges are neither harder nor rate limited."
         >

@@ -7,6 +7,7 @@ import { Field } from '../../components/field.js'
 import { FormOutcome } from '../../components/notice.js'
 import { webhookEventChoices } from '../../lib/delivery-outcomes.js'
 import { generateSecret } from '../../lib/random-secret.js'
+import { fieldLabelOf } from '../../lib/site-fields.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { useLoader } from '../../lib/use-loader.js'
 import { DeliveriesTable } from './deliveries-table.js'
@@ -93,14 +94,14 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
       </p>
       <FormOutcome state={state} />
       <Form class="form" onSubmit={() => void save()}>
-        <Field id="webhook-url" label="Webhook URL" error={state.fieldErrors['settings.webhookUrl']} hint="An https address on your server (plain http too where the service allows private addresses: WEBHOOK_ALLOW_PRIVATE, on by default outside production).">
+        <Field id="webhook-url" label={fieldLabelOf('webhookUrl')} error={state.fieldErrors['settings.webhookUrl']} hint="An https address on your server (plain http too where the service allows private addresses: WEBHOOK_ALLOW_PRIVATE, on by default outside production).">
           {(control) => (
             <input {...control} name="webhookUrl" type="url" inputMode="url" autoComplete="off" spellcheck={false} placeholder="https://example.com/hooks/tollgate" value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
           )}
         </Field>
         <Field
           id="webhook-secret"
-          label="Signing secret"
+          label={fieldLabelOf('webhookSecret')}
           error={state.fieldErrors['settings.webhookSecret']}
           badge={
             <span class={isSecretSet ? 'badge badge--ok' : 'badge'} id="webhook-secret-status">

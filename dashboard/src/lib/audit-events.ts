@@ -1,0 +1,175 @@
+import { AUDIT_ACTIONS, type AuditAction } from '../../../src/domain/audit/audit-actions.js'
+import type { AuditActor, AuditEvent } from '../api/types.js'
+import { describeUserAgent, formatDateTime, formatNumber } from './format.js'
+import { siteFields, type SiteField } from './site-fields.js'
+
+/** The actions by what they concern, each named as the activity page's filter offers it. */
+export const auditActionGroups: { label: string; actions: { action: AuditAction; label: string }[] }[] = [
+  {
+    label: 'Account',
+    actions: [
+      { action: 'account.created', label: 'Account created' },
+      { action: 'account.logged_in', label: 'Logged in' },
+      { action: 'account.login_failed', label: 'Failed log-in' },
+      { action: 'account.password_changed', label: 'Password changed' },
+      { action: 'account.password_set', label: 'Password set on the server' },
+      { action: 'session.ended', label: 'Session logged out' },
+      { action: 'sessions.ended_others', label: 'Logged out everywhere else' },
+    ],
+  },
+  {
+    label: 'API keys',
+    actions: [
+      { action: 'api_key.created', label: 'API key created' },
+      { action: 'api_key.revoked', label: 'API key revoked' },
+    ],
+  },
+  {
+    label: 'Sites',
+    actions: [
+      { action: 'site.created', label: 'Site created' },
+      { action: 'site.updated', label: 'Site changed' },
+      { action: 'site.deleted', label: 'Site deleted' },
+      { action: 'site.secret_rotated', label: 'Secret key rotated' },
+      { action: 'site.previous_secrets_ended', label: 'Previous secret keys stopped' },
+    ],
+  },
+]
+
+export function isAuditAction(text: string): text is AuditAction {
+  return (AUDIT_ACTIONS as readonly string[]).includes(text)
+}
+
+/** Longer lists (a site's allowed addresses) are cut after this many entries in a sentence. */
+const LISTED_VALUES = 10
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+const textOf = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined)
+
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined || value === '') return 'none'
+  if (Array.isArray(value)) {
+    if (value.length === 0) return 'none'
+    const shown = value.slice(0, LISTED_VALUES).map(describeValue).join(', ')
+    return value.length > LISTED_VALUES ? `${shown} and ${value.length - LISTED_VALUES} more` : shown
+  }
+  if (typeof value === 'number') return formatNumber(value)
+  if (typeof value === 'string') return value
+  if (typeof value === 'boolean') return value ? 'yes' : 'no'
+  return JSON.stringify(value)
+}
+
+const isSiteField = (field: string): field is SiteField => Object.hasOwn(siteFields, field)
+
+/** "block threshold 70 → 60"; a field a later server added goes by its key. */
+function describeFieldChange(field: string, from: unknown, to: unknown): string {
+  if (!isSiteField(field)) return `${field} ${describeValue(from)} → ${describeValue(to)}`
+  if (field === 'name') return `name “${describeValue(from)}” → “${describeValue(to)}”`
+  const { label, unit } = siteFields[field]
+  const name = label.charAt(0).toLowerCase() + label.slice(1)
+  return `${name} ${describeValue(from)} → ${describeValue(to)}${unit === undefined ? '' : ` ${unit}`}`
+}
+
+/** The secret is never recorded, only whether one was set before and after. */
+function describeSecretChange(from: unknown, to: unknown): string {
+  if (from !== true) return 'set a webhook secret'
+  return to === true ? 'replaced the webhook secret' : 'removed the webhook secret'
+}
+
+function describeSiteUpdate(siteName: string, details: Record<string, unknown>): string {
+  const changes = (Array.isArray(details.changes) ? details.changes : []).filter(isRecord)
+  const secret = changes.find((change) => change.field === 'webhookSecret')
+  const values = changes
+    .filter((change) => change !== secret && typeof change.field === 'string')
+    .map((change) => describeFieldChange(String(change.field), change.from, change.to))
+  const secretChange = secret === undefined ? undefined : describeSecretChange(secret.from, secret.to)
+  if (values.length === 0 && secretChange !== undefined) {
+    const sentence = secretChange.charAt(0).toUpperCase() + secretChange.slice(1)
+    return `${sentence} ${secretChange.startsWith('set') ? 'for' : 'of'} ${siteName}`
+  }
+  const parts = secretChange === undefined ? values : [...values, secretChange]
+  return parts.length === 0 ? `Changed site ${siteName}` : `Changed site ${siteName}: ${parts.join('; ')}`
+}
+
+/** "(2 other sessions logged out)" for a count of ended sessions, or nothing for none. */
+function endedSessions(details: Record<string, unknown>, other: string): string {
+  const count = details.endedSessions
+  if (typeof count !== 'number' || count <= 0) return ''
+  return ` (${formatNumber(count)} ${other}${count === 1 ? 'session' : 'sessions'} logged out)`
+}
+
+function describeApiKey(details: Record<string, unknown>): string {
+  const name = textOf(details.name) ?? 'without a name'
+  const prefix = textOf(details.prefix)
+  return prefix === undefined ? name : `${name} (${prefix}…)`
+}
+
+/**
+ * What happened, as a sentence without its final stop: "Changed site Shop: block threshold 70 → 60".
+ * A code this dashboard does not know (a later server's) is shown as it is.
+ */
+export function describeAuditEvent(event: AuditEvent): string {
+  const { details } = event
+  const siteName = event.site?.name ?? 'a site'
+  switch (event.action) {
+    case 'account.created':
+      return event.actor.type === 'anonymous' ? 'Signed up' : 'Created the account'
+    case 'account.logged_in':
+      return 'Logged in'
+    case 'account.login_failed':
+      return 'Failed log-in (wrong password)'
+    case 'account.password_changed':
+      return `Changed the password${endedSessions(details, 'other ')}`
+    case 'account.password_set':
+      return `Set a new password${endedSessions(details, '')}`
+    case 'session.ended':
+      return event.actor.id !== null && details.sessionId === event.actor.id ? 'Logged out this session' : 'Logged out another session'
+    case 'sessions.ended_others':
+      return `Logged out everywhere else${endedSessions(details, 'other ')}`
+    case 'api_key.created':
+      return `Created API key ${describeApiKey(details)}`
+    case 'api_key.revoked':
+      return `Revoked API key ${describeApiKey(details)}`
+    case 'site.created': {
+      const domains = Array.isArray(details.domains) && details.domains.length > 0 ? ` for ${describeValue(details.domains)}` : ''
+      return `Created site ${siteName}${domains}`
+    }
+    case 'site.updated':
+      return describeSiteUpdate(siteName, details)
+    case 'site.deleted':
+      return `Deleted site ${siteName}`
+    case 'site.secret_rotated': {
+      const until = textOf(details.previousSecretExpiresAt)
+      return `Rotated the secret key of ${siteName} (${until === undefined ? 'the old key stopped at once' : `the old key valid until ${formatDateTime(until)}`})`
+    }
+    case 'site.previous_secrets_ended':
+      return `Stopped the previous secret keys of ${siteName}`
+    default:
+      return event.site === null ? `Other event: ${event.action}` : `Other event: ${event.action} (site ${siteName})`
+  }
+}
+
+/** Who made the change: "you@example.com (dashboard)", "API key deploy (tgak_abcdefg…)". */
+export function describeActor(actor: AuditActor): string {
+  switch (actor.type) {
+    case 'session':
+      return `${actor.name ?? 'A logged-in user'} (dashboard)`
+    case 'api-key': {
+      const name = actor.name ?? 'without a name'
+      return actor.keyPrefix === null ? `API key ${name}` : `API key ${name} (${actor.keyPrefix}…)`
+    }
+    case 'operator':
+      return 'Server operator'
+    case 'anonymous':
+      return 'Unknown (not logged in)'
+    default:
+      return `Unknown (${actor.type})`
+  }
+}
+
+/** Where from: the address and the browser, as the account's sessions list describes it. */
+export function describeOrigin(actor: AuditActor): { address: string; browser: string | undefined } {
+  if (actor.type === 'operator') return { address: 'The server itself', browser: undefined }
+  return { address: actor.clientIp ?? 'Unknown address', browser: actor.userAgent === null ? undefined : describeUserAgent(actor.userAgent) }
+}

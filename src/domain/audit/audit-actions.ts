@@ -1,0 +1,23 @@
+/**
+ * What the audit log records, by stable code: an operator's integrations (a SIEM, a chat alert)
+ * match on these, so a code is never renamed; new ones may be added. A module of its own, which the
+ * API's schema and the dashboard's names for the codes share.
+ */
+export const AUDIT_ACTIONS = [
+  'account.created',
+  'account.logged_in',
+  'account.login_failed',
+  'account.password_changed',
+  'account.password_set',
+  'session.ended',
+  'sessions.ended_others',
+  'api_key.created',
+  'api_key.revoked',
+  'site.created',
+  'site.updated',
+  'site.deleted',
+  'site.secret_rotated',
+  'site.previous_secrets_ended',
+] as const
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest'
+import { AUDIT_ACTIONS } from '../../src/domain/audit/audit-actions.js'
+import type { AuditActor, AuditEvent } from '../../dashboard/src/api/types.js'
+import { auditActionGroups, describeActor, describeAuditEvent, describeOrigin } from '../../dashboard/src/lib/audit-events.js'
+import { formatDateTime } from '../../dashboard/src/lib/format.js'
+
+const session: AuditActor = {
+  type: 'session',
+  id: '7d0c4a52-3f1e-4b8a-9c2d-5e6f7a8b9c0d',
+  name: 'you@example.com',
+  keyPrefix: null,
+  clientIp: '198.51.100.7',
+  userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:135.0) Gecko/20100101 Firefox/135.0',
+}
+
+const shop = { id: '0b6f3c2e-1d4a-4e5b-8c7d-9e0f1a2b3c4d', name: 'Shop' }
+
+function eventOf(action: string, details: Record<string, unknown> = {}, overrides: Partial<AuditEvent> = {}): AuditEvent {
+  return { id: 'a3c1e5f7-0000-4000-8000-000000000001', createdAt: '2026-11-29T03:28:34.000Z', action, actor: session, site: shop, details, ...overrides }
+}
+
+const siteUpdate = (...changes: { field: string; from: unknown; to: unknown }[]) => describeAuditEvent(eventOf('site.updated', { changes }))
+
+describe("the activity page's sentences", () => {
+  it("say what a site's update changed, before and after, by the settings page's names of the fields", () => {
+    expect(
+      siteUpdate(
+        { field: 'blockThreshold', from: 70, to: 60 },
+        { field: 'domains', from: ['example.com'], to: ['example.com', 'shop.example.com'] },
+      ),
+    ).toBe('Changed site Shop: block threshold 70 → 60; allowed domains example.com → example.com, shop.example.com')
+    expect(siteUpdate({ field: 'challengeLifetimeSeconds', from: 120, to: 600 })).toBe('Changed site Shop: challenge lifetime 120 → 600 seconds')
+    expect(siteUpdate({ field: 'surgeChallengesPerMinute', from: 0, to: 2 })).toBe('Changed site Shop: surge threshold 0 → 2 challenges per minute')
+    expect(siteUpdate({ field: 'allowedAddresses', from: [], to: ['203.0.113.0/24'] })).toBe('Changed site Shop: allowed addresses none → 203.0.113.0/24')
+    expect(siteUpdate({ field: 'name', from: 'Old shop', to: 'Shop' })).toBe('Changed site Shop: name “Old shop” → “Shop”')
+    expect(siteUpdate({ field: 'webhookUrl', from: null, to: 'https://hooks.example/t' })).toBe('Changed site Shop: webhook URL none → https://hooks.example/t')
+  })
+
+  it('name a field a later server added by its key, and cut a long list short', () => {
+    expect(siteUpdate({ field: 'captchaStyle', from: 'light', to: 'dark' })).toBe('Changed site Shop: captchaStyle light → dark')
+    const addresses = Array.from({ length: 12 }, (_, index) => `203.0.113.${index}`)
+    expect(siteUpdate({ field: 'allowedAddresses', from: [], to: addresses })).toBe(
+      `Changed site Shop: allowed addresses none → ${addresses.slice(0, 10).join(', ')} and 2 more`,
+    )
+  })
+
+  it("tell a webhook secret set, replaced and removed apart, never showing one (only whether one was set is recorded)", () => {
+    expect(siteUpdate({ field: 'webhookSecret', from: false, to: true })).toBe('Set a webhook secret for Shop')
+    expect(siteUpdate({ field: 'webhookSecret', from: true, to: true })).toBe('Replaced the webhook secret of Shop')
+    expect(siteUpdate({ field: 'webhookSecret', from: true, to: false })).toBe('Removed the webhook secret of Shop')
+    expect(siteUpdate({ field: 'webhookUrl', from: 'https://hooks.example/t', to: null }, { field: 'webhookSecret', from: true, to: false })).toBe(
+      'Changed site Shop: webhook URL https://hooks.example/t → none; removed the webhook secret',
+    )
+  })
+
+  it('show an action code this dashboard does not know as it is', () => {
+    expect(describeAuditEvent(eventOf('site.transferred', { to: 'someone' }))).toBe('Other event: site.transferred (site Shop)')
+    expect(describeAuditEvent(eventOf('account.renamed', {}, { site: null }))).toBe('Other event: account.renamed')
+  })
+
+  it("say how long a rotated secret key's predecessor works, or that it stopped at once", () => {
+    const until = '2026-11-29T05:28:34.000Z'
+    expect(describeAuditEvent(eventOf('site.secret_rotated', { previousSecretExpiresAt: until }))).toBe(
+      `Rotated the secret key of Shop (the old key valid until ${formatDateTime(until)})`,
+    )
+    expect(describeAuditEvent(eventOf('site.secret_rotated', { previousSecretExpiresAt: null }))).toBe('Rotated the secret key of Shop (the old key stopped at once)')
+  })
+
+  it("name the account's events, API keys by name and prefix, and a deleted site by the name it had", () => {
+    expect(describeAuditEvent(eventOf('site.created', { domains: ['shop.example'] }))).toBe('Created site Shop for shop.example')
+    expect(describeAuditEvent(eventOf('site.deleted', {}, { site: { id: shop.id, name: 'Gone shop' } }))).toBe('Deleted site Gone shop')
+    expect(describeAuditEvent(eventOf('api_key.created', { name: 'deploy', prefix: 'tgak_abcdefg' }, { site: null }))).toBe('Created API key deploy (tgak_abcdefg…)')
+    expect(describeAuditEvent(eventOf('account.login_failed', {}, { site: null }))).toBe('Failed log-in (wrong password)')
+    expect(describeAuditEvent(eventOf('account.password_changed', { endedSessions: 2 }, { site: null }))).toBe('Changed the password (2 other sessions logged out)')
+    expect(describeAuditEvent(eventOf('account.password_changed', { endedSessions: 0 }, { site: null }))).toBe('Changed the password')
+    expect(describeAuditEvent(eventOf('session.ended', { sessionId: session.id }, { site: null }))).toBe('Logged out this session')
+    expect(describeAuditEvent(eventOf('session.ended', { sessionId: shop.id }, { site: null }))).toBe('Logged out another session')
+  })
+
+  it('say who acted, and from which address and browser', () => {
+    expect(describeActor(session)).toBe('you@example.com (dashboard)')
+    expect(describeActor({ ...session, type: 'api-key', name: 'deploy', keyPrefix: 'tgak_abcdefg' })).toBe('API key deploy (tgak_abcdefg…)')
+    expect(describeActor({ ...session, type: 'operator', name: null })).toBe('Server operator')
+    expect(describeActor({ ...session, type: 'anonymous', id: null, name: null })).toBe('Unknown (not logged in)')
+    expect(describeActor({ ...session, type: 'robot' })).toBe('Unknown (robot)')
+    expect(describeOrigin(session)).toEqual({ address: '198.51.100.7', browser: 'Firefox on Windows' })
+    expect(describeOrigin({ ...session, clientIp: null, userAgent: null })).toEqual({ address: 'Unknown address', browser: undefined })
+    expect(describeOrigin({ ...session, type: 'operator', clientIp: null, userAgent: null })).toEqual({ address: 'The server itself', browser: undefined })
+  })
+
+  it("offer every action the API records in the filter, once", () => {
+    const offered = auditActionGroups.flatMap((group) => group.actions.map((choice) => choice.action))
+    expect([...offered].sort()).toEqual([...AUDIT_ACTIONS].sort())
+  })
+})
