@@ -82,16 +82,25 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
   }
 
   /** The audit log's events past AUDIT_RETENTION_DAYS (they hold addresses and user agents too). */
-  async function deleteAuditEventsBefore(cutoff: Date): Promise<void> {
+  /**
+   * A failure is logged and does not stop the sweep: the verification log's rows are due all the
+   * same, and the next sweep retries. Answers how many events went.
+   */
+  async function deleteAuditEventsBefore(cutoff: Date): Promise<number> {
     let deleted = 0
-    for (;;) {
-      if (isClosing) break
-      const count = await auditLog.deleteBefore(cutoff, BATCH_SIZE)
-      deleted += count
-      if (count < BATCH_SIZE) break
-      await setImmediate()
+    try {
+      for (;;) {
+        if (isClosing) break
+        const count = await auditLog.deleteBefore(cutoff, BATCH_SIZE)
+        deleted += count
+        if (count < BATCH_SIZE) break
+        await setImmediate()
+      }
+    } catch (error) {
+      app.log.error({ err: error }, 'could not delete audit events past their retention; the next sweep retries')
     }
     if (deleted > 0) app.log.info({ count: deleted, retentionDays: app.config.auditRetentionDays }, 'deleted audit events past their retention')
+    return deleted
   }
 
   async function deleteDue(now: Date): Promise<number> {
@@ -104,7 +113,7 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
     if (deliveriesExpired > 0) {
       app.log.info({ count: deliveriesExpired, maxAgeDays: deliveryRetention.maxAgeDays }, 'deleted webhook deliveries past their age limit')
     }
-    if (auditRetentionMs > 0) await deleteAuditEventsBefore(new Date(now.getTime() - auditRetentionMs))
+    const auditEventsExpired = auditRetentionMs > 0 ? await deleteAuditEventsBefore(new Date(now.getTime() - auditRetentionMs)) : 0
     const cutoff = new Date(now.getTime() - retentionMs)
     // Siteverify's hourly counts (migration 022) are kept as long as the log they stand beside.
     const countsExpired = retentionMs > 0 ? await siteverifyCounts.deleteBefore(cutoff) : 0
@@ -119,7 +128,7 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
       app.log.info({ expired, ofDeletedSites, retentionDays: app.config.logRetentionDays }, 'deleted verification log rows past their retention or of deleted sites')
     }
     const deleted = expired + ofDeletedSites
-    if (app.database.kind === 'pglite') await vacuumEmbedded(deleted > 0)
+    if (app.database.kind === 'pglite') await vacuumEmbedded(deleted + auditEventsExpired > 0)
     return deleted
   }
 

@@ -77,6 +77,25 @@ describe("the activity page's sentences", () => {
     expect(describeAuditEvent(eventOf('session.ended', { sessionId: shop.id }, { site: null }))).toBe('Logged out another session')
   })
 
+  it("name what a site was created with beyond the defaults, and count an hour's repeated wrong passwords", () => {
+    const settings = [
+      { field: 'blockThreshold', from: 70, to: 60 },
+      { field: 'webhookUrl', from: null, to: 'https://hooks.slack.com/… (1a2b3c4d)' },
+      { field: 'webhookSecret', from: false, to: true },
+    ]
+    expect(describeAuditEvent(eventOf('site.created', { domains: ['shop.example'], settings }))).toBe(
+      'Created site Shop for shop.example with block threshold 60; webhook URL https://hooks.slack.com/… (1a2b3c4d); a webhook secret',
+    )
+    const attempts = { count: 12, firstAt: '2026-11-29T03:00:01.000Z', addresses: ['198.51.100.7', '198.51.100.8', '198.51.100.9'] }
+    expect(describeAuditEvent(eventOf('account.login_failed', attempts, { site: null }))).toBe('Failed log-in (wrong password), 12 times this hour from 3 addresses')
+    expect(describeAuditEvent(eventOf('account.login_failed', { count: 1, addresses: ['198.51.100.7'] }, { site: null }))).toBe('Failed log-in (wrong password)')
+    const many = { count: 400, addresses: Array.from({ length: 20 }, (_, index) => `198.51.100.${index}`) }
+    expect(describeAuditEvent(eventOf('account.password_check_failed', many, { site: null }))).toBe(
+      'Gave a wrong current password to change the password or delete the account, 400 times this hour from 20 or more addresses',
+    )
+    expect(describeAuditEvent(eventOf('account.logged_out', {}, { site: null }))).toBe('Logged out')
+  })
+
   it('say who acted, and from which address and browser', () => {
     expect(describeActor(session)).toBe('you@example.com (dashboard)')
     expect(describeActor({ ...session, type: 'api-key', name: 'deploy', keyPrefix: 'tgak_abcdefg' })).toBe('API key deploy (tgak_abcdefg…)')

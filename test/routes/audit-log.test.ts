@@ -54,7 +54,7 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
   it.runIf(available)("names the API key that made a change, and a site's settings before and after, never its webhook secret", async () => {
     const site = await createTestSite(service.app, account, { name: 'Shop', domains: ['shop.example'] })
     const createdEvent = await latest('site.created')
-    expect(createdEvent).toMatchObject({ site: { id: site.id, name: 'Shop' }, details: { domains: ['shop.example'] } })
+    expect(createdEvent).toMatchObject({ site: { id: site.id, name: 'Shop' }, details: { domains: ['shop.example'], settings: [] } })
     expect(createdEvent?.actor).toMatchObject({ type: 'api-key', name: 'test key', keyPrefix: expect.stringMatching(/^tgak_/), clientIp: expect.any(String) })
 
     const address = randomClientAddress()
@@ -71,13 +71,14 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
     expect(event?.details).toEqual({
       changes: [
         { field: 'name', from: 'Shop', to: 'Shop (EU)' },
-        { field: 'webhookUrl', from: null, to: 'https://hooks.example/tollgate' },
+        { field: 'webhookUrl', from: null, to: expect.stringMatching(/^https:\/\/hooks\.example\/… \([0-9a-f]{8}\)$/) },
         { field: 'blockThreshold', from: 70, to: 60 },
         { field: 'webhookSecret', from: false, to: true },
       ],
     })
     const everything = JSON.stringify(await read('?limit=200'))
     expect(everything).not.toContain(WEBHOOK_SECRET)
+    expect(everything).not.toContain('/tollgate')
 
     // The secret replaced, then removed.
     await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(account), payload: { settings: { webhookSecret: `${WEBHOOK_SECRET}-2` } } })
@@ -85,7 +86,7 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
     await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(account), payload: { settings: { webhookUrl: null, webhookSecret: null } } })
     expect((await latest('site.updated'))?.details).toEqual({
       changes: [
-        { field: 'webhookUrl', from: 'https://hooks.example/tollgate', to: null },
+        { field: 'webhookUrl', from: expect.stringMatching(/^https:\/\/hooks\.example\/… /), to: null },
         { field: 'webhookSecret', from: true, to: false },
       ],
     })
@@ -117,6 +118,68 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
     }
     const stored = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: asScript(account) })
     expect(stored.json<{ name: string }>().name).toBe('Guarded')
+  })
+
+  it.runIf(available)('makes no API key whose event cannot be written', async () => {
+    await service.app.database.query(`ALTER TABLE audit_events ADD CONSTRAINT refuse_keys CHECK (action <> 'api_key.created') NOT VALID`)
+    try {
+      const refused = await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(account), payload: { name: 'unrecorded' } })
+      expect(refused.statusCode).toBe(500)
+    } finally {
+      await service.app.database.query('ALTER TABLE audit_events DROP CONSTRAINT refuse_keys')
+    }
+    const keys = await service.app.inject({ method: 'GET', url: '/api/v1/api-keys', headers: asBrowser(account) })
+    expect(keys.json<{ items: { name: string }[] }>().items.map((key) => key.name)).not.toContain('unrecorded')
+  })
+
+  it.runIf(available)("records concurrent updates of one site each against the one before it", async () => {
+    const site = await createTestSite(service.app, account, { name: 'Busy' })
+    const thresholds = [50, 55, 60, 65, 75, 80]
+    const answers = await Promise.all(
+      thresholds.map((blockThreshold) =>
+        service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(account), payload: { settings: { blockThreshold } } }),
+      ),
+    )
+    expect(answers.map((answer) => answer.statusCode)).toEqual(thresholds.map(() => 200))
+    const changes = (await read(`?siteId=${site.id}&action=site.updated`)).items
+      .reverse()
+      .map((event) => (event.details.changes as { from: number; to: number }[])[0])
+    expect(changes).toHaveLength(thresholds.length)
+    // A chain from the default: each update's "before" is the "after" of the one that committed before it.
+    expect(changes[0]?.from).toBe(70)
+    for (let index = 1; index < changes.length; index += 1) expect(changes[index]?.from).toBe(changes[index - 1]?.to)
+    const stored = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: asScript(account) })
+    expect(stored.json<{ settings: { blockThreshold: number } }>().settings.blockThreshold).toBe(changes.at(-1)?.to)
+  })
+
+  it.runIf(available && options.database === 'postgres')("waits for an account's deletion under way instead of deadlocking with it", async () => {
+    const owner = await createTestAccount(service.app)
+    const site = await createTestSite(service.app, owner, { name: 'Caught' })
+    let update: Promise<{ statusCode: number; body: string }> | undefined
+    // As DELETE /api/v1/me does: the account's row locked first, then its sites deleted with it.
+    await service.app.database.transaction(async (deletion) => {
+      await deletion.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [owner.id])
+      update = service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(owner), payload: { settings: { blockThreshold: 60 } } })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await deletion.query('DELETE FROM accounts WHERE id = $1', [owner.id])
+    })
+    const answer = await update
+    expect(answer?.statusCode, answer?.body).toBe(401)
+  })
+
+  it.runIf(available)("answers changes racing the account's deletion without a server error", async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const owner = await createTestAccount(service.app)
+      const site = await createTestSite(service.app, owner, { name: 'Racing' })
+      const [update, rotate, revoke, deletion] = await Promise.all([
+        service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(owner), payload: { settings: { blockThreshold: 60 } } }),
+        service.app.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/secret/rotate`, headers: asBrowser(owner) }),
+        service.app.inject({ method: 'DELETE', url: '/api/v1/sessions/others', headers: asBrowser(owner) }),
+        service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(owner), payload: { password: owner.password } }),
+      ])
+      expect(deletion.statusCode, deletion.body).toBe(204)
+      for (const answer of [update, rotate, revoke]) expect([200, 401, 404], answer.body).toContain(answer.statusCode)
+    }
   })
 
   it.runIf(available)("keeps a deleted site's events, found by its id, with the keys' rotations and the key's revocation", async () => {
@@ -155,6 +218,16 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
       service.app.inject({ method: 'GET', url: `/api/v1/audit-log${query}`, headers }).then((response) => response.json<AuditPage>())
     // The failed log-in is written beside the answer, not before it.
     await expect.poll(async () => (await readOwner('?action=account.login_failed')).items[0]?.actor).toMatchObject({ type: 'anonymous', clientIp: attacker })
+    // More wrong passwords within the hour, from another machine: the same event, counted.
+    const accomplice = randomClientAddress()
+    for (const remoteAddress of [accomplice, attacker]) {
+      await service.app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: owner.email, password: 'still-not-it' }, remoteAddress })
+    }
+    await expect.poll(async () => (await readOwner('?action=account.login_failed')).items[0]?.details.count).toBe(3)
+    const failures = (await readOwner('?action=account.login_failed')).items
+    expect(failures).toHaveLength(1)
+    expect(failures[0]?.details).toEqual({ count: 3, firstAt: expect.any(String), addresses: [attacker, accomplice] })
+    expect(failures[0]?.actor.clientIp).toBe(attacker)
 
     const second = await service.app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: owner.email, password: owner.password }, remoteAddress: attacker })
     const secondCookie = sessionCookieOf(second.headers['set-cookie'])
@@ -172,13 +245,26 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
     })
     expect(changed.statusCode).toBe(204)
     expect((await readOwner('?action=account.password_changed')).items[0]).toMatchObject({ actor: { type: 'session', name: owner.email }, details: { endedSessions: 0 } })
+    // A session that does not know the password it needs to delete the account shows itself.
+    const guessed = await service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(owner), payload: { password: 'a guess at it' } })
+    expect(guessed.statusCode).toBe(400)
+    expect((await readOwner('?action=account.password_check_failed')).items[0]).toMatchObject({ actor: { type: 'session', name: owner.email }, details: { count: 1 } })
 
     const byScript = await readOwner('', asScript(owner))
     expect(byScript.items.length).toBeGreaterThan(4)
     expect(byScript.items.every((event) => event.actor.clientIp === null && event.actor.userAgent === null)).toBe(true)
-    // Another account sees none of this one's events.
+    expect(JSON.stringify(byScript)).not.toContain(attacker)
+    expect(byScript.items.find((event) => event.action === 'account.login_failed')?.details).toEqual({ count: 3, firstAt: expect.any(String) })
+
+    const loggedOut = await service.app.inject({ method: 'DELETE', url: '/api/v1/sessions', headers: asBrowser(owner) })
+    expect(loggedOut.statusCode).toBe(204)
+    expect((await readOwner('?action=account.logged_out', asScript(owner))).items[0]?.actor).toMatchObject({ type: 'session', name: owner.email })
+    // Another account sees none of this one's events, not even through the id of one of its sites.
     const mine = await read('?limit=200')
     expect(mine.items.some((event) => event.actor.name === owner.email || event.actor.clientIp === attacker)).toBe(false)
+    const ownersSite = await createTestSite(service.app, owner, { name: "The owner's" })
+    expect((await read(`?siteId=${ownersSite.id}`)).items).toEqual([])
+    expect((await read(`?siteId=${ownersSite.id}`, asScript(account))).items).toEqual([])
   })
 
   it.runIf(available)('pages through every event once, newest first, and refuses what it cannot read', async () => {

@@ -11,6 +11,8 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
       { action: 'account.created', label: 'Account created' },
       { action: 'account.logged_in', label: 'Logged in' },
       { action: 'account.login_failed', label: 'Failed log-in' },
+      { action: 'account.logged_out', label: 'Logged out' },
+      { action: 'account.password_check_failed', label: 'Wrong current password' },
       { action: 'account.password_changed', label: 'Password changed' },
       { action: 'account.password_set', label: 'Password set on the server' },
       { action: 'session.ended', label: 'Session logged out' },
@@ -64,12 +66,38 @@ const isSiteField = (field: string): field is SiteField => Object.hasOwn(siteFie
 
 /** "block threshold 70 → 60"; a field a later server added goes by its key. */
 function describeFieldChange(field: string, from: unknown, to: unknown): string {
-  if (!isSiteField(field)) return `${field} ${describeValue(from)} → ${describeValue(to)}`
   if (field === 'name') return `name “${describeValue(from)}” → “${describeValue(to)}”`
-  const { label, unit } = siteFields[field]
-  const name = label.charAt(0).toLowerCase() + label.slice(1)
-  return `${name} ${describeValue(from)} → ${describeValue(to)}${unit === undefined ? '' : ` ${unit}`}`
+  return labelled(field, `${describeValue(from)} → ${describeValue(to)}`)
 }
+
+/** A field's value (or change) after the field's name as the settings page calls it, with its unit. */
+function labelled(field: string, text: string): string {
+  if (!isSiteField(field)) return `${field} ${text}`
+  const { label, unit } = siteFields[field]
+  return `${label.charAt(0).toLowerCase()}${label.slice(1)} ${text}${unit === undefined ? '' : ` ${unit}`}`
+}
+
+/** "block threshold 60" for a site created with a setting that is not the default. */
+function describeFieldValue(field: string, value: unknown): string {
+  return labelled(field, describeValue(value))
+}
+
+/** Each { field, from, to } of a list of changes, described; entries of another shape are skipped. */
+function describeFieldChanges(list: unknown, describe: (field: string, from: unknown, to: unknown) => string): string[] {
+  return (Array.isArray(list) ? list : []).filter(isRecord).flatMap((change) => (typeof change.field === 'string' ? [describe(change.field, change.from, change.to)] : []))
+}
+
+/** ", 12 times from 3 addresses" for an hour's repeated attempts; nothing for one. */
+function repeated(details: Record<string, unknown>): string {
+  const count = details.count
+  if (typeof count !== 'number' || count <= 1) return ''
+  const addresses = Array.isArray(details.addresses) ? details.addresses.length : 0
+  const from = addresses > 1 ? ` from ${formatNumber(addresses)}${addresses >= MAX_LISTED_ADDRESSES ? ' or more' : ''} addresses` : ''
+  return `, ${formatNumber(count)} times this hour${from}`
+}
+
+/** The server lists at most this many distinct addresses of an hour's attempts (MAX_REPEATED_ADDRESSES). */
+const MAX_LISTED_ADDRESSES = 20
 
 /** The secret is never recorded, only whether one was set before and after. */
 function describeSecretChange(from: unknown, to: unknown): string {
@@ -118,7 +146,11 @@ export function describeAuditEvent(event: AuditEvent): string {
     case 'account.logged_in':
       return 'Logged in'
     case 'account.login_failed':
-      return 'Failed log-in (wrong password)'
+      return `Failed log-in (wrong password)${repeated(details)}`
+    case 'account.logged_out':
+      return 'Logged out'
+    case 'account.password_check_failed':
+      return `Gave a wrong current password to change the password or delete the account${repeated(details)}`
     case 'account.password_changed':
       return `Changed the password${endedSessions(details, 'other ')}`
     case 'account.password_set':
@@ -133,7 +165,8 @@ export function describeAuditEvent(event: AuditEvent): string {
       return `Revoked API key ${describeApiKey(details)}`
     case 'site.created': {
       const domains = Array.isArray(details.domains) && details.domains.length > 0 ? ` for ${describeValue(details.domains)}` : ''
-      return `Created site ${siteName}${domains}`
+      const settings = describeFieldChanges(details.settings, (field, from, to) => (field === 'webhookSecret' ? 'a webhook secret' : describeFieldValue(field, to)))
+      return `Created site ${siteName}${domains}${settings.length === 0 ? '' : ` with ${settings.join('; ')}`}`
     }
     case 'site.updated':
       return describeSiteUpdate(siteName, details)

@@ -7,6 +7,8 @@ export const AUDIT_ACTIONS = [
   'account.created',
   'account.logged_in',
   'account.login_failed',
+  'account.logged_out',
+  'account.password_check_failed',
   'account.password_changed',
   'account.password_set',
   'session.ended',

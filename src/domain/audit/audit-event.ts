@@ -1,4 +1,5 @@
-import type { Site, SiteSettings } from '../sites/site.js'
+import { createHash } from 'node:crypto'
+import { defaultSiteSettings, type Site, type SiteSettings } from '../sites/site.js'
 import type { AuditAction } from './audit-actions.js'
 
 export { AUDIT_ACTIONS, type AuditAction } from './audit-actions.js'
@@ -36,24 +37,56 @@ export interface SiteFieldChange {
   to: unknown
 }
 
+type SiteFields = Pick<Site, 'name' | 'domains' | 'settings' | 'webhookSecretCiphertext'>
+
 const settingNames = (before: SiteSettings, after: SiteSettings) => [...new Set([...Object.keys(before), ...Object.keys(after)])] as (keyof SiteSettings)[]
 
 const isSame = (first: unknown, second: unknown) => JSON.stringify(first) === JSON.stringify(second)
+
+/**
+ * A webhook URL as the audit log keeps it: its origin and a digest of the rest. Chat services'
+ * webhook URLs (Slack's, Discord's, Teams') carry their own secret in the path, and the log keeps
+ * an old one for a year after it was replaced; the digest still tells two URLs apart.
+ */
+export function redactWebhookUrl(url: string | null): string | null {
+  if (url === null) return null
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return `(${digestOf(url)})`
+  }
+  const rest = `${parsed.pathname}${parsed.search}`
+  return rest === '/' && parsed.username === '' ? parsed.origin : `${parsed.origin}/… (${digestOf(url)})`
+}
+
+const digestOf = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8)
+
+/** A setting's value as recorded: the webhook URL redacted, anything else as it is. */
+const recorded = (name: keyof SiteSettings, value: unknown) => (name === 'webhookUrl' ? redactWebhookUrl(value as string | null) : value)
 
 /**
  * The fields an update changed, in a stable order. A webhook secret sent again counts as a change
  * even when it is the same secret: it is stored sealed anew and cannot be compared without opening
  * both, which the audit log has no business doing.
  */
-export function siteChangesBetween(before: Site, after: Site, isWebhookSecretSent: boolean): SiteFieldChange[] {
+export function siteChangesBetween(before: SiteFields, after: SiteFields, isWebhookSecretSent: boolean): SiteFieldChange[] {
   const changes: SiteFieldChange[] = []
   if (before.name !== after.name) changes.push({ field: 'name', from: before.name, to: after.name })
   if (!isSame(before.domains, after.domains)) changes.push({ field: 'domains', from: before.domains, to: after.domains })
   for (const name of settingNames(before.settings, after.settings)) {
-    if (!isSame(before.settings[name], after.settings[name])) changes.push({ field: name, from: before.settings[name], to: after.settings[name] })
+    if (!isSame(before.settings[name], after.settings[name])) {
+      changes.push({ field: name, from: recorded(name, before.settings[name]), to: recorded(name, after.settings[name]) })
+    }
   }
   const hadSecret = before.webhookSecretCiphertext !== null
   const hasSecret = after.webhookSecretCiphertext !== null
   if (hadSecret !== hasSecret || (isWebhookSecretSent && hasSecret)) changes.push({ field: 'webhookSecret', from: hadSecret, to: hasSecret })
   return changes
+}
+
+/** The settings a new site was made with that are not the defaults (from: the default), its webhook secret included. */
+export function nonDefaultSettingsOf(site: SiteFields): SiteFieldChange[] {
+  const blank = { name: site.name, domains: site.domains, settings: defaultSiteSettings, webhookSecretCiphertext: null }
+  return siteChangesBetween(blank, site, false)
 }

@@ -40,6 +40,26 @@ export interface AuditPageQuery {
 /** As a session keeps the User-Agent of its log-in: enough to tell browsers apart, bounded. */
 const MAX_USER_AGENT_LENGTH = 512
 
+/** How many distinct addresses an event of repeated attempts lists. */
+export const MAX_REPEATED_ADDRESSES = 20
+
+/** The columns $2-$11 of an insert: the account, the action, the actor and the site. */
+function columnsOf(event: NewAuditEvent): unknown[] {
+  const { actor } = event
+  return [
+    event.accountId,
+    event.action,
+    actor.type,
+    actor.id,
+    actor.name,
+    actor.keyPrefix,
+    actor.clientIp,
+    actor.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null,
+    event.site?.id ?? null,
+    event.site?.name ?? null,
+  ]
+}
+
 function toRecord(row: AuditEventRow): AuditEventRecord {
   return {
     id: row.id,
@@ -66,25 +86,51 @@ function toRecord(row: AuditEventRow): AuditEventRecord {
  */
 export function createAuditLogRepository(database: SqlExecutor) {
   return {
+    /**
+     * Records the event. Its time is the insert's (clock_timestamp), not its transaction's start:
+     * an event that commits after others were read must not sort before them, where a reader
+     * polling the newest events would never see it.
+     */
     async record(event: NewAuditEvent): Promise<void> {
-      const { actor } = event
       await database.query(
-        `INSERT INTO audit_events (id, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name, details)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb)`,
-        [
-          randomUUID(),
-          event.accountId,
-          event.action,
-          actor.type,
-          actor.id,
-          actor.name,
-          actor.keyPrefix,
-          actor.clientIp,
-          actor.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null,
-          event.site?.id ?? null,
-          event.site?.name ?? null,
-          JSON.stringify(event.details ?? {}),
-        ],
+        `INSERT INTO audit_events (id, created_at, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name, details)
+         VALUES ($1, clock_timestamp(), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb)`,
+        [randomUUID(), ...columnsOf(event), JSON.stringify(event.details ?? {})],
+      )
+    },
+
+    /**
+     * Records an attempt that strangers can repeat at will (a wrong password), as one event per
+     * account, action and UTC hour: `details.count` attempts, the first at `details.firstAt`, from
+     * `details.addresses` (the first MAX_REPEATED_ADDRESSES distinct ones); the event's own time,
+     * address and browser are the latest attempt's, so it moves to the top of the log. Whoever
+     * knows an address can make such attempts from many machines, and one row each would let them
+     * fill the account's log (and an embedded database's disk) with their noise.
+     */
+    async recordRepeated(event: NewAuditEvent, hourStart: Date): Promise<void> {
+      const { actor } = event
+      const address = actor.clientIp ?? ''
+      await database.query(
+        `WITH latest AS (
+           SELECT id FROM audit_events
+            WHERE account_id = $2 AND action = $3 AND created_at >= $13 AND (details->>'firstAt')::timestamptz >= $13
+            ORDER BY created_at DESC LIMIT 1
+            FOR UPDATE
+         ), counted AS (
+           UPDATE audit_events SET
+             created_at = clock_timestamp(), actor_type = $4, actor_id = $5, actor_name = $6, actor_key_prefix = $7, client_ip = $8, user_agent = $9,
+             details = details || jsonb_build_object(
+               'count', (details->>'count')::int + 1,
+               'addresses', CASE WHEN details->'addresses' ? $14 OR jsonb_array_length(details->'addresses') >= $15 THEN details->'addresses'
+                                 ELSE details->'addresses' || to_jsonb($14::text) END)
+            WHERE id IN (SELECT id FROM latest)
+           RETURNING id
+         )
+         INSERT INTO audit_events (id, created_at, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name, details)
+         SELECT $1, clock_timestamp(), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+                $12::jsonb || jsonb_build_object('count', 1, 'firstAt', clock_timestamp(), 'addresses', jsonb_build_array($14::text))
+          WHERE NOT EXISTS (SELECT 1 FROM counted)`,
+        [randomUUID(), ...columnsOf(event), JSON.stringify(event.details ?? {}), hourStart, address, MAX_REPEATED_ADDRESSES],
       )
     },
 

@@ -123,9 +123,13 @@ export function createSiteRepository(database: SqlExecutor) {
       return rows[0] === undefined ? undefined : toSite(rows[0])
     },
 
-    /** The site, its row locked until the transaction ends (run within one). */
+    /**
+     * The site, its row locked until the transaction ends (run within one) as an UPDATE locks it:
+     * FOR NO KEY UPDATE, which rows that refer to the site (Siteverify's counts, webhook deliveries)
+     * can still be inserted beside, where FOR UPDATE would hold them.
+     */
     async findByIdForUpdate(id: string): Promise<Site | undefined> {
-      const rows = await database.query<SiteRow>(`SELECT ${siteColumns} FROM sites WHERE id = $1 FOR UPDATE`, [id])
+      const rows = await database.query<SiteRow>(`SELECT ${siteColumns} FROM sites WHERE id = $1 FOR NO KEY UPDATE`, [id])
       return rows[0] === undefined ? undefined : toSite(rows[0])
     },
 

@@ -6,7 +6,7 @@ import { isUuid } from '../../../domain/uuid.js'
 import { ApiError, invalidRequest } from '../../../errors.js'
 import { accountOf, creationRefused } from '../../../plugins/authentication.js'
 import { createApiKeyRepository, type ApiKeyRecord } from '../../../storage/sql/api-key-repository.js'
-import { recordAudit } from '../audit-log/audit-trail.js'
+import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 
 const API_KEY_NAME_MAX_LENGTH = 100
@@ -64,7 +64,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const problem = findDisplayNameProblem(name, API_KEY_NAME_MAX_LENGTH)
       if (problem !== undefined) throw invalidRequest([{ field: 'name', message: problem }])
       const key = generateApiKey()
-      const record = await app.database.transaction(async (transaction) => {
+      const record = await auditedTransaction(app, request, async (transaction) => {
         const created = await createApiKeyRepository(transaction).create(accountOf(request).id, { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key) }, MAX_API_KEYS_PER_ACCOUNT)
         if (created !== undefined) await recordAudit(transaction, request, { action: 'api_key.created', details: { apiKeyId: created.id, name: created.name, prefix: created.prefix } })
         return created
@@ -102,7 +102,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { id } = request.params
       const notFound = new ApiError('not_found', 'There is no API key with this id in your account.')
       if (!isUuid(id)) throw notFound
-      await app.database.transaction(async (transaction) => {
+      await auditedTransaction(app, request, async (transaction) => {
         const revoked = await createApiKeyRepository(transaction).delete(accountOf(request).id, id)
         if (revoked === undefined) throw notFound
         // A key that revokes itself is named as the actor by the request that authenticated it.

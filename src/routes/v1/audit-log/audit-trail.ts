@@ -1,8 +1,11 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AuditActor, NewAuditEvent } from '../../../domain/audit/audit-event.js'
+import { ApiError } from '../../../errors.js'
 import { accountOf } from '../../../plugins/authentication.js'
 import type { SqlExecutor } from '../../../storage/ports.js'
 import { createAuditLogRepository } from '../../../storage/sql/audit-log-repository.js'
+
+const HOUR_MS = 3_600_000
 
 /** Who made the request, as the audit log records it: its credential, address and browser. */
 export function auditActorOf(request: FastifyRequest): AuditActor {
@@ -17,14 +20,39 @@ export function auditActorOf(request: FastifyRequest): AuditActor {
   return { type: 'anonymous', id: null, name: null, keyPrefix: null, ...origin }
 }
 
+type AuditedEvent = Omit<NewAuditEvent, 'accountId' | 'actor'> & Partial<NewAuditEvent>
+
+const completed = (request: FastifyRequest, event: AuditedEvent): NewAuditEvent => ({
+  ...event,
+  accountId: event.accountId ?? accountOf(request).id,
+  actor: event.actor ?? auditActorOf(request),
+})
+
 /**
- * Records what the authenticated request did, through `executor`: the transaction of the change
- * itself, so that the event and the change commit together or not at all.
+ * Records what the request did, through `executor`: the transaction of the change itself (an
+ * auditedTransaction), so that the event and the change commit together or not at all.
  */
-export function recordAudit(executor: SqlExecutor, request: FastifyRequest, event: Omit<NewAuditEvent, 'accountId' | 'actor'> & Partial<NewAuditEvent>) {
-  return createAuditLogRepository(executor).record({
-    ...event,
-    accountId: event.accountId ?? accountOf(request).id,
-    actor: event.actor ?? auditActorOf(request),
+export function recordAudit(executor: SqlExecutor, request: FastifyRequest, event: AuditedEvent): Promise<void> {
+  return createAuditLogRepository(executor).record(completed(request, event))
+}
+
+/** Records an attempt anyone may repeat (a wrong password) in the hour's one event of its kind (recordRepeated). */
+export function recordRepeatedAudit(executor: SqlExecutor, request: FastifyRequest, event: AuditedEvent): Promise<void> {
+  return createAuditLogRepository(executor).recordRepeated(completed(request, event), new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS))
+}
+
+/**
+ * A transaction for a change of the authenticated account that records its event. It first
+ * reads the account's row FOR KEY SHARE, the lock the event's foreign key takes anyway: an account
+ * deletion (which locks that row, then deletes the account's sites, keys and sessions) then waits
+ * for this transaction, where otherwise each could hold what the other waits for (this one a site
+ * or a session, the deletion the account) and PostgreSQL would end one of them with an error.
+ * 401 when the account is gone meanwhile.
+ */
+export function auditedTransaction<Result>(app: FastifyInstance, request: FastifyRequest, work: (transaction: SqlExecutor) => Promise<Result>): Promise<Result> {
+  return app.database.transaction(async (transaction) => {
+    const rows = await transaction.query('SELECT 1 FROM accounts WHERE id = $1 FOR KEY SHARE', [accountOf(request).id])
+    if (rows.length === 0) throw new ApiError('unauthorized', 'The account was deleted.')
+    return work(transaction)
   })
 }

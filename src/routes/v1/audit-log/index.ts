@@ -14,7 +14,7 @@ const { default: DEFAULT_PAGE_SIZE, maximum: MAX_PAGE_SIZE } = LOG_PAGE_SIZE
 const AuditEvent = Type.Object({
   id: Type.String({ format: 'uuid' }),
   createdAt: Type.String({ format: 'date-time' }),
-  action: stringEnum(AUDIT_ACTIONS, { description: 'What happened, by a code that never changes meaning (README, "Audit log")' }),
+  action: stringEnum(AUDIT_ACTIONS, { description: 'What happened, by a code that never changes meaning (docs/audit-log.md); show a code you do not know as it is' }),
   actor: Type.Object({
     type: stringEnum(['session', 'api-key', 'operator', 'anonymous'] as const, {
       description: 'session: the dashboard, logged in; api-key: a script with an API key; operator: `npm run account` on the server; anonymous: a failed log-in or a sign-up',
@@ -28,9 +28,10 @@ const AuditEvent = Type.Object({
   site: orNull(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String({ description: 'Its name at the time' }) })),
   details: Type.Record(Type.String(), Type.Unknown(), {
     description:
-      'By action: site.updated has changes, a list of { field, from, to } (for webhookSecret, whether one was set: never the secret); ' +
-      'site.created has domains; api_key.created and api_key.revoked have name and prefix; site.secret_rotated has previousSecretExpiresAt; ' +
-      'session.ended has sessionId; sessions.ended_others and account.password_changed have endedSessions',
+      'By action: site.updated has changes, a list of { field, from, to } (for webhookSecret, whether one was set: never the secret; a webhookUrl as its origin and a digest of the rest); ' +
+      'site.created has domains and settings (the same list, from the defaults); api_key.created and api_key.revoked have apiKeyId, name and prefix; ' +
+      'site.secret_rotated has previousSecretExpiresAt; session.ended has sessionId; sessions.ended_others, account.password_changed and account.password_set have endedSessions; ' +
+      'account.login_failed and account.password_check_failed are one event an hour with count, firstAt and addresses (its time, address and browser are the latest attempt\'s)',
   }),
 })
 
@@ -48,7 +49,7 @@ const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: "The account's audit log, newest first",
         description:
-          'Log-ins (and failed ones), password changes, sessions ended, API keys made and revoked, and every change to a site, its keys and its webhook, ' +
+          'Log-ins and log-outs (and wrong passwords), password changes, sessions ended, API keys made and revoked, and every change to a site, its keys and its webhook, ' +
           `each with who made it (the session or API key), from which address and browser, kept ${app.config.auditRetentionDays === 0 ? 'for ever' : `${app.config.auditRetentionDays} days`} (AUDIT_RETENTION_DAYS). ` +
           "The events of deleted sites stay. Pass nextCursor back as cursor for the next page; it is null on the last page. With an API key, the events' addresses and browsers are left out (null): " +
           'a leaked key must not tell where the account is used from.',
@@ -74,11 +75,16 @@ const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { page, nextCursor } = pageOf(rows, limit, rowPosition)
       const isScript = request.authentication?.method !== 'session'
       return {
-        items: page.map(({ createdAtMicros: _micros, createdAt, actor, ...event }) => ({
-          ...event,
-          createdAt: createdAt.toISOString(),
-          actor: isScript ? { ...actor, clientIp: null, userAgent: null } : actor,
-        })),
+        items: page.map(({ createdAtMicros: _micros, createdAt, actor, details, ...event }) => {
+          const { addresses, ...rest } = details
+          return {
+            ...event,
+            createdAt: createdAt.toISOString(),
+            actor: isScript ? { ...actor, clientIp: null, userAgent: null } : actor,
+            // Repeated attempts list their addresses: none of them for a script either.
+            details: isScript && addresses !== undefined ? rest : details,
+          }
+        }),
         nextCursor,
       }
     },

@@ -7,7 +7,7 @@ import { accountOf, clearSessionCookie, sessionCookieName, sessionIdOf } from '.
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createSessionRepository } from '../../../storage/sql/session-repository.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
-import { recordAudit } from '../audit-log/audit-trail.js'
+import { auditedTransaction, recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
 import { announceSetupCode } from '../accounts/announce-setup-code.js'
 import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
@@ -65,7 +65,7 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
         otherIssues: problem === undefined ? [] : [{ field: 'newPassword', message: problem }],
       })
       const passwordHash = await hashPassword(request.body.newPassword)
-      await app.database.transaction(async (transaction) => {
+      await auditedTransaction(app, request, async (transaction) => {
         await createAccountRepository(transaction).setPasswordHash(id, passwordHash)
         const endedSessions = await createSessionRepository(transaction).deleteOthers(id, sessionId)
         await recordAudit(transaction, request, { action: 'account.password_changed', details: { endedSessions } })
@@ -103,7 +103,8 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       })
       await Promise.all(siteIds.map((siteId) => app.siteCache.invalidate({ id: siteId })))
       if (siteIds.length > 0) app.logRetention.sweepAfterDeletion()
-      request.log.info({ accountId: id, sites: siteIds.length }, 'account deleted')
+      // The account's audit log went with it: the server's log keeps who deleted it, and from where.
+      request.log.info({ accountId: id, sites: siteIds.length, clientIp: request.ip }, 'account deleted')
       // The last account gone: the next first sign-up needs a new code (the old one is void).
       // The account is gone whatever this finds: a failure to tell is logged, not answered.
       await announceSetupCode(app, request.log).catch((error: unknown) => request.log.warn({ err: error }, 'could not tell the new setup code'))
@@ -133,6 +134,8 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const issues = [...(check.otherIssues ?? [])]
     if (!(await isPasswordCorrect(account.passwordHash, check.password))) {
       issues.unshift({ field: check.field, message: 'is not your current password' })
+      // A stolen session guessing the password it needs to take the account over shows here.
+      await recordRepeatedAudit(app.database, request, { action: 'account.password_check_failed' })
     }
     throwIfInvalid(issues)
     return { id, sessionId }

@@ -16,7 +16,7 @@ import {
 } from '../../../plugins/authentication.js'
 import { Credentials } from '../accounts/index.js'
 import { createSessionRepository, MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
-import { auditActorOf, recordAudit } from '../audit-log/audit-trail.js'
+import { auditActorOf, auditedTransaction, recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
 import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
 import currentSessionRoutes from './current-session.js'
 import { deviceCookieName, rememberDevice } from './known-device.js'
@@ -77,10 +77,10 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const isCorrect = await isPasswordCorrect(account?.passwordHash, request.body.password)
       if (account === undefined) throw new ApiError('invalid_credentials')
       if (!isCorrect) {
-        // The owner sees the guesses at their account (within the log-in budgets, which bound how
-        // many are written); an address that has no account has no one to tell. Not awaited: the
-        // answer must take as long for an address with an account as for one without.
-        recordAudit(app.database, request, { action: 'account.login_failed', accountId: account.id }).catch((error: unknown) =>
+        // The owner sees the guesses at their account, counted in one event an hour; an address
+        // that has no account has no one to tell. Not awaited: the answer must take as long for
+        // an address with an account as for one without.
+        recordRepeatedAudit(app.database, request, { action: 'account.login_failed', accountId: account.id }).catch((error: unknown) =>
           request.log.warn({ err: error }, 'could not record a failed log-in in the audit log'),
         )
         throw new ApiError('invalid_credentials')
@@ -119,7 +119,11 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       // 403 forbidden with an API key, as every other operation of a session only (revoke a key with DELETE /api/v1/api-keys/{id}).
-      await app.sessions.delete(sessionIdOf(request, 'log out'))
+      const sessionId = sessionIdOf(request, 'log out')
+      await auditedTransaction(app, request, async (transaction) => {
+        await createSessionRepository(transaction).delete(sessionId)
+        await recordAudit(transaction, request, { action: 'account.logged_out' })
+      })
       clearSessionCookie(reply, app.config)
       return reply.code(204).send(null)
     },
@@ -164,7 +168,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { id } = request.params
       const notFound = new ApiError('not_found', 'There is no session with this id in your account.')
       if (!isUuid(id)) throw notFound
-      await app.database.transaction(async (transaction) => {
+      await auditedTransaction(app, request, async (transaction) => {
         if (!(await createSessionRepository(transaction).deleteOfAccount(accountOf(request).id, id.toLowerCase()))) throw notFound
         await recordAudit(transaction, request, { action: 'session.ended', details: { sessionId: id.toLowerCase() } })
       })
@@ -187,7 +191,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const current = sessionIdOf(request, 'end the other sessions')
-      const endedSessions = await app.database.transaction(async (transaction) => {
+      const endedSessions = await auditedTransaction(app, request, async (transaction) => {
         const ended = await createSessionRepository(transaction).deleteOthers(accountOf(request).id, current)
         if (ended > 0) await recordAudit(transaction, request, { action: 'sessions.ended_others', details: { endedSessions: ended } })
         return ended

@@ -7,7 +7,8 @@ import { initialSettingsOf, normalizeSiteInput, validateMergedSettings } from '.
 import { accountOf, creationRefused } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
-import { recordAudit } from '../audit-log/audit-trail.js'
+import { nonDefaultSettingsOf } from '../../../domain/audit/audit-event.js'
+import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { CreateSiteBody, documentedBodies, Site, siteView, SiteWithSecret, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
@@ -54,7 +55,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       issues.push(...validateMergedSettings(withDefaultSettings(initialSettings), webhookSecret !== null))
       throwIfInvalid(issues)
       const id = randomUUID()
-      const created = await app.database.transaction(async (transaction) => {
+      const created = await auditedTransaction(app, request, async (transaction) => {
         const result = await createSiteRepository(transaction).createWithinLimit(
           {
             id,
@@ -66,7 +67,10 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           MAX_SITES_PER_ACCOUNT,
         )
-        if (result !== undefined) await recordAudit(transaction, request, { action: 'site.created', site: result.site, details: { domains: result.site.domains } })
+        if (result !== undefined) {
+          const details = { domains: result.site.domains, settings: nonDefaultSettingsOf(result.site) }
+          await recordAudit(transaction, request, { action: 'site.created', site: result.site, details })
+        }
         return result
       })
       if (created === undefined) throw await creationRefused(app, request, `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites; delete one first.`)
@@ -111,7 +115,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const site = await app.findOwnedSite(request, request.params.id)
-      await app.database.transaction(async (transaction) => {
+      await auditedTransaction(app, request, async (transaction) => {
         await createVerificationQueryRepository(transaction).deleteRollupsOf(site.id)
         // Of two deletions at once, the one that finds the site gone says so, as any later one does.
         if (!(await createSiteRepository(transaction).delete(site.id))) throw new ApiError('not_found', 'There is no site with this id in your account.')

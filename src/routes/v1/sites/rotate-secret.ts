@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { PREVIOUS_SECRET_GRACE_MS } from '../../../domain/sites/site-keys.js'
 import { ApiError } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
-import { recordAudit } from '../audit-log/audit-trail.js'
+import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 
 const graceHours = PREVIOUS_SECRET_GRACE_MS / 3_600_000
@@ -57,7 +57,7 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const site = await app.findOwnedSite(request, request.params.id)
       const previousValidUntil = request.body?.invalidateImmediately === true ? null : new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS)
-      const secretKey = await app.database.transaction(async (transaction) => {
+      const secretKey = await auditedTransaction(app, request, async (transaction) => {
         const key = await createSiteRepository(transaction).rotateSecret(site.id, previousValidUntil)
         if (key === undefined) throw notFound()
         await recordAudit(transaction, request, { action: 'site.secret_rotated', site, details: { previousSecretExpiresAt: previousValidUntil?.toISOString() ?? null } })
@@ -82,7 +82,7 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const site = await app.findOwnedSite(request, request.params.id)
-      await app.database.transaction(async (transaction) => {
+      await auditedTransaction(app, request, async (transaction) => {
         if (!(await createSiteRepository(transaction).endPreviousSecret(site.id))) throw notFound()
         await recordAudit(transaction, request, { action: 'site.previous_secrets_ended', site })
       })

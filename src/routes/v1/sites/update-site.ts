@@ -4,7 +4,7 @@ import { normalizeSiteInput, settingsChangesOf, validateMergedSettings } from '.
 import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { siteChangesBetween } from '../../../domain/audit/audit-event.js'
-import { recordAudit } from '../audit-log/audit-trail.js'
+import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { documentedBodies, Site, siteView, UpdateSiteBody, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { etagHeader, revisionsAcceptedBy, tagWithRevision } from './site-revision.js'
@@ -44,7 +44,7 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const expectedRevisions = revisionsAcceptedBy(request.headers['if-match'])
       // The merge and the check of the merged result share one transaction: the UPDATE locks the
       // row, so concurrent updates cannot combine into settings that neither would have allowed.
-      const updated = await app.database.transaction(async (transaction) => {
+      const updated = await auditedTransaction(app, request, async (transaction) => {
         const sites = createSiteRepository(transaction)
         const changes = {
           name: value.name,
