@@ -6,7 +6,7 @@ import { buildSignedHeaders } from '../src/domain/webhooks/sign-webhook.js'
 import { buildBlockedPayload, serializePayload } from '../src/domain/webhooks/webhook-payload.js'
 import { freePort } from './helpers/free-port.js'
 import { buildTestApp, type TestApp } from './helpers/test-app.js'
-import { createWebhookSite } from './helpers/webhook-site.js'
+import { blockedEvent, createWebhookSite } from './helpers/webhook-site.js'
 
 /**
  * The receivers of docs/webhooks.md, run as written (only the port changed), against real
@@ -34,7 +34,7 @@ async function startSample(code: string): Promise<{ url: string; process: ChildP
 
 function signedRequest(siteId: string, secret = SECRET, timestamp = new Date()): { body: string; headers: Record<string, string> } {
   const deliveryId = randomUUID()
-  const body = serializePayload(buildBlockedPayload({ siteId, timestamp, riskScore: 90, anomalies: ['datacenter_ip'], countryCode: 'NL' }, deliveryId))
+  const body = serializePayload(buildBlockedPayload({ ...blockedEvent(siteId), timestamp, riskScore: 90, anomalies: ['datacenter_ip'] }, deliveryId))
   return { body: body.toString('utf8'), headers: buildSignedHeaders({ secret, event: 'verification.blocked', deliveryId, body, sentAt: new Date() }) }
 }
 
@@ -53,7 +53,7 @@ describe.each(samples.map((code, index) => ({ code, index })))('the receiver sam
 
   it('takes two blocks of one site in the same millisecond, alike but for their delivery, as two events', async () => {
     const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
-    const event = { siteId: site.id, timestamp: new Date(), riskScore: 95, anomalies: ['bot_user_agent'], countryCode: 'NL' }
+    const event = { ...blockedEvent(site.id), timestamp: new Date(), riskScore: 95, anomalies: ['bot_user_agent'] }
     service.app.events.emit('verification.blocked', event)
     service.app.events.emit('verification.blocked', event)
     await service.app.webhooks.settle()

@@ -14,6 +14,14 @@ export interface VerificationBlockedEvent {
   anomalies: string[]
   /** Two-letter country code, or 'XX' when unknown. */
   countryCode: string
+  /** The verify request's id: its row in the verification log, the start of the visitor's reference. */
+  verificationId: string
+  /** The device's ephemeral id on the site, when the submission described one. */
+  device: string | null
+  /** The page's host (from Origin or Referer), when the browser sent one. */
+  hostname: string | null
+  /** The page's action (the SDK's action option), when the page gave one. */
+  pageAction: string | null
 }
 
 export interface ServiceEvents {

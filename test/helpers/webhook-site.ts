@@ -32,5 +32,9 @@ export function blockedEvent(siteId: string) {
     riskScore: 91,
     anomalies: ['datacenter_ip', 'vpn_detected'],
     countryCode: 'NL',
+    verificationId: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+    device: '9f8e7d6c5b4a39281706f5e4',
+    hostname: 'shop.example',
+    pageAction: 'login',
   }
 }

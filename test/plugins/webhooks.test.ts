@@ -57,7 +57,15 @@ describe('verification.blocked webhooks', () => {
       event: 'verification.blocked',
       siteId: site.id,
       timestamp: '2025-06-07T08:09:10.111Z',
-      data: { riskScore: 91, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'NL' },
+      data: {
+        riskScore: 91,
+        anomalies: ['datacenter_ip', 'vpn_detected'],
+        countryCode: 'NL',
+        verificationId: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+        device: '9f8e7d6c5b4a39281706f5e4',
+        hostname: 'shop.example',
+        pageAction: 'login',
+      },
     })
     expect(request.headers['content-type']).toBe('application/json')
     expect(request.headers['x-service-event']).toBe('verification.blocked')

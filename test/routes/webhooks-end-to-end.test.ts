@@ -44,38 +44,61 @@ describe('a blocked verification, end to end', () => {
     const answer = await service.app.inject({
       method: 'POST',
       url: '/api/v1/verify',
-      headers: { 'x-site-key': siteKey, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36' },
+      headers: {
+        'x-site-key': siteKey,
+        origin: 'https://shop.example',
+        'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36',
+      },
       payload: {
         challengeId,
         nonce: solveChallenge({ challenge: hash, difficulty }),
         solveTimeMs: 40,
         fingerprint: { canvas: 'c2d1', webgl: 'ANGLE' },
         behaviorData: { mouseMovements: 12, keystrokes: 3 },
+        pageAction: 'checkout',
       },
     })
     const elapsedMs = performance.now() - started
     expect(answer.statusCode, answer.body).toBe(200)
-    return { body: answer.json<{ success: boolean; action: string; riskScore: number }>(), elapsedMs }
+    return { body: answer.json<{ success: boolean; action: string; riskScore: number }>(), requestId: String(answer.headers['x-request-id']), elapsedMs }
   }
 
   it('POSTs the spec payload, signed, to the site webhook', async () => {
     const site = await blockingSite(receiver.url)
     const before = receiver.received.length
 
-    const { body } = await verifyOnce(site.siteKey)
+    const { body, requestId } = await verifyOnce(site.siteKey)
 
     expect(body).toMatchObject({ success: false, action: 'block' })
     const request = await receiver.waitForRequest(before)
-    const payload = JSON.parse(request.body) as { timestamp: string; data: { anomalies: unknown[] } }
+    const payload = JSON.parse(request.body) as { timestamp: string; data: { anomalies: unknown[]; device: string } }
     expect(Object.keys(payload).sort()).toEqual(['data', 'event', 'id', 'siteId', 'timestamp'])
-    expect(Object.keys(payload.data).sort()).toEqual(['anomalies', 'countryCode', 'riskScore'])
+    expect(Object.keys(payload.data).sort()).toEqual(['anomalies', 'countryCode', 'device', 'hostname', 'pageAction', 'riskScore', 'verificationId'])
     expect(payload).toEqual({
       id: request.headers['x-service-delivery'],
       event: 'verification.blocked',
       siteId: site.id,
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),
-      data: { riskScore: body.riskScore, anomalies: expect.any(Array), countryCode: expect.stringMatching(/^[A-Z]{2}$/) },
+      data: {
+        riskScore: body.riskScore,
+        anomalies: expect.any(Array),
+        countryCode: expect.stringMatching(/^[A-Z]{2}$/),
+        verificationId: requestId,
+        device: expect.stringMatching(/^[0-9a-f]{24}$/),
+        hostname: 'shop.example',
+        pageAction: 'checkout',
+      },
     })
+    // The block is found in the site's log by the reference the visitor was shown, with the same device.
+    await service.app.verificationLog.flush()
+    const found = await service.app.inject({
+      method: 'GET',
+      url: `/api/v1/sites/${site.id}/verifications?reference=${requestId.slice(0, 13)}`,
+      headers: asScript(owner),
+    })
+    expect(found.json<{ items: { id: string; action: string; device: string }[] }>().items).toEqual([
+      expect.objectContaining({ id: requestId, action: 'block', device: payload.data.device }),
+    ])
     expect(payload.data.anomalies.every((label: unknown) => typeof label === 'string')).toBe(true)
     expect(Math.abs(Date.parse(payload.timestamp) - Date.now())).toBeLessThan(60_000)
     expect(request.headers['content-type']).toBe('application/json')

@@ -23,6 +23,10 @@ export interface BlockedVerification {
   riskScore: number
   anomalies: string[]
   countryCode: string
+  verificationId: string
+  device: string | null
+  hostname: string | null
+  pageAction: string | null
 }
 
 interface PayloadFrame {
@@ -40,7 +44,21 @@ interface PayloadFrame {
  */
 export interface BlockedPayload extends PayloadFrame {
   event: typeof VERIFICATION_BLOCKED
-  data: { riskScore: number; anomalies: string[]; countryCode: string }
+  data: {
+    riskScore: number
+    anomalies: string[]
+    countryCode: string
+    /**
+     * Beyond the spec: the verification's id (its row in the verification log; its first 13
+     * characters are the reference the turned-away visitor was shown), its device's ephemeral id,
+     * and the page's host and action, so that a receiver can tell which form was attacked and find
+     * the block in the dashboard when the visitor writes in.
+     */
+    verificationId: string
+    device: string | null
+    hostname: string | null
+    pageAction: string | null
+  }
 }
 
 /** Tollgate's own events, in the same frame: a surge of the site's challenges began or ended. */
@@ -57,7 +75,15 @@ export function buildBlockedPayload(blocked: BlockedVerification, deliveryId: st
     event: VERIFICATION_BLOCKED,
     siteId: blocked.siteId,
     timestamp: blocked.timestamp.toISOString(),
-    data: { riskScore: blocked.riskScore, anomalies: [...blocked.anomalies], countryCode: blocked.countryCode },
+    data: {
+      riskScore: blocked.riskScore,
+      anomalies: [...blocked.anomalies],
+      countryCode: blocked.countryCode,
+      verificationId: blocked.verificationId,
+      device: blocked.device,
+      hostname: blocked.hostname,
+      pageAction: blocked.pageAction,
+    },
   }
 }
 
@@ -80,7 +106,21 @@ export function buildSurgePayload(alert: SurgeAlert, deliveryId: string): SurgeP
 export function buildTestPayload(siteId: string, now: Date, deliveryId: string, event: WebhookEvent = VERIFICATION_BLOCKED): WebhookPayload {
   if (event === VERIFICATION_BLOCKED) {
     return {
-      ...buildBlockedPayload({ siteId, timestamp: now, riskScore: 100, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'XX' }, deliveryId),
+      ...buildBlockedPayload(
+        {
+          siteId,
+          timestamp: now,
+          riskScore: 100,
+          anomalies: ['datacenter_ip', 'vpn_detected'],
+          countryCode: 'XX',
+          // A sample's own id, in the shape of a real one: a receiver's parsing of it is exercised.
+          verificationId: deliveryId,
+          device: null,
+          hostname: 'www.example.com',
+          pageAction: 'login',
+        },
+        deliveryId,
+      ),
       test: true,
     }
   }

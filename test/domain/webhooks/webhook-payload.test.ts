@@ -2,20 +2,33 @@ import { describe, expect, it } from 'vitest'
 import { buildBlockedPayload, buildTestPayload, serializePayload } from '../../../src/domain/webhooks/webhook-payload.js'
 
 describe('webhook payloads', () => {
-  it('a blocked verification has exactly the fields of the spec, and the delivery id', () => {
+  it('a blocked verification has the fields of the spec, the delivery id, and what finds the block again', () => {
     const payload = buildBlockedPayload({
       siteId: '3d1f0c1e-5b5e-4d8e-8f55-0d4e7c1a2b3c',
       timestamp: new Date('2025-05-06T07:08:09.010Z'),
       riskScore: 87,
       anomalies: ['datacenter_ip', 'vpn_detected'],
       countryCode: 'DE',
+      verificationId: '0f1e2d3c-4b5a-4697-8877-665544332211',
+      device: null,
+      hostname: null,
+      pageAction: null,
     }, '5e0c3f4a-8a1d-4c2b-9f6e-2d7b1a0c9e84')
+    // The fields the block did not have are null, not left out: a receiver reads one shape.
     expect(JSON.parse(serializePayload(payload).toString('utf8'))).toStrictEqual({
       id: '5e0c3f4a-8a1d-4c2b-9f6e-2d7b1a0c9e84',
       event: 'verification.blocked',
       siteId: '3d1f0c1e-5b5e-4d8e-8f55-0d4e7c1a2b3c',
       timestamp: '2025-05-06T07:08:09.010Z',
-      data: { riskScore: 87, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'DE' },
+      data: {
+        riskScore: 87,
+        anomalies: ['datacenter_ip', 'vpn_detected'],
+        countryCode: 'DE',
+        verificationId: '0f1e2d3c-4b5a-4697-8877-665544332211',
+        device: null,
+        hostname: null,
+        pageAction: null,
+      },
     })
   })
 
@@ -26,7 +39,15 @@ describe('webhook payloads', () => {
       event: 'verification.blocked',
       siteId: '3d1f0c1e-5b5e-4d8e-8f55-0d4e7c1a2b3c',
       timestamp: '2025-05-06T07:08:09.010Z',
-      data: { riskScore: 100, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'XX' },
+      data: {
+        riskScore: 100,
+        anomalies: ['datacenter_ip', 'vpn_detected'],
+        countryCode: 'XX',
+        verificationId: '5e0c3f4a-8a1d-4c2b-9f6e-2d7b1a0c9e84',
+        device: null,
+        hostname: 'www.example.com',
+        pageAction: 'login',
+      },
       test: true,
     })
   })

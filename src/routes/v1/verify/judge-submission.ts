@@ -96,7 +96,20 @@ export async function judgeSubmission(
   const result = answerVerdict(app, caller, body, challengeId, now, { action, riskScore, anomalies, countryCode }, device)
 
   logVerdict(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps, device }, { action, riskScore, anomalies, countryCode })
-  if (action === 'block') announceBlock(app, { siteId: caller.site.id, site: caller.site, timestamp: new Date(now), riskScore, anomalies: [...anomalies], countryCode })
+  if (action === 'block') {
+    announceBlock(app, {
+      siteId: caller.site.id,
+      site: caller.site,
+      timestamp: new Date(now),
+      riskScore,
+      anomalies: [...anomalies],
+      countryCode,
+      verificationId: request.id,
+      device,
+      hostname: caller.origin.hostname,
+      pageAction: body.pageAction ?? null,
+    })
+  }
   return result
 }
 
