@@ -128,8 +128,12 @@ describe.skipIf(!hasPostgres)('creation racing an account deletion on PostgreSQL
     await service?.close()
   })
 
-  /** Holds the account's row as the deletion does, lets `create` start and wait on it, then deletes the account. */
-  async function createWhileDeleting(account: TestAccount, create: () => Promise<LightMyRequestResponse>, table: string) {
+  /**
+   * Holds the account's row as the deletion does, lets `create` start and wait on it, then deletes
+   * the account. A creation waits at its first look at the account's row: the lock its audit event
+   * needs (routes/v1/audit-log/audit-trail.ts, auditedTransaction).
+   */
+  async function createWhileDeleting(account: TestAccount, create: () => Promise<LightMyRequestResponse>) {
     let pending: Promise<LightMyRequestResponse> | undefined
     await service.app.database.transaction(async (deletion) => {
       await deletion.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [account.id])
@@ -139,7 +143,7 @@ describe.skipIf(!hasPostgres)('creation racing an account deletion on PostgreSQL
         // The insert waiting on this transaction, not whatever other suites wait on meanwhile.
         const waiting = await service.app.database.query<{ count: number }>(
           `SELECT count(*)::int4 AS count FROM pg_stat_activity WHERE $2::int = ANY(pg_blocking_pids(pid)) AND query LIKE $1`,
-          [`%INSERT INTO ${table}%`, holder?.pid],
+          ['%FROM accounts WHERE id = $1 FOR KEY SHARE%', holder?.pid],
         )
         expect(waiting[0]?.count).toBe(1)
       }, { timeout: 5_000, interval: 20 })
@@ -150,12 +154,12 @@ describe.skipIf(!hasPostgres)('creation racing an account deletion on PostgreSQL
 
   it('answers 401 (the account is gone), not a 500 from the foreign key, for a site and for an API key', async () => {
     const forSite = await createTestAccount(service.app)
-    const site = await createWhileDeleting(forSite, () => service.app.inject({ method: 'POST', url: '/api/v1/sites', headers: asScript(forSite), payload: { name: 'Late' } }), 'sites')
+    const site = await createWhileDeleting(forSite, () => service.app.inject({ method: 'POST', url: '/api/v1/sites', headers: asScript(forSite), payload: { name: 'Late' } }))
     expect(site.statusCode).toBe(401)
     expect(site.json().error).toMatchObject({ code: 'unauthorized', message: 'The account was deleted.' })
 
     const forKey = await createTestAccount(service.app)
-    const key = await createWhileDeleting(forKey, () => service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(forKey), payload: { name: 'Late' } }), 'api_keys')
+    const key = await createWhileDeleting(forKey, () => service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(forKey), payload: { name: 'Late' } }))
     expect(key.statusCode).toBe(401)
     expect(key.json().error.code).toBe('unauthorized')
 
