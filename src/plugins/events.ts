@@ -1,27 +1,14 @@
 import { EventEmitter } from 'node:events'
 import type { SurgeAlert } from '../domain/challenge/site-surge.js'
 import type { Site } from '../domain/sites/site.js'
+import type { BlockedVerification } from '../domain/webhooks/webhook-payload.js'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 
 /** What happened, for whoever reacts to it (webhooks, metrics). Emitted after the response is decided. */
-export interface VerificationBlockedEvent {
-  siteId: string
+export interface VerificationBlockedEvent extends BlockedVerification {
   /** The site as the verification read it: its webhook settings, without a database read (which may fail). */
   site?: Site
-  timestamp: Date
-  riskScore: number
-  anomalies: string[]
-  /** Two-letter country code, or 'XX' when unknown. */
-  countryCode: string
-  /** The verify request's id: its row in the verification log, the start of the visitor's reference. */
-  verificationId: string
-  /** The device's ephemeral id on the site, when the submission described one. */
-  device: string | null
-  /** The page's host (from Origin or Referer), when the browser sent one. */
-  hostname: string | null
-  /** The page's action (the SDK's action option), when the page gave one. */
-  pageAction: string | null
 }
 
 export interface ServiceEvents {

@@ -17,12 +17,20 @@ export function isWebhookEvent(name: string): name is WebhookEvent {
   return (WEBHOOK_EVENTS as readonly string[]).includes(name)
 }
 
+/** A blocked verification, as the verify route tells it and its webhook carries it. */
 export interface BlockedVerification {
   siteId: string
   timestamp: Date
   riskScore: number
   anomalies: string[]
+  /** Two-letter country code, or 'XX' when unknown. */
   countryCode: string
+  /**
+   * Beyond the spec, what finds the block again: the verify request's id (its row in the
+   * verification log; its first 13 characters are the reference the turned-away visitor was
+   * shown), the device's ephemeral id on the site (when the submission described one), and the
+   * page's host (from Origin or Referer) and action (the SDK's), which tell which form was attacked.
+   */
   verificationId: string
   device: string | null
   hostname: string | null
@@ -44,21 +52,7 @@ interface PayloadFrame {
  */
 export interface BlockedPayload extends PayloadFrame {
   event: typeof VERIFICATION_BLOCKED
-  data: {
-    riskScore: number
-    anomalies: string[]
-    countryCode: string
-    /**
-     * Beyond the spec: the verification's id (its row in the verification log; its first 13
-     * characters are the reference the turned-away visitor was shown), its device's ephemeral id,
-     * and the page's host and action, so that a receiver can tell which form was attacked and find
-     * the block in the dashboard when the visitor writes in.
-     */
-    verificationId: string
-    device: string | null
-    hostname: string | null
-    pageAction: string | null
-  }
+  data: Omit<BlockedVerification, 'siteId' | 'timestamp'>
 }
 
 /** Tollgate's own events, in the same frame: a surge of the site's challenges began or ended. */
