@@ -172,9 +172,14 @@ describe('POST /api/v1/verify', () => {
           riskScore: 100,
           anomalies: ['missing_origin', 'bot_user_agent', 'missing_accept_language', 'missing_fetch_metadata', 'incomplete_fingerprint', 'canvas_missing', 'webgl_missing', 'no_interaction'],
           countryCode: 'XX',
+          // What finds the block again: its log row (the visitor's reference), and no device, host or page action sent.
+          verificationId: response.headers['x-request-id'],
+          device: null,
+          hostname: null,
+          pageAction: null,
         },
       ])
-      expect((await logRowsOf(site.site.id, challenge.challengeId))[0]).toMatchObject({ action: 'block', risk_score: 100 })
+      expect((await logRowsOf(site.site.id, challenge.challengeId))[0]).toMatchObject({ id: response.headers['x-request-id'], action: 'block', risk_score: 100 })
     } finally {
       service.app.events.off('verification.blocked', listener)
     }

@@ -67,7 +67,15 @@ describe('webhook routes', () => {
         event: 'verification.blocked',
         siteId,
         timestamp: expect.stringMatching(/Z$/),
-        data: { riskScore: 100, anomalies: ['datacenter_ip', 'vpn_detected'], countryCode: 'XX' },
+        data: {
+          riskScore: 100,
+          anomalies: ['datacenter_ip', 'vpn_detected'],
+          countryCode: 'XX',
+          verificationId: delivery.id,
+          device: null,
+          hostname: 'www.example.com',
+          pageAction: 'login',
+        },
         test: true,
       })
       expect(request.headers['x-service-delivery']).toBe(delivery.id)

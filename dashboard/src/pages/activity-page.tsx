@@ -119,7 +119,8 @@ function EventList({ events, isFiltered }: { events: AppendedPages<AuditEvent>; 
   useEffect(() => {
     if (events.hasOlder || !isFocusOnOlder.current) return
     isFocusOnOlder.current = false
-    end.current?.focus()
+    // Only when the focus went with the button: not when the keyboard moved on while it loaded.
+    if (document.activeElement === null || document.activeElement === document.body) end.current?.focus()
   }, [events.hasOlder])
   const { items } = events
   return (
