@@ -102,16 +102,23 @@ export function useAddressParam<Value extends string>(
   values: readonly Value[] | ((text: string) => text is Value),
   fallback: Value,
 ): [Value, (value: Value) => void] {
-  const [value, setValue] = useState<Value>(() => {
-    const found = new URLSearchParams(window.location.search).get(name)
-    const isValue = typeof values === 'function' ? values : (text: string): text is Value => (values as readonly string[]).includes(text)
-    return found !== null && isValue(found) ? found : fallback
-  })
-  const change = (next: Value) => {
+  const write = (next: Value) => {
     const url = new URL(window.location.href)
     if (next === fallback) url.searchParams.delete(name)
     else url.searchParams.set(name, next)
     window.history.replaceState(window.history.state, '', url.pathname + url.search + url.hash)
+  }
+  const [value, setValue] = useState<Value>(() => {
+    const found = new URLSearchParams(window.location.search).get(name)
+    const isValue = typeof values === 'function' ? values : (text: string): text is Value => (values as readonly string[]).includes(text)
+    if (found === null || isValue(found)) return found ?? fallback
+    // A value this page does not take (an old bookmark's, a typo) leaves the address, which
+    // would otherwise carry it on into every link and reload made from here.
+    write(fallback)
+    return fallback
+  })
+  const change = (next: Value) => {
+    write(next)
     setValue(next)
   }
   return [value, change]

@@ -6,9 +6,14 @@ interface Page<T> {
   nextCursor: string | null
 }
 
+/** A first page with the load that read it, which reads its older pages: the same filter, whatever the page's key is now. */
+interface FirstPage<T> extends Page<T> {
+  loadOlder: (cursor: string) => Promise<Page<T>>
+}
+
 /** The older pages shown after one first page, and the load of the next of them. */
 interface Older<T> {
-  after: Page<T>
+  after: FirstPage<T>
   items: T[]
   nextCursor: string | null
   isBusy: boolean
@@ -36,7 +41,7 @@ export interface AppendedPages<T> {
  * dropped too.
  */
 export function useAppendedPages<T>(load: (cursor: string | undefined) => Promise<Page<T>>, key: string): AppendedPages<T> {
-  const loadFirst = useCallback(() => load(undefined), [load])
+  const loadFirst = useCallback(async (): Promise<FirstPage<T>> => ({ ...(await load(undefined)), loadOlder: load }), [load])
   const [first, reload] = useLoader(loadFirst, key)
   const [older, setOlder] = useState<Older<T> | undefined>()
   const current = older !== undefined && older.after === first.data ? older : undefined
@@ -47,7 +52,9 @@ export function useAppendedPages<T>(load: (cursor: string | undefined) => Promis
     if (first.status !== 'ready' || after === undefined || nextCursor === null || current?.isBusy === true) return
     const items = current?.items ?? []
     setOlder({ after, items, nextCursor, isBusy: true })
-    load(nextCursor).then(
+    // With the first page's own load: in the moment between a new key and its load's start, the
+    // first page on screen is still the old key's, and so is its cursor.
+    after.loadOlder(nextCursor).then(
       (page) =>
         setOlder((previous) => (previous?.after === after ? { after, items: [...previous.items, ...page.items], nextCursor: page.nextCursor, isBusy: false } : previous)),
       (error: unknown) => setOlder((previous) => (previous?.after === after ? { ...previous, isBusy: false, error } : previous)),
