@@ -71,6 +71,7 @@ describe('the series the alerting rules read', () => {
       const declared = service.app.metrics.registry.getSingleMetric(name) as unknown as { labelNames: string[] } | undefined
       // Labels the scrape adds (job, instance) and the histogram's own (le) aside.
       const own = labels.filter((label) => !['job', 'instance', 'le'].includes(label))
+      expect(declared, metric).toBeDefined()
       expect(declared?.labelNames, metric).toEqual(expect.arrayContaining(own))
     }
   })

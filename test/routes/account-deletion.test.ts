@@ -1,6 +1,6 @@
-import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
+import { changeWhileDeletingAccount } from '../helpers/account-deletion-race.js'
 import { browserHeaders, obtainToken } from '../helpers/core-flow.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, randomClientAddress, type TestAccount } from '../helpers/dashboard-client.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
@@ -128,38 +128,14 @@ describe.skipIf(!hasPostgres)('creation racing an account deletion on PostgreSQL
     await service?.close()
   })
 
-  /**
-   * Holds the account's row as the deletion does, lets `create` start and wait on it, then deletes
-   * the account. A creation waits at its first look at the account's row: the lock its audit event
-   * needs (routes/v1/audit-log/audit-trail.ts, auditedTransaction).
-   */
-  async function createWhileDeleting(account: TestAccount, create: () => Promise<LightMyRequestResponse>) {
-    let pending: Promise<LightMyRequestResponse> | undefined
-    await service.app.database.transaction(async (deletion) => {
-      await deletion.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [account.id])
-      const [holder] = await deletion.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
-      pending = create()
-      await vi.waitFor(async () => {
-        // The insert waiting on this transaction, not whatever other suites wait on meanwhile.
-        const waiting = await service.app.database.query<{ count: number }>(
-          `SELECT count(*)::int4 AS count FROM pg_stat_activity WHERE $2::int = ANY(pg_blocking_pids(pid)) AND query LIKE $1`,
-          ['%FROM accounts WHERE id = $1 FOR KEY SHARE%', holder?.pid],
-        )
-        expect(waiting[0]?.count).toBe(1)
-      }, { timeout: 5_000, interval: 20 })
-      await deletion.query('DELETE FROM accounts WHERE id = $1', [account.id])
-    })
-    return pending!
-  }
-
   it('answers 401 (the account is gone), not a 500 from the foreign key, for a site and for an API key', async () => {
     const forSite = await createTestAccount(service.app)
-    const site = await createWhileDeleting(forSite, () => service.app.inject({ method: 'POST', url: '/api/v1/sites', headers: asScript(forSite), payload: { name: 'Late' } }))
+    const site = await changeWhileDeletingAccount(service.app, forSite.id, () => service.app.inject({ method: 'POST', url: '/api/v1/sites', headers: asScript(forSite), payload: { name: 'Late' } }))
     expect(site.statusCode).toBe(401)
     expect(site.json().error).toMatchObject({ code: 'unauthorized', message: 'The account was deleted.' })
 
     const forKey = await createTestAccount(service.app)
-    const key = await createWhileDeleting(forKey, () => service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(forKey), payload: { name: 'Late' } }))
+    const key = await changeWhileDeletingAccount(service.app, forKey.id, () => service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(forKey), payload: { name: 'Late' } }))
     expect(key.statusCode).toBe(401)
     expect(key.json().error.code).toBe('unauthorized')
 

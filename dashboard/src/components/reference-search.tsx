@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { isReference } from '../lib/reference.js'
 
 interface ReferenceSearchProps {
@@ -21,6 +21,8 @@ interface ReferenceSearchProps {
 export function ReferenceSearch({ id, reference, onFind, idleHint, clearLabel }: ReferenceSearchProps) {
   const [text, setText] = useState(reference)
   const [error, setError] = useState<string | undefined>(undefined)
+  // The search stopped from outside (the log filtered by a device instead): the box says so too.
+  useEffect(() => setText(reference), [reference])
   const find = (value: string) => {
     const wanted = value.trim()
     if (wanted !== '' && !isReference(wanted)) {

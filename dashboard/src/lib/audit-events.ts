@@ -1,4 +1,4 @@
-import { AUDIT_ACTIONS, type AuditAction } from '../../../src/domain/audit/audit-actions.js'
+import { MAX_REPEATED_ADDRESSES, type AuditAction } from '../../../src/domain/audit/audit-actions.js'
 import type { AuditActor, AuditEvent } from '../api/types.js'
 import { describeUserAgent, formatDateTime, formatNumber } from './format.js'
 import { siteFields, type SiteField } from './site-fields.js'
@@ -38,10 +38,6 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
   },
 ]
 
-export function isAuditAction(text: string): text is AuditAction {
-  return (AUDIT_ACTIONS as readonly string[]).includes(text)
-}
-
 /** Longer lists (a site's allowed addresses) are cut after this many entries in a sentence. */
 const LISTED_VALUES = 10
 
@@ -77,14 +73,12 @@ function labelled(field: string, text: string): string {
   return `${label.charAt(0).toLowerCase()}${label.slice(1)} ${text}${unit === undefined ? '' : ` ${unit}`}`
 }
 
-/** "block threshold 60" for a site created with a setting that is not the default. */
-function describeFieldValue(field: string, value: unknown): string {
-  return labelled(field, describeValue(value))
-}
+/** The objects of a list in an event's details; anything else there is skipped. */
+const recordsOf = (list: unknown): Record<string, unknown>[] => (Array.isArray(list) ? list : []).filter(isRecord)
 
 /** Each { field, from, to } of a list of changes, described; entries of another shape are skipped. */
 function describeFieldChanges(list: unknown, describe: (field: string, from: unknown, to: unknown) => string): string[] {
-  return (Array.isArray(list) ? list : []).filter(isRecord).flatMap((change) => (typeof change.field === 'string' ? [describe(change.field, change.from, change.to)] : []))
+  return recordsOf(list).flatMap((change) => (typeof change.field === 'string' ? [describe(change.field, change.from, change.to)] : []))
 }
 
 /** ", 12 times from 3 addresses" for an hour's repeated attempts; nothing for one. */
@@ -92,12 +86,9 @@ function repeated(details: Record<string, unknown>): string {
   const count = details.count
   if (typeof count !== 'number' || count <= 1) return ''
   const addresses = Array.isArray(details.addresses) ? details.addresses.length : 0
-  const from = addresses > 1 ? ` from ${formatNumber(addresses)}${addresses >= MAX_LISTED_ADDRESSES ? ' or more' : ''} addresses` : ''
+  const from = addresses > 1 ? ` from ${formatNumber(addresses)}${addresses >= MAX_REPEATED_ADDRESSES ? ' or more' : ''} addresses` : ''
   return `, ${formatNumber(count)} times this hour${from}`
 }
-
-/** The server lists at most this many distinct addresses of an hour's attempts (MAX_REPEATED_ADDRESSES). */
-const MAX_LISTED_ADDRESSES = 20
 
 /** The secret is never recorded, only whether one was set before and after. */
 function describeSecretChange(from: unknown, to: unknown): string {
@@ -106,7 +97,7 @@ function describeSecretChange(from: unknown, to: unknown): string {
 }
 
 function describeSiteUpdate(siteName: string, details: Record<string, unknown>): string {
-  const changes = (Array.isArray(details.changes) ? details.changes : []).filter(isRecord)
+  const changes = recordsOf(details.changes)
   const secret = changes.find((change) => change.field === 'webhookSecret')
   const values = changes
     .filter((change) => change !== secret && typeof change.field === 'string')
@@ -165,7 +156,7 @@ export function describeAuditEvent(event: AuditEvent): string {
       return `Revoked API key ${describeApiKey(details)}`
     case 'site.created': {
       const domains = Array.isArray(details.domains) && details.domains.length > 0 ? ` for ${describeValue(details.domains)}` : ''
-      const settings = describeFieldChanges(details.settings, (field, from, to) => (field === 'webhookSecret' ? 'a webhook secret' : describeFieldValue(field, to)))
+      const settings = describeFieldChanges(details.settings, (field, from, to) => (field === 'webhookSecret' ? 'a webhook secret' : labelled(field, describeValue(to))))
       return `Created site ${siteName}${domains}${settings.length === 0 ? '' : ` with ${settings.join('; ')}`}`
     }
     case 'site.updated':

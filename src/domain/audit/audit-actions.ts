@@ -23,3 +23,6 @@ export const AUDIT_ACTIONS = [
 ] as const
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+
+/** How many distinct addresses an hour's event of repeated attempts (a wrong password) lists. */
+export const MAX_REPEATED_ADDRESSES = 20

@@ -26,6 +26,9 @@ export function positionOf(cursor: string | undefined): LogCursor | undefined {
   return position
 }
 
+/** The position of a row that carries its own (createdAtMicros and id), as the logs' rows do. */
+export const rowPosition = ({ createdAtMicros, id }: LogCursor): LogCursor => ({ createdAtMicros, id })
+
 /**
  * A page out of `rows`, read with one row more than `limit`: that row tells whether another page
  * exists, without a count. nextCursor names the last row served, or null on the last page.

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
+import { MAX_REPEATED_ADDRESSES } from '../../domain/audit/audit-actions.js'
 import type { AuditAction, AuditActor, AuditActorType, NewAuditEvent } from '../../domain/audit/audit-event.js'
 import type { LogCursor } from '../../domain/analytics/log-cursor.js'
 import type { SqlExecutor } from '../ports.js'
-import { afterPosition, CREATED_AT_MICROS } from './keyset.js'
+import { CREATED_AT_MICROS, newestFirstPage, where } from './keyset.js'
 
 export interface AuditEventRecord {
   id: string
@@ -39,9 +40,6 @@ export interface AuditPageQuery {
 
 /** As a session keeps the User-Agent of its log-in: enough to tell browsers apart, bounded. */
 const MAX_USER_AGENT_LENGTH = 512
-
-/** How many distinct addresses an event of repeated attempts lists. */
-export const MAX_REPEATED_ADDRESSES = 20
 
 /** The columns $2-$11 of an insert: the account, the action, the actor and the site. */
 function columnsOf(event: NewAuditEvent): unknown[] {
@@ -136,29 +134,17 @@ export function createAuditLogRepository(database: SqlExecutor) {
 
     /** The account's events, newest first, `query.limit` of them after `query.after`. */
     async listPage(accountId: string, query: AuditPageQuery): Promise<AuditEventRecord[]> {
-      const params: unknown[] = [accountId]
-      const conditions = ['account_id = $1']
-      if (query.siteId !== undefined) {
-        params.push(query.siteId)
-        conditions.push(`site_id = $${params.length}::uuid`)
-      }
-      if (query.action !== undefined) {
-        params.push(query.action)
-        conditions.push(`action = $${params.length}`)
-      }
-      if (query.after !== undefined) {
-        params.push(query.after.createdAtMicros, query.after.id)
-        conditions.push(afterPosition(params.length - 1, params.length))
-      }
-      params.push(query.limit)
-      const rows = await database.query<AuditEventRow>(
+      const { sql, params } = newestFirstPage(
         `SELECT id, created_at, ${CREATED_AT_MICROS}, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name, details
-           FROM audit_events
-          WHERE ${conditions.join(' AND ')}
-          ORDER BY created_at DESC, id DESC
-          LIMIT $${params.length}`,
-        params,
+           FROM audit_events`,
+        [
+          where('account_id = ?', accountId),
+          query.siteId === undefined ? undefined : where('site_id = ?::uuid', query.siteId),
+          query.action === undefined ? undefined : where('action = ?', query.action),
+        ],
+        query,
       )
+      const rows = await database.query<AuditEventRow>(sql, params)
       return rows.map(toRecord)
     },
 

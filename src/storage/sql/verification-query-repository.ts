@@ -2,7 +2,7 @@ import type { LogCursor } from '../../domain/analytics/log-cursor.js'
 import type { BucketCount, StatsAction, StatsRange } from '../../domain/analytics/stats-range.js'
 import { intervalMs } from '../../domain/analytics/stats-range.js'
 import type { SqlExecutor } from '../ports.js'
-import { afterPosition, CREATED_AT_MICROS } from './keyset.js'
+import { CREATED_AT_MICROS, newestFirstPage, where, type PageFilter } from './keyset.js'
 import type { RollupKind } from './verification-log-writer.js'
 
 /** One row of the verification log as the dashboard shows it. */
@@ -138,40 +138,22 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
      GROUP BY label`
   const rankedQuery = (kind: RankedKind, partialLabels: string) => `${countedQuery(kind, partialLabels)} ORDER BY count DESC, label LIMIT $6`
 
-  /**
-   * A page of the rows `scope` (a condition on $1, which is `scopeId`) selects, filtered by
-   * `query`, with `extraColumns` besides a LogEntry's.
-   */
-  const selectPage = async <Row extends LogRow>(scope: string, scopeId: string, query: LogPageQuery, extraColumns = ''): Promise<Row[]> => {
-    const params: unknown[] = [scopeId]
-    const conditions = [scope]
-    if (query.action !== undefined) {
-      params.push(query.action)
-      conditions.push(`action = $${params.length}`)
-    }
-    if (query.ids !== undefined) {
-      // The primary key's range: the rows a reference names are found without reading the others.
-      params.push(query.ids.first, query.ids.last)
-      conditions.push(`id BETWEEN $${params.length - 1}::uuid AND $${params.length}::uuid`)
-    }
-    if (query.device !== undefined) {
-      params.push(query.device)
-      conditions.push(`device = $${params.length}`)
-    }
-    if (query.after !== undefined) {
-      params.push(query.after.createdAtMicros, query.after.id)
-      conditions.push(afterPosition(params.length - 1, params.length))
-    }
-    params.push(query.limit)
-    return database.query<Row>(
+  /** A page of the rows `scope` selects, filtered by `query`, with `extraColumns` besides a LogEntry's. */
+  const selectPage = async <Row extends LogRow>(scope: PageFilter, query: LogPageQuery, extraColumns = ''): Promise<Row[]> => {
+    const { sql, params } = newestFirstPage(
       `SELECT id, site_id, created_at, ${CREATED_AT_MICROS}, action, error_code,
               risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms, device${extraColumns}
-         FROM verifications
-        WHERE ${conditions.join(' AND ')}
-        ORDER BY created_at DESC, id DESC
-        LIMIT $${params.length}`,
-      params,
+         FROM verifications`,
+      [
+        scope,
+        query.action === undefined ? undefined : where('action = ?', query.action),
+        // The primary key's range: the rows a reference names are found without reading the others.
+        query.ids === undefined ? undefined : where('id BETWEEN ?::uuid AND ?::uuid', query.ids.first, query.ids.last),
+        query.device === undefined ? undefined : where('device = ?', query.device),
+      ],
+      query,
     )
+    return database.query<Row>(sql, params)
   }
 
   return {
@@ -254,7 +236,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
      * variant gets a plan that can use the index matching its filter.
      */
     async listPage(siteId: string, query: LogPageQuery): Promise<LogEntry[]> {
-      return (await selectPage('site_id = $1', siteId, query)).map(toLogEntry)
+      return (await selectPage(where('site_id = ?', siteId), query)).map(toLogEntry)
     },
 
     /**
@@ -264,8 +246,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
      */
     async listAccountPage(accountId: string, query: LogPageQuery & { ids: { first: string; last: string } }): Promise<(LogEntry & { siteName: string })[]> {
       const rows = await selectPage<LogRow & { site_name: string }>(
-        'site_id IN (SELECT sites.id FROM sites WHERE sites.account_id = $1)',
-        accountId,
+        where('site_id IN (SELECT sites.id FROM sites WHERE sites.account_id = ?)', accountId),
         query,
         ', (SELECT sites.name FROM sites WHERE sites.id = verifications.site_id) AS site_name',
       )

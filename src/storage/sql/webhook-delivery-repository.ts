@@ -2,7 +2,7 @@ import type { LogCursor } from '../../domain/analytics/log-cursor.js'
 import type { DeliveryOutcome } from '../../domain/webhooks/delivery-result.js'
 import type { WebhookEvent } from '../../domain/webhooks/webhook-payload.js'
 import type { SqlExecutor } from '../ports.js'
-import { afterPosition, CREATED_AT_MICROS } from './keyset.js'
+import { CREATED_AT_MICROS, newestFirstPage, where } from './keyset.js'
 
 export interface WebhookDelivery {
   id: string
@@ -98,14 +98,12 @@ export function createWebhookDeliveryRepository(database: SqlExecutor) {
       after?: LogCursor,
       rule: RetentionRule = deliveryRetention,
     ): Promise<{ delivery: WebhookDelivery; position: LogCursor }[]> {
-      const rows = await database.query<DeliveryRow & { created_at_micros: number }>(
-        `SELECT ${columns}, ${CREATED_AT_MICROS}
-           FROM webhook_deliveries
-          WHERE site_id = $1 AND created_at >= now() - make_interval(days => $3::int)
-                ${after === undefined ? '' : `AND ${afterPosition(4, 5)}`}
-          ORDER BY created_at DESC, id DESC LIMIT $2`,
-        after === undefined ? [siteId, limit, rule.maxAgeDays] : [siteId, limit, rule.maxAgeDays, after.createdAtMicros, after.id],
+      const { sql, params } = newestFirstPage(
+        `SELECT ${columns}, ${CREATED_AT_MICROS} FROM webhook_deliveries`,
+        [where('site_id = ?', siteId), where('created_at >= now() - make_interval(days => ?::int)', rule.maxAgeDays)],
+        { after, limit },
       )
+      const rows = await database.query<DeliveryRow & { created_at_micros: number }>(sql, params)
       return rows.map((row) => ({ delivery: toDelivery(row), position: { createdAtMicros: row.created_at_micros, id: row.id } }))
     },
 

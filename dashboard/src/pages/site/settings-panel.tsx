@@ -12,15 +12,14 @@ import { BusyButton } from '../../components/busy-button.js'
 
 type NumberSetting = 'difficulty' | 'challengeLifetimeSeconds' | 'challengeThreshold' | 'blockThreshold' | 'maxStepUps' | 'surgeChallengesPerMinute'
 
-const numberSettings: { key: NumberSetting; label: string; hint: string; min: number; max: number }[] = [
-  { key: 'difficulty', label: fieldLabelOf('difficulty'), hint: 'Leading zero bits the proof of work needs (1–32); each step doubles the work. The service raises it for suspicious clients.', min: 1, max: 32 },
-  { key: 'challengeLifetimeSeconds', label: fieldLabelOf('challengeLifetimeSeconds'), hint: 'How long a visitor has to solve a challenge (10–3600).', min: 10, max: 3600 },
-  { key: 'challengeThreshold', label: fieldLabelOf('challengeThreshold'), hint: 'Risk scores (0–100) from this value on get a harder challenge instead of a token. Must be below the block threshold.', min: 0, max: 100 },
-  { key: 'blockThreshold', label: fieldLabelOf('blockThreshold'), hint: 'Risk scores (0–100) from this value on are blocked (and sent to the webhook, if it takes blocked verifications).', min: 0, max: 100 },
-  { key: 'maxStepUps', label: fieldLabelOf('maxStepUps'), hint: 'Harder challenges (0–5) a visitor may solve before the outcome is allow or block.', min: 0, max: 5 },
+const numberSettings: { key: NumberSetting; hint: string; min: number; max: number }[] = [
+  { key: 'difficulty', hint: 'Leading zero bits the proof of work needs (1–32); each step doubles the work. The service raises it for suspicious clients.', min: 1, max: 32 },
+  { key: 'challengeLifetimeSeconds', hint: 'How long a visitor has to solve a challenge (10–3600).', min: 10, max: 3600 },
+  { key: 'challengeThreshold', hint: 'Risk scores (0–100) from this value on get a harder challenge instead of a token. Must be below the block threshold.', min: 0, max: 100 },
+  { key: 'blockThreshold', hint: 'Risk scores (0–100) from this value on are blocked (and sent to the webhook, if it takes blocked verifications).', min: 0, max: 100 },
+  { key: 'maxStepUps', hint: 'Harder challenges (0–5) a visitor may solve before the outcome is allow or block.', min: 0, max: 5 },
   {
     key: 'surgeChallengesPerMinute',
-    label: fieldLabelOf('surgeChallengesPerMinute'),
     hint: 'While the whole site issues more challenges a minute than this, every visitor gets a harder challenge: one bit more, and one more each time the rate doubles (at most 4). 0 turns it off.',
     min: 0,
     max: 10_000_000,
@@ -140,8 +139,8 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
           )}
         </Field>
         <div class="form__grid">
-          {numberSettings.map(({ key, label, hint, min, max }) => (
-            <Field key={key} id={`settings-${key}`} label={label} hint={hint} error={state.fieldErrors[`settings.${key}`]}>
+          {numberSettings.map(({ key, hint, min, max }) => (
+            <Field key={key} id={`settings-${key}`} label={fieldLabelOf(key)} hint={hint} error={state.fieldErrors[`settings.${key}`]}>
               {(control) => (
                 <input
                   {...control}

@@ -3,9 +3,9 @@ import { Type } from 'typebox'
 import { AUDIT_ACTIONS } from '../../../domain/audit/audit-event.js'
 import { isUuid } from '../../../domain/uuid.js'
 import { accountOf } from '../../../plugins/authentication.js'
-import { createAuditLogRepository, type AuditEventRecord } from '../../../storage/sql/audit-log-repository.js'
+import { createAuditLogRepository } from '../../../storage/sql/audit-log-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
-import { LOG_PAGE_SIZE, logPageQuery, orNull, pageOf, positionOf } from '../log-pages.js'
+import { LOG_PAGE_SIZE, logPageQuery, orNull, pageOf, positionOf, rowPosition } from '../log-pages.js'
 import { stringEnum } from '../public-schemas.js'
 import { invalidRequest } from '../../../errors.js'
 
@@ -34,8 +34,6 @@ const AuditEvent = Type.Object({
       'account.login_failed and account.password_check_failed are one event an hour with count, firstAt and addresses (its time, address and browser are the latest attempt\'s)',
   }),
 })
-
-const rowPosition = (row: AuditEventRecord) => ({ createdAtMicros: row.createdAtMicros, id: row.id })
 
 /** The account's audit log: who changed what, from where, newest first. */
 const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {

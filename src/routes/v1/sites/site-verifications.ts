@@ -6,7 +6,7 @@ import { EPHEMERAL_ID_PATTERN } from '../../../domain/token/ephemeral-id-pattern
 import { accountOf } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository, type LogEntry } from '../../../storage/sql/verification-query-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
-import { LOG_PAGE_SIZE, logPageQuery, orNull, pageOf, positionOf } from '../log-pages.js'
+import { LOG_PAGE_SIZE, logPageQuery, orNull, pageOf, positionOf, rowPosition } from '../log-pages.js'
 import { stringEnum } from '../public-schemas.js'
 
 const { default: DEFAULT_PAGE_SIZE, maximum: MAX_PAGE_SIZE } = LOG_PAGE_SIZE
@@ -40,8 +40,6 @@ function verificationView<Entry extends LogEntry>({ createdAtMicros: _micros, cr
 }
 
 const referenceQuery = (description: string) => Type.String({ pattern: REFERENCE_PATTERN, description })
-
-const rowPosition = (row: LogEntry) => ({ createdAtMicros: row.createdAtMicros, id: row.id })
 
 const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const verifications = createVerificationQueryRepository(app.database)

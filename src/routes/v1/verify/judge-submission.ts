@@ -56,14 +56,14 @@ export async function judgeSubmission(
   const { record, elapsedMs } = redemption
   const testOutcome = testOutcomeOf(caller.site.id)
   if (testOutcome !== undefined) return judgeForTestSiteKey(app, caller, body, challengeId, testOutcome, now)
+  const fingerprint = body.fingerprint as Signals
+  const deviceDigest = fingerprintDigest(fingerprint)
+  const device = deviceOf(app, caller, deviceDigest, now)
   if (caller.isAllowedAddress) {
-    const device = deviceOf(app, caller, fingerprintDigest(body.fingerprint as Signals), now)
     return judgeForAllowedAddress(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps: record.stepUps, device })
   }
 
   const { clientTag } = caller
-  const fingerprint = body.fingerprint as Signals
-  const deviceDigest = fingerprintDigest(fingerprint)
   const [client, stepUps] = await Promise.all([
     assessClient(app, request, caller, deviceDigest),
     claimStepUps(app.keyValue, historyRefOf(request, caller), record),
@@ -92,7 +92,6 @@ export async function judgeSubmission(
   ])
 
   const { countryCode } = client.profile
-  const device = deviceOf(app, caller, deviceDigest, now)
   const result = answerVerdict(app, caller, body, challengeId, now, { action, riskScore, anomalies, countryCode }, device)
 
   logVerdict(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps, device }, { action, riskScore, anomalies, countryCode })
