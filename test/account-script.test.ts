@@ -9,6 +9,7 @@ import { createKeyRing } from '../src/secret.js'
 import { openStorage } from '../src/storage/open-storage.js'
 import { randomClientAddress, sessionCookieOf } from './helpers/dashboard-client.js'
 import { TEST_SECRET } from './helpers/test-app.js'
+import { enableTwoFactor } from './helpers/two-factor.js'
 
 /** `npm run account`, as an operator runs it on the server's embedded database. */
 const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-account-'))
@@ -78,6 +79,36 @@ describe('npm run account', () => {
       expect(events.filter((event) => event.actor.type === 'operator')).toEqual([
         expect.objectContaining({ action: 'account.created', actor: expect.objectContaining({ clientIp: null }), details: {} }),
         expect.objectContaining({ action: 'account.password_set', details: { endedSessions: 1 } }),
+      ])
+    })
+  }, 120_000)
+
+  it('turns two-factor authentication off for an owner who lost the app and the recovery codes; the next log-in needs only the password', async () => {
+    const email = 'two-factor@example.com'
+    expect(account(['create', email], 'the owner password')).toMatchObject({ status: 0 })
+    const logInAs = (app: App) =>
+      app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email, password: 'the owner password' }, remoteAddress: randomClientAddress() })
+    await withService(async (app) => {
+      const cookie = sessionCookieOf((await logInAs(app)).headers['set-cookie'])
+      await enableTwoFactor(app, { cookie, password: 'the owner password' })
+      expect((await logInAs(app)).json().error.code).toBe('two_factor_required')
+    })
+
+    expect(account(['disable-two-factor', email], '')).toMatchObject({
+      status: 0,
+      stdout: expect.stringMatching(/^turned two-factor authentication off for two-factor@example\.com in the embedded database in \/.+\/pglite; its next log-in needs only the password$/) as string,
+    })
+    expect(account(['disable-two-factor', email], '')).toMatchObject({ status: 0, stdout: expect.stringMatching(/^two-factor authentication was off already for two-factor@example\.com/) as string })
+    expect(account(['disable-two-factor', 'nobody@example.com'], '')).toMatchObject({ status: 1, stderr: expect.stringMatching(/^tollgate account: no account has the address nobody@example\.com/) as string })
+
+    await withService(async (app) => {
+      const loggedIn = await logInAs(app)
+      expect(loggedIn.statusCode, loggedIn.body).toBe(200)
+      const audit = await app.inject({ method: 'GET', url: '/api/v1/audit-log', headers: { cookie: sessionCookieOf(loggedIn.headers['set-cookie']) } })
+      const events = audit.json<{ items: { action: string; actor: { type: string } }[] }>().items
+      expect(events.filter((event) => event.action.startsWith('account.two_factor')).map((event) => [event.action, event.actor.type])).toEqual([
+        ['account.two_factor_disabled', 'operator'],
+        ['account.two_factor_enabled', 'session'],
       ])
     })
   }, 120_000)

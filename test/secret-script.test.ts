@@ -7,6 +7,7 @@ import { verify } from '@octokit/webhooks-methods'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, type App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
+import { sealTotpSecret } from '../src/domain/accounts/two-factor.js'
 import { encryptSecret } from '../src/domain/secret-box.js'
 import { createKeyRing } from '../src/secret.js'
 import { StartupError } from '../src/startup-error.js'
@@ -15,9 +16,11 @@ import { lockDataDirectory, openStorage } from '../src/storage/open-storage.js'
 import type { SqlDatabase } from '../src/storage/ports.js'
 import { openPostgresDatabase } from '../src/storage/postgres/postgres-database.js'
 import { checkServerSecret, readKeyCheck } from '../src/storage/sql/server-key-check.js'
+import { createTestAccount, randomClientAddress, type TestAccount } from './helpers/dashboard-client.js'
 import { createScratchDatabase, type ScratchDatabase } from './helpers/scratch-database.js'
 import { hasPostgres } from './helpers/services.js'
 import { databaseKinds, withTestDatabase } from './helpers/storage.js'
+import { authenticatorCode, enableTwoFactor } from './helpers/two-factor.js'
 import { startWebhookReceiver } from './helpers/webhook-receiver.js'
 import { blockedEvent, createWebhookSite } from './helpers/webhook-site.js'
 
@@ -101,12 +104,24 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
     }
   }
 
-  it('moves the database to a new secret with the webhook secrets sealed again; instances with the old one stop; webhooks stay signed as before', async () => {
+  it('moves the database to a new secret with the webhook and authenticator secrets sealed again; instances with the old one stop; webhooks stay signed as before, authenticator codes keep logging in', async () => {
     const receiver = await startWebhookReceiver()
     try {
       let siteId = ''
       let lostSiteId = ''
+      let owner: TestAccount | undefined
+      let authenticator = ''
+      let lostOwner: TestAccount | undefined
       await withService(oldSecret, async (app) => {
+        // An account with two-factor on, and one whose authenticator secret is sealed under a lost secret.
+        owner = await createTestAccount(app)
+        authenticator = (await enableTwoFactor(app, owner)).secret
+        lostOwner = await createTestAccount(app)
+        await enableTwoFactor(app, lostOwner)
+        await app.database.query('UPDATE accounts SET totp_secret_sealed = $2 WHERE id = $1', [
+          lostOwner.id,
+          sealTotpSecret(createKeyRing(newSecret()).keyFor('two-factor'), lostOwner.id, 'JBSWY3DPEHPK3PXP'),
+        ])
         expect(await checkServerSecret(app.database, app.keyRing, 'production')).toBe('recorded')
         siteId = (await createWebhookSite(app, { webhookUrl: receiver.url, secret: webhookSecret })).id
         // A webhook secret sealed under a secret the database left long ago: nobody can read it.
@@ -141,9 +156,13 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
 
       const changed = secretScript(['change'], { ...production, TOLLGATE_SECRET: oldSecret }, `${nextSecret}\n`)
       expect(changed.status, changed.stderr).toBe(0)
+      const lostAccountLine = (count: number, owners: string) =>
+        `${count} account(s) hold an authenticator secret the current secret could not decrypt (they log in with a recovery code, ` +
+        `or npm run account -- disable-two-factor): ${owners}`
       expect(changed.stdout.split('\n')).toEqual([
-        'the database now goes with the new secret; 1 webhook secret(s) sealed under it',
+        'the database now goes with the new secret; 1 webhook secret(s) and 1 authenticator secret(s) sealed under it',
         `1 site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): ${lostSiteId}`,
+        lostAccountLine(1, lostOwner?.email ?? ''),
         'start every instance with the new TOLLGATE_SECRET',
         'challenges, tokens and remembered devices issued before the change are refused from now on',
       ])
@@ -165,13 +184,14 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
       expect(adopted.stdout.split('\n')).toEqual([
         'the database now goes with TOLLGATE_SECRET (or, unset, DATA_DIR/secret); instances with another secret stop at their next start in production',
         `2 site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): ${[siteId, lostSiteId].sort().join(', ')}`,
+        lostAccountLine(2, [owner, lostOwner].sort((a, b) => (a?.id ?? '').localeCompare(b?.id ?? '')).map((account) => account?.email).join(', ')),
       ])
       expect(secretScript(['adopt'], { ...production, TOLLGATE_SECRET: replacement })).toMatchObject({
         status: 0,
         stdout: 'TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is already the secret this database goes with',
       })
       // And back, as if the lost one turned up again.
-      expect(secretScript(['adopt'], { ...production, TOLLGATE_SECRET: nextSecret }).stdout.split('\n')).toHaveLength(2)
+      expect(secretScript(['adopt'], { ...production, TOLLGATE_SECRET: nextSecret }).stdout.split('\n')).toHaveLength(3)
 
       // With the new secret, the site's webhooks are signed with the secret its receiver knows.
       await withService(nextSecret, async (app) => {
@@ -180,6 +200,14 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
         const request = await receiver.waitForRequest()
         expect(await verify(webhookSecret, request.body, String(request.headers['x-service-signature']))).toBe(true)
         await app.webhooks.settle()
+        // The authenticator app's codes still log its owner in.
+        const loggedIn = await app.inject({
+          method: 'POST',
+          url: '/api/v1/sessions',
+          payload: { email: owner?.email, password: owner?.password, code: authenticatorCode(authenticator, 1) },
+          remoteAddress: randomClientAddress(),
+        })
+        expect(loggedIn.statusCode, loggedIn.body).toBe(200)
       })
     } finally {
       await receiver.close()

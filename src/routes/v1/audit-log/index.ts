@@ -31,7 +31,8 @@ const AuditEvent = Type.Object({
       'By action: site.updated has changes, a list of { field, from, to } (for webhookSecret, whether one was set: never the secret; a webhookUrl as its origin and a digest of the rest); ' +
       'site.created has domains and settings (the same list, from the defaults); api_key.created and api_key.revoked have apiKeyId, name and prefix; ' +
       'site.secret_rotated has previousSecretExpiresAt; session.ended has sessionId; sessions.ended_others, account.password_changed and account.password_set have endedSessions; ' +
-      'account.login_failed and account.password_check_failed are one event an hour with count, firstAt and addresses (its time, address and browser are the latest attempt\'s)',
+      'account.recovery_code_used has recoveryCodesLeft; ' +
+      'account.login_failed, account.password_check_failed and account.two_factor_failed are one event an hour with count, firstAt and addresses (its time, address and browser are the latest attempt\'s)',
   }),
 })
 
@@ -47,7 +48,8 @@ const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: "The account's audit log, newest first",
         description:
-          'Log-ins and log-outs (and wrong passwords), password changes, sessions ended, API keys made and revoked, and every change to a site, its keys and its webhook, ' +
+          'Log-ins and log-outs (and wrong passwords and codes), password changes, two-factor authentication turned on or off and its recovery codes, sessions ended, ' +
+          'API keys made and revoked, and every change to a site, its keys and its webhook, ' +
           `each with who made it (the session or API key), from which address and browser, kept ${app.config.auditRetentionDays === 0 ? 'for ever' : `${app.config.auditRetentionDays} days`} (AUDIT_RETENTION_DAYS). ` +
           "The events of deleted sites stay. Pass nextCursor back as cursor for the next page; it is null on the last page. With an API key, the events' addresses and browsers are left out (null): " +
           'a leaked key must not tell where the account is used from.',
