@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
-import { changeWhileDeletingAccount } from '../helpers/account-deletion-race.js'
+import { changeWhileDeletingAccount } from '../helpers/account-row-race.js'
 import { browserHeaders, obtainToken } from '../helpers/core-flow.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, randomClientAddress, type TestAccount } from '../helpers/dashboard-client.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asBrowser, asScript, createTestAccount, createTestSite, OWN_ORIGIN, randomClientAddress, sessionCookieOf, type TestAccount } from '../helpers/dashboard-client.js'
-import { changeWhileDeletingAccount } from '../helpers/account-deletion-race.js'
+import { changeWhileDeletingAccount } from '../helpers/account-row-race.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { newTotpSecret, sealSetup, sealTotpSecret } from '../../src/domain/accounts/two-factor.js'
 import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
+import { createTwoFactorRepository } from '../../src/storage/sql/two-factor-repository.js'
 import { asBrowser, asScript, createTestAccount, randomClientAddress, sessionCookieOf, type TestAccount } from '../helpers/dashboard-client.js'
+import { requestWhileHoldingAccount } from '../helpers/account-row-race.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 import { authenticatorCode, enableTwoFactor } from '../helpers/two-factor.js'
@@ -99,6 +102,21 @@ describe.each(deployments)('two-factor authentication on $name', ({ available, o
     }
   })
 
+  it.skipIf(!available || options.database !== 'postgres')('asks for the code of a log-in that found two-factor off just before it was turned on', async () => {
+    const account = await createTestAccount(service.app)
+    const answer = await requestWhileHoldingAccount(
+      service.app,
+      { accountId: account.id, lock: 'FOR NO KEY UPDATE', waitingStatement: '%FROM accounts WHERE id = $1 FOR NO KEY UPDATE%' },
+      () => logIn(account),
+      async (enabling) => {
+        const sealed = sealTotpSecret(service.app.keyRing.keyFor('two-factor'), account.id, newTotpSecret())
+        expect(await createTwoFactorRepository(enabling).enable(account.id, sealed, 0, [])).toBe(true)
+      },
+    )
+    expect(answer.statusCode, answer.body).toBe(401)
+    expect(answer.json().error.code).toBe('two_factor_required')
+  })
+
   it.skipIf(!available)('is turned on only with a setup of this account, its current code and the password; each wrong one is named and nothing changes', async () => {
     const account = await createTestAccount(service.app)
     const other = await createTestAccount(service.app)
@@ -153,7 +171,6 @@ describe.each(deployments)('two-factor authentication on $name', ({ available, o
       secret: string
       setupToken: string
     }>()
-    const { sealSetup } = await import('../../src/domain/accounts/two-factor.js')
     const expired = sealSetup(service.app.keyRing.keyFor('two-factor'), account.id, setup.secret, Date.now() - 16 * 60_000)
     const answer = await service.app.inject({
       method: 'POST',

@@ -36,6 +36,19 @@ export function createTwoFactorRepository(database: SqlExecutor) {
     },
 
     /**
+     * The account's sealed secret when two-factor is on, in a transaction that opens a session:
+     * the account's row is locked (FOR NO KEY UPDATE, whether two-factor is on or not) until the
+     * transaction ends, so that two-factor turned on meanwhile waits for the log-in (which decided
+     * from what it saw) instead of letting it through on a state gone by, and log-ins of one
+     * account take their codes in turn.
+     */
+    async lockForLogIn(accountId: string): Promise<{ sealedSecret: string } | undefined> {
+      const rows = await database.query<{ totp_secret_sealed: string | null }>('SELECT totp_secret_sealed FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [accountId])
+      const sealed = rows[0]?.totp_secret_sealed
+      return sealed === undefined || sealed === null ? undefined : { sealedSecret: sealed }
+    },
+
+    /**
      * Turns two-factor on with its secret, the step of the code that confirmed it (not to be
      * accepted again) and the recovery codes' hashes; false when it is on already.
      */

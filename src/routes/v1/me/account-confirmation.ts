@@ -51,7 +51,7 @@ export async function takeSecondFactor(
   app: FastifyInstance,
   executor: SqlExecutor,
   accountId: string,
-  state: TwoFactorState,
+  state: Pick<TwoFactorState, 'sealedSecret'>,
   code: string,
 ): Promise<SecondFactor | undefined> {
   const repository = createTwoFactorRepository(executor)

@@ -109,12 +109,17 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS)
       const origin = { userAgent: request.headers['user-agent'] ?? null, clientIp: request.ip }
       const outcome = await app.database.transaction(async (transaction) => {
+        // As it is now, the account's row locked: two-factor turned on since it was read above
+        // asks for a code again, counted against its budgets this time.
+        const current = await createTwoFactorRepository(transaction).lockForLogIn(account.id)
+        if (current !== undefined && twoFactor === undefined) throw new ApiError('two_factor_required')
         // The code is taken with the session, so that a log-in that opens none leaves it unused.
-        const factor = twoFactor === undefined ? undefined : await takeSecondFactor(app, transaction, account.id, twoFactor, code)
-        if (twoFactor !== undefined && factor === undefined) return 'two_factor_invalid'
+        const factor = current === undefined ? undefined : await takeSecondFactor(app, transaction, account.id, current, code)
+        if (current !== undefined && factor === undefined) return 'two_factor_invalid'
         // A password change that commits meanwhile makes the password just checked a wrong one.
         const id = await createSessionRepository(transaction).create(account, hashToken(token), expiresAt, origin)
-        if (id === undefined) return 'invalid_credentials'
+        // Thrown, so that the code taken above is given back with the transaction.
+        if (id === undefined) throw new ApiError('invalid_credentials')
         const actor = { ...auditActorOf(request), type: 'session' as const, id, name: account.email }
         if (factor?.kind === 'recovery-code') {
           await recordAudit(transaction, request, { action: 'account.recovery_code_used', accountId: account.id, actor, details: { recoveryCodesLeft: factor.recoveryCodesLeft } })
@@ -126,7 +131,6 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await recordSecondFactorFailure(app, request, account.id)
         throw new ApiError('two_factor_invalid')
       }
-      if (outcome === 'invalid_credentials') throw new ApiError('invalid_credentials')
       setSessionCookie(reply, token, expiresAt, app.config)
       rememberDevice(reply, app.keyRing.macKeyFor('device'), emailKey, app.config)
       return { id: account.id, email: account.email, createdAt: account.createdAt.toISOString() }
