@@ -56,7 +56,7 @@ export function TwoFactorSetupPanel({ setup, email, onTurnedOn, onRestart, onCon
         6-digit code every 30 seconds.
       </p>
       <div class="two-factor-setup__key">
-        <QrCode text={setup.otpauthUri} label={`QR code for your authenticator app: the setup key for ${email}, which is also written out beside it`} />
+        <QrCode text={setup.otpauthUri} label={`QR code for your authenticator app, of the key written out beside it, for ${email}`} />
         <div class="stack">
           <SecretBox id="two-factor-secret" label="Setup key" value={groupSecretKey(setup.secret)} copyText={setup.secret} />
           <p class="field__hint">Typed in by hand: a time-based key (TOTP), SHA-1, 6 digits, 30 seconds, which are most apps' defaults.</p>
