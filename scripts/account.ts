@@ -1,13 +1,16 @@
 /**
  * npm run account -- create <e-mail address>
  * npm run account -- set-password <e-mail address>
+ * npm run account -- disable-two-factor <e-mail address>
  *
  * Accounts made or mended by the server's operator, on the database the server uses (DATABASE_URL,
  * or the embedded one in DATA_DIR, which only one process may hold: stop the server first). The
  * password is read from standard input (one line, or the same line twice), or asked for twice
  * without echo on a terminal.
  * `create` works whatever SIGNUPS says; `set-password` is the way back into an account whose
- * password is lost (there is no e-mail reset) and ends all of the account's sessions.
+ * password is lost (there is no e-mail reset) and ends all of the account's sessions;
+ * `disable-two-factor` is the way back into an account whose authenticator app and recovery codes
+ * are lost (after the operator has made sure who is asking), and leaves its sessions.
  */
 import { ConfigError, loadConfig } from '../src/config.js'
 import { isEmailAddress, normalizeEmailAddress } from '../src/domain/accounts/email-address.js'
@@ -18,14 +21,39 @@ import { OPERATOR_ACTOR } from '../src/domain/audit/audit-event.js'
 import { createAccountRepository } from '../src/storage/sql/account-repository.js'
 import { createAuditLogRepository } from '../src/storage/sql/audit-log-repository.js'
 import { createSessionRepository } from '../src/storage/sql/session-repository.js'
+import { createTwoFactorRepository } from '../src/storage/sql/two-factor-repository.js'
 import { describeDatabase, openServiceDatabase, readSecretInput, UsageError } from './operator-input.js'
 
-const USAGE = 'usage: npm run account -- create <e-mail address> | set-password <e-mail address> (the password on standard input)'
+const USAGE =
+  'usage: npm run account -- create <e-mail address> | set-password <e-mail address> (the password on standard input) | disable-two-factor <e-mail address>'
+
+/** Turns the account's two-factor authentication off, recording it as the operator's act. */
+async function disableTwoFactor(email: string): Promise<string> {
+  const config = loadConfig()
+  const database = await openServiceDatabase(config, { create: false })
+  const where = describeDatabase(config)
+  try {
+    await migrate(database)
+    const account = await createAccountRepository(database).findByEmail(email)
+    if (account === undefined) throw new UsageError(`no account has the address ${email} in ${where}`)
+    const disabled = await database.transaction(async (transaction) => {
+      const wasOn = await createTwoFactorRepository(transaction).disable(account.id)
+      if (wasOn) await createAuditLogRepository(transaction).record({ accountId: account.id, action: 'account.two_factor_disabled', actor: OPERATOR_ACTOR })
+      return wasOn
+    })
+    return disabled
+      ? `turned two-factor authentication off for ${account.email} in ${where}; its next log-in needs only the password`
+      : `two-factor authentication was off already for ${account.email} in ${where}`
+  } finally {
+    await database.close()
+  }
+}
 
 async function run(command: string | undefined, address: string | undefined): Promise<string> {
-  if ((command !== 'create' && command !== 'set-password') || address === undefined) throw new UsageError(USAGE)
+  if ((command !== 'create' && command !== 'set-password' && command !== 'disable-two-factor') || address === undefined) throw new UsageError(USAGE)
   const email = normalizeEmailAddress(address)
   if (!isEmailAddress(email)) throw new UsageError(`${JSON.stringify(address)} is not an e-mail address`)
+  if (command === 'disable-two-factor') return disableTwoFactor(email)
   const config = loadConfig()
   const password = await readSecretInput('password')
   const problem = findPasswordProblem(password)

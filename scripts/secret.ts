@@ -5,8 +5,8 @@
  *
  * The server's secret against the database it goes with (migration 012). `check` tells whether
  * TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is the database's. `change` moves the database to a
- * new secret: every site's webhook secret is decrypted under the current secret and sealed under
- * the new one, and the database's key check becomes the new secret's, all in one transaction;
+ * new secret: every site's webhook secret and every account's authenticator secret (two-factor
+ * authentication) is decrypted under the current secret and sealed under the new one, and the database's key check becomes the new secret's, all in one transaction;
  * when the secret lives in DATA_DIR/secret, that file then holds the new one. Stop every instance
  * first (an instance left running with the old secret would seal webhook secrets the others cannot
  * read), then start them all with the new secret. `adopt` makes the current secret the database's
@@ -15,12 +15,14 @@
  */
 import { rename, rm, writeFile } from 'node:fs/promises'
 import { ConfigError, loadConfig, MIN_SECRET_LENGTH } from '../src/config.js'
+import { openTotpSecret, sealTotpSecret } from '../src/domain/accounts/two-factor.js'
 import { decryptSecret, encryptSecret } from '../src/domain/secret-box.js'
 import { createKeyRing, findSecret, keyCheckOf, storedSecretFile, type KeyRing } from '../src/secret.js'
 import { StartupError } from '../src/startup-error.js'
 import { migrate } from '../src/storage/migrate.js'
 import type { SqlDatabase, SqlExecutor } from '../src/storage/ports.js'
 import { readKeyCheck, sameKeyCheck, writeKeyCheck } from '../src/storage/sql/server-key-check.js'
+import { createTwoFactorRepository } from '../src/storage/sql/two-factor-repository.js'
 import { describeDatabase, openServiceDatabase, readSecretInput, UsageError } from './operator-input.js'
 
 const USAGE = 'usage: npm run secret -- check | change (the new secret on standard input) | adopt'
@@ -61,34 +63,70 @@ async function readStoredKeyCheck(database: SqlDatabase, where: string): ReturnT
   }
 }
 
-/** Every site's sealed webhook secret, locked until the transaction ends. */
-function lockSealedWebhookSecrets(transaction: SqlExecutor): Promise<{ id: string; webhook_secret_ciphertext: string }[]> {
-  return transaction.query('SELECT id, webhook_secret_ciphertext FROM sites WHERE webhook_secret_ciphertext IS NOT NULL ORDER BY id FOR UPDATE')
+/**
+ * What is sealed under a key of the server's secret, to be sealed again when it changes: the sites'
+ * webhook secrets, and the accounts' authenticator secrets (two-factor authentication).
+ */
+interface SealedKind {
+  /** Every sealed value of the kind, with whose it is (for the operator), locked until the transaction ends. */
+  lock(transaction: SqlExecutor): Promise<{ id: string; owner: string; sealed: string }[]>
+  open(keyRing: KeyRing, sealed: string, id: string): string
+  seal(keyRing: KeyRing, plaintext: string, id: string): string
+  store(transaction: SqlExecutor, id: string, sealed: string): Promise<void>
+  /** The output's line for the values the current secret cannot open. */
+  unreadableLine(owners: string[]): string
 }
 
-/** The webhook secret in its box, or undefined when `keyRing` cannot open it (sealed under another secret). */
-function openWebhookSecret(keyRing: KeyRing, sealed: string, siteId: string): string | undefined {
+const sealedKinds: { name: string; kind: SealedKind }[] = [
+  {
+    name: 'webhook secret(s)',
+    kind: {
+      lock: (transaction) =>
+        transaction.query('SELECT id, id AS owner, webhook_secret_ciphertext AS sealed FROM sites WHERE webhook_secret_ciphertext IS NOT NULL ORDER BY id FOR UPDATE'),
+      open: (keyRing, sealed, siteId) => decryptSecret(keyRing.keyFor('webhook-encryption'), sealed, siteId),
+      seal: (keyRing, plaintext, siteId) => encryptSecret(keyRing.keyFor('webhook-encryption'), plaintext, siteId),
+      store: async (transaction, siteId, sealed) => {
+        await transaction.query('UPDATE sites SET webhook_secret_ciphertext = $2 WHERE id = $1', [siteId, sealed])
+      },
+      unreadableLine: (sites) =>
+        `${sites.length} site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): ${sites.join(', ')}`,
+    },
+  },
+  {
+    name: 'authenticator secret(s)',
+    kind: {
+      lock: (transaction) =>
+        transaction.query('SELECT id, email AS owner, totp_secret_sealed AS sealed FROM accounts WHERE totp_secret_sealed IS NOT NULL ORDER BY id FOR UPDATE'),
+      open: (keyRing, sealed, accountId) => openTotpSecret(keyRing.keyFor('two-factor'), accountId, sealed),
+      seal: (keyRing, plaintext, accountId) => sealTotpSecret(keyRing.keyFor('two-factor'), accountId, plaintext),
+      store: (transaction, accountId, sealed) => createTwoFactorRepository(transaction).reseal(accountId, sealed),
+      unreadableLine: (accounts) =>
+        `${accounts.length} account(s) hold an authenticator secret the current secret could not decrypt (they log in with a recovery code, ` +
+        `or npm run account -- disable-two-factor): ${accounts.join(', ')}`,
+    },
+  },
+]
+
+/** The value in its box, or undefined when `keyRing` cannot open it (sealed under another secret). */
+function openSealed(kind: SealedKind, keyRing: KeyRing, sealed: string, id: string): string | undefined {
   try {
-    return decryptSecret(keyRing.keyFor('webhook-encryption'), sealed, siteId)
+    return kind.open(keyRing, sealed, id)
   } catch {
     return undefined
   }
 }
 
-const unreadableLine = (sites: string[]) =>
-  `${sites.length} site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): ${sites.join(', ')}`
-
 async function adopt(current: KeyRing, database: SqlDatabase): Promise<string> {
   return database.transaction(async (transaction) => {
     const stored = await readKeyCheck(transaction, { forUpdate: true })
     if (sameKeyCheck(stored, current)) return `${CURRENT} is already the secret this database goes with`
-    const sites = await lockSealedWebhookSecrets(transaction)
-    const unreadable = sites.filter((site) => openWebhookSecret(current, site.webhook_secret_ciphertext, site.id) === undefined).map((site) => site.id)
+    const unreadableLines: string[] = []
+    for (const { kind } of sealedKinds) {
+      const unreadable = (await kind.lock(transaction)).filter((row) => openSealed(kind, current, row.sealed, row.id) === undefined).map((row) => row.owner)
+      if (unreadable.length > 0) unreadableLines.push(kind.unreadableLine(unreadable))
+    }
     await writeKeyCheck(transaction, keyCheckOf(current))
-    return [
-      `the database now goes with ${CURRENT}; instances with another secret stop at their next start in production`,
-      ...(unreadable.length > 0 ? [unreadableLine(unreadable)] : []),
-    ].join('\n')
+    return [`the database now goes with ${CURRENT}; instances with another secret stop at their next start in production`, ...unreadableLines].join('\n')
   })
 }
 
@@ -99,31 +137,36 @@ function findSecretProblem(next: string, current: string): string | undefined {
   return undefined
 }
 
-/** Seals every webhook secret again; returns how many moved and the sites whose box the current secret could not open. */
-async function change(current: KeyRing, next: KeyRing, database: SqlDatabase): Promise<{ sealed: number; unreadable: string[] }> {
+/**
+ * Seals every webhook and authenticator secret again; returns how many of each moved, and lines
+ * naming those the current secret could not open.
+ */
+async function change(current: KeyRing, next: KeyRing, database: SqlDatabase): Promise<{ sealed: string[]; unreadableLines: string[] }> {
   return database.transaction(async (transaction) => {
     const stored = await readKeyCheck(transaction, { forUpdate: true })
     if (stored !== undefined && !sameKeyCheck(stored, current)) {
       throw new UsageError(`${CURRENT} is not the secret this database goes with; nothing was changed`)
     }
-    const sites = await lockSealedWebhookSecrets(transaction)
-    const unreadable: string[] = []
-    let sealed = 0
-    for (const site of sites) {
-      const plaintext = openWebhookSecret(current, site.webhook_secret_ciphertext, site.id)
-      // One sealed under a secret before the current one: the service cannot read it either.
-      if (plaintext === undefined) {
-        unreadable.push(site.id)
-        continue
+    const sealed: string[] = []
+    const unreadableLines: string[] = []
+    for (const { name, kind } of sealedKinds) {
+      const unreadable: string[] = []
+      let count = 0
+      for (const row of await kind.lock(transaction)) {
+        const plaintext = openSealed(kind, current, row.sealed, row.id)
+        // One sealed under a secret before the current one: the service cannot read it either.
+        if (plaintext === undefined) {
+          unreadable.push(row.owner)
+          continue
+        }
+        await kind.store(transaction, row.id, kind.seal(next, plaintext, row.id))
+        count += 1
       }
-      await transaction.query('UPDATE sites SET webhook_secret_ciphertext = $2 WHERE id = $1', [
-        site.id,
-        encryptSecret(next.keyFor('webhook-encryption'), plaintext, site.id),
-      ])
-      sealed += 1
+      sealed.push(`${count} ${name}`)
+      if (unreadable.length > 0) unreadableLines.push(kind.unreadableLine(unreadable))
     }
     await writeKeyCheck(transaction, keyCheckOf(next))
-    return { sealed, unreadable }
+    return { sealed, unreadableLines }
   })
 }
 
@@ -145,15 +188,15 @@ async function run(command: string | undefined): Promise<string> {
   const file = config.secret === undefined ? storedSecretFile(config.dataDirectory) : undefined
   const draft = file === undefined ? undefined : `${file}.new`
   if (draft !== undefined) await writeFile(draft, `${nextSecret}\n`, { mode: 0o600 })
-  const { sealed, unreadable } = await withDatabase((database) => change(current, createKeyRing(nextSecret), database)).catch(async (error: unknown) => {
+  const { sealed, unreadableLines } = await withDatabase((database) => change(current, createKeyRing(nextSecret), database)).catch(async (error: unknown) => {
     // Nothing changed: no copy of the new secret is left behind either.
     if (draft !== undefined) await rm(draft, { force: true })
     throw error
   })
   if (draft !== undefined && file !== undefined) await rename(draft, file)
   const lines = [
-    `the database now goes with the new secret; ${sealed} webhook secret(s) sealed under it`,
-    ...(unreadable.length > 0 ? [unreadableLine(unreadable)] : []),
+    `the database now goes with the new secret; ${sealed.join(' and ')} sealed under it`,
+    ...unreadableLines,
     file === undefined
       ? 'start every instance with the new TOLLGATE_SECRET'
       : `${file} holds the new secret`,

@@ -10,6 +10,8 @@ export const errorCatalogue = {
   invalid_site_key: { status: 401, message: 'The X-Site-Key header is missing or names no site.' },
   unauthorized: { status: 401, message: 'Authentication is required.' },
   invalid_credentials: { status: 401, message: 'The e-mail address or password is wrong.' },
+  two_factor_required: { status: 401, message: 'This account has two-factor authentication on: send the code of its authenticator app, or a recovery code, as code.' },
+  two_factor_invalid: { status: 401, message: 'The code is not the authenticator app\'s current code, nor an unused recovery code of this account.' },
   forbidden: { status: 403, message: 'You are not allowed to do this.' },
   sign_up_closed: { status: 403, message: 'Sign-ups are closed on this server; ask its operator for an account.' },
   setup_code_invalid: {

@@ -24,6 +24,8 @@ export const credentialRateLimits = {
   logInPerIp: { limit: 30, windowMs: 10 * MINUTE_MS },
   logInPerEmailAndIp: { limit: 10, windowMs: 10 * MINUTE_MS },
   logInPerEmail: { limit: 100, windowMs: 10 * MINUTE_MS },
+  secondFactorPerEmailAndIp: { limit: 5, windowMs: 15 * MINUTE_MS },
+  secondFactorPerEmail: { limit: 10, windowMs: 60 * MINUTE_MS },
 } satisfies Record<string, RateLimitRule>
 
 /**
@@ -66,6 +68,24 @@ export async function enforcePasswordAttemptBudgets(app: FastifyInstance, reques
   const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), emailKey, app.config)
   await enforceRateLimits(app.keyValue, passwordAttemptBudgets(emailKey, clientKeyOf(app, request.ip), { isKnownDevice: isKnown }))
   return emailKey
+}
+
+/**
+ * Counts an attempt at an account's second factor (an authenticator code or a recovery code, after
+ * its password was right) against budgets far tighter than the password's: a code has a million
+ * values, three of which are right at any moment (the steps either side of now are taken too).
+ * Ten attempts an hour from everywhere give someone who has the password about one chance in 1,400
+ * a day, while the owner's audit log shows the attempts; the owner's known device
+ * (see passwordAttemptBudgets) is spared that budget, so that a stranger with the password cannot
+ * lock its owner out.
+ */
+export async function enforceSecondFactorBudgets(app: FastifyInstance, request: FastifyRequest, emailKey: string): Promise<void> {
+  const client = clientKeyOf(app, request.ip)
+  const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), emailKey, app.config)
+  await enforceRateLimits(app.keyValue, [
+    { key: `second-factor:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.secondFactorPerEmailAndIp },
+    ...(isKnown ? [] : [{ key: `second-factor:email:${emailKey}`, rule: credentialRateLimits.secondFactorPerEmail }]),
+  ])
 }
 
 /**

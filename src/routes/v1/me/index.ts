@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { findPasswordProblem, hashPassword, isPasswordCorrect, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
-import { ApiError, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
-import { accountOf, clearSessionCookie, sessionCookieName, sessionIdOf } from '../../../plugins/authentication.js'
+import { findPasswordProblem, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
+import { ApiError } from '../../../errors.js'
+import { accountOf, clearSessionCookie, sessionCookieName } from '../../../plugins/authentication.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createSessionRepository } from '../../../storage/sql/session-repository.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
-import { auditedTransaction, recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
+import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { announceSetupCode } from '../accounts/announce-setup-code.js'
-import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
+import { confirmWithPassword } from './account-confirmation.js'
+import twoFactorRoutes from './two-factor.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
 
 const PasswordChange = Type.Object(
@@ -59,7 +59,7 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const problem = findPasswordProblem(request.body.newPassword)
-      const { id, sessionId } = await confirmWithPassword(request, 'change the password', {
+      const { id, sessionId } = await confirmWithPassword(app, request, 'change the password', {
         field: 'currentPassword',
         password: request.body.currentPassword,
         otherIssues: problem === undefined ? [] : [{ field: 'newPassword', message: problem }],
@@ -94,7 +94,7 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { id } = await confirmWithPassword(request, 'delete the account', { field: 'password', password: request.body.password })
+      const { id } = await confirmWithPassword(app, request, 'delete the account', { field: 'password', password: request.body.password })
       const { siteIds } = await app.database.transaction(async (transaction) => {
         const logQueries = createVerificationQueryRepository(transaction)
         return createAccountRepository(transaction).delete(id, async (ids) => {
@@ -113,33 +113,7 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   )
 
-  /**
-   * What a change to the account itself asks of the request: a logged-in session (an API key, if
-   * it leaked, must not take the account over or delete it) and the account's password, checked
-   * within the log-in budget (a stolen session must not be a free guessing oracle for it). Throws
-   * a validation_error naming `field` for a wrong password, together with `otherIssues`. The
-   * attempt counts against the log-in's budgets of this client and account, so that someone else
-   * guessing from a stolen session does not lock the owner out of changing the password.
-   */
-  async function confirmWithPassword(
-    request: FastifyRequest,
-    what: string,
-    check: { field: string; password: string; otherIssues?: ErrorDetail[] },
-  ): Promise<{ id: string; sessionId: string }> {
-    const sessionId = sessionIdOf(request, what)
-    const { id } = accountOf(request)
-    const account = await app.accounts.findWithPasswordById(id)
-    if (account === undefined) throw new ApiError('unauthorized')
-    await enforcePasswordAttemptBudgets(app, request, account.email)
-    const issues = [...(check.otherIssues ?? [])]
-    if (!(await isPasswordCorrect(account.passwordHash, check.password))) {
-      issues.unshift({ field: check.field, message: 'is not your current password' })
-      // A stolen session guessing the password it needs to take the account over shows here.
-      await recordRepeatedAudit(app.database, request, { action: 'account.password_check_failed' })
-    }
-    throwIfInvalid(issues)
-    return { id, sessionId }
-  }
+  await app.register(twoFactorRoutes)
 }
 
 export default meRoutes

@@ -15,12 +15,22 @@ import {
   setSessionCookie,
 } from '../../../plugins/authentication.js'
 import { Credentials } from '../accounts/index.js'
+import { recordSecondFactorFailure, takeSecondFactor } from '../me/account-confirmation.js'
+import { createTwoFactorRepository } from '../../../storage/sql/two-factor-repository.js'
 import { createSessionRepository, MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
 import { auditActorOf, auditedTransaction, recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
-import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
+import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets } from '../accounts/rate-limits.js'
 import currentSessionRoutes from './current-session.js'
 import { deviceCookieName, rememberDevice } from './known-device.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+
+const LogIn = Type.Object(
+  {
+    ...Credentials.properties,
+    code: Type.Optional(Type.String({ maxLength: 100, description: "With two-factor authentication on: the authenticator app's current code, or an unused recovery code" })),
+  },
+  { additionalProperties: false },
+)
 
 const SessionView = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -51,10 +61,14 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'Log in',
-        description: `Answers the account and sets the HttpOnly session cookie ${sessionCookieName(app.config)} (valid ${SESSION_LIFETIME_MS / 86_400_000} days or until logout).`,
-        body: Credentials,
+        description:
+          `Answers the account and sets the HttpOnly session cookie ${sessionCookieName(app.config)} (valid ${SESSION_LIFETIME_MS / 86_400_000} days or until logout). ` +
+          'An account with two-factor authentication on needs code as well, once the password is right: without it 401 two_factor_required, ' +
+          'with a wrong one 401 two_factor_invalid (at most 5 tries per quarter hour from one client and 10 an hour from everywhere: 429 rate_limited beyond). ' +
+          "An authenticator code works once; a recovery code is used up.",
+        body: LogIn,
         response: { 200: Account, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse },
-        errorCodes: ['invalid_credentials'],
+        errorCodes: ['invalid_credentials', 'two_factor_required', 'two_factor_invalid'],
         responseHeaders: {
           200: {
             'Set-Cookie': {
@@ -85,19 +99,34 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         )
         throw new ApiError('invalid_credentials')
       }
+      const twoFactor = await createTwoFactorRepository(app.database).stateOf(account.id)
+      const code = request.body.code?.trim() ?? ''
+      if (twoFactor !== undefined) {
+        if (code === '') throw new ApiError('two_factor_required')
+        await enforceSecondFactorBudgets(app, request, emailKey)
+      }
       const token = generateSessionToken()
       const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS)
       const origin = { userAgent: request.headers['user-agent'] ?? null, clientIp: request.ip }
-      const sessionId = await app.database.transaction(async (transaction) => {
+      const outcome = await app.database.transaction(async (transaction) => {
+        // The code is taken with the session, so that a log-in that opens none leaves it unused.
+        const factor = twoFactor === undefined ? undefined : await takeSecondFactor(app, transaction, account.id, twoFactor, code)
+        if (twoFactor !== undefined && factor === undefined) return 'two_factor_invalid'
         // A password change that commits meanwhile makes the password just checked a wrong one.
         const id = await createSessionRepository(transaction).create(account, hashToken(token), expiresAt, origin)
-        if (id !== undefined) {
-          const actor = { ...auditActorOf(request), type: 'session' as const, id, name: account.email }
-          await recordAudit(transaction, request, { action: 'account.logged_in', accountId: account.id, actor })
+        if (id === undefined) return 'invalid_credentials'
+        const actor = { ...auditActorOf(request), type: 'session' as const, id, name: account.email }
+        if (factor?.kind === 'recovery-code') {
+          await recordAudit(transaction, request, { action: 'account.recovery_code_used', accountId: account.id, actor, details: { recoveryCodesLeft: factor.recoveryCodesLeft } })
         }
-        return id
+        await recordAudit(transaction, request, { action: 'account.logged_in', accountId: account.id, actor })
+        return 'opened'
       })
-      if (sessionId === undefined) throw new ApiError('invalid_credentials')
+      if (outcome === 'two_factor_invalid') {
+        await recordSecondFactorFailure(app, request, account.id)
+        throw new ApiError('two_factor_invalid')
+      }
+      if (outcome === 'invalid_credentials') throw new ApiError('invalid_credentials')
       setSessionCookie(reply, token, expiresAt, app.config)
       rememberDevice(reply, app.keyRing.macKeyFor('device'), emailKey, app.config)
       return { id: account.id, email: account.email, createdAt: account.createdAt.toISOString() }

@@ -1,0 +1,251 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
+import { asBrowser, asScript, createTestAccount, randomClientAddress, sessionCookieOf, type TestAccount } from '../helpers/dashboard-client.js'
+import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
+import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
+import { authenticatorCode, enableTwoFactor } from '../helpers/two-factor.js'
+
+describe.each(deployments)('two-factor authentication on $name', ({ available, options }) => {
+  let service: TestApp
+  beforeAll(async () => {
+    if (available) service = await buildTestApp(options)
+  })
+  afterAll(async () => {
+    if (available) await service.close()
+  })
+
+  const logIn = (account: Pick<TestAccount, 'email' | 'password'>, code?: string, remoteAddress = randomClientAddress()) =>
+    service.app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: account.email, password: account.password, code }, remoteAddress })
+  const status = async (account: Pick<TestAccount, 'cookie'>) =>
+    (await service.app.inject({ method: 'GET', url: '/api/v1/me/two-factor', headers: asBrowser(account) })).json<{ enabled: boolean; enabledAt: string | null; recoveryCodesLeft: number }>()
+  const turnOff = (account: Pick<TestAccount, 'cookie'>, payload: object) =>
+    service.app.inject({ method: 'DELETE', url: '/api/v1/me/two-factor', headers: asBrowser(account), payload })
+  const newCodes = (account: Pick<TestAccount, 'cookie'>, payload: object) =>
+    service.app.inject({ method: 'POST', url: '/api/v1/me/two-factor/recovery-codes', headers: asBrowser(account), payload })
+  const auditActions = async (account: TestAccount) =>
+    (await service.app.inject({ method: 'GET', url: '/api/v1/audit-log', headers: asBrowser(account) }))
+      .json<{ items: { action: string; details: Record<string, unknown> }[] }>()
+      .items.map(({ action, details }) => ({ action, details }))
+
+  it.skipIf(!available)('asks a log-in for the app\'s code once it is on; a right code logs in once, a wrong or replayed one does not', async () => {
+    const account = await createTestAccount(service.app)
+    expect(await status(account)).toEqual({ enabled: false, enabledAt: null, recoveryCodesLeft: 0 })
+
+    const { secret, recoveryCodes } = await enableTwoFactor(service.app, account)
+    expect(recoveryCodes).toHaveLength(10)
+    expect(new Set(recoveryCodes).size).toBe(10)
+    for (const code of recoveryCodes) expect(code).toMatch(/^[0-9a-hjkmnp-tv-z]{4}-[0-9a-hjkmnp-tv-z]{4}-[0-9a-hjkmnp-tv-z]{4}$/)
+    const enabled = await status(account)
+    expect(enabled).toMatchObject({ enabled: true, recoveryCodesLeft: 10 })
+    expect(Date.now() - Date.parse(enabled.enabledAt ?? '')).toBeLessThan(60_000)
+    // The session that turned it on stays.
+    expect((await service.app.inject({ method: 'GET', url: '/api/v1/me', headers: asBrowser(account) })).statusCode).toBe(200)
+
+    const withoutCode = await logIn(account)
+    expect(withoutCode.statusCode).toBe(401)
+    expect(withoutCode.json().error.code).toBe('two_factor_required')
+    expect(withoutCode.headers['set-cookie']).toBeUndefined()
+    // The password comes first: a wrong one with a right code is a wrong password.
+    const wrongPassword = await logIn({ email: account.email, password: 'not the password' }, authenticatorCode(secret, 1))
+    expect(wrongPassword.json().error.code).toBe('invalid_credentials')
+    const wrongCode = await logIn(account, authenticatorCode(secret, 1) === '000000' ? '111111' : '000000')
+    expect(wrongCode.statusCode).toBe(401)
+    expect(wrongCode.json().error.code).toBe('two_factor_invalid')
+    expect(wrongCode.headers['set-cookie']).toBeUndefined()
+
+    // The code that turned it on was taken; the next step's logs in, once.
+    expect((await logIn(account, authenticatorCode(secret))).json().error.code).toBe('two_factor_invalid')
+    const next = authenticatorCode(secret, 1)
+    const loggedIn = await logIn(account, next)
+    expect(loggedIn.statusCode, loggedIn.body).toBe(200)
+    const me = await service.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: sessionCookieOf(loggedIn.headers['set-cookie']) } })
+    expect(me.json()).toMatchObject({ email: account.email })
+    expect((await logIn(account, next)).json().error.code).toBe('two_factor_invalid')
+    // Nor does a code from outside the steps around now.
+    expect((await logIn(account, authenticatorCode(secret, 3))).json().error.code).toBe('two_factor_invalid')
+  })
+
+  it.skipIf(!available)('takes each recovery code once, in any letter case and spacing, and counts what is left', async () => {
+    const account = await createTestAccount(service.app)
+    const { recoveryCodes } = await enableTwoFactor(service.app, account)
+    const [first = '', second = ''] = recoveryCodes
+    expect((await logIn(account, first)).statusCode).toBe(200)
+    expect((await logIn(account, first)).json().error.code).toBe('two_factor_invalid')
+    const typed = ` ${second.toUpperCase().replace(/-/g, ' ')} `
+    expect((await logIn(account, typed)).statusCode).toBe(200)
+    expect(await status(account)).toMatchObject({ enabled: true, recoveryCodesLeft: 8 })
+    // Another account's code is no code of this one.
+    const other = await createTestAccount(service.app)
+    const othersCodes = await enableTwoFactor(service.app, other)
+    expect((await logIn(account, othersCodes.recoveryCodes[0])).json().error.code).toBe('two_factor_invalid')
+
+    const actions = await auditActions(account)
+    expect(actions.filter((event) => event.action === 'account.recovery_code_used').map((event) => event.details)).toEqual([
+      { recoveryCodesLeft: 8 },
+      { recoveryCodesLeft: 9 },
+    ])
+    expect(actions.filter((event) => event.action === 'account.two_factor_failed')).toEqual([
+      { action: 'account.two_factor_failed', details: expect.objectContaining({ count: 2 }) as unknown },
+    ])
+    expect(actions.some((event) => event.action === 'account.two_factor_enabled')).toBe(true)
+  })
+
+  it.skipIf(!available)('of two log-ins with the same code at once, exactly one gets a session', async () => {
+    const account = await createTestAccount(service.app)
+    const { secret, recoveryCodes } = await enableTwoFactor(service.app, account)
+    for (const code of [authenticatorCode(secret, 1), recoveryCodes[0]]) {
+      const answers = await Promise.all(Array.from({ length: 4 }, () => logIn(account, code)))
+      expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 401, 401, 401])
+    }
+  })
+
+  it.skipIf(!available)('is turned on only with a setup of this account, its current code and the password; each wrong one is named and nothing changes', async () => {
+    const account = await createTestAccount(service.app)
+    const other = await createTestAccount(service.app)
+    const setUp = async (who: TestAccount) =>
+      (await service.app.inject({ method: 'POST', url: '/api/v1/me/two-factor/setup', headers: asBrowser(who), payload: {} })).json<{
+        secret: string
+        otpauthUri: string
+        setupToken: string
+      }>()
+    const enable = (payload: object) => service.app.inject({ method: 'POST', url: '/api/v1/me/two-factor', headers: asBrowser(account), payload })
+
+    const setup = await setUp(account)
+    expect(setup.secret).toMatch(/^[A-Z2-7]{32}$/)
+    expect(setup.otpauthUri).toBe(
+      `otpauth://totp/Tollgate:${encodeURIComponent(account.email)}?issuer=Tollgate&secret=${setup.secret}&algorithm=SHA1&digits=6&period=30`,
+    )
+    const wrong = await enable({ setupToken: setup.setupToken, code: '123456' === authenticatorCode(setup.secret) ? '654321' : '123456', password: 'not it' })
+    expect(wrong.statusCode).toBe(400)
+    expect(wrong.json().error.details).toEqual([
+      { field: 'password', message: 'is not your current password' },
+      { field: 'code', message: "is not the app's current code: check that the phone's clock is right" },
+    ])
+    const othersSetup = await setUp(other)
+    const foreign = await enable({ setupToken: othersSetup.setupToken, code: authenticatorCode(othersSetup.secret), password: account.password })
+    expect(foreign.json().error.details).toEqual([{ field: 'setupToken', message: 'is not a setup of this account: start the setup again' }])
+    const changed = await enable({ setupToken: `${setup.setupToken.slice(0, -2)}AA`, code: authenticatorCode(setup.secret), password: account.password })
+    expect(changed.json().error.details).toEqual([{ field: 'setupToken', message: 'is not a setup of this account: start the setup again' }])
+    expect(await status(account)).toMatchObject({ enabled: false })
+    expect((await logIn(account)).statusCode).toBe(200)
+
+    const enabled = await enable({ setupToken: setup.setupToken, code: authenticatorCode(setup.secret), password: account.password })
+    expect(enabled.statusCode, enabled.body).toBe(200)
+    // On already: another setup, or the same one again, is a conflict.
+    expect((await service.app.inject({ method: 'POST', url: '/api/v1/me/two-factor/setup', headers: asBrowser(account), payload: {} })).statusCode).toBe(409)
+    const again = await enable({ setupToken: setup.setupToken, code: authenticatorCode(setup.secret, 1), password: account.password })
+    expect(again.statusCode).toBe(409)
+    expect(again.json().error.code).toBe('conflict')
+
+    // The database keeps the secret sealed, and the recovery codes as digests only.
+    const [row] = await service.app.database.query<{ totp_secret_sealed: string }>('SELECT totp_secret_sealed FROM accounts WHERE id = $1', [account.id])
+    expect(row?.totp_secret_sealed).toMatch(/^v1\./)
+    expect(row?.totp_secret_sealed).not.toContain(setup.secret)
+    const hashes = await service.app.database.query<{ code_hash: string }>('SELECT code_hash FROM account_recovery_codes WHERE account_id = $1', [account.id])
+    expect(hashes).toHaveLength(10)
+    const recoveryCodes = enabled.json<{ recoveryCodes: string[] }>().recoveryCodes
+    for (const { code_hash: hash } of hashes) for (const code of recoveryCodes) expect(hash).not.toContain(code.replace(/-/g, ''))
+  })
+
+  it.skipIf(!available)('refuses a setup token past its 15 minutes', async () => {
+    const account = await createTestAccount(service.app)
+    const setup = (await service.app.inject({ method: 'POST', url: '/api/v1/me/two-factor/setup', headers: asBrowser(account), payload: {} })).json<{
+      secret: string
+      setupToken: string
+    }>()
+    const { sealSetup } = await import('../../src/domain/accounts/two-factor.js')
+    const expired = sealSetup(service.app.keyRing.keyFor('two-factor'), account.id, setup.secret, Date.now() - 16 * 60_000)
+    const answer = await service.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/two-factor',
+      headers: asBrowser(account),
+      payload: { setupToken: expired, code: authenticatorCode(setup.secret), password: account.password },
+    })
+    expect(answer.json().error.details).toEqual([{ field: 'setupToken', message: 'has expired: start the setup again' }])
+  })
+
+  it.skipIf(!available)('is turned off with the password and a code; a wrong one of either changes nothing', async () => {
+    const account = await createTestAccount(service.app)
+    const { secret, recoveryCodes } = await enableTwoFactor(service.app, account)
+    const wrongPassword = await turnOff(account, { password: 'not it', code: authenticatorCode(secret, 1) })
+    expect(wrongPassword.json().error.details).toEqual([{ field: 'password', message: 'is not your current password' }])
+    const wrongCode = await turnOff(account, { password: account.password, code: 'abcd-efgh-jkmn' })
+    expect(wrongCode.statusCode).toBe(400)
+    expect(wrongCode.json().error.details).toEqual([{ field: 'code', message: "is not the authenticator app's current code, nor an unused recovery code" }])
+    expect(await status(account)).toMatchObject({ enabled: true, recoveryCodesLeft: 10 })
+
+    expect((await turnOff(account, { password: account.password, code: recoveryCodes[0] })).statusCode).toBe(204)
+    expect(await status(account)).toEqual({ enabled: false, enabledAt: null, recoveryCodesLeft: 0 })
+    expect((await logIn(account)).statusCode).toBe(200)
+    expect((await turnOff(account, { password: account.password, code: authenticatorCode(secret, 1) })).statusCode).toBe(409)
+    // The recovery codes went with it.
+    expect(await service.app.database.query('SELECT 1 FROM account_recovery_codes WHERE account_id = $1', [account.id])).toHaveLength(0)
+    expect((await auditActions(account)).map((event) => event.action).slice(0, 2)).toEqual(['account.logged_in', 'account.two_factor_disabled'])
+  })
+
+  it.skipIf(!available)('makes new recovery codes with the password and a code; the old ones stop working', async () => {
+    const account = await createTestAccount(service.app)
+    const { secret, recoveryCodes } = await enableTwoFactor(service.app, account)
+    expect((await logIn(account, recoveryCodes[0])).statusCode).toBe(200)
+    const renewed = await newCodes(account, { password: account.password, code: authenticatorCode(secret, 1) })
+    expect(renewed.statusCode, renewed.body).toBe(200)
+    const fresh = renewed.json<{ recoveryCodes: string[] }>().recoveryCodes
+    expect(fresh).toHaveLength(10)
+    expect(fresh.some((code) => recoveryCodes.includes(code))).toBe(false)
+    expect(await status(account)).toMatchObject({ recoveryCodesLeft: 10 })
+    expect((await logIn(account, recoveryCodes[1])).json().error.code).toBe('two_factor_invalid')
+    expect((await logIn(account, fresh[0])).statusCode).toBe(200)
+    expect((await auditActions(account)).some((event) => event.action === 'account.recovery_codes_regenerated')).toBe(true)
+  })
+
+  it.skipIf(!available)('is the session\'s business only: an API key gets 403 everywhere, another origin 403 csrf_rejected', async () => {
+    const account = await createTestAccount(service.app)
+    const requests = [
+      { method: 'GET', url: '/api/v1/me/two-factor' },
+      { method: 'POST', url: '/api/v1/me/two-factor/setup', payload: {} },
+      { method: 'POST', url: '/api/v1/me/two-factor', payload: { setupToken: 'x', code: '123456', password: account.password } },
+      { method: 'DELETE', url: '/api/v1/me/two-factor', payload: { password: account.password, code: '123456' } },
+      { method: 'POST', url: '/api/v1/me/two-factor/recovery-codes', payload: { password: account.password, code: '123456' } },
+    ] as const
+    for (const request of requests) {
+      const answer = await service.app.inject({ ...request, headers: asScript(account) })
+      expect(answer.statusCode, `${request.method} ${request.url}`).toBe(403)
+      expect(answer.json().error.code).toBe('forbidden')
+      expect((await service.app.inject({ ...request })).statusCode, `${request.method} ${request.url}`).toBe(401)
+    }
+    const crossSite = await service.app.inject({ method: 'POST', url: '/api/v1/me/two-factor/setup', headers: { cookie: account.cookie, origin: 'https://evil.example' }, payload: {} })
+    expect(crossSite.json().error.code).toBe('csrf_rejected')
+  })
+
+  it.skipIf(!available)('limits codes to 5 per quarter hour from one client and 10 an hour from everywhere, even right ones then; the owner\'s known browser is spared the second', async () => {
+    await startWithinOneWindow(credentialRateLimits.secondFactorPerEmail.windowMs, 20_000)
+    const account = await createTestAccount(service.app)
+    // The owner's browser logged in before two-factor was on: it holds the known-device cookie.
+    const before = await logIn(account)
+    const setCookies = [before.headers['set-cookie']].flat()
+    const knownDevice = setCookies.find((cookie) => cookie?.startsWith('tollgate_device='))?.split(';')[0] ?? ''
+    expect(knownDevice).not.toBe('')
+    const { recoveryCodes } = await enableTwoFactor(service.app, account)
+
+    const client = randomClientAddress()
+    for (let attempt = 0; attempt < 5; attempt++) expect((await logIn(account, '000000', client)).statusCode).toBe(401)
+    const refused = await logIn(account, recoveryCodes[0], client)
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json().error.code).toBe('rate_limited')
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    // Without a code the password's answer is unchanged: the code's budget is not the password's.
+    expect((await logIn(account, undefined, client)).json().error.code).toBe('two_factor_required')
+    // From elsewhere, 5 more wrong codes spend the account's budget from everywhere.
+    for (let attempt = 0; attempt < 5; attempt++) expect((await logIn(account, '000000')).statusCode).toBe(401)
+    expect((await logIn(account, recoveryCodes[0])).statusCode).toBe(429)
+    // The owner's known browser is spared it.
+    const owners = await service.app.inject({
+      method: 'POST',
+      url: '/api/v1/sessions',
+      payload: { email: account.email, password: account.password, code: recoveryCodes[0] },
+      headers: { cookie: knownDevice },
+      remoteAddress: randomClientAddress(),
+    })
+    expect(owners.statusCode, owners.body).toBe(200)
+  })
+})
