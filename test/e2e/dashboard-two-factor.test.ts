@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises'
-import { Secret, TOTP } from 'otpauth'
 import type { Page } from 'playwright-core'
 import { encode } from 'uqr'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { qrCodePath } from '../../dashboard/src/lib/qr-code.js'
 import type { App } from '../../src/app.js'
-import { asBrowser, createTestAccount, randomClientAddress, type TestAccount } from '../helpers/dashboard-client.js'
+import { createTestAccount, randomClientAddress, type TestAccount } from '../helpers/dashboard-client.js'
+import { authenticatorCode, enableTwoFactor } from '../helpers/two-factor.js'
 import { findAccessibilityViolations, hasChromium, openDashboard, prepareScreenshotDirectory, saveScreenshot, type OpenDashboard } from './dashboard-support.js'
 
-const PERIOD_SECONDS = 30
+const STEP_SECONDS = 30
 
 /**
  * The authenticator app of a test: its codes as the server takes them. The server accepts a code
@@ -17,24 +17,23 @@ const PERIOD_SECONDS = 30
  * end before the request arrives.
  */
 function authenticatorApp(secret: string) {
-  const totp = new TOTP({ issuer: 'Tollgate', secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: PERIOD_SECONDS })
   let lastStep = -1
   return {
     async code(): Promise<string> {
       for (;;) {
         const seconds = Date.now() / 1000
-        const step = Math.floor(seconds / PERIOD_SECONDS)
-        const left = (step + 1) * PERIOD_SECONDS - seconds
+        const step = Math.floor(seconds / STEP_SECONDS)
+        const left = (step + 1) * STEP_SECONDS - seconds
         if (step > lastStep && left > 3) {
           lastStep = step
-          return totp.generate()
+          return authenticatorCode(secret)
         }
         await new Promise((resolve) => setTimeout(resolve, left * 1000 + 100))
       }
     },
-    /** Six digits that are the code of no step near now. */
+    /** Six digits that are the code of no step the server accepts now (the one either side included). */
     wrongCode(): string {
-      const near = [-1, 0, 1].map((offset) => totp.generate({ timestamp: Date.now() + offset * PERIOD_SECONDS * 1000 }))
+      const near = [-1, 0, 1].map((steps) => authenticatorCode(secret, steps))
       return ['000000', '111111', '222222'].find((code) => !near.includes(code)) ?? '333333'
     },
   }
@@ -51,15 +50,21 @@ function focusedId(page: Page): Promise<string | undefined> {
   return page.evaluate(() => document.activeElement?.id)
 }
 
-/** A log-in through the API from an address of its own (budgets of its own), as another device would make it. */
-async function logInElsewhere(app: App, account: Pick<TestAccount, 'email' | 'password'>, code?: string) {
+/**
+ * A log-in through the API from an address of its own (its own budgets), as another device would
+ * make it; with `cookie` (the owner's known-device cookie), one the account's budget of codes from
+ * everywhere (10 an hour) spares. Answers the status, the error's code and the cookies it set.
+ */
+async function logInElsewhere(app: App, account: Pick<TestAccount, 'email' | 'password'>, code?: string, cookie?: string) {
   const response = await app.inject({
     method: 'POST',
     url: '/api/v1/sessions',
     payload: { email: account.email, password: account.password, ...(code === undefined ? {} : { code }) },
+    ...(cookie === undefined ? {} : { headers: { cookie } }),
     remoteAddress: randomClientAddress(),
   })
-  return { status: response.statusCode, code: response.statusCode === 200 ? undefined : response.json<{ error: { code: string } }>().error.code }
+  const error = response.statusCode === 200 ? undefined : response.json<{ error: { code: string } }>().error.code
+  return { status: response.statusCode, error, cookies: response.cookies }
 }
 
 /**
@@ -141,7 +146,7 @@ describe.skipIf(!hasChromium())('turning two-factor authentication on, and loggi
     recoveryCodes = await section.locator('.recovery-codes__list li').allTextContents()
     expect(recoveryCodes).toHaveLength(10)
     expect(new Set(recoveryCodes).size).toBe(10)
-    for (const code of recoveryCodes) expect(code).toMatch(/^[0-9a-z]{5}-[0-9a-z]{5}$/)
+    for (const code of recoveryCodes) expect(code).toMatch(/^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/)
     await section.getByRole('button', { name: 'Copy recovery codes' }).click()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(recoveryCodes.join('\n'))
     // A text file made in the browser: the page's Content-Security-Policy lets it be downloaded.
@@ -156,7 +161,7 @@ describe.skipIf(!hasChromium())('turning two-factor authentication on, and loggi
     await section.getByRole('button', { name: 'I have saved them' }).click()
     expect(await section.locator('.recovery-codes__list').count()).toBe(0)
     await section.getByText(/^On since /).waitFor()
-    expect(await section.locator('.two-factor-facts').innerText()).toMatch(/Recovery codes left\s+10/)
+    expect(await section.locator('.two-factor-facts').textContent()).toMatch(/Recovery codes left\s*10$/)
   }, 90_000)
 
   it('asks for the authenticator code after the password, says so beside the field when it is wrong, and logs in with the right one', async () => {
@@ -169,8 +174,9 @@ describe.skipIf(!hasChromium())('turning two-factor authentication on, and loggi
     expect(await page.getByLabel('Password').count()).toBe(0)
     await field.fill(app.wrongCode())
     await page.getByRole('button', { name: 'Log in' }).click()
-    await page.locator('#auth-code-error').waitFor()
+    await page.locator('#auth-code-error').filter({ hasText: 'This is not the code your authenticator app shows now, or it was used already' }).waitFor()
     expect(await field.getAttribute('aria-invalid')).toBe('true')
+    await expect.poll(() => focusedId(page)).toBe('auth-code')
     await expectNoAccessibilityViolations(page, 'log-in with a wrong authentication code')
     await saveScreenshot(page, 'two-factor-login')
     // The password the second step sends again is kept in the page's memory only.
@@ -199,13 +205,14 @@ describe.skipIf(!hasChromium())('turning two-factor authentication on, and loggi
     await expect.poll(() => focusedId(page)).toBe('auth-code')
     expect(await field.getAttribute('inputmode')).toBe('text')
     await expectNoAccessibilityViolations(page, 'log-in with a recovery code')
-    const [used] = recoveryCodes
-    await field.fill(` ${used} `)
+    const [used = ''] = recoveryCodes
+    // As someone types it from paper: in capitals, without the dashes.
+    await field.fill(` ${used.toUpperCase().replaceAll('-', ' ')} `)
     await page.getByRole('button', { name: 'Log in' }).click()
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
     await page.getByRole('link', { name: 'Account', exact: true }).click()
-    expect(await page.locator('.two-factor-facts').innerText()).toMatch(/Recovery codes left\s+9/)
-    expect(await logInElsewhere(dashboard.service.app, { email, password }, used)).toEqual({ status: 401, code: 'two_factor_invalid' })
+    await page.locator('.two-factor-facts').filter({ hasText: /Recovery codes left\s*9$/ }).waitFor()
+    expect(await logInElsewhere(dashboard.service.app, { email, password }, used)).toMatchObject({ status: 401, error: 'two_factor_invalid' })
     expect(dashboard.pageErrors).toEqual([])
   }, 60_000)
 })
@@ -221,27 +228,38 @@ describe.skipIf(!hasChromium())('the Account page with two-factor authentication
   let account: TestAccount
   let secret = ''
   let recoveryCodes: string[] = []
+  /** The owner's known-device cookie, which the browser holds too. */
+  let deviceCookie = ''
 
   beforeAll(async () => {
     dashboard = await openDashboard()
     page = dashboard.page
-    account = await createTestAccount(dashboard.service.app)
-    ;({ secret, recoveryCodes } = await turnOnTwoFactor(dashboard.service.app, account))
-    // The browser takes the session that turned it on.
-    await page.context().addCookies([{ name: account.cookie.split('=')[0] ?? '', value: account.cookie.slice(account.cookie.indexOf('=') + 1), url: dashboard.origin }])
+    const { app } = dashboard.service
+    account = await createTestAccount(app)
+    ;({ secret, recoveryCodes } = await enableTwoFactor(app, account))
+    // The browser logs in with the first recovery code (the authenticator's code of this step is
+    // taken), and keeps the session and the known-device cookies.
+    const logIn = await logInElsewhere(app, account, recoveryCodes[0])
+    expect(logIn.status).toBe(200)
+    await page.context().addCookies(logIn.cookies.map(({ name, value }) => ({ name, value, url: dashboard.origin })))
+    deviceCookie = logIn.cookies
+      .filter(({ name }) => name.endsWith('tollgate_device'))
+      .map(({ name, value }) => `${name}=${value}`)
+      .join('; ')
+    expect(deviceCookie).not.toBe('')
   }, 120_000)
   afterAll(() => dashboard?.close())
 
   it('warns when two recovery codes or fewer are left, and makes new ones after the password and a code, the old ones then refused', async () => {
     const { app } = dashboard.service
     // A wrong code after the right password, which the audit log counts once an hour.
-    expect(await logInElsewhere(app, account, authenticatorApp(secret).wrongCode())).toEqual({ status: 401, code: 'two_factor_invalid' })
-    // Eight log-ins elsewhere with recovery codes leave two.
-    for (const code of recoveryCodes.slice(0, 8)) expect(await logInElsewhere(app, account, code)).toEqual({ status: 200, code: undefined })
+    expect(await logInElsewhere(app, account, authenticatorApp(secret).wrongCode(), deviceCookie)).toMatchObject({ status: 401, error: 'two_factor_invalid' })
+    // Seven more log-ins with recovery codes leave two.
+    for (const code of recoveryCodes.slice(1, 8)) expect(await logInElsewhere(app, account, code, deviceCookie)).toMatchObject({ status: 200 })
     await page.goto(`${dashboard.origin}/dashboard/account`)
     const section = page.locator('section[aria-labelledby="two-factor-heading"]')
     await section.getByText('Only 2 recovery codes are left.').waitFor()
-    expect(await section.locator('.two-factor-facts').innerText()).toMatch(/Recovery codes left\s+2/)
+    await section.locator('.two-factor-facts').filter({ hasText: /Recovery codes left\s*2$/ }).waitFor()
 
     await section.getByRole('button', { name: 'New recovery codes' }).click()
     const dialog = page.getByRole('dialog', { name: 'Make new recovery codes?' })
@@ -257,10 +275,10 @@ describe.skipIf(!hasChromium())('the Account page with two-factor authentication
     const newCodes = await section.locator('.recovery-codes__list li').allTextContents()
     expect(newCodes).toHaveLength(10)
     expect(newCodes.filter((code) => recoveryCodes.includes(code))).toEqual([])
-    expect(await logInElsewhere(app, account, recoveryCodes[9])).toEqual({ status: 401, code: 'two_factor_invalid' })
+    expect(await logInElsewhere(app, account, recoveryCodes[9], deviceCookie)).toMatchObject({ status: 401, error: 'two_factor_invalid' })
     recoveryCodes = newCodes
     await section.getByRole('button', { name: 'I have saved them' }).click()
-    await section.locator('.two-factor-facts').filter({ hasText: /Recovery codes left\s+10/ }).waitFor()
+    await section.locator('.two-factor-facts').filter({ hasText: /Recovery codes left\s*10$/ }).waitFor()
     expect(await section.getByText('recovery codes are left').count()).toBe(0)
   }, 60_000)
 
@@ -272,10 +290,15 @@ describe.skipIf(!hasChromium())('the Account page with two-factor authentication
     await dialog.getByLabel('Password').fill('not the password')
     await dialog.getByLabel('Authentication or recovery code').fill(recoveryCodes[0] ?? '')
     await dialog.getByRole('button', { name: 'Turn off' }).click()
-    await dialog.locator('#turn-off-password-error').waitFor()
+    await dialog.locator('#turn-off-password-error').filter({ hasText: 'is not your current password' }).waitFor()
     await expect.poll(() => focusedId(page)).toBe('turn-off-password')
     await expectNoAccessibilityViolations(page, 'turning two-factor off')
     await dialog.getByLabel('Password').fill(account.password)
+    await dialog.getByLabel('Authentication or recovery code').fill('0000-0000-0000')
+    await dialog.getByRole('button', { name: 'Turn off' }).click()
+    await dialog.locator('#turn-off-code-error').waitFor()
+    await expect.poll(() => focusedId(page)).toBe('turn-off-code')
+    await dialog.getByLabel('Authentication or recovery code').fill(recoveryCodes[0] ?? '')
     await dialog.getByRole('button', { name: 'Turn off' }).click()
     await dialog.waitFor({ state: 'hidden' })
     await section.getByText('Two-factor authentication is off').waitFor()
@@ -289,33 +312,24 @@ describe.skipIf(!hasChromium())('the Account page with two-factor authentication
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
   }, 60_000)
 
-  it("tells the two-factor events on the Activity page, and filters by them", async () => {
+  it('tells the two-factor events on the Activity page, and filters by them', async () => {
     await page.getByRole('link', { name: 'Activity', exact: true }).click()
     const events = page.locator('.activity tbody')
     for (const sentence of [
       'Turned off two-factor authentication',
-      'Made new recovery codes',
+      'Made new recovery codes (the old ones stopped working)',
+      'Used a recovery code (1 left)',
       'Used a recovery code (2 left)',
-      'Failed log-in (right password, wrong two-factor code)',
+      // Once an hour, counted: at the log-in elsewhere, and in the dialog.
+      /^Gave the right password but a wrong two-factor code/,
       'Turned on two-factor authentication',
     ]) {
-      await events.getByText(sentence).first().waitFor()
+      await events.getByText(sentence, { exact: true }).first().waitFor()
     }
     await page.getByLabel('Action').selectOption({ label: 'Two-factor turned on' })
-    await page.locator('.activity tbody tr').filter({ hasText: 'Turned on two-factor authentication' }).waitFor()
+    await page.waitForFunction(() => [...document.querySelectorAll('.activity tbody tr')].every((row) => row.textContent?.includes('Turned on two-factor authentication')))
     expect(await page.locator('.activity tbody tr').count()).toBe(1)
     await expectNoAccessibilityViolations(page, 'activity with two-factor events')
     expect(dashboard.pageErrors).toEqual([])
   }, 60_000)
 })
-
-/** Turns two-factor authentication on through the API, as the Account page does; answers its key and recovery codes. */
-async function turnOnTwoFactor(app: App, account: TestAccount): Promise<{ secret: string; recoveryCodes: string[] }> {
-  const setup = await app.inject({ method: 'POST', url: '/api/v1/me/two-factor/setup', headers: asBrowser(account), payload: {} })
-  expect(setup.statusCode).toBe(200)
-  const { secret, setupToken } = setup.json<{ secret: string; setupToken: string }>()
-  const code = await authenticatorApp(secret).code()
-  const enabled = await app.inject({ method: 'POST', url: '/api/v1/me/two-factor', headers: asBrowser(account), payload: { setupToken, code, password: account.password } })
-  expect(enabled.statusCode).toBe(200)
-  return { secret, recoveryCodes: enabled.json<{ recoveryCodes: string[] }>().recoveryCodes }
-}

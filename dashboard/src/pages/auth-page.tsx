@@ -17,16 +17,23 @@ import { Form } from '../components/form.js'
 /** The second step of a log-in to an account with two-factor authentication: which code it asks for. */
 type LogInCode = 'authenticator' | 'recovery'
 
+/** What a wrong code (two_factor_invalid) is told, by the kind asked for. An authenticator code works once. */
+const wrongCodeMessages: Record<LogInCode, string> = {
+  authenticator: 'This is not the code your authenticator app shows now, or it was used already: enter the next one it shows.',
+  recovery: 'This is not an unused recovery code of this account.',
+}
+
 interface PlacedErrors {
   fieldErrors: Record<string, string>
   generalError?: string
 }
 
-/** Where a failed log-in or sign-up is shown: beside the field it concerns (of those shown), or above the form. */
-function placeError(error: unknown, fields: readonly string[]): PlacedErrors {
+/** Where a failed log-in or sign-up is shown: beside the field it concerns, of those the step shows, or above the form. */
+function placeError(error: unknown, logInCode: LogInCode | null): PlacedErrors {
   if (!(error instanceof ApiRequestError)) return { fieldErrors: {}, generalError: describeError(error) }
   if (error.code === 'email_taken') return { fieldErrors: { email: error.message } }
-  if (error.code === 'two_factor_invalid') return { fieldErrors: { code: error.message } }
+  if (error.code === 'two_factor_invalid' && logInCode !== null) return { fieldErrors: { code: wrongCodeMessages[logInCode] } }
+  const fields = logInCode === null ? ['email', 'password', 'setupCode'] : ['code']
   const sorted = sortFieldErrors(error.details, fields)
   if (Object.keys(sorted.byField).length === 0) return { fieldErrors: {}, generalError: describeError(error) }
   return { fieldErrors: sorted.byField, ...(sorted.general.length > 0 ? { generalError: sorted.general.join(' ') } : {}) }
@@ -92,7 +99,7 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
         setLogInCode('authenticator')
         return
       }
-      const placed = placeError(error, logInCode === null ? ['email', 'password', 'setupCode'] : ['code'])
+      const placed = placeError(error, logInCode)
       setFieldErrors(placed.fieldErrors)
       setGeneralError(placed.generalError)
       if (Object.keys(placed.fieldErrors).length > 0) focusFirstInvalidField()

@@ -43,6 +43,7 @@ export function TwoFactorProofDialog({ id, title, confirmLabel, isOpen, children
   const confirm = () =>
     run(async () => {
       await onConfirm({ password, code: cleanCode(code) })
+      // The password leaves the page's state at once, not when the dialog's close event comes.
       forget()
       return ''
     })

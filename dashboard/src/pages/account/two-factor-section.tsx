@@ -47,10 +47,12 @@ export function TwoFactorSection({ email }: { email: string }) {
     setRecoveryCodes(codes)
     reload()
   }
+  /** Changed in another tab meanwhile: the view that asked goes (and its button with it), saying why. */
   const onConflict = (caught: unknown) => {
     setSetup(undefined)
     setError(caught)
     reload()
+    focusAfterDialog(heading)
   }
 
   return (
@@ -68,10 +70,7 @@ export function TwoFactorSection({ email }: { email: string }) {
         <TwoFactorOn
           status={status.data}
           onChanged={showChange}
-          onConflict={(caught) => {
-            onConflict(caught)
-            focusAfterDialog(heading)
-          }}
+          onConflict={onConflict}
           onTurnedOff={() => {
             showChange('Two-factor authentication is off: logging in asks for your password only.', undefined)
             // The Turn off button that opened the dialog goes with the section's view.
@@ -94,6 +93,7 @@ export function TwoFactorSection({ email }: { email: string }) {
           onConflict={onConflict}
           onCancel={() => {
             setSetup(undefined)
+            // The Cancel button goes with the setup: the keyboard goes back to the section's start.
             focusAfterDialog(heading)
           }}
         />
@@ -125,8 +125,22 @@ interface TwoFactorOnProps {
   onConflict: (error: unknown) => void
 }
 
+/** A change asked for on the section, each after the password and a code (TwoFactorProofDialog). */
+interface ProvenChange {
+  id: 'new-codes' | 'turn-off'
+  heading: string
+  description: string
+  buttonLabel: string
+  buttonClass: string
+  title: string
+  confirmLabel: string
+  /** What confirming does, said in the dialog. */
+  consequence: string
+  confirm: (proof: TwoFactorProof) => Promise<void>
+}
+
 function TwoFactorOn({ status, onChanged, onTurnedOff, onConflict }: TwoFactorOnProps) {
-  const [pending, setPending] = useState<'none' | 'new-codes' | 'turn-off'>('none')
+  const [pending, setPending] = useState<ProvenChange['id'] | 'none'>('none')
   const left = status.recoveryCodesLeft
   /** Runs a confirmed change; a 409 closes the dialog too, and is said above the section's view, which reloads. */
   const closeAfter = async (work: () => Promise<void>) => {
@@ -138,13 +152,35 @@ function TwoFactorOn({ status, onChanged, onTurnedOff, onConflict }: TwoFactorOn
     }
     setPending('none')
   }
-  const makeNewCodes = (proof: TwoFactorProof) =>
-    closeAfter(async () => onChanged('New recovery codes were made; the old ones no longer work.', await replaceRecoveryCodes(proof)))
-  const turnOff = (proof: TwoFactorProof) =>
-    closeAfter(async () => {
-      await turnOffTwoFactor(proof)
-      onTurnedOff()
-    })
+  const changes: ProvenChange[] = [
+    {
+      id: 'new-codes',
+      heading: 'Recovery codes',
+      description: 'Each one logs you in once without your authenticator app. New codes replace all the old ones.',
+      buttonLabel: 'New recovery codes',
+      buttonClass: 'button',
+      title: 'Make new recovery codes?',
+      confirmLabel: 'Make new codes',
+      consequence: 'Your current recovery codes stop working at once.',
+      confirm: (proof) =>
+        closeAfter(async () => onChanged('New recovery codes were made; the old ones no longer work.', await replaceRecoveryCodes(proof))),
+    },
+    {
+      id: 'turn-off',
+      heading: 'Turn off two-factor authentication',
+      description: 'Logging in asks for your password only; your recovery codes stop working.',
+      buttonLabel: 'Turn off',
+      buttonClass: 'button button--danger-outline',
+      title: 'Turn off two-factor authentication?',
+      confirmLabel: 'Turn off',
+      consequence: 'Anyone with your password can then log in to your account.',
+      confirm: (proof) =>
+        closeAfter(async () => {
+          await turnOffTwoFactor(proof)
+          onTurnedOff()
+        }),
+    },
+  ]
   return (
     <>
       <dl class="facts two-factor-facts">
@@ -163,44 +199,27 @@ function TwoFactorOn({ status, onChanged, onTurnedOff, onConflict }: TwoFactorOn
           Make new ones, or losing your authenticator app will lock you out of your account.
         </Notice>
       )}
-      <div class="danger-row">
-        <div>
-          <h3>Recovery codes</h3>
-          <p class="muted">Each one logs you in once without your authenticator app. New codes replace all the old ones.</p>
+      {changes.map((change) => (
+        <div key={change.id} class="danger-row">
+          <div>
+            <h3>{change.heading}</h3>
+            <p class="muted">{change.description}</p>
+          </div>
+          <button type="button" class={change.buttonClass} onClick={() => setPending(change.id)}>
+            {change.buttonLabel}
+          </button>
+          <TwoFactorProofDialog
+            id={change.id}
+            title={change.title}
+            confirmLabel={change.confirmLabel}
+            isOpen={pending === change.id}
+            onConfirm={change.confirm}
+            onClose={() => setPending('none')}
+          >
+            <p>{change.consequence} Enter your password and a code to confirm.</p>
+          </TwoFactorProofDialog>
         </div>
-        <button type="button" class="button" onClick={() => setPending('new-codes')}>
-          New recovery codes
-        </button>
-      </div>
-      <div class="danger-row">
-        <div>
-          <h3>Turn off two-factor authentication</h3>
-          <p class="muted">Logging in asks for your password only; your recovery codes stop working.</p>
-        </div>
-        <button type="button" class="button button--danger-outline" onClick={() => setPending('turn-off')}>
-          Turn off
-        </button>
-      </div>
-      <TwoFactorProofDialog
-        id="new-codes"
-        title="Make new recovery codes?"
-        confirmLabel="Make new codes"
-        isOpen={pending === 'new-codes'}
-        onConfirm={makeNewCodes}
-        onClose={() => setPending('none')}
-      >
-        <p>Your current recovery codes stop working at once. Enter your password and a code to confirm.</p>
-      </TwoFactorProofDialog>
-      <TwoFactorProofDialog
-        id="turn-off"
-        title="Turn off two-factor authentication?"
-        confirmLabel="Turn off"
-        isOpen={pending === 'turn-off'}
-        onConfirm={turnOff}
-        onClose={() => setPending('none')}
-      >
-        <p>Anyone with your password can then log in to your account. Enter your password and a code to confirm.</p>
-      </TwoFactorProofDialog>
+      ))}
     </>
   )
 }
