@@ -96,6 +96,25 @@ describe("the activity page's sentences", () => {
     expect(describeAuditEvent(eventOf('account.logged_out', {}, { site: null }))).toBe('Logged out')
   })
 
+  it("tell two-factor authentication's events, and say when the server's operator turned it off", () => {
+    const account = (action: string, details: Record<string, unknown> = {}, overrides: Partial<AuditEvent> = {}) =>
+      describeAuditEvent(eventOf(action, details, { site: null, ...overrides }))
+    expect(account('account.two_factor_enabled')).toBe('Turned on two-factor authentication')
+    expect(account('account.two_factor_disabled')).toBe('Turned off two-factor authentication')
+    const operator: AuditActor = { type: 'operator', id: null, name: null, keyPrefix: null, clientIp: null, userAgent: null }
+    expect(account('account.two_factor_disabled', {}, { actor: operator })).toBe("The server's operator turned off two-factor authentication")
+    expect(account('account.recovery_codes_regenerated')).toBe('Made new recovery codes (the old ones stopped working)')
+    expect(account('account.recovery_code_used', { recoveryCodesLeft: 7 })).toBe('Used a recovery code (7 left)')
+    expect(account('account.recovery_code_used', { recoveryCodesLeft: 0 })).toBe('Used a recovery code (none left)')
+    expect(account('account.recovery_code_used')).toBe('Used a recovery code')
+    expect(account('account.two_factor_failed', { count: 1, firstAt: '2026-11-29T03:00:01.000Z', addresses: ['198.51.100.7'] })).toBe(
+      'Gave the right password but a wrong two-factor code',
+    )
+    expect(account('account.two_factor_failed', { count: 6, firstAt: '2026-11-29T03:00:01.000Z', addresses: ['198.51.100.7', '198.51.100.8'] })).toBe(
+      'Gave the right password but a wrong two-factor code, 6 times this hour from 2 addresses',
+    )
+  })
+
   it('say who acted, and from which address and browser', () => {
     expect(describeActor(session)).toBe('you@example.com (dashboard)')
     expect(describeActor({ ...session, type: 'api-key', name: 'deploy', keyPrefix: 'tgak_abcdefg' })).toBe('API key deploy (tgak_abcdefg…)')

@@ -29,7 +29,12 @@ export function createAccount(credentials: Credentials & { setupCode?: string })
   return request<Account>('/accounts', { method: 'POST', body: credentials })
 }
 
-export function logIn(credentials: Credentials): Promise<Account> {
+/**
+ * `code` is the second factor of an account with two-factor authentication on (an authenticator
+ * code or a recovery code). Without it such an account's log-in answers 401 two_factor_required,
+ * and with a wrong one 401 two_factor_invalid; other accounts' log-ins ignore it.
+ */
+export function logIn(credentials: Credentials & { code?: string }): Promise<Account> {
   return request<Account>('/sessions', { method: 'POST', body: credentials, isQuietOnUnauthorized: true })
 }
 

@@ -67,6 +67,25 @@ export interface CreatedApiKey extends ApiKey {
   key: string
 }
 
+/** The account's two-factor authentication (GET /api/v1/me/two-factor). */
+export interface TwoFactorStatus {
+  enabled: boolean
+  /** When it was turned on (ISO 8601); null while it is off. */
+  enabledAt: string | null
+  /** The recovery codes not used yet. */
+  recoveryCodesLeft: number
+}
+
+/** A setup begun (POST /api/v1/me/two-factor/setup): the key for the authenticator app, not yet in force. */
+export interface TwoFactorSetup {
+  /** The TOTP key in base32 (32 characters), for typing in by hand. */
+  secret: string
+  /** The same key with the account and the issuer, for the QR code. */
+  otpauthUri: string
+  /** Names this setup when it is confirmed; good for 15 minutes. */
+  setupToken: string
+}
+
 /** A log-in session of the account (GET /api/v1/sessions). */
 export interface Session {
   id: string

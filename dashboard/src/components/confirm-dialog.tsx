@@ -7,6 +7,12 @@ interface ConfirmDialogProps {
   confirmLabel: string
   isOpen: boolean
   isBusy?: boolean
+  /**
+   * The id of a form in the dialog that the confirm button submits (the form's onSubmit then
+   * confirms): Enter in any of its fields confirms too, which a form of several fields without a
+   * submit button of its own would not do.
+   */
+  formId?: string
   onConfirm: () => void
   onCancel: () => void
 }
@@ -18,7 +24,7 @@ interface ConfirmDialogProps {
  * would go on behind a closed dialog and land its outcome there. An action that removes the
  * button that opened it calls focusAfterDialog.
  */
-export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, onConfirm, onCancel }: ConfirmDialogProps) {
+export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, formId, onConfirm, onCancel }: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null)
   const cancel = useRef<HTMLButtonElement>(null)
   // In the render itself, not after the next frame: focusAfterDialog relies on the dialog being
@@ -50,7 +56,13 @@ export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, o
         <button ref={cancel} type="button" class="button" onClick={onCancel} disabled={isBusy === true}>
           Cancel
         </button>
-        <button type="button" class="button button--danger" onClick={onConfirm} disabled={isBusy === true}>
+        <button
+          type={formId === undefined ? 'button' : 'submit'}
+          form={formId}
+          class="button button--danger"
+          onClick={formId === undefined ? onConfirm : undefined}
+          disabled={isBusy === true}
+        >
           {isBusy === true ? 'Working…' : confirmLabel}
         </button>
       </div>

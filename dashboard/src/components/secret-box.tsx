@@ -6,10 +6,12 @@ interface SecretBoxProps {
   value: string
   /** Multi-line values (code snippets) get a text area. */
   isMultiline?: boolean
+  /** What the copy button copies, when it is not the value shown (a key shown in groups of four). */
+  copyText?: string
 }
 
 /** A read-only value with a copy button; selecting it by hand works too. */
-export function SecretBox({ id, label, value, isMultiline }: SecretBoxProps) {
+export function SecretBox({ id, label, value, isMultiline, copyText }: SecretBoxProps) {
   const selectAll = (event: FocusEvent) => (event.currentTarget as HTMLInputElement | HTMLTextAreaElement).select()
   return (
     <div class="secret-box">
@@ -20,7 +22,7 @@ export function SecretBox({ id, label, value, isMultiline }: SecretBoxProps) {
         ) : (
           <input id={id} class="code" readOnly value={value} onFocus={selectAll} spellcheck={false} />
         )}
-        <CopyButton text={value} what={label.toLowerCase()} />
+        <CopyButton text={copyText ?? value} what={label.toLowerCase()} />
       </div>
     </div>
   )

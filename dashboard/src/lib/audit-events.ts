@@ -20,6 +20,16 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
     ],
   },
   {
+    label: 'Two-factor authentication',
+    actions: [
+      { action: 'account.two_factor_enabled', label: 'Two-factor turned on' },
+      { action: 'account.two_factor_disabled', label: 'Two-factor turned off' },
+      { action: 'account.two_factor_failed', label: 'Wrong two-factor code' },
+      { action: 'account.recovery_code_used', label: 'Recovery code used' },
+      { action: 'account.recovery_codes_regenerated', label: 'New recovery codes' },
+    ],
+  },
+  {
     label: 'API keys',
     actions: [
       { action: 'api_key.created', label: 'API key created' },
@@ -146,6 +156,20 @@ export function describeAuditEvent(event: AuditEvent): string {
       return `Changed the password${endedSessions(details, 'other ')}`
     case 'account.password_set':
       return `Set a new password${endedSessions(details, '')}`
+    case 'account.two_factor_enabled':
+      return 'Turned on two-factor authentication'
+    case 'account.two_factor_disabled':
+      // The operator's `npm run account -- disable-two-factor`, for an owner who lost the app and the codes.
+      return event.actor.type === 'operator' ? "The server's operator turned off two-factor authentication" : 'Turned off two-factor authentication'
+    case 'account.two_factor_failed':
+      // At a log-in, or when turning two-factor off or making new recovery codes.
+      return `Gave the right password but a wrong two-factor code${repeated(details)}`
+    case 'account.recovery_code_used': {
+      const left = details.recoveryCodesLeft
+      return typeof left === 'number' ? `Used a recovery code (${left === 0 ? 'none' : formatNumber(left)} left)` : 'Used a recovery code'
+    }
+    case 'account.recovery_codes_regenerated':
+      return 'Made new recovery codes (the old ones stopped working)'
     case 'session.ended':
       return event.actor.id !== null && details.sessionId === event.actor.id ? 'Logged out this session' : 'Logged out another session'
     case 'sessions.ended_others':

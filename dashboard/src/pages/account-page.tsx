@@ -10,6 +10,7 @@ import { useFormSubmit } from '../lib/use-form-submit.js'
 import { useLoader, type Loaded } from '../lib/use-loader.js'
 import { Form } from '../components/form.js'
 import { BusyButton } from '../components/busy-button.js'
+import { TwoFactorSection } from './account/two-factor-section.js'
 
 interface AccountPageProps {
   account: Account
@@ -27,6 +28,7 @@ export function AccountPage({ account, onDeleted }: AccountPageProps) {
       </p>
       {/* A password change ends the other sessions: the list must not keep offering to log them out. */}
       <PasswordForm email={account.email} onChanged={reloadSessions} />
+      <TwoFactorSection email={account.email} />
       <Sessions sessions={sessions} reload={reloadSessions} />
       <AccountDeletion email={account.email} onDeleted={onDeleted} />
     </>

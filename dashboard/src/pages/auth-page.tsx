@@ -1,16 +1,43 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { createAccount, fetchCurrentAccount, fetchSignUpStatus, logIn } from '../api/accounts.js'
 import { ApiRequestError, describeError } from '../api/client.js'
 import type { Account } from '../api/types.js'
+import { CodeField } from '../components/code-field.js'
 import { Field } from '../components/field.js'
 import { Link } from '../components/link.js'
 import { Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import { PasswordField } from '../components/password-field.js'
 import { sortFieldErrors } from '../lib/field-errors.js'
+import { cleanCode } from '../lib/two-factor.js'
 import { focusFirstInvalidField } from '../lib/use-form-submit.js'
 import { useLoader } from '../lib/use-loader.js'
 import { Form } from '../components/form.js'
+
+/** The second step of a log-in to an account with two-factor authentication: which code it asks for. */
+type LogInCode = 'authenticator' | 'recovery'
+
+/** What a wrong code (two_factor_invalid) is told, by the kind asked for. An authenticator code works once. */
+const wrongCodeMessages: Record<LogInCode, string> = {
+  authenticator: 'This is not the code your authenticator app shows now, or it was used already: enter the next one it shows.',
+  recovery: 'This is not an unused recovery code of this account.',
+}
+
+interface PlacedErrors {
+  fieldErrors: Record<string, string>
+  generalError?: string
+}
+
+/** Where a failed log-in or sign-up is shown: beside the field it concerns, of those the step shows, or above the form. */
+function placeError(error: unknown, logInCode: LogInCode | null): PlacedErrors {
+  if (!(error instanceof ApiRequestError)) return { fieldErrors: {}, generalError: describeError(error) }
+  if (error.code === 'email_taken') return { fieldErrors: { email: error.message } }
+  if (error.code === 'two_factor_invalid' && logInCode !== null) return { fieldErrors: { code: wrongCodeMessages[logInCode] } }
+  const fields = logInCode === null ? ['email', 'password', 'setupCode'] : ['code']
+  const sorted = sortFieldErrors(error.details, fields)
+  if (Object.keys(sorted.byField).length === 0) return { fieldErrors: {}, generalError: describeError(error) }
+  return { fieldErrors: sorted.byField, ...(sorted.general.length > 0 ? { generalError: sorted.general.join(' ') } : {}) }
+}
 
 /** Whether the session cookie the log-in just set comes back with the next request. */
 async function isSessionKept(): Promise<boolean> {
@@ -30,6 +57,11 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [setupCode, setSetupCode] = useState('')
+  // The second step (null: not asked for) sends the password again, which stays in this state
+  // only: never in storage or in the address.
+  const [logInCode, setLogInCode] = useState<LogInCode | null>(null)
+  const [code, setCode] = useState('')
+  const emailInput = useRef<HTMLInputElement>(null)
   const [isBusy, setBusy] = useState(false)
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({})
   const [generalError, setGeneralError] = useState<string | undefined>()
@@ -40,6 +72,11 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
   const needsSetupCode = isSignup && signUpStatus.status === 'ready' && signUpStatus.data.setupCodeRequired
 
   const submit = async () => {
+    if (logInCode !== null && cleanCode(code) === '') {
+      setFieldErrors({ code: logInCode === 'recovery' ? 'Enter one of your recovery codes.' : 'Enter the code your authenticator app shows.' })
+      focusFirstInvalidField()
+      return
+    }
     setBusy(true)
     setFieldErrors({})
     setGeneralError(undefined)
@@ -47,7 +84,7 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
       const credentials = { email: email.trim(), password }
       // Sign-up creates the account; logging in right after sets the session cookie.
       if (isSignup) await createAccount(setupCode === '' ? credentials : { ...credentials, setupCode })
-      const account = await logIn(credentials)
+      const account = await logIn(logInCode === null ? credentials : { ...credentials, code: cleanCode(code) })
       // In production the session cookie is Secure: over plain http (but on localhost) the browser
       // drops it, and every next request would say the session ended. Said here, once, why.
       if (!(await isSessionKept())) {
@@ -56,20 +93,33 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
       }
       onSignedIn(account)
     } catch (error) {
-      const sorted = error instanceof ApiRequestError ? sortFieldErrors(error.details, ['email', 'password', 'setupCode']) : undefined
-      if (error instanceof ApiRequestError && error.code === 'email_taken') {
-        setFieldErrors({ email: error.message })
-        focusFirstInvalidField()
-      } else if (sorted !== undefined && Object.keys(sorted.byField).length > 0) {
-        setFieldErrors(sorted.byField)
-        if (sorted.general.length > 0) setGeneralError(sorted.general.join(' '))
-        focusFirstInvalidField()
-      } else {
-        setGeneralError(describeError(error))
+      // The password was right: the second step asks for the code (its field takes the focus).
+      if (error instanceof ApiRequestError && error.code === 'two_factor_required') {
+        setCode('')
+        setLogInCode('authenticator')
+        return
       }
+      const placed = placeError(error, logInCode)
+      setFieldErrors(placed.fieldErrors)
+      setGeneralError(placed.generalError)
+      if (Object.keys(placed.fieldErrors).length > 0) focusFirstInvalidField()
     } finally {
       setBusy(false)
     }
+  }
+
+  const switchCode = () => {
+    setCode('')
+    setFieldErrors({})
+    setLogInCode(logInCode === 'recovery' ? 'authenticator' : 'recovery')
+  }
+  const backToPassword = () => {
+    setCode('')
+    setFieldErrors({})
+    setGeneralError(undefined)
+    setLogInCode(null)
+    // After the render that brings the e-mail field back.
+    window.requestAnimationFrame(() => emailInput.current?.focus())
   }
 
   return (
@@ -85,12 +135,33 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
       {generalError === undefined ? null : <Notice tone="error">{generalError}</Notice>}
       {isSignup && isSignUpClosed ? (
         <Notice tone="info">Sign-ups are closed on this server. Ask its operator for an account.</Notice>
+      ) : logInCode !== null ? (
+        <Form class="card form" onSubmit={() => void submit()}>
+          {/* For password managers: the account the code is for. */}
+          <input type="email" name="username" autoComplete="username" value={email} hidden readOnly />
+          <p class="auth__step">
+            Two-factor authentication is on for <strong>{email.trim()}</strong>.
+          </p>
+          <LogInCodeField kind={logInCode} value={code} error={fieldErrors.code} onInput={setCode} />
+          <button type="submit" class="button button--primary button--block" disabled={isBusy}>
+            {isBusy ? 'Please wait…' : 'Log in'}
+          </button>
+          <div class="auth__alternatives">
+            <button type="button" class="button button--small" onClick={switchCode}>
+              {logInCode === 'recovery' ? 'Use your authenticator app instead' : 'Use a recovery code instead'}
+            </button>
+            <button type="button" class="button button--small" onClick={backToPassword}>
+              Back to e-mail and password
+            </button>
+          </div>
+        </Form>
       ) : (
         <Form class="card form" onSubmit={() => void submit()}>
           <Field id="auth-email" label="E-mail address" error={fieldErrors.email}>
             {(control) => (
               <input
                 {...control}
+                ref={emailInput}
                 type="email"
                 name="email"
                 autoComplete={isSignup ? 'email' : 'username'}
@@ -149,4 +220,21 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
       </p>
     </main>
   )
+}
+
+interface LogInCodeFieldProps {
+  kind: LogInCode
+  value: string
+  error: string | undefined
+  onInput: (value: string) => void
+}
+
+/**
+ * The second step's field. It takes the focus when it appears and when the other kind of code is
+ * chosen: a screen reader then reads its label and hint, which say what to enter.
+ */
+function LogInCodeField({ kind, value, error, onInput }: LogInCodeFieldProps) {
+  const input = useRef<HTMLInputElement>(null)
+  useEffect(() => input.current?.focus(), [kind])
+  return <CodeField id="auth-code" kind={kind} value={value} error={error} onInput={onInput} inputRef={input} />
 }
