@@ -1,5 +1,4 @@
-import { useMemo } from 'preact/hooks'
-import { encode } from 'uqr'
+import { useEffect, useState } from 'preact/hooks'
 import { qrCodePath } from '../lib/qr-code.js'
 
 /** The light margin scanners need around a code, in modules (ISO/IEC 18004 asks for 4). */
@@ -11,18 +10,36 @@ interface QrCodeProps {
   label: string
 }
 
+type Drawing = { path: string; side: number } | 'loading' | 'failed'
+
 /**
  * A QR code drawn as inline SVG: one path of the dark modules on a white square. Presentation
  * attributes, not style attributes, so the dashboard's Content-Security-Policy (style-src 'self')
- * allows it, and no image is loaded from anywhere.
+ * allows it, and no image is loaded from anywhere. The encoder is a chunk of its own, fetched
+ * when a code is first shown: only the setup of two-factor authentication needs it, and it would
+ * add about 8 kB to every page's script.
  */
 export function QrCode({ text, label }: QrCodeProps) {
-  // Medium error correction: still read from a screen that glares or is partly covered. Encoded
-  // once per text, not on every keystroke in the form beside it (the mask is chosen by trying all 8).
-  const { path, side } = useMemo(() => {
-    const { data, size } = encode(text, { ecc: 'M', border: 0 })
-    return { path: qrCodePath(data), side: size + 2 * QUIET_ZONE }
+  const [drawing, setDrawing] = useState<Drawing>('loading')
+  useEffect(() => {
+    let isCurrent = true
+    import('uqr').then(
+      ({ encode }) => {
+        // Medium error correction: still read from a screen that glares or is partly covered.
+        const { data, size } = encode(text, { ecc: 'M', border: 0 })
+        if (isCurrent) setDrawing({ path: qrCodePath(data), side: size + 2 * QUIET_ZONE })
+      },
+      () => {
+        if (isCurrent) setDrawing('failed')
+      },
+    )
+    return () => {
+      isCurrent = false
+    }
   }, [text])
+  if (drawing === 'failed') return <p class="qr-code-missing">The QR code could not be loaded: type the setup key into the app instead.</p>
+  if (drawing === 'loading') return <div class="qr-code" aria-busy="true" />
+  const { path, side } = drawing
   return (
     <svg class="qr-code" viewBox={`${-QUIET_ZONE} ${-QUIET_ZONE} ${side} ${side}`} role="img" aria-label={label} shape-rendering="crispEdges">
       <rect x={-QUIET_ZONE} y={-QUIET_ZONE} width={side} height={side} fill="#ffffff" />

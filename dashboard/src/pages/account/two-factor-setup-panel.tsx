@@ -65,8 +65,8 @@ export function TwoFactorSetupPanel({ setup, email, onTurnedOn, onRestart, onCon
       <h3>2. Enter its code to turn two-factor on</h3>
       {state.fieldErrors.setupToken === undefined ? null : (
         <Notice tone="error">
-          This setup has ended: it lasts 15 minutes, and a setup begun in another tab replaces it. Start again, and add the
-          new key to your app in place of this one.{' '}
+          This setup has ended: it lasts 15 minutes. Start again, and add the new key to your app in place of this
+          one.{' '}
           <button type="button" class="button button--small" onClick={onRestart}>
             Start again
           </button>
