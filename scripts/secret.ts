@@ -200,7 +200,7 @@ async function run(command: string | undefined): Promise<string> {
     file === undefined
       ? 'start every instance with the new TOLLGATE_SECRET'
       : `${file} holds the new secret`,
-    'challenges, tokens and remembered devices issued before the change are refused from now on',
+    'challenges, tokens, remembered devices and unfinished two-factor setups issued before the change are refused from now on',
   ]
   return lines.join('\n')
 }

@@ -164,7 +164,7 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
         `1 site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): ${lostSiteId}`,
         lostAccountLine(1, lostOwner?.email ?? ''),
         'start every instance with the new TOLLGATE_SECRET',
-        'challenges, tokens and remembered devices issued before the change are refused from now on',
+        'challenges, tokens, remembered devices and unfinished two-factor setups issued before the change are refused from now on',
       ])
       expect(secretScript(['check'], { ...production, TOLLGATE_SECRET: oldSecret })).toMatchObject({
         status: 1,

@@ -13,6 +13,10 @@ export interface TwoFactorAccount {
   /** The secret the authenticator app holds. */
   secret: string
   recoveryCodes: string[]
+  /** The code that turned it on, which was taken: it logs nobody in. */
+  usedCode: string
+  /** The cookie the browser that turned it on got: it passed the second factor (a device cookie of its own). */
+  secondFactorDeviceCookie: string
 }
 
 /**
@@ -24,12 +28,23 @@ export async function enableTwoFactor(app: App, account: Pick<TestAccount, 'cook
   const setup = await app.inject({ method: 'POST', url: '/api/v1/me/two-factor/setup', headers: asBrowser(account), payload: {} })
   if (setup.statusCode !== 200) throw new Error(`two-factor setup answered ${setup.statusCode}: ${setup.body}`)
   const { secret, setupToken } = setup.json<{ secret: string; setupToken: string }>()
+  const usedCode = authenticatorCode(secret)
   const enabled = await app.inject({
     method: 'POST',
     url: '/api/v1/me/two-factor',
     headers: asBrowser(account),
-    payload: { setupToken, code: authenticatorCode(secret), password: account.password },
+    payload: { setupToken, code: usedCode, password: account.password },
   })
   if (enabled.statusCode !== 200) throw new Error(`turning two-factor on answered ${enabled.statusCode}: ${enabled.body}`)
-  return { secret, recoveryCodes: enabled.json<{ recoveryCodes: string[] }>().recoveryCodes }
+  return {
+    secret,
+    usedCode,
+    recoveryCodes: enabled.json<{ recoveryCodes: string[] }>().recoveryCodes,
+    secondFactorDeviceCookie: secondFactorDeviceCookieOf(enabled.headers['set-cookie']),
+  }
+}
+
+/** The Cookie header of the second-factor device cookie an answer set ('' when it set none). */
+export function secondFactorDeviceCookieOf(setCookie: string | string[] | undefined): string {
+  return [setCookie ?? []].flat().find((cookie) => /^(__Host-)?tollgate_device_2fa=/.test(cookie))?.split(';')[0] ?? ''
 }

@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'account.password_set',
   'account.two_factor_enabled',
   'account.two_factor_disabled',
+  'account.two_factor_asked',
   'account.two_factor_failed',
   'account.recovery_code_used',
   'account.recovery_codes_regenerated',

@@ -36,32 +36,38 @@ export function createTwoFactorRepository(database: SqlExecutor) {
     },
 
     /**
-     * The account's sealed secret when two-factor is on, in a transaction that opens a session:
-     * the account's row is locked (FOR NO KEY UPDATE, whether two-factor is on or not) until the
-     * transaction ends, so that two-factor turned on meanwhile waits for the log-in (which decided
-     * from what it saw) instead of letting it through on a state gone by, and log-ins of one
-     * account take their codes in turn.
+     * The account's sealed secret when two-factor is on, in a transaction that takes a code: the
+     * account's row is locked (FOR NO KEY UPDATE, whether two-factor is on or not) until the
+     * transaction ends, so that two-factor turned on or off meanwhile waits for it (which decided
+     * from what it saw) instead of letting it through on a state gone by, and the transactions
+     * that take codes of one account, and change its codes, lock the account first and take turns
+     * instead of waiting on each other's code rows.
      */
-    async lockForLogIn(accountId: string): Promise<{ sealedSecret: string } | undefined> {
-      const rows = await database.query<{ totp_secret_sealed: string | null }>('SELECT totp_secret_sealed FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [accountId])
-      const sealed = rows[0]?.totp_secret_sealed
-      return sealed === undefined || sealed === null ? undefined : { sealedSecret: sealed }
+    async lockForLogIn(accountId: string): Promise<Pick<TwoFactorState, 'sealedSecret' | 'enabledAt'> | undefined> {
+      const rows = await database.query<{ totp_secret_sealed: string | null; totp_enabled_at: Date | null }>(
+        'SELECT totp_secret_sealed, totp_enabled_at FROM accounts WHERE id = $1 FOR NO KEY UPDATE',
+        [accountId],
+      )
+      const row = rows[0]
+      if (row?.totp_secret_sealed == null || row.totp_enabled_at === null) return undefined
+      return { sealedSecret: row.totp_secret_sealed, enabledAt: row.totp_enabled_at }
     },
 
     /**
      * Turns two-factor on with its secret, the step of the code that confirmed it (not to be
-     * accepted again) and the recovery codes' hashes; false when it is on already.
+     * accepted again) and the recovery codes' hashes: when it went on, or undefined when it was on
+     * already.
      */
-    async enable(accountId: string, sealedSecret: string, confirmedStep: number, recoveryCodeHashes: string[]): Promise<boolean> {
-      const rows = await database.query(
+    async enable(accountId: string, sealedSecret: string, confirmedStep: number, recoveryCodeHashes: string[]): Promise<Date | undefined> {
+      const rows = await database.query<{ totp_enabled_at: Date }>(
         `UPDATE accounts SET totp_secret_sealed = $2, totp_enabled_at = now(), totp_last_step = $3
-         WHERE id = $1 AND totp_enabled_at IS NULL RETURNING id`,
+         WHERE id = $1 AND totp_enabled_at IS NULL RETURNING totp_enabled_at`,
         [accountId, sealedSecret, confirmedStep],
       )
-      if (rows.length === 0) return false
+      if (rows[0] === undefined) return undefined
       await database.query('DELETE FROM account_recovery_codes WHERE account_id = $1', [accountId])
       await insertRecoveryCodes(accountId, recoveryCodeHashes)
-      return true
+      return rows[0].totp_enabled_at
     },
 
     /** Turns two-factor off, forgetting the secret and the recovery codes; false when it was off. */

@@ -5,7 +5,7 @@ import { tagClient } from '../../../domain/challenge/client-tag.js'
 import { addressGroupOf } from '../../../domain/history/client-keys.js'
 import { ApiError } from '../../../errors.js'
 import type { KeyValueStore } from '../../../storage/ports.js'
-import { isKnownDevice } from '../sessions/known-device.js'
+import { isKnownDevice, passwordDevice, secondFactorDevice } from '../sessions/known-device.js'
 
 const MINUTE_MS = 60_000
 
@@ -65,7 +65,7 @@ export function passwordAttemptBudgets(emailKey: string, client: string, options
  */
 export async function enforcePasswordAttemptBudgets(app: FastifyInstance, request: FastifyRequest, email: string): Promise<string> {
   const emailKey = emailKeyOf(await app.accounts.foldEmail(email))
-  const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), emailKey, app.config)
+  const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), passwordDevice(emailKey), app.config)
   await enforceRateLimits(app.keyValue, passwordAttemptBudgets(emailKey, clientKeyOf(app, request.ip), { isKnownDevice: isKnown }))
   return emailKey
 }
@@ -75,13 +75,14 @@ export async function enforcePasswordAttemptBudgets(app: FastifyInstance, reques
  * its password was right) against budgets far tighter than the password's: a code has a million
  * values, three of which are right at any moment (the steps either side of now are taken too).
  * Ten attempts an hour from everywhere give someone who has the password about one chance in 1,400
- * a day, while the owner's audit log shows the attempts; the owner's known device
- * (see passwordAttemptBudgets) is spared that budget, so that a stranger with the password cannot
- * lock its owner out.
+ * a day, while the owner's audit log shows the attempts. A browser that has passed the second
+ * factor since two-factor was turned on at `enabledAt` (secondFactorDevice) is spared that budget,
+ * so that a stranger with the password cannot lock its owner out; a browser that only ever gave
+ * the password is not.
  */
-export async function enforceSecondFactorBudgets(app: FastifyInstance, request: FastifyRequest, emailKey: string): Promise<void> {
+export async function enforceSecondFactorBudgets(app: FastifyInstance, request: FastifyRequest, emailKey: string, enabledAt: Date): Promise<void> {
   const client = clientKeyOf(app, request.ip)
-  const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), emailKey, app.config)
+  const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), secondFactorDevice(emailKey, enabledAt), app.config)
   await enforceRateLimits(app.keyValue, [
     { key: `second-factor:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.secondFactorPerEmailAndIp },
     ...(isKnown ? [] : [{ key: `second-factor:email:${emailKey}`, rule: credentialRateLimits.secondFactorPerEmail }]),

@@ -19,6 +19,7 @@ import { accountOf, sessionIdOf } from '../../../plugins/authentication.js'
 import type { SqlExecutor } from '../../../storage/ports.js'
 import { createTwoFactorRepository, type TwoFactorState } from '../../../storage/sql/two-factor-repository.js'
 import { enforceSecondFactorBudgets } from '../accounts/rate-limits.js'
+import { rememberDevice, secondFactorDevice } from '../sessions/known-device.js'
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
 import { confirmWithPassword, recordSecondFactorFailure, takeSecondFactor, type SecondFactor } from './account-confirmation.js'
@@ -88,9 +89,12 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { id, emailKey } = await confirmWithPassword(app, request, what, { field: 'password', password: request.body.password })
     const state = await twoFactor.stateOf(id)
     if (state === undefined) throw turnedOff()
-    await enforceSecondFactorBudgets(app, request, emailKey)
+    await enforceSecondFactorBudgets(app, request, emailKey, state.enabledAt)
     const outcome = await auditedTransaction(app, request, async (transaction) => {
-      const factor = await takeSecondFactor(app, transaction, id, state, request.body.code.trim())
+      // As it is now, the account's row locked: turned off meanwhile, or turned off and on again, is a conflict.
+      const current = await createTwoFactorRepository(transaction).lockForLogIn(id)
+      if (current?.enabledAt.getTime() !== state.enabledAt.getTime()) throw turnedOff()
+      const factor = await takeSecondFactor(app, transaction, id, current, request.body.code.trim())
       return factor === undefined ? { taken: false as const } : { taken: true as const, result: await work(transaction, factor) }
     })
     if (!outcome.taken) {
@@ -173,7 +177,7 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: RecoveryCodes, 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { setupToken, code, password } = request.body
       const { id } = accountOf(request)
       const issues: ErrorDetail[] = []
@@ -184,14 +188,18 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       } else if (step === undefined) {
         issues.push({ field: 'code', message: "is not the app's current code: check that the phone's clock is right" })
       }
-      await confirmWithPassword(app, request, 'turn two-factor authentication on', { field: 'password', password, otherIssues: issues })
+      const { emailKey } = await confirmWithPassword(app, request, 'turn two-factor authentication on', { field: 'password', password, otherIssues: issues })
       if (!('secret' in setup) || step === undefined) throw new Error('a setup without a confirmed code passed validation')
       const { codes, hashes } = recoveryCodeSet()
       const sealed = sealTotpSecret(key, id, setup.secret)
-      await auditedTransaction(app, request, async (transaction) => {
-        if (!(await createTwoFactorRepository(transaction).enable(id, sealed, step, hashes))) throw turnedOn()
+      const enabledAt = await auditedTransaction(app, request, async (transaction) => {
+        const since = await createTwoFactorRepository(transaction).enable(id, sealed, step, hashes)
+        if (since === undefined) throw turnedOn()
         await recordAudit(transaction, request, { action: 'account.two_factor_enabled' })
+        return since
       })
+      // This browser has just given a code: its later log-ins are the owner's (enforceSecondFactorBudgets).
+      rememberDevice(reply, app.keyRing.macKeyFor('device'), secondFactorDevice(emailKey, enabledAt), app.config)
       return { recoveryCodes: codes }
     },
   )

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { normalizeEmailAddress } from '../../../domain/accounts/email-address.js'
 import { isPasswordCorrect } from '../../../domain/accounts/password.js'
@@ -21,7 +22,7 @@ import { createSessionRepository, MAX_LISTED_SESSIONS, type SessionRecord } from
 import { auditActorOf, auditedTransaction, recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
 import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets } from '../accounts/rate-limits.js'
 import currentSessionRoutes from './current-session.js'
-import { deviceCookieName, rememberDevice } from './known-device.js'
+import { deviceCookieName, isKnownDevice, passwordDevice, rememberDevice, secondFactorDevice } from './known-device.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 
 const LogIn = Type.Object(
@@ -55,6 +56,16 @@ function sessionView(session: SessionRecord, currentSessionId: string): Type.Sta
 }
 
 const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  /**
+   * The right password without a code, on an account with two-factor on: a log-in's first step,
+   * the owner's or someone else's who has the password. Told to the owner (one event an hour, with
+   * the addresses), unless the browser has passed the second factor before: the owner's own.
+   */
+  async function recordPasswordWithoutCode(request: FastifyRequest, accountId: string, emailKey: string, enabledAt: Date): Promise<void> {
+    if (isKnownDevice(request, app.keyRing.macKeyFor('device'), secondFactorDevice(emailKey, enabledAt), app.config)) return
+    await recordRepeatedAudit(app.database, request, { action: 'account.two_factor_asked', accountId })
+  }
+
   app.post(
     '/sessions',
     {
@@ -64,7 +75,8 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           `Answers the account and sets the HttpOnly session cookie ${sessionCookieName(app.config)} (valid ${SESSION_LIFETIME_MS / 86_400_000} days or until logout). ` +
           'An account with two-factor authentication on needs code as well, once the password is right: without it 401 two_factor_required, ' +
-          'with a wrong one 401 two_factor_invalid (at most 5 tries per quarter hour from one client and 10 an hour from everywhere: 429 rate_limited beyond). ' +
+          'with a wrong one 401 two_factor_invalid (at most 5 tries per quarter hour from one client and 10 an hour from everywhere, the latter not for a browser ' +
+          'that passed the second factor before: 429 rate_limited beyond). ' +
           "An authenticator code works once; a recovery code is used up.",
         body: LogIn,
         response: { 200: Account, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse },
@@ -76,7 +88,8 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
               description:
                 `${sessionCookieName(app.config)} (the session: HttpOnly, SameSite=Lax, ${SESSION_LIFETIME_MS / 86_400_000} days; Secure in production), ` +
                 `and ${deviceCookieName(app.config)} (this browser has logged in to the account: HttpOnly, SameSite=Strict, 90 days; it keeps the ` +
-                "account's log-in budget for this browser when others exhaust it)",
+                "account's log-in budget for this browser when others exhaust it); after a right second-factor code also " +
+                `${deviceCookieName(app.config, 'tollgate_device_2fa')} (the same for the second factor's budget, until two-factor is turned off)`,
             },
           },
         },
@@ -102,8 +115,11 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const twoFactor = await createTwoFactorRepository(app.database).stateOf(account.id)
       const code = request.body.code?.trim() ?? ''
       if (twoFactor !== undefined) {
-        if (code === '') throw new ApiError('two_factor_required')
-        await enforceSecondFactorBudgets(app, request, emailKey)
+        if (code === '') {
+          await recordPasswordWithoutCode(request, account.id, emailKey, twoFactor.enabledAt)
+          throw new ApiError('two_factor_required')
+        }
+        await enforceSecondFactorBudgets(app, request, emailKey, twoFactor.enabledAt)
       }
       const token = generateSessionToken()
       const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS)
@@ -125,14 +141,17 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           await recordAudit(transaction, request, { action: 'account.recovery_code_used', accountId: account.id, actor, details: { recoveryCodesLeft: factor.recoveryCodesLeft } })
         }
         await recordAudit(transaction, request, { action: 'account.logged_in', accountId: account.id, actor })
-        return 'opened'
+        return { secondFactorSince: current?.enabledAt }
       })
       if (outcome === 'two_factor_invalid') {
         await recordSecondFactorFailure(app, request, account.id)
         throw new ApiError('two_factor_invalid')
       }
       setSessionCookie(reply, token, expiresAt, app.config)
-      rememberDevice(reply, app.keyRing.macKeyFor('device'), emailKey, app.config)
+      rememberDevice(reply, app.keyRing.macKeyFor('device'), passwordDevice(emailKey), app.config)
+      if (outcome.secondFactorSince !== undefined) {
+        rememberDevice(reply, app.keyRing.macKeyFor('device'), secondFactorDevice(emailKey, outcome.secondFactorSince), app.config)
+      }
       return { id: account.id, email: account.email, createdAt: account.createdAt.toISOString() }
     },
   )
