@@ -79,6 +79,8 @@ export function App() {
   if (session.status === 'anonymous') {
     return (
       <AuthPage
+        // A page of its own per mode: a log-in's second step (and its password) does not carry over to a sign-up.
+        key={route.name === 'signup' ? 'signup' : 'login'}
         mode={route.name === 'signup' ? 'signup' : 'login'}
         onSignedIn={onSignedIn}
         hasSessionExpired={session.hasExpired === true}

@@ -126,6 +126,8 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'sign_up_closed',
   'setup_code_invalid',
   'invalid_credentials',
+  'two_factor_required',
+  'two_factor_invalid',
   'webhook_not_configured',
   'clearance_required',
   'token_invalid',

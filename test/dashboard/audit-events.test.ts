@@ -108,7 +108,7 @@ describe("the activity page's sentences", () => {
     expect(account('account.recovery_code_used', { recoveryCodesLeft: 0 })).toBe('Used a recovery code (none left)')
     expect(account('account.recovery_code_used')).toBe('Used a recovery code')
     expect(account('account.two_factor_asked', { count: 3, firstAt: '2026-11-29T03:00:01.000Z', addresses: ['198.51.100.7'] })).toBe(
-      'Gave the right password from a browser new to two-factor, and was asked for the code, 3 times this hour',
+      'Gave the right password from a browser that has not passed two-factor, and was asked for the code, 3 times this hour',
     )
     expect(account('account.two_factor_failed', { count: 1, firstAt: '2026-11-29T03:00:01.000Z', addresses: ['198.51.100.7'] })).toBe(
       'Gave the right password but a wrong two-factor code',

@@ -38,6 +38,7 @@ const shipped: [string, string][] = [
   ['022_siteverify_counts', '429629d0e9e91bfd'],
   ['023_verifications_device', '237b0d467433ad83'],
   ['024_audit_events', 'b40136f5e66a7deb'],
+  ['025_account_two_factor', '4a42571cbde6c4fd'],
 ]
 
 function fingerprintOf(migration: Migration): string {

@@ -15,7 +15,7 @@ const labels: Record<CodeKind, string> = {
 
 const hints: Record<CodeKind, string> = {
   authenticator: 'The 6-digit code your authenticator app shows for Tollgate now.',
-  recovery: 'One of the recovery codes you saved when you turned on two-factor authentication, such as k7m2-x9q4-r3tz. Each works once.',
+  recovery: 'One of your saved recovery codes, such as k7m2-x9q4-r3tz. Each works once.',
   either: 'The 6-digit code your authenticator app shows now, or one of your unused recovery codes.',
 }
 

@@ -8,22 +8,39 @@ interface SecretBoxProps {
   isMultiline?: boolean
   /** What the copy button copies, when it is not the value shown (a key shown in groups of four). */
   copyText?: string
+  /** Said under the value, and read with it by screen readers. */
+  hint?: string
 }
 
 /** A read-only value with a copy button; selecting it by hand works too. */
-export function SecretBox({ id, label, value, isMultiline, copyText }: SecretBoxProps) {
+export function SecretBox({ id, label, value, isMultiline, copyText, hint }: SecretBoxProps) {
   const selectAll = (event: FocusEvent) => (event.currentTarget as HTMLInputElement | HTMLTextAreaElement).select()
+  const hintId = hint === undefined ? undefined : `${id}-hint`
   return (
     <div class="secret-box">
       <label for={id}>{label}</label>
       <div class="secret-box__row">
         {isMultiline === true ? (
-          <textarea id={id} class="code" readOnly rows={value.split('\n').length} value={value} onFocus={selectAll} spellcheck={false} />
+          <textarea
+            id={id}
+            class="code"
+            readOnly
+            rows={value.split('\n').length}
+            value={value}
+            onFocus={selectAll}
+            spellcheck={false}
+            aria-describedby={hintId}
+          />
         ) : (
-          <input id={id} class="code" readOnly value={value} onFocus={selectAll} spellcheck={false} />
+          <input id={id} class="code" readOnly value={value} onFocus={selectAll} spellcheck={false} aria-describedby={hintId} />
         )}
         <CopyButton text={copyText ?? value} what={label.toLowerCase()} />
       </div>
+      {hint === undefined ? null : (
+        <p id={hintId} class="field__hint">
+          {hint}
+        </p>
+      )}
     </div>
   )
 }

@@ -24,7 +24,7 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
     actions: [
       { action: 'account.two_factor_enabled', label: 'Two-factor turned on' },
       { action: 'account.two_factor_disabled', label: 'Two-factor turned off' },
-      { action: 'account.two_factor_asked', label: 'Right password from a new browser' },
+      { action: 'account.two_factor_asked', label: 'Right password, code asked for' },
       { action: 'account.two_factor_failed', label: 'Wrong two-factor code' },
       { action: 'account.recovery_code_used', label: 'Recovery code used' },
       { action: 'account.recovery_codes_regenerated', label: 'New recovery codes' },
@@ -164,7 +164,7 @@ export function describeAuditEvent(event: AuditEvent): string {
       return event.actor.type === 'operator' ? "The server's operator turned off two-factor authentication" : 'Turned off two-factor authentication'
     case 'account.two_factor_asked':
       // The first step of a log-in from a browser that has not passed the second factor: the owner on a new browser, or someone who has the password.
-      return `Gave the right password from a browser new to two-factor, and was asked for the code${repeated(details)}`
+      return `Gave the right password from a browser that has not passed two-factor, and was asked for the code${repeated(details)}`
     case 'account.two_factor_failed':
       // At a log-in, or when turning two-factor off or making new recovery codes.
       return `Gave the right password but a wrong two-factor code${repeated(details)}`

@@ -1,4 +1,4 @@
-/** Below this many recovery codes left, the Account page says to make new ones. */
+/** At this many recovery codes left or fewer, the Account page says to make new ones. */
 export const FEW_RECOVERY_CODES = 2
 
 /** "JBSW Y3DP EHPK 3PXP": a base32 setup key in groups of four, easier to type in by hand. */

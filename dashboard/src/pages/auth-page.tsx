@@ -99,6 +99,13 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
         setLogInCode('authenticator')
         return
       }
+      // The server checks the password again before the code: changed meanwhile (or the account
+      // gone), it is the first step's to correct, where the password field is.
+      if (error instanceof ApiRequestError && error.code === 'invalid_credentials' && logInCode !== null) {
+        backToPassword()
+        setGeneralError(describeError(error))
+        return
+      }
       const placed = placeError(error, logInCode)
       setFieldErrors(placed.fieldErrors)
       setGeneralError(placed.generalError)
@@ -111,9 +118,10 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
   const switchCode = () => {
     setCode('')
     setFieldErrors({})
+    setGeneralError(undefined)
     setLogInCode(logInCode === 'recovery' ? 'authenticator' : 'recovery')
   }
-  const backToPassword = () => {
+  function backToPassword() {
     setCode('')
     setFieldErrors({})
     setGeneralError(undefined)
@@ -212,7 +220,7 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
           <>
             Have an account already? <Link to={{ name: 'login' }}>Log in</Link>
           </>
-        ) : isSignUpClosed ? null : (
+        ) : isSignUpClosed || logInCode !== null ? null : (
           <>
             New to Tollgate? <Link to={{ name: 'signup' }}>Create an account</Link>
           </>

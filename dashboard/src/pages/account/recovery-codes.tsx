@@ -31,7 +31,10 @@ interface RecoveryCodesProps {
 export function RecoveryCodes({ codes, email, onDone }: RecoveryCodesProps) {
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => heading.current?.focus(), [codes])
-  const text = useMemo(() => recoveryCodesText({ email, origin: window.location.origin, codes, madeAt: new Date() }), [codes, email])
+  const madeAt = useMemo(() => new Date(), [codes])
+  const text = useMemo(() => recoveryCodesText({ email, origin: window.location.origin, codes, madeAt }), [codes, email, madeAt])
+  // Named by server and day: a later set's file does not come down as "(1)" beside the dead codes.
+  const fileName = `tollgate-recovery-codes-${window.location.hostname}-${madeAt.toISOString().slice(0, 10)}.txt`
   const fileAddress = useTextFileAddress(text)
   return (
     <div class="one-time recovery-codes">
@@ -50,7 +53,7 @@ export function RecoveryCodes({ codes, email, onDone }: RecoveryCodesProps) {
       <div class="form__actions">
         <CopyButton text={codes.join('\n')} what="recovery codes" />
         {fileAddress === undefined ? null : (
-          <a class="button button--small" href={fileAddress} download="tollgate-recovery-codes.txt">
+          <a class="button button--small" href={fileAddress} download={fileName}>
             Download<span class="visually-hidden"> the recovery codes as a text file</span>
           </a>
         )}

@@ -50,6 +50,9 @@ export function TwoFactorSection({ email }: { email: string }) {
   /** Changed in another tab meanwhile: the view that asked goes (and its button with it), saying why. */
   const onConflict = (caught: unknown) => {
     setSetup(undefined)
+    // What the tab showed of the old state goes too: its success and its recovery codes.
+    setOutcome(undefined)
+    setRecoveryCodes(undefined)
     setError(caught)
     reload()
     focusAfterDialog(heading)
@@ -62,7 +65,17 @@ export function TwoFactorSection({ email }: { email: string }) {
       </h2>
       {outcome === undefined ? null : <Notice tone="success">{outcome}</Notice>}
       {error === undefined ? null : <ErrorNotice error={error} />}
-      {recoveryCodes === undefined ? null : <RecoveryCodes codes={recoveryCodes} email={email} onDone={() => setRecoveryCodes(undefined)} />}
+      {recoveryCodes === undefined ? null : (
+        <RecoveryCodes
+          codes={recoveryCodes}
+          email={email}
+          onDone={() => {
+            setRecoveryCodes(undefined)
+            // The button goes with the codes: the keyboard goes back to the section's start.
+            focusAfterDialog(heading)
+          }}
+        />
+      )}
       {status.status === 'error' ? <ErrorNotice error={status.error} /> : null}
       {status.data === undefined ? (
         status.status === 'loading' ? <Loading /> : null

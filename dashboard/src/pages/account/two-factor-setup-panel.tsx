@@ -58,15 +58,20 @@ export function TwoFactorSetupPanel({ setup, email, onTurnedOn, onRestart, onCon
       <div class="two-factor-setup__key">
         <QrCode text={setup.otpauthUri} label={`QR code for your authenticator app, of the key written out beside it, for ${email}`} />
         <div class="stack">
-          <SecretBox id="two-factor-secret" label="Setup key" value={groupSecretKey(setup.secret)} copyText={setup.secret} />
-          <p class="field__hint">Typed in by hand: a time-based key (TOTP), SHA-1, 6 digits, 30 seconds, which are most apps' defaults.</p>
+          <SecretBox
+            id="two-factor-secret"
+            label="Setup key"
+            value={groupSecretKey(setup.secret)}
+            copyText={setup.secret}
+            hint="Typed in by hand: a time-based key (TOTP), SHA-1, 6 digits, 30 seconds, which are most apps' defaults."
+          />
         </div>
       </div>
       <h3>2. Enter its code to turn two-factor on</h3>
       {state.fieldErrors.setupToken === undefined ? null : (
         <Notice tone="error">
-          This setup has ended: it lasts 15 minutes. Start again, and add the new key to your app in place of this
-          one.{' '}
+          This setup has expired (after 15 minutes) or is no longer valid. Start again, and add the new key to your app in
+          place of this one.{' '}
           <button type="button" class="button button--small" onClick={onRestart}>
             Start again
           </button>
