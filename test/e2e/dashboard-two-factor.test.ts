@@ -4,7 +4,7 @@ import { encode } from 'uqr'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { qrCodePath } from '../../dashboard/src/lib/qr-code.js'
 import type { App } from '../../src/app.js'
-import { createTestAccount, randomClientAddress, type TestAccount } from '../helpers/dashboard-client.js'
+import { asBrowser, createTestAccount, randomClientAddress, type TestAccount } from '../helpers/dashboard-client.js'
 import { authenticatorCode, enableTwoFactor } from '../helpers/two-factor.js'
 import { findAccessibilityViolations, hasChromium, openDashboard, prepareScreenshotDirectory, saveScreenshot, type OpenDashboard } from './dashboard-support.js'
 
@@ -162,6 +162,8 @@ describe.skipIf(!hasChromium())('turning two-factor authentication on, and loggi
 
     await section.getByRole('button', { name: 'I have saved them' }).click()
     expect(await section.locator('.recovery-codes__list').count()).toBe(0)
+    // The button went with the codes: the keyboard goes back to the section's heading.
+    await expect.poll(() => focusedId(page)).toBe('two-factor-heading')
     await section.getByText(/^On since /).waitFor()
     expect(await section.locator('.two-factor-facts').textContent()).toMatch(/Recovery codes left\s*10$/)
   }, 90_000)
@@ -333,6 +335,52 @@ describe.skipIf(!hasChromium())('the Account page with two-factor authentication
     await page.waitForFunction(() => [...document.querySelectorAll('.activity tbody tr')].every((row) => row.textContent?.includes('Turned on two-factor authentication')))
     expect(await page.locator('.activity tbody tr').count()).toBe(1)
     await expectNoAccessibilityViolations(page, 'activity with two-factor events')
+    expect(dashboard.pageErrors).toEqual([])
+  }, 60_000)
+})
+
+/**
+ * The log-in's second step when the first step's answer no longer holds: the password changed
+ * meanwhile (the server checks it again with the code), and the way to a sign-up, which the
+ * second step does not offer.
+ */
+describe.skipIf(!hasChromium())("the log-in's second step, the password changed meanwhile", () => {
+  let dashboard: OpenDashboard
+  let page: Page
+
+  beforeAll(async () => {
+    dashboard = await openDashboard()
+    page = dashboard.page
+  }, 120_000)
+  afterAll(() => dashboard?.close())
+
+  it('goes back to the first step, saying the password is wrong, and offers no sign-up meanwhile', async () => {
+    const { app } = dashboard.service
+    const account = await createTestAccount(app)
+    const { secret } = await enableTwoFactor(app, account)
+    await page.goto(`${dashboard.origin}/dashboard/`)
+    await page.getByLabel('E-mail address').fill(account.email)
+    await page.getByLabel('Password').fill(account.password)
+    await page.getByRole('button', { name: 'Log in' }).click()
+    const field = page.getByLabel('Authentication code')
+    await field.waitFor()
+    expect(await page.getByRole('link', { name: 'Create an account' }).count()).toBe(0)
+
+    // Changed from the account's other session, before this browser sends its code.
+    const changed = await app.inject({
+      method: 'PUT',
+      url: '/api/v1/me/password',
+      headers: asBrowser(account),
+      payload: { currentPassword: account.password, newPassword: 'a new passphrase, longer' },
+    })
+    expect(changed.statusCode, changed.body).toBe(204)
+    await field.fill(authenticatorCode(secret, 1))
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByLabel('Password').waitFor()
+    await page.getByText('The e-mail address or password is wrong.').waitFor()
+    await expect.poll(() => focusedId(page)).toBe('auth-email')
+    expect(await page.getByLabel('E-mail address').inputValue()).toBe(account.email)
+    expect(await page.getByRole('link', { name: 'Create an account' }).count()).toBe(1)
     expect(dashboard.pageErrors).toEqual([])
   }, 60_000)
 })

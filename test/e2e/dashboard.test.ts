@@ -789,6 +789,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await saveScreenshot(page, 'api-keys')
 
     await page.getByRole('button', { name: 'I have copied it' }).click()
+    // The button went with the key: the keyboard goes on to the list, not to the page's start.
+    await page.waitForFunction(() => document.activeElement?.id === 'keys-heading', undefined, { timeout: 5_000 })
     await row.getByRole('button', { name: 'Revoke deploy script' }).click()
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click()
     await waitForText('.card', 'No API keys yet.')

@@ -1,5 +1,6 @@
 import type { ComponentChildren, RefObject } from 'preact'
 import { useLayoutEffect, useRef } from 'preact/hooks'
+import { BusyButton } from './busy-button.js'
 
 interface ConfirmDialogProps {
   title: string
@@ -56,15 +57,17 @@ export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, f
         <button ref={cancel} type="button" class="button" onClick={onCancel} disabled={isBusy === true}>
           Cancel
         </button>
-        <button
+        {/* Busy, not disabled: a disabled button would drop the focus, and an error that keeps the
+            dialog open (a 429, say) would leave the keyboard nowhere in it. */}
+        <BusyButton
           type={formId === undefined ? 'button' : 'submit'}
           form={formId}
           class="button button--danger"
           onClick={formId === undefined ? onConfirm : undefined}
-          disabled={isBusy === true}
+          isBusy={isBusy === true}
         >
           {isBusy === true ? 'Working…' : confirmLabel}
-        </button>
+        </BusyButton>
       </div>
     </dialog>
   )

@@ -36,7 +36,15 @@ export function ApiKeysPage() {
           <p class="one-time__warning">
             <strong>Copy the key now.</strong> It is shown only once; only its prefix is kept for the list.
           </p>
-          <button type="button" class="button button--small" onClick={() => setCreated(undefined)}>
+          <button
+            type="button"
+            class="button button--small"
+            onClick={() => {
+              setCreated(undefined)
+              // The button goes with the key: the keyboard goes on to the list of keys.
+              focusAfterDialog(keysHeading)
+            }}
+          >
             I have copied it
           </button>
         </section>

@@ -103,6 +103,7 @@ export function TwoFactorSection({ email }: { email: string }) {
             showChange('Two-factor authentication is on: logging in asks for a code from your authenticator app after your password.', codes)
           }}
           onRestart={() => void begin()}
+          isRestarting={isBeginning}
           onConflict={onConflict}
           onCancel={() => {
             setSetup(undefined)

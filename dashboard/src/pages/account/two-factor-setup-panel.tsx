@@ -19,6 +19,8 @@ interface TwoFactorSetupPanelProps {
   onTurnedOn: (recoveryCodes: string[]) => void
   /** The setup expired or is not this account's any more: a new key is needed. */
   onRestart: () => void
+  /** The new key is being fetched. */
+  isRestarting: boolean
   /** Two-factor was turned on elsewhere in the meantime (409). */
   onConflict: (error: unknown) => void
   onCancel: () => void
@@ -28,7 +30,7 @@ interface TwoFactorSetupPanelProps {
  * The key for the authenticator app (a QR code, and the same key to type in by hand), then its
  * first code with the current password. Nothing changes until that code is confirmed.
  */
-export function TwoFactorSetupPanel({ setup, email, onTurnedOn, onRestart, onConflict, onCancel }: TwoFactorSetupPanelProps) {
+export function TwoFactorSetupPanel({ setup, email, onTurnedOn, onRestart, isRestarting, onConflict, onCancel }: TwoFactorSetupPanelProps) {
   const [code, setCode] = useState('')
   const [password, setPassword] = useState('')
   const [state, run] = useFormSubmit(['code', 'password', 'setupToken'])
@@ -72,9 +74,9 @@ export function TwoFactorSetupPanel({ setup, email, onTurnedOn, onRestart, onCon
         <Notice tone="error">
           This setup has expired (after 15 minutes) or is no longer valid. Start again, and add the new key to your app in
           place of this one.{' '}
-          <button type="button" class="button button--small" onClick={onRestart}>
-            Start again
-          </button>
+          <BusyButton type="button" class="button button--small" isBusy={isRestarting} onClick={onRestart}>
+            {isRestarting ? 'Starting…' : 'Start again'}
+          </BusyButton>
         </Notice>
       )}
       {state.generalError === undefined ? null : <Notice tone="error">{state.generalError}</Notice>}
