@@ -16,6 +16,8 @@ export type ReceiverBehaviour = { status: number; delayMs?: number; bodyOpenMs?:
 export interface WebhookReceiver {
   url: string
   received: ReceivedWebhook[]
+  /** The most requests it held at once (from their arrival to the end of their answer). */
+  readonly mostInFlight: number
   behave(behaviour: ReceiverBehaviour): void
   /** The n-th request (0-based), waiting for it up to timeoutMs. */
   waitForRequest(index?: number, timeoutMs?: number): Promise<ReceivedWebhook>
@@ -27,7 +29,14 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = []
   const waiters: (() => void)[] = []
   let behaviour: ReceiverBehaviour = { status: 204 }
+  let inFlight = 0
+  let mostInFlight = 0
   const server = http.createServer((request, response) => {
+    inFlight += 1
+    mostInFlight = Math.max(mostInFlight, inFlight)
+    response.on('close', () => {
+      inFlight -= 1
+    })
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
@@ -48,6 +57,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   return {
     url: `http://127.0.0.1:${port}/hooks/tollgate`,
     received,
+    get mostInFlight() {
+      return mostInFlight
+    },
     behave(next) {
       behaviour = next
     },

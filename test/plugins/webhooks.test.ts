@@ -263,9 +263,14 @@ describe('verification.blocked webhooks', () => {
       expect(deliveryCount(await metricsText(patient), 'delivered')).toBe(deliveryCount(before, 'delivered') + 50)
       const scores = receiver.received.map((request) => (JSON.parse(request.body) as { data: { riskScore: number } }).data.riskScore)
       expect(scores).toHaveLength(50)
-      // Ten start at once and may reach the receiver in any order; each later one starts when a slot frees.
-      expect(scores.slice(0, 10).sort()).toEqual(Array.from({ length: 10 }, (_, index) => 50 + index))
-      expect(scores.slice(10).every((score, index) => score >= 60 && score <= 60 + index + 9)).toBe(true)
+      expect(new Set(scores).size).toBe(50)
+      // Ten at a time: the receiver never held more, and held several at once.
+      expect(receiver.mostInFlight).toBeLessThanOrEqual(10)
+      expect(receiver.mostInFlight).toBeGreaterThan(1)
+      // In order: the n-th event (from 0) starts only once n - 9 deliveries have ended, each after
+      // its arrival, so at least n - 9 arrived before it. (Within a batch in flight together, and
+      // on a loaded machine across batches, arrivals may overtake one another.)
+      expect(scores.filter((score, position) => position < score - 50 - 9)).toEqual([])
     } finally {
       await patient.close()
     }
