@@ -9,6 +9,8 @@ export interface Account {
 
 export interface AccountWithPassword extends Account {
   passwordHash: string
+  /** When two-factor authentication was turned on (migration 025); null while it is off. */
+  twoFactorEnabledAt: Date | null
 }
 
 interface AccountRow {
@@ -16,11 +18,15 @@ interface AccountRow {
   email: string
   password_hash: string
   created_at: Date
+  totp_enabled_at: Date | null
 }
 
 function toAccount(row: AccountRow): AccountWithPassword {
-  return { id: row.id, email: row.email, passwordHash: row.password_hash, createdAt: row.created_at }
+  return { id: row.id, email: row.email, passwordHash: row.password_hash, createdAt: row.created_at, twoFactorEnabledAt: row.totp_enabled_at }
 }
+
+/** The columns of AccountRow. */
+const accountColumns = 'id, email, password_hash, created_at, totp_enabled_at'
 
 /** Taken while the first account is made (SIGNUPS=first), so that two sign-ups at once take turns. */
 const FIRST_ACCOUNT_LOCK_KEY = 74_116_102
@@ -32,11 +38,11 @@ export function createAccountRepository(database: SqlExecutor) {
     async create(email: string, passwordHash: string): Promise<Account | undefined> {
       const rows = await database.query<AccountRow>(
         `INSERT INTO accounts (id, email, password_hash) VALUES ($1, $2, $3)
-         ON CONFLICT DO NOTHING RETURNING id, email, password_hash, created_at`,
+         ON CONFLICT DO NOTHING RETURNING ${accountColumns}`,
         [randomUUID(), email, passwordHash],
       )
       if (rows[0] === undefined) return undefined
-      const { passwordHash: _passwordHash, ...account } = toAccount(rows[0])
+      const { passwordHash: _passwordHash, twoFactorEnabledAt: _twoFactorEnabledAt, ...account } = toAccount(rows[0])
       return account
     },
 
@@ -69,7 +75,7 @@ export function createAccountRepository(database: SqlExecutor) {
 
     async findByEmail(email: string): Promise<AccountWithPassword | undefined> {
       const rows = await database.query<AccountRow>(
-        'SELECT id, email, password_hash, created_at FROM accounts WHERE lower(email) = lower($1)',
+        `SELECT ${accountColumns} FROM accounts WHERE lower(email) = lower($1)`,
         [email],
       )
       return rows[0] === undefined ? undefined : toAccount(rows[0])
@@ -77,7 +83,7 @@ export function createAccountRepository(database: SqlExecutor) {
 
     /** The account with its password hash, for checking the current password before a change. */
     async findWithPasswordById(id: string): Promise<AccountWithPassword | undefined> {
-      const rows = await database.query<AccountRow>('SELECT id, email, password_hash, created_at FROM accounts WHERE id = $1', [id])
+      const rows = await database.query<AccountRow>(`SELECT ${accountColumns} FROM accounts WHERE id = $1`, [id])
       return rows[0] === undefined ? undefined : toAccount(rows[0])
     },
 
@@ -115,7 +121,7 @@ export function createAccountRepository(database: SqlExecutor) {
     },
 
     async findById(id: string): Promise<Account | undefined> {
-      const rows = await database.query<Omit<AccountRow, 'password_hash'>>('SELECT id, email, created_at FROM accounts WHERE id = $1', [id])
+      const rows = await database.query<Pick<AccountRow, 'id' | 'email' | 'created_at'>>('SELECT id, email, created_at FROM accounts WHERE id = $1', [id])
       const row = rows[0]
       return row === undefined ? undefined : { id: row.id, email: row.email, createdAt: row.created_at }
     },

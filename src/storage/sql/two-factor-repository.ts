@@ -43,7 +43,7 @@ export function createTwoFactorRepository(database: SqlExecutor) {
      * that take codes of one account, and change its codes, lock the account first and take turns
      * instead of waiting on each other's code rows.
      */
-    async lockForLogIn(accountId: string): Promise<Pick<TwoFactorState, 'sealedSecret' | 'enabledAt'> | undefined> {
+    async lockTwoFactor(accountId: string): Promise<Pick<TwoFactorState, 'sealedSecret' | 'enabledAt'> | undefined> {
       const rows = await database.query<{ totp_secret_sealed: string | null; totp_enabled_at: Date | null }>(
         'SELECT totp_secret_sealed, totp_enabled_at FROM accounts WHERE id = $1 FOR NO KEY UPDATE',
         [accountId],

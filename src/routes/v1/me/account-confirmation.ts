@@ -15,14 +15,15 @@ import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
  * a validation_error naming `field` for a wrong password, together with `otherIssues`. The
  * attempt counts against the log-in's budgets of this client and account, so that someone else
  * guessing from a stolen session does not lock the owner out of changing the password. Answers
- * the account's id and e-mail key (its rate limits') and the session's id.
+ * the account's id and e-mail key (its rate limits'), the session's id, and since when two-factor
+ * is on (null: off).
  */
 export async function confirmWithPassword(
   app: FastifyInstance,
   request: FastifyRequest,
   what: string,
   check: { field: string; password: string; otherIssues?: ErrorDetail[] },
-): Promise<{ id: string; email: string; emailKey: string; sessionId: string }> {
+): Promise<{ id: string; email: string; emailKey: string; sessionId: string; twoFactorEnabledAt: Date | null }> {
   const sessionId = sessionIdOf(request, what)
   const { id } = accountOf(request)
   const account = await app.accounts.findWithPasswordById(id)
@@ -35,7 +36,7 @@ export async function confirmWithPassword(
     await recordRepeatedAudit(app.database, request, { action: 'account.password_check_failed' })
   }
   throwIfInvalid(issues)
-  return { id, email: account.email, emailKey, sessionId }
+  return { id, email: account.email, emailKey, sessionId, twoFactorEnabledAt: account.twoFactorEnabledAt }
 }
 
 /** How a second factor was proven. */

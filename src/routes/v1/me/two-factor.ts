@@ -86,14 +86,13 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     what: string,
     work: (transaction: SqlExecutor, factor: SecondFactor) => Promise<Result>,
   ): Promise<Result> {
-    const { id, emailKey } = await confirmWithPassword(app, request, what, { field: 'password', password: request.body.password })
-    const state = await twoFactor.stateOf(id)
-    if (state === undefined) throw turnedOff()
-    await enforceSecondFactorBudgets(app, request, emailKey, state.enabledAt)
+    const { id, emailKey, twoFactorEnabledAt } = await confirmWithPassword(app, request, what, { field: 'password', password: request.body.password })
+    if (twoFactorEnabledAt === null) throw turnedOff()
+    await enforceSecondFactorBudgets(app, request, emailKey, twoFactorEnabledAt)
     const outcome = await auditedTransaction(app, request, async (transaction) => {
       // As it is now, the account's row locked: turned off meanwhile, or turned off and on again, is a conflict.
-      const current = await createTwoFactorRepository(transaction).lockForLogIn(id)
-      if (current?.enabledAt.getTime() !== state.enabledAt.getTime()) throw turnedOff()
+      const current = await createTwoFactorRepository(transaction).lockTwoFactor(id)
+      if (current?.enabledAt.getTime() !== twoFactorEnabledAt.getTime()) throw turnedOff()
       const factor = await takeSecondFactor(app, transaction, id, current, request.body.code.trim())
       return factor === undefined ? { taken: false as const } : { taken: true as const, result: await work(transaction, factor) }
     })

@@ -112,14 +112,15 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         )
         throw new ApiError('invalid_credentials')
       }
-      const twoFactor = await createTwoFactorRepository(app.database).stateOf(account.id)
+      // As the account's row was read with the password: the transaction below looks again, locked.
+      const twoFactorSince = account.twoFactorEnabledAt
       const code = request.body.code?.trim() ?? ''
-      if (twoFactor !== undefined) {
+      if (twoFactorSince !== null) {
         if (code === '') {
-          await recordPasswordWithoutCode(request, account.id, emailKey, twoFactor.enabledAt)
+          await recordPasswordWithoutCode(request, account.id, emailKey, twoFactorSince)
           throw new ApiError('two_factor_required')
         }
-        await enforceSecondFactorBudgets(app, request, emailKey, twoFactor.enabledAt)
+        await enforceSecondFactorBudgets(app, request, emailKey, twoFactorSince)
       }
       const token = generateSessionToken()
       const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS)
@@ -127,8 +128,8 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const outcome = await app.database.transaction(async (transaction) => {
         // As it is now, the account's row locked: two-factor turned on since it was read above
         // asks for a code again, counted against its budgets this time.
-        const current = await createTwoFactorRepository(transaction).lockForLogIn(account.id)
-        if (current !== undefined && twoFactor === undefined) throw new ApiError('two_factor_required')
+        const current = await createTwoFactorRepository(transaction).lockTwoFactor(account.id)
+        if (current !== undefined && twoFactorSince === null) throw new ApiError('two_factor_required')
         // The code is taken with the session, so that a log-in that opens none leaves it unused.
         const factor = current === undefined ? undefined : await takeSecondFactor(app, transaction, account.id, current, code)
         if (current !== undefined && factor === undefined) return 'two_factor_invalid'
