@@ -34,16 +34,19 @@ const FIRST_ACCOUNT_LOCK_KEY = 74_116_102
 /** Operators' accounts. E-mail addresses compare lowercased, matching the unique index. */
 export function createAccountRepository(database: SqlExecutor) {
   const repository = {
-    /** The new account, or undefined when the address is taken already (in any letter case). */
+    /**
+     * The new account, or undefined when the address is taken already (in any letter case). It
+     * returns the columns every schema since 001 has, so the upgrade tests can make accounts on
+     * databases of earlier migrations.
+     */
     async create(email: string, passwordHash: string): Promise<Account | undefined> {
-      const rows = await database.query<AccountRow>(
+      const rows = await database.query<Pick<AccountRow, 'id' | 'email' | 'created_at'>>(
         `INSERT INTO accounts (id, email, password_hash) VALUES ($1, $2, $3)
-         ON CONFLICT DO NOTHING RETURNING ${accountColumns}`,
+         ON CONFLICT DO NOTHING RETURNING id, email, created_at`,
         [randomUUID(), email, passwordHash],
       )
-      if (rows[0] === undefined) return undefined
-      const { passwordHash: _passwordHash, twoFactorEnabledAt: _twoFactorEnabledAt, ...account } = toAccount(rows[0])
-      return account
+      const row = rows[0]
+      return row === undefined ? undefined : { id: row.id, email: row.email, createdAt: row.created_at }
     },
 
     /**
