@@ -42,9 +42,13 @@ export async function logOut(): Promise<void> {
   await request<unknown>('/sessions', { method: 'DELETE', isQuietOnUnauthorized: true })
 }
 
-/** Ends the account's other sessions; this one stays. */
-export async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
-  await request<unknown>('/me/password', { method: 'PUT', body: { currentPassword, newPassword } })
+/**
+ * Ends the account's other sessions; this one stays. `code` (an authenticator code or an unused
+ * recovery code, which it uses up) is asked for while two-factor authentication is on: without it
+ * a 400 on the field code; other accounts' changes ignore it.
+ */
+export async function changePassword(currentPassword: string, newPassword: string, code?: string): Promise<void> {
+  await request<unknown>('/me/password', { method: 'PUT', body: { currentPassword, newPassword, code } })
 }
 
 /** The account's live sessions, the most recently used first. */
@@ -62,7 +66,7 @@ export async function logOutOtherSessions(): Promise<number> {
   return (await request<{ endedSessions: number }>('/sessions/others', { method: 'DELETE' })).endedSessions
 }
 
-/** Deletes the account and everything of it; the session ends with it. */
-export async function deleteAccount(password: string): Promise<void> {
-  await request<unknown>('/me', { method: 'DELETE', body: { password } })
+/** Deletes the account and everything of it; the session ends with it. `code` as for changePassword. */
+export async function deleteAccount(password: string, code?: string): Promise<void> {
+  await request<unknown>('/me', { method: 'DELETE', body: { password, code } })
 }

@@ -22,6 +22,11 @@ export class ApiRequestError extends Error {
   }
 }
 
+/** The API's 409: the resource changed meanwhile (in another tab, say), so nothing was done. */
+export function isConflict(error: unknown): boolean {
+  return error instanceof ApiRequestError && error.code === 'conflict'
+}
+
 type Listener = () => void
 const unauthorizedListeners = new Set<Listener>()
 

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { changePassword, deleteAccount, endSession, listSessions, logOutOtherSessions } from '../api/accounts.js'
+import { fetchTwoFactorStatus } from '../api/two-factor.js'
 import type { Account, Session } from '../api/types.js'
 import { ConfirmDialog } from '../components/confirm-dialog.js'
 import { ErrorNotice, Loading, Notice } from '../components/notice.js'
@@ -10,6 +11,7 @@ import { useFormSubmit } from '../lib/use-form-submit.js'
 import { useLoader, type Loaded } from '../lib/use-loader.js'
 import { Form } from '../components/form.js'
 import { BusyButton } from '../components/busy-button.js'
+import { useStepUpCode, type TwoFactorGate } from './account/step-up-code.js'
 import { TwoFactorSection } from './account/two-factor-section.js'
 
 interface AccountPageProps {
@@ -20,17 +22,28 @@ interface AccountPageProps {
 
 export function AccountPage({ account, onDeleted }: AccountPageProps) {
   const [sessions, reloadSessions] = useLoader(listSessions, 'sessions')
+  // One status for the section and the forms: turned on or off there, the forms ask for a code or not.
+  const [twoFactorStatus, reloadTwoFactor] = useLoader(fetchTwoFactorStatus, 'two-factor')
+  const twoFactor: TwoFactorGate = { isOn: twoFactorStatus.data?.enabled === true, reload: reloadTwoFactor }
   return (
     <>
       <PageHeading title="Account" />
       <p class="muted">
         Logged in as <strong>{account.email}</strong>.
       </p>
-      {/* A password change ends the other sessions: the list must not keep offering to log them out. */}
-      <PasswordForm email={account.email} onChanged={reloadSessions} />
-      <TwoFactorSection email={account.email} />
+      {/* A password change ends the other sessions: the list must not keep offering to log them out.
+          A recovery code it took is one fewer left, which the section says. */}
+      <PasswordForm
+        email={account.email}
+        twoFactor={twoFactor}
+        onChanged={() => {
+          reloadSessions()
+          reloadTwoFactor()
+        }}
+      />
+      <TwoFactorSection email={account.email} status={twoFactorStatus} reload={reloadTwoFactor} />
       <Sessions sessions={sessions} reload={reloadSessions} />
-      <AccountDeletion email={account.email} onDeleted={onDeleted} />
+      <AccountDeletion email={account.email} twoFactor={twoFactor} onDeleted={onDeleted} />
     </>
   )
 }
@@ -123,18 +136,26 @@ function Sessions({ sessions, reload }: { sessions: Loaded<Session[]>; reload: (
   )
 }
 
-function AccountDeletion({ email, onDeleted }: { email: string; onDeleted: () => void }) {
+interface AccountDeletionProps {
+  email: string
+  twoFactor: TwoFactorGate
+  onDeleted: () => void
+}
+
+function AccountDeletion({ email, twoFactor, onDeleted }: AccountDeletionProps) {
   const [isOpen, setOpen] = useState(false)
   const [password, setPassword] = useState('')
-  const [state, run, resetOutcome] = useFormSubmit(['password'])
+  const stepUp = useStepUpCode(twoFactor)
+  const [state, run, resetOutcome] = useFormSubmit(['password', 'code'])
   const close = () => {
     setOpen(false)
     setPassword('')
+    stepUp.reset()
     resetOutcome()
   }
   const remove = () =>
     run(async () => {
-      await deleteAccount(password)
+      await stepUp.send((code) => deleteAccount(password, code))
       onDeleted()
       return 'Deleted.'
     })
@@ -155,15 +176,17 @@ function AccountDeletion({ email, onDeleted }: { email: string; onDeleted: () =>
         confirmLabel="Delete account"
         isOpen={isOpen}
         isBusy={state.isBusy}
+        formId="deletion-form"
         onConfirm={() => void remove()}
         onCancel={close}
       >
         <p>
-          <strong>{email}</strong> and everything of it will be deleted. Enter your password to confirm.
+          <strong>{email}</strong> and everything of it will be deleted. Enter your password
+          {twoFactor.isOn ? ' and a code' : ''} to confirm.
         </p>
         {state.generalError === undefined ? null : <Notice tone="error">{state.generalError}</Notice>}
-        <Form class="form" onSubmit={() => void remove()}>
-          {/* The password alone: a form of one field is submitted by Enter without a submit button. */}
+        {/* The dialog's button submits the form: Enter in either field confirms too. */}
+        <Form id="deletion-form" class="form" onSubmit={() => void remove()}>
           <PasswordField
             id="deletion-password"
             label="Password"
@@ -173,21 +196,30 @@ function AccountDeletion({ email, onDeleted }: { email: string; onDeleted: () =>
             error={state.fieldErrors.password}
             onInput={setPassword}
           />
+          {stepUp.field('deletion-code', state.fieldErrors.code)}
         </Form>
       </ConfirmDialog>
     </section>
   )
 }
 
-function PasswordForm({ email, onChanged }: { email: string; onChanged: () => void }) {
+interface PasswordFormProps {
+  email: string
+  twoFactor: TwoFactorGate
+  onChanged: () => void
+}
+
+function PasswordForm({ email, twoFactor, onChanged }: PasswordFormProps) {
   const [currentPassword, setCurrentPassword] = useState('')
   const [newPassword, setNewPassword] = useState('')
-  const [state, run] = useFormSubmit(['currentPassword', 'newPassword'])
+  const stepUp = useStepUpCode(twoFactor)
+  const [state, run] = useFormSubmit(['currentPassword', 'newPassword', 'code'])
   const submit = () =>
     run(async () => {
-      await changePassword(currentPassword, newPassword)
+      await stepUp.send((code) => changePassword(currentPassword, newPassword, code))
       setCurrentPassword('')
       setNewPassword('')
+      stepUp.reset()
       onChanged()
       return 'Your password was changed. Your other sessions were logged out; your API keys still work.'
     })
@@ -217,6 +249,8 @@ function PasswordForm({ email, onChanged }: { email: string; onChanged: () => vo
           error={state.fieldErrors.newPassword}
           onInput={setNewPassword}
         />
+        {/* Last: an authenticator code lasts 30 seconds, so it is typed just before the change is sent. */}
+        {stepUp.field('password-change-code', state.fieldErrors.code)}
         <div class="form__actions">
           <BusyButton type="submit" class="button button--primary" isBusy={state.isBusy}>
             {state.isBusy ? 'Changing…' : 'Change password'}

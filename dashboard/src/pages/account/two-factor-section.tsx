@@ -1,26 +1,30 @@
 import { useRef, useState } from 'preact/hooks'
-import { ApiRequestError } from '../../api/client.js'
-import { beginTwoFactorSetup, fetchTwoFactorStatus, replaceRecoveryCodes, turnOffTwoFactor, type TwoFactorProof } from '../../api/two-factor.js'
+import { isConflict } from '../../api/client.js'
+import { beginTwoFactorSetup, replaceRecoveryCodes, turnOffTwoFactor, type TwoFactorProof } from '../../api/two-factor.js'
 import type { TwoFactorSetup, TwoFactorStatus } from '../../api/types.js'
 import { BusyButton } from '../../components/busy-button.js'
 import { focusAfterDialog } from '../../components/confirm-dialog.js'
 import { ErrorNotice, Loading, Notice } from '../../components/notice.js'
 import { formatDateTime, formatNumber } from '../../lib/format.js'
 import { FEW_RECOVERY_CODES } from '../../lib/two-factor.js'
-import { useLoader } from '../../lib/use-loader.js'
+import type { Loaded } from '../../lib/use-loader.js'
 import { RecoveryCodes } from './recovery-codes.js'
 import { TwoFactorProofDialog } from './two-factor-proof-dialog.js'
 import { TwoFactorSetupPanel } from './two-factor-setup-panel.js'
 
-const isConflict = (error: unknown) => error instanceof ApiRequestError && error.code === 'conflict'
+interface TwoFactorSectionProps {
+  email: string
+  /** The Account page's: its password change and deletion ask for a code while two-factor is on. */
+  status: Loaded<TwoFactorStatus>
+  reload: () => void
+}
 
 /**
  * The account's two-factor authentication: what it is and a button to turn it on (the setup),
  * or since when it is on, the recovery codes left, new ones, and turning it off. A change made in
  * another tab meanwhile (the API's 409) reloads what the section shows.
  */
-export function TwoFactorSection({ email }: { email: string }) {
-  const [status, reload] = useLoader(fetchTwoFactorStatus, 'two-factor')
+export function TwoFactorSection({ email, status, reload }: TwoFactorSectionProps) {
   const [setup, setSetup] = useState<TwoFactorSetup | undefined>()
   const [isBeginning, setBeginning] = useState(false)
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | undefined>()

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { ApiRequestError } from '../../api/client.js'
+import { isConflict } from '../../api/client.js'
 import type { TwoFactorSetup } from '../../api/types.js'
 import { turnOnTwoFactor } from '../../api/two-factor.js'
 import { BusyButton } from '../../components/busy-button.js'
@@ -42,7 +42,7 @@ export function TwoFactorSetupPanel({ setup, email, onTurnedOn, onRestart, isRes
       try {
         onTurnedOn(await turnOnTwoFactor({ setupToken: setup.setupToken, code: cleanCode(code), password }))
       } catch (error) {
-        if (!(error instanceof ApiRequestError && error.code === 'conflict')) throw error
+        if (!isConflict(error)) throw error
         // The section says so in place of this setup, which is over.
         onConflict(error)
       }

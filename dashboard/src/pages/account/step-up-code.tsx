@@ -1,0 +1,52 @@
+import { useState } from 'preact/hooks'
+import { ApiRequestError, isConflict } from '../../api/client.js'
+import { CodeField } from '../../components/code-field.js'
+import { cleanCode } from '../../lib/two-factor.js'
+
+/** The account's two-factor authentication as the Account page last loaded it (its section's status). */
+export interface TwoFactorGate {
+  /** False while it loads, or when it could not be loaded: the API then asks for the code itself. */
+  isOn: boolean
+  /** Loads the status again, for the section and the forms alike. */
+  reload: () => void
+}
+
+const CHANGED_MEANWHILE =
+  'Nothing was changed: two-factor authentication was turned on or off meanwhile, in another tab or browser. ' +
+  'The form now shows whether it asks for a code; try again.'
+
+/**
+ * The second factor that changing the password and deleting the account ask for while two-factor
+ * authentication is on: an authenticator code or an unused recovery code, in the field the
+ * section's own confirmations use. `send` runs the change with the code; `field` is that field,
+ * shown while two-factor is on, or once the API asked for a code this page did not know of.
+ */
+export function useStepUpCode({ isOn, reload }: TwoFactorGate) {
+  const [code, setCode] = useState('')
+  /**
+   * A wrong code empties the field (an authenticator code is not tried twice; a recovery code is
+   * typed again). A code asked for while the page showed two-factor off, or the API's 409 (turned
+   * on or off between the page's load and the change), reloads the status, which the forms and the
+   * section follow; the 409 is said in the form, as nothing was changed.
+   */
+  const send = async (change: (code: string | undefined) => Promise<void>): Promise<void> => {
+    try {
+      await change(code === '' ? undefined : cleanCode(code))
+    } catch (error) {
+      if (!(error instanceof ApiRequestError)) throw error
+      if (isConflict(error)) {
+        setCode('')
+        reload()
+        throw new Error(CHANGED_MEANWHILE)
+      }
+      if (error.details.some((detail) => detail.field === 'code')) {
+        setCode('')
+        if (!isOn) reload()
+      }
+      throw error
+    }
+  }
+  const field = (id: string, error: string | undefined) =>
+    isOn || error !== undefined ? <CodeField id={id} kind="either" value={code} error={error} onInput={setCode} /> : null
+  return { send, field, reset: () => setCode('') }
+}
