@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { expect } from 'vitest'
 import { isCi } from '../helpers/services.js'
 import { buildTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app.js'
 import { countLeadingZeroBits } from '../../src/domain/proof-of-work/count-leading-zero-bits.js'
@@ -263,6 +264,18 @@ export async function findAccessibilityViolations(page: Page): Promise<Accessibi
       targets: violation.nodes.map((node) => node.target.join(' ')),
     }))
   })
+}
+
+/** Fails the test with axe-core's findings on the current screen, named `screen` in the message. */
+export async function expectNoAccessibilityViolations(page: Page, screen: string): Promise<void> {
+  const violations = await findAccessibilityViolations(page)
+  const described = violations.map((violation) => `${violation.id} (${violation.impact ?? '?'}): ${violation.help} at ${violation.targets.join(', ')}`)
+  expect(described, `accessibility problems on the ${screen} screen`).toEqual([])
+}
+
+/** The id of the element that has the keyboard focus. */
+export function focusedId(page: Page): Promise<string | undefined> {
+  return page.evaluate(() => document.activeElement?.id)
 }
 
 /** A submission with a nonce that does not solve its challenge: the log records it as rejected. */

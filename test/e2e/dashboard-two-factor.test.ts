@@ -3,69 +3,9 @@ import type { Page } from 'playwright-core'
 import { encode } from 'uqr'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { qrCodePath } from '../../dashboard/src/lib/qr-code.js'
-import type { App } from '../../src/app.js'
-import { asBrowser, createTestAccount, randomClientAddress, type TestAccount } from '../helpers/dashboard-client.js'
-import { authenticatorCode, enableTwoFactor } from '../helpers/two-factor.js'
-import { findAccessibilityViolations, hasChromium, openDashboard, prepareScreenshotDirectory, saveScreenshot, type OpenDashboard } from './dashboard-support.js'
-
-const STEP_SECONDS = 30
-
-/**
- * The authenticator app of a test: its codes as the server takes them. The server accepts a code
- * once per 30-second step (a replay is refused), so each code comes from a later step than the
- * last one given, waiting for it if need be, and never from a step's last seconds, which could
- * end before the request arrives.
- */
-function authenticatorApp(secret: string) {
-  let lastStep = -1
-  return {
-    async code(): Promise<string> {
-      for (;;) {
-        const seconds = Date.now() / 1000
-        const step = Math.floor(seconds / STEP_SECONDS)
-        const left = (step + 1) * STEP_SECONDS - seconds
-        if (step > lastStep && left > 3) {
-          lastStep = step
-          return authenticatorCode(secret)
-        }
-        await new Promise((resolve) => setTimeout(resolve, left * 1000 + 100))
-      }
-    },
-    /** Six digits that are the code of no step the server accepts now (the one either side included). */
-    wrongCode(): string {
-      const near = [-1, 0, 1].map((steps) => authenticatorCode(secret, steps))
-      return ['000000', '111111', '222222'].find((code) => !near.includes(code)) ?? '333333'
-    },
-  }
-}
-
-async function expectNoAccessibilityViolations(page: Page, screen: string) {
-  const violations = await findAccessibilityViolations(page)
-  const described = violations.map((violation) => `${violation.id} (${violation.impact ?? '?'}): ${violation.help} at ${violation.targets.join(', ')}`)
-  expect(described, `accessibility problems on the ${screen} screen`).toEqual([])
-}
-
-/** The id of the element that has the keyboard focus. */
-function focusedId(page: Page): Promise<string | undefined> {
-  return page.evaluate(() => document.activeElement?.id)
-}
-
-/**
- * A log-in through the API from an address of its own (its own budgets), as another device would
- * make it; with `cookie` (the owner's device cookies: tollgate_device_2fa, set by a log-in that gave
- * a right code), one the account's budget of codes from everywhere (10 an hour) spares. Answers the status, the error's code and the cookies it set.
- */
-async function logInElsewhere(app: App, account: Pick<TestAccount, 'email' | 'password'>, code?: string, cookie?: string) {
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/v1/sessions',
-    payload: { email: account.email, password: account.password, ...(code === undefined ? {} : { code }) },
-    ...(cookie === undefined ? {} : { headers: { cookie } }),
-    remoteAddress: randomClientAddress(),
-  })
-  const error = response.statusCode === 200 ? undefined : response.json<{ error: { code: string } }>().error.code
-  return { status: response.statusCode, error, cookies: response.cookies }
-}
+import { asBrowser, createTestAccount, type TestAccount } from '../helpers/dashboard-client.js'
+import { authenticatorApp, authenticatorCode, enableTwoFactor, logInElsewhere } from '../helpers/two-factor.js'
+import { expectNoAccessibilityViolations, focusedId, hasChromium, openDashboard, prepareScreenshotDirectory, saveScreenshot, type OpenDashboard } from './dashboard-support.js'
 
 /**
  * Two-factor authentication in Chromium, as its owner meets it: turned on from the Account page

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { startWithinOneEphemeralIdWeek } from '../helpers/ephemeral-id-week.js'
 import type { TestApp } from '../helpers/test-app.js'
 import {
-  findAccessibilityViolations,
+  expectNoAccessibilityViolations as expectPageWithoutViolations,
   hasChromium,
   openDashboard,
   prepareScreenshotDirectory,
@@ -54,11 +54,7 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
   // The verifications one test makes are one device's, which a later test shows, only within a week.
   beforeEach(startWithinOneEphemeralIdWeek)
 
-  async function expectNoAccessibilityViolations(screen: string) {
-    const violations = await findAccessibilityViolations(page)
-    const described = violations.map((violation) => `${violation.id} (${violation.impact ?? '?'}): ${violation.help} at ${violation.targets.join(', ')}`)
-    expect(described, `accessibility problems on the ${screen} screen`).toEqual([])
-  }
+  const expectNoAccessibilityViolations = (screen: string) => expectPageWithoutViolations(page, screen)
 
   async function waitForText(selector: string, text: string | RegExp) {
     await page.locator(selector).filter({ hasText: text }).first().waitFor({ state: 'visible' })

@@ -1,12 +1,61 @@
 import { Secret, TOTP } from 'otpauth'
 import type { App } from '../../src/app.js'
-import { asBrowser, type TestAccount } from './dashboard-client.js'
+import { asBrowser, randomClientAddress, type TestAccount } from './dashboard-client.js'
 
 const STEP_MS = 30_000
 
 /** The code an authenticator app with `secret` shows `stepsFromNow` steps of 30 s from now. */
 export function authenticatorCode(secret: string, stepsFromNow = 0): string {
   return new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + stepsFromNow * STEP_MS })
+}
+
+/**
+ * The authenticator app of a test: its codes as the server takes them. The server accepts a code
+ * once per 30-second step (a replay is refused), so each code comes from a later step than the
+ * last one given, waiting for it if need be, and never from a step's last seconds, which could
+ * end before the request arrives. `takenAt`: a code of that moment's step was given already (the
+ * one enableTwoFactor turned it on with).
+ */
+export function authenticatorApp(secret: string, takenAt?: number) {
+  let lastStep = takenAt === undefined ? -1 : Math.floor(takenAt / STEP_MS)
+  return {
+    async code(): Promise<string> {
+      for (;;) {
+        const now = Date.now()
+        const step = Math.floor(now / STEP_MS)
+        const left = (step + 1) * STEP_MS - now
+        if (step > lastStep && left > 3_000) {
+          lastStep = step
+          return authenticatorCode(secret)
+        }
+        await new Promise((resolve) => setTimeout(resolve, left + 100))
+      }
+    },
+    /** Six digits that are the code of no step the server accepts now (the one either side included). */
+    wrongCode(): string {
+      const near = [-1, 0, 1].map((steps) => authenticatorCode(secret, steps))
+      return ['000000', '111111', '222222'].find((code) => !near.includes(code)) ?? '333333'
+    },
+  }
+}
+
+/**
+ * A log-in through the API from an address of its own (its own budgets), as another device would
+ * make it; with `cookie` (the owner's device cookies: tollgate_device_2fa, set by a log-in that gave
+ * a right code), one the account's budget of codes from everywhere (10 an hour) spares. Answers the
+ * status, the error's code and the cookies it set. Without a code, an account with two-factor on
+ * answers two_factor_required to the right password and invalid_credentials to a wrong one.
+ */
+export async function logInElsewhere(app: App, account: Pick<TestAccount, 'email' | 'password'>, code?: string, cookie?: string) {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/v1/sessions',
+    payload: { email: account.email, password: account.password, ...(code === undefined ? {} : { code }) },
+    ...(cookie === undefined ? {} : { headers: { cookie } }),
+    remoteAddress: randomClientAddress(),
+  })
+  const error = response.statusCode === 200 ? undefined : response.json<{ error: { code: string } }>().error.code
+  return { status: response.statusCode, error, cookies: response.cookies }
 }
 
 export interface TwoFactorAccount {
