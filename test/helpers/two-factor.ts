@@ -1,6 +1,6 @@
 import { Secret, TOTP } from 'otpauth'
 import type { App } from '../../src/app.js'
-import { asBrowser, type TestAccount } from './dashboard-client.js'
+import { asBrowser, randomClientAddress, type TestAccount } from './dashboard-client.js'
 
 const STEP_MS = 30_000
 
@@ -34,6 +34,8 @@ export async function enableTwoFactor(app: App, account: Pick<TestAccount, 'cook
     url: '/api/v1/me/two-factor',
     headers: asBrowser(account),
     payload: { setupToken, code: usedCode, password: account.password },
+    // The password's check counts against the budget of the client's address: a test's own.
+    remoteAddress: randomClientAddress(),
   })
   if (enabled.statusCode !== 200) throw new Error(`turning two-factor on answered ${enabled.statusCode}: ${enabled.body}`)
   return {
