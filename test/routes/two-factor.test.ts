@@ -25,6 +25,11 @@ describe.each(deployments)('two-factor authentication on $name', ({ available, o
     service.app.inject({ method: 'DELETE', url: '/api/v1/me/two-factor', headers: asBrowser(account), payload })
   const newCodes = (account: Pick<TestAccount, 'cookie'>, payload: object) =>
     service.app.inject({ method: 'POST', url: '/api/v1/me/two-factor/recovery-codes', headers: asBrowser(account), payload })
+  // From an address of their own: the password's checks count against the client's budget.
+  const changePassword = (account: Pick<TestAccount, 'cookie'>, payload: object, remoteAddress = randomClientAddress()) =>
+    service.app.inject({ method: 'PUT', url: '/api/v1/me/password', headers: asBrowser(account), payload, remoteAddress })
+  const deleteAccount = (account: Pick<TestAccount, 'cookie'>, payload: object) =>
+    service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(account), payload, remoteAddress: randomClientAddress() })
   const auditActions = async (account: TestAccount) =>
     (await service.app.inject({ method: 'GET', url: '/api/v1/audit-log', headers: asBrowser(account) }))
       .json<{ items: { action: string; details: Record<string, unknown> }[] }>()
@@ -302,6 +307,97 @@ describe.each(deployments)('two-factor authentication on $name', ({ available, o
     expect(owners.json().error.code).toBe('two_factor_required')
     const asked = (await auditActions(account)).filter((event) => event.action === 'account.two_factor_asked')
     expect(asked).toEqual([{ action: 'account.two_factor_asked', details: expect.objectContaining({ count: 2, addresses: [stranger] }) as unknown }])
+  })
+
+  it.skipIf(!available)('asks a password change for a code too while it is on: a missing or wrong one is named and changes nothing, a right one works once', async () => {
+    const account = await createTestAccount(service.app)
+    const { secret } = await enableTwoFactor(service.app, account)
+    const newPassword = 'a brand new passphrase'
+    const missing = await changePassword(account, { currentPassword: account.password, newPassword })
+    expect(missing.statusCode).toBe(400)
+    expect(missing.json().error.details).toEqual([{ field: 'code', message: 'is required: two-factor authentication is on' }])
+    // Every problem at once: the password's, the new one's and the code's.
+    const allWrong = await changePassword(account, { currentPassword: 'not it', newPassword: 'short', code: ' ' })
+    expect(allWrong.json<{ error: { details: { field: string }[] } }>().error.details.map((detail) => detail.field)).toEqual(['currentPassword', 'newPassword', 'code'])
+    const wrongCode = await changePassword(account, { currentPassword: account.password, newPassword, code: 'abcd-efgh-jkmn' })
+    expect(wrongCode.statusCode).toBe(400)
+    expect(wrongCode.json().error.details).toEqual([{ field: 'code', message: "is not the authenticator app's current code, nor an unused recovery code" }])
+    // Nothing changed: the old password still logs in (with a code), the new one does not.
+    expect((await logIn({ email: account.email, password: newPassword }, authenticatorCode(secret, 1))).json().error.code).toBe('invalid_credentials')
+
+    const code = authenticatorCode(secret, 1)
+    const changed = await changePassword(account, { currentPassword: account.password, newPassword, code })
+    expect(changed.statusCode, changed.body).toBe(204)
+    expect((await logIn(account, code)).json().error.code).toBe('invalid_credentials')
+    // The code was taken: it neither logs in nor changes the password again.
+    expect((await logIn({ email: account.email, password: newPassword }, code)).json().error.code).toBe('two_factor_invalid')
+    const again = await changePassword(account, { currentPassword: newPassword, newPassword: 'yet another passphrase', code })
+    expect(again.json().error.details).toEqual([{ field: 'code', message: "is not the authenticator app's current code, nor an unused recovery code" }])
+    expect((await auditActions(account)).map((event) => event.action)).toContain('account.password_changed')
+  })
+
+  it.skipIf(!available)('deletes the account only with a code too while it is on; a recovery code does it', async () => {
+    const account = await createTestAccount(service.app)
+    const { recoveryCodes } = await enableTwoFactor(service.app, account)
+    expect((await deleteAccount(account, { password: account.password })).json().error.details).toEqual([
+      { field: 'code', message: 'is required: two-factor authentication is on' },
+    ])
+    expect((await deleteAccount(account, { password: account.password, code: '000000' })).json().error.details).toEqual([
+      { field: 'code', message: "is not the authenticator app's current code, nor an unused recovery code" },
+    ])
+    expect((await service.app.inject({ method: 'GET', url: '/api/v1/me', headers: asBrowser(account) })).statusCode).toBe(200)
+    const deleted = await deleteAccount(account, { password: account.password, code: recoveryCodes[0]?.toUpperCase() })
+    expect(deleted.statusCode, deleted.body).toBe(204)
+    expect((await service.app.inject({ method: 'GET', url: '/api/v1/me', headers: asBrowser(account) })).statusCode).toBe(401)
+    expect((await logIn(account, recoveryCodes[1])).json().error.code).toBe('invalid_credentials')
+  })
+
+  it.skipIf(!available)('asks no code of a password change or a deletion while it is off, and ignores one sent', async () => {
+    const account = await createTestAccount(service.app)
+    const changed = await changePassword(account, { currentPassword: account.password, newPassword: 'a brand new passphrase', code: '123456' })
+    expect(changed.statusCode, changed.body).toBe(204)
+    expect((await logIn({ email: account.email, password: 'a brand new passphrase' })).statusCode).toBe(200)
+    expect((await deleteAccount(account, { password: 'a brand new passphrase', code: '' })).statusCode).toBe(204)
+  })
+
+  it.skipIf(!available)('counts the codes of a password change against the log-in\'s budgets', { timeout: 60_000 }, async () => {
+    await startWithinOneWindow(credentialRateLimits.secondFactorPerEmailAndIp.windowMs, 20_000)
+    const account = await createTestAccount(service.app)
+    const { recoveryCodes } = await enableTwoFactor(service.app, account)
+    const client = randomClientAddress()
+    const attempt = (code: string | undefined) => changePassword(account, { currentPassword: account.password, newPassword: 'a brand new passphrase', code }, client)
+    for (let index = 0; index < 5; index++) expect((await attempt('000000')).statusCode).toBe(400)
+    const refused = await attempt(recoveryCodes[0])
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json().error.code).toBe('rate_limited')
+    expect(await status(account)).toMatchObject({ recoveryCodesLeft: 10 })
+    // Refused, a right code was not used up: it still logs in.
+    expect((await logIn(account, recoveryCodes[0])).statusCode).toBe(200)
+  })
+
+  it.skipIf(!available || options.database !== 'postgres')('refuses a password change that found two-factor off just before it was turned on, with a conflict, and changes nothing', async () => {
+    const account = await createTestAccount(service.app)
+    const answer = await requestWhileHoldingAccount(
+      service.app,
+      { accountId: account.id, lock: 'FOR NO KEY UPDATE', waitingStatement: '%FROM accounts WHERE id = $1 FOR NO KEY UPDATE%' },
+      () => changePassword(account, { currentPassword: account.password, newPassword: 'a brand new passphrase' }),
+      async (enabling) => {
+        const sealed = sealTotpSecret(service.app.keyRing.keyFor('two-factor'), account.id, newTotpSecret())
+        expect(await createTwoFactorRepository(enabling).enable(account.id, sealed, 0, [])).toBeInstanceOf(Date)
+      },
+    )
+    expect(answer.statusCode, answer.body).toBe(409)
+    expect(answer.json().error.code).toBe('conflict')
+    expect((await logIn(account)).json().error.code).toBe('two_factor_required')
+  })
+
+  it.skipIf(!available || options.database !== 'postgres')('of two deletions at once, each with its own recovery code, one deletes and the other is told the account is gone', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const account = await createTestAccount(service.app)
+      const { recoveryCodes } = await enableTwoFactor(service.app, account)
+      const answers = await Promise.all(recoveryCodes.slice(0, 2).map((code) => deleteAccount(account, { password: account.password, code })))
+      expect(answers.map((answer) => answer.statusCode).sort(), answers.map((answer) => answer.body).join(' ')).toEqual([204, 401])
+    }
   })
 
   it.skipIf(!available || options.database !== 'postgres')('turns off with one recovery code while new codes are made with the app\'s: one wins, the other is told, neither fails', async () => {

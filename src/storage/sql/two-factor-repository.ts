@@ -41,15 +41,18 @@ export function createTwoFactorRepository(database: SqlExecutor) {
      * transaction ends, so that two-factor turned on or off meanwhile waits for it (which decided
      * from what it saw) instead of letting it through on a state gone by, and the transactions
      * that take codes of one account, and change its codes, lock the account first and take turns
-     * instead of waiting on each other's code rows.
+     * instead of waiting on each other's code rows. Null while two-factor is off; undefined when
+     * the account is gone. `forDeletion` locks FOR UPDATE, as the account's deletion goes on to, so
+     * that two deletions at once do not both hold the weaker lock and wait to strengthen it.
      */
-    async lockTwoFactor(accountId: string): Promise<Pick<TwoFactorState, 'sealedSecret' | 'enabledAt'> | undefined> {
+    async lockTwoFactor(accountId: string, forDeletion = false): Promise<Pick<TwoFactorState, 'sealedSecret' | 'enabledAt'> | null | undefined> {
       const rows = await database.query<{ totp_secret_sealed: string | null; totp_enabled_at: Date | null }>(
-        'SELECT totp_secret_sealed, totp_enabled_at FROM accounts WHERE id = $1 FOR NO KEY UPDATE',
+        `SELECT totp_secret_sealed, totp_enabled_at FROM accounts WHERE id = $1 ${forDeletion ? 'FOR UPDATE' : 'FOR NO KEY UPDATE'}`,
         [accountId],
       )
       const row = rows[0]
-      if (row?.totp_secret_sealed == null || row.totp_enabled_at === null) return undefined
+      if (row === undefined) return undefined
+      if (row.totp_secret_sealed === null || row.totp_enabled_at === null) return null
       return { sealedSecret: row.totp_secret_sealed, enabledAt: row.totp_enabled_at }
     },
 

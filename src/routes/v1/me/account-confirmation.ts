@@ -1,12 +1,24 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { isPasswordCorrect } from '../../../domain/accounts/password.js'
 import { hashRecoveryCode, isTotpShaped, matchingTotpStep, normalizeRecoveryCode, openTotpSecret } from '../../../domain/accounts/two-factor.js'
-import { ApiError, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
+import { ApiError, invalidRequest, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
 import { accountOf, sessionIdOf } from '../../../plugins/authentication.js'
 import type { SqlExecutor } from '../../../storage/ports.js'
 import { createTwoFactorRepository, type TwoFactorState } from '../../../storage/sql/two-factor-repository.js'
-import { recordRepeatedAudit } from '../audit-log/audit-trail.js'
-import { enforcePasswordAttemptBudgets } from '../accounts/rate-limits.js'
+import { recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
+import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets } from '../accounts/rate-limits.js'
+
+/** The message of a validation_error on `code` for a code that is neither. */
+export const WRONG_CODE = "is not the authenticator app's current code, nor an unused recovery code"
+const CODE_REQUIRED = 'is required: two-factor authentication is on'
+
+interface PasswordCheck {
+  /** The body's field of the password, named by a validation_error when it is wrong. */
+  field: string
+  password: string
+  /** The body's other problems, answered together with a wrong password's. */
+  otherIssues?: ErrorDetail[]
+}
 
 /**
  * What a change to the account itself asks of the request: a logged-in session (an API key, if
@@ -22,7 +34,7 @@ export async function confirmWithPassword(
   app: FastifyInstance,
   request: FastifyRequest,
   what: string,
-  check: { field: string; password: string; otherIssues?: ErrorDetail[] },
+  check: PasswordCheck & { secondFactorCode?: string | undefined },
 ): Promise<{ id: string; email: string; emailKey: string; sessionId: string; twoFactorEnabledAt: Date | null }> {
   const sessionId = sessionIdOf(request, what)
   const { id } = accountOf(request)
@@ -35,9 +47,82 @@ export async function confirmWithPassword(
     // A stolen session guessing the password it needs to take the account over shows here.
     await recordRepeatedAudit(app.database, request, { action: 'account.password_check_failed' })
   }
+  if ('secondFactorCode' in check && account.twoFactorEnabledAt !== null && (check.secondFactorCode ?? '').trim() === '') {
+    issues.push({ field: 'code', message: CODE_REQUIRED })
+  }
   throwIfInvalid(issues)
   return { id, email: account.email, emailKey, sessionId, twoFactorEnabledAt: account.twoFactorEnabledAt }
 }
+
+/** What a change asks of the second factor: a code while two-factor is on, whether it must be on. */
+interface SecondFactorCheck {
+  code: string | undefined
+  /** Two-factor off is a conflict (turning it off, new recovery codes). */
+  onlyWithTwoFactor?: boolean
+  /** The change deletes the account: its row is locked FOR UPDATE from the start. */
+  deletesAccount?: boolean
+}
+
+/**
+ * A change to the account confirmed by its password and, while two-factor authentication is on,
+ * by a code of the second factor too (a stolen session that knows the password still cannot make
+ * it): confirmWithPassword, then withSecondFactor.
+ */
+export async function confirmAccountChange<Result>(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  what: string,
+  check: PasswordCheck & SecondFactorCheck,
+  work: (transaction: SqlExecutor, factor: SecondFactor | undefined) => Promise<Result>,
+): Promise<Result> {
+  const { code, onlyWithTwoFactor, deletesAccount, ...passwordCheck } = check
+  const confirmed = await confirmWithPassword(app, request, what, { ...passwordCheck, secondFactorCode: code })
+  return withSecondFactor(app, request, confirmed, { code, onlyWithTwoFactor, deletesAccount }, work)
+}
+
+/**
+ * After confirmWithPassword (`confirmed`): `work` in the transaction that takes the second
+ * factor's code, with the account's row locked (so the account is there for the change's audit
+ * event), given how the code was proven (undefined while two-factor is off). The code counts
+ * against the second factor's budgets; a wrong one is a validation_error on `code` and changes
+ * nothing. Two-factor turned on or off since the password's check is a conflict: the request was
+ * made for the state gone by.
+ */
+export async function withSecondFactor<Result>(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  confirmed: { id: string; emailKey: string; twoFactorEnabledAt: Date | null },
+  check: SecondFactorCheck,
+  work: (transaction: SqlExecutor, factor: SecondFactor | undefined) => Promise<Result>,
+): Promise<Result> {
+  const { id, emailKey, twoFactorEnabledAt } = confirmed
+  if (twoFactorEnabledAt === null && check.onlyWithTwoFactor === true) throw twoFactorOff()
+  if (twoFactorEnabledAt !== null) await enforceSecondFactorBudgets(app, request, emailKey, twoFactorEnabledAt)
+  const outcome = await app.database.transaction(async (transaction) => {
+    const current = await createTwoFactorRepository(transaction).lockTwoFactor(id, check.deletesAccount)
+    if (current === undefined) throw new ApiError('unauthorized', 'The account was deleted.')
+    if ((current?.enabledAt.getTime() ?? null) !== (twoFactorEnabledAt?.getTime() ?? null)) {
+      throw current === null && check.onlyWithTwoFactor === true
+        ? twoFactorOff()
+        : new ApiError('conflict', 'Two-factor authentication was turned on or off meanwhile: try again.')
+    }
+    if (current === null) return { taken: true as const, result: await work(transaction, undefined) }
+    const factor = await takeSecondFactor(app, transaction, id, current, (check.code ?? '').trim())
+    if (factor === undefined) return { taken: false as const }
+    if (factor.kind === 'recovery-code') {
+      await recordAudit(transaction, request, { action: 'account.recovery_code_used', details: { recoveryCodesLeft: factor.recoveryCodesLeft } })
+    }
+    return { taken: true as const, result: await work(transaction, factor) }
+  })
+  if (!outcome.taken) {
+    await recordSecondFactorFailure(app, request, id)
+    throw invalidRequest([{ field: 'code', message: WRONG_CODE }])
+  }
+  return outcome.result
+}
+
+/** The conflict of a change that needs two-factor authentication on. */
+export const twoFactorOff = () => new ApiError('conflict', 'Two-factor authentication is off for this account.')
 
 /** How a second factor was proven. */
 export type SecondFactor = { kind: 'authenticator' } | { kind: 'recovery-code'; recoveryCodesLeft: number }

@@ -6,21 +6,30 @@ import { accountOf, clearSessionCookie, sessionCookieName } from '../../../plugi
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createSessionRepository } from '../../../storage/sql/session-repository.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
-import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
+import { recordAudit } from '../audit-log/audit-trail.js'
 import { announceSetupCode } from '../accounts/announce-setup-code.js'
-import { confirmWithPassword } from './account-confirmation.js'
+import { confirmAccountChange, confirmWithPassword, withSecondFactor } from './account-confirmation.js'
 import twoFactorRoutes from './two-factor.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
+
+const secondFactorCode = Type.String({
+  maxLength: 100,
+  description: "While two-factor authentication is on: the authenticator app's current code, or an unused recovery code (which is used up)",
+})
 
 const PasswordChange = Type.Object(
   {
     currentPassword: Type.String({ maxLength: 1000 }),
     newPassword: Type.String({ maxLength: 1000, description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters` }),
+    code: Type.Optional(secondFactorCode),
   },
   { additionalProperties: false },
 )
 
-const AccountDeletion = Type.Object({ password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
+const AccountDeletion = Type.Object(
+  { password: Type.String({ maxLength: 1000 }), code: Type.Optional(secondFactorCode) },
+  { additionalProperties: false },
+)
 
 const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -51,23 +60,28 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'From a logged-in session only (403 forbidden with an API key: a leaked key cannot take the account over). ' +
           'A wrong current password is a 400 validation_error on currentPassword, counted against the same budget as log-ins ' +
-          '(429 rate_limited beyond). Every other session of the account ends; this one and the API keys stay.',
+          '(429 rate_limited beyond). While two-factor authentication is on, `code` is required too: a missing or wrong one is a 400 ' +
+          'validation_error on code, counted against the second factor\'s budget (429 beyond); 409 conflict when two-factor was turned ' +
+          'on or off meanwhile. Every other session of the account ends; this one and the API keys stay.',
         security: dashboardSecurity,
         body: PasswordChange,
-        response: { 204: Type.Null(), 400: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
+        response: { 204: Type.Null(), 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
       const problem = findPasswordProblem(request.body.newPassword)
-      const { id, sessionId } = await confirmWithPassword(app, request, 'change the password', {
+      const { currentPassword, code } = request.body
+      const confirmed = await confirmWithPassword(app, request, 'change the password', {
         field: 'currentPassword',
-        password: request.body.currentPassword,
+        password: currentPassword,
         otherIssues: problem === undefined ? [] : [{ field: 'newPassword', message: problem }],
+        secondFactorCode: code,
       })
+      // Hashed before the account's row is locked for the code and the change: Argon2 takes a while.
       const passwordHash = await hashPassword(request.body.newPassword)
-      await auditedTransaction(app, request, async (transaction) => {
-        await createAccountRepository(transaction).setPasswordHash(id, passwordHash)
-        const endedSessions = await createSessionRepository(transaction).deleteOthers(id, sessionId)
+      await withSecondFactor(app, request, confirmed, { code }, async (transaction) => {
+        await createAccountRepository(transaction).setPasswordHash(confirmed.id, passwordHash)
+        const endedSessions = await createSessionRepository(transaction).deleteOthers(confirmed.id, confirmed.sessionId)
         await recordAudit(transaction, request, { action: 'account.password_changed', details: { endedSessions } })
       })
       return reply.code(204).send(null)
@@ -83,19 +97,21 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Delete the account',
         description:
           'From a logged-in session only (403 forbidden with an API key), with the account\'s password (a wrong one is a 400 ' +
-          'validation_error on password, counted against the log-in budget: 429 rate_limited beyond). Deletes the account ' +
+          'validation_error on password, counted against the log-in budget: 429 rate_limited beyond), and while two-factor ' +
+          'authentication is on a code of the second factor, as a password change. Deletes the account ' +
           'and everything of it at once: its sites (their site keys and secret keys stop working on every instance), stats, ' +
           'webhook settings and deliveries, sessions and API keys; the sites\' verification logs follow in the background. ' +
           'Clears the session cookie. Cannot be undone.',
         security: dashboardSecurity,
         body: AccountDeletion,
-        response: { 204: Type.Null(), 400: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
+        response: { 204: Type.Null(), 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
         responseHeaders: { 204: { 'Set-Cookie': { type: 'string', description: `${sessionCookieName(app.config)} cleared (Max-Age=0)` } } },
       },
     },
     async (request, reply) => {
-      const { id } = await confirmWithPassword(app, request, 'delete the account', { field: 'password', password: request.body.password })
-      const { siteIds } = await app.database.transaction(async (transaction) => {
+      const { id } = accountOf(request)
+      const { password, code } = request.body
+      const { siteIds } = await confirmAccountChange(app, request, 'delete the account', { field: 'password', password, code, deletesAccount: true }, async (transaction) => {
         const logQueries = createVerificationQueryRepository(transaction)
         return createAccountRepository(transaction).delete(id, async (ids) => {
           for (const siteId of ids) await logQueries.deleteRollupsOf(siteId)

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import {
   hashRecoveryCode,
@@ -14,15 +13,13 @@ import {
   sealTotpSecret,
   SETUP_LIFETIME_MS,
 } from '../../../domain/accounts/two-factor.js'
-import { ApiError, invalidRequest, type ErrorDetail } from '../../../errors.js'
+import { ApiError, type ErrorDetail } from '../../../errors.js'
 import { accountOf, sessionIdOf } from '../../../plugins/authentication.js'
-import type { SqlExecutor } from '../../../storage/ports.js'
 import { createTwoFactorRepository, type TwoFactorState } from '../../../storage/sql/two-factor-repository.js'
-import { enforceSecondFactorBudgets } from '../accounts/rate-limits.js'
 import { rememberDevice, secondFactorDevice } from '../sessions/known-device.js'
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
-import { confirmWithPassword, recordSecondFactorFailure, takeSecondFactor, type SecondFactor } from './account-confirmation.js'
+import { confirmAccountChange, confirmWithPassword } from './account-confirmation.js'
 
 const TwoFactorStatus = Type.Object({
   enabled: Type.Boolean(),
@@ -58,8 +55,6 @@ const Enabling = Type.Object(
 
 const Confirmation = Type.Object({ password: passwordProperty, code: codeProperty }, { additionalProperties: false })
 
-const WRONG_CODE = "is not the authenticator app's current code, nor an unused recovery code"
-const turnedOff = () => new ApiError('conflict', 'Two-factor authentication is off for this account.')
 const turnedOn = () => new ApiError('conflict', 'Two-factor authentication is on already; turn it off first to set up another app.')
 
 /** A fresh set of recovery codes, and the hashes the database keeps of them. */
@@ -71,44 +66,12 @@ function recoveryCodeSet(): { codes: string[]; hashes: string[] } {
 /**
  * Two-factor authentication of the account's log-ins, from a logged-in session only (an API key
  * may neither read nor change it). Turning it on, off, and new recovery codes ask for the password;
- * turning it off and new recovery codes for a code of the second factor too.
+ * turning it off and new recovery codes for a code of the second factor too (confirmAccountChange,
+ * as a password change and the account's deletion do while it is on).
  */
 const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const twoFactor = createTwoFactorRepository(app.database)
   const key = app.keyRing.keyFor('two-factor')
-
-  /**
-   * The password, then the second factor (within its budgets), then `work` with the factor in the
-   * transaction that took it: a wrong code is a validation_error on code and changes nothing.
-   */
-  async function confirmWithBothFactors<Result>(
-    request: FastifyRequest<{ Body: Type.Static<typeof Confirmation> }>,
-    what: string,
-    work: (transaction: SqlExecutor, factor: SecondFactor) => Promise<Result>,
-  ): Promise<Result> {
-    const { id, emailKey, twoFactorEnabledAt } = await confirmWithPassword(app, request, what, { field: 'password', password: request.body.password })
-    if (twoFactorEnabledAt === null) throw turnedOff()
-    await enforceSecondFactorBudgets(app, request, emailKey, twoFactorEnabledAt)
-    const outcome = await auditedTransaction(app, request, async (transaction) => {
-      // As it is now, the account's row locked: turned off meanwhile, or turned off and on again, is a conflict.
-      const current = await createTwoFactorRepository(transaction).lockTwoFactor(id)
-      if (current?.enabledAt.getTime() !== twoFactorEnabledAt.getTime()) throw turnedOff()
-      const factor = await takeSecondFactor(app, transaction, id, current, request.body.code.trim())
-      return factor === undefined ? { taken: false as const } : { taken: true as const, result: await work(transaction, factor) }
-    })
-    if (!outcome.taken) {
-      await recordSecondFactorFailure(app, request, id)
-      throw invalidRequest([{ field: 'code', message: WRONG_CODE }])
-    }
-    return outcome.result
-  }
-
-  /** Records the use of a recovery code to confirm a change, as a log-in's use is. */
-  async function recordRecoveryCodeUse(transaction: SqlExecutor, request: FastifyRequest, factor: SecondFactor): Promise<void> {
-    if (factor.kind === 'recovery-code') {
-      await recordAudit(transaction, request, { action: 'account.recovery_code_used', details: { recoveryCodesLeft: factor.recoveryCodesLeft } })
-    }
-  }
 
   const statusOf = (state: TwoFactorState | undefined): Type.Static<typeof TwoFactorStatus> => ({
     enabled: state !== undefined,
@@ -220,8 +183,8 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await confirmWithBothFactors(request, 'turn two-factor authentication off', async (transaction, factor) => {
-        await recordRecoveryCodeUse(transaction, request, factor)
+      const { password, code } = request.body
+      await confirmAccountChange(app, request, 'turn two-factor authentication off', { field: 'password', password, code, onlyWithTwoFactor: true }, async (transaction) => {
         await createTwoFactorRepository(transaction).disable(accountOf(request).id)
         await recordAudit(transaction, request, { action: 'account.two_factor_disabled' })
       })
@@ -246,8 +209,8 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { codes, hashes } = recoveryCodeSet()
-      await confirmWithBothFactors(request, 'make new recovery codes', async (transaction, factor) => {
-        await recordRecoveryCodeUse(transaction, request, factor)
+      const { password, code } = request.body
+      await confirmAccountChange(app, request, 'make new recovery codes', { field: 'password', password, code, onlyWithTwoFactor: true }, async (transaction) => {
         await createTwoFactorRepository(transaction).replaceRecoveryCodes(accountOf(request).id, hashes)
         await recordAudit(transaction, request, { action: 'account.recovery_codes_regenerated' })
       })

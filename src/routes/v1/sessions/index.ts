@@ -128,7 +128,8 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const outcome = await app.database.transaction(async (transaction) => {
         // As it is now, the account's row locked: two-factor turned on since it was read above
         // asks for a code again, counted against its budgets this time.
-        const current = await createTwoFactorRepository(transaction).lockTwoFactor(account.id)
+        // (Deleted meanwhile, it has no row: the session below is not made.)
+        const current = (await createTwoFactorRepository(transaction).lockTwoFactor(account.id)) ?? undefined
         if (current !== undefined && twoFactorSince === null) throw new ApiError('two_factor_required')
         // The code is taken with the session, so that a log-in that opens none leaves it unused.
         const factor = current === undefined ? undefined : await takeSecondFactor(app, transaction, account.id, current, code)
