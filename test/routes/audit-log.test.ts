@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asBrowser, asScript, createTestAccount, createTestSite, OWN_ORIGIN, randomClientAddress, sessionCookieOf, type TestAccount } from '../helpers/dashboard-client.js'
+import { OPERATOR_ACTOR } from '../../src/domain/audit/audit-event.js'
+import { createAuditLogRepository } from '../../src/storage/sql/audit-log-repository.js'
 import { changeWhileDeletingAccount } from '../helpers/account-row-race.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
@@ -176,6 +178,14 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
       expect(deletion.statusCode, deletion.body).toBe(204)
       for (const answer of [update, rotate, revoke]) expect([200, 401, 404], answer.body).toContain(answer.statusCode)
     }
+  })
+
+  it.runIf(available)('records a repeated attempt at an account deleted meanwhile as nothing, without an error', async () => {
+    const owner = await createTestAccount(service.app)
+    expect((await service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(owner), payload: { password: owner.password } })).statusCode).toBe(204)
+    const repository = createAuditLogRepository(service.app.database)
+    await repository.recordRepeated({ accountId: owner.id, action: 'account.two_factor_failed', actor: OPERATOR_ACTOR }, new Date())
+    expect(await service.app.database.query('SELECT 1 FROM audit_events WHERE account_id = $1', [owner.id])).toHaveLength(0)
   })
 
   it.runIf(available)("keeps a deleted site's events, found by its id, with the keys' rotations and the key's revocation", async () => {

@@ -311,7 +311,8 @@ describe.each(deployments)('two-factor authentication on $name', ({ available, o
 
   it.skipIf(!available)('asks a password change for a code too while it is on: a missing or wrong one is named and changes nothing, a right one works once', async () => {
     const account = await createTestAccount(service.app)
-    const { secret } = await enableTwoFactor(service.app, account)
+    const enabled = await enableTwoFactor(service.app, account)
+    const { secret } = enabled
     const newPassword = 'a brand new passphrase'
     const missing = await changePassword(account, { currentPassword: account.password, newPassword })
     expect(missing.statusCode).toBe(400)
@@ -319,6 +320,13 @@ describe.each(deployments)('two-factor authentication on $name', ({ available, o
     // Every problem at once: the password's, the new one's and the code's.
     const allWrong = await changePassword(account, { currentPassword: 'not it', newPassword: 'short', code: ' ' })
     expect(allWrong.json<{ error: { details: { field: string }[] } }>().error.details.map((detail) => detail.field)).toEqual(['currentPassword', 'newPassword', 'code'])
+    // The password comes first: a wrong one, or a new one refused, leaves a right code unused.
+    const { recoveryCodes } = enabled
+    expect((await changePassword(account, { currentPassword: 'not it', newPassword, code: recoveryCodes[0] })).json().error.details).toEqual([
+      { field: 'currentPassword', message: 'is not your current password' },
+    ])
+    expect((await changePassword(account, { currentPassword: account.password, newPassword: 'short', code: recoveryCodes[0] })).statusCode).toBe(400)
+    expect(await status(account)).toMatchObject({ recoveryCodesLeft: 10 })
     const wrongCode = await changePassword(account, { currentPassword: account.password, newPassword, code: 'abcd-efgh-jkmn' })
     expect(wrongCode.statusCode).toBe(400)
     expect(wrongCode.json().error.details).toEqual([{ field: 'code', message: "is not the authenticator app's current code, nor an unused recovery code" }])
@@ -333,7 +341,14 @@ describe.each(deployments)('two-factor authentication on $name', ({ available, o
     expect((await logIn({ email: account.email, password: newPassword }, code)).json().error.code).toBe('two_factor_invalid')
     const again = await changePassword(account, { currentPassword: newPassword, newPassword: 'yet another passphrase', code })
     expect(again.json().error.details).toEqual([{ field: 'code', message: "is not the authenticator app's current code, nor an unused recovery code" }])
-    expect((await auditActions(account)).map((event) => event.action)).toContain('account.password_changed')
+    // A recovery code does it too, used up; the owner sees the wrong codes, the recovery code and the change.
+    expect((await changePassword(account, { currentPassword: newPassword, newPassword: 'yet another passphrase', code: recoveryCodes[0] })).statusCode).toBe(204)
+    expect(await status(account)).toMatchObject({ recoveryCodesLeft: 9 })
+    const events = await auditActions(account)
+    // Three wrong codes: two at changes, one at the log-in above.
+    expect(events.find((event) => event.action === 'account.two_factor_failed')?.details).toMatchObject({ count: 3 })
+    expect(events.find((event) => event.action === 'account.recovery_code_used')?.details).toEqual({ recoveryCodesLeft: 9 })
+    expect(events.filter((event) => event.action === 'account.password_changed')).toHaveLength(2)
   })
 
   it.skipIf(!available)('deletes the account only with a code too while it is on; a recovery code does it', async () => {
@@ -389,6 +404,70 @@ describe.each(deployments)('two-factor authentication on $name', ({ available, o
     expect(answer.statusCode, answer.body).toBe(409)
     expect(answer.json().error.code).toBe('conflict')
     expect((await logIn(account)).json().error.code).toBe('two_factor_required')
+  })
+
+  it.skipIf(!available)('counts the codes a session confirms changes with against its own budget, which the second factor\'s device cookie does not spare', { timeout: 60_000 }, async () => {
+    await startWithinOneWindow(credentialRateLimits.secondFactorPerEmail.windowMs, 20_000)
+    const account = await createTestAccount(service.app)
+    const { recoveryCodes, secondFactorDeviceCookie } = await enableTwoFactor(service.app, account)
+    // The session's cookie and the device's, copied together, from ever new addresses.
+    const copied = { ...asBrowser(account), cookie: `${account.cookie}; ${secondFactorDeviceCookie}` }
+    const attempt = (code: string | undefined) =>
+      service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: copied, payload: { password: account.password, code }, remoteAddress: randomClientAddress() })
+    for (let index = 0; index < 10; index++) expect((await attempt('000000')).statusCode).toBe(400)
+    const refused = await attempt(recoveryCodes[0])
+    expect(refused.statusCode).toBe(429)
+    expect(await status(account)).toMatchObject({ enabled: true, recoveryCodesLeft: 10 })
+    // The owner's log-in from that browser is still spared the account's budget: the session's is its own.
+    const owners = await service.app.inject({
+      method: 'POST',
+      url: '/api/v1/sessions',
+      payload: { email: account.email, password: account.password, code: recoveryCodes[0] },
+      headers: { cookie: secondFactorDeviceCookie },
+      remoteAddress: randomClientAddress(),
+    })
+    expect(owners.statusCode, owners.body).toBe(200)
+  })
+
+  it.skipIf(!available || options.database !== 'postgres')('refuses a change checked just before the password was changed, or the session ended, elsewhere; the code stays unused', async () => {
+    const account = await createTestAccount(service.app)
+    const { recoveryCodes } = await enableTwoFactor(service.app, account)
+    const [sessionId] = (await service.app.database.query<{ id: string }>('SELECT id FROM sessions WHERE account_id = $1', [account.id])).map((row) => row.id)
+    // Held where the change locks the account's row (a deletion FOR UPDATE), after its password's check.
+    const whileHolding = (lock: string, request: () => ReturnType<typeof changePassword>, meanwhile: Parameters<typeof requestWhileHoldingAccount>[3]) =>
+      requestWhileHoldingAccount(service.app, { accountId: account.id, lock: 'FOR NO KEY UPDATE', waitingStatement: `%FROM accounts WHERE id = $1 ${lock}%` }, request, meanwhile)
+
+    const afterPasswordChange = await whileHolding(
+      'FOR NO KEY UPDATE',
+      () => changePassword(account, { currentPassword: account.password, newPassword: 'a brand new passphrase', code: recoveryCodes[0] }),
+      (holding) => holding.query("UPDATE accounts SET password_hash = password_hash || 'changed' WHERE id = $1", [account.id]),
+    )
+    expect(afterPasswordChange.statusCode, afterPasswordChange.body).toBe(400)
+    expect(afterPasswordChange.json().error.details).toEqual([{ field: 'currentPassword', message: 'is not your current password' }])
+    await service.app.database.query("UPDATE accounts SET password_hash = left(password_hash, -length('changed')) WHERE id = $1", [account.id])
+
+    const afterSessionEnded = await whileHolding(
+      'FOR UPDATE',
+      () => deleteAccount(account, { password: account.password, code: recoveryCodes[0] }),
+      (holding) => holding.query('DELETE FROM sessions WHERE id = $1', [sessionId]),
+    )
+    expect(afterSessionEnded.statusCode, afterSessionEnded.body).toBe(401)
+    expect(await service.app.database.query('SELECT 1 FROM account_recovery_codes WHERE account_id = $1 AND used_at IS NULL', [account.id])).toHaveLength(10)
+    expect((await logIn(account, recoveryCodes[0])).statusCode).toBe(200)
+  })
+
+  it.skipIf(!available || options.database !== 'postgres')('does not turn two-factor on for a session ended while it was checked', async () => {
+    const account = await createTestAccount(service.app)
+    const setup = await service.app.inject({ method: 'POST', url: '/api/v1/me/two-factor/setup', headers: asBrowser(account), payload: {} })
+    const { secret, setupToken } = setup.json<{ secret: string; setupToken: string }>()
+    const answer = await requestWhileHoldingAccount(
+      service.app,
+      { accountId: account.id, lock: 'FOR NO KEY UPDATE', waitingStatement: '%UPDATE accounts SET totp_secret_sealed%' },
+      () => service.app.inject({ method: 'POST', url: '/api/v1/me/two-factor', headers: asBrowser(account), payload: { setupToken, code: authenticatorCode(secret), password: account.password }, remoteAddress: randomClientAddress() }),
+      (holding) => holding.query('DELETE FROM sessions WHERE account_id = $1', [account.id]),
+    )
+    expect(answer.statusCode, answer.body).toBe(401)
+    expect((await logIn(account)).statusCode).toBe(200)
   })
 
   it.skipIf(!available || options.database !== 'postgres')('of two deletions at once, each with its own recovery code, one deletes and the other is told the account is gone', async () => {

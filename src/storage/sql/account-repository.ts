@@ -90,6 +90,25 @@ export function createAccountRepository(database: SqlExecutor) {
       return rows[0] === undefined ? undefined : toAccount(rows[0])
     },
 
+    /**
+     * What has changed since a change to the account was confirmed with the password whose hash
+     * was `passwordHash`, from the session `sessionId`: the password (changed meanwhile), the
+     * session (ended meanwhile, as a password change ends the others), or the account (gone).
+     * Undefined when nothing has. For a transaction that holds the account's row locked.
+     */
+    async changedSinceConfirmation(id: string, passwordHash: string, sessionId: string): Promise<'account' | 'password' | 'session' | undefined> {
+      const rows = await database.query<{ same_password: boolean; session_open: boolean }>(
+        `SELECT password_hash = $2 AS same_password,
+                EXISTS (SELECT 1 FROM sessions WHERE id = $3 AND account_id = $1 AND expires_at > now()) AS session_open
+           FROM accounts WHERE id = $1`,
+        [id, passwordHash, sessionId],
+      )
+      const row = rows[0]
+      if (row === undefined) return 'account'
+      if (!row.same_password) return 'password'
+      return row.session_open ? undefined : 'session'
+    },
+
     /** Replaces the password hash; false when there is no such account. */
     async setPasswordHash(id: string, passwordHash: string): Promise<boolean> {
       const rows = await database.query<{ id: string }>('UPDATE accounts SET password_hash = $2 WHERE id = $1 RETURNING id', [id, passwordHash])

@@ -127,7 +127,9 @@ export function createAuditLogRepository(database: SqlExecutor) {
          INSERT INTO audit_events (id, created_at, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name, details)
          SELECT $1, clock_timestamp(), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
                 $12::jsonb || jsonb_build_object('count', 1, 'firstAt', clock_timestamp(), 'addresses', jsonb_build_array($14::text))
-          WHERE NOT EXISTS (SELECT 1 FROM counted)`,
+          WHERE NOT EXISTS (SELECT 1 FROM counted)
+            -- Not for an account deleted meanwhile (the event would go with it): nothing to record, not an error.
+            AND EXISTS (SELECT 1 FROM accounts WHERE id = $2 FOR KEY SHARE)`,
         [randomUUID(), ...columnsOf(event), JSON.stringify(event.details ?? {}), hourStart, address, MAX_REPEATED_ADDRESSES],
       )
     },

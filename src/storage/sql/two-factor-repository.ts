@@ -43,7 +43,8 @@ export function createTwoFactorRepository(database: SqlExecutor) {
      * that take codes of one account, and change its codes, lock the account first and take turns
      * instead of waiting on each other's code rows. Null while two-factor is off; undefined when
      * the account is gone. `forDeletion` locks FOR UPDATE, as the account's deletion goes on to, so
-     * that two deletions at once do not both hold the weaker lock and wait to strengthen it.
+     * that changes of the account (auditedTransaction's FOR KEY SHARE) wait from the start instead
+     * of slipping in while the deletion strengthens its lock.
      */
     async lockTwoFactor(accountId: string, forDeletion = false): Promise<Pick<TwoFactorState, 'sealedSecret' | 'enabledAt'> | null | undefined> {
       const rows = await database.query<{ totp_secret_sealed: string | null; totp_enabled_at: Date | null }>(

@@ -78,13 +78,16 @@ export async function enforcePasswordAttemptBudgets(app: FastifyInstance, reques
  * a day, while the owner's audit log shows the attempts. A browser that has passed the second
  * factor since two-factor was turned on at `enabledAt` (secondFactorDevice) is spared that budget,
  * so that a stranger with the password cannot lock its owner out; a browser that only ever gave
- * the password is not.
+ * the password is not. A change confirmed from a logged-in session (`sessionId`) counts against
+ * that session's own budget too, as large as the account's, which the cookie does not spare: a
+ * browser's cookies copied whole carry the session with the cookie, and a new session needs a code.
  */
-export async function enforceSecondFactorBudgets(app: FastifyInstance, request: FastifyRequest, emailKey: string, enabledAt: Date): Promise<void> {
+export async function enforceSecondFactorBudgets(app: FastifyInstance, request: FastifyRequest, emailKey: string, enabledAt: Date, sessionId?: string): Promise<void> {
   const client = clientKeyOf(app, request.ip)
   const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), secondFactorDevice(emailKey, enabledAt), app.config)
   await enforceRateLimits(app.keyValue, [
     { key: `second-factor:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.secondFactorPerEmailAndIp },
+    ...(sessionId === undefined ? [] : [{ key: `second-factor:session:${sessionId}`, rule: credentialRateLimits.secondFactorPerEmail }]),
     ...(isKnown ? [] : [{ key: `second-factor:email:${emailKey}`, rule: credentialRateLimits.secondFactorPerEmail }]),
   ])
 }

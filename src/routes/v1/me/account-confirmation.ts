@@ -4,6 +4,7 @@ import { hashRecoveryCode, isTotpShaped, matchingTotpStep, normalizeRecoveryCode
 import { ApiError, invalidRequest, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
 import { accountOf, sessionIdOf } from '../../../plugins/authentication.js'
 import type { SqlExecutor } from '../../../storage/ports.js'
+import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createTwoFactorRepository, type TwoFactorState } from '../../../storage/sql/two-factor-repository.js'
 import { recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
 import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets } from '../accounts/rate-limits.js'
@@ -11,6 +12,7 @@ import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets } from '../ac
 /** The message of a validation_error on `code` for a code that is neither. */
 export const WRONG_CODE = "is not the authenticator app's current code, nor an unused recovery code"
 const CODE_REQUIRED = 'is required: two-factor authentication is on'
+const NOT_CURRENT_PASSWORD = 'is not your current password'
 
 interface PasswordCheck {
   /** The body's field of the password, named by a validation_error when it is wrong. */
@@ -35,7 +37,7 @@ export async function confirmWithPassword(
   request: FastifyRequest,
   what: string,
   check: PasswordCheck & { secondFactorCode?: string | undefined },
-): Promise<{ id: string; email: string; emailKey: string; sessionId: string; twoFactorEnabledAt: Date | null }> {
+): Promise<PasswordConfirmation> {
   const sessionId = sessionIdOf(request, what)
   const { id } = accountOf(request)
   const account = await app.accounts.findWithPasswordById(id)
@@ -43,7 +45,7 @@ export async function confirmWithPassword(
   const emailKey = await enforcePasswordAttemptBudgets(app, request, account.email)
   const issues = [...(check.otherIssues ?? [])]
   if (!(await isPasswordCorrect(account.passwordHash, check.password))) {
-    issues.unshift({ field: check.field, message: 'is not your current password' })
+    issues.unshift({ field: check.field, message: NOT_CURRENT_PASSWORD })
     // A stolen session guessing the password it needs to take the account over shows here.
     await recordRepeatedAudit(app.database, request, { action: 'account.password_check_failed' })
   }
@@ -51,7 +53,33 @@ export async function confirmWithPassword(
     issues.push({ field: 'code', message: CODE_REQUIRED })
   }
   throwIfInvalid(issues)
-  return { id, email: account.email, emailKey, sessionId, twoFactorEnabledAt: account.twoFactorEnabledAt }
+  return { id, email: account.email, emailKey, sessionId, twoFactorEnabledAt: account.twoFactorEnabledAt, passwordHash: account.passwordHash, passwordField: check.field }
+}
+
+/** A request's password, confirmed: the account's id and e-mail key (its rate limits'), the session's id, since when two-factor is on (null: off). */
+export interface PasswordConfirmation {
+  id: string
+  email: string
+  emailKey: string
+  sessionId: string
+  twoFactorEnabledAt: Date | null
+  /** The hash the password was checked against, and its field in the body: for confirmationStillHolds. */
+  passwordHash: string
+  passwordField: string
+}
+
+/**
+ * Throws when what confirmWithPassword confirmed no longer holds, in the transaction that makes
+ * the change with the account's row locked: a password changed meanwhile is a wrong password now
+ * (400 on its field), a session ended meanwhile (as a password change ends the others) or an
+ * account deleted is 401. Without it, a request that was checked just before the owner changed
+ * the password, and so ended the session, would still go through.
+ */
+export async function confirmationStillHolds(transaction: SqlExecutor, confirmed: PasswordConfirmation): Promise<void> {
+  const changed = await createAccountRepository(transaction).changedSinceConfirmation(confirmed.id, confirmed.passwordHash, confirmed.sessionId)
+  if (changed === 'password') throw invalidRequest([{ field: confirmed.passwordField, message: NOT_CURRENT_PASSWORD }])
+  if (changed === 'session') throw new ApiError('unauthorized', 'The session has ended.')
+  if (changed === 'account') throw new ApiError('unauthorized', 'The account was deleted.')
 }
 
 /** What a change asks of the second factor: a code while two-factor is on, whether it must be on. */
@@ -91,13 +119,13 @@ export async function confirmAccountChange<Result>(
 export async function withSecondFactor<Result>(
   app: FastifyInstance,
   request: FastifyRequest,
-  confirmed: { id: string; emailKey: string; twoFactorEnabledAt: Date | null },
+  confirmed: PasswordConfirmation,
   check: SecondFactorCheck,
   work: (transaction: SqlExecutor, factor: SecondFactor | undefined) => Promise<Result>,
 ): Promise<Result> {
-  const { id, emailKey, twoFactorEnabledAt } = confirmed
+  const { id, emailKey, sessionId, twoFactorEnabledAt } = confirmed
   if (twoFactorEnabledAt === null && check.onlyWithTwoFactor === true) throw twoFactorOff()
-  if (twoFactorEnabledAt !== null) await enforceSecondFactorBudgets(app, request, emailKey, twoFactorEnabledAt)
+  if (twoFactorEnabledAt !== null) await enforceSecondFactorBudgets(app, request, emailKey, twoFactorEnabledAt, sessionId)
   const outcome = await app.database.transaction(async (transaction) => {
     const current = await createTwoFactorRepository(transaction).lockTwoFactor(id, check.deletesAccount)
     if (current === undefined) throw new ApiError('unauthorized', 'The account was deleted.')
@@ -106,6 +134,7 @@ export async function withSecondFactor<Result>(
         ? twoFactorOff()
         : new ApiError('conflict', 'Two-factor authentication was turned on or off meanwhile: try again.')
     }
+    await confirmationStillHolds(transaction, confirmed)
     if (current === null) return { taken: true as const, result: await work(transaction, undefined) }
     const factor = await takeSecondFactor(app, transaction, id, current, (check.code ?? '').trim())
     if (factor === undefined) return { taken: false as const }

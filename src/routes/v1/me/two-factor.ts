@@ -19,7 +19,7 @@ import { createTwoFactorRepository, type TwoFactorState } from '../../../storage
 import { rememberDevice, secondFactorDevice } from '../sessions/known-device.js'
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
-import { confirmAccountChange, confirmWithPassword } from './account-confirmation.js'
+import { confirmAccountChange, confirmationStillHolds, confirmWithPassword } from './account-confirmation.js'
 
 const TwoFactorStatus = Type.Object({
   enabled: Type.Boolean(),
@@ -150,18 +150,20 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       } else if (step === undefined) {
         issues.push({ field: 'code', message: "is not the app's current code: check that the phone's clock is right" })
       }
-      const { emailKey } = await confirmWithPassword(app, request, 'turn two-factor authentication on', { field: 'password', password, otherIssues: issues })
+      const confirmed = await confirmWithPassword(app, request, 'turn two-factor authentication on', { field: 'password', password, otherIssues: issues })
       if (!('secret' in setup) || step === undefined) throw new Error('a setup without a confirmed code passed validation')
       const { codes, hashes } = recoveryCodeSet()
       const sealed = sealTotpSecret(key, id, setup.secret)
       const enabledAt = await auditedTransaction(app, request, async (transaction) => {
         const since = await createTwoFactorRepository(transaction).enable(id, sealed, step, hashes)
         if (since === undefined) throw turnedOn()
+        // The row is locked now: checked after, a password change that committed before is seen.
+        await confirmationStillHolds(transaction, confirmed)
         await recordAudit(transaction, request, { action: 'account.two_factor_enabled' })
         return since
       })
       // This browser has just given a code: its later log-ins are the owner's (enforceSecondFactorBudgets).
-      rememberDevice(reply, app.keyRing.macKeyFor('device'), secondFactorDevice(emailKey, enabledAt), app.config)
+      rememberDevice(reply, app.keyRing.macKeyFor('device'), secondFactorDevice(confirmed.emailKey, enabledAt), app.config)
       return { recoveryCodes: codes }
     },
   )
@@ -174,8 +176,8 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: 'Turn two-factor authentication off',
         description:
-          'With the password and a code of the second factor (the app\'s current code or an unused recovery code): each wrong one is a 400 ' +
-          'validation_error on its field, counted against its budget (429 rate_limited beyond). Forgets the secret and the recovery codes. ' +
+          'With the password and a code of the second factor (the app\'s current code or an unused recovery code): a wrong one of either, or no ' +
+          'code, is a 400 validation_error on its field; wrong ones count against their budgets (429 rate_limited beyond). Forgets the secret and the recovery codes. ' +
           '409 conflict when it is off. From a logged-in session only (403 forbidden with an API key).',
         security: dashboardSecurity,
         body: Confirmation,
