@@ -82,8 +82,11 @@ describe.skipIf(!hasChromium())('changing the password and deleting the account 
 
     // The passwords stay in their fields: only the code is typed again.
     await codeField.fill(await app.code())
+    // The section's status is loaded again after the change (a recovery code would be one fewer).
+    const statusReloaded = page.waitForResponse((response) => response.url().endsWith('/api/v1/me/two-factor') && response.request().method() === 'GET')
     await form.getByRole('button', { name: 'Change password' }).click()
     await form.getByText('Your password was changed.').waitFor()
+    expect((await (await statusReloaded).json()) as { recoveryCodesLeft: number }).toMatchObject({ recoveryCodesLeft: 10 })
     expect(await codeField.inputValue()).toBe('')
     expect(await logInElsewhere(service, { ...account, password: newPassword })).toMatchObject({ status: 401, error: 'two_factor_required' })
     expect(await logInElsewhere(service, account)).toMatchObject({ status: 401, error: 'invalid_credentials' })
@@ -144,6 +147,9 @@ describe.skipIf(!hasChromium())('changing the password with two-factor authentic
   let dashboard: OpenDashboard
   let page: Page
   let account: TestAccount
+
+  // The recovery codes of two-factor turned on in another tab (below).
+  let lateRecoveryCodes: string[] = []
 
   beforeAll(async () => {
     ;({ dashboard, account } = await openLoggedIn())
@@ -212,6 +218,7 @@ describe.skipIf(!hasChromium())('changing the password with two-factor authentic
     const newPassword = 'another passphrase, the code asked late'
     // The same session, as another tab of this browser: the page still shows two-factor off.
     const { recoveryCodes } = await enableTwoFactor(service, account)
+    lateRecoveryCodes = recoveryCodes
     const form = passwordForm(page)
     expect(await form.getByLabel(CODE_LABEL).count()).toBe(0)
     await form.getByLabel('Current password').fill(account.password)
@@ -228,6 +235,40 @@ describe.skipIf(!hasChromium())('changing the password with two-factor authentic
     await waitForRecoveryCodesLeft(page, 9)
     expect(await logInElsewhere(service, { ...account, password: newPassword }, recoveryCodes[0])).toMatchObject({ status: 401, error: 'two_factor_invalid' })
     expect(await logInElsewhere(service, account)).toMatchObject({ status: 401, error: 'invalid_credentials' })
+    account.password = newPassword
     expect(dashboard.pageErrors).toEqual([])
+  }, 60_000)
+
+  it('keeps the code field the API asked for while the two-factor status cannot be loaded, through a wrong password', async () => {
+    const newPassword = 'a passphrase, the status unknown'
+    // Two-factor is on (the test above), but the page cannot learn it.
+    const isStatus = (url: URL) => url.pathname === '/api/v1/me/two-factor'
+    await page.route(isStatus, (route) => (route.request().method() === 'GET' ? route.abort() : route.continue()))
+    try {
+      await page.goto(`${dashboard.origin}/dashboard/account`)
+      const form = passwordForm(page)
+      await form.getByLabel('Current password').waitFor()
+      expect(await form.getByLabel(CODE_LABEL).count()).toBe(0)
+      await form.getByLabel('Current password').fill(account.password)
+      await form.getByLabel('New password').fill(newPassword)
+      await form.getByRole('button', { name: 'Change password' }).click()
+      await form.locator('#password-change-code-error').filter({ hasText: 'is required: two-factor authentication is on' }).waitFor()
+      expect(await form.locator('#current-password-error').count()).toBe(0)
+
+      // A wrong password now: its error replaces the code's, and the code field stays, with the code typed.
+      await form.getByLabel('Current password').fill('not the password')
+      await form.getByLabel(CODE_LABEL).fill(lateRecoveryCodes[1] ?? '')
+      await form.getByRole('button', { name: 'Change password' }).click()
+      await form.locator('#current-password-error').filter({ hasText: 'is not your current password' }).waitFor()
+      expect(await form.getByLabel(CODE_LABEL).inputValue()).toBe(lateRecoveryCodes[1])
+
+      await form.getByLabel('Current password').fill(account.password)
+      await form.getByRole('button', { name: 'Change password' }).click()
+      await form.getByText('Your password was changed.').waitFor()
+      expect(await logInElsewhere(dashboard.service.app, { ...account, password: newPassword }, lateRecoveryCodes[1])).toMatchObject({ status: 401, error: 'two_factor_invalid' })
+      account.password = newPassword
+    } finally {
+      await page.unroute(isStatus)
+    }
   }, 60_000)
 })

@@ -2,9 +2,12 @@ import { useRef, useState } from 'preact/hooks'
 import { ApiRequestError, describeError } from '../api/client.js'
 import { sortFieldErrors } from './field-errors.js'
 
-/** After the render that marks the fields, so the focused field is read with its error. */
+/**
+ * After the render that marks the fields, so the focused field is read with its error. Within an
+ * open dialog when there is one: a field behind it, invalid from an earlier try, cannot take focus.
+ */
 export function focusFirstInvalidField(): void {
-  window.requestAnimationFrame(() => document.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus())
+  window.requestAnimationFrame(() => (document.querySelector('dialog[open]') ?? document).querySelector<HTMLElement>('[aria-invalid="true"]')?.focus())
 }
 
 export interface FormSubmitState {

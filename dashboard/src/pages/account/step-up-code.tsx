@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { ApiRequestError, isConflict } from '../../api/client.js'
 import { CodeField } from '../../components/code-field.js'
 import { cleanCode } from '../../lib/two-factor.js'
@@ -23,6 +23,11 @@ const CHANGED_MEANWHILE =
  */
 export function useStepUpCode({ isOn, reload }: TwoFactorGate) {
   const [code, setCode] = useState('')
+  // Asked for by the API while the page did not know two-factor was on (its status not loaded):
+  // the field stays until the form is done, even while a new try clears the errors.
+  const [isAsked, setAsked] = useState(false)
+  // Turned on or off in the section: a code typed for the state gone by is not sent with the next.
+  useEffect(() => setCode(''), [isOn])
   /**
    * A wrong code empties the field (an authenticator code is not tried twice; a recovery code is
    * typed again). A code asked for while the page showed two-factor off, or the API's 409 (turned
@@ -41,12 +46,17 @@ export function useStepUpCode({ isOn, reload }: TwoFactorGate) {
       }
       if (error.details.some((detail) => detail.field === 'code')) {
         setCode('')
+        setAsked(true)
         if (!isOn) reload()
       }
       throw error
     }
   }
   const field = (id: string, error: string | undefined) =>
-    isOn || error !== undefined ? <CodeField id={id} kind="either" value={code} error={error} onInput={setCode} /> : null
-  return { send, field, reset: () => setCode('') }
+    isOn || isAsked || error !== undefined ? <CodeField id={id} kind="either" value={code} error={error} onInput={setCode} /> : null
+  const reset = () => {
+    setCode('')
+    setAsked(false)
+  }
+  return { send, field, reset }
 }

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { isConflict } from '../../api/client.js'
 import { beginTwoFactorSetup, replaceRecoveryCodes, turnOffTwoFactor, type TwoFactorProof } from '../../api/two-factor.js'
 import type { TwoFactorSetup, TwoFactorStatus } from '../../api/types.js'
@@ -31,6 +31,11 @@ export function TwoFactorSection({ email, status, reload }: TwoFactorSectionProp
   const [outcome, setOutcome] = useState<string | undefined>()
   const [error, setError] = useState<unknown>()
   const heading = useRef<HTMLHeadingElement>(null)
+  // Found on by a reload the page's forms asked for (turned on in another tab): a setup begun here is over.
+  const isOn = status.data?.enabled === true
+  useEffect(() => {
+    if (isOn) setSetup(undefined)
+  }, [isOn])
 
   const begin = async () => {
     setBeginning(true)
