@@ -27,6 +27,12 @@ export const Account = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 })
 
+/** A code of the account's second factor, which the log-in and the account's changes take while two-factor is on. */
+export const SecondFactorCode = Type.String({
+  maxLength: 100,
+  description: "The authenticator app's current code, or an unused recovery code (which is used up)",
+})
+
 export const IdParams = Type.Object({ id: Type.String({ description: 'UUID' }) })
 
 /**

@@ -10,7 +10,7 @@ import { recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
 import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets } from '../accounts/rate-limits.js'
 
 /** The message of a validation_error on `code` for a code that is neither. */
-export const WRONG_CODE = "is not the authenticator app's current code, nor an unused recovery code"
+const WRONG_CODE = "is not the authenticator app's current code, nor an unused recovery code"
 const CODE_REQUIRED = 'is required: two-factor authentication is on'
 const NOT_CURRENT_PASSWORD = 'is not your current password'
 
@@ -151,7 +151,7 @@ export async function withSecondFactor<Result>(
 }
 
 /** The conflict of a change that needs two-factor authentication on. */
-export const twoFactorOff = () => new ApiError('conflict', 'Two-factor authentication is off for this account.')
+const twoFactorOff = () => new ApiError('conflict', 'Two-factor authentication is off for this account.')
 
 /** How a second factor was proven. */
 export type SecondFactor = { kind: 'authenticator' } | { kind: 'recovery-code'; recoveryCodesLeft: number }

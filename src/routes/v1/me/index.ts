@@ -10,24 +10,19 @@ import { recordAudit } from '../audit-log/audit-trail.js'
 import { announceSetupCode } from '../accounts/announce-setup-code.js'
 import { confirmAccountChange, confirmWithPassword, withSecondFactor } from './account-confirmation.js'
 import twoFactorRoutes from './two-factor.js'
-import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
-
-const secondFactorCode = Type.String({
-  maxLength: 100,
-  description: "While two-factor authentication is on: the authenticator app's current code, or an unused recovery code (which is used up)",
-})
+import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, SecondFactorCode } from '../dashboard-schemas.js'
 
 const PasswordChange = Type.Object(
   {
     currentPassword: Type.String({ maxLength: 1000 }),
     newPassword: Type.String({ maxLength: 1000, description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters` }),
-    code: Type.Optional(secondFactorCode),
+    code: Type.Optional(SecondFactorCode),
   },
   { additionalProperties: false },
 )
 
 const AccountDeletion = Type.Object(
-  { password: Type.String({ maxLength: 1000 }), code: Type.Optional(secondFactorCode) },
+  { password: Type.String({ maxLength: 1000 }), code: Type.Optional(SecondFactorCode) },
   { additionalProperties: false },
 )
 

@@ -18,7 +18,7 @@ import { accountOf, sessionIdOf } from '../../../plugins/authentication.js'
 import { createTwoFactorRepository, type TwoFactorState } from '../../../storage/sql/two-factor-repository.js'
 import { rememberDevice, secondFactorDevice } from '../sessions/known-device.js'
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, SecondFactorCode } from '../dashboard-schemas.js'
 import { confirmAccountChange, confirmationStillHolds, confirmWithPassword } from './account-confirmation.js'
 
 const TwoFactorStatus = Type.Object({
@@ -41,7 +41,6 @@ const RecoveryCodes = Type.Object({
   }),
 })
 
-const codeProperty = Type.String({ maxLength: 100, description: "The authenticator app's current code, or an unused recovery code" })
 const passwordProperty = Type.String({ maxLength: 1000, description: "The account's current password" })
 
 const Enabling = Type.Object(
@@ -53,7 +52,7 @@ const Enabling = Type.Object(
   { additionalProperties: false },
 )
 
-const Confirmation = Type.Object({ password: passwordProperty, code: codeProperty }, { additionalProperties: false })
+const Confirmation = Type.Object({ password: passwordProperty, code: SecondFactorCode }, { additionalProperties: false })
 
 const turnedOn = () => new ApiError('conflict', 'Two-factor authentication is on already; turn it off first to set up another app.')
 

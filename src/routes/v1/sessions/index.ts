@@ -23,12 +23,12 @@ import { auditActorOf, auditedTransaction, recordAudit, recordRepeatedAudit } fr
 import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets } from '../accounts/rate-limits.js'
 import currentSessionRoutes from './current-session.js'
 import { deviceCookieName, isKnownDevice, passwordDevice, rememberDevice, secondFactorDevice } from './known-device.js'
-import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, SecondFactorCode } from '../dashboard-schemas.js'
 
 const LogIn = Type.Object(
   {
     ...Credentials.properties,
-    code: Type.Optional(Type.String({ maxLength: 100, description: "With two-factor authentication on: the authenticator app's current code, or an unused recovery code" })),
+    code: Type.Optional(SecondFactorCode),
   },
   { additionalProperties: false },
 )
