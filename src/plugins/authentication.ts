@@ -125,12 +125,27 @@ export function isFromOwnOrigin(request: FastifyRequest, config: Pick<Config, 'p
 }
 
 /**
+ * 403 csrf_rejected, naming the Origin this request would have needed, so that a script calling
+ * http://127.0.0.1:3000 with "Origin: http://localhost:3000" (or with a trailing slash) sees what
+ * to send. The origin named is the one isFromOwnOrigin compares with, which the caller already
+ * knows (it chose the URL, or PUBLIC_URL is public), so naming it trusts no header further.
+ */
+export function csrfRejection(request: FastifyRequest, config: Pick<Config, 'publicUrl'>): ApiError {
+  const expected = expectedOrigin(request, config)
+  if (expected === undefined) return new ApiError('csrf_rejected')
+  return new ApiError(
+    'csrf_rejected',
+    `The request did not come from this service's own pages: a script that logs in with a session cookie must send "Origin: ${expected}" (the scheme, host and port it calls).`,
+  )
+}
+
+/**
  * Log-in and sign-up carry no credentials yet, so they are not CSRF-checked as such; but a page
  * of another origin must not log a visitor into an account of its choosing (login CSRF). Scripts
  * send no Origin and are unaffected.
  */
 export function rejectCrossOriginForm(request: FastifyRequest, config: Pick<Config, 'publicUrl'>): void {
-  if (request.headers.origin !== undefined && !isFromOwnOrigin(request, config)) throw new ApiError('csrf_rejected')
+  if (request.headers.origin !== undefined && !isFromOwnOrigin(request, config)) throw csrfRejection(request, config)
 }
 
 export function setSessionCookie(reply: FastifyReply, token: string, expiresAt: Date, config: Pick<Config, 'environment'>): void {
@@ -189,7 +204,7 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
     if (session === undefined) throw new ApiError('unauthorized', 'The session has expired or was logged out; log in again.')
     // Bearer requests are exempt: a page of another origin can make a browser send cookies, but not an
     // Authorization header (that needs a CORS preflight, which the dashboard API never grants).
-    if (!safeMethods.has(request.method) && !isFromOwnOrigin(request, app.config)) throw new ApiError('csrf_rejected')
+    if (!safeMethods.has(request.method) && !isFromOwnOrigin(request, app.config)) throw csrfRejection(request, app.config)
     request.account = { id: session.accountId, email: session.email }
     request.authentication = { method: 'session', sessionId: session.sessionId }
   })

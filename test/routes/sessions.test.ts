@@ -255,12 +255,36 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     expect(response.statusCode).toBe(204)
   })
 
+  it('names in a csrf_rejected the Origin the request needed, and takes the Host in any letter case', async () => {
+    const other = await createTestAccount(service.app)
+    const createKey = (headers: Record<string, string>) =>
+      service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { cookie: other.cookie, ...headers }, payload: { name: 'x' } })
+    const needs = (origin: string) =>
+      `The request did not come from this service's own pages: a script that logs in with a session cookie must send "Origin: ${origin}" (the scheme, host and port it calls).`
+    // A script that calls 127.0.0.1 but names localhost, or adds a trailing slash, or sends none.
+    for (const [headers, origin] of [
+      [{ host: '127.0.0.1:3000', origin: 'http://localhost:3000' }, 'http://127.0.0.1:3000'],
+      [{ host: 'localhost:3000', origin: 'http://localhost:3000/' }, 'http://localhost:3000'],
+      [{ host: 'localhost:3000' }, 'http://localhost:3000'],
+    ] as const) {
+      const refused = await createKey(headers)
+      expect(refused.statusCode).toBe(403)
+      expect(refused.json().error).toMatchObject({ code: 'csrf_rejected', message: needs(origin) })
+    }
+    // A log-in posted with a foreign Origin is told the same.
+    const logInRefused = await logIn({ email: account.email, password: account.password }, { headers: { host: 'localhost:3000', origin: 'https://evil.example' } })
+    expect(logInRefused.json().error).toMatchObject({ code: 'csrf_rejected', message: needs('http://localhost:3000') })
+    // curl sends the Host as typed; a browser's Origin is always lower case, and they match.
+    expect((await createKey({ host: 'LocalHost:3000', origin: 'http://localhost:3000' })).statusCode).toBe(201)
+  })
+
   it('uses PUBLIC_URL as our origin when it is set', async () => {
     const behindProxy = await buildTestApp({ env: { PUBLIC_URL: 'https://tollgate.example.com' } })
     try {
       const other = await createTestAccount(behindProxy.app, { origin: 'https://tollgate.example.com' })
       const fromHost = await behindProxy.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(other), payload: { name: 'x' } })
       expect(fromHost.statusCode).toBe(403)
+      expect(fromHost.json().error.message).toContain('"Origin: https://tollgate.example.com"')
       const fromPublicUrl = await behindProxy.app.inject({
         method: 'POST',
         url: '/api/v1/api-keys',
