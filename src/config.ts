@@ -113,7 +113,7 @@ function readBoolean(env: Environment, name: string, fallback: boolean): boolean
   if (raw === undefined || raw === '') return fallback
   if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true
   if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false
-  throw new ConfigError(name, `must be true or false (got ${JSON.stringify(raw)})`)
+  throw new ConfigError(name, `must be 1, true or yes to turn it on, or 0, false or no to turn it off (got ${JSON.stringify(raw)})`)
 }
 
 function readTrustProxy(env: Environment): Config['trustProxy'] {

@@ -102,6 +102,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} `))
   })
 
+  it('lists the values a yes-or-no variable takes when it refuses one, and takes them in any letter case', () => {
+    expect(() => loadConfig({ LOG_REQUESTS: 'sometimes' })).toThrow(
+      new ConfigError('LOG_REQUESTS', 'must be 1, true or yes to turn it on, or 0, false or no to turn it off (got "sometimes")'),
+    )
+    for (const yes of ['1', 'true', 'YES']) expect(loadConfig({ EPHEMERAL_IDS: yes }).ephemeralIds).toBe(true)
+    for (const no of ['0', 'False', 'no']) expect(loadConfig({ EPHEMERAL_IDS: no }).ephemeralIds).toBe(false)
+  })
+
   it.each(['redis://cache:6379', 'redis://cache:6379/', 'redis://cache:6379/15', 'rediss://user:pass@cache:6380/2', 'redis://cache:6379?db=3', 'redis://cache:6379/3?db=3'])('takes REDIS_URL=%s', (url) => {
     expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url)
   })
