@@ -24,8 +24,14 @@ import { createSessionRepository } from '../src/storage/sql/session-repository.j
 import { createTwoFactorRepository } from '../src/storage/sql/two-factor-repository.js'
 import { describeDatabase, openServiceDatabase, readSecretInput, UsageError } from './operator-input.js'
 
-const USAGE =
-  'usage: npm run account -- create <e-mail address> | set-password <e-mail address> (the password on standard input) | disable-two-factor <e-mail address>'
+const USAGE = [
+  'usage: npm run account -- create <e-mail address>',
+  '       npm run account -- set-password <e-mail address>',
+  '       npm run account -- disable-two-factor <e-mail address>',
+  'create and set-password ask for the password twice, without echo, on a terminal; otherwise they read it from',
+  'standard input, one line (echo "$PASSWORD" | npm run account -- create owner@example.com).',
+  'The database is the server\'s (DATABASE_URL, or DATA_DIR\'s embedded one: stop the server first).',
+].join('\n')
 
 /** Turns the account's two-factor authentication off, recording it as the operator's act. */
 async function disableTwoFactor(email: string): Promise<string> {
@@ -55,9 +61,7 @@ async function run(command: string | undefined, address: string | undefined): Pr
   if (!isEmailAddress(email)) throw new UsageError(`${JSON.stringify(address)} is not an e-mail address`)
   if (command === 'disable-two-factor') return disableTwoFactor(email)
   const config = loadConfig()
-  const password = await readSecretInput('password')
-  const problem = findPasswordProblem(password)
-  if (problem !== undefined) throw new UsageError(`the password ${problem}`)
+  const password = await readSecretInput('password', findPasswordProblem)
   const passwordHash = await hashPassword(password)
 
   // A first account may come before the first start (the database made here); a password is set in one that exists.
@@ -90,7 +94,8 @@ async function run(command: string | undefined, address: string | undefined): Pr
 }
 
 try {
-  process.stdout.write(`${await run(process.argv[2], process.argv[3])}\n`)
+  const command = process.argv[2]
+  process.stdout.write(`${command === '--help' || command === '-h' ? USAGE : await run(command, process.argv[3])}\n`)
 } catch (error) {
   if (error instanceof UsageError || error instanceof StartupError || error instanceof ConfigError) {
     process.stderr.write(`tollgate account: ${error.message}\n`)

@@ -13,11 +13,14 @@ import type { SqlDatabase } from '../src/storage/ports.js'
 /** A refusal the script prints as one line, exiting 1. */
 export class UsageError extends Error {}
 
+/** Where a secret is read from: standard input, a terminal or not. */
+export type SecretSource = NodeJS.ReadableStream & { isTTY?: boolean }
+
 /** One line from a terminal, not echoed. */
-function askQuietly(question: string): Promise<string> {
+function askQuietly(input: SecretSource, question: string): Promise<string> {
   process.stderr.write(question)
   const silent = new Writable({ write: (_chunk, _encoding, done) => done() })
-  const lines = createInterface({ input: process.stdin, output: silent, terminal: true })
+  const lines = createInterface({ input, output: silent, terminal: true })
   return new Promise((resolve) => {
     lines.once('line', (line) => {
       lines.close()
@@ -31,23 +34,30 @@ function askQuietly(question: string): Promise<string> {
  * A secret (`what`: 'password', 'new secret') asked twice without echo on a terminal; otherwise
  * standard input's one line, its end not part of the secret (echo adds one), or the same line
  * twice, as the prompt asks for it. Anything else is refused rather than stored: a line break
- * inside a password is one no log-in form can type.
+ * inside a password is one no log-in form can type. `findProblem` judges the value (too short, say)
+ * before a terminal asks for it again, so that nobody types a refused secret twice.
  */
-export async function readSecretInput(what: string): Promise<string> {
-  if (process.stdin.isTTY) {
+export async function readSecretInput(what: string, findProblem: (value: string) => string | undefined, input: SecretSource = process.stdin): Promise<string> {
+  const refuseIfProblem = (value: string): void => {
+    const problem = findProblem(value)
+    if (problem !== undefined) throw new UsageError(`the ${what} ${problem}`)
+  }
+  if (input.isTTY === true) {
     const label = what.charAt(0).toUpperCase() + what.slice(1)
-    const value = await askQuietly(`${label}: `)
-    if ((await askQuietly(`${label} again: `)) !== value) throw new UsageError(`the two ${what}s differ`)
+    const value = await askQuietly(input, `${label}: `)
+    refuseIfProblem(value)
+    if ((await askQuietly(input, `${label} again: `)) !== value) throw new UsageError(`the two ${what}s differ`)
     return value
   }
-  let input = ''
-  for await (const chunk of process.stdin) input += String(chunk)
-  const lines = input.split(/\r?\n/)
+  let text = ''
+  for await (const chunk of input) text += String(chunk)
+  const lines = text.split(/\r?\n/)
   if (lines.at(-1) === '') lines.pop()
   const [value, again, ...rest] = lines
   if (value === undefined || rest.length > 0 || (again !== undefined && again !== value)) {
     throw new UsageError(`standard input must hold the ${what} on one line (or twice, the same, as the prompt asks for it)`)
   }
+  refuseIfProblem(value)
   return value
 }
 

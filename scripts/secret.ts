@@ -1,6 +1,6 @@
 /**
  * npm run secret -- check
- * npm run secret -- change    (the new secret on standard input)
+ * npm run secret -- change    (the new secret asked twice on a terminal, or one line of standard input)
  * npm run secret -- adopt
  *
  * The server's secret against the database it goes with (migration 012). `check` tells whether
@@ -25,7 +25,13 @@ import { readKeyCheck, sameKeyCheck, writeKeyCheck } from '../src/storage/sql/se
 import { createTwoFactorRepository } from '../src/storage/sql/two-factor-repository.js'
 import { describeDatabase, openServiceDatabase, readSecretInput, UsageError } from './operator-input.js'
 
-const USAGE = 'usage: npm run secret -- check | change (the new secret on standard input) | adopt'
+const USAGE = [
+  'usage: npm run secret -- check | change | adopt',
+  '  check   whether TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is the secret the database goes with',
+  '  change  moves the database to a new secret (every instance stopped first); asks for it twice, without echo,',
+  '          on a terminal, otherwise reads it from standard input, one line (openssl rand -base64 48 | npm run secret -- change)',
+  '  adopt   makes the current secret the database\'s when its own is lost, and names what stays unreadable',
+].join('\n')
 const CURRENT = 'TOLLGATE_SECRET (or, unset, DATA_DIR/secret)'
 
 /**
@@ -81,8 +87,13 @@ const sealedKinds: { name: string; kind: SealedKind }[] = [
   {
     name: 'webhook secret(s)',
     kind: {
-      lock: (transaction) =>
-        transaction.query('SELECT id, id AS owner, webhook_secret_ciphertext AS sealed FROM sites WHERE webhook_secret_ciphertext IS NOT NULL ORDER BY id FOR UPDATE'),
+      lock: async (transaction) => {
+        const sites = await transaction.query<{ id: string; name: string; sealed: string }>(
+          'SELECT id, name, webhook_secret_ciphertext AS sealed FROM sites WHERE webhook_secret_ciphertext IS NOT NULL ORDER BY id FOR UPDATE',
+        )
+        // The name the dashboard shows beside the id, quoted (it may hold commas) and escaped (control characters).
+        return sites.map((site) => ({ id: site.id, owner: `${JSON.stringify(site.name)} (${site.id})`, sealed: site.sealed }))
+      },
       open: (keyRing, sealed, siteId) => decryptSecret(keyRing.keyFor('webhook-encryption'), sealed, siteId),
       seal: (keyRing, plaintext, siteId) => encryptSecret(keyRing.keyFor('webhook-encryption'), plaintext, siteId),
       store: async (transaction, siteId, sealed) => {
@@ -180,9 +191,7 @@ async function run(command: string | undefined): Promise<string> {
   if (command === 'check') return check(current)
   if (command === 'adopt') return withDatabase((database) => adopt(current, database))
 
-  const nextSecret = await readSecretInput('new secret')
-  const problem = findSecretProblem(nextSecret, currentSecret)
-  if (problem !== undefined) throw new UsageError(`the new secret ${problem}`)
+  const nextSecret = await readSecretInput('new secret', (next) => findSecretProblem(next, currentSecret))
   // Kept in DATA_DIR when TOLLGATE_SECRET is unset: the new file is written aside first and takes
   // the old one's place once the database has committed.
   const file = config.secret === undefined ? storedSecretFile(config.dataDirectory) : undefined
@@ -206,7 +215,8 @@ async function run(command: string | undefined): Promise<string> {
 }
 
 try {
-  process.stdout.write(`${await run(process.argv[2])}\n`)
+  const command = process.argv[2]
+  process.stdout.write(`${command === '--help' || command === '-h' ? USAGE : await run(command)}\n`)
 } catch (error) {
   if (error instanceof UsageError || error instanceof StartupError || error instanceof ConfigError) {
     process.stderr.write(`tollgate secret: ${error.message}\n`)

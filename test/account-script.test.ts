@@ -8,6 +8,7 @@ import { loadConfig } from '../src/config.js'
 import { createKeyRing } from '../src/secret.js'
 import { openStorage } from '../src/storage/open-storage.js'
 import { randomClientAddress, sessionCookieOf } from './helpers/dashboard-client.js'
+import { hasTerminal, runOnTerminal } from './helpers/terminal.js'
 import { TEST_SECRET } from './helpers/test-app.js'
 import { enableTwoFactor } from './helpers/two-factor.js'
 
@@ -120,12 +121,25 @@ describe('npm run account', () => {
     expect(account(['create', 'three@example.com'], 'a good long password\na good long password\nx')).toMatchObject({ status: 1, stderr: refusal })
   }, 60_000)
 
-  it('names what is wrong with its arguments', () => {
-    expect(account(['delete', 'owner@example.com'], 'x')).toMatchObject({ status: 1, stderr: expect.stringMatching(/^tollgate account: usage: npm run account -- create/) })
+  it('names what is wrong with its arguments, and prints its usage on --help', () => {
+    const usage = account(['--help'], '')
+    expect(usage).toMatchObject({ status: 0, stderr: '', stdout: expect.stringMatching(/^usage: npm run account -- create <e-mail address>\n/) as string })
+    // What happens to the password: no "(on standard input)" for a terminal that prompts twice.
+    expect(usage.stdout).toContain('ask for the password twice, without echo, on a terminal; otherwise they read it from\nstandard input, one line')
+    expect(account(['-h'], '')).toEqual(usage)
+    expect(account([], '')).toMatchObject({ status: 1, stdout: '', stderr: `tollgate account: ${usage.stdout}` })
+    expect(account(['delete', 'owner@example.com'], 'x')).toMatchObject({ status: 1, stderr: `tollgate account: ${usage.stdout}` })
     expect(account(['set-password', 'nobody@example.com'], 'a good long password')).toMatchObject({
       status: 1,
       stderr: expect.stringMatching(/^tollgate account: no account has the address nobody@example\.com in the embedded database in \/.+\/pglite$/) as string,
     })
     expect(account(['create', 'not-an-address'], 'a good long password')).toMatchObject({ status: 1, stderr: 'tollgate account: "not-an-address" is not an e-mail address' })
+  }, 60_000)
+
+  it.skipIf(!hasTerminal)('on a terminal, refuses a password too short at its first entry, before asking for it again', () => {
+    const ran = runOnTerminal(['scripts/account.ts', 'create', 'terminal@example.com'], { NODE_ENV: 'production', TOLLGATE_SECRET: TEST_SECRET, DATA_DIR: dataDirectory }, 'short\n')
+    expect(ran.status).toBe(1)
+    expect(ran.output).toContain('Password: \ntollgate account: the password must be at least 10 characters')
+    expect(ran.output).not.toContain('again')
   }, 60_000)
 })

@@ -19,6 +19,7 @@ import { checkServerSecret, readKeyCheck } from '../src/storage/sql/server-key-c
 import { createTestAccount, randomClientAddress, type TestAccount } from './helpers/dashboard-client.js'
 import { createScratchDatabase, type ScratchDatabase } from './helpers/scratch-database.js'
 import { hasPostgres } from './helpers/services.js'
+import { hasTerminal, runOnTerminal } from './helpers/terminal.js'
 import { databaseKinds, withTestDatabase } from './helpers/storage.js'
 import { authenticatorCode, enableTwoFactor } from './helpers/two-factor.js'
 import { startWebhookReceiver } from './helpers/webhook-receiver.js'
@@ -127,9 +128,10 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
         // A webhook secret sealed under a secret the database left long ago: nobody can read it.
         const lost = await createWebhookSite(app, { webhookUrl: receiver.url })
         lostSiteId = lost.id
-        await app.database.query('UPDATE sites SET webhook_secret_ciphertext = $2 WHERE id = $1', [
+        await app.database.query('UPDATE sites SET webhook_secret_ciphertext = $2, name = $3 WHERE id = $1', [
           lost.id,
           encryptSecret(createKeyRing(newSecret()).keyFor('webhook-encryption'), 'gone', lost.id),
+          'Old shop, Berlin',
         ])
       })
       const production = { NODE_ENV: 'production', DATABASE_URL: database.url }
@@ -161,7 +163,7 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
         `or npm run account -- disable-two-factor): ${owners}`
       expect(changed.stdout.split('\n')).toEqual([
         'the database now goes with the new secret; 1 webhook secret(s) and 1 authenticator secret(s) sealed under it',
-        `1 site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): ${lostSiteId}`,
+        `1 site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): "Old shop, Berlin" (${lostSiteId})`,
         lostAccountLine(1, lostOwner?.email ?? ''),
         'start every instance with the new TOLLGATE_SECRET',
         'challenges, tokens, remembered devices and unfinished two-factor setups issued before the change are refused from now on',
@@ -183,7 +185,11 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
       expect(adopted.status, adopted.stderr).toBe(0)
       expect(adopted.stdout.split('\n')).toEqual([
         'the database now goes with TOLLGATE_SECRET (or, unset, DATA_DIR/secret); instances with another secret stop at their next start in production',
-        `2 site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): ${[siteId, lostSiteId].sort().join(', ')}`,
+        // Each site by the name the dashboard shows beside its id.
+        `2 site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): ${[siteId, lostSiteId]
+          .sort()
+          .map((id) => `"${id === siteId ? 'Webhook test site' : 'Old shop, Berlin'}" (${id})`)
+          .join(', ')}`,
         lostAccountLine(2, [owner, lostOwner].sort((a, b) => (a?.id ?? '').localeCompare(b?.id ?? '')).map((account) => account?.email).join(', ')),
       ])
       expect(secretScript(['adopt'], { ...production, TOLLGATE_SECRET: replacement })).toMatchObject({
@@ -297,15 +303,27 @@ describe('npm run secret, on the embedded database with the secret in DATA_DIR',
     }
   }, 120_000)
 
-  it('names what is wrong with its arguments', () => {
+  it('names what is wrong with its arguments, and prints its usage on --help', () => {
     const development = { NODE_ENV: 'development', DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-secret-')), TOLLGATE_SECRET: newSecret() }
-    expect(secretScript(['rotate'], development)).toMatchObject({
-      status: 1,
-      stderr: 'tollgate secret: usage: npm run secret -- check | change (the new secret on standard input) | adopt',
-    })
+    const usage = secretScript(['--help'], development)
+    expect(usage).toMatchObject({ status: 0, stderr: '', stdout: expect.stringMatching(/^usage: npm run secret -- check \| change \| adopt\n/) as string })
+    // What change reads: the terminal's two entries, or standard input's one line.
+    expect(usage.stdout).toMatch(/asks for it twice, without echo,\s+on a terminal, otherwise reads it from standard input, one line/)
+    expect(secretScript(['-h'], development)).toEqual(usage)
+    expect(secretScript(['rotate'], development)).toMatchObject({ status: 1, stdout: '', stderr: `tollgate secret: ${usage.stdout}` })
+    expect(secretScript([], development)).toMatchObject({ status: 1, stdout: '', stderr: `tollgate secret: ${usage.stdout}` })
     expect(secretScript(['change'], development, ' padded secret with enough characters in it \n')).toMatchObject({
       status: 1,
       stderr: 'tollgate secret: the new secret may not begin or end with white space (an environment variable set from a file loses it)',
     })
+  }, 60_000)
+
+  it.skipIf(!hasTerminal)('on a terminal, refuses a new secret too short at its first entry, before asking for it again', () => {
+    const development = { NODE_ENV: 'development', DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-secret-')), TOLLGATE_SECRET: newSecret(), LOG_LEVEL: 'silent' }
+    const ran = runOnTerminal(['scripts/secret.ts', 'change'], development, 'too short\n')
+    expect(ran.status).toBe(1)
+    expect(ran.output).toContain('New secret: \ntollgate secret: the new secret must be at least 32 characters of random key material')
+    expect(ran.output).not.toContain('again')
+    expect(readdirSync(development.DATA_DIR)).toEqual([])
   }, 60_000)
 })

@@ -1,0 +1,34 @@
+import { spawnSync } from 'node:child_process'
+import { isCi } from './services.js'
+
+/**
+ * Whether script(1) of util-linux (Debian's bsdutils, always installed there) can run a command
+ * on a pseudo-terminal, as an operator's shell does. Elsewhere the terminal's tests are skipped,
+ * saying so loudly; under CI its absence is an error.
+ */
+function findScriptCommand(): boolean {
+  if (spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') === true) return true
+  const message = 'script(1) of util-linux is not installed'
+  if (isCi) throw new Error(`${message}; CI must run the terminal's tests`)
+  console.warn(`\n!!! SKIPPING TERMINAL TESTS: ${message} !!!\n`)
+  return false
+}
+
+export const hasTerminal = findScriptCommand()
+
+const quoted = (word: string) => `'${word.replaceAll("'", "'\\''")}'`
+
+/**
+ * Runs a Node script with `args` on a pseudo-terminal, `input` typed into it; its standard output
+ * and error come back as one text (a terminal's), with the terminal's line ends made \n.
+ */
+export function runOnTerminal(args: string[], env: Record<string, string>, input: string): { status: number | null; output: string } {
+  const command = [process.execPath, '--import', 'tsx', ...args].map(quoted).join(' ')
+  const result = spawnSync('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+    env: { ...process.env, ...env },
+    input,
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  return { status: result.status, output: result.stdout.replaceAll('\r\n', '\n') }
+}
