@@ -9,6 +9,7 @@ import { Writable } from 'node:stream'
 import type { Config } from '../src/config.js'
 import { openDatabase } from '../src/storage/open-storage.js'
 import type { SqlDatabase } from '../src/storage/ports.js'
+import { urlWithoutPassword } from '../src/storage/url-without-password.js'
 
 /** A refusal the script prints as one line, exiting 1. */
 export class UsageError extends Error {}
@@ -64,9 +65,7 @@ export async function readSecretInput(what: string, findProblem: (value: string)
 /** The database the service would use, in words an operator recognises (no password). */
 export function describeDatabase(config: Pick<Config, 'databaseUrl' | 'dataDirectory'>): string {
   if (config.databaseUrl === undefined) return `the embedded database in ${resolve(config.dataDirectory, 'pglite')}`
-  const url = new URL(config.databaseUrl)
-  url.password = ''
-  return `PostgreSQL at ${url.toString()}`
+  return `PostgreSQL at ${urlWithoutPassword(config.databaseUrl)}`
 }
 
 /**

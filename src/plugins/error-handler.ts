@@ -227,7 +227,7 @@ function clientMessage(error: FastifyError, code: ErrorCode): string {
 }
 
 /** Connection failures to PostgreSQL or Redis, timed-out statements, and stores that refuse for now: a 503 tells clients to retry, a 500 would not. */
-function isOutage(error: Error): boolean {
+export function isOutage(error: Error): boolean {
   return dependencyOf(error) !== undefined
 }
 

@@ -5,6 +5,7 @@ import { RecentCache } from '../domain/recent-cache.js'
 import type { Site } from '../domain/sites/site.js'
 import type { Unsubscribe } from '../storage/ports.js'
 import { createSiteRepository, type SiteRepository } from '../storage/sql/site-repository.js'
+import { isOutage } from './error-handler.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -131,7 +132,10 @@ async function sitesPlugin(app: FastifyInstance): Promise<void> {
       // they still do, the announcement is retried in the background while their copies could
       // still be fresh; the TTL bounds the rest.
       await app.keyValue.publish(INVALIDATION_CHANNEL, site.id).catch((error: unknown) => {
-        app.log.warn({ err: error, siteId: site.id }, 'could not announce a site change; retrying while other instances may keep their copy')
+        // Redis away (a development start announces its demo site): the line says it, and the
+        // outage has its own line (plugins/storage.ts); a client's stack would tell nothing more.
+        const cause = error instanceof Error && isOutage(error) ? { reason: error.message } : { err: error }
+        app.log.warn({ ...cause, siteId: site.id }, 'could not announce a site change; retrying while other instances may keep their copy')
         announceLater(site.id)
       })
     },

@@ -98,9 +98,10 @@ async function storagePlugin(app: FastifyInstance, options: { storage: Storage }
   app.decorate('unwrittenAtShutdown', [])
   // An outage told once, when it starts and when it ends (requests failing meanwhile are logged
   // once per interval: app.logFailure).
-  const stopWatching = options.storage.keyValue.watchConnection?.((state, reason) => {
-    if (state === 'lost') app.log.error('Redis connection lost; requests that need it answer 503 until it is back')
-    else if (state === 'refused') app.log.error({ reason }, `Redis refuses the connection: ${reason ?? 'no reason given'}`)
+  const stopWatching = options.storage.keyValue.watchConnection?.((state, detail) => {
+    if (state === 'unreachable') app.log.warn(`Redis at ${detail ?? 'REDIS_URL'} is not reachable; retrying: requests that need it, and /ready, answer 503 until it is`)
+    else if (state === 'lost') app.log.error('Redis connection lost; requests that need it answer 503 until it is back')
+    else if (state === 'refused') app.log.error({ reason: detail }, `Redis refuses the connection: ${detail ?? 'no reason given'}`)
     else app.log.info('Redis connection back')
   })
   app.addHook('onClose', async () => {

@@ -139,11 +139,13 @@ export interface KeyValueStore {
   findForgetfulness?(): Promise<string | undefined>
   /**
    * Calls `listener` when the connection is lost, when reconnecting is refused for a reason the
-   * store names (a password changed; once per reason) and when it is back (stores with a
-   * connection: Redis), so that the service logs an outage once rather than per request.
-   * Returns the way to stop.
+   * store names (a password changed; once per reason; `detail` is the reason) and when it is back
+   * (stores with a connection: Redis), so that the service logs an outage once rather than per
+   * request. Watching a store that has no connection yet (Redis away at start) tells at once
+   * 'unreachable', with where the store is as `detail` (its URL without the password), or
+   * 'refused' when it said why. Returns the way to stop.
    */
-  watchConnection?(listener: (state: 'lost' | 'refused' | 'back', reason?: string) => void): () => void
+  watchConnection?(listener: (state: 'unreachable' | 'lost' | 'refused' | 'back', detail?: string) => void): () => void
   /**
    * Resolves when the store answers and takes writes (/ready); else rejects, with a
    * DependencyRefusal when the store said why (full, read-only, a refused password).

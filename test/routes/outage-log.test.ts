@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config.js'
 import { createKeyRing } from '../../src/secret.js'
 import { openRedisStore } from '../../src/storage/redis/redis-store.js'
 import { browserHeaders, createTestSite, type TestSite } from '../helpers/core-flow.js'
+import { freePort } from '../helpers/free-port.js'
 import { hasRedis, redisUrl } from '../helpers/services.js'
 import { openTestDatabase, uniqueName } from '../helpers/storage.js'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
@@ -14,6 +15,7 @@ interface LogLine {
   msg: string
   dependency?: string
   failedSinceLastLine?: number
+  err?: unknown
 }
 
 /** What an operator reads in the log while Redis is away: the outage, once, not a stack per request. */
@@ -59,4 +61,40 @@ describe.skipIf(!hasRedis)('the log during a Redis outage', () => {
     await expect.poll(() => lines.some((line) => line.msg === 'Redis connection back'), { timeout: 10_000 }).toBe(true)
     expect((await app.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(site.siteKey) })).statusCode).toBe(200)
   }, 30_000)
+})
+
+describe('the log of a start while Redis is away', () => {
+  it('says so in one plain line naming where Redis was looked for (no password), and logs no stack', async () => {
+    // Nothing listens there: every connection is refused, as for a Redis not started yet.
+    const url = `redis://:not-this-password@127.0.0.1:${await freePort()}/9`
+    const keyValue = await openRedisStore({ url, keyPrefix: `${uniqueName('away')}:`, connectTimeoutMs: 200 })
+    const { database } = await openTestDatabase('pglite')
+    const lines: LogLine[] = []
+    const text: string[] = []
+    // Development: the demo site is seeded and its change announced on Redis, which fails.
+    const app = await buildApp({
+      config: loadConfig({ NODE_ENV: 'development', TOLLGATE_SECRET: TEST_SECRET }),
+      storage: { database, keyValue },
+      keyRing: createKeyRing(TEST_SECRET),
+      logger: {
+        level: 'info',
+        stream: {
+          write: (line: string) => {
+            text.push(line)
+            lines.push(JSON.parse(line) as LogLine)
+          },
+        },
+      },
+    })
+    try {
+      await app.ready()
+      const plain = `Redis at ${url.replace(':not-this-password@', '')} is not reachable; retrying: requests that need it, and /ready, answer 503 until it is`
+      expect(lines.filter((line) => line.msg.includes('not reachable'))).toEqual([expect.objectContaining({ level: 40, msg: plain })])
+      expect(lines.find((line) => line.msg.startsWith('could not announce a site change'))).toMatchObject({ level: 40, reason: expect.any(String) as string })
+      expect(lines.filter((line) => line.err !== undefined)).toEqual([])
+      expect(text.join('')).not.toContain('not-this-password')
+    } finally {
+      await app.close()
+    }
+  }, 20_000)
 })

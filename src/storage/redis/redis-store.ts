@@ -4,6 +4,7 @@ import { CLOCK_SKEW_MARGIN_MS } from '../../domain/siteverify/redeem-token.js'
 import { StartupError } from '../../startup-error.js'
 import { DependencyRefusal, redisRefusalOf } from '../dependency-refusal.js'
 import type { KeyValueStore, Unsubscribe } from '../ports.js'
+import { urlWithoutPassword } from '../url-without-password.js'
 
 const incrementScript = readFileSync(new URL('./scripts/increment-with-expiry.lua', import.meta.url), 'utf8')
 const countDistinctScript = readFileSync(new URL('./scripts/count-distinct.lua', import.meta.url), 'utf8')
@@ -221,6 +222,13 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
       client.on('close', onClose)
       client.on('error', onError)
       client.on('ready', onReady)
+      // Away at start: there was no connection to lose, so nothing else would say so.
+      if (!isUp && !isClosing && refusal === undefined) {
+        const reason = redisRefusalOf(lastError)?.message
+        toldRefusal = reason
+        if (reason === undefined) listener('unreachable', urlWithoutPassword(options.url))
+        else listener('refused', reason)
+      }
       return () => {
         client.off('close', onClose)
         client.off('error', onError)
