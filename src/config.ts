@@ -133,10 +133,15 @@ function readTrustProxy(env: Environment): Config['trustProxy'] {
   return entries
 }
 
-/** An IP address to listen on, or a host name to resolve (`localhost`, a container's name). */
-function readHost(env: Environment): string {
+/**
+ * An IP address to listen on, or a host name to resolve (`localhost`, a container's name). Unset,
+ * production listens on every interface (behind its proxy, in its container); anywhere else only
+ * this machine may connect: a development server has open sign-ups, /docs and an open /metrics,
+ * and its quick start says http://localhost:3000.
+ */
+function readHost(env: Environment, environment: Config['environment']): string {
   const raw = env.HOST
-  if (raw === undefined || raw === '') return '0.0.0.0'
+  if (raw === undefined || raw === '') return environment === 'production' ? '0.0.0.0' : '127.0.0.1'
   const isHostName = raw.length <= 253 && /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)(?:\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*$/.test(raw) && !/^[\d.]+$/.test(raw)
   if (isIP(raw) === 0 && !isHostName) {
     throw new ConfigError('HOST', `must be an IP address or a host name to listen on (got ${JSON.stringify(raw)})`)
@@ -159,7 +164,7 @@ export function loadConfig(env: Environment = process.env): Config {
   const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:'])
   return {
     port: readInteger(env, 'PORT', 3000, 0, 65535),
-    host: readHost(env),
+    host: readHost(env, environment),
     environment,
     databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: readRedisUrl(env),

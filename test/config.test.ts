@@ -9,10 +9,11 @@ import { createScratchDatabase, runOn } from './helpers/scratch-database.js'
 import { hasPostgres, postgresUrl } from './helpers/services.js'
 
 describe('loadConfig', () => {
-  it('defaults to development on port 3000 with the embedded stores', () => {
+  it('defaults to development on port 3000 of this machine only, with the embedded stores', () => {
     const config = loadConfig({})
     expect(config).toMatchObject({
       port: 3000,
+      host: '127.0.0.1',
       environment: 'development',
       databaseUrl: undefined,
       redisUrl: undefined,
@@ -116,6 +117,15 @@ describe('loadConfig', () => {
 
   it.each(['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost', 'tollgate.internal', 'web-1'])('listens on HOST=%s', (host) => {
     expect(loadConfig({ HOST: host }).host).toBe(host)
+  })
+
+  it('listens on every interface in production, and on this machine only elsewhere, unless HOST says', () => {
+    const production = { NODE_ENV: 'production', TOLLGATE_SECRET: 'x'.repeat(40) }
+    expect(loadConfig(production).host).toBe('0.0.0.0')
+    expect(loadConfig({ NODE_ENV: 'test' }).host).toBe('127.0.0.1')
+    expect(loadConfig({ HOST: '' }).host).toBe('127.0.0.1')
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0')
+    expect(loadConfig({ ...production, HOST: '127.0.0.1' }).host).toBe('127.0.0.1')
   })
 
   it('keeps per-request log lines out of production unless LOG_REQUESTS turns them on', () => {
