@@ -26,7 +26,7 @@ function readConfigOrExit(): Config {
  * Anything else is a bug and keeps its stack.
  */
 const operationalCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'ENOSPC', 'EISDIR'])
-async function orExit<T>(what: string, work: () => Promise<T>): Promise<T> {
+async function orExit<T>(what: string, work: () => Promise<T>, release: () => Promise<unknown> = async () => undefined): Promise<T> {
   try {
     return await work()
   } catch (error) {
@@ -39,6 +39,10 @@ async function orExit<T>(what: string, work: () => Promise<T>): Promise<T> {
         ? error.message
         : `${what}: ${(error as Error).message}${isSqlState ? ` (SQLSTATE ${code})` : ''}`
       process.stderr.write(`tollgate: cannot start: ${cause}\n`)
+      // What the start had opened is let go of: DATA_DIR's lock is removed rather than left with
+      // the pid of a process that is gone (the next start would take it over, but an operator
+      // looking at DATA_DIR would wonder).
+      await release().catch(() => undefined)
       process.exit(1)
     }
     throw error
@@ -48,7 +52,8 @@ async function orExit<T>(what: string, work: () => Promise<T>): Promise<T> {
 const config = readConfigOrExit()
 const keyRing = createKeyRing(await orExit(`the secret in DATA_DIR ${config.dataDirectory}`, () => resolveSecret(config)))
 const storage = await orExit(config.databaseUrl === undefined ? `the embedded database in DATA_DIR ${config.dataDirectory}` : 'DATABASE_URL', () => openStorage(config))
-const secretCheck = await orExit('checking the secret against the database', () => checkServerSecret(storage.database, keyRing, config.environment))
+const closeStorage = () => Promise.allSettled([storage.database.close(), storage.keyValue.close()])
+const secretCheck = await orExit('checking the secret against the database', () => checkServerSecret(storage.database, keyRing, config.environment), closeStorage)
 // Log lines go to stdout as they are logged. pino's default stream writes in the background, and
 // an exit (the shutdown's last step) lost the line in flight: often the last, which says why the
 // exit code is 1. Written at once, a line costs one write(2): the service logs little (each request only
@@ -105,7 +110,7 @@ const onStop = (signal: NodeJS.Signals) => {
 process.on('SIGTERM', onStop)
 process.on('SIGINT', onStop)
 
-await orExit(`listening on HOST ${config.host}, PORT ${config.port}`, () => app.listen({ port: config.port, host: config.host }))
+await orExit(`listening on HOST ${config.host}, PORT ${config.port}`, () => app.listen({ port: config.port, host: config.host }), () => app.close())
 const address = app.server.address()
 app.log.info(
   { database: storage.database.kind, keyValue: storage.keyValue.kind, environment: config.environment },

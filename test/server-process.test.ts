@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { chownSync, mkdtempSync } from 'node:fs'
+import { chownSync, mkdtempSync, readdirSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -183,6 +183,27 @@ describe('the server process', () => {
     next.process.kill('SIGTERM')
     expect(await next.exited).toBe(0)
   }, 120_000)
+
+  it('stops in one line when the port is taken, exit 1, and leaves no lock in DATA_DIR', async () => {
+    const taken = net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const port = (taken.address() as net.AddressInfo).port
+    const directory = mkdtempSync(join(tmpdir(), 'tollgate-taken-'))
+    try {
+      const started = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+        env: { ...process.env, NODE_ENV: 'development', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: directory },
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      expect(started.status).toBe(1)
+      expect(started.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(new RegExp(`^tollgate: cannot start: listening on HOST 127\\.0\\.0\\.1, PORT ${port}: listen EADDRINUSE`)),
+      ])
+      expect(readdirSync(directory).sort()).toEqual(['pglite', 'secret'])
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()))
+    }
+  }, 60_000)
 
   it.skipIf(!hasPostgres)('exits 1 and says how many rows were lost when the database cannot take the verification log at shutdown', async () => {
     const database = await createScratchDatabase('tollgate_process')
