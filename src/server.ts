@@ -112,11 +112,27 @@ process.on('SIGINT', onStop)
 
 await orExit(`listening on HOST ${config.host}, PORT ${config.port}`, () => app.listen({ port: config.port, host: config.host }), () => app.close())
 const address = app.server.address()
-app.log.info(
-  { database: storage.database.kind, keyValue: storage.keyValue.kind, environment: config.environment },
-  // The port bound, which PORT=0 leaves to the system.
-  `Tollgate is serving on http://localhost:${typeof address === 'object' && address !== null ? address.port : config.port}`,
-)
+// The port bound, which PORT=0 leaves to the system.
+const servedAt = `http://localhost:${typeof address === 'object' && address !== null ? address.port : config.port}`
+app.log.info({ database: storage.database.kind, keyValue: storage.keyValue.kind, environment: config.environment }, `Tollgate is serving on ${servedAt}`)
+// Whoever ran npm start in a terminal is looking for the demo site's keys, which the JSON lines
+// bury: they are told again in plain text. A log pipeline (no terminal) gets the JSON lines only.
+if (app.demoSite !== undefined && process.stdout.isTTY) {
+  logStream.write(
+    [
+      '',
+      `  Tollgate (development) is serving on ${servedAt}`,
+      '',
+      `  Demo site     ${servedAt}/demo`,
+      `    site key    ${app.demoSite.siteKey}`,
+      `    secret key  ${app.demoSite.secretKey}`,
+      `  Dashboard     ${servedAt}/dashboard`,
+      `  API docs      ${servedAt}/docs`,
+      '',
+      '',
+    ].join('\n'),
+  )
+}
 if (config.environment === 'production') {
   // Each embedded store ties the service to one process, for its own reasons: name only those in use.
   const reasons: string[] = []

@@ -10,6 +10,7 @@ import { browserHeaders, humanSubmission } from './helpers/core-flow.js'
 import { freePort } from './helpers/free-port.js'
 import { createScratchDatabase } from './helpers/scratch-database.js'
 import { hasPostgres } from './helpers/services.js'
+import { hasTerminal, startOnTerminal } from './helpers/terminal.js'
 
 /**
  * The real process, as an operator runs it: `npm start` on the embedded stores, then SIGTERM.
@@ -183,6 +184,35 @@ describe('the server process', () => {
     next.process.kill('SIGTERM')
     expect(await next.exited).toBe(0)
   }, 120_000)
+
+  it.skipIf(!hasTerminal)('tells the demo site\'s keys in plain lines too on a terminal (npm start), and stops on Ctrl-C', async () => {
+    const port = await freePort()
+    const terminal = startOnTerminal(['src/server.ts'], {
+      NODE_ENV: 'development',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-terminal-')),
+      LOG_LEVEL: 'info',
+    })
+    try {
+      await expect.poll(() => terminal.output(), { timeout: 60_000, interval: 100 }).toContain('API docs')
+      const demo = /site key (tgk_[\w-]+), secret key (tgs_[\w-]+)/.exec(terminal.output())
+      expect(terminal.output()).toContain(
+        [
+          `  Tollgate (development) is serving on http://localhost:${port}`,
+          '',
+          `  Demo site     http://localhost:${port}/demo`,
+          `    site key    ${demo?.[1]}`,
+          `    secret key  ${demo?.[2]}`,
+          `  Dashboard     http://localhost:${port}/dashboard`,
+          `  API docs      http://localhost:${port}/docs`,
+        ].join('\n'),
+      )
+    } finally {
+      terminal.type('\x03')
+    }
+    expect(await terminal.exited).toBe(0)
+  }, 90_000)
 
   it('stops in one line when the port is taken, exit 1, and leaves no lock in DATA_DIR', async () => {
     const taken = net.createServer()

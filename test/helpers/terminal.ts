@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { isCi } from './services.js'
 
 /**
@@ -18,17 +18,38 @@ export const hasTerminal = findScriptCommand()
 
 const quoted = (word: string) => `'${word.replaceAll("'", "'\\''")}'`
 
+const scriptArguments = (args: string[]) => ['--quiet', '--return', '--command', [process.execPath, '--import', 'tsx', ...args].map(quoted).join(' '), '/dev/null']
+
 /**
  * Runs a Node script with `args` on a pseudo-terminal, `input` typed into it; its standard output
  * and error come back as one text (a terminal's), with the terminal's line ends made \n.
  */
 export function runOnTerminal(args: string[], env: Record<string, string>, input: string): { status: number | null; output: string } {
-  const command = [process.execPath, '--import', 'tsx', ...args].map(quoted).join(' ')
-  const result = spawnSync('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+  const result = spawnSync('script', scriptArguments(args), {
     env: { ...process.env, ...env },
     input,
     encoding: 'utf8',
     timeout: 60_000,
   })
   return { status: result.status, output: result.stdout.replaceAll('\r\n', '\n') }
+}
+
+export interface TerminalProcess {
+  /** What the terminal showed so far, its line ends made \n. */
+  output(): string
+  /** Types into the terminal: "\x03" is Ctrl-C, which sends the process SIGINT. */
+  type(text: string): void
+  exited: Promise<number | null>
+}
+
+/** Starts a Node script with `args` on a pseudo-terminal, as runOnTerminal, and leaves it running. */
+export function startOnTerminal(args: string[], env: Record<string, string>): TerminalProcess {
+  const child = spawn('script', scriptArguments(args), { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'ignore'] })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  return {
+    output: () => output.replaceAll('\r\n', '\n'),
+    type: (text) => child.stdin.write(text),
+    exited: new Promise((resolve) => child.once('close', (code) => resolve(code))),
+  }
 }
