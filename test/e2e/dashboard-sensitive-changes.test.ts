@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestAccount, type TestAccount } from '../helpers/dashboard-client.js'
+import type { App } from '../../src/app.js'
+import { asBrowser, createTestAccount, type TestAccount } from '../helpers/dashboard-client.js'
 import { authenticatorApp, enableTwoFactor, logInElsewhere } from '../helpers/two-factor.js'
 import { expectNoAccessibilityViolations, focusedId, hasChromium, openDashboard, type OpenDashboard } from './dashboard-support.js'
 
@@ -18,6 +19,16 @@ async function openLoggedIn(): Promise<{ dashboard: OpenDashboard; account: Test
 
 function passwordForm(page: Page) {
   return page.locator('section[aria-labelledby="password-heading"]')
+}
+
+function createKeyForm(page: Page) {
+  return page.locator('section[aria-labelledby="create-key-heading"]')
+}
+
+/** The names of the account's API keys, as the API lists them to its session. */
+async function listApiKeyNames(service: App, account: TestAccount): Promise<string[]> {
+  const response = await service.inject({ method: 'GET', url: '/api/v1/api-keys', headers: asBrowser(account) })
+  return response.json<{ items: { name: string }[] }>().items.map((item) => item.name)
 }
 
 function twoFactorSection(page: Page) {
@@ -93,6 +104,40 @@ describe.skipIf(!hasChromium())('changing the password and deleting the account 
     account.password = newPassword
     // An authenticator code was given: the recovery codes are all left.
     await waitForRecoveryCodesLeft(page, 10)
+  }, 90_000)
+
+  it("asks for a code to create an API key: a wrong one is said beside its field and creates none, the app's code creates it", async () => {
+    await page.goto(`${dashboard.origin}/dashboard/api-keys`)
+    const form = createKeyForm(page)
+    const codeField = form.getByLabel(CODE_LABEL)
+    await codeField.waitFor()
+    expect(await codeField.getAttribute('aria-describedby')).toBe('api-key-code-hint')
+    await form.getByLabel('Name').fill('CI deploy')
+    await form.getByLabel('Password', { exact: true }).fill(account.password)
+    await codeField.fill(app.wrongCode())
+    await form.getByRole('button', { name: 'Create key' }).click()
+
+    await form.locator('#api-key-code-error').filter({ hasText: WRONG_CODE }).waitFor()
+    expect(await codeField.getAttribute('aria-invalid')).toBe('true')
+    expect(await codeField.inputValue()).toBe('')
+    await expect.poll(() => focusedId(page)).toBe('api-key-code')
+    expect(await form.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).toBeNull()
+    expect(await page.getByLabel('API key', { exact: true }).count()).toBe(0)
+    // The account's first key (createTestAccount's) and no other.
+    expect(await listApiKeyNames(dashboard.service.app, account)).toEqual(['test key'])
+    await expectNoAccessibilityViolations(page, 'API key creation with a wrong code')
+
+    // The password stays in its field: only the code is typed again.
+    await codeField.fill(await app.code())
+    await form.getByRole('button', { name: 'Create key' }).click()
+    const key = await page.getByLabel('API key', { exact: true }).inputValue()
+    expect((await listApiKeyNames(dashboard.service.app, account)).sort()).toEqual(['CI deploy', 'test key'])
+    expect((await dashboard.service.app.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200)
+    // Both go once the key is made; the field stays, for the next key, while two-factor is on.
+    expect(await form.getByLabel('Password', { exact: true }).inputValue()).toBe('')
+    expect(await codeField.inputValue()).toBe('')
+    expect(await codeField.getAttribute('aria-invalid')).toBeNull()
+    expect(dashboard.pageErrors).toEqual([])
   }, 90_000)
 
   it('deletes the account after the password and a recovery code, saying in the dialog a wrong password or a change of two-factor meanwhile', async () => {
@@ -267,6 +312,35 @@ describe.skipIf(!hasChromium())('changing the password with two-factor authentic
       await form.getByText('Your password was changed.').waitFor()
       expect(await logInElsewhere(dashboard.service.app, { ...account, password: newPassword }, lateRecoveryCodes[1])).toMatchObject({ status: 401, error: 'two_factor_invalid' })
       account.password = newPassword
+    } finally {
+      await page.unroute(isStatus)
+    }
+  }, 60_000)
+
+  it('shows the code field the API asks for on the API keys page too, while the two-factor status cannot be loaded', async () => {
+    const isStatus = (url: URL) => url.pathname === '/api/v1/me/two-factor'
+    await page.route(isStatus, (route) => (route.request().method() === 'GET' ? route.abort() : route.continue()))
+    try {
+      await page.goto(`${dashboard.origin}/dashboard/api-keys`)
+      const form = createKeyForm(page)
+      await form.getByLabel('Password', { exact: true }).waitFor()
+      expect(await form.getByLabel(CODE_LABEL).count()).toBe(0)
+      await form.getByLabel('Name').fill('monitor')
+      await form.getByLabel('Read only').check()
+      await form.getByLabel('Password', { exact: true }).fill(account.password)
+      await form.getByRole('button', { name: 'Create key' }).click()
+      await form.locator('#api-key-code-error').filter({ hasText: 'is required: two-factor authentication is on' }).waitFor()
+      await expect.poll(() => focusedId(page)).toBe('api-key-code')
+      expect(await listApiKeyNames(dashboard.service.app, account)).not.toContain('monitor')
+
+      // The rest of the form is kept: only the code is added.
+      await form.getByLabel(CODE_LABEL).fill(lateRecoveryCodes[2] ?? '')
+      await form.getByRole('button', { name: 'Create key' }).click()
+      await page.getByRole('heading', { name: 'Your new API key “monitor”' }).waitFor()
+      await page.locator('#new-api-key-hint').filter({ hasText: 'Read only; never expires.' }).waitFor()
+      expect(await listApiKeyNames(dashboard.service.app, account)).toContain('monitor')
+      // Done: the field the API asked for goes with the form's password and code.
+      await form.getByLabel(CODE_LABEL).waitFor({ state: 'detached' })
     } finally {
       await page.unroute(isStatus)
     }
