@@ -105,7 +105,7 @@ export function App() {
       case 'site':
         return <SitePage key={route.siteId} siteId={route.siteId} tab={route.tab} />
       case 'api-keys':
-        return <ApiKeysPage />
+        return <ApiKeysPage email={account.email} />
       case 'activity':
         return <ActivityPage />
       case 'account':

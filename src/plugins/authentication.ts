@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
+import { isMethodAllowed, type ApiKeyAccess } from '../domain/accounts/api-key-access.js'
 import { bearerTokenOf, hashToken, isApiKeyShaped } from '../domain/accounts/tokens.js'
 import { isUuid } from '../domain/uuid.js'
 import type { Site } from '../domain/sites/site.js'
@@ -34,8 +35,8 @@ export interface AuthenticatedAccount {
 /** How the request proved who it is: the session cookie or an API key. */
 export type Authentication =
   | { method: 'session'; sessionId: string }
-  /** The key's name and prefix, for the audit log's record of what the key did. */
-  | { method: 'api-key'; apiKeyId: string; name: string; prefix: string }
+  /** The key's name and prefix, for the audit log's record of what the key did, and what it may do. */
+  | { method: 'api-key'; apiKeyId: string; name: string; prefix: string; access: ApiKeyAccess }
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,8 +45,9 @@ declare module 'fastify' {
     apiKeys: ApiKeyRepository
     /**
      * A hook (use it as onRequest, so that 401 comes before body validation; it works as a
-     * preHandler too) that sets request.account or throws 401 unauthorized, and 403 csrf_rejected
-     * for a cookie-authenticated state-changing request that does not come from our own pages.
+     * preHandler too) that sets request.account or throws 401 unauthorized (an expired API key
+     * too), 403 csrf_rejected for a cookie-authenticated state-changing request that does not come
+     * from our own pages, and 403 forbidden for a read-only API key's request other than GET or HEAD.
      */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
     /** The authenticated account's site with this id; 404 not_found for any other id, UUID or not. */
@@ -187,10 +189,18 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
     if (key === undefined) throw new ApiError('unauthorized', 'The Authorization header must be "Bearer <API key>".')
     // A site's secret key (tgs_...) is the likeliest mistake: it is for Siteverify, not for this API.
     if (!isApiKeyShaped(key)) throw new ApiError('unauthorized', 'The API key is unknown or has been revoked (API keys are made in the dashboard, under API keys; a site\'s secret key is for Siteverify only).')
-    const owner = await apiKeys.useByKeyHash(hashToken(key))
-    if (owner === undefined) throw new ApiError('unauthorized', 'The API key is unknown or has been revoked.')
-    request.account = { id: owner.accountId, email: owner.email }
-    request.authentication = { method: 'api-key', apiKeyId: owner.apiKeyId, name: owner.name, prefix: owner.prefix }
+    const use = await apiKeys.useByKeyHash(hashToken(key))
+    if (use === undefined) throw new ApiError('unauthorized', 'The API key is unknown or has been revoked.')
+    if (use.outcome === 'expired') {
+      throw new ApiError('unauthorized', `The API key expired at ${use.expiresAt.toISOString()}; make a new one in the dashboard.`)
+    }
+    // Every write of the dashboard API is a POST, PUT or DELETE: refused here, a read key cannot
+    // change anything a route added later forgets to guard (revoking itself included).
+    if (!isMethodAllowed(use.access, request.method)) {
+      throw new ApiError('forbidden', 'This API key is read-only: it can read (GET) but not change anything.')
+    }
+    request.account = { id: use.accountId, email: use.email }
+    request.authentication = { method: 'api-key', apiKeyId: use.apiKeyId, name: use.name, prefix: use.prefix, access: use.access }
   }
 
   app.decorate('authenticate', async (request: FastifyRequest) => {

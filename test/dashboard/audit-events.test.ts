@@ -77,6 +77,17 @@ describe("the activity page's sentences", () => {
     expect(describeAuditEvent(eventOf('session.ended', { sessionId: shop.id }, { site: null }))).toBe('Logged out another session')
   })
 
+  it("say a new API key's access and expiry, and nothing of them for a key of full access that does not expire", () => {
+    const created = (details: Record<string, unknown>) => describeAuditEvent(eventOf('api_key.created', { name: 'Grafana', prefix: 'tgak_abcdefg', ...details }, { site: null }))
+    const until = '2027-01-05T10:00:00.000Z'
+    expect(created({ access: 'read', expiresAt: until })).toBe(`Created API key Grafana (tgak_abcdefg…), read only, expires ${formatDateTime(until)}`)
+    expect(created({ access: 'read', expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…), read only')
+    expect(created({ access: 'full', expiresAt: until })).toBe(`Created API key Grafana (tgak_abcdefg…), expires ${formatDateTime(until)}`)
+    expect(created({ access: 'full', expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…)')
+    // An access a later server added goes by its code.
+    expect(created({ access: 'deploy', expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…), deploy access')
+  })
+
   it("name what a site was created with beyond the defaults, and count an hour's repeated wrong passwords", () => {
     const settings = [
       { field: 'blockThreshold', from: 70, to: 60 },

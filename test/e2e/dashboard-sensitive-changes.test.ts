@@ -1,23 +1,23 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestAccount, type TestAccount } from '../helpers/dashboard-client.js'
+import type { TestAccount } from '../helpers/dashboard-client.js'
+import type { TestApp } from '../helpers/test-app.js'
 import { authenticatorApp, enableTwoFactor, logInElsewhere } from '../helpers/two-factor.js'
-import { expectNoAccessibilityViolations, focusedId, hasChromium, openDashboard, type OpenDashboard } from './dashboard-support.js'
+import { expectNoAccessibilityViolations, focusedId, hasChromium, listApiKeys, openLoggedInDashboard, type OpenDashboard } from './dashboard-support.js'
 
 const CODE_LABEL = 'Authentication or recovery code'
 const WRONG_CODE = "is not the authenticator app's current code, nor an unused recovery code"
 
-/** The dashboard in Chromium, logged in to a new account (its session cookie from the API's log-in). */
-async function openLoggedIn(): Promise<{ dashboard: OpenDashboard; account: TestAccount }> {
-  const dashboard = await openDashboard()
-  const account = await createTestAccount(dashboard.service.app)
-  const [name = '', value = ''] = account.cookie.split(/=(.*)/s)
-  await dashboard.page.context().addCookies([{ name, value, url: dashboard.origin }])
-  return { dashboard, account }
-}
-
 function passwordForm(page: Page) {
   return page.locator('section[aria-labelledby="password-heading"]')
+}
+
+function createKeyForm(page: Page) {
+  return page.locator('section[aria-labelledby="create-key-heading"]')
+}
+
+async function listApiKeyNames(service: TestApp, account: TestAccount): Promise<string[]> {
+  return (await listApiKeys(service, account)).map((key) => key.name)
 }
 
 function twoFactorSection(page: Page) {
@@ -33,11 +33,12 @@ async function waitForRecoveryCodesLeft(page: Page, left: number) {
 }
 
 /**
- * With two-factor authentication on, changing the password and deleting the account ask for a code
- * as well as the password: the password is changed with the authenticator app's code (after a
- * wrong one, which changes nothing), and the account is deleted with a recovery code.
+ * With two-factor authentication on, creating an API key, changing the password and deleting the
+ * account ask for a code as well as the password: a key is created and the password changed with
+ * the authenticator app's code (each after a wrong one, which does nothing), and the account is
+ * deleted with a recovery code.
  */
-describe.skipIf(!hasChromium())('changing the password and deleting the account with two-factor authentication on', () => {
+describe.skipIf(!hasChromium())('creating an API key, changing the password and deleting the account with two-factor authentication on', () => {
   let dashboard: OpenDashboard
   let page: Page
   let account: TestAccount
@@ -45,7 +46,7 @@ describe.skipIf(!hasChromium())('changing the password and deleting the account 
   let recoveryCodes: string[] = []
 
   beforeAll(async () => {
-    ;({ dashboard, account } = await openLoggedIn())
+    ;({ dashboard, account } = await openLoggedInDashboard())
     page = dashboard.page
     const enabled = await enableTwoFactor(dashboard.service.app, account)
     // The code that turned it on was taken: the app's next one is of a later step.
@@ -53,6 +54,40 @@ describe.skipIf(!hasChromium())('changing the password and deleting the account 
     recoveryCodes = enabled.recoveryCodes
   }, 120_000)
   afterAll(() => dashboard?.close())
+
+  it("asks for a code to create an API key: a wrong one is said beside its field and creates none, the app's code creates it", async () => {
+    await page.goto(`${dashboard.origin}/dashboard/api-keys`)
+    const form = createKeyForm(page)
+    const codeField = form.getByLabel(CODE_LABEL)
+    await codeField.waitFor()
+    expect(await codeField.getAttribute('aria-describedby')).toBe('api-key-code-hint')
+    await form.getByLabel('Name').fill('CI deploy')
+    await form.getByLabel('Password', { exact: true }).fill(account.password)
+    await codeField.fill(app.wrongCode())
+    await form.getByRole('button', { name: 'Create key' }).click()
+
+    await form.locator('#api-key-code-error').filter({ hasText: WRONG_CODE }).waitFor()
+    expect(await codeField.getAttribute('aria-invalid')).toBe('true')
+    expect(await codeField.inputValue()).toBe('')
+    await expect.poll(() => focusedId(page)).toBe('api-key-code')
+    expect(await form.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).toBeNull()
+    expect(await page.getByLabel('API key', { exact: true }).count()).toBe(0)
+    // The account's first key (createTestAccount's) and no other.
+    expect(await listApiKeyNames(dashboard.service, account)).toEqual(['test key'])
+    await expectNoAccessibilityViolations(page, 'API key creation with a wrong code')
+
+    // The password stays in its field: only the code is typed again.
+    await codeField.fill(await app.code())
+    await form.getByRole('button', { name: 'Create key' }).click()
+    const key = await page.getByLabel('API key', { exact: true }).inputValue()
+    expect((await listApiKeyNames(dashboard.service, account)).sort()).toEqual(['CI deploy', 'test key'])
+    expect((await dashboard.service.app.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200)
+    // Both go once the key is made; the field stays, for the next key, while two-factor is on.
+    expect(await form.getByLabel('Password', { exact: true }).inputValue()).toBe('')
+    expect(await codeField.inputValue()).toBe('')
+    expect(await codeField.getAttribute('aria-invalid')).toBeNull()
+    expect(dashboard.pageErrors).toEqual([])
+  }, 90_000)
 
   it("asks for a code to change the password: a wrong one is said beside its field and changes nothing, the app's code changes it", async () => {
     const service = dashboard.service.app
@@ -141,7 +176,9 @@ describe.skipIf(!hasChromium())('changing the password and deleting the account 
 
 /**
  * With two-factor authentication off, the Account page's forms ask for no code; they follow its
- * turning on and off in the section, and a turning on in another tab, without a reload.
+ * turning on and off in the section, and a turning on in another tab, without a reload. The API
+ * keys page's form asks for the code the API asks for, as they do, when it could not learn that
+ * two-factor is on.
  */
 describe.skipIf(!hasChromium())('changing the password with two-factor authentication off, then turned on and off', () => {
   let dashboard: OpenDashboard
@@ -152,7 +189,7 @@ describe.skipIf(!hasChromium())('changing the password with two-factor authentic
   let lateRecoveryCodes: string[] = []
 
   beforeAll(async () => {
-    ;({ dashboard, account } = await openLoggedIn())
+    ;({ dashboard, account } = await openLoggedInDashboard())
     page = dashboard.page
   }, 120_000)
   afterAll(() => dashboard?.close())
@@ -267,6 +304,35 @@ describe.skipIf(!hasChromium())('changing the password with two-factor authentic
       await form.getByText('Your password was changed.').waitFor()
       expect(await logInElsewhere(dashboard.service.app, { ...account, password: newPassword }, lateRecoveryCodes[1])).toMatchObject({ status: 401, error: 'two_factor_invalid' })
       account.password = newPassword
+    } finally {
+      await page.unroute(isStatus)
+    }
+  }, 60_000)
+
+  it('shows the code field the API asks for on the API keys page too, while the two-factor status cannot be loaded', async () => {
+    const isStatus = (url: URL) => url.pathname === '/api/v1/me/two-factor'
+    await page.route(isStatus, (route) => (route.request().method() === 'GET' ? route.abort() : route.continue()))
+    try {
+      await page.goto(`${dashboard.origin}/dashboard/api-keys`)
+      const form = createKeyForm(page)
+      await form.getByLabel('Password', { exact: true }).waitFor()
+      expect(await form.getByLabel(CODE_LABEL).count()).toBe(0)
+      await form.getByLabel('Name').fill('monitor')
+      await form.getByLabel('Read only').check()
+      await form.getByLabel('Password', { exact: true }).fill(account.password)
+      await form.getByRole('button', { name: 'Create key' }).click()
+      await form.locator('#api-key-code-error').filter({ hasText: 'is required: two-factor authentication is on' }).waitFor()
+      await expect.poll(() => focusedId(page)).toBe('api-key-code')
+      expect(await listApiKeyNames(dashboard.service, account)).not.toContain('monitor')
+
+      // The rest of the form is kept: only the code is added.
+      await form.getByLabel(CODE_LABEL).fill(lateRecoveryCodes[2] ?? '')
+      await form.getByRole('button', { name: 'Create key' }).click()
+      await page.getByRole('heading', { name: 'Your new API key “monitor”' }).waitFor()
+      await page.locator('#new-api-key-hint').filter({ hasText: 'Read only; never expires.' }).waitFor()
+      expect(await listApiKeyNames(dashboard.service, account)).toContain('monitor')
+      // Done: the field the API asked for goes with the form's password and code.
+      await form.getByLabel(CODE_LABEL).waitFor({ state: 'detached' })
     } finally {
       await page.unroute(isStatus)
     }

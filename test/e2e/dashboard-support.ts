@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { expect } from 'vitest'
+import { asBrowser, createTestAccount, type TestAccount } from '../helpers/dashboard-client.js'
 import { isCi } from '../helpers/services.js'
 import { buildTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app.js'
 import { countLeadingZeroBits } from '../../src/domain/proof-of-work/count-leading-zero-bits.js'
@@ -139,6 +140,28 @@ export async function openDashboard(options: TestAppOptions = {}): Promise<OpenD
       await service.close()
     },
   }
+}
+
+/** The dashboard in Chromium, logged in to a new account (its session cookie from the API's log-in). */
+export async function openLoggedInDashboard(): Promise<{ dashboard: OpenDashboard; account: TestAccount }> {
+  const dashboard = await openDashboard()
+  const account = await createTestAccount(dashboard.service.app)
+  const [name = '', value = ''] = account.cookie.split(/=(.*)/s)
+  await dashboard.page.context().addCookies([{ name, value, url: dashboard.origin }])
+  return { dashboard, account }
+}
+
+export interface ListedApiKey {
+  name: string
+  prefix: string
+  access: 'full' | 'read'
+  expiresAt: string | null
+}
+
+/** The account's API keys as the API lists them to its session. */
+export async function listApiKeys(service: TestApp, account: Pick<TestAccount, 'cookie'>): Promise<ListedApiKey[]> {
+  const response = await service.app.inject({ method: 'GET', url: '/api/v1/api-keys', headers: asBrowser(account) })
+  return response.json<{ items: ListedApiKey[] }>().items
 }
 
 export async function prepareScreenshotDirectory(): Promise<void> {

@@ -38,11 +38,17 @@ export async function requestWhileHoldingAccount(
  * Holds the account's row as DELETE /api/v1/me does (FOR UPDATE, then the account's sites, keys
  * and sessions deleted with it), lets `change` start and wait until it is blocked by that lock,
  * then deletes the account and answers the change's response. A change of the account waits at
- * its first look at the account's row: the lock its audit event needs
- * (routes/v1/audit-log/audit-trail.ts, auditedTransaction).
+ * its first look at the account's row: by default the lock its audit event needs
+ * (routes/v1/audit-log/audit-trail.ts, auditedTransaction); a change confirmed by a second factor
+ * waits where it takes it (`waitingStatement` '%FOR NO KEY UPDATE%', lockTwoFactor).
  */
-export function changeWhileDeletingAccount(app: App, accountId: string, change: () => Promise<LightMyRequestResponse>): Promise<LightMyRequestResponse> {
-  return requestWhileHoldingAccount(app, { accountId, lock: 'FOR UPDATE', waitingStatement: '%FROM accounts WHERE id = $1 FOR KEY SHARE%' }, change, (deletion) =>
+export function changeWhileDeletingAccount(
+  app: App,
+  accountId: string,
+  change: () => Promise<LightMyRequestResponse>,
+  waitingStatement = '%FROM accounts WHERE id = $1 FOR KEY SHARE%',
+): Promise<LightMyRequestResponse> {
+  return requestWhileHoldingAccount(app, { accountId, lock: 'FOR UPDATE', waitingStatement }, change, (deletion) =>
     deletion.query('DELETE FROM accounts WHERE id = $1', [accountId]),
   )
 }

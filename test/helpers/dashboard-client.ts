@@ -45,7 +45,7 @@ export function asScript(account: Pick<TestAccount, 'apiKey'>): Record<string, s
 }
 
 /**
- * Signs up, logs in and creates an API key, each through the HTTP API. `origin` is the service's
+ * Signs up, logs in and creates an API key (full, never expiring), each through the HTTP API. `origin` is the service's
  * own origin as the app under test sees it (PUBLIC_URL when that is set).
  */
 export async function createTestAccount(app: App, options: { email?: string; origin?: string } = {}): Promise<TestAccount> {
@@ -59,11 +59,15 @@ export async function createTestAccount(app: App, options: { email?: string; ori
   const logIn = await app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email, password }, remoteAddress })
   if (logIn.statusCode !== 200) throw new Error(`log-in answered ${logIn.statusCode}: ${logIn.body}`)
   const cookie = sessionCookieOf(logIn.headers['set-cookie'])
+  // The key's password is checked within the log-in budgets: from the log-in's browser (its known-
+  // device cookie spares the account's budget from everywhere) and address, as the dashboard would.
+  const device = [logIn.headers['set-cookie'] ?? []].flat().find((header) => /^(__Host-)?tollgate_device=/.test(header))?.split(';')[0]
   const apiKey = await app.inject({
     method: 'POST',
     url: '/api/v1/api-keys',
-    headers: { cookie, origin: options.origin ?? OWN_ORIGIN },
-    payload: { name: 'test key' },
+    headers: { cookie: device === undefined ? cookie : `${cookie}; ${device}`, origin: options.origin ?? OWN_ORIGIN },
+    payload: { name: 'test key', password },
+    remoteAddress,
   })
   if (apiKey.statusCode !== 201) throw new Error(`API key creation answered ${apiKey.statusCode}: ${apiKey.body}`)
   return { id: signUp.json<{ id: string }>().id, email, password, cookie, apiKey: apiKey.json<{ key: string }>().key }

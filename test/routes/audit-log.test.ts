@@ -50,8 +50,8 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
     const [keyCreated, loggedIn, created] = items
     expect(created?.actor).toMatchObject({ type: 'anonymous', id: null, name: null, clientIp: expect.stringMatching(/^2001:db8:/) })
     expect(loggedIn?.actor).toMatchObject({ type: 'session', id: expect.any(String), name: account.email, clientIp: created?.actor.clientIp })
-    expect(keyCreated?.actor).toMatchObject({ type: 'session', id: loggedIn?.actor.id, name: account.email, clientIp: '127.0.0.1' })
-    expect(keyCreated?.details).toEqual({ apiKeyId: expect.any(String), name: 'test key', prefix: expect.stringMatching(/^tgak_/) })
+    expect(keyCreated?.actor).toMatchObject({ type: 'session', id: loggedIn?.actor.id, name: account.email, clientIp: created?.actor.clientIp })
+    expect(keyCreated?.details).toEqual({ apiKeyId: expect.any(String), name: 'test key', prefix: expect.stringMatching(/^tgak_/), access: 'full', expiresAt: null })
     expect(keyCreated?.site).toBeNull()
   })
 
@@ -127,7 +127,7 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
   it.runIf(available)('makes no API key whose event cannot be written', async () => {
     await service.app.database.query(`ALTER TABLE audit_events ADD CONSTRAINT refuse_keys CHECK (action <> 'api_key.created') NOT VALID`)
     try {
-      const refused = await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(account), payload: { name: 'unrecorded' } })
+      const refused = await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(account), payload: { name: 'unrecorded', password: account.password } })
       expect(refused.statusCode).toBe(500)
     } finally {
       await service.app.database.query('ALTER TABLE audit_events DROP CONSTRAINT refuse_keys')
@@ -204,7 +204,7 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
     expect(items.map((event) => event.action)).toEqual(['site.deleted', 'site.previous_secrets_ended', 'site.secret_rotated', 'site.secret_rotated', 'site.created'])
     expect(items.every((event) => event.site?.name === 'Gone soon')).toBe(true)
 
-    const made = await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(account), payload: { name: 'deploy' } })
+    const made = await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(account), payload: { name: 'deploy', password: account.password } })
     const key = made.json<{ id: string; prefix: string; key: string }>()
     // The key revokes itself: the event names it as the actor and as what was revoked.
     const revoked = await service.app.inject({ method: 'DELETE', url: `/api/v1/api-keys/${key.id}`, headers: { authorization: `Bearer ${key.key}` } })

@@ -282,14 +282,14 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     const behindProxy = await buildTestApp({ env: { PUBLIC_URL: 'https://tollgate.example.com' } })
     try {
       const other = await createTestAccount(behindProxy.app, { origin: 'https://tollgate.example.com' })
-      const fromHost = await behindProxy.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(other), payload: { name: 'x' } })
+      const fromHost = await behindProxy.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(other), payload: { name: 'x', password: other.password } })
       expect(fromHost.statusCode).toBe(403)
       expect(fromHost.json().error.message).toContain('"Origin: https://tollgate.example.com"')
       const fromPublicUrl = await behindProxy.app.inject({
         method: 'POST',
         url: '/api/v1/api-keys',
         headers: { cookie: other.cookie, origin: 'https://tollgate.example.com' },
-        payload: { name: 'x' },
+        payload: { name: 'x', password: other.password },
       })
       expect(fromPublicUrl.statusCode).toBe(201)
     } finally {
@@ -385,9 +385,11 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
 describe('sessions in production', () => {
   let service: TestApp
   let setCookie: string
+  let password: string
   beforeAll(async () => {
     service = await buildTestApp({ env: { NODE_ENV: 'production' } })
     const account = await createTestAccount(service.app)
+    password = account.password
     const response = await service.app.inject({
       method: 'POST',
       url: '/api/v1/sessions',
@@ -415,7 +417,7 @@ describe('sessions in production', () => {
   })
 
   it('tells browsers to keep to https (HSTS) on the dashboard API and pages, and keeps API answers out of caches', async () => {
-    const keyCreated = await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { cookie: sessionCookieOf(setCookie), origin: OWN_ORIGIN }, payload: { name: 'ci' } })
+    const keyCreated = await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { cookie: sessionCookieOf(setCookie), origin: OWN_ORIGIN }, payload: { name: 'ci', password } })
     expect(keyCreated.statusCode).toBe(201)
     expect(keyCreated.headers['strict-transport-security']).toBe('max-age=31536000')
     expect(keyCreated.headers['cache-control']).toBe('no-store')

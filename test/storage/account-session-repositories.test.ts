@@ -10,6 +10,8 @@ import { hasPostgres, postgresUrl } from '../helpers/services.js'
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
 
 const HOUR_MS = 3_600_000
+/** What keys were before access levels and expiry: full, never expiring. */
+const fullForever = { access: 'full', expiresAt: null } as const
 
 describe.each(databaseKinds)('account, session and API key repositories on $kind', ({ kind, available }) => {
   let subject: TestDatabase
@@ -126,18 +128,26 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
   it.skipIf(!available)('creates, lists, uses and revokes API keys per account', async () => {
     const owner = await newAccount()
     const other = await newAccount()
-    const key = await apiKeys.create(owner.id, { name: 'CI', prefix: 'tgak_abcdefg', keyHash: `hash-${owner.id}` }, 2)
+    const key = await apiKeys.create(owner.id, { name: 'CI', prefix: 'tgak_abcdefg', keyHash: `hash-${owner.id}`, ...fullForever }, 2)
     if (key === undefined) throw new Error('key not created')
-    expect(key).toEqual({ id: expect.any(String), name: 'CI', prefix: 'tgak_abcdefg', createdAt: expect.any(Date), lastUsedAt: null })
+    expect(key).toEqual({ id: expect.any(String), name: 'CI', prefix: 'tgak_abcdefg', access: 'full', expiresAt: null, createdAt: expect.any(Date), lastUsedAt: null })
     expect(await apiKeys.listByAccount(owner.id)).toEqual([key])
     expect(await apiKeys.listByAccount(other.id)).toEqual([])
     // The account's limit (2 here) holds; another account has its own.
-    expect(await apiKeys.create(owner.id, { name: 'two', prefix: 'tgak_two', keyHash: `two-${owner.id}` }, 2)).toBeDefined()
-    expect(await apiKeys.create(owner.id, { name: 'three', prefix: 'tgak_three', keyHash: `three-${owner.id}` }, 2)).toBeUndefined()
+    expect(await apiKeys.create(owner.id, { name: 'two', prefix: 'tgak_two', keyHash: `two-${owner.id}`, ...fullForever }, 2)).toBeDefined()
+    expect(await apiKeys.create(owner.id, { name: 'three', prefix: 'tgak_three', keyHash: `three-${owner.id}`, ...fullForever }, 2)).toBeUndefined()
     expect(await apiKeys.listByAccount(owner.id)).toHaveLength(2)
     await apiKeys.delete(owner.id, (await apiKeys.listByAccount(owner.id))[1]?.id ?? '')
 
-    expect(await apiKeys.useByKeyHash(`hash-${owner.id}`)).toEqual({ apiKeyId: key.id, name: 'CI', prefix: 'tgak_abcdefg', accountId: owner.id, email: owner.email })
+    expect(await apiKeys.useByKeyHash(`hash-${owner.id}`)).toEqual({
+      outcome: 'used',
+      apiKeyId: key.id,
+      name: 'CI',
+      prefix: 'tgak_abcdefg',
+      access: 'full',
+      accountId: owner.id,
+      email: owner.email,
+    })
     const [used] = await apiKeys.listByAccount(owner.id)
     expect(used?.lastUsedAt).toBeInstanceOf(Date)
     expect(await apiKeys.useByKeyHash('unknown')).toBeUndefined()
@@ -147,10 +157,31 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     expect(await apiKeys.useByKeyHash(`hash-${owner.id}`)).toBeUndefined()
   })
 
+  it.skipIf(!available)("keeps a key's access and expiry; an expired key, by the database's clock, is told apart and its use not recorded", async () => {
+    const owner = await newAccount()
+    const expiresAt = new Date(Date.now() + HOUR_MS)
+    const key = await apiKeys.create(owner.id, { name: 'monitor', prefix: 'tgak_monitor', keyHash: `expiring-${owner.id}`, access: 'read', expiresAt }, 2)
+    expect(key).toMatchObject({ access: 'read', expiresAt })
+    expect(await apiKeys.useByKeyHash(`expiring-${owner.id}`)).toMatchObject({ outcome: 'used', access: 'read' })
+
+    // Expired a second ago by the database's clock, whatever this process's says.
+    await subject.database.query("UPDATE api_keys SET expires_at = now() - interval '1 second', last_used_at = NULL WHERE id = $1", [key?.id])
+    const [row] = await subject.database.query<{ expires_at: Date }>('SELECT expires_at FROM api_keys WHERE id = $1', [key?.id])
+    expect(await apiKeys.useByKeyHash(`expiring-${owner.id}`)).toEqual({ outcome: 'expired', expiresAt: row?.expires_at })
+    // Still listed, for its owner to see, and not used since.
+    expect(await apiKeys.listByAccount(owner.id)).toEqual([expect.objectContaining({ id: key?.id, expiresAt: row?.expires_at, lastUsedAt: null })])
+  })
+
+  it.skipIf(!available)('refuses an access level other than full and read', async () => {
+    const owner = await newAccount()
+    const writing = apiKeys.create(owner.id, { name: 'x', prefix: 'tgak_x', keyHash: `write-${owner.id}`, access: 'write' as 'full', expiresAt: null }, 1)
+    await expect(writing).rejects.toThrow(/check/i)
+  })
+
   it.skipIf(!available)("removes an account's sessions and keys with the account", async () => {
     const account = await newAccount()
     await sessions.create(account, `cascade-${account.id}`, new Date(Date.now() + HOUR_MS))
-    await apiKeys.create(account.id, { name: 'x', prefix: 'tgak_x', keyHash: `cascade-${account.id}` }, 1)
+    await apiKeys.create(account.id, { name: 'x', prefix: 'tgak_x', keyHash: `cascade-${account.id}`, ...fullForever }, 1)
     await subject.database.query('DELETE FROM accounts WHERE id = $1', [account.id])
     expect(await sessions.findByTokenHash(`cascade-${account.id}`)).toBeUndefined()
     expect(await apiKeys.useByKeyHash(`cascade-${account.id}`)).toBeUndefined()

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { createKeyRing, keyCheckOf } from '../../src/secret.js'
 import { migrate, readMigrations, splitStatements, type Migration } from '../../src/storage/migrate.js'
 import { createAccountRepository } from '../../src/storage/sql/account-repository.js'
+import { createApiKeyRepository } from '../../src/storage/sql/api-key-repository.js'
 import { checkServerSecret, readKeyCheck } from '../../src/storage/sql/server-key-check.js'
 import { databaseKinds, withTestDatabase } from '../helpers/storage.js'
 import { insertVerifications } from '../helpers/verification-rows.js'
@@ -39,6 +40,7 @@ const shipped: [string, string][] = [
   ['023_verifications_device', '237b0d467433ad83'],
   ['024_audit_events', 'b40136f5e66a7deb'],
   ['025_account_two_factor', '4a42571cbde6c4fd'],
+  ['026_api_key_access_and_expiry', 'c51911909327d416'],
 ]
 
 function fingerprintOf(migration: Migration): string {
@@ -138,6 +140,21 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
         { siteId, createdAt: at, action: 'block', riskScore: 90, hostname: 'shop.example' },
       ])
       expect(await hostnames()).toEqual(['shop.example 2'])
+    }, { migrated: false })
+  })
+
+  it.skipIf(!available)('with API keys already: they stay full and never expire, and still work', async () => {
+    await withTestDatabase(kind, async (database) => {
+      const migrations = await readMigrations()
+      await migrate(database, migrations.filter((migration) => migration.version < 26))
+      const account = await createAccountRepository(database).create('keys@example.com', 'hash')
+      if (account === undefined) throw new Error('the account was not created')
+      // As the version before 026 made a key: without access or expiry.
+      await database.query('INSERT INTO api_keys (id, account_id, name, prefix, key_hash) VALUES ($1, $2, $3, $4, $5)', [randomUUID(), account.id, 'CI', 'tgak_old', 'old-hash'])
+      expect(await migrate(database, migrations)).toEqual([26])
+      const apiKeys = createApiKeyRepository(database)
+      expect(await apiKeys.listByAccount(account.id)).toEqual([expect.objectContaining({ name: 'CI', access: 'full', expiresAt: null })])
+      expect(await apiKeys.useByKeyHash('old-hash')).toMatchObject({ outcome: 'used', access: 'full', accountId: account.id })
     }, { migrated: false })
   })
 

@@ -55,10 +55,16 @@ export interface SiteUpdate {
   settings?: { [Key in Exclude<keyof SiteSettings, 'webhookSecretSet'>]?: SiteSettings[Key] | null } & { webhookSecret?: string | null }
 }
 
+/** What a key may do: anything the dashboard API allows a key, or only read (GET). */
+export type ApiKeyAccess = 'full' | 'read'
+
 export interface ApiKey {
   id: string
   name: string
   prefix: string
+  access: ApiKeyAccess
+  /** When the key stops working (ISO 8601); null for never. An expired key stays listed until revoked. */
+  expiresAt: string | null
   createdAt: string
   lastUsedAt?: string | null
 }

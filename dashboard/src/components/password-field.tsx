@@ -7,15 +7,17 @@ interface PasswordFieldProps {
   name: string
   /** A password being chosen gets the rules' hint and minimum, and the browser's "new password" help. */
   isNew: boolean
+  /** For a current password, why it is asked for (a new one's hint is the rules). */
+  hint?: string
   value: string
   error: string | undefined
   onInput: (value: string) => void
 }
 
 /** A password input with its label, error and, for a new password, the rules. */
-export function PasswordField({ id, label, name, isNew, value, error, onInput }: PasswordFieldProps) {
+export function PasswordField({ id, label, name, isNew, hint, value, error, onInput }: PasswordFieldProps) {
   return (
-    <Field id={id} label={label} error={error} hint={isNew ? newPasswordHint : undefined}>
+    <Field id={id} label={label} error={error} hint={isNew ? newPasswordHint : hint}>
       {(control) => (
         <input
           {...control}

@@ -136,6 +136,20 @@ function describeApiKey(details: Record<string, unknown>): string {
 }
 
 /**
+ * ", read only, expires Jan 5, 2027, …" for a new key's terms; nothing for full access without an
+ * expiry (every key before keys had terms), and an access a later server added by its code.
+ */
+function describeApiKeyTerms(details: Record<string, unknown>): string {
+  const access = textOf(details.access)
+  const expiresAt = textOf(details.expiresAt)
+  const terms: string[] = []
+  if (access === 'read') terms.push('read only')
+  else if (access !== undefined && access !== 'full') terms.push(`${access} access`)
+  if (expiresAt !== undefined) terms.push(`expires ${formatDateTime(expiresAt)}`)
+  return terms.map((term) => `, ${term}`).join('')
+}
+
+/**
  * What happened, as a sentence without its final stop: "Changed site Shop: block threshold 70 → 60".
  * A code this dashboard does not know (a later server's) is shown as it is.
  */
@@ -179,7 +193,7 @@ export function describeAuditEvent(event: AuditEvent): string {
     case 'sessions.ended_others':
       return `Logged out everywhere else${endedSessions(details, 'other ')}`
     case 'api_key.created':
-      return `Created API key ${describeApiKey(details)}`
+      return `Created API key ${describeApiKey(details)}${describeApiKeyTerms(details)}`
     case 'api_key.revoked':
       return `Revoked API key ${describeApiKey(details)}`
     case 'site.created': {

@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks'
 import { changePassword, deleteAccount, endSession, listSessions, logOutOtherSessions } from '../api/accounts.js'
-import { fetchTwoFactorStatus } from '../api/two-factor.js'
 import type { Account, Session } from '../api/types.js'
 import { ConfirmDialog } from '../components/confirm-dialog.js'
 import { ErrorNotice, Loading, Notice } from '../components/notice.js'
@@ -11,7 +10,7 @@ import { useFormSubmit } from '../lib/use-form-submit.js'
 import { useLoader, type Loaded } from '../lib/use-loader.js'
 import { Form } from '../components/form.js'
 import { BusyButton } from '../components/busy-button.js'
-import { useStepUpCode, type TwoFactorGate } from './account/step-up-code.js'
+import { useStepUpCode, useTwoFactorGate, type TwoFactorGate } from '../components/step-up-code.js'
 import { TwoFactorSection } from './account/two-factor-section.js'
 
 interface AccountPageProps {
@@ -23,8 +22,7 @@ interface AccountPageProps {
 export function AccountPage({ account, onDeleted }: AccountPageProps) {
   const [sessions, reloadSessions] = useLoader(listSessions, 'sessions')
   // One status for the section and the forms: turned on or off there, the forms ask for a code or not.
-  const [twoFactorStatus, reloadTwoFactor] = useLoader(fetchTwoFactorStatus, 'two-factor')
-  const twoFactor: TwoFactorGate = { isOn: twoFactorStatus.data?.enabled === true, reload: reloadTwoFactor }
+  const { status: twoFactorStatus, gate: twoFactor } = useTwoFactorGate()
   return (
     <>
       <PageHeading title="Account" />
@@ -38,10 +36,10 @@ export function AccountPage({ account, onDeleted }: AccountPageProps) {
         twoFactor={twoFactor}
         onChanged={() => {
           reloadSessions()
-          reloadTwoFactor()
+          twoFactor.reload()
         }}
       />
-      <TwoFactorSection email={account.email} status={twoFactorStatus} reload={reloadTwoFactor} />
+      <TwoFactorSection email={account.email} status={twoFactorStatus} reload={twoFactor.reload} />
       <Sessions sessions={sessions} reload={reloadSessions} />
       <AccountDeletion email={account.email} twoFactor={twoFactor} onDeleted={onDeleted} />
     </>

@@ -27,6 +27,9 @@ export const Account = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 })
 
+/** The account's current password, which the account's changes (and a new API key) are confirmed by. */
+export const CurrentPassword = Type.String({ maxLength: 1000, description: "The account's current password" })
+
 /** A code of the account's second factor, which the log-in and the account's changes take while two-factor is on. */
 export const SecondFactorCode = Type.String({
   maxLength: 100,

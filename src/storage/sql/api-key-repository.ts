@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto'
+import type { ApiKeyAccess } from '../../domain/accounts/api-key-access.js'
 import type { SqlExecutor } from '../ports.js'
 
 export interface ApiKeyRecord {
   id: string
   name: string
   prefix: string
+  access: ApiKeyAccess
+  /** Null: never. */
+  expiresAt: Date | null
   createdAt: Date
   lastUsedAt: Date | null
 }
@@ -13,15 +17,22 @@ interface ApiKeyRow {
   id: string
   name: string
   prefix: string
+  access: ApiKeyAccess
+  expires_at: Date | null
   created_at: Date
   last_used_at: Date | null
 }
 
-const apiKeyColumns = 'id, name, prefix, created_at, last_used_at'
+const apiKeyColumns = 'id, name, prefix, access, expires_at, created_at, last_used_at'
 
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {
-  return { id: row.id, name: row.name, prefix: row.prefix, createdAt: row.created_at, lastUsedAt: row.last_used_at }
+  return { id: row.id, name: row.name, prefix: row.prefix, access: row.access, expiresAt: row.expires_at, createdAt: row.created_at, lastUsedAt: row.last_used_at }
 }
+
+/** What a presented key turned out to be (an unknown or revoked one is undefined). */
+export type ApiKeyUse =
+  | { outcome: 'used'; apiKeyId: string; name: string; prefix: string; access: ApiKeyAccess; accountId: string; email: string }
+  | { outcome: 'expired'; expiresAt: Date }
 
 /** Recording every use would write on every API call; once a minute is precise enough for people. */
 const LAST_USED_RESOLUTION = '1 minute'
@@ -33,16 +44,20 @@ export function createApiKeyRepository(database: SqlExecutor) {
      * Creates a key, or answers undefined when the account holds `limit` keys already or is gone
      * (an account being deleted is waited for: its row is read FOR KEY SHARE).
      */
-    async create(accountId: string, key: { name: string; prefix: string; keyHash: string }, limit: number): Promise<ApiKeyRecord | undefined> {
+    async create(
+      accountId: string,
+      key: { name: string; prefix: string; keyHash: string; access: ApiKeyAccess; expiresAt: Date | null },
+      limit: number,
+    ): Promise<ApiKeyRecord | undefined> {
       // One statement: the count and the insert see the same snapshot. Creations racing on one
       // account may pass the limit by the few that raced; it bounds a list, it guards no secret.
       const rows = await database.query<ApiKeyRow>(
-        `INSERT INTO api_keys (id, account_id, name, prefix, key_hash)
-         SELECT $1, accounts.id, $3, $4, $5 FROM accounts
+        `INSERT INTO api_keys (id, account_id, name, prefix, key_hash, access, expires_at)
+         SELECT $1, accounts.id, $3, $4, $5, $7, $8 FROM accounts
           WHERE accounts.id = $2 AND (SELECT count(*) FROM api_keys WHERE account_id = $2) < $6
             FOR KEY SHARE OF accounts
          RETURNING ${apiKeyColumns}`,
-        [randomUUID(), accountId, key.name, key.prefix, key.keyHash, limit],
+        [randomUUID(), accountId, key.name, key.prefix, key.keyHash, limit, key.access, key.expiresAt],
       )
       return rows[0] === undefined ? undefined : toApiKey(rows[0])
     },
@@ -55,20 +70,27 @@ export function createApiKeyRepository(database: SqlExecutor) {
       return rows.map(toApiKey)
     },
 
-    /** The key's owner (and records the use), or undefined for an unknown or revoked key. */
-    async useByKeyHash(keyHash: string): Promise<{ apiKeyId: string; name: string; prefix: string; accountId: string; email: string } | undefined> {
-      const rows = await database.query<{ id: string; name: string; prefix: string; account_id: string; email: string }>(
-        `SELECT k.id, k.name, k.prefix, k.account_id, a.email FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
+    /**
+     * The key's owner and what it may do (and records the use), when it has not expired by the
+     * database's clock (one clock for every instance); undefined for an unknown or revoked key.
+     * An expired key's attempts are not recorded as uses: its list shows when it last worked.
+     */
+    async useByKeyHash(keyHash: string): Promise<ApiKeyUse | undefined> {
+      const rows = await database.query<{ id: string; name: string; prefix: string; access: ApiKeyAccess; expires_at: Date | null; is_expired: boolean; account_id: string; email: string }>(
+        `SELECT k.id, k.name, k.prefix, k.access, k.expires_at, k.expires_at IS NOT NULL AND k.expires_at <= now() AS is_expired, k.account_id, a.email
+           FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
         [keyHash],
       )
       const row = rows[0]
       if (row === undefined) return undefined
+      if (row.is_expired && row.expires_at !== null) return { outcome: 'expired', expiresAt: row.expires_at }
       await database.query(
         `UPDATE api_keys SET last_used_at = now()
-          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '${LAST_USED_RESOLUTION}')`,
+          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '${LAST_USED_RESOLUTION}')
+            AND (expires_at IS NULL OR expires_at > now())`,
         [row.id],
       )
-      return { apiKeyId: row.id, name: row.name, prefix: row.prefix, accountId: row.account_id, email: row.email }
+      return { outcome: 'used', apiKeyId: row.id, name: row.name, prefix: row.prefix, access: row.access, accountId: row.account_id, email: row.email }
     },
 
     /** Revokes one of the account's keys: its name and prefix, or undefined when it has no such key. */

@@ -1,23 +1,46 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { API_KEY_ACCESS_LEVELS, resolveApiKeyExpiry } from '../../../domain/accounts/api-key-access.js'
 import { generateApiKey, hashToken, prefixOfApiKey } from '../../../domain/accounts/tokens.js'
 import { findDisplayNameProblem, normalizeDisplayName } from '../../../domain/display-name.js'
 import { isUuid } from '../../../domain/uuid.js'
-import { ApiError, invalidRequest } from '../../../errors.js'
-import { accountOf, creationRefused } from '../../../plugins/authentication.js'
+import { ApiError, type ErrorDetail } from '../../../errors.js'
+import { accountOf } from '../../../plugins/authentication.js'
 import { createApiKeyRepository, type ApiKeyRecord } from '../../../storage/sql/api-key-repository.js'
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, IdParams, NullableInput, SecondFactorCode } from '../dashboard-schemas.js'
+import { confirmAccountChange } from '../me/account-confirmation.js'
+import { stringEnum } from '../public-schemas.js'
 
 const API_KEY_NAME_MAX_LENGTH = 100
+
+const accessDescription = 'full: everything the account may do but make keys; read: GET and HEAD only (403 forbidden for anything else)'
 
 const apiKeyProperties = {
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   prefix: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
+  access: stringEnum(API_KEY_ACCESS_LEVELS, { description: accessDescription }),
+  expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When the key stops working (401 unauthorized from then on; it stays listed until revoked); null: never',
+  }),
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'To the minute' }),
 }
+
+const ApiKeyCreation = Type.Object(
+  {
+    name: Type.String({ maxLength: 1000 }),
+    access: Type.Optional(stringEnum(API_KEY_ACCESS_LEVELS, { description: `${accessDescription}. Default full` })),
+    expiresAt: Type.Optional(
+      NullableInput(Type.String({ format: 'date-time', description: 'When the key stops working, in the future (ISO 8601 with a time zone); null or left out: never' })),
+    ),
+    password: CurrentPassword,
+    code: Type.Optional(SecondFactorCode),
+  },
+  { additionalProperties: false },
+)
 
 const ApiKey = Type.Object(apiKeyProperties)
 
@@ -31,6 +54,8 @@ function apiKeyView(key: ApiKeyRecord): Type.Static<typeof ApiKey> {
     id: key.id,
     name: key.name,
     prefix: key.prefix,
+    access: key.access,
+    expiresAt: key.expiresAt === null ? null : key.expiresAt.toISOString(),
     createdAt: key.createdAt.toISOString(),
     lastUsedAt: key.lastUsedAt === null ? null : key.lastUsedAt.toISOString(),
   }
@@ -39,37 +64,66 @@ function apiKeyView(key: ApiKeyRecord): Type.Static<typeof ApiKey> {
 /** Enough for a key per deployment and tool; the list is answered whole, so it stays short. */
 export const MAX_API_KEYS_PER_ACCOUNT = 100
 
+/**
+ * A key cannot mint keys: revoking a leaked key then ends everything it could do, instead of
+ * leaving behind the keys it made. Checked before the body, so a key is told so whatever it sent.
+ */
+async function refuseApiKeys(request: FastifyRequest): Promise<void> {
+  if (request.authentication?.method !== 'session') {
+    throw new ApiError('forbidden', 'API keys are created from a logged-in session (the dashboard), not with another API key.')
+  }
+}
+
 const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.authenticate)
 
   app.post(
     '/api-keys',
     {
+      onRequest: refuseApiKeys,
       schema: {
         tags: ['dashboard'],
         summary: 'Create an API key (shown once)',
         security: dashboardSecurity,
-        body: Type.Object({ name: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
-        description: `From a logged-in session only (403 forbidden with an API key: a key cannot mint keys). An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} keys (409 conflict beyond).`,
-        response: { 201: CreatedApiKey, 400: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors },
+        body: ApiKeyCreation,
+        description:
+          'From a logged-in session only (403 forbidden with an API key: a key cannot mint keys), confirmed by the account\'s password ' +
+          '(a wrong one is a 400 validation_error on password, counted against the log-in budget: 429 rate_limited beyond) and, while ' +
+          'two-factor authentication is on, a code of the second factor (a missing or wrong one is a 400 validation_error on code, as a ' +
+          'password change; 409 conflict when two-factor was turned on or off meanwhile): a stolen session cookie alone cannot make a ' +
+          'lasting credential. A bad name, or an expiresAt not in the future, is a 400 validation_error on its field, named together with a ' +
+          'wrong password, and leaves the code unused (as a 409 does). A read key may only make GET and HEAD requests (403 forbidden for ' +
+          'anything else); an expired key answers 401 unauthorized, and is listed until revoked. ' +
+          `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} keys (409 conflict beyond).`,
+        response: { 201: CreatedApiKey, 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
-      // A key cannot mint keys: revoking a leaked key then ends everything it could do, instead of
-      // leaving behind the keys it made.
-      if (request.authentication?.method !== 'session') {
-        throw new ApiError('forbidden', 'API keys are created from a logged-in session (the dashboard), not with another API key.')
-      }
+      const { password, code, access = 'full' } = request.body
       const name = normalizeDisplayName(request.body.name)
-      const problem = findDisplayNameProblem(name, API_KEY_NAME_MAX_LENGTH)
-      if (problem !== undefined) throw invalidRequest([{ field: 'name', message: problem }])
+      const issues: ErrorDetail[] = []
+      const nameProblem = findDisplayNameProblem(name, API_KEY_NAME_MAX_LENGTH)
+      if (nameProblem !== undefined) issues.push({ field: 'name', message: nameProblem })
+      const expiry = resolveApiKeyExpiry(request.body.expiresAt, new Date())
+      if ('problem' in expiry) issues.push({ field: 'expiresAt', message: expiry.problem })
       const key = generateApiKey()
-      const record = await auditedTransaction(app, request, async (transaction) => {
-        const created = await createApiKeyRepository(transaction).create(accountOf(request).id, { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key) }, MAX_API_KEYS_PER_ACCOUNT)
-        if (created !== undefined) await recordAudit(transaction, request, { action: 'api_key.created', details: { apiKeyId: created.id, name: created.name, prefix: created.prefix } })
+      // The body's problems are answered with the password's, before any code is taken.
+      const record = await confirmAccountChange(app, request, 'create API keys', { field: 'password', password, code, otherIssues: issues }, async (transaction) => {
+        if ('problem' in expiry) throw new Error('an API key with a bad expiry passed validation')
+        const created = await createApiKeyRepository(transaction).create(
+          accountOf(request).id,
+          { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key), access, expiresAt: expiry.expiresAt },
+          MAX_API_KEYS_PER_ACCOUNT,
+        )
+        // The account's row is locked for the second factor: it is there, so the list is full. A
+        // conflict rolls back the code's taking with the rest.
+        if (created === undefined) throw new ApiError('conflict', `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} API keys; revoke one first.`)
+        await recordAudit(transaction, request, {
+          action: 'api_key.created',
+          details: { apiKeyId: created.id, name: created.name, prefix: created.prefix, access: created.access, expiresAt: created.expiresAt?.toISOString() ?? null },
+        })
         return created
       })
-      if (record === undefined) throw await creationRefused(app, request, `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} API keys; revoke one first.`)
       return reply.code(201).send({ ...apiKeyView(record), key })
     },
   )

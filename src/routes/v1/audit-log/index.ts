@@ -29,7 +29,7 @@ const AuditEvent = Type.Object({
   details: Type.Record(Type.String(), Type.Unknown(), {
     description:
       'By action: site.updated has changes, a list of { field, from, to } (for webhookSecret, whether one was set: never the secret; a webhookUrl as its origin and a digest of the rest); ' +
-      'site.created has domains and settings (the same list, from the defaults); api_key.created and api_key.revoked have apiKeyId, name and prefix; ' +
+      'site.created has domains and settings (the same list, from the defaults); api_key.created and api_key.revoked have apiKeyId, name and prefix, api_key.created access and expiresAt too (null: never); ' +
       'site.secret_rotated has previousSecretExpiresAt; session.ended has sessionId; sessions.ended_others, account.password_changed and account.password_set have endedSessions; ' +
       'account.recovery_code_used has recoveryCodesLeft; ' +
       'account.login_failed, account.password_check_failed, account.two_factor_asked and account.two_factor_failed are one event an hour with count, firstAt and addresses (its time, address and browser are the latest attempt\'s)',

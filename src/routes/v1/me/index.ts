@@ -10,11 +10,11 @@ import { recordAudit } from '../audit-log/audit-trail.js'
 import { announceSetupCode } from '../accounts/announce-setup-code.js'
 import { confirmAccountChange, confirmWithPassword, withSecondFactor } from './account-confirmation.js'
 import twoFactorRoutes from './two-factor.js'
-import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, SecondFactorCode } from '../dashboard-schemas.js'
+import { Account, authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, SecondFactorCode } from '../dashboard-schemas.js'
 
 const PasswordChange = Type.Object(
   {
-    currentPassword: Type.String({ maxLength: 1000 }),
+    currentPassword: CurrentPassword,
     newPassword: Type.String({ maxLength: 1000, description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters` }),
     code: Type.Optional(SecondFactorCode),
   },
@@ -22,7 +22,7 @@ const PasswordChange = Type.Object(
 )
 
 const AccountDeletion = Type.Object(
-  { password: Type.String({ maxLength: 1000 }), code: Type.Optional(SecondFactorCode) },
+  { password: CurrentPassword, code: Type.Optional(SecondFactorCode) },
   { additionalProperties: false },
 )
 

@@ -18,7 +18,7 @@ import { accountOf, sessionIdOf } from '../../../plugins/authentication.js'
 import { createTwoFactorRepository, type TwoFactorState } from '../../../storage/sql/two-factor-repository.js'
 import { rememberDevice, secondFactorDevice } from '../sessions/known-device.js'
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, dashboardSecurity, ErrorResponse, SecondFactorCode } from '../dashboard-schemas.js'
+import { authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, SecondFactorCode } from '../dashboard-schemas.js'
 import { confirmAccountChange, confirmationStillHolds, confirmWithPassword } from './account-confirmation.js'
 
 const TwoFactorStatus = Type.Object({
@@ -41,18 +41,16 @@ const RecoveryCodes = Type.Object({
   }),
 })
 
-const passwordProperty = Type.String({ maxLength: 1000, description: "The account's current password" })
-
 const Enabling = Type.Object(
   {
     setupToken: Type.String({ maxLength: 1000 }),
     code: Type.String({ maxLength: 100, description: "The authenticator app's current code for the setup's secret" }),
-    password: passwordProperty,
+    password: CurrentPassword,
   },
   { additionalProperties: false },
 )
 
-const Confirmation = Type.Object({ password: passwordProperty, code: SecondFactorCode }, { additionalProperties: false })
+const Confirmation = Type.Object({ password: CurrentPassword, code: SecondFactorCode }, { additionalProperties: false })
 
 const turnedOn = () => new ApiError('conflict', 'Two-factor authentication is on already; turn it off first to set up another app.')
 

@@ -1,0 +1,95 @@
+import { useState } from 'preact/hooks'
+import { revokeApiKey } from '../../api/api-keys.js'
+import type { ApiKey } from '../../api/types.js'
+import { ConfirmDialog } from '../../components/confirm-dialog.js'
+import { ErrorNotice } from '../../components/notice.js'
+import { accessLabel, isExpired } from '../../lib/api-keys.js'
+import { formatDateTime } from '../../lib/format.js'
+
+/** "Never", the time it expires, or an "Expired" badge before the time it did (the key is refused since). */
+function Expiry({ expiresAt, now }: { expiresAt: string | null; now: Date }) {
+  if (expiresAt === null) return <>Never</>
+  if (!isExpired(expiresAt, now)) return <>{formatDateTime(expiresAt)}</>
+  return (
+    <>
+      <span class="badge badge--bad">Expired</span> {formatDateTime(expiresAt)}
+    </>
+  )
+}
+
+export function KeysTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (id: string) => void }) {
+  const [revoking, setRevoking] = useState<ApiKey | undefined>()
+  const [isBusy, setBusy] = useState(false)
+  const [error, setError] = useState<unknown>()
+  const revoke = async (key: ApiKey) => {
+    setBusy(true)
+    setError(undefined)
+    try {
+      await revokeApiKey(key.id)
+      onRevoked(key.id)
+    } catch (caught) {
+      setError(caught)
+    } finally {
+      setBusy(false)
+      setRevoking(undefined)
+    }
+  }
+  if (keys.length === 0) return <p class="muted">No API keys yet.</p>
+  // Expired by the time the list was drawn; the list is loaded again after each change.
+  const now = new Date()
+  return (
+    <>
+      {error === undefined ? null : <ErrorNotice error={error} />}
+      <div class="table-scroll" role="region" aria-labelledby="keys-heading" tabIndex={0}>
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Access</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((key) => (
+              <tr key={key.id}>
+                <th scope="row">{key.name}</th>
+                <td class="code">{key.prefix}…</td>
+                <td class="nowrap">{accessLabel(key.access)}</td>
+                <td class="nowrap">
+                  <Expiry expiresAt={key.expiresAt} now={now} />
+                </td>
+                <td class="nowrap">{formatDateTime(key.createdAt)}</td>
+                <td class="nowrap">{key.lastUsedAt === undefined || key.lastUsedAt === null ? 'Never' : formatDateTime(key.lastUsedAt)}</td>
+                <td>
+                  <button type="button" class="button button--small button--danger-outline" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
+                    Revoke
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <ConfirmDialog
+        title="Revoke this API key?"
+        confirmLabel="Revoke key"
+        isOpen={revoking !== undefined}
+        isBusy={isBusy}
+        onConfirm={() => {
+          if (revoking !== undefined) void revoke(revoking)
+        }}
+        onCancel={() => setRevoking(undefined)}
+      >
+        <p>
+          Scripts using <strong>{revoking?.name}</strong> ({revoking?.prefix}…) will get 401 answers from now on.
+        </p>
+      </ConfirmDialog>
+    </>
+  )
+}

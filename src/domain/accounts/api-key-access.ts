@@ -1,0 +1,33 @@
+/** What an API key may do: everything its account may (but make keys), or only read. */
+export const API_KEY_ACCESS_LEVELS = ['full', 'read'] as const
+
+export type ApiKeyAccess = (typeof API_KEY_ACCESS_LEVELS)[number]
+
+/** Requests that change nothing. OPTIONS is left out: the dashboard API answers none, and a read key needs none. */
+const readingMethods = new Set(['GET', 'HEAD'])
+
+/** Whether a key of `access` may make a request of `method`: a read key may only read. */
+export function isMethodAllowed(access: ApiKeyAccess, method: string): boolean {
+  return access === 'full' || readingMethods.has(method.toUpperCase())
+}
+
+/**
+ * PostgreSQL's timestamps and JavaScript's dates both reach far past it, but the text either side
+ * writes for a later year is not one the other reads: a key for longer than that is a mistake.
+ */
+const LATEST_EXPIRY_MS = Date.parse('9999-12-31T23:59:59.999Z')
+
+/**
+ * Until when a new key works, as asked (an ISO 8601 date-time, or null or nothing for never), or
+ * why it cannot: a key must not be made expired.
+ */
+export function resolveApiKeyExpiry(requested: string | null | undefined, now: Date): { expiresAt: Date | null } | { problem: string } {
+  if (requested === undefined || requested === null) return { expiresAt: null }
+  const expiresAt = new Date(requested)
+  const time = expiresAt.getTime()
+  // The schema's date-time format lets through a few that Date does not read (a leap second, "+02").
+  if (Number.isNaN(time)) return { problem: 'must be an ISO 8601 date-time, such as 2027-01-01T00:00:00Z' }
+  if (time <= now.getTime()) return { problem: 'must be in the future' }
+  if (time > LATEST_EXPIRY_MS) return { problem: 'must be before the year 10000' }
+  return { expiresAt }
+}

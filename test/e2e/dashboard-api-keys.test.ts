@@ -1,0 +1,144 @@
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { asBrowser, type TestAccount } from '../helpers/dashboard-client.js'
+import {
+  expectNoAccessibilityViolations,
+  focusedId,
+  hasChromium,
+  listApiKeys,
+  openLoggedInDashboard,
+  prepareScreenshotDirectory,
+  saveScreenshot,
+  type OpenDashboard,
+} from './dashboard-support.js'
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+/** A row of the list of keys: its cells after the name are the key's prefix, access, expiry, creation and last use. */
+function keyRow(page: Page, name: string) {
+  return page.locator('.table tbody tr').filter({ has: page.getByRole('rowheader', { name, exact: true }) })
+}
+
+function createKeyForm(page: Page) {
+  return page.locator('section[aria-labelledby="create-key-heading"]')
+}
+
+/**
+ * An API key's access and expiry on the API keys page: what a user chooses, what the list then
+ * says, and that the key does as it says. Each key made asks for the password, which counts
+ * against the log-in's budget of this browser and account: an account of its own here.
+ */
+describe.skipIf(!hasChromium())("the API keys page: a key's access and expiry, confirmed by the password", () => {
+  let dashboard: OpenDashboard
+  let page: Page
+  let account: TestAccount
+  let readKey = ''
+
+  beforeAll(async () => {
+    ;[{ dashboard, account }] = await Promise.all([openLoggedInDashboard(), prepareScreenshotDirectory()])
+    page = dashboard.page
+  }, 120_000)
+  afterAll(() => dashboard?.close())
+
+  const keyNames = async () => (await listApiKeys(dashboard.service, account)).map((key) => key.name).sort()
+
+  it('says a wrong password beside its field, which takes focus, and makes no key, keeping the choices made', async () => {
+    await page.goto(`${dashboard.origin}/dashboard/api-keys`)
+    const form = createKeyForm(page)
+    // createTestAccount's key, listed before any is made here.
+    await keyRow(page, 'test key').waitFor()
+    expect(await form.getByLabel('Read only').getAttribute('aria-describedby')).toBe('api-key-access-read-hint')
+    await form.getByLabel('Name').fill('Grafana')
+    await form.getByLabel('Read only').check()
+    await form.getByLabel('Expires').selectOption({ label: 'In 30 days' })
+    const passwordField = form.getByLabel('Password', { exact: true })
+    await passwordField.fill('not the password')
+    await form.getByRole('button', { name: 'Create key' }).click()
+
+    await form.locator('#api-key-password-error').filter({ hasText: 'is not your current password' }).waitFor()
+    await expect.poll(() => focusedId(page)).toBe('api-key-password')
+    expect(await passwordField.getAttribute('aria-invalid')).toBe('true')
+    expect(await passwordField.getAttribute('aria-describedby')).toBe('api-key-password-error api-key-password-hint')
+    expect(await page.getByLabel('API key', { exact: true }).count()).toBe(0)
+    expect(await keyNames()).toEqual(['test key'])
+    expect(await form.getByLabel('Name').inputValue()).toBe('Grafana')
+    expect(await form.getByLabel('Read only').isChecked()).toBe(true)
+    expect(await form.getByLabel('Expires').inputValue()).toBe('30d')
+    await expectNoAccessibilityViolations(page, 'API key refused for a wrong password')
+  }, 60_000)
+
+  it('creates a read-only key that expires in 30 days, listed so, which reads and changes nothing', async () => {
+    const form = createKeyForm(page)
+    await form.getByLabel('Password', { exact: true }).fill(account.password)
+    const submittedAt = Date.now()
+    await form.getByRole('button', { name: 'Create key' }).click()
+    readKey = await page.getByLabel('API key', { exact: true }).inputValue()
+    await page.locator('#new-api-key-hint').filter({ hasText: /^Read only; expires .+\.$/ }).waitFor()
+    // The form starts again from the defaults, the password gone.
+    expect(await form.getByLabel('Password', { exact: true }).inputValue()).toBe('')
+    expect(await form.getByLabel('Full access').isChecked()).toBe(true)
+    expect(await form.getByLabel('Expires').inputValue()).toBe('never')
+    expect(await form.locator('#api-key-password-error').count()).toBe(0)
+
+    const listed = (await listApiKeys(dashboard.service, account)).find((key) => key.name === 'Grafana')
+    expect(listed?.access).toBe('read')
+    // 30 days from the submission, as the page counted them.
+    const expiresAt = Date.parse(listed?.expiresAt ?? '')
+    expect(expiresAt).toBeGreaterThanOrEqual(submittedAt + 30 * DAY_MS)
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 30 * DAY_MS)
+    const row = keyRow(page, 'Grafana')
+    expect(await row.locator('td').nth(1).textContent()).toBe('Read only')
+    // The expiry as the page writes times elsewhere, in the browser's language and zone.
+    const day = await page.evaluate((iso) => new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' }), listed?.expiresAt ?? '')
+    expect(await row.locator('td').nth(2).textContent()).toContain(day)
+    expect(await row.locator('.badge').count()).toBe(0)
+    expect(await keyRow(page, 'test key').locator('td').nth(2).textContent()).toBe('Never')
+
+    const asKey = { authorization: `Bearer ${readKey}` }
+    const sites = await dashboard.service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asKey })
+    expect(sites.statusCode).toBe(200)
+    const creation = await dashboard.service.app.inject({ method: 'POST', url: '/api/v1/sites', headers: asKey, payload: { name: 'Not made' } })
+    expect(creation.statusCode).toBe(403)
+    const after = await dashboard.service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asKey })
+    expect(after.json<{ items: unknown[] }>().items).toEqual([])
+  }, 60_000)
+
+  it('marks a key that expired, listed until revoked and refused; a key revoked before "I have copied it" takes its panel', async () => {
+    // Made by this session through the API, as another tab would: it expires in a moment.
+    const made = await dashboard.service.app.inject({
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      headers: asBrowser(account),
+      payload: { name: 'one-off job', expiresAt: new Date(Date.now() + 1_500).toISOString(), password: account.password },
+    })
+    expect(made.statusCode).toBe(201)
+    const oneOff = made.json<{ key: string }>().key
+    await page.waitForTimeout(2_000)
+    const refused = await dashboard.service.app.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: `Bearer ${oneOff}` } })
+    expect(refused.statusCode).toBe(401)
+
+    // Grafana's one-time panel is still shown: revoking it takes the panel, and the list is loaded again.
+    await keyRow(page, 'Grafana').getByRole('button', { name: 'Revoke Grafana' }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click()
+    await keyRow(page, 'Grafana').waitFor({ state: 'detached' })
+    expect(await page.getByLabel('API key', { exact: true }).count()).toBe(0)
+    expect((await dashboard.service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: { authorization: `Bearer ${readKey}` } })).statusCode).toBe(401)
+
+    const expired = keyRow(page, 'one-off job')
+    await expired.locator('.badge').filter({ hasText: 'Expired' }).waitFor()
+    expect(await expired.locator('td').nth(1).textContent()).toBe('Full access')
+    await expectNoAccessibilityViolations(page, 'API keys, one expired')
+    await saveScreenshot(page, 'api-keys-terms')
+  }, 60_000)
+
+  it("says in the Activity page a new key's access and expiry", async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click()
+    const sentences = page.locator('.activity tbody .activity__what')
+    await sentences.first().waitFor()
+    await sentences.getByText(/^Created API key Grafana \(tgak_[\w-]{7}…\), read only, expires .+$/).waitFor()
+    expect(await sentences.getByText(/^Created API key one-off job \(tgak_[\w-]{7}…\), expires .+$/).count()).toBe(1)
+    // Full access that does not expire, as every key was before: nothing more said.
+    expect(await sentences.getByText(/^Created API key test key \(tgak_[\w-]{7}…\)$/).count()).toBe(1)
+    expect(dashboard.pageErrors).toEqual([])
+  }, 60_000)
+})
