@@ -120,4 +120,37 @@ describe.each(deployments)('confirming a new API key on $name', ({ available, op
     const created = await create(account, { password: account.password, code: '123456' })
     expect(created.statusCode, created.body).toBe(201)
   })
+
+  it.skipIf(!available)("spends none of the log-in's budgets on a right password: more keys in a row than they allow, and a log-in from there after", async () => {
+    // Across a window's end the counts start again, and the test would prove nothing.
+    await startWithinOneWindow(10 * 60_000, 20_000)
+    const account = await createTestAccount(service.app)
+    const remoteAddress = randomClientAddress()
+    // The log-in's budget of one client for one account is 10 attempts in 10 minutes.
+    for (let index = 0; index < 12; index++) {
+      const created = await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(account), payload: { name: `deploy ${index}`, password: account.password }, remoteAddress })
+      expect(created.statusCode, created.body).toBe(201)
+    }
+    const logIn = await service.app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: account.email, password: account.password }, remoteAddress })
+    expect(logIn.statusCode, logIn.body).toBe(200)
+    // A wrong one still counts.
+    for (let index = 0; index < 9; index++) {
+      expect((await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(account), payload: { name: 'x', password: 'guess' }, remoteAddress })).statusCode).toBe(400)
+    }
+    expect((await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(account), payload: { name: 'x', password: account.password }, remoteAddress })).statusCode).toBe(429)
+  })
+
+  it.skipIf(!available)("spends none of the second factor's budgets on right codes: more keys in a row than they allow, and a log-in with a code from there after", async () => {
+    await startWithinOneWindow(15 * 60_000, 20_000)
+    const account = await createTestAccount(service.app)
+    const { secret, recoveryCodes } = await enableTwoFactor(service.app, account)
+    const remoteAddress = randomClientAddress()
+    // The second factor's budget of one client for one account is 5 codes in a quarter hour.
+    for (const [index, code] of recoveryCodes.slice(0, 7).entries()) {
+      const created = await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(account), payload: { name: `deploy ${index}`, password: account.password, code }, remoteAddress })
+      expect(created.statusCode, created.body).toBe(201)
+    }
+    const logIn = await service.app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: account.email, password: account.password, code: authenticatorCode(secret, 1) }, remoteAddress })
+    expect(logIn.statusCode, logIn.body).toBe(200)
+  })
 })

@@ -163,6 +163,14 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     const key = await apiKeys.create(owner.id, { name: 'monitor', prefix: 'tgak_monitor', keyHash: `expiring-${owner.id}`, access: 'read', expiresAt }, 2)
     expect(key).toMatchObject({ access: 'read', expiresAt })
     expect(await apiKeys.useByKeyHash(`expiring-${owner.id}`)).toMatchObject({ outcome: 'used', access: 'read' })
+    // Judged by the database's clock: a service clock past the expiry changes nothing.
+    await subject.database.query("UPDATE api_keys SET expires_at = now() + interval '1 minute' WHERE id = $1", [key?.id])
+    const serviceClock = vi.spyOn(Date, 'now').mockImplementation(() => performance.timeOrigin + performance.now() + 180_000)
+    try {
+      expect(await apiKeys.useByKeyHash(`expiring-${owner.id}`)).toMatchObject({ outcome: 'used', access: 'read' })
+    } finally {
+      serviceClock.mockRestore()
+    }
 
     // Expired a second ago by the database's clock, whatever this process's says.
     await subject.database.query("UPDATE api_keys SET expires_at = now() - interval '1 second', last_used_at = NULL WHERE id = $1", [key?.id])

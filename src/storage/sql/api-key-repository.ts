@@ -62,6 +62,12 @@ export function createApiKeyRepository(database: SqlExecutor) {
       return rows[0] === undefined ? undefined : toApiKey(rows[0])
     },
 
+    /** How many keys the account holds, expired ones included (they are listed until revoked). */
+    async countByAccount(accountId: string): Promise<number> {
+      const rows = await database.query<{ count: number }>('SELECT count(*)::int AS count FROM api_keys WHERE account_id = $1', [accountId])
+      return rows[0]?.count ?? 0
+    },
+
     async listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
       const rows = await database.query<ApiKeyRow>(
         `SELECT ${apiKeyColumns} FROM api_keys WHERE account_id = $1 ORDER BY created_at, id`,

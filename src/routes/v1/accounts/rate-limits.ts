@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { consumeRateLimit, type RateLimitRule } from '../../../domain/rate-limit.js'
+import { consumeRateLimit, refundRateLimit, type RateLimitRule } from '../../../domain/rate-limit.js'
 import { tagClient } from '../../../domain/challenge/client-tag.js'
 import { addressGroupOf } from '../../../domain/history/client-keys.js'
 import { ApiError } from '../../../errors.js'
@@ -63,11 +63,11 @@ export function passwordAttemptBudgets(emailKey: string, client: string, options
  * own) against its budgets, as the database folds the address and sparing a known device the
  * budget from everywhere; answers the account's e-mail key (which the known-device cookie names).
  */
-export async function enforcePasswordAttemptBudgets(app: FastifyInstance, request: FastifyRequest, email: string): Promise<string> {
+export async function enforcePasswordAttemptBudgets(app: FastifyInstance, request: FastifyRequest, email: string): Promise<{ emailKey: string; attempt: CountedAttempt }> {
   const emailKey = emailKeyOf(await app.accounts.foldEmail(email))
   const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), passwordDevice(emailKey), app.config)
-  await enforceRateLimits(app.keyValue, passwordAttemptBudgets(emailKey, clientKeyOf(app, request.ip), { isKnownDevice: isKnown }))
-  return emailKey
+  const attempt = await enforceRateLimits(app.keyValue, passwordAttemptBudgets(emailKey, clientKeyOf(app, request.ip), { isKnownDevice: isKnown }))
+  return { emailKey, attempt }
 }
 
 /**
@@ -82,10 +82,10 @@ export async function enforcePasswordAttemptBudgets(app: FastifyInstance, reques
  * that session's own budget too, as large as the account's, which the cookie does not spare: a
  * browser's cookies copied whole carry the session with the cookie, and a new session needs a code.
  */
-export async function enforceSecondFactorBudgets(app: FastifyInstance, request: FastifyRequest, emailKey: string, enabledAt: Date, sessionId?: string): Promise<void> {
+export async function enforceSecondFactorBudgets(app: FastifyInstance, request: FastifyRequest, emailKey: string, enabledAt: Date, sessionId?: string): Promise<CountedAttempt> {
   const client = clientKeyOf(app, request.ip)
   const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), secondFactorDevice(emailKey, enabledAt), app.config)
-  await enforceRateLimits(app.keyValue, [
+  return enforceRateLimits(app.keyValue, [
     { key: `second-factor:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.secondFactorPerEmailAndIp },
     ...(sessionId === undefined ? [] : [{ key: `second-factor:session:${sessionId}`, rule: credentialRateLimits.secondFactorPerEmail }]),
     ...(isKnown ? [] : [{ key: `second-factor:email:${emailKey}`, rule: credentialRateLimits.secondFactorPerEmail }]),
@@ -98,11 +98,26 @@ export async function enforceSecondFactorBudgets(app: FastifyInstance, request: 
  * the broader ones, so that a client that keeps trying after its own budget is spent does not use
  * up the budget it shares with everyone (an account's log-ins from everywhere).
  */
-export async function enforceRateLimits(store: KeyValueStore, checks: { key: string; rule: RateLimitRule }[]): Promise<void> {
+export async function enforceRateLimits(store: KeyValueStore, checks: { key: string; rule: RateLimitRule }[]): Promise<CountedAttempt> {
+  const counted: { counterKey: string; rule: RateLimitRule }[] = []
   for (const { key, rule } of checks) {
     const verdict = await consumeRateLimit(store, key, rule)
-    if (verdict.isAllowed) continue
+    if (verdict.isAllowed) {
+      counted.push({ counterKey: verdict.counterKey, rule })
+      continue
+    }
     const retryAfter = verdict.retryAfterSeconds
     throw new ApiError('rate_limited', `Too many attempts; retry in ${retryAfter} seconds.`, undefined, { 'retry-after': String(retryAfter) })
   }
+  return { refund: () => Promise.all(counted.map(({ counterKey, rule }) => refundRateLimit(store, counterKey, rule))).then(() => undefined) }
+}
+
+/**
+ * An attempt counted against its budgets, which `refund` gives back: a change the owner confirmed
+ * from their session with the right password, or code, spends none of the budgets that slow
+ * guessing, so that making keys or changing settings in a row does not lock its owner out of
+ * logging in.
+ */
+export interface CountedAttempt {
+  refund: () => Promise<void>
 }

@@ -15,7 +15,7 @@ import { stringEnum } from '../public-schemas.js'
 
 const API_KEY_NAME_MAX_LENGTH = 100
 
-const accessDescription = 'full: everything the account may do but make keys; read: GET and HEAD only (403 forbidden for anything else)'
+const accessDescription = 'full: everything but making keys and the routes of a logged-in session only (the account\'s password, sessions, two-factor and deletion); read: GET and HEAD only (403 forbidden for anything else)'
 
 const apiKeyProperties = {
   id: Type.String({ format: 'uuid' }),
@@ -64,6 +64,8 @@ function apiKeyView(key: ApiKeyRecord): Type.Static<typeof ApiKey> {
 /** Enough for a key per deployment and tool; the list is answered whole, so it stays short. */
 export const MAX_API_KEYS_PER_ACCOUNT = 100
 
+const listFull = () => new ApiError('conflict', `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} API keys, expired ones included until they are revoked; revoke one first.`)
+
 /**
  * A key cannot mint keys: revoking a leaked key then ends everything it could do, instead of
  * leaving behind the keys it made. Checked before the body, so a key is told so whatever it sent.
@@ -94,7 +96,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'lasting credential. A bad name, or an expiresAt not in the future, is a 400 validation_error on its field, named together with a ' +
           'wrong password, and leaves the code unused (as a 409 does). A read key may only make GET and HEAD requests (403 forbidden for ' +
           'anything else); an expired key answers 401 unauthorized, and is listed until revoked. ' +
-          `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} keys (409 conflict beyond).`,
+          `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} keys, expired ones included until revoked (409 conflict beyond, answered before the password is checked).`,
         response: { 201: CreatedApiKey, 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
     },
@@ -106,6 +108,8 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (nameProblem !== undefined) issues.push({ field: 'name', message: nameProblem })
       const expiry = resolveApiKeyExpiry(request.body.expiresAt, new Date())
       if ('problem' in expiry) issues.push({ field: 'expiresAt', message: expiry.problem })
+      // Told before the password and code are checked, which a full list would spend for nothing.
+      if ((await app.apiKeys.countByAccount(accountOf(request).id)) >= MAX_API_KEYS_PER_ACCOUNT) throw listFull()
       const key = generateApiKey()
       // The body's problems are answered with the password's, before any code is taken.
       const record = await confirmAccountChange(app, request, 'create API keys', { field: 'password', password, code, otherIssues: issues }, async (transaction) => {
@@ -115,9 +119,9 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key), access, expiresAt: expiry.expiresAt },
           MAX_API_KEYS_PER_ACCOUNT,
         )
-        // The account's row is locked for the second factor: it is there, so the list is full. A
-        // conflict rolls back the code's taking with the rest.
-        if (created === undefined) throw new ApiError('conflict', `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} API keys; revoke one first.`)
+        // The account's row is locked for the second factor: it is there, so the list has filled
+        // since the count above. A conflict rolls back the code's taking with the rest.
+        if (created === undefined) throw listFull()
         await recordAudit(transaction, request, {
           action: 'api_key.created',
           details: { apiKeyId: created.id, name: created.name, prefix: created.prefix, access: created.access, expiresAt: created.expiresAt?.toISOString() ?? null },

@@ -7,7 +7,7 @@ import type { SqlExecutor } from '../../../storage/ports.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createTwoFactorRepository, type TwoFactorState } from '../../../storage/sql/two-factor-repository.js'
 import { recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
-import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets } from '../accounts/rate-limits.js'
+import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets, type CountedAttempt } from '../accounts/rate-limits.js'
 
 /** The message of a validation_error on `code` for a code that is neither. */
 const WRONG_CODE = "is not the authenticator app's current code, nor an unused recovery code"
@@ -42,9 +42,12 @@ export async function confirmWithPassword(
   const { id } = accountOf(request)
   const account = await app.accounts.findWithPasswordById(id)
   if (account === undefined) throw new ApiError('unauthorized')
-  const emailKey = await enforcePasswordAttemptBudgets(app, request, account.email)
+  const { emailKey, attempt } = await enforcePasswordAttemptBudgets(app, request, account.email)
   const issues = [...(check.otherIssues ?? [])]
-  if (!(await isPasswordCorrect(account.passwordHash, check.password))) {
+  if (await isPasswordCorrect(account.passwordHash, check.password)) {
+    // The right password is no guess: the owner's changes in a row do not spend the log-in's budgets.
+    await giveBack(request, attempt)
+  } else {
     issues.unshift({ field: check.field, message: NOT_CURRENT_PASSWORD })
     // A stolen session guessing the password it needs to take the account over shows here.
     await recordRepeatedAudit(app.database, request, { action: 'account.password_check_failed' })
@@ -125,7 +128,7 @@ export async function withSecondFactor<Result>(
 ): Promise<Result> {
   const { id, emailKey, sessionId, twoFactorEnabledAt } = confirmed
   if (twoFactorEnabledAt === null && check.onlyWithTwoFactor === true) throw twoFactorOff()
-  if (twoFactorEnabledAt !== null) await enforceSecondFactorBudgets(app, request, emailKey, twoFactorEnabledAt, sessionId)
+  const attempt = twoFactorEnabledAt === null ? undefined : await enforceSecondFactorBudgets(app, request, emailKey, twoFactorEnabledAt, sessionId)
   const outcome = await app.database.transaction(async (transaction) => {
     const current = await createTwoFactorRepository(transaction).lockTwoFactor(id, check.deletesAccount)
     if (current === undefined) throw new ApiError('unauthorized', 'The account was deleted.')
@@ -147,7 +150,21 @@ export async function withSecondFactor<Result>(
     await recordSecondFactorFailure(app, request, id)
     throw invalidRequest([{ field: 'code', message: WRONG_CODE }])
   }
+  // A right code is no guess either: it is given back once the change is made.
+  if (attempt !== undefined) await giveBack(request, attempt)
   return outcome.result
+}
+
+/**
+ * Gives back an attempt that proved right. Never throws: the change it confirmed may be made
+ * already, and a key-value store away for a moment costs the owner an attempt, not the answer.
+ */
+async function giveBack(request: FastifyRequest, attempt: CountedAttempt): Promise<void> {
+  try {
+    await attempt.refund()
+  } catch (error) {
+    request.log.warn({ err: error }, 'could not give back a confirmed attempt to its rate limits')
+  }
 }
 
 /** The conflict of a change that needs two-factor authentication on. */
