@@ -29,7 +29,7 @@ const USAGE = [
   'usage: npm run secret -- check | change | adopt',
   '  check   whether TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is the secret the database goes with',
   '  change  moves the database to a new secret (every instance stopped first); asks for it twice, without echo,',
-  '          on a terminal, otherwise reads it from standard input, one line (openssl rand -base64 48 | npm run secret -- change)',
+  '          on a terminal, otherwise reads it from standard input, one line (written to a file first, which keeps it: npm run secret -- change < secret.new)',
   '  adopt   makes the current secret the database\'s when its own is lost, and names what stays unreadable',
 ].join('\n')
 const CURRENT = 'TOLLGATE_SECRET (or, unset, DATA_DIR/secret)'

@@ -25,8 +25,8 @@ function createKeyForm(page: Page) {
 
 /**
  * An API key's access and expiry on the API keys page: what a user chooses, what the list then
- * says, and that the key does as it says. Each key made asks for the password, which counts
- * against the log-in's budget of this browser and account: an account of its own here.
+ * says, and that the key does as it says. Each key made asks for the password, and a wrong one
+ * counts against the log-in's budget of this browser and account: an account of its own here.
  */
 describe.skipIf(!hasChromium())("the API keys page: a key's access and expiry, confirmed by the password", () => {
   let dashboard: OpenDashboard
@@ -104,17 +104,18 @@ describe.skipIf(!hasChromium())("the API keys page: a key's access and expiry, c
   }, 60_000)
 
   it('marks a key that expired, listed until revoked and refused; a key revoked before "I have copied it" takes its panel', async () => {
-    // Made by this session through the API, as another tab would: it expires in a moment.
+    // Made by this session through the API, as another tab would, then expired a second ago (no
+    // waiting for the clock: a loaded host could otherwise let the hour's key expire on arrival).
     const made = await dashboard.service.app.inject({
       method: 'POST',
       url: '/api/v1/api-keys',
       headers: asBrowser(account),
-      payload: { name: 'one-off job', expiresAt: new Date(Date.now() + 1_500).toISOString(), password: account.password },
+      payload: { name: 'one-off job', expiresAt: new Date(Date.now() + 3_600_000).toISOString(), password: account.password },
     })
     expect(made.statusCode).toBe(201)
-    const oneOff = made.json<{ key: string }>().key
-    await page.waitForTimeout(2_000)
-    const refused = await dashboard.service.app.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: `Bearer ${oneOff}` } })
+    const oneOff = made.json<{ id: string; key: string }>()
+    await dashboard.service.app.database.query("UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1", [oneOff.id])
+    const refused = await dashboard.service.app.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: `Bearer ${oneOff.key}` } })
     expect(refused.statusCode).toBe(401)
 
     // Grafana's one-time panel is still shown: revoking it takes the panel, and the list is loaded again.
@@ -140,5 +141,29 @@ describe.skipIf(!hasChromium())("the API keys page: a key's access and expiry, c
     // Full access that does not expire, as every key was before: nothing more said.
     expect(await sentences.getByText(/^Created API key test key \(tgak_[\w-]{7}…\)$/).count()).toBe(1)
     expect(dashboard.pageErrors).toEqual([])
+  }, 60_000)
+
+  it('says a full list of keys as it is, not as two-factor turned on or off meanwhile', async () => {
+    const { database } = dashboard.service.app
+    // As many more as make the most the account may hold.
+    await database.query(
+      `INSERT INTO api_keys (id, account_id, name, prefix, key_hash)
+       SELECT gen_random_uuid(), $1::uuid, 'filler ' || i, 'tgak_filler', 'filler-' || $1::text || '-' || i
+         FROM generate_series(1, 100 - (SELECT count(*)::int FROM api_keys WHERE account_id = $1::uuid)) AS i`,
+      [account.id],
+    )
+    try {
+      await page.goto(`${dashboard.origin}/dashboard/api-keys`)
+      const form = createKeyForm(page)
+      await keyRow(page, 'filler 1').waitFor()
+      await form.getByLabel('Name').fill('one too many')
+      await form.getByLabel('Password', { exact: true }).fill(account.password)
+      await form.getByRole('button', { name: 'Create key' }).click()
+      await form.getByRole('alert').filter({ hasText: 'An account holds at most 100 API keys, expired ones included until they are revoked; revoke one first.' }).waitFor()
+      expect(await form.getByRole('alert').allTextContents()).not.toContainEqual(expect.stringContaining('two-factor'))
+      expect(await keyNames()).not.toContain('one too many')
+    } finally {
+      await database.query("DELETE FROM api_keys WHERE account_id = $1 AND prefix = 'tgak_filler'", [account.id])
+    }
   }, 60_000)
 })

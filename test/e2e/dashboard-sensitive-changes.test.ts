@@ -153,7 +153,9 @@ describe.skipIf(!hasChromium())('creating an API key, changing the password and 
         ? route.fulfill({
             status: 409,
             contentType: 'application/json',
-            body: JSON.stringify({ error: { code: 'conflict', message: 'Two-factor authentication was turned off meanwhile.', requestId: 'req-409' } }),
+            body: JSON.stringify({
+              error: { code: 'conflict', message: 'Two-factor authentication was turned off meanwhile.', details: [{ field: 'code', message: 'was asked for' }], requestId: 'req-409' },
+            }),
           })
         : route.fallback(),
     )

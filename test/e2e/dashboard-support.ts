@@ -98,8 +98,9 @@ export async function launchBrowser(origin: string): Promise<Browser> {
       '--disable-sync',
     ],
   })
-  // Fail a step within seconds rather than at the test's timeout, with the selector in the message.
-  context.setDefaultTimeout(10_000)
+  // Fail a step within seconds rather than at the test's timeout, with the selector in the message;
+  // 20 of them, as a loaded CI host has taken more than 10 for a password change's answer.
+  context.setDefaultTimeout(20_000)
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
   return {
     context,

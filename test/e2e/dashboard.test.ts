@@ -768,9 +768,9 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(await page.getByRole('heading', { name: 'Previous secret keys', exact: true }).count()).toBe(0)
   })
 
-  // Each key made asks for the password, which counts against the log-in's budget of this browser
-  // and account (10 in 10 minutes, with the log-ins and the password change below): the API keys'
-  // other cases are in dashboard-api-keys.test.ts, each with an account of its own.
+  // Each key made asks for the password (a wrong one counts against the log-in's budget of this
+  // browser and account, 10 in 10 minutes, with the log-ins below): the API keys' other cases are in
+  // dashboard-api-keys.test.ts, with an account of its own.
   it('creates an API key shown once after the password, lists it by prefix with its access and expiry, and revokes it', async () => {
     await page.getByRole('link', { name: 'API keys' }).click()
     await page.getByRole('heading', { name: 'API keys' }).waitFor()
@@ -1141,8 +1141,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await settle()
     expect(deletions).toHaveLength(1)
     expect(await page.locator('.notice').allTextContents()).toEqual(['Your account and everything of it were deleted.'])
-    // From another address: this browser's budget of password attempts (10 in 10 minutes) is spent
-    // on its log-ins, the password change, the API key and the deletion, and would answer 429.
+    // From another address, whose budget of password attempts is its own: this browser's (10 in 10
+    // minutes) counts its log-ins and wrong passwords, and is kept clear of the test's end.
     const logIn = await service.app.inject({ method: 'POST', url: '/api/v1/sessions', headers: { host: new URL(origin).host, origin }, payload: { email, password }, remoteAddress: '198.51.100.62' })
     expect(logIn.statusCode).toBe(401)
   })

@@ -258,7 +258,7 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
   it('names in a csrf_rejected the Origin the request needed, and takes the Host in any letter case', async () => {
     const other = await createTestAccount(service.app)
     const createKey = (headers: Record<string, string>) =>
-      service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { cookie: other.cookie, ...headers }, payload: { name: 'x' } })
+      service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { cookie: other.cookie, ...headers }, payload: { name: 'x', password: other.password } })
     const needs = (origin: string) =>
       `The request did not come from this service's own pages: a script that logs in with a session cookie must send "Origin: ${origin}" (the scheme, host and port it calls).`
     // A script that calls 127.0.0.1 but names localhost, or adds a trailing slash, or sends none.

@@ -402,7 +402,7 @@ describe.each(deployments)('two-factor authentication on $name', ({ available, o
       },
     )
     expect(answer.statusCode, answer.body).toBe(409)
-    expect(answer.json().error.code).toBe('conflict')
+    expect(answer.json().error).toMatchObject({ code: 'conflict', details: [{ field: 'code' }] })
     expect((await logIn(account)).json().error.code).toBe('two_factor_required')
   })
 

@@ -53,7 +53,8 @@ export function useStepUpCode({ isOn, reload }: TwoFactorGate) {
       return await change(code === '' ? undefined : cleanCode(code))
     } catch (error) {
       if (!(error instanceof ApiRequestError)) throw error
-      if (isConflict(error)) {
+      // The race's 409 names the code (a full list of API keys is another 409, said as it is).
+      if (isConflict(error) && error.details.some((detail) => detail.field === 'code')) {
         setCode('')
         reload()
         throw new Error(CHANGED_MEANWHILE)

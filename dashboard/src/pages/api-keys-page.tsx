@@ -42,7 +42,7 @@ export function ApiKeysPage({ email }: { email: string }) {
       />
       {created === undefined ? null : (
         <section class="card one-time" aria-labelledby="new-key-heading">
-          <NewKeyHeading name={created.name} />
+          <NewKeyHeading id={created.id} name={created.name} />
           <SecretBox id="new-api-key" label="API key" value={created.key} hint={describeTerms(created)} />
           <p class="one-time__warning">
             <strong>Copy the key now.</strong> It is shown only once; only its prefix is kept for the list.
@@ -86,9 +86,10 @@ export function ApiKeysPage({ email }: { email: string }) {
  * The new key's heading takes focus when it appears: screen readers then read the one-time key's
  * section at once, and keyboard focus does not stay on the button that disabled itself.
  */
-function NewKeyHeading({ name }: { name: string }) {
+function NewKeyHeading({ id, name }: { id: string; name: string }) {
   const heading = useRef<HTMLHeadingElement>(null)
-  useEffect(() => heading.current?.focus(), [name])
+  // Each new key, even one named as the last.
+  useEffect(() => heading.current?.focus(), [id])
   return (
     <h2 id="new-key-heading" ref={heading} tabIndex={-1}>
       Your new API key “{name}”

@@ -30,7 +30,7 @@ export function AccessChoices({ value, error, onChange }: AccessChoicesProps) {
             name="access"
             value={access}
             checked={value === access}
-            aria-describedby={`${ID}-${access}-hint`}
+            aria-describedby={error === undefined ? `${ID}-${access}-hint` : `${errorId} ${ID}-${access}-hint`}
             // Marks the group's error for the focus after a refused submission (the first invalid field).
             aria-invalid={error === undefined ? undefined : 'true'}
             onChange={() => onChange(access)}

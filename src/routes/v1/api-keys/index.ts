@@ -92,7 +92,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'From a logged-in session only (403 forbidden with an API key: a key cannot mint keys), confirmed by the account\'s password ' +
           '(a wrong one is a 400 validation_error on password, counted against the log-in budget: 429 rate_limited beyond) and, while ' +
           'two-factor authentication is on, a code of the second factor (a missing or wrong one is a 400 validation_error on code, as a ' +
-          'password change; 409 conflict when two-factor was turned on or off meanwhile): a stolen session cookie alone cannot make a ' +
+          'password change; 409 conflict, its details naming code, when two-factor was turned on or off meanwhile): a stolen session cookie alone cannot make a ' +
           'lasting credential. A bad name, or an expiresAt not in the future, is a 400 validation_error on its field, named together with a ' +
           'wrong password, and leaves the code unused (as a 409 does). A read key may only make GET and HEAD requests (403 forbidden for ' +
           'anything else); an expired key answers 401 unauthorized, and is listed until revoked. ' +

@@ -135,7 +135,7 @@ export async function withSecondFactor<Result>(
     if ((current?.enabledAt.getTime() ?? null) !== (twoFactorEnabledAt?.getTime() ?? null)) {
       throw current === null && check.onlyWithTwoFactor === true
         ? twoFactorOff()
-        : new ApiError('conflict', 'Two-factor authentication was turned on or off meanwhile: try again.')
+        : twoFactorChanged()
     }
     await confirmationStillHolds(transaction, confirmed)
     if (current === null) return { taken: true as const, result: await work(transaction, undefined) }
@@ -166,6 +166,16 @@ async function giveBack(request: FastifyRequest, attempt: CountedAttempt): Promi
     request.log.warn({ err: error }, 'could not give back a confirmed attempt to its rate limits')
   }
 }
+
+/**
+ * The conflict of a change confirmed for the two-factor state gone by. Its detail names `code`, the
+ * field whose asking changed, so that a client tells it from the route's other conflicts (a full
+ * list of API keys) by more than the message.
+ */
+const twoFactorChanged = () =>
+  new ApiError('conflict', 'Two-factor authentication was turned on or off meanwhile: try again.', [
+    { field: 'code', message: 'was asked for, or not, by two-factor authentication as it was before this request' },
+  ])
 
 /** The conflict of a change that needs two-factor authentication on. */
 const twoFactorOff = () => new ApiError('conflict', 'Two-factor authentication is off for this account.')

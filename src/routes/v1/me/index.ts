@@ -56,7 +56,7 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'From a logged-in session only (403 forbidden with an API key: a leaked key cannot take the account over). ' +
           'A wrong current password is a 400 validation_error on currentPassword, counted against the same budget as log-ins ' +
           '(429 rate_limited beyond). While two-factor authentication is on, `code` is required too: a missing or wrong one is a 400 ' +
-          'validation_error on code, a wrong one counted against the second factor\'s budgets (429 beyond); 409 conflict when two-factor was turned ' +
+          'validation_error on code, a wrong one counted against the second factor\'s budgets (429 beyond); 409 conflict, its details naming code, when two-factor was turned ' +
           'on or off meanwhile. Every other session of the account ends; this one and the API keys stay.',
         security: dashboardSecurity,
         body: PasswordChange,
