@@ -116,8 +116,9 @@ const address = app.server.address()
 const servedAt = `http://localhost:${typeof address === 'object' && address !== null ? address.port : config.port}`
 app.log.info({ database: storage.database.kind, keyValue: storage.keyValue.kind, environment: config.environment }, `Tollgate is serving on ${servedAt}`)
 // Whoever ran npm start in a terminal is looking for the demo site's keys, which the JSON lines
-// bury: they are told again in plain text. A log pipeline (no terminal) gets the JSON lines only.
-if (app.demoSite !== undefined && process.stdout.isTTY) {
+// bury: they are told again in plain text. A log pipeline (no terminal) gets the JSON lines only,
+// and LOG_LEVEL=silent nothing.
+if (app.demoSite !== undefined && process.stdout.isTTY && config.logLevel !== 'silent') {
   logStream.write(
     [
       '',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createApiKeyRepository } from '../../src/storage/sql/api-key-repository.js'
 import { asBrowser, createTestAccount, randomClientAddress, type TestAccount } from '../helpers/dashboard-client.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
@@ -152,5 +152,24 @@ describe.each(deployments)('confirming a new API key on $name', ({ available, op
     }
     const logIn = await service.app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: account.email, password: account.password, code: authenticatorCode(secret, 1) }, remoteAddress })
     expect(logIn.statusCode, logIn.body).toBe(200)
+  })
+
+  it.skipIf(!available)("refuses an expiry this service's clock finds ahead and the database's, which judges the key, does not", async () => {
+    const account = await createTestAccount(service.app)
+    const { recoveryCodes } = await enableTwoFactor(service.app, account)
+    // A minute ago by the database's clock, four minutes ahead by this service's, five behind.
+    const expiresAt = new Date(Date.now() - 60_000).toISOString()
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() - 5 * 60_000 })
+    try {
+      const refused = await create(account, { password: account.password, code: recoveryCodes[0], expiresAt })
+      expect(refused.statusCode, refused.body).toBe(400)
+      expect(refused.json().error.details).toEqual([{ field: 'expiresAt', message: 'must be in the future' }])
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(await keyNames(account)).toEqual(['test key'])
+    // The code was not used up: it makes the key once the expiry is ahead.
+    const created = await create(account, { password: account.password, code: recoveryCodes[0], expiresAt: new Date(Date.now() + 3_600_000).toISOString() })
+    expect(created.statusCode, created.body).toBe(201)
   })
 })

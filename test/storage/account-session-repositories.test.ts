@@ -163,6 +163,14 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     const key = await apiKeys.create(owner.id, { name: 'monitor', prefix: 'tgak_monitor', keyHash: `expiring-${owner.id}`, access: 'read', expiresAt }, 2)
     expect(key).toMatchObject({ access: 'read', expiresAt })
     expect(await apiKeys.useByKeyHash(`expiring-${owner.id}`)).toMatchObject({ outcome: 'used', access: 'read' })
+    // A new key's expiry is judged by the database's clock too: one its clock has passed makes nothing.
+    const [{ databaseNow } = { databaseNow: new Date(0) }] = await subject.database.query<{ databaseNow: Date }>('SELECT now() AS "databaseNow"')
+    const late = new Date(databaseNow.getTime() - 1)
+    expect(await apiKeys.create(owner.id, { name: 'late', prefix: 'tgak_late', keyHash: `late-${owner.id}`, access: 'full', expiresAt: late }, 5)).toBeUndefined()
+    expect(await apiKeys.isPast(late)).toBe(true)
+    expect(await apiKeys.isPast(expiresAt)).toBe(false)
+    expect((await apiKeys.listByAccount(owner.id)).map((listed) => listed.name)).toEqual(['monitor'])
+
     // Judged by the database's clock: a service clock past the expiry changes nothing.
     await subject.database.query("UPDATE api_keys SET expires_at = now() + interval '1 minute' WHERE id = $1", [key?.id])
     const serviceClock = vi.spyOn(Date, 'now').mockImplementation(() => performance.timeOrigin + performance.now() + 180_000)

@@ -17,6 +17,9 @@ export function isMethodAllowed(access: ApiKeyAccess, method: string): boolean {
  */
 const LATEST_EXPIRY_MS = Date.parse('9999-12-31T23:59:59.999Z')
 
+/** The problem of an expiry that is not ahead (by this service's clock, or the database's). */
+export const EXPIRY_NOT_AHEAD = 'must be in the future'
+
 /**
  * Until when a new key works, as asked (an ISO 8601 date-time, or null or nothing for never), or
  * why it cannot: a key must not be made expired.
@@ -27,7 +30,7 @@ export function resolveApiKeyExpiry(requested: string | null | undefined, now: D
   const time = expiresAt.getTime()
   // The schema's date-time format lets through a few that Date does not read (a leap second, "+02").
   if (Number.isNaN(time)) return { problem: 'must be an ISO 8601 date-time, such as 2027-01-01T00:00:00Z' }
-  if (time <= now.getTime()) return { problem: 'must be in the future' }
+  if (time <= now.getTime()) return { problem: EXPIRY_NOT_AHEAD }
   if (time > LATEST_EXPIRY_MS) return { problem: 'must be before the year 10000' }
   return { expiresAt }
 }

@@ -42,7 +42,8 @@ export function createApiKeyRepository(database: SqlExecutor) {
   return {
     /**
      * Creates a key, or answers undefined when the account holds `limit` keys already or is gone
-     * (an account being deleted is waited for: its row is read FOR KEY SHARE).
+     * (an account being deleted is waited for: its row is read FOR KEY SHARE), or when its expiry
+     * is not in the future by the database's clock, which judges its uses (isPast tells which).
      */
     async create(
       accountId: string,
@@ -55,11 +56,18 @@ export function createApiKeyRepository(database: SqlExecutor) {
         `INSERT INTO api_keys (id, account_id, name, prefix, key_hash, access, expires_at)
          SELECT $1, accounts.id, $3, $4, $5, $7, $8 FROM accounts
           WHERE accounts.id = $2 AND (SELECT count(*) FROM api_keys WHERE account_id = $2) < $6
+            AND ($8::timestamptz IS NULL OR $8::timestamptz > now())
             FOR KEY SHARE OF accounts
          RETURNING ${apiKeyColumns}`,
         [randomUUID(), accountId, key.name, key.prefix, key.keyHash, limit, key.access, key.expiresAt],
       )
       return rows[0] === undefined ? undefined : toApiKey(rows[0])
+    },
+
+    /** Whether the database's clock (in this transaction, its start) has reached `time`: an expiry create refused. */
+    async isPast(time: Date): Promise<boolean> {
+      const [judged] = await database.query<{ is_past: boolean }>('SELECT $1::timestamptz <= now() AS is_past', [time])
+      return judged?.is_past === true
     },
 
     /** How many keys the account holds, expired ones included (they are listed until revoked). */

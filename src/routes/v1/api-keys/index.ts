@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { API_KEY_ACCESS_LEVELS, resolveApiKeyExpiry } from '../../../domain/accounts/api-key-access.js'
+import { API_KEY_ACCESS_LEVELS, EXPIRY_NOT_AHEAD, resolveApiKeyExpiry } from '../../../domain/accounts/api-key-access.js'
 import { generateApiKey, hashToken, prefixOfApiKey } from '../../../domain/accounts/tokens.js'
 import { findDisplayNameProblem, normalizeDisplayName } from '../../../domain/display-name.js'
 import { isUuid } from '../../../domain/uuid.js'
-import { ApiError, type ErrorDetail } from '../../../errors.js'
+import { ApiError, invalidRequest, type ErrorDetail } from '../../../errors.js'
 import { accountOf } from '../../../plugins/authentication.js'
 import { createApiKeyRepository, type ApiKeyRecord } from '../../../storage/sql/api-key-repository.js'
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
@@ -114,14 +114,20 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // The body's problems are answered with the password's, before any code is taken.
       const record = await confirmAccountChange(app, request, 'create API keys', { field: 'password', password, code, otherIssues: issues }, async (transaction) => {
         if ('problem' in expiry) throw new Error('an API key with a bad expiry passed validation')
-        const created = await createApiKeyRepository(transaction).create(
+        const apiKeys = createApiKeyRepository(transaction)
+        const created = await apiKeys.create(
           accountOf(request).id,
           { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key), access, expiresAt: expiry.expiresAt },
           MAX_API_KEYS_PER_ACCOUNT,
         )
-        // The account's row is locked for the second factor: it is there, so the list has filled
-        // since the count above. A conflict rolls back the code's taking with the rest.
-        if (created === undefined) throw listFull()
+        if (created === undefined) {
+          // This service's clock found the expiry ahead; the database's, which judges the key's
+          // uses, did not. Thrown, the code's taking is rolled back with the rest.
+          if (expiry.expiresAt !== null && (await apiKeys.isPast(expiry.expiresAt))) throw invalidRequest([{ field: 'expiresAt', message: EXPIRY_NOT_AHEAD }])
+          // The account's row is locked for the second factor: it is there, so the list has filled
+          // since the count above.
+          throw listFull()
+        }
         await recordAudit(transaction, request, {
           action: 'api_key.created',
           details: { apiKeyId: created.id, name: created.name, prefix: created.prefix, access: created.access, expiresAt: created.expiresAt?.toISOString() ?? null },
