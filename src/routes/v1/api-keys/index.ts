@@ -108,22 +108,23 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (nameProblem !== undefined) issues.push({ field: 'name', message: nameProblem })
       const expiry = resolveApiKeyExpiry(request.body.expiresAt, new Date())
       if ('problem' in expiry) issues.push({ field: 'expiresAt', message: expiry.problem })
+      // With a problem, the confirmation below throws before the key is made.
+      const expiresAt = 'problem' in expiry ? null : expiry.expiresAt
       // Told before the password and code are checked, which a full list would spend for nothing.
       if ((await app.apiKeys.countByAccount(accountOf(request).id)) >= MAX_API_KEYS_PER_ACCOUNT) throw listFull()
       const key = generateApiKey()
       // The body's problems are answered with the password's, before any code is taken.
       const record = await confirmAccountChange(app, request, 'create API keys', { field: 'password', password, code, otherIssues: issues }, async (transaction) => {
-        if ('problem' in expiry) throw new Error('an API key with a bad expiry passed validation')
         const apiKeys = createApiKeyRepository(transaction)
         const created = await apiKeys.create(
           accountOf(request).id,
-          { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key), access, expiresAt: expiry.expiresAt },
+          { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key), access, expiresAt },
           MAX_API_KEYS_PER_ACCOUNT,
         )
         if (created === undefined) {
           // This service's clock found the expiry ahead; the database's, which judges the key's
           // uses, did not. Thrown, the code's taking is rolled back with the rest.
-          if (expiry.expiresAt !== null && (await apiKeys.isPast(expiry.expiresAt))) throw invalidRequest([{ field: 'expiresAt', message: EXPIRY_NOT_AHEAD }])
+          if (expiresAt !== null && (await apiKeys.isPast(expiresAt))) throw invalidRequest([{ field: 'expiresAt', message: EXPIRY_NOT_AHEAD }])
           // The account's row is locked for the second factor: it is there, so the list has filled
           // since the count above.
           throw listFull()
