@@ -18,7 +18,16 @@ export const hasTerminal = findScriptCommand()
 
 const quoted = (word: string) => `'${word.replaceAll("'", "'\\''")}'`
 
-const scriptArguments = (args: string[]) => ['--quiet', '--return', '--command', [process.execPath, '--import', 'tsx', ...args].map(quoted).join(' '), '/dev/null']
+// script(1) runs the command with $SHELL -c (/bin/sh when unset, as under CI): exec makes Node the
+// shell's process itself, so a Ctrl-C reaches Node alone. Without it, dash waits for Node and is
+// killed by that SIGINT (script then returns 130), whatever Node's own exit.
+const scriptArguments = (args: string[]) => [
+  '--quiet',
+  '--return',
+  '--command',
+  `exec ${[process.execPath, '--import', 'tsx', ...args].map(quoted).join(' ')}`,
+  '/dev/null',
+]
 
 /**
  * Runs a Node script with `args` on a pseudo-terminal, `input` typed into it; its standard output
