@@ -45,6 +45,8 @@ async function orExit<T>(what: string, work: () => Promise<T>, release: () => Pr
       await release().catch(() => undefined)
       process.exit(1)
     }
+    // A bug keeps its stack, and lets go of what the start had opened all the same.
+    await release().catch(() => undefined)
     throw error
   }
 }
@@ -60,7 +62,7 @@ const secretCheck = await orExit('checking the secret against the database', () 
 // with LOG_REQUESTS, which production leaves off), and a reader that falls behind slows it rather than
 // letting lines pile up in memory.
 const logStream = pino.destination({ dest: 1, sync: true })
-const app = await buildApp({ config, storage, keyRing, logger: { level: config.logLevel, stream: logStream } })
+const app = await orExit('building the service', () => buildApp({ config, storage, keyRing, logger: { level: config.logLevel, stream: logStream } }), closeStorage)
 const forgetfulness = await storage.keyValue.findForgetfulness?.()
 if (forgetfulness !== undefined) app.log.warn(forgetfulness)
 if (secretCheck === 'replaced') {
@@ -113,7 +115,11 @@ process.on('SIGINT', onStop)
 await orExit(`listening on HOST ${config.host}, PORT ${config.port}`, () => app.listen({ port: config.port, host: config.host }), () => app.close())
 const address = app.server.address()
 // The port bound, which PORT=0 leaves to the system.
-const servedAt = `http://localhost:${typeof address === 'object' && address !== null ? address.port : config.port}`
+// localhost when it listens on every address or on the loopback; else the one address it listens on,
+// which is the one a browser can reach it at.
+const listensLocally = ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(config.host)
+const servedHost = listensLocally ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
+const servedAt = `http://${servedHost}:${typeof address === 'object' && address !== null ? address.port : config.port}`
 app.log.info({ database: storage.database.kind, keyValue: storage.keyValue.kind, environment: config.environment }, `Tollgate is serving on ${servedAt}`)
 // Whoever ran npm start in a terminal is looking for the demo site's keys, which the JSON lines
 // bury: they are told again in plain text. A log pipeline (no terminal) gets the JSON lines only,

@@ -214,6 +214,15 @@ describe('the server process', () => {
     expect(await terminal.exited).toBe(0)
   }, 90_000)
 
+  it('says it serves on the address HOST names when that is neither every address nor the loopback, which localhost would not reach', async () => {
+    const started = await startServer({ HOST: '127.0.0.2' })
+    const servedAt = /Tollgate is serving on (http:\/\/[^"]+)"/.exec(started.output())?.[1]
+    expect(servedAt).toMatch(/^http:\/\/127\.0\.0\.2:\d+$/)
+    expect((await fetch(`${servedAt}/health`)).status).toBe(200)
+    started.process.kill('SIGTERM')
+    expect(await started.exited).toBe(0)
+  }, 90_000)
+
   it('stops in one line when the port is taken, exit 1, and leaves no lock in DATA_DIR', async () => {
     const taken = net.createServer()
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))

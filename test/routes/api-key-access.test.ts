@@ -71,7 +71,7 @@ describe.each(deployments)('API keys that read only or expire on $name', ({ avai
     expect(await siteNames()).toEqual(namesBefore)
     // Not revoked: it still reads, and is still listed as it was made.
     expect((await withKey('GET', '/api/v1/me', key)).statusCode).toBe(200)
-    expect(await listedKey(id)).toMatchObject({ access: 'read', expiresAt: null })
+    expect(await listedKey(id)).toMatchObject({ access: 'read', expiresAt: null, expired: false })
     // The same requests with a full key go through.
     const full = await createKey({ name: 'deploy' })
     expect((await withKey('PUT', `/api/v1/sites/${site.id}`, full.key, { name: 'Renamed' })).statusCode).toBe(200)
@@ -91,6 +91,7 @@ describe.each(deployments)('API keys that read only or expire on $name', ({ avai
     const before = await updateRow("last_used_at = now() - interval '1 hour'")
     expect((await withKey('GET', '/api/v1/me', key)).statusCode).toBe(200)
     expect(await lastUsed()).not.toBe(before?.last_used_at.toISOString())
+    expect(await listedKey(id)).toMatchObject({ expiresAt, expired: false })
 
     // Expired a second ago by the database's clock.
     const expired = await updateRow("last_used_at = now() - interval '1 hour', expires_at = now() - interval '1 second'")
@@ -103,7 +104,7 @@ describe.each(deployments)('API keys that read only or expire on $name', ({ avai
     expect(await lastUsed()).toBe(expired?.last_used_at.toISOString())
     expect(await siteNames()).not.toContain('Late')
     // Listed until its owner revokes it, so they see why a script stopped.
-    expect(await listedKey(id)).toMatchObject({ expiresAt: expiredAt, lastUsedAt: expired?.last_used_at.toISOString() })
+    expect(await listedKey(id)).toMatchObject({ expiresAt: expiredAt, expired: true, lastUsedAt: expired?.last_used_at.toISOString() })
     expect((await service.app.inject({ method: 'DELETE', url: `/api/v1/api-keys/${id}`, headers: asBrowser(account) })).statusCode).toBe(204)
   })
 

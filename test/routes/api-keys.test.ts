@@ -54,6 +54,7 @@ describe.each(deployments)('API keys on $name', ({ available, options }) => {
       prefix: created.key.slice(0, 12),
       access: 'full',
       expiresAt: null,
+      expired: false,
       key: expect.stringMatching(/^tgak_[A-Za-z0-9_-]{43}$/),
       createdAt: expect.any(String),
       lastUsedAt: null,
@@ -81,6 +82,7 @@ describe.each(deployments)('API keys on $name', ({ available, options }) => {
       prefix: created.prefix,
       access: 'read',
       expiresAt,
+      expired: false,
       createdAt: created.createdAt,
       lastUsedAt: null,
     })
@@ -107,7 +109,7 @@ describe.each(deployments)('API keys on $name', ({ available, options }) => {
     const { items } = response.json<KeyList>()
     expect(response.body).not.toContain(created.key)
     const listed = items.find((item) => item.id === created.id)
-    expect(listed).toEqual({ id: created.id, name: 'listed', prefix: created.prefix, access: 'full', expiresAt: null, createdAt: created.createdAt, lastUsedAt: expect.any(String) })
+    expect(listed).toEqual({ id: created.id, name: 'listed', prefix: created.prefix, access: 'full', expiresAt: null, expired: false, createdAt: created.createdAt, lastUsedAt: expect.any(String) })
     expect(Object.keys(listed ?? {})).not.toContain('key')
     const strangers = (await list(asScript(stranger))).json<KeyList>().items.map((item) => item.id)
     expect(strangers).not.toContain(created.id)

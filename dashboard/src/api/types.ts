@@ -65,6 +65,8 @@ export interface ApiKey {
   access: ApiKeyAccess
   /** When the key stops working (ISO 8601); null for never. An expired key stays listed until revoked. */
   expiresAt: string | null
+  /** Whether the key has expired by the service's clock (the one that refuses it), when the list was read. */
+  expired: boolean
   createdAt: string
   lastUsedAt?: string | null
 }

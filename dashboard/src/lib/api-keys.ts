@@ -35,8 +35,3 @@ export function expiresAtOf(choice: ExpiryChoice, now: Date): string | null {
   const days = expiryChoices.find((option) => option.value === choice)?.days ?? null
   return days === null ? null : new Date(now.getTime() + days * DAY_MS).toISOString()
 }
-
-/** Whether a key's expiry is past at `now` (the server, by its own clock, answers it 401 from then on). */
-export function isExpired(expiresAt: string | null, now: Date): boolean {
-  return expiresAt !== null && new Date(expiresAt).getTime() <= now.getTime()
-}

@@ -9,6 +9,8 @@ export interface ApiKeyRecord {
   access: ApiKeyAccess
   /** Null: never. */
   expiresAt: Date | null
+  /** Whether expiresAt has passed by the database's clock, which judges the key's uses. */
+  expired: boolean
   createdAt: Date
   lastUsedAt: Date | null
 }
@@ -19,14 +21,15 @@ interface ApiKeyRow {
   prefix: string
   access: ApiKeyAccess
   expires_at: Date | null
+  expired: boolean
   created_at: Date
   last_used_at: Date | null
 }
 
-const apiKeyColumns = 'id, name, prefix, access, expires_at, created_at, last_used_at'
+const apiKeyColumns = 'id, name, prefix, access, expires_at, expires_at IS NOT NULL AND expires_at <= now() AS expired, created_at, last_used_at'
 
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {
-  return { id: row.id, name: row.name, prefix: row.prefix, access: row.access, expiresAt: row.expires_at, createdAt: row.created_at, lastUsedAt: row.last_used_at }
+  return { id: row.id, name: row.name, prefix: row.prefix, access: row.access, expiresAt: row.expires_at, expired: row.expired, createdAt: row.created_at, lastUsedAt: row.last_used_at }
 }
 
 /** What a presented key turned out to be (an unknown or revoked one is undefined). */

@@ -3,13 +3,17 @@ import { revokeApiKey } from '../../api/api-keys.js'
 import type { ApiKey } from '../../api/types.js'
 import { ConfirmDialog } from '../../components/confirm-dialog.js'
 import { ErrorNotice } from '../../components/notice.js'
-import { accessLabel, isExpired } from '../../lib/api-keys.js'
+import { accessLabel } from '../../lib/api-keys.js'
 import { formatDateTime } from '../../lib/format.js'
 
-/** "Never", the time it expires, or an "Expired" badge before the time it did (the key is refused since). */
-function Expiry({ expiresAt, now }: { expiresAt: string | null; now: Date }) {
+/**
+ * "Never", the time it expires, or an "Expired" badge before the time it did (the key is refused
+ * since): expired as the service judged it when the list was read, by the clock that refuses the
+ * key, not by this browser's, which may be off.
+ */
+function Expiry({ apiKey: { expiresAt, expired } }: { apiKey: ApiKey }) {
   if (expiresAt === null) return <>Never</>
-  if (!isExpired(expiresAt, now)) return <>{formatDateTime(expiresAt)}</>
+  if (!expired) return <>{formatDateTime(expiresAt)}</>
   return (
     <>
       <span class="badge badge--bad">Expired</span> {formatDateTime(expiresAt)}
@@ -35,8 +39,6 @@ export function KeysTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (id:
     }
   }
   if (keys.length === 0) return <p class="muted">No API keys yet.</p>
-  // Expired by the time the list was drawn; the list is loaded again after each change.
-  const now = new Date()
   return (
     <>
       {error === undefined ? null : <ErrorNotice error={error} />}
@@ -62,7 +64,7 @@ export function KeysTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (id:
                 <td class="code">{key.prefix}…</td>
                 <td class="nowrap">{accessLabel(key.access)}</td>
                 <td class="nowrap">
-                  <Expiry expiresAt={key.expiresAt} now={now} />
+                  <Expiry apiKey={key} />
                 </td>
                 <td class="nowrap">{formatDateTime(key.createdAt)}</td>
                 <td class="nowrap">{key.lastUsedAt === undefined || key.lastUsedAt === null ? 'Never' : formatDateTime(key.lastUsedAt)}</td>

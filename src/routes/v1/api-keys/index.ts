@@ -25,6 +25,7 @@ const apiKeyProperties = {
   expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
     description: 'When the key stops working (401 unauthorized from then on; it stays listed until revoked); null: never',
   }),
+  expired: Type.Boolean({ description: "Whether expiresAt has passed by this service's clock, which refuses the key from then on (a browser's clock may be off)" }),
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'To the minute' }),
 }
@@ -56,6 +57,7 @@ function apiKeyView(key: ApiKeyRecord): Type.Static<typeof ApiKey> {
     prefix: key.prefix,
     access: key.access,
     expiresAt: key.expiresAt === null ? null : key.expiresAt.toISOString(),
+    expired: key.expired,
     createdAt: key.createdAt.toISOString(),
     lastUsedAt: key.lastUsedAt === null ? null : key.lastUsedAt.toISOString(),
   }
