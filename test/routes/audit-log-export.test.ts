@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AuditActor } from '../../src/domain/audit/audit-event.js'
 import { createAuditLogRepository } from '../../src/storage/sql/audit-log-repository.js'
@@ -72,7 +73,7 @@ describe.each(deployments)('exports of the audit log on $name', ({ available, op
     const events: AuditEvent[] = []
     let cursor: string | null = null
     do {
-      const response = await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?limit=200${query}${cursor === null ? '' : `&cursor=${cursor}`}`, headers })
+      const response: LightMyRequestResponse = await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?limit=200${query}${cursor === null ? '' : `&cursor=${cursor}`}`, headers })
       expect(response.statusCode, response.body).toBe(200)
       const page = response.json<{ items: AuditEvent[]; nextCursor: string | null }>()
       events.push(...page.items)

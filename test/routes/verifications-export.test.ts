@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseCsv } from '../helpers/csv.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, randomClientAddress, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
@@ -56,7 +57,7 @@ describe.each(deployments)('exports of the verification log on $name', ({ availa
     const items: Item[] = []
     let cursor: string | null = null
     do {
-      const response = await service.app.inject({
+      const response: LightMyRequestResponse = await service.app.inject({
         method: 'GET',
         url: `/api/v1/sites/${site.id}/verifications?limit=200${query}${cursor === null ? '' : `&cursor=${cursor}`}`,
         headers: asScript(account),
