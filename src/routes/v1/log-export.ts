@@ -5,6 +5,7 @@ import type { LogCursor } from '../../domain/analytics/log-cursor.js'
 import { resolveExportRange, type ExportRange } from '../../domain/analytics/export-range.js'
 import { csvLine, type CsvCell } from '../../domain/export/csv.js'
 import { invalidRequest } from '../../errors.js'
+import { accountOf } from '../../plugins/authentication.js'
 import { stringEnum } from './public-schemas.js'
 
 /**
@@ -76,28 +77,84 @@ export async function* readInBatches<Row>(readPage: LogExport<Row, unknown>['rea
   }
 }
 
-/** The export's text, one chunk per batch (the CSV's header first). */
-async function* exportText<Row, Item>(log: LogExport<Row, Item>): AsyncGenerator<string> {
-  if (log.format === 'csv') yield csvLine(log.columns.map(([header]) => header))
-  for await (const rows of readInBatches(log.readPage, log.positionOf)) {
-    const items = rows.map(log.viewOf)
-    yield log.format === 'csv'
-      ? items.map((item) => csvLine(log.columns.map(([, cell]) => cell(item)))).join('')
-      : items.map((item) => `${JSON.stringify(item)}\n`).join('')
-  }
+/** A batch as the export's text: CSV records, or NDJSON lines. */
+function textOf<Row, Item>(log: LogExport<Row, Item>, rows: readonly Row[]): string {
+  const items = rows.map(log.viewOf)
+  return log.format === 'csv'
+    ? items.map((item) => csvLine(log.columns.map(([, cell]) => cell(item)))).join('')
+    : items.map((item) => `${JSON.stringify(item)}\n`).join('')
 }
 
 /**
- * Sends the log as a download. The stream reads a batch only when the response has room for it
- * (backpressure), so a slow client holds one batch in memory, not the log. A query that fails
- * before the first batch is answered 500 as any other; one that fails later cuts the download
- * off (the connection is destroyed, so the client sees an incomplete file, not a short one).
+ * How long an export's client may read nothing (its socket takes no byte) before its connection
+ * is dropped, and its slot (MAX_EXPORTS_PER_ACCOUNT) freed with it.
  */
-export function sendLogExport<Row, Item>(reply: FastifyReply, log: LogExport<Row, Item>): FastifyReply {
-  return reply
-    .header('content-type', contentTypes[log.format])
-    .header('content-disposition', `attachment; filename="${log.fileName}"`)
-    .send(Readable.from(exportText(log), { objectMode: false }))
+export const EXPORT_IDLE_TIMEOUT_MS = 60_000
+
+/**
+ * A stream of `chunks` that reads the next one only when the response has room for it
+ * (backpressure), so a slow client holds one batch in memory, not the log. A chunk that fails is
+ * handed to `onFailure` and the stream destroyed, which resets the connection.
+ */
+function streamOf(chunks: AsyncIterator<string>, onFailure: (error: Error) => void): Readable {
+  const stream: Readable = new Readable({
+    read() {
+      chunks.next().then(
+        ({ done, value }) => {
+          if (!stream.destroyed) stream.push(done === true ? null : value)
+        },
+        (error: unknown) => {
+          onFailure(error instanceof Error ? error : new Error(String(error)))
+          stream.destroy()
+        },
+      )
+    },
+    destroy(error, callback) {
+      // Ends the reads at the batch under way (a pending next() runs first): none after it.
+      chunks.return?.().catch(() => {})
+      callback(error)
+    },
+  })
+  return stream
+}
+
+/**
+ * Sends the log as a download, one chunk per batch (the CSV's header first). The first batch is
+ * read before anything is sent: a query that fails there takes the path of every failed request
+ * (503 service_unavailable for a database away, 500 otherwise; JSON, no attachment). One that
+ * fails later is logged (app.logFailure) and cuts the download off: the connection is reset
+ * mid-body, so the client sees a failed transfer, not a file that ends at a clean line.
+ */
+export async function sendLogExport<Row, Item>(reply: FastifyReply, log: LogExport<Row, Item>): Promise<FastifyReply> {
+  const { request, server: app } = reply
+  const slot = app.logExports.admit(accountOf(request).id)
+  const batches = readInBatches(log.readPage, log.positionOf)
+  let first: IteratorResult<Row[]>
+  try {
+    first = await batches.next()
+    const stream = streamOf(exportText(log, first, batches), (error) => app.logFailure(request, error, 'export cut off'))
+    slot.attach(stream)
+    // An export is one answer per connection: a finished one leaves no keep-alive socket behind
+    // to hold a shutdown up, and the idle timeout drops a client that stopped reading.
+    reply.raw.setTimeout(EXPORT_IDLE_TIMEOUT_MS, () => reply.raw.destroy())
+    return reply
+      .header('connection', 'close')
+      .header('content-type', contentTypes[log.format])
+      .header('content-disposition', `attachment; filename="${log.fileName}"`)
+      .send(stream)
+  } catch (error) {
+    slot.release()
+    await batches.return(undefined)
+    throw error
+  }
+}
+
+/** The export's text: the CSV's header, the first batch (read already), then the others as they are read. */
+async function* exportText<Row, Item>(log: LogExport<Row, Item>, first: IteratorResult<Row[]>, rest: AsyncGenerator<Row[]>): AsyncGenerator<string> {
+  if (log.format === 'csv') yield csvLine(log.columns.map(([header]) => header))
+  if (first.done === true) return
+  yield textOf(log, first.value)
+  for await (const rows of rest) yield textOf(log, rows)
 }
 
 /** A field of a listing's item as a cell: a list's entries joined by semicolons (anomalies: `datacenter_ip;headless_browser`). */

@@ -32,6 +32,8 @@ const auditLogExportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/audit-log/export',
     {
+      // A HEAD would read the whole log to answer nothing, without the stream's backpressure.
+      exposeHeadRoute: false,
       schema: {
         tags: ['dashboard'],
         summary: "The account's audit log as a file (CSV or NDJSON), newest first",
@@ -42,7 +44,7 @@ const auditLogExportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "NDJSON lines are the listing's items. With an API key, the addresses and browsers are left out, as the listing leaves them out.",
         security: dashboardSecurity,
         querystring: Type.Object({ ...exportQuery, ...auditLogFilters }),
-        response: { 200: exportResponse, 400: ErrorResponse, ...authenticatedErrors },
+        response: { 200: exportResponse, 400: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {

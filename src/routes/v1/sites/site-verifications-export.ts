@@ -19,6 +19,8 @@ const siteVerificationsExportRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.get(
     '/sites/:id/verifications/export',
     {
+      // A HEAD would read the whole log to answer nothing, without the stream's backpressure.
+      exposeHeadRoute: false,
       schema: {
         tags: ['dashboard'],
         summary: 'The verification log as a file (CSV or NDJSON), newest first',
@@ -35,7 +37,7 @@ const siteVerificationsExportRoutes: FastifyPluginAsyncTypebox = async (app) => 
           reference: Type.Optional(Type.String({ pattern: REFERENCE_PATTERN, description: "Only the rows whose id begins with these hexadecimal digits (a visitor's reference)" })),
           device: Type.Optional(Type.String({ pattern: EPHEMERAL_ID_PATTERN, description: 'Only the rows of this device (metadata.ephemeral_id)' })),
         }),
-        response: { 200: exportResponse, 400: ErrorResponse, 404: ErrorResponse, ...authenticatedErrors },
+        response: { 200: exportResponse, 400: ErrorResponse, 404: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
