@@ -51,3 +51,11 @@ export async function createReadOnlyKey(app: App, account: TestAccount): Promise
   expect(created.statusCode, created.body).toBe(201)
   return created.json<{ key: string }>().key
 }
+
+/** Runs `work`, and the UTC days (YYYY-MM-DD) it ran on: one, or two across midnight. A file named by the day is named by one of them. */
+export async function withDaysAround<T>(work: () => Promise<T>): Promise<{ result: T; days: string[] }> {
+  const dayOf = () => new Date().toISOString().slice(0, 10)
+  const before = dayOf()
+  const result = await work()
+  return { result, days: [...new Set([before, dayOf()])] }
+}

@@ -51,6 +51,7 @@ describe.each(deployments)('an export whose client disconnects, on $name', ({ av
     const afterDisconnect = batchesRead()
     await sleep(1_000)
     expect(batchesRead()).toBe(afterDisconnect)
+    expect(afterDisconnect).toBeGreaterThanOrEqual(1)
     expect(afterDisconnect).toBeLessThan(BATCHES)
     reads.mockRestore()
   })

