@@ -1,6 +1,6 @@
 import http from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { MAX_EXPORTS_PER_ACCOUNT } from '../../src/plugins/log-exports.js'
 import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
@@ -8,6 +8,7 @@ import { insertVerifications } from '../helpers/verification-rows.js'
 
 /** 24 batches of 500 rows, of some 2 MB each: far more than the sockets' buffers hold. */
 const ROW_COUNT = 12_000
+const BATCHES = ROW_COUNT / 500
 
 /** A download under way: its answer's status and headers, and whether its transfer failed, once it ends. */
 interface OpenDownload {
@@ -38,7 +39,7 @@ function startDownload(url: string, headers: Record<string, string>): Promise<Op
   })
 }
 
-/** Long downloads and the server: how many at once, HEAD, and a shutdown while they run. */
+/** Long downloads and the server: a client that goes away, how many at once, HEAD, and a shutdown while they run. */
 describe.each(deployments)('exports and their connections, on $name', ({ available, options }) => {
   let service: TestApp
   let account: TestAccount
@@ -61,6 +62,22 @@ describe.each(deployments)('exports and their connections, on $name', ({ availab
   }, 60_000)
   afterAll(async () => {
     if (available) await service.close()
+  })
+
+  it.skipIf(!available)('stops reading batches once the client has gone', async () => {
+    const reads = vi.spyOn(service.app.database, 'query')
+    const batchesRead = () => reads.mock.calls.filter(([sql]) => sql.includes('FROM verifications')).length
+    const download = await startDownload(`${origin}${exportPath()}`, asScript(account))
+    expect(download.status).toBe(200)
+    download.abort()
+    // What was under way when the client went finishes; nothing after it starts.
+    await sleep(500)
+    const afterDisconnect = batchesRead()
+    await sleep(1_000)
+    expect(batchesRead()).toBe(afterDisconnect)
+    expect(afterDisconnect).toBeGreaterThanOrEqual(1)
+    expect(afterDisconnect).toBeLessThan(BATCHES)
+    reads.mockRestore()
   })
 
   it.skipIf(!available)(`runs at most ${MAX_EXPORTS_PER_ACCOUNT} exports of an account at once, and frees a slot when a download ends`, async () => {

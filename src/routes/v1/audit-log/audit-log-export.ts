@@ -40,8 +40,12 @@ const auditLogExportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Every event that the filters and the range select (from <= createdAt < to), newest first, streamed as a download. ' +
           `CSV columns: ${columns.map(([header]) => header).join(', ')} (details as JSON). ` +
-          "A cell that begins with =, +, -, @, a tab or a carriage return gets a leading ' (a user agent or a site's name must not run as a spreadsheet formula). " +
-          "NDJSON lines are the listing's items. With an API key, the addresses and browsers are left out, as the listing leaves them out.",
+          "A cell that begins with =, +, -, @, a tab or a carriage return, after any spaces, gets a leading ' (a user agent or a site's name must not run as a spreadsheet formula); " +
+          'a cell with a comma, a semicolon, a quote or a line break is quoted. ' +
+          "NDJSON lines are the listing's items. With an API key, the addresses and browsers are left out, as the listing leaves them out. " +
+          'from and to take at most milliseconds. The file is not a snapshot: each batch reads the log as it is then, and a repeated event moves its ' +
+          'createdAt to its latest attempt, so one repeated during the download may be missing. At most 2 exports per account run at once (429 rate_limited). ' +
+          'A failure mid-download resets the connection: the transfer fails rather than ending at a clean line.',
         security: dashboardSecurity,
         querystring: Type.Object({ ...exportQuery, ...auditLogFilters }),
         response: { 200: exportResponse, 400: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },

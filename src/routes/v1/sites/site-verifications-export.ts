@@ -27,8 +27,12 @@ const siteVerificationsExportRoutes: FastifyPluginAsyncTypebox = async (app) => 
         description:
           'Every row of the log that the filters and the range select (from <= createdAt < to), newest first, streamed as a download. ' +
           `CSV columns: ${columns.map(([header]) => header).join(', ')} (anomalies joined by ;). ` +
-          "A cell that begins with =, +, -, @, a tab or a carriage return gets a leading ' (what a visitor sent must not run as a spreadsheet formula). " +
-          "NDJSON lines are the listing's items. Rows written while the download runs are not in it.",
+          "A cell that begins with =, +, -, @, a tab or a carriage return, after any spaces, gets a leading ' (what a visitor sent must not run as a spreadsheet formula); " +
+          'a cell with a comma, a semicolon, a quote or a line break is quoted. ' +
+          "NDJSON lines are the listing's items. from and to take at most milliseconds. The file is not a snapshot: each batch reads the log as it is then. " +
+          'The log is written up to a second after a verification, with its own time, so rows of the last seconds may be missing; ' +
+          'a to a few seconds in the past gives a range that no longer changes. At most 2 exports per account run at once (429 rate_limited). ' +
+          'A failure mid-download resets the connection: the transfer fails rather than ending at a clean line.',
         security: dashboardSecurity,
         params: IdParams,
         querystring: Type.Object({
