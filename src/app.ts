@@ -12,6 +12,7 @@ import authentication from './plugins/authentication.js'
 import errorHandler, { answerClientError, answerFrameworkError, answerUnmetExpectation } from './plugins/error-handler.js'
 import { ApiError } from './errors.js'
 import events from './plugins/events.js'
+import logExports from './plugins/log-exports.js'
 import metrics from './plugins/metrics.js'
 import network from './plugins/network.js'
 import sites from './plugins/sites.js'
@@ -248,6 +249,8 @@ export async function buildApp(options: AppOptions) {
   await app.register(sites)
   await app.register(authentication)
   await app.register(webhooks, { timeoutMs: options.webhookTimeoutMs })
+  // Downloads of the logs: slots per account, and their streams ended when the app closes.
+  await app.register(logExports)
   await app.register(docs, { exposeUi: config.environment !== 'production' })
 
   await app.register(operationsRoutes)

@@ -12,19 +12,30 @@ export interface VerificationRow {
   hostname?: string | null
   pageAction?: string | null
   errorCode?: string | null
+  userAgent?: string | null
+  clientIp?: string | null
+  device?: string | null
 }
+
+/** The columns a row may leave out, written only when some row has them, and how each is read from a row. */
+const laterColumns = [
+  ['page_action', (row: VerificationRow) => row.pageAction],
+  ['user_agent', (row: VerificationRow) => row.userAgent],
+  ['client_ip', (row: VerificationRow) => row.clientIp],
+  ['device', (row: VerificationRow) => row.device],
+] as const
 
 /**
  * Writes rows into the verification log as the verification flow would, in one statement
- * (unnest of parallel arrays), so tests can fill it with thousands of rows quickly. The page
- * action's column (migration 021) is written only when a row has one, so that rows go into the
- * log of a database migrated to an earlier version too.
+ * (unnest of parallel arrays), so tests can fill it with thousands of rows quickly. The later
+ * columns (laterColumns: the page action's of migration 021, the device's of 023) are written only
+ * when a row has them, so that rows go into the log of a database migrated to an earlier version too.
  */
 export async function insertVerifications(database: SqlExecutor, rows: readonly VerificationRow[]): Promise<string[]> {
   const ids = rows.map((row) => row.id ?? randomUUID())
-  const withPageAction = rows.some((row) => row.pageAction !== undefined)
-  const columns = ['id', 'site_id', 'created_at', 'action', 'risk_score', 'anomalies', 'country_code', 'error_code', 'hostname', ...(withPageAction ? ['page_action'] : [])]
-  const types = ['uuid', 'uuid', 'timestamptz', 'text', 'smallint', 'text', 'text', 'text', 'text', 'text']
+  const optional = laterColumns.filter(([, valueOf]) => rows.some((row) => valueOf(row) !== undefined))
+  const columns = ['id', 'site_id', 'created_at', 'action', 'risk_score', 'anomalies', 'country_code', 'error_code', 'hostname', ...optional.map(([column]) => column)]
+  const types = ['uuid', 'uuid', 'timestamptz', 'text', 'smallint', 'text', 'text', 'text', 'text']
   const selected = columns.map((column) => (column === 'anomalies' ? "string_to_array(anomalies, ',')" : column))
   for (let start = 0; start < rows.length; start += 10_000) {
     const chunk = rows.slice(start, start + 10_000)
@@ -38,8 +49,8 @@ export async function insertVerifications(database: SqlExecutor, rows: readonly 
       chunk.map((row) => row.countryCode ?? null),
       chunk.map((row) => row.errorCode ?? (row.action === 'rejected' ? 'solution_invalid' : null)),
       chunk.map((row) => row.hostname ?? null),
-      chunk.map((row) => row.pageAction ?? null),
-    ].slice(0, columns.length)
+      ...optional.map(([, valueOf]) => chunk.map((row) => valueOf(row) ?? null)),
+    ]
     await database.query(
       `INSERT INTO verifications (${columns.join(', ')})
        SELECT ${selected.join(', ')}

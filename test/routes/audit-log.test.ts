@@ -4,16 +4,8 @@ import { OPERATOR_ACTOR } from '../../src/domain/audit/audit-event.js'
 import { createAuditLogRepository } from '../../src/storage/sql/audit-log-repository.js'
 import { changeWhileDeletingAccount } from '../helpers/account-row-race.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
+import { type AuditEvent } from '../helpers/log-export.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
-
-interface AuditEvent {
-  id: string
-  createdAt: string
-  action: string
-  actor: { type: string; id: string | null; name: string | null; keyPrefix: string | null; clientIp: string | null; userAgent: string | null }
-  site: { id: string; name: string } | null
-  details: Record<string, unknown>
-}
 
 interface AuditPage {
   items: AuditEvent[]

@@ -195,6 +195,10 @@ describe('operational endpoints', () => {
     })
     expect(mediaTypes('/metrics', 'get')).toEqual({ 200: ['text/plain'], 401: ['application/json'], 500: ['application/json'], 503: ['application/json'] })
     expect(mediaTypes('/demo', 'get')).toMatchObject({ 200: ['text/html'], 500: ['application/json'] })
+    // The logs' exports are files in either format, their refusals JSON.
+    for (const path of ['/api/v1/sites/{id}/verifications/export', '/api/v1/audit-log/export']) {
+      expect(mediaTypes(path, 'get'), path).toMatchObject({ 200: ['text/csv', 'application/x-ndjson'], 400: ['application/json'], 401: ['application/json'] })
+    }
     // What is served matches: the SDK's script, the metrics' text, and a JSON error from the SDK's route.
     const metrics = await service.app.inject({ method: 'GET', url: '/metrics' })
     expect(metrics.headers['content-type']).toMatch(/^text\/plain/)

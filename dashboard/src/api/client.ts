@@ -67,16 +67,22 @@ export interface RequestOptions {
   ifMatch?: string
 }
 
+/** The address of an API path with its query; parameters left out or empty are not sent. */
+export function apiUrl(path: string, query: RequestOptions['query'] = {}): URL {
+  const url = new URL('/api/v1' + path, window.location.origin)
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined && value !== '') url.searchParams.set(name, String(value))
+  }
+  return url
+}
+
 export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
   return (await requestWithEtag<T>(path, options)).body
 }
 
 /** As request, with the ETag of the answer (a site's, for a later If-Match). */
 export async function requestWithEtag<T>(path: string, options: RequestOptions = {}): Promise<{ body: T; etag: string | undefined }> {
-  const url = new URL('/api/v1' + path, window.location.origin)
-  for (const [name, value] of Object.entries(options.query ?? {})) {
-    if (value !== undefined && value !== '') url.searchParams.set(name, String(value))
-  }
+  const url = apiUrl(path, options.query)
   const headers: Record<string, string> = { accept: 'application/json' }
   if (options.body !== undefined) headers['content-type'] = 'application/json'
   if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch

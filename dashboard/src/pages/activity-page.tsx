@@ -5,6 +5,7 @@ import { fetchAuditLog } from '../api/audit-log.js'
 import { listSites } from '../api/sites.js'
 import type { AuditEvent, Site } from '../api/types.js'
 import { BusyButton } from '../components/busy-button.js'
+import { DownloadLinks } from '../components/download-links.js'
 import { ErrorNotice, Loading } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import { auditActionGroups } from '../lib/audit-events.js'
@@ -81,6 +82,7 @@ export function ActivityPage() {
             <button type="button" class="button button--small" onClick={events.reload}>
               Refresh
             </button>
+            <DownloadLinks path="/audit-log/export" query={{ siteId, action }} />
           </div>
         </div>
         {sites.status === 'error' ? <ErrorNotice error={sites.error} /> : null}

@@ -52,15 +52,7 @@ export function resolveStatsRange(query: StatsQuery, now: Date): { range: StatsR
       : query.to === undefined
         ? new Date(bucketStartOf(now.getTime(), 'hour') - DEFAULT_RANGE_MS + HOUR_MS)
         : new Date(to.getTime() - DEFAULT_RANGE_MS)
-  const issues: FieldIssue[] = []
-  if (Number.isNaN(from.getTime())) issues.push({ field: 'querystring.from', message: 'must be an ISO 8601 date-time' })
-  if (Number.isNaN(to.getTime())) issues.push({ field: 'querystring.to', message: 'must be an ISO 8601 date-time' })
-  if (issues.length > 0) return { issues }
-  // The log holds nothing older than the service, and PostgreSQL has no year 0: a range outside
-  // these years is a mistake of the caller's, answered as such rather than as a failed query.
-  for (const [field, date] of [['querystring.from', from], ['querystring.to', to]] as const) {
-    if (date.getTime() < EARLIEST_MS || date.getTime() > LATEST_MS) issues.push({ field, message: 'must be from 1970-01-01 to 9999-12-31T00:00:00Z' })
-  }
+  const issues = rangeDateIssues({ from, to })
   if (issues.length > 0) return { issues }
   if (from.getTime() >= to.getTime()) return { issues: [{ field: 'querystring.from', message: 'must be before to' }] }
   if (to.getTime() - from.getTime() > maxRangeMs[interval]) {
@@ -68,6 +60,24 @@ export function resolveStatsRange(query: StatsQuery, now: Date): { range: StatsR
     return { issues: [{ field: 'querystring.from', message: `the range may span at most ${days} days with interval=${interval}` }] }
   }
   return { range: { from, to, interval, ...(query.to === undefined ? { endsNow: true } : {}) } }
+}
+
+/**
+ * What is wrong with the dates of a range a query named (`from`, `to`; a left-out one is not
+ * checked): not a date, or outside the years the log can hold.
+ */
+export function rangeDateIssues(dates: { from?: Date; to?: Date }): FieldIssue[] {
+  const named = (['from', 'to'] as const).flatMap((name) => {
+    const date = dates[name]
+    return date === undefined ? [] : [{ field: `querystring.${name}`, date }]
+  })
+  const unreadable = named.filter(({ date }) => Number.isNaN(date.getTime())).map(({ field }) => ({ field, message: 'must be an ISO 8601 date-time' }))
+  if (unreadable.length > 0) return unreadable
+  // The log holds nothing older than the service, and PostgreSQL has no year 0: a range outside
+  // these years is a mistake of the caller's, answered as such rather than as a failed query.
+  return named
+    .filter(({ date }) => date.getTime() < EARLIEST_MS || date.getTime() > LATEST_MS)
+    .map(({ field }) => ({ field, message: 'must be from 1970-01-01 to 9999-12-31T00:00:00Z' }))
 }
 
 /** Start of the UTC hour or day that contains `time`, in epoch milliseconds. */

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { MAX_REPEATED_ADDRESSES } from '../../domain/audit/audit-actions.js'
 import type { AuditAction, AuditActor, AuditActorType, NewAuditEvent } from '../../domain/audit/audit-event.js'
-import type { LogCursor } from '../../domain/analytics/log-cursor.js'
 import type { SqlExecutor } from '../ports.js'
-import { CREATED_AT_MICROS, newestFirstPage, where } from './keyset.js'
+import { CREATED_AT_MICROS, newestFirstPage, where, type PagePosition } from './keyset.js'
 
 export interface AuditEventRecord {
   id: string
@@ -31,11 +30,9 @@ interface AuditEventRow {
   details: Record<string, unknown>
 }
 
-export interface AuditPageQuery {
-  limit: number
+export interface AuditPageQuery extends PagePosition {
   siteId?: string
   action?: AuditAction
-  after?: LogCursor
 }
 
 /** As a session keeps the User-Agent of its log-in: enough to tell browsers apart, bounded. */

@@ -22,15 +22,28 @@ export interface PageFilter {
 
 export const where = (condition: string, ...values: unknown[]): PageFilter => ({ condition, values })
 
+/** Where a page starts and how long it is; from and to (from <= created_at < to) bound the rows of an export. */
+export interface PagePosition {
+  after?: LogCursor
+  limit: number
+  from?: Date
+  to?: Date
+}
+
+/** The conditions of a time range: on created_at, the column the logs' indexes end in before id. */
+function createdWithin({ from, to }: PagePosition): PageFilter[] {
+  return [...(from === undefined ? [] : [where('created_at >= ?', from)]), ...(to === undefined ? [] : [where('created_at < ?', to)])]
+}
+
 /**
  * The statement and parameters of a page of `source` ("SELECT ... FROM table"), newest first: the
- * rows that meet every filter given (an undefined one is left out), after the cursor, at most
- * `limit` of them. Assembled from fixed fragments only, so each combination of filters gets a
- * plan that can use the index matching it.
+ * rows that meet every filter given (an undefined one is left out), within the page's from and to,
+ * after the cursor, at most `limit` of them. Assembled from fixed fragments only, so each
+ * combination of filters gets a plan that can use the index matching it.
  */
-export function newestFirstPage(source: string, filters: readonly (PageFilter | undefined)[], page: { after?: LogCursor; limit: number }): { sql: string; params: unknown[] } {
+export function newestFirstPage(source: string, filters: readonly (PageFilter | undefined)[], page: PagePosition): { sql: string; params: unknown[] } {
   const params: unknown[] = []
-  const conditions = filters.flatMap((filter) => {
+  const conditions = [...filters, ...createdWithin(page)].flatMap((filter) => {
     if (filter === undefined) return []
     let next = 0
     return [filter.condition.replaceAll('?', () => `$${params.push(filter.values[next++])}`)]

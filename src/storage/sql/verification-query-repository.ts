@@ -1,8 +1,7 @@
-import type { LogCursor } from '../../domain/analytics/log-cursor.js'
 import type { BucketCount, StatsAction, StatsRange } from '../../domain/analytics/stats-range.js'
 import { intervalMs } from '../../domain/analytics/stats-range.js'
 import type { SqlExecutor } from '../ports.js'
-import { CREATED_AT_MICROS, newestFirstPage, where, type PageFilter } from './keyset.js'
+import { CREATED_AT_MICROS, newestFirstPage, where, type PageFilter, type PagePosition } from './keyset.js'
 import type { RollupKind } from './verification-log-writer.js'
 
 /** One row of the verification log as the dashboard shows it. */
@@ -68,14 +67,12 @@ function toLogEntry(row: LogRow): LogEntry {
   }
 }
 
-export interface LogPageQuery {
-  limit: number
+export interface LogPageQuery extends PagePosition {
   action?: string
   /** Only the rows whose ids lie in this range (those a reference names: idRangeOf). */
   ids?: { first: string; last: string }
   /** Only the rows of this device (its ephemeral id). */
   device?: string
-  after?: LogCursor
 }
 
 export interface RankedCount {

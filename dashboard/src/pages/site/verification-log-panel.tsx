@@ -1,6 +1,7 @@
 import { useCallback, useRef, useState } from 'preact/hooks'
 import { fetchVerifications } from '../../api/analytics.js'
 import { verificationActions, type Site, type VerificationAction } from '../../api/types.js'
+import { DownloadLinks } from '../../components/download-links.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
 import { EPHEMERAL_ID_PATTERN } from '../../../../src/domain/token/ephemeral-id-pattern.js'
 import { ReferenceSearch } from '../../components/reference-search.js'
@@ -111,6 +112,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
           >
             Refresh
           </button>
+          <DownloadLinks path={`/sites/${encodeURIComponent(site.id)}/verifications/export`} query={{ action, reference, device }} />
         </div>
       </div>
       <ReferenceSearch

@@ -4,6 +4,7 @@ import rotateSecretRoutes from './rotate-secret.js'
 import siteStatsRoutes from './site-stats.js'
 import siteSurgeRoutes from './site-surge.js'
 import siteVerificationsRoutes from './site-verifications.js'
+import siteVerificationsExportRoutes from './site-verifications-export.js'
 import updateSiteRoutes from './update-site.js'
 
 /** Every site route requires an account; authentication runs first, so 401 precedes any 400. */
@@ -15,6 +16,7 @@ const sitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(siteStatsRoutes)
   await app.register(siteSurgeRoutes)
   await app.register(siteVerificationsRoutes)
+  await app.register(siteVerificationsExportRoutes)
 }
 
 export default sitesRoutes

@@ -11,7 +11,7 @@ import { stringEnum } from '../public-schemas.js'
 
 const { default: DEFAULT_PAGE_SIZE, maximum: MAX_PAGE_SIZE } = LOG_PAGE_SIZE
 
-const Verification = Type.Object({
+export const Verification = Type.Object({
   id: Type.String({ format: 'uuid' }),
   siteId: Type.String({ format: 'uuid' }),
   createdAt: Type.String({ format: 'date-time' }),
@@ -35,7 +35,7 @@ const Verification = Type.Object({
 
 const AccountVerification = Type.Object({ ...Verification.properties, siteName: Type.String({ description: 'The name of the site it was shown on' }) })
 
-function verificationView<Entry extends LogEntry>({ createdAtMicros: _micros, createdAt, ...entry }: Entry) {
+export function verificationView<Entry extends LogEntry>({ createdAtMicros: _micros, createdAt, ...entry }: Entry) {
   return { ...entry, createdAt: createdAt.toISOString() }
 }
 
