@@ -24,6 +24,7 @@ export const dashboardSiteRoutes: SiteRouteCase[] = [
   { method: 'GET', path: '/api/v1/sites/{id}/stats', ownerStatus: 200 },
   { method: 'GET', path: '/api/v1/sites/{id}/surge', ownerStatus: 200 },
   { method: 'GET', path: '/api/v1/sites/{id}/verifications', ownerStatus: 200 },
+  { method: 'GET', path: '/api/v1/sites/{id}/verifications/export', ownerStatus: 200 },
 ]
 
 export interface AuthCaseContext {
