@@ -1,4 +1,5 @@
 import type { AsnTable } from './asn-table.js'
+import { UNKNOWN_COUNTRY_CODE } from './country-codes.js'
 import { parseAddress } from './ip-address.js'
 import { findProvider, hostingProviders, vpnProviders } from './provider-catalogue.js'
 
@@ -27,7 +28,7 @@ export interface NetworkData {
   torExits: ReadonlySet<string>
 }
 
-const UNKNOWN_COUNTRY = 'XX'
+const UNKNOWN_COUNTRY = UNKNOWN_COUNTRY_CODE
 
 export function profileNetwork(data: NetworkData, rawAddress: string): NetworkProfile {
   const address = parseAddress(rawAddress)
