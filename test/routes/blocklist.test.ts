@@ -4,6 +4,7 @@ import type { VerificationBlockedEvent } from '../../src/plugins/events.js'
 import { browserHeaders, humanSubmission, wrongNonce } from '../helpers/core-flow.js'
 import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
+import { readLoggedVerification } from '../helpers/verification-rows.js'
 
 /** The service sits behind a proxy on 127.0.0.1 (app.inject's default peer), which TRUST_PROXY names. */
 const PROXY = '127.0.0.1'
@@ -18,14 +19,6 @@ interface VerifyAnswer {
   riskScore: number
   action: string
   token?: string
-}
-
-interface LogRow {
-  action: string
-  risk_score: number
-  anomalies: string[]
-  country_code: string
-  client_ip: string
 }
 
 /**
@@ -73,11 +66,7 @@ describe.each(deployments)('a site blocklist on $name', ({ available, options })
     return { challenge, response }
   }
 
-  async function logRowOf(challengeId: string): Promise<LogRow | undefined> {
-    await service.app.verificationLog.flush()
-    const rows = await service.app.database.query<LogRow>('SELECT action, risk_score, anomalies, country_code, client_ip FROM verifications WHERE challenge_id = $1', [challengeId])
-    return rows[0]
-  }
+  const logRowOf = (challengeId: string) => readLoggedVerification(service.app, challengeId)
 
   async function blockCount(): Promise<number> {
     const text = (await service.app.inject({ method: 'GET', url: '/metrics' })).body

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
+import { searchLastStart } from '../search-last-start.js'
 import type { FieldIssue } from './site-input.js'
 
 /**
@@ -127,18 +128,7 @@ function compile(addresses: readonly string[]): CompiledList {
 
 /** Whether a range holds the key: the last range that starts at or before it is the only one that can. */
 function isInRanges<Key extends number | string>({ starts, ends }: Ranges<Key>, key: Key): boolean {
-  let low = 0
-  let high = starts.length - 1
-  let found = -1
-  while (low <= high) {
-    const middle = (low + high) >>> 1
-    if ((starts[middle] as Key) <= key) {
-      found = middle
-      low = middle + 1
-    } else {
-      high = middle - 1
-    }
-  }
+  const found = searchLastStart(starts, key)
   return found >= 0 && key <= (ends[found] as Key)
 }
 
