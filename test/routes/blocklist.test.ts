@@ -131,6 +131,17 @@ describe.each(deployments)('a site blocklist on $name', ({ available, options })
     expect(await logRowOf(elsewhere.challenge.challengeId)).toMatchObject({ anomalies: ['vpn_detected'], country_code: 'NL' })
   })
 
+  it.skipIf(!available)('matches the address X-Forwarded-For gives in IPv6 and IPv4-mapped form', async () => {
+    await updateSite({ blockedAddresses: [HOME_RANGE, '2a01:4f8::/32'], blockedCountries: null, allowedAddresses: null })
+    const mapped = await submitAsPerson('::ffff:80.187.100.31')
+    expect(mapped.response.json<VerifyAnswer>()).toMatchObject({ action: 'block', riskScore: 100 })
+    expect(await logRowOf(mapped.challenge.challengeId)).toMatchObject({ anomalies: ['address_blocked'], country_code: 'DE' })
+    const ipv6 = await submitAsPerson('2a01:4f8::31')
+    expect(ipv6.response.json<VerifyAnswer>()).toMatchObject({ action: 'block', riskScore: 100 })
+    expect(await logRowOf(ipv6.challenge.challengeId)).toMatchObject({ anomalies: ['address_blocked'] })
+    expect((await submitAsPerson('2a01:4f9::31')).response.json<VerifyAnswer>()).not.toMatchObject({ action: 'block' })
+  })
+
   it.skipIf(!available)('lets the allowlist win over the blocklist', async () => {
     await updateSite({ blockedAddresses: [HOME_RANGE], blockedCountries: ['DE'], allowedAddresses: [HOME_ADDRESS] })
     const { response } = await submitAsPerson(HOME_ADDRESS)
@@ -147,10 +158,53 @@ describe.each(deployments)('a site blocklist on $name', ({ available, options })
     expect(events).toEqual([])
   })
 
+  it.skipIf(!available)('still refuses an expired or a replayed challenge from a blocked address with its error code, not a block', async () => {
+    await updateSite({ blockedAddresses: [HOME_RANGE], blockedCountries: ['DE'], allowedAddresses: null })
+    // A lifetime shorter than the API's 10 s least, straight into storage.
+    const setLifetime = async (challengeLifetimeSeconds: number) => {
+      await service.app.sites.update(site.id, { settings: { challengeLifetimeSeconds } })
+      await service.app.siteCache.invalidate({ id: site.id })
+    }
+    await setLifetime(1)
+    events.length = 0
+    const address = '80.187.100.21' // its own history: the earlier tests' blocks are not its
+    const expired = await challengeFor(address)
+    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    const late = await service.app.inject({ method: 'POST', url: '/api/v1/verify', remoteAddress: PROXY, headers: headersFor(address), payload: humanSubmission(expired) })
+    expect(late.statusCode).toBe(400)
+    expect(late.json<{ error: { code: string } }>().error.code).toBe('challenge_expired')
+    await setLifetime(120)
+    const { challenge, response } = await submitAsPerson(address)
+    expect(response.json<VerifyAnswer>()).toMatchObject({ action: 'block' })
+    const replay = await service.app.inject({ method: 'POST', url: '/api/v1/verify', remoteAddress: PROXY, headers: headersFor(address), payload: humanSubmission(challenge) })
+    expect(replay.statusCode).toBe(400)
+    expect(replay.json<{ error: { code: string } }>().error.code).toBe('challenge_invalid')
+    // Only the one verification whose proof of work checked out was blocked.
+    expect(events).toHaveLength(1)
+  })
+
+  it.skipIf(!available)("counts its blocks in the client's history: the next challenges are harder, as after any two blocks", async () => {
+    await updateSite({ blockedAddresses: [HOME_RANGE], blockedCountries: null, allowedAddresses: null })
+    const address = '80.187.100.66' // its own history: the earlier tests' blocks are not its
+    for (let round = 0; round < 2; round++) {
+      const { challenge, response } = await submitAsPerson(address)
+      expect(challenge.difficulty).toBe(BASE_DIFFICULTY)
+      expect(response.json<VerifyAnswer>()).toMatchObject({ action: 'block' })
+    }
+    // recent_blocks: +2 bits while blocked, and once unblocked, 30 points at the verification.
+    expect((await challengeFor(address)).difficulty).toBe(BASE_DIFFICULTY + 2)
+    await updateSite({ blockedAddresses: null })
+    const { challenge, response } = await submitAsPerson(address)
+    expect(challenge.difficulty).toBe(BASE_DIFFICULTY + 2)
+    expect(response.json<VerifyAnswer>()).toMatchObject({ riskScore: 30, action: 'allow' })
+    expect(await logRowOf(challenge.challengeId)).toMatchObject({ anomalies: ['recent_blocks'] })
+  })
+
   it.skipIf(!available)('changes nothing while its lists are empty', async () => {
     const emptied = await updateSite({ blockedAddresses: [], blockedCountries: null, allowedAddresses: null })
     expect(emptied.settings).toMatchObject({ blockedAddresses: [], blockedCountries: [], allowedAddresses: [] })
-    const { challenge, response } = await submitAsPerson(HOME_ADDRESS)
+    // An address the earlier tests did not block: HOME_ADDRESS's blocks count in its history.
+    const { challenge, response } = await submitAsPerson('80.187.100.2')
     expect(response.json<VerifyAnswer>()).toMatchObject({ success: true, riskScore: 0, action: 'allow', token: expect.any(String) })
     expect(await logRowOf(challenge.challengeId)).toMatchObject({ action: 'allow', anomalies: [], country_code: 'DE' })
   })

@@ -19,6 +19,9 @@ export interface AddressListRules {
   consequence: string
 }
 
+/** Where IPv6 carries IPv4 addresses (::ffff:a.b.c.d). */
+const ipv4MappedRange = ipaddr.IPv6.parse('::ffff:0:0')
+
 /**
  * An entry in its canonical form: an address as the URL parser writes it (IPv6 compressed, an
  * IPv4-mapped IPv6 address as IPv4), or a range as network/prefix with the host bits cleared
@@ -32,32 +35,50 @@ export function normalizeAddressEntry(entry: string, rules: Pick<AddressListRule
   }
   let address = ipaddr.parse(base)
   let prefix = prefixText === undefined ? undefined : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : Number.NaN
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && (prefix === undefined || prefix >= 96)) {
     address = (address as ipaddr.IPv6).toIPv4Address()
     if (prefix !== undefined) prefix -= 96
   }
   const kind = address.kind()
   const bits = kind === 'ipv4' ? 32 : 128
+  const got = `(got ${JSON.stringify(entry.slice(0, 100))})`
   if (prefix === undefined || prefix === bits) return { address: address.toString() }
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > bits) return { problem: `has a prefix length that is not 0 to ${bits} (got ${JSON.stringify(entry.slice(0, 100))})` }
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > bits) return { problem: `has a prefix length that is not 0 to ${bits} ${got}` }
   const widest = rules.widestPrefix[kind]
-  if (prefix < widest) return { problem: `is wider than /${widest}, which ${rules.consequence} (got ${JSON.stringify(entry.slice(0, 100))})` }
+  if (prefix < widest) return { problem: `is wider than /${widest}, which ${rules.consequence} ${got}` }
+  // IPv4 clients (and IPv4-mapped ones, which are their IPv4 address) are matched against the
+  // IPv4 entries only. An IPv6 range around ::ffff:0:0/96 would read as every IPv4 address to a
+  // matcher that maps IPv4 into IPv6 (node's BlockList did: ::/24 allowed all of IPv4), and as no
+  // IPv4 address to this one: either way not what it says, so it is refused.
+  if (kind === 'ipv6' && prefix <= 96 && ipv4MappedRange.match(address, prefix)) {
+    return { problem: `contains the IPv4-mapped range ::ffff:0:0/96, which matches no IPv4 client: IPv4 clients are matched against IPv4 entries only, so list IPv4 ranges for them ${got}` }
+  }
   const network = kind === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${prefix}`) : ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${prefix}`)
   return { address: `${network.toString()}/${prefix}` }
 }
 
-/** A list normalized and deduplicated, or the issues that prevent it (fields `settings.<setting>.<index>`). */
+/**
+ * A list normalized and deduplicated, or the issues that prevent it (fields `settings.<setting>.<index>`).
+ * At most rules.maxEntries distinct entries (counted after deduplication); past that it stops.
+ */
 export function normalizeAddressList(entries: readonly string[], rules: AddressListRules): { addresses: string[]; issues: FieldIssue[] } {
   const issues: FieldIssue[] = []
-  const addresses: string[] = []
+  const addresses = new Set<string>()
   const field = `settings.${rules.setting}`
-  if (entries.length > rules.maxEntries) issues.push({ field, message: `must list at most ${rules.maxEntries} addresses or ranges` })
-  entries.forEach((entry, index) => {
+  for (const [index, entry] of entries.entries()) {
     const normalized = normalizeAddressEntry(entry, rules)
-    if ('problem' in normalized) issues.push({ field: `${field}.${index}`, message: normalized.problem })
-    else if (!addresses.includes(normalized.address)) addresses.push(normalized.address)
-  })
-  return { addresses, issues }
+    if ('problem' in normalized) {
+      issues.push({ field: `${field}.${index}`, message: normalized.problem })
+    } else if (!addresses.has(normalized.address)) {
+      // The cap counts distinct entries, as stored: a pasted list with repeats is not refused for them.
+      if (addresses.size === rules.maxEntries) {
+        issues.push({ field, message: `must list at most ${rules.maxEntries} distinct addresses or ranges` })
+        break
+      }
+      addresses.add(normalized.address)
+    }
+  }
+  return { addresses: [...addresses], issues }
 }
 
 /**

@@ -7,7 +7,7 @@ import type { SiteSettings } from './site.js'
 /** Entries of a site's address blocklist at most: as many as its allowlist takes. */
 export const MAX_BLOCKED_ADDRESSES = 1_000
 
-/** Every code the IP data can answer may be blocked, each once. */
+/** Every code the IP data can answer may be blocked, each once: the list can hold no more. */
 export const MAX_BLOCKED_COUNTRIES = COUNTRY_CODES.size
 
 /**
@@ -37,9 +37,13 @@ export function normalizeBlockedAddresses(entries: readonly string[]): { address
 export function normalizeBlockedCountries(entries: readonly string[]): { countries: string[]; issues: FieldIssue[] } {
   const issues: FieldIssue[] = []
   const countries = new Set<string>()
-  if (entries.length > MAX_BLOCKED_COUNTRIES) issues.push({ field: 'settings.blockedCountries', message: `must list at most ${MAX_BLOCKED_COUNTRIES} countries` })
+  // No count is checked: the codes are counted once each, and there are MAX_BLOCKED_COUNTRIES of
+  // them (the schema bounds what is read).
   entries.forEach((entry, index) => {
-    const code = entry.trim().toUpperCase()
+    const text = entry.trim()
+    // Two ASCII letters before upper-casing: 'ß'.toUpperCase() is 'SS' (South Sudan), and other
+    // letters fold into ASCII codes too.
+    const code = /^[A-Za-z]{2}$/.test(text) ? text.toUpperCase() : ''
     const got = `(got ${JSON.stringify(entry.slice(0, 100))})`
     if (code === UNKNOWN_COUNTRY_CODE) {
       issues.push({ field: `settings.blockedCountries.${index}`, message: `cannot be XX, which stands for addresses of no known country (private ones among them), not a country ${got}` })
@@ -55,6 +59,7 @@ export function normalizeBlockedCountries(entries: readonly string[]): { countri
 /** The blocked countries in use, as a Set, by the site settings' array (replaced, never changed in place). */
 const countrySets = new WeakMap<readonly string[], ReadonlySet<string>>()
 
+/** Whether the country is on the site's list (a Set per settings array). */
 function isCountryBlocked(countries: readonly string[], countryCode: string): boolean {
   if (countries.length === 0) return false
   let set = countrySets.get(countries)
@@ -82,4 +87,14 @@ export function findBlocklistLabels(settings: Blocklist, clientIp: string, count
   if (isAddressListed(settings.blockedAddresses, clientIp)) labels.push('address_blocked')
   if (isCountryBlocked(settings.blockedCountries, countryCode)) labels.push('country_blocked')
   return labels
+}
+
+/**
+ * Whether the site turns the client away, for a caller that needs no labels (the gate): the
+ * address list first, and the country looked up only when the address is not listed and the site
+ * blocks countries.
+ */
+export async function isBlocklisted(settings: Blocklist, clientIp: string, countryOf: (clientIp: string) => Promise<string>): Promise<boolean> {
+  if (isAddressListed(settings.blockedAddresses, clientIp)) return true
+  return settings.blockedCountries.length > 0 && isCountryBlocked(settings.blockedCountries, await countryOf(clientIp))
 }

@@ -3,7 +3,7 @@ import { COUNTRY_CODES } from '../../../src/domain/network/country-codes.js'
 import { defaultSiteSettings } from '../../../src/domain/sites/site.js'
 import { normalizeSiteInput } from '../../../src/domain/sites/site-input.js'
 import {
-  findBlocklistLabels, hasBlocklist, MAX_BLOCKED_ADDRESSES, MAX_BLOCKED_COUNTRIES, normalizeBlockedAddresses, normalizeBlockedCountries,
+  findBlocklistLabels, hasBlocklist, isBlocklisted, MAX_BLOCKED_ADDRESSES, MAX_BLOCKED_COUNTRIES, normalizeBlockedAddresses, normalizeBlockedCountries,
 } from '../../../src/domain/sites/blocklist.js'
 
 const rules = { isHttpsRequired: false, allowPrivateWebhooks: true }
@@ -32,9 +32,16 @@ describe("a site's address blocklist", () => {
     ])
   })
 
-  it('bounds the list as the allowlist is bounded', () => {
+  it('bounds the list as the allowlist is bounded, counting distinct entries', () => {
     const tooMany = Array.from({ length: MAX_BLOCKED_ADDRESSES + 1 }, (_, index) => `10.${index >> 8}.${index & 255}.1`)
-    expect(normalizeBlockedAddresses(tooMany).issues).toEqual([{ field: 'settings.blockedAddresses', message: `must list at most ${MAX_BLOCKED_ADDRESSES} addresses or ranges` }])
+    expect(normalizeBlockedAddresses(tooMany).issues).toEqual([{ field: 'settings.blockedAddresses', message: `must list at most ${MAX_BLOCKED_ADDRESSES} distinct addresses or ranges` }])
+    expect(normalizeBlockedAddresses([...tooMany.slice(0, MAX_BLOCKED_ADDRESSES), tooMany[0] ?? '']).issues).toEqual([])
+  })
+
+  it("refuses IPv6 ranges around the IPv4-mapped range, which would block no IPv4 client", () => {
+    expect(normalizeBlockedAddresses(['::/16', '::ffff:203.0.113.0/120']).issues).toEqual([
+      { field: 'settings.blockedAddresses.0', message: expect.stringContaining('contains the IPv4-mapped range ::ffff:0:0/96') },
+    ])
   })
 })
 
@@ -52,9 +59,17 @@ describe("a site's country blocklist", () => {
       { field: 'settings.blockedCountries.0', message: expect.stringContaining('cannot be XX') },
       ...[1, 2, 3, 4, 5].map((index) => ({ field: `settings.blockedCountries.${index}`, message: expect.stringContaining('two-letter ISO 3166-1 country code') })),
     ])
-    expect(normalizeBlockedCountries(Array.from({ length: MAX_BLOCKED_COUNTRIES + 1 }, () => 'DE')).issues).toEqual([
-      { field: 'settings.blockedCountries', message: `must list at most ${MAX_BLOCKED_COUNTRIES} countries` },
-    ])
+    // Each code once: the list holds no more than every code, however many repeats it was sent with.
+    expect(normalizeBlockedCountries([...COUNTRY_CODES, 'DE', 'de'])).toEqual({ countries: [...COUNTRY_CODES].sort(), issues: [] })
+    expect(MAX_BLOCKED_COUNTRIES).toBe(COUNTRY_CODES.size)
+  })
+
+  it('takes two ASCII letters only, before upper-casing them', () => {
+    // 'ß'.toUpperCase() is 'SS', South Sudan's code; the dotless ı upper-cases to I.
+    const refused = normalizeBlockedCountries(['ß', 'ıt', 'ａｔ', 'd e'])
+    expect(refused.countries).toEqual([])
+    expect(refused.issues.map((issue) => issue.field)).toEqual([0, 1, 2, 3].map((index) => `settings.blockedCountries.${index}`))
+    expect(normalizeBlockedCountries([' ss '])).toEqual({ countries: ['SS'], issues: [] })
   })
 
   it('is normalized with the rest of a site update, its issues named by field', () => {
@@ -75,6 +90,19 @@ describe('matching a client against the blocklist', () => {
     expect(findBlocklistLabels(settings, '203.0.113.1', 'RU')).toEqual(['address_blocked', 'country_blocked'])
     expect(findBlocklistLabels(settings, '198.51.100.1', 'DE')).toEqual([])
     expect(findBlocklistLabels(settings, '198.51.100.1', 'XX')).toEqual([])
+  })
+
+  it('looks the country up only when the address is not listed and the site blocks countries', async () => {
+    const looked: string[] = []
+    const countryOf = async (ip: string) => {
+      looked.push(ip)
+      return 'NL'
+    }
+    expect(await isBlocklisted(settings, '203.0.113.9', countryOf)).toBe(true)
+    expect(await isBlocklisted({ ...settings, blockedCountries: [] }, '198.51.100.1', countryOf)).toBe(false)
+    expect(looked).toEqual([])
+    expect(await isBlocklisted(settings, '198.51.100.1', countryOf)).toBe(true)
+    expect(looked).toEqual(['198.51.100.1'])
   })
 
   it('is off, at one check, for the sites without one', () => {

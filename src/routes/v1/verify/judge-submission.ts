@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ChallengeRecord } from '../../../domain/challenge/challenge-record.js'
 import { MAX_DIFFICULTY } from '../../../domain/challenge/choose-difficulty.js'
 import { redeemChallenge } from '../../../domain/challenge/redeem-challenge.js'
 import { isNonceText } from '../../../domain/proof-of-work/nonce.js'
@@ -73,7 +74,7 @@ export async function judgeSubmission(
     profile = await app.network.profile(caller.clientIp)
     const labels = findBlocklistLabels(caller.site.settings, caller.clientIp, profile.countryCode)
     if (labels.length > 0) {
-      const judged = { challengeId, now, difficulty: record.difficulty, stepUps: record.stepUps, device }
+      const judged = { challengeId, now, difficulty: record.difficulty, stepUps: record.stepUps, device, record }
       return judgeForBlocklisted(app, request, caller, body, judged, { labels, countryCode: profile.countryCode })
     }
   }
@@ -224,19 +225,26 @@ async function judgeForAllowedAddress(
 
 /**
  * A submission from an address or a country on the site's blocklist, once its proof of work
- * checked out: blocked at score 100 with the blocklist's labels, without being judged otherwise
- * (no signals, history or step-up), and then logged, counted and announced as any block is.
+ * checked out: blocked at score 100 with the blocklist's labels, without being scored otherwise
+ * (no signals, no history labels, no step-up credit), and then kept in the client's history,
+ * logged, counted and announced as any block is. The history is what makes the client's next
+ * challenges harder (recent_blocks), so that a bot in a blocked range does not loop at the base
+ * difficulty; the block also ends a pending step-up sequence, as any block does.
  */
-function judgeForBlocklisted(
+async function judgeForBlocklisted(
   app: FastifyInstance,
   request: FastifyRequest,
   caller: PublicCaller,
   body: SubmissionBody,
-  judged: Judged,
+  judged: Judged & { record: Pick<ChallengeRecord, 'stepUps' | 'stepUpRound'> },
   blocklisted: { labels: AnomalyLabel[]; countryCode: string },
-): VerificationResultBody {
+): Promise<VerificationResultBody> {
   const { labels, countryCode } = blocklisted
   const verdict: Verdict = { action: 'block', riskScore: scoreOf(labels, 0), anomalies: labels, countryCode }
+  const historyRef = historyRefOf(request, caller)
+  // As for a scored block: the round the challenge carried is taken (advanceStepUps leaves a
+  // block's state alone), and the block counts in the client's block window.
+  await Promise.all([claimStepUps(app.keyValue, historyRef, judged.record), recordOutcome(app.keyValue, historyRef, 'block')])
   const result = answerVerdict(app, caller, body, judged.challengeId, judged.now, verdict, judged.device)
   logVerdict(app, request, caller, body, judged, verdict)
   announceBlock(app, {
