@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
+import { parseDottedQuad } from '../network/ip-address.js'
 import { searchLastStart } from '../search-last-start.js'
 import type { FieldIssue } from './site-input.js'
 
@@ -153,34 +154,8 @@ function isInRanges<Key extends number | string>({ starts, ends }: Ranges<Key>, 
   return found >= 0 && key <= (ends[found] as Key)
 }
 
-/**
- * The key of a dotted IPv4 address, or -1 for anything else. By hand, in one pass, as IPv4 is most
- * clients: splitting the text and node's isIP each cost more than the search.
- */
-function ipv4Key(text: string): number {
-  let key = 0
-  let part = 0
-  let dots = 0
-  let digits = 0
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index)
-    if (code === 46) {
-      if (digits === 0 || dots === 3) return -1
-      key = key * 256 + part
-      dots++
-      part = 0
-      digits = 0
-    } else if (code >= 48 && code <= 57 && digits < 3 && !(digits > 0 && part === 0)) {
-      // No leading zeros (010 is octal to some parsers): node's isIP refuses them too.
-      part = part * 10 + code - 48
-      digits++
-      if (part > 255) return -1
-    } else {
-      return -1
-    }
-  }
-  return digits === 0 || dots !== 3 ? -1 : key * 256 + part
-}
+/** How a dual-stack listener writes an IPv4 peer's address, before its dotted quad. */
+const IPV4_MAPPED_PREFIX = '::ffff:'
 
 /** The eight 16-bit groups of an IPv6 address's text that isIP has accepted (a zone is ignored). */
 function ipv6Groups(text: string): number[] {
@@ -191,7 +166,7 @@ function ipv6Groups(text: string): number[] {
     const groups: number[] = []
     for (const piece of part.split(':')) {
       if (piece.includes('.')) {
-        const key = ipv4Key(piece)
+        const key = parseDottedQuad(piece) ?? 0
         groups.push(Math.floor(key / 65_536), key % 65_536)
       } else {
         groups.push(Number.parseInt(piece, 16))
@@ -218,8 +193,10 @@ export function isAddressListed(addresses: readonly string[], clientIp: string):
     list = compile(addresses)
     compiled.set(addresses, list)
   }
-  const ipv4 = ipv4Key(clientIp)
-  if (ipv4 !== -1) return isInRanges(list.ipv4, ipv4)
+  // Dotted IPv4, and the form a dual-stack listener reports IPv4 peers in, are read by hand in
+  // one pass, as they are most clients: node's isIP and the IPv6 reading cost more than the search.
+  const ipv4 = parseDottedQuad(clientIp, clientIp.startsWith(IPV4_MAPPED_PREFIX) ? IPV4_MAPPED_PREFIX.length : 0)
+  if (ipv4 !== undefined) return isInRanges(list.ipv4, ipv4)
   if (isIP(clientIp) !== 6) return false
   const groups = ipv6Groups(clientIp)
   const isIpv4Mapped = groups[5] === 0xffff && groups.slice(0, 5).every((group) => group === 0)

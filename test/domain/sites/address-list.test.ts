@@ -53,7 +53,7 @@ describe('matching an address list', () => {
 
   it('reads only what node reads as an address', () => {
     const everything = ['0.0.0.0/0', '::/0']
-    for (const text of ['1.2.3.4', '255.255.255.255', '::1', '2001:db8::1%eth0', '::ffff:1.2.3.4', '1.2.3', '1.2.3.4.5', '01.2.3.4', '1.2.3.256', '1..3.4', '1.2.3.4 ', '', 'x', '1.2.3.-4', '2001:db8:::1']) {
+    for (const text of ['1.2.3.4', '255.255.255.255', '::1', '2001:db8::1%eth0', '::ffff:1.2.3.4', '::FFFF:1.2.3.4', '::ffff:1.2.3', '::ffff:01.2.3.4', '::ffff:', '::ffff:1.2.3.4.5', '1.2.3', '1.2.3.4.5', '01.2.3.4', '1.2.3.256', '1..3.4', '1.2.3.4 ', '', 'x', '1.2.3.-4', '2001:db8:::1']) {
       expect(isAddressListed(everything, text), JSON.stringify(text)).toBe(isIP(text) !== 0)
     }
   })
