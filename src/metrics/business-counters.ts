@@ -46,7 +46,7 @@ const definitions = {
   },
   gateChecks: {
     name: 'tollgate_gate_checks_total',
-    help: "Requests of hosts behind the gate that a proxy asked about, by result: cleared (a valid clearance cookie), allowed_address (an address of the site's allowlist), refused (the gate's page, or clearance_required), or the error code (invalid_site_key, validation_error, rate_limited, other).",
+    help: "Requests of hosts behind the gate that a proxy asked about, by result: cleared (a valid clearance cookie), allowed_address (an address of the site's allowlist), blocked (an address or a country of the site's blocklist: the gate's page, or clearance_required), refused (the gate's page, or clearance_required), or the error code (invalid_site_key, validation_error, rate_limited, other).",
     labelNames: ['result'],
   },
   gateClearances: {

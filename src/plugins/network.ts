@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { profileNetwork, type NetworkProfile } from '../domain/network/network-profile.js'
+import { countryOfAddress, profileNetwork, type NetworkProfile } from '../domain/network/network-profile.js'
 import { openSharedNetworkData, type LoadedNetworkData } from '../storage/network-data/open-network-data.js'
 
 declare module 'fastify' {
@@ -12,6 +12,8 @@ declare module 'fastify' {
 export interface NetworkIntelligence {
   /** Country, ASN, hosting/VPN provider and Tor exit status of a client address, from offline data. */
   profile(ip: string): Promise<NetworkProfile>
+  /** The profile's countryCode alone ('XX' when unknown), without its ASN and provider lookups. */
+  countryCode(ip: string): Promise<string>
 }
 
 /**
@@ -36,6 +38,9 @@ async function networkPlugin(app: FastifyInstance): Promise<void> {
   app.decorate('network', {
     async profile(ip: string) {
       return profileNetwork((await load()) ?? unknownData, ip)
+    },
+    async countryCode(ip: string) {
+      return countryOfAddress((await load()) ?? unknownData, ip)
     },
   } satisfies NetworkIntelligence)
 }

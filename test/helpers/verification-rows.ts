@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { App } from '../../src/app.js'
 import type { SqlExecutor } from '../../src/storage/ports.js'
 
 export interface VerificationRow {
@@ -59,4 +60,23 @@ export async function insertVerifications(database: SqlExecutor, rows: readonly 
     )
   }
   return ids
+}
+
+/** The columns of a verification's row in the log that tests of the flow read back. */
+export interface LoggedVerification {
+  action: string
+  risk_score: number
+  anomalies: string[]
+  country_code: string
+  client_ip: string
+}
+
+/** The log's row of the verification of a challenge, once the log has written what it buffers. */
+export async function readLoggedVerification(app: App, challengeId: string): Promise<LoggedVerification | undefined> {
+  await app.verificationLog.flush()
+  const rows = await app.database.query<LoggedVerification>(
+    'SELECT action, risk_score, anomalies, country_code, client_ip FROM verifications WHERE challenge_id = $1',
+    [challengeId],
+  )
+  return rows[0]
 }

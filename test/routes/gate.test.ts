@@ -223,6 +223,40 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
     expect((await check({ ip: '203.0.113.9' })).statusCode).toBe(403)
   })
 
+  it.skipIf(!available)("denies the site's blocked addresses and countries, even with a clearance, and no one else", async () => {
+    const guarded = await createTestSite(service.app, { name: 'Site with a blocklist', domains: ['shop.example.com'], settings: { blockedAddresses: ['198.51.100.0/24'], blockedCountries: ['DE'] } })
+    const metrics = async () => (await service.app.inject({ method: 'GET', url: '/metrics' })).body
+    const blockedChecks = (text: string) => Number(/^tollgate_gate_checks_total\{result="blocked"\} (\d+)$/m.exec(text)?.[1] ?? 0)
+    const before = blockedChecks(await metrics())
+    // A clearance the visitor got before its address was blocked (the token is a page's, from elsewhere).
+    const { value } = clearanceCookieOf(await clear(await pageToken(guarded.siteKey), { siteKey: guarded.siteKey }))
+    const denied = await check({ siteKey: guarded.siteKey, cookie: value })
+    expect(denied.statusCode).toBe(403)
+    expect(denied.body).toContain(`data-site-key="${guarded.siteKey}"`)
+    const deniedToScripts = await check({ siteKey: guarded.siteKey, cookie: value, accept: 'application/json' })
+    expect(deniedToScripts.json<{ error: { code: string } }>().error.code).toBe('clearance_required')
+    // Deutsche Telekom's address is in Germany.
+    expect((await check({ siteKey: guarded.siteKey, ip: '80.187.100.1' })).statusCode).toBe(403)
+    expect(blockedChecks(await metrics()) - before).toBe(3)
+    // A visitor the site does not block clears and passes (a new cookie: a clearance is bound to
+    // its address group), and the other site's visitor is not blocked.
+    const elsewhere = clearanceCookieOf(await clear(await pageToken(guarded.siteKey), { siteKey: guarded.siteKey, ip: '203.0.113.9' })).value
+    expect((await check({ siteKey: guarded.siteKey, cookie: elsewhere, ip: '203.0.113.9' })).statusCode).toBe(204)
+    const cleared = clearanceCookieOf(await clear(await pageToken())).value
+    expect((await check({ cookie: cleared })).statusCode).toBe(204)
+    // A dual-stack listener's form of a blocked IPv4 peer is that peer; a blocked IPv6 range is matched too.
+    expect((await check({ siteKey: guarded.siteKey, ip: '::ffff:198.51.100.50' })).statusCode).toBe(403)
+    await service.app.sites.update(guarded.site.id, { settings: { blockedAddresses: ['198.51.100.0/24', '2001:db8::/32'] } })
+    await service.app.siteCache.invalidate(guarded.site)
+    expect((await check({ siteKey: guarded.siteKey, ip: '2001:db8:1::7' })).statusCode).toBe(403)
+    // The site's allowlist wins, over a blocked address and over a blocked country.
+    await service.app.sites.update(guarded.site.id, { settings: { allowedAddresses: ['198.51.100.23', '80.187.100.1'] } })
+    await service.app.siteCache.invalidate(guarded.site)
+    expect((await check({ siteKey: guarded.siteKey })).statusCode).toBe(204)
+    expect((await check({ siteKey: guarded.siteKey, ip: '80.187.100.1' })).statusCode).toBe(204)
+    expect((await check({ siteKey: guarded.siteKey, ip: '80.187.100.2' })).statusCode).toBe(403)
+  })
+
   it.skipIf(!available)('counts checks and clearances in /metrics', async () => {
     const metrics = async () => (await service.app.inject({ method: 'GET', url: '/metrics' })).body
     const sample = (text: string, series: string) => Number(text.split('\n').find((line) => line.startsWith(`${series} `))?.split(' ')[1] ?? 0)

@@ -4,14 +4,7 @@ import type { VerificationBlockedEvent } from '../../src/plugins/events.js'
 import { browserHeaders, createTestSite, humanSubmission, type TestSite } from '../helpers/core-flow.js'
 import { hasRedis } from '../helpers/services.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
-
-interface LogRow {
-  action: string
-  risk_score: number
-  anomalies: string[]
-  country_code: string
-  client_ip: string
-}
+import { readLoggedVerification } from '../helpers/verification-rows.js'
 
 const BASE_DIFFICULTY = 4
 /** The service sits behind a proxy on 127.0.0.1 (app.inject's default peer), which TRUST_PROXY names. */
@@ -58,11 +51,7 @@ describe.each([
     return response.json<{ riskScore: number; action: string; token?: string }>()
   }
 
-  async function logRowOf(challengeId: string): Promise<LogRow | undefined> {
-    await service.app.verificationLog.flush()
-    const rows = await service.app.database.query<LogRow>('SELECT * FROM verifications WHERE challenge_id = $1', [challengeId])
-    return rows[0]
-  }
+  const logRowOf = (challengeId: string) => readLoggedVerification(service.app, challengeId)
 
   it.skipIf(!available)('serves a person on a home connection at the base difficulty, scored 0, with its country logged', async () => {
     const challenge = await challengeFor(site, HOME_ADDRESS)

@@ -18,6 +18,8 @@ const defaultSettingsView = {
   maxStepUps: 2,
   surgeChallengesPerMinute: 0,
   allowedAddresses: [],
+  blockedAddresses: [],
+  blockedCountries: [],
 }
 
 describe('sites: list, create, read, delete, rotate the secret', () => {

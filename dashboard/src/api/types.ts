@@ -22,6 +22,10 @@ export interface SiteSettings {
   surgeChallengesPerMinute: number
   /** Addresses and ranges allowed at score 0 without being judged (normalized by the API). */
   allowedAddresses: string[]
+  /** Addresses and ranges blocked at score 100 (normalized by the API); the allowlist wins. */
+  blockedAddresses: string[]
+  /** ISO 3166-1 alpha-2 codes blocked at score 100, uppercase and sorted by the API. */
+  blockedCountries: string[]
 }
 
 export interface Site {

@@ -12,6 +12,8 @@ export const siteFields: Record<SiteField, { label: string; unit?: string }> = {
   name: { label: 'Name' },
   domains: { label: 'Allowed domains' },
   allowedAddresses: { label: 'Allowed addresses' },
+  blockedAddresses: { label: 'Blocked addresses' },
+  blockedCountries: { label: 'Blocked countries' },
   difficulty: { label: 'Difficulty' },
   challengeLifetimeSeconds: { label: 'Challenge lifetime', unit: 'seconds' },
   challengeThreshold: { label: 'Challenge threshold' },

@@ -1,3 +1,4 @@
+import { searchLastStart } from '../search-last-start.js'
 import type { ParsedAddress } from './ip-address.js'
 
 export interface AutonomousSystem {
@@ -71,23 +72,6 @@ function sortColumns<Value>(columns: Columns<Value>, compare: (a: Value, b: Valu
   const order = starts.map((_, i) => i).sort((a, b) => compare(starts[a] as Value, starts[b] as Value))
   const pick = <T>(values: T[]): T[] => order.map((i) => values[i] as T)
   return { starts: pick(starts), ends: pick(columns.ends), asns: pick(columns.asns), organizations: pick(columns.organizations) }
-}
-
-/** Index of the last row whose start is <= value, or -1. */
-function searchLastStart<Value>(starts: ArrayLike<Value>, value: Value): number {
-  let low = 0
-  let high = starts.length - 1
-  let found = -1
-  while (low <= high) {
-    const middle = (low + high) >>> 1
-    if ((starts[middle] as Value) <= value) {
-      found = middle
-      low = middle + 1
-    } else {
-      high = middle - 1
-    }
-  }
-  return found
 }
 
 function toIpv4Value(text: string): number | undefined {

@@ -38,14 +38,15 @@ export function parseAddress(raw: string): ParsedAddress | undefined {
 
 /**
  * A canonical dotted quad (four decimal numbers 0-255 without leading zeros, as sockets and
- * Fastify report IPv4 peers) as its 32-bit value; undefined for any other text.
+ * Fastify report IPv4 peers) as its 32-bit value; undefined for any other text. `start` reads the
+ * quad at the end of a longer text (`::ffff:1.2.3.4`) without slicing it.
  */
-function parseDottedQuad(text: string): number | undefined {
+export function parseDottedQuad(text: string, start = 0): number | undefined {
   let value = 0
   let part = 0
   let digits = 0
   let parts = 0
-  for (let index = 0; index <= text.length; index++) {
+  for (let index = start; index <= text.length; index++) {
     const code = index < text.length ? text.charCodeAt(index) : 46 // a final '.' ends the last part
     if (code === 46) {
       if (digits === 0 || part > 255) return undefined

@@ -1,4 +1,5 @@
 import type { AsnTable } from './asn-table.js'
+import { UNKNOWN_COUNTRY_CODE } from './country-codes.js'
 import { parseAddress } from './ip-address.js'
 import { findProvider, hostingProviders, vpnProviders } from './provider-catalogue.js'
 
@@ -27,7 +28,7 @@ export interface NetworkData {
   torExits: ReadonlySet<string>
 }
 
-const UNKNOWN_COUNTRY = 'XX'
+const UNKNOWN_COUNTRY = UNKNOWN_COUNTRY_CODE
 
 export function profileNetwork(data: NetworkData, rawAddress: string): NetworkProfile {
   const address = parseAddress(rawAddress)
@@ -43,7 +44,6 @@ export function profileNetwork(data: NetworkData, rawAddress: string): NetworkPr
       isPublic: false,
     }
   }
-  const country = data.findCountry(address.text)
   const system = data.asns.find(address)
   // A VPN provider's network is usually also a hosting network; it is reported once, as the VPN,
   // because that is the more specific explanation.
@@ -51,7 +51,7 @@ export function profileNetwork(data: NetworkData, rawAddress: string): NetworkPr
   const hostingProvider = system === undefined || vpnProvider !== undefined ? undefined : findProvider(hostingProviders, system)
   return {
     ip: address.text,
-    countryCode: country !== undefined && /^[A-Z]{2}$/.test(country) ? country : UNKNOWN_COUNTRY,
+    countryCode: countryIn(data, address.text),
     asn: system?.number ?? null,
     asOrganization: system?.organization ?? null,
     hostingProvider: hostingProvider ?? null,
@@ -59,4 +59,18 @@ export function profileNetwork(data: NetworkData, rawAddress: string): NetworkPr
     isTorExit: data.torExits.has(address.text),
     isPublic: true,
   }
+}
+
+function countryIn(data: Pick<NetworkData, 'findCountry'>, canonicalAddress: string): string {
+  const country = data.findCountry(canonicalAddress)
+  return country !== undefined && /^[A-Z]{2}$/.test(country) ? country : UNKNOWN_COUNTRY
+}
+
+/**
+ * The country of an address alone, as profileNetwork has it: for a caller that needs nothing
+ * else (the gate's blocklist), without the ASN search and the provider catalogue.
+ */
+export function countryOfAddress(data: Pick<NetworkData, 'findCountry'>, rawAddress: string): string {
+  const address = parseAddress(rawAddress)
+  return address === undefined || !address.isPublic ? UNKNOWN_COUNTRY : countryIn(data, address.text)
 }

@@ -140,6 +140,17 @@ export const anomalyVocabulary = {
     weight: 25,
     reason: 'The same device fingerprint came from 20 or more addresses on this site within an hour, or on a busy site from 5% of its traffic or more (a replayed fingerprint).',
   },
+
+  // The site's blocklist (domain/sites/blocklist.ts): the operator's verdict, not a signal. Either
+  // label alone is the whole scale, so its verification is blocked whatever the thresholds.
+  address_blocked: {
+    weight: 100,
+    reason: 'The address is on the site\'s blocklist (blockedAddresses): the operator turns it away, and the submission is not judged otherwise.',
+  },
+  country_blocked: {
+    weight: 100,
+    reason: 'The IP data places the address in a country on the site\'s blocklist (blockedCountries): the operator turns it away, and the submission is not judged otherwise.',
+  },
 } as const satisfies Record<string, { weight: number; reason: string }>
 
 export type AnomalyLabel = keyof typeof anomalyVocabulary

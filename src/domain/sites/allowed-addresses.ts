@@ -1,81 +1,31 @@
-import { BlockList, isIP } from 'node:net'
-import ipaddr from 'ipaddr.js'
+import { isAddressListed, normalizeAddressEntry, normalizeAddressList, type AddressListRules } from './address-list.js'
 import type { FieldIssue } from './site-input.js'
 
 /** Entries of a site's address allowlist at most (reCAPTCHA's allowlist takes as many). */
 export const MAX_ALLOWED_ADDRESSES = 1_000
 
 /**
- * The widest ranges an allowlist takes: an entry wider than these would let a large part of the
- * internet past the risk model, which is a typing mistake (0.0.0.0/0) rather than a wish.
+ * An entry wider than /8 (IPv4) or /24 (IPv6) would let a large part of the internet past the
+ * risk model, which is a typing mistake (0.0.0.0/0) rather than a wish.
  */
-const WIDEST_PREFIX = { ipv4: 8, ipv6: 24 } as const
+const allowlistRules: AddressListRules = {
+  setting: 'allowedAddresses',
+  maxEntries: MAX_ALLOWED_ADDRESSES,
+  widestPrefix: { ipv4: 8, ipv6: 24 },
+  consequence: 'would let a large part of the internet through',
+}
 
-/**
- * An allowlist entry in its canonical form: an address as the URL parser writes it (IPv6
- * compressed, an IPv4-mapped IPv6 address as IPv4), or a range as network/prefix with the host
- * bits cleared (203.0.113.7/24 is 203.0.113.0/24); or the problem with it.
- */
+/** An allowlist entry in its canonical form (normalizeAddressEntry), or the problem with it. */
 export function normalizeAllowedAddress(entry: string): { address: string } | { problem: string } {
-  const text = entry.trim()
-  const [base = '', prefixText, ...rest] = text.split('/')
-  if (rest.length > 0 || base.includes('%') || isIP(base) === 0) {
-    return { problem: `must be an IPv4 or IPv6 address or a range such as 203.0.113.0/24 or 2001:db8::/48 (got ${JSON.stringify(entry.slice(0, 100))})` }
-  }
-  let address = ipaddr.parse(base)
-  let prefix = prefixText === undefined ? undefined : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : Number.NaN
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
-    address = (address as ipaddr.IPv6).toIPv4Address()
-    if (prefix !== undefined) prefix -= 96
-  }
-  const kind = address.kind()
-  const bits = kind === 'ipv4' ? 32 : 128
-  if (prefix === undefined || prefix === bits) return { address: address.toString() }
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > bits) return { problem: `has a prefix length that is not 0 to ${bits} (got ${JSON.stringify(entry.slice(0, 100))})` }
-  if (prefix < WIDEST_PREFIX[kind]) return { problem: `is wider than /${WIDEST_PREFIX[kind]}, which would let a large part of the internet through (got ${JSON.stringify(entry.slice(0, 100))})` }
-  const network = kind === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${prefix}`) : ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${prefix}`)
-  return { address: `${network.toString()}/${prefix}` }
+  return normalizeAddressEntry(entry, allowlistRules)
 }
 
 /** An allowlist normalized and deduplicated, or the issues that prevent it (fields `settings.allowedAddresses.<index>`). */
 export function normalizeAllowedAddresses(entries: readonly string[]): { addresses: string[]; issues: FieldIssue[] } {
-  const issues: FieldIssue[] = []
-  const addresses: string[] = []
-  if (entries.length > MAX_ALLOWED_ADDRESSES) issues.push({ field: 'settings.allowedAddresses', message: `must list at most ${MAX_ALLOWED_ADDRESSES} addresses or ranges` })
-  entries.forEach((entry, index) => {
-    const normalized = normalizeAllowedAddress(entry)
-    if ('problem' in normalized) issues.push({ field: `settings.allowedAddresses.${index}`, message: normalized.problem })
-    else if (!addresses.includes(normalized.address)) addresses.push(normalized.address)
-  })
-  return { addresses, issues }
+  return normalizeAddressList(entries, allowlistRules)
 }
 
-/** The allowlists in use, as node's BlockList, by the site settings' array (a site's settings are replaced, never changed in place). */
-const compiled = new WeakMap<readonly string[], BlockList>()
-
-function compile(addresses: readonly string[]): BlockList {
-  const list = new BlockList()
-  for (const entry of addresses) {
-    const [address = '', prefix] = entry.split('/')
-    const family = isIP(address) === 4 ? 'ipv4' : 'ipv6'
-    if (prefix === undefined) list.addAddress(address, family)
-    else list.addSubnet(address, Number(prefix), family)
-  }
-  return list
-}
-
-/**
- * Whether the client's address is on the site's allowlist (normalized entries, as stored). Free
- * for the sites without one.
- */
+/** Whether the client's address is on the site's allowlist (normalized entries, as stored). Free for the sites without one. */
 export function isAddressAllowed(addresses: readonly string[], clientIp: string): boolean {
-  if (addresses.length === 0) return false
-  const family = isIP(clientIp)
-  if (family === 0) return false
-  let list = compiled.get(addresses)
-  if (list === undefined) {
-    list = compile(addresses)
-    compiled.set(addresses, list)
-  }
-  return list.check(clientIp, family === 4 ? 'ipv4' : 'ipv6')
+  return isAddressListed(addresses, clientIp)
 }

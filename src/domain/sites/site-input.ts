@@ -4,6 +4,7 @@ import { findDisplayNameProblem, normalizeDisplayName } from '../display-name.js
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/webhook-payload.js'
 import { findWebhookUrlProblem } from '../webhooks/webhook-url-policy.js'
 import { normalizeAllowedAddresses } from './allowed-addresses.js'
+import { normalizeBlockedAddresses, normalizeBlockedCountries } from './blocklist.js'
 import type { SiteSettings } from './site.js'
 
 /** A problem with one field of a request, named by its dotted path (`settings.difficulty`, `domains.0`). */
@@ -20,7 +21,7 @@ export const numericSettingLimits = {
   blockThreshold: { minimum: 0, maximum: 100 },
   maxStepUps: { minimum: 0, maximum: 5 },
   surgeChallengesPerMinute: { minimum: 0, maximum: 10_000_000 },
-} as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl' | 'webhookEvents' | 'allowedAddresses'>, { minimum: number; maximum: number }>
+} as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl' | 'webhookEvents' | 'allowedAddresses' | 'blockedAddresses' | 'blockedCountries'>, { minimum: number; maximum: number }>
 
 export type NumericSettingName = keyof typeof numericSettingLimits
 
@@ -38,6 +39,8 @@ export type SettingsInput = { [Name in NumericSettingName]?: number | null } & {
   webhookSecret?: string | null
   webhookEvents?: string[] | null
   allowedAddresses?: string[] | null
+  blockedAddresses?: string[] | null
+  blockedCountries?: string[] | null
 }
 
 export interface InputRules {
@@ -226,13 +229,23 @@ export function normalizeSiteInput(input: SiteInput, rules: InputRules): { value
     issues.push(...normalized.issues)
   }
   if (input.settings !== undefined) {
-    const { webhookUrl, webhookEvents, allowedAddresses } = input.settings
+    const { webhookUrl, webhookEvents, allowedAddresses, blockedAddresses, blockedCountries } = input.settings
     const checked = typeof webhookUrl === 'string' ? checkWebhookUrl(webhookUrl, rules) : undefined
     value.settings = checked !== undefined && 'href' in checked ? { ...input.settings, webhookUrl: checked.href } : input.settings
     issues.push(...validateSettingsInput(input.settings, rules))
     if (allowedAddresses !== undefined && allowedAddresses !== null) {
       const normalized = normalizeAllowedAddresses(allowedAddresses)
       value.settings = { ...value.settings, allowedAddresses: normalized.addresses }
+      issues.push(...normalized.issues)
+    }
+    if (blockedAddresses !== undefined && blockedAddresses !== null) {
+      const normalized = normalizeBlockedAddresses(blockedAddresses)
+      value.settings = { ...value.settings, blockedAddresses: normalized.addresses }
+      issues.push(...normalized.issues)
+    }
+    if (blockedCountries !== undefined && blockedCountries !== null) {
+      const normalized = normalizeBlockedCountries(blockedCountries)
+      value.settings = { ...value.settings, blockedCountries: normalized.countries }
       issues.push(...normalized.issues)
     }
     if (webhookEvents !== undefined && webhookEvents !== null) {

@@ -24,6 +24,13 @@ export interface SiteSettings {
    * allowed at score 0 without being judged: an office, a monitor, a partner's servers.
    */
   allowedAddresses: string[]
+  /**
+   * Addresses and ranges (normalized as allowedAddresses are: domain/sites/blocklist.ts) whose
+   * verifications are blocked at score 100 (address_blocked), unless the allowlist names them too.
+   */
+  blockedAddresses: string[]
+  /** ISO 3166-1 alpha-2 codes, uppercase and sorted, whose addresses are blocked at score 100 (country_blocked). */
+  blockedCountries: string[]
 }
 
 export const defaultSiteSettings: SiteSettings = {
@@ -36,6 +43,8 @@ export const defaultSiteSettings: SiteSettings = {
   maxStepUps: 2,
   surgeChallengesPerMinute: 0,
   allowedAddresses: [],
+  blockedAddresses: [],
+  blockedCountries: [],
 }
 
 export interface PreviousSecret {
@@ -68,5 +77,12 @@ export interface Site {
 /** Stored settings merged over the defaults, so sites created before a setting existed get it. */
 export function withDefaultSettings(stored: Partial<SiteSettings>): SiteSettings {
   // Lists of their own: no site's settings share an array with the defaults.
-  return { ...defaultSiteSettings, webhookEvents: [...defaultSiteSettings.webhookEvents], allowedAddresses: [...defaultSiteSettings.allowedAddresses], ...stored }
+  return {
+    ...defaultSiteSettings,
+    webhookEvents: [...defaultSiteSettings.webhookEvents],
+    allowedAddresses: [...defaultSiteSettings.allowedAddresses],
+    blockedAddresses: [...defaultSiteSettings.blockedAddresses],
+    blockedCountries: [...defaultSiteSettings.blockedCountries],
+    ...stored,
+  }
 }

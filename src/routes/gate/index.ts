@@ -8,6 +8,7 @@ import { addressGroupOf } from '../../domain/history/client-keys.js'
 import { readRequestOrigin } from '../../domain/public-access/request-origin.js'
 import { consumeRateLimit } from '../../domain/rate-limit.js'
 import { isAddressAllowed } from '../../domain/sites/allowed-addresses.js'
+import { hasBlocklist, isBlocklisted } from '../../domain/sites/blocklist.js'
 import type { Site } from '../../domain/sites/site.js'
 import { testSiteFor } from '../../domain/sites/test-site-keys.js'
 import { CLOCK_SKEW_MARGIN_MS, redemptionKey } from '../../domain/siteverify/redeem-token.js'
@@ -129,7 +130,7 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['gate'],
       summary: 'Whether a visitor of a protected host may pass',
       description:
-        "For a reverse proxy (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth) asking about each request of the protected host, with the visitor's Cookie, User-Agent and X-Forwarded-For. 204 with a valid clearance cookie, or from an address of the site's allowlist; otherwise 403: the gate's page (text/html) for a browser that accepts HTML, else the JSON error clearance_required.",
+        "For a reverse proxy (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth) asking about each request of the protected host, with the visitor's Cookie, User-Agent and X-Forwarded-For. 204 with a valid clearance cookie, or from an address of the site's allowlist; 403 from an address or a country of the site's blocklist (whose page's verification is then blocked), whatever its cookie; otherwise 403: the gate's page (text/html) for a browser that accepts HTML, else the JSON error clearance_required.",
       querystring: CheckQuery,
       errorCodes: ['invalid_site_key', 'clearance_required', 'rate_limited'],
       response: { 204: Type.Null(), ...uncleared },
@@ -145,6 +146,15 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (isAddressAllowed(site.settings.allowedAddresses, request.ip)) {
       app.counters.increment('gateChecks', { result: 'allowed_address' })
       return reply.code(204).headers(noStore).send(null)
+    }
+    // An address or a country the site blocks does not pass, not even with a clearance it got
+    // before the block: it gets the page, whose verification is blocked with a reference, logged
+    // and announced as the SDK's are. Sites without a blocklist pay one length check, and the
+    // country is looked up (alone, not the whole network profile) only for a site that blocks
+    // countries and an address its address list does not block.
+    if (hasBlocklist(site.settings) && (await isBlocklisted(site.settings, request.ip, (ip) => app.network.countryCode(ip)))) {
+      app.counters.increment('gateChecks', { result: 'blocked' })
+      return answerUncleared(request, reply, site)
     }
     const clearance = request.cookies[CLEARANCE_COOKIE]
     if (clearance !== undefined && isClearedBy(gateKey, clearance, holderOf(request, site), Date.now())) {

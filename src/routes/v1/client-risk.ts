@@ -38,13 +38,20 @@ export interface ClientRisk {
 }
 
 /**
- * At a verification: the network profile and the history labels, recording the sighting of the
- * device (its fingerprint's digest, fingerprintDigest; undefined when the submission described none).
+ * At a verification: the network profile (unless the caller has looked it up already) and the
+ * history labels, recording the sighting of the device (its fingerprint's digest,
+ * fingerprintDigest; undefined when the submission described none).
  */
-export async function assessClient(app: FastifyInstance, request: FastifyRequest, caller: PublicCaller, deviceDigest: string | undefined): Promise<ClientRisk> {
+export async function assessClient(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  caller: PublicCaller,
+  deviceDigest: string | undefined,
+  knownProfile?: NetworkProfile,
+): Promise<ClientRisk> {
   const historyRef = historyRefOf(request, caller)
   const [profile, history] = await Promise.all([
-    app.network.profile(caller.clientIp),
+    knownProfile ?? app.network.profile(caller.clientIp),
     recordAndAssessHistory(app.keyValue, {
       ...historyRef,
       fingerprint: deviceDigest,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assessNetwork } from '../../../src/domain/network/assess-network.js'
-import { profileNetwork } from '../../../src/domain/network/network-profile.js'
+import { countryOfAddress, profileNetwork } from '../../../src/domain/network/network-profile.js'
 import { openNetworkData, TOR_EXIT_LIST_FILE, type LoadedNetworkData } from '../../../src/storage/network-data/open-network-data.js'
 
 // The bundled data changes with every refresh; these addresses belong to networks whose owner
@@ -61,6 +61,13 @@ describe('profileNetwork on the bundled data', () => {
       expect(profile, ip).toMatchObject({ countryCode: 'XX', asn: null, isPublic: false })
       expect(assessNetwork(profile)).toEqual([])
     }
+  })
+
+  it("looks the country up alone (countryOfAddress) as the profile has it", () => {
+    for (const ip of ['8.8.8.8', '80.187.100.1', '::ffff:5.9.0.1', '2a01:4f8::1', '185.65.134.1', '127.0.0.1', '::1', 'not-an-ip']) {
+      expect(countryOfAddress(data, ip), ip).toBe(profileNetwork(data, ip).countryCode)
+    }
+    expect(countryOfAddress(data, '80.187.100.1')).toBe('DE')
   })
 
   it('loads a recent database', () => {

@@ -28,7 +28,23 @@ describe('a site address allowlist', () => {
       issues: [{ field: 'settings.allowedAddresses.1', message: expect.stringContaining('"nope"') }],
     })
     const tooMany = Array.from({ length: MAX_ALLOWED_ADDRESSES + 1 }, (_, index) => `10.${index >> 8}.${index & 255}.1`)
-    expect(normalizeAllowedAddresses(tooMany).issues).toEqual([{ field: 'settings.allowedAddresses', message: `must list at most ${MAX_ALLOWED_ADDRESSES} addresses or ranges` }])
+    expect(normalizeAllowedAddresses(tooMany).issues).toEqual([{ field: 'settings.allowedAddresses', message: `must list at most ${MAX_ALLOWED_ADDRESSES} distinct addresses or ranges` }])
+    // The bound counts distinct entries: one repeat more than it is not refused.
+    const withRepeat = [...tooMany.slice(0, MAX_ALLOWED_ADDRESSES), '10.0.0.1/32']
+    expect(normalizeAllowedAddresses(withRepeat)).toEqual({ addresses: tooMany.slice(0, MAX_ALLOWED_ADDRESSES), issues: [] })
+  })
+
+  it('refuses IPv6 ranges around the IPv4-mapped range, and never lets an IPv4 client in by an IPv6 entry', () => {
+    // On main, node's BlockList read ::/24 as holding every IPv4 client (it compares IPv4 in its mapped form).
+    for (const entry of ['::/24', '::/80', '0:0:0:0:0:fffe::/95', '::ffff:0:0/90']) {
+      expect(normalizeAllowedAddress(entry), entry).toEqual({ problem: expect.stringContaining('IPv4 clients are matched against IPv4 entries only') })
+    }
+    expect(normalizeAllowedAddress('::/97')).toEqual({ address: '::/97' })
+    expect(normalizeAllowedAddress('::ffff:0:0/96')).toEqual({ problem: expect.stringContaining('wider than /8') })
+    // A list stored before the refusal (or an IPv6 entry beside the mapped range) matches no IPv4 client.
+    expect(isAddressAllowed(['::/24'], '198.51.100.1')).toBe(false)
+    expect(isAddressAllowed(['::/24'], '::ffff:198.51.100.1')).toBe(false)
+    expect(isAddressAllowed(['::/24'], '::1')).toBe(true)
   })
 
   it('matches a client address against the addresses and ranges of the list', () => {

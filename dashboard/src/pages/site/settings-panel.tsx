@@ -26,12 +26,34 @@ const numberSettings: { key: NumberSetting; hint: string; min: number; max: numb
   },
 ]
 
-const formFields = ['name', 'domains', 'settings.allowedAddresses', ...numberSettings.map((setting) => `settings.${setting.key}`)]
+/** The settings that are lists of entries, one per line in their textarea; each replaces the stored list. */
+type ListSetting = 'allowedAddresses' | 'blockedAddresses' | 'blockedCountries'
 
-type FormValues = { name: string; domains: string; allowedAddresses: string } & Record<NumberSetting, string>
+const listSettings: { key: ListSetting; hint: string; rows: number }[] = [
+  {
+    key: 'allowedAddresses',
+    hint: "One IP address or range per line (203.0.113.7, 203.0.113.0/24, 2001:db8::/48): your office, an uptime monitor, a partner's servers. Their verifications are allowed at risk score 0 without being judged, and their challenges are neither harder nor rate limited.",
+    rows: 3,
+  },
+  {
+    key: 'blockedAddresses',
+    hint: 'One IP address or range per line (203.0.113.7, 203.0.113.0/24, 2001:db8::/32): a hosting range a flood comes from, say. Their verifications are blocked at risk score 100 and sent to the webhook as any block. An allowed address wins.',
+    rows: 3,
+  },
+  {
+    key: 'blockedCountries',
+    hint: 'Two-letter country codes (ISO 3166-1: DE, US), one per line or separated by spaces: visitors the IP data places there are blocked at risk score 100. A VPN takes the country of its exit. An allowed address wins.',
+    rows: 2,
+  },
+]
+
+const formFields = ['name', 'domains', ...listSettings.map((setting) => `settings.${setting.key}`), ...numberSettings.map((setting) => `settings.${setting.key}`)]
+
+type FormValues = { name: string; domains: string } & Record<ListSetting | NumberSetting, string>
 
 function valuesOf(site: Site): FormValues {
-  const values = { name: site.name, domains: site.domains.join('\n'), allowedAddresses: site.settings.allowedAddresses.join('\n') } as FormValues
+  const values = { name: site.name, domains: site.domains.join('\n') } as FormValues
+  for (const { key } of listSettings) values[key] = site.settings[key].join('\n')
   for (const { key } of numberSettings) values[key] = String(site.settings[key])
   return values
 }
@@ -43,8 +65,10 @@ function buildUpdate(site: Site, values: FormValues): SiteUpdate {
   const domains = parseListEntries(values.domains)
   if (domains.join('\n') !== site.domains.join('\n')) update.domains = domains
   const settings: NonNullable<SiteUpdate['settings']> = {}
-  const allowedAddresses = parseListEntries(values.allowedAddresses)
-  if (allowedAddresses.join('\n') !== site.settings.allowedAddresses.join('\n')) settings.allowedAddresses = allowedAddresses
+  for (const { key } of listSettings) {
+    const entries = parseListEntries(values[key])
+    if (entries.join('\n') !== site.settings[key].join('\n')) settings[key] = entries
+  }
   for (const { key } of numberSettings) {
     const text = values[key].trim()
     if (text === String(site.settings[key])) continue
@@ -89,11 +113,11 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
       }
       const update = buildUpdate(stored, values)
       if (Object.keys(update).length === 0) return 'Nothing changed.'
-      // A list (domains, allowed addresses) replaces the stored one, so a list edited from a stale
-      // read would undo an entry added meanwhile: it is sent only if the site is still as read
-      // (If-Match). Name and numbers replace single values and merge key by key, so they need no
-      // such condition.
-      const hasList = update.domains !== undefined || update.settings?.allowedAddresses !== undefined
+      // A list (domains, allowed or blocked addresses, blocked countries) replaces the stored one,
+      // so a list edited from a stale read would undo an entry added meanwhile: it is sent only if
+      // the site is still as read (If-Match). Name and numbers replace single values and merge key
+      // by key, so they need no such condition.
+      const hasList = update.domains !== undefined || listSettings.some(({ key }) => update.settings?.[key] !== undefined)
       const saved = await updateSite(site.id, update, hasList ? stored.etag : undefined)
       setStored(saved)
       setValues(valuesOf(saved))
@@ -120,24 +144,21 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
             <textarea {...control} name="domains" rows={3} spellcheck={false} autoCapitalize="none" value={values.domains} onInput={(event) => setValue('domains', event.currentTarget.value)} />
           )}
         </Field>
-        <Field
-          id="settings-allowedAddresses"
-          label={fieldLabelOf('allowedAddresses')}
-          error={state.fieldErrors['settings.allowedAddresses']}
-          hint="One IP address or range per line (203.0.113.7, 203.0.113.0/24, 2001:db8::/48): your office, an uptime monitor, a partner's servers. Their verifications are allowed at risk score 0 without being judged, and their challenges are neither harder nor rate limited."
-        >
-          {(control) => (
-            <textarea
-              {...control}
-              name="allowedAddresses"
-              rows={3}
-              spellcheck={false}
-              autoCapitalize="none"
-              value={values.allowedAddresses}
-              onInput={(event) => setValue('allowedAddresses', event.currentTarget.value)}
-            />
-          )}
-        </Field>
+        {listSettings.map(({ key, hint, rows }) => (
+          <Field key={key} id={`settings-${key}`} label={fieldLabelOf(key)} error={state.fieldErrors[`settings.${key}`]} hint={hint}>
+            {(control) => (
+              <textarea
+                {...control}
+                name={key}
+                rows={rows}
+                spellcheck={false}
+                autoCapitalize={key === 'blockedCountries' ? 'characters' : 'none'}
+                value={values[key]}
+                onInput={(event) => setValue(key, event.currentTarget.value)}
+              />
+            )}
+          </Field>
+        ))}
         <div class="form__grid">
           {numberSettings.map(({ key, hint, min, max }) => (
             <Field key={key} id={`settings-${key}`} label={fieldLabelOf(key)} hint={hint} error={state.fieldErrors[`settings.${key}`]}>

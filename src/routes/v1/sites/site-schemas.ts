@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { NullableInput } from '../dashboard-schemas.js'
 import { MAX_ALLOWED_ADDRESSES } from '../../../domain/sites/allowed-addresses.js'
+import { MAX_BLOCKED_ADDRESSES, MAX_BLOCKED_COUNTRIES } from '../../../domain/sites/blocklist.js'
 import { previousSecretsEnd } from '../../../domain/sites/site-keys.js'
 import type { Site as SiteRecord } from '../../../domain/sites/site.js'
 import { WEBHOOK_EVENTS } from '../../../domain/webhooks/webhook-payload.js'
@@ -35,13 +36,28 @@ function describeSetting(name: NumericSettingName): string {
   return `${settingDescriptions[name]}; an integer from ${minimum} to ${maximum}`
 }
 
-/** A site's body may carry a full address allowlist (about 40 KB of IPv6 ranges), beyond the service's 16 KB. */
-export const SITE_BODY_LIMIT_BYTES = 64 * 1024
+/**
+ * A site's body may carry a full address allowlist and a full blocklist (about 40 KB of IPv6
+ * ranges each) and every country, beyond the service's 16 KB.
+ */
+export const SITE_BODY_LIMIT_BYTES = 128 * 1024
 
 const ALLOWED_ADDRESSES_DESCRIPTION =
   'Addresses and ranges (203.0.113.7, 203.0.113.0/24, 2001:db8::/48) whose verifications are allowed at riskScore 0 without being judged, ' +
-  'and whose challenges are not made harder nor rate limited: an office, an uptime monitor, a partner\'s servers. ' +
-  `Stored normalized (host bits cleared); at most ${MAX_ALLOWED_ADDRESSES} entries, none wider than /8 (IPv4) or /24 (IPv6)`
+  'and whose challenges are not made harder nor rate limited: an office, an uptime monitor, a partner\'s servers. IPv4 clients are matched against IPv4 entries only; ' +
+  'an IPv6 range containing ::ffff:0:0/96 is refused. ' +
+  `Stored normalized (host bits cleared); at most ${MAX_ALLOWED_ADDRESSES} distinct entries (repeats are dropped before counting), none wider than /8 (IPv4) or /24 (IPv6). ` +
+  'An address on both this list and blockedAddresses is allowed'
+
+const BLOCKED_ADDRESSES_DESCRIPTION =
+  'Addresses and ranges (203.0.113.7, 203.0.113.0/24, 2001:db8::/32) whose verifications are blocked at riskScore 100 with the anomaly address_blocked (no token; ' +
+  'logged and sent to the verification.blocked webhook as any block), once their proof of work checks out; their challenges are issued as ever. ' +
+  `Stored normalized as allowedAddresses are; at most ${MAX_BLOCKED_ADDRESSES} distinct entries (repeats are dropped before counting), none wider than /8 (IPv4) or /16 (IPv6). ` +
+  'allowedAddresses wins over this list'
+
+const BLOCKED_COUNTRIES_DESCRIPTION =
+  'ISO 3166-1 alpha-2 codes (DE, US; XK for Kosovo) of the countries whose addresses are blocked at riskScore 100 with the anomaly country_blocked, as the offline IP data places them (docs/risk.md). ' +
+  `Stored uppercase, sorted, each once (so at most ${MAX_BLOCKED_COUNTRIES}); XX (no known country) is refused. allowedAddresses wins over this list`
 
 const WEBHOOK_EVENTS_DESCRIPTION =
   'The events the webhook is sent: verification.blocked (the default, alone), surge.started and surge.ended (the site\'s challenge rate reached its surge threshold, and later stayed below it for 3 minutes); ' +
@@ -58,6 +74,8 @@ const settingsViewProperties = {
   maxStepUps: Type.Integer({ description: describeSetting('maxStepUps') }),
   surgeChallengesPerMinute: Type.Integer({ description: describeSetting('surgeChallengesPerMinute') }),
   allowedAddresses: Type.Array(Type.String(), { description: ALLOWED_ADDRESSES_DESCRIPTION }),
+  blockedAddresses: Type.Array(Type.String(), { description: BLOCKED_ADDRESSES_DESCRIPTION }),
+  blockedCountries: Type.Array(Type.String(), { description: BLOCKED_COUNTRIES_DESCRIPTION }),
 }
 
 const siteProperties = {
@@ -133,11 +151,29 @@ function requestBodies(withLimits: boolean) {
       blockThreshold: nullableSetting('blockThreshold'),
       maxStepUps: nullableSetting('maxStepUps'),
       surgeChallengesPerMinute: nullableSetting('surgeChallengesPerMinute'),
+      // The lists' caps count distinct entries (repeats are dropped first), which maxItems cannot
+      // say: the documented bound is the validating one, the cap is in the descriptions.
       allowedAddresses: Type.Optional(
         NullableInput(
           Type.Array(
             Type.String(limits({ maxLength: 1000 }, { minLength: 1, maxLength: 100 })),
-            limits({ maxItems: 10 * MAX_ALLOWED_ADDRESSES, description: `${ALLOWED_ADDRESSES_DESCRIPTION}; replaces the list; null or [] empties it` }, { maxItems: MAX_ALLOWED_ADDRESSES }),
+            { maxItems: 10 * MAX_ALLOWED_ADDRESSES, description: `${ALLOWED_ADDRESSES_DESCRIPTION}; replaces the list; null or [] empties it` },
+          ),
+        ),
+      ),
+      blockedAddresses: Type.Optional(
+        NullableInput(
+          Type.Array(
+            Type.String(limits({ maxLength: 1000 }, { minLength: 1, maxLength: 100 })),
+            { maxItems: 10 * MAX_BLOCKED_ADDRESSES, description: `${BLOCKED_ADDRESSES_DESCRIPTION}; replaces the list; null or [] empties it` },
+          ),
+        ),
+      ),
+      blockedCountries: Type.Optional(
+        NullableInput(
+          Type.Array(
+            Type.String(limits({ maxLength: 100 }, { minLength: 2, maxLength: 2 })),
+            { maxItems: 10 * MAX_BLOCKED_COUNTRIES, description: `${BLOCKED_COUNTRIES_DESCRIPTION}; replaces the list (lowercase is accepted); null or [] empties it` },
           ),
         ),
       ),

@@ -1,13 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ChallengeRecord } from '../../../domain/challenge/challenge-record.js'
 import { MAX_DIFFICULTY } from '../../../domain/challenge/choose-difficulty.js'
 import { redeemChallenge } from '../../../domain/challenge/redeem-challenge.js'
 import { isNonceText } from '../../../domain/proof-of-work/nonce.js'
+import type { NetworkProfile } from '../../../domain/network/network-profile.js'
+import type { AnomalyLabel } from '../../../domain/risk/anomalies.js'
 import { decideAction } from '../../../domain/risk/decide-action.js'
 import type { Signals } from '../../../domain/risk/scoring-input.js'
-import { scoreVerification } from '../../../domain/risk/score-verification.js'
+import { scoreOf, scoreVerification } from '../../../domain/risk/score-verification.js'
 import { advanceStepUps, claimStepUps } from '../../../domain/risk/step-up.js'
 import { recordOutcome } from '../../../domain/history/client-history.js'
 import { fingerprintDigest } from '../../../domain/history/client-keys.js'
+import { findBlocklistLabels, hasBlocklist } from '../../../domain/sites/blocklist.js'
 import { testOutcomeOf, type TestSiteOutcome } from '../../../domain/sites/test-site-keys.js'
 import { ephemeralIdOf } from '../../../domain/token/ephemeral-id.js'
 import { issueToken, TOKEN_LIFETIME_MS } from '../../../domain/token/token.js'
@@ -62,10 +66,22 @@ export async function judgeSubmission(
   if (caller.isAllowedAddress) {
     return judgeForAllowedAddress(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps: record.stepUps, device })
   }
+  // The site's blocklist comes after the allowlist, which wins, and after the proof of work, so
+  // that a bad solution is refused as anywhere else. A site without one pays one length check; a
+  // site with one looks the profile up here, once, for the check and for the judging below.
+  let profile: NetworkProfile | undefined
+  if (hasBlocklist(caller.site.settings)) {
+    profile = await app.network.profile(caller.clientIp)
+    const labels = findBlocklistLabels(caller.site.settings, caller.clientIp, profile.countryCode)
+    if (labels.length > 0) {
+      const judged = { challengeId, now, difficulty: record.difficulty, stepUps: record.stepUps, device, record }
+      return judgeForBlocklisted(app, request, caller, body, judged, { labels, countryCode: profile.countryCode })
+    }
+  }
 
   const { clientTag } = caller
   const [client, stepUps] = await Promise.all([
-    assessClient(app, request, caller, deviceDigest),
+    assessClient(app, request, caller, deviceDigest, profile),
     claimStepUps(app.keyValue, historyRefOf(request, caller), record),
   ])
   const { network, history, transport } = clientFactsOf(request, client)
@@ -204,6 +220,45 @@ async function judgeForAllowedAddress(
   const verdict: Verdict = { action: 'allow', riskScore: 0, anomalies: [], countryCode }
   const result = answerVerdict(app, caller, body, judged.challengeId, judged.now, verdict, judged.device)
   logVerdict(app, request, caller, body, judged, verdict)
+  return result
+}
+
+/**
+ * A submission from an address or a country on the site's blocklist, once its proof of work
+ * checked out: blocked at score 100 with the blocklist's labels, without being scored otherwise
+ * (no signals, no history labels, no step-up credit), and then kept in the client's history,
+ * logged, counted and announced as any block is. The history is what makes the client's next
+ * challenges harder (recent_blocks), so that a bot in a blocked range does not loop at the base
+ * difficulty; the block also ends a pending step-up sequence, as any block does.
+ */
+async function judgeForBlocklisted(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  caller: PublicCaller,
+  body: SubmissionBody,
+  judged: Judged & { record: Pick<ChallengeRecord, 'stepUps' | 'stepUpRound'> },
+  blocklisted: { labels: AnomalyLabel[]; countryCode: string },
+): Promise<VerificationResultBody> {
+  const { labels, countryCode } = blocklisted
+  const verdict: Verdict = { action: 'block', riskScore: scoreOf(labels, 0), anomalies: labels, countryCode }
+  const historyRef = historyRefOf(request, caller)
+  // As for a scored block: the round the challenge carried is taken (advanceStepUps leaves a
+  // block's state alone), and the block counts in the client's block window.
+  await Promise.all([claimStepUps(app.keyValue, historyRef, judged.record), recordOutcome(app.keyValue, historyRef, 'block')])
+  const result = answerVerdict(app, caller, body, judged.challengeId, judged.now, verdict, judged.device)
+  logVerdict(app, request, caller, body, judged, verdict)
+  announceBlock(app, {
+    siteId: caller.site.id,
+    site: caller.site,
+    timestamp: new Date(judged.now),
+    riskScore: verdict.riskScore,
+    anomalies: [...labels],
+    countryCode,
+    verificationId: request.id,
+    device: judged.device,
+    hostname: caller.origin.hostname,
+    pageAction: body.pageAction ?? null,
+  })
   return result
 }
 
