@@ -69,6 +69,11 @@ export interface BindOptions {
   action?: string
   cData?: string
   /**
+   * The language of the forms' texts (`de`, `pt-BR`); `auto`, the default, follows the page's
+   * `lang` and then the browser's languages. A form's own `data-lang` wins.
+   */
+  language?: string
+  /**
    * A shadow root whose forms to protect besides the document's (a submit inside a web component
    * never reaches the document); the other options given with it apply to that root's forms only.
    */
@@ -117,7 +122,7 @@ export declare class TollgateError extends Error {
 export declare function execute(options: ExecuteOptions): Promise<ExecuteResult>
 /** Aborts verifications in flight and clears filled tokens (single-page apps, after navigation). */
 export declare function reset(): void
-/** Replaces visible texts (translations); missing keys keep their current text. */
+/** Sets the site's own visible texts, which win over the built-in translations whenever these arrive; missing keys keep their current text. */
 export declare function setStrings(strings: Partial<TollgateStrings>): void
 /** Binds every current and future form[data-tollgate] (the script-tag build does this itself); a second call changes only the options it names. */
 export declare function bindForms(options?: BindOptions): void

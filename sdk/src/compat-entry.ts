@@ -12,7 +12,9 @@
  * `window.Tollgate` when the page has none (tollgate.js's API but bindForms).
  */
 import { execute, reset, setStrings, TollgateError, version } from './index.js'
-import { setDefaults } from './execute.js'
+import { assetsFolderOf, setDefaults } from './execute.js'
+import { languageFor, setPageLanguage } from './language.js'
+import { loadStrings } from './strings.js'
 import { createHcaptcha } from './compat/hcaptcha.js'
 import { callOnload, isVendorApi, whenParsed, type VendorApi } from './compat/page-api.js'
 import { createRecaptcha } from './compat/recaptcha.js'
@@ -36,6 +38,10 @@ const scriptUrl = script !== null && script.src !== '' ? new URL(script.src) : u
 // The worker and WebAssembly are under /sdk/v1/ of the service, whichever path served this file.
 setDefaults({ apiUrl: script?.dataset.apiUrl ?? scriptUrl?.origin })
 const query = scriptUrl?.searchParams ?? new URLSearchParams()
+// reCAPTCHA's and hCaptcha's scripts take the widgets' language as `hl`; data-lang as on tollgate.js.
+// Their texts are fetched now, beside everything else, to be there when the widgets first speak.
+setPageLanguage(script?.dataset.lang ?? query.get('hl') ?? undefined)
+loadStrings(languageFor(document.documentElement), assetsFolderOf({}))
 const page = window as unknown as Record<string, unknown>
 const create: Record<Vendor, () => VendorApi<unknown>> = {
   turnstile: createTurnstile,

@@ -1,8 +1,11 @@
 import type { TollgateErrorCode } from './errors.js'
+import type { Language } from './language.js'
+import type { TollgateStatus } from './types.js'
 
 /**
- * Every visible text the SDK writes. Sites translate by calling `Tollgate.setStrings({...})` or
- * by a `<script type="application/json" data-tollgate-strings>` block on the page.
+ * Every visible text the SDK writes. It speaks the visitor's language by itself (language.ts,
+ * translations fetched from the service); sites set their own texts by calling
+ * `Tollgate.setStrings({...})` or by a `<script type="application/json" data-tollgate-strings>` block on the page.
  */
 export interface TollgateStrings {
   solving: string
@@ -25,7 +28,8 @@ export interface TollgateStrings {
   reference?: string
 }
 
-const defaults: Required<TollgateStrings> = {
+/** The built-in texts, which every other language (sdk/src/translations/) translates key by key. */
+export const english: Required<TollgateStrings> = {
   solving: 'Checking your browser\u2026',
   verifying: 'Verifying\u2026',
   verified: 'Verified.',
@@ -40,19 +44,81 @@ const defaults: Required<TollgateStrings> = {
   reference: 'Reference: {reference}',
 }
 
-let current: Required<TollgateStrings> = { ...defaults }
+/**
+ * The site's own texts (setStrings, data-tollgate-strings): they win over the built-in ones key by
+ * key, whichever arrives first (a translation fetched after the page set its texts changes none of them).
+ */
+let site: Partial<TollgateStrings> = {}
+/** The built-in translations fetched from the service, by language. */
+const translations: Partial<Record<Language, Partial<TollgateStrings>>> = {}
+/** Each language's fetch, settled once it is over or TRANSLATION_WAIT_MS after it began, whichever comes first. */
+const arrivals: Partial<Record<Language, Promise<void>>> = {}
+const settled = new Set<Language>(['en'])
 
-export function setStrings(strings: Partial<TollgateStrings>): void {
-  const next = { ...current }
-  for (const key of Object.keys(defaults) as (keyof TollgateStrings)[]) {
-    const value = strings[key]
-    if (typeof value === 'string' && value !== '') next[key] = value
+/**
+ * How long a first text waits for its language: long enough for a slow connection to fetch a
+ * kilobyte (so that a visitor never sees English flash before their own language), short enough
+ * that a service which does not answer costs a moment of silence at most, then English.
+ */
+const TRANSLATION_WAIT_MS = 1_500
+
+/** The known keys of `strings` that hold text; anything else is dropped. */
+function textsOf(strings: unknown): Partial<TollgateStrings> {
+  const record = Object(strings) as Partial<TollgateStrings>
+  const texts: Partial<TollgateStrings> = {}
+  for (const key of Object.keys(english) as (keyof TollgateStrings)[]) {
+    const value = record[key]
+    if (typeof value === 'string' && value !== '') texts[key] = value
   }
-  current = next
+  return texts
 }
 
-export function getStrings(): Required<TollgateStrings> {
-  return current
+export function setStrings(strings: Partial<TollgateStrings>): void {
+  site = { ...site, ...textsOf(strings) }
+}
+
+/** The texts in `language`: the site's own, over the built-in translation when it came, over English. */
+export function getStrings(language: Language = 'en'): Required<TollgateStrings> {
+  return { ...english, ...translations[language], ...site }
+}
+
+/**
+ * Fetches `language`'s texts from the SDK's folder on the service (`folder`, undefined when the
+ * page named no service yet), once. A failure leaves English, with a warning in the console: a
+ * verification never waits for its texts nor fails for them.
+ */
+export function loadStrings(language: Language, folder: string | undefined): void {
+  if (settled.has(language) || arrivals[language] !== undefined || folder === undefined) return
+  // An error's JSON body (a service of an older release that has not this language) has no key of the texts.
+  const fetched = fetch(`${folder}strings/${language}.json`)
+    .then((response) => response.json())
+    .then(
+      (texts: unknown) => void (translations[language] = textsOf(texts)),
+      (error: unknown) => console.warn(`Tollgate: no ${language} texts (${String(error)})`),
+    )
+  arrivals[language] = Promise.race([fetched, new Promise((resolve) => setTimeout(resolve, TRANSLATION_WAIT_MS))]).then(() => void settled.add(language))
+}
+
+const latestText = new WeakMap<Node, object>()
+
+/**
+ * Writes a text in `language` into `element` once that language is there (or was waited for long
+ * enough); the latest text asked for wins over one still waiting.
+ */
+export function writeText(element: Node, language: Language, text: (strings: Required<TollgateStrings>) => string): void {
+  const mark = {}
+  latestText.set(element, mark)
+  const write = () => {
+    if (latestText.get(element) === mark) element.textContent = text(getStrings(language))
+  }
+  const arrival = arrivals[language]
+  if (arrival === undefined || settled.has(language)) write()
+  else void arrival.then(write)
+}
+
+/** The sentence of a status: solving, verifying and verified have one; idle and error none. */
+export function statusText(status: TollgateStatus): (strings: Required<TollgateStrings>) => string {
+  return (strings) => (strings as Partial<Record<TollgateStatus, string>>)[status] ?? ''
 }
 
 /** Which sentence tells of which failure; any other is `failed`. */
@@ -70,7 +136,7 @@ const sentenceOf: Partial<Record<TollgateErrorCode, keyof TollgateStrings>> = {
 }
 
 /** The visible sentence for a failure, followed by its reference when it has one (TollgateError.reference). */
-export function messageFor(code: TollgateErrorCode, reference?: string): string {
-  const sentence = current[sentenceOf[code] ?? 'failed']
-  return reference === undefined ? sentence : `${sentence} ${current.reference.replace('{reference}', reference)}`
+export function messageFor(code: TollgateErrorCode, reference?: string, strings = getStrings()): string {
+  const sentence = strings[sentenceOf[code] ?? 'failed']
+  return reference === undefined ? sentence : `${sentence} ${strings.reference.replace('{reference}', reference)}`
 }
