@@ -22,12 +22,14 @@ if ((window as { Tollgate?: { version?: unknown } }).Tollgate?.version === undef
   const scriptUrl = script !== null && script.src !== '' ? new URL(script.src) : undefined
   const apiUrl = script?.dataset.apiUrl ?? scriptUrl?.origin
   setDefaults({ apiUrl, assetsUrl: scriptUrl === undefined ? undefined : new URL('.', scriptUrl).href })
-  // The page's texts are fetched now, beside everything else, so that they are there by the first
-  // text shown (a form in another language than the page's fetches its own when it is prepared).
+  // Before bindForms: the forms it prepares fetch their language's texts at once.
   setPageLanguage(script?.dataset.lang)
-  loadStrings(languageFor(document.documentElement), assetsFolderOf({}))
   // The global's type lives in sdk/tollgate.d.ts for the sites that use it.
   Object.assign(window, { Tollgate: api })
   bindForms({ siteKey: script?.dataset.siteKey, fieldName: script?.dataset.responseFieldName, action: script?.dataset.action, cData: script?.dataset.cdata })
   document.dispatchEvent(new CustomEvent('tollgate:ready'))
+  // The page's texts are fetched now, beside everything else, so that they are there by the first
+  // text shown (a form in another language than the page's fetched its own when bound). Last, so
+  // that nothing here can keep the forms unbound or the global unset.
+  loadStrings(languageFor(document.documentElement), assetsFolderOf({}))
 }

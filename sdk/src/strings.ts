@@ -51,8 +51,12 @@ export const english: Required<TollgateStrings> = {
 let site: Partial<TollgateStrings> = {}
 /** The built-in translations fetched from the service, by language. */
 const translations: Partial<Record<Language, Partial<TollgateStrings>>> = {}
-/** Each language's fetch, settled once it is over or TRANSLATION_WAIT_MS after it began, whichever comes first. */
+/**
+ * Each language's fetch in flight or done, settled once it is over or TRANSLATION_WAIT_MS after it
+ * began, whichever comes first. A failed one is dropped, so that a later loadStrings tries again.
+ */
 const arrivals: Partial<Record<Language, Promise<void>>> = {}
+/** The languages no text waits for any more: fetched, failed, or waited for once already. */
 const settled = new Set<Language>(['en'])
 
 /**
@@ -84,32 +88,46 @@ export function getStrings(language: Language = 'en'): Required<TollgateStrings>
 
 /**
  * Fetches `language`'s texts from the SDK's folder on the service (`folder`, undefined when the
- * page named no service yet), once. A failure leaves English, with a warning in the console: a
- * verification never waits for its texts nor fails for them.
+ * page named no service yet), once it succeeds. A failure leaves English, with a warning in the
+ * console, and is tried again by the next call (a form's next focus, a widget's next render)
+ * without a text waiting for it again: a verification never waits for its texts nor fails for them.
  */
 export function loadStrings(language: Language, folder: string | undefined): void {
-  if (settled.has(language) || arrivals[language] !== undefined || folder === undefined) return
-  // An error's JSON body (a service of an older release that has not this language) has no key of the texts.
-  const fetched = fetch(`${folder}strings/${language}.json`)
-    .then((response) => response.json())
+  if (language === 'en' || translations[language] !== undefined || arrivals[language] !== undefined || folder === undefined) return
+  // Inside a promise from the start: a page that wraps fetch and throws breaks neither the SDK's
+  // start-up nor the verification that asked for its texts.
+  const fetched = Promise.resolve()
+    .then(() => fetch(`${folder}strings/${language}.json`))
+    // A 404 (a service of an older release, an assetsUrl folder copied without strings/) is a failure, not an empty translation.
+    .then((response) => (response.ok ? response.json() : Promise.reject(new Error(String(response.status)))))
     .then(
       (texts: unknown) => void (translations[language] = textsOf(texts)),
-      (error: unknown) => console.warn(`Tollgate: no ${language} texts (${String(error)})`),
+      (error: unknown) => {
+        delete arrivals[language]
+        console.warn(`Tollgate: no ${language} texts (${String(error)})`)
+      },
     )
   arrivals[language] = Promise.race([fetched, new Promise((resolve) => setTimeout(resolve, TRANSLATION_WAIT_MS))]).then(() => void settled.add(language))
 }
 
-const latestText = new WeakMap<Node, object>()
+/** The element's latest text asked for, and its text when it was asked for. */
+const latestText = new WeakMap<Node, { before: string | null }>()
 
 /**
  * Writes a text in `language` into `element` once that language is there (or was waited for long
- * enough); the latest text asked for wins over one still waiting.
+ * enough), and sets the element's `lang` to the language the text is in (English when the
+ * translation did not come) for screen readers (WCAG 3.1.2). The latest text asked for wins over
+ * one still waiting; a text that waited is not written over one the page wrote meanwhile (a
+ * tollgate:error or tollgate:verified listener that shows its own words).
  */
-export function writeText(element: Node, language: Language, text: (strings: Required<TollgateStrings>) => string): void {
-  const mark = {}
+export function writeText(element: HTMLElement, language: Language, text: (strings: Required<TollgateStrings>) => string): void {
+  const mark = { before: element.textContent }
   latestText.set(element, mark)
   const write = () => {
-    if (latestText.get(element) === mark) element.textContent = text(getStrings(language))
+    if (latestText.get(element) !== mark || element.textContent !== mark.before) return
+    const written = text(getStrings(language))
+    element.textContent = written
+    if (written !== '') element.lang = translations[language] === undefined ? 'en' : language
   }
   const arrival = arrivals[language]
   if (arrival === undefined || settled.has(language)) write()

@@ -33,6 +33,27 @@ describe('the language the SDK speaks', () => {
     }
   })
 
+  it('reads the script subtag first: Simplified script in a Traditional region is Simplified', () => {
+    expect(chooseLanguage(['zh-Hans-HK'])).toBe('zh')
+    expect(chooseLanguage(['zh-Hans-TW', 'en'])).toBe('zh')
+    expect(chooseLanguage(['zh-Hant-CN', 'en'])).toBe('en')
+  })
+
+  it('takes a bare zh after a Traditional wish as the same Traditional Chinese (Chrome in Taiwan)', () => {
+    expect(chooseLanguage(['zh-TW', 'zh', 'en-US', 'en'])).toBe('en')
+    expect(chooseLanguage(['zh-TW', 'zh', 'en'])).toBe('en')
+    expect(chooseLanguage(['zh-HK', 'zh', 'ja'])).toBe('ja')
+    // A bare zh before any Traditional wish is Simplified's, as its tag says.
+    expect(chooseLanguage(['zh', 'zh-TW'])).toBe('zh')
+    // A wish that names a Simplified region or script is Simplified, whatever came before it: the visitor said so.
+    expect(chooseLanguage(['zh-Hant', 'zh-CN'])).toBe('zh')
+    expect(chooseLanguage(['zh-TW', 'zh-Hans', 'en'])).toBe('zh')
+  })
+
+  it('reads a lang attribute with spaces around it', () => {
+    expect(chooseLanguage([' de ', 'en'])).toBe('de')
+  })
+
   it('passes over what it does not speak, `auto` included, and speaks English when nothing is left', () => {
     expect(chooseLanguage(['auto', 'fi', 'uk'])).toBe('uk')
     expect(chooseLanguage(['fi', 'x-klingon', 'ptx', 'e'])).toBe('en')

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { english, getStrings, loadStrings, setStrings, writeText } from '../../sdk/src/strings.js'
 import { translations } from '../../sdk/src/translations/index.js'
 
@@ -22,17 +22,19 @@ function startFolder(delays: Record<string, number>): Promise<{ server: Server; 
   }))
 }
 
-/** A status line as the SDK writes it (a DOM node's textContent; this suite runs in Node). */
-function statusLine(): { textContent: string } {
-  return { textContent: '' }
+/** A status line as the SDK writes it (an element's textContent and lang; this suite runs in Node). */
+function statusLine(): HTMLElement {
+  return { textContent: '', lang: '' } as HTMLElement
 }
+
+const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds))
 
 describe('the texts the SDK shows', () => {
   let server: Server
   let folder: string
 
   beforeAll(async () => {
-    ({ server, folder } = await startFolder({ fr: 300, nl: 300, it: Infinity }))
+    ({ server, folder } = await startFolder({ fr: 300, nl: 300, es: 300, it: Infinity }))
   })
   afterAll(() => {
     server.closeAllConnections()
@@ -43,10 +45,12 @@ describe('the texts the SDK shows', () => {
     setStrings({ verified: 'Merci, c’est bon.' })
     const line = statusLine()
     loadStrings('fr', folder)
-    writeText(line as unknown as Node, 'fr', (strings) => `${strings.solving} / ${strings.verified}`)
+    writeText(line, 'fr', (strings) => `${strings.solving} / ${strings.verified}`)
     // The first text waits for its language rather than flashing English.
     expect(line.textContent).toBe('')
     await expect.poll(() => line.textContent).toBe(`${translations.fr.solving} / Merci, c’est bon.`)
+    // For screen readers (WCAG 3.1.2): the text's language, not the page's.
+    expect(line.lang).toBe('fr')
     expect(getStrings('fr')).toMatchObject({ failed: translations.fr.failed, verified: 'Merci, c’est bon.' })
   })
 
@@ -62,16 +66,17 @@ describe('the texts the SDK shows', () => {
     const line = statusLine()
     const asked = Date.now()
     loadStrings('it', folder)
-    writeText(line as unknown as Node, 'it', (strings) => strings.timeout)
+    writeText(line, 'it', (strings) => strings.timeout)
     await expect.poll(() => line.textContent, { timeout: 3_000 }).toBe(english.timeout)
     expect(Date.now() - asked).toBeGreaterThanOrEqual(1_400)
+    expect(line.lang).toBe('en')
   })
 
   it('keeps a text cleared at once (a reset) over an earlier one still waiting for its language', async () => {
     const line = statusLine()
     loadStrings('nl', folder)
-    writeText(line as unknown as Node, 'nl', (strings) => strings.verifying)
-    writeText(line as unknown as Node, 'en', () => '')
+    writeText(line, 'nl', (strings) => strings.verifying)
+    writeText(line, 'en', () => '')
     await expect.poll(() => getStrings('nl').verifying).toBe(translations.nl.verifying)
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(line.textContent).toBe('')
@@ -80,7 +85,54 @@ describe('the texts the SDK shows', () => {
   it('stays in English when the language cannot be fetched, with a warning at most', async () => {
     const line = statusLine()
     loadStrings('ko', 'http://127.0.0.1:9/sdk/v1/')
-    writeText(line as unknown as Node, 'ko', (strings) => strings.failed)
-    await expect.poll(() => line.textContent).toBe(english.failed)
+    writeText(line, 'ko', (strings) => strings.failed)
+    // Longer than the wait for a translation, in case the refusal itself is slow.
+    await expect.poll(() => line.textContent, { timeout: 3_000 }).toBe(english.failed)
+    expect(line.lang).toBe('en')
+  })
+
+  it("does not write a text that waited for its language over the page's own, written meanwhile", async () => {
+    const line = statusLine()
+    loadStrings('es', folder)
+    writeText(line, 'es', (strings) => strings.failed)
+    // A tollgate:error listener, which runs before the translation came, shows the site's words.
+    line.textContent = 'Lo sentimos: llámenos.'
+    await expect.poll(() => getStrings('es').failed).toBe(translations.es.failed)
+    await pause(50)
+    expect(line.textContent).toBe('Lo sentimos: llámenos.')
+  })
+
+  it('warns of an error answer (a folder without strings/) and fetches again on the next call, without waiting again', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    try {
+      loadStrings('sv', `${folder}old-release/`)
+      await expect.poll(() => warn.mock.calls.flat().join(' ')).toContain('no sv texts')
+      expect(getStrings('sv').failed).toBe(english.failed)
+      loadStrings('sv', folder)
+      // The language was waited for once: the next text goes at once, in English until the translation comes.
+      const line = statusLine()
+      writeText(line, 'sv', (strings) => strings.failed)
+      expect(line.textContent).toBe(english.failed)
+      await expect.poll(() => getStrings('sv').failed).toBe(translations.sv.failed)
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('neither throws nor gives up for good when the page\'s fetch throws at once', async () => {
+    const pageFetch = globalThis.fetch
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    try {
+      globalThis.fetch = () => {
+        throw new TypeError('blocked by the page')
+      }
+      expect(() => loadStrings('pl', folder)).not.toThrow()
+      await expect.poll(() => warn.mock.calls.flat().join(' ')).toContain('no pl texts')
+    } finally {
+      globalThis.fetch = pageFetch
+      warn.mockRestore()
+    }
+    loadStrings('pl', folder)
+    await expect.poll(() => getStrings('pl').failed).toBe(translations.pl.failed)
   })
 })

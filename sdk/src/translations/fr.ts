@@ -1,6 +1,6 @@
 import type { TollgateStrings } from '../strings.js'
 
-/** French. */
+/** French (with the non-breaking space French typography puts before a colon). */
 export const fr: Required<TollgateStrings> = {
   solving: 'Vérification de votre navigateur…',
   verifying: 'Vérification en cours…',
@@ -12,6 +12,6 @@ export const fr: Required<TollgateStrings> = {
   rateLimited: 'Trop de tentatives. Veuillez patienter un instant, puis réessayer.',
   unsupported: 'La vérification n’a pas pu démarrer dans ce navigateur. Si cela se reproduit, veuillez prévenir le propriétaire du site.',
   timeout: 'La vérification a pris trop de temps. Veuillez réessayer.',
-  misconfigured: 'Ce formulaire ne peut pas être vérifié ici : il n’est pas configuré pour ce site. Veuillez prévenir le propriétaire du site.',
-  reference: 'Référence : {reference}',
+  misconfigured: 'Ce formulaire ne peut pas être vérifié ici\u00a0: il n’est pas configuré pour ce site. Veuillez prévenir le propriétaire du site.',
+  reference: 'Référence\u00a0: {reference}',
 }

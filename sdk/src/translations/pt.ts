@@ -1,17 +1,20 @@
 import type { TollgateStrings } from '../strings.js'
 
-/** Portuguese (European, as the gate page speaks it; read in Brazil as well). */
+/**
+ * Portuguese as Brazil writes it (most Portuguese-speaking visitors are pt-BR), in plain words a
+ * reader in Portugal reads as easily (the gate page, rendered per Accept-Language, speaks European Portuguese).
+ */
 export const pt: Required<TollgateStrings> = {
-  solving: 'Verificação do navegador em curso…',
-  verifying: 'Verificação em curso…',
+  solving: 'Verificando o seu navegador…',
+  verifying: 'Verificando…',
   verified: 'Verificado.',
   failed: 'A verificação falhou. Tente novamente.',
-  blocked: 'Este pedido foi bloqueado. Se acha que se trata de um erro, contacte o proprietário do site.',
-  unreachable: 'Não é possível contactar o serviço de verificação. Verifique a sua conexão e tente novamente.',
-  unavailable: 'O serviço de verificação está momentaneamente indisponível. Tente novamente dentro de instantes.',
+  blocked: 'Esta solicitação foi bloqueada. Se achar que é um erro, entre em contato com o responsável pelo site.',
+  unreachable: 'Não foi possível acessar o serviço de verificação. Verifique a sua conexão e tente novamente.',
+  unavailable: 'O serviço de verificação está temporariamente indisponível. Tente novamente em instantes.',
   rateLimited: 'Muitas tentativas. Aguarde um momento e tente novamente.',
-  unsupported: 'Não foi possível iniciar a verificação neste navegador. Se isto voltar a acontecer, avise o proprietário do site.',
-  timeout: 'A verificação demorou demasiado tempo. Tente novamente.',
-  misconfigured: 'Este formulário não pode ser verificado aqui: não está configurado para este site. Avise o proprietário do site.',
+  unsupported: 'Não foi possível iniciar a verificação neste navegador. Se isso acontecer de novo, avise o responsável pelo site.',
+  timeout: 'A verificação demorou demais. Tente novamente.',
+  misconfigured: 'Este formulário não pode ser verificado aqui: ele não está configurado para este site. Avise o responsável pelo site.',
   reference: 'Referência: {reference}',
 }
