@@ -6,6 +6,7 @@
  *   tollgate-worker.<hash>.js        the solver worker
  *   tollgate-solver.<hash>.wasm      the SIMD solver, assembled with wabt from generated text
  *   tollgate-worker.js               the worker under a stable name, for the module build
+ *   strings/<language>.json          the SDK's texts in each language it speaks (sdk/src/translations/), fetched by the SDK
  *   tollgate.d.ts, *.gz, manifest.json
  * The worker and the WebAssembly carry a content hash in their names so they can be cached for
  * a year; the entry scripts keep fixed names and a shorter cache lifetime.
@@ -20,6 +21,7 @@ import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 import { minify } from 'terser'
 import wabtInit from 'wabt'
+import { translations } from '../sdk/src/translations/index.js'
 import { generateSolverWat } from '../sdk/wasm/generate-solver-wat.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -35,6 +37,9 @@ export const COMPAT_NAME = 'compat.js'
 
 /** The script of the gate's page (sdk/src/gate-entry.ts, docs/gate.md). */
 export const GATE_NAME = 'gate.js'
+
+/** The folder of the SDK's texts, one `{language}.json` per language (sdk/src/language.ts), which the SDK fetches by that name. */
+export const STRINGS_FOLDER = 'strings'
 
 export interface SdkFile {
   name: string
@@ -95,7 +100,7 @@ async function bundle(entry: string, format: 'iife' | 'esm', define: Record<stri
 }
 
 export async function buildSdk(outDirectory: string = defaultSdkDirectory): Promise<SdkManifest> {
-  await mkdir(outDirectory, { recursive: true })
+  await mkdir(join(outDirectory, STRINGS_FOLDER), { recursive: true })
   const wasm = await assembleSolver()
   const wasmName = `tollgate-solver.${hashOf(wasm)}.wasm`
   // The worker loads its own build's WebAssembly, whatever the page asks for (worker-entry.ts).
@@ -120,6 +125,13 @@ export async function buildSdk(outDirectory: string = defaultSdkDirectory): Prom
     { name: workerName, content: worker, contentType: 'text/javascript; charset=utf-8', immutable: true },
     { name: wasmName, content: wasm, contentType: 'application/wasm', immutable: true },
     { name: STABLE_WORKER_NAME, content: worker, contentType: 'text/javascript; charset=utf-8', immutable: false },
+    // Stable names, as the SDK of any build asks for them; a day's cache lets a corrected text reach visitors.
+    ...Object.entries(translations).map(([language, texts]) => ({
+      name: `${STRINGS_FOLDER}/${language}.json`,
+      content: new TextEncoder().encode(JSON.stringify(texts)),
+      contentType: 'application/json; charset=utf-8',
+      immutable: false,
+    })),
   ]
   const files: SdkFile[] = []
   for (const output of outputs) {

@@ -31,7 +31,7 @@ export interface ExecuteOptions {
   siteKey: string
   /** The Tollgate service, e.g. "https://tollgate.example.com"; defaults to the origin the script came from. */
   apiUrl?: string
-  /** Where the worker and WebAssembly are served; defaults to `${apiUrl}/sdk/v1/`. */
+  /** Where the worker, the WebAssembly and the translations (`strings/{language}.json`) are served; defaults to `${apiUrl}/sdk/v1/`. */
   assetsUrl?: string
   /** Solver workers; defaults to the core count, at most 8. */
   workers?: number
@@ -68,6 +68,12 @@ export interface BindOptions {
   /** The page's action name and data for Siteverify (see ExecuteOptions); a form's data-action and data-cdata win. */
   action?: string
   cData?: string
+  /**
+   * The language of the forms' texts (`de`, `pt-BR`). The first the SDK speaks wins, in this order:
+   * a form's own `data-lang`, this option, the script tag's `data-lang`, the closest `lang`
+   * attribute (`<html lang>`), the browser's languages, English. `auto`, the default, is no choice.
+   */
+  language?: string
   /**
    * A shadow root whose forms to protect besides the document's (a submit inside a web component
    * never reaches the document); the other options given with it apply to that root's forms only.
@@ -117,7 +123,10 @@ export declare class TollgateError extends Error {
 export declare function execute(options: ExecuteOptions): Promise<ExecuteResult>
 /** Aborts verifications in flight and clears filled tokens (single-page apps, after navigation). */
 export declare function reset(): void
-/** Replaces visible texts (translations); missing keys keep their current text. */
+/**
+ * Sets the site's own visible texts, which win over the built-in translations whenever these arrive,
+ * in every language (set them in the visitor's language, or not at all); missing keys keep their current text.
+ */
 export declare function setStrings(strings: Partial<TollgateStrings>): void
 /** Binds every current and future form[data-tollgate] (the script-tag build does this itself); a second call changes only the options it names. */
 export declare function bindForms(options?: BindOptions): void

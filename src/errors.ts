@@ -26,6 +26,7 @@ export const errorCatalogue = {
   token_invalid: { status: 403, message: 'The token is not valid here: forged or changed, of another site or host, or not an allow.' },
   origin_not_allowed: { status: 403, message: 'This site key is not allowed on the requesting origin.' },
   not_found: { status: 404, message: 'Nothing is here.' },
+  unsupported_language: { status: 404, message: 'The SDK has no texts in this language; it shows English.' },
   method_not_allowed: { status: 405, message: 'The method is not allowed on this resource.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   token_spent: { status: 409, message: 'The token has expired or was used already; the page gets a new one.' },

@@ -2,10 +2,12 @@
  * The script-tag build:
  *   <script src="https://tollgate.example.com/sdk/v1/tollgate.js" data-site-key="..." async defer></script>
  * It sets window.Tollgate, binds every form[data-tollgate], and talks to the service it was
- * loaded from (or to data-api-url).
+ * loaded from (or to data-api-url). `data-lang` on the tag sets the forms' language (language.ts).
  */
 import { bindForms, execute, reset, setStrings, TollgateError, version } from './index.js'
-import { setDefaults } from './execute.js'
+import { assetsFolderOf, setDefaults } from './execute.js'
+import { languageFor, setPageLanguage } from './language.js'
+import { loadStrings } from './strings.js'
 
 const api = { execute, reset, setStrings, bindForms, TollgateError, version }
 
@@ -20,8 +22,14 @@ if ((window as { Tollgate?: { version?: unknown } }).Tollgate?.version === undef
   const scriptUrl = script !== null && script.src !== '' ? new URL(script.src) : undefined
   const apiUrl = script?.dataset.apiUrl ?? scriptUrl?.origin
   setDefaults({ apiUrl, assetsUrl: scriptUrl === undefined ? undefined : new URL('.', scriptUrl).href })
+  // Before bindForms: the forms it prepares fetch their language's texts at once.
+  setPageLanguage(script?.dataset.lang)
   // The global's type lives in sdk/tollgate.d.ts for the sites that use it.
   Object.assign(window, { Tollgate: api })
   bindForms({ siteKey: script?.dataset.siteKey, fieldName: script?.dataset.responseFieldName, action: script?.dataset.action, cData: script?.dataset.cdata })
   document.dispatchEvent(new CustomEvent('tollgate:ready'))
+  // The page's texts are fetched now, beside everything else, so that they are there by the first
+  // text shown (a form in another language than the page's fetched its own when bound). Last, so
+  // that nothing here can keep the forms unbound or the global unset.
+  loadStrings(languageFor(document.documentElement), assetsFolderOf({}))
 }

@@ -12,7 +12,9 @@
  * `window.Tollgate` when the page has none (tollgate.js's API but bindForms).
  */
 import { execute, reset, setStrings, TollgateError, version } from './index.js'
-import { setDefaults } from './execute.js'
+import { assetsFolderOf, setDefaults } from './execute.js'
+import { languageFor, setPageLanguage } from './language.js'
+import { loadStrings } from './strings.js'
 import { createHcaptcha } from './compat/hcaptcha.js'
 import { callOnload, isVendorApi, whenParsed, type VendorApi } from './compat/page-api.js'
 import { createRecaptcha } from './compat/recaptcha.js'
@@ -36,6 +38,9 @@ const scriptUrl = script !== null && script.src !== '' ? new URL(script.src) : u
 // The worker and WebAssembly are under /sdk/v1/ of the service, whichever path served this file.
 setDefaults({ apiUrl: script?.dataset.apiUrl ?? scriptUrl?.origin })
 const query = scriptUrl?.searchParams ?? new URLSearchParams()
+// reCAPTCHA's and hCaptcha's scripts take the widgets' language as `hl`; data-lang as on tollgate.js
+// (an empty data-lang passes to hl).
+setPageLanguage(script?.dataset.lang, query.get('hl'))
 const page = window as unknown as Record<string, unknown>
 const create: Record<Vendor, () => VendorApi<unknown>> = {
   turnstile: createTurnstile,
@@ -57,6 +62,9 @@ if (!vendors.includes('grecaptcha') && vendors.includes('hcaptcha') && query.get
 // Without bindForms: a page of the vendors' markup has no forms of Tollgate's to bind, and the
 // declarative mode is a sixth of the file (tollgate.js has it).
 page.Tollgate ??= { execute, reset, setStrings, TollgateError, version }
+// The widgets' texts are fetched now, beside everything else, to be there when they first speak;
+// after the globals are set, so that nothing here can keep them unset.
+loadStrings(languageFor(document.documentElement), assetsFolderOf({}))
 // Once the document is parsed (a tag in the head runs before the elements are there), and after
 // this run: the vendors' elements, then the page's onload function.
 whenParsed(() => {

@@ -1,7 +1,8 @@
 import { abortedError, TollgateError } from './errors.js'
-import { executeWith, onReset, resolveOptions, track } from './execute.js'
-import { getStrings, messageFor, setStrings, type TollgateStrings } from './strings.js'
-import type { ExecuteOptions, TollgateStatus } from './types.js'
+import { assetsFolderOf, executeWith, onReset, resolveOptions, track } from './execute.js'
+import { languageFor, type Language } from './language.js'
+import { loadStrings, messageFor, setStrings, statusText, writeText, type TollgateStrings } from './strings.js'
+import type { ExecuteOptions } from './types.js'
 import { fetchAndSolve, isRetryable, type Solved } from './verify-flow.js'
 
 /**
@@ -25,6 +26,11 @@ export interface BindOptions {
   /** The page's action name and data for Siteverify (ExecuteOptions); a form's own `data-action` and `data-cdata` win. */
   action?: string
   cData?: string
+  /**
+   * The language of the forms' texts (`de`, `pt-BR`; `auto`, the default, follows the page and the
+   * browser: language.ts); a form's own `data-lang` wins.
+   */
+  language?: string
   /**
    * A shadow root whose `form[data-tollgate]` to protect besides the document's: a submit inside
    * a web component never reaches the document. The other options given with it apply to that
@@ -150,18 +156,23 @@ function statusRegionOf(form: HTMLFormElement): HTMLElement {
   return region
 }
 
+/** The language of the form's texts, whose translation is fetched now if it is not yet. */
+function languageOf(form: HTMLFormElement): Language {
+  const binding = bindingOf(form)
+  const language = languageFor(form, dataOf(form, 'lang'), binding.language)
+  loadStrings(language, assetsFolderOf(binding))
+  return language
+}
+
 function prepare(form: HTMLFormElement): void {
   tokenFieldOf(form)
   statusRegionOf(form)
+  languageOf(form)
 }
 
-function show(form: HTMLFormElement, text: string): void {
-  statusRegionOf(form).textContent = text
-}
-
-/** The sentence of a status: solving, verifying and verified have one; idle and error none. */
-function textOf(status: TollgateStatus): string {
-  return (getStrings() as Partial<Record<TollgateStatus, string>>)[status] ?? ''
+/** Shows a text in the form's language; an empty text (English has it too) goes at once. */
+function show(form: HTMLFormElement, text: (strings: Required<TollgateStrings>) => string, language = languageOf(form)): void {
+  writeText(statusRegionOf(form), language, text)
 }
 
 function presolve(form: HTMLFormElement): void {
@@ -180,7 +191,7 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     let presolved: Solved | undefined
     if (early !== undefined) {
       // The early solve reports no progress: a visitor who submits while it runs is told now.
-      show(form, getStrings().solving)
+      show(form, (strings) => strings.solving)
       // A refused challenge is worth one fresh one (the flow's retry), and so is any failure of
       // STALE_FAILURE_MS ago (a phone that was offline when the page loaded); a recent one would
       // come again, only later: an unreachable service after another 15 s, a wrong key after
@@ -192,7 +203,7 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     }
     // Nothing starts after reset(), whatever the early solve gave.
     if (signal.aborted) throw abortedError()
-    const result = await executeWith({ ...optionsOf(form), onStatus: (status) => show(form, textOf(status)) }, presolved)
+    const result = await executeWith({ ...optionsOf(form), onStatus: (status) => show(form, statusText(status)) }, presolved)
     tokenFieldOf(form).value = result.token
     dispatch(form, 'tollgate:verified', result)
     // A tollgate:verified listener called reset(): the page does not want the submit.
@@ -221,7 +232,8 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
   } catch (error) {
     const typed = error instanceof TollgateError ? error : new TollgateError('invalid_response', String(error))
     if (typed.code !== 'aborted') console.warn(`Tollgate: ${typed.code}: ${typed.message}`)
-    show(form, typed.code === 'aborted' ? '' : messageFor(typed.code, typed.reference))
+    if (typed.code === 'aborted') show(form, () => '', 'en')
+    else show(form, (strings) => messageFor(typed.code, typed.reference, strings))
     dispatch(form, 'tollgate:error', typed)
   }
 }
@@ -278,7 +290,7 @@ function clearAll(): void {
   const roots: Root[] = [document, ...shadowRoots.map((ref) => ref.deref()).filter((root) => root !== undefined)]
   for (const form of roots.flatMap(formsIn)) {
     tokenFieldOf(form).value = ''
-    show(form, '')
+    show(form, () => '', 'en')
   }
 }
 

@@ -38,6 +38,29 @@ function absoluteUrl(name: string, url: string): string {
 }
 
 /**
+ * The service (`apiUrl`, without a trailing slash) and the folder of the SDK's files (`assetsUrl`:
+ * the worker, the WebAssembly and the translations), or invalid_options.
+ */
+function locate(options: Pick<ExecuteOptions, 'apiUrl' | 'assetsUrl'>): { apiUrl: string; assetsUrl: string } {
+  const apiUrl = options.apiUrl ?? defaults.apiUrl
+  if (apiUrl === undefined || apiUrl === '') {
+    throw new TollgateError('invalid_options', 'Tollgate needs an apiUrl when it is not loaded from the service.')
+  }
+  const base = trimSlash(absoluteUrl('apiUrl', apiUrl))
+  const assetsUrl = options.assetsUrl ?? (options.apiUrl === undefined ? defaults.assetsUrl : undefined) ?? `${base}/sdk/v1/`
+  return { apiUrl: base, assetsUrl: absoluteUrl('assetsUrl', assetsUrl.endsWith('/') ? assetsUrl : `${assetsUrl}/`) }
+}
+
+/** The folder of the SDK's files for these options, or undefined while the page has named no service (the module build before bindForms({ apiUrl })). */
+export function assetsFolderOf(options: Pick<ExecuteOptions, 'apiUrl' | 'assetsUrl'>): string | undefined {
+  try {
+    return locate(options).assetsUrl
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * Validates options (`undefined` from a page script that passed none); the flow runs on
  * `controller`'s signal, which reset() can abort too.
  */
@@ -45,12 +68,7 @@ export function resolveOptions(options: ExecuteOptions | undefined, controller: 
   if (typeof options?.siteKey !== 'string' || options.siteKey === '') {
     throw new TollgateError('invalid_options', 'Tollgate needs a siteKey.')
   }
-  const apiUrl = options.apiUrl ?? defaults.apiUrl
-  if (apiUrl === undefined || apiUrl === '') {
-    throw new TollgateError('invalid_options', 'Tollgate needs an apiUrl when it is not loaded from the service.')
-  }
-  const base = trimSlash(absoluteUrl('apiUrl', apiUrl))
-  const assetsUrl = options.assetsUrl ?? (options.apiUrl === undefined ? defaults.assetsUrl : undefined) ?? `${base}/sdk/v1/`
+  const { apiUrl, assetsUrl } = locate(options)
   if (options.signal?.aborted === true) controller.abort()
   const counted = (name: string, value: number | undefined, min: number, max: number): number | undefined => {
     if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max)) {
@@ -68,8 +86,8 @@ export function resolveOptions(options: ExecuteOptions | undefined, controller: 
   }
   return {
     siteKey: options.siteKey,
-    apiUrl: base,
-    assetsUrl: absoluteUrl('assetsUrl', assetsUrl.endsWith('/') ? assetsUrl : `${assetsUrl}/`),
+    apiUrl,
+    assetsUrl,
     workers: options.workers ?? defaultWorkerCount(),
     timeoutMs: options.timeoutMs,
     maxStepUps: options.maxStepUps ?? DEFAULT_MAX_STEP_UPS,

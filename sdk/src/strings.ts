@@ -1,8 +1,11 @@
 import type { TollgateErrorCode } from './errors.js'
+import type { Language } from './language.js'
+import type { TollgateStatus } from './types.js'
 
 /**
- * Every visible text the SDK writes. Sites translate by calling `Tollgate.setStrings({...})` or
- * by a `<script type="application/json" data-tollgate-strings>` block on the page.
+ * Every visible text the SDK writes. It speaks the visitor's language by itself (language.ts,
+ * translations fetched from the service); sites set their own texts by calling
+ * `Tollgate.setStrings({...})` or by a `<script type="application/json" data-tollgate-strings>` block on the page.
  */
 export interface TollgateStrings {
   solving: string
@@ -25,7 +28,8 @@ export interface TollgateStrings {
   reference?: string
 }
 
-const defaults: Required<TollgateStrings> = {
+/** The built-in texts, which every other language (sdk/src/translations/) translates key by key. */
+export const english: Required<TollgateStrings> = {
   solving: 'Checking your browser\u2026',
   verifying: 'Verifying\u2026',
   verified: 'Verified.',
@@ -40,19 +44,99 @@ const defaults: Required<TollgateStrings> = {
   reference: 'Reference: {reference}',
 }
 
-let current: Required<TollgateStrings> = { ...defaults }
+/**
+ * The site's own texts (setStrings, data-tollgate-strings): they win over the built-in ones key by
+ * key, whichever arrives first (a translation fetched after the page set its texts changes none of them).
+ */
+let site: Partial<TollgateStrings> = {}
+/** The built-in translations fetched from the service, by language. */
+const translations: Partial<Record<Language, Partial<TollgateStrings>>> = {}
+/**
+ * Each language's fetch in flight or done, settled once it is over or TRANSLATION_WAIT_MS after it
+ * began, whichever comes first. A failed one is dropped, so that a later loadStrings tries again.
+ */
+const arrivals: Partial<Record<Language, Promise<void>>> = {}
+/** The languages no text waits for any more: fetched, failed, or waited for once already. */
+const settled = new Set<Language>(['en'])
 
-export function setStrings(strings: Partial<TollgateStrings>): void {
-  const next = { ...current }
-  for (const key of Object.keys(defaults) as (keyof TollgateStrings)[]) {
-    const value = strings[key]
-    if (typeof value === 'string' && value !== '') next[key] = value
+/**
+ * How long a first text waits for its language: long enough for a slow connection to fetch a
+ * kilobyte (so that a visitor never sees English flash before their own language), short enough
+ * that a service which does not answer costs a moment of silence at most, then English.
+ */
+const TRANSLATION_WAIT_MS = 1_500
+
+/** The known keys of `strings` that hold text; anything else is dropped. */
+function textsOf(strings: unknown): Partial<TollgateStrings> {
+  const record = Object(strings) as Partial<TollgateStrings>
+  const texts: Partial<TollgateStrings> = {}
+  for (const key of Object.keys(english) as (keyof TollgateStrings)[]) {
+    const value = record[key]
+    if (typeof value === 'string' && value !== '') texts[key] = value
   }
-  current = next
+  return texts
 }
 
-export function getStrings(): Required<TollgateStrings> {
-  return current
+export function setStrings(strings: Partial<TollgateStrings>): void {
+  site = { ...site, ...textsOf(strings) }
+}
+
+/** The texts in `language`: the site's own, over the built-in translation when it came, over English. */
+export function getStrings(language: Language = 'en'): Required<TollgateStrings> {
+  return { ...english, ...translations[language], ...site }
+}
+
+/**
+ * Fetches `language`'s texts from the SDK's folder on the service (`folder`, undefined when the
+ * page named no service yet), once it succeeds. A failure leaves English, with a warning in the
+ * console, and is tried again by the next call (a form's next focus, a widget's next render)
+ * without a text waiting for it again: a verification never waits for its texts nor fails for them.
+ */
+export function loadStrings(language: Language, folder: string | undefined): void {
+  if (language === 'en' || translations[language] !== undefined || arrivals[language] !== undefined || folder === undefined) return
+  // Inside a promise from the start: a page that wraps fetch and throws breaks neither the SDK's
+  // start-up nor the verification that asked for its texts.
+  const fetched = Promise.resolve()
+    .then(() => fetch(`${folder}strings/${language}.json`))
+    // A 404 (a service of an older release, an assetsUrl folder copied without strings/) is a failure, not an empty translation.
+    .then((response) => (response.ok ? response.json() : Promise.reject(new Error(String(response.status)))))
+    .then(
+      (texts: unknown) => void (translations[language] = textsOf(texts)),
+      (error: unknown) => {
+        delete arrivals[language]
+        console.warn(`Tollgate: no ${language} texts (${String(error)})`)
+      },
+    )
+  arrivals[language] = Promise.race([fetched, new Promise((resolve) => setTimeout(resolve, TRANSLATION_WAIT_MS))]).then(() => void settled.add(language))
+}
+
+/** The element's latest text asked for, and its text when it was asked for. */
+const latestText = new WeakMap<Node, { before: string | null }>()
+
+/**
+ * Writes a text in `language` into `element` once that language is there (or was waited for long
+ * enough), and sets the element's `lang` to the language the text is in (English when the
+ * translation did not come) for screen readers (WCAG 3.1.2). The latest text asked for wins over
+ * one still waiting; a text that waited is not written over one the page wrote meanwhile (a
+ * tollgate:error or tollgate:verified listener that shows its own words).
+ */
+export function writeText(element: HTMLElement, language: Language, text: (strings: Required<TollgateStrings>) => string): void {
+  const mark = { before: element.textContent }
+  latestText.set(element, mark)
+  const write = () => {
+    if (latestText.get(element) !== mark || element.textContent !== mark.before) return
+    const written = text(getStrings(language))
+    element.textContent = written
+    if (written !== '') element.lang = translations[language] === undefined ? 'en' : language
+  }
+  const arrival = arrivals[language]
+  if (arrival === undefined || settled.has(language)) write()
+  else void arrival.then(write)
+}
+
+/** The sentence of a status: solving, verifying and verified have one; idle and error none. */
+export function statusText(status: TollgateStatus): (strings: Required<TollgateStrings>) => string {
+  return (strings) => (strings as Partial<Record<TollgateStatus, string>>)[status] ?? ''
 }
 
 /** Which sentence tells of which failure; any other is `failed`. */
@@ -70,7 +154,7 @@ const sentenceOf: Partial<Record<TollgateErrorCode, keyof TollgateStrings>> = {
 }
 
 /** The visible sentence for a failure, followed by its reference when it has one (TollgateError.reference). */
-export function messageFor(code: TollgateErrorCode, reference?: string): string {
-  const sentence = current[sentenceOf[code] ?? 'failed']
-  return reference === undefined ? sentence : `${sentence} ${current.reference.replace('{reference}', reference)}`
+export function messageFor(code: TollgateErrorCode, reference?: string, strings = getStrings()): string {
+  const sentence = strings[sentenceOf[code] ?? 'failed']
+  return reference === undefined ? sentence : `${sentence} ${strings.reference.replace('{reference}', reference)}`
 }

@@ -132,6 +132,7 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'clearance_required',
   'token_invalid',
   'token_spent',
+  'unsupported_language',
   // Answered at the socket for any route (the document's description says so), not by a route.
   'request_timeout',
   'expectation_failed',

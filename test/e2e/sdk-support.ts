@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { existsSync } from 'node:fs'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core'
 import { buildSdk } from '../../scripts/build-sdk.js'
 import type { SiteSettings } from '../../src/domain/sites/site.js'
 import { DEMO_SITE_ID, type DemoSite } from '../../src/plugins/demo-site.js'
@@ -71,7 +71,8 @@ export async function startSdkService(): Promise<SdkService> {
 
 export interface TestBrowser {
   browser: Browser
-  newPage(): Promise<{ page: Page; context: BrowserContext; events: PageEvents }>
+  /** A page in a fresh context; `options` (a `locale`, say) go to the context. */
+  newPage(options?: BrowserContextOptions): Promise<{ page: Page; context: BrowserContext; events: PageEvents }>
   close(): Promise<void>
 }
 
@@ -104,8 +105,8 @@ export async function launchBrowser(): Promise<TestBrowser> {
   const contexts: BrowserContext[] = []
   return {
     browser,
-    async newPage() {
-      const context = await browser.newContext({ userAgent, viewport: { width: 1024, height: 768 } })
+    async newPage(options = {}) {
+      const context = await browser.newContext({ userAgent, viewport: { width: 1024, height: 768 }, ...options })
       contexts.push(context)
       const page = await context.newPage()
       const events: PageEvents = { errors: [], api: [] }

@@ -1,5 +1,5 @@
 import { TollgateError } from '../errors.js'
-import { callbackOf, renderImplicitly, renderTargetOf, startOf, WidgetRegistry, type RenderParams, type VendorApi } from './page-api.js'
+import { callbackOf, renderImplicitly, renderTargetOf, startOf, textOf, WidgetRegistry, type RenderParams, type VendorApi } from './page-api.js'
 import { Widget } from './widget.js'
 
 /**
@@ -49,6 +49,7 @@ export function createHcaptcha(fillsRecaptchaField: boolean): VendorApi<Hcaptcha
       const onError = callbackOf<[string, TollgateError]>(merged['error-callback'])
       const widget = new Widget(element, {
         siteKey,
+        language: textOf(merged, 'hl'),
         fields: [
           { name: 'h-captcha-response', tag: 'textarea', id: `h-captcha-response-${id}` },
           ...fillsRecaptchaField ? [{ name: 'g-recaptcha-response', tag: 'textarea' as const, id: `g-recaptcha-response-${id}` }] : [],

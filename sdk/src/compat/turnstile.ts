@@ -67,6 +67,7 @@ export function createTurnstile(): VendorApi<TurnstileApi> {
         siteKey,
         action: textOf(merged, 'action'),
         cData: textOf(merged, 'cData', 'cdata'),
+        language: textOf(merged, 'language'),
         fields: responseField === false || responseField === 'false' ? [] : [{ name: textOf(merged, 'response-field-name') ?? FIELD_NAME, tag: 'input' }],
         onToken: callbackOf<[string]>(merged.callback),
         onExpired: callbackOf<[]>(merged['expired-callback']),

@@ -1,6 +1,7 @@
 import { abortedError, TollgateError, type TollgateErrorCode } from '../errors.js'
-import { execute, onReset } from '../execute.js'
-import { getStrings, messageFor } from '../strings.js'
+import { assetsFolderOf, execute, onReset } from '../execute.js'
+import { languageFor, type Language } from '../language.js'
+import { loadStrings, messageFor, statusText, writeText, type TollgateStrings } from '../strings.js'
 import type { TollgateStatus } from '../types.js'
 
 /**
@@ -13,6 +14,8 @@ export interface WidgetOptions {
   siteKey: string
   action?: string
   cData?: string
+  /** The language the page asked for (Turnstile's `language`, hCaptcha's `hl`); `auto` or none follows the page and the browser. */
+  language?: string | undefined
   /** The hidden fields the vendor adds, filled with the token: `cf-turnstile-response` in an input, `g-recaptcha-response` in a textarea. */
   fields: readonly { name: string; tag: 'input' | 'textarea'; id?: string }[]
   onToken?: (token: string) => void
@@ -102,6 +105,7 @@ export class Widget {
   private readonly box: HTMLElement
   private readonly fields: HTMLInputElement[] | HTMLTextAreaElement[]
   private readonly status: HTMLElement | undefined
+  private readonly language: Language
 
   constructor(readonly container: HTMLElement, readonly options: WidgetOptions) {
     this.box = boxFor(container)
@@ -124,6 +128,8 @@ export class Widget {
       this.status.setAttribute('aria-live', 'polite')
       this.box.append(this.status)
     }
+    this.language = languageFor(container, options.language)
+    loadStrings(this.language, assetsFolderOf({}))
     widgets.add(this)
     if (options.runsOnClick) {
       container.addEventListener('click', (event) => {
@@ -244,7 +250,7 @@ export class Widget {
   }
 
   private fail(error: TollgateError): void {
-    this.showText(messageFor(error.code, error.reference))
+    this.showText((strings) => messageFor(error.code, error.reference, strings))
     if (this.options.onError !== undefined) callPage(this.options.onError, error)
     else console.warn(`Tollgate: ${error.code}: ${error.message}`)
     if (this.options.retriesFailures && PASSING_FAILURES.has(error.code) && this.retries < MAX_RETRIES) {
@@ -260,10 +266,10 @@ export class Widget {
   }
 
   private show(status: TollgateStatus): void {
-    this.showText((getStrings() as Partial<Record<TollgateStatus, string>>)[status] ?? '')
+    this.showText(statusText(status))
   }
 
-  private showText(text: string): void {
-    if (this.status !== undefined) this.status.textContent = text
+  private showText(text: (strings: Required<TollgateStrings>) => string): void {
+    if (this.status !== undefined) writeText(this.status, this.language, text)
   }
 }

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { errorBody } from '../../errors.js'
+import { errorBody, type ErrorCode } from '../../errors.js'
 import { PublicErrorResponse } from '../v1/public-schemas.js'
 
 export interface SdkAssetsOptions {
@@ -29,6 +29,8 @@ interface Asset {
 
 /** compat.js of the build (scripts/build-sdk.ts). */
 const COMPAT_NAME = 'compat.js'
+/** The folder of the SDK's texts in the build, `{language}.json` each (scripts/build-sdk.ts). */
+const STRINGS_FOLDER = 'strings'
 
 /** The vendors' own paths of their page scripts (Turnstile, reCAPTCHA and its Enterprise, hCaptcha), served as compat.js. */
 export const VENDOR_SCRIPT_PATHS = ['/turnstile/v0/api.js', '/recaptcha/api.js', '/recaptcha/enterprise.js', '/1/api.js'] as const
@@ -99,8 +101,11 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
     return loaded.assets
   }
 
-  /** Sends a file of the build, as the SDK's paths and the vendors' script paths answer it. */
-  async function sendAsset(request: FastifyRequest, reply: FastifyReply, name: string) {
+  /**
+   * Sends a file of the build, as the SDK's paths and the vendors' script paths answer it. Only
+   * the build's own files are found (by their names in its manifest): no path reaches another file.
+   */
+  async function sendAsset(request: FastifyRequest, reply: FastifyReply, name: string, missing: ErrorCode = 'not_found') {
     // Errors too: a page's SDK reads the status when no worker started (a 5xx is the service's
     // trouble, not the page's), and reads nothing from a cross-origin answer without this.
     void reply.header('access-control-allow-origin', '*')
@@ -112,7 +117,7 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
     }
     const asset = assets.get(name)
     if (asset === undefined) {
-      return reply.code(404).send(errorBody('not_found', request.id, `No SDK file named ${name}.`))
+      return reply.code(404).send(errorBody(missing, request.id, `No SDK file named ${name}.`))
     }
     void reply.headers({
       'content-type': asset.contentType,
@@ -150,6 +155,25 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
       response: fileResponses,
     },
   }, (request, reply) => sendAsset(request, reply, request.params.file))
+
+  // The SDK fetches its texts in the visitor's language from here (sdk/src/strings.ts, loadStrings).
+  app.get(`/sdk/v1/${STRINGS_FOLDER}/:file`, {
+    schema: {
+      tags: ['assets'],
+      summary: "The browser SDK's texts in a language it speaks (de.json, pt.json, ...), every key of its English texts",
+      params: FileParams,
+      errorCodes: ['unsupported_language'],
+      response: {
+        200: {
+          description: 'The texts by key (gzip-encoded when the request accepts it)',
+          content: { 'application/json': { schema: Type.Unsafe<Buffer>({ type: 'object', additionalProperties: { type: 'string' } }) } },
+        },
+        304: Type.Null(),
+        404: PublicErrorResponse,
+        503: PublicErrorResponse,
+      },
+    },
+  }, (request, reply) => sendAsset(request, reply, `${STRINGS_FOLDER}/${request.params.file}`, 'unsupported_language'))
 
   // The vendors' script paths serve compat.js, which then defines that vendor's global only: a
   // site moves its pages by changing the script's host, as it moves Siteverify.

@@ -1,0 +1,63 @@
+/**
+ * The languages the SDK speaks: English is built in, the others are fetched from the service
+ * (`/sdk/v1/strings/{language}.json`, written from sdk/src/translations/ by the build).
+ */
+export const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'pl', 'sv', 'ja', 'zh', 'ko', 'tr', 'ru', 'uk', 'cs'] as const
+
+export type Language = (typeof LANGUAGES)[number]
+
+/**
+ * The first of `wishes` (BCP 47 tags, best first) that the SDK speaks, by its base language
+ * (`pt-BR` is `pt`, `zh-Hans-CN` is `zh`); English when none is. A wish it cannot speak (`fi`,
+ * `auto`, an empty `lang`) passes to the next one. Chinese in Traditional script is not answered
+ * with the Simplified translation, and neither is a bare `zh` after a Traditional wish: Chrome in
+ * Taiwan asks for `zh-TW, zh, en-US, en`, where `zh` stands for the same visitor's Chinese. A
+ * Chinese wish naming a Simplified script or region (`zh-Hans`, `zh-CN`, `zh-SG`) is Simplified
+ * whatever came before it: the visitor said so.
+ */
+export function chooseLanguage(wishes: readonly (string | null | undefined)[]): Language {
+  let isTraditionalWished = false
+  for (const wish of wishes) {
+    const tag = (wish ?? '').trim().toLowerCase().replace(/_/g, '-')
+    const base = tag.split('-')[0] ?? ''
+    // The script subtag decides (`zh-Hans-HK` is Simplified); without one, the region.
+    if (base === 'zh' && (/-hant\b/.test(tag) || (!/-hans\b/.test(tag) && /-(tw|hk|mo)\b/.test(tag)))) {
+      isTraditionalWished = true
+      continue
+    }
+    if (tag === 'zh' && isTraditionalWished) continue
+    if ((LANGUAGES as readonly string[]).includes(base)) return base as Language
+  }
+  return 'en'
+}
+
+let pageChoices: readonly (string | null | undefined)[] = []
+
+/**
+ * The script tag's choices, best first (`data-lang`, then the `hl` of the vendors' script URLs),
+ * which an element's own choice overrides. An empty or unknown one passes to the next.
+ */
+export function setPageLanguage(...choices: (string | null | undefined)[]): void {
+  pageChoices = choices
+}
+
+/** The `lang` of the closest element that has one, out through the shadow roots `element` is inside of. */
+function closestLang(element: Element): string | null | undefined {
+  const root = element.getRootNode()
+  return element.closest('[lang]')?.getAttribute('lang') ?? (root instanceof ShadowRoot ? closestLang(root.host) : undefined)
+}
+
+/**
+ * The language of the texts shown in `element`. The site's explicit choices come first (a form's
+ * or widget's own, then the page script's bindForms, then the script tag's; `auto` is none). Then the language the page says its
+ * text is in (the closest `lang` attribute, through shadow roots, then the document's `<html lang>`): the status line sits
+ * among that text, and a visitor reading a French page reads French, whatever language their
+ * browser was set up in. Last the browser's own preferences, in their order, for pages that do
+ * not say (or say a language the SDK does not speak).
+ */
+export function languageFor(element: Element, ...explicit: (string | undefined)[]): Language {
+  // Old webviews lack navigator.languages, and some privacy settings leave it empty.
+  const listed = navigator.languages as readonly string[] | undefined
+  const browser = listed !== undefined && listed.length > 0 ? listed : [navigator.language]
+  return chooseLanguage([...explicit, ...pageChoices, closestLang(element), document.documentElement.lang, ...browser])
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest'
+import { chooseLanguage } from '../../sdk/src/language.js'
+
+/*
+ * languageFor (the browser's side) asks chooseLanguage with the wishes in this order: the site's
+ * explicit choices (the form's or widget's own, bindForms', the script tag's), the closest `lang`
+ * attribute and the document's, then navigator.languages. test/e2e/sdk-languages.test.ts checks
+ * that order in Chromium.
+ */
+describe('the language the SDK speaks', () => {
+  it('takes the first wish it speaks, so that an explicit choice wins over the page, and the page over the browser', () => {
+    expect(chooseLanguage(['fr', 'de', 'ja'])).toBe('fr')
+    // A French page read with an English browser says French.
+    expect(chooseLanguage([undefined, 'fr', 'en-US', 'en'])).toBe('fr')
+    // A page that does not say its language: the browser's, in its order.
+    expect(chooseLanguage([undefined, null, '', 'ko-KR', 'en'])).toBe('ko')
+  })
+
+  it('falls back from a region or script to its base language', () => {
+    expect(chooseLanguage(['pt-BR'])).toBe('pt')
+    expect(chooseLanguage(['de-AT'])).toBe('de')
+    expect(chooseLanguage(['zh-CN'])).toBe('zh')
+    expect(chooseLanguage(['zh-Hans'])).toBe('zh')
+    expect(chooseLanguage(['zh-Hans-CN'])).toBe('zh')
+    expect(chooseLanguage(['en_GB'])).toBe('en')
+    expect(chooseLanguage(['SV-se'])).toBe('sv')
+  })
+
+  it('does not answer Traditional Chinese with the Simplified translation: the next wish decides', () => {
+    for (const tag of ['zh-TW', 'zh-Hant', 'zh-Hant-TW', 'zh-HK', 'zh-MO']) {
+      expect(chooseLanguage([tag, 'en']), tag).toBe('en')
+      expect(chooseLanguage([tag, 'ja']), tag).toBe('ja')
+    }
+  })
+
+  it('reads the script subtag first: Simplified script in a Traditional region is Simplified', () => {
+    expect(chooseLanguage(['zh-Hans-HK'])).toBe('zh')
+    expect(chooseLanguage(['zh-Hans-TW', 'en'])).toBe('zh')
+    expect(chooseLanguage(['zh-Hant-CN', 'en'])).toBe('en')
+  })
+
+  it('takes a bare zh after a Traditional wish as the same Traditional Chinese (Chrome in Taiwan)', () => {
+    expect(chooseLanguage(['zh-TW', 'zh', 'en-US', 'en'])).toBe('en')
+    expect(chooseLanguage(['zh-TW', 'zh', 'en'])).toBe('en')
+    expect(chooseLanguage(['zh-HK', 'zh', 'ja'])).toBe('ja')
+    // A bare zh before any Traditional wish is Simplified's, as its tag says.
+    expect(chooseLanguage(['zh', 'zh-TW'])).toBe('zh')
+    // A wish that names a Simplified region or script is Simplified, whatever came before it: the visitor said so.
+    expect(chooseLanguage(['zh-Hant', 'zh-CN'])).toBe('zh')
+    expect(chooseLanguage(['zh-TW', 'zh-Hans', 'en'])).toBe('zh')
+  })
+
+  it('reads a lang attribute with spaces around it', () => {
+    expect(chooseLanguage([' de ', 'en'])).toBe('de')
+  })
+
+  it('passes over what it does not speak, `auto` included, and speaks English when nothing is left', () => {
+    expect(chooseLanguage(['auto', 'fi', 'uk'])).toBe('uk')
+    expect(chooseLanguage(['fi', 'x-klingon', 'ptx', 'e'])).toBe('en')
+    expect(chooseLanguage([])).toBe('en')
+  })
+})
