@@ -103,7 +103,8 @@ function stateOf(form: HTMLFormElement): FormState {
 function formOf(event: Event): HTMLFormElement | undefined {
   const target = event.target
   if (!(target instanceof Element)) return undefined
-  const form = target.closest(FORM_SELECTOR)
+  // The target is the form itself for its submit event: a control named `closest` shadows the form's own.
+  const form = Element.prototype.closest.call(target, FORM_SELECTOR)
   return form instanceof HTMLFormElement ? form : undefined
 }
 

@@ -41,10 +41,14 @@ export function setPageLanguage(...choices: (string | null | undefined)[]): void
   pageChoices = choices
 }
 
-/** The `lang` of the closest element that has one, out through the shadow roots `element` is inside of. */
+/**
+ * The `lang` of the closest element that has one, out through the shadow roots `element` is inside of.
+ * Through the prototypes: a form's control named `closest` or `getRootNode` shadows the form's own (DOM clobbering).
+ */
 function closestLang(element: Element): string | null | undefined {
-  const root = element.getRootNode()
-  return element.closest('[lang]')?.getAttribute('lang') ?? (root instanceof ShadowRoot ? closestLang(root.host) : undefined)
+  const root = Node.prototype.getRootNode.call(element)
+  const marked = Element.prototype.closest.call(element, '[lang]')
+  return marked === null ? (root instanceof ShadowRoot ? closestLang(root.host) : undefined) : Element.prototype.getAttribute.call(marked, 'lang')
 }
 
 /**

@@ -259,7 +259,7 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
       const form = document.querySelector<HTMLFormElement>('#order')
       if (form === null) return
       // Each of these names shadows the form's property of that name (DOM clobbering).
-      for (const name of ['dataset', 'querySelector', 'querySelectorAll', 'append', 'dispatchEvent', 'getAttribute', 'getRootNode', 'requestSubmit']) {
+      for (const name of ['dataset', 'querySelector', 'querySelectorAll', 'append', 'dispatchEvent', 'getAttribute', 'getRootNode', 'closest', 'lang', 'requestSubmit']) {
         const control = document.createElement('input')
         control.type = 'hidden'
         control.name = name
