@@ -1,14 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { statsActions } from '../../../domain/analytics/stats-range.js'
-import { idRangeOf, REFERENCE_PATTERN } from '../../../domain/analytics/verification-reference.js'
 import { exportFileName, fileNameSlug } from '../../../domain/export/export-filename.js'
-import { EPHEMERAL_ID_PATTERN } from '../../../domain/token/ephemeral-id-pattern.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { exportQuery, exportRangeOf, exportResponse, fieldColumns, sendLogExport } from '../log-export.js'
 import { rowPosition } from '../log-pages.js'
-import { Verification, verificationView } from './site-verifications.js'
+import { Verification, VerificationFilterQuery, verificationFilterOf, verificationView } from './site-verifications.js'
 
 /** The CSV's columns: the listing's fields, in its order. */
 const columns = fieldColumns(Object.keys(Verification.properties) as (keyof typeof Verification.properties)[])
@@ -37,23 +34,15 @@ const siteVerificationsExportRoutes: FastifyPluginAsyncTypebox = async (app) => 
         params: IdParams,
         querystring: Type.Object({
           ...exportQuery,
-          action: Type.Optional(Type.Union(statsActions.map((action) => Type.Literal(action)))),
-          reference: Type.Optional(Type.String({ pattern: REFERENCE_PATTERN, description: "Only the rows whose id begins with these hexadecimal digits (a visitor's reference)" })),
-          device: Type.Optional(Type.String({ pattern: EPHEMERAL_ID_PATTERN, description: 'Only the rows of this device (metadata.ephemeral_id)' })),
+          ...VerificationFilterQuery,
         }),
         response: { 200: exportResponse, 400: ErrorResponse, 404: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
       const site = await app.findOwnedSite(request, request.params.id)
-      const { action, reference } = request.query
       const format = request.query.format ?? 'csv'
-      const filter = {
-        ...exportRangeOf(request.query),
-        action,
-        ids: reference === undefined ? undefined : idRangeOf(reference),
-        device: request.query.device?.toLowerCase(),
-      }
+      const filter = { ...exportRangeOf(request.query), ...verificationFilterOf(request.query) }
       return sendLogExport(reply, {
         format,
         fileName: exportFileName([fileNameSlug(site.name, site.id), 'verifications'], format, new Date()),

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { statsActions } from '../../../domain/analytics/stats-range.js'
+import { statsActions, type StatsAction } from '../../../domain/analytics/stats-range.js'
 import { idRangeOf, REFERENCE_PATTERN } from '../../../domain/analytics/verification-reference.js'
 import { EPHEMERAL_ID_PATTERN } from '../../../domain/token/ephemeral-id-pattern.js'
 import { accountOf } from '../../../plugins/authentication.js'
@@ -41,6 +41,31 @@ export function verificationView<Entry extends LogEntry>({ createdAtMicros: _mic
 
 const referenceQuery = (description: string) => Type.String({ pattern: REFERENCE_PATTERN, description })
 
+/** The filters of a site's log, which its listing and its export take alike. */
+export const VerificationFilterQuery = {
+  action: Type.Optional(Type.Union(statsActions.map((action) => Type.Literal(action)))),
+  reference: Type.Optional(
+    referenceQuery(
+      "Only the rows whose id begins with these hexadecimal digits (at least 8; dashes optional): a visitor's reference, such as 1a2b3c4d-5e6f, or a whole id",
+    ),
+  ),
+  device: Type.Optional(
+    Type.String({
+      pattern: EPHEMERAL_ID_PATTERN,
+      description: "Only the rows of this device: an ephemeral id as Siteverify answered it (metadata.ephemeral_id), 24 hexadecimal digits",
+    }),
+  ),
+}
+
+/** The repository's filter for those of a query: the reference as a range of ids, the device in lower case. */
+export function verificationFilterOf(query: { action?: StatsAction; reference?: string; device?: string }) {
+  return {
+    action: query.action,
+    ids: query.reference === undefined ? undefined : idRangeOf(query.reference),
+    device: query.device?.toLowerCase(),
+  }
+}
+
 const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const verifications = createVerificationQueryRepository(app.database)
 
@@ -57,18 +82,7 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: IdParams,
         querystring: Type.Object({
           ...logPageQuery(DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
-          action: Type.Optional(Type.Union(statsActions.map((action) => Type.Literal(action)))),
-          reference: Type.Optional(
-            referenceQuery(
-              "Only the rows whose id begins with these hexadecimal digits (at least 8; dashes optional): a visitor's reference, such as 1a2b3c4d-5e6f, or a whole id",
-            ),
-          ),
-          device: Type.Optional(
-            Type.String({
-              pattern: EPHEMERAL_ID_PATTERN,
-              description: "Only the rows of this device: an ephemeral id as Siteverify answered it (metadata.ephemeral_id), 24 hexadecimal digits",
-            }),
-          ),
+          ...VerificationFilterQuery,
         }),
         response: {
           200: Type.Object({ items: Type.Array(Verification), nextCursor: orNull(Type.String()) }),
@@ -80,12 +94,9 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const site = await app.findOwnedSite(request, request.params.id)
-      const { action, reference } = request.query
-      const device = request.query.device?.toLowerCase()
       const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
       const after = positionOf(request.query.cursor)
-      const ids = reference === undefined ? undefined : idRangeOf(reference)
-      const rows = await verifications.listPage(site.id, { limit: limit + 1, action, ids, device, after })
+      const rows = await verifications.listPage(site.id, { ...verificationFilterOf(request.query), limit: limit + 1, after })
       const { page, nextCursor } = pageOf(rows, limit, rowPosition)
       return { items: page.map(verificationView), nextCursor }
     },
