@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { gateStrings, gateStringsIn, negotiateLanguage } from '../../../src/routes/gate/gate-strings.js'
+import { gateStrings, gateStringsIn, negotiateLanguage, type GateStrings } from '../../../src/routes/gate/gate-strings.js'
 
 describe("the gate page's languages", () => {
   it('picks the first language the page speaks by the visitor\'s preference, English otherwise', () => {
     expect(negotiateLanguage(undefined)).toBe('en')
     expect(negotiateLanguage('')).toBe('en')
     expect(negotiateLanguage('de-DE,de;q=0.9,en;q=0.8')).toBe('de')
-    expect(negotiateLanguage('ja, fr-CA;q=0.7, de;q=0.8')).toBe('de')
+    expect(negotiateLanguage('fi, fr-CA;q=0.7, de;q=0.8')).toBe('de')
     expect(negotiateLanguage('pt-BR')).toBe('pt')
     expect(negotiateLanguage('ES')).toBe('es')
     expect(negotiateLanguage('nl;q=0, it')).toBe('it')
@@ -18,13 +18,38 @@ describe("the gate page's languages", () => {
     expect(negotiateLanguage('constructor, __proto__')).toBe('en')
   })
 
+  it('chooses among the languages as the SDK does: a region falls back to its language, Traditional Chinese is never Simplified', () => {
+    expect(negotiateLanguage('sv-SE,sv;q=0.9')).toBe('sv')
+    expect(negotiateLanguage('uk-UA, ru;q=0.5')).toBe('uk')
+    expect(negotiateLanguage('zh-CN,zh;q=0.9,en;q=0.8')).toBe('zh')
+    expect(negotiateLanguage('zh-Hans-HK')).toBe('zh')
+    // Chrome in Taiwan: the bare zh is the same visitor's Traditional Chinese, so English decides.
+    expect(negotiateLanguage('zh-TW,zh;q=0.9,en-US;q=0.8,en;q=0.7')).toBe('en')
+    expect(negotiateLanguage('zh-Hant, ja;q=0.5')).toBe('ja')
+    expect(negotiateLanguage('zh-HK,zh-CN;q=0.5')).toBe('zh')
+    // By q before order: the Traditional wish is the first one, whatever its place in the header.
+    expect(negotiateLanguage('zh;q=0.8, zh-TW, ko;q=0.5')).toBe('ko')
+    // A refused Traditional wish (q=0) is no wish: the zh after it is Simplified.
+    expect(negotiateLanguage('zh-TW;q=0, zh')).toBe('zh')
+  })
+
   it('says everything in every language, with the error code in its failure text', () => {
     const keys = Object.keys(gateStrings.en ?? {}).sort()
     for (const [language, strings] of Object.entries(gateStrings)) {
       expect(Object.keys(strings).sort(), language).toEqual(keys)
       for (const [key, text] of Object.entries(strings) as [string, string][]) expect(text.trim(), `${language}.${key}`).not.toBe('')
-      expect(strings.failed, language).toContain('({code})')
+      // The placeholders kept; the parentheses around {code} are full-width in Japanese and Chinese.
+      expect(strings.failed, language).toMatch(/[(（]\{code\}[)）]/)
+      expect(strings.reference, language).toContain('{reference}')
       expect(Object.values(strings).join(''), language).not.toMatch(/[<>]/)
+      // A text left in English is a text not translated (the page's sentences differ in every language).
+      if (language !== 'en') for (const key of keys.filter((key) => key !== 'reference')) expect(strings[key as keyof GateStrings], `${language}.${key}`).not.toBe(gateStrings.en[key as keyof GateStrings])
     }
+  })
+
+  it("writes French with a non-breaking space before its colons, as the SDK's French does", () => {
+    const french = Object.values(gateStrings.fr).join('\n')
+    expect(french).toContain('\u00a0:')
+    expect(french).not.toMatch(/[^\u00a0][:;!?]/u)
   })
 })
