@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { gunzipSync } from 'node:zlib'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildSdk } from '../../scripts/build-sdk.js'
@@ -51,13 +51,16 @@ describe('GET /sdk/v1/strings/:file', () => {
     }
   })
 
-  it('is readable from any site, cached for a day and revalidated, and gzipped for the browsers that take it', async () => {
+  it('is readable from any site, cached for a day and revalidated, and compressed for the browsers that take it', async () => {
     const plain = await app.inject({ method: 'GET', url: '/sdk/v1/strings/de.json' })
     expect(plain.headers['access-control-allow-origin']).toBe('*')
     expect(plain.headers['cross-origin-resource-policy']).toBe('cross-origin')
     expect(plain.headers['cache-control']).toBe('public, max-age=86400, stale-while-revalidate=604800')
     expect(plain.headers.vary).toContain('Accept-Encoding')
-    const zipped = await app.inject({ method: 'GET', url: '/sdk/v1/strings/de.json', headers: { 'accept-encoding': 'gzip, deflate, br' } })
+    const brotli = await app.inject({ method: 'GET', url: '/sdk/v1/strings/de.json', headers: { 'accept-encoding': 'gzip, deflate, br' } })
+    expect(brotli.headers['content-encoding']).toBe('br')
+    expect(brotliDecompressSync(brotli.rawPayload).toString('utf8')).toBe(plain.body)
+    const zipped = await app.inject({ method: 'GET', url: '/sdk/v1/strings/de.json', headers: { 'accept-encoding': 'gzip, deflate' } })
     expect(zipped.headers['content-encoding']).toBe('gzip')
     expect(gunzipSync(zipped.rawPayload).toString('utf8')).toBe(plain.body)
     const revalidated = await app.inject({ method: 'GET', url: '/sdk/v1/strings/de.json', headers: { 'if-none-match': String(plain.headers.etag) } })
