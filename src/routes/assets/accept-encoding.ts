@@ -1,3 +1,5 @@
+import { parseWeightedList } from '../../http/weighted-list.js'
+
 /** The encodings a route may have a file pre-compressed in, best first: Brotli is smaller. */
 export type ContentEncoding = 'br' | 'gzip'
 
@@ -7,22 +9,16 @@ export type ContentEncoding = 'br' | 'gzip'
  * is one it leaves to a `*;q=0`; `*` accepts the codings it does not name; `x-gzip` is gzip.
  * Higher q wins, then the order of `available` (Brotli over gzip at equal q). An explicit
  * `identity` with a higher q than every coding gets the plain file, as does an absent or empty
- * header (a client that says nothing may not decode anything). An element whose q is not a number
- * from 0 to 1 is skipped.
+ * header (a client that says nothing may not decode anything). The header is read by the rules
+ * of parseWeightedList (an element whose q is not a number from 0 to 1 is skipped).
  */
 export function chooseContentEncoding(acceptEncoding: string | undefined, available: readonly ContentEncoding[]): ContentEncoding | 'identity' {
-  if (acceptEncoding === undefined) return 'identity'
   const qualities = new Map<string, number>()
   // A browser sends a handful; more than 32 elements is no browser's header.
-  for (const element of acceptEncoding.split(',').slice(0, 32)) {
-    const [name = '', ...parameters] = element.split(';').map((part) => part.trim().toLowerCase())
-    if (name === '') continue
-    const weight = parameters.find((parameter) => /^q\s*=/.test(parameter))
-    const quality = weight === undefined ? 1 : Number(/^q\s*=\s*((?:0(?:\.\d{0,3})?)|(?:1(?:\.0{0,3})?))$/.exec(weight)?.[1] ?? Number.NaN)
-    if (Number.isNaN(quality)) continue
-    const coding = name === 'x-gzip' ? 'gzip' : name
+  for (const { value, q } of parseWeightedList(acceptEncoding, 32)) {
+    const coding = value === 'x-gzip' ? 'gzip' : value
     // A coding named twice takes its best weight.
-    qualities.set(coding, Math.max(quality, qualities.get(coding) ?? 0))
+    qualities.set(coding, Math.max(q, qualities.get(coding) ?? 0))
   }
   const wildcard = qualities.get('*')
   let chosen: ContentEncoding | 'identity' = 'identity'

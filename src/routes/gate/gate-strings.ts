@@ -1,4 +1,5 @@
 import { chooseLanguage, type Language } from '../../../sdk/src/choose-language.js'
+import { parseWeightedList } from '../../http/weighted-list.js'
 import { gateTranslations } from './gate-translations.js'
 
 /**
@@ -57,21 +58,15 @@ export function gateStringsIn(language: string): GateStrings {
 
 /**
  * The language of the visitor's Accept-Language that the page speaks: its ranges by preference
- * (q, then their order; q=0 refuses one), chosen as the SDK chooses from a browser's languages
- * (chooseLanguage: `pt-BR` is `pt`, Traditional Chinese is not answered in Simplified, nor a bare
- * `zh` after it), so that the gate and the forms behind it speak the same language. English when none.
+ * (q, then their order; q=0 refuses one, an unreadable q skips one: parseWeightedList), chosen as
+ * the SDK chooses from a browser's languages (chooseLanguage: `pt-BR` is `pt`, Traditional Chinese
+ * is not answered in Simplified, nor a bare `zh` after it), so that the gate and the forms behind
+ * it speak the same language. English when none.
  */
 export function negotiateLanguage(acceptLanguage: string | undefined): Language {
-  if (acceptLanguage === undefined) return 'en'
-  const ranges = acceptLanguage
-    .split(',')
-    .slice(0, 32)
-    .map((part, index) => {
-      const [tag = '', ...parameters] = part.trim().split(';')
-      const quality = parameters.map((parameter) => /^\s*q=([01](?:\.\d{0,3})?)\s*$/.exec(parameter)?.[1]).find((value) => value !== undefined)
-      return { tag: tag.trim(), quality: quality === undefined ? 1 : Number(quality), index }
-    })
-    .filter((range) => range.quality > 0)
-    .sort((first, second) => second.quality - first.quality || first.index - second.index)
-  return chooseLanguage(ranges.map((range) => range.tag))
+  // A browser sends a handful of ranges; more than 32 is no browser's header.
+  const ranges = parseWeightedList(acceptLanguage, 32)
+    .filter((range) => range.q > 0)
+    .sort((first, second) => second.q - first.q || first.index - second.index)
+  return chooseLanguage(ranges.map((range) => range.value))
 }

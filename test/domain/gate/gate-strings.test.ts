@@ -12,10 +12,26 @@ describe("the gate page's languages", () => {
     expect(negotiateLanguage('nl;q=0, it')).toBe('it')
     expect(negotiateLanguage('*')).toBe('en')
     expect(negotiateLanguage('xx, zz;q=0.5')).toBe('en')
-    expect(negotiateLanguage('de;q=abc, fr')).toBe('de')
     expect(negotiateLanguage(`${'xx,'.repeat(10_000)}fr`)).toBe('en')
     expect(gateStringsIn('constructor')).toBe(gateStrings.en)
     expect(negotiateLanguage('constructor, __proto__')).toBe('en')
+  })
+
+  it('reads the weights as RFC 9110 writes them: `q` in any case, spaces around `=`, from 0 to 1, an unreadable one skipping its range', () => {
+    const chosen: [acceptLanguage: string, language: string][] = [
+      ['de;Q=0, fr', 'fr'],
+      ['de;q = 0, fr', 'fr'],
+      ['de ; q=0 , fr', 'fr'],
+      // A weight that is not one is no reason to rank a range first.
+      ['de;q=abc, fr;q=0.5', 'fr'],
+      ['de;q=abc, fr', 'fr'],
+      ['fr;q=0.5, de;q=1.999', 'fr'],
+      ['fr;q=0.5, de;q=2', 'fr'],
+      ['fr;q=0.5, de;q=0.0001', 'fr'],
+      ['fr;q=0.5, de;Q=0.6', 'de'],
+      ['fr;q=0.5, de;q=1.000', 'de'],
+    ]
+    for (const [acceptLanguage, language] of chosen) expect(negotiateLanguage(acceptLanguage), acceptLanguage).toBe(language)
   })
 
   it('chooses among the languages as the SDK does: a region falls back to its language, Traditional Chinese is never Simplified', () => {

@@ -27,6 +27,8 @@ const cases: Record<string, Case[]> = {
     ['br;q=0, gzip;q=0', both, 'identity'],
     ['br;q=0.5, gzip', both, 'gzip'],
     ['br;q=1.0, gzip;q=0.999', both, 'br'],
+    ['br;Q=0, gzip', both, 'gzip'],
+    ['br;q = 0, gzip', both, 'gzip'],
   ],
   'reads * as every coding the header does not name, and identity by its weight': [
     ['*', both, 'br'],
@@ -45,6 +47,8 @@ const cases: Record<string, Case[]> = {
   'skips an element whose weight is not a number from 0 to 1, and reads no more than a browser sends': [
     ['br;q=abc, gzip', both, 'gzip'],
     ['br;q=2, gzip;q=0.5', both, 'gzip'],
+    ['br;q=1.5, gzip;q=0.5', both, 'gzip'],
+    ['br;q=0.0001, gzip;q=0', both, 'identity'],
     ['br;q=-1', both, 'identity'],
     ['br;level=5;q=0.9, gzip;q=0.5', both, 'br'],
     [',,;q=1, ;, br', both, 'br'],
