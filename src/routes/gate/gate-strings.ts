@@ -1,4 +1,5 @@
-import { chooseLanguage, type Language } from '../../../sdk/src/choose-language.js'
+import { chooseLanguage, LANGUAGES, type Language } from '../../../sdk/src/choose-language.js'
+import { translations } from '../../../sdk/src/translations/index.js'
 import { parseWeightedList } from '../../http/weighted-list.js'
 import { gateTranslations } from './gate-translations.js'
 
@@ -25,11 +26,17 @@ export interface GateStrings {
   loop: string
   cookiesTitle: string
   cookies: string
-  /** Under `denied`: `{reference}` is the verification's reference, which finds it in the site's log. */
+  /**
+   * Under `denied`: `{reference}` is the verification's reference, which finds it in the site's log.
+   * The SDK's own sentence (sdk/src/translations/), so that the page and the forms quote it alike.
+   */
   reference: string
 }
 
-const english: GateStrings = {
+/** The page's own texts: all but the reference's sentence, which is the SDK's. */
+export type GatePageTexts = Omit<GateStrings, 'reference'>
+
+const english: GatePageTexts = {
   title: 'Just a moment',
   checking: 'Checking that you are a person. This takes a second or two and needs nothing from you.',
   noscript: 'This site needs JavaScript to let you in: turn it on and load the page again.',
@@ -45,15 +52,22 @@ const english: GateStrings = {
   loop: 'It was checked, but the site does not see its pass: allow cookies for this site, or use a network whose address stays the same, then load the page again.',
   cookiesTitle: 'Cookies are blocked',
   cookies: 'This site lets browsers in with a cookie: allow cookies for this site, then load the page again.',
-  reference: 'Reference: {reference}',
 }
 
-/** The page in each language the SDK speaks, so that a visitor reads the gate and a protected form alike. */
-export const gateStrings: Record<Language, GateStrings> = { en: english, ...gateTranslations }
+const pageTexts: Record<Language, GatePageTexts> = { en: english, ...gateTranslations }
+
+/**
+ * The page in each language the SDK speaks, so that a visitor reads the gate and a protected form
+ * alike: the reference's sentence is taken from the SDK's translations (server-side only: the
+ * SDK's bundles never import this file), so the two cannot drift apart.
+ */
+export const gateStrings = Object.fromEntries(
+  LANGUAGES.map((language) => [language, { ...pageTexts[language], reference: translations[language].reference }]),
+) as Record<Language, GateStrings>
 
 /** The page's texts in a language negotiateLanguage chose. */
 export function gateStringsIn(language: string): GateStrings {
-  return (Object.hasOwn(gateStrings, language) ? gateStrings[language as Language] : undefined) ?? english
+  return Object.hasOwn(gateStrings, language) ? gateStrings[language as Language] : gateStrings.en
 }
 
 /**

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { LANGUAGES } from '../../../sdk/src/choose-language.js'
+import { translations } from '../../../sdk/src/translations/index.js'
 import { gateStrings, gateStringsIn, negotiateLanguage, type GateStrings } from '../../../src/routes/gate/gate-strings.js'
+import { gateTranslations } from '../../../src/routes/gate/gate-translations.js'
 
 describe("the gate page's languages", () => {
   it('picks the first language the page speaks by the visitor\'s preference, English otherwise', () => {
@@ -64,6 +67,12 @@ describe("the gate page's languages", () => {
       // A text left in English is a text not translated (the page's sentences differ in every language).
       if (language !== 'en') for (const key of keys.filter((key) => key !== 'reference')) expect(strings[key as keyof GateStrings], `${language}.${key}`).not.toBe(gateStrings.en[key as keyof GateStrings])
     }
+  })
+
+  it("quotes a turned-away visitor's reference in the SDK's own words, which it keeps no copy of", () => {
+    for (const language of LANGUAGES) expect(gateStrings[language].reference, language).toBe(translations[language].reference)
+    // Taken from sdk/src/translations/ rather than written again, so the page and the forms cannot drift apart.
+    for (const [language, strings] of Object.entries(gateTranslations)) expect(Object.hasOwn(strings, 'reference'), language).toBe(false)
   })
 
   it("writes French with a non-breaking space before its colons, as the SDK's French does", () => {
