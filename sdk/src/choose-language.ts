@@ -15,20 +15,23 @@ export type Language = (typeof LANGUAGES)[number]
 
 /**
  * The first of `wishes` (BCP 47 tags, best first) that the SDK speaks, by its base language
- * (`pt-BR` is `pt`, `zh-Hans-CN` is `zh`); English when none is. A wish it cannot speak (`fi`,
- * `auto`, an empty `lang`) passes to the next one. Chinese in Traditional script is not answered
- * with the Simplified translation, and neither is a bare `zh` after a Traditional wish: Chrome in
- * Taiwan asks for `zh-TW, zh, en-US, en`, where `zh` stands for the same visitor's Chinese. A
- * Chinese wish naming a Simplified script or region (`zh-Hans`, `zh-CN`, `zh-SG`) is Simplified
+ * (`pt-BR` is `pt`, `zh-Hans-CN` is `zh`, as are Mandarin's `cmn` and Cantonese's `yue`); English
+ * when none is. A wish it cannot speak (`fi`, `auto`, an empty `lang`) passes to the next one.
+ * Chinese in Traditional script (`zh-Hant`, `zh-TW`, `cmn-HK`, and Cantonese unless it names
+ * `Hans`: it is written in Traditional characters) is not answered with the Simplified
+ * translation, and neither is a bare `zh` or `cmn` after a Traditional wish: Chrome in Taiwan
+ * asks for `zh-TW, zh, en-US, en`, where `zh` stands for the same visitor's Chinese. A Chinese
+ * wish naming a Simplified script or region (`zh-Hans`, `zh-CN`, `cmn-SG`) is Simplified
  * whatever came before it: the visitor said so.
  */
 export function chooseLanguage(wishes: readonly (string | null | undefined)[]): Language {
   let isTraditionalWished = false
   for (const wish of wishes) {
-    const tag = (wish ?? '').trim().toLowerCase().replace(/_/g, '-')
+    // Mandarin is Chinese, and Cantonese is Chinese in Traditional characters unless it names the Simplified script.
+    const tag = (wish ?? '').trim().toLowerCase().replace(/_/g, '-').replace(/^cmn\b/, 'zh').replace(/^yue\b/, 'zh-hant')
     const base = tag.split('-')[0] ?? ''
-    // The script subtag decides (`zh-Hans-HK` is Simplified); without one, the region.
-    if (base === 'zh' && (/-hant\b/.test(tag) || (!/-hans\b/.test(tag) && /-(tw|hk|mo)\b/.test(tag)))) {
+    // Traditional by its script, or its region when it names no Simplified script (`zh-Hans-HK` is Simplified).
+    if (base === 'zh' && !/-hans\b/.test(tag) && /-(hant|tw|hk|mo)\b/.test(tag)) {
       isTraditionalWished = true
       continue
     }

@@ -51,6 +51,15 @@ describe("the gate page's languages", () => {
       ['zh;q=0.8, zh-TW, ko;q=0.5', 'ko'],
       // A refused Traditional wish (q=0) is no wish: the zh after it is Simplified.
       ['zh-TW;q=0, zh', 'zh'],
+      // Cantonese and Mandarin are Chinese too: Traditional in Taiwan, Hong Kong and Macao, and Cantonese unless it names the Simplified script.
+      ['yue-HK, zh;q=0.9', 'en'],
+      ['yue, zh;q=0.9, ja;q=0.8', 'ja'],
+      ['cmn-Hant-TW, zh', 'en'],
+      ['cmn-TW, zh, ko', 'ko'],
+      ['cmn-Hans-CN, en', 'zh'],
+      ['cmn-CN, en', 'zh'],
+      ['cmn, en', 'zh'],
+      ['yue-Hans, en', 'zh'],
     ]
     for (const [acceptLanguage, language] of chosen) expect(negotiateLanguage(acceptLanguage), acceptLanguage).toBe(language)
   })
