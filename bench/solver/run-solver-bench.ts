@@ -173,6 +173,7 @@ async function main(): Promise<void> {
           .map((file) => `${file.name.replace(/\.[0-9a-f]{12}\./, '.')} ${file.gzipBytes}`)
           .join(', ')
           .replace(/, compat\.js/, '; the other entry scripts: compat.js') + '.',
+      `With Brotli (every current browser over https): **${manifest.loadedBrotliBytes} bytes** for the same three files.`,
       '',
     ]
     process.stdout.write(`${lines.join('\n')}\n`)

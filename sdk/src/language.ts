@@ -1,35 +1,6 @@
-/**
- * The languages the SDK speaks: English is built in, the others are fetched from the service
- * (`/sdk/v1/strings/{language}.json`, written from sdk/src/translations/ by the build).
- */
-export const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'pl', 'sv', 'ja', 'zh', 'ko', 'tr', 'ru', 'uk', 'cs'] as const
+import { chooseLanguage, type Language } from './choose-language.js'
 
-export type Language = (typeof LANGUAGES)[number]
-
-/**
- * The first of `wishes` (BCP 47 tags, best first) that the SDK speaks, by its base language
- * (`pt-BR` is `pt`, `zh-Hans-CN` is `zh`); English when none is. A wish it cannot speak (`fi`,
- * `auto`, an empty `lang`) passes to the next one. Chinese in Traditional script is not answered
- * with the Simplified translation, and neither is a bare `zh` after a Traditional wish: Chrome in
- * Taiwan asks for `zh-TW, zh, en-US, en`, where `zh` stands for the same visitor's Chinese. A
- * Chinese wish naming a Simplified script or region (`zh-Hans`, `zh-CN`, `zh-SG`) is Simplified
- * whatever came before it: the visitor said so.
- */
-export function chooseLanguage(wishes: readonly (string | null | undefined)[]): Language {
-  let isTraditionalWished = false
-  for (const wish of wishes) {
-    const tag = (wish ?? '').trim().toLowerCase().replace(/_/g, '-')
-    const base = tag.split('-')[0] ?? ''
-    // The script subtag decides (`zh-Hans-HK` is Simplified); without one, the region.
-    if (base === 'zh' && (/-hant\b/.test(tag) || (!/-hans\b/.test(tag) && /-(tw|hk|mo)\b/.test(tag)))) {
-      isTraditionalWished = true
-      continue
-    }
-    if (tag === 'zh' && isTraditionalWished) continue
-    if ((LANGUAGES as readonly string[]).includes(base)) return base as Language
-  }
-  return 'en'
-}
+export { chooseLanguage, LANGUAGES, type Language } from './choose-language.js'
 
 let pageChoices: readonly (string | null | undefined)[] = []
 

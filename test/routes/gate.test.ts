@@ -84,8 +84,42 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
     expect(response.body).toContain('Nous vérifions que vous êtes une personne.')
     const json = /<script type="application\/json" id="tollgate-gate-strings">(.*?)<\/script>/.exec(response.body)?.[1]
     expect(JSON.parse(json ?? 'null')).toMatchObject({ deniedTitle: 'Accès refusé' })
-    const english = await check({ headers: { 'accept-language': 'sv-SE' } })
+    const english = await check({ headers: { 'accept-language': 'fi-FI' } })
     expect(english.body).toContain('<html lang="en">')
+  })
+
+  // Each language the SDK speaks besides the gate's first seven, as a browser set to it asks, and Portuguese as Brazil writes it.
+  it.skipIf(!available).each([
+    { acceptLanguage: 'pt-BR,pt;q=0.9,en;q=0.8', language: 'pt', title: 'Um momento', text: 'Estamos verificando se você é uma pessoa.' },
+    { acceptLanguage: 'pl-PL,pl;q=0.9,en;q=0.8', language: 'pl', title: 'Chwileczkę', text: 'Sprawdzamy, czy jesteś człowiekiem.' },
+    { acceptLanguage: 'sv-SE,sv;q=0.9,en;q=0.8', language: 'sv', title: 'Ett ögonblick', text: 'Vi kontrollerar att du är en människa.' },
+    { acceptLanguage: 'ja,en-US;q=0.9,en;q=0.8', language: 'ja', title: 'しばらくお待ちください', text: '人によるアクセスかどうかを確認しています。' },
+    { acceptLanguage: 'zh-CN,zh;q=0.9,en;q=0.8', language: 'zh', title: '请稍候', text: '正在确认您是真人。' },
+    { acceptLanguage: 'ko-KR,ko;q=0.9,en-US;q=0.8,en;q=0.7', language: 'ko', title: '잠시만 기다려 주세요', text: '사람인지 확인하고 있습니다.' },
+    { acceptLanguage: 'tr-TR,tr;q=0.9,en;q=0.8', language: 'tr', title: 'Lütfen bekleyin', text: 'İnsan olduğunuzu kontrol ediyoruz.' },
+    { acceptLanguage: 'ru-RU,ru;q=0.9,en;q=0.8', language: 'ru', title: 'Одну минуту', text: 'Проверяем, что вы человек.' },
+    { acceptLanguage: 'uk-UA,uk;q=0.9,ru;q=0.8,en;q=0.7', language: 'uk', title: 'Хвилинку', text: 'Перевіряємо, що ви людина.' },
+    { acceptLanguage: 'cs-CZ,cs;q=0.9,en;q=0.8', language: 'cs', title: 'Okamžik, prosím', text: 'Ověřujeme, že jste člověk.' },
+  ])('answers Accept-Language $acceptLanguage with its page in $language', async ({ acceptLanguage, language, title, text }) => {
+    const response = await check({ headers: { 'accept-language': acceptLanguage } })
+    expect(response.headers['content-language']).toBe(language)
+    expect(response.body).toContain(`<html lang="${language}">`)
+    expect(response.body).toContain(`<title>${title}</title>`)
+    expect(response.body).toContain(text)
+  })
+
+  it.skipIf(!available)('answers Traditional Chinese in the next language it speaks, never in Simplified, and Simplified Chinese in Simplified', async () => {
+    // Chrome in Taiwan asks for zh-TW, zh, en-US, en: its bare zh is the same visitor's Traditional Chinese.
+    for (const acceptLanguage of ['zh-TW,zh;q=0.9,en-US;q=0.8,en;q=0.7', 'zh-Hant', 'zh-HK,zh;q=0.9', 'zh-Hant-TW, ja;q=0.5']) {
+      const response = await check({ headers: { 'accept-language': acceptLanguage } })
+      expect(response.headers['content-language'], acceptLanguage).toBe(acceptLanguage.includes('ja') ? 'ja' : 'en')
+      expect(response.body, acceptLanguage).not.toContain('请稍候')
+    }
+    for (const acceptLanguage of ['zh-CN,zh;q=0.9', 'zh-Hans-HK', 'zh-TW;q=0.5, zh-CN']) {
+      const response = await check({ headers: { 'accept-language': acceptLanguage } })
+      expect(response.body, acceptLanguage).toContain('<html lang="zh">')
+      expect(response.body, acceptLanguage).toContain('<title>请稍候</title>')
+    }
   })
 
   it.skipIf(!available)("tells the page's script the method the visitor came with, when the proxy says", async () => {

@@ -50,6 +50,21 @@ describe('the language the SDK speaks', () => {
     expect(chooseLanguage(['zh-TW', 'zh-Hans', 'en'])).toBe('zh')
   })
 
+  it('reads Mandarin (cmn) and Cantonese (yue) as Chinese, Traditional by their script or region, Cantonese unless it names Simplified', () => {
+    // Simplified: as zh-CN and zh-Hans are.
+    for (const tag of ['cmn', 'cmn-CN', 'cmn-Hans', 'cmn-Hans-CN', 'cmn-Hans-TW', 'CMN_cn', 'yue-Hans', 'yue-Hans-CN']) expect(chooseLanguage([tag, 'en']), tag).toBe('zh')
+    // Traditional: the next wish decides, and a bare zh after it is the same Traditional Chinese.
+    for (const tag of ['cmn-TW', 'cmn-Hant', 'cmn-Hant-TW', 'cmn-HK', 'yue', 'yue-HK', 'yue-Hant', 'yue-Hant-HK', 'yue-MO', 'YUE_hk']) {
+      expect(chooseLanguage([tag, 'ja']), tag).toBe('ja')
+      expect(chooseLanguage([tag, 'zh', 'en']), tag).toBe('en')
+    }
+    expect(chooseLanguage(['yue-HK', 'zh-CN', 'en'])).toBe('zh')
+    // A bare cmn after a Traditional wish is that visitor's Mandarin, as a bare zh is.
+    expect(chooseLanguage(['zh-TW', 'cmn', 'en'])).toBe('en')
+    // Other languages that begin alike are not Chinese.
+    expect(chooseLanguage(['yues', 'cmnx-TW', 'zha', 'en'])).toBe('en')
+  })
+
   it('reads a lang attribute with spaces around it', () => {
     expect(chooseLanguage([' de ', 'en'])).toBe('de')
   })

@@ -2,7 +2,7 @@ import type { TollgateStrings } from '../strings.js'
 
 /**
  * Portuguese as Brazil writes it (most Portuguese-speaking visitors are pt-BR), in plain words a
- * reader in Portugal reads as easily (the gate page, rendered per Accept-Language, speaks European Portuguese).
+ * reader in Portugal reads as easily; the gate's page (src/routes/gate/gate-translations.ts) too.
  */
 export const pt: Required<TollgateStrings> = {
   solving: 'Verificando o seu navegador…',

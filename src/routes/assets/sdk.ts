@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { errorBody, type ErrorCode } from '../../errors.js'
 import { PublicErrorResponse } from '../v1/public-schemas.js'
+import { chooseContentEncoding, type ContentEncoding } from './accept-encoding.js'
 
 export interface SdkAssetsOptions {
   /** The build output of `npm run build:sdk`; tests may point elsewhere. */
@@ -19,13 +20,23 @@ interface ManifestFile {
   immutable: boolean
 }
 
+/** A file as it is sent in one encoding: its bytes and their own validator. */
+interface Encoded {
+  body: Buffer
+  etag: string
+}
+
 interface Asset {
   contentType: string
   cacheControl: string
-  etag: string
-  body: Buffer
-  gzipped: Buffer | undefined
+  identity: Encoded
+  /** The build's `.br` and `.gz` beside the file, when it wrote them (an earlier build's file may have only its `.gz`). */
+  encoded: Partial<Record<ContentEncoding, Encoded>>
 }
+
+/** The encodings the build writes beside each file (scripts/build-sdk.ts), and their files' endings. */
+const ENCODINGS: readonly ContentEncoding[] = ['br', 'gzip']
+const EXTENSION_OF: Record<ContentEncoding, string> = { br: 'br', gzip: 'gz' }
 
 /** compat.js of the build (scripts/build-sdk.ts). */
 const COMPAT_NAME = 'compat.js'
@@ -34,6 +45,19 @@ const STRINGS_FOLDER = 'strings'
 
 /** The vendors' own paths of their page scripts (Turnstile, reCAPTCHA and its Enterprise, hCaptcha), served as compat.js. */
 export const VENDOR_SCRIPT_PATHS = ['/turnstile/v0/api.js', '/recaptcha/api.js', '/recaptcha/enterprise.js', '/1/api.js'] as const
+
+/**
+ * Whether If-None-Match names `etag` (or is `*`), compared weakly as RFC 9110 asks of it: a
+ * cache that holds several encodings of a file sends their ETags as one list, and one that
+ * weakened an ETag (`W/"..."`) still means the same bytes.
+ */
+function isEtagListed(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false
+  return ifNoneMatch.split(',').some((listed) => {
+    const tag = listed.trim()
+    return tag === '*' || tag.replace(/^W\//, '') === etag
+  })
+}
 
 const defaultDirectory = fileURLToPath(new URL('../../../dist/sdk/', import.meta.url))
 
@@ -68,13 +92,19 @@ async function loadAssets(directory: string): Promise<Map<string, Asset>> {
   const assets = new Map<string, Asset>()
   for (const file of [...manifest.files, ...earlier]) {
     const body = await readFile(join(directory, file.name))
-    const gzipped = await readFile(join(directory, `${file.name}.gz`)).catch(() => undefined)
+    const hash = createHash('sha256').update(body).digest('base64url').slice(0, 22)
+    // Each encoding is a representation of its own, with its own bytes: a strong ETag per
+    // encoding, so that a cache never answers a revalidation of one with the other's bytes.
+    const encoded: Asset['encoded'] = {}
+    for (const encoding of ENCODINGS) {
+      const compressed = await readFile(join(directory, `${file.name}.${EXTENSION_OF[encoding]}`)).catch(() => undefined)
+      if (compressed !== undefined) encoded[encoding] = { body: compressed, etag: `"${hash}-${encoding}"` }
+    }
     assets.set(file.name, {
       contentType: file.contentType,
       cacheControl: file.immutable ? IMMUTABLE : STABLE_NAME,
-      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
-      body,
-      gzipped,
+      identity: { body, etag: `"${hash}"` },
+      encoded,
     })
   }
   return assets
@@ -119,24 +149,25 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
     if (asset === undefined) {
       return reply.code(404).send(errorBody(missing, request.id, `No SDK file named ${name}.`))
     }
+    const encoding = chooseContentEncoding(request.headers['accept-encoding'], ENCODINGS.filter((candidate) => asset.encoded[candidate] !== undefined))
+    const sent = (encoding === 'identity' ? undefined : asset.encoded[encoding]) ?? asset.identity
     void reply.headers({
       'content-type': asset.contentType,
       'cache-control': asset.cacheControl,
-      etag: asset.etag,
+      etag: sent.etag,
       vary: 'Accept-Encoding',
       'cross-origin-resource-policy': 'cross-origin',
       'x-content-type-options': 'nosniff',
     })
     if (name.startsWith('tollgate-worker.')) void reply.header('content-security-policy', WORKER_POLICY)
-    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send(null)
-    const acceptsGzip = /\bgzip\b/.test(request.headers['accept-encoding'] ?? '')
-    if (acceptsGzip && asset.gzipped !== undefined) return reply.header('content-encoding', 'gzip').send(asset.gzipped)
-    return reply.send(asset.body)
+    if (isEtagListed(request.headers['if-none-match'], sent.etag)) return reply.code(304).send(null)
+    if (encoding !== 'identity') void reply.header('content-encoding', encoding)
+    return reply.send(sent.body)
   }
 
   const fileResponses = {
     200: {
-      description: 'The file (gzip-encoded when the request accepts it)',
+      description: 'The file (Brotli- or gzip-encoded when the request accepts it)',
       content: {
         'text/javascript': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
         'application/wasm': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
@@ -165,7 +196,7 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
       errorCodes: ['unsupported_language'],
       response: {
         200: {
-          description: 'The texts by key (gzip-encoded when the request accepts it)',
+          description: 'The texts by key (Brotli- or gzip-encoded when the request accepts it)',
           content: { 'application/json': { schema: Type.Unsafe<Buffer>({ type: 'object', additionalProperties: { type: 'string' } }) } },
         },
         304: Type.Null(),
