@@ -26,6 +26,8 @@ export const AUDIT_ACTIONS = [
   'site.deleted',
   'site.secret_rotated',
   'site.previous_secrets_ended',
+  'verification.labeled',
+  'verification.label_removed',
 ] as const
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

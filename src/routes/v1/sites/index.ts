@@ -6,6 +6,7 @@ import siteSurgeRoutes from './site-surge.js'
 import siteVerificationsRoutes from './site-verifications.js'
 import siteVerificationsExportRoutes from './site-verifications-export.js'
 import updateSiteRoutes from './update-site.js'
+import verificationLabelRoutes from './verification-label.js'
 
 /** Every site route requires an account; authentication runs first, so 401 precedes any 400. */
 const sitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -17,6 +18,7 @@ const sitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(siteSurgeRoutes)
   await app.register(siteVerificationsRoutes)
   await app.register(siteVerificationsExportRoutes)
+  await app.register(verificationLabelRoutes)
 }
 
 export default sitesRoutes

@@ -1,0 +1,51 @@
+import { Type } from 'typebox'
+import { LABEL_NOTE_MAX_LENGTH, LABEL_REASONS, VERIFICATION_LABELS } from '../../../domain/feedback/verification-label.js'
+import { nullable, stringEnum } from '../public-schemas.js'
+
+/** The feedback call's error codes: Siteverify's own where they mean the same, and the feedback's. */
+export const FEEDBACK_ERROR_CODES = [
+  'missing-input-secret',
+  'invalid-input-secret',
+  'missing-input-response',
+  'invalid-input-response',
+  'missing-input-label',
+  'invalid-input-label',
+  'invalid-input-reason',
+  'invalid-input-note',
+  'not-found',
+  'bad-request',
+  'internal-error',
+] as const
+
+export type FeedbackErrorCode = (typeof FEEDBACK_ERROR_CODES)[number]
+
+/**
+ * Every field is text (or null, the field absent, as Siteverify takes them): the values are checked
+ * by the handler, so that each wrong one gets its own error code rather than a schema's message.
+ */
+export const FeedbackBody = Type.Object(
+  {
+    secret: Type.Optional(nullable('string', { description: "The site's secret key (tgs_...), current or replaced within its grace period" })),
+    response: Type.Optional(
+      nullable('string', { description: 'The token Siteverify redeemed (or would have): its signature is checked, not its age nor whether it was redeemed' }),
+    ),
+    verification_id: Type.Optional(nullable('string', { description: "Instead of response: the metadata.verification_id Siteverify answered for the token" })),
+    label: Type.Optional(nullable('string', { description: `What the visitor turned out to be: ${VERIFICATION_LABELS.join(' or ')}` })),
+    reason: Type.Optional(nullable('string', { description: `Optional, why: ${LABEL_REASONS.join(', ')}` })),
+    note: Type.Optional(nullable('string', { description: `Optional, up to ${LABEL_NOTE_MAX_LENGTH} characters for the operator (no personal data)` })),
+  },
+  { description: 'JSON or form-urlencoded; response or verification_id names the verification' },
+)
+
+export type FeedbackFields = Type.Static<typeof FeedbackBody>
+
+export const FeedbackAccepted = Type.Object({
+  success: Type.Literal(true),
+  verification_id: Type.String({ format: 'uuid' }),
+  label: stringEnum(VERIFICATION_LABELS),
+})
+
+export const FeedbackRefused = Type.Object({
+  success: Type.Literal(false),
+  'error-codes': Type.Array(stringEnum(FEEDBACK_ERROR_CODES)),
+})

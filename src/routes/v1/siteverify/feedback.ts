@@ -1,0 +1,118 @@
+import formbody from '@fastify/formbody'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import {
+  isLabelReason, isVerificationLabel, LABEL_NOTE_MAX_LENGTH, type NewVerificationLabel,
+} from '../../../domain/feedback/verification-label.js'
+import { acceptsSecretKey, hashSecretKey } from '../../../domain/sites/site-keys.js'
+import { findUnstorableText } from '../../../domain/storable-text.js'
+import { readToken } from '../../../domain/token/token.js'
+import type { Site } from '../../../domain/sites/site.js'
+import { createSiteRepository } from '../../../storage/sql/site-repository.js'
+import { createVerificationLabelRepository, type LabelTargetName } from '../../../storage/sql/verification-label-repository.js'
+import { followLabel } from '../verification-labels.js'
+import { FeedbackAccepted, FeedbackBody, FeedbackRefused, type FeedbackErrorCode } from './feedback-schemas.js'
+import { fieldsOf } from './index.js'
+
+export const FEEDBACK_PATH = '/api/v1/siteverify/feedback'
+
+/** A refusal: its HTTP status and Siteverify-style body, so a backend's Siteverify client reads it too. */
+class FeedbackRefusal {
+  constructor(
+    readonly status: 400 | 401 | 404,
+    readonly codes: FeedbackErrorCode[],
+  ) {}
+}
+
+const refuse = (status: 400 | 401 | 404, ...codes: FeedbackErrorCode[]) => new FeedbackRefusal(status, codes)
+
+/** The label the fields describe, or the refusal of the first wrong one. */
+function labelOf(fields: Record<string, string>): NewVerificationLabel | FeedbackRefusal {
+  const { label, reason = '', note = '' } = fields
+  if (label === undefined || !isVerificationLabel(label)) return refuse(400, 'invalid-input-label')
+  if (reason !== '' && !isLabelReason(reason)) return refuse(400, 'invalid-input-reason')
+  // The note is stored as text: what PostgreSQL would refuse or change is refused here, as the
+  // dashboard API refuses it (src/domain/storable-text.ts).
+  if ([...note].length > LABEL_NOTE_MAX_LENGTH || findUnstorableText(note, '') !== undefined) return refuse(400, 'invalid-input-note')
+  return { label, reason: reason === '' ? null : reason, note: note === '' ? null : note, source: 'siteverify' }
+}
+
+/**
+ * POST /api/v1/siteverify/feedback: a site's backend says what a visitor turned out to be, days
+ * later (a chargeback, a passed second factor), with the site's secret as for Siteverify. The
+ * verification is named by its token (the MAC is checked; not its age nor whether it was redeemed)
+ * or by the verification_id Siteverify answered. Not a Siteverify path: its failures are HTTP
+ * errors, with a body a Siteverify client reads alike (success, error-codes).
+ */
+const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(formbody)
+  const sites = createSiteRepository(app.database)
+  const labels = createVerificationLabelRepository(app.database)
+  const tokenKey = app.keyRing.macKeyFor('token')
+
+  app.setErrorHandler((error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500
+    if (status >= 500) app.logFailure(request, error as Error, 'siteverify feedback failed')
+    return reply.code(status >= 500 ? 500 : status).send({ success: false, 'error-codes': [status >= 500 ? 'internal-error' : 'bad-request'] })
+  })
+
+  /** The site the secret opens, and the verification the fields name on it. */
+  async function siteAndNameOf(fields: Record<string, string>, now: number): Promise<{ site: Site; name: LabelTargetName } | FeedbackRefusal> {
+    const { secret = '', response = '', verification_id: verificationId = '' } = fields
+    if (response === '') {
+      const site = await sites.findBySecretKeyHash(hashSecretKey(secret))
+      if (site === undefined || !acceptsSecretKey(site, secret, now)) return refuse(401, 'invalid-input-secret')
+      return { site, name: { verificationId: verificationId.toLowerCase() } }
+    }
+    // Expired or not, redeemed or not: only the MAC matters, feedback comes days later.
+    const reading = readToken(tokenKey, response, now)
+    if (reading.outcome === 'invalid') return refuse(400, 'invalid-input-response')
+    const site = await app.siteCache.findBySiteKey(reading.claims.siteKey)
+    if (site?.id !== reading.claims.siteId) return refuse(400, 'invalid-input-response')
+    if (!acceptsSecretKey(site, secret, now)) return refuse(401, 'invalid-input-secret')
+    if (verificationId !== '' && verificationId.toLowerCase() !== reading.claims.challengeId) return refuse(400, 'invalid-input-response')
+    return { site, name: { verificationId: reading.claims.challengeId } }
+  }
+
+  async function applyFeedback(fields: Record<string, string>, now: number) {
+    const missing: FeedbackErrorCode[] = [
+      ...((fields.secret ?? '') === '' ? (['missing-input-secret'] as const) : []),
+      ...((fields.response ?? '') === '' && (fields.verification_id ?? '') === '' ? (['missing-input-response'] as const) : []),
+      ...((fields.label ?? '') === '' ? (['missing-input-label'] as const) : []),
+    ]
+    if (missing.length > 0) return refuse(400, ...missing)
+    const label = labelOf(fields)
+    if (label instanceof FeedbackRefusal) return label
+    const named = await siteAndNameOf(fields, now)
+    if (named instanceof FeedbackRefusal) return named
+    // Unknown, another site's, and past the log's retention (deleted) answer alike.
+    const target = await labels.findTarget(named.site.id, named.name)
+    if (target === undefined || !(await labels.setLabel(named.site.id, target.id, label, new Date(now)))) return refuse(404, 'not-found')
+    await followLabel(app, named.site.id, target, label)
+    return { success: true as const, verification_id: target.verificationId, label: label.label }
+  }
+
+  app.post(
+    FEEDBACK_PATH,
+    {
+      schema: {
+        tags: ['server-side'],
+        summary: 'Siteverify feedback: label a verification legitimate or fraudulent (as reCAPTCHA Enterprise\'s annotateAssessment)',
+        description:
+          'With the site\'s secret, name the verification by its token (expired or redeemed ones too) or by metadata.verification_id, and say what the visitor turned out to be. ' +
+          'Labeling again replaces the label. A verification of another site, or older than the log\'s retention, is not-found. ' +
+          'A fraudulent label makes the next challenges of the same client harder for up to 30 minutes.',
+        consumes: ['application/json', 'application/x-www-form-urlencoded'],
+        body: FeedbackBody,
+        response: { 200: FeedbackAccepted, 400: FeedbackRefused, 401: FeedbackRefused, 404: FeedbackRefused, 500: FeedbackRefused },
+      },
+    },
+    async (request, reply) => {
+      void reply.header('cache-control', 'no-store')
+      const outcome = await applyFeedback(fieldsOf({}, request.body), Date.now())
+      if (outcome instanceof FeedbackRefusal) return reply.code(outcome.status).send({ success: false, 'error-codes': outcome.codes })
+      return outcome
+    },
+  )
+}
+
+export default feedbackRoutes
