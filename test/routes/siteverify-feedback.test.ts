@@ -118,14 +118,14 @@ describe.each(deployments)('feedback on verifications ($name)', ({ available, op
     const unknown = await feedback({ secret: site.secretKey, verification_id: '2b1f0e0a-1111-4222-8333-444455556666', label: 'fraudulent' })
     for (const response of [foreign, unknown]) {
       expect(response.statusCode).toBe(404)
-      expect(response.json()).toEqual({ success: false, 'error-codes': ['not-found'] })
+      expect(response.json()).toMatchObject({ success: false, 'error-codes': ['not-found'], error: { code: 'not_found' } })
     }
     // With the token, the other site's secret is not the token's: as Siteverify answers it.
     const wrongByToken = await feedback({ secret: site.secretKey, response: token, label: 'fraudulent' })
     const wrongById = await feedback({ secret: 'tgs_not-a-secret', verification_id: id, label: 'fraudulent' })
     for (const response of [wrongByToken, wrongById]) {
       expect(response.statusCode).toBe(401)
-      expect(response.json()).toEqual({ success: false, 'error-codes': ['invalid-input-secret'] })
+      expect(response.json()).toMatchObject({ success: false, 'error-codes': ['invalid-input-secret'], error: { code: 'unauthorized' } })
     }
     expect((await feedback({ secret: otherSite.secretKey, verification_id: id, label: 'fraudulent' })).statusCode).toBe(200)
   })
@@ -145,7 +145,7 @@ describe.each(deployments)('feedback on verifications ($name)', ({ available, op
     )
     const response = await feedback(payload)
     expect(response.statusCode).toBe(status)
-    expect(response.json()).toEqual({ success: false, 'error-codes': codes })
+    expect(response.json()).toEqual({ success: false, 'error-codes': codes, error: { code: 'validation_error', message: expect.any(String), requestId: expect.any(String) } })
   })
 
   it.runIf(available)('labels from the dashboard, audited, and clears; the log filters by label and the export has the columns', async () => {

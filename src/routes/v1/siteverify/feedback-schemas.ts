@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { LABEL_NOTE_MAX_LENGTH, LABEL_REASONS, VERIFICATION_LABELS } from '../../../domain/feedback/verification-label.js'
+import { ErrorResponse } from '../dashboard-schemas.js'
 import { nullable, stringEnum } from '../public-schemas.js'
 
 /** The feedback call's error codes: Siteverify's own where they mean the same, and the feedback's. */
@@ -45,7 +46,13 @@ export const FeedbackAccepted = Type.Object({
   label: stringEnum(VERIFICATION_LABELS),
 })
 
+/**
+ * A refusal in both of the service's dialects: Siteverify's (success, error-codes), which a
+ * backend's Siteverify client already reads, and the API's error body with its stable snake_case
+ * code (DESIGN section 3): validation_error, unauthorized (a wrong secret), not_found.
+ */
 export const FeedbackRefused = Type.Object({
   success: Type.Literal(false),
   'error-codes': Type.Array(stringEnum(FEEDBACK_ERROR_CODES)),
+  ...ErrorResponse.properties,
 })

@@ -7,6 +7,7 @@ import { acceptsSecretKey, hashSecretKey } from '../../../domain/sites/site-keys
 import { findUnstorableText } from '../../../domain/storable-text.js'
 import { readToken } from '../../../domain/token/token.js'
 import type { Site } from '../../../domain/sites/site.js'
+import { errorBody, type ErrorCode } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { createVerificationLabelRepository, type LabelTargetName } from '../../../storage/sql/verification-label-repository.js'
 import { followLabel } from '../verification-labels.js'
@@ -15,7 +16,7 @@ import { fieldsOf } from './index.js'
 
 export const FEEDBACK_PATH = '/api/v1/siteverify/feedback'
 
-/** A refusal: its HTTP status and Siteverify-style body, so a backend's Siteverify client reads it too. */
+/** A refusal: its HTTP status, its Siteverify-style codes, and the API's stable code of that status. */
 class FeedbackRefusal {
   constructor(
     readonly status: 400 | 401 | 404,
@@ -24,6 +25,14 @@ class FeedbackRefusal {
 }
 
 const refuse = (status: 400 | 401 | 404, ...codes: FeedbackErrorCode[]) => new FeedbackRefusal(status, codes)
+
+const apiCodes = { 400: 'validation_error', 401: 'unauthorized', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type' } as const
+
+/** The body of a refusal, in both dialects (FeedbackRefused). */
+function refusalBody(status: number, codes: FeedbackErrorCode[], requestId: string) {
+  const code: ErrorCode = status in apiCodes ? apiCodes[status as keyof typeof apiCodes] : status >= 500 ? 'internal_error' : 'validation_error'
+  return { success: false as const, 'error-codes': codes, ...errorBody(code, requestId) }
+}
 
 /** The label the fields describe, or the refusal of the first wrong one. */
 function labelOf(fields: Record<string, string>): NewVerificationLabel | FeedbackRefusal {
@@ -52,7 +61,8 @@ const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode ?? 500
     if (status >= 500) app.logFailure(request, error as Error, 'siteverify feedback failed')
-    return reply.code(status >= 500 ? 500 : status).send({ success: false, 'error-codes': [status >= 500 ? 'internal-error' : 'bad-request'] })
+    const sent = status >= 500 ? 500 : status
+    return reply.code(sent).send(refusalBody(sent, [status >= 500 ? 'internal-error' : 'bad-request'], request.id))
   })
 
   /** The site the secret opens, and the verification the fields name on it. */
@@ -103,13 +113,13 @@ const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'A fraudulent label makes the next challenges of the same client harder for up to 30 minutes.',
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         body: FeedbackBody,
-        response: { 200: FeedbackAccepted, 400: FeedbackRefused, 401: FeedbackRefused, 404: FeedbackRefused, 500: FeedbackRefused },
+        response: { 200: FeedbackAccepted, 400: FeedbackRefused, 401: FeedbackRefused, 404: FeedbackRefused, 413: FeedbackRefused, 415: FeedbackRefused, 500: FeedbackRefused },
       },
     },
     async (request, reply) => {
       void reply.header('cache-control', 'no-store')
       const outcome = await applyFeedback(fieldsOf({}, request.body), Date.now())
-      if (outcome instanceof FeedbackRefusal) return reply.code(outcome.status).send({ success: false, 'error-codes': outcome.codes })
+      if (outcome instanceof FeedbackRefusal) return reply.code(outcome.status).send(refusalBody(outcome.status, outcome.codes, request.id))
       return outcome
     },
   )
