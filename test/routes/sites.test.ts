@@ -51,6 +51,7 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
       previousSecretExpiresAt: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      role: 'owner',
     })
     const stored = await service.app.sites.findById(site.id)
     expect(stored?.accountId).toBe(account.id)
@@ -236,7 +237,7 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
 
   it('answers 503 service_unavailable, not 500, when the database cancels a statement that ran too long', async () => {
     const canceled = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })
-    const query = vi.spyOn(service.app.sites, 'listByAccount').mockRejectedValueOnce(canceled)
+    const query = vi.spyOn(service.app.sites, 'listVisibleTo').mockRejectedValueOnce(canceled)
     try {
       const response = await service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asScript(account) })
       expect(response.statusCode).toBe(503)

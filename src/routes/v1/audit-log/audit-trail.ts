@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AuditActor, NewAuditEvent } from '../../../domain/audit/audit-event.js'
 import { ApiError } from '../../../errors.js'
-import { accountOf } from '../../../plugins/authentication.js'
+import type { Site } from '../../../domain/sites/site.js'
+import { accountOf, SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
 import type { SqlExecutor } from '../../../storage/ports.js'
 import { createAuditLogRepository } from '../../../storage/sql/audit-log-repository.js'
 
@@ -36,6 +37,24 @@ export function recordAudit(executor: SqlExecutor, request: FastifyRequest, even
   return createAuditLogRepository(executor).record(completed(request, event))
 }
 
+/** A site as its events need it: its id and name, and its owner, whose log holds them. */
+type AuditedSite = Pick<Site, 'id' | 'name' | 'accountId'>
+
+/**
+ * Records what the request did to a site in the log of the site's owner, whoever made it (the
+ * owner, or a member: the actor names the member's e-mail address or key), so that the owner's
+ * log is the whole story of the site. When a member made it, the member's own log gets a copy:
+ * an account's log is also the record of what its own sessions and keys did, which matters most
+ * when one of them leaked. The demo site (no owner) has no log and no members.
+ */
+export async function recordSiteAudit(executor: SqlExecutor, request: FastifyRequest, event: AuditedEvent & { site: AuditedSite }): Promise<void> {
+  const { accountId: ownerId, ...site } = event.site
+  const actorAccountId = accountOf(request).id
+  const recorded = { ...event, site }
+  await recordAudit(executor, request, { ...recorded, accountId: ownerId ?? actorAccountId })
+  if (ownerId !== null && ownerId !== actorAccountId) await recordAudit(executor, request, { ...recorded, accountId: actorAccountId })
+}
+
 /** Records an attempt anyone may repeat (a wrong password) in the hour's one event of its kind (recordRepeated). */
 export function recordRepeatedAudit(executor: SqlExecutor, request: FastifyRequest, event: AuditedEvent): Promise<void> {
   return createAuditLogRepository(executor).recordRepeated(completed(request, event), new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS))
@@ -53,6 +72,27 @@ export function auditedTransaction<Result>(app: FastifyInstance, request: Fastif
   return app.database.transaction(async (transaction) => {
     const rows = await transaction.query('SELECT 1 FROM accounts WHERE id = $1 FOR KEY SHARE', [accountOf(request).id])
     if (rows.length === 0) throw new ApiError('unauthorized', 'The account was deleted.')
+    return work(transaction)
+  })
+}
+
+/**
+ * An auditedTransaction for a change of a site, which may be shared: the site's owner's row is
+ * read FOR KEY SHARE too, since the event goes to the owner's log (recordSiteAudit), so that a
+ * member's change and the owner's deletion wait for each other rather than deadlock. 404 when
+ * the owner (and so the site) is gone meanwhile.
+ */
+export function auditedSiteTransaction<Result>(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  site: Pick<Site, 'accountId'>,
+  work: (transaction: SqlExecutor) => Promise<Result>,
+): Promise<Result> {
+  const ownerId = site.accountId
+  if (ownerId === null || ownerId === accountOf(request).id) return auditedTransaction(app, request, work)
+  return auditedTransaction(app, request, async (transaction) => {
+    const rows = await transaction.query('SELECT 1 FROM accounts WHERE id = $1 FOR KEY SHARE', [ownerId])
+    if (rows.length === 0) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
     return work(transaction)
   })
 }

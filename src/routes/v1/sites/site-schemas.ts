@@ -4,6 +4,7 @@ import { MAX_ALLOWED_ADDRESSES } from '../../../domain/sites/allowed-addresses.j
 import { MAX_BLOCKED_ADDRESSES, MAX_BLOCKED_COUNTRIES } from '../../../domain/sites/blocklist.js'
 import { previousSecretsEnd } from '../../../domain/sites/site-keys.js'
 import type { Site as SiteRecord } from '../../../domain/sites/site.js'
+import { SITE_ROLES, type SiteRole } from '../../../domain/sites/site-roles.js'
 import { WEBHOOK_EVENTS } from '../../../domain/webhooks/webhook-payload.js'
 import { stringEnum } from '../public-schemas.js'
 import {
@@ -89,6 +90,10 @@ const siteProperties = {
   }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
+  role: stringEnum(SITE_ROLES, {
+    description:
+      "The requesting account's role on the site: owner (the account that made it; everything), admin (everything but deleting the site) or viewer (reads only)",
+  }),
 }
 
 export const Site = Type.Object(siteProperties)
@@ -209,7 +214,7 @@ export const { CreateSiteBody, UpdateSiteBody } = requestBodies(false)
 export const documentedBodies = requestBodies(true)
 
 /** A site as the dashboard API shows it: never the secret key, never the webhook secret. */
-export function siteView(site: SiteRecord): Type.Static<typeof Site> {
+export function siteView(site: SiteRecord, role: SiteRole): Type.Static<typeof Site> {
   return {
     id: site.id,
     name: site.name,
@@ -219,5 +224,6 @@ export function siteView(site: SiteRecord): Type.Static<typeof Site> {
     previousSecretExpiresAt: previousSecretsEnd(site, Date.now())?.toISOString() ?? null,
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),
+    role,
   }
 }

@@ -93,7 +93,7 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const site = await app.findOwnedSite(request, request.params.id)
+      const { site } = await app.findSite(request, request.params.id, 'read')
       const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
       const after = positionOf(request.query.cursor)
       const rows = await verifications.listPage(site.id, { ...verificationFilterOf(request.query), limit: limit + 1, after })

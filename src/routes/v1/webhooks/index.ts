@@ -67,7 +67,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const site = await app.findOwnedSite(request, request.params.id)
+      const { site } = await app.findSite(request, request.params.id, 'read')
       const limit = request.query.limit ?? DEFAULT_LIST_SIZE
       const rows = await app.webhooks.deliveries.listPage(site.id, limit + 1, positionOf(request.query.cursor))
       const { page, nextCursor } = pageOf(rows, limit, (row) => row.position)
@@ -96,7 +96,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const site = await app.findOwnedSite(request, request.params.id)
+      const { site } = await app.findSite(request, request.params.id, 'manage')
       if (site.settings.webhookUrl === null || site.webhookSecretCiphertext === null) throw new ApiError('webhook_not_configured')
       const admit = async () => {
         const verdict = await consumeRateLimit(app.keyValue, `webhook-test:{${site.id}}`, testSendLimit)
