@@ -4,7 +4,9 @@ import { ApiRequestError, onUnauthorized } from './api/client.js'
 import type { Account } from './api/types.js'
 import { Layout } from './components/layout.js'
 import { ErrorNotice, Loading } from './components/notice.js'
+import { pendingInvitation, takeInvitationFromAddress } from './lib/pending-invitation.js'
 import { navigate, useRoute } from './lib/router.js'
+import { InvitePage } from './pages/invite-page.js'
 import { AccountPage } from './pages/account-page.js'
 import { ActivityPage } from './pages/activity-page.js'
 import { ApiKeysPage } from './pages/api-keys-page.js'
@@ -21,6 +23,8 @@ type Session =
   | { status: 'signed-in'; account: Account }
 
 export function App() {
+  // Before anything renders: the token leaves the address bar at once (lib/pending-invitation).
+  useState(takeInvitationFromAddress)
   const route = useRoute()
   const [session, setSession] = useState<Session>({ status: 'checking' })
 
@@ -44,7 +48,9 @@ export function App() {
 
   const onSignedIn = useCallback((account: Account) => {
     setSession({ status: 'signed-in', account })
-    if (route.name === 'login' || route.name === 'signup') navigate({ name: 'sites' }, { replace: true })
+    // An invitation link opened logged out comes back to its page after the log-in or sign-up.
+    if (pendingInvitation() !== undefined) navigate({ name: 'invite' }, { replace: true })
+    else if (route.name === 'login' || route.name === 'signup') navigate({ name: 'sites' }, { replace: true })
   }, [route.name])
 
   // Only a log-out the service confirmed (or a session it no longer knows) signs the page out:
@@ -103,7 +109,9 @@ export function App() {
       case 'new-site':
         return <NewSitePage />
       case 'site':
-        return <SitePage key={route.siteId} siteId={route.siteId} tab={route.tab} />
+        return <SitePage key={route.siteId} siteId={route.siteId} tab={route.tab} accountId={account.id} />
+      case 'invite':
+        return <InvitePage />
       case 'api-keys':
         return <ApiKeysPage email={account.email} />
       case 'activity':

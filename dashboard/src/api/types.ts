@@ -38,6 +38,8 @@ export interface Site {
   previousSecretExpiresAt: string | null
   createdAt: string
   updatedAt: string
+  /** The account's role on the site: its own (owner), or shared with it (admin: all but deleting it; viewer: reads only). */
+  role: SiteRole
   /** The ETag the site was read with (from the answer's header, not its body), for If-Match. */
   etag?: string
 }
@@ -250,4 +252,37 @@ export interface AuditEvent {
 export interface AuditLogPage {
   items: AuditEvent[]
   nextCursor: string | null
+}
+
+export type SiteRole = 'owner' | 'admin' | 'viewer'
+export type MemberRole = Exclude<SiteRole, 'owner'>
+
+export interface SiteMember {
+  accountId: string
+  email: string
+  role: SiteRole
+  since: string
+}
+
+export interface SiteInvitation {
+  id: string
+  role: MemberRole
+  email: string | null
+  invitedBy: string
+  createdAt: string
+  expiresAt: string
+}
+
+/** Only the answer that made it carries the token and its link. */
+export interface CreatedInvitation extends SiteInvitation {
+  token: string
+  url: string
+}
+
+export interface InvitationPreview {
+  site: { id: string; name: string }
+  role: MemberRole
+  invitedBy: string
+  email: string | null
+  expiresAt: string
 }

@@ -8,6 +8,7 @@ import type { SiteTab } from '../lib/router.js'
 import { useLoader } from '../lib/use-loader.js'
 import { AnalyticsPanel } from './site/analytics-panel.js'
 import { IntegrationPanel } from './site/integration-panel.js'
+import { MembersPanel } from './site/members-panel.js'
 import { SettingsPanel } from './site/settings-panel.js'
 import { VerificationLogPanel } from './site/verification-log-panel.js'
 import { WebhookPanel } from './site/webhook-panel.js'
@@ -18,14 +19,16 @@ const tabLabels: Record<SiteTab, string> = {
   settings: 'Settings',
   webhook: 'Webhook',
   integration: 'Keys and snippet',
+  members: 'Members',
 }
 
 interface SitePageProps {
   siteId: string
   tab: SiteTab
+  accountId: string
 }
 
-export function SitePage({ siteId, tab }: SitePageProps) {
+export function SitePage({ siteId, tab, accountId }: SitePageProps) {
   const load = useCallback(() => fetchSite(siteId), [siteId])
   const [site, reload] = useLoader(load, siteId)
   if (site.data === undefined) {
@@ -56,7 +59,15 @@ export function SitePage({ siteId, tab }: SitePageProps) {
           </Link>
         ))}
       </nav>
-      {renderPanel(site.data)}
+      {site.data.role === 'viewer' ? (
+        <p class="notice" role="note">
+          You are a viewer of this site: you can read everything, and change nothing.
+        </p>
+      ) : null}
+      {/* A viewer's forms and buttons are disabled as one: the API would refuse every change anyway. */}
+      <fieldset class="fieldset--plain" disabled={site.data.role === 'viewer' && tab !== 'members' && tab !== 'log' && tab !== 'analytics'}>
+        {renderPanel(site.data)}
+      </fieldset>
     </>
   )
 
@@ -72,6 +83,8 @@ export function SitePage({ siteId, tab }: SitePageProps) {
         return <WebhookPanel site={data} onSaved={reload} />
       case 'integration':
         return <IntegrationPanel site={data} onChanged={reload} />
+      case 'members':
+        return <MembersPanel site={data} accountId={accountId} />
     }
   }
 }
