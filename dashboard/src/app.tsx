@@ -111,7 +111,7 @@ export function App() {
       case 'site':
         return <SitePage key={route.siteId} siteId={route.siteId} tab={route.tab} accountId={account.id} />
       case 'invite':
-        return <InvitePage />
+        return <InvitePage account={account} onLogOut={onLogOut} />
       case 'api-keys':
         return <ApiKeysPage email={account.email} />
       case 'activity':

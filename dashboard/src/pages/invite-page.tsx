@@ -1,6 +1,8 @@
 import { useCallback, useState } from 'preact/hooks'
+import { ApiRequestError, describeError } from '../api/client.js'
 import { acceptInvitation, previewInvitation } from '../api/members.js'
-import { ErrorNotice, Loading } from '../components/notice.js'
+import type { Account } from '../api/types.js'
+import { ErrorNotice, Loading, Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import { BusyButton } from '../components/busy-button.js'
 import { Link } from '../components/link.js'
@@ -9,8 +11,24 @@ import { forgetInvitation, pendingInvitation } from '../lib/pending-invitation.j
 import { navigate } from '../lib/router.js'
 import { useLoader } from '../lib/use-loader.js'
 
+interface InvitePageProps {
+  account: Account
+  /** Logs out, the invitation kept: the log-in that follows comes back here. */
+  onLogOut: () => Promise<void>
+}
+
+/** For the page's hint only: the API compares addresses in any case and Unicode form, and decides. */
+function sameAddress(first: string, second: string): boolean {
+  return first.normalize('NFKC').toLowerCase() === second.normalize('NFKC').toLowerCase()
+}
+
+/** The API's 403 for an invitation bound to another account's address. */
+function isForAnotherAccount(error: unknown): boolean {
+  return error instanceof ApiRequestError && error.status === 403
+}
+
 /** An invitation link opened: what it is for, then Accept (opens the site) or Decline. */
-export function InvitePage() {
+export function InvitePage({ account, onLogOut }: InvitePageProps) {
   const [token] = useState(pendingInvitation)
   const load = useCallback(() => (token === undefined ? Promise.resolve(undefined) : previewInvitation(token)), [token])
   const [preview] = useLoader(load, token ?? '')
@@ -37,7 +55,8 @@ export function InvitePage() {
       <Loading />
     )
   }
-  const { site, role, invitedBy, expiresAt } = preview.data
+  const { site, role, invitedBy, expiresAt, email } = preview.data
+  const isForAnotherAddress = email !== null && !sameAddress(email, account.email)
   const accept = async () => {
     setIsBusy(true)
     try {
@@ -48,6 +67,14 @@ export function InvitePage() {
       setError(caught)
       setIsBusy(false)
     }
+  }
+  const logOutForAnotherAccount = () => {
+    setIsBusy(true)
+    // The invitation stays in this tab's storage: the log-in or sign-up that follows comes back to it.
+    onLogOut().catch((caught: unknown) => {
+      setError(caught)
+      setIsBusy(false)
+    })
   }
   const decline = () => {
     forgetInvitation()
@@ -63,7 +90,22 @@ export function InvitePage() {
         {role === 'viewer' ? 'A viewer reads the site, its analytics and logs, and changes nothing.' : 'An admin may do everything on the site but delete it.'} The
         link works until {formatDateTime(expiresAt)}.
       </p>
-      {error === undefined ? null : <ErrorNotice error={error} />}
+      {email === null ? null : (
+        <p>
+          Only the account of <strong>{email}</strong> can accept it.
+        </p>
+      )}
+      {isForAnotherAccount(error) || isForAnotherAddress ? (
+        <Notice tone={isForAnotherAccount(error) ? 'error' : 'warning'}>
+          <p>{isForAnotherAccount(error) ? describeError(error) : `This invitation is for another e-mail address: you are logged in as ${account.email}.`}</p>
+          <p>Log out, then log in or sign up with the address it is for: the invitation is kept in this tab.</p>
+          <button type="button" class="button" onClick={logOutForAnotherAccount} disabled={isBusy}>
+            Log out and use another account
+          </button>
+        </Notice>
+      ) : error === undefined ? null : (
+        <ErrorNotice error={error} />
+      )}
       <div class="actions">
         <BusyButton type="button" class="button button--primary" isBusy={isBusy} onClick={() => void accept()}>
           Accept

@@ -5,6 +5,7 @@ import { Link } from '../components/link.js'
 import { ErrorNotice, Loading } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import type { SiteTab } from '../lib/router.js'
+import { canChangeSite } from '../lib/site-access.js'
 import { useLoader } from '../lib/use-loader.js'
 import { AnalyticsPanel } from './site/analytics-panel.js'
 import { IntegrationPanel } from './site/integration-panel.js'
@@ -48,6 +49,7 @@ export function SitePage({ siteId, tab, accountId }: SitePageProps) {
         <Link to={{ name: 'sites' }}>Sites</Link> <span aria-hidden="true">›</span>
       </p>
       <PageHeading title={site.data.name} documentTitle={`${tabLabels[tab]} · ${site.data.name}`}>
+        {site.data.role === 'owner' ? null : <span class="badge">Shared with you: {site.data.role}</span>}
         <Link to={{ name: 'activity' }} query={{ site: site.data.id }} class="button button--small">
           Activity of this site
         </Link>
@@ -59,15 +61,14 @@ export function SitePage({ siteId, tab, accountId }: SitePageProps) {
           </Link>
         ))}
       </nav>
-      {site.data.role === 'viewer' ? (
-        <p class="notice" role="note">
-          You are a viewer of this site: you can read everything, and change nothing.
+      {/* Said once for the page: each panel only disables or leaves out its own write controls. */}
+      {canChangeSite(site.data) ? null : (
+        <p class="notice notice--info" id="read-access-note">
+          You have read access to this site: you can see its settings, analytics, logs and members, and copy its keys, but
+          not change them. Its owner or an admin can make you an admin.
         </p>
-      ) : null}
-      {/* A viewer's forms and buttons are disabled as one: the API would refuse every change anyway. */}
-      <fieldset class="fieldset--plain" disabled={site.data.role === 'viewer' && tab !== 'members' && tab !== 'log' && tab !== 'analytics'}>
-        {renderPanel(site.data)}
-      </fieldset>
+      )}
+      {renderPanel(site.data)}
     </>
   )
 
