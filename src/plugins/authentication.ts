@@ -44,6 +44,17 @@ function refusalFor(role: SiteRole, access: SiteAccess): string {
   return `You are a ${role} of this site: you can read it, not change it. Its owner or an admin can make you an admin.`
 }
 
+/**
+ * The account's role on a site when it allows `access`: 404 not_found when it has none (no
+ * member, or the site is gone), 403 forbidden when its role does not allow it. findSite asks it
+ * before a request's work, auditedSiteTransaction again under the site's lock.
+ */
+export function allowedRole(role: SiteRole | undefined, access: SiteAccess): SiteRole {
+  if (role === undefined) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
+  if (!isAllowed(role, access)) throw new ApiError('forbidden', refusalFor(role, access))
+  return role
+}
+
 export interface AuthenticatedAccount {
   id: string
   email: string
@@ -70,7 +81,8 @@ declare module 'fastify' {
     /**
      * The site with this id if the authenticated account may do what `access` names there (as its
      * owner or a member of it), with the account's role: 404 not_found for any id the account has
-     * no part in, UUID or not; 403 forbidden for a member whose role does not allow it.
+     * no part in, UUID or not; 403 forbidden for a member whose role does not allow it. A change
+     * asks again under the site's lock (auditedSiteTransaction): this answer may be stale by then.
      */
     findSite: (request: FastifyRequest, siteId: string, access: SiteAccess) => Promise<AccessibleSite>
   }
@@ -248,10 +260,9 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
     const site = isUuid(siteId) ? await app.sites.findById(siteId) : undefined
     // The membership is read on every request, never cached: one removed, or made a viewer, on
     // any instance is refused by every instance from the next request on.
-    const role = site === undefined ? undefined : site.accountId === account.id ? 'owner' : await members.findRole(site.id, account.id)
-    if (site === undefined || role === undefined) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
-    if (!isAllowed(role, access)) throw new ApiError('forbidden', refusalFor(role, access))
-    return { site, role }
+    if (site === undefined) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
+    const role = site.accountId === account.id ? 'owner' : await members.findRole(site.id, account.id)
+    return { site, role: allowedRole(role, access) }
   })
 }
 

@@ -28,3 +28,18 @@ export async function shareSite(app: App, owner: TestAccount, member: TestAccoun
   const accepted = await acceptInvitation(app, member, invitation.token)
   expect(accepted.statusCode, accepted.body).toBe(201)
 }
+
+/**
+ * Makes `count` accounts viewers of the site, written straight in: as many sign-ups would spend
+ * the time on password hashing. For the tests of the member limit.
+ */
+export async function addFillerMembers(app: App, siteId: string, count: number): Promise<void> {
+  await app.database.query(
+    `WITH made AS (
+       INSERT INTO accounts (id, email, password_hash)
+       SELECT gen_random_uuid(), 'filler-' || n || '-' || $2 || '@example.com', 'x' FROM generate_series(1, $3::int) n RETURNING id
+     )
+     INSERT INTO site_members (site_id, account_id, role) SELECT $1, id, 'viewer' FROM made`,
+    [siteId, siteId.slice(0, 8), count],
+  )
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asBrowser, asScript, createTestAccount, createTestSite, OWN_ORIGIN, type TestAccount } from '../helpers/dashboard-client.js'
-import { acceptInvitation, inviteTo } from '../helpers/site-sharing.js'
+import { acceptInvitation, addFillerMembers, inviteTo } from '../helpers/site-sharing.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 
 describe.each(deployments)('invitations to a site, on $name', ({ available, options }) => {
@@ -39,7 +39,15 @@ describe.each(deployments)('invitations to a site, on $name', ({ available, opti
 
     const previewed = await preview(invitee, invitation.token)
     expect(previewed.statusCode, previewed.body).toBe(200)
-    expect(previewed.json()).toEqual({ site: { id: site.id, name: 'Shared shop' }, role: 'viewer', invitedBy: owner.email, email: null, expiresAt: expect.any(String) })
+    expect(previewed.json()).toEqual({
+      site: { id: site.id, name: 'Shared shop' },
+      role: 'viewer',
+      invitedBy: owner.email,
+      boundToEmail: false,
+      forYou: true,
+      email: null,
+      expiresAt: expect.any(String),
+    })
     const days = (Date.parse(previewed.json<{ expiresAt: string }>().expiresAt) - Date.now()) / 86_400_000
     expect(days).toBeGreaterThan(6.99)
     expect(days).toBeLessThanOrEqual(7)
@@ -71,6 +79,11 @@ describe.each(deployments)('invitations to a site, on $name', ({ available, opti
     const other = await createTestAccount(service.app)
     const invitation = await inviteTo(service.app, owner, site.id, { role: 'admin', email: `  ${intended.email.toUpperCase()} ` })
     expect(invitation.email).toBe(intended.email.toUpperCase())
+    // Whoever else holds the link learns that it is for another account, not whose.
+    const seenByOther = await preview(other, invitation.token)
+    expect(seenByOther.json()).toMatchObject({ boundToEmail: true, forYou: false, email: null })
+    expect(seenByOther.body.toLowerCase()).not.toContain(intended.email.toLowerCase())
+    expect((await preview(intended, invitation.token)).json()).toMatchObject({ boundToEmail: true, forYou: true, email: intended.email.toUpperCase() })
     const refused = await acceptInvitation(service.app, other, invitation.token)
     expect(refused.statusCode).toBe(403)
     expect(refused.json().error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('another e-mail address') })
@@ -142,15 +155,7 @@ describe.each(deployments)('invitations to a site, on $name', ({ available, opti
     await service.app.database.query("UPDATE site_invitations SET expires_at = now() - interval '1 second' WHERE id = $1", [pending[0].id])
     const invitation = await inviteTo(service.app, owner, site.id, { role: 'viewer' })
 
-    // 50 members, written straight in: 50 sign-ups would spend the time on password hashing.
-    await service.app.database.query(
-      `WITH made AS (
-         INSERT INTO accounts (id, email, password_hash)
-         SELECT gen_random_uuid(), 'filler-' || n || '-' || $2 || '@example.com', 'x' FROM generate_series(1, 50) n RETURNING id
-       )
-       INSERT INTO site_members (site_id, account_id, role) SELECT $1, id, 'viewer' FROM made`,
-      [site.id, site.id.slice(0, 8)],
-    )
+    await addFillerMembers(service.app, site.id, 50)
     const invitee = await createTestAccount(service.app)
     const full = await acceptInvitation(service.app, invitee, invitation.token)
     expect(full.statusCode).toBe(409)

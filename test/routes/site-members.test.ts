@@ -175,6 +175,80 @@ describe.each(deployments)('members of a shared site, on $name', ({ available, o
     expect((await service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asBrowser(next) })).json().items).toEqual([])
   })
 
+  it.runIf(available)("hides the webhook URL from viewers (a Slack-style URL is a credential), in the site and its deliveries; admins see it", async () => {
+    const { site, member: viewer } = await sharedSite('viewer')
+    const admin = await createTestAccount(service.app)
+    await shareSite(service.app, owner, admin, site.id, 'admin')
+    const webhookUrl = 'https://hooks.example.com/services/T000/B000/secret-path-part'
+    const set = await call('PUT', '/api/v1/sites/{id}', site.id, asScript(owner), { settings: { webhookUrl, webhookSecret: 'a-long-random-secret-for-webhooks' } })
+    expect(set.statusCode, set.body).toBe(200)
+    await service.app.database.query(
+      "INSERT INTO webhook_deliveries (id, site_id, event, url, outcome, latency_ms) VALUES (gen_random_uuid(), $1, 'verification.blocked', $2, 'failed', 5)",
+      [site.id, webhookUrl],
+    )
+
+    const asViewer = [
+      (await call('GET', '/api/v1/sites/{id}', site.id, asScript(viewer))).json(),
+      (await service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asBrowser(viewer) })).json().items[0],
+    ]
+    for (const view of asViewer) expect(view.settings).toMatchObject({ webhookUrl: null, webhookUrlSet: true, webhookSecretSet: true })
+    const deliveries = await call('GET', '/api/v1/sites/{id}/webhook-deliveries', site.id, asScript(viewer))
+    expect(deliveries.json().items).toEqual([expect.objectContaining({ url: 'https://hooks.example.com' })])
+    expect(deliveries.body).not.toContain('secret-path-part')
+
+    for (const account of [owner, admin]) {
+      expect((await call('GET', '/api/v1/sites/{id}', site.id, asScript(account))).json().settings).toMatchObject({ webhookUrl, webhookUrlSet: true })
+      expect((await call('GET', '/api/v1/sites/{id}/webhook-deliveries', site.id, asScript(account))).json().items[0].url).toBe(webhookUrl)
+    }
+  })
+
+  it.runIf(available)('takes account ids in either case: the owner stays (409), a member leaving in upper case leaves', async () => {
+    const { site, member } = await sharedSite('admin')
+    for (const method of ['PUT', 'DELETE'] as const) {
+      const response = await call(method, `/api/v1/sites/{id}/members/${owner.id.toUpperCase()}`, site.id, asBrowser(member), method === 'PUT' ? { role: 'viewer' } : undefined)
+      expect(response.statusCode, response.body).toBe(409)
+      expect(response.json().error.code).toBe('owner_role_fixed')
+    }
+    const left = await call('DELETE', `/api/v1/sites/{id}/members/${member.id.toUpperCase()}`, site.id, asBrowser(member))
+    expect(left.statusCode, left.body).toBe(204)
+    expect((await auditOf(owner, site.id))[0]).toMatchObject({ action: 'site.member_left', details: { accountId: member.id } })
+  })
+
+  it.runIf(available)("revokes a member's invitations when it is removed, when it leaves, and when its account is deleted", async () => {
+    const pendingOf = async (siteId: string) =>
+      (await call('GET', '/api/v1/sites/{id}/invitations', siteId, asBrowser(owner))).json<{ items: { invitedBy: string }[] }>().items
+    const departures: [string, (site: { id: string }, member: TestAccount) => Promise<{ statusCode: number; body: string }>][] = [
+      ['removed', (site, member) => call('DELETE', `/api/v1/sites/{id}/members/${member.id}`, site.id, asBrowser(owner))],
+      ['leaving', (site, member) => call('DELETE', `/api/v1/sites/{id}/members/${member.id}`, site.id, asBrowser(member))],
+      ['deleted', (_, member) => service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(member), payload: { password: member.password } })],
+    ]
+    for (const [how, depart] of departures) {
+      const { site, member } = await sharedSite('admin')
+      await inviteTo(service.app, owner, site.id, { role: 'viewer' })
+      const made = await inviteTo(service.app, member, site.id, { role: 'admin' })
+      const departed = await depart(site, member)
+      expect(departed.statusCode, `${how}: ${departed.body}`).toBe(204)
+      const stranger = await createTestAccount(service.app)
+      const spent = await service.app.inject({ method: 'POST', url: '/api/v1/invitations/preview', headers: asBrowser(stranger), payload: { token: made.token } })
+      expect(spent.statusCode, how).toBe(404)
+      expect((await pendingOf(site.id)).map((invitation) => invitation.invitedBy), how).toEqual([owner.email])
+    }
+  })
+
+  it.runIf(available)("lets an admin remove another admin, recorded in the owner's log and in the acting admin's own", async () => {
+    const { site, member: acting } = await sharedSite('admin')
+    const other = await createTestAccount(service.app)
+    await shareSite(service.app, owner, other, site.id, 'admin')
+    const removed = await call('DELETE', `/api/v1/sites/{id}/members/${other.id}`, site.id, asBrowser(acting))
+    expect(removed.statusCode, removed.body).toBe(204)
+    expect((await call('GET', '/api/v1/sites/{id}', site.id, asScript(other))).statusCode).toBe(404)
+
+    const expected = { action: 'site.member_removed', actor: { type: 'session', name: acting.email }, details: { accountId: other.id, email: other.email, role: 'admin' } }
+    expect((await auditOf(owner, site.id))[0]).toMatchObject(expected)
+    expect((await auditOf(acting, site.id))[0]).toMatchObject(expected)
+    expect(await auditOf(other, site.id)).not.toContainEqual(expect.objectContaining({ action: 'site.member_removed' }))
+  })
+
   it.runIf(available)("finds a visitor's reference in the logs of shared sites too", async () => {
     const { site, member } = await sharedSite('viewer')
     const id = '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d'

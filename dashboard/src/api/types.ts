@@ -10,7 +10,9 @@ export interface Account {
 export type WebhookEvent = 'verification.blocked' | 'surge.started' | 'surge.ended'
 
 export interface SiteSettings {
+  /** null for a viewer, whatever is set: for Slack-style receivers the URL is a credential (webhookUrlSet says whether one is). */
   webhookUrl: string | null
+  webhookUrlSet: boolean
   webhookSecretSet: boolean
   /** The events the webhook is sent, in the API's order. */
   webhookEvents: WebhookEvent[]
@@ -58,7 +60,7 @@ export interface SecretRotation {
 export interface SiteUpdate {
   name?: string
   domains?: string[]
-  settings?: { [Key in Exclude<keyof SiteSettings, 'webhookSecretSet'>]?: SiteSettings[Key] | null } & { webhookSecret?: string | null }
+  settings?: { [Key in Exclude<keyof SiteSettings, 'webhookSecretSet' | 'webhookUrlSet'>]?: SiteSettings[Key] | null } & { webhookSecret?: string | null }
 }
 
 /** What a key may do: anything the dashboard API allows a key, or only read (GET). */
@@ -283,6 +285,11 @@ export interface InvitationPreview {
   site: { id: string; name: string }
   role: MemberRole
   invitedBy: string
+  /** Whether only the account with one e-mail address may accept it. */
+  boundToEmail: boolean
+  /** Whether this account may accept it (false: bound to another account's address, which is not shown). */
+  forYou: boolean
+  /** The bound address when it is this account's; else null. */
   email: string | null
   expiresAt: string
 }

@@ -58,7 +58,8 @@ export function createSiteInvitationRepository(database: SqlExecutor) {
   return {
     /**
      * Inserts the invitation unless the site has `limit` pending already (undefined then). The
-     * site's expired invitations are deleted first: nothing else reads them.
+     * site's expired invitations are deleted first: nothing else reads them. Exact when the caller
+     * holds the site's row locked (auditedSiteTransaction), as every change of a site does.
      */
     async createWithinLimit(invitation: NewSiteInvitation, limit: number): Promise<SiteInvitation | undefined> {
       await database.query('DELETE FROM site_invitations WHERE site_id = $1 AND expires_at <= now()', [invitation.siteId])

@@ -52,9 +52,9 @@ export function createSiteMemberRepository(database: SqlExecutor) {
 
     /**
      * Adds the member unless the site has `limit` members already, or it is one already (undefined
-     * then: the caller checked the membership first, in its transaction). As a site's
-     * creation within its account's limit, members joining at once may pass it by the few that
-     * raced: it bounds a list, it guards no secret.
+     * then: the caller checked the membership first, in its transaction). Exact when the caller
+     * holds the site's row locked (auditedSiteTransaction), as every change of a site does: members
+     * joining at once are counted one after the other.
      */
     async addWithinLimit(siteId: string, accountId: string, role: MemberRole, limit: number): Promise<Date | undefined> {
       const rows = await database.query<{ created_at: Date }>(

@@ -22,7 +22,11 @@ const InvitationPreview = Type.Object({
   site: Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }),
   role: MemberRoleSchema,
   invitedBy: Type.String({ description: "The inviter's e-mail address" }),
-  email: Type.Union([Type.String(), Type.Null()], { description: 'The only address whose account may accept; null for any' }),
+  boundToEmail: Type.Boolean({ description: 'Whether only the account with one e-mail address may accept it' }),
+  forYou: Type.Boolean({ description: 'Whether the requesting account may accept it: true when it is bound to no address, or to this account\'s' }),
+  email: Type.Union([Type.String(), Type.Null()], {
+    description: "The address it is bound to when that is the requesting account's; else null: another account's address is not shown to whoever holds the link",
+  }),
   expiresAt: Type.String({ format: 'date-time' }),
 })
 
@@ -47,7 +51,9 @@ const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'What an invitation link is for, before accepting it',
-        description: 'From a logged-in session only (403 forbidden with an API key). Expired, revoked, used and unknown tokens all answer 404 not_found.',
+        description:
+          'From a logged-in session only (403 forbidden with an API key). Expired, revoked, used and unknown tokens all answer 404 not_found. ' +
+          'An invitation bound to another account\'s e-mail address says so (boundToEmail true, forYou false) without the address.',
         security: sessionOnly,
         body: InvitationTokenBody,
         response: { 200: InvitationPreview, 400: ErrorResponse, 404: ErrorResponse, ...authenticatedErrors },
@@ -57,11 +63,15 @@ const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const invitation = await pendingInvitation(request, request.body.token, 'read an invitation')
       const site = await app.sites.findById(invitation.siteId)
       if (site === undefined) throw unknownInvitation()
+      const forYou = await invitations.isAddressedTo(invitation.id, accountOf(request).id)
       return {
         site: { id: site.id, name: site.name },
         role: invitation.role,
         invitedBy: invitation.inviterEmail,
-        email: invitation.email,
+        boundToEmail: invitation.email !== null,
+        forYou,
+        // A link passed on, or forwarded, must not tell its holder whose address the inviter typed.
+        email: forYou ? invitation.email : null,
         expiresAt: invitation.expiresAt.toISOString(),
       }
     },
@@ -88,9 +98,11 @@ const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const account = accountOf(request)
       const site = await app.sites.findById(found.siteId)
       if (site === undefined) throw unknownInvitation()
-      // The owner's row is locked (auditedSiteTransaction) before the invitation's, the order an
-      // account deletion takes them in, so that the two wait for each other instead of deadlocking.
-      const role = await auditedSiteTransaction(app, request, site, async (transaction) => {
+      // The owner's and the site's rows are locked (auditedSiteTransaction) before the
+      // invitation's, the order a site's deletion and its owner's take them in (the site, then its
+      // invitations by the cascade), so that they wait for each other instead of deadlocking; the
+      // site's lock also makes its member count exact.
+      const joined = await auditedSiteTransaction(app, request, site, 'invitee', async (transaction, locked) => {
         const siteInvitations = createSiteInvitationRepository(transaction)
         const invitation = await siteInvitations.findPendingByTokenHash(tokenHash, { forUpdate: true })
         if (invitation === undefined) throw unknownInvitation()
@@ -107,12 +119,10 @@ const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await siteInvitations.delete(site.id, invitation.id)
         const details = { accountId: account.id, email: account.email, role: invitation.role, invitationId: invitation.id }
         await recordSiteAudit(transaction, request, { action: 'site.member_joined', site, details })
-        return invitation.role
+        return siteView(locked, invitation.role)
       })
-      const joined = await app.sites.findById(site.id)
-      if (joined === undefined) throw unknownInvitation()
       void reply.header('location', `/api/v1/sites/${site.id}`)
-      return reply.code(201).send(siteView(joined, role))
+      return reply.code(201).send(joined)
     },
   )
 }

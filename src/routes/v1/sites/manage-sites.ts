@@ -117,7 +117,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { site } = await app.findSite(request, request.params.id, 'own')
-      await auditedSiteTransaction(app, request, site, async (transaction) => {
+      await auditedSiteTransaction(app, request, site, 'own', async (transaction) => {
         await createVerificationQueryRepository(transaction).deleteRollupsOf(site.id)
         // Of two deletions at once, the one that finds the site gone says so, as any later one does.
         if (!(await createSiteRepository(transaction).delete(site.id))) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)

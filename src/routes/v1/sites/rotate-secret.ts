@@ -58,7 +58,7 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { site } = await app.findSite(request, request.params.id, 'manage')
       const previousValidUntil = request.body?.invalidateImmediately === true ? null : new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS)
-      const secretKey = await auditedSiteTransaction(app, request, site, async (transaction) => {
+      const secretKey = await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
         const key = await createSiteRepository(transaction).rotateSecret(site.id, previousValidUntil)
         if (key === undefined) throw notFound()
         await recordSiteAudit(transaction, request, { action: 'site.secret_rotated', site, details: { previousSecretExpiresAt: previousValidUntil?.toISOString() ?? null } })
@@ -83,7 +83,7 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { site } = await app.findSite(request, request.params.id, 'manage')
-      await auditedSiteTransaction(app, request, site, async (transaction) => {
+      await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
         if (!(await createSiteRepository(transaction).endPreviousSecret(site.id))) throw notFound()
         await recordSiteAudit(transaction, request, { action: 'site.previous_secrets_ended', site })
       })

@@ -55,7 +55,7 @@ const siteInvitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw invalidRequest([{ field: 'email', message: 'must be an e-mail address' }])
       }
       const token = generateInvitationToken()
-      const invitation = await auditedSiteTransaction(app, request, site, async (transaction) => {
+      const invitation = await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
         const created = await createSiteInvitationRepository(transaction).createWithinLimit(
           {
             id: randomUUID(),
@@ -116,7 +116,7 @@ const siteInvitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { invitationId } = request.params
       const notFound = () => new ApiError('not_found', 'There is no pending invitation with this id for this site.')
       if (!isUuid(invitationId)) throw notFound()
-      await auditedSiteTransaction(app, request, site, async (transaction) => {
+      await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
         const revoked = await createSiteInvitationRepository(transaction).delete(site.id, invitationId)
         if (revoked === undefined) throw notFound()
         await recordSiteAudit(transaction, request, { action: 'site.invitation_revoked', site, details: { invitationId, ...revoked } })

@@ -14,6 +14,12 @@ import { Member, MemberParams, MemberRoleSchema, memberView } from './member-sch
 const noSuchMember = () => new ApiError('not_found', 'This account is not a member of the site.')
 
 /**
+ * The account id of the path as the database writes UUIDs (lower case), so that it compares equal
+ * to the owner's and the requester's ids whichever case the client sent.
+ */
+const accountIdOf = (params: { accountId: string }): string => params.accountId.toLowerCase()
+
+/**
  * A member's change of role (`role`) or removal (null), in the change's transaction: the member
  * as it was (404 when the account is none), and the invitations it made gone if it is no admin
  * any more, so that a member demoted or removed keeps no link to let itself (or another account
@@ -72,11 +78,11 @@ const siteMembersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { site } = await app.findSite(request, request.params.id, 'manage')
-      const { accountId } = request.params
+      const accountId = accountIdOf(request.params)
       if (accountId === site.accountId) throw new ApiError('owner_role_fixed')
       if (!isUuid(accountId)) throw noSuchMember()
       const { role } = request.body
-      const before = await auditedSiteTransaction(app, request, site, async (transaction) => {
+      const before = await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
         const member = await changeMembership(transaction, site.id, accountId, role)
         if (member.role !== role) {
           const details = { accountId, email: member.email, from: member.role, to: role }
@@ -105,12 +111,13 @@ const siteMembersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { accountId } = request.params
+      const accountId = accountIdOf(request.params)
       const isLeaving = accountId === accountOf(request).id
-      const { site } = await app.findSite(request, request.params.id, isLeaving ? 'read' : 'manage')
+      const access = isLeaving ? 'read' : 'manage'
+      const { site } = await app.findSite(request, request.params.id, access)
       if (accountId === site.accountId) throw new ApiError('owner_role_fixed')
       if (!isUuid(accountId)) throw noSuchMember()
-      await auditedSiteTransaction(app, request, site, async (transaction) => {
+      await auditedSiteTransaction(app, request, site, access, async (transaction) => {
         const member = await changeMembership(transaction, site.id, accountId, null)
         const action = isLeaving ? 'site.member_left' : 'site.member_removed'
         await recordSiteAudit(transaction, request, { action, site, details: { accountId, email: member.email, role: member.role } })

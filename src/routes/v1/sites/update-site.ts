@@ -45,7 +45,9 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const expectedRevisions = revisionsAcceptedBy(request.headers['if-match'])
       // The merge and the check of the merged result share one transaction: the UPDATE locks the
       // row, so concurrent updates cannot combine into settings that neither would have allowed.
-      const updated = await auditedSiteTransaction(app, request, site, async (transaction) => {
+      // The site as the update finds it, locked until the commit (auditedSiteTransaction): the
+      // audit log's "before".
+      const updated = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, before) => {
         const sites = createSiteRepository(transaction)
         const changes = {
           name: value.name,
@@ -53,11 +55,9 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
           settings: settingsChangesOf(settings),
           webhookSecretCiphertext: secret === undefined || secret === null ? secret : sealWebhookSecret(app, site.id, secret),
         }
-        // The site as the update finds it, locked until the commit: the audit log's "before".
-        const before = await sites.findByIdForUpdate(site.id)
-        const result = before === undefined ? undefined : await sites.update(site.id, changes, expectedRevisions)
-        if (before === undefined || result === undefined) {
-          if (expectedRevisions !== undefined && before !== undefined) throw new ApiError('precondition_failed')
+        const result = await sites.update(site.id, changes, expectedRevisions)
+        if (result === undefined) {
+          if (expectedRevisions !== undefined) throw new ApiError('precondition_failed')
           throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
         }
         throwIfInvalid(validateMergedSettings(result.settings, result.webhookSecretCiphertext !== null))
