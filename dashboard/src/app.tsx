@@ -5,7 +5,7 @@ import type { Account } from './api/types.js'
 import { Layout } from './components/layout.js'
 import { ErrorNotice, Loading } from './components/notice.js'
 import { pendingInvitation, takeInvitationFromAddress } from './lib/pending-invitation.js'
-import { navigate, useRoute } from './lib/router.js'
+import { navigate, parseRoute, useRoute } from './lib/router.js'
 import { InvitePage } from './pages/invite-page.js'
 import { AccountPage } from './pages/account-page.js'
 import { ActivityPage } from './pages/activity-page.js'
@@ -26,6 +26,19 @@ export function App() {
   // Before anything renders: the token leaves the address bar at once (lib/pending-invitation).
   useState(takeInvitationFromAddress)
   const route = useRoute()
+  // Another invitation link opened in this tab while the dashboard is open (on /dashboard/invite,
+  // say) changes only the hash, which reloads nothing: take the new token out of the address too,
+  // and open the invitation page afresh for it (its key), after the log-in if there is one first.
+  const [invitationGeneration, setInvitationGeneration] = useState(0)
+  useEffect(() => {
+    const takeNewInvitation = () => {
+      if (!takeInvitationFromAddress()) return
+      setInvitationGeneration((generation) => generation + 1)
+      if (parseRoute(window.location.pathname).name !== 'invite') navigate({ name: 'invite' }, { replace: true })
+    }
+    window.addEventListener('hashchange', takeNewInvitation)
+    return () => window.removeEventListener('hashchange', takeNewInvitation)
+  }, [])
   const [session, setSession] = useState<Session>({ status: 'checking' })
 
   const checkSession = useCallback(() => {
@@ -111,7 +124,7 @@ export function App() {
       case 'site':
         return <SitePage key={route.siteId} siteId={route.siteId} tab={route.tab} accountId={account.id} />
       case 'invite':
-        return <InvitePage account={account} onLogOut={onLogOut} />
+        return <InvitePage key={invitationGeneration} account={account} onLogOut={onLogOut} />
       case 'api-keys':
         return <ApiKeysPage email={account.email} />
       case 'activity':

@@ -7,11 +7,13 @@
  */
 const STORAGE_KEY = 'tollgate:invitation'
 
-export function takeInvitationFromAddress(): void {
+/** Whether the address carried a token (kept from now on, in place of any earlier one). */
+export function takeInvitationFromAddress(): boolean {
   const { hash, pathname, search } = window.location
-  if (!hash.startsWith('#tgi_')) return
+  if (!hash.startsWith('#tgi_')) return false
   window.sessionStorage.setItem(STORAGE_KEY, hash.slice(1))
   window.history.replaceState(window.history.state, '', pathname + search)
+  return true
 }
 
 export function pendingInvitation(): string | undefined {

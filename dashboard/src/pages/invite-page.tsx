@@ -1,5 +1,5 @@
-import { useCallback, useState } from 'preact/hooks'
-import { ApiRequestError, describeError } from '../api/client.js'
+import { useCallback, useEffect, useState } from 'preact/hooks'
+import { ApiRequestError } from '../api/client.js'
 import { acceptInvitation, previewInvitation } from '../api/members.js'
 import type { Account } from '../api/types.js'
 import { ErrorNotice, Loading, Notice } from '../components/notice.js'
@@ -17,23 +17,31 @@ interface InvitePageProps {
   onLogOut: () => Promise<void>
 }
 
-/** For the page's hint only: the API compares addresses in any case and Unicode form, and decides. */
-function sameAddress(first: string, second: string): boolean {
-  return first.normalize('NFKC').toLowerCase() === second.normalize('NFKC').toLowerCase()
-}
-
 /** The API's 403 for an invitation bound to another account's address. */
 function isForAnotherAccount(error: unknown): boolean {
   return error instanceof ApiRequestError && error.status === 403
 }
 
-/** An invitation link opened: what it is for, then Accept (opens the site) or Decline. */
+/** The API's 404: the link is unknown, expired, revoked or used, for good. */
+function isGone(error: unknown): boolean {
+  return error instanceof ApiRequestError && error.status === 404
+}
+
+/**
+ * An invitation link opened: what it is for and which account would join, then Accept (opens the
+ * site) or Decline. A new link opened in this tab mounts the page afresh (App keys it).
+ */
 export function InvitePage({ account, onLogOut }: InvitePageProps) {
   const [token] = useState(pendingInvitation)
   const load = useCallback(() => (token === undefined ? Promise.resolve(undefined) : previewInvitation(token)), [token])
-  const [preview] = useLoader(load, token ?? '')
+  const [preview, reloadPreview] = useLoader(load, token ?? '')
   const [isBusy, setIsBusy] = useState(false)
   const [error, setError] = useState<unknown>(undefined)
+  // A dead link is dropped from the tab: kept, every later log-in in this tab would come back here.
+  const isPreviewGone = preview.status === 'error' && isGone(preview.error)
+  useEffect(() => {
+    if (isPreviewGone) forgetInvitation()
+  }, [isPreviewGone])
 
   if (token === undefined) {
     return (
@@ -49,14 +57,22 @@ export function InvitePage({ account, onLogOut }: InvitePageProps) {
       <>
         <PageHeading title="Invitation" />
         <ErrorNotice error={preview.error} />
-        <Link to={{ name: 'sites' }}>Your sites</Link>
+        <div class="form__actions">
+          {isPreviewGone ? null : (
+            <button type="button" class="button" onClick={reloadPreview}>
+              Retry
+            </button>
+          )}
+          <Link to={{ name: 'sites' }} class="button">
+            Go to your sites
+          </Link>
+        </div>
       </>
     ) : (
       <Loading />
     )
   }
-  const { site, role, invitedBy, expiresAt, email } = preview.data
-  const isForAnotherAddress = email !== null && !sameAddress(email, account.email)
+  const { site, role, invitedBy, expiresAt, email, boundToEmail, forYou } = preview.data
   const accept = async () => {
     setIsBusy(true)
     try {
@@ -64,6 +80,8 @@ export function InvitePage({ account, onLogOut }: InvitePageProps) {
       forgetInvitation()
       navigate({ name: 'site', siteId: joined.id, tab: 'analytics' }, { replace: true })
     } catch (caught) {
+      // Used or revoked since the preview: nothing left to come back to after a log-in.
+      if (isGone(caught)) forgetInvitation()
       setError(caught)
       setIsBusy(false)
     }
@@ -80,6 +98,7 @@ export function InvitePage({ account, onLogOut }: InvitePageProps) {
     forgetInvitation()
     navigate({ name: 'sites' }, { replace: true })
   }
+  const canAccept = forYou && !isForAnotherAccount(error)
   return (
     <>
       <PageHeading title="Invitation" />
@@ -90,26 +109,29 @@ export function InvitePage({ account, onLogOut }: InvitePageProps) {
         {role === 'viewer' ? 'A viewer reads the site, its analytics and logs, and changes nothing.' : 'An admin may do everything on the site but delete it.'} The
         link works until {formatDateTime(expiresAt)}.
       </p>
-      {email === null ? null : (
-        <p>
-          Only the account of <strong>{email}</strong> can accept it.
-        </p>
-      )}
-      {isForAnotherAccount(error) || isForAnotherAddress ? (
-        <Notice tone={isForAnotherAccount(error) ? 'error' : 'warning'}>
-          <p>{isForAnotherAccount(error) ? describeError(error) : `This invitation is for another e-mail address: you are logged in as ${account.email}.`}</p>
-          <p>Log out, then log in or sign up with the address it is for: the invitation is kept in this tab.</p>
-          <button type="button" class="button" onClick={logOutForAnotherAccount} disabled={isBusy}>
-            Log out and use another account
-          </button>
+      {/* Said before Accept, so that nobody joins with the wrong one of their accounts. */}
+      <p class="invitation-account">You are logged in as {account.email}.</p>
+      {canAccept ? (
+        boundToEmail && email !== null ? (
+          <p>It is for your address, {email}: only this account can accept it.</p>
+        ) : null
+      ) : (
+        // The address it is bound to is not shown: the link may have been forwarded to whoever holds it.
+        <Notice tone="warning">
+          <p>This invitation is for another account: only the account with the e-mail address it was sent to can accept it.</p>
+          <p>Log out, then log in or sign up with that address: the invitation is kept in this tab.</p>
         </Notice>
-      ) : error === undefined ? null : (
-        <ErrorNotice error={error} />
       )}
-      <div class="actions">
-        <BusyButton type="button" class="button button--primary" isBusy={isBusy} onClick={() => void accept()}>
-          Accept
-        </BusyButton>
+      {error === undefined || (isForAnotherAccount(error) && !forYou) ? null : <ErrorNotice error={error} />}
+      <div class="form__actions">
+        {canAccept ? (
+          <BusyButton type="button" class="button button--primary" isBusy={isBusy} onClick={() => void accept()}>
+            Accept
+          </BusyButton>
+        ) : null}
+        <button type="button" class={canAccept ? 'button' : 'button button--primary'} onClick={logOutForAnotherAccount} disabled={isBusy}>
+          Log out and use another account
+        </button>
         <button type="button" class="button" onClick={decline} disabled={isBusy}>
           Decline
         </button>
