@@ -85,7 +85,7 @@ export function SitePage({ siteId, tab, accountId }: SitePageProps) {
       case 'integration':
         return <IntegrationPanel site={data} onChanged={reload} />
       case 'members':
-        return <MembersPanel site={data} accountId={accountId} />
+        return <MembersPanel site={data} accountId={accountId} onSiteChanged={reload} />
     }
   }
 }

@@ -97,11 +97,18 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
       <Form class="form" onSubmit={() => void save()}>
         {/* A viewer sees the URL and the events chosen, disabled (the page says why once). */}
         <fieldset class="fieldset--plain" disabled={!canChangeSite(site)} aria-describedby={canChangeSite(site) ? undefined : 'read-access-note'}>
-          <Field id="webhook-url" label={fieldLabelOf('webhookUrl')} error={state.fieldErrors['settings.webhookUrl']} hint="An https address on your server (plain http too where the service allows private addresses: WEBHOOK_ALLOW_PRIVATE, on by default outside production).">
-            {(control) => (
-              <input {...control} name="webhookUrl" type="url" inputMode="url" autoComplete="off" spellcheck={false} placeholder="https://example.com/hooks/tollgate" value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
-            )}
-          </Field>
+          {canChangeSite(site) ? (
+            <Field id="webhook-url" label={fieldLabelOf('webhookUrl')} error={state.fieldErrors['settings.webhookUrl']} hint="An https address on your server (plain http too where the service allows private addresses: WEBHOOK_ALLOW_PRIVATE, on by default outside production).">
+              {(control) => (
+                <input {...control} name="webhookUrl" type="url" inputMode="url" autoComplete="off" spellcheck={false} placeholder="https://example.com/hooks/tollgate" value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
+              )}
+            </Field>
+          ) : (
+            // The API does not show a viewer the URL (a Slack-style receiver's is a credential), only whether there is one.
+            <p class="field" id="webhook-url-status">
+              {site.settings.webhookUrlSet ? 'A webhook URL is set (hidden from viewers).' : 'No webhook URL is set.'}
+            </p>
+          )}
           <Field
             id="webhook-secret"
             label={fieldLabelOf('webhookSecret')}
