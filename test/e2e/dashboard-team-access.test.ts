@@ -67,8 +67,7 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
   async function invite(role: 'viewer' | 'admin', email = ''): Promise<string> {
     await owner.goto(`${dashboard.origin}/dashboard/sites/${siteId}/members`)
     const form = owner.locator('form').filter({ has: owner.getByRole('button', { name: 'Invite', exact: true }) })
-    // The label's name takes in the option chosen: "Role viewer (reads only)".
-    await form.getByLabel(/^Role\b/).selectOption(role)
+    await form.getByLabel('Role', { exact: true }).selectOption(role)
     await form.getByLabel('Only for this e-mail address (optional)').fill(email)
     await form.getByRole('button', { name: 'Invite', exact: true }).click()
     const link = (await owner.locator('.invitation-link').textContent()) ?? ''
@@ -99,6 +98,8 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
 
     const link = await invite('viewer')
     await owner.locator('li').filter({ hasText: 'Anyone with the link as viewer' }).waitFor()
+    // Its Revoke button says which invitation it revokes.
+    await owner.getByRole('button', { name: /^Revoke the invitation for anyone with the link as viewer, expires \S/ }).waitFor()
     await expectNoAccessibilityViolations(owner, 'members with an invitation made')
     await saveScreenshot(owner, 'members-invitation')
     // Shown once: the tab opened again lists the invitation, not its link.
@@ -122,6 +123,8 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
     expect(new URL(viewer.url()).pathname).toBe('/dashboard/invite')
     expect(new URL(viewer.url()).hash).toBe('')
     expect(await viewer.locator('.invitation-summary').textContent()).toBe(`Join ${siteName} as viewer, invited by ${ownerEmail}.`)
+    // Which account would join, said before Accept.
+    expect(await viewer.locator('.invitation-account').textContent()).toBe(`You are logged in as ${viewerEmail}.`)
     await expectNoAccessibilityViolations(viewer, 'invitation')
     await saveScreenshot(viewer, 'invitation')
 
@@ -138,6 +141,14 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
   }, 60_000)
 
   it("lets the viewer copy the site key and the snippet, and offers no change on any tab, saying why once", async () => {
+    // A webhook URL set by the owner, which a viewer is told of but not shown.
+    const webhookUrl = 'http://127.0.0.1:9/hooks/secret-path'
+    await owner.goto(`${dashboard.origin}/dashboard/sites/${siteId}/webhook`)
+    await owner.getByLabel('Webhook URL').fill(webhookUrl)
+    await owner.getByLabel('Signing secret').fill('a signing secret of some length')
+    await owner.getByRole('button', { name: 'Save webhook' }).click()
+    await owner.getByRole('status').filter({ hasText: 'Webhook saved.' }).waitFor()
+
     const readAccessNote = viewer.locator('.notice').filter({ hasText: 'You have read access to this site' })
     for (const tab of ['analytics', 'log', 'settings', 'webhook', 'integration', 'members']) {
       await viewer.goto(`${dashboard.origin}/dashboard/sites/${siteId}/${tab}`)
@@ -170,7 +181,9 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
 
     await openTab(viewer, 'Webhook')
     await viewer.getByRole('heading', { name: 'Recent deliveries' }).waitFor()
-    expect(await viewer.getByLabel('Webhook URL').isDisabled()).toBe(true)
+    await viewer.getByText('A webhook URL is set (hidden from viewers).').waitFor()
+    expect(await viewer.getByLabel('Webhook URL').count()).toBe(0)
+    expect(await viewer.getByText(webhookUrl).count()).toBe(0)
     expect(await viewer.getByRole('button', { name: 'Save webhook' }).isDisabled()).toBe(true)
     expect(await viewer.getByRole('button', { name: 'Generate' }).isDisabled()).toBe(true)
     expect(await viewer.getByRole('button', { name: 'Send test event' }).count()).toBe(0)
@@ -191,8 +204,26 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
   it('lists the viewer in the owner\'s Members tab; once removed, the viewer\'s reload finds the site gone', async () => {
     await owner.goto(`${dashboard.origin}/dashboard/sites/${siteId}/members`)
     const viewerRow = owner.locator('tbody tr').filter({ hasText: viewerEmail })
-    expect(await viewerRow.getByLabel(`Role of ${viewerEmail}`).inputValue()).toBe('viewer')
+    const roleSelect = viewerRow.getByLabel(`Role of ${viewerEmail}`)
+    expect(await roleSelect.inputValue()).toBe('viewer')
+    // A role chosen is not a role saved: Save role appears for it, and goes when the choice is undone.
+    await roleSelect.selectOption('admin')
+    const saveRole = viewerRow.getByRole('button', { name: `Save role for ${viewerEmail}: admin` })
+    await saveRole.waitFor()
+    await roleSelect.selectOption('viewer')
+    await saveRole.waitFor({ state: 'detached' })
+
+    // Removing is confirmed first; Cancel keeps the member.
+    const removeDialog = owner.getByRole('dialog', { name: 'Remove this member?' })
     await viewerRow.getByRole('button', { name: `Remove ${viewerEmail}` }).click()
+    await removeDialog.getByText(viewerEmail).waitFor()
+    await expectNoAccessibilityViolations(owner, 'removing a member')
+    await removeDialog.getByRole('button', { name: 'Cancel' }).click()
+    await removeDialog.waitFor({ state: 'hidden' })
+    await owner.reload()
+    await viewerRow.waitFor()
+    await viewerRow.getByRole('button', { name: `Remove ${viewerEmail}` }).click()
+    await removeDialog.getByRole('button', { name: 'Remove member' }).click()
     await viewerRow.waitFor({ state: 'detached' })
 
     await viewer.reload()
@@ -219,6 +250,20 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
     // The owner still has it.
     await owner.goto(`${dashboard.origin}/dashboard/sites/${siteId}/integration`)
     await owner.getByRole('button', { name: 'Delete site' }).waitFor()
+
+    // An admin making themself a viewer confirms it, and the tab then stops offering what a viewer cannot do.
+    await openTab(admin, 'Members')
+    const adminRow = admin.locator('tbody tr').filter({ has: admin.getByRole('button', { name: 'Leave this site' }) })
+    const adminEmail = (await adminRow.locator('td').first().textContent()) ?? ''
+    await adminRow.getByLabel(`Role of ${adminEmail}`).selectOption('viewer')
+    await adminRow.getByRole('button', { name: `Save role for ${adminEmail}: viewer` }).click()
+    const demoteDialog = admin.getByRole('dialog', { name: 'Make yourself a viewer?' })
+    await demoteDialog.getByRole('button', { name: 'Make me a viewer' }).click()
+    await admin.locator('.page-heading .badge').filter({ hasText: 'Shared with you: viewer' }).waitFor()
+    await admin.locator('.notice').filter({ hasText: 'You have read access to this site' }).waitFor()
+    expect(await admin.getByRole('button', { name: 'Invite', exact: true }).count()).toBe(0)
+    expect(await admin.getByRole('combobox').count()).toBe(0)
+    expect(await admin.getByRole('button', { name: /^Remove / }).count()).toBe(0)
   }, 60_000)
 
   it('tells an account that opens a link bound to another address, and lets it log out for the right one', async () => {
@@ -227,9 +272,11 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
     const page = await openLoggedIn(stranger)
     await page.goto(link)
     await page.getByRole('heading', { name: 'Invitation' }).waitFor()
-    await page.getByText(`This invitation is for another e-mail address: you are logged in as ${stranger.email}.`).waitFor()
-    await page.getByRole('button', { name: 'Accept' }).click()
-    await page.getByRole('alert').filter({ hasText: 'This invitation is for another e-mail address: log in with that account to accept it.' }).waitFor()
+    await page.getByRole('status').filter({ hasText: 'This invitation is for another account' }).waitFor()
+    expect(await page.locator('.invitation-account').textContent()).toBe(`You are logged in as ${stranger.email}.`)
+    // Whoever holds a forwarded link is not told whose address the inviter typed, nor offered an Accept that cannot work.
+    expect(await page.locator('body').textContent()).not.toContain(invitee.email)
+    expect(await page.getByRole('button', { name: 'Accept' }).count()).toBe(0)
     await expectNoAccessibilityViolations(page, 'an invitation for another address')
     await saveScreenshot(page, 'invitation-other-address')
 
@@ -239,8 +286,57 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
     await page.getByLabel('Password').fill(invitee.password)
     await page.getByRole('button', { name: 'Log in' }).click()
     await page.locator('.invitation-summary').filter({ hasText: `Join ${siteName} as viewer` }).waitFor()
-    expect(await page.getByText('This invitation is for another e-mail address').count()).toBe(0)
+    expect(await page.locator('.invitation-account').textContent()).toBe(`You are logged in as ${invitee.email}.`)
+    await page.getByText(`It is for your address, ${invitee.email}: only this account can accept it.`).waitFor()
+    expect(await page.getByText('This invitation is for another account').count()).toBe(0)
     await page.getByRole('button', { name: 'Accept' }).click()
     await page.locator('.page-heading .badge').filter({ hasText: 'Shared with you: viewer' }).waitFor()
+  }, 60_000)
+
+  it('takes a second invitation link opened on the invitation page, out of the address bar, and shows it', async () => {
+    const [first, second] = [await invite('viewer'), await invite('admin')]
+    const page = await openLoggedIn(await createTestAccount(dashboard.service.app))
+    await page.goto(first)
+    await page.locator('.invitation-summary').filter({ hasText: `Join ${siteName} as viewer` }).waitFor()
+    // Only the hash changes: no page load, a hashchange.
+    await page.evaluate((link) => {
+      window.location.href = link
+    }, second)
+    await page.locator('.invitation-summary').filter({ hasText: `Join ${siteName} as admin` }).waitFor()
+    expect(page.url()).toBe(`${dashboard.origin}/dashboard/invite`)
+    expect(await page.evaluate(() => sessionStorage.getItem('tollgate:invitation'))).toBe(new URL(second).hash.slice(1))
+  }, 60_000)
+
+  it('confirms revoking an invitation, and a dead link leaves the tab with a way out instead of coming back at every log-in', async () => {
+    const boundTo = randomEmail()
+    const link = await invite('viewer', boundTo)
+    const revokeButton = owner.getByRole('button', { name: `Revoke the invitation for ${boundTo} as viewer, expires ` })
+    const revokeDialog = owner.getByRole('dialog', { name: 'Revoke this invitation?' })
+    await revokeButton.click()
+    await revokeDialog.getByText(`The link for ${boundTo} as viewer stops working at once`).waitFor()
+    await revokeDialog.getByRole('button', { name: 'Cancel' }).click()
+    await revokeDialog.waitFor({ state: 'hidden' })
+    expect(await revokeButton.count()).toBe(1)
+    await revokeButton.click()
+    await revokeDialog.getByRole('button', { name: 'Revoke invitation' }).click()
+    await revokeButton.waitFor({ state: 'detached' })
+
+    const account = await createTestAccount(dashboard.service.app)
+    const page = await openLoggedIn(account)
+    await page.goto(link)
+    await page.getByRole('alert').filter({ hasText: 'This invitation is unknown, expired, revoked or used already' }).waitFor()
+    await expect.poll(() => page.evaluate(() => sessionStorage.getItem('tollgate:invitation'))).toBeNull()
+    await expectNoAccessibilityViolations(page, 'a dead invitation link')
+    await page.getByRole('link', { name: 'Go to your sites' }).click()
+    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
+
+    // A later log-in in this tab opens the sites, not the dead invitation.
+    await page.getByRole('button', { name: 'Log out' }).click()
+    await page.getByRole('heading', { name: 'Log in' }).waitFor()
+    await page.getByLabel('E-mail address').fill(account.email)
+    await page.getByLabel('Password').fill(account.password)
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
+    expect(new URL(page.url()).pathname).not.toBe('/dashboard/invite')
   }, 60_000)
 })
