@@ -31,6 +31,10 @@ export const errorCatalogue = {
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   token_spent: { status: 409, message: 'The token has expired or was used already; the page gets a new one.' },
   email_taken: { status: 409, message: 'An account with this e-mail address exists already.' },
+  owner_role_fixed: {
+    status: 409,
+    message: "A site's owner stays its owner: the owner's role cannot be changed, nor the owner removed (the owner may delete the site).",
+  },
   webhook_not_configured: { status: 409, message: 'The site has no webhook URL and secret; set settings.webhookUrl and settings.webhookSecret first.' },
   precondition_failed: { status: 412, message: 'The site changed after you read it (If-Match); read it again and reapply your change.' },
   request_timeout: { status: 408, message: 'The request did not arrive in time.' },

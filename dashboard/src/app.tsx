@@ -4,7 +4,9 @@ import { ApiRequestError, onUnauthorized } from './api/client.js'
 import type { Account } from './api/types.js'
 import { Layout } from './components/layout.js'
 import { ErrorNotice, Loading } from './components/notice.js'
-import { navigate, useRoute } from './lib/router.js'
+import { pendingInvitation, takeInvitationFromAddress } from './lib/pending-invitation.js'
+import { navigate, parseRoute, useRoute } from './lib/router.js'
+import { InvitePage } from './pages/invite-page.js'
 import { AccountPage } from './pages/account-page.js'
 import { ActivityPage } from './pages/activity-page.js'
 import { ApiKeysPage } from './pages/api-keys-page.js'
@@ -21,7 +23,22 @@ type Session =
   | { status: 'signed-in'; account: Account }
 
 export function App() {
+  // Before anything renders: the token leaves the address bar at once (lib/pending-invitation).
+  useState(takeInvitationFromAddress)
   const route = useRoute()
+  // Another invitation link opened in this tab while the dashboard is open (on /dashboard/invite,
+  // say) changes only the hash, which reloads nothing: take the new token out of the address too,
+  // and open the invitation page afresh for it (its key), after the log-in if there is one first.
+  const [invitationGeneration, setInvitationGeneration] = useState(0)
+  useEffect(() => {
+    const takeNewInvitation = () => {
+      if (!takeInvitationFromAddress()) return
+      setInvitationGeneration((generation) => generation + 1)
+      if (parseRoute(window.location.pathname).name !== 'invite') navigate({ name: 'invite' }, { replace: true })
+    }
+    window.addEventListener('hashchange', takeNewInvitation)
+    return () => window.removeEventListener('hashchange', takeNewInvitation)
+  }, [])
   const [session, setSession] = useState<Session>({ status: 'checking' })
 
   const checkSession = useCallback(() => {
@@ -44,7 +61,9 @@ export function App() {
 
   const onSignedIn = useCallback((account: Account) => {
     setSession({ status: 'signed-in', account })
-    if (route.name === 'login' || route.name === 'signup') navigate({ name: 'sites' }, { replace: true })
+    // An invitation link opened logged out comes back to its page after the log-in or sign-up.
+    if (pendingInvitation() !== undefined) navigate({ name: 'invite' }, { replace: true })
+    else if (route.name === 'login' || route.name === 'signup') navigate({ name: 'sites' }, { replace: true })
   }, [route.name])
 
   // Only a log-out the service confirmed (or a session it no longer knows) signs the page out:
@@ -103,7 +122,9 @@ export function App() {
       case 'new-site':
         return <NewSitePage />
       case 'site':
-        return <SitePage key={route.siteId} siteId={route.siteId} tab={route.tab} />
+        return <SitePage key={route.siteId} siteId={route.siteId} tab={route.tab} accountId={account.id} />
+      case 'invite':
+        return <InvitePage key={invitationGeneration} account={account} onLogOut={onLogOut} />
       case 'api-keys':
         return <ApiKeysPage email={account.email} />
       case 'activity':

@@ -5,10 +5,12 @@ import { isMethodAllowed, type ApiKeyAccess } from '../domain/accounts/api-key-a
 import { bearerTokenOf, hashToken, isApiKeyShaped } from '../domain/accounts/tokens.js'
 import { isUuid } from '../domain/uuid.js'
 import type { Site } from '../domain/sites/site.js'
+import { isAllowed, type SiteAccess, type SiteRole } from '../domain/sites/site-roles.js'
 import { ApiError } from '../errors.js'
 import { createAccountRepository, type AccountRepository } from '../storage/sql/account-repository.js'
 import { createApiKeyRepository, type ApiKeyRepository } from '../storage/sql/api-key-repository.js'
 import { createSessionRepository, type SessionRepository } from '../storage/sql/session-repository.js'
+import { createSiteMemberRepository } from '../storage/sql/site-member-repository.js'
 
 export const SESSION_COOKIE = 'tollgate_session'
 
@@ -26,6 +28,32 @@ export function sessionCookieName(config: Pick<Config, 'environment'>): string {
   return hostCookieName(SESSION_COOKIE, config)
 }
 export const SESSION_LIFETIME_MS = 14 * 24 * 3_600_000
+
+/** What the site routes answer for a site the account has no part in (or that is gone). */
+export const SITE_NOT_FOUND_MESSAGE = 'There is no site with this id in your account or shared with it.'
+
+/** A site, and the requesting account's role on it. */
+export interface AccessibleSite {
+  site: Site
+  role: SiteRole
+}
+
+/** Why a member's role does not allow what was asked, in words that say whom to ask. */
+function refusalFor(role: SiteRole, access: SiteAccess): string {
+  if (access === 'own') return "Only the site's owner may do this (delete the site); admins may do everything else."
+  return `You are a ${role} of this site: you can read it, not change it. Its owner or an admin can make you an admin.`
+}
+
+/**
+ * The account's role on a site when it allows `access`: 404 not_found when it has none (no
+ * member, or the site is gone), 403 forbidden when its role does not allow it. findSite asks it
+ * before a request's work, auditedSiteTransaction again under the site's lock.
+ */
+export function allowedRole(role: SiteRole | undefined, access: SiteAccess): SiteRole {
+  if (role === undefined) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
+  if (!isAllowed(role, access)) throw new ApiError('forbidden', refusalFor(role, access))
+  return role
+}
 
 export interface AuthenticatedAccount {
   id: string
@@ -50,8 +78,13 @@ declare module 'fastify' {
      * from our own pages, and 403 forbidden for a read-only API key's request other than GET or HEAD.
      */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
-    /** The authenticated account's site with this id; 404 not_found for any other id, UUID or not. */
-    findOwnedSite: (request: FastifyRequest, siteId: string) => Promise<Site>
+    /**
+     * The site with this id if the authenticated account may do what `access` names there (as its
+     * owner or a member of it), with the account's role: 404 not_found for any id the account has
+     * no part in, UUID or not; 403 forbidden for a member whose role does not allow it. A change
+     * asks again under the site's lock (auditedSiteTransaction): this answer may be stale by then.
+     */
+    findSite: (request: FastifyRequest, siteId: string, access: SiteAccess) => Promise<AccessibleSite>
   }
   interface FastifyRequest {
     account: AuthenticatedAccount | null
@@ -96,7 +129,8 @@ export function namesApiKey(authorization: string | undefined): authorization is
 
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS'])
 
-function expectedOrigin(request: FastifyRequest, config: Pick<Config, 'publicUrl'>): string | undefined {
+/** The service's own origin: PUBLIC_URL, else the request's; what pages, and links to them, are served from. */
+export function expectedOrigin(request: FastifyRequest, config: Pick<Config, 'publicUrl'>): string | undefined {
   if (config.publicUrl !== undefined) return config.publicUrl
   try {
     return new URL(`${request.protocol}://${request.host}`).origin
@@ -175,6 +209,7 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
   const accounts = createAccountRepository(app.database)
   const sessions = createSessionRepository(app.database)
   const apiKeys = createApiKeyRepository(app.database)
+  const members = createSiteMemberRepository(app.database)
 
   app.decorate('accounts', accounts)
   app.decorate('sessions', sessions)
@@ -219,12 +254,15 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
     request.authentication = { method: 'session', sessionId: session.sessionId }
   })
 
-  app.decorate('findOwnedSite', async (request: FastifyRequest, siteId: string) => {
+  app.decorate('findSite', async (request: FastifyRequest, siteId: string, access: SiteAccess) => {
     const account = accountOf(request)
     // Unknown, malformed and foreign ids answer alike, so ids of other accounts' sites cannot be probed.
     const site = isUuid(siteId) ? await app.sites.findById(siteId) : undefined
-    if (site === undefined || site.accountId !== account.id) throw new ApiError('not_found', 'There is no site with this id in your account.')
-    return site
+    // The membership is read on every request, never cached: one removed, or made a viewer, on
+    // any instance is refused by every instance from the next request on.
+    if (site === undefined) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
+    const role = site.accountId === account.id ? 'owner' : await members.findRole(site.id, account.id)
+    return { site, role: allowedRole(role, access) }
   })
 }
 

@@ -129,6 +129,7 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'two_factor_required',
   'two_factor_invalid',
   'webhook_not_configured',
+  'owner_role_fixed',
   'clearance_required',
   'token_invalid',
   'token_spent',

@@ -82,8 +82,21 @@ export function errorCodeOf(error: FastifyError | Error): ErrorCode {
   if (error instanceof ApiError) return error.code
   const status = (error as FastifyError).statusCode ?? 500
   if (status < 500) return codeByStatus[status] ?? 'validation_error'
-  return isOutage(error) ? 'service_unavailable' : 'internal_error'
+  return isOutage(error) || isTransactionConflict(error) ? 'service_unavailable' : 'internal_error'
 }
+
+/**
+ * PostgreSQL ended the request's transaction for a conflict with another one: a deadlock (40P01)
+ * or a serialization failure (40001). The request did nothing and the same request again may
+ * well pass, which 503 tells a client and 500 does not. Such a failure is still logged in full,
+ * as a bug: the service takes its locks in one order so that deadlocks do not happen.
+ */
+function isTransactionConflict(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code
+  return code === '40P01' || code === '40001'
+}
+
+const TRANSACTION_CONFLICT_MESSAGE = 'The database ended this request in a conflict with another one at the same moment; nothing was changed. Retry it.'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -135,8 +148,9 @@ async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
       const message = details !== undefined ? INVALID_REQUEST_MESSAGE : clientMessage(error, code)
       return reply.code(errorCatalogue[code].status).send(errorBody(code, request.id, message, details))
     }
-    app.logFailure(request, error, code === 'service_unavailable' ? 'request failed' : 'unhandled error')
-    return reply.code(errorCatalogue[code].status).send(errorBody(code, request.id))
+    const isConflict = isTransactionConflict(error)
+    app.logFailure(request, error, isConflict ? 'transaction conflict' : code === 'service_unavailable' ? 'request failed' : 'unhandled error')
+    return reply.code(errorCatalogue[code].status).send(errorBody(code, request.id, isConflict ? TRANSACTION_CONFLICT_MESSAGE : undefined))
   })
 
   // The routes' paths as patterns, by method: a path that exists with other methods answers 405

@@ -2,9 +2,13 @@ import { randomUUID } from 'node:crypto'
 import type { HTTPMethods } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import type { App } from '../../src/app.js'
+import { isUuid } from '../../src/domain/uuid.js'
 import { asBrowser, asScript, createTestSite, OWN_ORIGIN, type TestAccount } from './dashboard-client.js'
 
-/** A route under /api/v1/sites/{id}: `path` contains `{id}`. */
+/**
+ * A route under /api/v1/sites/{id}: `path` contains `{id}`, and may contain `{ownerId}` (the
+ * owner's account id) and `{invitationId}` (a pending invitation of the site, made for the test).
+ */
 export interface SiteRouteCase {
   method: Extract<HTTPMethods, 'GET' | 'POST' | 'PUT' | 'DELETE'>
   path: string
@@ -25,7 +29,30 @@ export const dashboardSiteRoutes: SiteRouteCase[] = [
   { method: 'GET', path: '/api/v1/sites/{id}/surge', ownerStatus: 200 },
   { method: 'GET', path: '/api/v1/sites/{id}/verifications', ownerStatus: 200 },
   { method: 'GET', path: '/api/v1/sites/{id}/verifications/export', ownerStatus: 200 },
+  { method: 'GET', path: '/api/v1/sites/{id}/members', ownerStatus: 200 },
+  // The owner's own membership cannot change: 409 proves the route reached the site.
+  { method: 'PUT', path: '/api/v1/sites/{id}/members/{ownerId}', body: { role: 'viewer' }, ownerStatus: 409 },
+  { method: 'DELETE', path: '/api/v1/sites/{id}/members/{ownerId}', ownerStatus: 409 },
+  { method: 'POST', path: '/api/v1/sites/{id}/invitations', body: { role: 'viewer' }, ownerStatus: 201 },
+  { method: 'GET', path: '/api/v1/sites/{id}/invitations', ownerStatus: 200 },
+  { method: 'DELETE', path: '/api/v1/sites/{id}/invitations/{invitationId}', ownerStatus: 204 },
 ]
+
+/** The site routes of the webhook (their behaviour is tested in webhooks*.test.ts). */
+export const webhookSiteRoutes: SiteRouteCase[] = [
+  { method: 'GET', path: '/api/v1/sites/{id}/webhook-deliveries', ownerStatus: 200 },
+  { method: 'POST', path: '/api/v1/sites/{id}/webhook/test', ownerStatus: 409 },
+]
+
+/** The route's URL for the site: {id}, {ownerId} and {invitationId} filled in (an invitation made by the owner's key). */
+export async function siteRouteUrl(app: App, route: SiteRouteCase, siteId: string, owner: TestAccount): Promise<string> {
+  let url = route.path.replace('{id}', siteId).replace('{ownerId}', owner.id)
+  if (url.includes('{invitationId}')) {
+    const created = await app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/invitations`, headers: asScript(owner), payload: { role: 'viewer' } })
+    url = url.replace('{invitationId}', created.json<{ id: string }>().id)
+  }
+  return url
+}
 
 export interface AuthCaseContext {
   app: App
@@ -44,10 +71,12 @@ export function describeSiteRouteAuthCases(routes: SiteRouteCase[], getContext: 
   for (const route of routes) {
     describe(`${route.method} ${route.path}`, () => {
       const call = async (siteId: string, headers: Record<string, string>) => {
-        const { app } = getContext()
+        const { app, owner } = getContext()
+        // A malformed id reaches no site: the route's other ids are the owner's own, unused.
+        const url = isUuid(siteId) ? await siteRouteUrl(app, route, siteId, owner) : route.path.replace('{id}', siteId).replace('{ownerId}', owner.id).replace('{invitationId}', randomUUID())
         return app.inject({
           method: route.method,
-          url: route.path.replace('{id}', siteId),
+          url,
           headers,
           ...(route.body === undefined ? {} : { payload: route.body }),
         })

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe } from 'vitest'
-import { dashboardSiteRoutes, describeSiteRouteAuthCases } from '../helpers/auth-cases.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { dashboardSiteRoutes, describeSiteRouteAuthCases, webhookSiteRoutes } from '../helpers/auth-cases.js'
 import { createTestAccount, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 
@@ -14,5 +14,14 @@ describe('site routes: authentication and isolation', () => {
   })
   afterAll(() => service.close())
 
-  describeSiteRouteAuthCases(dashboardSiteRoutes, () => ({ app: service.app, owner, stranger }))
+  it('lists every route under /api/v1/sites/{id} that the API documents, so that a new one cannot skip these checks', async () => {
+    const document = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<{ paths: Record<string, Record<string, unknown>> }>()
+    const documented = Object.entries(document.paths)
+      .filter(([path]) => path.startsWith('/api/v1/sites/{id}'))
+      .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{accountId\}/, '{ownerId}')}`))
+    const listed = [...dashboardSiteRoutes, ...webhookSiteRoutes].map((route) => `${route.method} ${route.path}`)
+    expect(documented.sort()).toEqual(listed.sort())
+  })
+
+  describeSiteRouteAuthCases([...dashboardSiteRoutes, ...webhookSiteRoutes], () => ({ app: service.app, owner, stranger }))
 })

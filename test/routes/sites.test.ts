@@ -9,6 +9,7 @@ const neverSite: SecretKeyHolder = { secretKeyHash: '', previousSecrets: [] }
 
 const defaultSettingsView = {
   webhookUrl: null,
+  webhookUrlSet: false,
   webhookSecretSet: false,
   webhookEvents: ['verification.blocked'],
   difficulty: 18,
@@ -51,6 +52,7 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
       previousSecretExpiresAt: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      role: 'owner',
     })
     const stored = await service.app.sites.findById(site.id)
     expect(stored?.accountId).toBe(account.id)
@@ -74,6 +76,7 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
     expect(site.settings).toEqual({
       ...defaultSettingsView,
       webhookUrl: 'https://hooks.example.com/tollgate',
+      webhookUrlSet: true,
       webhookSecretSet: true,
       difficulty: 20,
       blockThreshold: 90,
@@ -236,11 +239,23 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
 
   it('answers 503 service_unavailable, not 500, when the database cancels a statement that ran too long', async () => {
     const canceled = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })
-    const query = vi.spyOn(service.app.sites, 'listByAccount').mockRejectedValueOnce(canceled)
+    const query = vi.spyOn(service.app.sites, 'listVisibleTo').mockRejectedValueOnce(canceled)
     try {
       const response = await service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asScript(account) })
       expect(response.statusCode).toBe(503)
       expect(response.json().error.code).toBe('service_unavailable')
+    } finally {
+      query.mockRestore()
+    }
+  })
+
+  it.each([['a deadlock', '40P01'], ['a serialization failure', '40001']])('answers 503 service_unavailable, not 500, when the database ends a transaction for %s', async (_, code) => {
+    const conflict = Object.assign(new Error('deadlock detected'), { code })
+    const query = vi.spyOn(service.app.sites, 'listVisibleTo').mockRejectedValueOnce(conflict)
+    try {
+      const response = await service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asScript(account) })
+      expect(response.statusCode).toBe(503)
+      expect(response.json().error).toMatchObject({ code: 'service_unavailable', message: expect.stringContaining('Retry') })
     } finally {
       query.mockRestore()
     }

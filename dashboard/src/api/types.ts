@@ -10,7 +10,9 @@ export interface Account {
 export type WebhookEvent = 'verification.blocked' | 'surge.started' | 'surge.ended'
 
 export interface SiteSettings {
+  /** null for a viewer, whatever is set: for Slack-style receivers the URL is a credential (webhookUrlSet says whether one is). */
   webhookUrl: string | null
+  webhookUrlSet: boolean
   webhookSecretSet: boolean
   /** The events the webhook is sent, in the API's order. */
   webhookEvents: WebhookEvent[]
@@ -38,6 +40,8 @@ export interface Site {
   previousSecretExpiresAt: string | null
   createdAt: string
   updatedAt: string
+  /** The account's role on the site: its own (owner), or shared with it (admin: all but deleting it; viewer: reads only). */
+  role: SiteRole
   /** The ETag the site was read with (from the answer's header, not its body), for If-Match. */
   etag?: string
 }
@@ -56,7 +60,7 @@ export interface SecretRotation {
 export interface SiteUpdate {
   name?: string
   domains?: string[]
-  settings?: { [Key in Exclude<keyof SiteSettings, 'webhookSecretSet'>]?: SiteSettings[Key] | null } & { webhookSecret?: string | null }
+  settings?: { [Key in Exclude<keyof SiteSettings, 'webhookSecretSet' | 'webhookUrlSet'>]?: SiteSettings[Key] | null } & { webhookSecret?: string | null }
 }
 
 /** What a key may do: anything the dashboard API allows a key, or only read (GET). */
@@ -250,4 +254,42 @@ export interface AuditEvent {
 export interface AuditLogPage {
   items: AuditEvent[]
   nextCursor: string | null
+}
+
+export type SiteRole = 'owner' | 'admin' | 'viewer'
+export type MemberRole = Exclude<SiteRole, 'owner'>
+
+export interface SiteMember {
+  accountId: string
+  email: string
+  role: SiteRole
+  since: string
+}
+
+export interface SiteInvitation {
+  id: string
+  role: MemberRole
+  email: string | null
+  invitedBy: string
+  createdAt: string
+  expiresAt: string
+}
+
+/** Only the answer that made it carries the token and its link. */
+export interface CreatedInvitation extends SiteInvitation {
+  token: string
+  url: string
+}
+
+export interface InvitationPreview {
+  site: { id: string; name: string }
+  role: MemberRole
+  invitedBy: string
+  /** Whether only the account with one e-mail address may accept it. */
+  boundToEmail: boolean
+  /** Whether this account may accept it (false: bound to another account's address, which is not shown). */
+  forYou: boolean
+  /** The bound address when it is this account's; else null. */
+  email: string | null
+  expiresAt: string
 }

@@ -49,6 +49,17 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
       { action: 'verification.label_removed', label: 'Verification label removed' },
     ],
   },
+  {
+    label: 'Site members',
+    actions: [
+      { action: 'site.invitation_created', label: 'Invitation made' },
+      { action: 'site.invitation_revoked', label: 'Invitation revoked' },
+      { action: 'site.member_joined', label: 'Member joined' },
+      { action: 'site.member_role_changed', label: 'Member role changed' },
+      { action: 'site.member_removed', label: 'Member removed' },
+      { action: 'site.member_left', label: 'Member left' },
+    ],
+  },
 ]
 
 /** Longer lists (a site's allowed addresses) are cut after this many entries in a sentence. */
@@ -213,6 +224,20 @@ export function describeAuditEvent(event: AuditEvent): string {
     }
     case 'site.previous_secrets_ended':
       return `Stopped the previous secret keys of ${siteName}`
+    case 'site.invitation_created': {
+      const email = textOf(details.email)
+      return `Invited ${email ?? 'anyone with the link'} to ${siteName} as ${textOf(details.role) ?? 'a member'}`
+    }
+    case 'site.invitation_revoked':
+      return `Revoked the invitation of ${textOf(details.email) ?? 'anyone with the link'} to ${siteName}`
+    case 'site.member_joined':
+      return `${textOf(details.email) ?? 'An account'} joined ${siteName} as ${textOf(details.role) ?? 'a member'}`
+    case 'site.member_role_changed':
+      return `Made ${textOf(details.email) ?? 'a member'} ${textOf(details.to) ?? 'another role'} of ${siteName} (was ${textOf(details.from) ?? 'unknown'})`
+    case 'site.member_removed':
+      return `Removed ${textOf(details.email) ?? 'a member'} from ${siteName}`
+    case 'site.member_left':
+      return `${textOf(details.email) ?? 'A member'} left ${siteName}`
     case 'verification.labeled': {
       const reason = textOf(details.reason)
       return `Labeled verification ${textOf(details.verificationId) ?? ''} of ${siteName} ${textOf(details.label) ?? ''}${reason === undefined ? '' : ` (${reason.replaceAll('_', ' ')})`}`

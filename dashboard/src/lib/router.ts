@@ -3,8 +3,8 @@ import { useEffect, useState } from 'preact/hooks'
 /** Where the app is mounted; the service serves index.html for every path below it. */
 export const BASE_PATH = '/dashboard'
 
-export type SiteTab = 'analytics' | 'log' | 'settings' | 'webhook' | 'integration'
-export const siteTabs: readonly SiteTab[] = ['analytics', 'log', 'settings', 'webhook', 'integration']
+export type SiteTab = 'analytics' | 'log' | 'settings' | 'webhook' | 'integration' | 'members'
+export const siteTabs: readonly SiteTab[] = ['analytics', 'log', 'settings', 'webhook', 'integration', 'members']
 
 export type Route =
   | { name: 'login' }
@@ -15,6 +15,7 @@ export type Route =
   | { name: 'api-keys' }
   | { name: 'activity' }
   | { name: 'account' }
+  | { name: 'invite' }
   | { name: 'not-found' }
 
 export function parseRoute(pathname: string): Route {
@@ -27,6 +28,7 @@ export function parseRoute(pathname: string): Route {
   if (parts.length === 1 && first === 'api-keys') return { name: 'api-keys' }
   if (parts.length === 1 && first === 'activity') return { name: 'activity' }
   if (parts.length === 1 && first === 'account') return { name: 'account' }
+  if (parts.length === 1 && first === 'invite') return { name: 'invite' }
   if (parts.length === 1 && first === 'sites') return { name: 'sites' }
   if (first === 'sites' && second === 'new' && parts.length === 2) return { name: 'new-site' }
   if (first === 'sites' && second !== undefined && parts.length <= 3) {
@@ -54,6 +56,8 @@ export function pathOf(route: Route): string {
       return `${BASE_PATH}/activity`
     case 'account':
       return `${BASE_PATH}/account`
+    case 'invite':
+      return `${BASE_PATH}/invite`
     case 'not-found':
       return `${BASE_PATH}/`
   }

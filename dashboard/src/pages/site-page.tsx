@@ -5,9 +5,11 @@ import { Link } from '../components/link.js'
 import { ErrorNotice, Loading } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import type { SiteTab } from '../lib/router.js'
+import { canChangeSite } from '../lib/site-access.js'
 import { useLoader } from '../lib/use-loader.js'
 import { AnalyticsPanel } from './site/analytics-panel.js'
 import { IntegrationPanel } from './site/integration-panel.js'
+import { MembersPanel } from './site/members-panel.js'
 import { SettingsPanel } from './site/settings-panel.js'
 import { VerificationLogPanel } from './site/verification-log-panel.js'
 import { WebhookPanel } from './site/webhook-panel.js'
@@ -18,14 +20,16 @@ const tabLabels: Record<SiteTab, string> = {
   settings: 'Settings',
   webhook: 'Webhook',
   integration: 'Keys and snippet',
+  members: 'Members',
 }
 
 interface SitePageProps {
   siteId: string
   tab: SiteTab
+  accountId: string
 }
 
-export function SitePage({ siteId, tab }: SitePageProps) {
+export function SitePage({ siteId, tab, accountId }: SitePageProps) {
   const load = useCallback(() => fetchSite(siteId), [siteId])
   const [site, reload] = useLoader(load, siteId)
   if (site.data === undefined) {
@@ -45,6 +49,7 @@ export function SitePage({ siteId, tab }: SitePageProps) {
         <Link to={{ name: 'sites' }}>Sites</Link> <span aria-hidden="true">›</span>
       </p>
       <PageHeading title={site.data.name} documentTitle={`${tabLabels[tab]} · ${site.data.name}`}>
+        {site.data.role === 'owner' ? null : <span class="badge">Shared with you: {site.data.role}</span>}
         <Link to={{ name: 'activity' }} query={{ site: site.data.id }} class="button button--small">
           Activity of this site
         </Link>
@@ -56,6 +61,13 @@ export function SitePage({ siteId, tab }: SitePageProps) {
           </Link>
         ))}
       </nav>
+      {/* Said once for the page: each panel only disables or leaves out its own write controls. */}
+      {canChangeSite(site.data) ? null : (
+        <p class="notice notice--info" id="read-access-note">
+          You have read access to this site: you can see its settings, analytics, logs and members, and copy its keys, but
+          not change them. Its owner or an admin can make you an admin.
+        </p>
+      )}
       {renderPanel(site.data)}
     </>
   )
@@ -72,6 +84,8 @@ export function SitePage({ siteId, tab }: SitePageProps) {
         return <WebhookPanel site={data} onSaved={reload} />
       case 'integration':
         return <IntegrationPanel site={data} onChanged={reload} />
+      case 'members':
+        return <MembersPanel site={data} accountId={accountId} onSiteChanged={reload} />
     }
   }
 }

@@ -32,6 +32,7 @@ export function SitesPage() {
             <li key={site.id} class="card site-list__item">
               <h2 class="site-list__name">
                 <Link to={{ name: 'site', siteId: site.id, tab: 'analytics' }}>{site.name}</Link>
+                {site.role === 'owner' ? null : <span class="badge"> shared with you: {site.role}</span>}
               </h2>
               <dl class="facts">
                 <div>

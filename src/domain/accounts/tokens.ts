@@ -35,3 +35,13 @@ export function hashToken(token: string): string {
 export function bearerTokenOf(authorization: string | undefined): string | undefined {
   return /^Bearer +(\S+)$/i.exec(authorization ?? '')?.[1]
 }
+
+const INVITATION_TOKEN_PREFIX = 'tgi_'
+
+/**
+ * The one-time token of an invitation to a site: a marker (for secret scanners, and so that a
+ * key pasted in its place is told apart) and 256 random bits. Stored only as hashToken's digest.
+ */
+export function generateInvitationToken(): string {
+  return INVITATION_TOKEN_PREFIX + randomBytes(32).toString('base64url')
+}

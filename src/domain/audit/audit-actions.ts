@@ -26,6 +26,12 @@ export const AUDIT_ACTIONS = [
   'site.deleted',
   'site.secret_rotated',
   'site.previous_secrets_ended',
+  'site.invitation_created',
+  'site.invitation_revoked',
+  'site.member_joined',
+  'site.member_role_changed',
+  'site.member_removed',
+  'site.member_left',
   'verification.labeled',
   'verification.label_removed',
 ] as const

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import accountsRoutes from './accounts/index.js'
 import apiKeysRoutes from './api-keys/index.js'
 import auditLogRoutes from './audit-log/index.js'
+import invitationsRoutes from './invitations/index.js'
 import meRoutes from './me/index.js'
 import sessionsRoutes from './sessions/index.js'
 import sitesRoutes from './sites/index.js'
@@ -49,6 +50,7 @@ const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(apiKeysRoutes, { prefix: '/api/v1' })
   await app.register(sitesRoutes, { prefix: '/api/v1' })
   await app.register(webhookRoutes, { prefix: '/api/v1' })
+  await app.register(invitationsRoutes, { prefix: '/api/v1' })
   await app.register(auditLogRoutes, { prefix: '/api/v1' })
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { withDefaultSettings, type Site, type SiteSettings } from '../../domain/sites/site.js'
 import { generateSecretKey, generateSiteKey, hashSecretKey } from '../../domain/sites/site-keys.js'
+import type { SiteRole } from '../../domain/sites/site-roles.js'
 import type { SqlExecutor } from '../ports.js'
 
 interface SiteRow {
@@ -158,6 +159,21 @@ export function createSiteRepository(database: SqlExecutor) {
         [accountId],
       )
       return rows.map(toSite)
+    },
+
+    /**
+     * The sites the account owns and those shared with it, each with its role there, oldest
+     * first: two index lookups (sites_account, site_members_account), whatever the tables hold.
+     */
+    async listVisibleTo(accountId: string): Promise<{ site: Site; role: SiteRole }[]> {
+      const rows = await database.query<SiteRow & { role: SiteRole }>(
+        `SELECT ${siteColumns}, 'owner' AS role FROM sites WHERE account_id = $1
+         UNION ALL
+         SELECT ${siteColumns}, shared.role FROM sites JOIN (SELECT site_id, role FROM site_members WHERE account_id = $1) shared ON shared.site_id = sites.id
+         ORDER BY created_at, id`,
+        [accountId],
+      )
+      return rows.map((row) => ({ site: toSite(row), role: row.role }))
     },
 
     /**

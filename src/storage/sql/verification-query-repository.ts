@@ -263,13 +263,14 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
     },
 
     /**
-     * The rows of any of the account's sites (not of deleted ones) whose ids lie in the range, as
-     * listPage's, each with its site's name: a reference looked up without knowing the site it was
-     * shown on. The range of the primary key finds them among every site's rows.
+     * The rows of any of the account's sites, and of those shared with it (not of deleted ones),
+     * whose ids lie in the range, as listPage's, each with its site's name: a reference looked up
+     * without knowing the site it was shown on. The range of the primary key finds them among
+     * every site's rows.
      */
     async listAccountPage(accountId: string, query: LogPageQuery & { ids: { first: string; last: string } }): Promise<(LogEntry & { siteName: string })[]> {
       const rows = await selectPage<LogRow & { site_name: string }>(
-        where('site_id IN (SELECT sites.id FROM sites WHERE sites.account_id = ?)', accountId),
+        where('site_id IN (SELECT sites.id FROM sites WHERE sites.account_id = ? UNION ALL SELECT site_members.site_id FROM site_members WHERE site_members.account_id = ?)', accountId, accountId),
         query,
         ', (SELECT sites.name FROM sites WHERE sites.id = verifications.site_id) AS site_name',
       )

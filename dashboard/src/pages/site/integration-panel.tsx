@@ -5,6 +5,7 @@ import { ConfirmDialog, focusAfterDialog } from '../../components/confirm-dialog
 import { IntegrationKeys } from '../../components/integration-keys.js'
 import { ErrorNotice, Notice } from '../../components/notice.js'
 import { formatDateTime } from '../../lib/format.js'
+import { canChangeSite, canDeleteSite } from '../../lib/site-access.js'
 import { navigate } from '../../lib/router.js'
 
 type Pending = 'none' | 'rotate' | 'end-previous' | 'delete'
@@ -73,47 +74,55 @@ export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
         )}
         <IntegrationKeys siteKey={site.siteKey} secretKey={rotation?.secretKey} />
       </section>
-      <section class="card card--danger" aria-labelledby="danger-heading">
-        <h2 id="danger-heading" ref={dangerHeading} tabIndex={-1}>
-          Secret key and deletion
-        </h2>
-        {error === undefined ? null : <ErrorNotice error={error} />}
-        <div class="danger-row">
-          <div>
-            <h3>Rotate the secret key</h3>
-            <p class="muted">
-              Issues a new secret key. The current one keeps working for two hours, so you can deploy the new one without
-              failed calls, unless you stop it at once.
-            </p>
-          </div>
-          <button type="button" class="button button--danger-outline" onClick={openRotation}>
-            Rotate secret key
-          </button>
-        </div>
-        {site.previousSecretExpiresAt === null ? null : (
+      {/* A viewer copies the keys and the snippet above, and is offered none of these changes. */}
+      {canChangeSite(site) ? (
+        <section class="card card--danger" aria-labelledby="danger-heading">
+          <h2 id="danger-heading" ref={dangerHeading} tabIndex={-1}>
+            {canDeleteSite(site) ? 'Secret key and deletion' : 'Secret key'}
+          </h2>
+          {error === undefined ? null : <ErrorNotice error={error} />}
           <div class="danger-row">
             <div>
-              <h3>Previous secret keys</h3>
+              <h3>Rotate the secret key</h3>
               <p class="muted">
-                The secret keys your last rotations replaced (two at most) still work, the last of them until{' '}
-                {formatDateTime(site.previousSecretExpiresAt)}.
+                Issues a new secret key. The current one keeps working for two hours, so you can deploy the new one without
+                failed calls, unless you stop it at once.
               </p>
             </div>
-            <button type="button" class="button button--danger-outline" onClick={() => setPending('end-previous')}>
-              Stop the previous keys now
+            <button type="button" class="button button--danger-outline" onClick={openRotation}>
+              Rotate secret key
             </button>
           </div>
-        )}
-        <div class="danger-row">
-          <div>
-            <h3>Delete this site</h3>
-            <p class="muted">Its keys stop working and its settings, logs and deliveries are deleted.</p>
-          </div>
-          <button type="button" class="button button--danger" onClick={() => setPending('delete')}>
-            Delete site
-          </button>
-        </div>
-      </section>
+          {site.previousSecretExpiresAt === null ? null : (
+            <div class="danger-row">
+              <div>
+                <h3>Previous secret keys</h3>
+                <p class="muted">
+                  The secret keys your last rotations replaced (two at most) still work, the last of them until{' '}
+                  {formatDateTime(site.previousSecretExpiresAt)}.
+                </p>
+              </div>
+              <button type="button" class="button button--danger-outline" onClick={() => setPending('end-previous')}>
+                Stop the previous keys now
+              </button>
+            </div>
+          )}
+          {/* An admin may do all but delete the site: that stays its owner's (the API answers 403 too). */}
+          {canDeleteSite(site) ? (
+            <div class="danger-row">
+              <div>
+                <h3>Delete this site</h3>
+                <p class="muted">Its keys stop working and its settings, logs and deliveries are deleted.</p>
+              </div>
+              <button type="button" class="button button--danger" onClick={() => setPending('delete')}>
+                Delete site
+              </button>
+            </div>
+          ) : (
+            <p class="muted">Only the site's owner can delete it.</p>
+          )}
+        </section>
+      ) : null}
       <ConfirmDialog
         title="Rotate the secret key?"
         confirmLabel="Rotate secret key"

@@ -9,6 +9,7 @@ import { parseListEntries } from '../../lib/snippet.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { Form } from '../../components/form.js'
 import { BusyButton } from '../../components/busy-button.js'
+import { canChangeSite } from '../../lib/site-access.js'
 
 type NumberSetting = 'difficulty' | 'challengeLifetimeSeconds' | 'challengeThreshold' | 'blockThreshold' | 'maxStepUps' | 'surgeChallengesPerMinute'
 
@@ -131,61 +132,64 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
       <h2 id="settings-heading">Settings</h2>
       <FormOutcome state={state} />
       <Form class="form" onSubmit={() => void submit()}>
-        <Field id="settings-name" label={fieldLabelOf('name')} error={state.fieldErrors.name}>
-          {(control) => <input {...control} name="name" required value={values.name} onInput={(event) => setValue('name', event.currentTarget.value)} />}
-        </Field>
-        <Field
-          id="settings-domains"
-          label={fieldLabelOf('domains')}
-          error={state.fieldErrors.domains}
-          hint="One hostname per line; each allows its subdomains too. Requests from other origins are refused. Empty allows any origin (development only)."
-        >
-          {(control) => (
-            <textarea {...control} name="domains" rows={3} spellcheck={false} autoCapitalize="none" value={values.domains} onInput={(event) => setValue('domains', event.currentTarget.value)} />
-          )}
-        </Field>
-        {listSettings.map(({ key, hint, rows }) => (
-          <Field key={key} id={`settings-${key}`} label={fieldLabelOf(key)} error={state.fieldErrors[`settings.${key}`]} hint={hint}>
+        {/* A viewer reads the settings in their fields, which it cannot change (the page says why once). */}
+        <fieldset class="fieldset--plain" disabled={!canChangeSite(site)} aria-describedby={canChangeSite(site) ? undefined : 'read-access-note'}>
+          <Field id="settings-name" label={fieldLabelOf('name')} error={state.fieldErrors.name}>
+            {(control) => <input {...control} name="name" required value={values.name} onInput={(event) => setValue('name', event.currentTarget.value)} />}
+          </Field>
+          <Field
+            id="settings-domains"
+            label={fieldLabelOf('domains')}
+            error={state.fieldErrors.domains}
+            hint="One hostname per line; each allows its subdomains too. Requests from other origins are refused. Empty allows any origin (development only)."
+          >
             {(control) => (
-              <textarea
-                {...control}
-                name={key}
-                rows={rows}
-                spellcheck={false}
-                autoCapitalize={key === 'blockedCountries' ? 'characters' : 'none'}
-                value={values[key]}
-                onInput={(event) => setValue(key, event.currentTarget.value)}
-              />
+              <textarea {...control} name="domains" rows={3} spellcheck={false} autoCapitalize="none" value={values.domains} onInput={(event) => setValue('domains', event.currentTarget.value)} />
             )}
           </Field>
-        ))}
-        <div class="form__grid">
-          {numberSettings.map(({ key, hint, min, max }) => (
-            <Field key={key} id={`settings-${key}`} label={fieldLabelOf(key)} hint={hint} error={state.fieldErrors[`settings.${key}`]}>
+          {listSettings.map(({ key, hint, rows }) => (
+            <Field key={key} id={`settings-${key}`} label={fieldLabelOf(key)} error={state.fieldErrors[`settings.${key}`]} hint={hint}>
               {(control) => (
-                <input
+                <textarea
                   {...control}
                   name={key}
-                  type="number"
-                  inputMode="numeric"
-                  step={1}
-                  min={min}
-                  max={max}
+                  rows={rows}
+                  spellcheck={false}
+                  autoCapitalize={key === 'blockedCountries' ? 'characters' : 'none'}
                   value={values[key]}
-                  onInput={(event) => {
-                    setValue(key, event.currentTarget.value)
-                    markReadable(key, !event.currentTarget.validity.badInput)
-                  }}
+                  onInput={(event) => setValue(key, event.currentTarget.value)}
                 />
               )}
             </Field>
           ))}
-        </div>
-        <div class="form__actions">
-          <BusyButton type="submit" class="button button--primary" isBusy={state.isBusy}>
-            {state.isBusy ? 'Saving…' : 'Save settings'}
-          </BusyButton>
-        </div>
+          <div class="form__grid">
+            {numberSettings.map(({ key, hint, min, max }) => (
+              <Field key={key} id={`settings-${key}`} label={fieldLabelOf(key)} hint={hint} error={state.fieldErrors[`settings.${key}`]}>
+                {(control) => (
+                  <input
+                    {...control}
+                    name={key}
+                    type="number"
+                    inputMode="numeric"
+                    step={1}
+                    min={min}
+                    max={max}
+                    value={values[key]}
+                    onInput={(event) => {
+                      setValue(key, event.currentTarget.value)
+                      markReadable(key, !event.currentTarget.validity.badInput)
+                    }}
+                  />
+                )}
+              </Field>
+            ))}
+          </div>
+          <div class="form__actions">
+            <BusyButton type="submit" class="button button--primary" isBusy={state.isBusy}>
+              {state.isBusy ? 'Saving…' : 'Save settings'}
+            </BusyButton>
+          </div>
+        </fieldset>
       </Form>
     </section>
   )

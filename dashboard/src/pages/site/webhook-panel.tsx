@@ -14,6 +14,7 @@ import { DeliveriesTable } from './deliveries-table.js'
 import { TestWebhook } from './test-webhook.js'
 import { Form } from '../../components/form.js'
 import { BusyButton } from '../../components/busy-button.js'
+import { canChangeSite } from '../../lib/site-access.js'
 
 interface WebhookPanelProps {
   site: Site
@@ -26,8 +27,8 @@ export function WebhookPanel({ site, onSaved }: WebhookPanelProps) {
   return (
     <>
       <WebhookForm site={site} onSaved={onSaved} />
-      {/* Keyed by the URL: a saved new URL clears the previous one's test result. */}
-      <TestWebhook key={site.settings.webhookUrl ?? ''} site={site} onSent={reloadDeliveries} />
+      {/* Keyed by the URL: a saved new URL clears the previous one's test result. A test event is a change (a delivery), not for viewers. */}
+      {canChangeSite(site) ? <TestWebhook key={site.settings.webhookUrl ?? ''} site={site} onSent={reloadDeliveries} /> : null}
       <section class="card" aria-labelledby="deliveries-heading">
         <div class="card__heading">
           <h2 id="deliveries-heading">Recent deliveries</h2>
@@ -94,76 +95,85 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
       </p>
       <FormOutcome state={state} />
       <Form class="form" onSubmit={() => void save()}>
-        <Field id="webhook-url" label={fieldLabelOf('webhookUrl')} error={state.fieldErrors['settings.webhookUrl']} hint="An https address on your server (plain http too where the service allows private addresses: WEBHOOK_ALLOW_PRIVATE, on by default outside production).">
-          {(control) => (
-            <input {...control} name="webhookUrl" type="url" inputMode="url" autoComplete="off" spellcheck={false} placeholder="https://example.com/hooks/tollgate" value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
+        {/* A viewer sees the URL and the events chosen, disabled (the page says why once). */}
+        <fieldset class="fieldset--plain" disabled={!canChangeSite(site)} aria-describedby={canChangeSite(site) ? undefined : 'read-access-note'}>
+          {canChangeSite(site) ? (
+            <Field id="webhook-url" label={fieldLabelOf('webhookUrl')} error={state.fieldErrors['settings.webhookUrl']} hint="An https address on your server (plain http too where the service allows private addresses: WEBHOOK_ALLOW_PRIVATE, on by default outside production).">
+              {(control) => (
+                <input {...control} name="webhookUrl" type="url" inputMode="url" autoComplete="off" spellcheck={false} placeholder="https://example.com/hooks/tollgate" value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
+              )}
+            </Field>
+          ) : (
+            // The API does not show a viewer the URL (a Slack-style receiver's is a credential), only whether there is one.
+            <p class="field" id="webhook-url-status">
+              {site.settings.webhookUrlSet ? 'A webhook URL is set (hidden from viewers).' : 'No webhook URL is set.'}
+            </p>
           )}
-        </Field>
-        <Field
-          id="webhook-secret"
-          label={fieldLabelOf('webhookSecret')}
-          error={state.fieldErrors['settings.webhookSecret']}
-          badge={
-            <span class={isSecretSet ? 'badge badge--ok' : 'badge'} id="webhook-secret-status">
-              {isSecretSet ? 'Secret is set' : 'No secret set'}
-            </span>
-          }
-          hint={
-            isSecretSet
-              ? 'The secret is never shown again. Leave the field empty to keep it, or enter a new one to replace it.'
-              : 'At least 16 random characters (Generate makes one). Store the same value in your receiver.'
-          }
-        >
-          {(control) => (
-            <div class="input-row">
-              {/* Shown in clear only after "Generate", so the owner can copy it to the receiver. */}
-              <input
-                {...control}
-                {...(isSecretVisible ? { type: 'text' as const } : { type: 'password' as const })}
-                name="webhookSecret"
-                autoComplete="new-password"
-                spellcheck={false}
-                placeholder={isSecretSet ? '•••••••• (unchanged)' : ''}
-                value={secret}
-                onInput={(event) => setSecret(event.currentTarget.value)}
-              />
-              <button
-                type="button"
-                class="button button--small"
-                onClick={() => {
-                  setSecret(generateSecret())
-                  setSecretVisible(true)
-                }}
-              >
-                Generate
-              </button>
-              {secret !== '' && isSecretVisible ? <CopyButton text={secret} what="signing secret" /> : null}
-            </div>
-          )}
-        </Field>
-        <fieldset class="field choices" aria-describedby="webhook-events-hint">
-          <legend>Events to send</legend>
-          {webhookEventChoices.map(({ event, label }) => (
-            <label class="check" key={event}>
-              <input
-                type="checkbox"
-                name="webhookEvents"
-                value={event}
-                checked={events.includes(event)}
-                onChange={(change) => {
-                  const isChecked = change.currentTarget.checked
-                  setEvents((current) => webhookEventChoices.map((choice) => choice.event).filter((name) => (name === event ? isChecked : current.includes(name))))
-                }}
-              />
-              <span>
-                <code>{event}</code>: {label}
+          <Field
+            id="webhook-secret"
+            label={fieldLabelOf('webhookSecret')}
+            error={state.fieldErrors['settings.webhookSecret']}
+            badge={
+              <span class={isSecretSet ? 'badge badge--ok' : 'badge'} id="webhook-secret-status">
+                {isSecretSet ? 'Secret is set' : 'No secret set'}
               </span>
-            </label>
-          ))}
-          <p class="field__hint" id="webhook-events-hint">
-            Surge events are sent once for the whole fleet, ahead of blocked verifications waiting to be sent. With none
-            chosen, the webhook is kept but sent nothing.
-          </p>
+            }
+            hint={
+              isSecretSet
+                ? 'The secret is never shown again. Leave the field empty to keep it, or enter a new one to replace it.'
+                : 'At least 16 random characters (Generate makes one). Store the same value in your receiver.'
+            }
+          >
+            {(control) => (
+              <div class="input-row">
+                {/* Shown in clear only after "Generate", so the owner can copy it to the receiver. */}
+                <input
+                  {...control}
+                  {...(isSecretVisible ? { type: 'text' as const } : { type: 'password' as const })}
+                  name="webhookSecret"
+                  autoComplete="new-password"
+                  spellcheck={false}
+                  placeholder={isSecretSet ? '•••••••• (unchanged)' : ''}
+                  value={secret}
+                  onInput={(event) => setSecret(event.currentTarget.value)}
+                />
+                <button
+                  type="button"
+                  class="button button--small"
+                  onClick={() => {
+                    setSecret(generateSecret())
+                    setSecretVisible(true)
+                  }}
+                >
+                  Generate
+                </button>
+                {secret !== '' && isSecretVisible ? <CopyButton text={secret} what="signing secret" /> : null}
+              </div>
+            )}
+          </Field>
+          <fieldset class="field choices" aria-describedby="webhook-events-hint">
+            <legend>Events to send</legend>
+            {webhookEventChoices.map(({ event, label }) => (
+              <label class="check" key={event}>
+                <input
+                  type="checkbox"
+                  name="webhookEvents"
+                  value={event}
+                  checked={events.includes(event)}
+                  onChange={(change) => {
+                    const isChecked = change.currentTarget.checked
+                    setEvents((current) => webhookEventChoices.map((choice) => choice.event).filter((name) => (name === event ? isChecked : current.includes(name))))
+                  }}
+                />
+                <span>
+                  <code>{event}</code>: {label}
+                </span>
+              </label>
+            ))}
+            <p class="field__hint" id="webhook-events-hint">
+              Surge events are sent once for the whole fleet, ahead of blocked verifications waiting to be sent. With none
+              chosen, the webhook is kept but sent nothing.
+            </p>
         </fieldset>
         <div class="form__actions">
           <BusyButton type="submit" class="button button--primary" isBusy={state.isBusy}>
@@ -175,6 +185,7 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
             </button>
           ) : null}
         </div>
+        </fieldset>
       </Form>
       <ConfirmDialog
         title="Remove the webhook?"

@@ -1,9 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AuditActor, NewAuditEvent } from '../../../domain/audit/audit-event.js'
 import { ApiError } from '../../../errors.js'
-import { accountOf } from '../../../plugins/authentication.js'
+import type { Site } from '../../../domain/sites/site.js'
+import type { SiteAccess } from '../../../domain/sites/site-roles.js'
+import { accountOf, allowedRole, SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
 import type { SqlExecutor } from '../../../storage/ports.js'
 import { createAuditLogRepository } from '../../../storage/sql/audit-log-repository.js'
+import { createSiteMemberRepository } from '../../../storage/sql/site-member-repository.js'
+import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 
 const HOUR_MS = 3_600_000
 
@@ -36,6 +40,24 @@ export function recordAudit(executor: SqlExecutor, request: FastifyRequest, even
   return createAuditLogRepository(executor).record(completed(request, event))
 }
 
+/** A site as its events need it: its id and name, and its owner, whose log holds them. */
+type AuditedSite = Pick<Site, 'id' | 'name' | 'accountId'>
+
+/**
+ * Records what the request did to a site in the log of the site's owner, whoever made it (the
+ * owner, or a member: the actor names the member's e-mail address or key), so that the owner's
+ * log is the whole story of the site. When a member made it, the member's own log gets a copy:
+ * an account's log is also the record of what its own sessions and keys did, which matters most
+ * when one of them leaked. The demo site (no owner) has no log and no members.
+ */
+export async function recordSiteAudit(executor: SqlExecutor, request: FastifyRequest, event: AuditedEvent & { site: AuditedSite }): Promise<void> {
+  const { accountId: ownerId, ...site } = event.site
+  const actorAccountId = accountOf(request).id
+  const recorded = { ...event, site }
+  await recordAudit(executor, request, { ...recorded, accountId: ownerId ?? actorAccountId })
+  if (ownerId !== null && ownerId !== actorAccountId) await recordAudit(executor, request, { ...recorded, accountId: actorAccountId })
+}
+
 /** Records an attempt anyone may repeat (a wrong password) in the hour's one event of its kind (recordRepeated). */
 export function recordRepeatedAudit(executor: SqlExecutor, request: FastifyRequest, event: AuditedEvent): Promise<void> {
   return createAuditLogRepository(executor).recordRepeated(completed(request, event), new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS))
@@ -54,5 +76,52 @@ export function auditedTransaction<Result>(app: FastifyInstance, request: Fastif
     const rows = await transaction.query('SELECT 1 FROM accounts WHERE id = $1 FOR KEY SHARE', [accountOf(request).id])
     if (rows.length === 0) throw new ApiError('unauthorized', 'The account was deleted.')
     return work(transaction)
+  })
+}
+
+/**
+ * What a change of a site asks of the requester: a SiteAccess, checked again under the site's
+ * lock, or `invitee` (accepting an invitation: the invitation is what lets the account in).
+ */
+export type SiteChangeAccess = SiteAccess | 'invitee'
+
+/**
+ * An auditedTransaction for a change of a site, which may be shared. Its locks are always taken
+ * in one order, accounts, then the site, then the site's members and invitations, the order an
+ * account's and a site's deletion take them in (DELETE FROM sites locks the site's row, then its
+ * cascades lock the rows that refer to it), so that no two of them wait for each other in a cycle
+ * (PostgreSQL would end one with a deadlock error):
+ * 1. The requester's account row FOR KEY SHARE (auditedTransaction), and the owner's, whose log
+ *    gets the event (recordSiteAudit): 404 when the owner, and so the site, is gone.
+ * 2. The site's row FOR NO KEY UPDATE: 404 when it is gone. Every change of one site queues
+ *    here, so a count and the insert it allows (members, pending invitations) are exact, and a
+ *    change that read the requester's role before (findSite) cannot commit after the requester was
+ *    removed or made a viewer. Rows that merely refer to the site (Siteverify's counts, webhook
+ *    deliveries) take FOR KEY SHARE, which this lock lets through.
+ * 3. The requester's role, read again under that lock, must still allow `access` (404 or 403 as
+ *    findSite answers), unless it is an invitee's.
+ * `work` gets the site as locked.
+ */
+export function auditedSiteTransaction<Result>(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  site: Pick<Site, 'id' | 'accountId'>,
+  access: SiteChangeAccess,
+  work: (transaction: SqlExecutor, site: Site) => Promise<Result>,
+): Promise<Result> {
+  const ownerId = site.accountId
+  const requesterId = accountOf(request).id
+  return auditedTransaction(app, request, async (transaction) => {
+    if (ownerId !== null && ownerId !== requesterId) {
+      const owners = await transaction.query('SELECT 1 FROM accounts WHERE id = $1 FOR KEY SHARE', [ownerId])
+      if (owners.length === 0) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
+    }
+    const locked = await createSiteRepository(transaction).findByIdForUpdate(site.id)
+    if (locked === undefined) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
+    if (access !== 'invitee') {
+      const role = locked.accountId === requesterId ? 'owner' : await createSiteMemberRepository(transaction).findRole(locked.id, requesterId)
+      allowedRole(role, access)
+    }
+    return work(transaction, locked)
   })
 }

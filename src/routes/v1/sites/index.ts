@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import manageSitesRoutes from './manage-sites.js'
 import rotateSecretRoutes from './rotate-secret.js'
+import siteInvitationsRoutes from './site-invitations.js'
+import siteMembersRoutes from './site-members.js'
 import siteStatsRoutes from './site-stats.js'
 import siteSurgeRoutes from './site-surge.js'
 import siteVerificationsRoutes from './site-verifications.js'
@@ -18,6 +20,8 @@ const sitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(siteSurgeRoutes)
   await app.register(siteVerificationsRoutes)
   await app.register(siteVerificationsExportRoutes)
+  await app.register(siteMembersRoutes)
+  await app.register(siteInvitationsRoutes)
   await app.register(verificationLabelRoutes)
 }
 

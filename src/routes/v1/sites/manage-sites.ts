@@ -4,11 +4,11 @@ import { Type } from 'typebox'
 import { withDefaultSettings } from '../../../domain/sites/site.js'
 import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { initialSettingsOf, normalizeSiteInput, validateMergedSettings } from '../../../domain/sites/site-input.js'
-import { accountOf, creationRefused } from '../../../plugins/authentication.js'
+import { accountOf, creationRefused, SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { nonDefaultSettingsOf } from '../../../domain/audit/audit-event.js'
-import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
+import { auditedSiteTransaction, auditedTransaction, recordAudit, recordSiteAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { CreateSiteBody, documentedBodies, Site, siteView, SiteWithSecret, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
@@ -24,12 +24,13 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['dashboard'],
-        summary: "The account's sites",
+        summary: "The account's sites, and those shared with it",
+        description: 'Oldest first, each with the account\'s role on it (owner for its own sites).',
         security: dashboardSecurity,
         response: { 200: Type.Object({ items: Type.Array(Site) }), ...authenticatedErrors },
       },
     },
-    async (request) => ({ items: (await app.sites.listByAccount(accountOf(request).id)).map(siteView) }),
+    async (request) => ({ items: (await app.sites.listVisibleTo(accountOf(request).id)).map(({ site, role }) => siteView(site, role)) }),
   )
 
   app.post(
@@ -78,7 +79,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await app.siteCache.invalidate(site)
       tagWithRevision(reply, site)
       void reply.header('location', `/api/v1/sites/${site.id}`)
-      return reply.code(201).send({ ...siteView(site), secretKey })
+      return reply.code(201).send({ ...siteView(site, 'owner'), secretKey })
     },
   )
 
@@ -95,9 +96,9 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const site = await app.findOwnedSite(request, request.params.id)
+      const { site, role } = await app.findSite(request, request.params.id, 'read')
       tagWithRevision(reply, site)
-      return siteView(site)
+      return siteView(site, role)
     },
   )
 
@@ -107,19 +108,20 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'Delete a site and its verification log',
-        description: 'Its site key and secret key stop working at once, on every instance, and its stats are gone. Its verification log is deleted in the background right after the answer, in batches, so that a site with millions of logged verifications is deleted as fast as an empty one.',
+        description: 'Only its owner may (403 forbidden for its members). ' +
+          'Its site key and secret key stop working at once, on every instance, and its stats are gone. Its verification log is deleted in the background right after the answer, in batches, so that a site with millions of logged verifications is deleted as fast as an empty one.',
         security: dashboardSecurity,
         params: IdParams,
         response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
-      const site = await app.findOwnedSite(request, request.params.id)
-      await auditedTransaction(app, request, async (transaction) => {
+      const { site } = await app.findSite(request, request.params.id, 'own')
+      await auditedSiteTransaction(app, request, site, 'own', async (transaction) => {
         await createVerificationQueryRepository(transaction).deleteRollupsOf(site.id)
         // Of two deletions at once, the one that finds the site gone says so, as any later one does.
-        if (!(await createSiteRepository(transaction).delete(site.id))) throw new ApiError('not_found', 'There is no site with this id in your account.')
-        await recordAudit(transaction, request, { action: 'site.deleted', site })
+        if (!(await createSiteRepository(transaction).delete(site.id))) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
+        await recordSiteAudit(transaction, request, { action: 'site.deleted', site })
       })
       await app.siteCache.invalidate(site)
       app.logRetention.sweepAfterDeletion()

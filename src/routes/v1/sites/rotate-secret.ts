@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { PREVIOUS_SECRET_GRACE_MS } from '../../../domain/sites/site-keys.js'
+import { SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
 import { ApiError } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
-import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
+import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 
 const graceHours = PREVIOUS_SECRET_GRACE_MS / 3_600_000
@@ -27,7 +28,7 @@ const RotateSecretBody = Type.Union(
 
 /** Rotating a site's secret key, and ending the previous key's grace period early. */
 const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const notFound = () => new ApiError('not_found', 'There is no site with this id in your account.')
+  const notFound = () => new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
 
   app.post(
     '/sites/:id/secret/rotate',
@@ -55,12 +56,12 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const site = await app.findOwnedSite(request, request.params.id)
+      const { site } = await app.findSite(request, request.params.id, 'manage')
       const previousValidUntil = request.body?.invalidateImmediately === true ? null : new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS)
-      const secretKey = await auditedTransaction(app, request, async (transaction) => {
+      const secretKey = await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
         const key = await createSiteRepository(transaction).rotateSecret(site.id, previousValidUntil)
         if (key === undefined) throw notFound()
-        await recordAudit(transaction, request, { action: 'site.secret_rotated', site, details: { previousSecretExpiresAt: previousValidUntil?.toISOString() ?? null } })
+        await recordSiteAudit(transaction, request, { action: 'site.secret_rotated', site, details: { previousSecretExpiresAt: previousValidUntil?.toISOString() ?? null } })
         return key
       })
       await app.siteCache.invalidate(site)
@@ -81,10 +82,10 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const site = await app.findOwnedSite(request, request.params.id)
-      await auditedTransaction(app, request, async (transaction) => {
+      const { site } = await app.findSite(request, request.params.id, 'manage')
+      await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
         if (!(await createSiteRepository(transaction).endPreviousSecret(site.id))) throw notFound()
-        await recordAudit(transaction, request, { action: 'site.previous_secrets_ended', site })
+        await recordSiteAudit(transaction, request, { action: 'site.previous_secrets_ended', site })
       })
       await app.siteCache.invalidate(site)
       return reply.code(204).send(null)

@@ -4,6 +4,7 @@ import { MAX_ALLOWED_ADDRESSES } from '../../../domain/sites/allowed-addresses.j
 import { MAX_BLOCKED_ADDRESSES, MAX_BLOCKED_COUNTRIES } from '../../../domain/sites/blocklist.js'
 import { previousSecretsEnd } from '../../../domain/sites/site-keys.js'
 import type { Site as SiteRecord } from '../../../domain/sites/site.js'
+import { SITE_ROLES, type SiteRole } from '../../../domain/sites/site-roles.js'
 import { WEBHOOK_EVENTS } from '../../../domain/webhooks/webhook-payload.js'
 import { stringEnum } from '../public-schemas.js'
 import {
@@ -64,7 +65,10 @@ const WEBHOOK_EVENTS_DESCRIPTION =
   '[] sends none (a webhook paused); docs/webhooks.md'
 
 const settingsViewProperties = {
-  webhookUrl: Type.Union([Type.String(), Type.Null()], { description: 'Where the webhook events (webhookEvents) are sent' }),
+  webhookUrl: Type.Union([Type.String(), Type.Null()], {
+    description: 'Where the webhook events (webhookEvents) are sent; null for a viewer of a shared site, whatever is set (webhookUrlSet says whether one is)',
+  }),
+  webhookUrlSet: Type.Boolean({ description: 'Whether a webhook URL is set' }),
   webhookEvents: Type.Array(stringEnum(WEBHOOK_EVENTS), { description: WEBHOOK_EVENTS_DESCRIPTION }),
   webhookSecretSet: Type.Boolean({ description: 'Whether a webhook secret is stored (the secret itself is write-only)' }),
   difficulty: Type.Integer({ description: describeSetting('difficulty') }),
@@ -89,6 +93,10 @@ const siteProperties = {
   }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
+  role: stringEnum(SITE_ROLES, {
+    description:
+      "The requesting account's role on the site: owner (the account that made it; everything), admin (everything but deleting the site) or viewer (reads only)",
+  }),
 }
 
 export const Site = Type.Object(siteProperties)
@@ -208,16 +216,23 @@ export const { CreateSiteBody, UpdateSiteBody } = requestBodies(false)
 /** The same bodies with their real limits, for the OpenAPI document only (schema.documentedBody). */
 export const documentedBodies = requestBodies(true)
 
-/** A site as the dashboard API shows it: never the secret key, never the webhook secret. */
-export function siteView(site: SiteRecord): Type.Static<typeof Site> {
+/**
+ * A site as the dashboard API shows it to an account with `role`: never the secret key, never the
+ * webhook secret, and to a viewer not the webhook URL either: a Slack or Discord incoming-webhook
+ * URL is itself the credential that posts to the channel, and a viewer may not change, so need
+ * not see, where events go.
+ */
+export function siteView(site: SiteRecord, role: SiteRole): Type.Static<typeof Site> {
+  const webhookUrl = role === 'viewer' ? null : site.settings.webhookUrl
   return {
     id: site.id,
     name: site.name,
     siteKey: site.siteKey,
     domains: site.domains,
-    settings: { ...site.settings, webhookSecretSet: site.webhookSecretCiphertext !== null },
+    settings: { ...site.settings, webhookUrl, webhookUrlSet: site.settings.webhookUrl !== null, webhookSecretSet: site.webhookSecretCiphertext !== null },
     previousSecretExpiresAt: previousSecretsEnd(site, Date.now())?.toISOString() ?? null,
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),
+    role,
   }
 }

@@ -32,7 +32,7 @@ const siteSurgeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const site = await app.findOwnedSite(request, request.params.id)
+      const { site } = await app.findSite(request, request.params.id, 'read')
       const threshold = site.settings.surgeChallengesPerMinute
       const { challengesPerMinute, startedAt } = await app.surge.status(site.id)
       return {

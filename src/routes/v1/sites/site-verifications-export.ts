@@ -40,7 +40,7 @@ const siteVerificationsExportRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
     },
     async (request, reply) => {
-      const site = await app.findOwnedSite(request, request.params.id)
+      const { site } = await app.findSite(request, request.params.id, 'read')
       const format = request.query.format ?? 'csv'
       const filter = { ...exportRangeOf(request.query), ...verificationFilterOf(request.query) }
       return sendLogExport(reply, {

@@ -102,7 +102,7 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const site = await app.findOwnedSite(request, request.params.id)
+      const { site } = await app.findSite(request, request.params.id, 'read')
       const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
       const after = positionOf(request.query.cursor)
       const rows = await verifications.listPage(site.id, { ...verificationFilterOf(request.query), limit: limit + 1, after })
@@ -116,10 +116,10 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['dashboard'],
-        summary: "Find a visitor's reference in the logs of all the account's sites",
+        summary: "Find a visitor's reference in the logs of all the sites the account owns or is a member of",
         description:
-          'For a reference quoted by a visitor who did not say which site turned them away: the rows of any of the ' +
-          "account's sites whose id begins with it, newest first, each with its site's id and name. Pages as the log of one site does.",
+          'For a reference quoted by a visitor who did not say which site turned them away: the rows of any site the ' +
+          "account owns or is a member of (as any role) whose id begins with it, newest first, each with its site's id and name. Pages as the log of one site does.",
         security: dashboardSecurity,
         querystring: Type.Object({
           ...logPageQuery(DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { normalizeSiteInput, settingsChangesOf, validateMergedSettings } from '../../../domain/sites/site-input.js'
+import { SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
 import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { siteChangesBetween } from '../../../domain/audit/audit-event.js'
-import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
+import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { documentedBodies, Site, siteView, UpdateSiteBody, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { etagHeader, revisionsAcceptedBy, tagWithRevision } from './site-revision.js'
@@ -36,7 +37,7 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const site = await app.findOwnedSite(request, request.params.id)
+      const { site, role } = await app.findSite(request, request.params.id, 'manage')
       const { value, issues } = normalizeSiteInput(request.body, inputRulesOf(app))
       throwIfInvalid(issues)
       const settings = value.settings ?? {}
@@ -44,7 +45,9 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const expectedRevisions = revisionsAcceptedBy(request.headers['if-match'])
       // The merge and the check of the merged result share one transaction: the UPDATE locks the
       // row, so concurrent updates cannot combine into settings that neither would have allowed.
-      const updated = await auditedTransaction(app, request, async (transaction) => {
+      // The site as the update finds it, locked until the commit (auditedSiteTransaction): the
+      // audit log's "before".
+      const updated = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, before) => {
         const sites = createSiteRepository(transaction)
         const changes = {
           name: value.name,
@@ -52,21 +55,19 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
           settings: settingsChangesOf(settings),
           webhookSecretCiphertext: secret === undefined || secret === null ? secret : sealWebhookSecret(app, site.id, secret),
         }
-        // The site as the update finds it, locked until the commit: the audit log's "before".
-        const before = await sites.findByIdForUpdate(site.id)
-        const result = before === undefined ? undefined : await sites.update(site.id, changes, expectedRevisions)
-        if (before === undefined || result === undefined) {
-          if (expectedRevisions !== undefined && before !== undefined) throw new ApiError('precondition_failed')
-          throw new ApiError('not_found', 'There is no site with this id in your account.')
+        const result = await sites.update(site.id, changes, expectedRevisions)
+        if (result === undefined) {
+          if (expectedRevisions !== undefined) throw new ApiError('precondition_failed')
+          throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
         }
         throwIfInvalid(validateMergedSettings(result.settings, result.webhookSecretCiphertext !== null))
         const changed = siteChangesBetween(before, result, typeof secret === 'string')
-        if (changed.length > 0) await recordAudit(transaction, request, { action: 'site.updated', site: result, details: { changes: changed } })
+        if (changed.length > 0) await recordSiteAudit(transaction, request, { action: 'site.updated', site: result, details: { changes: changed } })
         return result
       })
       await app.siteCache.invalidate(updated)
       tagWithRevision(reply, updated)
-      return siteView(updated)
+      return siteView(updated, role)
     },
   )
 }

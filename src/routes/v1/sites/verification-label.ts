@@ -39,7 +39,7 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   /** The site and the labelable row the path names; one spot for the site's access check. */
   async function targetOf(request: FastifyRequest<{ Params: Type.Static<typeof LabelParams> }>): Promise<{ site: Site; rowId: string; verificationId: string; clientIp: string | null }> {
-    const site = await app.findOwnedSite(request, request.params.id)
+    const site = (await app.findSite(request, request.params.id, 'manage')).site
     const target = await createVerificationLabelRepository(app.database).findTarget(site.id, { rowId: request.params.verificationId.toLowerCase() })
     if (target === undefined) throw notFound()
     return { site, rowId: target.id, verificationId: target.verificationId, clientIp: target.clientIp }

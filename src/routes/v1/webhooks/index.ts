@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { consumeRateLimit } from '../../../domain/rate-limit.js'
+import type { SiteRole } from '../../../domain/sites/site-roles.js'
 import { ApiError } from '../../../errors.js'
 import type { WebhookDelivery } from '../../../storage/sql/webhook-delivery-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
@@ -16,7 +17,7 @@ const testSendLimit = { limit: 10, windowMs: 60_000 }
 const Delivery = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Also sent as X-Service-Delivery and webhook-id' }),
   event: stringEnum(WEBHOOK_EVENTS, { description: 'The event kind' }),
-  url: Type.String({ description: 'Where it was sent' }),
+  url: Type.String({ description: "Where it was sent; for a viewer of a shared site only the URL's origin (scheme, host and port), as the site's webhookUrl is hidden from it" }),
   test: Type.Boolean({ description: 'Whether it was a test send (POST .../webhook/test)' }),
   outcome: Type.Union([Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('timeout'), Type.Literal('refused'), Type.Literal('dropped')], {
     description:
@@ -28,11 +29,20 @@ const Delivery = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 })
 
-function deliveryView(delivery: WebhookDelivery): Type.Static<typeof Delivery> {
+/** The origin of a URL a viewer is shown: the path and query of a Slack-style webhook URL are its credential. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return ''
+  }
+}
+
+function deliveryView(delivery: WebhookDelivery, role: SiteRole): Type.Static<typeof Delivery> {
   return {
     id: delivery.id,
     event: delivery.event,
-    url: delivery.url,
+    url: role === 'viewer' ? originOf(delivery.url) : delivery.url,
     test: delivery.isTest,
     outcome: delivery.outcome,
     statusCode: delivery.statusCode,
@@ -67,11 +77,11 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const site = await app.findOwnedSite(request, request.params.id)
+      const { site, role } = await app.findSite(request, request.params.id, 'read')
       const limit = request.query.limit ?? DEFAULT_LIST_SIZE
       const rows = await app.webhooks.deliveries.listPage(site.id, limit + 1, positionOf(request.query.cursor))
       const { page, nextCursor } = pageOf(rows, limit, (row) => row.position)
-      return { items: page.map((row) => deliveryView(row.delivery)), nextCursor }
+      return { items: page.map((row) => deliveryView(row.delivery, role)), nextCursor }
     },
   )
 
@@ -96,7 +106,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const site = await app.findOwnedSite(request, request.params.id)
+      const { site, role } = await app.findSite(request, request.params.id, 'manage')
       if (site.settings.webhookUrl === null || site.webhookSecretCiphertext === null) throw new ApiError('webhook_not_configured')
       const admit = async () => {
         const verdict = await consumeRateLimit(app.keyValue, `webhook-test:{${site.id}}`, testSendLimit)
@@ -106,7 +116,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
           })
         }
       }
-      return deliveryView(await app.webhooks.sendTest(site, admit, request.query.event))
+      return deliveryView(await app.webhooks.sendTest(site, admit, request.query.event), role)
     },
   )
 }

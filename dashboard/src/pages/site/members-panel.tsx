@@ -1,0 +1,297 @@
+import type { ComponentChildren } from 'preact'
+import { useCallback, useRef, useState } from 'preact/hooks'
+import { changeMemberRole, createInvitation, listInvitations, listMembers, removeMember, revokeInvitation } from '../../api/members.js'
+import type { CreatedInvitation, MemberRole, Site, SiteInvitation, SiteMember } from '../../api/types.js'
+import { ConfirmDialog, focusAfterDialog } from '../../components/confirm-dialog.js'
+import { CopyButton } from '../../components/copy-button.js'
+import { ErrorNotice, Loading } from '../../components/notice.js'
+import { formatDateTime } from '../../lib/format.js'
+import { navigate } from '../../lib/router.js'
+import { useLoader } from '../../lib/use-loader.js'
+
+interface MembersPanelProps {
+  site: Site
+  /** The account looking, to tell its own row (Leave) from the others. */
+  accountId: string
+  /** Reads the site again: its role here, after the account changed its own. */
+  onSiteChanged: () => void
+}
+
+/** The roles chosen and not saved, but one account's. */
+function withoutRoleOf(chosen: Record<string, MemberRole>, accountId: string): Record<string, MemberRole> {
+  return Object.fromEntries(Object.entries(chosen).filter(([id]) => id !== accountId))
+}
+
+/** Who an invitation is for, in its row and in the name of its Revoke button. */
+function invitationTarget(invitation: SiteInvitation): string {
+  return `${invitation.email ?? 'anyone with the link'} as ${invitation.role}`
+}
+
+interface RowDialogProps<Target> {
+  title: string
+  confirmLabel: string
+  /** The row the dialog is about; open while there is one. */
+  target: Target | undefined
+  isBusy: boolean
+  onConfirm: (target: Target) => void
+  onCancel: () => void
+  children: (target: Target) => ComponentChildren
+}
+
+/** A ConfirmDialog about one row of the panel (a member, an invitation). */
+function RowDialog<Target>({ target, onConfirm, children, ...props }: RowDialogProps<Target>) {
+  return (
+    <ConfirmDialog
+      {...props}
+      isOpen={target !== undefined}
+      onConfirm={() => {
+        if (target !== undefined) onConfirm(target)
+      }}
+    >
+      {target === undefined ? null : children(target)}
+    </ConfirmDialog>
+  )
+}
+
+/**
+ * Who the site is shared with; the owner and admins invite, change roles and remove; members
+ * leave. Each change that takes something away (a removal, a revocation, leaving, an admin making
+ * themself a viewer) is confirmed first; a role is chosen, then saved.
+ */
+export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelProps) {
+  const canManage = site.role !== 'viewer'
+  const loadMembers = useCallback(() => listMembers(site.id), [site.id])
+  const [members, reloadMembers] = useLoader(loadMembers, site.id)
+  const loadInvitations = useCallback(() => (canManage ? listInvitations(site.id) : Promise.resolve([])), [site.id, canManage])
+  const [invitations, reloadInvitations] = useLoader(loadInvitations, `${site.id}:${String(canManage)}`)
+  const [created, setCreated] = useState<CreatedInvitation | undefined>(undefined)
+  const [role, setRole] = useState<MemberRole>('viewer')
+  const [email, setEmail] = useState('')
+  /** Roles chosen in the table and not saved yet, by account. */
+  const [chosenRoles, setChosenRoles] = useState<Record<string, MemberRole>>({})
+  const [error, setError] = useState<unknown>(undefined)
+  const [isBusy, setIsBusy] = useState(false)
+  const [isLeaving, setIsLeaving] = useState(false)
+  const [removing, setRemoving] = useState<SiteMember | undefined>(undefined)
+  const [revoking, setRevoking] = useState<SiteInvitation | undefined>(undefined)
+  const [isDemotingSelf, setIsDemotingSelf] = useState(false)
+  const heading = useRef<HTMLHeadingElement>(null)
+
+  const act = async (action: () => Promise<unknown>): Promise<boolean> => {
+    setError(undefined)
+    setIsBusy(true)
+    try {
+      await action()
+      reloadMembers()
+      reloadInvitations()
+      return true
+    } catch (caught) {
+      setError(caught)
+      return false
+    } finally {
+      setIsBusy(false)
+    }
+  }
+  /** A confirmed action: the dialog closes whatever the outcome (an error shows on the page, which the modal covers). */
+  const confirmed = async (action: () => Promise<unknown>, close: () => void) => {
+    // The row whose button opened the dialog goes: focus goes to the heading rather than the page's start.
+    if (await act(action)) focusAfterDialog(heading)
+    close()
+  }
+  const invite = (event: Event) => {
+    event.preventDefault()
+    void act(async () => {
+      setCreated(await createInvitation(site.id, email.trim() === '' ? { role } : { role, email: email.trim() }))
+      setEmail('')
+    })
+  }
+  const saveRole = async (member: SiteMember, chosen: MemberRole): Promise<boolean> => {
+    const isSaved = await act(async () => {
+      await changeMemberRole(site.id, member.accountId, chosen)
+      setChosenRoles((current) => withoutRoleOf(current, member.accountId))
+    })
+    // The page's offers follow the account's own new role: a viewer's changes would get a 403.
+    if (isSaved && member.accountId === accountId) onSiteChanged()
+    return isSaved
+  }
+  const demoteSelf = async () => {
+    const self = members.data?.find((member) => member.accountId === accountId)
+    // Its select and Save role button go with the admin role: focus goes to the heading.
+    if (self !== undefined && (await saveRole(self, 'viewer'))) focusAfterDialog(heading)
+    setIsDemotingSelf(false)
+  }
+  const leave = () =>
+    void act(async () => {
+      await removeMember(site.id, accountId)
+      navigate({ name: 'sites' }, { replace: true })
+    }).then((hasLeft) => {
+      if (!hasLeft) setIsLeaving(false)
+    })
+
+  if (members.data === undefined) return members.status === 'error' ? <ErrorNotice error={members.error} /> : <Loading />
+  return (
+    <section aria-labelledby="members-heading">
+      <h2 id="members-heading" ref={heading} tabIndex={-1}>
+        Members
+      </h2>
+      {error === undefined ? null : <ErrorNotice error={error} />}
+      <table class="table">
+        <thead>
+          <tr>
+            <th scope="col">E-mail</th>
+            <th scope="col">Role</th>
+            <th scope="col">Since</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {members.data.map((member) => {
+            const chosen = chosenRoles[member.accountId]
+            const isOwnRow = member.accountId === accountId
+            return (
+              <tr key={member.accountId}>
+                <td>{member.email}</td>
+                <td>
+                  {canManage && member.role !== 'owner' ? (
+                    <span class="input-row">
+                      <select
+                        aria-label={`Role of ${member.email}`}
+                        value={chosen ?? member.role}
+                        onChange={(event) => {
+                          const value = event.currentTarget.value as MemberRole
+                          setChosenRoles((current) => ({ ...current, [member.accountId]: value }))
+                        }}
+                      >
+                        <option value="admin">admin</option>
+                        <option value="viewer">viewer</option>
+                      </select>
+                      {chosen === undefined || chosen === member.role ? null : (
+                        <button
+                          type="button"
+                          class="button button--small"
+                          aria-label={`Save role for ${member.email}: ${chosen}`}
+                          disabled={isBusy}
+                          // Making oneself a viewer cannot be undone from here: another admin or the owner must.
+                          onClick={() => (isOwnRow && chosen === 'viewer' ? setIsDemotingSelf(true) : void saveRole(member, chosen))}
+                        >
+                          Save role
+                        </button>
+                      )}
+                    </span>
+                  ) : (
+                    member.role
+                  )}
+                </td>
+                <td>{formatDateTime(member.since)}</td>
+                <td>
+                  {member.role === 'owner' ? null : isOwnRow ? (
+                    <button type="button" class="button button--small button--danger" onClick={() => setIsLeaving(true)}>
+                      Leave this site
+                    </button>
+                  ) : canManage ? (
+                    <button type="button" class="button button--small button--danger-outline" onClick={() => setRemoving(member)}>
+                      Remove {member.email}
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            )
+          })}
+        </tbody>
+      </table>
+      <ConfirmDialog title="Leave this site?" confirmLabel="Leave" isOpen={isLeaving} isBusy={isBusy} onConfirm={leave} onCancel={() => setIsLeaving(false)}>
+        <p>You will no longer see {site.name}; its owner or an admin can invite you again.</p>
+      </ConfirmDialog>
+      <RowDialog
+        title="Remove this member?"
+        confirmLabel="Remove member"
+        target={removing}
+        isBusy={isBusy}
+        onConfirm={(member) => void confirmed(() => removeMember(site.id, member.accountId), () => setRemoving(undefined))}
+        onCancel={() => setRemoving(undefined)}
+      >
+        {(member) => (
+          <p>
+            <strong>{member.email}</strong> loses {site.name} at once, and the invitations they made are revoked. Only a new invitation brings them back.
+          </p>
+        )}
+      </RowDialog>
+      <ConfirmDialog
+        title="Make yourself a viewer?"
+        confirmLabel="Make me a viewer"
+        isOpen={isDemotingSelf}
+        isBusy={isBusy}
+        onConfirm={() => void demoteSelf()}
+        onCancel={() => {
+          setIsDemotingSelf(false)
+          setChosenRoles((current) => withoutRoleOf(current, accountId))
+        }}
+      >
+        <p>
+          You will only read {site.name} from now on, and the invitations you made are revoked. Only its owner or another admin can make you an admin again.
+        </p>
+      </ConfirmDialog>
+      {canManage ? (
+        <>
+          <h3>Invite</h3>
+          <form class="form form--inline" onSubmit={invite}>
+            <div class="field">
+              <label for="invite-role">Role</label>
+              <select id="invite-role" value={role} onChange={(event) => setRole(event.currentTarget.value as MemberRole)}>
+                <option value="viewer">viewer (reads only)</option>
+                <option value="admin">admin (all but deleting the site)</option>
+              </select>
+            </div>
+            <div class="field">
+              <label for="invite-email">Only for this e-mail address (optional)</label>
+              <input id="invite-email" type="email" value={email} onInput={(event) => setEmail(event.currentTarget.value)} />
+            </div>
+            <button type="submit" class="button button--primary" disabled={isBusy}>
+              Invite
+            </button>
+          </form>
+          {created === undefined ? null : (
+            <div class="notice notice--success" role="status">
+              <p>Send this link to the invitee. It is shown only now, works once, until {formatDateTime(created.expiresAt)}.</p>
+              <p>
+                <code class="invitation-link">{created.url}</code> <CopyButton text={created.url} what="invitation link" />
+              </p>
+            </div>
+          )}
+          <h3>Pending invitations</h3>
+          {invitations.data === undefined ? null : invitations.data.length === 0 ? (
+            <p>None.</p>
+          ) : (
+            <ul>
+              {invitations.data.map((invitation) => (
+                <li key={invitation.id}>
+                  {invitation.email ?? 'Anyone with the link'} as {invitation.role}, by {invitation.invitedBy}, until {formatDateTime(invitation.expiresAt)}{' '}
+                  <button
+                    type="button"
+                    class="button button--small button--danger-outline"
+                    aria-label={`Revoke the invitation for ${invitationTarget(invitation)}, expires ${formatDateTime(invitation.expiresAt)}`}
+                    onClick={() => setRevoking(invitation)}
+                  >
+                    Revoke
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          <RowDialog
+            title="Revoke this invitation?"
+            confirmLabel="Revoke invitation"
+            target={revoking}
+            isBusy={isBusy}
+            onConfirm={(invitation) => void confirmed(() => revokeInvitation(site.id, invitation.id), () => setRevoking(undefined))}
+            onCancel={() => setRevoking(undefined)}
+          >
+            {(invitation) => <p>The link for {invitationTarget(invitation)} stops working at once; whoever opens it is told it is revoked or used.</p>}
+          </RowDialog>
+        </>
+      ) : null}
+    </section>
+  )
+}

@@ -1,0 +1,65 @@
+import { expect, vi } from 'vitest'
+import type { App } from '../../src/app.js'
+import type { SqlExecutor } from '../../src/storage/ports.js'
+
+export interface PausedTransaction {
+  /** The paused transaction's backend process id, once it has reached the statement. */
+  reached: Promise<number>
+  /** Lets the transaction run the statement and go on. */
+  resume(): void
+}
+
+/**
+ * Pauses the app's next transaction that runs a statement matching `statement` just before that
+ * statement (its locks so far held) until resume(): an interleaving of two requests, set up in
+ * the order a race could take. PostgreSQL only: the embedded database runs one transaction at a
+ * time, so a second request would wait for the paused one for ever.
+ */
+export function pauseTransactionAt(app: App, statement: RegExp): PausedTransaction {
+  const database = app.database
+  const transaction = database.transaction.bind(database)
+  let signalReached!: (pid: number) => void
+  const reached = new Promise<number>((resolve) => (signalReached = resolve))
+  let resume!: () => void
+  const resumed = new Promise<void>((resolve) => (resume = resolve))
+  let isTaken = false
+  const pausing = (executor: SqlExecutor): SqlExecutor => ({
+    async query<Row extends object>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
+      if (!isTaken && statement.test(sql)) {
+        isTaken = true
+        const [backend] = await executor.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
+        signalReached(backend?.pid ?? 0)
+        await resumed
+      }
+      return executor.query<Row>(sql, params)
+    },
+  })
+  const spy = vi
+    .spyOn(database, 'transaction')
+    .mockImplementation((work, options) => transaction((executor) => work(pausing(executor)), options))
+  return {
+    reached,
+    resume() {
+      spy.mockRestore()
+      resume()
+    },
+  }
+}
+
+/**
+ * Waits until `count` statements like `waitingStatement` (a LIKE pattern) wait for a lock that the
+ * backend `pid` holds, directly or behind another waiter for it (PostgreSQL queues the waiters
+ * for one row behind the first).
+ */
+export async function waitUntilBlockedBy(app: App, pid: number, waitingStatement: string, count = 1): Promise<void> {
+  await vi.waitFor(async () => {
+    const waiting = await app.database.query<{ count: number }>(
+      `SELECT count(*)::int4 AS count FROM pg_stat_activity waiter
+        WHERE waiter.query LIKE $1
+          AND ($2::int = ANY(pg_blocking_pids(waiter.pid))
+               OR EXISTS (SELECT 1 FROM unnest(pg_blocking_pids(waiter.pid)) ahead WHERE $2::int = ANY(pg_blocking_pids(ahead))))`,
+      [waitingStatement, pid],
+    )
+    expect(waiting[0]?.count).toBe(count)
+  }, { timeout: 5_000, interval: 20 })
+}
