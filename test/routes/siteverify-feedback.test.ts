@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
 import { browserHeaders, humanSubmission } from '../helpers/core-flow.js'
-import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { asBrowser, asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { shareSite } from '../helpers/site-sharing.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 
 const PROXY = '127.0.0.1'
@@ -184,6 +185,38 @@ describe.each(deployments)('feedback on verifications ($name)', ({ available, op
       expect((await service.app.inject({ method, url, headers: asScript(stranger), ...payload })).statusCode).toBe(404)
       expect((await service.app.inject({ method, url, ...payload })).statusCode).toBe(401)
     }
+  })
+
+  it.runIf(available)("lets an admin label and clear, in the owner's log with a copy in the admin's, and refuses a viewer (403)", async () => {
+    const { answer } = await verify()
+    const row = (await logItems()).find((item) => item.verificationId === answer.metadata.verification_id)!
+    const url = `/api/v1/sites/${site.id}/verifications/${row.id}/label`
+    const [admin, viewer] = [await createTestAccount(service.app), await createTestAccount(service.app)]
+    await shareSite(service.app, account, admin, site.id, 'admin')
+    await shareSite(service.app, account, viewer, site.id, 'viewer')
+
+    for (const method of ['PUT', 'DELETE'] as const) {
+      const refused = await service.app.inject({ method, url, headers: asBrowser(viewer), ...(method === 'PUT' ? { payload: { label: 'legitimate' } } : {}) })
+      expect(refused.statusCode, refused.body).toBe(403)
+      expect(refused.json().error.code).toBe('forbidden')
+    }
+    expect((await logItems()).find((item) => item.id === row.id)).toMatchObject({ label: null })
+
+    const put = await service.app.inject({ method: 'PUT', url, headers: asBrowser(admin), payload: { label: 'legitimate', reason: 'passed_two_factor' } })
+    expect(put.statusCode, put.body).toBe(200)
+    expect((await logItems()).find((item) => item.id === row.id)).toMatchObject({ label: 'legitimate', labelSource: 'dashboard' })
+    expect((await service.app.inject({ method: 'DELETE', url, headers: asScript(admin) })).statusCode).toBe(204)
+
+    const auditOf = async (reader: TestAccount) =>
+      (await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?siteId=${site.id}`, headers: asScript(reader) })).json<{
+        items: { action: string; actor: { name: string | null }; details: Record<string, unknown> }[]
+      }>().items.filter((event) => event.details.verificationId === row.id)
+    const expected = [
+      { action: 'verification.label_removed', actor: { name: 'test key' } },
+      { action: 'verification.labeled', actor: { name: admin.email }, details: { label: 'legitimate', reason: 'passed_two_factor' } },
+    ]
+    expect(await auditOf(account)).toMatchObject(expected)
+    expect(await auditOf(admin)).toMatchObject(expected)
   })
 
   it.runIf(available)("counts the labels in the stats against the site's current thresholds, and in tollgate_feedback_total", async () => {

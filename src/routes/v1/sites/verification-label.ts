@@ -5,7 +5,7 @@ import { LABEL_NOTE_MAX_LENGTH, LABEL_REASONS, VERIFICATION_LABELS } from '../..
 import type { Site } from '../../../domain/sites/site.js'
 import { ApiError } from '../../../errors.js'
 import { createVerificationLabelRepository } from '../../../storage/sql/verification-label-repository.js'
-import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
+import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
 import { stringEnum } from '../public-schemas.js'
 import { followLabel } from '../verification-labels.js'
@@ -64,9 +64,9 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { site, rowId, verificationId, clientIp } = await targetOf(request)
       const label = { label: request.body.label, reason: request.body.reason ?? null, note: request.body.note || null, source: 'dashboard' as const }
       const labeledAt = new Date()
-      await auditedTransaction(app, request, async (transaction) => {
+      await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
         if (!(await createVerificationLabelRepository(transaction).setLabel(site.id, rowId, label, labeledAt))) throw notFound()
-        await recordAudit(transaction, request, { action: 'verification.labeled', site, details: { verificationId: rowId, label: label.label, reason: label.reason } })
+        await recordSiteAudit(transaction, request, { action: 'verification.labeled', site, details: { verificationId: rowId, label: label.label, reason: label.reason } })
       })
       await followLabel(app, site.id, { id: rowId, verificationId, clientIp }, label)
       return { verificationId, label: label.label, labelReason: label.reason, labelNote: label.note, labeledAt: labeledAt.toISOString(), labelSource: 'dashboard' as const }
@@ -87,9 +87,9 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { site, rowId } = await targetOf(request)
-      await auditedTransaction(app, request, async (transaction) => {
+      await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
         if (await createVerificationLabelRepository(transaction).clearLabel(site.id, rowId)) {
-          await recordAudit(transaction, request, { action: 'verification.label_removed', site, details: { verificationId: rowId } })
+          await recordSiteAudit(transaction, request, { action: 'verification.label_removed', site, details: { verificationId: rowId } })
         }
       })
       return reply.code(204).send(null)
