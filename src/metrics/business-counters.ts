@@ -46,7 +46,7 @@ const definitions = {
   },
   feedback: {
     name: 'tollgate_feedback_total',
-    help: 'Labels put on verifications, by label (legitimate, fraudulent) and source (siteverify: the site\'s backend with its secret; dashboard: an operator).',
+    help: "Label changes on verifications (a label set on a row that had none or the other; a repeat of the row's label is not counted), by label (legitimate, fraudulent) and source (siteverify: the site's backend with its secret; dashboard: an operator).",
     labelNames: ['label', 'source'],
   },
   gateChecks: {

@@ -1,9 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
 import { browserHeaders, humanSubmission } from '../helpers/core-flow.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { shareSite } from '../helpers/site-sharing.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
+import { insertVerifications } from '../helpers/verification-rows.js'
+import { createVerificationLabelRepository } from '../../src/storage/sql/verification-label-repository.js'
 
 const PROXY = '127.0.0.1'
 const BASE_DIFFICULTY = 4
@@ -139,6 +141,10 @@ describe.each(deployments)('feedback on verifications ($name)', ({ available, op
     [{ secret: 'SECRET', verification_id: 'ID', label: 'fraudulent', note: 'x'.repeat(201) }, 400, ['invalid-input-note']],
     [{ secret: 'SECRET', verification_id: 'ID', label: 'fraudulent', note: 'a\u0000b' }, 400, ['invalid-input-note']],
     [{ secret: 'SECRET', response: 'v1.forged.token', label: 'fraudulent' }, 400, ['invalid-input-response']],
+    ...['\u001b[2J', 'line\r\nInjected: yes', '\u202Egnp.exe', 'a\u2066b\u2069'].map((note): [Record<string, string>, number, string[]] => [
+      { secret: 'SECRET', verification_id: 'ID', label: 'fraudulent', note }, 400, ['invalid-input-note'],
+    ]),
+    [{ secret: 'SECRET', verification_id: 'not-a-uuid', label: 'fraudulent' }, 400, ['invalid-input-verification-id']],
   ])('refuses %j with %i %j', async (fields, status, codes) => {
     const { answer } = await verify()
     const payload = Object.fromEntries(
@@ -219,7 +225,7 @@ describe.each(deployments)('feedback on verifications ($name)', ({ available, op
     expect(await auditOf(admin)).toMatchObject(expected)
   })
 
-  it.runIf(available)("counts the labels in the stats against the site's current thresholds, and in tollgate_feedback_total", async () => {
+  it.runIf(available)("counts the labels in the stats against the actions logged, and in tollgate_feedback_total", async () => {
     const series = 'tollgate_feedback_total{label="fraudulent",source="siteverify"}'
     const before = sampleOf((await service.app.inject({ method: 'GET', url: '/metrics' })).body, series)
     const fresh = await createTestSite(service.app, account, { settings: { difficulty: BASE_DIFFICULTY, challengeThreshold: 30, blockThreshold: 70 } })
@@ -241,10 +247,23 @@ describe.each(deployments)('feedback on verifications ($name)', ({ available, op
     expect(await stats()).toMatchObject({ legitimate: 1, fraudulent: 1, missed: 1, falseAlarms: 0 })
     const bucket = (await stats()).buckets.find((entry) => entry.min === Math.floor(secondScore / 10) * 10)!
     expect(bucket.legitimate).toBeGreaterThanOrEqual(1)
-    // Thresholds low enough that both scores are challenged: the fraud is caught, the person a false alarm.
+    // What happened counts, not the thresholds of now: lowering them changes neither figure.
     const lowered = await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${fresh.id}`, headers: asScript(account), payload: { settings: { challengeThreshold: 0, blockThreshold: 70 } } })
     expect(lowered.statusCode, lowered.body).toBe(200)
-    expect(await stats()).toMatchObject({ missed: 0, falseAlarms: 1 })
+    expect(await stats()).toMatchObject({ missed: 1, falseAlarms: 0 })
+    // A fraud let through after its step-ups (score inside the challenge band), one nothing
+    // flagged (score 0: the allowlist's look the same), a challenged person and a blocklisted one.
+    const at = new Date(Date.now() - 60_000)
+    const rows = await insertVerifications(service.app.database, [
+      { siteId: fresh.id, createdAt: at, action: 'allow', riskScore: 45, anomalies: ['headless_browser'] },
+      { siteId: fresh.id, createdAt: at, action: 'allow', riskScore: 0, anomalies: [] },
+      { siteId: fresh.id, createdAt: at, action: 'challenge', riskScore: 40, anomalies: ['headless_browser'] },
+      { siteId: fresh.id, createdAt: at, action: 'block', riskScore: 100, anomalies: ['address_blocked'] },
+    ])
+    const labels = createVerificationLabelRepository(service.app.database)
+    const labelsOf = ['fraudulent', 'fraudulent', 'legitimate', 'legitimate'] as const
+    for (const [index, id] of rows.entries()) await labels.setLabel(fresh.id, id, { label: labelsOf[index]!, reason: null, note: null, source: 'dashboard' }, new Date())
+    expect(await stats()).toMatchObject({ legitimate: 3, fraudulent: 3, missed: 3, falseAlarms: 1 })
     const after = sampleOf((await service.app.inject({ method: 'GET', url: '/metrics' })).body, series)
     expect(after - before).toBe(1)
   })
@@ -261,5 +280,62 @@ describe.each(deployments)('feedback on verifications ($name)', ({ available, op
     const verified = await verify(site, person)
     await feedback({ secret: site.secretKey, response: verified.token, label: 'legitimate' })
     expect((await challengeFor(site.siteKey, person)).difficulty).toBe(BASE_DIFFICULTY)
+  })
+
+  it.runIf(available)('keeps a note with a tab, and says what is wrong with a note it refuses', async () => {
+    const { answer } = await verify()
+    const kept = await feedback({ secret: site.secretKey, verification_id: answer.metadata.verification_id, label: 'legitimate', note: 'order\t1234 ✓' })
+    expect(kept.statusCode, kept.body).toBe(200)
+    const refused = await feedback({ secret: site.secretKey, verification_id: answer.metadata.verification_id, label: 'legitimate', note: 'a\u001bb' })
+    expect(refused.json<{ error: { message: string } }>().error.message).toContain('control character')
+  })
+
+  it.runIf(available)('counts a repeated label once, in the metric and against the client', async () => {
+    const fraudulentSeries = 'tollgate_feedback_total{label="fraudulent",source="siteverify"}'
+    const legitimateSeries = 'tollgate_feedback_total{label="legitimate",source="siteverify"}'
+    const samples = async () => {
+      const text = (await service.app.inject({ method: 'GET', url: '/metrics' })).body
+      return [sampleOf(text, fraudulentSeries), sampleOf(text, legitimateSeries)]
+    }
+    const { token } = await verify()
+    const before = await samples()
+    const increments = vi.spyOn(service.app.keyValue, 'increment')
+    try {
+      for (const label of ['fraudulent', 'fraudulent', 'legitimate', 'legitimate', 'fraudulent']) {
+        expect((await feedback({ secret: site.secretKey, response: token, label })).statusCode).toBe(200)
+      }
+      // Two changes to fraudulent (the first, and back from legitimate), each once against the client.
+      expect(increments).toHaveBeenCalledTimes(2)
+    } finally {
+      increments.mockRestore()
+    }
+    const after = await samples()
+    expect([after[0]! - before[0]!, after[1]! - before[1]!]).toEqual([2, 1])
+  })
+
+  it.runIf(available)("saves the label and answers 200 when the client's history cannot be written", async () => {
+    const { token, answer } = await verify()
+    const increments = vi.spyOn(service.app.keyValue, 'increment').mockRejectedValueOnce(new Error('history store away'))
+    try {
+      const response = await feedback({ secret: site.secretKey, response: token, label: 'fraudulent' })
+      expect(response.statusCode, response.body).toBe(200)
+      expect(increments).toHaveBeenCalledTimes(1)
+    } finally {
+      increments.mockRestore()
+    }
+    expect((await logItems()).find((item) => item.verificationId === answer.metadata.verification_id)).toMatchObject({ label: 'fraudulent' })
+  })
+
+  it.runIf(available)('answers an empty body 400, multipart 415, and reads no fields from the query string', async () => {
+    const empty = await service.app.inject({ method: 'POST', url: FEEDBACK })
+    expect(empty.statusCode).toBe(400)
+    const multipart = await service.app.inject({
+      method: 'POST', url: FEEDBACK, headers: { 'content-type': 'multipart/form-data; boundary=x' }, payload: '--x\r\nContent-Disposition: form-data; name="label"\r\n\r\nfraudulent\r\n--x--\r\n',
+    })
+    expect(multipart.statusCode).toBe(415)
+    const { answer } = await verify()
+    const query = new URLSearchParams({ secret: site.secretKey, verification_id: answer.metadata.verification_id, label: 'fraudulent' })
+    const fromQuery = await service.app.inject({ method: 'POST', url: `${FEEDBACK}?${query.toString()}`, payload: {} })
+    expect(fromQuery.statusCode).toBe(400)
   })
 })

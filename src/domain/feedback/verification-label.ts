@@ -1,3 +1,5 @@
+import { findUnstorableText } from '../storable-text.js'
+
 /**
  * What a site learns later about a verification, and tells Tollgate (reCAPTCHA Enterprise's
  * annotateAssessment): the visitor was legitimate or fraudulent. Operators compare the labels with
@@ -45,4 +47,30 @@ export function isVerificationLabel(value: string): value is VerificationLabel {
 
 export function isLabelReason(value: string): value is LabelReason {
   return (LABEL_REASONS as readonly string[]).includes(value)
+}
+
+const VERIFICATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Whether the value has the form of a verification's id (a UUID, as Siteverify's metadata.verification_id). */
+export function isVerificationId(value: string): boolean {
+  return VERIFICATION_ID.test(value)
+}
+
+/**
+ * Control characters but the tab (ESC, CR, LF, NUL...), and the bidirectional overrides and
+ * isolates (LRE to RLO, LRI to PDI): an operator reads the note in the dashboard, in an export and
+ * in a terminal, where these would rewrite or reorder what is shown around it.
+ */
+const UNDISPLAYABLE = /[^\P{Cc}\t]|[\u202A-\u202E\u2066-\u2069]/u
+
+/**
+ * What is wrong with a label's note, as a sentence for the error, or undefined when it may be
+ * kept: too long, text PostgreSQL would refuse or change (storable-text.ts), or characters that
+ * would disguise what an operator reads. Every route that takes a note checks it with this.
+ */
+export function findLabelNoteProblem(note: string): string | undefined {
+  if ([...note].length > LABEL_NOTE_MAX_LENGTH) return `The note is longer than ${LABEL_NOTE_MAX_LENGTH} characters.`
+  if (findUnstorableText(note, '') !== undefined) return 'The note holds a NUL character or half of a surrogate pair, which cannot be stored.'
+  if (UNDISPLAYABLE.test(note)) return 'The note holds a control character (only the tab is allowed) or a bidirectional override or isolate (U+202A to U+202E, U+2066 to U+2069).'
+  return undefined
 }

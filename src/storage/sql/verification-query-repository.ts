@@ -54,11 +54,11 @@ interface LogRow {
   solve_time_ms: number | null
   device: string | null
   challenge_id: string | null
-  label: VerificationLabel | null
-  label_reason: LabelReason | null
-  label_note: string | null
-  labeled_at: Date | null
-  label_source: LabelSource | null
+  feedback_label: VerificationLabel | null
+  feedback_reason: LabelReason | null
+  feedback_note: string | null
+  feedback_at: Date | null
+  feedback_source: LabelSource | null
 }
 
 function toLogEntry(row: LogRow): LogEntry {
@@ -80,11 +80,11 @@ function toLogEntry(row: LogRow): LogEntry {
     solveTimeMs: row.solve_time_ms,
     device: row.device,
     verificationId: row.action === 'rejected' ? null : row.challenge_id,
-    label: row.label,
-    labelReason: row.label_reason,
-    labelNote: row.label_note,
-    labeledAt: row.labeled_at,
-    labelSource: row.label_source,
+    label: row.feedback_label,
+    labelReason: row.feedback_reason,
+    labelNote: row.feedback_note,
+    labeledAt: row.feedback_at,
+    labelSource: row.feedback_source,
   }
 }
 
@@ -163,7 +163,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
     const { sql, params } = newestFirstPage(
       `SELECT id, site_id, created_at, ${CREATED_AT_MICROS}, action, error_code,
               risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms, device,
-              challenge_id, label, label_reason, label_note, labeled_at, label_source${extraColumns}
+              challenge_id, feedback_label, feedback_reason, feedback_note, feedback_at, feedback_source${extraColumns}
          FROM verifications`,
       [
         scope,
@@ -171,7 +171,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
         // The primary key's range: the rows a reference names are found without reading the others.
         query.ids === undefined ? undefined : where('id BETWEEN ?::uuid AND ?::uuid', query.ids.first, query.ids.last),
         query.device === undefined ? undefined : where('device = ?', query.device),
-        query.label === undefined ? undefined : query.label === 'none' ? where('label IS NULL') : where('label = ?', query.label),
+        query.label === undefined ? undefined : query.label === 'none' ? where('feedback_label IS NULL') : where('feedback_label = ?', query.label),
       ],
       query,
     )
@@ -212,7 +212,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
 
     async topAnomalies(siteId: string, range: StatsRange, limit: number): Promise<RankedCount[]> {
       return database.query<RankedCount>(
-        // The column label (migration 028) is not the anomaly: the unnested one is named apart.
+        // The unnested anomaly is named apart from the rankedQuery's own label alias.
         rankedQuery('anomaly', `anomaly, 1 FROM verifications CROSS JOIN LATERAL unnest(anomalies) AS anomaly WHERE ${inPartialHours}`),
         [...statsParameters(siteId, range), limit],
       )

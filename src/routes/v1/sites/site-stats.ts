@@ -24,16 +24,20 @@ const Feedback = Type.Object(
   {
     legitimate: feedbackCount('Verifications of the range labeled legitimate'),
     fraudulent: feedbackCount('Verifications of the range labeled fraudulent'),
-    missed: feedbackCount("Fraudulent ones whose score the site's current thresholds allow (below challengeThreshold): raise them to catch these"),
-    falseAlarms: feedbackCount("Legitimate ones whose score the current thresholds challenge or block (challengeThreshold or above): lower them to let these through"),
+    missed: feedbackCount(
+      "Fraudulent ones that were allowed (the action logged, step-ups included); the address allowlist's count too, as the log does not mark them",
+    ),
+    falseAlarms: feedbackCount(
+      'Legitimate ones that were challenged or blocked (the action logged), except those of the blocklist (address_blocked, country_blocked)',
+    ),
     buckets: Type.Array(Type.Object({ min: Type.Integer(), max: Type.Integer(), legitimate: Type.Integer(), fraudulent: Type.Integer() }), {
       description: 'The labels by risk score, in the buckets of scoreDistribution',
     }),
   },
   {
     description:
-      "What the site's backend (Siteverify feedback) and its operators said of the range's verifications, against the site's current thresholds " +
-      '(not the actions logged, which older thresholds may have decided). Read from the labeled rows only.',
+      "What the site's backend (Siteverify feedback) and its operators said of the range's verifications, against what happened to them " +
+      '(the actions logged, whatever the thresholds are now); the buckets, by logged score, are what tuning the thresholds reads. Read from the labeled rows only.',
   },
 )
 
@@ -158,7 +162,7 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         topPageActions: pageActions.map(({ label, count }) => ({ pageAction: label, count })),
         scoreDistribution: buildScoreDistribution(scores),
         totals: { ...totals, total: totals.allow + totals.challenge + totals.block + totals.rejected },
-        feedback: buildFeedbackFigures(labeled, site.settings.challengeThreshold),
+        feedback: buildFeedbackFigures(labeled),
         siteverify: {
           issued,
           redeemed: redemptions.find(({ outcome }) => outcome === 'success')?.count ?? 0,

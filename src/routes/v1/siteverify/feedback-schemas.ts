@@ -9,6 +9,7 @@ export const FEEDBACK_ERROR_CODES = [
   'invalid-input-secret',
   'missing-input-response',
   'invalid-input-response',
+  'invalid-input-verification-id',
   'missing-input-label',
   'invalid-input-label',
   'invalid-input-reason',
@@ -33,9 +34,17 @@ export const FeedbackBody = Type.Object(
     verification_id: Type.Optional(nullable('string', { description: "Instead of response: the metadata.verification_id Siteverify answered for the token" })),
     label: Type.Optional(nullable('string', { description: `What the visitor turned out to be: ${VERIFICATION_LABELS.join(' or ')}` })),
     reason: Type.Optional(nullable('string', { description: `Optional, why: ${LABEL_REASONS.join(', ')}` })),
-    note: Type.Optional(nullable('string', { description: `Optional, up to ${LABEL_NOTE_MAX_LENGTH} characters for the operator (no personal data)` })),
+    note: Type.Optional(
+      nullable('string', {
+        description: `Optional, up to ${LABEL_NOTE_MAX_LENGTH} characters for the operator (no personal data); no control characters but the tab, no bidirectional overrides or isolates`,
+      }),
+    ),
   },
-  { description: 'JSON or form-urlencoded; response or verification_id names the verification' },
+  {
+    description:
+      'JSON or form-urlencoded (multipart is 415; fields in the query string are not read; an empty body is 400); response or verification_id names the verification, ' +
+      'a verification_id that is not a UUID being 400 invalid-input-verification-id',
+  },
 )
 
 export type FeedbackFields = Type.Static<typeof FeedbackBody>
