@@ -9,7 +9,7 @@ import { insertVerifications } from './verification-rows.js'
 /**
  * A route under /api/v1/sites/{id}: `path` contains `{id}`, and may contain `{ownerId}` (the
  * owner's account id), `{invitationId}` (a pending invitation of the site, made for the test) and
- * `{verificationId}` (a scored row of the site's log, written for the test).
+ * `{rowId}` (a scored row of the site's log, written for the test).
  */
 export interface SiteRouteCase {
   method: Extract<HTTPMethods, 'GET' | 'POST' | 'PUT' | 'DELETE'>
@@ -38,8 +38,8 @@ export const dashboardSiteRoutes: SiteRouteCase[] = [
   { method: 'POST', path: '/api/v1/sites/{id}/invitations', body: { role: 'viewer' }, ownerStatus: 201 },
   { method: 'GET', path: '/api/v1/sites/{id}/invitations', ownerStatus: 200 },
   { method: 'DELETE', path: '/api/v1/sites/{id}/invitations/{invitationId}', ownerStatus: 204 },
-  { method: 'PUT', path: '/api/v1/sites/{id}/verifications/{verificationId}/label', body: { label: 'legitimate' }, ownerStatus: 200 },
-  { method: 'DELETE', path: '/api/v1/sites/{id}/verifications/{verificationId}/label', ownerStatus: 204 },
+  { method: 'PUT', path: '/api/v1/sites/{id}/verifications/{rowId}/label', body: { label: 'legitimate' }, ownerStatus: 200 },
+  { method: 'DELETE', path: '/api/v1/sites/{id}/verifications/{rowId}/label', ownerStatus: 204 },
 ]
 
 /** The site routes of the webhook (their behaviour is tested in webhooks*.test.ts). */
@@ -50,7 +50,7 @@ export const webhookSiteRoutes: SiteRouteCase[] = [
 
 /**
  * The route's URL for the site: {id}, {ownerId}, {invitationId} (an invitation made by the owner's
- * key) and {verificationId} (an allowed row of a redeemed challenge, written into the site's log) filled in.
+ * key) and {rowId} (an allowed row of a redeemed challenge, written into the site's log) filled in.
  */
 export async function siteRouteUrl(app: App, route: Pick<SiteRouteCase, 'path'>, siteId: string, owner: TestAccount): Promise<string> {
   let url = route.path.replace('{id}', siteId).replace('{ownerId}', owner.id)
@@ -58,9 +58,9 @@ export async function siteRouteUrl(app: App, route: Pick<SiteRouteCase, 'path'>,
     const created = await app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/invitations`, headers: asScript(owner), payload: { role: 'viewer' } })
     url = url.replace('{invitationId}', created.json<{ id: string }>().id)
   }
-  if (url.includes('{verificationId}')) {
+  if (url.includes('{rowId}')) {
     const [rowId] = await insertVerifications(app.database, [{ siteId, createdAt: new Date(), action: 'allow', riskScore: 10, challengeId: randomUUID() }])
-    url = url.replace('{verificationId}', rowId!)
+    url = url.replace('{rowId}', rowId!)
   }
   return url
 }
@@ -85,7 +85,7 @@ export function describeSiteRouteAuthCases(routes: SiteRouteCase[], getContext: 
       const call = async (siteId: string, headers: Record<string, string>) => {
         const { app, owner } = getContext()
         // A malformed id reaches no site: the route's other ids are the owner's own, unused.
-        const url = isUuid(siteId) ? await siteRouteUrl(app, route, siteId, owner) : route.path.replace('{id}', siteId).replace('{ownerId}', owner.id).replace('{invitationId}', randomUUID()).replace('{verificationId}', randomUUID())
+        const url = isUuid(siteId) ? await siteRouteUrl(app, route, siteId, owner) : route.path.replace('{id}', siteId).replace('{ownerId}', owner.id).replace('{invitationId}', randomUUID()).replace('{rowId}', randomUUID())
         return app.inject({
           method: route.method,
           url,

@@ -28,8 +28,8 @@ const writeRoutes: { method: Method; path: string; body?: object; adminStatus: n
   { method: 'GET', path: '/api/v1/sites/{id}/invitations', adminStatus: 200 },
   { method: 'PUT', path: '/api/v1/sites/{id}/members/{ownerId}', body: { role: 'viewer' }, adminStatus: 409 },
   { method: 'DELETE', path: '/api/v1/sites/{id}/members/{ownerId}', adminStatus: 409 },
-  { method: 'PUT', path: '/api/v1/sites/{id}/verifications/{verificationId}/label', body: { label: 'fraudulent', reason: 'chargeback' }, adminStatus: 200 },
-  { method: 'DELETE', path: '/api/v1/sites/{id}/verifications/{verificationId}/label', adminStatus: 204 },
+  { method: 'PUT', path: '/api/v1/sites/{id}/verifications/{rowId}/label', body: { label: 'fraudulent', reason: 'chargeback' }, adminStatus: 200 },
+  { method: 'DELETE', path: '/api/v1/sites/{id}/verifications/{rowId}/label', adminStatus: 204 },
   { method: 'DELETE', path: '/api/v1/sites/{id}', adminStatus: 403 },
 ]
 

@@ -159,6 +159,13 @@ describe.each(deployments)('feedback on verifications ($name)', ({ available, op
     const { answer } = await verify()
     const row = (await logItems()).find((item) => item.verificationId === answer.metadata.verification_id)!
     const url = `/api/v1/sites/${site.id}/verifications/${row.id}/label`
+    // A note that would show other than it reads (a right-to-left override, an escape) is refused, and nothing is labeled.
+    for (const note of ['order \u202E4321', 'line\u001b[31m']) {
+      const refused = await service.app.inject({ method: 'PUT', url, headers: asScript(account), payload: { label: 'fraudulent', note } })
+      expect(refused.statusCode, refused.body).toBe(400)
+      expect(refused.json().error).toMatchObject({ code: 'validation_error', details: [{ field: 'note' }] })
+    }
+    expect((await logItems()).find((item) => item.id === row.id)).toMatchObject({ label: null })
     const put = await service.app.inject({ method: 'PUT', url, headers: asScript(account), payload: { label: 'fraudulent', reason: 'account_takeover', note: 'seen by support' } })
     expect(put.statusCode, put.body).toBe(200)
     expect(put.json()).toMatchObject({ verificationId: row.verificationId, label: 'fraudulent', labelReason: 'account_takeover', labelSource: 'dashboard' })
@@ -178,7 +185,7 @@ describe.each(deployments)('feedback on verifications ($name)', ({ available, op
     expect((await logItems('?label=none')).map((item) => item.id)).toContain(row.id)
 
     const audit = await service.app.inject({ method: 'GET', url: '/api/v1/audit-log', headers: asScript(account) })
-    const actions = audit.json<{ items: { action: string; details: Record<string, unknown> }[] }>().items.map((event) => [event.action, event.details.verificationId])
+    const actions = audit.json<{ items: { action: string; details: Record<string, unknown> }[] }>().items.map((event) => [event.action, event.details.rowId])
     expect(actions).toEqual(expect.arrayContaining([['verification.labeled', row.id], ['verification.label_removed', row.id]]))
 
     // Another site's row, another account, no credentials: the row is as absent as an unknown one.
@@ -216,7 +223,7 @@ describe.each(deployments)('feedback on verifications ($name)', ({ available, op
     const auditOf = async (reader: TestAccount) =>
       (await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?siteId=${site.id}`, headers: asScript(reader) })).json<{
         items: { action: string; actor: { name: string | null }; details: Record<string, unknown> }[]
-      }>().items.filter((event) => event.details.verificationId === row.id)
+      }>().items.filter((event) => event.details.rowId === row.id)
     const expected = [
       { action: 'verification.label_removed', actor: { name: 'test key' } },
       { action: 'verification.labeled', actor: { name: admin.email }, details: { label: 'legitimate', reason: 'passed_two_factor' } },

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { LABEL_NOTE_MAX_LENGTH, LABEL_REASONS, VERIFICATION_LABELS } from '../../../domain/feedback/verification-label.js'
+import { findLabelNoteProblem, LABEL_NOTE_MAX_LENGTH, LABEL_REASONS, VERIFICATION_LABELS } from '../../../domain/feedback/verification-label.js'
 import type { Site } from '../../../domain/sites/site.js'
-import { ApiError } from '../../../errors.js'
+import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { createVerificationLabelRepository } from '../../../storage/sql/verification-label-repository.js'
 import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
@@ -12,7 +12,7 @@ import { followLabel } from '../verification-labels.js'
 
 const LabelParams = Type.Object({
   id: Type.String({ description: "The site's id (UUID)" }),
-  verificationId: Type.String({ description: "The row's id in the site's log (its id in the listing; UUID)" }),
+  rowId: Type.String({ description: "The row's id in the site's log (`id` in the listing, not Siteverify's verificationId; UUID)" }),
 })
 
 const LabelBody = Type.Object(
@@ -40,13 +40,13 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   /** The site and the labelable row the path names; one spot for the site's access check. */
   async function targetOf(request: FastifyRequest<{ Params: Type.Static<typeof LabelParams> }>): Promise<{ site: Site; rowId: string; verificationId: string; clientIp: string | null }> {
     const site = (await app.findSite(request, request.params.id, 'manage')).site
-    const target = await createVerificationLabelRepository(app.database).findTarget(site.id, { rowId: request.params.verificationId.toLowerCase() })
+    const target = await createVerificationLabelRepository(app.database).findTarget(site.id, { rowId: request.params.rowId.toLowerCase() })
     if (target === undefined) throw notFound()
     return { site, rowId: target.id, verificationId: target.verificationId, clientIp: target.clientIp }
   }
 
   app.put(
-    '/sites/:id/verifications/:verificationId/label',
+    '/sites/:id/verifications/:rowId/label',
     {
       schema: {
         tags: ['dashboard'],
@@ -61,20 +61,24 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      const noteProblem = typeof request.body.note === 'string' ? findLabelNoteProblem(request.body.note) : undefined
+      if (noteProblem !== undefined) throwIfInvalid([{ field: 'note', message: noteProblem }])
       const { site, rowId, verificationId, clientIp } = await targetOf(request)
       const label = { label: request.body.label, reason: request.body.reason ?? null, note: request.body.note || null, source: 'dashboard' as const }
       const labeledAt = new Date()
-      await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
-        if (!(await createVerificationLabelRepository(transaction).setLabel(site.id, rowId, label, labeledAt))) throw notFound()
-        await recordSiteAudit(transaction, request, { action: 'verification.labeled', site, details: { verificationId: rowId, label: label.label, reason: label.reason } })
+      const change = await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
+        const changed = await createVerificationLabelRepository(transaction).setLabel(site.id, rowId, label, labeledAt)
+        if (changed === undefined) throw notFound()
+        await recordSiteAudit(transaction, request, { action: 'verification.labeled', site, details: { rowId, verificationId, label: label.label, reason: label.reason } })
+        return changed
       })
-      await followLabel(app, site.id, { id: rowId, verificationId, clientIp }, label)
+      await followLabel(app, site.id, { id: rowId, verificationId, clientIp }, label, change.previous)
       return { verificationId, label: label.label, labelReason: label.reason, labelNote: label.note, labeledAt: labeledAt.toISOString(), labelSource: 'dashboard' as const }
     },
   )
 
   app.delete(
-    '/sites/:id/verifications/:verificationId/label',
+    '/sites/:id/verifications/:rowId/label',
     {
       schema: {
         tags: ['dashboard'],
@@ -86,10 +90,10 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { site, rowId } = await targetOf(request)
+      const { site, rowId, verificationId } = await targetOf(request)
       await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
         if (await createVerificationLabelRepository(transaction).clearLabel(site.id, rowId)) {
-          await recordSiteAudit(transaction, request, { action: 'verification.label_removed', site, details: { verificationId: rowId } })
+          await recordSiteAudit(transaction, request, { action: 'verification.label_removed', site, details: { rowId, verificationId } })
         }
       })
       return reply.code(204).send(null)
