@@ -29,6 +29,7 @@ import demoRoutes from './routes/demo/index.js'
 import operationsRoutes from './routes/operations/index.js'
 import dashboardRoutes from './routes/v1/dashboard.js'
 import publicApi from './routes/v1/public-api.js'
+import siteverifyFeedbackRoutes from './routes/v1/siteverify/feedback.js'
 import siteverifyRoutes from './routes/v1/siteverify/index.js'
 import gateRoutes from './routes/gate/index.js'
 import type { KeyRing } from './secret.js'
@@ -265,6 +266,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(demoSite)
   await app.register(publicApi)
   await app.register(siteverifyRoutes)
+  await app.register(siteverifyFeedbackRoutes)
   // The gate in front of whole sites, for reverse proxies (docs/gate.md).
   await app.register(gateRoutes)
   // Dashboard API routes: accounts, sessions, API keys, sites, webhook deliveries.

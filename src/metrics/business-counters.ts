@@ -44,6 +44,11 @@ const definitions = {
     help: 'Siteverify calls by result (success, the first error code, or test for the documented test secrets).',
     labelNames: ['result'],
   },
+  feedback: {
+    name: 'tollgate_feedback_total',
+    help: "Label changes on verifications (a label set on a row that had none or the other; a repeat of the row's label is not counted), by label (legitimate, fraudulent) and source (siteverify: the site's backend with its secret; dashboard: an operator).",
+    labelNames: ['label', 'source'],
+  },
   gateChecks: {
     name: 'tollgate_gate_checks_total',
     help: "Requests of hosts behind the gate that a proxy asked about, by result: cleared (a valid clearance cookie), allowed_address (an address of the site's allowlist), blocked (an address or a country of the site's blocklist: the gate's page, or clearance_required), refused (the gate's page, or clearance_required), or the error code (invalid_site_key, validation_error, rate_limited, other).",

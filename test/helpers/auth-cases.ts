@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import type { HTTPMethods } from 'fastify'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import type { App } from '../../src/app.js'
 import { isUuid } from '../../src/domain/uuid.js'
 import { asBrowser, asScript, createTestSite, OWN_ORIGIN, type TestAccount } from './dashboard-client.js'
+import { insertVerifications } from './verification-rows.js'
 
 /**
  * A route under /api/v1/sites/{id}: `path` contains `{id}`, and may contain `{ownerId}` (the
- * owner's account id) and `{invitationId}` (a pending invitation of the site, made for the test).
+ * owner's account id), `{invitationId}` (a pending invitation of the site, made for the test) and
+ * `{rowId}` (a scored row of the site's log, written for the test).
  */
 export interface SiteRouteCase {
   method: Extract<HTTPMethods, 'GET' | 'POST' | 'PUT' | 'DELETE'>
@@ -36,6 +38,8 @@ export const dashboardSiteRoutes: SiteRouteCase[] = [
   { method: 'POST', path: '/api/v1/sites/{id}/invitations', body: { role: 'viewer' }, ownerStatus: 201 },
   { method: 'GET', path: '/api/v1/sites/{id}/invitations', ownerStatus: 200 },
   { method: 'DELETE', path: '/api/v1/sites/{id}/invitations/{invitationId}', ownerStatus: 204 },
+  { method: 'PUT', path: '/api/v1/sites/{id}/verifications/{rowId}/label', body: { label: 'legitimate' }, ownerStatus: 200 },
+  { method: 'DELETE', path: '/api/v1/sites/{id}/verifications/{rowId}/label', ownerStatus: 204 },
 ]
 
 /** The site routes of the webhook (their behaviour is tested in webhooks*.test.ts). */
@@ -44,12 +48,19 @@ export const webhookSiteRoutes: SiteRouteCase[] = [
   { method: 'POST', path: '/api/v1/sites/{id}/webhook/test', ownerStatus: 409 },
 ]
 
-/** The route's URL for the site: {id}, {ownerId} and {invitationId} filled in (an invitation made by the owner's key). */
-export async function siteRouteUrl(app: App, route: SiteRouteCase, siteId: string, owner: TestAccount): Promise<string> {
+/**
+ * The route's URL for the site: {id}, {ownerId}, {invitationId} (an invitation made by the owner's
+ * key) and {rowId} (an allowed row of a redeemed challenge, written into the site's log) filled in.
+ */
+export async function siteRouteUrl(app: App, route: Pick<SiteRouteCase, 'path'>, siteId: string, owner: TestAccount): Promise<string> {
   let url = route.path.replace('{id}', siteId).replace('{ownerId}', owner.id)
   if (url.includes('{invitationId}')) {
     const created = await app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/invitations`, headers: asScript(owner), payload: { role: 'viewer' } })
     url = url.replace('{invitationId}', created.json<{ id: string }>().id)
+  }
+  if (url.includes('{rowId}')) {
+    const [rowId] = await insertVerifications(app.database, [{ siteId, createdAt: new Date(), action: 'allow', riskScore: 10, challengeId: randomUUID() }])
+    url = url.replace('{rowId}', rowId!)
   }
   return url
 }
@@ -65,7 +76,8 @@ export interface AuthCaseContext {
  * route: 401 without credentials or with bad ones; 404 for another account's site (by cookie
  * and by API key), an unknown id and a malformed id; 403 csrf_rejected for a cookie-authenticated
  * state-changing request from elsewhere; and after every refusal the site is unchanged. Each
- * test gets a fresh site of the owner, so destructive routes can be listed too.
+ * test gets a fresh site of the owner, so destructive routes can be listed too; a route's sites
+ * are deleted after its tests.
  */
 export function describeSiteRouteAuthCases(routes: SiteRouteCase[], getContext: () => AuthCaseContext): void {
   for (const route of routes) {
@@ -73,7 +85,7 @@ export function describeSiteRouteAuthCases(routes: SiteRouteCase[], getContext: 
       const call = async (siteId: string, headers: Record<string, string>) => {
         const { app, owner } = getContext()
         // A malformed id reaches no site: the route's other ids are the owner's own, unused.
-        const url = isUuid(siteId) ? await siteRouteUrl(app, route, siteId, owner) : route.path.replace('{id}', siteId).replace('{ownerId}', owner.id).replace('{invitationId}', randomUUID())
+        const url = isUuid(siteId) ? await siteRouteUrl(app, route, siteId, owner) : route.path.replace('{id}', siteId).replace('{ownerId}', owner.id).replace('{invitationId}', randomUUID()).replace('{rowId}', randomUUID())
         return app.inject({
           method: route.method,
           url,
@@ -81,7 +93,17 @@ export function describeSiteRouteAuthCases(routes: SiteRouteCase[], getContext: 
           ...(route.body === undefined ? {} : { payload: route.body }),
         })
       }
-      const freshSite = () => createTestSite(getContext().app, getContext().owner, { name: 'Isolation site' })
+      // Each route's sites go when its tests end: the routes' tests together would pass an account's 100.
+      const madeSites: string[] = []
+      const freshSite = async () => {
+        const site = await createTestSite(getContext().app, getContext().owner, { name: 'Isolation site' })
+        madeSites.push(site.id)
+        return site
+      }
+      afterAll(async () => {
+        const { app, owner } = getContext()
+        for (const siteId of madeSites.splice(0)) await app.inject({ method: 'DELETE', url: `/api/v1/sites/${siteId}`, headers: asScript(owner) })
+      })
       const readSite = async (siteId: string) => {
         const { app, owner } = getContext()
         const response = await app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}`, headers: asScript(owner) })

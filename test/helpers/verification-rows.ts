@@ -16,6 +16,8 @@ export interface VerificationRow {
   userAgent?: string | null
   clientIp?: string | null
   device?: string | null
+  /** The challenge it redeemed, Siteverify's verification_id: a row with one may be labeled. */
+  challengeId?: string | null
 }
 
 /** The columns a row may leave out, written only when some row has them, and how each is read from a row. */
@@ -24,7 +26,11 @@ const laterColumns = [
   ['user_agent', (row: VerificationRow) => row.userAgent],
   ['client_ip', (row: VerificationRow) => row.clientIp],
   ['device', (row: VerificationRow) => row.device],
+  ['challenge_id', (row: VerificationRow) => row.challengeId],
 ] as const
+
+/** How a column is read from the text arrays: as itself, but where its type takes no text. */
+const selectedColumn = (column: string) => (column === 'anomalies' ? "string_to_array(anomalies, ',')" : column === 'challenge_id' ? 'challenge_id::uuid' : column)
 
 /**
  * Writes rows into the verification log as the verification flow would, in one statement
@@ -37,7 +43,7 @@ export async function insertVerifications(database: SqlExecutor, rows: readonly 
   const optional = laterColumns.filter(([, valueOf]) => rows.some((row) => valueOf(row) !== undefined))
   const columns = ['id', 'site_id', 'created_at', 'action', 'risk_score', 'anomalies', 'country_code', 'error_code', 'hostname', ...optional.map(([column]) => column)]
   const types = ['uuid', 'uuid', 'timestamptz', 'text', 'smallint', 'text', 'text', 'text', 'text']
-  const selected = columns.map((column) => (column === 'anomalies' ? "string_to_array(anomalies, ',')" : column))
+  const selected = columns.map(selectedColumn)
   for (let start = 0; start < rows.length; start += 10_000) {
     const chunk = rows.slice(start, start + 10_000)
     const values = [

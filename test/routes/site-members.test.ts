@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { siteRouteUrl } from '../helpers/auth-cases.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { inviteTo, shareSite } from '../helpers/site-sharing.js'
 import { insertVerifications } from '../helpers/verification-rows.js'
@@ -27,6 +28,8 @@ const writeRoutes: { method: Method; path: string; body?: object; adminStatus: n
   { method: 'GET', path: '/api/v1/sites/{id}/invitations', adminStatus: 200 },
   { method: 'PUT', path: '/api/v1/sites/{id}/members/{ownerId}', body: { role: 'viewer' }, adminStatus: 409 },
   { method: 'DELETE', path: '/api/v1/sites/{id}/members/{ownerId}', adminStatus: 409 },
+  { method: 'PUT', path: '/api/v1/sites/{id}/verifications/{rowId}/label', body: { label: 'fraudulent', reason: 'chargeback' }, adminStatus: 200 },
+  { method: 'DELETE', path: '/api/v1/sites/{id}/verifications/{rowId}/label', adminStatus: 204 },
   { method: 'DELETE', path: '/api/v1/sites/{id}', adminStatus: 403 },
 ]
 
@@ -42,8 +45,8 @@ describe.each(deployments)('members of a shared site, on $name', ({ available, o
     if (available) await service.close()
   })
 
-  const call = (method: Method, path: string, siteId: string, headers: Record<string, string>, body?: object) =>
-    service.app.inject({ method, url: path.replace('{id}', siteId).replace('{ownerId}', owner.id), headers, ...(body === undefined ? {} : { payload: body }) })
+  const call = async (method: Method, path: string, siteId: string, headers: Record<string, string>, body?: object) =>
+    service.app.inject({ method, url: await siteRouteUrl(service.app, { path }, siteId, owner), headers, ...(body === undefined ? {} : { payload: body }) })
   const sharedSite = async (role: 'admin' | 'viewer') => {
     const site = await createTestSite(service.app, owner, { name: `Shared with a ${role}` })
     const member = await createTestAccount(service.app)

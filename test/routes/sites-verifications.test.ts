@@ -63,6 +63,12 @@ describe('GET /api/v1/sites/{id}/verifications', () => {
       difficulty: null,
       solveTimeMs: null,
       device: null,
+      verificationId: null,
+      label: null,
+      labelReason: null,
+      labelNote: null,
+      labeledAt: null,
+      labelSource: null,
     })
   })
 

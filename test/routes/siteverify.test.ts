@@ -46,7 +46,8 @@ describe('Siteverify', () => {
       score: 1,
       anomalies: [],
       countryCode: 'XX',
-      metadata: { ephemeral_id: expect.stringMatching(/^[0-9a-f]{24}$/) },
+      // Tollgate's addition, in a success only: the verification's id, for the feedback call.
+      metadata: { ephemeral_id: expect.stringMatching(/^[0-9a-f]{24}$/), verification_id: expect.stringMatching(/^[0-9a-f-]{36}$/) },
     })
   }
 

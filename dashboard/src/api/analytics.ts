@@ -1,5 +1,5 @@
 import { request } from './client.js'
-import type { AccountVerificationPage, Stats, SurgeStatus, VerificationAction, VerificationPage } from './types.js'
+import type { AccountVerificationPage, LabelChoice, Stats, SurgeStatus, VerificationAction, VerificationLabel, VerificationPage } from './types.js'
 
 export function fetchStats(siteId: string, range: { from: string; to: string; interval: 'hour' | 'day' }): Promise<Stats> {
   return request<Stats>(`/sites/${encodeURIComponent(siteId)}/stats`, { query: range })
@@ -11,7 +11,7 @@ export function fetchSurge(siteId: string): Promise<SurgeStatus> {
 
 export function fetchVerifications(
   siteId: string,
-  query: { limit: number; cursor?: string; action?: VerificationAction; reference?: string; device?: string },
+  query: { limit: number; cursor?: string; action?: VerificationAction; reference?: string; device?: string; label?: VerificationLabel | 'none' },
 ): Promise<VerificationPage> {
   return request<VerificationPage>(`/sites/${encodeURIComponent(siteId)}/verifications`, { query })
 }
@@ -19,4 +19,15 @@ export function fetchVerifications(
 /** The verifications of any of the account's sites whose reference begins with `reference`, newest first. */
 export function findReference(query: { reference: string; limit: number }): Promise<AccountVerificationPage> {
   return request<AccountVerificationPage>('/verifications', { query })
+}
+
+const labelPath = (siteId: string, rowId: string) => `/sites/${encodeURIComponent(siteId)}/verifications/${encodeURIComponent(rowId)}/label`
+
+/** Labels a row of the site's log (its id in the listing), replacing any label it had. */
+export async function labelVerification(siteId: string, rowId: string, choice: LabelChoice): Promise<void> {
+  await request<unknown>(labelPath(siteId, rowId), { method: 'PUT', body: choice })
+}
+
+export async function removeVerificationLabel(siteId: string, rowId: string): Promise<void> {
+  await request<unknown>(labelPath(siteId, rowId), { method: 'DELETE' })
 }

@@ -1,5 +1,9 @@
 /** Shapes of the dashboard API (DESIGN section 3), as the UI reads them. */
 
+import type { LabelReason, LabelSource, VerificationLabel } from '../../../src/domain/feedback/verification-label.js'
+
+export type { LabelReason, LabelSource, VerificationLabel }
+
 export interface Account {
   id: string
   email: string
@@ -137,6 +141,21 @@ export interface Verification {
   solveTimeMs: number | null
   /** The visitor's device on the site, as Siteverify answered it (metadata.ephemeral_id); null when the submission described none. */
   device: string | null
+  /** Siteverify's metadata.verification_id of the row's token; null for rejected rows (which take no label). */
+  verificationId: string | null
+  /** What the site's backend (Siteverify feedback) or an operator said the visitor was; null without a label. */
+  label: VerificationLabel | null
+  labelReason: LabelReason | null
+  labelNote: string | null
+  labeledAt: string | null
+  labelSource: LabelSource | null
+}
+
+/** What PUT /sites/{id}/verifications/{row}/label sends: reason and note optional. */
+export interface LabelChoice {
+  label: VerificationLabel
+  reason: LabelReason | null
+  note: string | null
 }
 
 export interface VerificationPage {
@@ -176,6 +195,8 @@ export interface Stats {
   /** All ten buckets of the risk score, lowest first; rejected submissions have no score. */
   scoreDistribution: ScoreBucket[]
   totals: ActionCounts & { total: number }
+  /** The range's labeled verifications against the site's current challenge threshold. */
+  feedback: FeedbackFigures
   /** The site's tokens at Siteverify, counted per UTC hour (the hours the range overlaps). */
   siteverify: {
     /** Tokens issued (allowed verifications) since countedSince, within the range. */
@@ -185,6 +206,17 @@ export interface Stats {
     /** When Tollgate began counting (ISO 8601). */
     countedSince: string
   }
+}
+
+export interface FeedbackFigures {
+  legitimate: number
+  fraudulent: number
+  /** Fraudulent ones scored below the challenge threshold (allowed by it). */
+  missed: number
+  /** Legitimate ones scored at or above the challenge threshold. */
+  falseAlarms: number
+  /** The labels by risk score, in the buckets of scoreDistribution. */
+  buckets: { min: number; max: number; legitimate: number; fraudulent: number }[]
 }
 
 /** Scored verifications with min <= riskScore <= max: 0-9, 10-19, ... 90-100. */

@@ -14,6 +14,8 @@ interface ConfirmDialogProps {
    * submit button of its own would not do.
    */
   formId?: string
+  /** The confirm button's look: danger (the default) for what destroys, primary for a plain save. */
+  confirmTone?: 'danger' | 'primary'
   onConfirm: () => void
   onCancel: () => void
 }
@@ -25,7 +27,7 @@ interface ConfirmDialogProps {
  * would go on behind a closed dialog and land its outcome there. An action that removes the
  * button that opened it calls focusAfterDialog.
  */
-export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, formId, onConfirm, onCancel }: ConfirmDialogProps) {
+export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, formId, confirmTone = 'danger', onConfirm, onCancel }: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null)
   const cancel = useRef<HTMLButtonElement>(null)
   // In the render itself, not after the next frame: focusAfterDialog relies on the dialog being
@@ -62,7 +64,7 @@ export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, f
         <BusyButton
           type={formId === undefined ? 'button' : 'submit'}
           form={formId}
-          class="button button--danger"
+          class={`button button--${confirmTone}`}
           onClick={formId === undefined ? onConfirm : undefined}
           isBusy={isBusy === true}
         >

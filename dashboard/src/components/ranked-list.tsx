@@ -15,10 +15,12 @@ interface RankedHeadProps {
   name: string
   /** The share column's heading ("Of all"). */
   share: string
+  /** Headings of more numbers after the share (the labels of a score's verifications). */
+  extraColumns?: readonly string[]
 }
 
 /** The head of a ranked table: the row's name, its count and its share. */
-export function RankedHead({ name, share }: RankedHeadProps) {
+export function RankedHead({ name, share, extraColumns = [] }: RankedHeadProps) {
   return (
     <thead>
       <tr>
@@ -29,6 +31,11 @@ export function RankedHead({ name, share }: RankedHeadProps) {
         <th scope="col" class="numeric">
           {share}
         </th>
+        {extraColumns.map((heading) => (
+          <th key={heading} scope="col" class="numeric">
+            {heading}
+          </th>
+        ))}
       </tr>
     </thead>
   )
@@ -43,11 +50,13 @@ interface RankedRowProps {
   total: number
   /** The bar's colour, when it means something beside the numbers. */
   barColor?: string
+  /** More numbers after the share, under RankedHead's extraColumns. */
+  extraCounts?: readonly number[]
   [attribute: `data-${string}`]: string | number
 }
 
 /** One row of a ranked table: the label with a bar (decoration: the numbers are in the cells), the count and the share. */
-export function RankedRow({ label, count, max, total, barColor, ...data }: RankedRowProps) {
+export function RankedRow({ label, count, max, total, barColor, extraCounts = [], ...data }: RankedRowProps) {
   return (
     <tr {...data}>
       <th scope="row">
@@ -60,6 +69,11 @@ export function RankedRow({ label, count, max, total, barColor, ...data }: Ranke
       </th>
       <td class="numeric">{formatNumber(count)}</td>
       <td class="numeric">{formatPercent(count, total)}</td>
+      {extraCounts.map((extra, index) => (
+        <td key={index} class="numeric">
+          {formatNumber(extra)}
+        </td>
+      ))}
     </tr>
   )
 }

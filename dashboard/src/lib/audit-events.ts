@@ -45,6 +45,8 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
       { action: 'site.deleted', label: 'Site deleted' },
       { action: 'site.secret_rotated', label: 'Secret key rotated' },
       { action: 'site.previous_secrets_ended', label: 'Previous secret keys stopped' },
+      { action: 'verification.labeled', label: 'Verification labeled' },
+      { action: 'verification.label_removed', label: 'Verification label removed' },
     ],
   },
   {
@@ -236,6 +238,12 @@ export function describeAuditEvent(event: AuditEvent): string {
       return `Removed ${textOf(details.email) ?? 'a member'} from ${siteName}`
     case 'site.member_left':
       return `${textOf(details.email) ?? 'A member'} left ${siteName}`
+    case 'verification.labeled': {
+      const reason = textOf(details.reason)
+      return `Labeled verification ${textOf(details.verificationId) ?? ''} of ${siteName} ${textOf(details.label) ?? ''}${reason === undefined ? '' : ` (${reason.replaceAll('_', ' ')})`}`
+    }
+    case 'verification.label_removed':
+      return `Removed the label of verification ${textOf(details.verificationId) ?? ''} of ${siteName}`
     default:
       return event.site === null ? `Other event: ${event.action}` : `Other event: ${event.action} (site ${siteName})`
   }

@@ -32,6 +32,8 @@ export const AUDIT_ACTIONS = [
   'site.member_role_changed',
   'site.member_removed',
   'site.member_left',
+  'verification.labeled',
+  'verification.label_removed',
 ] as const
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

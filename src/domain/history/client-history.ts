@@ -232,3 +232,19 @@ export async function recordOutcome(
 ): Promise<void> {
   if (action === 'block') await store.increment(blocksKey(ref, Math.floor(now / policy.blockWindowMs)), policy.blockWindowMs * 2)
 }
+
+/**
+ * A verification its site's backend or operator labeled fraudulent: it counts against its client
+ * as blocks do, in the block window of the label's time and the next, and as many as it takes
+ * for recent_blocks to hold (the policy's blockLimit): a confirmed fraud is stronger evidence than
+ * one block, so the client's next challenge is harder at once. A legitimate label lowers nothing:
+ * history only ever adds to a client's difficulty.
+ */
+export async function recordFraudulentLabel(
+  store: KeyValueStore,
+  ref: ClientRef,
+  policy: HistoryPolicy = defaultHistoryPolicy,
+  now: number = store.now(),
+): Promise<void> {
+  await store.increment(blocksKey(ref, Math.floor(now / policy.blockWindowMs)), policy.blockWindowMs * 2, policy.blockLimit)
+}

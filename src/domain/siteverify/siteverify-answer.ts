@@ -34,12 +34,19 @@ export interface SiteverifyAnswer {
   score: number | null
   anomalies: string[]
   countryCode: string | null
-  /** Turnstile's metadata: the device's ephemeral id on the site (ephemeralIdOf), when the token has one. */
-  metadata: { ephemeral_id: string | null }
+  /**
+   * Turnstile's metadata: the device's ephemeral id on the site (ephemeralIdOf), when the token has
+   * one; and, in a success only, the verification's id (the token's challenge), which the feedback
+   * call (POST /api/v1/siteverify/feedback) and the dashboard's log name it by; null for test
+   * secrets. Only in a success, so that a failure's answer keeps Turnstile's exact shape.
+   */
+  metadata: { ephemeral_id: string | null; verification_id?: string | null }
 }
 
 export function answerSuccess(
-  claims: Pick<TokenClaims, 'issuedAt' | 'hostname' | 'action' | 'riskScore' | 'anomalies' | 'countryCode' | 'pageAction' | 'cData' | 'ephemeralId'>,
+  claims: Pick<TokenClaims, 'issuedAt' | 'hostname' | 'action' | 'riskScore' | 'anomalies' | 'countryCode' | 'pageAction' | 'cData' | 'ephemeralId'> & {
+    challengeId: string | null
+  },
 ): SiteverifyAnswer {
   return {
     success: true,
@@ -53,7 +60,7 @@ export function answerSuccess(
     score: (100 - claims.riskScore) / 100,
     anomalies: claims.anomalies,
     countryCode: claims.countryCode,
-    metadata: { ephemeral_id: claims.ephemeralId },
+    metadata: { ephemeral_id: claims.ephemeralId, verification_id: claims.challengeId },
   }
 }
 

@@ -42,7 +42,7 @@ export function answerTestSecret(secret: string, reading: TokenReading, now: num
     case testSecrets.hcaptchaPasses: {
       const isTestSiteToken = reading.outcome !== 'invalid' && testSiteFor(reading.claims.siteKey) !== undefined
       const { hostname, pageAction, cData } = isTestSiteToken ? reading.claims : DUMMY_PAGE
-      return answerSuccess({ issuedAt: now, hostname, action: 'allow', riskScore: 0, anomalies: [], countryCode: 'XX', pageAction, cData, ephemeralId: null })
+      return answerSuccess({ issuedAt: now, hostname, action: 'allow', riskScore: 0, anomalies: [], countryCode: 'XX', pageAction, cData, ephemeralId: null, challengeId: null })
     }
     case testSecrets.alwaysFails:
       return answerFailure('invalid-input-response')

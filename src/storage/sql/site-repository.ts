@@ -139,6 +139,21 @@ export function createSiteRepository(database: SqlExecutor) {
       return rows[0] === undefined ? undefined : toSite(rows[0])
     },
 
+    /**
+     * The site whose current secret key, or one a rotation replaced, has this hash (hashSecretKey):
+     * Siteverify's feedback named by verification_id alone. The caller still checks the key with
+     * acceptsSecretKey (a replaced key's grace period), in constant time. The call is
+     * unauthenticated until then: each column has its index (migration 028), which the planner
+     * combines (a BitmapOr), so no call reads every site.
+     */
+    async findBySecretKeyHash(secretKeyHash: string): Promise<Site | undefined> {
+      const rows = await database.query<SiteRow>(
+        `SELECT ${siteColumns} FROM sites WHERE $1 IN (secret_key_hash, previous_secret_key_hash, earlier_secret_key_hash) LIMIT 1`,
+        [secretKeyHash],
+      )
+      return rows[0] === undefined ? undefined : toSite(rows[0])
+    },
+
     async listByAccount(accountId: string): Promise<Site[]> {
       const rows = await database.query<SiteRow>(
         `SELECT ${siteColumns} FROM sites WHERE account_id = $1 ORDER BY created_at, id`,

@@ -1,5 +1,6 @@
 import type { BucketCount, StatsAction, StatsRange } from '../../domain/analytics/stats-range.js'
 import { intervalMs } from '../../domain/analytics/stats-range.js'
+import type { LabelReason, LabelSource, VerificationLabel } from '../../domain/feedback/verification-label.js'
 import type { SqlExecutor } from '../ports.js'
 import { CREATED_AT_MICROS, newestFirstPage, where, type PageFilter, type PagePosition } from './keyset.js'
 import type { RollupKind } from './verification-log-writer.js'
@@ -25,6 +26,14 @@ export interface LogEntry {
   solveTimeMs: number | null
   /** The device's ephemeral id on the site, of a scored verification that described one (migration 023). */
   device: string | null
+  /** Siteverify's metadata.verification_id: the challenge the row's token came from (null for rejected rows). */
+  verificationId: string | null
+  /** What the site's backend or its operator said of it later (migration 028), or null. */
+  label: VerificationLabel | null
+  labelReason: LabelReason | null
+  labelNote: string | null
+  labeledAt: Date | null
+  labelSource: LabelSource | null
 }
 
 interface LogRow {
@@ -44,6 +53,12 @@ interface LogRow {
   difficulty: number | null
   solve_time_ms: number | null
   device: string | null
+  challenge_id: string | null
+  feedback_label: VerificationLabel | null
+  feedback_reason: LabelReason | null
+  feedback_note: string | null
+  feedback_at: Date | null
+  feedback_source: LabelSource | null
 }
 
 function toLogEntry(row: LogRow): LogEntry {
@@ -64,6 +79,12 @@ function toLogEntry(row: LogRow): LogEntry {
     difficulty: row.difficulty,
     solveTimeMs: row.solve_time_ms,
     device: row.device,
+    verificationId: row.action === 'rejected' ? null : row.challenge_id,
+    label: row.feedback_label,
+    labelReason: row.feedback_reason,
+    labelNote: row.feedback_note,
+    labeledAt: row.feedback_at,
+    labelSource: row.feedback_source,
   }
 }
 
@@ -73,6 +94,8 @@ export interface LogPageQuery extends PagePosition {
   ids?: { first: string; last: string }
   /** Only the rows of this device (its ephemeral id). */
   device?: string
+  /** Only the rows labeled so, or ('none') those without a label. */
+  label?: VerificationLabel | 'none'
 }
 
 export interface RankedCount {
@@ -139,7 +162,8 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
   const selectPage = async <Row extends LogRow>(scope: PageFilter, query: LogPageQuery, extraColumns = ''): Promise<Row[]> => {
     const { sql, params } = newestFirstPage(
       `SELECT id, site_id, created_at, ${CREATED_AT_MICROS}, action, error_code,
-              risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms, device${extraColumns}
+              risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms, device,
+              challenge_id, feedback_label, feedback_reason, feedback_note, feedback_at, feedback_source${extraColumns}
          FROM verifications`,
       [
         scope,
@@ -147,6 +171,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
         // The primary key's range: the rows a reference names are found without reading the others.
         query.ids === undefined ? undefined : where('id BETWEEN ?::uuid AND ?::uuid', query.ids.first, query.ids.last),
         query.device === undefined ? undefined : where('device = ?', query.device),
+        query.label === undefined ? undefined : query.label === 'none' ? where('feedback_label IS NULL') : where('feedback_label = ?', query.label),
       ],
       query,
     )
@@ -187,7 +212,8 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
 
     async topAnomalies(siteId: string, range: StatsRange, limit: number): Promise<RankedCount[]> {
       return database.query<RankedCount>(
-        rankedQuery('anomaly', `label, 1 FROM verifications CROSS JOIN LATERAL unnest(anomalies) AS label WHERE ${inPartialHours}`),
+        // The unnested anomaly is named apart from the rankedQuery's own label alias.
+        rankedQuery('anomaly', `anomaly, 1 FROM verifications CROSS JOIN LATERAL unnest(anomalies) AS anomaly WHERE ${inPartialHours}`),
         [...statsParameters(siteId, range), limit],
       )
     },

@@ -60,7 +60,8 @@ describe('redeemToken', () => {
   })
 
   it('answers success with the token\'s facts', async () => {
-    const response = issueToken(tokenKey, claimsFor(siteA))
+    const claims = claimsFor(siteA)
+    const response = issueToken(tokenKey, claims)
     expect(await redeem({ secret: siteA.secretKey, response })).toEqual({
       success: true,
       challenge_ts: '2026-01-01T00:00:00.000Z',
@@ -73,7 +74,7 @@ describe('redeemToken', () => {
       score: 0.8,
       anomalies: ['no_interaction'],
       countryCode: 'XX',
-      metadata: { ephemeral_id: '5d41402abc4b2a76b9719d91' },
+      metadata: { ephemeral_id: '5d41402abc4b2a76b9719d91', verification_id: claims.challengeId },
     })
   })
 

@@ -12,6 +12,7 @@ import { useAddressParam } from '../../lib/router.js'
 import { queryOfRange, rangeLabels, rangeNames, type RangeName } from '../../lib/time-range.js'
 import { useLoader } from '../../lib/use-loader.js'
 import { BucketsTable } from './buckets-table.js'
+import { FeedbackCard } from './feedback-card.js'
 import { ScoreDistribution } from './score-distribution.js'
 import { SiteverifyCard } from './siteverify-card.js'
 import { BusyButton } from '../../components/busy-button.js'
@@ -96,6 +97,7 @@ function StatsView({ stats, range, site, isLoading }: { stats: Stats; range: Ran
           buckets={stats.scoreDistribution}
           challengeThreshold={site.settings.challengeThreshold}
           blockThreshold={site.settings.blockThreshold}
+          labeled={stats.feedback.buckets}
         />
         <RankedList
           id="hostnames-heading"
@@ -141,6 +143,9 @@ function StatsView({ stats, range, site, isLoading }: { stats: Stats; range: Ran
           total={totals.total - totals.rejected}
         />
         <SiteverifyCard siteverify={stats.siteverify} from={stats.from} />
+      </div>
+      <div class="columns">
+        <FeedbackCard feedback={stats.feedback} challengeThreshold={site.settings.challengeThreshold} />
       </div>
     </div>
   )

@@ -1,5 +1,5 @@
 import { Fragment } from 'preact'
-import type { ScoreBucket, VerificationAction } from '../../api/types.js'
+import type { FeedbackFigures, ScoreBucket, VerificationAction } from '../../api/types.js'
 import { RankedHead, RankedRow } from '../../components/ranked-list.js'
 import { actionStyles } from '../../lib/actions.js'
 import { formatNumber, formatPercent } from '../../lib/format.js'
@@ -8,6 +8,8 @@ interface ScoreDistributionProps {
   buckets: readonly ScoreBucket[]
   challengeThreshold: number
   blockThreshold: number
+  /** The labels by score, in the same buckets: shown as two more columns once some verification has one. */
+  labeled?: FeedbackFigures['buckets']
 }
 
 interface Threshold {
@@ -42,7 +44,7 @@ const rangeOf = ({ min, max }: ScoreBucket) => `${min}–${max}`
  * and what each catches in words, so that an operator tuning them sees how many verifications a
  * threshold takes and how many a move would. A table: the numbers are text, the bars decoration.
  */
-export function ScoreDistribution({ buckets, challengeThreshold, blockThreshold }: ScoreDistributionProps) {
+export function ScoreDistribution({ buckets, challengeThreshold, blockThreshold, labeled = [] }: ScoreDistributionProps) {
   const scored = buckets.reduce((sum, bucket) => sum + bucket.count, 0)
   const max = buckets.reduce((largest, bucket) => Math.max(largest, bucket.count), 0)
   const thresholds: Threshold[] = [
@@ -51,6 +53,11 @@ export function ScoreDistribution({ buckets, challengeThreshold, blockThreshold 
   ]
   // A threshold is drawn above the bucket it falls in: at its top when it is the bucket's lowest score.
   const thresholdsIn = (bucket: ScoreBucket) => thresholds.filter(({ score }) => score >= bucket.min && score <= bucket.max)
+  const hasLabels = labeled.some((bucket) => bucket.legitimate + bucket.fraudulent > 0)
+  const labelsOf = (bucket: ScoreBucket) => {
+    const found = labeled.find(({ min }) => min === bucket.min)
+    return [found?.legitimate ?? 0, found?.fraudulent ?? 0]
+  }
   return (
     <section class="card" aria-labelledby="scores-heading">
       <h2 id="scores-heading">Risk scores</h2>
@@ -59,13 +66,13 @@ export function ScoreDistribution({ buckets, challengeThreshold, blockThreshold 
       ) : (
         <>
           <table class="table ranked scores">
-            <RankedHead name="Score" share="Of scored" />
+            <RankedHead name="Score" share="Of scored" {...(hasLabels ? { extraColumns: ['Labeled legitimate', 'Labeled fraudulent'] } : {})} />
             <tbody>
               {buckets.map((bucket) => (
                 <Fragment key={bucket.min}>
                   {thresholdsIn(bucket).map(({ name, score }) => (
                     <tr key={name} class="scores__threshold">
-                      <td colSpan={3}>
+                      <td colSpan={hasLabels ? 5 : 3}>
                         {name}: {score}
                         {score === bucket.min ? '' : ` (within ${rangeOf(bucket)})`}
                       </td>
@@ -78,6 +85,7 @@ export function ScoreDistribution({ buckets, challengeThreshold, blockThreshold 
                     max={max}
                     total={scored}
                     barColor={actionStyles[zoneOf(bucket.min, challengeThreshold, blockThreshold)].color}
+                    {...(hasLabels ? { extraCounts: labelsOf(bucket) } : {})}
                   />
                 </Fragment>
               ))}

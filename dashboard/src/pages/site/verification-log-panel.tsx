@@ -1,6 +1,6 @@
 import { useCallback, useRef, useState } from 'preact/hooks'
-import { fetchVerifications } from '../../api/analytics.js'
-import { verificationActions, type Site, type VerificationAction } from '../../api/types.js'
+import { fetchVerifications, removeVerificationLabel } from '../../api/analytics.js'
+import { verificationActions, type Site, type Verification, type VerificationAction } from '../../api/types.js'
 import { DownloadLinks } from '../../components/download-links.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
 import { EPHEMERAL_ID_PATTERN } from '../../../../src/domain/token/ephemeral-id-pattern.js'
@@ -8,7 +8,10 @@ import { ReferenceSearch } from '../../components/reference-search.js'
 import { actionStyles } from '../../lib/actions.js'
 import { isReference } from '../../lib/reference.js'
 import { useAddressParam } from '../../lib/router.js'
+import { canChangeSite } from '../../lib/site-access.js'
 import { useLoader } from '../../lib/use-loader.js'
+import { labelFilterNames, labelFilters, type LabelFilter } from '../../lib/verification-labels.js'
+import { LabelDialog } from './verification-label.js'
 import { VerificationsTable } from './verifications-table.js'
 
 const pageSizes = [10, 25, 50, 100] as const
@@ -24,6 +27,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
   const pageSize = Number(pageSizeText)
   const [reference, setReference] = useAddressParam<string>('reference', isReference, '')
   const [device, setDevice] = useAddressParam<string>('device', isDevice, '')
+  const [label, setLabel] = useAddressParam<LabelFilter | ''>('label', ['', ...labelFilters], '')
   // Cursors of the pages seen so far: the last one is the current page; going back pops it.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined])
   const cursor = cursors[cursors.length - 1]
@@ -35,16 +39,33 @@ export function VerificationLogPanel({ site }: { site: Site }) {
         ...(action === '' ? {} : { action }),
         ...(reference === '' ? {} : { reference }),
         ...(device === '' ? {} : { device }),
+        ...(label === '' ? {} : { label }),
       }),
-    [site.id, cursor, action, pageSize, reference, device],
+    [site.id, cursor, action, pageSize, reference, device, label],
   )
-  const [page, reload] = useLoader(load, `${site.id}:${action}:${pageSize}:${reference}:${device}:${cursor ?? ''}`)
+  const [page, reload] = useLoader(load, `${site.id}:${action}:${pageSize}:${reference}:${device}:${label}:${cursor ?? ''}`)
+  const [labeling, setLabeling] = useState<Verification | undefined>(undefined)
+  const [removingId, setRemovingId] = useState<string | undefined>(undefined)
+  const [labelError, setLabelError] = useState<unknown>(undefined)
+  const removeLabel = async (verification: Verification) => {
+    setRemovingId(verification.id)
+    setLabelError(undefined)
+    try {
+      await removeVerificationLabel(site.id, verification.id)
+      reload()
+    } catch (error) {
+      setLabelError(error)
+    } finally {
+      setRemovingId(undefined)
+    }
+  }
   const findReference = (wanted: string) => {
     setReference(wanted)
     // A visitor's verification is sought whatever its action or device: a filter left on would hide it.
     if (wanted !== '') {
       setAction('')
       setDevice('')
+      setLabel('')
     }
     setCursors([undefined])
   }
@@ -66,24 +87,30 @@ export function VerificationLogPanel({ site }: { site: Site }) {
           Verification log
         </h2>
         <div class="toolbar">
-          <label for="log-action" class="toolbar__label">
-            Action
-          </label>
-          <select
+          <FilterSelect
             id="log-action"
+            label="Action"
+            allLabel="All actions"
+            values={verificationActions}
+            nameOf={(name) => actionStyles[name].label}
             value={action}
-            onChange={(event) => {
-              setAction(event.currentTarget.value as VerificationAction | '')
+            onChange={(next) => {
+              setAction(next)
               setCursors([undefined])
             }}
-          >
-            <option value="">All actions</option>
-            {verificationActions.map((name) => (
-              <option key={name} value={name}>
-                {actionStyles[name].label}
-              </option>
-            ))}
-          </select>
+          />
+          <FilterSelect
+            id="log-label"
+            label="Label"
+            allLabel="All labels"
+            values={labelFilters}
+            nameOf={(name) => labelFilterNames[name]}
+            value={label}
+            onChange={(next) => {
+              setLabel(next)
+              setCursors([undefined])
+            }}
+          />
           <label for="log-page-size" class="toolbar__label">
             Rows
           </label>
@@ -112,7 +139,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
           >
             Refresh
           </button>
-          <DownloadLinks path={`/sites/${encodeURIComponent(site.id)}/verifications/export`} query={{ action, reference, device }} />
+          <DownloadLinks path={`/sites/${encodeURIComponent(site.id)}/verifications/export`} query={{ action, reference, device, label }} />
         </div>
       </div>
       <ReferenceSearch
@@ -139,6 +166,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
         )}
       </div>
       {page.status === 'error' ? <ErrorNotice error={page.error} /> : null}
+      {labelError === undefined ? null : <ErrorNotice error={labelError} />}
       {page.data === undefined && page.status === 'loading' ? <Loading /> : null}
       {page.data === undefined && page.status !== 'error' ? null : (
         <>
@@ -147,11 +175,14 @@ export function VerificationLogPanel({ site }: { site: Site }) {
               verifications={page.data.items}
               isLoading={page.status === 'loading'}
               onDevice={showDevice}
+              {...(canChangeSite(site) ? { labeling: { onLabel: setLabeling, onRemove: (row: Verification) => void removeLabel(row), busyRowId: removingId } } : {})}
               {...(reference !== ''
                 ? { emptyText: `No verification of this site has a reference beginning with ${reference}: it may be of another site, or older than the log keeps.` }
                 : device !== ''
                   ? { emptyText: 'No verification of this device matches: its id may be of another site or week, or its rows older than the log keeps.' }
-                  : {})}
+                  : label !== ''
+                    ? { emptyText: `No verification in this view is ${label === 'none' ? 'unlabeled' : `labeled ${label}`}.` }
+                    : {})}
             />
           )}
           {/* After a page failed to load, Newer leads back and Refresh retries from the newest; Older waits for a page. */}
@@ -174,6 +205,45 @@ export function VerificationLogPanel({ site }: { site: Site }) {
           </nav>
         </>
       )}
+      <LabelDialog
+        siteId={site.id}
+        target={labeling}
+        onLabeled={() => {
+          setLabeling(undefined)
+          reload()
+        }}
+        onClose={() => setLabeling(undefined)}
+      />
     </section>
+  )
+}
+
+interface FilterSelectProps<Value extends string> {
+  id: string
+  label: string
+  /** The first option's text: no filter (the value ''). */
+  allLabel: string
+  values: readonly Value[]
+  nameOf: (value: Value) => string
+  value: Value | ''
+  onChange: (value: Value | '') => void
+}
+
+/** One of the log's filters in the toolbar: its label, and a choice of all or one value. */
+function FilterSelect<Value extends string>({ id, label, allLabel, values, nameOf, value, onChange }: FilterSelectProps<Value>) {
+  return (
+    <>
+      <label for={id} class="toolbar__label">
+        {label}
+      </label>
+      <select id={id} value={value} onChange={(event) => onChange(event.currentTarget.value as Value | '')}>
+        <option value="">{allLabel}</option>
+        {values.map((name) => (
+          <option key={name} value={name}>
+            {nameOf(name)}
+          </option>
+        ))}
+      </select>
+    </>
   )
 }

@@ -1,6 +1,8 @@
 import type { Verification } from '../../api/types.js'
+import { BusyButton } from '../../components/busy-button.js'
 import { formatCountry, formatDateTimeWithSeconds, timeZoneName } from '../../lib/format.js'
 import { referenceOf } from '../../lib/reference.js'
+import { LabelBadge } from './verification-label.js'
 
 interface VerificationsTableProps {
   verifications: readonly Verification[]
@@ -9,6 +11,8 @@ interface VerificationsTableProps {
   emptyText?: string
   /** Shows the verifications of a row's device. */
   onDevice: (device: string) => void
+  /** Label controls for a scored row: absent for those who may not change the site (viewers), who see the labels only. */
+  labeling?: { onLabel: (verification: Verification) => void; onRemove: (verification: Verification) => void; busyRowId: string | undefined }
 }
 
 function describeSolve(verification: Verification): string {
@@ -19,7 +23,7 @@ function describeSolve(verification: Verification): string {
   return parts.length === 0 ? '—' : parts.join(', ')
 }
 
-export function VerificationsTable({ verifications, isLoading, emptyText = 'No verifications match.', onDevice }: VerificationsTableProps) {
+export function VerificationsTable({ verifications, isLoading, emptyText = 'No verifications match.', onDevice, labeling }: VerificationsTableProps) {
   if (verifications.length === 0) return <p class="muted">{emptyText}</p>
   return (
     <div class="table-scroll" role="region" aria-label="Verifications" aria-busy={isLoading} tabIndex={0}>
@@ -35,6 +39,7 @@ export function VerificationsTable({ verifications, isLoading, emptyText = 'No v
             <th scope="col">Country</th>
             <th scope="col">Client</th>
             <th scope="col">Proof of work</th>
+            <th scope="col">Label</th>
           </tr>
         </thead>
         <tbody>
@@ -78,6 +83,12 @@ export function VerificationsTable({ verifications, isLoading, emptyText = 'No v
                 {verification.device === null ? null : <DeviceButton device={verification.device} onDevice={onDevice} />}
               </td>
               <td class="nowrap">{describeSolve(verification)}</td>
+              <td>
+                <LabelBadge verification={verification} />
+                {labeling === undefined || verification.verificationId === null ? null : (
+                  <LabelButtons verification={verification} {...labeling} />
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -92,5 +103,23 @@ function DeviceButton({ device, onDevice }: { device: string; onDevice: (device:
     <button type="button" class="log__device code" title={`Device ${device}: show its verifications`} onClick={() => onDevice(device)}>
       <span class="visually-hidden">Show the verifications of </span>device {device.slice(0, 8)}
     </button>
+  )
+}
+
+/** A scored row's label controls, each named with the row's reference for screen readers. */
+function LabelButtons({ verification, onLabel, onRemove, busyRowId }: NonNullable<VerificationsTableProps['labeling']> & { verification: Verification }) {
+  const row = <span class="visually-hidden"> verification {referenceOf(verification.id)}</span>
+  return (
+    <div class="log__label-actions">
+      <button type="button" class="button button--small" onClick={() => onLabel(verification)}>
+        {verification.label === null ? 'Label' : 'Change label'}
+        {row}
+      </button>
+      {verification.label === null ? null : (
+        <BusyButton type="button" class="button button--small" isBusy={busyRowId === verification.id} onClick={() => onRemove(verification)}>
+          Remove label{row}
+        </BusyButton>
+      )}
+    </div>
   )
 }

@@ -8,6 +8,7 @@ import siteSurgeRoutes from './site-surge.js'
 import siteVerificationsRoutes from './site-verifications.js'
 import siteVerificationsExportRoutes from './site-verifications-export.js'
 import updateSiteRoutes from './update-site.js'
+import verificationLabelRoutes from './verification-label.js'
 
 /** Every site route requires an account; authentication runs first, so 401 precedes any 400. */
 const sitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -21,6 +22,7 @@ const sitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(siteVerificationsExportRoutes)
   await app.register(siteMembersRoutes)
   await app.register(siteInvitationsRoutes)
+  await app.register(verificationLabelRoutes)
 }
 
 export default sitesRoutes

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { buildFeedbackFigures } from '../../../domain/analytics/feedback-figures.js'
 import { buildScoreDistribution } from '../../../domain/analytics/score-distribution.js'
 import { buildSeries, maxRangeMs, resolveStatsRange, type StatsRange } from '../../../domain/analytics/stats-range.js'
 import { createSiteverifyCountRepository } from '../../../storage/sql/siteverify-count-repository.js'
+import { createVerificationLabelRepository } from '../../../storage/sql/verification-label-repository.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { invalidRequest } from '../../../errors.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
@@ -15,6 +17,29 @@ const actionCounts = {
   block: Type.Integer(),
   rejected: Type.Integer({ description: 'Submissions refused before scoring (bad solution, expired challenge, ...)' }),
 }
+
+const feedbackCount = (description: string) => Type.Integer({ description })
+
+const Feedback = Type.Object(
+  {
+    legitimate: feedbackCount('Verifications of the range labeled legitimate'),
+    fraudulent: feedbackCount('Verifications of the range labeled fraudulent'),
+    missed: feedbackCount(
+      "Fraudulent ones that were allowed (the action logged, step-ups included); the address allowlist's count too, as the log does not mark them",
+    ),
+    falseAlarms: feedbackCount(
+      'Legitimate ones that were challenged or blocked (the action logged), except those of the blocklist (address_blocked, country_blocked)',
+    ),
+    buckets: Type.Array(Type.Object({ min: Type.Integer(), max: Type.Integer(), legitimate: Type.Integer(), fraudulent: Type.Integer() }), {
+      description: 'The labels by risk score, in the buckets of scoreDistribution',
+    }),
+  },
+  {
+    description:
+      "What the site's backend (Siteverify feedback) and its operators said of the range's verifications, against what happened to them " +
+      '(the actions logged, whatever the thresholds are now); the buckets, by logged score, are what tuning the thresholds reads. Read from the labeled rows only.',
+  },
+)
 
 const Stats = Type.Object({
   from: Type.String({ format: 'date-time' }),
@@ -43,6 +68,7 @@ const Stats = Type.Object({
     },
   ),
   totals: Type.Object({ ...actionCounts, total: Type.Integer() }),
+  feedback: Feedback,
   siteverify: Type.Object(
     {
       issued: Type.Integer({
@@ -73,6 +99,7 @@ const days = (ms: number) => ms / 86_400_000
 const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const verifications = createVerificationQueryRepository(app.database)
   const siteverifyCounts = createSiteverifyCountRepository(app.database)
+  const labels = createVerificationLabelRepository(app.database)
   /**
    * The tokens issued (allowed verifications) in the part of the range since Siteverify's counting
    * began: those issued before were never counted when redeemed. Read apart only for a range
@@ -111,7 +138,7 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const resolved = resolveStatsRange(request.query, new Date())
       if ('issues' in resolved) throw invalidRequest(resolved.issues)
       const { range } = resolved
-      const [counts, anomalies, countries, hostnames, pageActions, scores, redemptions, countingStartedAt] = await Promise.all([
+      const [counts, anomalies, countries, hostnames, pageActions, scores, redemptions, countingStartedAt, labeled] = await Promise.all([
         verifications.countByBucket(site.id, range),
         verifications.topAnomalies(site.id, range, TOP_LIMIT),
         verifications.topCountries(site.id, range, TOP_LIMIT),
@@ -120,6 +147,7 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         verifications.countByScoreBucket(site.id, range),
         siteverifyCounts.countsOf(site.id, range.from, range.to),
         siteverifyCounts.countingStartedAt(),
+        labels.listLabeledScores(site.id, range.from, range.to),
       ])
       const { series, totals } = buildSeries(counts, range)
       const issued = await issuedSince(site.id, range, totals.allow, countingStartedAt)
@@ -134,6 +162,7 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         topPageActions: pageActions.map(({ label, count }) => ({ pageAction: label, count })),
         scoreDistribution: buildScoreDistribution(scores),
         totals: { ...totals, total: totals.allow + totals.challenge + totals.block + totals.rejected },
+        feedback: buildFeedbackFigures(labeled),
         siteverify: {
           issued,
           redeemed: redemptions.find(({ outcome }) => outcome === 'success')?.count ?? 0,

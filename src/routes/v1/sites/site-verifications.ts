@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { statsActions, type StatsAction } from '../../../domain/analytics/stats-range.js'
 import { idRangeOf, REFERENCE_PATTERN } from '../../../domain/analytics/verification-reference.js'
+import { LABEL_REASONS, VERIFICATION_LABELS, type VerificationLabel } from '../../../domain/feedback/verification-label.js'
 import { EPHEMERAL_ID_PATTERN } from '../../../domain/token/ephemeral-id-pattern.js'
 import { accountOf } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository, type LogEntry } from '../../../storage/sql/verification-query-repository.js'
@@ -31,12 +32,18 @@ export const Verification = Type.Object({
       description: "The visitor's device on this site, as Siteverify answered it (metadata.ephemeral_id): the same device has the same one all week, from any address",
     }),
   ),
+  verificationId: orNull(Type.String({ format: 'uuid', description: "Siteverify's metadata.verification_id of the row's token (its challenge); null for rejected rows" })),
+  label: orNull(stringEnum(VERIFICATION_LABELS, { description: "What the site's backend (Siteverify feedback) or its operator said the visitor was; null without a label" })),
+  labelReason: orNull(stringEnum(LABEL_REASONS)),
+  labelNote: orNull(Type.String()),
+  labeledAt: orNull(Type.String({ format: 'date-time' })),
+  labelSource: orNull(stringEnum(['siteverify', 'dashboard'], { description: 'siteverify: the backend with its secret; dashboard: an operator' })),
 })
 
 const AccountVerification = Type.Object({ ...Verification.properties, siteName: Type.String({ description: 'The name of the site it was shown on' }) })
 
-export function verificationView<Entry extends LogEntry>({ createdAtMicros: _micros, createdAt, ...entry }: Entry) {
-  return { ...entry, createdAt: createdAt.toISOString() }
+export function verificationView<Entry extends LogEntry>({ createdAtMicros: _micros, createdAt, labeledAt, ...entry }: Entry) {
+  return { ...entry, createdAt: createdAt.toISOString(), labeledAt: labeledAt?.toISOString() ?? null }
 }
 
 const referenceQuery = (description: string) => Type.String({ pattern: REFERENCE_PATTERN, description })
@@ -55,11 +62,13 @@ export const VerificationFilterQuery = {
       description: "Only the rows of this device: an ephemeral id as Siteverify answered it (metadata.ephemeral_id), 24 hexadecimal digits",
     }),
   ),
+  label: Type.Optional(stringEnum([...VERIFICATION_LABELS, 'none'], { description: 'Only the rows labeled legitimate, or fraudulent, or (none) those without a label' })),
 }
 
 /** The repository's filter for those of a query: the reference as a range of ids, the device in lower case. */
-export function verificationFilterOf(query: { action?: StatsAction; reference?: string; device?: string }) {
+export function verificationFilterOf(query: { action?: StatsAction; reference?: string; device?: string; label?: VerificationLabel | 'none' }) {
   return {
+    label: query.label,
     action: query.action,
     ids: query.reference === undefined ? undefined : idRangeOf(query.reference),
     device: query.device?.toLowerCase(),

@@ -21,7 +21,7 @@ export const siteverifyPaths = ['/api/v1/siteverify', '/turnstile/v0/siteverify'
  * missing-input-*, as from a form that lacked it. Only text is kept: the schemas allow a known
  * field nothing else, and unknown fields are ignored anyway.
  */
-function fieldsOf(query: SiteverifyQueryFields, body: SiteverifyFields | undefined): SiteverifyRequest {
+export function fieldsOf<Fields extends object>(query: SiteverifyQueryFields, body: Fields | undefined): SiteverifyRequest & Record<string, string> {
   const fields: Record<string, string> = {}
   for (const [name, value] of [...Object.entries(query), ...Object.entries(body ?? {})]) {
     if (typeof value === 'string') fields[name] = value

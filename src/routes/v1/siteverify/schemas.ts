@@ -76,6 +76,14 @@ export const SiteverifyResult = Type.Object({
           'and unrelated ids on other sites; null when the submission described no device, for test site keys and test secrets, ' +
           'with EPHEMERAL_IDS=false, and when the redemption failed',
       }),
+      verification_id: Type.Optional(
+        nullable('string', {
+          format: 'uuid',
+          description:
+            "The verification's id, in a success only (null for test secrets): name it so to POST /api/v1/siteverify/feedback days later, or find it in the dashboard's log. " +
+            "Tollgate's own addition to Turnstile's metadata; absent from a failure, whose answer keeps Turnstile's exact shape",
+        }),
+      ),
     },
     { description: "As Turnstile's metadata" },
   ),

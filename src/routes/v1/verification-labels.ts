@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify'
+import { tagClient } from '../../domain/challenge/client-tag.js'
+import type { NewVerificationLabel, VerificationLabel } from '../../domain/feedback/verification-label.js'
+import { recordFraudulentLabel } from '../../domain/history/client-history.js'
+import { addressGroupOf } from '../../domain/history/client-keys.js'
+import type { LabelTarget } from '../../storage/sql/verification-label-repository.js'
+
+/**
+ * What follows a stored label, whoever set it, when it changed the row's label (`previous`, what
+ * setLabel answered; undefined when the caller does not know it, taken as a change): the feedback
+ * counter moves, and a label changed to fraudulent counts against the verification's client (its
+ * address group, keyed as the public gate keys it: tagClient under the challenge key) so that its
+ * next challenge is harder. A repeat of the row's label (a backend's retry) does neither, so it
+ * counts once. The row's own address is all it takes; nothing new is stored for it. A row without
+ * an address (none was known) only counts.
+ *
+ * It runs after the label is committed, so it never fails the call: a history store that fails
+ * (Redis away) is logged, the label stays saved, and the client's next challenges are not made
+ * harder for it.
+ */
+export async function followLabel(
+  app: FastifyInstance,
+  siteId: string,
+  target: LabelTarget,
+  label: NewVerificationLabel,
+  previous?: VerificationLabel | null,
+): Promise<void> {
+  if (previous === label.label) return
+  app.counters.increment('feedback', { label: label.label, source: label.source })
+  if (label.label !== 'fraudulent' || target.clientIp === null) return
+  try {
+    const client = tagClient(app.keyRing.macKeyFor('challenge'), addressGroupOf(target.clientIp))
+    await recordFraudulentLabel(app.keyValue, { siteId, client })
+  } catch (error) {
+    app.log.error({ err: error, siteId, verificationId: target.verificationId }, "could not count a fraudulent label in its client's history; the label is saved")
+  }
+}
