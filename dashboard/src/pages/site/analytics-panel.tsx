@@ -31,12 +31,12 @@ export function AnalyticsPanel({ site }: { site: Site }) {
     ])
     return { range, stats, surge }
   }, [site.id, range, isSurgeProtected])
-  const [loaded, reload] = useLoader(load, `${site.id}:${range}`)
+  const [loaded, , refresh] = useLoader(load, `${site.id}:${range}`)
   return (
     <>
       <div class="toolbar">
         <RangePicker value={range} onChange={setRange} />
-        <BusyButton type="button" class="button button--small" onClick={reload} isBusy={loaded.status === 'loading'}>
+        <BusyButton type="button" class="button button--small" onClick={refresh} isBusy={loaded.status === 'loading'}>
           Refresh
         </BusyButton>
         {loaded.status === 'loading' && loaded.data !== undefined ? <Loading label={`Loading ${rangeLabels[range].toLowerCase()}…`} /> : null}
