@@ -22,6 +22,15 @@ function eventOf(action: string, details: Record<string, unknown> = {}, override
 const siteUpdate = (...changes: { field: string; from: unknown; to: unknown }[]) => describeAuditEvent(eventOf('site.updated', { changes }))
 
 describe("the activity page's sentences", () => {
+  it("name a labeled row by the reference the log shows, and the reason by the dashboard's name for it", () => {
+    const details = { rowId: '1a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d', verificationId: '9f8e7d6c-5b4a-4f3e-8d2c-1b0a9f8e7d6c' }
+    expect(describeAuditEvent(eventOf('verification.labeled', { ...details, label: 'legitimate', reason: 'passed_two_factor' }))).toBe(
+      'Labeled verification 1a2b3c4d-5e6f of Shop legitimate (Passed two-factor)',
+    )
+    expect(describeAuditEvent(eventOf('verification.labeled', { ...details, label: 'fraudulent', reason: null }))).toBe('Labeled verification 1a2b3c4d-5e6f of Shop fraudulent')
+    expect(describeAuditEvent(eventOf('verification.label_removed', details))).toBe('Removed the label of verification 1a2b3c4d-5e6f of Shop')
+  })
+
   it("say what a site's update changed, before and after, by the settings page's names of the fields", () => {
     expect(
       siteUpdate(

@@ -2,15 +2,18 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
 import { browserHeaders, humanSubmission } from '../helpers/core-flow.js'
-import { asScript, createTestSite, randomClientAddress, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
-import { expectNoAccessibilityViolations, hasChromium, openLoggedInDashboard, type OpenDashboard } from './dashboard-support.js'
+import { asScript, createTestAccount, createTestSite, randomClientAddress, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { shareSite } from '../helpers/site-sharing.js'
+import { expectNoAccessibilityViolations, hasChromium, launchBrowser, openLoggedInDashboard, type Browser, type OpenDashboard } from './dashboard-support.js'
 
 const CHALLENGE_THRESHOLD = 60
 
 /**
  * Feedback on verifications in a real browser: a label from the site's server (Siteverify
  * feedback) and one from the dashboard show as badges in the log, the log filters by label (its
- * download links too), and the analytics count them against the challenge threshold.
+ * download links too) and finds a row by Siteverify's verification_id, the analytics count them
+ * against the actions logged (a threshold changed later moves nothing), a label is removed after
+ * a confirmation, and a viewer sees the labels without the controls.
  */
 describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () => {
   let dashboard: OpenDashboard
@@ -19,6 +22,9 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
   let site: CreatedSite
   /** The log's row ids of the three verifications: labeled by the server, by the dashboard, and left alone. */
   const rows: { server: string; dashboard: string; unlabeled: string } = { server: '', dashboard: '', unlabeled: '' }
+  /** Siteverify's verification_id of the row the dashboard labels. */
+  let dashboardVerificationId = ''
+  const browsers: Browser[] = []
 
   /** A person's verification from its own address, redeemed at Siteverify: its token and verification_id. */
   async function verifyAndRedeem(): Promise<{ token: string; verificationId: string }> {
@@ -49,6 +55,7 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     rows.server = rowOf(made[0]!.verificationId).id
     rows.dashboard = rowOf(made[1]!.verificationId).id
     rows.unlabeled = rowOf(made[2]!.verificationId).id
+    dashboardVerificationId = made[1]!.verificationId
 
     // The site's server, days later, with its secret key and the token.
     const feedback = await fetch(`${dashboard.origin}/api/v1/siteverify/feedback`, {
@@ -58,31 +65,53 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     })
     expect(feedback.status, await feedback.clone().text()).toBe(200)
   }, 120_000)
-  afterAll(() => dashboard?.close())
+  afterAll(async () => {
+    await Promise.all(browsers.map((browser) => browser.close()))
+    await dashboard?.close()
+  })
 
   const row = (id: string) => page.locator(`tr[data-id="${id}"]`)
+  /** What the row's Label cell shows (badge, reason, source, note and buttons), as read. */
+  const labelCellText = (id: string) => row(id).locator('td').last().innerText()
+  const focusedName = () => page.evaluate(() => document.activeElement?.textContent ?? '')
 
   it("shows the server's label as a badge, and labels a verification from the dashboard", async () => {
     await page.goto(`${dashboard.origin}/dashboard/sites/${site.id}/log`)
     await page.getByRole('heading', { name: 'Verification log' }).waitFor()
-    const server = row(rows.server)
-    await expect.poll(() => server.locator('.badge--fraudulent').textContent()).toBe('Fraudulent')
-    expect(await server.locator('.log__label-details').textContent()).toBe('Chargeback, from your server')
-    expect(await row(rows.unlabeled).locator('.log__label').count()).toBe(0)
+    await expect.poll(() => labelCellText(rows.server)).toContain('Fraudulent')
+    expect(await labelCellText(rows.server)).toContain('Chargeback, from your server')
+    expect(await labelCellText(rows.unlabeled)).not.toMatch(/Fraudulent|Legitimate/)
 
     await row(rows.dashboard).getByRole('button', { name: /^Label verification/ }).click()
     const dialog = page.getByRole('dialog', { name: 'Label verification' })
+    // Nothing chosen for an unlabeled row: Save waits for a choice.
+    expect(await dialog.getByRole('radio', { name: 'Legitimate' }).isChecked()).toBe(false)
+    expect(await dialog.getByRole('radio', { name: 'Fraudulent' }).isChecked()).toBe(false)
+    expect(await dialog.getByRole('button', { name: 'Save label' }).isDisabled()).toBe(true)
+    expect(await dialog.innerText()).toContain(dashboardVerificationId)
     await dialog.getByRole('radio', { name: 'Legitimate' }).check()
+    // Only the reasons that go with the label are offered.
+    const reasons = await dialog.getByLabel('Reason (optional)').locator('option').allInnerTexts()
+    expect(reasons).toContain('Passed two-factor')
+    expect(reasons).not.toContain('Chargeback')
     await dialog.getByLabel('Reason (optional)').selectOption('passed_two_factor')
-    await dialog.getByLabel('Note (optional)').fill('order 1234')
+    // A note the API refuses (a right-to-left override): its message under the note, the dialog open.
+    const note = dialog.getByLabel('Note (optional)')
+    await note.fill('order \u202E4321')
+    await dialog.getByRole('button', { name: 'Save label' }).click()
+    await expect.poll(() => note.getAttribute('aria-invalid')).toBe('true')
+    expect(await dialog.innerText()).toContain('bidirectional override')
+    await note.fill('order 1234')
     await expectNoAccessibilityViolations(page, 'label dialog')
     await dialog.getByRole('button', { name: 'Save label' }).click()
     await dialog.waitFor({ state: 'hidden' })
 
-    const labeled = row(rows.dashboard)
-    await expect.poll(() => labeled.locator('.badge--legitimate').textContent()).toBe('Legitimate')
-    expect(await labeled.locator('.log__label-details').textContent()).toBe('Passed two-factor, from the dashboard')
-    expect(await labeled.locator('.log__label-note').textContent()).toContain('order 1234')
+    await expect.poll(() => labelCellText(rows.dashboard)).toContain('Legitimate')
+    expect(await labelCellText(rows.dashboard)).toContain('Passed two-factor, from the dashboard')
+    expect(await labelCellText(rows.dashboard)).toContain('order 1234')
+    // Said politely, and the keyboard back on the row's label button.
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Labeled legitimate' }).count()).toBe(1)
+    await expect.poll(focusedName).toMatch(/^Change the label of verification /)
     await expectNoAccessibilityViolations(page, 'verification log with labels')
   })
 
@@ -99,15 +128,85 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     await expect.poll(() => page.locator('tbody tr').count()).toBe(3)
   })
 
+  it("finds a row by the verification_id Siteverify answered, typed into the reference search", async () => {
+    await page.getByLabel('Reference', { exact: true }).fill(dashboardVerificationId)
+    await page.getByRole('button', { name: 'Find' }).click()
+    await expect.poll(() => page.locator('tbody tr').evaluateAll((found) => found.map((element) => element.getAttribute('data-id')))).toEqual([rows.dashboard])
+    expect(await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')).toContain(`verificationId=${dashboardVerificationId}`)
+    await page.getByRole('button', { name: 'Show all' }).click()
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(3)
+  })
+
   it('counts the labels, the missed one among them, on the analytics page', async () => {
     await page.goto(`${dashboard.origin}/dashboard/sites/${site.id}/analytics`)
     const panel = page.getByRole('region', { name: 'Feedback' })
-    const figure = (key: string) => panel.locator(`[data-feedback="${key}"] dd`).textContent()
-    await expect.poll(() => figure('missed')).toBe('1')
-    expect(await figure('legitimate')).toBe('1')
-    expect(await figure('fraudulent')).toBe('1')
-    expect(await figure('false-alarms')).toBe('0')
+    await expect.poll(() => figures(panel)).toEqual({
+      Legitimate: '1',
+      Fraudulent: '1',
+      'Missed (fraudulent, allowed)': '1',
+      'False alarms (legitimate, challenged or blocked)': '0',
+    })
+    expect(await panel.innerText()).toContain('changing the thresholds does not move these')
     expect(await page.getByRole('columnheader', { name: 'Labeled fraudulent' }).count()).toBe(1)
     await expectNoAccessibilityViolations(page, 'analytics with feedback')
   })
+
+  it('counts what each verification was answered then: a lower threshold afterwards turns no miss into a catch', async () => {
+    // With the challenge threshold at 0, the missed verification's score would be challenged now.
+    const lowered = await dashboard.service.app.inject({
+      method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(account), payload: { settings: { challengeThreshold: 0, blockThreshold: 90 } },
+    })
+    expect(lowered.statusCode, lowered.body).toBe(200)
+    await page.reload()
+    const panel = page.getByRole('region', { name: 'Feedback' })
+    await expect.poll(() => figures(panel)).toMatchObject({ 'Missed (fraudulent, allowed)': '1', 'False alarms (legitimate, challenged or blocked)': '0' })
+  })
+
+  it('removes a label after a confirmation, says so, and keeps the keyboard on the row', async () => {
+    await page.goto(`${dashboard.origin}/dashboard/sites/${site.id}/log`)
+    await row(rows.dashboard).getByRole('button', { name: /^Remove the label of verification / }).click()
+    const confirm = page.getByRole('dialog', { name: 'Remove label' })
+    expect(await confirm.innerText()).toContain('Remove the legitimate label of verification')
+    // Cancel leaves it.
+    await confirm.getByRole('button', { name: 'Cancel' }).click()
+    await confirm.waitFor({ state: 'hidden' })
+    expect(await labelCellText(rows.dashboard)).toContain('Legitimate')
+    await row(rows.dashboard).getByRole('button', { name: /^Remove the label of verification / }).click()
+    await confirm.getByRole('button', { name: 'Remove label' }).click()
+    await confirm.waitFor({ state: 'hidden' })
+    await expect.poll(() => labelCellText(rows.dashboard)).not.toContain('Legitimate')
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Label removed' }).count()).toBe(1)
+    await expect.poll(focusedName).toMatch(/^Label verification /)
+  })
+
+  it("shows a viewer the labels but no label controls, nor an invitation to label", async () => {
+    const viewerAccount = await createTestAccount(dashboard.service.app)
+    await shareSite(dashboard.service.app, account, viewerAccount, site.id, 'viewer')
+    const browser = await launchBrowser(dashboard.origin)
+    browsers.push(browser)
+    const [name = '', value = ''] = viewerAccount.cookie.split(/=(.*)/s)
+    await browser.context.addCookies([{ name, value, url: dashboard.origin }])
+    const viewer = await browser.context.newPage()
+    await viewer.goto(`${dashboard.origin}/dashboard/sites/${site.id}/log`)
+    const serverRow = viewer.locator(`tr[data-id="${rows.server}"]`)
+    await expect.poll(() => serverRow.locator('td').last().innerText()).toContain('Fraudulent')
+    expect(await viewer.getByRole('button', { name: /label/i }).count()).toBe(0)
+    await viewer.goto(`${dashboard.origin}/dashboard/sites/${site.id}/analytics`)
+    const panel = viewer.getByRole('region', { name: 'Feedback' })
+    await expect.poll(() => figures(panel)).toMatchObject({ Fraudulent: '1' })
+    // Where there are no labels yet, a viewer is not told to label.
+    const unlabeled = await createTestSite(dashboard.service.app, account, { name: 'Quiet shop' })
+    await shareSite(dashboard.service.app, account, viewerAccount, unlabeled.id, 'viewer')
+    await viewer.goto(`${dashboard.origin}/dashboard/sites/${unlabeled.id}/analytics`)
+    const empty = viewer.getByRole('region', { name: 'Feedback' })
+    await expect.poll(() => empty.innerText()).toContain('No labeled verifications in this range.')
+    expect(await empty.innerText()).not.toContain('Label verifications')
+  })
 })
+
+/** The Feedback card's figures as read: each visible term with its count. */
+async function figures(panel: ReturnType<Page['getByRole']>): Promise<Record<string, string>> {
+  const terms = await panel.locator('dt').allInnerTexts()
+  const counts = await panel.locator('dd').allInnerTexts()
+  return Object.fromEntries(terms.map((term, index) => [term, counts[index] ?? '']))
+}

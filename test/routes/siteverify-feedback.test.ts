@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
 import { browserHeaders, humanSubmission } from '../helpers/core-flow.js'
@@ -287,6 +288,54 @@ describe.each(deployments)('feedback on verifications ($name)', ({ available, op
     const verified = await verify(site, person)
     await feedback({ secret: site.secretKey, response: verified.token, label: 'legitimate' })
     expect((await challengeFor(site.siteKey, person)).difficulty).toBe(BASE_DIFFICULTY)
+  })
+
+  it.runIf(available)("leaves an old verification's client alone: its address may be someone else's now", async () => {
+    const holder = nextAddress()
+    const [rowId] = await insertVerifications(service.app.database, [
+      { siteId: site.id, createdAt: new Date(Date.now() - 31 * 60_000), action: 'allow', riskScore: 10, clientIp: holder, challengeId: randomUUID() },
+    ])
+    const url = `/api/v1/sites/${site.id}/verifications/${rowId}/label`
+    const put = await service.app.inject({ method: 'PUT', url, headers: asScript(account), payload: { label: 'fraudulent', reason: 'chargeback' } })
+    expect(put.statusCode, put.body).toBe(200)
+    expect((await challengeFor(site.siteKey, holder)).difficulty).toBe(BASE_DIFFICULTY)
+    // The label itself is kept and shown.
+    expect((await logItems(`?label=fraudulent`)).map((item) => item.id)).toContain(rowId)
+  })
+
+  it.runIf(available)('refuses a reason that does not go with the label, saying which do', async () => {
+    const { answer } = await verify()
+    const id = answer.metadata.verification_id
+    const refused = await feedback({ secret: site.secretKey, verification_id: id, label: 'legitimate', reason: 'chargeback' })
+    expect(refused.statusCode).toBe(400)
+    expect(refused.json()).toMatchObject({ 'error-codes': ['invalid-input-reason'], error: { message: expect.stringContaining('passed_two_factor') } })
+    const row = (await logItems()).find((item) => item.verificationId === id)!
+    const url = `/api/v1/sites/${site.id}/verifications/${row.id}/label`
+    const put = await service.app.inject({ method: 'PUT', url, headers: asScript(account), payload: { label: 'legitimate', reason: 'account_takeover' } })
+    expect(put.statusCode, put.body).toBe(400)
+    expect(put.json().error).toMatchObject({ code: 'validation_error', details: [{ field: 'reason' }] })
+    expect((await logItems()).find((item) => item.id === row.id)).toMatchObject({ label: null })
+    // `other` and a neutral reason go with both.
+    for (const [label, reason] of [['legitimate', 'other'], ['fraudulent', 'initiated_two_factor']] as const) {
+      expect((await feedback({ secret: site.secretKey, verification_id: id, label, reason })).statusCode).toBe(200)
+    }
+  })
+
+  it.runIf(available)("finds a row by Siteverify's verification_id in the log and its export, exactly", async () => {
+    const { answer } = await verify()
+    await verify()
+    const id = answer.metadata.verification_id
+    const found = await logItems(`?verificationId=${id.toUpperCase()}`)
+    expect(found.map((item) => item.verificationId)).toEqual([id])
+    const csv = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications/export?verificationId=${id}`, headers: asScript(account) })
+    expect(csv.statusCode, csv.body).toBe(200)
+    expect(csv.body.trim().split('\r\n')).toHaveLength(2)
+    expect(csv.body).toContain(id)
+    // Not a prefix search, and another site's id finds nothing here.
+    const other = await verify(otherSite)
+    expect(await logItems(`?verificationId=${other.answer.metadata.verification_id}`)).toEqual([])
+    const malformed = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications?verificationId=${id.slice(0, 13)}`, headers: asScript(account) })
+    expect(malformed.statusCode).toBe(400)
   })
 
   it.runIf(available)('keeps a note with a tab, and says what is wrong with a note it refuses', async () => {

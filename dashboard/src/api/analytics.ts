@@ -11,7 +11,16 @@ export function fetchSurge(siteId: string): Promise<SurgeStatus> {
 
 export function fetchVerifications(
   siteId: string,
-  query: { limit: number; cursor?: string; action?: VerificationAction; reference?: string; device?: string; label?: VerificationLabel | 'none' },
+  query: {
+    limit: number
+    cursor?: string
+    action?: VerificationAction
+    reference?: string
+    device?: string
+    label?: VerificationLabel | 'none'
+    /** Siteverify's metadata.verification_id: the scored row it names (exact). */
+    verificationId?: string
+  },
 ): Promise<VerificationPage> {
   return request<VerificationPage>(`/sites/${encodeURIComponent(siteId)}/verifications`, { query })
 }

@@ -195,7 +195,7 @@ export interface Stats {
   /** All ten buckets of the risk score, lowest first; rejected submissions have no score. */
   scoreDistribution: ScoreBucket[]
   totals: ActionCounts & { total: number }
-  /** The range's labeled verifications against the site's current challenge threshold. */
+  /** The range's labeled verifications against the actions logged (what each was answered then, whatever the thresholds are now). */
   feedback: FeedbackFigures
   /** The site's tokens at Siteverify, counted per UTC hour (the hours the range overlaps). */
   siteverify: {
@@ -211,9 +211,9 @@ export interface Stats {
 export interface FeedbackFigures {
   legitimate: number
   fraudulent: number
-  /** Fraudulent ones scored below the challenge threshold (allowed by it). */
+  /** Fraudulent ones that were allowed (the action logged). */
   missed: number
-  /** Legitimate ones scored at or above the challenge threshold. */
+  /** Legitimate ones that were challenged or blocked (the action logged), the blocklist's aside. */
   falseAlarms: number
   /** The labels by risk score, in the buckets of scoreDistribution. */
   buckets: { min: number; max: number; legitimate: number; fraudulent: number }[]

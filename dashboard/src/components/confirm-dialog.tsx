@@ -16,6 +16,8 @@ interface ConfirmDialogProps {
   formId?: string
   /** The confirm button's look: danger (the default) for what destroys, primary for a plain save. */
   confirmTone?: 'danger' | 'primary'
+  /** The confirm button is disabled: a choice the action needs is not made yet. */
+  isConfirmDisabled?: boolean
   onConfirm: () => void
   onCancel: () => void
 }
@@ -27,7 +29,7 @@ interface ConfirmDialogProps {
  * would go on behind a closed dialog and land its outcome there. An action that removes the
  * button that opened it calls focusAfterDialog.
  */
-export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, formId, confirmTone = 'danger', onConfirm, onCancel }: ConfirmDialogProps) {
+export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, formId, confirmTone = 'danger', isConfirmDisabled, onConfirm, onCancel }: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null)
   const cancel = useRef<HTMLButtonElement>(null)
   // In the render itself, not after the next frame: focusAfterDialog relies on the dialog being
@@ -67,6 +69,7 @@ export function ConfirmDialog({ title, children, confirmLabel, isOpen, isBusy, f
           class={`button button--${confirmTone}`}
           onClick={formId === undefined ? onConfirm : undefined}
           isBusy={isBusy === true}
+          isDisabled={isConfirmDisabled === true}
         >
           {isBusy === true ? 'Working…' : confirmLabel}
         </BusyButton>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { isReference } from '../lib/reference.js'
+import { isVerificationId } from '../lib/verification-labels.js'
 
 interface ReferenceSearchProps {
   /** The prefix of the form's element ids. */
@@ -12,13 +13,15 @@ interface ReferenceSearchProps {
   idleHint: string
   /** The label of the button that stops searching. */
   clearLabel: string
+  /** A whole UUID is sought as Siteverify's verification_id too (a site's log): the hint says so. */
+  findsVerificationIds?: boolean
 }
 
 /**
  * The search for a visitor's reference (`1a2b3c4d-5e6f`): checked as the API checks it before it
  * is sent, with a hint that says what is shown and is announced when it changes.
  */
-export function ReferenceSearch({ id, reference, onFind, idleHint, clearLabel }: ReferenceSearchProps) {
+export function ReferenceSearch({ id, reference, onFind, idleHint, clearLabel, findsVerificationIds = false }: ReferenceSearchProps) {
   const [text, setText] = useState(reference)
   const [error, setError] = useState<string | undefined>(undefined)
   // The search stopped from outside (the log filtered by a device instead): the box says so too.
@@ -66,7 +69,12 @@ export function ReferenceSearch({ id, reference, onFind, idleHint, clearLabel }:
         </button>
       )}
       <p id={`${id}-reference-hint`} aria-live="polite" class={error === undefined ? 'muted log-search__hint' : 'field__error log-search__hint'}>
-        {error ?? (reference === '' ? idleHint : `Verifications whose reference begins with ${reference}.`)}
+        {error ??
+          (reference === ''
+            ? idleHint
+            : findsVerificationIds && isVerificationId(reference)
+              ? `Verifications whose id or Siteverify verification_id is ${reference}.`
+              : `Verifications whose reference begins with ${reference}.`)}
       </p>
     </form>
   )

@@ -2,6 +2,8 @@ import { MAX_REPEATED_ADDRESSES, type AuditAction } from '../../../src/domain/au
 import type { AuditActor, AuditEvent } from '../api/types.js'
 import { describeUserAgent, formatDateTime, formatNumber } from './format.js'
 import { siteFields, type SiteField } from './site-fields.js'
+import { referenceOf } from './reference.js'
+import { isLabelReason, isVerificationLabel, labelNames, reasonNames } from './verification-labels.js'
 
 /** The actions by what they concern, each named as the activity page's filter offers it. */
 export const auditActionGroups: { label: string; actions: { action: AuditAction; label: string }[] }[] = [
@@ -163,6 +165,15 @@ function describeApiKeyTerms(details: Record<string, unknown>): string {
 }
 
 /**
+ * A labeled row as the log shows it: its reference (the start of its id, which the log's search
+ * finds), else Siteverify's verification id of older events.
+ */
+function rowNameOf(details: Record<string, unknown>): string {
+  const rowId = textOf(details.rowId)
+  return rowId === undefined ? (textOf(details.verificationId) ?? '') : referenceOf(rowId)
+}
+
+/**
  * What happened, as a sentence without its final stop: "Changed site Shop: block threshold 70 → 60".
  * A code this dashboard does not know (a later server's) is shown as it is.
  */
@@ -240,10 +251,13 @@ export function describeAuditEvent(event: AuditEvent): string {
       return `${textOf(details.email) ?? 'A member'} left ${siteName}`
     case 'verification.labeled': {
       const reason = textOf(details.reason)
-      return `Labeled verification ${textOf(details.verificationId) ?? ''} of ${siteName} ${textOf(details.label) ?? ''}${reason === undefined ? '' : ` (${reason.replaceAll('_', ' ')})`}`
+      const label = textOf(details.label)
+      const labelName = label !== undefined && isVerificationLabel(label) ? labelNames[label].toLowerCase() : (label ?? '')
+      const reasonName = reason === undefined ? undefined : isLabelReason(reason) ? reasonNames[reason] : reason
+      return `Labeled verification ${rowNameOf(details)} of ${siteName} ${labelName}${reasonName === undefined ? '' : ` (${reasonName})`}`
     }
     case 'verification.label_removed':
-      return `Removed the label of verification ${textOf(details.verificationId) ?? ''} of ${siteName}`
+      return `Removed the label of verification ${rowNameOf(details)} of ${siteName}`
     default:
       return event.site === null ? `Other event: ${event.action}` : `Other event: ${event.action} (site ${siteName})`
   }

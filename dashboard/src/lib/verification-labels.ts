@@ -1,6 +1,14 @@
 import type { LabelReason, LabelSource, VerificationLabel } from '../api/types.js'
 
-export { LABEL_NOTE_MAX_LENGTH, LABEL_REASONS, VERIFICATION_LABELS } from '../../../src/domain/feedback/verification-label.js'
+export {
+  isLabelReason,
+  isVerificationId,
+  isVerificationLabel,
+  LABEL_NOTE_MAX_LENGTH,
+  LABEL_REASONS,
+  REASONS_BY_LABEL,
+  VERIFICATION_LABELS,
+} from '../../../src/domain/feedback/verification-label.js'
 
 /** The labels as the log's badges and the label form name them. */
 export const labelNames: Record<VerificationLabel, string> = { legitimate: 'Legitimate', fraudulent: 'Fraudulent' }

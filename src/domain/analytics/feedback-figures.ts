@@ -1,4 +1,4 @@
-import type { LabeledScore } from '../../storage/sql/verification-label-repository.js'
+import type { LabeledScoreCount } from '../../storage/sql/verification-label-repository.js'
 import { buildScoreDistribution } from './score-distribution.js'
 
 export interface FeedbackBucket {
@@ -18,11 +18,6 @@ export interface FeedbackFigures {
   buckets: FeedbackBucket[]
 }
 
-/** The labels a site's blocklist gives, at score 100 and unjudged (judge-submission.ts, judgeForBlocklisted). */
-const BLOCKLIST_ANOMALIES: ReadonlySet<string> = new Set(['address_blocked', 'country_blocked'])
-
-const isBlocklisted = ({ anomalies }: LabeledScore) => anomalies.some((anomaly) => BLOCKLIST_ANOMALIES.has(anomaly))
-
 /**
  * The labels against what happened: the action each verification was logged with, not what the
  * current thresholds would decide (which step-ups also change: decideAction allows a score below
@@ -31,24 +26,23 @@ const isBlocklisted = ({ anomalies }: LabeledScore) => anomalies.some((anomaly) 
  * score 0 with no anomaly, unjudged, but the log marks them no other way: leaving out every such
  * row would hide the frauds nothing flagged, the misses that matter most, so they count. The
  * buckets (by the logged score) are what tuning reads: where the fraudulent scores sit against
- * the legitimate ones.
+ * the legitimate ones. The counts come grouped (countLabeledScores), their blocklist verdict
+ * (an anomaly address_blocked or country_blocked, judgeForBlocklisted) already decided.
  */
-export function buildFeedbackFigures(labeled: readonly LabeledScore[]): FeedbackFigures {
-  const bucketLabel = (score: number) => String(Math.floor(Math.min(Math.max(score, 0), 99) / 10) * 10)
-  const countsOf = (wanted: LabeledScore['label']) => {
-    const counts = new Map<string, number>()
-    for (const { riskScore, label } of labeled) if (label === wanted) counts.set(bucketLabel(riskScore), (counts.get(bucketLabel(riskScore)) ?? 0) + 1)
-    return buildScoreDistribution([...counts].map(([label, count]) => ({ label, count })))
+export function buildFeedbackFigures(counts: readonly LabeledScoreCount[]): FeedbackFigures {
+  const sumOf = (isCounted: (group: LabeledScoreCount) => boolean) => counts.reduce((sum, group) => (isCounted(group) ? sum + group.count : sum), 0)
+  const bucketsOf = (wanted: LabeledScoreCount['label']) => {
+    const perBucket = new Map<string, number>()
+    for (const { bucketMin, label, count } of counts) if (label === wanted) perBucket.set(String(bucketMin), (perBucket.get(String(bucketMin)) ?? 0) + count)
+    return buildScoreDistribution([...perBucket].map(([label, count]) => ({ label, count })))
   }
-  const fraudulent = countsOf('fraudulent')
-  const buckets = countsOf('legitimate').map(({ min, max, count }, index) => ({ min, max, legitimate: count, fraudulent: fraudulent[index]?.count ?? 0 }))
-  const isMissed = (row: LabeledScore) => row.label === 'fraudulent' && row.action === 'allow'
-  const isFalseAlarm = (row: LabeledScore) => row.label === 'legitimate' && row.action !== 'allow' && !isBlocklisted(row)
+  const fraudulent = bucketsOf('fraudulent')
+  const buckets = bucketsOf('legitimate').map(({ min, max, count }, index) => ({ min, max, legitimate: count, fraudulent: fraudulent[index]?.count ?? 0 }))
   return {
-    legitimate: labeled.filter(({ label }) => label === 'legitimate').length,
-    fraudulent: labeled.filter(({ label }) => label === 'fraudulent').length,
-    missed: labeled.filter(isMissed).length,
-    falseAlarms: labeled.filter(isFalseAlarm).length,
+    legitimate: sumOf(({ label }) => label === 'legitimate'),
+    fraudulent: sumOf(({ label }) => label === 'fraudulent'),
+    missed: sumOf(({ label, action }) => label === 'fraudulent' && action === 'allow'),
+    falseAlarms: sumOf(({ label, action, isBlocklisted }) => label === 'legitimate' && action !== 'allow' && !isBlocklisted),
     buckets,
   }
 }

@@ -28,6 +28,27 @@ export const LABEL_REASONS = [
 ] as const
 export type LabelReason = (typeof LABEL_REASONS)[number]
 
+/**
+ * The reasons that go with each label: a chargeback or a failed second factor says fraud, a
+ * passed one says a person; starting a second factor says neither, and `other` goes with both.
+ * A pair outside these (legitimate because of a chargeback) is refused: the stats group by reason,
+ * and a contradiction there is a mistake of the caller's.
+ */
+export const REASONS_BY_LABEL: Record<VerificationLabel, readonly LabelReason[]> = {
+  legitimate: ['initiated_two_factor', 'passed_two_factor', 'correct_password', 'other'],
+  fraudulent: [
+    'chargeback',
+    'chargeback_fraud',
+    'payment_heuristics',
+    'initiated_two_factor',
+    'failed_two_factor',
+    'incorrect_password',
+    'social_spam',
+    'account_takeover',
+    'other',
+  ],
+}
+
 /** Who set a label: the site's backend with its secret, or an operator in the dashboard. */
 export type LabelSource = 'siteverify' | 'dashboard'
 
@@ -47,6 +68,12 @@ export function isVerificationLabel(value: string): value is VerificationLabel {
 
 export function isLabelReason(value: string): value is LabelReason {
   return (LABEL_REASONS as readonly string[]).includes(value)
+}
+
+/** What is wrong with giving the label this reason, as a sentence for the error, or undefined when they go together. */
+export function findReasonProblem(label: VerificationLabel, reason: LabelReason): string | undefined {
+  if (REASONS_BY_LABEL[label].includes(reason)) return undefined
+  return `The reason ${reason} does not go with the label ${label}; its reasons are ${REASONS_BY_LABEL[label].join(', ')}.`
 }
 
 const VERIFICATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

@@ -234,17 +234,29 @@ export async function recordOutcome(
 }
 
 /**
+ * How old a labeled verification may be for a fraudulent label to count against its client: as
+ * long as a block of the verification's own time would still count (its block window and the
+ * next, 30 minutes with the default policy). An address changes hands (a DHCP lease, a mobile
+ * carrier's pool, a shared office): the label of a row older than that would punish whoever holds
+ * the address now, not the fraudster.
+ */
+export const fraudulentLabelMaxAgeMs = (policy: HistoryPolicy = defaultHistoryPolicy): number => policy.blockWindowMs * 2
+
+/**
  * A verification its site's backend or operator labeled fraudulent: it counts against its client
  * as blocks do, in the block window of the label's time and the next, and as many as it takes
  * for recent_blocks to hold (the policy's blockLimit): a confirmed fraud is stronger evidence than
- * one block, so the client's next challenge is harder at once. A legitimate label lowers nothing:
- * history only ever adds to a client's difficulty.
+ * one block, so the client's next challenge is harder at once. Only a recent verification's label
+ * counts (fraudulentLabelMaxAgeMs); an older one is left out, and false is answered. A legitimate
+ * label lowers nothing: history only ever adds to a client's difficulty.
  */
 export async function recordFraudulentLabel(
   store: KeyValueStore,
-  ref: ClientRef,
+  labeled: ClientRef & { verifiedAt: Date },
   policy: HistoryPolicy = defaultHistoryPolicy,
   now: number = store.now(),
-): Promise<void> {
-  await store.increment(blocksKey(ref, Math.floor(now / policy.blockWindowMs)), policy.blockWindowMs * 2, policy.blockLimit)
+): Promise<boolean> {
+  if (now - labeled.verifiedAt.getTime() >= fraudulentLabelMaxAgeMs(policy)) return false
+  await store.increment(blocksKey(labeled, Math.floor(now / policy.blockWindowMs)), policy.blockWindowMs * 2, policy.blockLimit)
+  return true
 }

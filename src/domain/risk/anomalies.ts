@@ -134,7 +134,7 @@ export const anomalyVocabulary = {
   },
   recent_blocks: {
     weight: 30,
-    reason: 'Two or more verifications from this address were blocked on this site in the current or the previous quarter hour (each block counts for 15 to 30 minutes).',
+    reason: 'Two or more verifications from this address were blocked on this site in the current or the previous quarter hour, or one was labeled fraudulent there by the site\'s server or operator (each block or label counts for 15 to 30 minutes).',
   },
   fingerprint_many_ips: {
     weight: 25,

@@ -10,7 +10,8 @@ import type { LabelTarget } from '../../storage/sql/verification-label-repositor
  * setLabel answered; undefined when the caller does not know it, taken as a change): the feedback
  * counter moves, and a label changed to fraudulent counts against the verification's client (its
  * address group, keyed as the public gate keys it: tagClient under the challenge key) so that its
- * next challenge is harder. A repeat of the row's label (a backend's retry) does neither, so it
+ * next challenge is harder, when the verification is recent (recordFraudulentLabel: the address
+ * may have changed hands since an older one). A repeat of the row's label (a backend's retry) does neither, so it
  * counts once. The row's own address is all it takes; nothing new is stored for it. A row without
  * an address (none was known) only counts.
  *
@@ -30,7 +31,7 @@ export async function followLabel(
   if (label.label !== 'fraudulent' || target.clientIp === null) return
   try {
     const client = tagClient(app.keyRing.macKeyFor('challenge'), addressGroupOf(target.clientIp))
-    await recordFraudulentLabel(app.keyValue, { siteId, client })
+    await recordFraudulentLabel(app.keyValue, { siteId, client, verifiedAt: target.createdAt })
   } catch (error) {
     app.log.error({ err: error, siteId, verificationId: target.verificationId }, "could not count a fraudulent label in its client's history; the label is saved")
   }

@@ -8,6 +8,8 @@ export interface LabelTarget {
   /** Siteverify's metadata.verification_id: the challenge the token came from. */
   verificationId: string
   clientIp: string | null
+  /** When the verification was made (the row's created_at): a fraudulent label counts against its client only while recent. */
+  createdAt: Date
 }
 
 /** What a label replaced on its row: the one it had, or null. */
@@ -18,13 +20,19 @@ export interface LabelChange {
 /** How a label's verification is named: by the challenge (Siteverify, feedback) or by the row (the dashboard). */
 export type LabelTargetName = { verificationId: string } | { rowId: string }
 
-/** One scored, labeled verification, for the stats' feedback figures: what was logged of it, and its label. */
-export interface LabeledScore {
-  riskScore: number
+/**
+ * Labeled verifications counted alike for the stats' feedback figures: those of one score bucket,
+ * label, logged action and blocklist verdict.
+ */
+export interface LabeledScoreCount {
+  /** The bucket's lowest score: 0, 10, ... 90 (90 holds 90 to 100), as scoreDistribution's. */
+  bucketMin: number
   /** The action logged: what the verification answered then, whatever the thresholds are now. */
   action: 'allow' | 'challenge' | 'block'
-  anomalies: string[]
+  /** Whether the site's blocklist decided it (an anomaly address_blocked or country_blocked). */
+  isBlocklisted: boolean
   label: VerificationLabel
+  count: number
 }
 
 /**
@@ -39,14 +47,14 @@ export function createVerificationLabelRepository(database: SqlExecutor) {
       const [column, value] = 'rowId' in name ? ['id', name.rowId] : ['challenge_id', name.verificationId]
       // A malformed id names nothing; cast as uuid it would be a database error.
       if (!isVerificationId(value)) return undefined
-      const rows = await database.query<{ id: string; challenge_id: string; client_ip: string | null }>(
-        `SELECT id, challenge_id, client_ip FROM verifications
+      const rows = await database.query<{ id: string; challenge_id: string; client_ip: string | null; created_at: Date }>(
+        `SELECT id, challenge_id, client_ip, created_at FROM verifications
           WHERE site_id = $1 AND ${column} = $2::uuid AND challenge_id IS NOT NULL AND action <> 'rejected'
           LIMIT 1`,
         [siteId, value],
       )
       const row = rows[0]
-      return row === undefined ? undefined : { id: row.id, verificationId: row.challenge_id, clientIp: row.client_ip }
+      return row === undefined ? undefined : { id: row.id, verificationId: row.challenge_id, clientIp: row.client_ip, createdAt: new Date(row.created_at) }
     },
 
     /**
@@ -76,16 +84,20 @@ export function createVerificationLabelRepository(database: SqlExecutor) {
     },
 
     /**
-     * The scores and labels of the site's labeled verifications created within the range: read
-     * through the partial index of labeled rows, whose size is the labels', not the log's.
+     * The site's labeled verifications created within the range, counted by score bucket, label,
+     * action and blocklist verdict: a few dozen rows whatever the labels' number. Read through the
+     * partial index of labeled rows (site_id, created_at), whose size is the labels', not the log's.
      */
-    async listLabeledScores(siteId: string, from: Date, to: Date): Promise<LabeledScore[]> {
-      const rows = await database.query<{ risk_score: number; action: LabeledScore['action']; anomalies: string[]; feedback_label: VerificationLabel }>(
-        `SELECT risk_score, action, anomalies, feedback_label FROM verifications
-          WHERE site_id = $1 AND feedback_label IS NOT NULL AND risk_score IS NOT NULL AND created_at >= $2 AND created_at < $3`,
+    async countLabeledScores(siteId: string, from: Date, to: Date): Promise<LabeledScoreCount[]> {
+      const rows = await database.query<{ bucket_min: number; action: LabeledScoreCount['action']; is_blocklisted: boolean; feedback_label: VerificationLabel; count: number }>(
+        `SELECT (least(greatest(risk_score, 0), 99) / 10) * 10 AS bucket_min, action,
+                anomalies && ARRAY['address_blocked', 'country_blocked']::text[] AS is_blocklisted, feedback_label, count(*)::int4 AS count
+           FROM verifications
+          WHERE site_id = $1 AND feedback_label IS NOT NULL AND created_at >= $2 AND created_at < $3 AND risk_score IS NOT NULL
+          GROUP BY 1, 2, 3, 4`,
         [siteId, from, to],
       )
-      return rows.map((row) => ({ riskScore: row.risk_score, action: row.action, anomalies: row.anomalies, label: row.feedback_label }))
+      return rows.map((row) => ({ bucketMin: row.bucket_min, action: row.action, isBlocklisted: row.is_blocklisted, label: row.feedback_label, count: row.count }))
     },
   }
 }

@@ -94,6 +94,8 @@ export interface LogPageQuery extends PagePosition {
   ids?: { first: string; last: string }
   /** Only the rows of this device (its ephemeral id). */
   device?: string
+  /** Only the scored row Siteverify named so (metadata.verification_id: the challenge's id), lower case. */
+  verificationId?: string
   /** Only the rows labeled so, or ('none') those without a label. */
   label?: VerificationLabel | 'none'
 }
@@ -171,6 +173,10 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
         // The primary key's range: the rows a reference names are found without reading the others.
         query.ids === undefined ? undefined : where('id BETWEEN ?::uuid AND ?::uuid', query.ids.first, query.ids.last),
         query.device === undefined ? undefined : where('device = ?', query.device),
+        // As the partial index verifications_site_challenge (migration 028) is defined, so that it serves it.
+        query.verificationId === undefined
+          ? undefined
+          : where("challenge_id = ?::uuid AND challenge_id IS NOT NULL AND action <> 'rejected'", query.verificationId),
         query.label === undefined ? undefined : query.label === 'none' ? where('feedback_label IS NULL') : where('feedback_label = ?', query.label),
       ],
       query,

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
-  defaultHistoryPolicy, fingerprintClientLimitFor, lastHourOf, recordAndAssessHistory, recordChallengeRequest, recordOutcome, type HistoryPolicy,
+  defaultHistoryPolicy, fingerprintClientLimitFor, lastHourOf, recordAndAssessHistory, recordChallengeRequest, recordFraudulentLabel, recordOutcome,
+  type HistoryPolicy,
 } from '../../../src/domain/history/client-history.js'
 import { advanceStepUps, claimStepUps } from '../../../src/domain/risk/step-up.js'
 import type { KeyValueStore } from '../../../src/storage/ports.js'
@@ -52,6 +53,14 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
     expect(await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).toEqual({ anomalies: ['recent_blocks'], extraDifficulty: 2, stepUps: 0, stepUpRound: '' })
     expect((await recordAndAssessHistory(store, { siteId: site, client: 'c1', fingerprint: 'f1' }, now, policy)).anomalies).toEqual(['recent_blocks'])
     expect((await recordChallengeRequest(store, { siteId: site, client: 'c2' }, now, policy)).anomalies).toEqual([])
+  })
+
+  it("counts a fraudulent label against the client only while the verification is recent (two block windows): the address may have changed hands", async () => {
+    const oldest = now - 2 * policy.blockWindowMs
+    expect(await recordFraudulentLabel(store, { siteId: site, client: 'c1', verifiedAt: new Date(oldest) }, policy, now)).toBe(false)
+    expect((await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).anomalies).toEqual([])
+    expect(await recordFraudulentLabel(store, { siteId: site, client: 'c1', verifiedAt: new Date(oldest + 1_000) }, policy, now)).toBe(true)
+    expect((await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, policy)).anomalies).toEqual(['recent_blocks'])
   })
 
   it('counts two blocks a few seconds apart together, also across the edge of a 15-minute window', async () => {

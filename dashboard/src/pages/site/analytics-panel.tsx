@@ -9,6 +9,7 @@ import { VerificationsChart } from '../../components/verifications-chart.js'
 import { actionStyles } from '../../lib/actions.js'
 import { formatCountry, formatDateTime, formatNumber, formatPercent } from '../../lib/format.js'
 import { useAddressParam } from '../../lib/router.js'
+import { canChangeSite } from '../../lib/site-access.js'
 import { queryOfRange, rangeLabels, rangeNames, type RangeName } from '../../lib/time-range.js'
 import { useLoader } from '../../lib/use-loader.js'
 import { BucketsTable } from './buckets-table.js'
@@ -145,7 +146,7 @@ function StatsView({ stats, range, site, isLoading }: { stats: Stats; range: Ran
         <SiteverifyCard siteverify={stats.siteverify} from={stats.from} />
       </div>
       <div class="columns">
-        <FeedbackCard feedback={stats.feedback} challengeThreshold={site.settings.challengeThreshold} />
+        <FeedbackCard feedback={stats.feedback} canLabel={canChangeSite(site)} />
       </div>
     </div>
   )

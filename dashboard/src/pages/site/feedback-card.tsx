@@ -3,29 +3,31 @@ import { formatNumber } from '../../lib/format.js'
 
 interface FeedbackCardProps {
   feedback: FeedbackFigures
-  challengeThreshold: number
+  /** Whether the one reading may label verifications (not a viewer): only then is it told to. */
+  canLabel: boolean
 }
 
 /**
  * What the site's backend (Siteverify feedback) and its operators said of the range's
- * verifications, against the challenge threshold as it is now: the fraud it lets through and the
- * people it stops, the two numbers that say which way to move it.
+ * verifications, against what each was answered then (the action logged): the fraud let through
+ * and the people stopped. Those counts stay as they are when the thresholds change; where to move
+ * the thresholds is read from the score buckets' labeled columns.
  */
-export function FeedbackCard({ feedback, challengeThreshold }: FeedbackCardProps) {
+export function FeedbackCard({ feedback, canLabel }: FeedbackCardProps) {
   const { legitimate, fraudulent, missed, falseAlarms } = feedback
   const figures = [
     { key: 'legitimate', label: 'Legitimate', count: legitimate },
     { key: 'fraudulent', label: 'Fraudulent', count: fraudulent },
-    { key: 'missed', label: `Missed (fraudulent, scored below ${challengeThreshold})`, count: missed },
-    { key: 'false-alarms', label: `False alarms (legitimate, scored ${challengeThreshold} or more)`, count: falseAlarms },
+    { key: 'missed', label: 'Missed (fraudulent, allowed)', count: missed },
+    { key: 'false-alarms', label: 'False alarms (legitimate, challenged or blocked)', count: falseAlarms },
   ]
   return (
     <section class="card" aria-labelledby="feedback-heading">
       <h2 id="feedback-heading">Feedback</h2>
       {legitimate + fraudulent === 0 ? (
         <p class="muted">
-          No labeled verifications in this range. Label verifications here or from your server with Siteverify feedback (<code>README.md</code>,
-          "Protecting a site", step 3).
+          No labeled verifications in this range. {canLabel ? 'Label verifications in the verification log, or from' : 'Labels come from the verification log, or from'}{' '}
+          your server with Siteverify feedback (<code>README.md</code>, "Protecting a site", step 3).
         </p>
       ) : (
         <>
@@ -38,8 +40,8 @@ export function FeedbackCard({ feedback, challengeThreshold }: FeedbackCardProps
             ))}
           </dl>
           <p class="muted">
-            Many missed: lower the challenge threshold to catch them. Many false alarms: raise it to let them through. Counted
-            against the site's thresholds now, not those the verifications were judged by.
+            Counted by what each verification was answered then: changing the thresholds does not move these. To tune the thresholds, see
+            where the "Labeled fraudulent" and "Labeled legitimate" columns of Risk scores sit against them.
           </p>
         </>
       )}

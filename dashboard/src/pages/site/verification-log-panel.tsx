@@ -1,16 +1,17 @@
-import { useCallback, useRef, useState } from 'preact/hooks'
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { fetchVerifications, removeVerificationLabel } from '../../api/analytics.js'
-import { verificationActions, type Site, type Verification, type VerificationAction } from '../../api/types.js'
+import { verificationActions, type Site, type Verification, type VerificationAction, type VerificationLabel, type VerificationPage } from '../../api/types.js'
+import { ConfirmDialog } from '../../components/confirm-dialog.js'
 import { DownloadLinks } from '../../components/download-links.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
 import { EPHEMERAL_ID_PATTERN } from '../../../../src/domain/token/ephemeral-id-pattern.js'
 import { ReferenceSearch } from '../../components/reference-search.js'
 import { actionStyles } from '../../lib/actions.js'
-import { isReference } from '../../lib/reference.js'
+import { isReference, referenceOf } from '../../lib/reference.js'
 import { useAddressParam } from '../../lib/router.js'
 import { canChangeSite } from '../../lib/site-access.js'
 import { useLoader } from '../../lib/use-loader.js'
-import { labelFilterNames, labelFilters, type LabelFilter } from '../../lib/verification-labels.js'
+import { isVerificationId, labelFilterNames, labelFilters, labelNames, type LabelFilter } from '../../lib/verification-labels.js'
 import { LabelDialog } from './verification-label.js'
 import { VerificationsTable } from './verifications-table.js'
 
@@ -20,6 +21,22 @@ const devicePattern = new RegExp(EPHEMERAL_ID_PATTERN)
 
 /** A device as the API names it (its ephemeral id), as the API checks it. */
 const isDevice = (text: string): text is string => devicePattern.test(text)
+
+type PageQuery = Parameters<typeof fetchVerifications>[1]
+
+/**
+ * The log's page for the search box's text. A whole UUID may be a row's id (a reference in full)
+ * or the verification_id Siteverify answered the site's backend: both are sought, and the rows of
+ * either shown, newest first (a handful at most, on one page).
+ */
+async function fetchLogPage(siteId: string, query: PageQuery): Promise<VerificationPage> {
+  const { reference } = query
+  if (reference === undefined || !isVerificationId(reference)) return fetchVerifications(siteId, query)
+  const { reference: _reference, cursor: _cursor, ...rest } = query
+  const pages = await Promise.all([fetchVerifications(siteId, { ...rest, reference }), fetchVerifications(siteId, { ...rest, verificationId: reference })])
+  const byId = new Map(pages.flatMap((page) => page.items).map((item) => [item.id, item]))
+  return { items: [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt)), nextCursor: null }
+}
 
 export function VerificationLogPanel({ site }: { site: Site }) {
   const [action, setAction] = useAddressParam<VerificationAction | ''>('action', ['', ...verificationActions], '')
@@ -33,7 +50,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
   const cursor = cursors[cursors.length - 1]
   const load = useCallback(
     () =>
-      fetchVerifications(site.id, {
+      fetchLogPage(site.id, {
         limit: pageSize,
         ...(cursor === undefined ? {} : { cursor }),
         ...(action === '' ? {} : { action }),
@@ -45,19 +62,49 @@ export function VerificationLogPanel({ site }: { site: Site }) {
   )
   const [page, reload] = useLoader(load, `${site.id}:${action}:${pageSize}:${reference}:${device}:${label}:${cursor ?? ''}`)
   const [labeling, setLabeling] = useState<Verification | undefined>(undefined)
-  const [removingId, setRemovingId] = useState<string | undefined>(undefined)
+  // The row whose label is asked to be removed (the confirmation is open while there is one).
+  const [unlabeling, setUnlabeling] = useState<Verification | undefined>(undefined)
+  const [isRemoving, setIsRemoving] = useState(false)
   const [labelError, setLabelError] = useState<unknown>(undefined)
+  // What the last label change did, announced politely ("Labeled fraudulent", "Label removed").
+  const [labelStatus, setLabelStatus] = useState('')
+  // The row just labeled or unlabeled: its buttons stay busy until the reload shows its new label,
+  // then the keyboard goes back to it.
+  const [changedRowId, setChangedRowId] = useState<string | undefined>(undefined)
+  const tableArea = useRef<HTMLDivElement>(null)
+  const changed = (rowId: string, status: string) => {
+    setLabelError(undefined)
+    setLabelStatus(status)
+    setChangedRowId(rowId)
+    reload()
+  }
+  useEffect(() => {
+    if (changedRowId === undefined || page.status === 'loading') return
+    setChangedRowId(undefined)
+    // The row's label button if the row is still shown (a label filter may have dropped it), else the
+    // table, else (no row left) the area that held it, focusable for this alone (tabIndex -1).
+    const area = tableArea.current
+    const button = area?.querySelector<HTMLElement>(`tr[data-id="${changedRowId}"] .log__label-actions button`)
+    window.requestAnimationFrame(() => (button ?? area?.querySelector<HTMLElement>('[role="region"]') ?? area)?.focus())
+  }, [page])
   const removeLabel = async (verification: Verification) => {
-    setRemovingId(verification.id)
+    setIsRemoving(true)
     setLabelError(undefined)
     try {
       await removeVerificationLabel(site.id, verification.id)
-      reload()
+      setUnlabeling(undefined)
+      changed(verification.id, 'Label removed')
     } catch (error) {
+      setUnlabeling(undefined)
       setLabelError(error)
     } finally {
-      setRemovingId(undefined)
+      setIsRemoving(false)
     }
+  }
+  /** A filter or search changed: back to the first page, and the last label change's error is stale. */
+  const refilter = () => {
+    setCursors([undefined])
+    setLabelError(undefined)
   }
   const findReference = (wanted: string) => {
     setReference(wanted)
@@ -67,14 +114,14 @@ export function VerificationLogPanel({ site }: { site: Site }) {
       setDevice('')
       setLabel('')
     }
-    setCursors([undefined])
+    refilter()
   }
   const heading = useRef<HTMLHeadingElement>(null)
   const showDevice = (wanted: string) => {
     setDevice(wanted)
     // All the device's verifications, not the one row a reference found.
     if (wanted !== '') setReference('')
-    setCursors([undefined])
+    refilter()
     // The button pressed goes with the rows it was in: the log's heading keeps the keyboard's place.
     heading.current?.focus()
   }
@@ -96,7 +143,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
             value={action}
             onChange={(next) => {
               setAction(next)
-              setCursors([undefined])
+              refilter()
             }}
           />
           <FilterSelect
@@ -108,7 +155,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
             value={label}
             onChange={(next) => {
               setLabel(next)
-              setCursors([undefined])
+              refilter()
             }}
           />
           <label for="log-page-size" class="toolbar__label">
@@ -119,7 +166,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
             value={String(pageSize)}
             onChange={(event) => {
               setPageSizeText(event.currentTarget.value)
-              setCursors([undefined])
+              refilter()
             }}
           >
             {pageSizes.map((size) => (
@@ -133,21 +180,27 @@ export function VerificationLogPanel({ site }: { site: Site }) {
             class="button button--small"
             onClick={() => {
               // Back to the newest entries: that is what someone refreshing a log wants to see.
+              setLabelError(undefined)
               if (cursors.length > 1) setCursors([undefined])
               else reload()
             }}
           >
             Refresh
           </button>
-          <DownloadLinks path={`/sites/${encodeURIComponent(site.id)}/verifications/export`} query={{ action, reference, device, label }} />
+          <DownloadLinks
+            path={`/sites/${encodeURIComponent(site.id)}/verifications/export`}
+            // A whole UUID is exported as Siteverify's verification_id (what a backend quotes); a shorter reference as the rows' ids.
+            query={isVerificationId(reference) ? { action, verificationId: reference, device, label } : { action, reference, device, label }}
+          />
         </div>
       </div>
       <ReferenceSearch
         id="log"
         reference={reference}
         onFind={findReference}
-        idleHint="A visitor who was turned away is shown a reference: find their verification by it."
+        idleHint="A visitor who was turned away is shown a reference: find their verification by it, or by the whole verification_id Siteverify answered your server."
         clearLabel="Show all"
+        findsVerificationIds
       />
       {/* The status region stays in place, so that what it says when a device is chosen is announced. */}
       <div class={device === '' ? undefined : 'log-filter'}>
@@ -167,23 +220,30 @@ export function VerificationLogPanel({ site }: { site: Site }) {
       </div>
       {page.status === 'error' ? <ErrorNotice error={page.error} /> : null}
       {labelError === undefined ? null : <ErrorNotice error={labelError} />}
+      <p role="status" class="visually-hidden">
+        {labelStatus}
+      </p>
       {page.data === undefined && page.status === 'loading' ? <Loading /> : null}
       {page.data === undefined && page.status !== 'error' ? null : (
         <>
           {page.data === undefined ? null : (
-            <VerificationsTable
-              verifications={page.data.items}
-              isLoading={page.status === 'loading'}
-              onDevice={showDevice}
-              {...(canChangeSite(site) ? { labeling: { onLabel: setLabeling, onRemove: (row: Verification) => void removeLabel(row), busyRowId: removingId } } : {})}
-              {...(reference !== ''
-                ? { emptyText: `No verification of this site has a reference beginning with ${reference}: it may be of another site, or older than the log keeps.` }
-                : device !== ''
-                  ? { emptyText: 'No verification of this device matches: its id may be of another site or week, or its rows older than the log keeps.' }
-                  : label !== ''
-                    ? { emptyText: `No verification in this view is ${label === 'none' ? 'unlabeled' : `labeled ${label}`}.` }
-                    : {})}
-            />
+            <div ref={tableArea} tabIndex={-1}>
+              <VerificationsTable
+                verifications={page.data.items}
+                isLoading={page.status === 'loading'}
+                onDevice={showDevice}
+                {...(canChangeSite(site) ? { labeling: { onLabel: setLabeling, onRemove: setUnlabeling, busyRowId: changedRowId } } : {})}
+                {...(reference !== ''
+                  ? {
+                      emptyText: `No verification of this site has a reference beginning with ${reference}${isVerificationId(reference) ? ' or this verification_id' : ''}: it may be of another site, or older than the log keeps.`,
+                    }
+                  : device !== ''
+                    ? { emptyText: 'No verification of this device matches: its id may be of another site or week, or its rows older than the log keeps.' }
+                    : label !== ''
+                      ? { emptyText: `No verification in this view is ${label === 'none' ? 'unlabeled' : `labeled ${label}`}.` }
+                      : {})}
+              />
+            </div>
           )}
           {/* After a page failed to load, Newer leads back and Refresh retries from the newest; Older waits for a page. */}
           <nav class="pager" aria-label="Verification log pages">
@@ -208,12 +268,30 @@ export function VerificationLogPanel({ site }: { site: Site }) {
       <LabelDialog
         siteId={site.id}
         target={labeling}
-        onLabeled={() => {
+        onLabeled={(chosen: VerificationLabel) => {
+          const row = labeling
           setLabeling(undefined)
-          reload()
+          if (row !== undefined) changed(row.id, `Labeled ${labelNames[chosen].toLowerCase()}`)
         }}
         onClose={() => setLabeling(undefined)}
       />
+      <ConfirmDialog
+        title="Remove label"
+        confirmLabel="Remove label"
+        isOpen={unlabeling !== undefined}
+        isBusy={isRemoving}
+        onConfirm={() => {
+          if (unlabeling !== undefined) void removeLabel(unlabeling)
+        }}
+        onCancel={() => setUnlabeling(undefined)}
+      >
+        {unlabeling === undefined || unlabeling.label === null ? null : (
+          <p>
+            Remove the {labelNames[unlabeling.label].toLowerCase()} label of verification <span class="code">{referenceOf(unlabeling.id)}</span>? What a
+            fraudulent label added to its client's history stays until its window ends.
+          </p>
+        )}
+      </ConfirmDialog>
     </section>
   )
 }

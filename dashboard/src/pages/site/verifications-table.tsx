@@ -106,18 +106,29 @@ function DeviceButton({ device, onDevice }: { device: string; onDevice: (device:
   )
 }
 
-/** A scored row's label controls, each named with the row's reference for screen readers. */
+/**
+ * A scored row's label controls, each named with the row's reference for screen readers ("Change
+ * the label of verification 1a2b3c4d-5e6f"). Busy while the row's last change is reloaded.
+ */
 function LabelButtons({ verification, onLabel, onRemove, busyRowId }: NonNullable<VerificationsTableProps['labeling']> & { verification: Verification }) {
-  const row = <span class="visually-hidden"> verification {referenceOf(verification.id)}</span>
+  const reference = referenceOf(verification.id)
+  const isBusy = busyRowId === verification.id
   return (
     <div class="log__label-actions">
-      <button type="button" class="button button--small" onClick={() => onLabel(verification)}>
-        {verification.label === null ? 'Label' : 'Change label'}
-        {row}
-      </button>
+      <BusyButton type="button" class="button button--small" isBusy={isBusy} onClick={() => onLabel(verification)}>
+        {verification.label === null ? (
+          <>
+            Label<span class="visually-hidden"> verification {reference}</span>
+          </>
+        ) : (
+          <>
+            Change<span class="visually-hidden"> the</span> label<span class="visually-hidden"> of verification {reference}</span>
+          </>
+        )}
+      </BusyButton>
       {verification.label === null ? null : (
-        <BusyButton type="button" class="button button--small" isBusy={busyRowId === verification.id} onClick={() => onRemove(verification)}>
-          Remove label{row}
+        <BusyButton type="button" class="button button--small" isBusy={isBusy} onClick={() => onRemove(verification)}>
+          Remove<span class="visually-hidden"> the</span> label<span class="visually-hidden"> of verification {reference}</span>
         </BusyButton>
       )}
     </div>

@@ -147,7 +147,7 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         verifications.countByScoreBucket(site.id, range),
         siteverifyCounts.countsOf(site.id, range.from, range.to),
         siteverifyCounts.countingStartedAt(),
-        labels.listLabeledScores(site.id, range.from, range.to),
+        labels.countLabeledScores(site.id, range.from, range.to),
       ])
       const { series, totals } = buildSeries(counts, range)
       const issued = await issuedSince(site.id, range, totals.allow, countingStartedAt)

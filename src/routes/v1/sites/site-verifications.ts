@@ -63,11 +63,24 @@ export const VerificationFilterQuery = {
     }),
   ),
   label: Type.Optional(stringEnum([...VERIFICATION_LABELS, 'none'], { description: 'Only the rows labeled legitimate, or fraudulent, or (none) those without a label' })),
+  verificationId: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description: "Only the scored row Siteverify answered this metadata.verification_id for (exact; the row's `verificationId`)",
+    }),
+  ),
 }
 
-/** The repository's filter for those of a query: the reference as a range of ids, the device in lower case. */
-export function verificationFilterOf(query: { action?: StatsAction; reference?: string; device?: string; label?: VerificationLabel | 'none' }) {
+/** The repository's filter for those of a query: the reference as a range of ids, the device and the verification id in lower case. */
+export function verificationFilterOf(query: {
+  action?: StatsAction
+  reference?: string
+  device?: string
+  label?: VerificationLabel | 'none'
+  verificationId?: string
+}) {
   return {
+    verificationId: query.verificationId?.toLowerCase(),
     label: query.label,
     action: query.action,
     ids: query.reference === undefined ? undefined : idRangeOf(query.reference),

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { findLabelNoteProblem, LABEL_NOTE_MAX_LENGTH, LABEL_REASONS, VERIFICATION_LABELS } from '../../../domain/feedback/verification-label.js'
+import { findLabelNoteProblem, findReasonProblem, LABEL_NOTE_MAX_LENGTH, LABEL_REASONS, VERIFICATION_LABELS } from '../../../domain/feedback/verification-label.js'
 import type { Site } from '../../../domain/sites/site.js'
 import { ApiError, throwIfInvalid } from '../../../errors.js'
-import { createVerificationLabelRepository } from '../../../storage/sql/verification-label-repository.js'
+import { createVerificationLabelRepository, type LabelTarget } from '../../../storage/sql/verification-label-repository.js'
 import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
 import { stringEnum } from '../public-schemas.js'
@@ -38,11 +38,11 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const notFound = () => new ApiError('not_found', 'There is no scored verification with this id in the site\'s log.')
 
   /** The site and the labelable row the path names; one spot for the site's access check. */
-  async function targetOf(request: FastifyRequest<{ Params: Type.Static<typeof LabelParams> }>): Promise<{ site: Site; rowId: string; verificationId: string; clientIp: string | null }> {
+  async function targetOf(request: FastifyRequest<{ Params: Type.Static<typeof LabelParams> }>): Promise<{ site: Site; target: LabelTarget }> {
     const site = (await app.findSite(request, request.params.id, 'manage')).site
     const target = await createVerificationLabelRepository(app.database).findTarget(site.id, { rowId: request.params.rowId.toLowerCase() })
     if (target === undefined) throw notFound()
-    return { site, rowId: target.id, verificationId: target.verificationId, clientIp: target.clientIp }
+    return { site, target }
   }
 
   app.put(
@@ -53,7 +53,8 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Label a verification legitimate or fraudulent',
         description:
           'Replaces any label it had (from the site\'s backend too). Only scored rows (allow, challenge, block) take one. ' +
-          'A fraudulent label makes the next challenges of the verification\'s client harder for up to 30 minutes.',
+          'A fraudulent label on a verification younger than 30 minutes makes the next challenges of its client harder for up to 30 minutes ' +
+          '(an older one\'s address may have changed hands).',
         security: dashboardSecurity,
         params: LabelParams,
         body: LabelBody,
@@ -61,9 +62,14 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const noteProblem = typeof request.body.note === 'string' ? findLabelNoteProblem(request.body.note) : undefined
-      if (noteProblem !== undefined) throwIfInvalid([{ field: 'note', message: noteProblem }])
-      const { site, rowId, verificationId, clientIp } = await targetOf(request)
+      const { label: wanted, reason, note } = request.body
+      const problems = [
+        { field: 'reason', message: reason === undefined || reason === null ? undefined : findReasonProblem(wanted, reason) },
+        { field: 'note', message: typeof note === 'string' ? findLabelNoteProblem(note) : undefined },
+      ].flatMap(({ field, message }) => (message === undefined ? [] : [{ field, message }]))
+      throwIfInvalid(problems)
+      const { site, target } = await targetOf(request)
+      const { id: rowId, verificationId } = target
       const label = { label: request.body.label, reason: request.body.reason ?? null, note: request.body.note || null, source: 'dashboard' as const }
       const labeledAt = new Date()
       const change = await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
@@ -72,7 +78,7 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await recordSiteAudit(transaction, request, { action: 'verification.labeled', site, details: { rowId, verificationId, label: label.label, reason: label.reason } })
         return changed
       })
-      await followLabel(app, site.id, { id: rowId, verificationId, clientIp }, label, change.previous)
+      await followLabel(app, site.id, target, label, change.previous)
       return { verificationId, label: label.label, labelReason: label.reason, labelNote: label.note, labeledAt: labeledAt.toISOString(), labelSource: 'dashboard' as const }
     },
   )
@@ -90,7 +96,8 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { site, rowId, verificationId } = await targetOf(request)
+      const { site, target } = await targetOf(request)
+      const { id: rowId, verificationId } = target
       await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
         if (await createVerificationLabelRepository(transaction).clearLabel(site.id, rowId)) {
           await recordSiteAudit(transaction, request, { action: 'verification.label_removed', site, details: { rowId, verificationId } })

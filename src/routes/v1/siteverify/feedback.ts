@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
-  findLabelNoteProblem, isLabelReason, isVerificationId, isVerificationLabel, type NewVerificationLabel,
+  findLabelNoteProblem, findReasonProblem, isLabelReason, isVerificationId, isVerificationLabel, type NewVerificationLabel,
 } from '../../../domain/feedback/verification-label.js'
 import { acceptsSecretKey, hashSecretKey } from '../../../domain/sites/site-keys.js'
 import { readToken } from '../../../domain/token/token.js'
@@ -42,6 +42,8 @@ function labelOf(fields: Record<string, string>): NewVerificationLabel | Feedbac
   const { label, reason = '', note = '' } = fields
   if (label === undefined || !isVerificationLabel(label)) return refuse(400, 'invalid-input-label')
   if (reason !== '' && !isLabelReason(reason)) return refuse(400, 'invalid-input-reason')
+  const reasonProblem = reason === '' ? undefined : findReasonProblem(label, reason)
+  if (reasonProblem !== undefined) return new FeedbackRefusal(400, ['invalid-input-reason'], reasonProblem)
   const noteProblem = findLabelNoteProblem(note)
   if (noteProblem !== undefined) return new FeedbackRefusal(400, ['invalid-input-note'], noteProblem)
   return { label, reason: reason === '' ? null : reason, note: note === '' ? null : note, source: 'siteverify' }
@@ -116,10 +118,13 @@ const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'With the site\'s secret, name the verification by its token (expired or redeemed ones too) or by metadata.verification_id, and say what the visitor turned out to be. ' +
           'Labeling again replaces the label. A verification of another site, or older than the log\'s retention, is not-found. ' +
-          'A label changed to fraudulent makes the next challenges of the same client harder for up to 30 minutes (a repeat of the same label adds nothing; ' +
+          'A label changed to fraudulent on a verification younger than 30 minutes makes the next challenges of the same client harder for up to 30 minutes ' +
+          '(an older one\'s address may have changed hands; a repeat of the same label adds nothing; ' +
           'if that step fails after the label is saved, the call still succeeds and the failure is logged). ' +
           'JSON or form-urlencoded body only: multipart is 415, the query string is not read, an empty body is 400. ' +
-          "The documented test secrets answer 401 invalid-input-secret. A verification_id that is not a UUID answers 400 invalid-input-verification-id (validation_error).",
+          "The documented test secrets answer 401 invalid-input-secret. A verification_id that is not a UUID answers 400 invalid-input-verification-id (validation_error). " +
+          'A reason must go with the label (legitimate: initiated_two_factor, passed_two_factor, correct_password, other), else 400 invalid-input-reason. ' +
+          "A token is checked with the key derived from TOLLGATE_SECRET: after that secret changes, earlier tokens are invalid-input-response; name those verifications by verification_id.",
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         body: FeedbackBody,
         response: { 200: FeedbackAccepted, 400: FeedbackRefused, 401: FeedbackRefused, 404: FeedbackRefused, 413: FeedbackRefused, 415: FeedbackRefused, 500: FeedbackRefused },
