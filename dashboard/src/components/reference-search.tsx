@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { isReference } from '../lib/reference.js'
 import { isVerificationId } from '../lib/verification-labels.js'
 
@@ -25,7 +25,14 @@ export function ReferenceSearch({ id, reference, onFind, idleHint, clearLabel, f
   const [text, setText] = useState(reference)
   const [error, setError] = useState<string | undefined>(undefined)
   // The search stopped from outside (the log filtered by a device instead): the box says so too.
-  useEffect(() => setText(reference), [reference])
+  // Only on a change of the search: on mount the effect runs after the next frame, and would wipe
+  // what was typed meanwhile (a fast typist, or a test, right after the page opened).
+  const searched = useRef(reference)
+  useEffect(() => {
+    if (searched.current === reference) return
+    searched.current = reference
+    setText(reference)
+  }, [reference])
   const find = (value: string) => {
     const wanted = value.trim()
     if (wanted !== '' && !isReference(wanted)) {
