@@ -99,12 +99,37 @@ describe.skipIf(!hasChromium())('the dashboard with the keyboard only', () => {
     await page.keyboard.type('Keyboard shop')
     await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: 'Keyboard shop is ready' }).waitFor()
+    // This page too takes focus on its heading after its next frame. Under load that came after
+    // the Tabs had reached the copy button, and Enter went to the heading: nothing was copied, and
+    // the clipboard read back empty (CI). A loaded machine's frame may come later than a second.
+    await expect.poll(() => readFocus(page), { timeout: 10_000 }).toMatchObject({ tag: 'h1', name: 'Keyboard shop is ready' })
 
     const copy = await tabTo(page, 'Copy site key')
     expect(copy.hasFocusRing).toBe(true)
     await page.keyboard.press('Enter')
+    // The button tells what came of the copy once the clipboard has answered (for 2 seconds).
+    const outcome = await page.waitForFunction(() =>
+      Array.from(document.querySelectorAll('[role="status"]'), (status) => status.textContent ?? '').find((text) => text.includes('site key')),
+    )
+    expect(await outcome.jsonValue()).toBe('site key copied to the clipboard')
     const siteKey = await page.getByLabel('Site key', { exact: true }).inputValue()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(siteKey)
+
+    // Without the Clipboard API the copy falls back to execCommand, whose text area takes the
+    // focus for a moment: it comes back to the button. Where that fails too, the page says so.
+    await page.evaluate(() => {
+      navigator.clipboard.writeText = () => Promise.reject(new DOMException('Refused', 'NotAllowedError'))
+      document.execCommand = () => false
+    })
+    await page.keyboard.press('Enter')
+    const failure = page.locator('.copy-button__error')
+    await failure.waitFor()
+    expect(await failure.textContent()).toBe('Could not copy the site key; select it and copy it by hand')
+    expect(await readFocus(page)).toMatchObject({ tag: 'button', name: 'Copy site key' })
+    await page.evaluate(() => {
+      Reflect.deleteProperty(navigator.clipboard, 'writeText')
+      Reflect.deleteProperty(document, 'execCommand')
+    })
   })
 
   it('shows a refused setting beside its field and moves focus there', async () => {
