@@ -40,7 +40,7 @@ export interface AccessibleSite {
 
 /** Why a member's role does not allow what was asked, in words that say whom to ask. */
 function refusalFor(role: SiteRole, access: SiteAccess): string {
-  if (access === 'own') return "Only the site's owner may do this (delete the site); admins may do everything else."
+  if (access === 'own') return "Only the site's owner may do this (delete the site, or make a member its owner); admins may do everything else."
   return `You are a ${role} of this site: you can read it, not change it. Its owner or an admin can make you an admin.`
 }
 

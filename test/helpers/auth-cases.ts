@@ -35,6 +35,8 @@ export const dashboardSiteRoutes: SiteRouteCase[] = [
   // The owner's own membership cannot change: 409 proves the route reached the site.
   { method: 'PUT', path: '/api/v1/sites/{id}/members/{ownerId}', body: { role: 'viewer' }, ownerStatus: 409 },
   { method: 'DELETE', path: '/api/v1/sites/{id}/members/{ownerId}', ownerStatus: 409 },
+  // No such member: 409 not_a_member proves the route reached the site.
+  { method: 'POST', path: '/api/v1/sites/{id}/transfer', body: { accountId: '00000000-0000-4000-8000-000000000000' }, ownerStatus: 409 },
   { method: 'POST', path: '/api/v1/sites/{id}/invitations', body: { role: 'viewer' }, ownerStatus: 201 },
   { method: 'GET', path: '/api/v1/sites/{id}/invitations', ownerStatus: 200 },
   { method: 'DELETE', path: '/api/v1/sites/{id}/invitations/{invitationId}', ownerStatus: 204 },

@@ -117,11 +117,11 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { site } = await app.findSite(request, request.params.id, 'own')
-      await auditedSiteTransaction(app, request, site, 'own', async (transaction) => {
+      await auditedSiteTransaction(app, request, site, 'own', async (transaction, locked) => {
         await createVerificationQueryRepository(transaction).deleteRollupsOf(site.id)
         // Of two deletions at once, the one that finds the site gone says so, as any later one does.
         if (!(await createSiteRepository(transaction).delete(site.id))) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
-        await recordSiteAudit(transaction, request, { action: 'site.deleted', site })
+        await recordSiteAudit(transaction, request, { action: 'site.deleted', site: locked })
       })
       await app.siteCache.invalidate(site)
       app.logRetention.sweepAfterDeletion()

@@ -58,10 +58,10 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { site } = await app.findSite(request, request.params.id, 'manage')
       const previousValidUntil = request.body?.invalidateImmediately === true ? null : new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS)
-      const secretKey = await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
+      const secretKey = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, locked) => {
         const key = await createSiteRepository(transaction).rotateSecret(site.id, previousValidUntil)
         if (key === undefined) throw notFound()
-        await recordSiteAudit(transaction, request, { action: 'site.secret_rotated', site, details: { previousSecretExpiresAt: previousValidUntil?.toISOString() ?? null } })
+        await recordSiteAudit(transaction, request, { action: 'site.secret_rotated', site: locked, details: { previousSecretExpiresAt: previousValidUntil?.toISOString() ?? null } })
         return key
       })
       await app.siteCache.invalidate(site)
@@ -83,9 +83,9 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { site } = await app.findSite(request, request.params.id, 'manage')
-      await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
+      await auditedSiteTransaction(app, request, site, 'manage', async (transaction, locked) => {
         if (!(await createSiteRepository(transaction).endPreviousSecret(site.id))) throw notFound()
-        await recordSiteAudit(transaction, request, { action: 'site.previous_secrets_ended', site })
+        await recordSiteAudit(transaction, request, { action: 'site.previous_secrets_ended', site: locked })
       })
       await app.siteCache.invalidate(site)
       return reply.code(204).send(null)

@@ -72,10 +72,10 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { id: rowId, verificationId } = target
       const label = { label: request.body.label, reason: request.body.reason ?? null, note: request.body.note || null, source: 'dashboard' as const }
       const labeledAt = new Date()
-      const change = await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
+      const change = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, locked) => {
         const changed = await createVerificationLabelRepository(transaction).setLabel(site.id, rowId, label, labeledAt)
         if (changed === undefined) throw notFound()
-        await recordSiteAudit(transaction, request, { action: 'verification.labeled', site, details: { rowId, verificationId, label: label.label, reason: label.reason } })
+        await recordSiteAudit(transaction, request, { action: 'verification.labeled', site: locked, details: { rowId, verificationId, label: label.label, reason: label.reason } })
         return changed
       })
       await followLabel(app, site.id, target, label, change.previous)
@@ -98,9 +98,9 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { site, target } = await targetOf(request)
       const { id: rowId, verificationId } = target
-      await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
+      await auditedSiteTransaction(app, request, site, 'manage', async (transaction, locked) => {
         if (await createVerificationLabelRepository(transaction).clearLabel(site.id, rowId)) {
-          await recordSiteAudit(transaction, request, { action: 'verification.label_removed', site, details: { rowId, verificationId } })
+          await recordSiteAudit(transaction, request, { action: 'verification.label_removed', site: locked, details: { rowId, verificationId } })
         }
       })
       return reply.code(204).send(null)

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { shareSite } from '../helpers/site-sharing.js'
+import { hasPostgres, hasRedis } from '../helpers/services.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { pauseTransactionAt, waitUntilBlockedBy } from '../helpers/transaction-pause.js'
+
+/**
+ * A transfer of a site's ownership racing the other changes of the site and of its members, each
+ * race set up in one order by pausing a request's transaction at one statement. Whatever the
+ * order, the site ends with exactly one owner. PostgreSQL only, as site-sharing-races.
+ */
+describe.runIf(hasPostgres && hasRedis)("races of a site's transfer, on PostgreSQL", () => {
+  let service: TestApp
+  beforeAll(async () => {
+    service = await buildTestApp({ database: 'postgres', keyValue: 'redis' })
+  })
+  afterAll(() => service.close())
+
+  const transfer = (siteId: string, owner: TestAccount, member: TestAccount) =>
+    service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/transfer`, headers: asBrowser(owner), payload: { accountId: member.id } })
+  /** A site of a new owner, shared with new accounts in `roles`. */
+  const sharedSite = async (...roles: ('admin' | 'viewer')[]) => {
+    const owner = await createTestAccount(service.app)
+    const site = await createTestSite(service.app, owner, { name: 'Changing hands' })
+    const members: TestAccount[] = []
+    for (const role of roles) {
+      const member = await createTestAccount(service.app)
+      await shareSite(service.app, owner, member, site.id, role)
+      members.push(member)
+    }
+    return { owner, site, members }
+  }
+  /** Who owns the site, and every member's role, as the database has them. */
+  const rolesOf = async (siteId: string) => {
+    const [site] = await service.app.database.query<{ account_id: string }>('SELECT account_id FROM sites WHERE id = $1', [siteId])
+    const members = await service.app.database.query<{ account_id: string; role: string }>('SELECT account_id, role FROM site_members WHERE site_id = $1', [siteId])
+    return { owner: site?.account_id, members: Object.fromEntries(members.map((member) => [member.account_id, member.role])) }
+  }
+  const auditActionsOf = async (account: TestAccount, siteId: string) =>
+    (await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?siteId=${siteId}`, headers: asBrowser(account) })).json<{ items: { action: string }[] }>().items.map((event) => event.action)
+
+  it('refuses to make a member the owner once an admin removed it while the transfer waited: 409 not_a_member, the owner stays', async () => {
+    const { owner, site, members: [admin, target] } = await sharedSite('admin', 'viewer')
+    // The admin's removal of the target holds the site and is about to delete the membership...
+    const pause = pauseTransactionAt(service.app, /DELETE FROM site_members/)
+    const removing = service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}/members/${target!.id}`, headers: asBrowser(admin!) })
+    const remover = await pause.reached
+    // ...when the owner makes the target the owner.
+    const transferring = transfer(site.id, owner, target!)
+    await waitUntilBlockedBy(service.app, remover, '%FROM sites WHERE id = $1%')
+    pause.resume()
+    const [removed, transferred] = await Promise.all([removing, transferring])
+
+    expect(removed.statusCode, removed.body).toBe(204)
+    expect(transferred.statusCode, transferred.body).toBe(409)
+    expect(transferred.json().error.code).toBe('not_a_member')
+    expect(await rolesOf(site.id)).toEqual({ owner: owner.id, members: { [admin!.id]: 'admin' } })
+  })
+
+  it("answers a role change or removal of the member made owner meanwhile with 409 owner_role_fixed: one owner, none lost", async () => {
+    for (const change of [{ method: 'PUT' as const, payload: { role: 'viewer' } }, { method: 'DELETE' as const }]) {
+      const { owner, site, members: [admin, target] } = await sharedSite('admin', 'admin')
+      // The transfer holds the site and the target's membership, and is about to change the owner...
+      const pause = pauseTransactionAt(service.app, /UPDATE sites SET account_id/)
+      const transferring = transfer(site.id, owner, target!)
+      const transferrer = await pause.reached
+      // ...when an admin changes the target's role, or removes it.
+      const changing = service.app.inject({ url: `/api/v1/sites/${site.id}/members/${target!.id}`, headers: asBrowser(admin!), ...change })
+      await waitUntilBlockedBy(service.app, transferrer, '%FROM sites WHERE id = $1%')
+      pause.resume()
+      const [transferred, changed] = await Promise.all([transferring, changing])
+
+      expect(transferred.statusCode, transferred.body).toBe(200)
+      expect(changed.statusCode, `${change.method}: ${changed.body}`).toBe(409)
+      expect(changed.json().error.code).toBe('owner_role_fixed')
+      expect(await rolesOf(site.id)).toEqual({ owner: target!.id, members: { [admin!.id]: 'admin', [owner.id]: 'admin' } })
+    }
+  })
+
+  it('refuses the deletion by the previous owner that waited for the transfer (403), and the transfer that waited for the deletion (404)', async () => {
+    const { owner, site, members: [target] } = await sharedSite('admin')
+    const pause = pauseTransactionAt(service.app, /UPDATE sites SET account_id/)
+    const transferring = transfer(site.id, owner, target!)
+    const transferrer = await pause.reached
+    const deleting = service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}`, headers: asScript(owner) })
+    await waitUntilBlockedBy(service.app, transferrer, '%FROM sites WHERE id = $1%')
+    pause.resume()
+    const [transferred, deleted] = await Promise.all([transferring, deleting])
+    expect(transferred.statusCode, transferred.body).toBe(200)
+    expect(deleted.statusCode, deleted.body).toBe(403)
+    expect(await rolesOf(site.id)).toEqual({ owner: target!.id, members: { [owner.id]: 'admin' } })
+
+    const other = await sharedSite('admin')
+    const deletionPause = pauseTransactionAt(service.app, /DELETE FROM sites WHERE id/)
+    const deletingFirst = service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${other.site.id}`, headers: asScript(other.owner) })
+    const deleter = await deletionPause.reached
+    const transferringLate = transfer(other.site.id, other.owner, other.members[0]!)
+    await waitUntilBlockedBy(service.app, deleter, '%FROM sites WHERE id = $1%')
+    deletionPause.resume()
+    const [deletedFirst, transferredLate] = await Promise.all([deletingFirst, transferringLate])
+    expect(deletedFirst.statusCode, deletedFirst.body).toBe(204)
+    expect(transferredLate.statusCode, transferredLate.body).toBe(404)
+    expect(await rolesOf(other.site.id)).toEqual({ owner: undefined, members: {} })
+  })
+
+  it('lets one of two transfers at once win: the other finds its caller an admin (403)', async () => {
+    const { owner, site, members: [first, second] } = await sharedSite('admin', 'viewer')
+    const answers = await Promise.all([transfer(site.id, owner, first!), transfer(site.id, owner, second!)])
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 403])
+    const winner = answers[0]?.statusCode === 200 ? first! : second!
+    const { owner: newOwner, members } = await rolesOf(site.id)
+    expect(newOwner).toBe(winner.id)
+    expect(members[owner.id]).toBe('admin')
+    expect(Object.keys(members)).not.toContain(winner.id)
+  })
+
+  it("waits for the member's account deletion rather than deadlocking with it: the transfer then finds no member (409)", async () => {
+    const { owner, site, members: [target] } = await sharedSite('admin')
+    // The deletion holds the target's account row and is about to delete it, and its memberships with it...
+    const pause = pauseTransactionAt(service.app, /DELETE FROM accounts WHERE id/)
+    const deleting = service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(target!), payload: { password: target!.password } })
+    const deleter = await pause.reached
+    // ...when the owner makes it the owner: the transfer waits at the account, before the site.
+    const transferring = transfer(site.id, owner, target!)
+    await waitUntilBlockedBy(service.app, deleter, '%FROM accounts WHERE id = ANY%')
+    pause.resume()
+    const [deleted, transferred] = await Promise.all([deleting, transferring])
+    expect(deleted.statusCode, deleted.body).toBe(204)
+    expect(transferred.statusCode, transferred.body).toBe(409)
+    expect(transferred.json().error.code).toBe('not_a_member')
+    expect(await rolesOf(site.id)).toEqual({ owner: owner.id, members: {} })
+  })
+
+  it("writes an admin's change that waited for the transfer in the new owner's log, not the previous owner's", async () => {
+    const { owner, site, members: [admin, target] } = await sharedSite('admin', 'admin')
+    const pause = pauseTransactionAt(service.app, /UPDATE sites SET account_id/)
+    const transferring = transfer(site.id, owner, target!)
+    const transferrer = await pause.reached
+    // The admin's request found the site under its first owner, and locked that owner's account.
+    const renaming = service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asBrowser(admin!), payload: { name: 'Renamed meanwhile' } })
+    await waitUntilBlockedBy(service.app, transferrer, '%FROM sites WHERE id = $1%')
+    pause.resume()
+    const [transferred, renamed] = await Promise.all([transferring, renaming])
+    expect(transferred.statusCode, transferred.body).toBe(200)
+    expect(renamed.statusCode, renamed.body).toBe(200)
+
+    expect((await auditActionsOf(target!, site.id)).slice(0, 2)).toEqual(['site.updated', 'site.ownership_transferred'])
+    expect((await auditActionsOf(admin!, site.id))[0]).toBe('site.updated')
+    expect((await auditActionsOf(owner, site.id))[0]).toBe('site.ownership_transferred')
+  })
+})
