@@ -37,3 +37,8 @@ export function previewInvitation(token: string): Promise<InvitationPreview> {
 export function acceptInvitation(token: string): Promise<Site> {
   return request<Site>('/invitations/accept', { method: 'POST', body: { token } })
 }
+
+/** Makes a member the site's owner (the owner's alone); answers the site as the caller now has it, an admin. */
+export function transferOwnership(siteId: string, accountId: string): Promise<Site> {
+  return request<Site>(`${sitePath(siteId)}/transfer`, { method: 'POST', body: { accountId } })
+}

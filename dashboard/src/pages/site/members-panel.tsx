@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact'
 import { useCallback, useRef, useState } from 'preact/hooks'
-import { changeMemberRole, createInvitation, listInvitations, listMembers, removeMember, revokeInvitation } from '../../api/members.js'
+import { changeMemberRole, createInvitation, listInvitations, listMembers, removeMember, revokeInvitation, transferOwnership } from '../../api/members.js'
 import type { CreatedInvitation, MemberRole, Site, SiteInvitation, SiteMember } from '../../api/types.js'
 import { ConfirmDialog, focusAfterDialog } from '../../components/confirm-dialog.js'
 import { CopyButton } from '../../components/copy-button.js'
@@ -22,6 +22,18 @@ function withoutRoleOf(chosen: Record<string, MemberRole>, accountId: string): R
   return Object.fromEntries(Object.entries(chosen).filter(([id]) => id !== accountId))
 }
 
+/** What a member's new role lets them do, said in the dialog that confirms it. */
+const roleChanges: Record<MemberRole, string> = {
+  admin: 'they can change its settings, secret key, webhook and members: all but deleting it and handing it over',
+  viewer: 'they will only read it, and the invitations they made are revoked',
+}
+
+/** A role chosen for another member, waiting for its confirmation. */
+interface RoleChange {
+  member: SiteMember
+  role: MemberRole
+}
+
 /** Who an invitation is for, in its row and in the name of its Revoke button. */
 function invitationTarget(invitation: SiteInvitation): string {
   return `${invitation.email ?? 'anyone with the link'} as ${invitation.role}`
@@ -33,6 +45,7 @@ interface RowDialogProps<Target> {
   /** The row the dialog is about; open while there is one. */
   target: Target | undefined
   isBusy: boolean
+  confirmTone?: 'danger' | 'primary'
   onConfirm: (target: Target) => void
   onCancel: () => void
   children: (target: Target) => ComponentChildren
@@ -55,8 +68,9 @@ function RowDialog<Target>({ target, onConfirm, children, ...props }: RowDialogP
 
 /**
  * Who the site is shared with; the owner and admins invite, change roles and remove; members
- * leave. Each change that takes something away (a removal, a revocation, leaving, an admin making
- * themself a viewer) is confirmed first; a role is chosen, then saved.
+ * leave; the owner makes a member the owner. Each change of someone's access (a role saved, a
+ * removal, a revocation, leaving, the transfer) is confirmed first, naming whom it concerns; a
+ * role is chosen, then saved.
  */
 export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelProps) {
   const canManage = site.role !== 'viewer'
@@ -75,6 +89,9 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
   const [removing, setRemoving] = useState<SiteMember | undefined>(undefined)
   const [revoking, setRevoking] = useState<SiteInvitation | undefined>(undefined)
   const [isDemotingSelf, setIsDemotingSelf] = useState(false)
+  const [changingRole, setChangingRole] = useState<RoleChange | undefined>(undefined)
+  const [transferringTo, setTransferringTo] = useState<SiteMember | undefined>(undefined)
+  const isOwner = site.role === 'owner'
   const heading = useRef<HTMLHeadingElement>(null)
 
   const act = async (action: () => Promise<unknown>): Promise<boolean> => {
@@ -114,6 +131,19 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
     if (isSaved && member.accountId === accountId) onSiteChanged()
     return isSaved
   }
+  /** A role chosen is dropped: its select shows the saved one again. */
+  const forgetChosenRole = (member: SiteMember) => setChosenRoles((current) => withoutRoleOf(current, member.accountId))
+  const changeRole = async ({ member, role: chosen }: RoleChange) => {
+    // Its Save role button goes with the change: focus goes to the heading.
+    if (await saveRole(member, chosen)) focusAfterDialog(heading)
+    setChangingRole(undefined)
+  }
+  const transfer = (member: SiteMember) =>
+    void confirmed(async () => {
+      await transferOwnership(site.id, member.accountId)
+      // The page's offers follow: an admin is offered no Delete site, no Make owner.
+      onSiteChanged()
+    }, () => setTransferringTo(undefined))
   const demoteSelf = async () => {
     const self = members.data?.find((member) => member.accountId === accountId)
     // Its select and Save role button go with the admin role: focus goes to the heading.
@@ -174,7 +204,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
                           aria-label={`Save role for ${member.email}: ${chosen}`}
                           disabled={isBusy}
                           // Making oneself a viewer cannot be undone from here: another admin or the owner must.
-                          onClick={() => (isOwnRow && chosen === 'viewer' ? setIsDemotingSelf(true) : void saveRole(member, chosen))}
+                          onClick={() => (isOwnRow && chosen === 'viewer' ? setIsDemotingSelf(true) : setChangingRole({ member, role: chosen }))}
                         >
                           Save role
                         </button>
@@ -191,9 +221,16 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
                       Leave this site
                     </button>
                   ) : canManage ? (
-                    <button type="button" class="button button--small button--danger-outline" onClick={() => setRemoving(member)}>
-                      Remove {member.email}
-                    </button>
+                    <span class="input-row">
+                      {isOwner ? (
+                        <button type="button" class="button button--small" onClick={() => setTransferringTo(member)}>
+                          Make owner<span class="visually-hidden"> {member.email}</span>
+                        </button>
+                      ) : null}
+                      <button type="button" class="button button--small button--danger-outline" onClick={() => setRemoving(member)}>
+                        Remove {member.email}
+                      </button>
+                    </span>
                   ) : null}
                 </td>
               </tr>
@@ -216,6 +253,44 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
           <p>
             <strong>{member.email}</strong> loses {site.name} at once, and the invitations they made are revoked. Only a new invitation brings them back.
           </p>
+        )}
+      </RowDialog>
+      <RowDialog
+        title="Change this member's role?"
+        confirmLabel="Change role"
+        confirmTone="primary"
+        target={changingRole}
+        isBusy={isBusy}
+        onConfirm={(change) => void changeRole(change)}
+        onCancel={() => {
+          if (changingRole !== undefined) forgetChosenRole(changingRole.member)
+          setChangingRole(undefined)
+        }}
+      >
+        {({ member, role: chosen }) => (
+          <p>
+            <strong>{member.email}</strong> becomes {chosen === 'admin' ? 'an' : 'a'} <strong>{chosen}</strong> of {site.name}: {roleChanges[chosen]}.
+          </p>
+        )}
+      </RowDialog>
+      <RowDialog
+        title="Make this member the owner?"
+        confirmLabel="Make owner"
+        target={transferringTo}
+        isBusy={isBusy}
+        onConfirm={transfer}
+        onCancel={() => setTransferringTo(undefined)}
+      >
+        {(member) => (
+          <>
+            <p>
+              <strong>{member.email}</strong> becomes the owner of {site.name}: they alone can delete it or hand it over, and it counts against their sites.
+            </p>
+            <p>
+              <strong>You will become an admin.</strong> You keep all but deleting the site and handing it over; the new owner can change your role or remove you, and
+              only they can make you the owner again.
+            </p>
+          </>
         )}
       </RowDialog>
       <ConfirmDialog
