@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
-import { acceptInvitation, inviteTo, shareSite } from '../helpers/site-sharing.js'
-import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
+import { acceptInvitation, inviteTo, shareSite, useAppWithOwner } from '../helpers/site-sharing.js'
+import { deployments } from '../helpers/test-app.js'
 
 interface AuditItem {
   action: string
@@ -11,106 +11,98 @@ interface AuditItem {
   details: Record<string, unknown>
 }
 
-describe.each(deployments)("transferring a site's ownership to a member, on $name", ({ available, options }) => {
-  let service: TestApp
-  let owner: TestAccount
-  beforeAll(async () => {
-    if (!available) return
-    service = await buildTestApp(options)
-    owner = await createTestAccount(service.app)
-  })
-  afterAll(async () => {
-    if (available) await service.close()
-  })
+describe.each(deployments)("transferring a site's ownership to a member, on $name", (deployment) => {
+  const { available } = deployment
+  const suite = useAppWithOwner(deployment)
 
   const transfer = (siteId: string, headers: Record<string, string>, body: object) =>
-    service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/transfer`, headers, payload: body })
-  const read = (siteId: string, account: TestAccount) => service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}`, headers: asScript(account) })
+    suite.service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/transfer`, headers, payload: body })
+  const read = (siteId: string, account: TestAccount) => suite.service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}`, headers: asScript(account) })
   const membersOf = async (siteId: string, account: TestAccount) =>
-    (await service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}/members`, headers: asBrowser(account) })).json<{ items: { accountId: string; role: string }[] }>().items
+    (await suite.service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}/members`, headers: asBrowser(account) })).json<{ items: { accountId: string; role: string }[] }>().items
   const auditOf = async (account: TestAccount, siteId: string) =>
-    (await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?siteId=${siteId}`, headers: asBrowser(account) })).json<{ items: AuditItem[] }>().items
+    (await suite.service.app.inject({ method: 'GET', url: `/api/v1/audit-log?siteId=${siteId}`, headers: asBrowser(account) })).json<{ items: AuditItem[] }>().items
   /** A site of `owner` shared with a new account as `role`. */
-  const sharedSite = async (role: 'admin' | 'viewer', siteOwner = owner) => {
-    const site = await createTestSite(service.app, siteOwner, { name: `Handed over by a ${role}'s owner` })
-    const member = await createTestAccount(service.app)
-    await shareSite(service.app, siteOwner, member, site.id, role)
+  const sharedSite = async (role: 'admin' | 'viewer', siteOwner = suite.owner) => {
+    const site = await createTestSite(suite.service.app, siteOwner, { name: `Handed over by a ${role}'s owner` })
+    const member = await createTestAccount(suite.service.app)
+    await shareSite(suite.service.app, siteOwner, member, site.id, role)
     return { site, member }
   }
 
   it.runIf(available)('makes an admin the owner and the owner an admin: each account is offered what its new role allows', async () => {
     const { site, member } = await sharedSite('admin')
-    const transferred = await transfer(site.id, asBrowser(owner), { accountId: member.id })
+    const transferred = await transfer(site.id, asBrowser(suite.owner), { accountId: member.id })
     expect(transferred.statusCode, transferred.body).toBe(200)
     expect(transferred.json()).toMatchObject({ id: site.id, role: 'admin', siteKey: site.siteKey })
     expect(transferred.headers.etag).toMatch(/^"\d+"$/)
 
-    expect(await membersOf(site.id, owner)).toEqual([
+    expect(await membersOf(site.id, suite.owner)).toEqual([
       expect.objectContaining({ accountId: member.id, role: 'owner' }),
-      expect.objectContaining({ accountId: owner.id, role: 'admin' }),
+      expect.objectContaining({ accountId: suite.owner.id, role: 'admin' }),
     ])
     const listed = async (account: TestAccount) =>
-      (await service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asBrowser(account) })).json<{ items: { id: string; role: string }[] }>().items.find((each) => each.id === site.id)?.role
+      (await suite.service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asBrowser(account) })).json<{ items: { id: string; role: string }[] }>().items.find((each) => each.id === site.id)?.role
     expect(await listed(member)).toBe('owner')
-    expect(await listed(owner)).toBe('admin')
+    expect(await listed(suite.owner)).toBe('admin')
 
     // The previous owner's session and API key have an admin's rights: no deleting, no transferring back.
-    for (const headers of [asBrowser(owner), asScript(owner)]) {
-      const deletion = await service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}`, headers })
+    for (const headers of [asBrowser(suite.owner), asScript(suite.owner)]) {
+      const deletion = await suite.service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}`, headers })
       expect(deletion.statusCode, deletion.body).toBe(403)
       expect(deletion.json().error.code).toBe('forbidden')
-      const back = await transfer(site.id, headers, { accountId: owner.id })
+      const back = await transfer(site.id, headers, { accountId: suite.owner.id })
       expect(back.statusCode, back.body).toBe(403)
     }
-    const renamed = await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(owner), payload: { name: 'Renamed by the admin' } })
+    const renamed = await suite.service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(suite.owner), payload: { name: 'Renamed by the admin' } })
     expect(renamed.statusCode, renamed.body).toBe(200)
     // The new owner's role is fixed now, the previous owner's can change.
-    const demoteOwner = await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}/members/${member.id}`, headers: asBrowser(owner), payload: { role: 'viewer' } })
+    const demoteOwner = await suite.service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}/members/${member.id}`, headers: asBrowser(suite.owner), payload: { role: 'viewer' } })
     expect(demoteOwner.json().error.code).toBe('owner_role_fixed')
-    const demoted = await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}/members/${owner.id}`, headers: asBrowser(member), payload: { role: 'viewer' } })
+    const demoted = await suite.service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}/members/${suite.owner.id}`, headers: asBrowser(member), payload: { role: 'viewer' } })
     expect(demoted.statusCode, demoted.body).toBe(200)
-    expect((await read(site.id, owner)).json().role).toBe('viewer')
+    expect((await read(site.id, suite.owner)).json().role).toBe('viewer')
 
     // The site itself is as it was: its key still serves challenges.
-    const challenge = await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers: { 'x-site-key': site.siteKey, origin: 'https://shop.example.com' } })
+    const challenge = await suite.service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers: { 'x-site-key': site.siteKey, origin: 'https://shop.example.com' } })
     expect(challenge.statusCode, challenge.body).toBe(200)
-    expect((await service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}`, headers: asScript(member) })).statusCode).toBe(204)
+    expect((await suite.service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}`, headers: asScript(member) })).statusCode).toBe(204)
   })
 
   it.runIf(available)("records the transfer in both accounts' logs, and the site's later events in the new owner's", async () => {
     const { site, member } = await sharedSite('viewer')
-    expect((await transfer(site.id, asScript(owner), { accountId: member.id })).statusCode).toBe(200)
+    expect((await transfer(site.id, asScript(suite.owner), { accountId: member.id })).statusCode).toBe(200)
     const expected = {
       action: 'site.ownership_transferred',
       actor: { type: 'api-key', name: 'test key' },
       site: { id: site.id, name: site.name },
-      details: { accountId: member.id, email: member.email, role: 'viewer', previousOwnerId: owner.id, previousOwnerEmail: owner.email },
+      details: { accountId: member.id, email: member.email, role: 'viewer', previousOwnerId: suite.owner.id, previousOwnerEmail: suite.owner.email },
     }
     expect((await auditOf(member, site.id))[0]).toMatchObject(expected)
-    expect((await auditOf(owner, site.id))[0]).toMatchObject(expected)
-    const filtered = await service.app.inject({ method: 'GET', url: '/api/v1/audit-log?action=site.ownership_transferred', headers: asBrowser(member) })
+    expect((await auditOf(suite.owner, site.id))[0]).toMatchObject(expected)
+    const filtered = await suite.service.app.inject({ method: 'GET', url: '/api/v1/audit-log?action=site.ownership_transferred', headers: asBrowser(member) })
     expect(filtered.json().items).toEqual([expect.objectContaining({ action: 'site.ownership_transferred' })])
 
-    // The previous owner, now an admin, changes the site: the event is the new owner's, with a copy in the admin's.
-    expect((await service.app.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/secret/rotate`, headers: asBrowser(owner) })).statusCode).toBe(200)
-    expect((await auditOf(member, site.id))[0]).toMatchObject({ action: 'site.secret_rotated', actor: { name: owner.email } })
-    expect((await auditOf(owner, site.id))[0]).toMatchObject({ action: 'site.secret_rotated', actor: { name: owner.email } })
+    // The previous suite.owner, now an admin, changes the site: the event is the new owner's, with a copy in the admin's.
+    expect((await suite.service.app.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/secret/rotate`, headers: asBrowser(suite.owner) })).statusCode).toBe(200)
+    expect((await auditOf(member, site.id))[0]).toMatchObject({ action: 'site.secret_rotated', actor: { name: suite.owner.email } })
+    expect((await auditOf(suite.owner, site.id))[0]).toMatchObject({ action: 'site.secret_rotated', actor: { name: suite.owner.email } })
     // The new owner's own change has no copy to make: the previous owner's log does not get it.
-    expect((await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(member), payload: { name: 'Renamed by its new owner' } })).statusCode).toBe(200)
+    expect((await suite.service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(member), payload: { name: 'Renamed by its new owner' } })).statusCode).toBe(200)
     expect((await auditOf(member, site.id))[0]?.action).toBe('site.updated')
-    expect((await auditOf(owner, site.id))[0]?.action).toBe('site.secret_rotated')
+    expect((await auditOf(suite.owner, site.id))[0]?.action).toBe('site.secret_rotated')
   })
 
   it.runIf(available)('keeps pending invitations working, each still naming who made it', async () => {
     const { site, member } = await sharedSite('admin')
-    const byOwner = await inviteTo(service.app, owner, site.id, { role: 'viewer' })
-    const byMember = await inviteTo(service.app, member, site.id, { role: 'admin' })
-    expect((await transfer(site.id, asBrowser(owner), { accountId: member.id })).statusCode).toBe(200)
+    const byOwner = await inviteTo(suite.service.app, suite.owner, site.id, { role: 'viewer' })
+    const byMember = await inviteTo(suite.service.app, member, site.id, { role: 'admin' })
+    expect((await transfer(site.id, asBrowser(suite.owner), { accountId: member.id })).statusCode).toBe(200)
 
-    const pending = (await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/invitations`, headers: asBrowser(member) })).json<{ items: { id: string; invitedBy: string }[] }>().items
-    expect(pending.map(({ id, invitedBy }) => [id, invitedBy])).toEqual([[byOwner.id, owner.email], [byMember.id, member.email]])
+    const pending = (await suite.service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/invitations`, headers: asBrowser(member) })).json<{ items: { id: string; invitedBy: string }[] }>().items
+    expect(pending.map(({ id, invitedBy }) => [id, invitedBy])).toEqual([[byOwner.id, suite.owner.email], [byMember.id, member.email]])
     for (const invitation of [byOwner, byMember]) {
-      const joined = await acceptInvitation(service.app, await createTestAccount(service.app), invitation.token)
+      const joined = await acceptInvitation(suite.service.app, await createTestAccount(suite.service.app), invitation.token)
       expect(joined.statusCode, joined.body).toBe(201)
     }
     expect((await membersOf(site.id, member)).map((each) => each.role)).toEqual(['owner', 'admin', 'viewer', 'admin'])
@@ -118,12 +110,12 @@ describe.each(deployments)("transferring a site's ownership to a member, on $nam
 
   it.runIf(available)('refuses a transfer by a member, to a non-member, to the owner itself and of a malformed id, changing nothing', async () => {
     const { site, member: admin } = await sharedSite('admin')
-    const viewer = await createTestAccount(service.app)
-    await shareSite(service.app, owner, viewer, site.id, 'viewer')
-    const stranger = await createTestAccount(service.app)
-    const readKey = await service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(owner), payload: { name: 'monitor', access: 'read', password: owner.password } })
+    const viewer = await createTestAccount(suite.service.app)
+    await shareSite(suite.service.app, suite.owner, viewer, site.id, 'viewer')
+    const stranger = await createTestAccount(suite.service.app)
+    const readKey = await suite.service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: asBrowser(suite.owner), payload: { name: 'monitor', access: 'read', password: suite.owner.password } })
     expect(readKey.statusCode, readKey.body).toBe(201)
-    const before = { site: (await read(site.id, owner)).json(), members: await membersOf(site.id, owner) }
+    const before = { site: (await read(site.id, suite.owner)).json(), members: await membersOf(site.id, suite.owner) }
 
     const refusals: [string, Record<string, string>, object, number, string][] = [
       ['an admin', asBrowser(admin), { accountId: viewer.id }, 403, 'forbidden'],
@@ -131,29 +123,29 @@ describe.each(deployments)("transferring a site's ownership to a member, on $nam
       ['a viewer', asBrowser(viewer), { accountId: admin.id }, 403, 'forbidden'],
       ['a stranger', asBrowser(stranger), { accountId: admin.id }, 404, 'not_found'],
       ["the owner's read-only key", { authorization: `Bearer ${readKey.json<{ key: string }>().key}` }, { accountId: admin.id }, 403, 'forbidden'],
-      ['to a non-member', asBrowser(owner), { accountId: stranger.id }, 409, 'not_a_member'],
-      ['to an unknown account', asBrowser(owner), { accountId: randomUUID() }, 409, 'not_a_member'],
-      ['to the owner itself', asBrowser(owner), { accountId: owner.id.toUpperCase() }, 409, 'already_owner'],
-      ['of a malformed id', asBrowser(owner), { accountId: "1' OR '1'='1" }, 400, 'validation_error'],
-      ['without an id', asBrowser(owner), {}, 400, 'validation_error'],
-      ['with more fields', asBrowser(owner), { accountId: admin.id, password: 'x' }, 400, 'validation_error'],
+      ['to a non-member', asBrowser(suite.owner), { accountId: stranger.id }, 409, 'not_a_member'],
+      ['to an unknown account', asBrowser(suite.owner), { accountId: randomUUID() }, 409, 'not_a_member'],
+      ['to the owner itself', asBrowser(suite.owner), { accountId: suite.owner.id.toUpperCase() }, 409, 'already_owner'],
+      ['of a malformed id', asBrowser(suite.owner), { accountId: "1' OR '1'='1" }, 400, 'validation_error'],
+      ['without an id', asBrowser(suite.owner), {}, 400, 'validation_error'],
+      ['with more fields', asBrowser(suite.owner), { accountId: admin.id, password: 'x' }, 400, 'validation_error'],
     ]
     for (const [who, headers, body, status, code] of refusals) {
       const response = await transfer(site.id, headers, body)
       expect(response.statusCode, `${who}: ${response.body}`).toBe(status)
       expect(response.json().error.code, who).toBe(code)
     }
-    const malformed = await transfer(site.id, asBrowser(owner), { accountId: 'not-a-uuid' })
+    const malformed = await transfer(site.id, asBrowser(suite.owner), { accountId: 'not-a-uuid' })
     expect(malformed.json().error.details).toEqual([expect.objectContaining({ field: 'accountId' })])
-    expect({ site: (await read(site.id, owner)).json(), members: await membersOf(site.id, owner) }).toEqual(before)
-    expect((await auditOf(owner, site.id)).map((event) => event.action)).not.toContain('site.ownership_transferred')
+    expect({ site: (await read(site.id, suite.owner)).json(), members: await membersOf(site.id, suite.owner) }).toEqual(before)
+    expect((await auditOf(suite.owner, site.id)).map((event) => event.action)).not.toContain('site.ownership_transferred')
   })
 
   it.runIf(available)('refuses a member who owns the most sites an account may (409 site_limit_reached), and lets it once it deleted one', async () => {
-    const siteOwner = await createTestAccount(service.app)
+    const siteOwner = await createTestAccount(suite.service.app)
     const { site, member } = await sharedSite('admin', siteOwner)
     // 100 sites of the member's own, written straight in: as many creations would spend the time on audit events.
-    await service.app.database.query(
+    await suite.service.app.database.query(
       `INSERT INTO sites (id, account_id, name, site_key, secret_key_hash)
        SELECT gen_random_uuid(), $1, 'Filler ' || n, 'tgk_filler_' || n || '_' || $2, 'x' FROM generate_series(1, 100) n`,
       [member.id, member.id.slice(0, 8)],
@@ -163,19 +155,19 @@ describe.each(deployments)("transferring a site's ownership to a member, on $nam
     expect(refused.json().error).toMatchObject({ code: 'site_limit_reached', message: expect.stringContaining(member.email) })
     expect((await read(site.id, siteOwner)).json().role).toBe('owner')
 
-    const [filler] = await service.app.database.query<{ id: string }>('SELECT id FROM sites WHERE account_id = $1 LIMIT 1', [member.id])
-    expect((await service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${filler?.id}`, headers: asScript(member) })).statusCode).toBe(204)
+    const [filler] = await suite.service.app.database.query<{ id: string }>('SELECT id FROM sites WHERE account_id = $1 LIMIT 1', [member.id])
+    expect((await suite.service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${filler?.id}`, headers: asScript(member) })).statusCode).toBe(204)
     expect((await transfer(site.id, asBrowser(siteOwner), { accountId: member.id })).statusCode).toBe(200)
     expect((await read(site.id, member)).json().role).toBe('owner')
   })
 
   it.runIf(available)("drops the site from the instance's cache: the owner it serves from memory is the new one", async () => {
     const { site, member } = await sharedSite('viewer')
-    expect((await service.app.siteCache.findById(site.id))?.accountId).toBe(owner.id)
-    expect((await transfer(site.id, asBrowser(owner), { accountId: member.id.toUpperCase() })).statusCode).toBe(200)
-    expect((await service.app.siteCache.findById(site.id))?.accountId).toBe(member.id)
+    expect((await suite.service.app.siteCache.findById(site.id))?.accountId).toBe(suite.owner.id)
+    expect((await transfer(site.id, asBrowser(suite.owner), { accountId: member.id.toUpperCase() })).statusCode).toBe(200)
+    expect((await suite.service.app.siteCache.findById(site.id))?.accountId).toBe(member.id)
     // The new owner's account deletion takes the site with it; the previous owner loses it too.
-    expect((await service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(member), payload: { password: member.password } })).statusCode).toBe(204)
-    expect((await read(site.id, owner)).statusCode).toBe(404)
+    expect((await suite.service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(member), payload: { password: member.password } })).statusCode).toBe(204)
+    expect((await read(site.id, suite.owner)).statusCode).toBe(404)
   })
 })

@@ -3,7 +3,7 @@ import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccoun
 import { shareSite } from '../helpers/site-sharing.js'
 import { hasPostgres, hasRedis } from '../helpers/services.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
-import { pauseTransactionAt, waitUntilBlockedBy } from '../helpers/transaction-pause.js'
+import { runBehind } from '../helpers/transaction-pause.js'
 
 /**
  * A transfer of a site's ownership racing the other changes of the site and of its members, each
@@ -42,15 +42,14 @@ describe.runIf(hasPostgres && hasRedis)("races of a site's transfer, on PostgreS
 
   it('refuses to make a member the owner once an admin removed it while the transfer waited: 409 not_a_member, the owner stays', async () => {
     const { owner, site, members: [admin, target] } = await sharedSite('admin', 'viewer')
-    // The admin's removal of the target holds the site and is about to delete the membership...
-    const pause = pauseTransactionAt(service.app, /DELETE FROM site_members/)
-    const removing = service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}/members/${target!.id}`, headers: asBrowser(admin!) })
-    const remover = await pause.reached
-    // ...when the owner makes the target the owner.
-    const transferring = transfer(site.id, owner, target!)
-    await waitUntilBlockedBy(service.app, remover, '%FROM sites WHERE id = $1%')
-    pause.resume()
-    const [removed, transferred] = await Promise.all([removing, transferring])
+    // The admin's removal of the target holds the site and is about to delete the membership,
+    // when the owner makes the target the owner.
+    const [removed, transferred] = await runBehind(
+      service.app,
+      /DELETE FROM site_members/,
+      () => service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}/members/${target!.id}`, headers: asBrowser(admin!) }),
+      () => transfer(site.id, owner, target!),
+    )
 
     expect(removed.statusCode, removed.body).toBe(204)
     expect(transferred.statusCode, transferred.body).toBe(409)
@@ -61,15 +60,14 @@ describe.runIf(hasPostgres && hasRedis)("races of a site's transfer, on PostgreS
   it("answers a role change or removal of the member made owner meanwhile with 409 owner_role_fixed: one owner, none lost", async () => {
     for (const change of [{ method: 'PUT' as const, payload: { role: 'viewer' } }, { method: 'DELETE' as const }]) {
       const { owner, site, members: [admin, target] } = await sharedSite('admin', 'admin')
-      // The transfer holds the site and the target's membership, and is about to change the owner...
-      const pause = pauseTransactionAt(service.app, /UPDATE sites SET account_id/)
-      const transferring = transfer(site.id, owner, target!)
-      const transferrer = await pause.reached
-      // ...when an admin changes the target's role, or removes it.
-      const changing = service.app.inject({ url: `/api/v1/sites/${site.id}/members/${target!.id}`, headers: asBrowser(admin!), ...change })
-      await waitUntilBlockedBy(service.app, transferrer, '%FROM sites WHERE id = $1%')
-      pause.resume()
-      const [transferred, changed] = await Promise.all([transferring, changing])
+      // The transfer holds the site and the target's membership, and is about to change the owner,
+      // when an admin changes the target's role, or removes it.
+      const [transferred, changed] = await runBehind(
+        service.app,
+        /UPDATE sites SET account_id/,
+        () => transfer(site.id, owner, target!),
+        () => service.app.inject({ url: `/api/v1/sites/${site.id}/members/${target!.id}`, headers: asBrowser(admin!), ...change }),
+      )
 
       expect(transferred.statusCode, transferred.body).toBe(200)
       expect(changed.statusCode, `${change.method}: ${changed.body}`).toBe(409)
@@ -80,25 +78,23 @@ describe.runIf(hasPostgres && hasRedis)("races of a site's transfer, on PostgreS
 
   it('refuses the deletion by the previous owner that waited for the transfer (403), and the transfer that waited for the deletion (404)', async () => {
     const { owner, site, members: [target] } = await sharedSite('admin')
-    const pause = pauseTransactionAt(service.app, /UPDATE sites SET account_id/)
-    const transferring = transfer(site.id, owner, target!)
-    const transferrer = await pause.reached
-    const deleting = service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}`, headers: asScript(owner) })
-    await waitUntilBlockedBy(service.app, transferrer, '%FROM sites WHERE id = $1%')
-    pause.resume()
-    const [transferred, deleted] = await Promise.all([transferring, deleting])
+    const [transferred, deleted] = await runBehind(
+      service.app,
+      /UPDATE sites SET account_id/,
+      () => transfer(site.id, owner, target!),
+      () => service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}`, headers: asScript(owner) }),
+    )
     expect(transferred.statusCode, transferred.body).toBe(200)
     expect(deleted.statusCode, deleted.body).toBe(403)
     expect(await rolesOf(site.id)).toEqual({ owner: target!.id, members: { [owner.id]: 'admin' } })
 
     const other = await sharedSite('admin')
-    const deletionPause = pauseTransactionAt(service.app, /DELETE FROM sites WHERE id/)
-    const deletingFirst = service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${other.site.id}`, headers: asScript(other.owner) })
-    const deleter = await deletionPause.reached
-    const transferringLate = transfer(other.site.id, other.owner, other.members[0]!)
-    await waitUntilBlockedBy(service.app, deleter, '%FROM sites WHERE id = $1%')
-    deletionPause.resume()
-    const [deletedFirst, transferredLate] = await Promise.all([deletingFirst, transferringLate])
+    const [deletedFirst, transferredLate] = await runBehind(
+      service.app,
+      /DELETE FROM sites WHERE id/,
+      () => service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${other.site.id}`, headers: asScript(other.owner) }),
+      () => transfer(other.site.id, other.owner, other.members[0]!),
+    )
     expect(deletedFirst.statusCode, deletedFirst.body).toBe(204)
     expect(transferredLate.statusCode, transferredLate.body).toBe(404)
     expect(await rolesOf(other.site.id)).toEqual({ owner: undefined, members: {} })
@@ -117,15 +113,15 @@ describe.runIf(hasPostgres && hasRedis)("races of a site's transfer, on PostgreS
 
   it("waits for the member's account deletion rather than deadlocking with it: the transfer then finds no member (409)", async () => {
     const { owner, site, members: [target] } = await sharedSite('admin')
-    // The deletion holds the target's account row and is about to delete it, and its memberships with it...
-    const pause = pauseTransactionAt(service.app, /DELETE FROM accounts WHERE id/)
-    const deleting = service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(target!), payload: { password: target!.password } })
-    const deleter = await pause.reached
-    // ...when the owner makes it the owner: the transfer waits at the account, before the site.
-    const transferring = transfer(site.id, owner, target!)
-    await waitUntilBlockedBy(service.app, deleter, '%FROM accounts WHERE id = ANY%')
-    pause.resume()
-    const [deleted, transferred] = await Promise.all([deleting, transferring])
+    // The deletion holds the target's account row and is about to delete it, and its memberships
+    // with it, when the owner makes it the owner: the transfer waits at the account, before the site.
+    const [deleted, transferred] = await runBehind(
+      service.app,
+      /DELETE FROM accounts WHERE id/,
+      () => service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(target!), payload: { password: target!.password } }),
+      () => transfer(site.id, owner, target!),
+      '%FROM accounts WHERE id = ANY%',
+    )
     expect(deleted.statusCode, deleted.body).toBe(204)
     expect(transferred.statusCode, transferred.body).toBe(409)
     expect(transferred.json().error.code).toBe('not_a_member')
@@ -134,14 +130,13 @@ describe.runIf(hasPostgres && hasRedis)("races of a site's transfer, on PostgreS
 
   it("writes an admin's change that waited for the transfer in the new owner's log, not the previous owner's", async () => {
     const { owner, site, members: [admin, target] } = await sharedSite('admin', 'admin')
-    const pause = pauseTransactionAt(service.app, /UPDATE sites SET account_id/)
-    const transferring = transfer(site.id, owner, target!)
-    const transferrer = await pause.reached
-    // The admin's request found the site under its first owner, and locked that owner's account.
-    const renaming = service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asBrowser(admin!), payload: { name: 'Renamed meanwhile' } })
-    await waitUntilBlockedBy(service.app, transferrer, '%FROM sites WHERE id = $1%')
-    pause.resume()
-    const [transferred, renamed] = await Promise.all([transferring, renaming])
+    // The admin's request finds the site under its first owner, and locks that owner's account.
+    const [transferred, renamed] = await runBehind(
+      service.app,
+      /UPDATE sites SET account_id/,
+      () => transfer(site.id, owner, target!),
+      () => service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asBrowser(admin!), payload: { name: 'Renamed meanwhile' } }),
+    )
     expect(transferred.statusCode, transferred.body).toBe(200)
     expect(renamed.statusCode, renamed.body).toBe(200)
 
