@@ -71,7 +71,7 @@ const siteMembersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: "Change a member's role",
         description:
-          "By the owner or an admin. The owner's role is fixed (409 owner_role_fixed). A member made a viewer loses the invitations it made. " +
+          "By the owner or an admin. The owner's role is fixed (409 owner_role_fixed): the owner may make a member the owner instead (POST /api/v1/sites/{id}/transfer). A member made a viewer loses the invitations it made. " +
           'The change applies to the member\'s next request, on every instance.',
         security: dashboardSecurity,
         params: MemberParams,
