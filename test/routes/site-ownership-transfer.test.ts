@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { acceptInvitation, inviteTo, shareSite, useAppWithOwner } from '../helpers/site-sharing.js'
 import { deployments } from '../helpers/test-app.js'
+import { enableTwoFactor } from '../helpers/two-factor.js'
 
 interface AuditItem {
   action: string
@@ -32,7 +33,7 @@ describe.each(deployments)("transferring a site's ownership to a member, on $nam
 
   it.runIf(available)('makes an admin the owner and the owner an admin: each account is offered what its new role allows', async () => {
     const { site, member } = await sharedSite('admin')
-    const transferred = await transfer(site.id, asBrowser(suite.owner), { accountId: member.id })
+    const transferred = await transfer(site.id, asBrowser(suite.owner), { accountId: member.id, password: suite.owner.password })
     expect(transferred.statusCode, transferred.body).toBe(200)
     expect(transferred.json()).toMatchObject({ id: site.id, role: 'admin', siteKey: site.siteKey })
     expect(transferred.headers.etag).toMatch(/^"\d+"$/)
@@ -51,7 +52,7 @@ describe.each(deployments)("transferring a site's ownership to a member, on $nam
       const deletion = await suite.service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}`, headers })
       expect(deletion.statusCode, deletion.body).toBe(403)
       expect(deletion.json().error.code).toBe('forbidden')
-      const back = await transfer(site.id, headers, { accountId: suite.owner.id })
+      const back = await transfer(site.id, headers, { accountId: suite.owner.id, password: suite.owner.password })
       expect(back.statusCode, back.body).toBe(403)
     }
     const renamed = await suite.service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(suite.owner), payload: { name: 'Renamed by the admin' } })
@@ -71,10 +72,10 @@ describe.each(deployments)("transferring a site's ownership to a member, on $nam
 
   it.runIf(available)("records the transfer in both accounts' logs, and the site's later events in the new owner's", async () => {
     const { site, member } = await sharedSite('viewer')
-    expect((await transfer(site.id, asScript(suite.owner), { accountId: member.id })).statusCode).toBe(200)
+    expect((await transfer(site.id, asBrowser(suite.owner), { accountId: member.id, password: suite.owner.password })).statusCode).toBe(200)
     const expected = {
       action: 'site.ownership_transferred',
-      actor: { type: 'api-key', name: 'test key' },
+      actor: { type: 'session', name: suite.owner.email },
       site: { id: site.id, name: site.name },
       details: { accountId: member.id, email: member.email, role: 'viewer', previousOwnerId: suite.owner.id, previousOwnerEmail: suite.owner.email },
     }
@@ -97,7 +98,7 @@ describe.each(deployments)("transferring a site's ownership to a member, on $nam
     const { site, member } = await sharedSite('admin')
     const byOwner = await inviteTo(suite.service.app, suite.owner, site.id, { role: 'viewer' })
     const byMember = await inviteTo(suite.service.app, member, site.id, { role: 'admin' })
-    expect((await transfer(site.id, asBrowser(suite.owner), { accountId: member.id })).statusCode).toBe(200)
+    expect((await transfer(site.id, asBrowser(suite.owner), { accountId: member.id, password: suite.owner.password })).statusCode).toBe(200)
 
     const pending = (await suite.service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/invitations`, headers: asBrowser(member) })).json<{ items: { id: string; invitedBy: string }[] }>().items
     expect(pending.map(({ id, invitedBy }) => [id, invitedBy])).toEqual([[byOwner.id, suite.owner.email], [byMember.id, member.email]])
@@ -117,26 +118,35 @@ describe.each(deployments)("transferring a site's ownership to a member, on $nam
     expect(readKey.statusCode, readKey.body).toBe(201)
     const before = { site: (await read(site.id, suite.owner)).json(), members: await membersOf(site.id, suite.owner) }
 
+    const password = suite.owner.password
     const refusals: [string, Record<string, string>, object, number, string][] = [
-      ['an admin', asBrowser(admin), { accountId: viewer.id }, 403, 'forbidden'],
-      ['an admin to itself', asScript(admin), { accountId: admin.id }, 403, 'forbidden'],
-      ['a viewer', asBrowser(viewer), { accountId: admin.id }, 403, 'forbidden'],
-      ['a stranger', asBrowser(stranger), { accountId: admin.id }, 404, 'not_found'],
-      ["the owner's read-only key", { authorization: `Bearer ${readKey.json<{ key: string }>().key}` }, { accountId: admin.id }, 403, 'forbidden'],
-      ['to a non-member', asBrowser(suite.owner), { accountId: stranger.id }, 409, 'not_a_member'],
-      ['to an unknown account', asBrowser(suite.owner), { accountId: randomUUID() }, 409, 'not_a_member'],
-      ['to the owner itself', asBrowser(suite.owner), { accountId: suite.owner.id.toUpperCase() }, 409, 'already_owner'],
-      ['of a malformed id', asBrowser(suite.owner), { accountId: "1' OR '1'='1" }, 400, 'validation_error'],
-      ['without an id', asBrowser(suite.owner), {}, 400, 'validation_error'],
-      ['with more fields', asBrowser(suite.owner), { accountId: admin.id, password: 'x' }, 400, 'validation_error'],
+      ['an admin', asBrowser(admin), { accountId: viewer.id, password: admin.password }, 403, 'forbidden'],
+      ['an admin to itself', asScript(admin), { accountId: admin.id, password: admin.password }, 403, 'forbidden'],
+      ['a viewer', asBrowser(viewer), { accountId: admin.id, password: viewer.password }, 403, 'forbidden'],
+      ['a stranger', asBrowser(stranger), { accountId: admin.id, password: stranger.password }, 404, 'not_found'],
+      ["the owner's read-only key", { authorization: `Bearer ${readKey.json<{ key: string }>().key}` }, { accountId: admin.id, password }, 403, 'forbidden'],
+      // A full key that leaked must not take the site over: the transfer is a logged-in session's only.
+      ["the owner's full API key", asScript(suite.owner), { accountId: admin.id, password }, 403, 'forbidden'],
+      ['with a wrong password', asBrowser(suite.owner), { accountId: admin.id, password: `${password}-wrong` }, 400, 'validation_error'],
+      ['without a password', asBrowser(suite.owner), { accountId: admin.id }, 400, 'validation_error'],
+      ['to a non-member', asBrowser(suite.owner), { accountId: stranger.id, password }, 409, 'not_a_member'],
+      ['to an unknown account', asBrowser(suite.owner), { accountId: randomUUID(), password }, 409, 'not_a_member'],
+      ['to the owner itself', asBrowser(suite.owner), { accountId: suite.owner.id.toUpperCase(), password }, 409, 'already_owner'],
+      ['of a malformed id', asBrowser(suite.owner), { accountId: "1' OR '1'='1", password }, 400, 'validation_error'],
+      ['without an id', asBrowser(suite.owner), { password }, 400, 'validation_error'],
+      ['with more fields', asBrowser(suite.owner), { accountId: admin.id, password, role: 'owner' }, 400, 'validation_error'],
     ]
     for (const [who, headers, body, status, code] of refusals) {
       const response = await transfer(site.id, headers, body)
       expect(response.statusCode, `${who}: ${response.body}`).toBe(status)
       expect(response.json().error.code, who).toBe(code)
     }
-    const malformed = await transfer(site.id, asBrowser(suite.owner), { accountId: 'not-a-uuid' })
+    const malformed = await transfer(site.id, asBrowser(suite.owner), { accountId: 'not-a-uuid', password: suite.owner.password })
     expect(malformed.json().error.details).toEqual([expect.objectContaining({ field: 'accountId' })])
+    const wrongPassword = await transfer(site.id, asBrowser(suite.owner), { accountId: admin.id, password: 'not the password' })
+    expect(wrongPassword.json().error.details).toEqual([{ field: 'password', message: 'is not your current password' }])
+    const byKey = await transfer(site.id, asScript(suite.owner), { accountId: admin.id, password })
+    expect(byKey.json().error.message).toContain('Only a logged-in session')
     expect({ site: (await read(site.id, suite.owner)).json(), members: await membersOf(site.id, suite.owner) }).toEqual(before)
     expect((await auditOf(suite.owner, site.id)).map((event) => event.action)).not.toContain('site.ownership_transferred')
   })
@@ -150,24 +160,43 @@ describe.each(deployments)("transferring a site's ownership to a member, on $nam
        SELECT gen_random_uuid(), $1, 'Filler ' || n, 'tgk_filler_' || n || '_' || $2, 'x' FROM generate_series(1, 100) n`,
       [member.id, member.id.slice(0, 8)],
     )
-    const refused = await transfer(site.id, asBrowser(siteOwner), { accountId: member.id })
+    const refused = await transfer(site.id, asBrowser(siteOwner), { accountId: member.id, password: siteOwner.password })
     expect(refused.statusCode, refused.body).toBe(409)
     expect(refused.json().error).toMatchObject({ code: 'site_limit_reached', message: expect.stringContaining(member.email) })
     expect((await read(site.id, siteOwner)).json().role).toBe('owner')
 
     const [filler] = await suite.service.app.database.query<{ id: string }>('SELECT id FROM sites WHERE account_id = $1 LIMIT 1', [member.id])
     expect((await suite.service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${filler?.id}`, headers: asScript(member) })).statusCode).toBe(204)
-    expect((await transfer(site.id, asBrowser(siteOwner), { accountId: member.id })).statusCode).toBe(200)
+    expect((await transfer(site.id, asBrowser(siteOwner), { accountId: member.id, password: siteOwner.password })).statusCode).toBe(200)
     expect((await read(site.id, member)).json().role).toBe('owner')
   })
 
   it.runIf(available)("drops the site from the instance's cache: the owner it serves from memory is the new one", async () => {
     const { site, member } = await sharedSite('viewer')
     expect((await suite.service.app.siteCache.findById(site.id))?.accountId).toBe(suite.owner.id)
-    expect((await transfer(site.id, asBrowser(suite.owner), { accountId: member.id.toUpperCase() })).statusCode).toBe(200)
+    expect((await transfer(site.id, asBrowser(suite.owner), { accountId: member.id.toUpperCase(), password: suite.owner.password })).statusCode).toBe(200)
     expect((await suite.service.app.siteCache.findById(site.id))?.accountId).toBe(member.id)
     // The new owner's account deletion takes the site with it; the previous owner loses it too.
     expect((await suite.service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(member), payload: { password: member.password } })).statusCode).toBe(204)
     expect((await read(site.id, suite.owner)).statusCode).toBe(404)
+  })
+
+  it.runIf(available)('asks an owner with two-factor authentication on for a code of the second factor too, as a password change does', async () => {
+    const siteOwner = await createTestAccount(suite.service.app)
+    const { site, member } = await sharedSite('admin', siteOwner)
+    const { recoveryCodes } = await enableTwoFactor(suite.service.app, siteOwner)
+    const withoutCode = await transfer(site.id, asBrowser(siteOwner), { accountId: member.id, password: siteOwner.password })
+    expect(withoutCode.statusCode, withoutCode.body).toBe(400)
+    expect(withoutCode.json().error.details).toEqual([expect.objectContaining({ field: 'code' })])
+    const wrongCode = await transfer(site.id, asBrowser(siteOwner), { accountId: member.id, password: siteOwner.password, code: 'aaaa-bbbb-cccc' })
+    expect(wrongCode.statusCode, wrongCode.body).toBe(400)
+    expect(wrongCode.json().error.details).toEqual([expect.objectContaining({ field: 'code' })])
+    expect((await read(site.id, siteOwner)).json().role).toBe('owner')
+    // A refusal of the transfer itself leaves the code unspent: it is taken in the transfer's transaction.
+    const toStranger = await transfer(site.id, asBrowser(siteOwner), { accountId: randomUUID(), password: siteOwner.password, code: recoveryCodes[0] })
+    expect(toStranger.json().error.code).toBe('not_a_member')
+    const transferred = await transfer(site.id, asBrowser(siteOwner), { accountId: member.id, password: siteOwner.password, code: recoveryCodes[0] })
+    expect(transferred.statusCode, transferred.body).toBe(200)
+    expect((await read(site.id, member)).json().role).toBe('owner')
   })
 })

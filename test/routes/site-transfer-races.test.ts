@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { shareSite } from '../helpers/site-sharing.js'
 import { hasPostgres, hasRedis } from '../helpers/services.js'
@@ -18,7 +18,7 @@ describe.runIf(hasPostgres && hasRedis)("races of a site's transfer, on PostgreS
   afterAll(() => service.close())
 
   const transfer = (siteId: string, owner: TestAccount, member: TestAccount) =>
-    service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/transfer`, headers: asBrowser(owner), payload: { accountId: member.id } })
+    service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/transfer`, headers: asBrowser(owner), payload: { accountId: member.id, password: owner.password } })
   /** A site of a new owner, shared with new accounts in `roles`. */
   const sharedSite = async (...roles: ('admin' | 'viewer')[]) => {
     const owner = await createTestAccount(service.app)
@@ -143,5 +143,56 @@ describe.runIf(hasPostgres && hasRedis)("races of a site's transfer, on PostgreS
     expect((await auditActionsOf(target!, site.id)).slice(0, 2)).toEqual(['site.updated', 'site.ownership_transferred'])
     expect((await auditActionsOf(admin!, site.id))[0]).toBe('site.updated')
     expect((await auditActionsOf(owner, site.id))[0]).toBe('site.ownership_transferred')
+  })
+
+  it("answers a change that waited for the transfer with the role the requester has under the site's lock", async () => {
+    const { owner, site, members: [target] } = await sharedSite('admin')
+    // The target, an admin when its request found the site, is its owner by the time the update is made.
+    const [transferred, renamed] = await runBehind(
+      service.app,
+      /UPDATE sites SET account_id/,
+      () => transfer(site.id, owner, target!),
+      () => service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asBrowser(target!), payload: { name: 'Renamed by its new owner' } }),
+    )
+    expect(transferred.statusCode, transferred.body).toBe(200)
+    expect(renamed.statusCode, renamed.body).toBe(200)
+    expect(renamed.json()).toMatchObject({ name: 'Renamed by its new owner', role: 'owner' })
+  })
+
+  it("gives up with 409 conflict when the site's owner changed under the change on each of its attempts", async () => {
+    const { owner, site } = await sharedSite()
+    const [first, second] = [await createTestAccount(service.app), await createTestAccount(service.app)]
+    // Forced: each attempt's transaction hands the site to another account just before it locks the
+    // site's row (as a transfer committing at that moment would), so the owner it locked is never
+    // the site's. The change is in the attempt's own transaction, undone with it.
+    const takers = [first, second, first]
+    let attempts = 0
+    const transaction = service.app.database.transaction.bind(service.app.database)
+    const spy = vi.spyOn(service.app.database, 'transaction').mockImplementation((work, options) =>
+      transaction(
+        (executor) =>
+          work({
+            async query<Row extends object>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
+              if (/FROM sites WHERE id = \$1/.test(sql) && /FOR NO KEY UPDATE/.test(sql)) {
+                const taker = takers[attempts++]
+                if (taker !== undefined) await executor.query('UPDATE sites SET account_id = $2 WHERE id = $1', [site.id, taker.id])
+              }
+              return executor.query<Row>(sql, params)
+            },
+          }),
+        options,
+      ),
+    )
+    try {
+      const rotated = await service.app.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/secret/rotate`, headers: asScript(owner) })
+      expect(rotated.statusCode, rotated.body).toBe(409)
+      expect(rotated.json().error).toMatchObject({ code: 'conflict', message: expect.stringContaining('owner changed') })
+    } finally {
+      spy.mockRestore()
+    }
+    expect(attempts).toBe(3)
+    // Every attempt was rolled back: the site is its owner's, its secret the one it had.
+    expect(await rolesOf(site.id)).toEqual({ owner: owner.id, members: {} })
+    expect((await auditActionsOf(owner, site.id))[0]).toBe('site.created')
   })
 })

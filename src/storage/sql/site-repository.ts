@@ -243,8 +243,8 @@ export function createSiteRepository(database: SqlExecutor) {
     /**
      * Makes the account the site's owner unless it owns `limit` sites already (undefined then, as
      * for a site that does not exist). The count and the change see one snapshot: a site created
-     * for the account at that very moment may pass the limit by one, as creations racing each
-     * other may (createWithinLimit); it bounds a list, it guards no secret.
+     * for the account at that very moment may pass the limit by the few that raced, as creations
+     * racing each other may (createWithinLimit); it bounds a list, it guards no secret.
      */
     async changeOwnerWithinLimit(id: string, accountId: string, limit: number): Promise<Site | undefined> {
       const rows = await database.query<SiteRow>(

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact'
-import { useCallback, useRef, useState } from 'preact/hooks'
-import { changeMemberRole, createInvitation, listInvitations, listMembers, removeMember, revokeInvitation, transferOwnership } from '../../api/members.js'
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { changeMemberRole, createInvitation, listInvitations, listMembers, removeMember, revokeInvitation } from '../../api/members.js'
 import type { CreatedInvitation, MemberRole, Site, SiteInvitation, SiteMember } from '../../api/types.js'
 import { ConfirmDialog, focusAfterDialog } from '../../components/confirm-dialog.js'
 import { CopyButton } from '../../components/copy-button.js'
@@ -8,6 +8,7 @@ import { ErrorNotice, Loading } from '../../components/notice.js'
 import { formatDateTime } from '../../lib/format.js'
 import { navigate } from '../../lib/router.js'
 import { useLoader } from '../../lib/use-loader.js'
+import { TransferDialog } from './transfer-dialog.js'
 
 interface MembersPanelProps {
   site: Site
@@ -83,6 +84,10 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
   const [email, setEmail] = useState('')
   /** Roles chosen in the table and not saved yet, by account. */
   const [chosenRoles, setChosenRoles] = useState<Record<string, MemberRole>>({})
+  /** Roles saved since the list was last loaded, by account: shown over the list's until it is loaded again. */
+  const [savedRoles, setSavedRoles] = useState<Record<string, MemberRole>>({})
+  // A list loaded after the save has the saved roles (or a later change's): it is shown as it is.
+  useEffect(() => setSavedRoles({}), [members.data])
   const [error, setError] = useState<unknown>(undefined)
   const [isBusy, setIsBusy] = useState(false)
   const [isLeaving, setIsLeaving] = useState(false)
@@ -124,7 +129,10 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
   }
   const saveRole = async (member: SiteMember, chosen: MemberRole): Promise<boolean> => {
     const isSaved = await act(async () => {
-      await changeMemberRole(site.id, member.accountId, chosen)
+      const saved = await changeMemberRole(site.id, member.accountId, chosen)
+      // The role the API saved shows until the list is read again: the list as loaded before would
+      // put the old role back in the select for a moment.
+      setSavedRoles((current) => ({ ...current, [member.accountId]: saved.role as MemberRole }))
       setChosenRoles((current) => withoutRoleOf(current, member.accountId))
     })
     // The page's offers follow the account's own new role: a viewer's changes would get a 403.
@@ -138,12 +146,16 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
     if (await saveRole(member, chosen)) focusAfterDialog(heading)
     setChangingRole(undefined)
   }
-  const transfer = (member: SiteMember) =>
-    void confirmed(async () => {
-      await transferOwnership(site.id, member.accountId)
-      // The page's offers follow: an admin is offered no Delete site, no Make owner.
-      onSiteChanged()
-    }, () => setTransferringTo(undefined))
+  const transferred = () => {
+    setTransferringTo(undefined)
+    // Its Make owner button goes with the owner's role: focus goes to the heading.
+    focusAfterDialog(heading)
+    setError(undefined)
+    reloadMembers()
+    reloadInvitations()
+    // The page's offers follow: an admin is offered no Delete site, no Make owner.
+    onSiteChanged()
+  }
   const demoteSelf = async () => {
     const self = members.data?.find((member) => member.accountId === accountId)
     // Its select and Save role button go with the admin role: focus goes to the heading.
@@ -180,6 +192,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
           {members.data.map((member) => {
             const chosen = chosenRoles[member.accountId]
             const isOwnRow = member.accountId === accountId
+            const savedRole = member.role === 'owner' ? member.role : (savedRoles[member.accountId] ?? member.role)
             return (
               <tr key={member.accountId}>
                 <td>{member.email}</td>
@@ -188,7 +201,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
                     <span class="input-row">
                       <select
                         aria-label={`Role of ${member.email}`}
-                        value={chosen ?? member.role}
+                        value={chosen ?? savedRole}
                         onChange={(event) => {
                           const value = event.currentTarget.value as MemberRole
                           setChosenRoles((current) => ({ ...current, [member.accountId]: value }))
@@ -197,7 +210,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
                         <option value="admin">admin</option>
                         <option value="viewer">viewer</option>
                       </select>
-                      {chosen === undefined || chosen === member.role ? null : (
+                      {chosen === undefined || chosen === savedRole ? null : (
                         <button
                           type="button"
                           class="button button--small"
@@ -211,7 +224,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
                       )}
                     </span>
                   ) : (
-                    member.role
+                    savedRole
                   )}
                 </td>
                 <td>{formatDateTime(member.since)}</td>
@@ -273,26 +286,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
           </p>
         )}
       </RowDialog>
-      <RowDialog
-        title="Make this member the owner?"
-        confirmLabel="Make owner"
-        target={transferringTo}
-        isBusy={isBusy}
-        onConfirm={transfer}
-        onCancel={() => setTransferringTo(undefined)}
-      >
-        {(member) => (
-          <>
-            <p>
-              <strong>{member.email}</strong> becomes the owner of {site.name}: they alone can delete it or hand it over, and it counts against their sites.
-            </p>
-            <p>
-              <strong>You will become an admin.</strong> You keep all but deleting the site and handing it over; the new owner can change your role or remove you, and
-              only they can make you the owner again.
-            </p>
-          </>
-        )}
-      </RowDialog>
+      {isOwner ? <TransferDialog site={site} member={transferringTo} onTransferred={transferred} onClose={() => setTransferringTo(undefined)} /> : null}
       <ConfirmDialog
         title="Make yourself a viewer?"
         confirmLabel="Make me a viewer"

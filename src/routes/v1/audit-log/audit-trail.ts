@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AuditActor, NewAuditEvent } from '../../../domain/audit/audit-event.js'
 import { ApiError } from '../../../errors.js'
 import type { Site } from '../../../domain/sites/site.js'
-import type { SiteAccess } from '../../../domain/sites/site-roles.js'
+import type { SiteAccess, SiteRole } from '../../../domain/sites/site-roles.js'
 import { accountOf, allowedRole, SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
 import type { SqlExecutor } from '../../../storage/ports.js'
 import { createAuditLogRepository } from '../../../storage/sql/audit-log-repository.js'
@@ -102,7 +102,19 @@ export interface SiteTransactionOptions {
    * work reads what it needs of them.
    */
   alsoLocking?: readonly string[]
+  /**
+   * Opens the transaction, which must have locked the requester's account row (FOR KEY SHARE or
+   * stronger) and answer 401 when it is gone: auditedTransaction unless told (a change confirmed
+   * by the password and second factor runs in withSecondFactor's transaction, which locks it).
+   */
+  transaction?: <Result>(work: (transaction: SqlExecutor) => Promise<Result>) => Promise<Result>
 }
+
+/** The requester's role as read again under the site's lock: none for an invitee (not a member yet). */
+export type LockedRole<Access extends SiteChangeAccess> = Access extends 'invitee' ? undefined : SiteRole
+
+/** What `work` is given: the transaction, the site as locked, the requester's role under that lock. */
+export type SiteChangeWork<Access extends SiteChangeAccess, Result> = (transaction: SqlExecutor, site: Site, role: LockedRole<Access>) => Promise<Result>
 
 /**
  * An auditedTransaction for a change of a site, which may be shared. Its locks are always taken
@@ -123,14 +135,18 @@ export interface SiteTransactionOptions {
  *    the event.
  * 3. The requester's role, read again under that lock, must still allow `access` (404 or 403 as
  *    findSite answers), unless it is an invitee's.
- * `work` gets the site as locked: its events go to that site's owner (recordSiteAudit with it).
+ * `work` gets the site as locked: its events go to that site's owner (recordSiteAudit with it);
+ * and the requester's role read under that lock (the one to answer: a transfer may have changed
+ * it since findSite), none for an invitee.
+ * Should the owner change under it on each of OWNER_CHANGE_ATTEMPTS attempts, 409 conflict
+ * (siteChangeConflicts documents it for the routes that use this).
  */
-export async function auditedSiteTransaction<Result>(
+export async function auditedSiteTransaction<Result, Access extends SiteChangeAccess>(
   app: FastifyInstance,
   request: FastifyRequest,
   site: Pick<Site, 'id' | 'accountId'>,
-  access: SiteChangeAccess,
-  work: (transaction: SqlExecutor, site: Site) => Promise<Result>,
+  access: Access,
+  work: SiteChangeWork<Access, Result>,
   options: SiteTransactionOptions = {},
 ): Promise<Result> {
   let ownerId = site.accountId
@@ -145,17 +161,18 @@ export async function auditedSiteTransaction<Result>(
   }
 }
 
-function lockedSiteTransaction<Result>(
+function lockedSiteTransaction<Result, Access extends SiteChangeAccess>(
   app: FastifyInstance,
   request: FastifyRequest,
   site: Pick<Site, 'id' | 'accountId'>,
-  access: SiteChangeAccess,
-  work: (transaction: SqlExecutor, site: Site) => Promise<Result>,
+  access: Access,
+  work: SiteChangeWork<Access, Result>,
   options: SiteTransactionOptions,
 ): Promise<Result> {
   const ownerId = site.accountId
   const requesterId = accountOf(request).id
-  return auditedTransaction(app, request, async (transaction) => {
+  const inTransaction = options.transaction ?? (<Inner>(inner: (transaction: SqlExecutor) => Promise<Inner>) => auditedTransaction(app, request, inner))
+  return inTransaction(async (transaction) => {
     if (ownerId !== null && ownerId !== requesterId) {
       const owners = await transaction.query('SELECT 1 FROM accounts WHERE id = $1 FOR KEY SHARE', [ownerId])
       if (owners.length === 0) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
@@ -165,10 +182,8 @@ function lockedSiteTransaction<Result>(
     const locked = await createSiteRepository(transaction).findByIdForUpdate(site.id)
     if (locked === undefined) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
     if (locked.accountId !== ownerId) throw new OwnerChanged(locked.accountId)
-    if (access !== 'invitee') {
-      const role = locked.accountId === requesterId ? 'owner' : await createSiteMemberRepository(transaction).findRole(locked.id, requesterId)
-      allowedRole(role, access)
-    }
-    return work(transaction, locked)
+    if (access === 'invitee') return work(transaction, locked, undefined as LockedRole<Access>)
+    const role = locked.accountId === requesterId ? 'owner' : await createSiteMemberRepository(transaction).findRole(locked.id, requesterId)
+    return work(transaction, locked, allowedRole(role, access) as LockedRole<Access>)
   })
 }

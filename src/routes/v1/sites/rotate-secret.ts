@@ -5,7 +5,7 @@ import { SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
 import { ApiError } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
 
 const graceHours = PREVIOUS_SECRET_GRACE_MS / 3_600_000
 
@@ -51,7 +51,7 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
           }),
           400: ErrorResponse,
           404: ErrorResponse,
-          ...authenticatedErrors,
+          ...siteChangeErrors, ...authenticatedErrors,
         },
       },
     },
@@ -78,7 +78,7 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Ends their grace periods early; answers 204 also when no replaced key works any more.',
         security: dashboardSecurity,
         params: IdParams,
-        response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
+        response: { 204: Type.Null(), 404: ErrorResponse, ...siteChangeErrors, ...authenticatedErrors },
       },
     },
     async (request, reply) => {

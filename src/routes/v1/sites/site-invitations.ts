@@ -9,7 +9,7 @@ import { ApiError, invalidRequest } from '../../../errors.js'
 import { accountOf, expectedOrigin } from '../../../plugins/authentication.js'
 import { createSiteInvitationRepository } from '../../../storage/sql/site-invitation-repository.js'
 import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
 import { Invitation, invitationView, MemberRoleSchema } from './member-schemas.js'
 
 const CreatedInvitation = Type.Object({
@@ -108,7 +108,7 @@ const siteInvitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'By the owner or an admin; its link stops working at once.',
         security: dashboardSecurity,
         params: InvitationParams,
-        response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
+        response: { 204: Type.Null(), 404: ErrorResponse, ...siteChangeErrors, ...authenticatedErrors },
       },
     },
     async (request, reply) => {

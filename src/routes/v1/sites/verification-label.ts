@@ -6,7 +6,7 @@ import type { Site } from '../../../domain/sites/site.js'
 import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { createVerificationLabelRepository, type LabelTarget } from '../../../storage/sql/verification-label-repository.js'
 import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, siteChangeErrors } from '../dashboard-schemas.js'
 import { stringEnum } from '../public-schemas.js'
 import { followLabel } from '../verification-labels.js'
 
@@ -58,7 +58,7 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: dashboardSecurity,
         params: LabelParams,
         body: LabelBody,
-        response: { 200: LabelView, 400: ErrorResponse, 404: ErrorResponse, ...authenticatedErrors },
+        response: { 200: LabelView, 400: ErrorResponse, 404: ErrorResponse, ...siteChangeErrors, ...authenticatedErrors },
       },
     },
     async (request) => {
@@ -92,7 +92,7 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Answers 204, also when it had none. What a fraudulent label added to its client\'s history stays until its window ends.',
         security: dashboardSecurity,
         params: LabelParams,
-        response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
+        response: { 204: Type.Null(), 404: ErrorResponse, ...siteChangeErrors, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
