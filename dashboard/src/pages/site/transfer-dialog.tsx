@@ -2,9 +2,7 @@ import { useState } from 'preact/hooks'
 import { transferOwnership } from '../../api/members.js'
 import type { Site, SiteMember } from '../../api/types.js'
 import { ConfirmDialog } from '../../components/confirm-dialog.js'
-import { Form } from '../../components/form.js'
-import { Notice } from '../../components/notice.js'
-import { PasswordField } from '../../components/password-field.js'
+import { PasswordConfirmationForm } from '../../components/password-confirmation-form.js'
 import { useStepUpCode, useTwoFactorGate } from '../../components/step-up-code.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 
@@ -64,20 +62,15 @@ export function TransferDialog({ site, member, onTransferred, onClose }: Transfe
             only they can make you the owner again.
           </p>
           <p>Enter your password{gate.isOn ? ' and a code' : ''} to confirm.</p>
-          {state.generalError === undefined ? null : <Notice tone="error">{state.generalError}</Notice>}
-          {/* The dialog's button submits the form: Enter in either field confirms too. */}
-          <Form id="transfer-form" class="form" onSubmit={() => void transfer()}>
-            <PasswordField
-              id="transfer-password"
-              label="Password"
-              name="password"
-              isNew={false}
-              value={password}
-              error={state.fieldErrors.password}
-              onInput={setPassword}
-            />
-            {stepUp.field('transfer-code', state.fieldErrors.code)}
-          </Form>
+          <PasswordConfirmationForm
+            id="transfer-form"
+            passwordId="transfer-password"
+            password={password}
+            onPassword={setPassword}
+            state={state}
+            codeField={stepUp.field('transfer-code', state.fieldErrors.code)}
+            onSubmit={() => void transfer()}
+          />
         </>
       )}
     </ConfirmDialog>
