@@ -33,8 +33,11 @@ export const errorCatalogue = {
   email_taken: { status: 409, message: 'An account with this e-mail address exists already.' },
   owner_role_fixed: {
     status: 409,
-    message: "A site's owner stays its owner: the owner's role cannot be changed, nor the owner removed (the owner may delete the site).",
+    message: "The owner's role cannot be changed, nor the owner removed: the owner may make a member the owner (POST /api/v1/sites/{id}/transfer), or delete the site.",
   },
+  already_owner: { status: 409, message: 'You own this site already: name one of its members to make them its owner.' },
+  not_a_member: { status: 409, message: 'This account is not a member of the site: only a member can be made its owner (invite them first).' },
+  site_limit_reached: { status: 409, message: 'The account holds the most sites an account may; it must delete one before it can own another.' },
   webhook_not_configured: { status: 409, message: 'The site has no webhook URL and secret; set settings.webhookUrl and settings.webhookSecret first.' },
   precondition_failed: { status: 412, message: 'The site changed after you read it (If-Match); read it again and reapply your change.' },
   request_timeout: { status: 408, message: 'The request did not arrive in time.' },

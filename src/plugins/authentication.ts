@@ -40,7 +40,7 @@ export interface AccessibleSite {
 
 /** Why a member's role does not allow what was asked, in words that say whom to ask. */
 function refusalFor(role: SiteRole, access: SiteAccess): string {
-  if (access === 'own') return "Only the site's owner may do this (delete the site); admins may do everything else."
+  if (access === 'own') return "Only the site's owner may do this (delete the site, or make a member its owner); admins may do everything else."
   return `You are a ${role} of this site: you can read it, not change it. Its owner or an admin can make you an admin.`
 }
 
@@ -110,11 +110,17 @@ export function sessionIdOf(request: FastifyRequest, action: string): string {
 
 /**
  * What to throw when something could not be created for the authenticated account: 401 when the
- * account was deleted meanwhile (its sessions and keys went with it), else the conflict named.
+ * account was deleted meanwhile (its sessions and keys went with it), else the conflict named
+ * (`code`: conflict unless told).
  */
-export async function creationRefused(app: FastifyInstance, request: FastifyRequest, conflictMessage: string): Promise<ApiError> {
+export async function creationRefused(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  conflictMessage: string,
+  code: 'conflict' | 'site_limit_reached' = 'conflict',
+): Promise<ApiError> {
   const account = await app.accounts.findById(accountOf(request).id)
-  return account === undefined ? new ApiError('unauthorized', 'The account was deleted.') : new ApiError('conflict', conflictMessage)
+  return account === undefined ? new ApiError('unauthorized', 'The account was deleted.') : new ApiError(code, conflictMessage)
 }
 
 /**

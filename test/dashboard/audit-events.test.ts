@@ -149,6 +149,12 @@ describe("the activity page's sentences", () => {
     expect(describeOrigin({ ...session, type: 'operator', clientIp: null, userAgent: null })).toEqual({ address: 'The server itself', browser: undefined })
   })
 
+  it("say whom a site was handed to, and that its previous owner became an admin", () => {
+    const details = { accountId: '5c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f', email: 'next@example.com', role: 'viewer', previousOwnerEmail: 'you@example.com' }
+    expect(describeAuditEvent(eventOf('site.ownership_transferred', details))).toBe('Made next@example.com the owner of Shop (you@example.com became an admin)')
+    expect(describeAuditEvent(eventOf('site.ownership_transferred', {}))).toBe('Made a member the owner of Shop')
+  })
+
   it("offer every action the API records in the filter, once", () => {
     const offered = auditActionGroups.flatMap((group) => group.actions.map((choice) => choice.action))
     expect([...offered].sort()).toEqual([...AUDIT_ACTIONS].sort())

@@ -23,7 +23,7 @@ const siteName = 'Shared shop'
  * Team access in Chromium, as two people live it: the owner invites by a link shown once, the
  * invitee (logged out, in a browser of their own) signs up on the way and lands back on the
  * invitation, joins as a viewer who reads and copies but is offered no change, and is shut out
- * once removed. An admin is offered all but deleting the site, and a link bound to another
+ * once removed (a change of role confirmed first). An admin is offered all but deleting the site, and a link bound to another
  * address says so to whoever opens it, and lets them log out for the right account.
  */
 describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard', () => {
@@ -212,6 +212,15 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
     await saveRole.waitFor()
     await roleSelect.selectOption('viewer')
     await saveRole.waitFor({ state: 'detached' })
+    // Saved, it is confirmed first, naming the member and the role; Cancel keeps the role saved.
+    await roleSelect.selectOption('admin')
+    await saveRole.click()
+    const roleDialog = owner.getByRole('dialog', { name: "Change this member's role?" })
+    await roleDialog.getByText(`${viewerEmail} becomes an admin of ${siteName}`).waitFor()
+    await roleDialog.getByRole('button', { name: 'Cancel' }).click()
+    await roleDialog.waitFor({ state: 'hidden' })
+    await saveRole.waitFor({ state: 'detached' })
+    expect(await roleSelect.inputValue()).toBe('viewer')
 
     // Removing is confirmed first; Cancel keeps the member.
     const removeDialog = owner.getByRole('dialog', { name: 'Remove this member?' })

@@ -18,6 +18,8 @@ export interface SiteRouteCase {
   body?: object
   /** What the site's owner gets: proves that the refusals below are about who asks. */
   ownerStatus: number
+  /** What the owner's API key gets, where it is not ownerStatus (403 forbidden for a session-only route). */
+  keyStatus?: number
 }
 
 /** Every route under /api/v1/sites/{id} of the dashboard API proper (webhook routes are listed by their tests). */
@@ -35,6 +37,15 @@ export const dashboardSiteRoutes: SiteRouteCase[] = [
   // The owner's own membership cannot change: 409 proves the route reached the site.
   { method: 'PUT', path: '/api/v1/sites/{id}/members/{ownerId}', body: { role: 'viewer' }, ownerStatus: 409 },
   { method: 'DELETE', path: '/api/v1/sites/{id}/members/{ownerId}', ownerStatus: 409 },
+  // Session-only and confirmed by the password: a wrong one (400 validation_error) proves the
+  // session's request reached the site; the owner's API key is refused (403 forbidden).
+  {
+    method: 'POST',
+    path: '/api/v1/sites/{id}/transfer',
+    body: { accountId: '00000000-0000-4000-8000-000000000000', password: 'not the password' },
+    ownerStatus: 400,
+    keyStatus: 403,
+  },
   { method: 'POST', path: '/api/v1/sites/{id}/invitations', body: { role: 'viewer' }, ownerStatus: 201 },
   { method: 'GET', path: '/api/v1/sites/{id}/invitations', ownerStatus: 200 },
   { method: 'DELETE', path: '/api/v1/sites/{id}/invitations/{invitationId}', ownerStatus: 204 },
@@ -157,12 +168,12 @@ export function describeSiteRouteAuthCases(routes: SiteRouteCase[], getContext: 
         })
       }
 
-      it(`answers ${route.ownerStatus} to the owner, by cookie and by API key`, async () => {
+      it(`answers ${route.ownerStatus} to the owner, by cookie and ${route.keyStatus ?? route.ownerStatus} by API key`, async () => {
         const { owner } = getContext()
         const bySession = await call((await freshSite()).id, isStateChanging ? { cookie: owner.cookie, referer: `${OWN_ORIGIN}/dashboard` } : { cookie: owner.cookie })
         expect(bySession.statusCode, bySession.body).toBe(route.ownerStatus)
         const byKey = await call((await freshSite()).id, asScript(owner))
-        expect(byKey.statusCode, byKey.body).toBe(route.ownerStatus)
+        expect(byKey.statusCode, byKey.body).toBe(route.keyStatus ?? route.ownerStatus)
       })
     })
   }

@@ -1,6 +1,7 @@
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import type { App } from '../../src/app.js'
-import { asBrowser, type TestAccount } from './dashboard-client.js'
+import { asBrowser, createTestAccount, type TestAccount } from './dashboard-client.js'
+import { buildTestApp, type deployments, type TestApp } from './test-app.js'
 
 export interface CreatedInvitation {
   id: string
@@ -42,4 +43,22 @@ export async function addFillerMembers(app: App, siteId: string, count: number):
      INSERT INTO site_members (site_id, account_id, role) SELECT $1, id, 'viewer' FROM made`,
     [siteId, siteId.slice(0, 8), count],
   )
+}
+
+/**
+ * The suite's app on one of the deployments, built before its tests with an account to own the
+ * sites they share, and closed after them; nothing is built when the deployment's services are
+ * away (the suite's tests are skipped then).
+ */
+export function useAppWithOwner({ available, options }: (typeof deployments)[number]): { readonly service: TestApp; readonly owner: TestAccount } {
+  const suite = {} as { service: TestApp; owner: TestAccount }
+  beforeAll(async () => {
+    if (!available) return
+    suite.service = await buildTestApp(options)
+    suite.owner = await createTestAccount(suite.service.app)
+  })
+  afterAll(async () => {
+    if (available) await suite.service.close()
+  })
+  return suite
 }

@@ -63,3 +63,24 @@ export async function waitUntilBlockedBy(app: App, pid: number, waitingStatement
     expect(waiting[0]?.count).toBe(count)
   }, { timeout: 5_000, interval: 20 })
 }
+
+/**
+ * A race set up in one order: `first` runs until its transaction reaches `statement`, then
+ * `second` starts and is waited for until it waits for a lock `first` holds (its statement like
+ * `waitingStatement`), then both go on. Answers both outcomes, `first`'s first.
+ */
+export async function runBehind<First, Second>(
+  app: App,
+  statement: RegExp,
+  first: () => Promise<First>,
+  second: () => Promise<Second>,
+  waitingStatement = '%FROM sites WHERE id = $1%',
+): Promise<[First, Second]> {
+  const pause = pauseTransactionAt(app, statement)
+  const running = first()
+  const pid = await pause.reached
+  const waiting = second()
+  await waitUntilBlockedBy(app, pid, waitingStatement)
+  pause.resume()
+  return Promise.all([running, waiting])
+}

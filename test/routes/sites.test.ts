@@ -146,12 +146,12 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
     expect((await service.app.sites.findById(response.json<CreatedSite>().id))?.settings.webhookUrl).toBe('https://hooks.example.com/hook')
   })
 
-  it('holds at most 100 sites per account: 409 conflict beyond, until one is deleted', async () => {
+  it('holds at most 100 sites per account: 409 site_limit_reached beyond, until one is deleted', async () => {
     const owner = await createTestAccount(service.app)
     for (let index = 0; index < 100; index++) expect((await createSite(asScript(owner), { name: `Site ${index}` })).statusCode).toBe(201)
     const refused = await createSite(asBrowser(owner), { name: 'One too many' })
     expect(refused.statusCode).toBe(409)
-    expect(refused.json().error).toMatchObject({ code: 'conflict', message: expect.stringContaining('at most 100 sites') })
+    expect(refused.json().error).toMatchObject({ code: 'site_limit_reached', message: expect.stringContaining('at most 100 sites') })
     const { items } = (await service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asScript(owner) })).json<{ items: CreatedSite[] }>()
     expect(items).toHaveLength(100)
     expect(items.map((site) => site.name)).not.toContain('One too many')

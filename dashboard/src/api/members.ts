@@ -37,3 +37,11 @@ export function previewInvitation(token: string): Promise<InvitationPreview> {
 export function acceptInvitation(token: string): Promise<Site> {
   return request<Site>('/invitations/accept', { method: 'POST', body: { token } })
 }
+
+/**
+ * Makes a member the site's owner (the owner's alone, from a session, confirmed by the password and,
+ * while two-factor is on, a code); answers the site as the caller now has it, an admin.
+ */
+export function transferOwnership(siteId: string, accountId: string, password: string, code?: string): Promise<Site> {
+  return request<Site>(`${sitePath(siteId)}/transfer`, { method: 'POST', body: code === undefined ? { accountId, password } : { accountId, password, code } })
+}

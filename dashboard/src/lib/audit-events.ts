@@ -60,6 +60,7 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
       { action: 'site.member_role_changed', label: 'Member role changed' },
       { action: 'site.member_removed', label: 'Member removed' },
       { action: 'site.member_left', label: 'Member left' },
+      { action: 'site.ownership_transferred', label: 'Ownership transferred' },
     ],
   },
 ]
@@ -249,6 +250,10 @@ export function describeAuditEvent(event: AuditEvent): string {
       return `Removed ${textOf(details.email) ?? 'a member'} from ${siteName}`
     case 'site.member_left':
       return `${textOf(details.email) ?? 'A member'} left ${siteName}`
+    case 'site.ownership_transferred': {
+      const previousOwner = textOf(details.previousOwnerEmail)
+      return `Made ${textOf(details.email) ?? 'a member'} the owner of ${siteName}${previousOwner === undefined ? '' : ` (${previousOwner} became an admin)`}`
+    }
     case 'verification.labeled': {
       const reason = textOf(details.reason)
       const label = textOf(details.label)

@@ -4,6 +4,7 @@ import type { Account, Session } from '../api/types.js'
 import { ConfirmDialog } from '../components/confirm-dialog.js'
 import { ErrorNotice, Loading, Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
+import { PasswordConfirmationForm } from '../components/password-confirmation-form.js'
 import { PasswordField } from '../components/password-field.js'
 import { describeUserAgent, formatDateTime } from '../lib/format.js'
 import { useFormSubmit } from '../lib/use-form-submit.js'
@@ -182,20 +183,15 @@ function AccountDeletion({ email, twoFactor, onDeleted }: AccountDeletionProps) 
           <strong>{email}</strong> and everything of it will be deleted. Enter your password
           {twoFactor.isOn ? ' and a code' : ''} to confirm.
         </p>
-        {state.generalError === undefined ? null : <Notice tone="error">{state.generalError}</Notice>}
-        {/* The dialog's button submits the form: Enter in either field confirms too. */}
-        <Form id="deletion-form" class="form" onSubmit={() => void remove()}>
-          <PasswordField
-            id="deletion-password"
-            label="Password"
-            name="password"
-            isNew={false}
-            value={password}
-            error={state.fieldErrors.password}
-            onInput={setPassword}
-          />
-          {stepUp.field('deletion-code', state.fieldErrors.code)}
-        </Form>
+        <PasswordConfirmationForm
+          id="deletion-form"
+          passwordId="deletion-password"
+          password={password}
+          onPassword={setPassword}
+          state={state}
+          codeField={stepUp.field('deletion-code', state.fieldErrors.code)}
+          onSubmit={() => void remove()}
+        />
       </ConfirmDialog>
     </section>
   )

@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = [
   'site.member_role_changed',
   'site.member_removed',
   'site.member_left',
+  'site.ownership_transferred',
   'verification.labeled',
   'verification.label_removed',
 ] as const

@@ -10,7 +10,7 @@ export type SiteRole = (typeof SITE_ROLES)[number]
 
 /**
  * What a route needs of the requester: `read` the site and its logs, `manage` it (settings,
- * secret, webhook, members and invitations), or `own` it (delete it).
+ * secret, webhook, members and invitations), or `own` it (delete it, make a member its owner).
  */
 export type SiteAccess = 'read' | 'manage' | 'own'
 

@@ -21,6 +21,14 @@ export const authenticatedErrors = {
   403: ErrorResponse,
 }
 
+/**
+ * What a change of a site (auditedSiteTransaction) can answer beyond its own errors: 409 conflict
+ * when the site's owner changed under it on each of its attempts (transfers in a row while it waited).
+ */
+export const siteChangeErrors = {
+  409: ErrorResponse,
+}
+
 export const Account = Type.Object({
   id: Type.String({ format: 'uuid' }),
   email: Type.String(),

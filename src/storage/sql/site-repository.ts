@@ -240,6 +240,22 @@ export function createSiteRepository(database: SqlExecutor) {
       return rows.length > 0
     },
 
+    /**
+     * Makes the account the site's owner unless it owns `limit` sites already (undefined then, as
+     * for a site that does not exist). The count and the change see one snapshot: a site created
+     * for the account at that very moment may pass the limit by the few that raced, as creations
+     * racing each other may (createWithinLimit); it bounds a list, it guards no secret.
+     */
+    async changeOwnerWithinLimit(id: string, accountId: string, limit: number): Promise<Site | undefined> {
+      const rows = await database.query<SiteRow>(
+        `UPDATE sites SET account_id = $2::uuid, updated_at = now(), revision = revision + 1
+          WHERE id = $1 AND (SELECT count(*) FROM sites WHERE account_id = $2::uuid) < $3::integer
+         RETURNING ${siteColumns}`,
+        [id, accountId, limit],
+      )
+      return rows[0] === undefined ? undefined : toSite(rows[0])
+    },
+
     async delete(id: string): Promise<boolean> {
       const rows = await database.query<{ id: string }>('DELETE FROM sites WHERE id = $1 RETURNING id', [id])
       return rows.length > 0

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact'
-import { useCallback, useRef, useState } from 'preact/hooks'
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { changeMemberRole, createInvitation, listInvitations, listMembers, removeMember, revokeInvitation } from '../../api/members.js'
 import type { CreatedInvitation, MemberRole, Site, SiteInvitation, SiteMember } from '../../api/types.js'
 import { ConfirmDialog, focusAfterDialog } from '../../components/confirm-dialog.js'
@@ -8,6 +8,7 @@ import { ErrorNotice, Loading } from '../../components/notice.js'
 import { formatDateTime } from '../../lib/format.js'
 import { navigate } from '../../lib/router.js'
 import { useLoader } from '../../lib/use-loader.js'
+import { TransferDialog } from './transfer-dialog.js'
 
 interface MembersPanelProps {
   site: Site
@@ -22,6 +23,18 @@ function withoutRoleOf(chosen: Record<string, MemberRole>, accountId: string): R
   return Object.fromEntries(Object.entries(chosen).filter(([id]) => id !== accountId))
 }
 
+/** What a member's new role lets them do, said in the dialog that confirms it. */
+const roleChanges: Record<MemberRole, string> = {
+  admin: 'they can change its settings, secret key, webhook and members: all but deleting it and handing it over',
+  viewer: 'they will only read it, and the invitations they made are revoked',
+}
+
+/** A role chosen for another member, waiting for its confirmation. */
+interface RoleChange {
+  member: SiteMember
+  role: MemberRole
+}
+
 /** Who an invitation is for, in its row and in the name of its Revoke button. */
 function invitationTarget(invitation: SiteInvitation): string {
   return `${invitation.email ?? 'anyone with the link'} as ${invitation.role}`
@@ -33,6 +46,7 @@ interface RowDialogProps<Target> {
   /** The row the dialog is about; open while there is one. */
   target: Target | undefined
   isBusy: boolean
+  confirmTone?: 'danger' | 'primary'
   onConfirm: (target: Target) => void
   onCancel: () => void
   children: (target: Target) => ComponentChildren
@@ -55,8 +69,9 @@ function RowDialog<Target>({ target, onConfirm, children, ...props }: RowDialogP
 
 /**
  * Who the site is shared with; the owner and admins invite, change roles and remove; members
- * leave. Each change that takes something away (a removal, a revocation, leaving, an admin making
- * themself a viewer) is confirmed first; a role is chosen, then saved.
+ * leave; the owner makes a member the owner. Each change of someone's access (a role saved, a
+ * removal, a revocation, leaving, the transfer) is confirmed first, naming whom it concerns; a
+ * role is chosen, then saved.
  */
 export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelProps) {
   const canManage = site.role !== 'viewer'
@@ -69,12 +84,19 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
   const [email, setEmail] = useState('')
   /** Roles chosen in the table and not saved yet, by account. */
   const [chosenRoles, setChosenRoles] = useState<Record<string, MemberRole>>({})
+  /** Roles saved since the list was last loaded, by account: shown over the list's until it is loaded again. */
+  const [savedRoles, setSavedRoles] = useState<Record<string, MemberRole>>({})
+  // A list loaded after the save has the saved roles (or a later change's): it is shown as it is.
+  useEffect(() => setSavedRoles({}), [members.data])
   const [error, setError] = useState<unknown>(undefined)
   const [isBusy, setIsBusy] = useState(false)
   const [isLeaving, setIsLeaving] = useState(false)
   const [removing, setRemoving] = useState<SiteMember | undefined>(undefined)
   const [revoking, setRevoking] = useState<SiteInvitation | undefined>(undefined)
   const [isDemotingSelf, setIsDemotingSelf] = useState(false)
+  const [changingRole, setChangingRole] = useState<RoleChange | undefined>(undefined)
+  const [transferringTo, setTransferringTo] = useState<SiteMember | undefined>(undefined)
+  const isOwner = site.role === 'owner'
   const heading = useRef<HTMLHeadingElement>(null)
 
   const act = async (action: () => Promise<unknown>): Promise<boolean> => {
@@ -107,12 +129,32 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
   }
   const saveRole = async (member: SiteMember, chosen: MemberRole): Promise<boolean> => {
     const isSaved = await act(async () => {
-      await changeMemberRole(site.id, member.accountId, chosen)
+      const saved = await changeMemberRole(site.id, member.accountId, chosen)
+      // The role the API saved shows until the list is read again: the list as loaded before would
+      // put the old role back in the select for a moment.
+      setSavedRoles((current) => ({ ...current, [member.accountId]: saved.role as MemberRole }))
       setChosenRoles((current) => withoutRoleOf(current, member.accountId))
     })
     // The page's offers follow the account's own new role: a viewer's changes would get a 403.
     if (isSaved && member.accountId === accountId) onSiteChanged()
     return isSaved
+  }
+  /** A role chosen is dropped: its select shows the saved one again. */
+  const forgetChosenRole = (member: SiteMember) => setChosenRoles((current) => withoutRoleOf(current, member.accountId))
+  const changeRole = async ({ member, role: chosen }: RoleChange) => {
+    // Its Save role button goes with the change: focus goes to the heading.
+    if (await saveRole(member, chosen)) focusAfterDialog(heading)
+    setChangingRole(undefined)
+  }
+  const transferred = () => {
+    setTransferringTo(undefined)
+    // Its Make owner button goes with the owner's role: focus goes to the heading.
+    focusAfterDialog(heading)
+    setError(undefined)
+    reloadMembers()
+    reloadInvitations()
+    // The page's offers follow: an admin is offered no Delete site, no Make owner.
+    onSiteChanged()
   }
   const demoteSelf = async () => {
     const self = members.data?.find((member) => member.accountId === accountId)
@@ -150,6 +192,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
           {members.data.map((member) => {
             const chosen = chosenRoles[member.accountId]
             const isOwnRow = member.accountId === accountId
+            const savedRole = member.role === 'owner' ? member.role : (savedRoles[member.accountId] ?? member.role)
             return (
               <tr key={member.accountId}>
                 <td>{member.email}</td>
@@ -158,7 +201,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
                     <span class="input-row">
                       <select
                         aria-label={`Role of ${member.email}`}
-                        value={chosen ?? member.role}
+                        value={chosen ?? savedRole}
                         onChange={(event) => {
                           const value = event.currentTarget.value as MemberRole
                           setChosenRoles((current) => ({ ...current, [member.accountId]: value }))
@@ -167,21 +210,21 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
                         <option value="admin">admin</option>
                         <option value="viewer">viewer</option>
                       </select>
-                      {chosen === undefined || chosen === member.role ? null : (
+                      {chosen === undefined || chosen === savedRole ? null : (
                         <button
                           type="button"
                           class="button button--small"
                           aria-label={`Save role for ${member.email}: ${chosen}`}
                           disabled={isBusy}
                           // Making oneself a viewer cannot be undone from here: another admin or the owner must.
-                          onClick={() => (isOwnRow && chosen === 'viewer' ? setIsDemotingSelf(true) : void saveRole(member, chosen))}
+                          onClick={() => (isOwnRow && chosen === 'viewer' ? setIsDemotingSelf(true) : setChangingRole({ member, role: chosen }))}
                         >
                           Save role
                         </button>
                       )}
                     </span>
                   ) : (
-                    member.role
+                    savedRole
                   )}
                 </td>
                 <td>{formatDateTime(member.since)}</td>
@@ -191,9 +234,16 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
                       Leave this site
                     </button>
                   ) : canManage ? (
-                    <button type="button" class="button button--small button--danger-outline" onClick={() => setRemoving(member)}>
-                      Remove {member.email}
-                    </button>
+                    <span class="input-row">
+                      {isOwner ? (
+                        <button type="button" class="button button--small" onClick={() => setTransferringTo(member)}>
+                          Make owner<span class="visually-hidden"> {member.email}</span>
+                        </button>
+                      ) : null}
+                      <button type="button" class="button button--small button--danger-outline" onClick={() => setRemoving(member)}>
+                        Remove {member.email}
+                      </button>
+                    </span>
                   ) : null}
                 </td>
               </tr>
@@ -218,6 +268,25 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
           </p>
         )}
       </RowDialog>
+      <RowDialog
+        title="Change this member's role?"
+        confirmLabel="Change role"
+        confirmTone="primary"
+        target={changingRole}
+        isBusy={isBusy}
+        onConfirm={(change) => void changeRole(change)}
+        onCancel={() => {
+          if (changingRole !== undefined) forgetChosenRole(changingRole.member)
+          setChangingRole(undefined)
+        }}
+      >
+        {({ member, role: chosen }) => (
+          <p>
+            <strong>{member.email}</strong> becomes {chosen === 'admin' ? 'an' : 'a'} <strong>{chosen}</strong> of {site.name}: {roleChanges[chosen]}.
+          </p>
+        )}
+      </RowDialog>
+      {isOwner ? <TransferDialog site={site} member={transferringTo} onTransferred={transferred} onClose={() => setTransferringTo(undefined)} /> : null}
       <ConfirmDialog
         title="Make yourself a viewer?"
         confirmLabel="Make me a viewer"

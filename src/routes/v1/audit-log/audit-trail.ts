@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AuditActor, NewAuditEvent } from '../../../domain/audit/audit-event.js'
 import { ApiError } from '../../../errors.js'
 import type { Site } from '../../../domain/sites/site.js'
-import type { SiteAccess } from '../../../domain/sites/site-roles.js'
+import type { SiteAccess, SiteRole } from '../../../domain/sites/site-roles.js'
 import { accountOf, allowedRole, SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
 import type { SqlExecutor } from '../../../storage/ports.js'
 import { createAuditLogRepository } from '../../../storage/sql/audit-log-repository.js'
@@ -85,6 +85,37 @@ export function auditedTransaction<Result>(app: FastifyInstance, request: Fastif
  */
 export type SiteChangeAccess = SiteAccess | 'invitee'
 
+/** Found under the site's lock: the site has another owner than the one locked before it (a transfer committed meanwhile). */
+class OwnerChanged extends Error {
+  constructor(readonly ownerId: string | null) {
+    super('the site changed owner')
+  }
+}
+
+/** How often a change starts again for a site whose owner changed under it: a transfer is rare, two in a row while one request waits rarer still. */
+const OWNER_CHANGE_ATTEMPTS = 3
+
+export interface SiteTransactionOptions {
+  /**
+   * Other accounts whose rows the change needs (a transfer's new owner, whose log gets the
+   * event), locked FOR KEY SHARE with the owner's, before the site: 404 is not said for them, the
+   * work reads what it needs of them.
+   */
+  alsoLocking?: readonly string[]
+  /**
+   * Opens the transaction, which must have locked the requester's account row (FOR KEY SHARE or
+   * stronger) and answer 401 when it is gone: auditedTransaction unless told (a change confirmed
+   * by the password and second factor runs in withSecondFactor's transaction, which locks it).
+   */
+  transaction?: <Result>(work: (transaction: SqlExecutor) => Promise<Result>) => Promise<Result>
+}
+
+/** The requester's role as read again under the site's lock: none for an invitee (not a member yet). */
+export type LockedRole<Access extends SiteChangeAccess> = Access extends 'invitee' ? undefined : SiteRole
+
+/** What `work` is given: the transaction, the site as locked, the requester's role under that lock. */
+export type SiteChangeWork<Access extends SiteChangeAccess, Result> = (transaction: SqlExecutor, site: Site, role: LockedRole<Access>) => Promise<Result>
+
 /**
  * An auditedTransaction for a change of a site, which may be shared. Its locks are always taken
  * in one order, accounts, then the site, then the site's members and invitations, the order an
@@ -92,36 +123,67 @@ export type SiteChangeAccess = SiteAccess | 'invitee'
  * cascades lock the rows that refer to it), so that no two of them wait for each other in a cycle
  * (PostgreSQL would end one with a deadlock error):
  * 1. The requester's account row FOR KEY SHARE (auditedTransaction), and the owner's, whose log
- *    gets the event (recordSiteAudit): 404 when the owner, and so the site, is gone.
+ *    gets the event (recordSiteAudit): 404 when the owner, and so the site, is gone. Then those of
+ *    `alsoLocking`.
  * 2. The site's row FOR NO KEY UPDATE: 404 when it is gone. Every change of one site queues
  *    here, so a count and the insert it allows (members, pending invitations) are exact, and a
  *    change that read the requester's role before (findSite) cannot commit after the requester was
  *    removed or made a viewer. Rows that merely refer to the site (Siteverify's counts, webhook
- *    deliveries) take FOR KEY SHARE, which this lock lets through.
+ *    deliveries) take FOR KEY SHARE, which this lock lets through. Should the site have another
+ *    owner by then (a transfer committed while this waited), the transaction is rolled back and
+ *    begun again with that owner: its account must be locked before the site, and its log gets
+ *    the event.
  * 3. The requester's role, read again under that lock, must still allow `access` (404 or 403 as
  *    findSite answers), unless it is an invitee's.
- * `work` gets the site as locked.
+ * `work` gets the site as locked: its events go to that site's owner (recordSiteAudit with it);
+ * and the requester's role read under that lock (the one to answer: a transfer may have changed
+ * it since findSite), none for an invitee.
+ * Should the owner change under it on each of OWNER_CHANGE_ATTEMPTS attempts, 409 conflict
+ * (siteChangeConflicts documents it for the routes that use this).
  */
-export function auditedSiteTransaction<Result>(
+export async function auditedSiteTransaction<Result, Access extends SiteChangeAccess>(
   app: FastifyInstance,
   request: FastifyRequest,
   site: Pick<Site, 'id' | 'accountId'>,
-  access: SiteChangeAccess,
-  work: (transaction: SqlExecutor, site: Site) => Promise<Result>,
+  access: Access,
+  work: SiteChangeWork<Access, Result>,
+  options: SiteTransactionOptions = {},
+): Promise<Result> {
+  let ownerId = site.accountId
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await lockedSiteTransaction(app, request, { id: site.id, accountId: ownerId }, access, work, options)
+    } catch (error) {
+      if (!(error instanceof OwnerChanged)) throw error
+      if (attempt === OWNER_CHANGE_ATTEMPTS) throw new ApiError('conflict', "The site's owner changed while this request waited; send it again.")
+      ownerId = error.ownerId
+    }
+  }
+}
+
+function lockedSiteTransaction<Result, Access extends SiteChangeAccess>(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  site: Pick<Site, 'id' | 'accountId'>,
+  access: Access,
+  work: SiteChangeWork<Access, Result>,
+  options: SiteTransactionOptions,
 ): Promise<Result> {
   const ownerId = site.accountId
   const requesterId = accountOf(request).id
-  return auditedTransaction(app, request, async (transaction) => {
+  const inTransaction = options.transaction ?? (<Inner>(inner: (transaction: SqlExecutor) => Promise<Inner>) => auditedTransaction(app, request, inner))
+  return inTransaction(async (transaction) => {
     if (ownerId !== null && ownerId !== requesterId) {
       const owners = await transaction.query('SELECT 1 FROM accounts WHERE id = $1 FOR KEY SHARE', [ownerId])
       if (owners.length === 0) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
     }
+    const others = (options.alsoLocking ?? []).filter((id) => id !== ownerId && id !== requesterId)
+    if (others.length > 0) await transaction.query('SELECT 1 FROM accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR KEY SHARE', [others])
     const locked = await createSiteRepository(transaction).findByIdForUpdate(site.id)
     if (locked === undefined) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
-    if (access !== 'invitee') {
-      const role = locked.accountId === requesterId ? 'owner' : await createSiteMemberRepository(transaction).findRole(locked.id, requesterId)
-      allowedRole(role, access)
-    }
-    return work(transaction, locked)
+    if (locked.accountId !== ownerId) throw new OwnerChanged(locked.accountId)
+    if (access === 'invitee') return work(transaction, locked, undefined as LockedRole<Access>)
+    const role = locked.accountId === requesterId ? 'owner' : await createSiteMemberRepository(transaction).findRole(locked.id, requesterId)
+    return work(transaction, locked, allowedRole(role, access) as LockedRole<Access>)
   })
 }

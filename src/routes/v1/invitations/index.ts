@@ -109,7 +109,7 @@ const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (!(await siteInvitations.isAddressedTo(invitation.id, account.id))) {
           throw new ApiError('forbidden', 'This invitation is for another e-mail address: log in with that account to accept it.')
         }
-        if (site.accountId === account.id) throw new ApiError('conflict', 'You own this site already.')
+        if (locked.accountId === account.id) throw new ApiError('conflict', 'You own this site already.')
         const members = createSiteMemberRepository(transaction)
         const current = await members.findRole(site.id, account.id)
         if (current !== undefined) throw new ApiError('conflict', `You are a member of this site already (${current}).`)
@@ -118,7 +118,7 @@ const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         await siteInvitations.delete(site.id, invitation.id)
         const details = { accountId: account.id, email: account.email, role: invitation.role, invitationId: invitation.id }
-        await recordSiteAudit(transaction, request, { action: 'site.member_joined', site, details })
+        await recordSiteAudit(transaction, request, { action: 'site.member_joined', site: locked, details })
         return siteView(locked, invitation.role)
       })
       void reply.header('location', `/api/v1/sites/${site.id}`)

@@ -7,6 +7,7 @@ import siteStatsRoutes from './site-stats.js'
 import siteSurgeRoutes from './site-surge.js'
 import siteVerificationsRoutes from './site-verifications.js'
 import siteVerificationsExportRoutes from './site-verifications-export.js'
+import transferOwnershipRoutes from './transfer-ownership.js'
 import updateSiteRoutes from './update-site.js'
 import verificationLabelRoutes from './verification-label.js'
 
@@ -22,6 +23,7 @@ const sitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(siteVerificationsExportRoutes)
   await app.register(siteMembersRoutes)
   await app.register(siteInvitationsRoutes)
+  await app.register(transferOwnershipRoutes)
   await app.register(verificationLabelRoutes)
 }
 

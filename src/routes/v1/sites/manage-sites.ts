@@ -9,7 +9,7 @@ import { createVerificationQueryRepository } from '../../../storage/sql/verifica
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { nonDefaultSettingsOf } from '../../../domain/audit/audit-event.js'
 import { auditedSiteTransaction, auditedTransaction, recordAudit, recordSiteAudit } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
 import { CreateSiteBody, documentedBodies, Site, siteView, SiteWithSecret, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
 import { etagHeader, tagWithRevision } from './site-revision.js'
@@ -40,11 +40,12 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'Create a site (answers its secret key once)',
-        description: `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites (409 conflict beyond).`,
+        description: `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites (409 site_limit_reached beyond, as a transfer to an account that holds as many answers).`,
         security: dashboardSecurity,
         body: CreateSiteBody,
         documentedBody: documentedBodies.CreateSiteBody,
         response: { 201: SiteWithSecret, 400: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors },
+        errorCodes: ['site_limit_reached'],
         responseHeaders: { 201: { Location: { type: 'string', description: 'The new site\'s address' }, ...etagHeader } },
       },
     },
@@ -74,7 +75,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         return result
       })
-      if (created === undefined) throw await creationRefused(app, request, `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites; delete one first.`)
+      if (created === undefined) throw await creationRefused(app, request, `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites; delete one first.`, 'site_limit_reached')
       const { site, secretKey } = created
       await app.siteCache.invalidate(site)
       tagWithRevision(reply, site)
@@ -112,16 +113,16 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Its site key and secret key stop working at once, on every instance, and its stats are gone. Its verification log is deleted in the background right after the answer, in batches, so that a site with millions of logged verifications is deleted as fast as an empty one.',
         security: dashboardSecurity,
         params: IdParams,
-        response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
+        response: { 204: Type.Null(), 404: ErrorResponse, ...siteChangeErrors, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
       const { site } = await app.findSite(request, request.params.id, 'own')
-      await auditedSiteTransaction(app, request, site, 'own', async (transaction) => {
+      await auditedSiteTransaction(app, request, site, 'own', async (transaction, locked) => {
         await createVerificationQueryRepository(transaction).deleteRollupsOf(site.id)
         // Of two deletions at once, the one that finds the site gone says so, as any later one does.
         if (!(await createSiteRepository(transaction).delete(site.id))) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
-        await recordSiteAudit(transaction, request, { action: 'site.deleted', site })
+        await recordSiteAudit(transaction, request, { action: 'site.deleted', site: locked })
       })
       await app.siteCache.invalidate(site)
       app.logRetention.sweepAfterDeletion()

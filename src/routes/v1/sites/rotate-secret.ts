@@ -5,7 +5,7 @@ import { SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
 import { ApiError } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
 
 const graceHours = PREVIOUS_SECRET_GRACE_MS / 3_600_000
 
@@ -51,17 +51,17 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
           }),
           400: ErrorResponse,
           404: ErrorResponse,
-          ...authenticatedErrors,
+          ...siteChangeErrors, ...authenticatedErrors,
         },
       },
     },
     async (request) => {
       const { site } = await app.findSite(request, request.params.id, 'manage')
       const previousValidUntil = request.body?.invalidateImmediately === true ? null : new Date(Date.now() + PREVIOUS_SECRET_GRACE_MS)
-      const secretKey = await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
+      const secretKey = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, locked) => {
         const key = await createSiteRepository(transaction).rotateSecret(site.id, previousValidUntil)
         if (key === undefined) throw notFound()
-        await recordSiteAudit(transaction, request, { action: 'site.secret_rotated', site, details: { previousSecretExpiresAt: previousValidUntil?.toISOString() ?? null } })
+        await recordSiteAudit(transaction, request, { action: 'site.secret_rotated', site: locked, details: { previousSecretExpiresAt: previousValidUntil?.toISOString() ?? null } })
         return key
       })
       await app.siteCache.invalidate(site)
@@ -78,14 +78,14 @@ const rotateSecretRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Ends their grace periods early; answers 204 also when no replaced key works any more.',
         security: dashboardSecurity,
         params: IdParams,
-        response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
+        response: { 204: Type.Null(), 404: ErrorResponse, ...siteChangeErrors, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
       const { site } = await app.findSite(request, request.params.id, 'manage')
-      await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
+      await auditedSiteTransaction(app, request, site, 'manage', async (transaction, locked) => {
         if (!(await createSiteRepository(transaction).endPreviousSecret(site.id))) throw notFound()
-        await recordSiteAudit(transaction, request, { action: 'site.previous_secrets_ended', site })
+        await recordSiteAudit(transaction, request, { action: 'site.previous_secrets_ended', site: locked })
       })
       await app.siteCache.invalidate(site)
       return reply.code(204).send(null)

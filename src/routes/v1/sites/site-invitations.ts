@@ -9,7 +9,7 @@ import { ApiError, invalidRequest } from '../../../errors.js'
 import { accountOf, expectedOrigin } from '../../../plugins/authentication.js'
 import { createSiteInvitationRepository } from '../../../storage/sql/site-invitation-repository.js'
 import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
 import { Invitation, invitationView, MemberRoleSchema } from './member-schemas.js'
 
 const CreatedInvitation = Type.Object({
@@ -55,7 +55,7 @@ const siteInvitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw invalidRequest([{ field: 'email', message: 'must be an e-mail address' }])
       }
       const token = generateInvitationToken()
-      const invitation = await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
+      const invitation = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, locked) => {
         const created = await createSiteInvitationRepository(transaction).createWithinLimit(
           {
             id: randomUUID(),
@@ -73,7 +73,7 @@ const siteInvitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         // The token never goes in the log: whoever reads the log must not be able to join with it.
         const details = { invitationId: created.id, role: created.role, email: created.email, expiresAt: created.expiresAt.toISOString() }
-        await recordSiteAudit(transaction, request, { action: 'site.invitation_created', site, details })
+        await recordSiteAudit(transaction, request, { action: 'site.invitation_created', site: locked, details })
         return created
       })
       const url = `${expectedOrigin(request, app.config) ?? ''}/dashboard/invite#${token}`
@@ -108,7 +108,7 @@ const siteInvitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'By the owner or an admin; its link stops working at once.',
         security: dashboardSecurity,
         params: InvitationParams,
-        response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
+        response: { 204: Type.Null(), 404: ErrorResponse, ...siteChangeErrors, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
@@ -116,10 +116,10 @@ const siteInvitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { invitationId } = request.params
       const notFound = () => new ApiError('not_found', 'There is no pending invitation with this id for this site.')
       if (!isUuid(invitationId)) throw notFound()
-      await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
+      await auditedSiteTransaction(app, request, site, 'manage', async (transaction, locked) => {
         const revoked = await createSiteInvitationRepository(transaction).delete(site.id, invitationId)
         if (revoked === undefined) throw notFound()
-        await recordSiteAudit(transaction, request, { action: 'site.invitation_revoked', site, details: { invitationId, ...revoked } })
+        await recordSiteAudit(transaction, request, { action: 'site.invitation_revoked', site: locked, details: { invitationId, ...revoked } })
       })
       return reply.code(204).send(null)
     },

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { Site } from '../../../domain/sites/site.js'
 import type { MemberRole } from '../../../domain/sites/site-roles.js'
 import { isUuid } from '../../../domain/uuid.js'
 import { ApiError } from '../../../errors.js'
@@ -23,9 +24,12 @@ const accountIdOf = (params: { accountId: string }): string => params.accountId.
  * A member's change of role (`role`) or removal (null), in the change's transaction: the member
  * as it was (404 when the account is none), and the invitations it made gone if it is no admin
  * any more, so that a member demoted or removed keeps no link to let itself (or another account
- * of its own) back in.
+ * of its own) back in. The owner, as the site's lock finds it (a member made owner while the
+ * change waited is one), answers 409 owner_role_fixed.
  */
-async function changeMembership(transaction: SqlExecutor, siteId: string, accountId: string, role: MemberRole | null): Promise<SiteMember> {
+async function changeMembership(transaction: SqlExecutor, site: Pick<Site, 'id' | 'accountId'>, accountId: string, role: MemberRole | null): Promise<SiteMember> {
+  if (accountId === site.accountId) throw new ApiError('owner_role_fixed')
+  const siteId = site.id
   const members = createSiteMemberRepository(transaction)
   const before = await members.findForUpdate(siteId, accountId)
   if (before === undefined) throw noSuchMember()
@@ -67,7 +71,7 @@ const siteMembersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: "Change a member's role",
         description:
-          "By the owner or an admin. The owner's role is fixed (409 owner_role_fixed). A member made a viewer loses the invitations it made. " +
+          "By the owner or an admin. The owner's role is fixed (409 owner_role_fixed): the owner may make a member the owner instead (POST /api/v1/sites/{id}/transfer). A member made a viewer loses the invitations it made. " +
           'The change applies to the member\'s next request, on every instance.',
         security: dashboardSecurity,
         params: MemberParams,
@@ -79,14 +83,13 @@ const siteMembersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { site } = await app.findSite(request, request.params.id, 'manage')
       const accountId = accountIdOf(request.params)
-      if (accountId === site.accountId) throw new ApiError('owner_role_fixed')
       if (!isUuid(accountId)) throw noSuchMember()
       const { role } = request.body
-      const before = await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
-        const member = await changeMembership(transaction, site.id, accountId, role)
+      const before = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, locked) => {
+        const member = await changeMembership(transaction, locked, accountId, role)
         if (member.role !== role) {
           const details = { accountId, email: member.email, from: member.role, to: role }
-          await recordSiteAudit(transaction, request, { action: 'site.member_role_changed', site, details })
+          await recordSiteAudit(transaction, request, { action: 'site.member_role_changed', site: locked, details })
         }
         return member
       })
@@ -115,12 +118,11 @@ const siteMembersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const isLeaving = accountId === accountOf(request).id
       const access = isLeaving ? 'read' : 'manage'
       const { site } = await app.findSite(request, request.params.id, access)
-      if (accountId === site.accountId) throw new ApiError('owner_role_fixed')
       if (!isUuid(accountId)) throw noSuchMember()
-      await auditedSiteTransaction(app, request, site, access, async (transaction) => {
-        const member = await changeMembership(transaction, site.id, accountId, null)
+      await auditedSiteTransaction(app, request, site, access, async (transaction, locked) => {
+        const member = await changeMembership(transaction, locked, accountId, null)
         const action = isLeaving ? 'site.member_left' : 'site.member_removed'
-        await recordSiteAudit(transaction, request, { action, site, details: { accountId, email: member.email, role: member.role } })
+        await recordSiteAudit(transaction, request, { action, site: locked, details: { accountId, email: member.email, role: member.role } })
       })
       return reply.code(204).send(null)
     },

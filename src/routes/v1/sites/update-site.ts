@@ -6,7 +6,7 @@ import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { siteChangesBetween } from '../../../domain/audit/audit-event.js'
 import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
 import { documentedBodies, Site, siteView, UpdateSiteBody, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { etagHeader, revisionsAcceptedBy, tagWithRevision } from './site-revision.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
@@ -32,12 +32,12 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
         body: UpdateSiteBody,
         documentedBody: documentedBodies.UpdateSiteBody,
-        response: { 200: Site, 400: ErrorResponse, 404: ErrorResponse, 412: ErrorResponse, ...authenticatedErrors },
+        response: { 200: Site, 400: ErrorResponse, 404: ErrorResponse, 412: ErrorResponse, ...siteChangeErrors, ...authenticatedErrors },
         responseHeaders: { 200: etagHeader },
       },
     },
     async (request, reply) => {
-      const { site, role } = await app.findSite(request, request.params.id, 'manage')
+      const { site } = await app.findSite(request, request.params.id, 'manage')
       const { value, issues } = normalizeSiteInput(request.body, inputRulesOf(app))
       throwIfInvalid(issues)
       const settings = value.settings ?? {}
@@ -47,7 +47,9 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // row, so concurrent updates cannot combine into settings that neither would have allowed.
       // The site as the update finds it, locked until the commit (auditedSiteTransaction): the
       // audit log's "before".
-      const updated = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, before) => {
+      // The role answered is the one read under the site's lock: a transfer that committed while this
+      // waited (and made the requester the owner, or the owner an admin) is reflected.
+      const { updated, role } = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, before, role) => {
         const sites = createSiteRepository(transaction)
         const changes = {
           name: value.name,
@@ -63,7 +65,7 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throwIfInvalid(validateMergedSettings(result.settings, result.webhookSecretCiphertext !== null))
         const changed = siteChangesBetween(before, result, typeof secret === 'string')
         if (changed.length > 0) await recordSiteAudit(transaction, request, { action: 'site.updated', site: result, details: { changes: changed } })
-        return result
+        return { updated: result, role }
       })
       await app.siteCache.invalidate(updated)
       tagWithRevision(reply, updated)

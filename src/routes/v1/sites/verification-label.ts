@@ -6,7 +6,7 @@ import type { Site } from '../../../domain/sites/site.js'
 import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { createVerificationLabelRepository, type LabelTarget } from '../../../storage/sql/verification-label-repository.js'
 import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, siteChangeErrors } from '../dashboard-schemas.js'
 import { stringEnum } from '../public-schemas.js'
 import { followLabel } from '../verification-labels.js'
 
@@ -58,7 +58,7 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: dashboardSecurity,
         params: LabelParams,
         body: LabelBody,
-        response: { 200: LabelView, 400: ErrorResponse, 404: ErrorResponse, ...authenticatedErrors },
+        response: { 200: LabelView, 400: ErrorResponse, 404: ErrorResponse, ...siteChangeErrors, ...authenticatedErrors },
       },
     },
     async (request) => {
@@ -72,10 +72,10 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { id: rowId, verificationId } = target
       const label = { label: request.body.label, reason: request.body.reason ?? null, note: request.body.note || null, source: 'dashboard' as const }
       const labeledAt = new Date()
-      const change = await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
+      const change = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, locked) => {
         const changed = await createVerificationLabelRepository(transaction).setLabel(site.id, rowId, label, labeledAt)
         if (changed === undefined) throw notFound()
-        await recordSiteAudit(transaction, request, { action: 'verification.labeled', site, details: { rowId, verificationId, label: label.label, reason: label.reason } })
+        await recordSiteAudit(transaction, request, { action: 'verification.labeled', site: locked, details: { rowId, verificationId, label: label.label, reason: label.reason } })
         return changed
       })
       await followLabel(app, site.id, target, label, change.previous)
@@ -92,15 +92,15 @@ const verificationLabelRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Answers 204, also when it had none. What a fraudulent label added to its client\'s history stays until its window ends.',
         security: dashboardSecurity,
         params: LabelParams,
-        response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
+        response: { 204: Type.Null(), 404: ErrorResponse, ...siteChangeErrors, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
       const { site, target } = await targetOf(request)
       const { id: rowId, verificationId } = target
-      await auditedSiteTransaction(app, request, site, 'manage', async (transaction) => {
+      await auditedSiteTransaction(app, request, site, 'manage', async (transaction, locked) => {
         if (await createVerificationLabelRepository(transaction).clearLabel(site.id, rowId)) {
-          await recordSiteAudit(transaction, request, { action: 'verification.label_removed', site, details: { rowId, verificationId } })
+          await recordSiteAudit(transaction, request, { action: 'verification.label_removed', site: locked, details: { rowId, verificationId } })
         }
       })
       return reply.code(204).send(null)
