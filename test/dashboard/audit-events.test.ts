@@ -116,6 +116,15 @@ describe("the activity page's sentences", () => {
     expect(describeAuditEvent(eventOf('account.logged_out', {}, { site: null }))).toBe('Logged out')
   })
 
+  it('name the passkey a change or a log-in concerned', () => {
+    const account = (action: string, details: Record<string, unknown> = {}) => describeAuditEvent(eventOf(action, details, { site: null }))
+    expect(account('account.passkey_added', { passkeyId: 'p', name: 'Work laptop' })).toBe('Added passkey Work laptop')
+    expect(account('account.passkey_renamed', { passkeyId: 'p', from: 'Work laptop', to: 'Phone' })).toBe('Renamed passkey Work laptop to Phone')
+    expect(account('account.passkey_removed', { passkeyId: 'p', name: 'Phone' })).toBe('Removed passkey Phone')
+    expect(account('account.logged_in', { passkeyId: 'p', passkey: 'Phone' })).toBe('Logged in with passkey Phone')
+    expect(account('account.logged_in')).toBe('Logged in')
+  })
+
   it("tell two-factor authentication's events, and say when the server's operator turned it off", () => {
     const account = (action: string, details: Record<string, unknown> = {}, overrides: Partial<AuditEvent> = {}) =>
       describeAuditEvent(eventOf(action, details, { site: null, ...overrides }))

@@ -33,6 +33,14 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
     ],
   },
   {
+    label: 'Passkeys',
+    actions: [
+      { action: 'account.passkey_added', label: 'Passkey added' },
+      { action: 'account.passkey_renamed', label: 'Passkey renamed' },
+      { action: 'account.passkey_removed', label: 'Passkey removed' },
+    ],
+  },
+  {
     label: 'API keys',
     actions: [
       { action: 'api_key.created', label: 'API key created' },
@@ -183,8 +191,10 @@ export function describeAuditEvent(event: AuditEvent): string {
   switch (event.action) {
     case 'account.created':
       return event.actor.type === 'anonymous' ? 'Signed up' : 'Created the account'
-    case 'account.logged_in':
-      return 'Logged in'
+    case 'account.logged_in': {
+      const passkey = textOf(details.passkey)
+      return passkey === undefined ? 'Logged in' : `Logged in with passkey ${passkey}`
+    }
     case 'account.login_failed':
       return `Failed log-in (wrong password)${repeated(details)}`
     case 'account.logged_out':
@@ -212,6 +222,12 @@ export function describeAuditEvent(event: AuditEvent): string {
     }
     case 'account.recovery_codes_regenerated':
       return 'Made new recovery codes (the old ones stopped working)'
+    case 'account.passkey_added':
+      return `Added passkey ${textOf(details.name) ?? ''}`.trimEnd()
+    case 'account.passkey_renamed':
+      return `Renamed passkey ${textOf(details.from) ?? ''} to ${textOf(details.to) ?? ''}`
+    case 'account.passkey_removed':
+      return `Removed passkey ${textOf(details.name) ?? ''}`.trimEnd()
     case 'session.ended':
       return event.actor.id !== null && details.sessionId === event.actor.id ? 'Logged out this session' : 'Logged out another session'
     case 'sessions.ended_others':
