@@ -11,6 +11,8 @@ import { useLoader, type Loaded } from '../lib/use-loader.js'
 import { Form } from '../components/form.js'
 import { BusyButton } from '../components/busy-button.js'
 import { useStepUpCode, useTwoFactorGate, type TwoFactorGate } from '../components/step-up-code.js'
+import { TableHeadWithActions } from '../components/table-head.js'
+import { PasskeysSection } from './account/passkeys-section.js'
 import { TwoFactorSection } from './account/two-factor-section.js'
 
 interface AccountPageProps {
@@ -40,6 +42,7 @@ export function AccountPage({ account, onDeleted }: AccountPageProps) {
         }}
       />
       <TwoFactorSection email={account.email} status={twoFactorStatus} reload={twoFactor.reload} />
+      <PasskeysSection email={account.email} twoFactor={twoFactor} />
       <Sessions sessions={sessions} reload={reloadSessions} />
       <AccountDeletion email={account.email} twoFactor={twoFactor} onDeleted={onDeleted} />
     </>
@@ -84,17 +87,7 @@ function Sessions({ sessions, reload }: { sessions: Loaded<Session[]>; reload: (
       ) : (
         <div class="table-scroll" role="region" aria-labelledby="sessions-heading" tabIndex={0}>
           <table class="table sessions">
-            <thead>
-              <tr>
-                <th scope="col">Browser</th>
-                <th scope="col">Address</th>
-                <th scope="col">Logged in</th>
-                <th scope="col">Last active</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHeadWithActions columns={['Browser', 'Address', 'Logged in', 'Last active']} />
             <tbody>
               {sessions.data.map((session) => (
                 <tr key={session.id} data-current={session.current ? 'true' : undefined}>
