@@ -10,7 +10,12 @@
 -- The index by account serves the account page's list and the count that limits an account to
 -- ten passkeys (taken under the account's row lock, so the count is exact).
 --
--- Rolling upgrade: a new table that older instances neither read nor write. A passkey sign-in or
+-- sessions.passkey_id names the passkey a passkey sign-in opened the session with (null: a
+-- password log-in): removing the passkey ends its sessions, explicitly and, for one opened at the
+-- same moment, by the foreign key's cascade.
+--
+-- Rolling upgrade: a new table that older instances neither read nor write, and a nullable column
+-- of sessions that they leave null (their log-ins are password log-ins) and do not read. A passkey sign-in or
 -- the account page's Passkeys section that reaches an older instance answers 404 (an unknown
 -- route); passkeys registered meanwhile work once every instance runs this release.
 CREATE TABLE account_passkeys (
@@ -25,3 +30,6 @@ CREATE TABLE account_passkeys (
   last_used_at timestamptz
 );
 CREATE INDEX account_passkeys_account ON account_passkeys (account_id, created_at);
+
+ALTER TABLE sessions ADD COLUMN passkey_id uuid REFERENCES account_passkeys (id) ON DELETE CASCADE;
+CREATE INDEX sessions_passkey ON sessions (passkey_id) WHERE passkey_id IS NOT NULL;

@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core'
+import type { CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectNoAccessibilityViolations, hasChromium, openDashboard, prepareScreenshotDirectory, saveScreenshot, signUpInDashboard, type OpenDashboard } from './dashboard-support.js'
 
@@ -15,16 +15,20 @@ describe.skipIf(!hasChromium())('passkeys in the dashboard', () => {
   let dashboard: OpenDashboard
   let page: Page
   let origin: string
+  let devtools: CDPSession
+  let authenticatorId: string
+  /** How many credentials the virtual authenticator holds: one per browser prompt that made one. */
+  const heldCredentials = async () => (await devtools.send('WebAuthn.getCredentials', { authenticatorId })).credentials.length
 
   beforeAll(async () => {
     ;[dashboard] = await Promise.all([openDashboard(), prepareScreenshotDirectory()])
     page = dashboard.page
     origin = dashboard.origin.replace('127.0.0.1', 'localhost')
-    const devtools = await page.context().newCDPSession(page)
+    devtools = await page.context().newCDPSession(page)
     await devtools.send('WebAuthn.enable')
-    await devtools.send('WebAuthn.addVirtualAuthenticator', {
+    ;({ authenticatorId } = await devtools.send('WebAuthn.addVirtualAuthenticator', {
       options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    })
+    }))
   }, 120_000)
   afterAll(() => dashboard?.close())
 
@@ -35,16 +39,27 @@ describe.skipIf(!hasChromium())('passkeys in the dashboard', () => {
     await page.getByRole('link', { name: 'Account', exact: true }).click()
     await section().getByText('No passkeys yet.').waitFor()
 
+    // A blank name is said before the browser's prompt: the authenticator makes no credential.
+    await section().getByLabel('Name', { exact: true }).fill('   ')
+    await section().getByLabel('Current password').fill(password)
+    await section().getByRole('button', { name: 'Add passkey' }).click()
+    await section().locator('#passkey-name-error').waitFor()
+    expect(await heldCredentials()).toBe(0)
+
     // A wrong password is said beside its field, and adds nothing.
     await section().getByLabel('Name', { exact: true }).fill('This laptop')
     await section().getByLabel('Current password').fill('not the password')
     await section().getByRole('button', { name: 'Add passkey' }).click()
     await section().locator('#passkey-password-error').waitFor()
     expect(await section().getByLabel('Current password').getAttribute('aria-invalid')).toBe('true')
+    expect(await heldCredentials()).toBe(1)
 
+    // The browser's answer is sent again with the right password, not a second prompt: the
+    // authenticator holds one credential, the one added.
     await section().getByLabel('Current password').fill(password)
     await section().getByRole('button', { name: 'Add passkey' }).click()
     await section().getByText('Passkey This laptop added.').waitFor()
+    expect(await heldCredentials()).toBe(1)
     const row = section().getByRole('row', { name: /This laptop/ })
     await row.waitFor()
     expect(await row.getByRole('cell').nth(1).textContent()).toBe('Never')
@@ -65,7 +80,7 @@ describe.skipIf(!hasChromium())('passkeys in the dashboard', () => {
     await expect.poll(() => row.getByRole('cell').nth(1).textContent()).not.toBe('Never')
   })
 
-  it('renames the passkey, and removes it after a confirmation with the password: it logs in no more', async () => {
+  it('renames the passkey, and removes it after a confirmation with the password: it logs in no more, and its sessions end', async () => {
     await section().getByRole('button', { name: 'Rename passkey This laptop' }).click()
     const renaming = page.getByRole('dialog', { name: 'Rename passkey This laptop' })
     await renaming.getByLabel('New name').fill('Work laptop')
@@ -74,11 +89,10 @@ describe.skipIf(!hasChromium())('passkeys in the dashboard', () => {
 
     await section().getByRole('button', { name: 'Remove passkey Work laptop' }).click()
     const removal = page.getByRole('dialog', { name: 'Remove passkey Work laptop?' })
+    await removal.getByText('the sessions it logged in').waitFor()
     await removal.getByLabel('Password').fill(password)
     await removal.getByRole('button', { name: 'Remove passkey' }).click()
-    await section().getByText('No passkeys yet.').waitFor()
-
-    await page.getByRole('button', { name: 'Log out', exact: true }).click()
+    // This session was opened with the passkey: it ends with it, and the page asks for a log-in.
     await page.getByRole('heading', { name: 'Log in' }).waitFor()
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
     // The authenticator still holds the credential; the server no longer knows it.

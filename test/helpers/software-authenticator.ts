@@ -49,6 +49,8 @@ export interface AnswerOverrides {
   userVerified?: boolean
   /** Signs with another key than the credential's (a forged answer). */
   forgeSignature?: boolean
+  /** The user handle (base64url) a sign-in answer carries; none by default. */
+  userHandle?: string
 }
 
 export function createSoftwareAuthenticator() {
@@ -111,6 +113,7 @@ export function createSoftwareAuthenticator() {
           clientDataJSON: clientDataJSON.toString('base64url'),
           authenticatorData: authData.toString('base64url'),
           signature: signature.toString('base64url'),
+          ...(overrides.userHandle === undefined ? {} : { userHandle: overrides.userHandle }),
         },
       }
     },

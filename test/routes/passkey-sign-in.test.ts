@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
 import { asBrowser, createTestAccount, OWN_ORIGIN, randomClientAddress, sessionCookieOf, type TestAccount } from '../helpers/dashboard-client.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
-import { addPasskey, createSoftwareAuthenticator, passkeySignInOptions, sendPasskeySignIn, signInWithPasskey, type SoftwareAuthenticator } from '../helpers/software-authenticator.js'
+import { userHandleOf } from '../../src/domain/accounts/passkeys.js'
+import {
+  addPasskey,
+  createSoftwareAuthenticator,
+  passkeyRegistrationOptions,
+  passkeySignInOptions,
+  sendPasskeySignIn,
+  signInWithPasskey,
+  type SoftwareAuthenticator,
+} from '../helpers/software-authenticator.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 import { enableTwoFactor } from '../helpers/two-factor.js'
 
@@ -61,6 +70,66 @@ describe.each(deployments)('logging in with a passkey on $name', ({ available, o
       expect(refused.headers['set-cookie']).toBeUndefined()
     }
     expect((await signInWithPasskey(service.app, authenticator, { counter: 6 })).statusCode).toBe(200)
+  })
+
+  it.skipIf(!available)('signs in again and again with an authenticator whose counter is always 0 (one that keeps none)', async () => {
+    const { account, authenticator } = await accountWithPasskey()
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const signedIn = await signInWithPasskey(service.app, authenticator, { counter: 0 })
+      expect(signedIn.statusCode, `attempt ${attempt}: ${signedIn.body}`).toBe(200)
+      expect(signedIn.json()).toMatchObject({ id: account.id })
+    }
+  })
+
+  it.skipIf(!available)("requires a user handle, when the answer carries one, to be the passkey's account's", async () => {
+    const { account, authenticator } = await accountWithPasskey()
+    const other = await createTestAccount(service.app)
+    const mismatched = await signInWithPasskey(service.app, authenticator, { userHandle: userHandleOf(other.id) })
+    expect(mismatched.statusCode).toBe(401)
+    expect(errorCode(mismatched)).toBe('passkey_invalid')
+    expect(mismatched.headers['set-cookie']).toBeUndefined()
+    expect((await signInWithPasskey(service.app, authenticator, { userHandle: 'Zm9yZ2Vk' })).statusCode).toBe(401)
+    const own = await signInWithPasskey(service.app, authenticator, { userHandle: userHandleOf(account.id) })
+    expect(own.statusCode, own.body).toBe(200)
+    expect(own.json()).toMatchObject({ id: account.id })
+  })
+
+  it.skipIf(!available)("tells the owner's audit log of refused answers of their passkey, one event an hour with the reason", async () => {
+    const { account, authenticator } = await accountWithPasskey()
+    expect((await signInWithPasskey(service.app, authenticator, { counter: 7 })).statusCode).toBe(200)
+    expect((await signInWithPasskey(service.app, authenticator, { counter: 7 })).statusCode).toBe(401)
+    expect((await signInWithPasskey(service.app, authenticator, { forgeSignature: true })).statusCode).toBe(401)
+    const [passkey] = (await service.app.inject({ method: 'GET', url: '/api/v1/me/passkeys', headers: asBrowser(account) })).json<{ items: { id: string }[] }>().items
+    const log = (await service.app.inject({ method: 'GET', url: '/api/v1/audit-log', headers: asBrowser(account) })).json<{ items: { action: string; details: Record<string, unknown> }[] }>()
+    const refusals = log.items.filter(({ action }) => action === 'account.passkey_refused')
+    expect(refusals).toHaveLength(1)
+    expect(refusals[0]?.details).toMatchObject({ reason: 'counter', passkeyId: passkey?.id, passkey: 'Laptop', count: 2 })
+    // An unknown passkey has no owner to tell; another account's log has nothing.
+    const other = await createTestAccount(service.app)
+    expect((await signInWithPasskey(service.app, createSoftwareAuthenticator())).statusCode).toBe(401)
+    const othersLog = (await service.app.inject({ method: 'GET', url: '/api/v1/audit-log', headers: asBrowser(other) })).json<{ items: { action: string }[] }>()
+    expect(othersLog.items.some(({ action }) => action === 'account.passkey_refused')).toBe(false)
+  })
+
+  it.skipIf(!available)('refuses a registration challenge at sign-in, and a sign-in challenge at registration', async () => {
+    const { account, authenticator } = await accountWithPasskey()
+    const registration = await passkeyRegistrationOptions(service.app, account)
+    const crossed = await sendPasskeySignIn(service.app, authenticator.assert({ challenge: registration.challenge, rpId: registration.rp.id }))
+    expect(crossed.statusCode).toBe(400)
+    expect(errorCode(crossed)).toBe('passkey_challenge_invalid')
+
+    const signIn = await passkeySignInOptions(service.app)
+    const registered = await service.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/passkeys',
+      headers: asBrowser(account),
+      payload: { name: 'Crossed', password: account.password, credential: createSoftwareAuthenticator().attest({ challenge: signIn.challenge, rp: { id: signIn.rpId } }) },
+      remoteAddress: randomClientAddress(),
+    })
+    expect(registered.statusCode).toBe(400)
+    expect(registered.json<{ error: { details: { field: string }[] } }>().error.details).toEqual([expect.objectContaining({ field: 'credential' })])
+    // The sign-in challenge was not spent by the registration's look: it still signs in.
+    expect((await sendPasskeySignIn(service.app, authenticator.assert(signIn))).statusCode).toBe(200)
   })
 
   it.skipIf(!available)('takes a challenge once: the same answer sent again, or twice at once, logs in once', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { asBrowser, asScript, createTestAccount, OWN_ORIGIN, randomClientAddress, type TestAccount } from '../helpers/dashboard-client.js'
+import { asBrowser, asScript, createTestAccount, OWN_ORIGIN, randomClientAddress, sessionCookieOf, type TestAccount } from '../helpers/dashboard-client.js'
 import { addPasskey, createSoftwareAuthenticator, passkeyRegistrationOptions, signInWithPasskey } from '../helpers/software-authenticator.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 import { authenticatorApp, enableTwoFactor } from '../helpers/two-factor.js'
@@ -60,7 +60,7 @@ describe.each(deployments)("an account's passkeys on $name", ({ available, optio
     expect((await auditEvents(account)).reverse()).toEqual([
       { action: 'account.passkey_added', details: { passkeyId: passkey.id, name: 'Work laptop' } },
       { action: 'account.passkey_renamed', details: { passkeyId: passkey.id, from: 'Work laptop', to: 'Phone' } },
-      { action: 'account.passkey_removed', details: { passkeyId: passkey.id, name: 'Phone' } },
+      { action: 'account.passkey_removed', details: { passkeyId: passkey.id, name: 'Phone', endedSessions: 0 } },
     ])
   })
 
@@ -145,13 +145,26 @@ describe.each(deployments)("an account's passkeys on $name", ({ available, optio
       const added = await addPasskey(service.app, account, createSoftwareAuthenticator(), { name: `Key ${index + 1}` })
       expect(added.statusCode, added.body).toBe(201)
     }
-    // Two answers to options asked for while the account held 9, sent at once: one is added.
-    const answers = await Promise.all(
-      [0, 1].map(async () => createSoftwareAuthenticator().attest(await passkeyRegistrationOptions(service.app, account))),
-    )
+    // Two answers to options asked for while the account held 9, by two of its sessions (a session
+    // has one challenge at a time), sent at once: one is added.
+    const loggedIn = await service.app.inject({
+      method: 'POST',
+      url: '/api/v1/sessions',
+      headers: { origin: OWN_ORIGIN },
+      payload: { email: account.email, password: account.password },
+      remoteAddress: randomClientAddress(),
+    })
+    const sessions = [account, { cookie: sessionCookieOf(loggedIn.headers['set-cookie']) }]
+    const answers = await Promise.all(sessions.map(async (session) => createSoftwareAuthenticator().attest(await passkeyRegistrationOptions(service.app, session))))
     const outcomes = await Promise.all(
-      answers.map((credential) =>
-        service.app.inject({ method: 'POST', url: '/api/v1/me/passkeys', headers: asBrowser(account), payload: { name: 'Raced', password: account.password, credential }, remoteAddress: randomClientAddress() }),
+      answers.map((credential, index) =>
+        service.app.inject({
+          method: 'POST',
+          url: '/api/v1/me/passkeys',
+          headers: asBrowser(sessions[index] ?? account),
+          payload: { name: 'Raced', password: account.password, credential },
+          remoteAddress: randomClientAddress(),
+        }),
       ),
     )
     expect(outcomes.map((outcome) => outcome.statusCode).sort()).toEqual([201, 409])
@@ -159,6 +172,63 @@ describe.each(deployments)("an account's passkeys on $name", ({ available, optio
     const full = await service.app.inject({ method: 'POST', url: '/api/v1/me/passkeys/options', headers: asBrowser(account), payload: {} })
     expect(full.statusCode).toBe(409)
     expect(errorOf(full).code).toBe('conflict')
+  })
+
+  it.skipIf(!available)('keeps one registration challenge per session: new options replace the last, whose answer is refused', async () => {
+    const account = await createTestAccount(service.app)
+    const authenticator = createSoftwareAuthenticator()
+    const first = await passkeyRegistrationOptions(service.app, account)
+    const second = await passkeyRegistrationOptions(service.app, account)
+    expect(second.challenge).not.toBe(first.challenge)
+    const send = (credential: object) =>
+      service.app.inject({ method: 'POST', url: '/api/v1/me/passkeys', headers: asBrowser(account), payload: { name: 'Key', password: account.password, credential }, remoteAddress: randomClientAddress() })
+    expect(errorOf(await send(authenticator.attest(first)))).toMatchObject({ code: 'validation_error', details: [{ field: 'credential' }] })
+    const added = await send(authenticator.attest(second))
+    expect(added.statusCode, added.body).toBe(201)
+    expect(await list(account)).toHaveLength(1)
+  })
+
+  it.skipIf(!available)('refuses a credential registered to another account already', async () => {
+    const owner = await createTestAccount(service.app)
+    const other = await createTestAccount(service.app)
+    const authenticator = createSoftwareAuthenticator()
+    expect((await addPasskey(service.app, owner, authenticator)).statusCode).toBe(201)
+    const again = await addPasskey(service.app, other, authenticator)
+    expect(again.statusCode).toBe(400)
+    expect(errorOf(again)).toMatchObject({ code: 'validation_error', details: [{ field: 'credential' }] })
+    expect(await list(other)).toEqual([])
+    expect(await list(owner)).toHaveLength(1)
+    const signedIn = await signInWithPasskey(service.app, authenticator)
+    expect(signedIn.json()).toMatchObject({ id: owner.id })
+  })
+
+  it.skipIf(!available)('answers the limit with the list', async () => {
+    const account = await createTestAccount(service.app)
+    const listed = await service.app.inject({ method: 'GET', url: '/api/v1/me/passkeys', headers: asBrowser(account) })
+    expect(listed.json()).toEqual({ items: [], limit: 10 })
+  })
+
+  it.skipIf(!available)('ends the sessions a passkey opened when it is removed, and not the others', async () => {
+    const account = await createTestAccount(service.app)
+    const removedKey = createSoftwareAuthenticator()
+    const keptKey = createSoftwareAuthenticator()
+    const added = await addPasskey(service.app, account, removedKey, { name: 'Lost' })
+    expect((await addPasskey(service.app, account, keptKey, { name: 'Kept' })).statusCode).toBe(201)
+    const sessionOf = async (authenticator: typeof removedKey) => {
+      const signedIn = await signInWithPasskey(service.app, authenticator)
+      expect(signedIn.statusCode, signedIn.body).toBe(200)
+      return { cookie: sessionCookieOf(signedIn.headers['set-cookie']) }
+    }
+    const opened = [await sessionOf(removedKey), await sessionOf(removedKey)]
+    const other = await sessionOf(keptKey)
+    const isLive = async (session: { cookie: string }) => (await service.app.inject({ method: 'GET', url: '/api/v1/me', headers: asBrowser(session) })).statusCode === 200
+    expect(await Promise.all([...opened, other].map(isLive))).toEqual([true, true, true])
+
+    expect((await remove(account, added.json<PasskeyView>().id, { password: account.password })).statusCode).toBe(204)
+    expect(await Promise.all(opened.map(isLive))).toEqual([false, false])
+    expect(await isLive(other)).toBe(true)
+    expect(await isLive(account)).toBe(true)
+    expect((await auditEvents(account))[0]).toMatchObject({ action: 'account.passkey_removed', details: { name: 'Lost', endedSessions: 2 } })
   })
 
   it.skipIf(!available)('signs in no more with a passkey once it is removed', async () => {

@@ -6,7 +6,7 @@ import {
   type PublicKeyCredentialCreationOptionsJSON,
   type PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/browser'
-import { request } from './client.js'
+import { ApiRequestError, request } from './client.js'
 import type { Account, Passkey } from './types.js'
 
 /**
@@ -20,18 +20,46 @@ export function canUsePasskeys(): boolean {
   return browserSupportsWebAuthn() && !isAddress
 }
 
-export async function listPasskeys(): Promise<Passkey[]> {
-  return (await request<{ items: Passkey[] }>('/me/passkeys')).items
+/** The account's passkeys, and how many it may hold (the server's limit). */
+export function listPasskeys(): Promise<{ items: Passkey[]; limit: number }> {
+  return request<{ items: Passkey[]; limit: number }>('/me/passkeys')
+}
+
+/** A credential the browser (and the authenticator) made for the server's options, and until when the server takes it. */
+export interface NewPasskeyCredential {
+  credential: unknown
+  /** Date.now() after which its challenge has expired on the server (a margin taken off). */
+  usableUntil: number
+}
+
+/** Time kept back from the challenge's life for the request that sends the answer. */
+const CHALLENGE_MARGIN_MS = 15_000
+
+/** The server's options, then the browser's prompt: the authenticator stores a new credential. */
+export async function makePasskeyCredential(): Promise<NewPasskeyCredential> {
+  const optionsJSON = await request<PublicKeyCredentialCreationOptionsJSON>('/me/passkeys/options', { method: 'POST', body: {} })
+  const askedAt = Date.now()
+  const credential = await inBrowser(() => startRegistration({ optionsJSON }))
+  return { credential, usableUntil: askedAt + (optionsJSON.timeout ?? 5 * 60_000) - CHALLENGE_MARGIN_MS }
+}
+
+/** Adds the credential with the name, the password and a code of the second factor. */
+export function addPasskey(credential: NewPasskeyCredential, confirmation: { name: string; password: string; code: string | undefined }): Promise<Passkey> {
+  return request<Passkey>('/me/passkeys', { method: 'POST', body: { ...confirmation, credential: credential.credential } })
 }
 
 /**
- * Adds a passkey: the server's options, the browser's (and the authenticator's) new credential
- * for them, then the credential with the name, the password and a code of the second factor.
+ * Whether the server's refusal leaves the credential to send again: a 400 on the password, the
+ * code or the name only (the server has not taken its challenge then). Any other answer (the
+ * credential refused, a full list, too many tries) means a new prompt.
  */
-export async function addPasskey(confirmation: { name: string; password: string; code: string | undefined }): Promise<Passkey> {
-  const optionsJSON = await request<PublicKeyCredentialCreationOptionsJSON>('/me/passkeys/options', { method: 'POST', body: {} })
-  const credential = await inBrowser(() => startRegistration({ optionsJSON }))
-  return request<Passkey>('/me/passkeys', { method: 'POST', body: { ...confirmation, credential } })
+export function isCredentialStillUsable(error: unknown): boolean {
+  return (
+    error instanceof ApiRequestError &&
+    error.status === 400 &&
+    error.details.length > 0 &&
+    error.details.every((detail) => detail.field === 'password' || detail.field === 'code' || detail.field === 'name')
+  )
 }
 
 export function renamePasskey(id: string, name: string): Promise<Passkey> {
@@ -46,7 +74,27 @@ export async function removePasskey(id: string, proof: { password: string; code:
 export async function logInWithPasskey(): Promise<Account> {
   const optionsJSON = await request<PublicKeyCredentialRequestOptionsJSON>('/sessions/passkey/options', { method: 'POST', body: {}, isQuietOnUnauthorized: true })
   const credential = await inBrowser(() => startAuthentication({ optionsJSON }))
-  return request<Account>('/sessions/passkey', { method: 'POST', body: { credential }, isQuietOnUnauthorized: true })
+  try {
+    return await request<Account>('/sessions/passkey', { method: 'POST', body: { credential }, isQuietOnUnauthorized: true })
+  } catch (error) {
+    if (error instanceof ApiRequestError && error.code === 'passkey_unknown') signalUnknown(optionsJSON.rpId ?? window.location.hostname, credential.id)
+    throw error
+  }
+}
+
+interface SignalingPublicKeyCredential {
+  signalUnknownCredential?: (options: { rpId: string; credentialId: string }) => Promise<void>
+}
+
+/**
+ * Tells the browser's passkey manager that this server knows the passkey no more (removed, or
+ * made for another server), where the browser can be told (signalUnknownCredential, feature-
+ * detected): it may hide or delete it, so that it is not offered again.
+ */
+function signalUnknown(rpId: string, credentialId: string): void {
+  const signaling = (typeof PublicKeyCredential === 'undefined' ? undefined : PublicKeyCredential) as SignalingPublicKeyCredential | undefined
+  if (typeof signaling?.signalUnknownCredential !== 'function') return
+  signaling.signalUnknownCredential({ rpId, credentialId }).catch(() => undefined)
 }
 
 /**

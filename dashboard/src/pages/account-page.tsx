@@ -212,7 +212,7 @@ function PasswordForm({ email, twoFactor, onChanged }: PasswordFormProps) {
       setNewPassword('')
       stepUp.reset()
       onChanged()
-      return 'Your password was changed. Your other sessions were logged out; your API keys still work.'
+      return 'Your password was changed. Your other sessions were logged out; your API keys and passkeys still work.'
     })
   return (
     <section class="card" aria-labelledby="password-heading">
@@ -227,6 +227,7 @@ function PasswordForm({ email, twoFactor, onChanged }: PasswordFormProps) {
           label="Current password"
           name="current-password"
           isNew={false}
+          hint="A new password logs your other sessions out. Your passkeys and API keys keep working: remove any you no longer trust."
           value={currentPassword}
           error={state.fieldErrors.currentPassword}
           onInput={setCurrentPassword}

@@ -39,13 +39,33 @@ export function relyingPartyOf(origin: string): RelyingParty {
   return { id: new URL(origin).hostname, origin }
 }
 
-/** The key-value store's key of an outstanding challenge: one key per challenge, taken once. */
+/** The key-value store's key of an outstanding sign-in challenge: one key per challenge, taken once. */
 export function passkeyChallengeKey(challenge: string): string {
   return `passkey-challenge:${challenge}`
 }
 
-/** What an outstanding challenge was issued for: a sign-in, or a registration by one session. */
-export type PasskeyChallengePurpose = { purpose: 'sign-in' } | { purpose: 'registration'; accountId: string; sessionId: string }
+/**
+ * The key-value store's key of a session's outstanding registration challenge: one per session,
+ * each options call overwriting the one before, so that a session keeps one challenge at a time
+ * however often it asks (the store holds at most one per live session).
+ */
+export function passkeyRegistrationKey(sessionId: string): string {
+  return `passkey-registration:${sessionId}`
+}
+
+/** What an outstanding sign-in challenge was issued for. */
+export type PasskeyChallengePurpose = { purpose: 'sign-in' }
+
+/**
+ * The user handle of an account's passkeys: the bytes of its id (registrationOptionsFor's userID),
+ * base64url as the browser's answer carries it.
+ */
+export function userHandleOf(accountId: string): string {
+  return Buffer.from(new TextEncoder().encode(accountId)).toString('base64url')
+}
+
+/** Why a sign-in answer of a known passkey was refused, for the owner's audit log. */
+export type PasskeyRefusal = 'counter' | 'signature' | 'user_verification' | 'origin' | 'rp_id' | 'user_handle' | 'other'
 
 /** A passkey as stored: its credential id and public key in base64url. */
 export interface StoredCredential {
@@ -55,9 +75,10 @@ export interface StoredCredential {
   transports: string[]
 }
 
-/** A check that did not pass, in words for the error's message. */
+/** A check that did not pass, in words for the error's message (and, for a sign-in, its kind). */
 export interface PasskeyProblem {
   problem: string
+  reason?: PasskeyRefusal
 }
 
 /**
@@ -99,9 +120,20 @@ export function signInOptionsFor(party: RelyingParty): Promise<PublicKeyCredenti
   return generateAuthenticationOptions({ rpID: party.id, userVerification: 'required', timeout: PASSKEY_CHALLENGE_LIFETIME_MS })
 }
 
+/** The kind of check @simplewebauthn's message names. */
+function refusalOf(message: string): PasskeyRefusal {
+  if (/counter/i.test(message)) return 'counter'
+  if (/origin/i.test(message)) return 'origin'
+  if (/RP ID/i.test(message)) return 'rp_id'
+  if (/user verification|user could not be verified/i.test(message)) return 'user_verification'
+  if (/signature/i.test(message)) return 'signature'
+  return 'other'
+}
+
 /** Why @simplewebauthn refused an answer: its message names the check (origin, RP ID, signature, counter...). */
 function problemOf(error: unknown): PasskeyProblem {
-  return { problem: error instanceof Error ? error.message : 'the answer could not be read' }
+  const problem = error instanceof Error ? error.message : 'the answer could not be read'
+  return { problem, reason: refusalOf(problem) }
 }
 
 /** Checks a registration answer made for `challenge`: the credential to store, or why not. */
@@ -157,7 +189,8 @@ export async function verifyPasskeySignIn(
       },
       requireUserVerification: true,
     })
-    if (!verified || !authenticationInfo.userVerified) return { problem: 'the signature does not verify' }
+    if (!verified) return { problem: 'the signature does not verify', reason: 'signature' }
+    if (!authenticationInfo.userVerified) return { problem: 'the user was not verified', reason: 'user_verification' }
     return { newCounter: authenticationInfo.newCounter }
   } catch (error) {
     return problemOf(error)

@@ -20,6 +20,7 @@ export const AUDIT_ACTIONS = [
   'account.passkey_added',
   'account.passkey_renamed',
   'account.passkey_removed',
+  'account.passkey_refused',
   'session.ended',
   'sessions.ended_others',
   'api_key.created',

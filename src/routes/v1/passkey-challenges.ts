@@ -4,6 +4,7 @@ import {
   challengeOfAnswer,
   PASSKEY_CHALLENGE_LIFETIME_MS,
   passkeyChallengeKey,
+  passkeyRegistrationKey,
   relyingPartyOf,
   type PasskeyChallengePurpose,
   type RelyingParty,
@@ -66,30 +67,51 @@ export const PasskeyOptions = Type.Object(
   { additionalProperties: true, description: 'PublicKeyCredentialCreationOptionsJSON or PublicKeyCredentialRequestOptionsJSON, for @simplewebauthn/browser or PublicKeyCredential.parse*OptionsFromJSON' },
 )
 
-/** Keeps an issued challenge for its lifetime, with what it was issued for. */
+/** Keeps an issued sign-in challenge for its lifetime. */
 export async function keepPasskeyChallenge(app: FastifyInstance, challenge: string, purpose: PasskeyChallengePurpose): Promise<void> {
   await app.keyValue.set(passkeyChallengeKey(challenge), JSON.stringify(purpose), PASSKEY_CHALLENGE_LIFETIME_MS)
 }
 
-/** The challenge an answer names and what it was issued for, still outstanding; undefined when unknown, expired or taken. */
-async function readPasskeyChallenge(app: FastifyInstance, clientDataJSON: string, take: boolean): Promise<{ challenge: string; purpose: PasskeyChallengePurpose } | undefined> {
+/**
+ * Takes the sign-in challenge an answer names, atomically (of two requests with one answer, one
+ * gets it): undefined when it is unknown, expired or was taken already. Registration challenges
+ * are kept under their session's key, never under a challenge's: one cannot be answered here.
+ */
+export async function takePasskeyChallenge(app: FastifyInstance, clientDataJSON: string): Promise<{ challenge: string; purpose: PasskeyChallengePurpose } | undefined> {
   const challenge = challengeOfAnswer(clientDataJSON)
   if (challenge === undefined) return undefined
-  const key = passkeyChallengeKey(challenge)
-  const value = take ? (await app.keyValue.take(key))?.value : await app.keyValue.get(key)
+  const value = (await app.keyValue.take(passkeyChallengeKey(challenge)))?.value
   return value === undefined || value === null ? undefined : { challenge, purpose: JSON.parse(value) as PasskeyChallengePurpose }
 }
 
+/** The stored value of a session's registration challenge: the account, then the challenge (base64url, so no ':' of its own). */
+const registrationValue = (accountId: string, challenge: string) => `${accountId}:${challenge}`
+
 /**
- * Takes the challenge an answer names, atomically (of two requests with one answer, one gets
- * it): undefined when it is unknown, expired or was taken already. A challenge is taken whatever
- * its purpose, so an answer for one purpose cannot be tried at another.
+ * Keeps a session's registration challenge for its lifetime, in place of the one it asked for
+ * before (if any): a session has one outstanding at a time, so asking again and again holds no
+ * more of the store than asking once.
  */
-export function takePasskeyChallenge(app: FastifyInstance, clientDataJSON: string): Promise<{ challenge: string; purpose: PasskeyChallengePurpose } | undefined> {
-  return readPasskeyChallenge(app, clientDataJSON, true)
+export async function keepRegistrationChallenge(app: FastifyInstance, sessionId: string, accountId: string, challenge: string): Promise<void> {
+  await app.keyValue.set(passkeyRegistrationKey(sessionId), registrationValue(accountId, challenge), PASSKEY_CHALLENGE_LIFETIME_MS)
 }
 
-/** The challenge an answer names, left outstanding (a registration takes it with the change). */
-export function peekPasskeyChallenge(app: FastifyInstance, clientDataJSON: string): Promise<{ challenge: string; purpose: PasskeyChallengePurpose } | undefined> {
-  return readPasskeyChallenge(app, clientDataJSON, false)
+/**
+ * The challenge a registration answer names, when it is the session's outstanding one for this
+ * account (left outstanding: a wrong password leaves the answer to be sent again); undefined when
+ * it is unknown, expired, replaced by a later options call, used, or another session's.
+ */
+export async function peekRegistrationChallenge(app: FastifyInstance, sessionId: string, accountId: string, clientDataJSON: string): Promise<string | undefined> {
+  const challenge = challengeOfAnswer(clientDataJSON)
+  if (challenge === undefined) return undefined
+  const value = await app.keyValue.get(passkeyRegistrationKey(sessionId))
+  return value === registrationValue(accountId, challenge) ? challenge : undefined
+}
+
+/**
+ * Takes the session's registration challenge, atomically and only while it is still `challenge`
+ * (a later options call's is left as it is): false when it is gone, replaced or taken already.
+ */
+export async function takeRegistrationChallenge(app: FastifyInstance, sessionId: string, accountId: string, challenge: string): Promise<boolean> {
+  return (await app.keyValue.takeIfEndsWith(passkeyRegistrationKey(sessionId), registrationValue(accountId, challenge))) !== null
 }

@@ -1,5 +1,6 @@
 import { useRef, useState } from 'preact/hooks'
-import { addPasskey, canUsePasskeys, listPasskeys, removePasskey, renamePasskey } from '../../api/passkeys.js'
+import { ApiRequestError } from '../../api/client.js'
+import { addPasskey, canUsePasskeys, isCredentialStillUsable, listPasskeys, makePasskeyCredential, removePasskey, renamePasskey, type NewPasskeyCredential } from '../../api/passkeys.js'
 import type { Passkey } from '../../api/types.js'
 import { BusyButton } from '../../components/busy-button.js'
 import { ConfirmDialog, focusAfterDialog } from '../../components/confirm-dialog.js'
@@ -13,9 +14,6 @@ import { formatDateTime } from '../../lib/format.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { useLoader, type Loaded } from '../../lib/use-loader.js'
 
-/** The server's limit (MAX_PASSKEYS_PER_ACCOUNT); the API answers 409 beyond it whatever the page says. */
-const MAX_PASSKEYS = 10
-
 interface PasskeysSectionProps {
   email: string
   twoFactor: TwoFactorGate
@@ -27,7 +25,11 @@ interface PasskeysSectionProps {
  * on, a code), as the page's other changes do; renaming asks for nothing.
  */
 export function PasskeysSection({ email, twoFactor }: PasskeysSectionProps) {
-  const [passkeys, reload] = useLoader(listPasskeys, 'passkeys')
+  const [list, reload] = useLoader(listPasskeys, 'passkeys')
+  const passkeys: Loaded<Passkey[]> =
+    list.status === 'ready' ? { status: 'ready', data: list.data.items } : list.status === 'loading' ? { status: 'loading', data: list.data?.items } : { ...list, data: list.data?.items }
+  // The server's limit, as its list says (the API answers 409 beyond it whatever the page says).
+  const limit = list.data?.limit
   const [renaming, setRenaming] = useState<Passkey | undefined>()
   const [removing, setRemoving] = useState<Passkey | undefined>()
   const [outcome, setOutcome] = useState<string | undefined>()
@@ -51,12 +53,13 @@ export function PasskeysSection({ email, twoFactor }: PasskeysSectionProps) {
       </h2>
       <p class="muted">
         A passkey logs you in with this device's fingerprint, face or screen lock (or a security key, or your phone) instead of your password and
-        two-factor code. It works on this server's address only, so a look-alike site cannot use it. At most {MAX_PASSKEYS}.
+        two-factor code. It works on this server's address only, so a look-alike site cannot use it.{limit === undefined ? '' : ` At most ${limit}.`} Changing
+        your password keeps your passkeys: remove one here to stop it logging in.
       </p>
       {outcome === undefined ? null : <Notice tone="success">{outcome}</Notice>}
       <PasskeyList passkeys={passkeys} onRename={setRenaming} onRemove={setRemoving} />
       {canUsePasskeys() ? (
-        <AddPasskeyForm email={email} twoFactor={twoFactor} isFull={(passkeys.data?.length ?? 0) >= MAX_PASSKEYS} onAdded={(passkey) => done(`Passkey ${passkey.name} added.`)} />
+        <AddPasskeyForm email={email} twoFactor={twoFactor} limit={limit} isFull={limit !== undefined && (passkeys.data?.length ?? 0) >= limit} onAdded={(passkey) => done(`Passkey ${passkey.name} added.`)} />
       ) : (
         <Notice tone="info">
           This browser cannot make passkeys on this address: they need HTTPS (or localhost) and a host name, not an IP address.
@@ -111,29 +114,47 @@ function PasskeyList({ passkeys, onRename, onRemove }: PasskeyListProps) {
 interface AddPasskeyFormProps {
   email: string
   twoFactor: TwoFactorGate
+  limit: number | undefined
   isFull: boolean
   onAdded: (passkey: Passkey) => void
 }
 
-function AddPasskeyForm({ email, twoFactor, isFull, onAdded }: AddPasskeyFormProps) {
+/**
+ * The browser's prompt comes after what the page can check (a name), and its answer is kept for
+ * the next try when the server refuses only the password, the code or the name: the authenticator
+ * stores a credential at each prompt, and one the server never took is left on it unusable.
+ */
+function AddPasskeyForm({ email, twoFactor, limit, isFull, onAdded }: AddPasskeyFormProps) {
   const [name, setName] = useState('')
   const [password, setPassword] = useState('')
+  const made = useRef<NewPasskeyCredential | undefined>(undefined)
   const stepUp = useStepUpCode(twoFactor)
   const [state, run] = useFormSubmit(['name', 'password', 'code'])
   const submit = () =>
     run(async () => {
-      const added = await stepUp.send((code) => addPasskey({ name: name.trim(), password, code }))
-      setName('')
-      setPassword('')
-      stepUp.reset()
-      onAdded(added)
-      return ''
+      const trimmed = name.trim()
+      if (trimmed === '') throw new ApiRequestError(400, 'validation_error', 'Give the passkey a name.', undefined, [{ field: 'name', message: 'Give the passkey a name.' }])
+      const kept = made.current
+      const credential = kept !== undefined && Date.now() < kept.usableUntil ? kept : await makePasskeyCredential()
+      made.current = credential
+      try {
+        const added = await stepUp.send((code) => addPasskey(credential, { name: trimmed, password, code }))
+        made.current = undefined
+        setName('')
+        setPassword('')
+        stepUp.reset()
+        onAdded(added)
+        return ''
+      } catch (error) {
+        if (!isCredentialStillUsable(error)) made.current = undefined
+        throw error
+      }
     })
   return (
     <Form class="form passkey-add" onSubmit={() => void submit()}>
       <h3>Add a passkey</h3>
       {state.generalError === undefined ? null : <Notice tone="error">{state.generalError}</Notice>}
-      {isFull ? <Notice tone="info">This account has {MAX_PASSKEYS} passkeys: remove one to add another.</Notice> : null}
+      {isFull ? <Notice tone="info">This account has {limit} passkeys: remove one to add another.</Notice> : null}
       <input type="email" name="username" autoComplete="username" value={email} hidden readOnly />
       <Field id="passkey-name" label="Name" hint="To tell your passkeys apart: “Work laptop”, “Phone”." error={state.fieldErrors.name}>
         {(control) => <input {...control} name="passkey-name" autoComplete="off" required maxLength={100} value={name} onInput={(event) => setName(event.currentTarget.value)} />}
@@ -189,7 +210,8 @@ function RemoveDialog({ passkey, twoFactor, onClose, onRemoved }: DialogProps & 
   return (
     <ConfirmDialog title={`Remove passkey ${passkey.name}?`} confirmLabel="Remove passkey" isOpen isBusy={state.isBusy} formId="passkey-remove-form" onConfirm={() => void remove()} onCancel={onClose}>
       <p>
-        It will log in no more. Enter your password{twoFactor.isOn ? ' and a code' : ''} to confirm.
+        It will log in no more, and the sessions it logged in (on any device, this one too if it was) are logged out. Enter your password
+        {twoFactor.isOn ? ' and a code' : ''} to confirm.
       </p>
       {state.generalError === undefined ? null : <Notice tone="error">{state.generalError}</Notice>}
       <Form id="passkey-remove-form" class="form" onSubmit={() => void remove()}>

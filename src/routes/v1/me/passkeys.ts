@@ -7,9 +7,10 @@ import { isUuid } from '../../../domain/uuid.js'
 import { ApiError, invalidRequest, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
 import { accountOf, sessionIdOf } from '../../../plugins/authentication.js'
 import { createPasskeyRepository, type PasskeyRecord } from '../../../storage/sql/passkey-repository.js'
+import { createSessionRepository } from '../../../storage/sql/session-repository.js'
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, IdParams, SecondFactorCode } from '../dashboard-schemas.js'
-import { keepPasskeyChallenge, PasskeyOptions, peekPasskeyChallenge, RegistrationAnswer, relyingPartyOfRequest, takePasskeyChallenge } from '../passkey-challenges.js'
+import { keepRegistrationChallenge, PasskeyOptions, peekRegistrationChallenge, RegistrationAnswer, relyingPartyOfRequest, takeRegistrationChallenge } from '../passkey-challenges.js'
 import { confirmAccountChange } from './account-confirmation.js'
 
 const Passkey = Type.Object({
@@ -41,7 +42,7 @@ function passkeyView(passkey: PasskeyRecord): Type.Static<typeof Passkey> {
 
 const listFull = () => new ApiError('conflict', `An account holds at most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys; remove one first.`)
 const notFound = () => new ApiError('not_found', 'There is no passkey with this id in your account.')
-const CHALLENGE_GONE = 'was made for a challenge that is unknown, expired, used already or of another session: add the passkey again'
+const CHALLENGE_GONE = 'was made for a challenge that is unknown, expired, used already, replaced by newer options or of another session: add the passkey again'
 
 /** The name as stored, and its problem in the body's details. */
 function checkedName(entered: string): { name: string; issues: ErrorDetail[] } {
@@ -69,12 +70,15 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "The account's passkeys",
         description: 'Oldest first. From a logged-in session only (403 forbidden with an API key).',
         security: dashboardSecurity,
-        response: { 200: Type.Object({ items: Type.Array(Passkey) }), ...authenticatedErrors },
+        response: {
+          200: Type.Object({ items: Type.Array(Passkey), limit: Type.Integer({ description: 'How many passkeys an account may hold (409 conflict beyond)' }) }),
+          ...authenticatedErrors,
+        },
       },
     },
     async (request) => {
       sessionIdOf(request, 'read the passkeys')
-      return { items: (await passkeys.listByAccount(accountOf(request).id)).map(passkeyView) }
+      return { items: (await passkeys.listByAccount(accountOf(request).id)).map(passkeyView), limit: MAX_PASSKEYS_PER_ACCOUNT }
     },
   )
 
@@ -87,7 +91,8 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Start adding a passkey',
         description:
           'Options for navigator.credentials.create (a discoverable credential with user verification), whose challenge this session may answer once, ' +
-          `within 5 minutes, with POST /api/v1/me/passkeys. 409 conflict when the account holds ${MAX_PASSKEYS_PER_ACCOUNT} passkeys. ` +
+          'within 5 minutes, with POST /api/v1/me/passkeys. A session has one challenge at a time: each call replaces the one before, whose answer is refused then. ' +
+          `409 conflict when the account holds ${MAX_PASSKEYS_PER_ACCOUNT} passkeys. ` +
           'From a logged-in session only (403 forbidden with an API key).',
         security: dashboardSecurity,
         response: { 200: PasskeyOptions, 409: ErrorResponse, ...authenticatedErrors },
@@ -99,7 +104,9 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const existing = await passkeys.credentialsOf(account.id)
       if (existing.length >= MAX_PASSKEYS_PER_ACCOUNT) throw listFull()
       const options = await registrationOptionsFor(relyingPartyOfRequest(app, request), account, existing)
-      await keepPasskeyChallenge(app, options.challenge, { purpose: 'registration', accountId: account.id, sessionId })
+      // Under the session's key: a new call replaces the session's last challenge, so that no
+      // session holds more than one in the store however often it asks.
+      await keepRegistrationChallenge(app, sessionId, account.id, options.challenge)
       return options
     },
   )
@@ -130,12 +137,12 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { name, issues } = checkedName(request.body.name)
       const answer = { clientExtensionResults: {}, ...request.body.credential } as RegistrationResponseJSON
       // Looked at, not taken: a wrong password below leaves the answer to be sent again.
-      const outstanding = await peekPasskeyChallenge(app, answer.response.clientDataJSON)
+      const outstanding = await peekRegistrationChallenge(app, sessionId, accountId, answer.response.clientDataJSON)
       let credential: StoredCredential | undefined
-      if (outstanding?.purpose.purpose !== 'registration' || outstanding.purpose.accountId !== accountId || outstanding.purpose.sessionId !== sessionId) {
+      if (outstanding === undefined) {
         issues.push({ field: 'credential', message: CHALLENGE_GONE })
       } else {
-        const verdict = await verifyPasskeyRegistration(relyingPartyOfRequest(app, request), answer, outstanding.challenge)
+        const verdict = await verifyPasskeyRegistration(relyingPartyOfRequest(app, request), answer, outstanding)
         if ('problem' in verdict) issues.push({ field: 'credential', message: `does not verify: ${verdict.problem}` })
         else credential = verdict
       }
@@ -144,7 +151,7 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const created = await confirmAccountChange(app, request, 'add a passkey', { field: 'password', password, code, otherIssues: issues }, async (transaction) => {
         if (credential === undefined || outstanding === undefined) throw new Error('a passkey registration without a verified answer passed validation')
         // Taken with the change, under the account's lock: of two requests with one answer, one adds it.
-        if ((await takePasskeyChallenge(app, answer.response.clientDataJSON)) === undefined) throw invalidRequest([{ field: 'credential', message: CHALLENGE_GONE }])
+        if (!(await takeRegistrationChallenge(app, sessionId, accountId, outstanding))) throw invalidRequest([{ field: 'credential', message: CHALLENGE_GONE }])
         const passkey = await createPasskeyRepository(transaction).create(accountId, credential, name, MAX_PASSKEYS_PER_ACCOUNT)
         // Thrown, so that a code taken for the change is given back with the transaction.
         if (passkey === 'full') throw listFull()
@@ -194,7 +201,8 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: 'Remove a passkey',
         description:
-          'With the password and, while two-factor authentication is on, a code of the second factor, as adding one. It signs in no more, at once. ' +
+          'With the password and, while two-factor authentication is on, a code of the second factor, as adding one. It signs in no more, at once, and the sessions ' +
+          'it opened end with it (the current one too, when it was opened with this passkey). ' +
           '404 not_found for an id that is not a passkey of the account. From a logged-in session only (403 forbidden with an API key).',
         security: dashboardSecurity,
         params: IdParams,
@@ -210,9 +218,12 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // Told before the password and code are checked, which a passkey already gone would spend for nothing.
       if (!isUuid(id) || (await passkeys.findById(accountId, id)) === undefined) throw notFound()
       await confirmAccountChange(app, request, 'remove a passkey', { field: 'password', password, code }, async (transaction) => {
+        // The sessions it opened first (their passkey_id's foreign key would end them with it
+        // anyway, also one a sign-in opens meanwhile), to count them in the event.
+        const endedSessions = await createSessionRepository(transaction).deleteOpenedWithPasskey(accountId, id)
         const removed = await createPasskeyRepository(transaction).delete(accountId, id)
         if (removed === undefined) throw notFound()
-        await recordAudit(transaction, request, { action: 'account.passkey_removed', details: { passkeyId: id, name: removed.name } })
+        await recordAudit(transaction, request, { action: 'account.passkey_removed', details: { passkeyId: id, name: removed.name, endedSessions } })
       })
       return reply.code(204).send(null)
     },
