@@ -87,7 +87,8 @@ async function run(command: string | undefined, address: string | undefined): Pr
       await createAuditLogRepository(transaction).record({ accountId: account.id, action: 'account.password_set', actor: OPERATOR_ACTOR, details: { endedSessions } })
       return endedSessions
     })
-    return `set the password of ${account.email} in ${where}; ended ${ended} session(s)`
+    // A passkey is no password: a holder of one the owner no longer trusts logs in still.
+    return `set the password of ${account.email} in ${where}; ended ${ended} session(s). Its passkeys were kept and still log in: the owner removes any not to trust on the Account page`
   } finally {
     await database.close()
   }

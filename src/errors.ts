@@ -12,6 +12,12 @@ export const errorCatalogue = {
   invalid_credentials: { status: 401, message: 'The e-mail address or password is wrong.' },
   two_factor_required: { status: 401, message: 'This account has two-factor authentication on: send the code of its authenticator app, or a recovery code, as code.' },
   two_factor_invalid: { status: 401, message: 'The code is not the authenticator app\'s current code, nor an unused recovery code of this account.' },
+  passkey_challenge_invalid: {
+    status: 400,
+    message: "The passkey's answer was made for a challenge that is unknown, expired or used already; ask for new options (POST /api/v1/sessions/passkey/options).",
+  },
+  passkey_unknown: { status: 401, message: 'No account here has this passkey: it was removed, or was made for another server.' },
+  passkey_invalid: { status: 401, message: "The passkey's answer does not verify." },
   forbidden: { status: 403, message: 'You are not allowed to do this.' },
   sign_up_closed: { status: 403, message: 'Sign-ups are closed on this server; ask its operator for an account.' },
   setup_code_invalid: {

@@ -65,6 +65,13 @@ const logStream = pino.destination({ dest: 1, sync: true })
 const app = await orExit('building the service', () => buildApp({ config, storage, keyRing, logger: { level: config.logLevel, stream: logStream } }), closeStorage)
 const forgetfulness = await storage.keyValue.findForgetfulness?.()
 if (forgetfulness !== undefined) app.log.warn(forgetfulness)
+if (config.environment === 'production' && config.publicUrl === undefined) {
+  // Kept for development (any host name works there); requests are not refused.
+  app.log.warn(
+    'PUBLIC_URL is not set: passkeys (and the CSRF checks) take the origin from each request, so a passkey is bound to whatever host name the request ' +
+      'arrives with (its Host header). Set PUBLIC_URL to the dashboard\'s public origin (https://tollgate.example.com)',
+  )
+}
 if (secretCheck === 'replaced') {
   app.log.warn(
     'a development or test start had recorded another secret for this database (one pointed at it before production started on it); ' +

@@ -62,7 +62,7 @@ describe('npm run account', () => {
     expect(account(['set-password', 'owner@example.com'], 'short')).toMatchObject({ status: 1, stderr: 'tollgate account: the password must be at least 10 characters' })
     expect(account(['set-password', 'owner@example.com'], 'second password here')).toMatchObject({
       status: 0,
-      stdout: expect.stringMatching(/^set the password of owner@example\.com in the embedded database in \/.+\/pglite; ended 1 session\(s\)$/) as string,
+      stdout: expect.stringMatching(/^set the password of owner@example\.com in the embedded database in \/.+\/pglite; ended 1 session\(s\)\. Its passkeys were kept and still log in: the owner removes any not to trust on the Account page$/) as string,
     })
 
     await withService(async (app) => {

@@ -116,6 +116,23 @@ describe("the activity page's sentences", () => {
     expect(describeAuditEvent(eventOf('account.logged_out', {}, { site: null }))).toBe('Logged out')
   })
 
+  it('name the passkey a change or a log-in concerned', () => {
+    const account = (action: string, details: Record<string, unknown> = {}) => describeAuditEvent(eventOf(action, details, { site: null }))
+    expect(account('account.passkey_added', { passkeyId: 'p', name: 'Work laptop' })).toBe('Added passkey Work laptop')
+    expect(account('account.passkey_renamed', { passkeyId: 'p', from: 'Work laptop', to: 'Phone' })).toBe('Renamed passkey Work laptop to Phone')
+    expect(account('account.passkey_removed', { passkeyId: 'p', name: 'Phone' })).toBe('Removed passkey Phone')
+    expect(account('account.passkey_removed', { passkeyId: 'p', name: 'Phone', endedSessions: 2 })).toBe('Removed passkey Phone (2 sessions logged out)')
+    expect(account('account.passkey_refused', { reason: 'counter', passkeyId: 'p', passkey: 'Phone', count: 1, addresses: ['198.51.100.7'] })).toBe(
+      'Refused a log-in with passkey Phone (its signature counter did not go up: a copy of the authenticator?)',
+    )
+    expect(account('account.passkey_refused', { reason: 'signature', passkeyId: 'p', passkey: 'Phone', count: 3, addresses: ['198.51.100.7'] })).toBe(
+      'Refused a log-in with passkey Phone (a signature that does not verify), 3 times this hour',
+    )
+    expect(account('account.passkey_refused', { reason: 'later', passkeyId: 'p' })).toBe('Refused a log-in with passkey (the answer did not verify)')
+    expect(account('account.logged_in', { passkeyId: 'p', passkey: 'Phone' })).toBe('Logged in with passkey Phone')
+    expect(account('account.logged_in')).toBe('Logged in')
+  })
+
   it("tell two-factor authentication's events, and say when the server's operator turned it off", () => {
     const account = (action: string, details: Record<string, unknown> = {}, overrides: Partial<AuditEvent> = {}) =>
       describeAuditEvent(eventOf(action, details, { site: null, ...overrides }))

@@ -143,6 +143,15 @@ export async function openDashboard(options: TestAppOptions = {}): Promise<OpenD
   }
 }
 
+/** Signs up through the dashboard's own form, at `origin`, and waits for the Sites page it lands on. */
+export async function signUpInDashboard(page: Page, origin: string, account: { email: string; password: string }): Promise<void> {
+  await page.goto(`${origin}/dashboard/signup`)
+  await page.getByLabel('E-mail address').fill(account.email)
+  await page.getByLabel('Password').fill(account.password)
+  await page.getByRole('button', { name: 'Create account' }).click()
+  await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
+}
+
 /** The dashboard in Chromium, logged in to a new account (its session cookie from the API's log-in). */
 export async function openLoggedInDashboard(): Promise<{ dashboard: OpenDashboard; account: TestAccount }> {
   const dashboard = await openDashboard()

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { qrCodePath } from '../../dashboard/src/lib/qr-code.js'
 import { asBrowser, createTestAccount, type TestAccount } from '../helpers/dashboard-client.js'
 import { authenticatorApp, authenticatorCode, enableTwoFactor, logInElsewhere } from '../helpers/two-factor.js'
-import { expectNoAccessibilityViolations, focusedId, hasChromium, openDashboard, prepareScreenshotDirectory, saveScreenshot, type OpenDashboard } from './dashboard-support.js'
+import { expectNoAccessibilityViolations, focusedId, hasChromium, openDashboard, prepareScreenshotDirectory, saveScreenshot, signUpInDashboard, type OpenDashboard } from './dashboard-support.js'
 
 /**
  * Two-factor authentication in Chromium, as its owner meets it: turned on from the Account page
@@ -43,11 +43,7 @@ describe.skipIf(!hasChromium())('turning two-factor authentication on, and loggi
 
   it("turns two-factor on from the Account page, with the QR code's key and its first code, and shows the recovery codes once", async () => {
     const { origin } = dashboard
-    await page.goto(`${origin}/dashboard/signup`)
-    await page.getByLabel('E-mail address').fill(email)
-    await page.getByLabel('Password').fill(password)
-    await page.getByRole('button', { name: 'Create account' }).click()
-    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
+    await signUpInDashboard(page, origin, { email, password })
     await page.getByRole('link', { name: 'Account', exact: true }).click()
     const section = page.locator('section[aria-labelledby="two-factor-heading"]')
     await section.getByText('Off. With two-factor authentication on').waitFor()

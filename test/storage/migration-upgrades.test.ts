@@ -43,6 +43,7 @@ const shipped: [string, string][] = [
   ['026_api_key_access_and_expiry', 'c51911909327d416'],
   ['027_site_members', '0ee8b3152c0a9b84'],
   ['028_verification_labels', '868fc78ea876e72d'],
+  ['029_passkeys', '2bc315025d48da1c'],
 ]
 
 function fingerprintOf(migration: Migration): string {

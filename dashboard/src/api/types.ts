@@ -88,6 +88,14 @@ export interface CreatedApiKey extends ApiKey {
 }
 
 /** The account's two-factor authentication (GET /api/v1/me/two-factor). */
+export interface Passkey {
+  id: string
+  name: string
+  createdAt: string
+  /** The last log-in with it; null: never. */
+  lastUsedAt: string | null
+}
+
 export interface TwoFactorStatus {
   enabled: boolean
   /** When it was turned on (ISO 8601); null while it is off. */

@@ -33,6 +33,15 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
     ],
   },
   {
+    label: 'Passkeys',
+    actions: [
+      { action: 'account.passkey_added', label: 'Passkey added' },
+      { action: 'account.passkey_renamed', label: 'Passkey renamed' },
+      { action: 'account.passkey_removed', label: 'Passkey removed' },
+      { action: 'account.passkey_refused', label: 'Passkey refused' },
+    ],
+  },
+  {
     label: 'API keys',
     actions: [
       { action: 'api_key.created', label: 'API key created' },
@@ -139,6 +148,16 @@ function describeSiteUpdate(siteName: string, details: Record<string, unknown>):
 }
 
 /** "(2 other sessions logged out)" for a count of ended sessions, or nothing for none. */
+/** Why a log-in with a known passkey was refused (account.passkey_refused's reason). */
+const passkeyRefusals: Record<string, string> = {
+  counter: 'its signature counter did not go up: a copy of the authenticator?',
+  signature: 'a signature that does not verify',
+  user_verification: 'no user verification',
+  origin: 'from another site',
+  rp_id: 'made for another server',
+  user_handle: 'it named another account',
+}
+
 function endedSessions(details: Record<string, unknown>, other: string): string {
   const count = details.endedSessions
   if (typeof count !== 'number' || count <= 0) return ''
@@ -184,8 +203,10 @@ export function describeAuditEvent(event: AuditEvent): string {
   switch (event.action) {
     case 'account.created':
       return event.actor.type === 'anonymous' ? 'Signed up' : 'Created the account'
-    case 'account.logged_in':
-      return 'Logged in'
+    case 'account.logged_in': {
+      const passkey = textOf(details.passkey)
+      return passkey === undefined ? 'Logged in' : `Logged in with passkey ${passkey}`
+    }
     case 'account.login_failed':
       return `Failed log-in (wrong password)${repeated(details)}`
     case 'account.logged_out':
@@ -213,6 +234,17 @@ export function describeAuditEvent(event: AuditEvent): string {
     }
     case 'account.recovery_codes_regenerated':
       return 'Made new recovery codes (the old ones stopped working)'
+    case 'account.passkey_added':
+      return `Added passkey ${textOf(details.name) ?? ''}`.trimEnd()
+    case 'account.passkey_renamed':
+      return `Renamed passkey ${textOf(details.from) ?? ''} to ${textOf(details.to) ?? ''}`
+    case 'account.passkey_removed':
+      return `Removed passkey ${textOf(details.name) ?? ''}`.trimEnd() + endedSessions(details, '')
+    case 'account.passkey_refused': {
+      const passkey = textOf(details.passkey)
+      const reason = passkeyRefusals[textOf(details.reason) ?? ''] ?? 'the answer did not verify'
+      return `Refused a log-in with passkey${passkey === undefined ? '' : ` ${passkey}`} (${reason})${repeated(details)}`
+    }
     case 'session.ended':
       return event.actor.id !== null && details.sessionId === event.actor.id ? 'Logged out this session' : 'Logged out another session'
     case 'sessions.ended_others':

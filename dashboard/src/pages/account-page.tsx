@@ -12,6 +12,8 @@ import { useLoader, type Loaded } from '../lib/use-loader.js'
 import { Form } from '../components/form.js'
 import { BusyButton } from '../components/busy-button.js'
 import { useStepUpCode, useTwoFactorGate, type TwoFactorGate } from '../components/step-up-code.js'
+import { TableHeadWithActions } from '../components/table-head.js'
+import { PasskeysSection } from './account/passkeys-section.js'
 import { TwoFactorSection } from './account/two-factor-section.js'
 
 interface AccountPageProps {
@@ -41,6 +43,7 @@ export function AccountPage({ account, onDeleted }: AccountPageProps) {
         }}
       />
       <TwoFactorSection email={account.email} status={twoFactorStatus} reload={twoFactor.reload} />
+      <PasskeysSection email={account.email} twoFactor={twoFactor} />
       <Sessions sessions={sessions} reload={reloadSessions} />
       <AccountDeletion email={account.email} twoFactor={twoFactor} onDeleted={onDeleted} />
     </>
@@ -85,17 +88,7 @@ function Sessions({ sessions, reload }: { sessions: Loaded<Session[]>; reload: (
       ) : (
         <div class="table-scroll" role="region" aria-labelledby="sessions-heading" tabIndex={0}>
           <table class="table sessions">
-            <thead>
-              <tr>
-                <th scope="col">Browser</th>
-                <th scope="col">Address</th>
-                <th scope="col">Logged in</th>
-                <th scope="col">Last active</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHeadWithActions columns={['Browser', 'Address', 'Logged in', 'Last active']} />
             <tbody>
               {sessions.data.map((session) => (
                 <tr key={session.id} data-current={session.current ? 'true' : undefined}>
@@ -215,7 +208,7 @@ function PasswordForm({ email, twoFactor, onChanged }: PasswordFormProps) {
       setNewPassword('')
       stepUp.reset()
       onChanged()
-      return 'Your password was changed. Your other sessions were logged out; your API keys still work.'
+      return 'Your password was changed. Your other sessions were logged out; your API keys and passkeys still work.'
     })
   return (
     <section class="card" aria-labelledby="password-heading">
@@ -230,6 +223,7 @@ function PasswordForm({ email, twoFactor, onChanged }: PasswordFormProps) {
           label="Current password"
           name="current-password"
           isNew={false}
+          hint="A new password logs your other sessions out. Your passkeys and API keys keep working: remove any you no longer trust."
           value={currentPassword}
           error={state.fieldErrors.currentPassword}
           onInput={setCurrentPassword}

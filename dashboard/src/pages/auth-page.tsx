@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { createAccount, fetchCurrentAccount, fetchSignUpStatus, logIn } from '../api/accounts.js'
 import { ApiRequestError, describeError } from '../api/client.js'
 import type { Account } from '../api/types.js'
+import { canUsePasskeys, logInWithPasskey } from '../api/passkeys.js'
 import { CodeField } from '../components/code-field.js'
 import { Field } from '../components/field.js'
 import { Link } from '../components/link.js'
@@ -115,6 +116,25 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
     }
   }
 
+  /** A passkey stands for the password and the code together: no second step follows it. */
+  const logInWithAPasskey = async () => {
+    setBusy(true)
+    setFieldErrors({})
+    setGeneralError(undefined)
+    try {
+      const account = await logInWithPasskey()
+      if (!(await isSessionKept())) {
+        setGeneralError('You were logged in, but this browser did not keep the session cookie: in production, open the dashboard over HTTPS.')
+        return
+      }
+      onSignedIn(account)
+    } catch (error) {
+      setGeneralError(describeError(error))
+    } finally {
+      setBusy(false)
+    }
+  }
+
   const switchCode = () => {
     setCode('')
     setFieldErrors({})
@@ -213,6 +233,11 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
           <button type="submit" class="button button--primary button--block" disabled={isBusy}>
             {isBusy ? 'Please wait…' : isSignup ? 'Create account' : 'Log in'}
           </button>
+          {isSignup || !canUsePasskeys() ? null : (
+            <button type="button" class="button button--block" disabled={isBusy} onClick={() => void logInWithAPasskey()}>
+              Sign in with a passkey
+            </button>
+          )}
         </Form>
       )}
       <p class="auth__switch">

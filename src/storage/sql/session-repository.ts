@@ -45,20 +45,22 @@ export function createSessionRepository(database: SqlExecutor) {
      * in passing drops the account's expired ones. Undefined when the password has changed since
      * (or the account is gone). The account's row is read FOR SHARE: a password change under way
      * (which holds the row) is waited for and then seen, and one that comes after sees this
-     * session and ends it with the others.
+     * session and ends it with the others. `passkeyId` names the passkey a passkey sign-in opened
+     * it with: its removal ends the session.
      */
     async create(
       account: { id: string; passwordHash: string },
       tokenHash: string,
       expiresAt: Date,
       origin: SessionOrigin = { userAgent: null, clientIp: null },
+      passkeyId: string | null = null,
     ): Promise<string | undefined> {
       await database.query('DELETE FROM sessions WHERE account_id = $1 AND expires_at <= now()', [account.id])
       const rows = await database.query<{ id: string }>(
-        `INSERT INTO sessions (id, account_id, token_hash, expires_at, user_agent, client_ip, last_seen_at)
-         SELECT $1, id, $3, $4, $6, $7, now() FROM accounts WHERE id = $2 AND password_hash = $5 FOR SHARE
+        `INSERT INTO sessions (id, account_id, token_hash, expires_at, user_agent, client_ip, last_seen_at, passkey_id)
+         SELECT $1, id, $3, $4, $6, $7, now(), $8 FROM accounts WHERE id = $2 AND password_hash = $5 FOR SHARE
          RETURNING id`,
-        [randomUUID(), account.id, tokenHash, expiresAt, account.passwordHash, origin.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null, origin.clientIp],
+        [randomUUID(), account.id, tokenHash, expiresAt, account.passwordHash, origin.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null, origin.clientIp, passkeyId],
       )
       return rows[0]?.id
     },
@@ -116,6 +118,11 @@ export function createSessionRepository(database: SqlExecutor) {
     /** Ends every session of the account (a password set by its operator, `npm run account`). */
     async deleteAllOf(accountId: string): Promise<number> {
       return (await database.query<{ id: string }>('DELETE FROM sessions WHERE account_id = $1 RETURNING id', [accountId])).length
+    },
+
+    /** Ends the account's sessions opened with one of its passkeys (the passkey being removed): how many. */
+    async deleteOpenedWithPasskey(accountId: string, passkeyId: string): Promise<number> {
+      return (await database.query<{ id: string }>('DELETE FROM sessions WHERE account_id = $1 AND passkey_id = $2 RETURNING id', [accountId, passkeyId])).length
     },
 
     /** Ends every session of the account but one (a password change keeps the session that made it). */

@@ -28,7 +28,7 @@ export const AuditEvent = Type.Object({
       'site.created has domains and settings (the same list, from the defaults); api_key.created and api_key.revoked have apiKeyId, name and prefix, api_key.created access and expiresAt too (null: never); ' +
       'site.secret_rotated has previousSecretExpiresAt; session.ended has sessionId; sessions.ended_others, account.password_changed and account.password_set have endedSessions; ' +
       'account.recovery_code_used has recoveryCodesLeft; ' +
-      'account.login_failed, account.password_check_failed, account.two_factor_asked and account.two_factor_failed are one event an hour with count, firstAt and addresses (its time, address and browser are the latest attempt\'s)',
+      'account.login_failed, account.password_check_failed, account.two_factor_asked, account.two_factor_failed and account.passkey_refused are one event an hour with count, firstAt and addresses (its time, address and browser are the latest attempt\'s)',
   }),
 })
 

@@ -9,6 +9,7 @@ import { createVerificationQueryRepository } from '../../../storage/sql/verifica
 import { recordAudit } from '../audit-log/audit-trail.js'
 import { announceSetupCode } from '../accounts/announce-setup-code.js'
 import { confirmAccountChange, confirmWithPassword, withSecondFactor } from './account-confirmation.js'
+import passkeyRoutes from './passkeys.js'
 import twoFactorRoutes from './two-factor.js'
 import { Account, authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, SecondFactorCode } from '../dashboard-schemas.js'
 
@@ -125,6 +126,7 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
   )
 
   await app.register(twoFactorRoutes)
+  await app.register(passkeyRoutes)
 }
 
 export default meRoutes

@@ -22,6 +22,7 @@ import { createSessionRepository, MAX_LISTED_SESSIONS, type SessionRecord } from
 import { auditActorOf, auditedTransaction, recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
 import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets } from '../accounts/rate-limits.js'
 import currentSessionRoutes from './current-session.js'
+import passkeySignInRoutes from './passkey-sign-in.js'
 import { deviceCookieName, isKnownDevice, passwordDevice, rememberDevice, secondFactorDevice } from './known-device.js'
 import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, SecondFactorCode } from '../dashboard-schemas.js'
 
@@ -255,6 +256,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   )
 
   await app.register(currentSessionRoutes)
+  await app.register(passkeySignInRoutes)
 }
 
 export default sessionsRoutes
