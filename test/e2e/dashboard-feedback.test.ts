@@ -133,6 +133,13 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     await page.getByRole('button', { name: 'Find' }).click()
     await expect.poll(() => page.locator('tbody tr').evaluateAll((found) => found.map((element) => element.getAttribute('data-id')))).toEqual([rows.dashboard])
     expect(await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')).toContain(`verificationId=${dashboardVerificationId}`)
+    // A row's own id in full (a reference quoted whole) downloads that row, as the table shows it.
+    await page.getByLabel('Reference', { exact: true }).fill(rows.unlabeled)
+    await page.getByRole('button', { name: 'Find' }).click()
+    await expect.poll(() => page.locator('tbody tr').evaluateAll((found) => found.map((element) => element.getAttribute('data-id')))).toEqual([rows.unlabeled])
+    await expect.poll(() => page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')).toContain(`reference=${rows.unlabeled}`)
+    const csv = await page.evaluate(async (href) => (await fetch(href!)).text(), await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href'))
+    expect(csv.trim().split('\r\n').slice(1).map((line) => line.split(',')[0])).toEqual([rows.unlabeled])
     await page.getByRole('button', { name: 'Show all' }).click()
     await expect.poll(() => page.locator('tbody tr').count()).toBe(3)
   })

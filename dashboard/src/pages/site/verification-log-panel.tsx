@@ -189,8 +189,14 @@ export function VerificationLogPanel({ site }: { site: Site }) {
           </button>
           <DownloadLinks
             path={`/sites/${encodeURIComponent(site.id)}/verifications/export`}
-            // A whole UUID is exported as Siteverify's verification_id (what a backend quotes); a shorter reference as the rows' ids.
-            query={isVerificationId(reference) ? { action, verificationId: reference, device, label } : { action, reference, device, label }}
+            // A whole UUID is exported as what it found: a row's own id (a reference in full) when a row
+            // shown has it, else Siteverify's verification_id (what a backend quotes); a shorter
+            // reference as the rows' ids.
+            query={
+              isVerificationId(reference) && !page.data?.items.some((item) => item.id === reference.toLowerCase())
+                ? { action, verificationId: reference, device, label }
+                : { action, reference, device, label }
+            }
           />
         </div>
       </div>
