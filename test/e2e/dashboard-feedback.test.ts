@@ -209,6 +209,34 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     await expect.poll(() => empty.innerText()).toContain('No labeled verifications in this range.')
     expect(await empty.innerText()).not.toContain('Label verifications')
   })
+
+  it("marks what the site's allowlist decided in the log, and counts a fraud it let in apart from the misses", async () => {
+    const { app } = dashboard.service
+    const office = randomClientAddress()
+    const listed = await createTestSite(app, account, { name: 'Office shop', settings: { allowedAddresses: [office] } })
+    const headers = browserHeaders(listed.siteKey)
+    const challenge = (await app.inject({ method: 'POST', url: '/api/v1/challenge', remoteAddress: office, headers })).json<Challenge>()
+    const verified = await app.inject({ method: 'POST', url: '/api/v1/verify', remoteAddress: office, headers, payload: humanSubmission(challenge) })
+    const token = verified.json<{ token: string }>().token
+    await app.verificationLog.flush()
+    const labeled = await app.inject({ method: 'POST', url: '/api/v1/siteverify/feedback', payload: { secret: listed.secretKey, response: token, label: 'fraudulent' } })
+    expect(labeled.statusCode, labeled.body).toBe(200)
+
+    await page.goto(`${dashboard.origin}/dashboard/sites/${listed.id}/log`)
+    const officeRow = page.locator('tbody tr')
+    await expect.poll(() => officeRow.locator('td').nth(1).innerText()).toContain('allowlist')
+    expect(await officeRow.locator('.badge--list').getAttribute('title')).toContain('allowlist')
+    await page.goto(`${dashboard.origin}/dashboard/sites/${listed.id}/analytics`)
+    const panel = page.getByRole('region', { name: 'Feedback' })
+    await expect.poll(() => figures(panel)).toEqual({
+      Legitimate: '0',
+      Fraudulent: '1',
+      'Missed (fraudulent, allowed)': '0',
+      'False alarms (legitimate, challenged or blocked)': '0',
+      'Fraudulent, let in by your allowlist': '1',
+      'Legitimate, turned away by your blocklist': '0',
+    })
+  })
 })
 
 /** The Feedback card's figures as read: each visible term with its count. */

@@ -23,6 +23,7 @@ function entry(siteId: string, overrides: Partial<VerificationLogEntry> = {}): V
     solveTimeMs: 420,
     stepUps: 0,
     device: '5d41402abc4b2a76b9719d91',
+    decidedBy: null,
     ...overrides,
   }
 }

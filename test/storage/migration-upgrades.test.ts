@@ -43,6 +43,7 @@ const shipped: [string, string][] = [
   ['026_api_key_access_and_expiry', 'c51911909327d416'],
   ['027_site_members', '0ee8b3152c0a9b84'],
   ['028_verification_labels', '868fc78ea876e72d'],
+  ['030_verifications_decided_by', 'd67ca7b4cef6109a'],
 ]
 
 function fingerprintOf(migration: Migration): string {
@@ -230,6 +231,38 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       expect(byVerificationId).not.toContain('Seq Scan')
     })
   })
+
+  it.skipIf(!available)("after 030: an older instance's rows land without decidedBy, a value no list names is refused, and the filter reads 030's index", async () => {
+    await withTestDatabase(kind, async (database) => {
+      const migrations = await readMigrations()
+      await migrate(database, migrations.filter((migration) => migration.version < 30))
+      const siteId = randomUUID()
+      const at = new Date(Date.now() - 3_600_000)
+      const before = await insertVerifications(database, [{ siteId, createdAt: at, action: 'block', riskScore: 100, anomalies: ['address_blocked'] }])
+      await migrate(database, migrations)
+      // An older instance's insert names its columns, as its bulk loads do: no decided_by.
+      const ids = await insertVerifications(
+        database,
+        Array.from({ length: 3000 }, () => ({ siteId, createdAt: at, action: 'allow' as const, riskScore: 10 })),
+      )
+      const decided = await database.query<{ decided_by: string | null }>('SELECT DISTINCT decided_by FROM verifications WHERE site_id = $1', [siteId])
+      expect(decided).toEqual([{ decided_by: null }])
+      await database.query(`UPDATE verifications SET decided_by = 'allowlist' WHERE id = ANY($1::uuid[])`, [ids.slice(0, 5)])
+      await expect(database.query(`UPDATE verifications SET decided_by = 'model' WHERE id = $1`, [before[0]])).rejects.toThrow(/verifications_decided_by/)
+      await database.query('ANALYZE verifications')
+      // As listPage's decidedBy filter: the site's rows of that list, newest first.
+      const plan = await database.transaction(async (transaction) => {
+        await transaction.query('SET LOCAL enable_seqscan = off')
+        const rows = await transaction.query<{ 'QUERY PLAN': string }>(
+          'EXPLAIN SELECT id FROM verifications WHERE site_id = $1 AND decided_by = $2 ORDER BY created_at DESC, id DESC LIMIT 51',
+          [siteId, 'allowlist'],
+        )
+        return rows.map((row) => row['QUERY PLAN']).join('\n')
+      })
+      expect(plan).toContain('verifications_site_decided')
+    }, { migrated: false })
+    // Two runs of the migrations on PGlite take most of the default 30 s on a busy machine.
+  }, 120_000)
 
   it.skipIf(!available)('with API keys already: they stay full and never expire, and still work', async () => {
     await withTestDatabase(kind, async (database) => {

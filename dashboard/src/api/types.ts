@@ -120,6 +120,9 @@ export interface Session {
 /** `rejected`: refused before scoring (a wrong nonce, an expired challenge...); see `errorCode`. */
 export type VerificationAction = 'allow' | 'challenge' | 'block' | 'rejected'
 
+/** The site's own list that decided a verification instead of the risk model: its address allowlist or its blocklist. */
+export type ListDecision = 'allowlist' | 'blocklist'
+
 export const verificationActions: readonly VerificationAction[] = ['allow', 'challenge', 'block', 'rejected']
 
 export interface Verification {
@@ -143,6 +146,8 @@ export interface Verification {
   device: string | null
   /** Siteverify's metadata.verification_id of the row's token; null for rejected rows (which take no label). */
   verificationId: string | null
+  /** The site's list that decided the verdict instead of the risk model (Settings: allowed, blocked addresses or countries); null when the model did. */
+  decidedBy: ListDecision | null
   /** What the site's backend (Siteverify feedback) or an operator said the visitor was; null without a label. */
   label: VerificationLabel | null
   labelReason: LabelReason | null
@@ -211,10 +216,12 @@ export interface Stats {
 export interface FeedbackFigures {
   legitimate: number
   fraudulent: number
-  /** Fraudulent ones that were allowed (the action logged). */
+  /** Fraudulent ones that were allowed (the action logged), the lists' aside. */
   missed: number
-  /** Legitimate ones that were challenged or blocked (the action logged), the blocklist's aside. */
+  /** Legitimate ones that were challenged or blocked (the action logged), the lists' aside. */
   falseAlarms: number
+  /** The labeled ones a site's list decided instead of the risk model: never missed nor false alarms. */
+  byList: Record<ListDecision, { legitimate: number; fraudulent: number }>
   /** The labels by risk score, in the buckets of scoreDistribution. */
   buckets: { min: number; max: number; legitimate: number; fraudulent: number }[]
 }
