@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
 import { browserHeaders, humanSubmission } from '../helpers/core-flow.js'
 import { parseCsv } from '../helpers/csv.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
+import { insertVerifications } from '../helpers/verification-rows.js'
 
 /** The service sits behind a proxy on 127.0.0.1 (app.inject's default peer), which TRUST_PROXY names. */
 const PROXY = '127.0.0.1'
@@ -68,14 +70,14 @@ describe.each(deployments)("the lists' decisions in the log and the feedback fig
     if (available) await service.close()
   })
 
-  async function logItems(query = ''): Promise<LogItem[]> {
-    const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications${query}`, headers: asScript(account) })
+  async function logItems(query = '', siteId = site.id): Promise<LogItem[]> {
+    const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}/verifications${query}`, headers: asScript(account) })
     expect(response.statusCode, response.body).toBe(200)
     return response.json<{ items: LogItem[] }>().items
   }
 
-  async function feedbackFigures(): Promise<Feedback> {
-    const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/stats`, headers: asScript(account) })
+  async function feedbackFigures(siteId = site.id): Promise<Feedback> {
+    const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}/stats`, headers: asScript(account) })
     expect(response.statusCode, response.body).toBe(200)
     return response.json<{ feedback: Feedback }>().feedback
   }
@@ -126,5 +128,30 @@ describe.each(deployments)("the lists' decisions in the log and the feedback fig
       expect(response.statusCode, url).toBe(400)
       expect(response.json<{ error: { code: string } }>().error.code).toBe('validation_error')
     }
+  })
+
+  it.skipIf(!available)("knows a row blocklisted before migration 030 by its anomalies: in the row, the filter and byList alike", async () => {
+    // Rows as a release before 030 wrote them (no decided_by): a block with address_blocked, an
+    // allowlisted allow at 0 (no anomaly: not told from the model's) and a block of the model's.
+    const older = await createTestSite(service.app, account, { name: 'Older rows' })
+    const at = new Date(Date.now() - 60_000)
+    const [blocklisted, allowed, modelBlock] = await insertVerifications(service.app.database, [
+      { siteId: older.id, createdAt: at, action: 'block', riskScore: 100, anomalies: ['address_blocked'], challengeId: randomUUID() },
+      { siteId: older.id, createdAt: new Date(at.getTime() + 1), action: 'allow', riskScore: 0, challengeId: randomUUID() },
+      { siteId: older.id, createdAt: new Date(at.getTime() + 2), action: 'block', riskScore: 95, anomalies: ['headless_user_agent'], challengeId: randomUUID() },
+    ])
+    const decidedOf = Object.fromEntries((await logItems('', older.id)).map((item) => [item.id, item.decidedBy]))
+    expect(decidedOf).toEqual({ [blocklisted!]: 'blocklist', [allowed!]: null, [modelBlock!]: null })
+    expect((await logItems('?decidedBy=blocklist', older.id)).map((item) => item.id)).toEqual([blocklisted])
+    expect(await logItems('?decidedBy=allowlist', older.id)).toEqual([])
+    const ndjson = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${older.id}/verifications/export?format=ndjson&decidedBy=blocklist`, headers: asScript(account) })
+    expect(ndjson.body.trim().split('\n').map((line) => JSON.parse(line) as LogItem)).toMatchObject([{ id: blocklisted, decidedBy: 'blocklist' }])
+    for (const row of [blocklisted, modelBlock]) {
+      const labeled = await service.app.inject({
+        method: 'PUT', url: `/api/v1/sites/${older.id}/verifications/${row}/label`, headers: asBrowser(account), payload: { label: 'legitimate' },
+      })
+      expect(labeled.statusCode, labeled.body).toBe(200)
+    }
+    expect(await feedbackFigures(older.id)).toMatchObject({ legitimate: 2, falseAlarms: 1, byList: { blocklist: { legitimate: 1, fraudulent: 0 } } })
   })
 })

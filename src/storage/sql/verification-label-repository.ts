@@ -1,6 +1,7 @@
 import { isVerificationId, type NewVerificationLabel, type VerificationLabel } from '../../domain/feedback/verification-label.js'
 import type { ListDecision } from '../../domain/sites/list-decision.js'
 import type { SqlExecutor } from '../ports.js'
+import { DECIDED_BY_SQL } from './decided-by.js'
 
 /** A scored verification a label can be put on, and what the risk model needs of it. */
 export interface LabelTarget {
@@ -95,7 +96,7 @@ export function createVerificationLabelRepository(database: SqlExecutor) {
     async countLabeledScores(siteId: string, from: Date, to: Date): Promise<LabeledScoreCount[]> {
       const rows = await database.query<{ bucket_min: number; action: LabeledScoreCount['action']; decided_by: ListDecision | null; feedback_label: VerificationLabel; count: number }>(
         `SELECT (least(greatest(risk_score, 0), 99) / 10) * 10 AS bucket_min, action,
-                coalesce(decided_by, CASE WHEN anomalies && ARRAY['address_blocked', 'country_blocked']::text[] THEN 'blocklist' END) AS decided_by,
+                ${DECIDED_BY_SQL} AS decided_by,
                 feedback_label, count(*)::int4 AS count
            FROM verifications
           WHERE site_id = $1 AND feedback_label IS NOT NULL AND created_at >= $2 AND created_at < $3 AND risk_score IS NOT NULL

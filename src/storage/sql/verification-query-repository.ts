@@ -3,6 +3,7 @@ import { intervalMs } from '../../domain/analytics/stats-range.js'
 import type { LabelReason, LabelSource, VerificationLabel } from '../../domain/feedback/verification-label.js'
 import type { ListDecision } from '../../domain/sites/list-decision.js'
 import type { SqlExecutor } from '../ports.js'
+import { DECIDED_BY_SQL } from './decided-by.js'
 import { CREATED_AT_MICROS, newestFirstPage, where, type PageFilter, type PagePosition } from './keyset.js'
 import type { RollupKind } from './verification-log-writer.js'
 
@@ -35,7 +36,10 @@ export interface LogEntry {
   labelNote: string | null
   labeledAt: Date | null
   labelSource: LabelSource | null
-  /** The site's list that decided the verdict (migration 030), or null: the risk model (or nothing, for rejected rows) did. */
+  /**
+   * The site's list that decided the verdict (migration 030), or null: the risk model (or nothing, for rejected rows) did.
+   * A blocklisted row logged before 030 is the blocklist's by its anomalies (DECIDED_BY_SQL).
+   */
   decidedBy: ListDecision | null
 }
 
@@ -103,7 +107,7 @@ export interface LogPageQuery extends PagePosition {
   verificationId?: string
   /** Only the rows labeled so, or ('none') those without a label. */
   label?: VerificationLabel | 'none'
-  /** Only the rows the site's list decided so. */
+  /** Only the rows the site's list decided so (a blocklisted row logged before 030 too, by its anomalies). */
   decidedBy?: ListDecision
 }
 
@@ -172,7 +176,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
     const { sql, params } = newestFirstPage(
       `SELECT id, site_id, created_at, ${CREATED_AT_MICROS}, action, error_code,
               risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms, device,
-              challenge_id, feedback_label, feedback_reason, feedback_note, feedback_at, feedback_source, decided_by${extraColumns}
+              challenge_id, feedback_label, feedback_reason, feedback_note, feedback_at, feedback_source, ${DECIDED_BY_SQL} AS decided_by${extraColumns}
          FROM verifications`,
       [
         scope,
@@ -185,7 +189,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
           ? undefined
           : where("challenge_id = ?::uuid AND challenge_id IS NOT NULL AND action <> 'rejected'", query.verificationId),
         query.label === undefined ? undefined : query.label === 'none' ? where('feedback_label IS NULL') : where('feedback_label = ?', query.label),
-        query.decidedBy === undefined ? undefined : where('decided_by = ?', query.decidedBy),
+        query.decidedBy === undefined ? undefined : where(`${DECIDED_BY_SQL} = ?`, query.decidedBy),
       ],
       query,
     )

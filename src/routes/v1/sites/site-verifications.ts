@@ -43,7 +43,7 @@ export const Verification = Type.Object({
     stringEnum(LIST_DECISIONS, {
       description:
         "The site's own list that decided the verdict instead of the risk model: allowlist (allowed at 0, unjudged) or blocklist (blocked at 100); " +
-        "null when the model decided, for rejected rows, and for rows logged before this field (a blocklisted one's anomalies say so). Such rows' labels are not counted as the model's missed or false alarms (stats feedback.byList)",
+        "null when the model decided, and for rejected rows; a blocklisted row logged before this field is the blocklist's by its anomalies (address_blocked, country_blocked), an allowlisted one is null. Such rows' labels are not counted as the model's missed or false alarms (stats feedback.byList)",
     }),
   ),
 })
@@ -77,7 +77,7 @@ export const VerificationFilterQuery = {
       description: "Only the scored row Siteverify answered this metadata.verification_id for (exact; the row's `verificationId`)",
     }),
   ),
-  decidedBy: Type.Optional(stringEnum(LIST_DECISIONS, { description: "Only the rows the site's allowlist, or its blocklist, decided (the row's `decidedBy`)" })),
+  decidedBy: Type.Optional(stringEnum(LIST_DECISIONS, { description: "Only the rows the site's allowlist, or its blocklist, decided (the row's `decidedBy`: a row blocklisted before migration 030 too, by its anomalies)" })),
 }
 
 /** The repository's filter for those of a query: the reference as a range of ids, the device and the verification id in lower case. */
