@@ -36,14 +36,17 @@ export interface FeedbackFigures {
  * a fraudulent label on an allowlisted row says the allowlist let a fraud in. The allowlist's rows
  * logged before migration 030 cannot be told from the model's allows at 0 and count as the
  * model's. The buckets (by the logged score) are what tuning reads: where the fraudulent scores
- * sit against the legitimate ones. The counts come grouped (countLabeledScores), the list that
+ * sit against the legitimate ones. A list's rows are left out of them: their scores (0 for the
+ * allowlist's, 100 for the blocklist's) were set by the list, not computed, and would show an
+ * allowlisted fraud as a fraud the model scored 0 (they stay in legitimate, fraudulent and byList).
+ * The counts come grouped (countLabeledScores), the list that
  * decided each already found.
  */
 export function buildFeedbackFigures(counts: readonly LabeledScoreCount[]): FeedbackFigures {
   const sumOf = (isCounted: (group: LabeledScoreCount) => boolean) => counts.reduce((sum, group) => (isCounted(group) ? sum + group.count : sum), 0)
   const bucketsOf = (wanted: LabeledScoreCount['label']) => {
     const perBucket = new Map<string, number>()
-    for (const { bucketMin, label, count } of counts) if (label === wanted) perBucket.set(String(bucketMin), (perBucket.get(String(bucketMin)) ?? 0) + count)
+    for (const { bucketMin, label, count, decidedBy } of counts) if (label === wanted && decidedBy === null) perBucket.set(String(bucketMin), (perBucket.get(String(bucketMin)) ?? 0) + count)
     return buildScoreDistribution([...perBucket].map(([label, count]) => ({ label, count })))
   }
   const labelsOf = (list: ListDecision): LabelCounts => ({

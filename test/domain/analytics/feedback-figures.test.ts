@@ -21,7 +21,7 @@ describe('the feedback figures of the stats', () => {
     expect(figures).toMatchObject({ legitimate: 3, missed: 0, falseAlarms: 2 })
   })
 
-  it("leave the lists' rows out of the missed and the false alarms, counted apart by list; a fraud nothing flagged (score 0) is missed", () => {
+  it("leave the lists' rows out of the missed and the false alarms, counted apart by list and not by score; a fraud nothing flagged (score 0) is missed", () => {
     const figures = buildFeedbackFigures([
       row('fraudulent', 'allow', 0),
       row('fraudulent', 'allow', 0, 'allowlist'),
@@ -36,9 +36,10 @@ describe('the feedback figures of the stats', () => {
       falseAlarms: 0,
       byList: { allowlist: { legitimate: 1, fraudulent: 1 }, blocklist: { legitimate: 2, fraudulent: 0 } },
     })
-    // Still counted by score, where tuning reads them.
-    expect(figures.buckets.find(({ min }) => min === 0)).toMatchObject({ fraudulent: 2, legitimate: 1 })
-    expect(figures.buckets.find(({ min }) => min === 90)).toMatchObject({ legitimate: 2 })
+    // Not in the score buckets: the lists set those scores (0, 100), the model computed none of them.
+    expect(figures.buckets.find(({ min }) => min === 0)).toMatchObject({ fraudulent: 1, legitimate: 0 })
+    expect(figures.buckets.find(({ min }) => min === 90)).toMatchObject({ fraudulent: 0, legitimate: 0 })
+    expect(figures.buckets.reduce((sum, bucket) => sum + bucket.legitimate + bucket.fraudulent, 0)).toBe(1)
   })
 
   it('add up the counts of each group', () => {

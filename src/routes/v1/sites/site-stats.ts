@@ -44,7 +44,7 @@ const Feedback = Type.Object(
       },
     ),
     buckets: Type.Array(Type.Object({ min: Type.Integer(), max: Type.Integer(), legitimate: Type.Integer(), fraudulent: Type.Integer() }), {
-      description: 'The labels by risk score, in the buckets of scoreDistribution',
+      description: "The labels by risk score, in the buckets of scoreDistribution; not those a site's list decided (byList): the list set their score, not the model",
     }),
   },
   {
