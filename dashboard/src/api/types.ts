@@ -146,8 +146,11 @@ export interface Verification {
   device: string | null
   /** Siteverify's metadata.verification_id of the row's token; null for rejected rows (which take no label). */
   verificationId: string | null
-  /** The site's list that decided the verdict instead of the risk model (Settings: allowed, blocked addresses or countries); null when the model did. */
-  decidedBy: ListDecision | null
+  /**
+   * The site's list that decided the verdict instead of the risk model (Settings: allowed, blocked addresses or countries); null when the model did.
+   * Absent from an instance older than migration 030 (during a rolling upgrade): read it with `== null`.
+   */
+  decidedBy?: ListDecision | null
   /** What the site's backend (Siteverify feedback) or an operator said the visitor was; null without a label. */
   label: VerificationLabel | null
   labelReason: LabelReason | null
@@ -220,9 +223,9 @@ export interface FeedbackFigures {
   missed: number
   /** Legitimate ones that were challenged or blocked (the action logged), the lists' aside. */
   falseAlarms: number
-  /** The labeled ones a site's list decided instead of the risk model: never missed nor false alarms. */
-  byList: Record<ListDecision, { legitimate: number; fraudulent: number }>
-  /** The labels by risk score, in the buckets of scoreDistribution. */
+  /** The labeled ones a site's list decided instead of the risk model: never missed nor false alarms. Absent from an instance older than migration 030. */
+  byList?: Record<ListDecision, { legitimate: number; fraudulent: number }>
+  /** The labels by risk score, in the buckets of scoreDistribution; not those a site's list decided (their score is the list's). */
   buckets: { min: number; max: number; legitimate: number; fraudulent: number }[]
 }
 

@@ -24,9 +24,10 @@ export function FeedbackCard({ feedback, canLabel }: FeedbackCardProps) {
   ]
   // What the site's lists got wrong, shown once there is some: a site without lists, or whose lists
   // only let in people and turned away frauds, is not shown two zeros about them.
+  // An instance older than migration 030 (a rolling upgrade) answers no byList: nothing to show.
   const listMistakes = [
-    { key: 'allowlist-fraudulent', label: 'Fraudulent, let in by your allowlist', count: byList.allowlist.fraudulent },
-    { key: 'blocklist-legitimate', label: 'Legitimate, turned away by your blocklist', count: byList.blocklist.legitimate },
+    { key: 'allowlist-fraudulent', label: 'Fraudulent, let in by your allowlist', count: byList?.allowlist.fraudulent ?? 0 },
+    { key: 'blocklist-legitimate', label: 'Legitimate, turned away by your blocklist', count: byList?.blocklist.legitimate ?? 0 },
   ]
   if (listMistakes.some(({ count }) => count > 0)) figures.push(...listMistakes)
   return (

@@ -60,8 +60,10 @@ export function VerificationsTable({ verifications, isLoading, emptyText = 'No v
               </td>
               <td>
                 <span class={`badge badge--${verification.action}`}>{verification.action}</span>
-                {verification.decidedBy === null ? null : (
+                {/* == null: an instance older than migration 030 (a rolling upgrade) sends no decidedBy. */}
+                {verification.decidedBy == null ? null : (
                   <span class="badge badge--list" title={listTitles[verification.decidedBy]}>
+                    <span class="visually-hidden">decided by the </span>
                     {verification.decidedBy}
                   </span>
                 )}
