@@ -72,6 +72,7 @@ function entry(siteId: string, index: number, createdAt: Date): VerificationLogE
     stepUps: 0,
     // A scored verification names its device, one of a thousand.
     device: action === 'rejected' ? null : (index % 1000).toString(16).padStart(24, '0'),
+    decidedBy: null,
   }
 }
 

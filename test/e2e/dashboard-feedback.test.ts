@@ -133,6 +133,18 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     await page.getByRole('button', { name: 'Find' }).click()
     await expect.poll(() => page.locator('tbody tr').evaluateAll((found) => found.map((element) => element.getAttribute('data-id')))).toEqual([rows.dashboard])
     expect(await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')).toContain(`verificationId=${dashboardVerificationId}`)
+    // A row's own id in full (a reference quoted whole) downloads that row, as the table shows it.
+    // The link is read at once, as a quick Download would follow it: while the search loads, the
+    // page shown is the previous search's (found by verification_id), and the link must not be
+    // chosen from it (the locator waits for an enabled link, which has an href, no poll).
+    await page.getByLabel('Reference', { exact: true }).fill(rows.unlabeled)
+    await page.getByRole('button', { name: 'Find' }).click()
+    const href = await page.locator('a[href]', { hasText: 'Download CSV' }).getAttribute('href')
+    expect(href).toContain(`reference=${rows.unlabeled}`)
+    expect(href).not.toContain('verificationId=')
+    await expect.poll(() => page.locator('tbody tr').evaluateAll((found) => found.map((element) => element.getAttribute('data-id')))).toEqual([rows.unlabeled])
+    const csv = await page.evaluate(async (link) => (await fetch(link!)).text(), href)
+    expect(csv.trim().split('\r\n').slice(1).map((line) => line.split(',')[0])).toEqual([rows.unlabeled])
     await page.getByRole('button', { name: 'Show all' }).click()
     await expect.poll(() => page.locator('tbody tr').count()).toBe(3)
   })
@@ -201,6 +213,36 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     const empty = viewer.getByRole('region', { name: 'Feedback' })
     await expect.poll(() => empty.innerText()).toContain('No labeled verifications in this range.')
     expect(await empty.innerText()).not.toContain('Label verifications')
+  })
+
+  it("marks what the site's allowlist decided in the log, and counts a fraud it let in apart from the misses", async () => {
+    const { app } = dashboard.service
+    const office = randomClientAddress()
+    const listed = await createTestSite(app, account, { name: 'Office shop', settings: { allowedAddresses: [office] } })
+    const headers = browserHeaders(listed.siteKey)
+    const challenge = (await app.inject({ method: 'POST', url: '/api/v1/challenge', remoteAddress: office, headers })).json<Challenge>()
+    const verified = await app.inject({ method: 'POST', url: '/api/v1/verify', remoteAddress: office, headers, payload: humanSubmission(challenge) })
+    const token = verified.json<{ token: string }>().token
+    await app.verificationLog.flush()
+    const labeled = await app.inject({ method: 'POST', url: '/api/v1/siteverify/feedback', payload: { secret: listed.secretKey, response: token, label: 'fraudulent' } })
+    expect(labeled.statusCode, labeled.body).toBe(200)
+
+    await page.goto(`${dashboard.origin}/dashboard/sites/${listed.id}/log`)
+    const officeRow = page.locator('tbody tr')
+    await expect.poll(() => officeRow.locator('td').nth(1).innerText()).toContain('allowlist')
+    expect(await officeRow.locator('.badge--list').getAttribute('title')).toContain('allowlist')
+    // Its meaning is read out, not only in the title a pointer shows: "decided by the allowlist".
+    expect(await officeRow.locator('.badge--list').textContent()).toBe('decided by the allowlist')
+    await page.goto(`${dashboard.origin}/dashboard/sites/${listed.id}/analytics`)
+    const panel = page.getByRole('region', { name: 'Feedback' })
+    await expect.poll(() => figures(panel)).toEqual({
+      Legitimate: '0',
+      Fraudulent: '1',
+      'Missed (fraudulent, allowed)': '0',
+      'False alarms (legitimate, challenged or blocked)': '0',
+      'Fraudulent, let in by your allowlist': '1',
+      'Legitimate, turned away by your blocklist': '0',
+    })
   })
 })
 

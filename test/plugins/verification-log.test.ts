@@ -23,6 +23,7 @@ function entry(siteId: string, overrides: Partial<VerificationLogEntry> = {}): V
     solveTimeMs: 420,
     stepUps: 0,
     device: '5d41402abc4b2a76b9719d91',
+    decidedBy: null,
     ...overrides,
   }
 }
@@ -96,15 +97,17 @@ describe.each([
     const service = await buildTestApp({ database })
     try {
       const siteId = randomUUID()
-      const accepted = entry(siteId)
+      const accepted = entry(siteId, { decidedBy: 'allowlist' })
       const rejected = entry(siteId, { action: 'rejected', errorCode: 'solution_invalid', riskScore: null, anomalies: [], challengeId: null, countryCode: null })
       service.app.verificationLog.record(accepted)
       service.app.verificationLog.record(rejected)
       await service.app.verificationLog.flush()
       const rows = await service.app.database.query('SELECT * FROM verifications WHERE site_id = $1 ORDER BY action', [siteId])
       expect(rows).toEqual([
-        expect.objectContaining({ action: 'allow', anomalies: ['missing_origin', 'no_interaction'], risk_score: 12, client_ip: '198.51.100.4', solve_time_ms: 420 }),
-        expect.objectContaining({ action: 'rejected', error_code: 'solution_invalid', anomalies: [], risk_score: null, challenge_id: null }),
+        expect.objectContaining({
+          action: 'allow', anomalies: ['missing_origin', 'no_interaction'], risk_score: 12, client_ip: '198.51.100.4', solve_time_ms: 420, decided_by: 'allowlist',
+        }),
+        expect.objectContaining({ action: 'rejected', error_code: 'solution_invalid', anomalies: [], risk_score: null, challenge_id: null, decided_by: null }),
       ])
     } finally {
       await service.close()

@@ -69,6 +69,7 @@ describe('GET /api/v1/sites/{id}/verifications', () => {
       labelNote: null,
       labeledAt: null,
       labelSource: null,
+      decidedBy: null,
     })
   })
 

@@ -55,6 +55,7 @@ function logEntryOf(row: VerificationRow): VerificationLogEntry {
     solveTimeMs: null,
     stepUps: 0,
     device: null,
+    decidedBy: null,
   }
 }
 

@@ -128,6 +128,9 @@ export interface Session {
 /** `rejected`: refused before scoring (a wrong nonce, an expired challenge...); see `errorCode`. */
 export type VerificationAction = 'allow' | 'challenge' | 'block' | 'rejected'
 
+/** The site's own list that decided a verification instead of the risk model: its address allowlist or its blocklist. */
+export type ListDecision = 'allowlist' | 'blocklist'
+
 export const verificationActions: readonly VerificationAction[] = ['allow', 'challenge', 'block', 'rejected']
 
 export interface Verification {
@@ -151,6 +154,11 @@ export interface Verification {
   device: string | null
   /** Siteverify's metadata.verification_id of the row's token; null for rejected rows (which take no label). */
   verificationId: string | null
+  /**
+   * The site's list that decided the verdict instead of the risk model (Settings: allowed, blocked addresses or countries); null when the model did.
+   * Absent from an instance older than migration 030 (during a rolling upgrade): read it with `== null`.
+   */
+  decidedBy?: ListDecision | null
   /** What the site's backend (Siteverify feedback) or an operator said the visitor was; null without a label. */
   label: VerificationLabel | null
   labelReason: LabelReason | null
@@ -219,11 +227,13 @@ export interface Stats {
 export interface FeedbackFigures {
   legitimate: number
   fraudulent: number
-  /** Fraudulent ones that were allowed (the action logged). */
+  /** Fraudulent ones that were allowed (the action logged), the lists' aside. */
   missed: number
-  /** Legitimate ones that were challenged or blocked (the action logged), the blocklist's aside. */
+  /** Legitimate ones that were challenged or blocked (the action logged), the lists' aside. */
   falseAlarms: number
-  /** The labels by risk score, in the buckets of scoreDistribution. */
+  /** The labeled ones a site's list decided instead of the risk model: never missed nor false alarms. Absent from an instance older than migration 030. */
+  byList?: Record<ListDecision, { legitimate: number; fraudulent: number }>
+  /** The labels by risk score, in the buckets of scoreDistribution; not those a site's list decided (their score is the list's). */
   buckets: { min: number; max: number; legitimate: number; fraudulent: number }[]
 }
 

@@ -1,5 +1,7 @@
 import { isVerificationId, type NewVerificationLabel, type VerificationLabel } from '../../domain/feedback/verification-label.js'
+import type { ListDecision } from '../../domain/sites/list-decision.js'
 import type { SqlExecutor } from '../ports.js'
+import { DECIDED_BY_SQL } from './decided-by.js'
 
 /** A scored verification a label can be put on, and what the risk model needs of it. */
 export interface LabelTarget {
@@ -22,15 +24,18 @@ export type LabelTargetName = { verificationId: string } | { rowId: string }
 
 /**
  * Labeled verifications counted alike for the stats' feedback figures: those of one score bucket,
- * label, logged action and blocklist verdict.
+ * label, logged action and list that decided them.
  */
 export interface LabeledScoreCount {
   /** The bucket's lowest score: 0, 10, ... 90 (90 holds 90 to 100), as scoreDistribution's. */
   bucketMin: number
   /** The action logged: what the verification answered then, whatever the thresholds are now. */
   action: 'allow' | 'challenge' | 'block'
-  /** Whether the site's blocklist decided it (an anomaly address_blocked or country_blocked). */
-  isBlocklisted: boolean
+  /**
+   * The site's list that decided it (migration 030), or null: the risk model did. A row logged
+   * before 030 is the blocklist's by its anomalies (address_blocked, country_blocked).
+   */
+  decidedBy: ListDecision | null
   label: VerificationLabel
   count: number
 }
@@ -85,19 +90,20 @@ export function createVerificationLabelRepository(database: SqlExecutor) {
 
     /**
      * The site's labeled verifications created within the range, counted by score bucket, label,
-     * action and blocklist verdict: a few dozen rows whatever the labels' number. Read through the
+     * action and the list that decided them: a few dozen rows whatever the labels' number. Read through the
      * partial index of labeled rows (site_id, created_at), whose size is the labels', not the log's.
      */
     async countLabeledScores(siteId: string, from: Date, to: Date): Promise<LabeledScoreCount[]> {
-      const rows = await database.query<{ bucket_min: number; action: LabeledScoreCount['action']; is_blocklisted: boolean; feedback_label: VerificationLabel; count: number }>(
+      const rows = await database.query<{ bucket_min: number; action: LabeledScoreCount['action']; decided_by: ListDecision | null; feedback_label: VerificationLabel; count: number }>(
         `SELECT (least(greatest(risk_score, 0), 99) / 10) * 10 AS bucket_min, action,
-                anomalies && ARRAY['address_blocked', 'country_blocked']::text[] AS is_blocklisted, feedback_label, count(*)::int4 AS count
+                ${DECIDED_BY_SQL} AS decided_by,
+                feedback_label, count(*)::int4 AS count
            FROM verifications
           WHERE site_id = $1 AND feedback_label IS NOT NULL AND created_at >= $2 AND created_at < $3 AND risk_score IS NOT NULL
           GROUP BY 1, 2, 3, 4`,
         [siteId, from, to],
       )
-      return rows.map((row) => ({ bucketMin: row.bucket_min, action: row.action, isBlocklisted: row.is_blocklisted, label: row.feedback_label, count: row.count }))
+      return rows.map((row) => ({ bucketMin: row.bucket_min, action: row.action, decidedBy: row.decided_by, label: row.feedback_label, count: row.count }))
     },
   }
 }

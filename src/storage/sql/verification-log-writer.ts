@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { intervalMs } from '../../domain/analytics/stats-range.js'
+import type { ListDecision } from '../../domain/sites/list-decision.js'
 import type { BulkColumn, BulkLoad, SqlDatabase } from '../ports.js'
 
-/** One row of the `verifications` table (migrations 003, 004, 021 and 023). */
+/** One row of the `verifications` table (migrations 003, 004, 021, 023 and 030). */
 export interface VerificationLogEntry {
   siteId: string
   challengeId: string | null
@@ -23,6 +24,8 @@ export interface VerificationLogEntry {
   stepUps: number
   /** The device's ephemeral id on the site (ephemeralIdOf), of a scored verification that described one. */
   device: string | null
+  /** The site's list that decided the verdict (allowlist, blocklist); null when the risk model did, and for rejected submissions. */
+  decidedBy: ListDecision | null
   /**
    * The row's id: the id of the request it records (its X-Request-Id), so that the reference a
    * turned-away visitor is shown (its first 13 characters) finds the row. One is made up when the
@@ -56,6 +59,7 @@ const columns: readonly (BulkColumn & { read: (row: VerificationLogEntry) => unk
   { name: 'solve_time_ms', type: 'int4', read: (row) => row.solveTimeMs },
   { name: 'step_ups', type: 'int2', read: (row) => row.stepUps },
   { name: 'device', type: 'text', read: (row) => row.device },
+  { name: 'decided_by', type: 'text', read: (row) => row.decidedBy },
 ]
 const bulkColumns: readonly BulkColumn[] = columns.map(({ name, type }) => ({ name, type }))
 

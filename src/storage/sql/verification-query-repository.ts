@@ -1,7 +1,9 @@
 import type { BucketCount, StatsAction, StatsRange } from '../../domain/analytics/stats-range.js'
 import { intervalMs } from '../../domain/analytics/stats-range.js'
 import type { LabelReason, LabelSource, VerificationLabel } from '../../domain/feedback/verification-label.js'
+import type { ListDecision } from '../../domain/sites/list-decision.js'
 import type { SqlExecutor } from '../ports.js'
+import { DECIDED_BY_SQL } from './decided-by.js'
 import { CREATED_AT_MICROS, newestFirstPage, where, type PageFilter, type PagePosition } from './keyset.js'
 import type { RollupKind } from './verification-log-writer.js'
 
@@ -34,6 +36,11 @@ export interface LogEntry {
   labelNote: string | null
   labeledAt: Date | null
   labelSource: LabelSource | null
+  /**
+   * The site's list that decided the verdict (migration 030), or null: the risk model (or nothing, for rejected rows) did.
+   * A blocklisted row logged before 030 is the blocklist's by its anomalies (DECIDED_BY_SQL).
+   */
+  decidedBy: ListDecision | null
 }
 
 interface LogRow {
@@ -59,6 +66,7 @@ interface LogRow {
   feedback_note: string | null
   feedback_at: Date | null
   feedback_source: LabelSource | null
+  decided_by: ListDecision | null
 }
 
 function toLogEntry(row: LogRow): LogEntry {
@@ -85,6 +93,7 @@ function toLogEntry(row: LogRow): LogEntry {
     labelNote: row.feedback_note,
     labeledAt: row.feedback_at,
     labelSource: row.feedback_source,
+    decidedBy: row.decided_by,
   }
 }
 
@@ -98,6 +107,8 @@ export interface LogPageQuery extends PagePosition {
   verificationId?: string
   /** Only the rows labeled so, or ('none') those without a label. */
   label?: VerificationLabel | 'none'
+  /** Only the rows the site's list decided so (a blocklisted row logged before 030 too, by its anomalies). */
+  decidedBy?: ListDecision
 }
 
 export interface RankedCount {
@@ -165,7 +176,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
     const { sql, params } = newestFirstPage(
       `SELECT id, site_id, created_at, ${CREATED_AT_MICROS}, action, error_code,
               risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms, device,
-              challenge_id, feedback_label, feedback_reason, feedback_note, feedback_at, feedback_source${extraColumns}
+              challenge_id, feedback_label, feedback_reason, feedback_note, feedback_at, feedback_source, ${DECIDED_BY_SQL} AS decided_by${extraColumns}
          FROM verifications`,
       [
         scope,
@@ -178,6 +189,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
           ? undefined
           : where("challenge_id = ?::uuid AND challenge_id IS NOT NULL AND action <> 'rejected'", query.verificationId),
         query.label === undefined ? undefined : query.label === 'none' ? where('feedback_label IS NULL') : where('feedback_label = ?', query.label),
+        query.decidedBy === undefined ? undefined : where(`${DECIDED_BY_SQL} = ?`, query.decidedBy),
       ],
       query,
     )

@@ -2,14 +2,13 @@ import { describe, expect, it } from 'vitest'
 import { buildFeedbackFigures } from '../../../src/domain/analytics/feedback-figures.js'
 import type { LabeledScoreCount } from '../../../src/storage/sql/verification-label-repository.js'
 
-/** One labeled verification, as countLabeledScores groups it (the bucket of its score). */
-const row = (label: LabeledScoreCount['label'], action: LabeledScoreCount['action'], riskScore: number, anomalies: string[] = ['headless_browser']): LabeledScoreCount => ({
-  label,
-  action,
-  bucketMin: Math.floor(Math.min(riskScore, 99) / 10) * 10,
-  isBlocklisted: anomalies.includes('address_blocked') || anomalies.includes('country_blocked'),
-  count: 1,
-})
+/** One labeled verification, as countLabeledScores groups it (the bucket of its score, the list that decided it). */
+const row = (
+  label: LabeledScoreCount['label'],
+  action: LabeledScoreCount['action'],
+  riskScore: number,
+  decidedBy: LabeledScoreCount['decidedBy'] = null,
+): LabeledScoreCount => ({ label, action, bucketMin: Math.floor(Math.min(riskScore, 99) / 10) * 10, decidedBy, count: 1 })
 
 describe('the feedback figures of the stats', () => {
   it('count what happened: a fraud allowed after the last step-up (a score inside the challenge band) is missed', () => {
@@ -22,21 +21,30 @@ describe('the feedback figures of the stats', () => {
     expect(figures).toMatchObject({ legitimate: 3, missed: 0, falseAlarms: 2 })
   })
 
-  it("leave the blocklist's rows out of the false alarms; a fraud nothing flagged (score 0) is missed", () => {
+  it("leave the lists' rows out of the missed and the false alarms, counted apart by list and not by score; a fraud nothing flagged (score 0) is missed", () => {
     const figures = buildFeedbackFigures([
-      row('fraudulent', 'allow', 0, []),
-      row('legitimate', 'block', 100, ['address_blocked']),
-      row('legitimate', 'block', 100, ['country_blocked']),
+      row('fraudulent', 'allow', 0),
+      row('fraudulent', 'allow', 0, 'allowlist'),
+      row('legitimate', 'allow', 0, 'allowlist'),
+      row('legitimate', 'block', 100, 'blocklist'),
+      row('legitimate', 'block', 100, 'blocklist'),
     ])
-    expect(figures).toMatchObject({ legitimate: 2, fraudulent: 1, missed: 1, falseAlarms: 0 })
-    // Still counted by score, where tuning reads them.
-    expect(figures.buckets.find(({ min }) => min === 0)).toMatchObject({ fraudulent: 1 })
-    expect(figures.buckets.find(({ min }) => min === 90)).toMatchObject({ legitimate: 2 })
+    expect(figures).toMatchObject({
+      legitimate: 3,
+      fraudulent: 2,
+      missed: 1,
+      falseAlarms: 0,
+      byList: { allowlist: { legitimate: 1, fraudulent: 1 }, blocklist: { legitimate: 2, fraudulent: 0 } },
+    })
+    // Not in the score buckets: the lists set those scores (0, 100), the model computed none of them.
+    expect(figures.buckets.find(({ min }) => min === 0)).toMatchObject({ fraudulent: 1, legitimate: 0 })
+    expect(figures.buckets.find(({ min }) => min === 90)).toMatchObject({ fraudulent: 0, legitimate: 0 })
+    expect(figures.buckets.reduce((sum, bucket) => sum + bucket.legitimate + bucket.fraudulent, 0)).toBe(1)
   })
 
   it('add up the counts of each group', () => {
     const figures = buildFeedbackFigures([{ ...row('fraudulent', 'allow', 12), count: 4 }, { ...row('legitimate', 'block', 95), count: 3 }])
-    expect(figures).toMatchObject({ legitimate: 3, fraudulent: 4, missed: 4, falseAlarms: 3 })
+    expect(figures).toMatchObject({ legitimate: 3, fraudulent: 4, missed: 4, falseAlarms: 3, byList: { allowlist: { legitimate: 0, fraudulent: 0 } } })
     expect(figures.buckets.find(({ min }) => min === 10)).toMatchObject({ fraudulent: 4, legitimate: 0 })
   })
 })

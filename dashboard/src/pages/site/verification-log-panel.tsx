@@ -24,18 +24,47 @@ const isDevice = (text: string): text is string => devicePattern.test(text)
 
 type PageQuery = Parameters<typeof fetchVerifications>[1]
 
+/** What a whole UUID searched for found: a row by its own id (a reference in full), or else rows by Siteverify's verification_id. */
+interface UuidLookup {
+  /** The UUID searched for, as typed: the page answers this search, not one typed since. */
+  reference: string
+  isRowId: boolean
+}
+
+type LogPage = VerificationPage & { lookup?: UuidLookup }
+
 /**
  * The log's page for the search box's text. A whole UUID may be a row's id (a reference in full)
  * or the verification_id Siteverify answered the site's backend: both are sought, and the rows of
- * either shown, newest first (a handful at most, on one page).
+ * either shown, newest first (a handful at most, on one page); `lookup` says which one found a row.
  */
-async function fetchLogPage(siteId: string, query: PageQuery): Promise<VerificationPage> {
+async function fetchLogPage(siteId: string, query: PageQuery): Promise<LogPage> {
   const { reference } = query
   if (reference === undefined || !isVerificationId(reference)) return fetchVerifications(siteId, query)
   const { reference: _reference, cursor: _cursor, ...rest } = query
-  const pages = await Promise.all([fetchVerifications(siteId, { ...rest, reference }), fetchVerifications(siteId, { ...rest, verificationId: reference })])
-  const byId = new Map(pages.flatMap((page) => page.items).map((item) => [item.id, item]))
-  return { items: [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt)), nextCursor: null }
+  const [byReference, byVerificationId] = await Promise.all([
+    fetchVerifications(siteId, { ...rest, reference }),
+    fetchVerifications(siteId, { ...rest, verificationId: reference }),
+  ])
+  const byId = new Map([...byReference.items, ...byVerificationId.items].map((item) => [item.id, item]))
+  return {
+    items: [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
+    nextCursor: null,
+    lookup: { reference, isRowId: byReference.items.some((item) => item.id === reference.toLowerCase()) },
+  }
+}
+
+/**
+ * The export's filters for the log shown. A whole UUID is exported as what it found: a row's own id
+ * when a row has it, else Siteverify's verification_id (what a backend quotes); a shorter reference
+ * as the rows' ids. Which one a UUID is, only the page loaded for that very search says: while a new
+ * search loads, the page shown is the previous one's (null: not known yet).
+ */
+function exportQueryOf(filters: { action: string; reference: string; device: string; label: string }, page: LogPage | undefined) {
+  const { reference, ...rest } = filters
+  if (!isVerificationId(reference)) return { ...rest, reference }
+  if (page?.lookup?.reference !== reference) return null
+  return page.lookup.isRowId ? { ...rest, reference } : { ...rest, verificationId: reference }
 }
 
 export function VerificationLogPanel({ site }: { site: Site }) {
@@ -189,8 +218,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
           </button>
           <DownloadLinks
             path={`/sites/${encodeURIComponent(site.id)}/verifications/export`}
-            // A whole UUID is exported as Siteverify's verification_id (what a backend quotes); a shorter reference as the rows' ids.
-            query={isVerificationId(reference) ? { action, verificationId: reference, device, label } : { action, reference, device, label }}
+            query={exportQueryOf({ action, reference, device, label }, page.data)}
           />
         </div>
       </div>

@@ -1,4 +1,4 @@
-import type { Verification } from '../../api/types.js'
+import type { ListDecision, Verification } from '../../api/types.js'
 import { BusyButton } from '../../components/busy-button.js'
 import { formatCountry, formatDateTimeWithSeconds, timeZoneName } from '../../lib/format.js'
 import { referenceOf } from '../../lib/reference.js'
@@ -13,6 +13,12 @@ interface VerificationsTableProps {
   onDevice: (device: string) => void
   /** Label controls for a scored row: absent for those who may not change the site (viewers), who see the labels only. */
   labeling?: { onLabel: (verification: Verification) => void; onRemove: (verification: Verification) => void; busyRowId: string | undefined }
+}
+
+/** What a list's badge on a row means, in its title. */
+const listTitles: Record<ListDecision, string> = {
+  allowlist: "Allowed by the site's address allowlist, not judged by the risk model",
+  blocklist: "Blocked by the site's blocklist (its addresses or countries), not judged by the risk model",
 }
 
 function describeSolve(verification: Verification): string {
@@ -54,6 +60,13 @@ export function VerificationsTable({ verifications, isLoading, emptyText = 'No v
               </td>
               <td>
                 <span class={`badge badge--${verification.action}`}>{verification.action}</span>
+                {/* == null: an instance older than migration 030 (a rolling upgrade) sends no decidedBy. */}
+                {verification.decidedBy == null ? null : (
+                  <span class="badge badge--list" title={listTitles[verification.decidedBy]}>
+                    <span class="visually-hidden">decided by the </span>
+                    {verification.decidedBy}
+                  </span>
+                )}
                 {verification.errorCode === null ? null : <div class="code log__error">{verification.errorCode}</div>}
                 {verification.pageAction === null ? null : <div class="muted" title="The page's action">{verification.pageAction}</div>}
               </td>

@@ -19,19 +19,32 @@ const actionCounts = {
 }
 
 const feedbackCount = (description: string) => Type.Integer({ description })
+const listLabels = (decided: string) =>
+  Type.Object({ legitimate: Type.Integer(), fraudulent: Type.Integer() }, { description: `Labeled verifications ${decided}, by label` })
 
 const Feedback = Type.Object(
   {
     legitimate: feedbackCount('Verifications of the range labeled legitimate'),
     fraudulent: feedbackCount('Verifications of the range labeled fraudulent'),
     missed: feedbackCount(
-      "Fraudulent ones that were allowed (the action logged, step-ups included); the address allowlist's count too, as the log does not mark them",
+      "Fraudulent ones the risk model allowed (the action logged, step-ups included); not those a site's list decided (byList)",
     ),
     falseAlarms: feedbackCount(
-      'Legitimate ones that were challenged or blocked (the action logged), except those of the blocklist (address_blocked, country_blocked)',
+      "Legitimate ones the risk model challenged or blocked (the action logged); not those a site's list decided (byList)",
+    ),
+    byList: Type.Object(
+      {
+        allowlist: listLabels('the address allowlist let in (allowed at 0, unjudged): a fraudulent one is an entry to review'),
+        blocklist: listLabels('the blocklist turned away (its addresses or countries): a legitimate one is an entry to review'),
+      },
+      {
+        description:
+          "The labeled ones a site's own list decided instead of the risk model (the log's decidedBy), counted in legitimate and fraudulent but never " +
+          'in missed or falseAlarms. Rows logged before migration 030: the blocklist\'s are known by their anomalies, the allowlist\'s count as the model\'s.',
+      },
     ),
     buckets: Type.Array(Type.Object({ min: Type.Integer(), max: Type.Integer(), legitimate: Type.Integer(), fraudulent: Type.Integer() }), {
-      description: 'The labels by risk score, in the buckets of scoreDistribution',
+      description: "The labels by risk score, in the buckets of scoreDistribution; not those a site's list decided (byList): the list set their score, not the model",
     }),
   },
   {

@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { statsActions, type StatsAction } from '../../../domain/analytics/stats-range.js'
 import { idRangeOf, REFERENCE_PATTERN } from '../../../domain/analytics/verification-reference.js'
 import { LABEL_REASONS, VERIFICATION_LABELS, type VerificationLabel } from '../../../domain/feedback/verification-label.js'
+import { LIST_DECISIONS, type ListDecision } from '../../../domain/sites/list-decision.js'
 import { EPHEMERAL_ID_PATTERN } from '../../../domain/token/ephemeral-id-pattern.js'
 import { accountOf } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository, type LogEntry } from '../../../storage/sql/verification-query-repository.js'
@@ -38,6 +39,13 @@ export const Verification = Type.Object({
   labelNote: orNull(Type.String()),
   labeledAt: orNull(Type.String({ format: 'date-time' })),
   labelSource: orNull(stringEnum(['siteverify', 'dashboard'], { description: 'siteverify: the backend with its secret; dashboard: an operator' })),
+  decidedBy: orNull(
+    stringEnum(LIST_DECISIONS, {
+      description:
+        "The site's own list that decided the verdict instead of the risk model: allowlist (allowed at 0, unjudged) or blocklist (blocked at 100); " +
+        "null when the model decided, and for rejected rows; a blocklisted row logged before this field is the blocklist's by its anomalies (address_blocked, country_blocked), an allowlisted one is null. Such rows' labels are not counted as the model's missed or false alarms (stats feedback.byList)",
+    }),
+  ),
 })
 
 const AccountVerification = Type.Object({ ...Verification.properties, siteName: Type.String({ description: 'The name of the site it was shown on' }) })
@@ -69,6 +77,7 @@ export const VerificationFilterQuery = {
       description: "Only the scored row Siteverify answered this metadata.verification_id for (exact; the row's `verificationId`)",
     }),
   ),
+  decidedBy: Type.Optional(stringEnum(LIST_DECISIONS, { description: "Only the rows the site's allowlist, or its blocklist, decided (the row's `decidedBy`: a row blocklisted before migration 030 too, by its anomalies)" })),
 }
 
 /** The repository's filter for those of a query: the reference as a range of ids, the device and the verification id in lower case. */
@@ -78,8 +87,10 @@ export function verificationFilterOf(query: {
   device?: string
   label?: VerificationLabel | 'none'
   verificationId?: string
+  decidedBy?: ListDecision
 }) {
   return {
+    decidedBy: query.decidedBy,
     verificationId: query.verificationId?.toLowerCase(),
     label: query.label,
     action: query.action,

@@ -45,6 +45,7 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       solveTimeMs: facts.solveTimeMs ?? null,
       stepUps: facts.stepUps ?? 0,
       device: null,
+      decidedBy: null,
     })
   })
 

@@ -12,6 +12,7 @@ import { advanceStepUps, claimStepUps } from '../../../domain/risk/step-up.js'
 import { recordOutcome } from '../../../domain/history/client-history.js'
 import { fingerprintDigest } from '../../../domain/history/client-keys.js'
 import { findBlocklistLabels, hasBlocklist } from '../../../domain/sites/blocklist.js'
+import type { ListDecision } from '../../../domain/sites/list-decision.js'
 import { testOutcomeOf, type TestSiteOutcome } from '../../../domain/sites/test-site-keys.js'
 import { ephemeralIdOf } from '../../../domain/token/ephemeral-id.js'
 import { issueToken, TOKEN_LIFETIME_MS } from '../../../domain/token/token.js'
@@ -64,7 +65,7 @@ export async function judgeSubmission(
   const deviceDigest = fingerprintDigest(fingerprint)
   const device = deviceOf(app, caller, deviceDigest, now)
   if (caller.isAllowedAddress) {
-    return judgeForAllowedAddress(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps: record.stepUps, device })
+    return judgeForAllowedAddress(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps: record.stepUps, device, decidedBy: 'allowlist' })
   }
   // The site's blocklist comes after the allowlist, which wins, and after the proof of work, so
   // that a bad solution is refused as anywhere else. A site without one pays one length check; a
@@ -74,7 +75,7 @@ export async function judgeSubmission(
     profile = await app.network.profile(caller.clientIp)
     const labels = findBlocklistLabels(caller.site.settings, caller.clientIp, profile.countryCode)
     if (labels.length > 0) {
-      const judged = { challengeId, now, difficulty: record.difficulty, stepUps: record.stepUps, device, record }
+      const judged = { challengeId, now, difficulty: record.difficulty, stepUps: record.stepUps, device, record, decidedBy: 'blocklist' as const }
       return judgeForBlocklisted(app, request, caller, body, judged, { labels, countryCode: profile.countryCode })
     }
   }
@@ -177,6 +178,8 @@ interface Judged {
   stepUps: number
   /** The device's ephemeral id on the site, when the submission described one. */
   device: string | null
+  /** The site's list that decided the verdict, when one did (the risk model did otherwise). */
+  decidedBy?: ListDecision
 }
 
 /** The verdict's row in the verification log, and its count. */
@@ -199,6 +202,7 @@ function logVerdict(app: FastifyInstance, request: FastifyRequest, caller: Publi
     solveTimeMs: body.solveTimeMs,
     stepUps: judged.stepUps,
     device: judged.device,
+    decidedBy: judged.decidedBy ?? null,
   })
   noteFacts(request, { logged: true })
   app.counters.increment('verifications', { action: verdict.action })
@@ -214,7 +218,7 @@ async function judgeForAllowedAddress(
   request: FastifyRequest,
   caller: PublicCaller,
   body: SubmissionBody,
-  judged: Judged,
+  judged: Judged & { decidedBy: 'allowlist' },
 ): Promise<VerificationResultBody> {
   const { countryCode } = await app.network.profile(caller.clientIp)
   const verdict: Verdict = { action: 'allow', riskScore: 0, anomalies: [], countryCode }
@@ -236,7 +240,7 @@ async function judgeForBlocklisted(
   request: FastifyRequest,
   caller: PublicCaller,
   body: SubmissionBody,
-  judged: Judged & { record: Pick<ChallengeRecord, 'stepUps' | 'stepUpRound'> },
+  judged: Judged & { record: Pick<ChallengeRecord, 'stepUps' | 'stepUpRound'>; decidedBy: 'blocklist' },
   blocklisted: { labels: AnomalyLabel[]; countryCode: string },
 ): Promise<VerificationResultBody> {
   const { labels, countryCode } = blocklisted
