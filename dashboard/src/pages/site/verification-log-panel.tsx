@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { fetchVerifications, removeVerificationLabel } from '../../api/analytics.js'
-import { verificationActions, type Site, type Verification, type VerificationAction, type VerificationLabel, type VerificationPage } from '../../api/types.js'
+import { verificationActions, type ListDecision, type Site, type Verification, type VerificationAction, type VerificationLabel, type VerificationPage } from '../../api/types.js'
 import { ConfirmDialog } from '../../components/confirm-dialog.js'
 import { DownloadLinks } from '../../components/download-links.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
+import { LIST_DECISIONS } from '../../../../src/domain/sites/list-decision.js'
 import { EPHEMERAL_ID_PATTERN } from '../../../../src/domain/token/ephemeral-id-pattern.js'
 import { ReferenceSearch } from '../../components/reference-search.js'
 import { actionStyles } from '../../lib/actions.js'
@@ -16,6 +17,9 @@ import { LabelDialog } from './verification-label.js'
 import { VerificationsTable } from './verifications-table.js'
 
 const pageSizes = [10, 25, 50, 100] as const
+
+/** The "Decided by" filter's choices: the site's list that decided a row instead of the risk model (its badge). */
+const listDecisionNames: Record<ListDecision, string> = { allowlist: 'The allowlist', blocklist: 'The blocklist' }
 
 const devicePattern = new RegExp(EPHEMERAL_ID_PATTERN)
 
@@ -60,7 +64,7 @@ async function fetchLogPage(siteId: string, query: PageQuery): Promise<LogPage> 
  * as the rows' ids. Which one a UUID is, only the page loaded for that very search says: while a new
  * search loads, the page shown is the previous one's (null: not known yet).
  */
-function exportQueryOf(filters: { action: string; reference: string; device: string; label: string }, page: LogPage | undefined) {
+function exportQueryOf(filters: { action: string; reference: string; device: string; label: string; decidedBy: string }, page: LogPage | undefined) {
   const { reference, ...rest } = filters
   if (!isVerificationId(reference)) return { ...rest, reference }
   if (page?.lookup?.reference !== reference) return null
@@ -74,6 +78,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
   const [reference, setReference] = useAddressParam<string>('reference', isReference, '')
   const [device, setDevice] = useAddressParam<string>('device', isDevice, '')
   const [label, setLabel] = useAddressParam<LabelFilter | ''>('label', ['', ...labelFilters], '')
+  const [decidedBy, setDecidedBy] = useAddressParam<ListDecision | ''>('decidedBy', ['', ...LIST_DECISIONS], '')
   // Cursors of the pages seen so far: the last one is the current page; going back pops it.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined])
   const cursor = cursors[cursors.length - 1]
@@ -86,10 +91,11 @@ export function VerificationLogPanel({ site }: { site: Site }) {
         ...(reference === '' ? {} : { reference }),
         ...(device === '' ? {} : { device }),
         ...(label === '' ? {} : { label }),
+        ...(decidedBy === '' ? {} : { decidedBy }),
       }),
-    [site.id, cursor, action, pageSize, reference, device, label],
+    [site.id, cursor, action, pageSize, reference, device, label, decidedBy],
   )
-  const [page, reload] = useLoader(load, `${site.id}:${action}:${pageSize}:${reference}:${device}:${label}:${cursor ?? ''}`)
+  const [page, reload] = useLoader(load, `${site.id}:${action}:${pageSize}:${reference}:${device}:${label}:${decidedBy}:${cursor ?? ''}`)
   const [labeling, setLabeling] = useState<Verification | undefined>(undefined)
   // The row whose label is asked to be removed (the confirmation is open while there is one).
   const [unlabeling, setUnlabeling] = useState<Verification | undefined>(undefined)
@@ -135,13 +141,21 @@ export function VerificationLogPanel({ site }: { site: Site }) {
     setCursors([undefined])
     setLabelError(undefined)
   }
+  /** A filter's setter that also goes back to the first page (refilter). */
+  const refiltering =
+    <Value,>(set: (value: Value) => void) =>
+    (value: Value) => {
+      set(value)
+      refilter()
+    }
   const findReference = (wanted: string) => {
     setReference(wanted)
-    // A visitor's verification is sought whatever its action or device: a filter left on would hide it.
+    // A visitor's verification is sought whatever its action, device, label or deciding list: a filter left on would hide it.
     if (wanted !== '') {
       setAction('')
       setDevice('')
       setLabel('')
+      setDecidedBy('')
     }
     refilter()
   }
@@ -170,10 +184,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
             values={verificationActions}
             nameOf={(name) => actionStyles[name].label}
             value={action}
-            onChange={(next) => {
-              setAction(next)
-              refilter()
-            }}
+            onChange={refiltering(setAction)}
           />
           <FilterSelect
             id="log-label"
@@ -182,10 +193,16 @@ export function VerificationLogPanel({ site }: { site: Site }) {
             values={labelFilters}
             nameOf={(name) => labelFilterNames[name]}
             value={label}
-            onChange={(next) => {
-              setLabel(next)
-              refilter()
-            }}
+            onChange={refiltering(setLabel)}
+          />
+          <FilterSelect
+            id="log-decided-by"
+            label="Decided by"
+            allLabel="The model or a list"
+            values={LIST_DECISIONS}
+            nameOf={(name) => listDecisionNames[name]}
+            value={decidedBy}
+            onChange={refiltering(setDecidedBy)}
           />
           <label for="log-page-size" class="toolbar__label">
             Rows
@@ -218,7 +235,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
           </button>
           <DownloadLinks
             path={`/sites/${encodeURIComponent(site.id)}/verifications/export`}
-            query={exportQueryOf({ action, reference, device, label }, page.data)}
+            query={exportQueryOf({ action, reference, device, label, decidedBy }, page.data)}
           />
         </div>
       </div>
@@ -269,7 +286,9 @@ export function VerificationLogPanel({ site }: { site: Site }) {
                     ? { emptyText: 'No verification of this device matches: its id may be of another site or week, or its rows older than the log keeps.' }
                     : label !== ''
                       ? { emptyText: `No verification in this view is ${label === 'none' ? 'unlabeled' : `labeled ${label}`}.` }
-                      : {})}
+                      : decidedBy !== ''
+                        ? { emptyText: `No verification in this view was decided by the ${decidedBy}.` }
+                        : {})}
               />
             </div>
           )}
