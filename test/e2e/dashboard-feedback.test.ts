@@ -27,20 +27,20 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
   let dashboardVerificationId = ''
   const browsers: Browser[] = []
 
-  /** A person's verification of `on` from `remoteAddress`: its challenge (the row's verificationId) and its token, if allowed. */
-  async function verifyFrom(on: CreatedSite, remoteAddress: string): Promise<{ challengeId: string; token: string }> {
+  /** A person's verification of `on` from `remoteAddress`: its challenge (the row's verificationId) and its token, if allowed (a blocked one has none). */
+  async function verifyFrom(on: CreatedSite, remoteAddress: string): Promise<{ challengeId: string; token: string | undefined }> {
     const { app } = dashboard.service
     const headers = browserHeaders(on.siteKey)
     const challenge = (await app.inject({ method: 'POST', url: '/api/v1/challenge', remoteAddress, headers })).json<Challenge>()
     const verified = await app.inject({ method: 'POST', url: '/api/v1/verify', remoteAddress, headers, payload: humanSubmission(challenge) })
     expect(verified.statusCode, verified.body).toBe(200)
-    return { challengeId: challenge.challengeId, token: verified.json<{ token: string }>().token }
+    return { challengeId: challenge.challengeId, token: verified.json<{ token?: string }>().token }
   }
 
   /** A person's verification from its own address, redeemed at Siteverify: its token and verification_id. */
   async function verifyAndRedeem(): Promise<{ token: string; verificationId: string }> {
     const { app } = dashboard.service
-    const { token } = await verifyFrom(site, randomClientAddress())
+    const token = tokenOf(await verifyFrom(site, randomClientAddress()))
     const answer = await app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret: site.secretKey, response: token } })
     expect(answer.json<{ success: boolean }>().success, answer.body).toBe(true)
     return { token, verificationId: answer.json<{ metadata: { verification_id: string } }>().metadata.verification_id }
@@ -56,7 +56,7 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     const listed = (await app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications`, headers: asScript(account) })).json<{
       items: { id: string; verificationId: string; riskScore: number }[]
     }>().items
-    const rowOf = (verificationId: string) => listed.find((item) => item.verificationId === verificationId)!
+    const rowOf = (verificationId: string) => rowWithVerificationId(listed, verificationId)
     // A person's score is below the threshold: a fraudulent label on it is a miss.
     expect(rowOf(made[0]!.verificationId).riskScore).toBeLessThan(CHALLENGE_THRESHOLD)
     rows.server = rowOf(made[0]!.verificationId).id
@@ -153,7 +153,7 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     expect(href).not.toContain('verificationId=')
     await expect.poll(shownRowIds).toEqual([rows.unlabeled])
     const csv = await page.evaluate(async (link) => (await fetch(link!)).text(), href)
-    expect(csv.trim().split('\r\n').slice(1).map((line) => line.split(',')[0])).toEqual([rows.unlabeled])
+    expect(csvIds(csv)).toEqual([rows.unlabeled])
     await page.getByRole('button', { name: 'Show all' }).click()
     await expect.poll(() => page.locator('tbody tr').count()).toBe(3)
   })
@@ -228,7 +228,7 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     const { app } = dashboard.service
     const office = randomClientAddress()
     const listed = await createTestSite(app, account, { name: 'Office shop', settings: { allowedAddresses: [office] } })
-    const { token } = await verifyFrom(listed, office)
+    const token = tokenOf(await verifyFrom(listed, office))
     await app.verificationLog.flush()
     const labeled = await app.inject({ method: 'POST', url: '/api/v1/siteverify/feedback', payload: { secret: listed.secretKey, response: token, label: 'fraudulent' } })
     expect(labeled.statusCode, labeled.body).toBe(200)
@@ -263,24 +263,31 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     const listedRows = (await app.inject({ method: 'GET', url: `/api/v1/sites/${listed.id}/verifications?limit=100`, headers: asScript(account) })).json<{
       items: { id: string; verificationId: string | null }[]
     }>().items
-    const idOf = ({ challengeId }: { challengeId: string }) => listedRows.find((item) => item.verificationId === challengeId)!.id
+    const idOf = ({ challengeId }: { challengeId: string }) => rowWithVerificationId(listedRows, challengeId).id
 
     await page.goto(`${dashboard.origin}/dashboard/sites/${listed.id}/log?rows=10`)
     await page.getByRole('heading', { name: 'Verification log' }).waitFor()
     await expect.poll(() => page.locator('tbody tr').count()).toBe(10)
+    const pagerPosition = page.locator('.pager__position')
+    const logStatus = page.getByRole('status').and(page.locator('.log__count'))
     await page.getByRole('button', { name: 'Older' }).click()
-    await page.getByText('Page 2').waitFor()
+    await pagerPosition.filter({ hasText: 'Page 2' }).waitFor()
+    await logStatus.filter({ hasText: 'Showing 5 verifications on page 2.' }).waitFor()
 
     const decidedBy = page.getByLabel('Decided by', { exact: true })
     expect(await decidedBy.locator('option').allInnerTexts()).toEqual(['The model or a list', 'The allowlist', 'The blocklist'])
     await decidedBy.selectOption({ label: 'The blocklist' })
     await expect.poll(shownRowIds).toEqual([idOf(made.blocked)])
-    expect(await page.locator('.pager__position').innerText()).toBe('Page 1')
+    // Said to a screen reader as well as shown: the one row the page now holds.
+    await logStatus.filter({ hasText: /^Showing one verification\.$/ }).waitFor()
+    expect(await pagerPosition.innerText()).toBe('Page 1')
     expect(new URL(page.url()).searchParams.get('decidedBy')).toBe('blocklist')
+    const decidedByOf = async (name: string) => new URL((await page.getByRole('link', { name }).getAttribute('href'))!, page.url()).searchParams.get('decidedBy')
+    expect(await decidedByOf('Download NDJSON')).toBe('blocklist')
+    expect(await decidedByOf('Download CSV')).toBe('blocklist')
     const href = await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')
-    expect(new URL(href!, page.url()).searchParams.get('decidedBy')).toBe('blocklist')
     const csv = await page.evaluate(async (link) => (await fetch(link)).text(), href!)
-    expect(csv.trim().split('\r\n').slice(1).map((line) => line.split(',')[0])).toEqual([idOf(made.blocked)])
+    expect(csvIds(csv)).toEqual([idOf(made.blocked)])
     await expectNoAccessibilityViolations(page, 'verification log filtered by the blocklist')
 
     // A reload, or the link shared, opens the same view.
@@ -290,6 +297,12 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     await expect.poll(shownRowIds).toEqual([idOf(made.blocked)])
 
     await decidedBy.selectOption({ label: 'The allowlist' })
+    await expect.poll(shownRowIds).toEqual([idOf(made.office)])
+    // Nothing the allowlist decided was blocked: the status line says why the page is empty.
+    await page.getByLabel('Action', { exact: true }).selectOption('block')
+    await logStatus.filter({ hasText: /^No verification in this view was decided by the allowlist\.$/ }).waitFor()
+    expect(await page.locator('tbody tr').count()).toBe(0)
+    await page.getByLabel('Action', { exact: true }).selectOption('')
     await expect.poll(shownRowIds).toEqual([idOf(made.office)])
 
     // A visitor's reference is sought whatever list decided: the filter would hide the model's row.
@@ -302,6 +315,28 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     expect(dashboard.pageErrors).toEqual([])
   })
 })
+
+/** The token of a verification that was allowed, failing clearly when it was answered none (blocked). */
+function tokenOf({ token }: { token: string | undefined }): string {
+  if (token === undefined) throw new Error('The verification was answered no token: it was not allowed')
+  return token
+}
+
+/** The log's row of a verification (its verificationId, the challenge's id), failing clearly when the log has none. */
+function rowWithVerificationId<Row extends { verificationId: string | null }>(rows: readonly Row[], verificationId: string): Row {
+  const found = rows.find((item) => item.verificationId === verificationId)
+  if (found === undefined) throw new Error(`The log has no row of verification ${verificationId}`)
+  return found
+}
+
+/** The row ids of a CSV export, in its order (the first column, after the header). */
+function csvIds(csv: string): string[] {
+  return csv
+    .trim()
+    .split('\r\n')
+    .slice(1)
+    .map((line) => line.split(',')[0] ?? '')
+}
 
 /** The Feedback card's figures as read: each visible term with its count. */
 async function figures(panel: ReturnType<Page['getByRole']>): Promise<Record<string, string>> {
