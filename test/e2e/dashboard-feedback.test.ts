@@ -4,6 +4,7 @@ import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
 import { browserHeaders, humanSubmission } from '../helpers/core-flow.js'
 import { asScript, createTestAccount, createTestSite, randomClientAddress, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { shareSite } from '../helpers/site-sharing.js'
+import { insertVerifications } from '../helpers/verification-rows.js'
 import { expectNoAccessibilityViolations, hasChromium, launchBrowser, openLoggedInDashboard, type Browser, type OpenDashboard } from './dashboard-support.js'
 
 const CHALLENGE_THRESHOLD = 60
@@ -11,7 +12,7 @@ const CHALLENGE_THRESHOLD = 60
 /**
  * Feedback on verifications in a real browser: a label from the site's server (Siteverify
  * feedback) and one from the dashboard show as badges in the log, the log filters by label (its
- * download links too) and finds a row by Siteverify's verification_id, the analytics count them
+ * download links too) and by the site's list that decided a row, finds a row by Siteverify's verification_id, the analytics count them
  * against the actions logged (a threshold changed later moves nothing), a label is removed after
  * a confirmation, and a viewer sees the labels without the controls.
  */
@@ -26,14 +27,20 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
   let dashboardVerificationId = ''
   const browsers: Browser[] = []
 
+  /** A person's verification of `on` from `remoteAddress`: its challenge (the row's verificationId) and its token, if allowed (a blocked one has none). */
+  async function verifyFrom(on: CreatedSite, remoteAddress: string): Promise<{ challengeId: string; token: string | undefined }> {
+    const { app } = dashboard.service
+    const headers = browserHeaders(on.siteKey)
+    const challenge = (await app.inject({ method: 'POST', url: '/api/v1/challenge', remoteAddress, headers })).json<Challenge>()
+    const verified = await app.inject({ method: 'POST', url: '/api/v1/verify', remoteAddress, headers, payload: humanSubmission(challenge) })
+    expect(verified.statusCode, verified.body).toBe(200)
+    return { challengeId: challenge.challengeId, token: verified.json<{ token?: string }>().token }
+  }
+
   /** A person's verification from its own address, redeemed at Siteverify: its token and verification_id. */
   async function verifyAndRedeem(): Promise<{ token: string; verificationId: string }> {
     const { app } = dashboard.service
-    const remoteAddress = randomClientAddress()
-    const headers = browserHeaders(site.siteKey)
-    const challenge = (await app.inject({ method: 'POST', url: '/api/v1/challenge', remoteAddress, headers })).json<Challenge>()
-    const verified = await app.inject({ method: 'POST', url: '/api/v1/verify', remoteAddress, headers, payload: humanSubmission(challenge) })
-    const token = verified.json<{ token: string }>().token
+    const token = tokenOf(await verifyFrom(site, randomClientAddress()))
     const answer = await app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret: site.secretKey, response: token } })
     expect(answer.json<{ success: boolean }>().success, answer.body).toBe(true)
     return { token, verificationId: answer.json<{ metadata: { verification_id: string } }>().metadata.verification_id }
@@ -49,7 +56,7 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     const listed = (await app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications`, headers: asScript(account) })).json<{
       items: { id: string; verificationId: string; riskScore: number }[]
     }>().items
-    const rowOf = (verificationId: string) => listed.find((item) => item.verificationId === verificationId)!
+    const rowOf = (verificationId: string) => rowWithVerificationId(listed, verificationId)
     // A person's score is below the threshold: a fraudulent label on it is a miss.
     expect(rowOf(made[0]!.verificationId).riskScore).toBeLessThan(CHALLENGE_THRESHOLD)
     rows.server = rowOf(made[0]!.verificationId).id
@@ -71,6 +78,8 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
   })
 
   const row = (id: string) => page.locator(`tr[data-id="${id}"]`)
+  /** The ids of the log's rows shown, top to bottom. */
+  const shownRowIds = () => page.locator('tbody tr').evaluateAll((found) => found.map((element) => element.getAttribute('data-id')))
   /** What the row's Label cell shows (badge, reason, source, note and buttons), as read. */
   const labelCellText = (id: string) => row(id).locator('td').last().innerText()
   const focusedName = () => page.evaluate(() => document.activeElement?.textContent ?? '')
@@ -118,12 +127,12 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
   it('filters the log by label, and carries the filter into the download links', async () => {
     const label = page.getByLabel('Label', { exact: true })
     await label.selectOption('fraudulent')
-    await expect.poll(() => page.locator('tbody tr').evaluateAll((found) => found.map((element) => element.getAttribute('data-id')))).toEqual([rows.server])
+    await expect.poll(shownRowIds).toEqual([rows.server])
     expect(await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')).toContain('label=fraudulent')
     expect(new URL(page.url()).searchParams.get('label')).toBe('fraudulent')
 
     await label.selectOption('none')
-    await expect.poll(() => page.locator('tbody tr').evaluateAll((found) => found.map((element) => element.getAttribute('data-id')))).toEqual([rows.unlabeled])
+    await expect.poll(shownRowIds).toEqual([rows.unlabeled])
     await label.selectOption('')
     await expect.poll(() => page.locator('tbody tr').count()).toBe(3)
   })
@@ -131,7 +140,7 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
   it("finds a row by the verification_id Siteverify answered, typed into the reference search", async () => {
     await page.getByLabel('Reference', { exact: true }).fill(dashboardVerificationId)
     await page.getByRole('button', { name: 'Find' }).click()
-    await expect.poll(() => page.locator('tbody tr').evaluateAll((found) => found.map((element) => element.getAttribute('data-id')))).toEqual([rows.dashboard])
+    await expect.poll(shownRowIds).toEqual([rows.dashboard])
     expect(await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')).toContain(`verificationId=${dashboardVerificationId}`)
     // A row's own id in full (a reference quoted whole) downloads that row, as the table shows it.
     // The link is read at once, as a quick Download would follow it: while the search loads, the
@@ -142,9 +151,9 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     const href = await page.locator('a[href]', { hasText: 'Download CSV' }).getAttribute('href')
     expect(href).toContain(`reference=${rows.unlabeled}`)
     expect(href).not.toContain('verificationId=')
-    await expect.poll(() => page.locator('tbody tr').evaluateAll((found) => found.map((element) => element.getAttribute('data-id')))).toEqual([rows.unlabeled])
+    await expect.poll(shownRowIds).toEqual([rows.unlabeled])
     const csv = await page.evaluate(async (link) => (await fetch(link!)).text(), href)
-    expect(csv.trim().split('\r\n').slice(1).map((line) => line.split(',')[0])).toEqual([rows.unlabeled])
+    expect(csvIds(csv)).toEqual([rows.unlabeled])
     await page.getByRole('button', { name: 'Show all' }).click()
     await expect.poll(() => page.locator('tbody tr').count()).toBe(3)
   })
@@ -219,10 +228,7 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
     const { app } = dashboard.service
     const office = randomClientAddress()
     const listed = await createTestSite(app, account, { name: 'Office shop', settings: { allowedAddresses: [office] } })
-    const headers = browserHeaders(listed.siteKey)
-    const challenge = (await app.inject({ method: 'POST', url: '/api/v1/challenge', remoteAddress: office, headers })).json<Challenge>()
-    const verified = await app.inject({ method: 'POST', url: '/api/v1/verify', remoteAddress: office, headers, payload: humanSubmission(challenge) })
-    const token = verified.json<{ token: string }>().token
+    const token = tokenOf(await verifyFrom(listed, office))
     await app.verificationLog.flush()
     const labeled = await app.inject({ method: 'POST', url: '/api/v1/siteverify/feedback', payload: { secret: listed.secretKey, response: token, label: 'fraudulent' } })
     expect(labeled.statusCode, labeled.body).toBe(200)
@@ -244,7 +250,93 @@ describe.skipIf(!hasChromium())('labeling verifications in the dashboard', () =>
       'Legitimate, turned away by your blocklist': '0',
     })
   })
+
+  it("filters the log by the list that decided a row, from the first page, keeps the filter in the address and the download links, and a reference search drops it", async () => {
+    const { app } = dashboard.service
+    const [office, blocked] = [randomClientAddress(), randomClientAddress()]
+    const listed = await createTestSite(app, account, { name: 'Listed shop', settings: { allowedAddresses: [office], blockedAddresses: [blocked] } })
+    // Twelve older rows of the model's, so that the log has a second page of ten.
+    const minuteAgo = Date.now() - 60_000
+    await insertVerifications(app.database, Array.from({ length: 12 }, (_, index) => ({ siteId: listed.id, createdAt: new Date(minuteAgo - index * 1000), action: 'allow' as const })))
+    const made = { office: await verifyFrom(listed, office), blocked: await verifyFrom(listed, blocked), stranger: await verifyFrom(listed, randomClientAddress()) }
+    await app.verificationLog.flush()
+    const listedRows = (await app.inject({ method: 'GET', url: `/api/v1/sites/${listed.id}/verifications?limit=100`, headers: asScript(account) })).json<{
+      items: { id: string; verificationId: string | null }[]
+    }>().items
+    const idOf = ({ challengeId }: { challengeId: string }) => rowWithVerificationId(listedRows, challengeId).id
+
+    await page.goto(`${dashboard.origin}/dashboard/sites/${listed.id}/log?rows=10`)
+    await page.getByRole('heading', { name: 'Verification log' }).waitFor()
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(10)
+    const pagerPosition = page.locator('.pager__position')
+    const logStatus = page.getByRole('status').and(page.locator('.log__count'))
+    await page.getByRole('button', { name: 'Older' }).click()
+    await pagerPosition.filter({ hasText: 'Page 2' }).waitFor()
+    await logStatus.filter({ hasText: 'Showing 5 verifications on page 2.' }).waitFor()
+
+    const decidedBy = page.getByLabel('Decided by', { exact: true })
+    expect(await decidedBy.locator('option').allInnerTexts()).toEqual(['The model or a list', 'The allowlist', 'The blocklist'])
+    await decidedBy.selectOption({ label: 'The blocklist' })
+    await expect.poll(shownRowIds).toEqual([idOf(made.blocked)])
+    // Said to a screen reader as well as shown: the one row the page now holds.
+    await logStatus.filter({ hasText: /^Showing one verification\.$/ }).waitFor()
+    expect(await pagerPosition.innerText()).toBe('Page 1')
+    expect(new URL(page.url()).searchParams.get('decidedBy')).toBe('blocklist')
+    const decidedByOf = async (name: string) => new URL((await page.getByRole('link', { name }).getAttribute('href'))!, page.url()).searchParams.get('decidedBy')
+    expect(await decidedByOf('Download NDJSON')).toBe('blocklist')
+    expect(await decidedByOf('Download CSV')).toBe('blocklist')
+    const href = await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')
+    const csv = await page.evaluate(async (link) => (await fetch(link)).text(), href!)
+    expect(csvIds(csv)).toEqual([idOf(made.blocked)])
+    await expectNoAccessibilityViolations(page, 'verification log filtered by the blocklist')
+
+    // A reload, or the link shared, opens the same view.
+    await page.reload()
+    await page.getByRole('heading', { name: 'Verification log' }).waitFor()
+    expect(await decidedBy.inputValue()).toBe('blocklist')
+    await expect.poll(shownRowIds).toEqual([idOf(made.blocked)])
+
+    await decidedBy.selectOption({ label: 'The allowlist' })
+    await expect.poll(shownRowIds).toEqual([idOf(made.office)])
+    // Nothing the allowlist decided was blocked: the status line says why the page is empty.
+    await page.getByLabel('Action', { exact: true }).selectOption('block')
+    await logStatus.filter({ hasText: /^No verification in this view was decided by the allowlist\.$/ }).waitFor()
+    expect(await page.locator('tbody tr').count()).toBe(0)
+    await page.getByLabel('Action', { exact: true }).selectOption('')
+    await expect.poll(shownRowIds).toEqual([idOf(made.office)])
+
+    // A visitor's reference is sought whatever list decided: the filter would hide the model's row.
+    await page.getByLabel('Reference', { exact: true }).fill(idOf(made.stranger).slice(0, 13))
+    await page.getByRole('button', { name: 'Find' }).click()
+    await expect.poll(shownRowIds).toEqual([idOf(made.stranger)])
+    expect(await decidedBy.inputValue()).toBe('')
+    expect(new URL(page.url()).searchParams.has('decidedBy')).toBe(false)
+    expect(await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')).not.toContain('decidedBy')
+    expect(dashboard.pageErrors).toEqual([])
+  })
 })
+
+/** The token of a verification that was allowed, failing clearly when it was answered none (blocked). */
+function tokenOf({ token }: { token: string | undefined }): string {
+  if (token === undefined) throw new Error('The verification was answered no token: it was not allowed')
+  return token
+}
+
+/** The log's row of a verification (its verificationId, the challenge's id), failing clearly when the log has none. */
+function rowWithVerificationId<Row extends { verificationId: string | null }>(rows: readonly Row[], verificationId: string): Row {
+  const found = rows.find((item) => item.verificationId === verificationId)
+  if (found === undefined) throw new Error(`The log has no row of verification ${verificationId}`)
+  return found
+}
+
+/** The row ids of a CSV export, in its order (the first column, after the header). */
+function csvIds(csv: string): string[] {
+  return csv
+    .trim()
+    .split('\r\n')
+    .slice(1)
+    .map((line) => line.split(',')[0] ?? '')
+}
 
 /** The Feedback card's figures as read: each visible term with its count. */
 async function figures(panel: ReturnType<Page['getByRole']>): Promise<Record<string, string>> {

@@ -1,5 +1,5 @@
 import { request } from './client.js'
-import type { AccountVerificationPage, LabelChoice, Stats, SurgeStatus, VerificationAction, VerificationLabel, VerificationPage } from './types.js'
+import type { AccountVerificationPage, LabelChoice, ListDecision, Stats, SurgeStatus, VerificationAction, VerificationLabel, VerificationPage } from './types.js'
 
 export function fetchStats(siteId: string, range: { from: string; to: string; interval: 'hour' | 'day' }): Promise<Stats> {
   return request<Stats>(`/sites/${encodeURIComponent(siteId)}/stats`, { query: range })
@@ -20,6 +20,8 @@ export function fetchVerifications(
     label?: VerificationLabel | 'none'
     /** Siteverify's metadata.verification_id: the scored row it names (exact). */
     verificationId?: string
+    /** The site's list that decided the rows instead of the risk model. */
+    decidedBy?: ListDecision
   },
 ): Promise<VerificationPage> {
   return request<VerificationPage>(`/sites/${encodeURIComponent(siteId)}/verifications`, { query })

@@ -1,8 +1,9 @@
 /** Shapes of the dashboard API (DESIGN section 3), as the UI reads them. */
 
 import type { LabelReason, LabelSource, VerificationLabel } from '../../../src/domain/feedback/verification-label.js'
+import type { ListDecision } from '../../../src/domain/sites/list-decision.js'
 
-export type { LabelReason, LabelSource, VerificationLabel }
+export type { LabelReason, LabelSource, ListDecision, VerificationLabel }
 
 export interface Account {
   id: string
@@ -127,9 +128,6 @@ export interface Session {
 
 /** `rejected`: refused before scoring (a wrong nonce, an expired challenge...); see `errorCode`. */
 export type VerificationAction = 'allow' | 'challenge' | 'block' | 'rejected'
-
-/** The site's own list that decided a verification instead of the risk model: its address allowlist or its blocklist. */
-export type ListDecision = 'allowlist' | 'blocklist'
 
 export const verificationActions: readonly VerificationAction[] = ['allow', 'challenge', 'block', 'rejected']
 

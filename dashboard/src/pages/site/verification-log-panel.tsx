@@ -1,12 +1,14 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { fetchVerifications, removeVerificationLabel } from '../../api/analytics.js'
-import { verificationActions, type Site, type Verification, type VerificationAction, type VerificationLabel, type VerificationPage } from '../../api/types.js'
+import { verificationActions, type ListDecision, type Site, type Verification, type VerificationAction, type VerificationLabel, type VerificationPage } from '../../api/types.js'
 import { ConfirmDialog } from '../../components/confirm-dialog.js'
 import { DownloadLinks } from '../../components/download-links.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
+import { LIST_DECISIONS } from '../../../../src/domain/sites/list-decision.js'
 import { EPHEMERAL_ID_PATTERN } from '../../../../src/domain/token/ephemeral-id-pattern.js'
 import { ReferenceSearch } from '../../components/reference-search.js'
 import { actionStyles } from '../../lib/actions.js'
+import { formatNumber } from '../../lib/format.js'
 import { isReference, referenceOf } from '../../lib/reference.js'
 import { useAddressParam } from '../../lib/router.js'
 import { canChangeSite } from '../../lib/site-access.js'
@@ -16,6 +18,9 @@ import { LabelDialog } from './verification-label.js'
 import { VerificationsTable } from './verifications-table.js'
 
 const pageSizes = [10, 25, 50, 100] as const
+
+/** The "Decided by" filter's choices: the site's list that decided a row instead of the risk model (its badge). */
+const listDecisionNames: Record<ListDecision, string> = { allowlist: 'The allowlist', blocklist: 'The blocklist' }
 
 const devicePattern = new RegExp(EPHEMERAL_ID_PATTERN)
 
@@ -32,6 +37,9 @@ interface UuidLookup {
 }
 
 type LogPage = VerificationPage & { lookup?: UuidLookup }
+
+/** A page of the log as shown, with what its status line says of it. */
+type ShownPage = LogPage & { description: string }
 
 /**
  * The log's page for the search box's text. A whole UUID may be a row's id (a reference in full)
@@ -54,13 +62,40 @@ async function fetchLogPage(siteId: string, query: PageQuery): Promise<LogPage> 
   }
 }
 
+/** The log's filters and search as the address holds them ('' for none). */
+interface LogFilters {
+  action: string
+  reference: string
+  device: string
+  label: string
+  decidedBy: string
+}
+
+/** What an empty page of the log says: why the filter or search shown found nothing. */
+function emptyTextOf({ reference, device, label, decidedBy }: LogFilters): string {
+  if (reference !== '') {
+    return `No verification of this site has a reference beginning with ${reference}${isVerificationId(reference) ? ' or this verification_id' : ''}: it may be of another site, or older than the log keeps.`
+  }
+  if (device !== '') return 'No verification of this device matches: its id may be of another site or week, or its rows older than the log keeps.'
+  if (label !== '') return `No verification in this view is ${label === 'none' ? 'unlabeled' : `labeled ${label}`}.`
+  if (decidedBy !== '') return `No verification in this view was decided by the ${decidedBy}.`
+  return 'No verifications match.'
+}
+
+/** The log's status line for a page loaded: how many rows it shows, or why none. */
+function describePage(count: number, pageNumber: number, filters: LogFilters): string {
+  if (count === 0) return emptyTextOf(filters)
+  const shown = count === 1 ? 'one verification' : `${formatNumber(count)} verifications`
+  return `Showing ${shown}${pageNumber === 1 ? '' : ` on page ${pageNumber}`}.`
+}
+
 /**
  * The export's filters for the log shown. A whole UUID is exported as what it found: a row's own id
  * when a row has it, else Siteverify's verification_id (what a backend quotes); a shorter reference
  * as the rows' ids. Which one a UUID is, only the page loaded for that very search says: while a new
  * search loads, the page shown is the previous one's (null: not known yet).
  */
-function exportQueryOf(filters: { action: string; reference: string; device: string; label: string }, page: LogPage | undefined) {
+function exportQueryOf(filters: LogFilters, page: LogPage | undefined) {
   const { reference, ...rest } = filters
   if (!isVerificationId(reference)) return { ...rest, reference }
   if (page?.lookup?.reference !== reference) return null
@@ -74,22 +109,25 @@ export function VerificationLogPanel({ site }: { site: Site }) {
   const [reference, setReference] = useAddressParam<string>('reference', isReference, '')
   const [device, setDevice] = useAddressParam<string>('device', isDevice, '')
   const [label, setLabel] = useAddressParam<LabelFilter | ''>('label', ['', ...labelFilters], '')
+  const [decidedBy, setDecidedBy] = useAddressParam<ListDecision | ''>('decidedBy', ['', ...LIST_DECISIONS], '')
   // Cursors of the pages seen so far: the last one is the current page; going back pops it.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined])
   const cursor = cursors[cursors.length - 1]
-  const load = useCallback(
-    () =>
-      fetchLogPage(site.id, {
-        limit: pageSize,
-        ...(cursor === undefined ? {} : { cursor }),
-        ...(action === '' ? {} : { action }),
-        ...(reference === '' ? {} : { reference }),
-        ...(device === '' ? {} : { device }),
-        ...(label === '' ? {} : { label }),
-      }),
-    [site.id, cursor, action, pageSize, reference, device, label],
-  )
-  const [page, reload] = useLoader(load, `${site.id}:${action}:${pageSize}:${reference}:${device}:${label}:${cursor ?? ''}`)
+  const pageNumber = cursors.length
+  const load = useCallback(async (): Promise<ShownPage> => {
+    const loaded = await fetchLogPage(site.id, {
+      limit: pageSize,
+      ...(cursor === undefined ? {} : { cursor }),
+      ...(action === '' ? {} : { action }),
+      ...(reference === '' ? {} : { reference }),
+      ...(device === '' ? {} : { device }),
+      ...(label === '' ? {} : { label }),
+      ...(decidedBy === '' ? {} : { decidedBy }),
+    })
+    // Described with the view it was loaded for: the filters may change before it is shown.
+    return { ...loaded, description: describePage(loaded.items.length, pageNumber, { action, reference, device, label, decidedBy }) }
+  }, [site.id, cursor, pageNumber, action, pageSize, reference, device, label, decidedBy])
+  const [page, reload] = useLoader(load, `${site.id}:${action}:${pageSize}:${reference}:${device}:${label}:${decidedBy}:${cursor ?? ''}`)
   const [labeling, setLabeling] = useState<Verification | undefined>(undefined)
   // The row whose label is asked to be removed (the confirmation is open while there is one).
   const [unlabeling, setUnlabeling] = useState<Verification | undefined>(undefined)
@@ -135,13 +173,21 @@ export function VerificationLogPanel({ site }: { site: Site }) {
     setCursors([undefined])
     setLabelError(undefined)
   }
+  /** A filter's setter that also goes back to the first page (refilter). */
+  const refiltering =
+    <Value,>(set: (value: Value) => void) =>
+    (value: Value) => {
+      set(value)
+      refilter()
+    }
   const findReference = (wanted: string) => {
     setReference(wanted)
-    // A visitor's verification is sought whatever its action or device: a filter left on would hide it.
+    // A visitor's verification is sought whatever its action, device, label or deciding list: a filter left on would hide it.
     if (wanted !== '') {
       setAction('')
       setDevice('')
       setLabel('')
+      setDecidedBy('')
     }
     refilter()
   }
@@ -154,7 +200,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
     // The button pressed goes with the rows it was in: the log's heading keeps the keyboard's place.
     heading.current?.focus()
   }
-  const pageNumber = cursors.length
+  const choosePageSize = refiltering(setPageSizeText)
 
   return (
     <section class="card" aria-labelledby="log-heading">
@@ -170,10 +216,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
             values={verificationActions}
             nameOf={(name) => actionStyles[name].label}
             value={action}
-            onChange={(next) => {
-              setAction(next)
-              refilter()
-            }}
+            onChange={refiltering(setAction)}
           />
           <FilterSelect
             id="log-label"
@@ -182,10 +225,16 @@ export function VerificationLogPanel({ site }: { site: Site }) {
             values={labelFilters}
             nameOf={(name) => labelFilterNames[name]}
             value={label}
-            onChange={(next) => {
-              setLabel(next)
-              refilter()
-            }}
+            onChange={refiltering(setLabel)}
+          />
+          <FilterSelect
+            id="log-decided-by"
+            label="Decided by"
+            allLabel="The model or a list"
+            values={LIST_DECISIONS}
+            nameOf={(name) => listDecisionNames[name]}
+            value={decidedBy}
+            onChange={refiltering(setDecidedBy)}
           />
           <label for="log-page-size" class="toolbar__label">
             Rows
@@ -193,10 +242,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
           <select
             id="log-page-size"
             value={String(pageSize)}
-            onChange={(event) => {
-              setPageSizeText(event.currentTarget.value)
-              refilter()
-            }}
+            onChange={(event) => choosePageSize(event.currentTarget.value)}
           >
             {pageSizes.map((size) => (
               <option key={size} value={String(size)}>
@@ -218,7 +264,7 @@ export function VerificationLogPanel({ site }: { site: Site }) {
           </button>
           <DownloadLinks
             path={`/sites/${encodeURIComponent(site.id)}/verifications/export`}
-            query={exportQueryOf({ action, reference, device, label }, page.data)}
+            query={exportQueryOf({ action, reference, device, label, decidedBy }, page.data)}
           />
         </div>
       </div>
@@ -252,27 +298,23 @@ export function VerificationLogPanel({ site }: { site: Site }) {
         {labelStatus}
       </p>
       {page.data === undefined && page.status === 'loading' ? <Loading /> : null}
+      {/* The area that held the rows takes the keyboard when a label change leaves none (tabIndex -1). */}
+      <div ref={tableArea} tabIndex={-1}>
+        {/* Said politely whenever a page loads (a filter chosen, another page): blank while it loads, and in place, so that it is announced. */}
+        <p role="status" class="muted log__count">
+          {page.status === 'ready' ? page.data.description : ''}
+        </p>
+        {page.data === undefined || page.data.items.length === 0 ? null : (
+          <VerificationsTable
+            verifications={page.data.items}
+            isLoading={page.status === 'loading'}
+            onDevice={showDevice}
+            {...(canChangeSite(site) ? { labeling: { onLabel: setLabeling, onRemove: setUnlabeling, busyRowId: changedRowId } } : {})}
+          />
+        )}
+      </div>
       {page.data === undefined && page.status !== 'error' ? null : (
         <>
-          {page.data === undefined ? null : (
-            <div ref={tableArea} tabIndex={-1}>
-              <VerificationsTable
-                verifications={page.data.items}
-                isLoading={page.status === 'loading'}
-                onDevice={showDevice}
-                {...(canChangeSite(site) ? { labeling: { onLabel: setLabeling, onRemove: setUnlabeling, busyRowId: changedRowId } } : {})}
-                {...(reference !== ''
-                  ? {
-                      emptyText: `No verification of this site has a reference beginning with ${reference}${isVerificationId(reference) ? ' or this verification_id' : ''}: it may be of another site, or older than the log keeps.`,
-                    }
-                  : device !== ''
-                    ? { emptyText: 'No verification of this device matches: its id may be of another site or week, or its rows older than the log keeps.' }
-                    : label !== ''
-                      ? { emptyText: `No verification in this view is ${label === 'none' ? 'unlabeled' : `labeled ${label}`}.` }
-                      : {})}
-              />
-            </div>
-          )}
           {/* After a page failed to load, Newer leads back and Refresh retries from the newest; Older waits for a page. */}
           <nav class="pager" aria-label="Verification log pages">
             <button type="button" class="button button--small" disabled={pageNumber === 1} onClick={() => setCursors((previous) => previous.slice(0, -1))}>

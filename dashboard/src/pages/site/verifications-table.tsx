@@ -7,8 +7,6 @@ import { LabelBadge } from './verification-label.js'
 interface VerificationsTableProps {
   verifications: readonly Verification[]
   isLoading: boolean
-  /** What to say when there are none (by default: none match). */
-  emptyText?: string
   /** Shows the verifications of a row's device. */
   onDevice: (device: string) => void
   /** Label controls for a scored row: absent for those who may not change the site (viewers), who see the labels only. */
@@ -29,8 +27,8 @@ function describeSolve(verification: Verification): string {
   return parts.length === 0 ? '—' : parts.join(', ')
 }
 
-export function VerificationsTable({ verifications, isLoading, emptyText = 'No verifications match.', onDevice, labeling }: VerificationsTableProps) {
-  if (verifications.length === 0) return <p class="muted">{emptyText}</p>
+/** The rows of a page of the log (some: the log's status line says when there are none, and why). */
+export function VerificationsTable({ verifications, isLoading, onDevice, labeling }: VerificationsTableProps) {
   return (
     <div class="table-scroll" role="region" aria-label="Verifications" aria-busy={isLoading} tabIndex={0}>
       <table class="table log">
