@@ -47,6 +47,30 @@ export function pauseTransactionAt(app: App, statement: RegExp): PausedTransacti
 }
 
 /**
+ * Holds the app's next `count` transactions until all of them have been asked for, then lets them
+ * all start: requests that race are each past whatever they read before their transaction when
+ * any of them writes. On either database: the held transactions have not begun, so the embedded
+ * one's turn-taking does not wait on them. Answers the promise of their release.
+ */
+export function holdTransactionsTogether(app: App, count: number): Promise<void> {
+  const database = app.database
+  const transaction = database.transaction.bind(database)
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  let asked = 0
+  const spy = vi.spyOn(database, 'transaction').mockImplementation(async (work, options) => {
+    asked += 1
+    if (asked === count) {
+      spy.mockRestore()
+      release()
+    }
+    await released
+    return transaction(work, options)
+  })
+  return released
+}
+
+/**
  * Waits until `count` statements like `waitingStatement` (a LIKE pattern) wait for a lock that the
  * backend `pid` holds, directly or behind another waiter for it (PostgreSQL queues the waiters
  * for one row behind the first).

@@ -120,17 +120,30 @@ export function signInOptionsFor(party: RelyingParty): Promise<PublicKeyCredenti
   return generateAuthenticationOptions({ rpID: party.id, userVerification: 'required', timeout: PASSKEY_CHALLENGE_LIFETIME_MS })
 }
 
-/** The kind of check @simplewebauthn's message names. */
+/**
+ * The checks of @simplewebauthn/server's verifyAuthenticationResponse (13.3.3) that throw, by the
+ * message each throws: the library throws plain Errors, with no code to tell them apart (its RP ID
+ * check's UnexpectedRPIDHash aside, a class it does not export), so the message is what there is.
+ * Each pattern is anchored at the message's start, which is the library's own text: the parts it
+ * quotes from the answer (an origin, a client data type) are the sender's, and must not pick the
+ * reason. A message none of them matches, such as one an upgrade reworded, is 'other', never
+ * another check's reason; test/domain/accounts/passkey-refusals.test.ts pins every one against the
+ * installed library, so that a reworded message fails a test rather than turning into 'other'.
+ * The signature itself is no message: the library answers verified false.
+ */
+export const LIBRARY_REFUSALS: readonly { reason: PasskeyRefusal; message: RegExp }[] = [
+  { reason: 'counter', message: /^Response counter value \d+ was lower than expected \d+$/ },
+  { reason: 'origin', message: /^Unexpected authentication response origin "/ },
+  { reason: 'rp_id', message: /^Unexpected RP ID hash$/ },
+  { reason: 'user_verification', message: /^User verification required, but user could not be verified$/ },
+]
+
+/** The kind of check @simplewebauthn's message names: 'other' for a message it is not known to throw. */
 function refusalOf(message: string): PasskeyRefusal {
-  if (/counter/i.test(message)) return 'counter'
-  if (/origin/i.test(message)) return 'origin'
-  if (/RP ID/i.test(message)) return 'rp_id'
-  if (/user verification|user could not be verified/i.test(message)) return 'user_verification'
-  if (/signature/i.test(message)) return 'signature'
-  return 'other'
+  return LIBRARY_REFUSALS.find((refusal) => refusal.message.test(message))?.reason ?? 'other'
 }
 
-/** Why @simplewebauthn refused an answer: its message names the check (origin, RP ID, signature, counter...). */
+/** Why @simplewebauthn refused an answer: its message names the check (origin, RP ID, counter...). */
 function problemOf(error: unknown): PasskeyProblem {
   const problem = error instanceof Error ? error.message : 'the answer could not be read'
   return { problem, reason: refusalOf(problem) }
