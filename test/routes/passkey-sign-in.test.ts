@@ -121,9 +121,15 @@ describe.each(deployments)('logging in with a passkey on $name', ({ available, o
     const { account, authenticator } = await accountWithPasskey()
     const answers = [authenticator.assert(await passkeySignInOptions(service.app), { counter: 1 }), authenticator.assert(await passkeySignInOptions(service.app), { counter: 1 })]
     // Both answers pass the check of the counter (0 stored) before either stores theirs.
-    const bothChecked = holdTransactionsTogether(service.app, 2)
-    const outcomes = await Promise.all(answers.map((answer) => sendPasskeySignIn(service.app, answer)))
-    await bothChecked
+    const held = holdTransactionsTogether(service.app, 2)
+    let outcomes: Awaited<ReturnType<typeof sendPasskeySignIn>>[]
+    try {
+      outcomes = await Promise.all(answers.map((answer) => sendPasskeySignIn(service.app, answer)))
+      // Both were checked and reached their transaction: the race was run, not two log-ins in turn.
+      await held.released
+    } finally {
+      held.restore()
+    }
 
     expect(outcomes.map((outcome) => outcome.statusCode).sort()).toEqual([200, 401])
     const refused = outcomes.find((outcome) => outcome.statusCode === 401)!
@@ -133,6 +139,24 @@ describe.each(deployments)('logging in with a passkey on $name', ({ available, o
     expect(sessions).toHaveLength(2) // the test account's own, and the one answer's
     const [passkey] = (await service.app.inject({ method: 'GET', url: '/api/v1/me/passkeys', headers: asBrowser(account) })).json<{ items: { id: string }[] }>().items
     expect((await refusalsOf(account)).map(({ details }) => details)).toEqual([expect.objectContaining({ reason: 'counter', passkeyId: passkey?.id, passkey: 'Laptop', count: 1 })])
+  })
+
+  it.skipIf(!available)('files a forged answer with a low counter under its signature, and only an answer the passkey signed under its counter', async () => {
+    // Someone who knows the credential id but has no authenticator: any counter, another key's signature.
+    const forged = await accountWithPasskey()
+    expect((await signInWithPasskey(service.app, forged.authenticator, { counter: 7 })).statusCode).toBe(200)
+    const forgery = await signInWithPasskey(service.app, forged.authenticator, { counter: 3, forgeSignature: true })
+    expect(forgery.statusCode).toBe(401)
+    expect(errorCode(forgery)).toBe('passkey_invalid')
+    expect((await refusalsOf(forged.account)).map(({ details }) => details.reason)).toEqual(['signature'])
+
+    // The authenticator's own signature on a counter not above the last: a copy of it.
+    const copied = await accountWithPasskey()
+    expect((await signInWithPasskey(service.app, copied.authenticator, { counter: 7 })).statusCode).toBe(200)
+    const copy = await signInWithPasskey(service.app, copied.authenticator, { counter: 7 })
+    expect(copy.statusCode).toBe(401)
+    expect(errorCode(copy)).toBe('passkey_invalid')
+    expect((await refusalsOf(copied.account)).map(({ details }) => details.reason)).toEqual(['counter'])
   })
 
   it.skipIf(!available)('answers passkey_unknown to an answer of a passkey removed while it was checked, with nobody to tell', async () => {
