@@ -2,7 +2,8 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asBrowser, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { shareSite } from '../helpers/site-sharing.js'
-import { expectNoAccessibilityViolations, hasChromium, openLoggedInDashboard, prepareScreenshotDirectory, saveScreenshot, type OpenDashboard } from './dashboard-support.js'
+import { authenticatorApp, enableTwoFactor } from '../helpers/two-factor.js'
+import { expectNoAccessibilityViolations, focusedId, hasChromium, openLoggedInDashboard, prepareScreenshotDirectory, saveScreenshot, type OpenDashboard } from './dashboard-support.js'
 
 const siteName = 'Handed-over shop'
 
@@ -115,4 +116,70 @@ describe.skipIf(!hasChromium())("handing a site over to a member in the dashboar
     await page.getByText(`Made ${member.email} the owner of ${siteName} (${owner.email} became an admin)`).waitFor()
     expect(dashboard.pageErrors).toEqual([])
   }, 60_000)
+})
+
+/**
+ * An owner with two-factor authentication on, in Chromium: "Make owner" asks for a code besides
+ * the password. A wrong code is said beside its field and hands nothing over; the dialog stays
+ * open with the password kept and the code emptied and focused for the next, as the Account
+ * page's forms do; the authenticator app's code then makes the member the owner.
+ */
+describe.skipIf(!hasChromium())('handing a site over in the dashboard with two-factor authentication on', () => {
+  const CODE_LABEL = 'Authentication or recovery code'
+  let dashboard: OpenDashboard
+  let page: Page
+  let owner: TestAccount
+  let member: TestAccount
+  let authenticator: ReturnType<typeof authenticatorApp>
+  let siteId = ''
+
+  beforeAll(async () => {
+    ;({ dashboard, account: owner } = await openLoggedInDashboard())
+    page = dashboard.page
+    const app = dashboard.service.app
+    siteId = (await createTestSite(app, owner, { name: siteName })).id
+    member = await createTestAccount(app)
+    await shareSite(app, owner, member, siteId, 'admin')
+    const { secret } = await enableTwoFactor(app, owner)
+    // The code that turned it on was taken: the app's next one is of a later step.
+    authenticator = authenticatorApp(secret, Date.now())
+  }, 120_000)
+  afterAll(() => dashboard?.close())
+
+  const roleOf = async (account: TestAccount) =>
+    (await dashboard.service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}`, headers: asBrowser(account) })).json<{ role: string }>().role
+
+  it('asks for a code: a wrong one is said beside its field and leaves the dialog open, the password kept; the app\'s code makes the member the owner', async () => {
+    await page.goto(`${dashboard.origin}/dashboard/sites/${siteId}/members`)
+    const memberRow = page.locator('tbody tr').filter({ hasText: member.email })
+    await memberRow.getByRole('button', { name: `Make owner ${member.email}` }).click()
+    const dialog = page.getByRole('dialog', { name: 'Make this member the owner?' })
+    await dialog.getByText('Enter your password and a code to confirm.').waitFor()
+    const passwordField = dialog.getByLabel('Password', { exact: true })
+    const codeField = dialog.getByLabel(CODE_LABEL)
+
+    await passwordField.fill(owner.password)
+    await codeField.fill(authenticator.wrongCode())
+    await dialog.getByRole('button', { name: 'Make owner' }).click()
+    await dialog.locator('#transfer-code-error').filter({ hasText: "is not the authenticator app's current code, nor an unused recovery code" }).waitFor()
+    expect(await codeField.getAttribute('aria-invalid')).toBe('true')
+    // The code is emptied and focused for the next; the password, which was right, stays.
+    expect(await codeField.inputValue()).toBe('')
+    await expect.poll(() => focusedId(page)).toBe('transfer-code')
+    expect(await passwordField.inputValue()).toBe(owner.password)
+    expect(await passwordField.getAttribute('aria-invalid')).toBeNull()
+    expect(await roleOf(owner)).toBe('owner')
+    await expectNoAccessibilityViolations(page, 'making a member the owner with a wrong code')
+
+    await codeField.fill(await authenticator.code())
+    await codeField.press('Enter')
+    await dialog.waitFor({ state: 'hidden' })
+    // The list shows the member as the owner, and the account as an admin.
+    await memberRow.locator('td').nth(1).filter({ hasText: /^owner$/ }).waitFor()
+    await page.getByLabel(`Role of ${owner.email}`).waitFor()
+    expect(await page.getByLabel(`Role of ${owner.email}`).inputValue()).toBe('admin')
+    expect(await roleOf(member)).toBe('owner')
+    expect(await roleOf(owner)).toBe('admin')
+    expect(dashboard.pageErrors).toEqual([])
+  }, 90_000)
 })

@@ -46,6 +46,60 @@ export function pauseTransactionAt(app: App, statement: RegExp): PausedTransacti
   }
 }
 
+export interface HeldTransactions {
+  /**
+   * Fulfilled once all `count` transactions were asked for and let go together; rejected, saying
+   * how many came, when fewer did within the time allowed or restore() came first.
+   */
+  released: Promise<void>
+  /** Puts the app's transaction back (once all were let go, or to give up): call it in a finally. */
+  restore(): void
+}
+
+/**
+ * Holds the app's next `count` transactions until all of them have been asked for, then lets them
+ * all start: requests that race are each past whatever they read before their transaction when
+ * any of them writes. On either database: the held transactions have not begun, so the embedded
+ * one's turn-taking does not wait on them. When fewer than `count` come within `timeoutMs` (a
+ * request that no longer gets that far), the held ones are refused with the reason and the spy is
+ * removed, so that the test fails saying so rather than timing out, and later tests are not held.
+ */
+export function holdTransactionsTogether(app: App, count: number, timeoutMs = 5_000): HeldTransactions {
+  const database = app.database
+  const transaction = database.transaction.bind(database)
+  let release!: () => void
+  let refuse!: (reason: Error) => void
+  const released = new Promise<void>((resolve, reject) => {
+    release = resolve
+    refuse = reject
+  })
+  // Awaited by the held transactions and by the test, perhaps after it is refused: not unhandled meanwhile.
+  released.catch(() => undefined)
+  let asked = 0
+  let isRestored = false
+  const spy = vi.spyOn(database, 'transaction').mockImplementation(async (work, options) => {
+    asked += 1
+    if (asked === count) {
+      restore()
+      release()
+    }
+    await released
+    return transaction(work, options)
+  })
+  const timer = setTimeout(() => giveUp(`within ${timeoutMs} ms`), timeoutMs)
+  function restore(): void {
+    if (isRestored) return
+    isRestored = true
+    clearTimeout(timer)
+    spy.mockRestore()
+  }
+  function giveUp(when: string): void {
+    restore()
+    refuse(new Error(`${asked} of the ${count} transactions to hold together were asked for ${when}; the held ones were refused`))
+  }
+  return { released, restore: () => giveUp('before restore()') }
+}
+
 /**
  * Waits until `count` statements like `waitingStatement` (a LIKE pattern) wait for a lock that the
  * backend `pid` holds, directly or behind another waiter for it (PostgreSQL queues the waiters

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
 import { asBrowser, createTestAccount, OWN_ORIGIN, randomClientAddress, sessionCookieOf, type TestAccount } from '../helpers/dashboard-client.js'
 import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
@@ -14,6 +14,7 @@ import {
 } from '../helpers/software-authenticator.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 import { enableTwoFactor } from '../helpers/two-factor.js'
+import { holdTransactionsTogether } from '../helpers/transaction-pause.js'
 
 describe.each(deployments)('logging in with a passkey on $name', ({ available, options }) => {
   let service: TestApp
@@ -109,6 +110,74 @@ describe.each(deployments)('logging in with a passkey on $name', ({ available, o
     expect((await signInWithPasskey(service.app, createSoftwareAuthenticator())).statusCode).toBe(401)
     const othersLog = (await service.app.inject({ method: 'GET', url: '/api/v1/audit-log', headers: asBrowser(other) })).json<{ items: { action: string }[] }>()
     expect(othersLog.items.some(({ action }) => action === 'account.passkey_refused')).toBe(false)
+  })
+
+  const refusalsOf = async (account: TestAccount) =>
+    (await service.app.inject({ method: 'GET', url: '/api/v1/audit-log', headers: asBrowser(account) }))
+      .json<{ items: { action: string; details: Record<string, unknown> }[] }>()
+      .items.filter(({ action }) => action === 'account.passkey_refused')
+
+  it.skipIf(!available)("logs in once of two answers of one counter checked at once (a copy racing the authenticator), and tells the owner's audit log", async () => {
+    const { account, authenticator } = await accountWithPasskey()
+    const answers = [authenticator.assert(await passkeySignInOptions(service.app), { counter: 1 }), authenticator.assert(await passkeySignInOptions(service.app), { counter: 1 })]
+    // Both answers pass the check of the counter (0 stored) before either stores theirs.
+    const held = holdTransactionsTogether(service.app, 2)
+    let outcomes: Awaited<ReturnType<typeof sendPasskeySignIn>>[]
+    try {
+      outcomes = await Promise.all(answers.map((answer) => sendPasskeySignIn(service.app, answer)))
+      // Both were checked and reached their transaction: the race was run, not two log-ins in turn.
+      await held.released
+    } finally {
+      held.restore()
+    }
+
+    expect(outcomes.map((outcome) => outcome.statusCode).sort()).toEqual([200, 401])
+    const refused = outcomes.find((outcome) => outcome.statusCode === 401)!
+    expect(errorCode(refused)).toBe('passkey_invalid')
+    expect(refused.headers['set-cookie']).toBeUndefined()
+    const sessions = (await service.app.inject({ method: 'GET', url: '/api/v1/sessions', headers: asBrowser(account) })).json<{ items: unknown[] }>().items
+    expect(sessions).toHaveLength(2) // the test account's own, and the one answer's
+    const [passkey] = (await service.app.inject({ method: 'GET', url: '/api/v1/me/passkeys', headers: asBrowser(account) })).json<{ items: { id: string }[] }>().items
+    expect((await refusalsOf(account)).map(({ details }) => details)).toEqual([expect.objectContaining({ reason: 'counter', passkeyId: passkey?.id, passkey: 'Laptop', count: 1 })])
+  })
+
+  it.skipIf(!available)('files a forged answer with a low counter under its signature, and only an answer the passkey signed under its counter', async () => {
+    // Someone who knows the credential id but has no authenticator: any counter, another key's signature.
+    const forged = await accountWithPasskey()
+    expect((await signInWithPasskey(service.app, forged.authenticator, { counter: 7 })).statusCode).toBe(200)
+    const forgery = await signInWithPasskey(service.app, forged.authenticator, { counter: 3, forgeSignature: true })
+    expect(forgery.statusCode).toBe(401)
+    expect(errorCode(forgery)).toBe('passkey_invalid')
+    expect((await refusalsOf(forged.account)).map(({ details }) => details.reason)).toEqual(['signature'])
+
+    // The authenticator's own signature on a counter not above the last: a copy of it.
+    const copied = await accountWithPasskey()
+    expect((await signInWithPasskey(service.app, copied.authenticator, { counter: 7 })).statusCode).toBe(200)
+    const copy = await signInWithPasskey(service.app, copied.authenticator, { counter: 7 })
+    expect(copy.statusCode).toBe(401)
+    expect(errorCode(copy)).toBe('passkey_invalid')
+    expect((await refusalsOf(copied.account)).map(({ details }) => details.reason)).toEqual(['counter'])
+  })
+
+  it.skipIf(!available)('answers passkey_unknown to an answer of a passkey removed while it was checked, with nobody to tell', async () => {
+    const { account, authenticator } = await accountWithPasskey()
+    const [passkey] = (await service.app.inject({ method: 'GET', url: '/api/v1/me/passkeys', headers: asBrowser(account) })).json<{ items: { id: string }[] }>().items
+    const answer = authenticator.assert(await passkeySignInOptions(service.app))
+    // Its owner removes it after the answer was checked, before the session is opened.
+    const transaction = service.app.database.transaction.bind(service.app.database)
+    const spy = vi.spyOn(service.app.database, 'transaction').mockImplementationOnce(async (work, options) => {
+      const removed = await service.app.inject({ method: 'DELETE', url: `/api/v1/me/passkeys/${passkey?.id}`, headers: asBrowser(account), payload: { password: account.password }, remoteAddress: randomClientAddress() })
+      expect(removed.statusCode, removed.body).toBe(204)
+      return transaction(work, options)
+    })
+    try {
+      const refused = await sendPasskeySignIn(service.app, answer)
+      expect(refused.statusCode, refused.body).toBe(401)
+      expect(errorCode(refused)).toBe('passkey_unknown')
+    } finally {
+      spy.mockRestore()
+    }
+    expect(await refusalsOf(account)).toEqual([])
   })
 
   it.skipIf(!available)('refuses a registration challenge at sign-in, and a sign-in challenge at registration', async () => {

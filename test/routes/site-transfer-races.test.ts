@@ -4,6 +4,9 @@ import { shareSite } from '../helpers/site-sharing.js'
 import { hasPostgres, hasRedis } from '../helpers/services.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { runBehind } from '../helpers/transaction-pause.js'
+import { authenticatorApp, authenticatorCode, enableTwoFactor } from '../helpers/two-factor.js'
+import { credentialRateLimits } from '../../src/routes/v1/accounts/rate-limits.js'
+import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
 
 /**
  * A transfer of a site's ownership racing the other changes of the site and of its members, each
@@ -39,6 +42,33 @@ describe.runIf(hasPostgres && hasRedis)("races of a site's transfer, on PostgreS
   }
   const auditActionsOf = async (account: TestAccount, siteId: string) =>
     (await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?siteId=${siteId}`, headers: asBrowser(account) })).json<{ items: { action: string }[] }>().items.map((event) => event.action)
+
+  /**
+   * Forces a site change to start anew: each of its attempts' transactions hands the site to the
+   * next of `takers` just before it locks the site's row (as a transfer committing at that moment
+   * would), so that the owner it locked is not the site's. The change is in the attempt's own
+   * transaction, undone with it; once `takers` are used up, an attempt finds the site as it was.
+   */
+  const handSiteAwayInEachAttempt = (siteId: string, takers: TestAccount[]) => {
+    let attempts = 0
+    const transaction = service.app.database.transaction.bind(service.app.database)
+    const spy = vi.spyOn(service.app.database, 'transaction').mockImplementation((work, options) =>
+      transaction(
+        (executor) =>
+          work({
+            async query<Row extends object>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
+              if (/FROM sites WHERE id = \$1/.test(sql) && /FOR NO KEY UPDATE/.test(sql)) {
+                const taker = takers[attempts++]
+                if (taker !== undefined) await executor.query('UPDATE sites SET account_id = $2 WHERE id = $1', [siteId, taker.id])
+              }
+              return executor.query<Row>(sql, params)
+            },
+          }),
+        options,
+      ),
+    )
+    return { attempts: () => attempts, restore: () => spy.mockRestore() }
+  }
 
   it('refuses to make a member the owner once an admin removed it while the transfer waited: 409 not_a_member, the owner stays', async () => {
     const { owner, site, members: [admin, target] } = await sharedSite('admin', 'viewer')
@@ -162,37 +192,51 @@ describe.runIf(hasPostgres && hasRedis)("races of a site's transfer, on PostgreS
   it("gives up with 409 conflict when the site's owner changed under the change on each of its attempts", async () => {
     const { owner, site } = await sharedSite()
     const [first, second] = [await createTestAccount(service.app), await createTestAccount(service.app)]
-    // Forced: each attempt's transaction hands the site to another account just before it locks the
-    // site's row (as a transfer committing at that moment would), so the owner it locked is never
-    // the site's. The change is in the attempt's own transaction, undone with it.
-    const takers = [first, second, first]
-    let attempts = 0
-    const transaction = service.app.database.transaction.bind(service.app.database)
-    const spy = vi.spyOn(service.app.database, 'transaction').mockImplementation((work, options) =>
-      transaction(
-        (executor) =>
-          work({
-            async query<Row extends object>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
-              if (/FROM sites WHERE id = \$1/.test(sql) && /FOR NO KEY UPDATE/.test(sql)) {
-                const taker = takers[attempts++]
-                if (taker !== undefined) await executor.query('UPDATE sites SET account_id = $2 WHERE id = $1', [site.id, taker.id])
-              }
-              return executor.query<Row>(sql, params)
-            },
-          }),
-        options,
-      ),
-    )
+    // Forced: each attempt finds the site handed to another account, so the owner it locked is never the site's.
+    const handing = handSiteAwayInEachAttempt(site.id, [first, second, first])
     try {
       const rotated = await service.app.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/secret/rotate`, headers: asScript(owner) })
       expect(rotated.statusCode, rotated.body).toBe(409)
       expect(rotated.json().error).toMatchObject({ code: 'conflict', message: expect.stringContaining('owner changed') })
     } finally {
-      spy.mockRestore()
+      handing.restore()
     }
-    expect(attempts).toBe(3)
+    expect(handing.attempts()).toBe(3)
     // Every attempt was rolled back: the site is its owner's, its secret the one it had.
     expect(await rolesOf(site.id)).toEqual({ owner: owner.id, members: {} })
     expect((await auditActionsOf(owner, site.id))[0]).toBe('site.created')
+  })
+
+  it("takes an owner's right code of the second factor once when the transfer starts anew: it transfers, and spends none of the budget of codes", async () => {
+    const { owner, site, members: [member] } = await sharedSite('admin')
+    const spare = await createTestSite(service.app, owner, { name: 'Kept' })
+    const { secret } = await enableTwoFactor(service.app, owner)
+    const code = authenticatorCode(secret, 1)
+    const { limit, windowMs } = credentialRateLimits.secondFactorPerEmailAndIp
+    await startWithinOneWindow(windowMs)
+    // The transfer's first attempt finds the site handed to someone else, its second (locking that
+    // one) finds it the owner's again: it starts anew twice.
+    const handing = handSiteAwayInEachAttempt(site.id, [await createTestAccount(service.app)])
+    let transferred
+    try {
+      transferred = await service.app.inject({ method: 'POST', url: `/api/v1/sites/${site.id}/transfer`, headers: asBrowser(owner), payload: { accountId: member!.id, password: owner.password, code } })
+    } finally {
+      handing.restore()
+    }
+    expect(handing.attempts()).toBe(3)
+    expect(transferred.statusCode, transferred.body).toBe(200)
+    expect(await rolesOf(site.id)).toEqual({ owner: member!.id, members: { [owner.id]: 'admin' } })
+
+    // The code was spent (by the attempt that committed): sent again, it is refused. It and the
+    // wrong codes after it are the only ones the owner's budget counts (5 in 15 minutes from an address).
+    const handSpare = (attemptCode: string) =>
+      service.app.inject({ method: 'POST', url: `/api/v1/sites/${spare.id}/transfer`, headers: asBrowser(owner), payload: { accountId: member!.id, password: owner.password, code: attemptCode } })
+    const wrong = authenticatorApp(secret).wrongCode()
+    for (const [attempt, attemptCode] of [code, ...Array<string>(limit - 1).fill(wrong)].entries()) {
+      const refused = await handSpare(attemptCode)
+      expect(refused.statusCode, `attempt ${attempt + 1}: ${refused.body}`).toBe(400)
+      expect(refused.json().error.details).toEqual([expect.objectContaining({ field: 'code' })])
+    }
+    expect((await handSpare(wrong)).statusCode).toBe(429)
   })
 })

@@ -120,17 +120,36 @@ export function signInOptionsFor(party: RelyingParty): Promise<PublicKeyCredenti
   return generateAuthenticationOptions({ rpID: party.id, userVerification: 'required', timeout: PASSKEY_CHALLENGE_LIFETIME_MS })
 }
 
-/** The kind of check @simplewebauthn's message names. */
+/**
+ * The checks of @simplewebauthn/server's verifyAuthenticationResponse (13.3.3) that throw, by the
+ * message each throws: the library throws plain Errors, with no code to tell them apart (its RP ID
+ * check's UnexpectedRPIDHash aside, a class it does not export), so the message is what there is.
+ * Each pattern is anchored at the message's start, which is the library's own text: the parts it
+ * quotes from the answer (an origin, a client data type) are the sender's, and must not pick the
+ * reason. A message none of them matches, such as one an upgrade reworded, is 'other', never
+ * another check's reason; test/domain/accounts/passkey-refusals.test.ts pins every one against the
+ * installed library, so that a reworded message fails a test rather than turning into 'other'.
+ * A signature that is readable but wrong is no message (the library answers verified false); one
+ * that cannot be read is: not base64url, or not the DER an EC2 key's signature is (empty,
+ * truncated, another structure: the ASN.1 parser's messages, which quote nothing of the answer).
+ */
+export const LIBRARY_REFUSALS: readonly { reason: PasskeyRefusal; message: RegExp }[] = [
+  { reason: 'counter', message: /^Response counter value \d+ was lower than expected \d+$/ },
+  { reason: 'origin', message: /^Unexpected authentication response origin "/ },
+  { reason: 'rp_id', message: /^Unexpected RP ID hash$/ },
+  { reason: 'user_verification', message: /^User verification required, but user could not be verified$/ },
+  { reason: 'signature', message: /^Credential response signature was not a base64url string$/ },
+  { reason: 'signature', message: /^Data does not match to ECDSASigValue ASN1 schema\./ },
+  { reason: 'signature', message: /^End of input reached before message was fully decoded( \(|$)/ },
+  { reason: 'signature', message: /^Input buffer has zero length$/ },
+]
+
+/** The kind of check @simplewebauthn's message names: 'other' for a message it is not known to throw. */
 function refusalOf(message: string): PasskeyRefusal {
-  if (/counter/i.test(message)) return 'counter'
-  if (/origin/i.test(message)) return 'origin'
-  if (/RP ID/i.test(message)) return 'rp_id'
-  if (/user verification|user could not be verified/i.test(message)) return 'user_verification'
-  if (/signature/i.test(message)) return 'signature'
-  return 'other'
+  return LIBRARY_REFUSALS.find((refusal) => refusal.message.test(message))?.reason ?? 'other'
 }
 
-/** Why @simplewebauthn refused an answer: its message names the check (origin, RP ID, signature, counter...). */
+/** Why @simplewebauthn refused an answer: its message names the check (origin, RP ID, counter...). */
 function problemOf(error: unknown): PasskeyProblem {
   const problem = error instanceof Error ? error.message : 'the answer could not be read'
   return { problem, reason: refusalOf(problem) }
@@ -168,12 +187,32 @@ export async function verifyPasskeyRegistration(
  * authenticator data and the client data, the origin, the RP ID, user verification, and the
  * signature counter (a counter not above the stored one, when either is non-zero, is refused: a
  * copy of the authenticator). Answers the counter to store, or why not.
+ *
+ * The library compares the counters before it checks the signature, so an answer anyone who knows
+ * a credential ID can write (a low counter, any signature) would read as a copied authenticator in
+ * its owner's log. A counter refusal is therefore checked again with no counter to compare (0
+ * stored passes any): an answer that fails then is filed under what failed (the signature...),
+ * and only one the passkey signed is filed as a counter.
  */
 export async function verifyPasskeySignIn(
   party: RelyingParty,
   answer: AuthenticationResponseJSON,
   challenge: string,
   stored: StoredCredential,
+): Promise<{ newCounter: number } | PasskeyProblem> {
+  const verdict = await verifyAgainstCounter(party, answer, challenge, stored, stored.counter)
+  if (!('problem' in verdict) || verdict.reason !== 'counter') return verdict
+  const signed = await verifyAgainstCounter(party, answer, challenge, stored, 0)
+  return 'problem' in signed ? signed : verdict
+}
+
+/** verifyPasskeySignIn's checks, the stored counter taken as `counter`. */
+async function verifyAgainstCounter(
+  party: RelyingParty,
+  answer: AuthenticationResponseJSON,
+  challenge: string,
+  stored: StoredCredential,
+  counter: number,
 ): Promise<{ newCounter: number } | PasskeyProblem> {
   try {
     const { verified, authenticationInfo } = await verifyAuthenticationResponse({
@@ -184,7 +223,7 @@ export async function verifyPasskeySignIn(
       credential: {
         id: stored.credentialId,
         publicKey: new Uint8Array(Buffer.from(stored.publicKey, 'base64url')),
-        counter: stored.counter,
+        counter,
         transports: stored.transports as AuthenticatorTransportFuture[],
       },
       requireUserVerification: true,

@@ -119,40 +119,68 @@ export async function confirmAccountChange<Result>(
  * nothing. Two-factor turned on or off since the password's check is a conflict: the request was
  * made for the state gone by.
  */
-export async function withSecondFactor<Result>(
+export function withSecondFactor<Result>(
   app: FastifyInstance,
   request: FastifyRequest,
   confirmed: PasswordConfirmation,
   check: SecondFactorCheck,
-  work: (transaction: SqlExecutor, factor: SecondFactor | undefined) => Promise<Result>,
+  work: SecondFactorWork<Result>,
+): Promise<Result> {
+  return withSecondFactorTransactions(app, request, confirmed, check, (inTransaction) => inTransaction(work))
+}
+
+/** A change made in the transaction that took the second factor's code. */
+type SecondFactorWork<Result> = (transaction: SqlExecutor, factor: SecondFactor | undefined) => Promise<Result>
+
+/** Runs work in a transaction of its own that locks the account and takes the code first, as withSecondFactor's. */
+export type SecondFactorTransaction = <Result>(work: SecondFactorWork<Result>) => Promise<Result>
+
+/**
+ * withSecondFactor for a change that may be tried in more than one transaction, each rolled back
+ * but the last (auditedSiteTransaction starts anew when the site's owner changed while it waited):
+ * `attempts` is given the transaction to run, as often as it needs. The code counts against the
+ * budgets once for the request, and is given back once when `attempts` succeeds; each transaction
+ * takes the code again, which a transaction rolled back did not spend, so the one that commits
+ * spends it, and a restart neither counts the code twice nor refuses it as used.
+ */
+export async function withSecondFactorTransactions<Result>(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  confirmed: PasswordConfirmation,
+  check: SecondFactorCheck,
+  attempts: (inTransaction: SecondFactorTransaction) => Promise<Result>,
 ): Promise<Result> {
   const { id, emailKey, sessionId, twoFactorEnabledAt } = confirmed
   if (twoFactorEnabledAt === null && check.onlyWithTwoFactor === true) throw twoFactorOff()
   const attempt = twoFactorEnabledAt === null ? undefined : await enforceSecondFactorBudgets(app, request, emailKey, twoFactorEnabledAt, sessionId)
-  const outcome = await app.database.transaction(async (transaction) => {
-    const current = await createTwoFactorRepository(transaction).lockTwoFactor(id, check.deletesAccount)
-    if (current === undefined) throw new ApiError('unauthorized', 'The account was deleted.')
-    if ((current?.enabledAt.getTime() ?? null) !== (twoFactorEnabledAt?.getTime() ?? null)) {
-      throw current === null && check.onlyWithTwoFactor === true
-        ? twoFactorOff()
-        : twoFactorChanged()
+  const inTransaction: SecondFactorTransaction = async (work) => {
+    const outcome = await app.database.transaction(async (transaction) => {
+      const current = await createTwoFactorRepository(transaction).lockTwoFactor(id, check.deletesAccount)
+      if (current === undefined) throw new ApiError('unauthorized', 'The account was deleted.')
+      if ((current?.enabledAt.getTime() ?? null) !== (twoFactorEnabledAt?.getTime() ?? null)) {
+        throw current === null && check.onlyWithTwoFactor === true
+          ? twoFactorOff()
+          : twoFactorChanged()
+      }
+      await confirmationStillHolds(transaction, confirmed)
+      if (current === null) return { taken: true as const, result: await work(transaction, undefined) }
+      const factor = await takeSecondFactor(app, transaction, id, current, (check.code ?? '').trim())
+      if (factor === undefined) return { taken: false as const }
+      if (factor.kind === 'recovery-code') {
+        await recordAudit(transaction, request, { action: 'account.recovery_code_used', details: { recoveryCodesLeft: factor.recoveryCodesLeft } })
+      }
+      return { taken: true as const, result: await work(transaction, factor) }
+    })
+    if (!outcome.taken) {
+      await recordSecondFactorFailure(app, request, id)
+      throw invalidRequest([{ field: 'code', message: WRONG_CODE }])
     }
-    await confirmationStillHolds(transaction, confirmed)
-    if (current === null) return { taken: true as const, result: await work(transaction, undefined) }
-    const factor = await takeSecondFactor(app, transaction, id, current, (check.code ?? '').trim())
-    if (factor === undefined) return { taken: false as const }
-    if (factor.kind === 'recovery-code') {
-      await recordAudit(transaction, request, { action: 'account.recovery_code_used', details: { recoveryCodesLeft: factor.recoveryCodesLeft } })
-    }
-    return { taken: true as const, result: await work(transaction, factor) }
-  })
-  if (!outcome.taken) {
-    await recordSecondFactorFailure(app, request, id)
-    throw invalidRequest([{ field: 'code', message: WRONG_CODE }])
+    return outcome.result
   }
+  const result = await attempts(inTransaction)
   // A right code is no guess either: it is given back once the change is made.
   if (attempt !== undefined) await giveBack(request, attempt)
-  return outcome.result
+  return result
 }
 
 /**

@@ -114,17 +114,23 @@ const passkeySignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const twoFactor = await createTwoFactorRepository(transaction).lockTwoFactor(passkey.accountId)
         const account = await createAccountRepository(transaction).findWithPasswordById(passkey.accountId)
         if (twoFactor === undefined || account === undefined) throw new ApiError('passkey_unknown')
-        // Removed meanwhile, or another answer with a counter at least this one's stored since the check.
-        if (!(await createPasskeyRepository(transaction).recordUse(passkey.id, verdict.newCounter))) {
-          throw refused('the passkey was removed, or its signature counter has not gone up since its last sign-in')
+        const passkeysNow = createPasskeyRepository(transaction)
+        if (!(await passkeysNow.recordUse(passkey.id, verdict.newCounter))) {
+          // Removed since it was found: no account has it now, and nobody is to be told.
+          if ((await passkeysNow.findById(passkey.accountId, passkey.id)) === undefined) throw new ApiError('passkey_unknown')
+          // Another answer with a counter at least this one's was stored since the check: two
+          // answers of one counter, one of them a copy's. Told to the owner as the check's refusal
+          // is, once this transaction (which wrote nothing) is over.
+          return { isCounterOvertaken: true as const }
         }
         // Named on the session: removing the passkey ends it.
         const id = await createSessionRepository(transaction).create(account, hashToken(token), expiresAt, origin, passkey.id)
         if (id === undefined) throw new Error('a session could not be opened for an account locked in its transaction')
         const actor = { ...auditActorOf(request), type: 'session' as const, id, name: account.email }
         await recordAudit(transaction, request, { action: 'account.logged_in', accountId: account.id, actor, details: { passkeyId: passkey.id, passkey: passkey.name } })
-        return { account, secondFactorSince: twoFactor?.enabledAt }
+        return { isCounterOvertaken: false as const, account, secondFactorSince: twoFactor?.enabledAt }
       })
+      if (opened.isCounterOvertaken) return refuse('counter', 'its signature counter has not gone up since its last sign-in, made while this one was checked')
       const { account, secondFactorSince } = opened
       const emailKey = emailKeyOf(await app.accounts.foldEmail(account.email))
       setSessionCookie(reply, token, expiresAt, app.config)

@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { MAX_MEMBERS_PER_SITE } from '../../../domain/sites/site-roles.js'
+import type { Site as SiteRecord } from '../../../domain/sites/site.js'
 import { isUuid } from '../../../domain/uuid.js'
 import { ApiError, invalidRequest } from '../../../errors.js'
 import { accountOf, sessionIdOf } from '../../../plugins/authentication.js'
 import { createSiteMemberRepository } from '../../../storage/sql/site-member-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
-import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
+import { auditedSiteTransaction, recordSiteAudit, type SiteChangeWork } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, IdParams, SecondFactorCode } from '../dashboard-schemas.js'
-import { confirmWithPassword, withSecondFactor } from '../me/account-confirmation.js'
+import { confirmWithPassword, withSecondFactorTransactions } from '../me/account-confirmation.js'
 import { MAX_SITES_PER_ACCOUNT } from './manage-sites.js'
 import { etagHeader, tagWithRevision } from './site-revision.js'
 import { Site, siteView } from './site-schemas.js'
@@ -64,35 +65,33 @@ const transferOwnershipRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (accountId === previousOwner.id) throw new ApiError('already_owner')
       const { password, code } = request.body
       const confirmed = await confirmWithPassword(app, request, ACTION, { field: 'password', password, secondFactorCode: code })
-      // The new owner's account is locked with the owner's, before the site (auditedSiteTransaction):
-      // its deletion, which locks it first and then its memberships, is waited for, not deadlocked with.
-      const transferred = await auditedSiteTransaction(
-        app,
-        request,
-        site,
-        'own',
-        async (transaction, locked) => {
-          const members = createSiteMemberRepository(transaction)
-          const member = await members.findForUpdate(locked.id, accountId)
-          if (member === undefined) throw new ApiError('not_a_member')
-          const owned = await createSiteRepository(transaction).changeOwnerWithinLimit(locked.id, accountId, MAX_SITES_PER_ACCOUNT)
-          if (owned === undefined) {
-            throw new ApiError('site_limit_reached', `${member.email} owns ${MAX_SITES_PER_ACCOUNT} sites already, the most an account may; they must delete one first.`)
-          }
-          await members.remove(locked.id, accountId)
-          // One member out, one in: the site's count stays within the limit it was in.
-          if ((await members.addWithinLimit(locked.id, previousOwner.id, 'admin', MAX_MEMBERS_PER_SITE)) === undefined) throw new Error('the previous owner was not made an admin')
-          const details = { accountId, email: member.email, role: member.role, previousOwnerId: previousOwner.id, previousOwnerEmail: previousOwner.email }
-          // In the new owner's log, and (the actor being the previous owner) a copy in the previous owner's.
-          await recordSiteAudit(transaction, request, { action: 'site.ownership_transferred', site: owned, details })
-          return owned
-        },
-        {
+      const handOver: SiteChangeWork<'own', SiteRecord> = async (transaction, locked) => {
+        const members = createSiteMemberRepository(transaction)
+        const member = await members.findForUpdate(locked.id, accountId)
+        if (member === undefined) throw new ApiError('not_a_member')
+        const owned = await createSiteRepository(transaction).changeOwnerWithinLimit(locked.id, accountId, MAX_SITES_PER_ACCOUNT)
+        if (owned === undefined) {
+          throw new ApiError('site_limit_reached', `${member.email} owns ${MAX_SITES_PER_ACCOUNT} sites already, the most an account may; they must delete one first.`)
+        }
+        await members.remove(locked.id, accountId)
+        // One member out, one in: the site's count stays within the limit it was in.
+        if ((await members.addWithinLimit(locked.id, previousOwner.id, 'admin', MAX_MEMBERS_PER_SITE)) === undefined) throw new Error('the previous owner was not made an admin')
+        const details = { accountId, email: member.email, role: member.role, previousOwnerId: previousOwner.id, previousOwnerEmail: previousOwner.email }
+        // In the new owner's log, and (the actor being the previous owner) a copy in the previous owner's.
+        await recordSiteAudit(transaction, request, { action: 'site.ownership_transferred', site: owned, details })
+        return owned
+      }
+      // The code counts against the second factor's budgets once for the request, however often
+      // auditedSiteTransaction starts anew (the owner changed while it waited): each attempt's
+      // transaction takes it, and locks the owner's account first, before the site, as
+      // auditedSiteTransaction's order wants; the one that commits spends it, with the change.
+      // The new owner's account is locked with the owner's, before the site: its deletion, which
+      // locks it first and then its memberships, is waited for, not deadlocked with.
+      const transferred = await withSecondFactorTransactions(app, request, confirmed, { code }, (inSecondFactorTransaction) =>
+        auditedSiteTransaction(app, request, site, 'own', handOver, {
           alsoLocking: [accountId],
-          // The transaction that takes the second factor's code (and locks the owner's account first,
-          // before the site, as auditedSiteTransaction's order wants): the code is spent only with the change.
-          transaction: (inner) => withSecondFactor(app, request, confirmed, { code }, (transaction) => inner(transaction)),
-        },
+          transaction: inSecondFactorTransaction,
+        }),
       )
       // Instances' copies name the owner, whose share of webhook deliveries the site counts against.
       await app.siteCache.invalidate(transferred)
