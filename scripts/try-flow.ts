@@ -12,6 +12,7 @@
 import { parseArgs } from 'node:util'
 import type { Challenge } from '../src/domain/challenge/issue-challenge.js'
 import { solveChallenge } from '../src/domain/proof-of-work/solve-challenge.js'
+import { testSiteKeys } from '../src/domain/sites/test-site-keys.js'
 import { testSecrets } from '../src/domain/siteverify/test-secrets.js'
 
 const USAGE = [
@@ -34,9 +35,10 @@ interface Options {
 }
 
 /** The test site key whose every submission passes (docs/core-flow.md, section 6). */
-const TEST_SITE_KEY = '1x00000000000000000000AA'
+const TEST_SITE_KEY = testSiteKeys.alwaysPasses
 
-function readOptions(args: string[]): Options {
+/** The options given, or 'help' for --help. */
+function readOptions(args: string[]): Options | 'help' {
   let parsed
   try {
     parsed = parseArgs({
@@ -48,7 +50,7 @@ function readOptions(args: string[]): Options {
   } catch (error) {
     throw new UsageError((error as Error).message)
   }
-  if (parsed.help === true) throw new UsageError('')
+  if (parsed.help === true) return 'help'
   const siteKey = parsed['site-key'] ?? TEST_SITE_KEY
   const secret = parsed.secret ?? (siteKey === TEST_SITE_KEY ? testSecrets.alwaysPasses : undefined)
   const url = (parsed.url ?? process.env.TOLLGATE_URL ?? `http://localhost:${process.env.PORT ?? '3000'}`).replace(/\/+$/, '')
@@ -117,18 +119,18 @@ async function tryFlow(options: Options, print: (line: string) => void): Promise
 }
 
 async function main(): Promise<number> {
-  let options: Options
+  let options: Options | 'help'
   try {
     options = readOptions(process.argv.slice(2))
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    if (error.message === '') {
-      console.log(USAGE)
-      return 0
-    }
     console.error(`tollgate try-flow: ${error.message}`)
     console.error(USAGE)
     return 2
+  }
+  if (options === 'help') {
+    console.log(USAGE)
+    return 0
   }
   try {
     await tryFlow(options, (line) => console.log(line))

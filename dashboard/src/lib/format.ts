@@ -21,6 +21,11 @@ export function formatDateTime(iso: string | null | undefined): string {
   return Number.isNaN(date.getTime()) ? iso : dateTime.format(date)
 }
 
+/** When a key or a passkey was last used: 'Never' before its first use. */
+export function formatLastUsed(iso: string | null | undefined): string {
+  return iso === null || iso === undefined ? 'Never' : formatDateTime(iso)
+}
+
 /** For logs, where many entries share a minute; the column's heading names the zone (timeZoneName). */
 export function formatDateTimeWithSeconds(iso: string): string {
   const date = new Date(iso)

@@ -11,10 +11,16 @@ import { defaultSiteSettings, type Site } from './site.js'
  */
 export type TestSiteOutcome = 'allow' | 'block'
 
+/** The test site key of each outcome that scripts and documents name (Turnstile's "always passes" and "always blocks"). */
+export const testSiteKeys = {
+  alwaysPasses: '1x00000000000000000000AA',
+  alwaysBlocked: '2x00000000000000000000AB',
+} as const
+
 const definitions: [siteKey: string, id: string, outcome: TestSiteOutcome][] = [
-  ['1x00000000000000000000AA', '00000000-0000-4000-8000-0000000000a1', 'allow'],
+  [testSiteKeys.alwaysPasses, '00000000-0000-4000-8000-0000000000a1', 'allow'],
   ['1x00000000000000000000BB', '00000000-0000-4000-8000-0000000000b1', 'allow'],
-  ['2x00000000000000000000AB', '00000000-0000-4000-8000-0000000000a2', 'block'],
+  [testSiteKeys.alwaysBlocked, '00000000-0000-4000-8000-0000000000a2', 'block'],
   ['2x00000000000000000000BB', '00000000-0000-4000-8000-0000000000b2', 'block'],
 ]
 

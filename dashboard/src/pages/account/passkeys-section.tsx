@@ -10,7 +10,7 @@ import { ErrorNotice, Loading, Notice } from '../../components/notice.js'
 import { PasswordField } from '../../components/password-field.js'
 import { TableHeadWithActions } from '../../components/table-head.js'
 import { useStepUpCode, type TwoFactorGate } from '../../components/step-up-code.js'
-import { formatDateTime } from '../../lib/format.js'
+import { formatDateTime, formatLastUsed } from '../../lib/format.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { useLoader, type Loaded } from '../../lib/use-loader.js'
 
@@ -94,7 +94,7 @@ function PasskeyList({ passkeys, onRename, onRemove }: PasskeyListProps) {
             <tr key={passkey.id}>
               <th scope="row">{passkey.name}</th>
               <td class="nowrap">{formatDateTime(passkey.createdAt)}</td>
-              <td class="nowrap">{passkey.lastUsedAt === null ? 'Never' : formatDateTime(passkey.lastUsedAt)}</td>
+              <td class="nowrap">{formatLastUsed(passkey.lastUsedAt)}</td>
               <td class="nowrap">
                 <button type="button" class="button button--small" aria-label={`Rename passkey ${passkey.name}`} onClick={() => onRename(passkey)}>
                   Rename

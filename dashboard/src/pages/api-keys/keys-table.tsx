@@ -4,7 +4,7 @@ import type { ApiKey } from '../../api/types.js'
 import { ConfirmDialog } from '../../components/confirm-dialog.js'
 import { ErrorNotice } from '../../components/notice.js'
 import { accessLabel } from '../../lib/api-keys.js'
-import { formatDateTime } from '../../lib/format.js'
+import { formatDateTime, formatLastUsed } from '../../lib/format.js'
 
 /**
  * "Never", the time it expires, or an "Expired" badge before the time it did (the key is refused
@@ -67,7 +67,7 @@ export function KeysTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (id:
                   <Expiry apiKey={key} />
                 </td>
                 <td class="nowrap">{formatDateTime(key.createdAt)}</td>
-                <td class="nowrap">{key.lastUsedAt === undefined || key.lastUsedAt === null ? 'Never' : formatDateTime(key.lastUsedAt)}</td>
+                <td class="nowrap">{formatLastUsed(key.lastUsedAt)}</td>
                 <td>
                   <button type="button" class="button button--small button--danger-outline" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
                     Revoke

@@ -118,9 +118,9 @@ const passkeySignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (!(await passkeysNow.recordUse(passkey.id, verdict.newCounter))) {
           // Removed since it was found: no account has it now, and nobody is to be told.
           if ((await passkeysNow.findById(passkey.accountId, passkey.id)) === undefined) throw new ApiError('passkey_unknown')
-          // Another answer with a counter at least this one's was stored since the check: two
-          // answers of one counter, one of them a copy's. Told to the owner as the check's refusal
-          // is, once this transaction (which wrote nothing) is over.
+          // Another answer stored a counter at least this one's since the check (an answer of the
+          // same counter, a copy's, or a later one that overtook it). Told to the owner as the
+          // check's refusal is, once this transaction (which wrote nothing) is over.
           return { isCounterOvertaken: true as const }
         }
         // Named on the session: removing the passkey ends it.
