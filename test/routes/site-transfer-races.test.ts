@@ -239,4 +239,34 @@ describe.runIf(hasPostgres && hasRedis)("races of a site's transfer, on PostgreS
     }
     expect((await handSpare(wrong)).statusCode).toBe(429)
   })
+
+  it("gives back an owner's right code of a transfer refused for another reason: the code is neither spent nor counted", async () => {
+    const { owner, site, members: [member] } = await sharedSite('admin')
+    const spare = await createTestSite(service.app, owner, { name: 'Kept' })
+    const outsider = await createTestAccount(service.app)
+    const { secret } = await enableTwoFactor(service.app, owner)
+    const code = authenticatorCode(secret, 1)
+    const { limit, windowMs } = credentialRateLimits.secondFactorPerEmailAndIp
+    await startWithinOneWindow(windowMs)
+    const handOver = (siteId: string, accountId: string, attemptCode: string) =>
+      service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/transfer`, headers: asBrowser(owner), payload: { accountId, password: owner.password, code: attemptCode } })
+
+    // The code is right, the account is no member: refused, and rolled back with the refusal.
+    const refused = await handOver(site.id, outsider.id, code)
+    expect(refused.statusCode, refused.body).toBe(409)
+    expect(refused.json().error.code).toBe('not_a_member')
+    // So the same code still makes the transfer the owner meant.
+    const transferred = await handOver(site.id, member!.id, code)
+    expect(transferred.statusCode, transferred.body).toBe(200)
+    expect(await rolesOf(site.id)).toEqual({ owner: member!.id, members: { [owner.id]: 'admin' } })
+
+    // Neither right code counted: the whole budget (5 in 15 minutes from an address) is left for wrong ones.
+    const wrong = authenticatorApp(secret).wrongCode()
+    for (let attempt = 1; attempt <= limit; attempt++) {
+      const guessed = await handOver(spare.id, member!.id, wrong)
+      expect(guessed.statusCode, `attempt ${attempt}: ${guessed.body}`).toBe(400)
+      expect(guessed.json().error.details).toEqual([expect.objectContaining({ field: 'code' })])
+    }
+    expect((await handOver(spare.id, member!.id, wrong)).statusCode).toBe(429)
+  })
 })

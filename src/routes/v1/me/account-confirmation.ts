@@ -139,9 +139,11 @@ export type SecondFactorTransaction = <Result>(work: SecondFactorWork<Result>) =
  * withSecondFactor for a change that may be tried in more than one transaction, each rolled back
  * but the last (auditedSiteTransaction starts anew when the site's owner changed while it waited):
  * `attempts` is given the transaction to run, as often as it needs. The code counts against the
- * budgets once for the request, and is given back once when `attempts` succeeds; each transaction
- * takes the code again, which a transaction rolled back did not spend, so the one that commits
- * spends it, and a restart neither counts the code twice nor refuses it as used.
+ * budgets once for the request, and is given back once if a transaction took it, whatever the
+ * change's answer then (a right code is no guess, even when the change is refused for another
+ * reason: a member gone, the caller no longer the owner); each transaction takes the code again,
+ * which a transaction rolled back did not spend, so the one that commits spends it, and a restart
+ * neither counts the code twice nor refuses it as used.
  */
 export async function withSecondFactorTransactions<Result>(
   app: FastifyInstance,
@@ -153,6 +155,7 @@ export async function withSecondFactorTransactions<Result>(
   const { id, emailKey, sessionId, twoFactorEnabledAt } = confirmed
   if (twoFactorEnabledAt === null && check.onlyWithTwoFactor === true) throw twoFactorOff()
   const attempt = twoFactorEnabledAt === null ? undefined : await enforceSecondFactorBudgets(app, request, emailKey, twoFactorEnabledAt, sessionId)
+  let codeTaken = false
   const inTransaction: SecondFactorTransaction = async (work) => {
     const outcome = await app.database.transaction(async (transaction) => {
       const current = await createTwoFactorRepository(transaction).lockTwoFactor(id, check.deletesAccount)
@@ -166,6 +169,7 @@ export async function withSecondFactorTransactions<Result>(
       if (current === null) return { taken: true as const, result: await work(transaction, undefined) }
       const factor = await takeSecondFactor(app, transaction, id, current, (check.code ?? '').trim())
       if (factor === undefined) return { taken: false as const }
+      codeTaken = true
       if (factor.kind === 'recovery-code') {
         await recordAudit(transaction, request, { action: 'account.recovery_code_used', details: { recoveryCodesLeft: factor.recoveryCodesLeft } })
       }
@@ -177,10 +181,12 @@ export async function withSecondFactorTransactions<Result>(
     }
     return outcome.result
   }
-  const result = await attempts(inTransaction)
-  // A right code is no guess either: it is given back once the change is made.
-  if (attempt !== undefined) await giveBack(request, attempt)
-  return result
+  try {
+    return await attempts(inTransaction)
+  } finally {
+    // A right code is no guess either: it is given back, the change made or refused.
+    if (attempt !== undefined && codeTaken) await giveBack(request, attempt)
+  }
 }
 
 /**
