@@ -20,6 +20,8 @@ const TEST_KEY_ALLOW = '1x00000000000000000000AA'
 interface ProtectedHost {
   port: number
   siteKey: string
+  /** Where this host's proxy finds Tollgate, when not at the test's service (an address nothing listens on). */
+  tollgate?: string
 }
 
 /** A reverse proxy of docs/gate.md, run with the documentation's own configuration block. */
@@ -28,6 +30,8 @@ interface GateProxy {
   /** The Debian package with the binary (.ci/run installs it). */
   debianPackage: string
   binary: string
+  /** What the proxy answers while Tollgate cannot be reached (docs/gate.md, "Limits"). */
+  unreachableStatus: number
   /** The configuration file and the command line that runs it in the foreground. */
   configure(directory: string, hosts: ProtectedHost[], tollgate: string, application: string): { file: string; text: string; args: string[] }
 }
@@ -44,11 +48,12 @@ const proxies: GateProxy[] = [
     name: 'nginx',
     debianPackage: 'nginx',
     binary: '/usr/sbin/nginx',
+    unreachableStatus: 500,
     configure(directory, hosts, tollgate, application) {
       const temporary = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `${name}_temp_path ${directory}/${name};`).join('\n  ')
       // The site's own 403 beside the gate's: a location it denies.
-      const servers = hosts.map(({ port, siteKey }) =>
-        documentedBlock('nginx', tollgate, application, siteKey)
+      const servers = hosts.map(({ port, siteKey, tollgate: elsewhere }) =>
+        documentedBlock('nginx', elsewhere ?? tollgate, application, siteKey)
           .replace('listen 80;', `listen 127.0.0.1:${port};`)
           .replace(/\}\s*$/, '    location = /private { deny all; }\n}\n'))
       const file = join(directory, 'nginx.conf')
@@ -70,9 +75,10 @@ http {
     name: 'Caddy',
     debianPackage: 'caddy',
     binary: '/usr/bin/caddy',
+    unreachableStatus: 502,
     configure(directory, hosts, tollgate, application) {
-      const sites = hosts.map(({ port, siteKey }) =>
-        documentedBlock('caddyfile', tollgate, application, siteKey).replace('shop.example.com {', `http://127.0.0.1:${port} {`))
+      const sites = hosts.map(({ port, siteKey, tollgate: elsewhere }) =>
+        documentedBlock('caddyfile', elsewhere ?? tollgate, application, siteKey).replace('shop.example.com {', `http://127.0.0.1:${port} {`))
       const file = join(directory, 'Caddyfile')
       return { file, text: `{\n  admin off\n}\n${sites.join('\n')}`, args: ['run', '--config', file, '--adapter', 'caddyfile'] }
     },
@@ -114,6 +120,8 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
   /** The same, with a site whose thresholds block the test browser. */
   let blocking: string
   let blockingSiteId: string
+  /** A protected host whose proxy finds no Tollgate at the address it was given. */
+  let unreachable: string
 
   beforeAll(async () => {
     if (!available) return
@@ -128,11 +136,16 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
     blockingSiteId = blockingSite.site.id
     const tollgate = (await service.app.listen({ port: 0, host: '127.0.0.1' })).replace('http://', '')
     application = await startApplication()
-    const [allowPort, blockPort] = [await freePort(), await freePort()]
+    const [allowPort, blockPort, unreachablePort, nothingListening] = [await freePort(), await freePort(), await freePort(), await freePort()]
     allowing = `http://127.0.0.1:${allowPort}`
     blocking = `http://127.0.0.1:${blockPort}`
+    unreachable = `http://127.0.0.1:${unreachablePort}`
     directory = await mkdtemp(join(tmpdir(), 'tollgate-gate-proxy-'))
-    const hosts = [{ port: allowPort, siteKey: site.siteKey }, { port: blockPort, siteKey: blockingSite.siteKey }]
+    const hosts = [
+      { port: allowPort, siteKey: site.siteKey },
+      { port: blockPort, siteKey: blockingSite.siteKey },
+      { port: unreachablePort, siteKey: site.siteKey, tollgate: `127.0.0.1:${nothingListening}` },
+    ]
     const { file, text, args } = proxy.configure(directory, hosts, tollgate, application.origin)
     await writeFile(file, text)
     // Caddy keeps its state under the home directory's: the test's own.
@@ -180,6 +193,14 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
       [siteId],
     )
     expect(rows).toContainEqual({ action: 'allow', page_action: 'gate', hostname: '127.0.0.1' })
+  })
+
+  it.skipIf(!available)('fails closed while Tollgate cannot be reached: the proxy answers its error, and the application sees nothing', async () => {
+    for (const path of ['/account-while-down', '/']) {
+      const answer = await fetch(`${unreachable}${path}`, { headers: { accept: 'text/html' }, redirect: 'manual' })
+      expect(answer.status, `${path}: ${await answer.text()}`).toBe(proxy.unreachableStatus)
+    }
+    expect(application.paths.filter((path) => path.includes('while-down'))).toEqual([])
   })
 
   it.skipIf(!available)('keeps out a client that does not run the page, and one holding a cookie of another browser', async () => {
