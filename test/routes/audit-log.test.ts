@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asBrowser, asScript, createTestAccount, createTestSite, OWN_ORIGIN, randomClientAddress, sessionCookieOf, type TestAccount } from '../helpers/dashboard-client.js'
 import { OPERATOR_ACTOR } from '../../src/domain/audit/audit-event.js'
@@ -172,11 +173,47 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
     }
   })
 
+  it.runIf(available)("counts attempts written at once, an hour's first, in the hour's one event", async () => {
+    const owner = await createTestAccount(service.app)
+    const [first = '', ...others] = Array.from({ length: 10 }, () => randomClientAddress())
+    const hourStart = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000)
+    const attemptFrom = (clientIp: string) => ({ accountId: owner.id, action: 'account.login_failed' as const, actor: { ...OPERATOR_ACTOR, type: 'anonymous' as const, clientIp, userAgent: BROWSER } })
+    // Wrong passwords from ten machines: the hour's first is written and not committed yet while
+    // the nine others are (on PostgreSQL, over as many connections; the embedded database takes them in turn).
+    let written!: () => void
+    const firstWritten = new Promise<void>((resolve) => (written = resolve))
+    const firstCommitted = service.app.database.transaction(async (transaction) => {
+      await createAuditLogRepository(transaction).recordRepeated(attemptFrom(first), hourStart)
+      written()
+      await delay(300)
+    })
+    await firstWritten
+    const repository = createAuditLogRepository(service.app.database)
+    await Promise.all([firstCommitted, ...others.map((clientIp) => repository.recordRepeated(attemptFrom(clientIp), hourStart))])
+
+    const events = (await read('?action=account.login_failed', asBrowser(owner))).items
+    expect(events.map((event) => event.details.count)).toEqual([10])
+    // The first attempt's address first, the others' in the order they were counted.
+    expect(events[0]?.details).toEqual({ count: 10, firstAt: expect.any(String), addresses: expect.arrayContaining([first, ...others]) })
+    expect(events[0]?.details.addresses).toHaveLength(10)
+    expect((events[0]?.details.addresses as string[])[0]).toBe(first)
+  })
+
   it.runIf(available)('records a repeated attempt at an account deleted meanwhile as nothing, without an error', async () => {
     const owner = await createTestAccount(service.app)
     expect((await service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(owner), payload: { password: owner.password } })).statusCode).toBe(204)
     const repository = createAuditLogRepository(service.app.database)
     await repository.recordRepeated({ accountId: owner.id, action: 'account.two_factor_failed', actor: OPERATOR_ACTOR }, new Date())
+    expect(await service.app.database.query('SELECT 1 FROM audit_events WHERE account_id = $1', [owner.id])).toHaveLength(0)
+  })
+
+  it.runIf(available && options.database === 'postgres')("records nothing, and answers as without it, for a wrong password whose account is deleted while it is recorded", async () => {
+    const owner = await createTestAccount(service.app)
+    const guess = () => service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(owner), payload: { password: 'a guess at it' } })
+    // The hour's event is there already: the next guess would count in it.
+    expect((await guess()).statusCode).toBe(400)
+    const answer = await changeWhileDeletingAccount(service.app, owner.id, guess, '%FROM accounts WHERE id = $2 FOR KEY SHARE%')
+    expect(answer.statusCode, answer.body).toBe(400)
     expect(await service.app.database.query('SELECT 1 FROM audit_events WHERE account_id = $1', [owner.id])).toHaveLength(0)
   })
 

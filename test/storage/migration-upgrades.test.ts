@@ -2,11 +2,16 @@ import { createHash, randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { createKeyRing, keyCheckOf } from '../../src/secret.js'
 import { migrate, readMigrations, splitStatements, type Migration } from '../../src/storage/migrate.js'
+import { MAX_REPEATED_ADDRESSES } from '../../src/domain/audit/audit-actions.js'
+import { OPERATOR_ACTOR } from '../../src/domain/audit/audit-event.js'
 import { createAccountRepository } from '../../src/storage/sql/account-repository.js'
 import { createApiKeyRepository } from '../../src/storage/sql/api-key-repository.js'
+import { createAuditLogRepository } from '../../src/storage/sql/audit-log-repository.js'
 import { DECIDED_BY_SQL } from '../../src/storage/sql/decided-by.js'
 import { checkServerSecret, readKeyCheck } from '../../src/storage/sql/server-key-check.js'
 import { verificationLoadOf, type VerificationLogEntry } from '../../src/storage/sql/verification-log-writer.js'
+import { randomClientAddress } from '../helpers/dashboard-client.js'
+import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
 import { databaseKinds, withTestDatabase } from '../helpers/storage.js'
 import { insertVerifications } from '../helpers/verification-rows.js'
 
@@ -47,7 +52,10 @@ const shipped: [string, string][] = [
   ['028_verification_labels', '868fc78ea876e72d'],
   ['029_passkeys', '2bc315025d48da1c'],
   ['030_verifications_decided_by', '75396a24971930be'],
+  ['031_audit_events_repeated_hour', '56ae247a76251600'],
 ]
+
+const HOUR_MS = 3_600_000
 
 function fingerprintOf(migration: Migration): string {
   return createHash('sha256').update(splitStatements(migration.sql.replaceAll('\r\n', '\n')).join(';\n')).digest('hex').slice(0, 16)
@@ -71,6 +79,31 @@ const olderTopAnomalies = `SELECT label, sum(count)::int8 AS count FROM (
        SELECT label, 1 FROM verifications CROSS JOIN LATERAL unnest(anomalies) AS label WHERE site_id = $1 AND ((created_at >= $2 AND created_at < $3) OR (created_at >= $4 AND created_at < $5))
      ) AS counted
      GROUP BY label ORDER BY count DESC, label LIMIT $6`
+
+/**
+ * recordRepeated as the version before migration 031 runs it (21ecf80, src/storage/sql/audit-log-repository.ts):
+ * the hour's latest event of the action, found by its time, counts the attempt, else a new one.
+ */
+const olderRecordRepeated = `WITH latest AS (
+       SELECT id FROM audit_events
+        WHERE account_id = $2 AND action = $3 AND created_at >= $13 AND (details->>'firstAt')::timestamptz >= $13
+        ORDER BY created_at DESC LIMIT 1
+        FOR UPDATE
+     ), counted AS (
+       UPDATE audit_events SET
+         created_at = clock_timestamp(), actor_type = $4, actor_id = $5, actor_name = $6, actor_key_prefix = $7, client_ip = $8, user_agent = $9,
+         details = details || jsonb_build_object(
+           'count', (details->>'count')::int + 1,
+           'addresses', CASE WHEN details->'addresses' ? $14 OR jsonb_array_length(details->'addresses') >= $15 THEN details->'addresses'
+                             ELSE details->'addresses' || to_jsonb($14::text) END)
+        WHERE id IN (SELECT id FROM latest)
+       RETURNING id
+     )
+     INSERT INTO audit_events (id, created_at, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name, details)
+     SELECT $1, clock_timestamp(), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+            $12::jsonb || jsonb_build_object('count', 1, 'firstAt', clock_timestamp(), 'addresses', jsonb_build_array($14::text))
+      WHERE NOT EXISTS (SELECT 1 FROM counted)
+        AND EXISTS (SELECT 1 FROM accounts WHERE id = $2 FOR KEY SHARE)`
 
 /** Migration 012 as it first shipped (e06bf26), without recorded_in_production. */
 const firstServerKeyCheck: Migration = {
@@ -285,6 +318,45 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
     }, { migrated: false })
     // Two runs of the migrations on PGlite take most of the default 30 s on a busy machine.
   }, 120_000)
+
+  it.skipIf(!available)("in the hour of a failed log-in: the hour's event goes on counting, before and after the upgrade, and an earlier hour's stays as it was", async () => {
+    // The migrations run twice within the hour: on PGlite they take a while on a busy machine.
+    await startWithinOneWindow(HOUR_MS, 90_000)
+    await withTestDatabase(kind, async (database) => {
+      const migrations = await readMigrations()
+      await migrate(database, migrations.filter((migration) => migration.version < 31))
+      const account = await createAccountRepository(database).create('guessed@example.com', 'hash')
+      if (account === undefined) throw new Error('the account was not created')
+      const hourStart = new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS)
+      const [first = '', second = '', third = '', fourth = ''] = Array.from({ length: 4 }, () => randomClientAddress())
+      const attemptFrom = (clientIp: string) => ({ accountId: account.id, action: 'account.login_failed' as const, actor: { ...OPERATOR_ACTOR, type: 'anonymous' as const, clientIp } })
+      const olderAttempt = (clientIp: string) =>
+        database.query(olderRecordRepeated, [randomUUID(), account.id, 'account.login_failed', 'anonymous', null, null, null, clientIp, null, null, null, '{}', hourStart, clientIp, MAX_REPEATED_ADDRESSES])
+      // The hour before, as the older version left it.
+      const earlierHour = new Date(hourStart.getTime() - HOUR_MS)
+      await database.query(
+        `INSERT INTO audit_events (id, created_at, account_id, action, actor_type, details) VALUES ($1, $2, $3, 'account.login_failed', 'anonymous', $4::jsonb)`,
+        [randomUUID(), new Date(earlierHour.getTime() + 60_000), account.id, JSON.stringify({ count: 5, firstAt: earlierHour.toISOString(), addresses: [first] })],
+      )
+      await olderAttempt(first)
+      await olderAttempt(second)
+
+      expect(await migrate(database, migrations)).toEqual([31])
+      const auditLog = createAuditLogRepository(database)
+      await auditLog.recordRepeated(attemptFrom(third), hourStart)
+      // An instance of the older version, still running during a rolling upgrade, counts in the same event.
+      await olderAttempt(fourth)
+      await auditLog.recordRepeated(attemptFrom(first), hourStart)
+
+      const events = await auditLog.listPage(account.id, { limit: 10, action: 'account.login_failed' })
+      expect(events.map((event) => event.details)).toEqual([
+        { count: 5, firstAt: expect.any(String), addresses: [first, second, third, fourth] },
+        { count: 5, firstAt: earlierHour.toISOString(), addresses: [first] },
+      ])
+      expect(events[0]?.actor.clientIp).toBe(first)
+      expect(Object.keys(events[0] ?? {})).not.toContain('repeatedHour')
+    }, { migrated: false })
+  }, 180_000)
 
   it.skipIf(!available)('with API keys already: they stay full and never expire, and still work', async () => {
     await withTestDatabase(kind, async (database) => {

@@ -101,32 +101,27 @@ export function createAuditLogRepository(database: SqlExecutor) {
      * address and browser are the latest attempt's, so it moves to the top of the log. Whoever
      * knows an address can make such attempts from many machines, and one row each would let them
      * fill the account's log (and an embedded database's disk) with their noise.
+     *
+     * The hour's event is the one row whose repeated_hour is `hourStart` (a unique index,
+     * migration 031): the hour's first attempts, written at once, insert one row and count in it,
+     * whereas looking for the row first let each of them find none and insert its own.
      */
     async recordRepeated(event: NewAuditEvent, hourStart: Date): Promise<void> {
       const { actor } = event
       const address = actor.clientIp ?? ''
       await database.query(
-        `WITH latest AS (
-           SELECT id FROM audit_events
-            WHERE account_id = $2 AND action = $3 AND created_at >= $13 AND (details->>'firstAt')::timestamptz >= $13
-            ORDER BY created_at DESC LIMIT 1
-            FOR UPDATE
-         ), counted AS (
-           UPDATE audit_events SET
-             created_at = clock_timestamp(), actor_type = $4, actor_id = $5, actor_name = $6, actor_key_prefix = $7, client_ip = $8, user_agent = $9,
-             details = details || jsonb_build_object(
-               'count', (details->>'count')::int + 1,
-               'addresses', CASE WHEN details->'addresses' ? $14 OR jsonb_array_length(details->'addresses') >= $15 THEN details->'addresses'
-                                 ELSE details->'addresses' || to_jsonb($14::text) END)
-            WHERE id IN (SELECT id FROM latest)
-           RETURNING id
-         )
-         INSERT INTO audit_events (id, created_at, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name, details)
+        `INSERT INTO audit_events (id, created_at, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name, details, repeated_hour)
          SELECT $1, clock_timestamp(), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-                $12::jsonb || jsonb_build_object('count', 1, 'firstAt', clock_timestamp(), 'addresses', jsonb_build_array($14::text))
-          WHERE NOT EXISTS (SELECT 1 FROM counted)
-            -- Not for an account deleted meanwhile (the event would go with it): nothing to record, not an error.
-            AND EXISTS (SELECT 1 FROM accounts WHERE id = $2 FOR KEY SHARE)`,
+                $12::jsonb || jsonb_build_object('count', 1, 'firstAt', clock_timestamp(), 'addresses', jsonb_build_array($14::text)), $13
+          -- Not for an account deleted meanwhile (the event would go with it): nothing to record, not an error.
+          WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $2 FOR KEY SHARE)
+         ON CONFLICT (account_id, action, repeated_hour) WHERE repeated_hour IS NOT NULL DO UPDATE SET
+           created_at = EXCLUDED.created_at, actor_type = EXCLUDED.actor_type, actor_id = EXCLUDED.actor_id, actor_name = EXCLUDED.actor_name,
+           actor_key_prefix = EXCLUDED.actor_key_prefix, client_ip = EXCLUDED.client_ip, user_agent = EXCLUDED.user_agent,
+           details = audit_events.details || jsonb_build_object(
+             'count', (audit_events.details->>'count')::int + 1,
+             'addresses', CASE WHEN audit_events.details->'addresses' ? $14 OR jsonb_array_length(audit_events.details->'addresses') >= $15 THEN audit_events.details->'addresses'
+                               ELSE audit_events.details->'addresses' || to_jsonb($14::text) END)`,
         [randomUUID(), ...columnsOf(event), JSON.stringify(event.details ?? {}), hourStart, address, MAX_REPEATED_ADDRESSES],
       )
     },
