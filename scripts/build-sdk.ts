@@ -8,14 +8,15 @@
  *   tollgate-worker.js               the worker under a stable name, for the module build
  *   strings/<language>.json          the SDK's texts in each language it speaks (sdk/src/translations/), fetched by the SDK
  *   <file>.br, <file>.gz             each file Brotli- and gzip-compressed, for the browsers that take them
- *   tollgate.d.ts, manifest.json
+ *   tollgate.d.ts                    the SDK's types (sdk/tollgate.d.ts), for pages written in TypeScript
+ *   manifest.json
  * The worker and the WebAssembly carry a content hash in their names so they can be cached for
  * a year; the entry scripts keep fixed names and a shorter cache lifetime.
  * Every file is written to a temporary name and renamed, so concurrent builds (test suites)
  * never serve a half-written file.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { copyFile, mkdir, rename, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib'
@@ -38,6 +39,9 @@ export const COMPAT_NAME = 'compat.js'
 
 /** The script of the gate's page (sdk/src/gate-entry.ts, docs/gate.md). */
 export const GATE_NAME = 'gate.js'
+
+/** The SDK's hand-written types (sdk/tollgate.d.ts), served as they are. */
+export const TYPES_NAME = 'tollgate.d.ts'
 
 /** The folder of the SDK's texts, one `{language}.json` per language (sdk/src/language.ts), which the SDK fetches by that name. */
 export const STRINGS_FOLDER = 'strings'
@@ -139,6 +143,9 @@ export async function buildSdk(outDirectory: string = defaultSdkDirectory): Prom
     { name: workerName, content: worker, contentType: 'text/javascript; charset=utf-8', immutable: true },
     { name: wasmName, content: wasm, contentType: 'application/wasm', immutable: true },
     { name: STABLE_WORKER_NAME, content: worker, contentType: 'text/javascript; charset=utf-8', immutable: false },
+    // Served beside the script for the script tag's pages written in TypeScript (window.Tollgate's
+    // type); plain text, so that a browser shows it, and never run (the service sends nosniff).
+    { name: TYPES_NAME, content: await readFile(join(root, 'sdk', TYPES_NAME)), contentType: 'text/plain; charset=utf-8', immutable: false },
     // Stable names, as the SDK of any build asks for them; a day's cache lets a corrected text reach visitors.
     ...Object.entries(translations).map(([language, texts]) => ({
       name: `${STRINGS_FOLDER}/${language}.json`,
@@ -163,10 +170,6 @@ export async function buildSdk(outDirectory: string = defaultSdkDirectory): Prom
       brotliBytes: brotli.length,
     })
   }
-  const typesPath = join(outDirectory, 'tollgate.d.ts')
-  await copyFile(join(root, 'sdk', 'tollgate.d.ts'), `${typesPath}.tmp`)
-  await rename(`${typesPath}.tmp`, typesPath)
-
   const loaded = files.filter((file) => ['tollgate.js', workerName, wasmName].includes(file.name))
   const manifest: SdkManifest = {
     builtAt: new Date().toISOString(),

@@ -132,6 +132,7 @@ export declare function setStrings(strings: Partial<TollgateStrings>): void
 export declare function bindForms(options?: BindOptions): void
 export declare const version: string
 
+/** `window.Tollgate` as the script tag's build, /sdk/v1/tollgate.js, sets it: the whole API. */
 export interface TollgateApi {
   execute: typeof execute
   reset: typeof reset
@@ -140,6 +141,13 @@ export interface TollgateApi {
   TollgateError: typeof TollgateError
   version: string
 }
+
+/**
+ * `window.Tollgate` as the vendor-compatible scripts set it (/turnstile/v0/api.js,
+ * /recaptcha/api.js, /recaptcha/enterprise.js, /1/api.js, /sdk/v1/compat.js; sdk/README.md,
+ * section 9): the API without `bindForms`, as those pages have no forms of Tollgate's to bind.
+ */
+export type TollgateCompatApi = Omit<TollgateApi, 'bindForms'>
 
 /**
  * The events of a protected form; they bubble, so a listener on the document hears every form's,
@@ -158,8 +166,10 @@ declare global {
      * as vendors' types do, for pages that load the tag first; an `async` tag may run after the
      * page's own script, and a tag that fails to load never sets it: such a page checks first
      * (sdk/README.md, section 2).
+     * `bindForms` is there with tollgate.js only: the vendor-compatible scripts (TollgateCompatApi)
+     * leave it out, so a page that tollgate.js serves says so: `(window.Tollgate as TollgateApi).bindForms(...)`.
      */
-    Tollgate: TollgateApi
+    Tollgate: TollgateCompatApi & { bindForms?: typeof bindForms }
   }
   interface HTMLElementEventMap {
     'tollgate:verified': TollgateFormEvents['tollgate:verified']

@@ -7,7 +7,10 @@ export const errorCatalogue = {
   challenge_invalid: { status: 400, message: 'The challenge is unknown, already used, or belongs to another site.' },
   challenge_expired: { status: 400, message: 'The challenge has expired; request a new one.' },
   solution_invalid: { status: 400, message: 'The nonce does not solve the challenge.' },
-  invalid_site_key: { status: 401, message: 'The X-Site-Key header is missing or names no site.' },
+  invalid_site_key: {
+    status: 401,
+    message: "The site key (the page's data-site-key or data-sitekey, the SDK's siteKey option, or the X-Site-Key header of a direct API call) is missing or names no site.",
+  },
   unauthorized: { status: 401, message: 'Authentication is required.' },
   invalid_credentials: { status: 401, message: 'The e-mail address or password is wrong.' },
   two_factor_required: { status: 401, message: 'This account has two-factor authentication on: send the code of its authenticator app, or a recovery code, as code.' },

@@ -77,7 +77,7 @@ describe('npm run try-flow', () => {
   it("names the service's refusal, a wrong secret, and a service that does not answer", async () => {
     const unknownKey = await tryFlow(['--url', url, '--site-key', 'tgk_nosuchkey'])
     expect(unknownKey.status).toBe(1)
-    expect(unknownKey.stderr.trim()).toBe('tollgate try-flow: /api/v1/challenge answered 401 invalid_site_key: The X-Site-Key header is missing or names no site.')
+    expect(unknownKey.stderr.trim()).toBe("tollgate try-flow: /api/v1/challenge answered 401 invalid_site_key: The site key (the page's data-site-key or data-sitekey, the SDK's siteKey option, or the X-Site-Key header of a direct API call) is missing or names no site.")
 
     const site = await createTestSite(service.app, owner, { name: 'Wrong secret', settings: { allowedAddresses: ['127.0.0.1'] } })
     const wrongSecret = await tryFlow(['--url', url, '--site-key', site.siteKey, '--secret', 'tgs_notthesecretkeyofthissiteatall000000000'])

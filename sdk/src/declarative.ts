@@ -148,10 +148,11 @@ function statusRegionOf(form: HTMLFormElement): HTMLElement {
   let region = inside<HTMLElement>(form, '[data-tollgate-status]')[0]
   if (region === undefined) {
     region = document.createElement('div')
-    region.className = 'tollgate-status'
     region.setAttribute('data-tollgate-status', '')
     appendTo(form, region)
   }
+  // The page's own element too, keeping its classes: the README styles every status line by this class.
+  region.classList.add('tollgate-status')
   region.setAttribute('role', 'status')
   region.setAttribute('aria-live', 'polite')
   return region

@@ -27,3 +27,33 @@ export function listensOnTheDocument(): void {
   document.addEventListener('tollgate:verified', (event) => void event.detail.token)
   document.addEventListener('tollgate:ready', (event) => void event.detail)
 }
+
+type VendorPageGlobal = Pick<typeof Implemented, 'execute' | 'reset' | 'setStrings' | 'TollgateError' | 'version'>
+
+/**
+ * window.Tollgate is typed for both kinds of page: the vendor-compatible scripts' global (no
+ * bindForms, compat-entry.ts) fits it, bindForms may be absent, and TollgateApi (tollgate.js's
+ * global) still has it.
+ */
+export const windowTollgateIsTruthful: [
+  [VendorPageGlobal] extends [Window['Tollgate']] ? true : false,
+  undefined extends Window['Tollgate']['bindForms'] ? true : false,
+  Same<Declared.TollgateApi['bindForms'], typeof Implemented.bindForms>,
+  Same<Declared.TollgateCompatApi, Omit<Window['Tollgate'], 'bindForms'>>,
+] = [true, true, true, true]
+
+/** The README's wait for the global (section 2) and its bindForms on a tollgate.js page type-check (never called). */
+export async function waitsForTheGlobal(): Promise<void> {
+  const whenTollgate = window.Tollgate
+    ? Promise.resolve(window.Tollgate)
+    : new Promise<Window['Tollgate']>((resolve, reject) => {
+      document.addEventListener('tollgate:ready', () => resolve(window.Tollgate), { once: true })
+      setTimeout(() => reject(new Error('the Tollgate script did not load')), 10_000)
+    })
+  const Tollgate = await whenTollgate
+  const { token } = await Tollgate.execute({ siteKey: 'tgk_...' })
+  void token
+  // @ts-expect-error bindForms is absent on the vendors' pages: a page says it loads tollgate.js
+  window.Tollgate.bindForms({ fieldName: 'cf-turnstile-response' })
+  ;(window.Tollgate as Declared.TollgateApi).bindForms({ fieldName: 'cf-turnstile-response' })
+}

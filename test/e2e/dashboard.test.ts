@@ -166,7 +166,13 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(secretKey).not.toBe('')
     expect(snippet).toContain(`<script src="${origin}/sdk/v1/tollgate.js" data-site-key="${siteKey}" async defer></script>`)
     expect(snippet).toContain('<form data-tollgate')
-    expect(await page.getByText('Moving from Turnstile, reCAPTCHA or hCaptcha?').textContent()).toContain(`${origin}/turnstile/v0/api.js`)
+    const moving = await page.getByText('Moving from Turnstile, reCAPTCHA or hCaptcha?').textContent()
+    for (const path of ['/turnstile/v0/api.js', '/recaptcha/api.js', '/recaptcha/enterprise.js', '/1/api.js', '/sdk/v1/compat.js']) expect(moving).toContain(path)
+    expect(moving).toContain(`${origin}/turnstile/v0/api.js`)
+    // Why a site's own Playwright tests are blocked, and the two ways through.
+    const automated = await page.getByText('Testing with a headless or automated browser').textContent()
+    expect(automated).toContain('1x00000000000000000000AA')
+    expect(automated).toContain('Allowed addresses (127.0.0.1 and ::1')
 
     await page.getByRole('button', { name: 'Copy site key' }).click()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(siteKey)

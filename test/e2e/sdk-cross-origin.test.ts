@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
 import { startWithinOneEphemeralIdWeek } from '../helpers/ephemeral-id-week.js'
-import { hasChromium, launchBrowser, startSdkService, type SdkService, type TestBrowser } from './sdk-support.js'
+import { hasChromium, launchBrowser, startSdkService, type SdkService, type TollgateApi, type TestBrowser } from './sdk-support.js'
 
 /**
  * A shop on another origin, under the CSP that sdk/README.md gives: its own little server, reached
@@ -171,7 +171,7 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
         const field = form.querySelector<HTMLInputElement>('input[name="g-recaptcha-response"]')
         ;(window as unknown as { checkoutSubmits: string[] }).checkoutSubmits.push(field?.value ?? 'no field')
       })
-      window.Tollgate.bindForms({ root, fieldName: 'g-recaptcha-response' })
+      ;(window.Tollgate as TollgateApi).bindForms({ root, fieldName: 'g-recaptcha-response' }) // tollgate.js's global has bindForms
     })
     // The document's own form keeps the document's field name.
     expect(await page.evaluate(() => document.querySelector('#order input[type="hidden"]')?.getAttribute('name'))).toBe('tollgate-token')
@@ -194,7 +194,7 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
   it('keeps the tag\'s site key when the page names its field with bindForms(), and posts the token under that name only', async () => {
     const { page } = await openShop()
     await page.evaluate(() => {
-      window.Tollgate.bindForms({ fieldName: 'cf-turnstile-response' })
+      ;(window.Tollgate as TollgateApi).bindForms({ fieldName: 'cf-turnstile-response' })
       const form = document.querySelector<HTMLFormElement>('#order')
       Object.assign(window, { order: { token: '', status: '', fields: [] } })
       form?.addEventListener('submit', (event) => {

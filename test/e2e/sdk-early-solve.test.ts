@@ -8,6 +8,23 @@ const statusOf = (page: Page) => page.textContent('#signup-form [data-tollgate-s
 describe.runIf(hasChromium())('a form submitted while its early solve runs, in Chromium', () => {
   const suite = serviceAndBrowser()
 
+  /** The demo page with a protected form #late of this markup added after the load, whose #late-email the visitor then touches. */
+  async function touchALateForm(markup: string): Promise<Page> {
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    await page.evaluate(([siteKey, innerHtml]) => {
+      const form = document.createElement('form')
+      form.id = 'late'
+      form.dataset.tollgate = ''
+      form.dataset.siteKey = siteKey
+      form.innerHTML = innerHtml
+      document.body.append(form)
+    }, [suite.sdk.demoSite.siteKey, markup] as const)
+    await page.focus('#late-email')
+    return page
+  }
+
   it('tells the visitor at once that the browser is being checked, then verifies', async () => {
     const { page } = await suite.browser.newPage()
     const challenge = await holdFirst(page, '**/api/v1/challenge') // a slow service
@@ -65,22 +82,23 @@ describe.runIf(hasChromium())('a form submitted while its early solve runs, in C
   })
 
   it('gives a form added after the load its live region at the first touch, before any text is written to it', async () => {
-    const { page } = await suite.browser.newPage()
-    await page.goto(`${suite.sdk.origin}/demo`)
-    await page.waitForFunction(() => 'Tollgate' in window)
-    await page.evaluate((siteKey) => {
-      const form = document.createElement('form')
-      form.id = 'late'
-      form.dataset.tollgate = ''
-      form.dataset.siteKey = siteKey
-      form.innerHTML = '<label>E-mail <input id="late-email" name="email"></label><button>Send</button>'
-      document.body.append(form)
-    }, suite.sdk.demoSite.siteKey)
-    await page.focus('#late-email')
+    const page = await touchALateForm('<label>E-mail <input id="late-email" name="email"></label><button>Send</button>')
     const region = await page.evaluate(() => {
       const found = document.querySelector('#late [data-tollgate-status]')
       return found === null ? null : { role: found.getAttribute('role'), live: found.getAttribute('aria-live'), text: found.textContent }
     })
     expect(region).toEqual({ role: 'status', live: 'polite', text: '' })
+  })
+
+  it("makes the page's own data-tollgate-status element the live region, styled by the .tollgate-status class as the SDK's own is", async () => {
+    const page = await touchALateForm('<p class="hint" data-tollgate-status></p><label>E-mail <input id="late-email" name="email"></label><button>Send</button>')
+    const regions = await page.evaluate(() => [...document.querySelectorAll('#late [data-tollgate-status]')].map((found) => ({
+      tag: found.tagName,
+      classes: [...found.classList],
+      role: found.getAttribute('role'),
+      live: found.getAttribute('aria-live'),
+    })))
+    // The page's element, its own class kept; no second region beside it.
+    expect(regions).toEqual([{ tag: 'P', classes: ['hint', 'tollgate-status'], role: 'status', live: 'polite' }])
   })
 })

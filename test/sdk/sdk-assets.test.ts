@@ -1,4 +1,4 @@
-import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib'
@@ -86,6 +86,22 @@ describe('GET /sdk/v1/:file', () => {
       const revalidated = await app.inject({ method: 'GET', url: path, headers: { 'if-none-match': String(compat.headers.etag) } })
       expect(revalidated.statusCode, path).toBe(304)
     }
+  })
+
+  it("serves the SDK's types as plain text that is never run, cached like the scripts, as the README's TypeScript pages import them", async () => {
+    const response = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate.d.ts' })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers).toMatchObject({
+      'content-type': 'text/plain; charset=utf-8',
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'public, max-age=86400, stale-while-revalidate=604800',
+      'access-control-allow-origin': '*',
+    })
+    // The repository's file as it is, window.Tollgate's type with it.
+    expect(response.body).toBe(await readFile(new URL('../../sdk/tollgate.d.ts', import.meta.url), 'utf8'))
+    expect(response.body).toContain('export interface TollgateApi')
+    const brotli = await app.inject({ method: 'GET', url: '/sdk/v1/tollgate.d.ts', headers: { 'accept-encoding': 'br' } })
+    expect(brotliDecompressSync(brotli.rawPayload).toString('utf8')).toBe(response.body)
   })
 
   /** The file at `url` as a request with this Accept-Encoding gets it (none: the header left out). */

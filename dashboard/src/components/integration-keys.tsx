@@ -31,8 +31,15 @@ export function IntegrationKeys({ siteKey, secretKey }: IntegrationKeysProps) {
       <p class="muted">
         Moving from Turnstile, reCAPTCHA or hCaptcha? The page may stay as it is: change its script's host to{' '}
         <code>{origin}</code> (<code>{origin}/turnstile/v0/api.js</code>, <code>/recaptcha/api.js</code>,{' '}
-        <code>/1/api.js</code>) and its site key to this one, and your server calls the same path on{' '}
-        <code>{origin}</code> with the secret key.
+        <code>/recaptcha/enterprise.js</code>, <code>/1/api.js</code>, or <code>/sdk/v1/compat.js</code> for all three) and
+        its site key to this one, and your server calls the same path on <code>{origin}</code> with the secret key.
+      </p>
+      <p class="muted">
+        Testing with a headless or automated browser (Playwright, Selenium)? It is scored as the bot it is, and
+        blocked. In those tests use the test site key <code>1x00000000000000000000AA</code> with the test secret{' '}
+        <code>1x0000000000000000000000000000000AA</code>, or put the test machine's addresses in this site's Allowed
+        addresses (<code>127.0.0.1</code> and <code>::1</code> when it runs beside Tollgate; <code>sdk/README.md</code>,
+        "In your own browser tests", in Tollgate's repository).
       </p>
       <p class="muted">
         A whole site, without changing its code? Your reverse proxy (nginx, Caddy, Traefik) asks{' '}

@@ -112,7 +112,7 @@ async function loadAssets(directory: string): Promise<Map<string, Asset>> {
 
 /**
  * Serves the browser SDK at /sdk/v1/: tollgate.js (script tag), tollgate.mjs (module), the
- * solver worker and its WebAssembly. They are public and fetched from any site (the worker
+ * solver worker and its WebAssembly, and the types of both (tollgate.d.ts). They are public and fetched from any site (the worker
  * cross-origin through a blob bootstrap, the WebAssembly by fetch), hence CORS for everyone.
  * The files are read into memory once and again whenever the build's manifest changes.
  */
@@ -165,25 +165,25 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
     return reply.send(sent.body)
   }
 
-  const fileResponses = {
-    200: {
-      description: 'The file (Brotli- or gzip-encoded when the request accepts it)',
-      content: {
-        'text/javascript': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
-        'application/wasm': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
-      },
-    },
+  const script = { 'text/javascript': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } }
+  /** The answers of a path serving files of the build, in these media types. */
+  const fileResponses = (content: Record<string, { schema: unknown }>) => ({
+    200: { description: 'The file (Brotli- or gzip-encoded when the request accepts it)', content },
     304: Type.Null(),
     404: PublicErrorResponse,
     503: PublicErrorResponse,
-  }
+  })
 
   app.get('/sdk/v1/:file', {
     schema: {
       tags: ['assets'],
-      summary: 'The browser SDK: tollgate.js, tollgate.mjs, compat.js, its worker and WebAssembly',
+      summary: 'The browser SDK: tollgate.js, tollgate.mjs, compat.js, its worker and WebAssembly, and its types (tollgate.d.ts)',
       params: FileParams,
-      response: fileResponses,
+      response: fileResponses({
+        ...script,
+        'application/wasm': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
+        'text/plain': { schema: Type.Unsafe<string>({ type: 'string', description: "tollgate.d.ts: the SDK's TypeScript types" }) },
+      }),
     },
   }, (request, reply) => sendAsset(request, reply, request.params.file))
 
@@ -214,7 +214,7 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
         tags: ['assets'],
         summary: `The vendor's page API at its own path (compat.js): ${path}`,
         querystring: Type.Object({}, { additionalProperties: true }),
-        response: fileResponses,
+        response: fileResponses(script),
       },
     }, (request, reply) => sendAsset(request, reply, COMPAT_NAME))
   }
