@@ -12,7 +12,7 @@ declare module 'fastify' {
     optionalBody?: boolean
     /** The codes only some routes give (routeSpecificCodes) that this one gives, for its error answers' documentation. */
     errorCodes?: ErrorCode[]
-    /** The route reads no body: one is ignored (within the body limit), so it is neither validated nor refused for its type. */
+    /** The route reads no body: one is ignored (within the body limit), so it is not validated, nor refused for a well-formed media type (a Content-Type that is none is 415 still). */
     ignoresBody?: boolean
     /** The route reads no input and no store (/health): it gives none of the error answers any route can. */
     cannotFail?: boolean
@@ -70,7 +70,9 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
           'that did not arrive whole within 30 s), 417 `expectation_failed` (an `Expect` header other than `100-continue`) and 431 ' +
           '`headers_too_large` (a request line and headers over 16 KiB), in the ' +
           'error body of every other error, and a path asked with a method it does not take answers 405 `method_not_allowed` ' +
-          'with an `Allow` header naming the methods it takes.',
+          'with an `Allow` header naming the methods it takes: the methods this document lists for the path, and `HEAD` beside a ' +
+          '`GET` except on the Siteverify paths (`Allow: POST, GET`; a `HEAD` would spend the token unseen) and the logs\' exports (`Allow: GET`). ' +
+          'The flow, the risk model and what a client other than the browser SDK must expect: docs/core-flow.md and docs/risk.md.',
         version: '1',
       },
       servers: [{ url: '/' }],
@@ -179,7 +181,10 @@ const publicGateCodes: Record<number, ErrorCode> = {
  * Every documented route's error answers, in the OpenAPI document: the ones it declares get a
  * description naming their codes, and those any route can give are added: 400 validation_error
  * where input is validated, 413 payload_too_large and 415 unsupported_media_type where a body is
- * taken (a DELETE's too), 500 internal_error, and 503 service_unavailable (a database or Redis away). Siteverify, which answers every failure with 200, is left as it is.
+ * taken (a DELETE's too, and one the route ignores), 500 internal_error, and 503 service_unavailable
+ * (a database or Redis away). Siteverify, which answers every failure with 200, is left as it is.
+ * 405 method_not_allowed and the socket's 408, 417 and 431 belong to no operation: the document's
+ * description states them for every path.
  */
 function documentErrors(route: RouteOptions): void {
   const schema = route.schema as (FastifySchema & { hide?: boolean; tags?: string[] }) | undefined
@@ -192,7 +197,9 @@ function documentErrors(route: RouteOptions): void {
   // The dashboard API refuses text PostgreSQL cannot store anywhere in a request, the query string included.
   const validatesInput =
     readsBody || schema.querystring !== undefined || schema.params !== undefined || schema.tags?.includes('dashboard') === true
-  const statuses = [...(validatesInput ? [400] : []), ...(takesBody ? [413] : []), ...(readsBody ? [415] : []), 500, 503]
+  // Fastify refuses a Content-Type that is no media type at all (`text`, `;;;`) before any parser,
+  // so a route that ignores its body answers that 415 too.
+  const statuses = [...(validatesInput ? [400] : []), ...(takesBody ? [413, 415] : []), 500, 503]
   for (const status of statuses) responses[status] ??= errorAnswer([frameworkCodes[status]!])
   // The public routes answer a fixed code for each status of their gate, not every code of the status.
   const isPublic = schema.tags?.includes('public') === true

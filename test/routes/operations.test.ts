@@ -88,8 +88,9 @@ describe('operational endpoints', () => {
     // A route that validates a body answers 400 validation_error: the log-in did not say so.
     expect(paths['/api/v1/sessions']?.post?.responses['400']?.description).toContain('`validation_error`')
     expect(paths['/api/v1/challenge']?.post?.responses['503']?.description).toContain('`service_unavailable`')
-    // The challenge ignores any body within the limit: no 400 or 415 for it, only 413 beyond.
-    expect(Object.keys(paths['/api/v1/challenge']?.post?.responses ?? {})).not.toEqual(expect.arrayContaining(['415']))
+    // The challenge ignores any body within the limit: no 400 for it, 413 beyond, and 415 for a
+    // Content-Type that is no media type, which Fastify refuses before any route (answered below).
+    expect(Object.keys(paths['/api/v1/challenge']?.post?.responses ?? {})).toEqual(expect.arrayContaining(['413', '415']))
     expect(Object.keys(paths['/api/v1/challenge']?.post?.responses ?? {})).not.toContain('400')
     // A site's update names its ETag and refuses a stale If-Match with 412.
     const update = paths['/api/v1/sites/{id}']?.put as unknown as { parameters: { in: string; name: string }[]; responses: Record<string, { description: string; headers?: object }> }
@@ -131,6 +132,43 @@ describe('operational endpoints', () => {
       expect(responses?.['401']?.description, path).toMatch(/is `invalid_site_key`$/)
       expect(responses?.['403']?.description, path).toMatch(/is `origin_not_allowed`$/)
       expect(responses?.['429']?.description, path).toMatch(/is `rate_limited`$/)
+    }
+  })
+
+  it('answers the 415 it documents for the public routes, and 405 with the documented methods on every documented path', async () => {
+    type Operation = { responses: Record<string, { description: string }> }
+    const { paths, info } = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<{ paths: Record<string, Record<string, Operation>>; info: { description: string } }>()
+    const { siteKey } = await createTestSite(service.app)
+    for (const path of ['/api/v1/challenge', '/api/v1/verify']) {
+      expect(paths[path]?.post?.responses['415']?.description, path).toContain('`unsupported_media_type`')
+      for (const contentType of ['text', ';;;']) {
+        const refused = await service.app.inject({ method: 'POST', url: path, headers: { 'x-site-key': siteKey, 'content-type': contentType }, payload: 'x' })
+        expect(refused.statusCode, `${path} ${contentType}`).toBe(415)
+        expect(refused.json().error.code).toBe('unsupported_media_type')
+      }
+    }
+    // 405 belongs to no operation: the document's description says it, with the Allow header.
+    expect(info.description).toMatch(/405 `method_not_allowed`.*`Allow`.*Siteverify paths \(`Allow: POST, GET`/)
+    // Allow names the methods of every documented path the URL matches (/sessions/current is a
+    // /sessions/{id} too), with HEAD beside GET except on Siteverify and the exports.
+    const patternOf = (path: string) => new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`)
+    const probes = ['PATCH', 'PUT', 'DELETE', 'POST', 'GET'] as const
+    for (const path of Object.keys(paths)) {
+      const url = path.replace(/\{[^}]+\}/g, '0b0e6c4e-3f3c-4a7e-9d38-6a3e5d1f8c11')
+      const documented = Object.entries(paths).filter(([other]) => patternOf(other).test(url)).flatMap(([, operations]) => Object.keys(operations).map((method) => method.toUpperCase()))
+      const method = probes.find((each) => !documented.includes(each))!
+      const response = await service.app.inject({ method, url, headers: { 'x-site-key': siteKey } })
+      expect(response.statusCode, `${method} ${path}`).toBe(405)
+      expect(response.json().error.code).toBe('method_not_allowed')
+      const takesHead = documented.includes('GET') && !path.endsWith('/siteverify') && !path.endsWith('/export')
+      const expected = new Set([...documented, ...(takesHead ? ['HEAD'] : [])])
+      expect(new Set(response.headers.allow?.toString().split(', ')), `${method} ${path}`).toEqual(expected)
+    }
+    // Siteverify takes no HEAD: it would spend the token and show nobody the answer.
+    for (const path of ['/api/v1/siteverify', '/siteverify', '/turnstile/v0/siteverify', '/recaptcha/api/siteverify']) {
+      const head = await service.app.inject({ method: 'HEAD', url: path })
+      expect(head.statusCode, path).toBe(405)
+      expect(head.headers.allow, path).toBe('POST, GET')
     }
   })
 

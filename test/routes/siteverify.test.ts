@@ -231,6 +231,29 @@ describe('Siteverify', () => {
     expect(other.json()['error-codes']).toEqual(['timeout-or-duplicate'])
   })
 
+  it('replays only a redemption to its idempotency_key: a refused call is not stored and spends nothing, and an empty key is no key', async () => {
+    const verify = (payload: Record<string, string>) => service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload })
+    // The score may carry high_request_rate by now (this file asks many challenges from one address).
+    const expectSuccess = (answer: LightMyRequestResponse) => expect(answer.json()).toMatchObject({ success: true, 'error-codes': [] })
+    const response = await token()
+    const idempotencyKey = randomUUID()
+    // A wrong secret, then another site's key, with the key: neither spends the token nor is replayed.
+    const other = await createTestSite(service.app)
+    expect((await verify({ secret: other.secretKey, response, idempotency_key: idempotencyKey })).json()['error-codes']).toEqual(['invalid-input-secret'])
+    expect((await verify({ secret: site.secretKey, response, sitekey: other.siteKey, idempotency_key: idempotencyKey })).json()['error-codes']).toEqual(['invalid-input-response'])
+    const redeemed = await verify({ secret: site.secretKey, response, idempotency_key: idempotencyKey })
+    expectSuccess(redeemed)
+    expect((await verify({ secret: site.secretKey, response, idempotency_key: idempotencyKey })).json()).toEqual(redeemed.json())
+    // The key is the token's: the same key on another token is a first redemption of that token.
+    expectSuccess(await verify({ secret: site.secretKey, response: await token(), idempotency_key: idempotencyKey }))
+    // A redemption with an empty key cannot be retried with it.
+    const unkeyed = await token()
+    expectSuccess(await verify({ secret: site.secretKey, response: unkeyed, idempotency_key: '' }))
+    expect((await verify({ secret: site.secretKey, response: unkeyed, idempotency_key: '' })).json()['error-codes']).toEqual(['timeout-or-duplicate'])
+    // A test secret ignores sitekey, a wrong one included.
+    expect((await verify({ secret: testSecrets.alwaysPasses, response: await token(), sitekey: other.siteKey })).json()).toMatchObject({ success: true })
+  })
+
   it.each([
     [testSecrets.alwaysPasses, true, []],
     [testSecrets.recaptchaPasses, true, []],

@@ -57,10 +57,13 @@ describe('bad input to the public flow', () => {
     ['', 'nothing'],
     ['9007199254740992', '2^53 itself'],
     ['1.5', 'a fraction'],
-  ])('nonce %j (%s): 400 validation_error naming nonce', async (nonce) => {
-    const response = await submitSolution(service.app, browserHeaders(siteA.siteKey), { ...(await validSubmission()), nonce })
+  ])('nonce %j (%s): 400 validation_error naming nonce, and the challenge is still there to solve', async (nonce) => {
+    const submission = await validSubmission()
+    const response = await submitSolution(service.app, browserHeaders(siteA.siteKey), { ...submission, nonce })
     expectRefusal(response, 400, 'validation_error')
     expect(response.json().error.details).toEqual([expect.objectContaining({ field: 'nonce' })])
+    // Input is validated before the challenge is taken (docs/core-flow.md, section 3).
+    expect((await submitSolution(service.app, browserHeaders(siteA.siteKey), submission)).json().token).toEqual(expect.any(String))
   })
 
   it.each<[unknown, string]>([

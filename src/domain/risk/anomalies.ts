@@ -32,7 +32,7 @@ export const anomalyVocabulary = {
   },
   missing_fetch_metadata: {
     weight: 25,
-    reason: 'No Sec-Fetch-Mode or Sec-Fetch-Site header where every current browser (Chrome 76+, Firefox 90+, Safari 16.4+) sends them: to a service reached over HTTPS or a loopback host (over plain http to another host browsers send none), from a User-Agent that names one of those versions or a later one.',
+    reason: 'No Sec-Fetch-Mode or Sec-Fetch-Site header on a request to a service reached over HTTPS or a loopback host (over plain http to another host browsers send none), unless the User-Agent names a browser from before them (Chrome below 76, Firefox below 90, Safari or iOS below 16.4): every later browser sends both, and a User-Agent that names no browser, or none, gets the label too.',
   },
   user_agent_mismatch: {
     weight: 30,
@@ -42,7 +42,7 @@ export const anomalyVocabulary = {
   // Browser fingerprint (fingerprint-signals.ts, automation-signals.ts)
   incomplete_fingerprint: {
     weight: 25,
-    reason: 'Fields the Tollgate SDK collects in every current browser are missing: the submission was most likely written by hand (or comes from a browser too old to have them).',
+    reason: 'One of the fingerprint fields the Tollgate SDK sends from every current browser is missing or of another type: webdriver (boolean), pluginsLength, languagesLength, screenWidth, outerWidth (numbers), platform, userAgentBrands (strings). The submission was most likely written by hand (or comes from a browser too old to have them).',
   },
   canvas_missing: {
     weight: 15,

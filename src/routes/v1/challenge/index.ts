@@ -97,7 +97,12 @@ const challengeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['public'],
         summary: 'Request a proof-of-work challenge',
-        description: 'Find a decimal nonce (no leading zeros, below 2^53) such that SHA-256(challenge + nonce) begins with `difficulty` zero bits, then submit it to /api/v1/verify before `expiresAt`.',
+        description:
+          'Find a decimal nonce (no leading zeros, below 2^53) such that SHA-256(challenge + nonce) begins with `difficulty` zero bits, ' +
+          "counted from the most significant bit of the digest's first byte (the digest, read as a big-endian number, is below 2^(256 - difficulty)), " +
+          'then submit it to /api/v1/verify before `expiresAt`. The risk model expects the nonce layout of the SDK (16 digits, ^[1-8][0-9]{15}$; ' +
+          'a solver counting from 0 is labelled foreign_solver: docs/core-flow.md, section 2). Any body is ignored (within 16 KiB), but a Content-Type ' +
+          'that is not a media type (`text`, `;;;`) answers 415. Another method than POST answers 405 method_not_allowed (Allow: POST).',
         security: siteKeySecurity,
         response: { 200: Challenge, ...publicGateErrors },
         ignoresBody: true,

@@ -113,7 +113,11 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         schema: {
           tags: ['server-side'],
           summary,
-          description: 'JSON, form-urlencoded or multipart; a JSON null is the field absent. Always answers 200; failures list error-codes.',
+          description:
+            'JSON, form-urlencoded or multipart; a JSON null is the field absent. Always answers 200; failures list error-codes (an unreadable body, ' +
+            'its Content-Type included, is bad-request). A wrong secret (invalid-input-secret) or a sitekey that is not the token\'s (invalid-input-response) ' +
+            'does not spend the token; the test secrets ignore sitekey and idempotency_key. Only a successful redemption is replayed to a retry with its ' +
+            'idempotency_key (docs/core-flow.md, section 6). Any method but POST and GET, HEAD included, answers 405 method_not_allowed (Allow: POST, GET).',
           consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
           body: SiteverifyBody,
           // reCAPTCHA's server also takes its fields in the query string of the POST, and some
@@ -136,7 +140,9 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         schema: {
           tags: ['server-side'],
           summary: `${summary}, fields in the query string (as reCAPTCHA's server takes them)`,
-          description: 'Prefer POST: a secret in a URL may be kept by proxies on the way. Always answers 200; failures list error-codes.',
+          description:
+            'Prefer POST: a secret in a URL may be kept by proxies on the way. Always answers 200; failures list error-codes. ' +
+            'A HEAD is not Siteverify: 405 method_not_allowed (Allow: POST, GET).',
           querystring: SiteverifyQuery,
           response: { 200: SiteverifyResult },
         },

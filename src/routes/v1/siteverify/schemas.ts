@@ -19,8 +19,9 @@ const fieldDescriptions = {
   secret: 'The site\'s secret key (tgs_...), or a documented test secret',
   response: 'The token from /api/v1/verify',
   remoteip: 'The visitor\'s IP address (accepted, not checked)',
-  idempotency_key: 'A retry with the same key gets the first answer',
-  sitekey: 'When sent, must be the site key the token was issued for',
+  idempotency_key:
+    "A retry of this token's successful redemption with the same key gets that answer again (until a minute past the token's expiry); failures are not stored, an empty key is no key",
+  sitekey: 'When sent (not empty), must be the site key the token was issued for: another answers invalid-input-response and does not spend the token; test secrets ignore it',
 }
 
 /** Field names as Turnstile, reCAPTCHA and hCaptcha spell them. Unknown fields are ignored. */

@@ -58,7 +58,11 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Consumes the challenge (one submission per challenge) and answers a risk score and a recommended action; allow carries a token for Siteverify. ' +
           'Made for the browser SDK (sdk/README.md): the risk model scores the signals it collects and the layout of its nonces, so a client of your own that sends ' +
-          'only the fields named here, or counts nonces from 0, scores higher (with the default thresholds, a step-up for every visitor); docs/risk.md lists what is scored.',
+          'only the fields named here, or counts nonces from 0, scores higher: over HTTPS missing_fetch_metadata, incomplete_fingerprint and foreign_solver at least, ' +
+          'and a native app or script that sends no browser signals at all is blocked (docs/core-flow.md, section 3, "Clients that are not browsers"; docs/risk.md lists what is scored). ' +
+          'The answer carries the score and action only; the labels are in the site\'s log (GET /api/v1/sites/{id}/verifications). ' +
+          'A request refused before the challenge is read (401, 403, 429, 413, 415, 400 validation_error) leaves the challenge usable. ' +
+          'The body must be application/json (another well-formed type is 400 validation_error, one that is no media type 415). Another method than POST answers 405 method_not_allowed (Allow: POST).',
         security: siteKeySecurity,
         body: SolutionSubmission,
         response: { 200: VerificationResult, 400: PublicErrorResponse, 413: PublicErrorResponse, ...publicGateErrors },
