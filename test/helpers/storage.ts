@@ -32,9 +32,6 @@ export interface TestDatabase {
   dispose: () => Promise<void>
 }
 
-/** The connections of a test's PostgreSQL pool (openTestDatabase). */
-export const TEST_POOL_CONNECTIONS = 5
-
 /** A fresh database: in-memory PGlite, or a new schema in the shared PostgreSQL database. */
 export async function openTestDatabase(kind: DatabaseKind, options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   if (kind === 'pglite') {
@@ -43,7 +40,7 @@ export async function openTestDatabase(kind: DatabaseKind, options: { migrated?:
     return { database, dispose: async () => {} }
   }
   const schema = uniqueName('test')
-  const database = await openPostgresDatabase({ connectionString: postgresUrl, schema, maxConnections: TEST_POOL_CONNECTIONS })
+  const database = await openPostgresDatabase({ connectionString: postgresUrl, schema, maxConnections: 5 })
   if (options.migrated !== false) await migrate(database)
   return { database, dispose: () => dropSchema(schema) }
 }
