@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asBrowser, asScript, createTestAccount, createTestSite, OWN_ORIGIN, randomClientAddress, sessionCookieOf, type TestAccount } from '../helpers/dashboard-client.js'
+import { REPEATED_PERIOD_MS, repeatedHourOf } from '../../src/domain/audit/audit-actions.js'
 import { OPERATOR_ACTOR } from '../../src/domain/audit/audit-event.js'
 import { createAuditLogRepository } from '../../src/storage/sql/audit-log-repository.js'
 import { changeWhileDeletingAccount } from '../helpers/account-row-race.js'
@@ -176,7 +177,7 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
   it.runIf(available)("counts attempts written at once, an hour's first, in the hour's one event", async () => {
     const owner = await createTestAccount(service.app)
     const [first = '', ...others] = Array.from({ length: 10 }, () => randomClientAddress())
-    const hourStart = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000)
+    const hourStart = repeatedHourOf(Date.now())
     const attemptFrom = (clientIp: string) => ({ accountId: owner.id, action: 'account.login_failed' as const, actor: { ...OPERATOR_ACTOR, type: 'anonymous' as const, clientIp, userAgent: BROWSER } })
     // Wrong passwords from ten machines: the hour's first is written and not committed yet while
     // the nine others are (on PostgreSQL, over as many connections; the embedded database takes them in turn).
@@ -248,7 +249,7 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
     const owner = await createTestAccount(service.app)
     const attacker = randomClientAddress()
     // Wrong passwords are counted by the UTC hour: the three below fall in one.
-    await startWithinOneWindow(3_600_000, 10_000)
+    await startWithinOneWindow(REPEATED_PERIOD_MS, 10_000)
     const wrong = await service.app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: owner.email, password: 'not-the-password' }, remoteAddress: attacker })
     expect(wrong.statusCode).toBe(401)
     const readOwner = (query: string, headers: Record<string, string> = asBrowser(owner)) => read(query, headers)

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { createKeyRing, keyCheckOf } from '../../src/secret.js'
 import { migrate, readMigrations, splitStatements, type Migration } from '../../src/storage/migrate.js'
-import { MAX_REPEATED_ADDRESSES } from '../../src/domain/audit/audit-actions.js'
+import { MAX_REPEATED_ADDRESSES, REPEATED_PERIOD_MS, repeatedHourOf } from '../../src/domain/audit/audit-actions.js'
 import { OPERATOR_ACTOR } from '../../src/domain/audit/audit-event.js'
 import { createAccountRepository } from '../../src/storage/sql/account-repository.js'
 import { createApiKeyRepository } from '../../src/storage/sql/api-key-repository.js'
@@ -54,8 +54,6 @@ const shipped: [string, string][] = [
   ['030_verifications_decided_by', '75396a24971930be'],
   ['031_audit_events_repeated_hour', '56ae247a76251600'],
 ]
-
-const HOUR_MS = 3_600_000
 
 function fingerprintOf(migration: Migration): string {
   return createHash('sha256').update(splitStatements(migration.sql.replaceAll('\r\n', '\n')).join(';\n')).digest('hex').slice(0, 16)
@@ -321,19 +319,19 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
 
   it.skipIf(!available)("in the hour of a failed log-in: the hour's event goes on counting, before and after the upgrade, and an earlier hour's stays as it was", async () => {
     // The migrations run twice within the hour: on PGlite they take a while on a busy machine.
-    await startWithinOneWindow(HOUR_MS, 90_000)
+    await startWithinOneWindow(REPEATED_PERIOD_MS, 90_000)
     await withTestDatabase(kind, async (database) => {
       const migrations = await readMigrations()
       await migrate(database, migrations.filter((migration) => migration.version < 31))
       const account = await createAccountRepository(database).create('guessed@example.com', 'hash')
       if (account === undefined) throw new Error('the account was not created')
-      const hourStart = new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS)
+      const hourStart = repeatedHourOf(Date.now())
       const [first = '', second = '', third = '', fourth = ''] = Array.from({ length: 4 }, () => randomClientAddress())
       const attemptFrom = (clientIp: string) => ({ accountId: account.id, action: 'account.login_failed' as const, actor: { ...OPERATOR_ACTOR, type: 'anonymous' as const, clientIp } })
       const olderAttempt = (clientIp: string) =>
         database.query(olderRecordRepeated, [randomUUID(), account.id, 'account.login_failed', 'anonymous', null, null, null, clientIp, null, null, null, '{}', hourStart, clientIp, MAX_REPEATED_ADDRESSES])
       // The hour before, as the older version left it.
-      const earlierHour = new Date(hourStart.getTime() - HOUR_MS)
+      const earlierHour = new Date(hourStart.getTime() - REPEATED_PERIOD_MS)
       await database.query(
         `INSERT INTO audit_events (id, created_at, account_id, action, actor_type, details) VALUES ($1, $2, $3, 'account.login_failed', 'anonymous', $4::jsonb)`,
         [randomUUID(), new Date(earlierHour.getTime() + 60_000), account.id, JSON.stringify({ count: 5, firstAt: earlierHour.toISOString(), addresses: [first] })],

@@ -45,3 +45,11 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
 /** How many distinct addresses an hour's event of repeated attempts (a wrong password) lists. */
 export const MAX_REPEATED_ADDRESSES = 20
+
+/** The span whose repeated attempts one event counts: a UTC hour. */
+export const REPEATED_PERIOD_MS = 3_600_000
+
+/** The start of the UTC hour whose event counts an attempt made at `time` (epoch milliseconds). */
+export function repeatedHourOf(time: number): Date {
+  return new Date(Math.floor(time / REPEATED_PERIOD_MS) * REPEATED_PERIOD_MS)
+}

@@ -165,7 +165,8 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
     return reply.send(sent.body)
   }
 
-  const script = { 'text/javascript': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } }
+  const binary = { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) }
+  const script = { 'text/javascript': binary }
   /** The answers of a path serving files of the build, in these media types. */
   const fileResponses = (content: Record<string, { schema: unknown }>) => ({
     200: { description: 'The file (Brotli- or gzip-encoded when the request accepts it)', content },
@@ -181,7 +182,7 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
       params: FileParams,
       response: fileResponses({
         ...script,
-        'application/wasm': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
+        'application/wasm': binary,
         'text/plain': { schema: Type.Unsafe<string>({ type: 'string', description: "tollgate.d.ts: the SDK's TypeScript types" }) },
       }),
     },

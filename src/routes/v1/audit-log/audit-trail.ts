@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { repeatedHourOf } from '../../../domain/audit/audit-actions.js'
 import type { AuditActor, NewAuditEvent } from '../../../domain/audit/audit-event.js'
 import { ApiError } from '../../../errors.js'
 import type { Site } from '../../../domain/sites/site.js'
@@ -8,8 +9,6 @@ import type { SqlExecutor } from '../../../storage/ports.js'
 import { createAuditLogRepository } from '../../../storage/sql/audit-log-repository.js'
 import { createSiteMemberRepository } from '../../../storage/sql/site-member-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
-
-const HOUR_MS = 3_600_000
 
 /** Who made the request, as the audit log records it: its credential, address and browser. */
 export function auditActorOf(request: FastifyRequest): AuditActor {
@@ -60,7 +59,7 @@ export async function recordSiteAudit(executor: SqlExecutor, request: FastifyReq
 
 /** Records an attempt anyone may repeat (a wrong password) in the hour's one event of its kind (recordRepeated). */
 export function recordRepeatedAudit(executor: SqlExecutor, request: FastifyRequest, event: AuditedEvent): Promise<void> {
-  return createAuditLogRepository(executor).recordRepeated(completed(request, event), new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS))
+  return createAuditLogRepository(executor).recordRepeated(completed(request, event), repeatedHourOf(Date.now()))
 }
 
 /**
