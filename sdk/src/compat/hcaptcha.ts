@@ -2,17 +2,23 @@ import { TollgateError } from '../errors.js'
 import { callbackOf, renderImplicitly, renderTargetOf, startOf, textOf, WidgetRegistry, type RenderParams, type VendorApi } from './page-api.js'
 import { Widget } from './widget.js'
 
+/** hCaptcha's execute options: with `async`, a promise of the token instead of the callback. */
+export interface HcaptchaExecuteOptions {
+  async?: boolean
+}
+
 /**
  * `window.hcaptcha` as hCaptcha's api.js defines it: `render(container, params)` (a widget id),
- * `execute(widgetId, { async: true })` (a promise of `{ response, key }`; without `async`, the
- * token goes to the callback), `getResponse`, `getRespKey`, `reset`, `remove`, and the implicit
- * rendering of `.h-captcha` elements (data-sitekey, data-callback, data-expired-callback,
- * data-error-callback, data-size). A widget fills the hidden textareas `h-captcha-response` and,
- * as hCaptcha does unless `recaptchacompat=off`, `g-recaptcha-response`.
+ * `execute(widgetId, { async: true })` or, for the first widget, `execute({ async: true })` (a
+ * promise of `{ response, key }`; without `async`, the token goes to the callback),
+ * `getResponse`, `getRespKey`, `reset`, `remove`, and the implicit rendering of `.h-captcha`
+ * elements (data-sitekey, data-callback, data-expired-callback, data-error-callback, data-size).
+ * A widget fills the hidden textareas `h-captcha-response` and, as hCaptcha does unless
+ * `recaptchacompat=off`, `g-recaptcha-response`.
  */
 export interface HcaptchaApi {
   render(container: string | HTMLElement, params?: RenderParams): string
-  execute(widget?: string, options?: { async?: boolean }): Promise<{ response: string; key: string }> | undefined
+  execute(widget?: string | HcaptchaExecuteOptions, options?: HcaptchaExecuteOptions): Promise<{ response: string; key: string }> | undefined
   getResponse(widget?: string): string
   getRespKey(widget?: string): string
   reset(widget?: string): void
@@ -63,7 +69,11 @@ export function createHcaptcha(fillsRecaptchaField: boolean): VendorApi<Hcaptcha
       })
       return registry.add(id, widget)
     },
-    execute(id, options) {
+    execute(reference, givenOptions) {
+      // The widget id is optional before the options too (`hcaptcha.execute({ async: true })`, the first widget).
+      const isOptionsFirst = typeof reference === 'object' && reference !== null && !(reference instanceof Element)
+      const id = isOptionsFirst ? undefined : reference
+      const options = isOptionsFirst ? reference : givenOptions
       const widget = registry.find(id)
       if (options?.async !== true) {
         widget?.start()
