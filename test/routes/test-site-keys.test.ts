@@ -59,6 +59,22 @@ describe('test site keys', () => {
     expect(await siteverify(testSecrets.alwaysPasses, 'XXXX.DUMMY.TOKEN.XXXX')).toMatchObject({ success: true, action: 'allow', cdata: null, hostname: 'example.com' })
   })
 
+  it("accept the other vendors' public test site keys as the passing key, so a moved page's CI redeems with that vendor's test secret", async () => {
+    const vendorKeys = [
+      ['3x00000000000000000000FF', testSecrets.alwaysPasses],
+      ['6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI', testSecrets.recaptchaPasses],
+      ['10000000-ffff-ffff-ffff-000000000001', testSecrets.hcaptchaPasses],
+      ['20000000-ffff-ffff-ffff-000000000002', testSecrets.hcaptchaPasses],
+    ] as const
+    for (const [siteKey, secret] of vendorKeys) {
+      const { response } = await submitAsCi(siteKey, { pageAction: 'login' })
+      const verdict = response.json<{ success: boolean; token?: string }>()
+      expect(verdict, siteKey).toMatchObject({ success: true, token: expect.any(String) })
+      expect(await siteverify(secret, verdict.token ?? ''), siteKey).toMatchObject({ success: true, action: 'login', hostname: 'localhost' })
+      expect(await siteverify(realSite.secretKey, verdict.token ?? ''), siteKey).toMatchObject({ success: false, 'error-codes': ['invalid-input-response'] })
+    }
+  })
+
   it('always block, with no token and no log row', async () => {
     await service.app.verificationLog.flush()
     const rowsBefore = await logRows()
