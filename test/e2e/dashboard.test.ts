@@ -169,6 +169,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     const moving = await page.getByText('Moving from Turnstile, reCAPTCHA or hCaptcha?').textContent()
     for (const path of ['/turnstile/v0/api.js', '/recaptcha/api.js', '/recaptcha/enterprise.js', '/1/api.js', '/sdk/v1/compat.js']) expect(moving).toContain(path)
     expect(moving).toContain(`${origin}/turnstile/v0/api.js`)
+    // What a vendor's Content-Security-Policy needs besides the host (sdk-vendor-compat.test.ts proves it).
+    for (const directive of ['worker-src blob:', "'wasm-unsafe-eval'", 'connect-src']) expect(moving).toContain(directive)
     // Why a site's own Playwright tests are blocked, and the two ways through.
     const automated = await page.getByText('Testing with a headless or automated browser').textContent()
     expect(automated).toContain('1x00000000000000000000AA')

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TurnstileApi } from '../../sdk/src/compat/turnstile.js'
+import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
 import { apiRequestsFrom, hasChromium, launchBrowser, startSdkService, type SdkService, type TestBrowser } from './sdk-support.js'
 
 declare global {
@@ -50,6 +51,19 @@ async function startShop(pages: Record<string, string>): Promise<Shop> {
 
 function html(body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body>${body}</body></html>`
+}
+
+/** A page under a Content-Security-Policy (a meta element: the shop sends no header). */
+function withPolicy(policy: string, body: string): string {
+  return html(body).replace('<title>', `<meta http-equiv="Content-Security-Policy" content="${policy}"><title>`)
+}
+
+/** A .cf-turnstile widget whose callbacks record its token or its error codes. */
+function turnstileWithCallbacks(service: string, siteKey: string): string {
+  return `
+<script>window.failures = []; function onToken(token) { window.token = token } function onFailure(code, error) { window.failures.push([code, error && error.code]); return true }</script>
+<div class="cf-turnstile" data-sitekey="${siteKey}" data-callback="onToken" data-error-callback="onFailure" data-retry="never"></div>
+<script src="${service}/turnstile/v0/api.js" async defer></script>`
 }
 
 /** The pages, as each vendor's documentation writes them, with the script from `service` and the key `siteKey`. */
@@ -113,6 +127,28 @@ function vendorPages(service: string, siteKey: string, unknownKey: string): Reco
 <div id="box"></div>
 <script>window.onloadHcaptcha = function () { window.widgetId = hcaptcha.render('box', { sitekey: '${siteKey}', size: 'invisible' }) }</script>
 <script src="${service}/1/api.js?render=explicit&onload=onloadHcaptcha&recaptchacompat=off" async defer></script>`),
+    // Each vendor's public test site key, which a moved page's browser tests may still carry.
+    '/turnstile-test-key': html(`
+<div class="cf-turnstile" data-sitekey="3x00000000000000000000FF" data-action="checkout" data-callback="onToken"></div>
+<script>function onToken(token) { window.token = token }</script>
+<script src="${service}/turnstile/v0/api.js" async defer></script>`),
+    '/recaptcha-test-key': html(`
+<div class="g-recaptcha" data-sitekey="6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI" data-callback="onToken"></div>
+<script>function onToken(token) { window.token = token }</script>
+<script src="${service}/recaptcha/api.js" async defer></script>`),
+    '/hcaptcha-test-key': html(`
+<div class="h-captcha" data-sitekey="10000000-ffff-ffff-ffff-000000000001" data-callback="onToken"></div>
+<script>function onToken(token) { window.token = token }</script>
+<script src="${service}/1/api.js" async defer></script>`),
+    // Turnstile's Content-Security-Policy (developers.cloudflare.com/turnstile, "Content Security
+    // Policy") with the host changed, as it is and with the additions sdk/README.md section 9 gives.
+    '/turnstile-vendor-csp': withPolicy(`script-src 'self' 'unsafe-inline' ${service}; frame-src ${service}`, turnstileWithCallbacks(service, siteKey)),
+    '/turnstile-vendor-csp-completed': withPolicy(`script-src 'self' 'unsafe-inline' ${service} 'wasm-unsafe-eval'; worker-src blob:; frame-src ${service}`, turnstileWithCallbacks(service, siteKey)),
+    // hCaptcha's policy names connect-src too: the service's host there is enough.
+    '/hcaptcha-vendor-csp-completed': withPolicy(`script-src 'self' 'unsafe-inline' ${service} 'wasm-unsafe-eval'; worker-src blob:; frame-src ${service}; style-src 'self' 'unsafe-inline' ${service}; connect-src ${service}`, `
+<div class="h-captcha" data-sitekey="${siteKey}" data-callback="onToken"></div>
+<script>function onToken(token) { window.token = token }</script>
+<script src="${service}/1/api.js" async defer></script>`),
     // Every vendor's API at once, nothing rendered by itself.
     '/compat-explicit': html(`
 <div id="plain"></div><div id="second"></div><div id="third"></div>
@@ -176,12 +212,12 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
   })
 
   /** Redeems a token the way a backend written for the vendor does: a form post to the vendor's Siteverify path. */
-  async function redeemAtVendorPath(path: string, token: string) {
+  async function redeemAtVendorPath(path: string, token: string, secret: string = sdk.demoSite.secretKey) {
     const response = await sdk.service.app.inject({
       method: 'POST',
       url: path,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ secret: sdk.demoSite.secretKey, response: token }).toString(),
+      payload: new URLSearchParams({ secret, response: token }).toString(),
     })
     return response.json<{ success: boolean; action?: string; cdata?: string; 'error-codes': string[] }>()
   }
@@ -202,6 +238,11 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
   }
 
   function waitFor(page: Page, condition: string): Promise<unknown> {
+    return page.waitForFunction(condition, undefined, { timeout: 20_000 })
+  }
+
+  /** waitFor on a page whose policy forbids eval, which a condition given as a string needs. */
+  function waitUnderPolicy(page: Page, condition: () => boolean): Promise<unknown> {
     return page.waitForFunction(condition, undefined, { timeout: 20_000 })
   }
 
@@ -397,6 +438,53 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     expect(await page.evaluate(() => 'grecaptcha' in window)).toBe(false)
     expect(await page.evaluate(() => document.querySelectorAll('#box textarea').length)).toBe(1)
     expect(await redeemAtVendorPath('/siteverify', answer.response)).toMatchObject({ success: true })
+  })
+
+  it('resolves hCaptcha\'s execute({ async: true }) without a widget id for the first widget, as hCaptcha documents it', async () => {
+    const { page } = await open('/hcaptcha-async')
+    await page.waitForFunction(() => 'widgetId' in window)
+    const answer = await page.evaluate(() => {
+      const { hcaptcha } = window as unknown as { hcaptcha: { execute(options: { async: true }): Promise<{ response: string; key: string }> } }
+      return hcaptcha.execute({ async: true })
+    })
+    expect(answer).toEqual({ response: expect.stringMatching(/.{40,}/), key: '' })
+    expect(await redeemAtVendorPath('/siteverify', answer.response)).toMatchObject({ success: true })
+  })
+
+  it('gives a token to each vendor\'s public test site key, which that vendor\'s test secret redeems with the page\'s facts', async () => {
+    const cases = [
+      ['/turnstile-test-key', '/turnstile/v0/siteverify', testSecrets.alwaysPasses, 'checkout'],
+      ['/recaptcha-test-key', '/recaptcha/api/siteverify', testSecrets.recaptchaPasses, 'allow'],
+      ['/hcaptcha-test-key', '/siteverify', testSecrets.hcaptchaPasses, 'allow'],
+    ] as const
+    for (const [pagePath, siteverifyPath, secret, action] of cases) {
+      const { page } = await open(pagePath)
+      await waitFor(page, 'typeof window.token === "string"')
+      const token = await page.evaluate(() => (window as unknown as { token: string }).token)
+      expect(await redeemAtVendorPath(siteverifyPath, token, secret), pagePath).toMatchObject({ success: true, hostname: 'localhost', action })
+    }
+  })
+
+  it('gets no token under Turnstile\'s own Content-Security-Policy with the host changed: the blob: worker is refused (110500)', async () => {
+    const { page } = await open('/turnstile-vendor-csp')
+    await waitUnderPolicy(page, () => (window as unknown as { failures: unknown[] }).failures.length > 0)
+    expect(await page.evaluate(() => (window as unknown as { failures: unknown[] }).failures)).toEqual([['110500', 'worker_unavailable']])
+  })
+
+  it('gets a token, solving in WebAssembly, under the vendors\' policies with sdk/README.md\'s additions (worker-src blob:, \'wasm-unsafe-eval\')', async () => {
+    for (const path of ['/turnstile-vendor-csp-completed', '/hcaptcha-vendor-csp-completed']) {
+      const { page, events } = await browser.newPage()
+      const told: string[] = []
+      page.on('console', (message) => {
+        if (message.text().startsWith('Tollgate:')) told.push(message.text())
+      })
+      await page.goto(`${shop.origin}${path}`)
+      await waitUnderPolicy(page, () => typeof (window as unknown as { token?: unknown }).token === 'string')
+      const token = await page.evaluate(() => (window as unknown as { token: string }).token)
+      expect(await redeemAtVendorPath('/siteverify', token), path).toMatchObject({ success: true })
+      expect(told, path).toEqual([])
+      expect(events.errors.filter((error) => /Content Security Policy/i.test(error)), path).toEqual([])
+    }
   })
 
   it('refuses a render without a container or a site key as each vendor does, and Tollgate.reset() clears every widget', async () => {

@@ -33,11 +33,18 @@ export function IntegrationKeys({ siteKey, secretKey }: IntegrationKeysProps) {
         <code>{origin}</code> (<code>{origin}/turnstile/v0/api.js</code>, <code>/recaptcha/api.js</code>,{' '}
         <code>/recaptcha/enterprise.js</code>, <code>/1/api.js</code>, or <code>/sdk/v1/compat.js</code> for all three) and
         its site key to this one, and your server calls the same path on <code>{origin}</code> with the secret key.
+        If the page sends a Content-Security-Policy, swapping the vendor's host for <code>{origin}</code> is not
+        enough: add <code>worker-src blob:</code> (without it no token comes; Turnstile's error callback gets{' '}
+        <code>110500</code>) and <code>'wasm-unsafe-eval'</code> to <code>script-src</code> (without it solving is
+        about five times slower), and name <code>{origin}</code> in <code>connect-src</code> when the policy has one
+        or a <code>default-src</code>. A checkbox widget gets its token as soon as it is shown: a callback that
+        submits the form would submit it on load.
       </p>
       <p class="muted">
         Testing with a headless or automated browser (Playwright, Selenium)? It is scored as the bot it is, and
         blocked. In those tests use the test site key <code>1x00000000000000000000AA</code> with the test secret{' '}
-        <code>1x0000000000000000000000000000000AA</code>, or put the test machine's addresses in this site's Allowed
+        <code>1x0000000000000000000000000000000AA</code> (Turnstile's, reCAPTCHA's and hCaptcha's own test keys work
+        too), or put the test machine's addresses in this site's Allowed
         addresses (<code>127.0.0.1</code> and <code>::1</code> when it runs beside Tollgate; <code>sdk/README.md</code>,
         "In your own browser tests", in Tollgate's repository).
       </p>
