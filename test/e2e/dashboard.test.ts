@@ -820,7 +820,7 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect((await fetch(`${origin}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401)
   })
 
-  it('changes the password on the Account page, showing a wrong current password beside its field', async () => {
+  it('changes the password on the Account page, showing a wrong current password, and a new one that is the current one, beside their fields', async () => {
     await logInElsewhere()
     await page.getByRole('link', { name: 'Account', exact: true }).click()
     await page.getByRole('heading', { name: 'Change your password' }).waitFor()
@@ -830,6 +830,11 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('button', { name: 'Change password' }).click()
     await waitForText('#current-password-error', 'is not your current password')
     await page.getByLabel('Current password').fill(password)
+    await page.getByLabel('New password').fill(password)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await waitForText('#new-password-error', 'is your current password: choose another one')
+    expect(await page.locator('#current-password-error').count()).toBe(0)
+    await page.getByLabel('New password').fill('a brand new passphrase')
     await page.getByRole('button', { name: 'Change password' }).click()
     await waitForText('.notice--success', 'Your password was changed.')
     password = 'a brand new passphrase'
