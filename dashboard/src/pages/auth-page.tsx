@@ -238,7 +238,7 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
           </button>
           {isSignup || !canUsePasskeys() ? null : (
             <button type="button" class="button button--block" disabled={isBusy} onClick={() => void logInWithAPasskey()}>
-              Sign in with a passkey
+              Log in with a passkey
             </button>
           )}
         </Form>
