@@ -4,6 +4,7 @@
  */
 export const errorCatalogue = {
   validation_error: { status: 400, message: 'The request is not valid.' },
+  password_unchanged: { status: 400, message: 'The new password is your current password: choose another one.' },
   challenge_invalid: { status: 400, message: 'The challenge is unknown, already used, or belongs to another site.' },
   challenge_expired: { status: 400, message: 'The challenge has expired; request a new one.' },
   solution_invalid: { status: 400, message: 'The nonce does not solve the challenge.' },

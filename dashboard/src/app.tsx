@@ -104,6 +104,7 @@ export function App() {
         onSignedIn={onSignedIn}
         hasSessionExpired={session.hasExpired === true}
         hasDeletedAccount={session.hasDeletedAccount === true}
+        hasPendingInvitation={pendingInvitation() !== undefined}
       />
     )
   }

@@ -128,6 +128,7 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'sign_up_closed',
   'setup_code_invalid',
   'invalid_credentials',
+  'password_unchanged',
   'two_factor_required',
   'two_factor_invalid',
   'webhook_not_configured',

@@ -56,7 +56,7 @@ describe.skipIf(!hasChromium())('signing up and logging in to the dashboard (SIG
     await page.goto(`${origin}/dashboard/login`)
     await page.getByLabel('E-mail address').fill('operator@example.com')
     await page.getByLabel('Password').fill('correct horse battery staple')
-    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
     await page.getByText('You were logged in, but this browser did not keep the session cookie: in production, open the dashboard over HTTPS.').waitFor()
     expect(await page.getByRole('heading', { name: 'Log in' }).count()).toBe(1)
     expect(await page.getByText('Your session has ended').count()).toBe(0)

@@ -71,7 +71,7 @@ describe.skipIf(!hasChromium())('passkeys in the dashboard', () => {
     await page.getByRole('button', { name: 'Log out', exact: true }).click()
     await page.getByRole('heading', { name: 'Log in' }).waitFor()
     await expectNoAccessibilityViolations(page, 'log-in with a passkey')
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+    await page.getByRole('button', { name: 'Log in with a passkey' }).click()
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
 
     await page.getByRole('link', { name: 'Account', exact: true }).click()
@@ -94,7 +94,7 @@ describe.skipIf(!hasChromium())('passkeys in the dashboard', () => {
     await removal.getByRole('button', { name: 'Remove passkey' }).click()
     // This session was opened with the passkey: it ends with it, and the page asks for a log-in.
     await page.getByRole('heading', { name: 'Log in' }).waitFor()
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+    await page.getByRole('button', { name: 'Log in with a passkey' }).click()
     // The authenticator still holds the credential; the server no longer knows it.
     await page.getByText('No account here has this passkey').waitFor()
     expect(dashboard.pageErrors).toEqual([])

@@ -18,6 +18,9 @@ const ownerPassword = 'correct horse battery staple'
 const viewerEmail = randomEmail()
 const viewerPassword = 'another horse battery staple'
 const siteName = 'Shared shop'
+/** What the log-in and sign-up pages say while an invitation link waits in the tab. */
+const invitationNotice =
+  'You have been invited to a site on Tollgate. Log in or create an account to accept it. If the invitation was sent to your e-mail address, use that address: only its account can accept it.'
 
 /**
  * Team access in Chromium, as two people live it: the owner invites by a link shown once, the
@@ -109,6 +112,7 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
 
     await viewer.goto(link)
     await viewer.getByRole('heading', { name: 'Log in' }).waitFor()
+    await viewer.getByRole('status').filter({ hasText: invitationNotice }).waitFor()
     // The token left the address bar at once, kept in this tab for after the sign-up.
     expect(viewer.url()).toBe(`${dashboard.origin}/dashboard/invite`)
     expect(await viewer.evaluate(() => sessionStorage.getItem('tollgate:invitation'))).toBe(new URL(link).hash.slice(1))
@@ -116,6 +120,8 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
 
   it('brings the invitee back to the invitation after signing up, and joins them as a viewer', async () => {
     await viewer.getByRole('link', { name: 'Create an account' }).click()
+    await viewer.getByRole('heading', { name: 'Create your account' }).waitFor()
+    await viewer.getByRole('status').filter({ hasText: invitationNotice }).waitFor()
     await viewer.getByLabel('E-mail address').fill(viewerEmail)
     await viewer.getByLabel('Password').fill(viewerPassword)
     await viewer.getByRole('button', { name: 'Create account' }).click()
@@ -293,13 +299,33 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
     await page.getByRole('heading', { name: 'Log in' }).waitFor()
     await page.getByLabel('E-mail address').fill(invitee.email)
     await page.getByLabel('Password').fill(invitee.password)
-    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
     await page.locator('.invitation-summary').filter({ hasText: `Join ${siteName} as viewer` }).waitFor()
     expect(await page.locator('.invitation-account').textContent()).toBe(`You are logged in as ${invitee.email}.`)
     await page.getByText(`It is for your address, ${invitee.email}: only this account can accept it.`).waitFor()
     expect(await page.getByText('This invitation is for another account').count()).toBe(0)
     await page.getByRole('button', { name: 'Accept' }).click()
     await page.locator('.page-heading .badge').filter({ hasText: 'Shared with you: viewer' }).waitFor()
+  }, 60_000)
+
+  it('tells someone logged out who opens a link bound to their address that an invitation waits, and lets them log in and accept it', async () => {
+    const invitee = await createTestAccount(dashboard.service.app)
+    const link = await invite('admin', invitee.email)
+    const browser = await launchBrowser(dashboard.origin)
+    browsers.push(browser)
+    const page = await browser.context.newPage()
+    await page.goto(link)
+    await page.getByRole('heading', { name: 'Log in' }).waitFor()
+    await page.getByRole('status').filter({ hasText: invitationNotice }).waitFor()
+    await expectNoAccessibilityViolations(page, 'log-in with an invitation waiting')
+    await saveScreenshot(page, 'log-in-invitation-waiting')
+
+    await page.getByLabel('E-mail address').fill(invitee.email)
+    await page.getByLabel('Password').fill(invitee.password)
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
+    await page.locator('.invitation-summary').filter({ hasText: `Join ${siteName} as admin, invited by ${ownerEmail}.` }).waitFor()
+    await page.getByRole('button', { name: 'Accept' }).click()
+    await page.locator('.page-heading .badge').filter({ hasText: 'Shared with you: admin' }).waitFor()
   }, 60_000)
 
   it('takes a second invitation link opened on the invitation page, out of the address bar, and shows it', async () => {
@@ -339,12 +365,13 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
     await page.getByRole('link', { name: 'Go to your sites' }).click()
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
 
-    // A later log-in in this tab opens the sites, not the dead invitation.
+    // A later log-in in this tab opens the sites, not the dead invitation, and says none waits.
     await page.getByRole('button', { name: 'Log out' }).click()
     await page.getByRole('heading', { name: 'Log in' }).waitFor()
+    expect(await page.getByText('You have been invited').count()).toBe(0)
     await page.getByLabel('E-mail address').fill(account.email)
     await page.getByLabel('Password').fill(account.password)
-    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
     expect(new URL(page.url()).pathname).not.toBe('/dashboard/invite')
   }, 60_000)

@@ -37,7 +37,7 @@ describe.skipIf(!hasChromium())('turning two-factor authentication on, and loggi
   async function logInWithPassword() {
     await page.getByLabel('E-mail address').fill(email)
     await page.getByLabel('Password').fill(password)
-    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
     await page.getByLabel('Authentication code').waitFor()
   }
 
@@ -113,7 +113,7 @@ describe.skipIf(!hasChromium())('turning two-factor authentication on, and loggi
     expect(await field.getAttribute('inputmode')).toBe('numeric')
     expect(await page.getByLabel('Password').count()).toBe(0)
     await field.fill(app.wrongCode())
-    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
     await page.locator('#auth-code-error').filter({ hasText: 'This is not the code your authenticator app shows now, or it was used already' }).waitFor()
     expect(await field.getAttribute('aria-invalid')).toBe('true')
     await expect.poll(() => focusedId(page)).toBe('auth-code')
@@ -124,7 +124,7 @@ describe.skipIf(!hasChromium())('turning two-factor authentication on, and loggi
     expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0)
 
     await field.fill(await app.code())
-    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
   }, 90_000)
 
@@ -135,7 +135,7 @@ describe.skipIf(!hasChromium())('turning two-factor authentication on, and loggi
     await page.getByLabel('Password').waitFor()
     await expect.poll(() => focusedId(page)).toBe('auth-email')
     expect(await page.getByLabel('E-mail address').inputValue()).toBe(email)
-    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
     await page.getByLabel('Authentication code').waitFor()
 
     await page.getByRole('button', { name: 'Use a recovery code instead' }).click()
@@ -148,7 +148,7 @@ describe.skipIf(!hasChromium())('turning two-factor authentication on, and loggi
     const [used = ''] = recoveryCodes
     // As someone types it from paper: in capitals, without the dashes.
     await field.fill(` ${used.toUpperCase().replaceAll('-', ' ')} `)
-    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
     await page.getByRole('link', { name: 'Account', exact: true }).click()
     await page.locator('.two-factor-facts').filter({ hasText: /Recovery codes left\s*9$/ }).waitFor()
@@ -249,7 +249,7 @@ describe.skipIf(!hasChromium())('the Account page with two-factor authentication
     await page.getByRole('button', { name: 'Log out', exact: true }).click()
     await page.getByLabel('E-mail address').fill(account.email)
     await page.getByLabel('Password').fill(account.password)
-    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
   }, 60_000)
 
@@ -297,7 +297,7 @@ describe.skipIf(!hasChromium())("the log-in's second step, the password changed 
     await page.goto(`${dashboard.origin}/dashboard/`)
     await page.getByLabel('E-mail address').fill(account.email)
     await page.getByLabel('Password').fill(account.password)
-    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
     const field = page.getByLabel('Authentication code')
     await field.waitFor()
     expect(await page.getByRole('link', { name: 'Create an account' }).count()).toBe(0)
@@ -312,7 +312,7 @@ describe.skipIf(!hasChromium())("the log-in's second step, the password changed 
     })
     expect(changed.statusCode, changed.body).toBe(204)
     await field.fill(authenticatorCode(secret, 1))
-    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
     await page.getByLabel('Password').waitFor()
     await page.getByText('The e-mail address or password is wrong.').waitFor()
     await expect.poll(() => focusedId(page)).toBe('auth-email')

@@ -48,6 +48,24 @@ describe('PUT /api/v1/me/password', () => {
     expect((await logIn(account.email, account.password)).status).toBe(200)
   })
 
+  it('refuses a new password equal to the current one (400 password_unchanged on newPassword): no session ends, nothing is recorded', async () => {
+    const account = await createTestAccount(service.app)
+    const otherDevice = await logIn(account.email, account.password)
+    const response = await change(asBrowser(account), { currentPassword: account.password, newPassword: account.password })
+    expect(response.statusCode).toBe(400)
+    expect(response.json().error).toMatchObject({
+      code: 'password_unchanged',
+      message: 'The new password is your current password: choose another one.',
+      details: [{ field: 'newPassword', message: 'is your current password: choose another one' }],
+    })
+    expect(await me({ cookie: otherDevice.cookie })).toBe(200)
+    const audit = (await service.app.inject({ method: 'GET', url: '/api/v1/audit-log?action=account.password_changed', headers: asBrowser(account) })).json()
+    expect(audit.items).toEqual([])
+    // A wrong current password is still that field's error, whatever the new one.
+    const wrong = await change(asBrowser(account), { currentPassword: 'not the password', newPassword: 'not the password' })
+    expect(wrong.json().error).toMatchObject({ code: 'validation_error', details: [{ field: 'currentPassword', message: 'is not your current password' }] })
+  })
+
   it('is refused with an API key (403): a leaked key cannot take the account over', async () => {
     const account = await createTestAccount(service.app)
     const response = await change(asScript(account), { currentPassword: account.password, newPassword: 'taken over by a script' })

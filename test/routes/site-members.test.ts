@@ -56,7 +56,7 @@ describe.each(deployments)('members of a shared site, on $name', ({ available, o
   }
   const auditOf = async (account: TestAccount, siteId: string) =>
     (await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?siteId=${siteId}`, headers: asBrowser(account) })).json<{
-      items: { action: string; actor: { type: string; name: string | null }; details: Record<string, unknown> }[]
+      items: { action: string; actor: { type: string; name: string | null; clientIp: string | null }; details: Record<string, unknown> }[]
     }>().items
 
   it.runIf(available)('lets a viewer read everything of the site, by session and by key, and change nothing (403 forbidden)', async () => {
@@ -239,18 +239,54 @@ describe.each(deployments)('members of a shared site, on $name', ({ available, o
     }
   })
 
-  it.runIf(available)("lets an admin remove another admin, recorded in the owner's log and in the acting admin's own", async () => {
+  it.runIf(available)("lets an admin demote and remove another admin, recorded in the owner's log, the acting admin's and the member's own", async () => {
     const { site, member: acting } = await sharedSite('admin')
     const other = await createTestAccount(service.app)
     await shareSite(service.app, owner, other, site.id, 'admin')
+    const demoted = await call('PUT', `/api/v1/sites/{id}/members/${other.id}`, site.id, asBrowser(acting), { role: 'viewer' })
+    expect(demoted.statusCode, demoted.body).toBe(200)
+    const roleChanged = {
+      action: 'site.member_role_changed',
+      actor: { type: 'session', name: acting.email },
+      site: { id: site.id, name: site.name },
+      details: { accountId: other.id, email: other.email, from: 'admin', to: 'viewer' },
+    }
+    for (const account of [owner, acting, other]) expect((await auditOf(account, site.id))[0], account.email).toMatchObject(roleChanged)
+
     const removed = await call('DELETE', `/api/v1/sites/{id}/members/${other.id}`, site.id, asBrowser(acting))
     expect(removed.statusCode, removed.body).toBe(204)
     expect((await call('GET', '/api/v1/sites/{id}', site.id, asScript(other))).statusCode).toBe(404)
 
-    const expected = { action: 'site.member_removed', actor: { type: 'session', name: acting.email }, details: { accountId: other.id, email: other.email, role: 'admin' } }
+    const expected = {
+      action: 'site.member_removed',
+      actor: { type: 'session', name: acting.email },
+      site: { id: site.id, name: site.name },
+      details: { accountId: other.id, email: other.email, role: 'viewer' },
+    }
     expect((await auditOf(owner, site.id))[0]).toMatchObject(expected)
     expect((await auditOf(acting, site.id))[0]).toMatchObject(expected)
-    expect(await auditOf(other, site.id)).not.toContainEqual(expect.objectContaining({ action: 'site.member_removed' }))
+    // The removed member's log says who removed it from which site, and not from where.
+    const ownCopies = await auditOf(other, site.id)
+    expect(ownCopies.slice(0, 2)).toMatchObject([expected, roleChanged])
+    for (const event of ownCopies.slice(0, 2)) expect(event.actor).toMatchObject({ clientIp: null, userAgent: null })
+    expect((await auditOf(owner, site.id))[0]?.actor.clientIp).not.toBeNull()
+  })
+
+  it.runIf(available)("writes the owner's removal of a member in the member's own log, and a member leaving only once", async () => {
+    const { site, member } = await sharedSite('viewer')
+    const removed = await call('DELETE', `/api/v1/sites/{id}/members/${member.id}`, site.id, asBrowser(owner))
+    expect(removed.statusCode, removed.body).toBe(204)
+    const everything = (await service.app.inject({ method: 'GET', url: '/api/v1/audit-log', headers: asBrowser(member) })).json().items
+    expect(everything[0]).toMatchObject({
+      action: 'site.member_removed',
+      actor: { type: 'session', name: owner.email, clientIp: null, userAgent: null },
+      site: { id: site.id, name: site.name },
+      details: { accountId: member.id, role: 'viewer' },
+    })
+
+    const { site: left, member: leaving } = await sharedSite('admin')
+    expect((await call('DELETE', `/api/v1/sites/{id}/members/${leaving.id}`, left.id, asBrowser(leaving))).statusCode).toBe(204)
+    expect((await auditOf(leaving, left.id)).filter((event) => event.action === 'site.member_left')).toHaveLength(1)
   })
 
   it.runIf(available)("finds a visitor's reference in the logs of shared sites too", async () => {

@@ -52,9 +52,11 @@ interface AuthPageProps {
   hasSessionExpired?: boolean
   /** The account was just deleted from this page. */
   hasDeletedAccount?: boolean
+  /** An invitation link was opened in this tab: the log-in or sign-up goes on to it. */
+  hasPendingInvitation?: boolean
 }
 
-export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDeletedAccount = false }: AuthPageProps) {
+export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDeletedAccount = false, hasPendingInvitation = false }: AuthPageProps) {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [setupCode, setSetupCode] = useState('')
@@ -160,6 +162,7 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
       {hasDeletedAccount && generalError === undefined ? (
         <Notice tone="success">Your account and everything of it were deleted.</Notice>
       ) : null}
+      {hasPendingInvitation ? <InvitationNotice canSignUp={!isSignUpClosed} /> : null}
       {generalError === undefined ? null : <Notice tone="error">{generalError}</Notice>}
       {isSignup && isSignUpClosed ? (
         <Notice tone="info">Sign-ups are closed on this server. Ask its operator for an account.</Notice>
@@ -235,7 +238,7 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
           </button>
           {isSignup || !canUsePasskeys() ? null : (
             <button type="button" class="button button--block" disabled={isBusy} onClick={() => void logInWithAPasskey()}>
-              Sign in with a passkey
+              Log in with a passkey
             </button>
           )}
         </Form>
@@ -252,6 +255,21 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
         )}
       </p>
     </main>
+  )
+}
+
+/**
+ * Said while an invitation link waits for the log-in or sign-up. The invitation cannot be read
+ * before (its preview is a session's), so this says what holds for both kinds: one bound to an
+ * e-mail address only that address's account can accept, one that is not any account can.
+ */
+function InvitationNotice({ canSignUp }: { canSignUp: boolean }) {
+  const how = canSignUp ? 'Log in or create an account' : 'Log in'
+  return (
+    <Notice tone="info">
+      You have been invited to a site on Tollgate. {how} to accept it. If the invitation was sent to your e-mail address, use that address: only its
+      account can accept it.
+    </Notice>
   )
 }
 

@@ -43,18 +43,36 @@ export function recordAudit(executor: SqlExecutor, request: FastifyRequest, even
 type AuditedSite = Pick<Site, 'id' | 'name' | 'accountId'>
 
 /**
+ * A site's event as the member it concerns reads it in its own log: who did it (the e-mail address
+ * or the key's name), not from where. The actor's address and browser are for the site's owner and
+ * the actor to read, not for someone another person just removed or demoted.
+ */
+const withoutOrigin = (actor: AuditActor): AuditActor => ({ ...actor, clientIp: null, userAgent: null })
+
+/**
  * Records what the request did to a site in the log of the site's owner, whoever made it (the
  * owner, or a member: the actor names the member's e-mail address or key), so that the owner's
  * log is the whole story of the site. When a member made it, the member's own log gets a copy:
  * an account's log is also the record of what its own sessions and keys did, which matters most
- * when one of them leaked. The demo site (no owner) has no log and no members.
+ * when one of them leaked. `concerning`, a member another account removed or gave another role,
+ * gets a copy too (withoutOrigin), so that a site gone from its list is explained in its log; its
+ * account row must be locked before the site's (SiteTransactionOptions.alsoLocking), as the
+ * event's foreign key locks it. The demo site (no owner) has no log and no members.
  */
-export async function recordSiteAudit(executor: SqlExecutor, request: FastifyRequest, event: AuditedEvent & { site: AuditedSite }): Promise<void> {
+export async function recordSiteAudit(
+  executor: SqlExecutor,
+  request: FastifyRequest,
+  event: AuditedEvent & { site: AuditedSite },
+  concerning?: string,
+): Promise<void> {
   const { accountId: ownerId, ...site } = event.site
   const actorAccountId = accountOf(request).id
   const recorded = { ...event, site }
   await recordAudit(executor, request, { ...recorded, accountId: ownerId ?? actorAccountId })
   if (ownerId !== null && ownerId !== actorAccountId) await recordAudit(executor, request, { ...recorded, accountId: actorAccountId })
+  if (concerning !== undefined && concerning !== ownerId && concerning !== actorAccountId) {
+    await recordAudit(executor, request, { ...recorded, accountId: concerning, actor: withoutOrigin(recorded.actor ?? auditActorOf(request)) })
+  }
 }
 
 /** Records an attempt anyone may repeat (a wrong password) in the hour's one event of its kind (recordRepeated). */

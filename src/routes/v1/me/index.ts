@@ -58,10 +58,12 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'A wrong current password is a 400 validation_error on currentPassword, counted against the same budget as log-ins ' +
           '(429 rate_limited beyond). While two-factor authentication is on, `code` is required too: a missing or wrong one is a 400 ' +
           'validation_error on code, a wrong one counted against the second factor\'s budgets (429 beyond); 409 conflict, its details naming code, when two-factor was turned ' +
-          'on or off meanwhile. Every other session of the account ends; this one and the API keys stay.',
+          'on or off meanwhile. A new password equal to the current one is a 400 password_unchanged, its details naming newPassword, and changes nothing. ' +
+          'Every other session of the account ends; this one and the API keys stay.',
         security: dashboardSecurity,
         body: PasswordChange,
         response: { 204: Type.Null(), 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
+        errorCodes: ['password_unchanged'],
       },
     },
     async (request, reply) => {
@@ -73,6 +75,11 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
         otherIssues: problem === undefined ? [] : [{ field: 'newPassword', message: problem }],
         secondFactorCode: code,
       })
+      // Once the current password is confirmed (a wrong one is its field's error), and before the
+      // second factor, so that a change that would change nothing spends no code.
+      if (request.body.newPassword === currentPassword) {
+        throw new ApiError('password_unchanged', undefined, [{ field: 'newPassword', message: 'is your current password: choose another one' }])
+      }
       // Hashed before the account's row is locked for the code and the change: Argon2 takes a while.
       const passwordHash = await hashPassword(request.body.newPassword)
       await withSecondFactor(app, request, confirmed, { code }, async (transaction) => {

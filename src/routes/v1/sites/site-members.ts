@@ -89,10 +89,10 @@ const siteMembersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const member = await changeMembership(transaction, locked, accountId, role)
         if (member.role !== role) {
           const details = { accountId, email: member.email, from: member.role, to: role }
-          await recordSiteAudit(transaction, request, { action: 'site.member_role_changed', site: locked, details })
+          await recordSiteAudit(transaction, request, { action: 'site.member_role_changed', site: locked, details }, accountId)
         }
         return member
-      })
+      }, { alsoLocking: [accountId] })
       const member = { ...before, role }
       return memberView({ ...member, since: member.createdAt })
     },
@@ -122,8 +122,8 @@ const siteMembersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await auditedSiteTransaction(app, request, site, access, async (transaction, locked) => {
         const member = await changeMembership(transaction, locked, accountId, null)
         const action = isLeaving ? 'site.member_left' : 'site.member_removed'
-        await recordSiteAudit(transaction, request, { action, site: locked, details: { accountId, email: member.email, role: member.role } })
-      })
+        await recordSiteAudit(transaction, request, { action, site: locked, details: { accountId, email: member.email, role: member.role } }, accountId)
+      }, { alsoLocking: [accountId] })
       return reply.code(204).send(null)
     },
   )
