@@ -82,7 +82,7 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
             type: 'apiKey',
             in: 'header',
             name: 'X-Site-Key',
-            description: "A site's public key; the test site keys 1x00000000000000000000AA (always passes) and 2x00000000000000000000AB (always blocked) serve a site's own browser tests",
+            description: "A site's public key; the test site keys 1x00000000000000000000AA (always passes, as do Turnstile's, reCAPTCHA's and hCaptcha's own always-pass test site keys) and 2x00000000000000000000AB (always blocked) serve a site's own browser tests",
           },
           bearer: { type: 'http', scheme: 'bearer', description: 'A dashboard API key' },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'The METRICS_TOKEN, when the operator set one' },
