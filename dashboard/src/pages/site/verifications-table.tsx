@@ -1,6 +1,6 @@
 import type { ListDecision, Verification } from '../../api/types.js'
 import { BusyButton } from '../../components/busy-button.js'
-import { formatCountry, formatDateTimeWithSeconds, timeZoneName } from '../../lib/format.js'
+import { formatCountry, formatDateAndTimeWithSeconds, timeZoneName } from '../../lib/format.js'
 import { referenceOf } from '../../lib/reference.js'
 import { LabelBadge } from './verification-label.js'
 
@@ -19,10 +19,11 @@ const listTitles: Record<ListDecision, string> = {
   blocklist: "Blocked by the site's blocklist (its addresses or countries), not judged by the risk model",
 }
 
+/** The proof of work's figures, each kept whole (a no-break space before its unit): the cell may wrap between them, to fit the log at a laptop's width. */
 function describeSolve(verification: Verification): string {
   const parts = [
-    verification.difficulty === null ? undefined : `${verification.difficulty} bits`,
-    verification.solveTimeMs === null ? undefined : `${verification.solveTimeMs} ms`,
+    verification.difficulty === null ? undefined : `${verification.difficulty}\u00a0bits`,
+    verification.solveTimeMs === null ? undefined : `${verification.solveTimeMs}\u00a0ms`,
   ].filter((part) => part !== undefined)
   return parts.length === 0 ? '—' : parts.join(', ')
 }
@@ -42,15 +43,17 @@ export function VerificationsTable({ verifications, isLoading, onDevice, labelin
             <th scope="col">Anomalies</th>
             <th scope="col">Country</th>
             <th scope="col">Client</th>
-            <th scope="col">Proof of work</th>
+            <th scope="col" class="log__wrapping-head">
+              Proof of work
+            </th>
             <th scope="col">Label</th>
           </tr>
         </thead>
         <tbody>
           {verifications.map((verification) => (
             <tr key={verification.id} data-id={verification.id} data-action={verification.action}>
-              <td class="nowrap">
-                {formatDateTimeWithSeconds(verification.createdAt)}
+              <td>
+                <LoggedAt iso={verification.createdAt} />
                 <div class="log__reference" title="The reference the visitor was shown">
                   <span class="visually-hidden">Reference </span>
                   <span class="code muted">{referenceOf(verification.id)}</span>
@@ -93,7 +96,7 @@ export function VerificationsTable({ verifications, isLoading, onDevice, labelin
                 )}
                 {verification.device === null ? null : <DeviceButton device={verification.device} onDevice={onDevice} />}
               </td>
-              <td class="nowrap">{describeSolve(verification)}</td>
+              <td>{describeSolve(verification)}</td>
               <td>
                 <LabelBadge verification={verification} />
                 {labeling === undefined || verification.verificationId === null ? null : (
@@ -105,6 +108,17 @@ export function VerificationsTable({ verifications, isLoading, onDevice, labelin
         </tbody>
       </table>
     </div>
+  )
+}
+
+/** A row's time: its date and its time each kept whole, on two lines when the column is narrow (the log fits a laptop's width). */
+function LoggedAt({ iso }: { iso: string }) {
+  const parts = formatDateAndTimeWithSeconds(iso)
+  if (parts === null) return <span>{iso}</span>
+  return (
+    <>
+      <span class="nowrap">{parts.date}</span> <span class="nowrap">{parts.time}</span>
+    </>
   )
 }
 
