@@ -65,4 +65,25 @@ describe.skipIf(!hasChromium())('the verification log at 1280 px', () => {
     }
     expect(await page.locator('.log tbody tr').first().innerText()).toContain('20\u00a0bits')
   })
+
+  it('keeps the space between the words of the label buttons', async () => {
+    for (const name of [/^Change the label/, /^Remove the label/]) {
+      // The left edges of the words seen ("Change", "label"): a space apart, not touching.
+      const gap = await page.getByRole('button', { name }).evaluate((button) => {
+        const walker = document.createTreeWalker(button, NodeFilter.SHOW_TEXT)
+        const edges: { left: number; right: number }[] = []
+        for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+          if (node.textContent?.trim() === '' || node.parentElement?.closest('.visually-hidden') !== null) continue
+          const range = document.createRange()
+          range.selectNodeContents(node)
+          const text = node.textContent ?? ''
+          const start = text.length - text.trimStart().length
+          range.setStart(node, start)
+          edges.push(range.getBoundingClientRect())
+        }
+        return edges.length === 2 ? (edges[1]?.left ?? 0) - (edges[0]?.right ?? 0) : Number.NaN
+      })
+      expect(gap, String(name)).toBeGreaterThan(2)
+    }
+  })
 })

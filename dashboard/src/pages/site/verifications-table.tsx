@@ -133,7 +133,9 @@ function DeviceButton({ device, onDevice }: { device: string; onDevice: (device:
 
 /**
  * A scored row's label controls, each named with the row's reference for screen readers ("Change
- * the label of verification 1a2b3c4d-5e6f"). Busy while the row's last change is reloaded.
+ * the label of verification 1a2b3c4d-5e6f"). Busy while the row's last change is reloaded. The
+ * words seen are one span: a button is a flex box, and a text run of its own would lose the space
+ * that begins it ("Changelabel").
  */
 function LabelButtons({ verification, onLabel, onRemove, busyRowId }: NonNullable<VerificationsTableProps['labeling']> & { verification: Verification }) {
   const reference = referenceOf(verification.id)
@@ -147,13 +149,19 @@ function LabelButtons({ verification, onLabel, onRemove, busyRowId }: NonNullabl
           </>
         ) : (
           <>
-            Change<span class="visually-hidden"> the</span> label<span class="visually-hidden"> of verification {reference}</span>
+            <span>
+              Change<span class="visually-hidden"> the</span> label
+            </span>
+            <span class="visually-hidden"> of verification {reference}</span>
           </>
         )}
       </BusyButton>
       {verification.label === null ? null : (
         <BusyButton type="button" class="button button--small" isBusy={isBusy} onClick={() => onRemove(verification)}>
-          Remove<span class="visually-hidden"> the</span> label<span class="visually-hidden"> of verification {reference}</span>
+          <span>
+            Remove<span class="visually-hidden"> the</span> label
+          </span>
+          <span class="visually-hidden"> of verification {reference}</span>
         </BusyButton>
       )}
     </div>
