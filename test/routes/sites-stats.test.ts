@@ -152,6 +152,25 @@ describe('GET /api/v1/sites/{id}/stats', () => {
     expect([later.statusCode, later.json().error.details]).toEqual([400, [{ field: 'querystring.to', message: 'must be from 1970-01-01 to 9999-12-31T00:00:00Z' }]])
   })
 
+  it('refuses more than milliseconds, as the exports do, rather than cutting them off', async () => {
+    const exportOf = (query: string) =>
+      service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications/export${query}`, headers: asScript(account) })
+    const tooPrecise: [query: string, field: string][] = [
+      ['?from=2026-11-30T07:00:00.123456Z&to=2026-11-30T08:00:00Z', 'querystring.from'],
+      ['?from=2026-11-30T07:00:00Z&to=2026-11-30T09:00:00.1234%2B01:00', 'querystring.to'],
+    ]
+    for (const [query, field] of tooPrecise) {
+      for (const response of [await stats(query), await exportOf(query)]) {
+        expect([response.statusCode, response.json().error.details], query).toEqual([
+          400,
+          [{ field, message: 'must give at most 3 digits of fractions of a second (milliseconds)' }],
+        ])
+      }
+    }
+    const milliseconds = await stats('?from=2026-11-30T07:00:00.123Z&to=2026-11-30T09:00:00.000%2B01:00')
+    expect(milliseconds.json<StatsAnswer>()).toMatchObject({ from: '2026-11-30T07:00:00.123Z', to: '2026-11-30T08:00:00.000Z' })
+  })
+
   it.each([
     ['?from=2024-01-02T00:00:00Z&to=2024-01-01T00:00:00Z', 'querystring.from'],
     ['?from=2024-01-01T00:00:00Z&to=2024-03-01T00:00:00Z&interval=hour', 'querystring.from'],

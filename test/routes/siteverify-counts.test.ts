@@ -3,10 +3,11 @@ import { browserHeaders, obtainToken } from '../helpers/core-flow.js'
 import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 import { insertVerifications } from '../helpers/verification-rows.js'
+import { createSiteverifyCountRepository } from '../../src/storage/sql/siteverify-count-repository.js'
 
 interface SiteverifyStats {
   totals: { allow: number }
-  siteverify: { issued: number; redeemed: number; refused: { errorCode: string; count: number }[]; countedSince: string }
+  siteverify: { from: string; to: string; issued: number; redeemed: number; refused: { errorCode: string; count: number }[]; countedSince: string }
 }
 
 /**
@@ -32,8 +33,8 @@ describe.each(deployments.filter(({ available }) => available))('Siteverify coun
     const answer = await service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret, response } })
     return answer.json<{ success: boolean; 'error-codes': string[] }>()
   }
-  const statsOf = async (siteId: string) => {
-    const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}/stats`, headers: asScript(account) })
+  const statsOf = async (siteId: string, query = '') => {
+    const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${siteId}/stats${query}`, headers: asScript(account) })
     expect(response.statusCode).toBe(200)
     return response.json<SiteverifyStats>()
   }
@@ -123,5 +124,18 @@ describe.each(deployments.filter(({ available }) => available))('Siteverify coun
     // Nothing new: a flush of nothing changes nothing.
     await service.app.siteverifyCounts.flush()
     expect((await statsOf(site.id)).siteverify.redeemed).toBe(before + 1)
+  })
+
+  it('answers the whole UTC hours it counted, which a range inside an hour is narrower than', async () => {
+    const quiet = await createTestSite(service.app, account)
+    // Two redemptions in the hour from 07:00, none of its tokens issued in the 20 seconds asked for.
+    await createSiteverifyCountRepository(service.app.database).add([{ siteId: quiet.id, hourMs: Date.parse('2026-01-01T07:00:00Z'), outcome: 'success', count: 2 }])
+    const inside = await statsOf(quiet.id, '?from=2026-01-01T07:00:10Z&to=2026-01-01T07:00:30Z')
+    expect(inside.siteverify).toMatchObject({ from: '2026-01-01T07:00:00.000Z', to: '2026-01-01T08:00:00.000Z', issued: 0, redeemed: 2 })
+    // Whole hours are counted as asked, in any time zone; the hour after is not the one before.
+    const aligned = await statsOf(quiet.id, '?from=2026-01-01T12:30:00%2B05:30&to=2026-01-01T09:00:00Z')
+    expect(aligned.siteverify).toMatchObject({ from: '2026-01-01T07:00:00.000Z', to: '2026-01-01T09:00:00.000Z', redeemed: 2 })
+    const after = await statsOf(quiet.id, '?from=2026-01-01T08:00:00Z&to=2026-01-01T08:00:01Z')
+    expect(after.siteverify).toMatchObject({ from: '2026-01-01T08:00:00.000Z', to: '2026-01-01T09:00:00.000Z', redeemed: 0 })
   })
 })

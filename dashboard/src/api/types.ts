@@ -213,6 +213,9 @@ export interface Stats {
   feedback: FeedbackFigures
   /** The site's tokens at Siteverify, counted per UTC hour (the hours the range overlaps). */
   siteverify: {
+    /** The whole UTC hours counted (ISO 8601): the range's, widened to whole hours; the dashboard's ranges are whole hours already. */
+    from: string
+    to: string
     /** Tokens issued (allowed verifications) since countedSince, within the range. */
     issued: number
     redeemed: number

@@ -9,6 +9,8 @@ const dateTime = new Intl.DateTimeFormat(undefined, {
   timeZoneName: 'short',
 })
 const dateTimeWithSeconds = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' })
+const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' })
+const timeWithSeconds = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' })
 const number = new Intl.NumberFormat()
 
 /** The browser's time zone (Asia/Tokyo), for the headings of columns of local times. */
@@ -30,6 +32,15 @@ export function formatLastUsed(iso: string | null | undefined): string {
 export function formatDateTimeWithSeconds(iso: string): string {
   const date = new Date(iso)
   return Number.isNaN(date.getTime()) ? iso : dateTimeWithSeconds.format(date)
+}
+
+/**
+ * As formatDateTimeWithSeconds, the date and the time apart ("Nov 30, 2026" and "7:30:56 AM"),
+ * for a narrow column that shows them on two lines; null for a time that is not one.
+ */
+export function formatDateAndTimeWithSeconds(iso: string): { date: string; time: string } | null {
+  const date = new Date(iso)
+  return Number.isNaN(date.getTime()) ? null : { date: dateOnly.format(date), time: timeWithSeconds.format(date) }
 }
 
 export function formatNumber(value: number): string {

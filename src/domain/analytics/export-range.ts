@@ -1,5 +1,5 @@
 import type { FieldIssue } from '../sites/site-input.js'
-import { rangeDateIssues } from './stats-range.js'
+import { rangeDateIssues, subMillisecondIssues } from './stats-range.js'
 
 /** The rows of an export: from <= created_at < to, either end left open when not given. */
 export interface ExportRange {
@@ -8,22 +8,13 @@ export interface ExportRange {
 }
 
 /**
- * A time with more than milliseconds (`12:00:00.123456Z`). A Date holds milliseconds, so the rest
- * would be dropped without a word, and a range that ends at 12:00:00.1234567 would end a little
- * earlier than asked: refused, naming the parameter, rather than answered with other rows.
- */
-const SUB_MILLISECOND = /T\d{2}:\d{2}:\d{2}[.,]\d{4,}/i
-
-/**
  * The range an export asks for, or why it cannot be served. Half-open as the stats' ranges are,
  * so that exports of consecutive ranges (a day, then the next) hold every row once. from = to
  * is an empty range, not a mistake; from after to is one.
  */
 export function resolveExportRange(query: { from?: string; to?: string }): { range: ExportRange } | { issues: FieldIssue[] } {
-  const tooPrecise = (['from', 'to'] as const).filter((name) => SUB_MILLISECOND.test(query[name] ?? ''))
-  if (tooPrecise.length > 0) {
-    return { issues: tooPrecise.map((name) => ({ field: `querystring.${name}`, message: 'must give at most 3 digits of fractions of a second (milliseconds)' })) }
-  }
+  const tooPrecise = subMillisecondIssues(query)
+  if (tooPrecise.length > 0) return { issues: tooPrecise }
   const range: ExportRange = {
     ...(query.from === undefined ? {} : { from: new Date(query.from) }),
     ...(query.to === undefined ? {} : { to: new Date(query.to) }),

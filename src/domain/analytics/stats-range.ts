@@ -44,6 +44,8 @@ export interface StatsQuery {
  * buckets, whole hours each, which the rollups answer alone.
  */
 export function resolveStatsRange(query: StatsQuery, now: Date): { range: StatsRange } | { issues: FieldIssue[] } {
+  const tooPrecise = subMillisecondIssues(query)
+  if (tooPrecise.length > 0) return { issues: tooPrecise }
   const interval = query.interval ?? 'hour'
   const to = query.to === undefined ? now : new Date(query.to)
   const from =
@@ -60,6 +62,20 @@ export function resolveStatsRange(query: StatsQuery, now: Date): { range: StatsR
     return { issues: [{ field: 'querystring.from', message: `the range may span at most ${days} days with interval=${interval}` }] }
   }
   return { range: { from, to, interval, ...(query.to === undefined ? { endsNow: true } : {}) } }
+}
+
+/**
+ * A time with more than milliseconds (`12:00:00.123456Z`). A Date holds milliseconds, so the rest
+ * would be dropped without a word, and a range that ends at 12:00:00.1234567 would end a little
+ * earlier than asked: refused, naming the parameter, rather than answered with other rows.
+ */
+const SUB_MILLISECOND = /T\d{2}:\d{2}:\d{2}[.,]\d{4,}/i
+
+/** The `from` and `to` of a query (the stats', the exports') that give more than milliseconds: every route taking a range refuses them alike. */
+export function subMillisecondIssues(query: { from?: string; to?: string }): FieldIssue[] {
+  return (['from', 'to'] as const)
+    .filter((name) => SUB_MILLISECOND.test(query[name] ?? ''))
+    .map((name) => ({ field: `querystring.${name}`, message: 'must give at most 3 digits of fractions of a second (milliseconds)' }))
 }
 
 /**
@@ -83,6 +99,14 @@ export function rangeDateIssues(dates: { from?: Date; to?: Date }): FieldIssue[]
 /** Start of the UTC hour or day that contains `time`, in epoch milliseconds. */
 export function bucketStartOf(time: number, interval: StatsInterval): number {
   return Math.floor(time / intervalMs[interval]) * intervalMs[interval]
+}
+
+/**
+ * The whole UTC hours a range overlaps: what counts kept per hour alone (Siteverify's) can be
+ * read over. Wider than the range when either end falls inside an hour.
+ */
+export function wholeHoursOf(range: { from: Date; to: Date }): { from: Date; to: Date } {
+  return { from: new Date(bucketStartOf(range.from.getTime(), 'hour')), to: new Date(Math.ceil(range.to.getTime() / HOUR_MS) * HOUR_MS) }
 }
 
 export const statsActions = ['allow', 'challenge', 'block', 'rejected'] as const

@@ -44,6 +44,19 @@ export const SecondFactorCode = Type.String({
   description: "The authenticator app's current code, or an unused recovery code (which is used up)",
 })
 
+/**
+ * The `from` or `to` of a query's time range, the one format of every route that takes one (the
+ * stats, the exports): more than milliseconds is refused there (subMillisecondIssues), not cut.
+ */
+export function RangeTimeQuery(description: string) {
+  return Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: `${description}. ISO 8601 with a time zone, to the millisecond at most: more digits of fractions of a second are a 400 validation_error`,
+    }),
+  )
+}
+
 export const IdParams = Type.Object({ id: Type.String({ description: 'UUID' }) })
 
 /**

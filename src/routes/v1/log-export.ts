@@ -6,6 +6,7 @@ import { resolveExportRange, type ExportRange } from '../../domain/analytics/exp
 import { csvLine, type CsvCell } from '../../domain/export/csv.js'
 import { invalidRequest } from '../../errors.js'
 import { accountOf } from '../../plugins/authentication.js'
+import { RangeTimeQuery } from './dashboard-schemas.js'
 import { stringEnum } from './public-schemas.js'
 
 /**
@@ -27,8 +28,8 @@ export const exportQuery = {
       description: "csv (the default: a header row, then one row per entry; RFC 4180) or ndjson (one JSON object per line, as the listing's items)",
     }),
   ),
-  from: Type.Optional(Type.String({ format: 'date-time', description: 'Only the entries from this time on (ISO 8601 with a time zone; inclusive)' })),
-  to: Type.Optional(Type.String({ format: 'date-time', description: 'Only the entries before this time (exclusive); not before from' })),
+  from: RangeTimeQuery('Only the entries from this time on (inclusive)'),
+  to: RangeTimeQuery('Only the entries before this time (exclusive); not before from'),
 }
 
 /** The 200 of an export in the OpenAPI document: a file in either format. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { decodeLogCursor, encodeLogCursor } from '../../../src/domain/analytics/log-cursor.js'
-import { buildSeries, resolveStatsRange } from '../../../src/domain/analytics/stats-range.js'
+import { buildSeries, resolveStatsRange, wholeHoursOf } from '../../../src/domain/analytics/stats-range.js'
 
 const HOUR_MS = 3_600_000
 const now = new Date('2025-05-05T10:30:00.000Z')
@@ -45,6 +45,19 @@ describe('stats ranges', () => {
     // Ranges are rounded to whole hours and days: 9999's last day would round into the year 10000.
     expect(resolveStatsRange({ to: '9999-12-31T23:59:59.999Z' }, now)).toEqual({ issues: [{ field: 'querystring.to', message: 'must be from 1970-01-01 to 9999-12-31T00:00:00Z' }] })
     expect(resolveStatsRange({ from: '9999-12-30T00:00:00Z', to: '9999-12-31T00:00:00Z' }, now)).toHaveProperty('range')
+  })
+
+  it('widens a range to the whole UTC hours it overlaps, and leaves whole hours as they are', () => {
+    const range = (from: string, to: string) => ({ from: new Date(from), to: new Date(to) })
+    expect(wholeHoursOf(range('2026-11-30T07:00:10Z', '2026-11-30T07:00:30Z'))).toEqual(range('2026-11-30T07:00:00Z', '2026-11-30T08:00:00Z'))
+    expect(wholeHoursOf(range('2026-11-30T07:00:00Z', '2026-11-30T09:00:00Z'))).toEqual(range('2026-11-30T07:00:00Z', '2026-11-30T09:00:00Z'))
+    expect(wholeHoursOf(range('2026-11-30T06:59:59.999Z', '2026-11-30T09:00:00.001Z'))).toEqual(range('2026-11-30T06:00:00Z', '2026-11-30T10:00:00Z'))
+  })
+
+  it('refuses more than milliseconds, naming the parameter', () => {
+    expect(resolveStatsRange({ from: '2026-11-30T07:00:00.123456Z', to: '2026-11-30T08:00:00Z' }, now)).toEqual({
+      issues: [{ field: 'querystring.from', message: 'must give at most 3 digits of fractions of a second (milliseconds)' }],
+    })
   })
 
   it('fills every bucket from the one containing from, and adds up the totals', () => {

@@ -1,6 +1,6 @@
 import type { ListDecision, Verification } from '../../api/types.js'
 import { BusyButton } from '../../components/busy-button.js'
-import { formatCountry, formatDateTimeWithSeconds, timeZoneName } from '../../lib/format.js'
+import { formatCountry, formatDateAndTimeWithSeconds, timeZoneName } from '../../lib/format.js'
 import { referenceOf } from '../../lib/reference.js'
 import { LabelBadge } from './verification-label.js'
 
@@ -19,10 +19,11 @@ const listTitles: Record<ListDecision, string> = {
   blocklist: "Blocked by the site's blocklist (its addresses or countries), not judged by the risk model",
 }
 
+/** The proof of work's figures, each kept whole (a no-break space before its unit): the cell may wrap between them, to fit the log at a laptop's width. */
 function describeSolve(verification: Verification): string {
   const parts = [
-    verification.difficulty === null ? undefined : `${verification.difficulty} bits`,
-    verification.solveTimeMs === null ? undefined : `${verification.solveTimeMs} ms`,
+    verification.difficulty === null ? undefined : `${verification.difficulty}\u00a0bits`,
+    verification.solveTimeMs === null ? undefined : `${verification.solveTimeMs}\u00a0ms`,
   ].filter((part) => part !== undefined)
   return parts.length === 0 ? '—' : parts.join(', ')
 }
@@ -42,15 +43,17 @@ export function VerificationsTable({ verifications, isLoading, onDevice, labelin
             <th scope="col">Anomalies</th>
             <th scope="col">Country</th>
             <th scope="col">Client</th>
-            <th scope="col">Proof of work</th>
+            <th scope="col" class="log__wrapping-head">
+              Proof of work
+            </th>
             <th scope="col">Label</th>
           </tr>
         </thead>
         <tbody>
           {verifications.map((verification) => (
             <tr key={verification.id} data-id={verification.id} data-action={verification.action}>
-              <td class="nowrap">
-                {formatDateTimeWithSeconds(verification.createdAt)}
+              <td>
+                <LoggedAt iso={verification.createdAt} />
                 <div class="log__reference" title="The reference the visitor was shown">
                   <span class="visually-hidden">Reference </span>
                   <span class="code muted">{referenceOf(verification.id)}</span>
@@ -93,7 +96,7 @@ export function VerificationsTable({ verifications, isLoading, onDevice, labelin
                 )}
                 {verification.device === null ? null : <DeviceButton device={verification.device} onDevice={onDevice} />}
               </td>
-              <td class="nowrap">{describeSolve(verification)}</td>
+              <td>{describeSolve(verification)}</td>
               <td>
                 <LabelBadge verification={verification} />
                 {labeling === undefined || verification.verificationId === null ? null : (
@@ -108,6 +111,17 @@ export function VerificationsTable({ verifications, isLoading, onDevice, labelin
   )
 }
 
+/** A row's time: its date and its time each kept whole, on two lines when the column is narrow (the log fits a laptop's width). */
+function LoggedAt({ iso }: { iso: string }) {
+  const parts = formatDateAndTimeWithSeconds(iso)
+  if (parts === null) return <span>{iso}</span>
+  return (
+    <>
+      <span class="nowrap">{parts.date}</span> <span class="nowrap">{parts.time}</span>
+    </>
+  )
+}
+
 /** A row's device (its first digits, the whole in its title), which shows that device's verifications. */
 function DeviceButton({ device, onDevice }: { device: string; onDevice: (device: string) => void }) {
   return (
@@ -119,7 +133,9 @@ function DeviceButton({ device, onDevice }: { device: string; onDevice: (device:
 
 /**
  * A scored row's label controls, each named with the row's reference for screen readers ("Change
- * the label of verification 1a2b3c4d-5e6f"). Busy while the row's last change is reloaded.
+ * the label of verification 1a2b3c4d-5e6f"). Busy while the row's last change is reloaded. The
+ * words seen are one span: a button is a flex box, and a text run of its own would lose the space
+ * that begins it ("Changelabel").
  */
 function LabelButtons({ verification, onLabel, onRemove, busyRowId }: NonNullable<VerificationsTableProps['labeling']> & { verification: Verification }) {
   const reference = referenceOf(verification.id)
@@ -133,13 +149,19 @@ function LabelButtons({ verification, onLabel, onRemove, busyRowId }: NonNullabl
           </>
         ) : (
           <>
-            Change<span class="visually-hidden"> the</span> label<span class="visually-hidden"> of verification {reference}</span>
+            <span>
+              Change<span class="visually-hidden"> the</span> label
+            </span>
+            <span class="visually-hidden"> of verification {reference}</span>
           </>
         )}
       </BusyButton>
       {verification.label === null ? null : (
         <BusyButton type="button" class="button button--small" isBusy={isBusy} onClick={() => onRemove(verification)}>
-          Remove<span class="visually-hidden"> the</span> label<span class="visually-hidden"> of verification {reference}</span>
+          <span>
+            Remove<span class="visually-hidden"> the</span> label
+          </span>
+          <span class="visually-hidden"> of verification {reference}</span>
         </BusyButton>
       )}
     </div>

@@ -2,12 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { buildFeedbackFigures } from '../../../domain/analytics/feedback-figures.js'
 import { buildScoreDistribution } from '../../../domain/analytics/score-distribution.js'
-import { buildSeries, maxRangeMs, resolveStatsRange, type StatsRange } from '../../../domain/analytics/stats-range.js'
+import { buildSeries, maxRangeMs, resolveStatsRange, wholeHoursOf, type StatsRange } from '../../../domain/analytics/stats-range.js'
 import { createSiteverifyCountRepository } from '../../../storage/sql/siteverify-count-repository.js'
 import { createVerificationLabelRepository } from '../../../storage/sql/verification-label-repository.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { invalidRequest } from '../../../errors.js'
-import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
+import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, RangeTimeQuery } from '../dashboard-schemas.js'
 
 const TOP_LIMIT = 10
 
@@ -58,7 +58,11 @@ const Stats = Type.Object({
   from: Type.String({ format: 'date-time' }),
   to: Type.String({ format: 'date-time' }),
   interval: Type.Union([Type.Literal('hour'), Type.Literal('day')]),
-  series: Type.Array(Type.Object({ bucket: Type.String({ format: 'date-time', description: 'Start of the UTC hour or day' }), ...actionCounts })),
+  series: Type.Array(Type.Object({ bucket: Type.String({ format: 'date-time', description: 'Start of the UTC hour or day' }), ...actionCounts }), {
+    description:
+      'One bucket per UTC hour or UTC day (interval) the range overlaps, oldest first, zeros included. Whatever time zone from and to were given in, ' +
+      'the first bucket starts at the UTC hour or day that holds from, and may start before it; the last may end after to. The counts are of from <= time < to only.',
+  }),
   topAnomalies: Type.Array(Type.Object({ label: Type.String(), count: Type.Integer() })),
   topCountries: Type.Array(Type.Object({ countryCode: Type.String(), count: Type.Integer() })),
   topHostnames: Type.Array(Type.Object({ hostname: Type.String(), count: Type.Integer() }), {
@@ -84,6 +88,8 @@ const Stats = Type.Object({
   feedback: Feedback,
   siteverify: Type.Object(
     {
+      from: Type.String({ format: 'date-time', description: 'Start of the first UTC hour counted: from, or the start of its hour' }),
+      to: Type.String({ format: 'date-time', description: 'End of the last UTC hour counted: to, or the end of its hour' }),
       issued: Type.Integer({
         description: 'Tokens the site issued (its allowed verifications) in the part of the range since countedSince: what redeemed is measured against',
       }),
@@ -101,7 +107,8 @@ const Stats = Type.Object({
     },
     {
       description:
-        "How the site's tokens fared at Siteverify, counted per UTC hour: the hours the range overlaps, whole. " +
+        "How the site's tokens fared at Siteverify, counted per UTC hour: the hours the range overlaps, whole (from, to), which are wider than the range when " +
+        'either end falls inside an hour: redeemed and refused count the whole window, issued the range itself, so redeemed can exceed issued. ' +
         'Against totals.allow (each allowed verification issued a token) it shows whether the backend redeems them: one that redeems none checks nothing.',
     },
   ),
@@ -132,15 +139,17 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: 'Verifications by action over time, top anomalies, countries, hostnames and page actions, the risk score distribution, Siteverify\'s outcomes',
         description:
-          `Counts verifications with from <= time < to in UTC buckets. Defaults: the current UTC hour so far and the 23 before it, hourly (to: now). ` +
+          `Counts verifications with from <= time < to in UTC buckets: hours, or UTC days with interval=day (there is no time-zone parameter), ` +
+          "so the first bucket may start before from and the last end after to. Siteverify's outcomes are counted per whole UTC hour (siteverify.from and siteverify.to). " +
+          'Defaults: the current UTC hour so far and the 23 before it, hourly (to: now). ' +
           'Whole UTC hours, and the hour a range ending now or later ends in, are read from hourly counts, at a cost that does not grow with the verifications in them; ' +
           'a part of an hour cut off by an unaligned from (or a past to) is counted from the log itself, row by row. ' +
           `At most ${days(maxRangeMs.hour)} days hourly or ${days(maxRangeMs.day)} days daily.`,
         security: dashboardSecurity,
         params: IdParams,
         querystring: Type.Object({
-          from: Type.Optional(Type.String({ format: 'date-time' })),
-          to: Type.Optional(Type.String({ format: 'date-time' })),
+          from: RangeTimeQuery("The range's start (inclusive)"),
+          to: RangeTimeQuery("The range's end (exclusive); after from"),
           interval: Type.Optional(Type.Union([Type.Literal('hour'), Type.Literal('day')])),
         }),
         response: { 200: Stats, 400: ErrorResponse, 404: ErrorResponse, ...authenticatedErrors },
@@ -151,6 +160,7 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const resolved = resolveStatsRange(request.query, new Date())
       if ('issues' in resolved) throw invalidRequest(resolved.issues)
       const { range } = resolved
+      const siteverifyHours = wholeHoursOf(range)
       const [counts, anomalies, countries, hostnames, pageActions, scores, redemptions, countingStartedAt, labeled] = await Promise.all([
         verifications.countByBucket(site.id, range),
         verifications.topAnomalies(site.id, range, TOP_LIMIT),
@@ -158,7 +168,7 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         verifications.topHostnames(site.id, range, TOP_LIMIT),
         verifications.topPageActions(site.id, range, TOP_LIMIT),
         verifications.countByScoreBucket(site.id, range),
-        siteverifyCounts.countsOf(site.id, range.from, range.to),
+        siteverifyCounts.countsOf(site.id, siteverifyHours.from, siteverifyHours.to),
         siteverifyCounts.countingStartedAt(),
         labels.countLabeledScores(site.id, range.from, range.to),
       ])
@@ -177,6 +187,8 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         totals: { ...totals, total: totals.allow + totals.challenge + totals.block + totals.rejected },
         feedback: buildFeedbackFigures(labeled),
         siteverify: {
+          from: siteverifyHours.from.toISOString(),
+          to: siteverifyHours.to.toISOString(),
           issued,
           redeemed: redemptions.find(({ outcome }) => outcome === 'success')?.count ?? 0,
           refused: redemptions.filter(({ outcome }) => outcome !== 'success').map(({ outcome, count }) => ({ errorCode: outcome, count })),
