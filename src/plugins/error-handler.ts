@@ -66,15 +66,22 @@ function mergeAlternatives(issues: ValidationIssue[]): ValidationIssue[] {
 function detailsOf(error: FastifyError): ErrorDetail[] | undefined {
   if (error.validation === undefined) return undefined
   return mergeAlternatives(error.validation).map((issue) => {
-    const missing = (issue.params as { missingProperty?: unknown }).missingProperty
-    const path = [issue.instancePath.replace(/^\//, '').replaceAll('/', '.'), typeof missing === 'string' ? missing : '']
+    const { missingProperty: missing, additionalProperty: unexpected } = issue.params as { missingProperty?: unknown; additionalProperty?: unknown }
+    // A field that is missing, or one that is not the schema's, is named itself rather than its object.
+    const named = typeof missing === 'string' ? missing : typeof unexpected === 'string' ? unexpected : ''
+    const path = [issue.instancePath.replace(/^\//, '').replaceAll('/', '.'), named]
       .filter((part) => part !== '')
       .join('.')
     const field = error.validationContext === undefined || error.validationContext === 'body'
       ? path
       : [error.validationContext, path].filter((part) => part !== '').join('.')
-    return { ...(field === '' ? {} : { field }), message: issue.message ?? 'is not valid' }
+    return { ...(field === '' ? {} : { field }), message: typeof unexpected === 'string' ? unknownFieldMessage(error.validationContext) : (issue.message ?? 'is not valid') }
   })
+}
+
+/** What a field the schema does not have is told: a query's is a parameter (a filter misspelt must not be ignored). */
+function unknownFieldMessage(context: string | undefined): string {
+  return context === 'querystring' ? 'is not a parameter of this route' : 'is not a field of this request'
 }
 
 /** The catalogue code an error is answered with: for metrics and logs that must say what the client was told. */

@@ -115,6 +115,8 @@ describe.each(deployments)('exports of the audit log on $name', ({ available, op
     ['?format=xml', 'querystring.format'],
     ['?siteId=not-a-site', 'querystring.siteId'],
     ['?action=site.painted', 'querystring.action'],
+    // The dashboard page's parameter, not the API's (siteId): not ignored, which would export the whole log.
+    ['?site=00000000-0000-4000-8000-000000000000', 'querystring.site'],
   ])('answers 400 validation_error for %s', async (query, field) => {
     expectValidationError(await exportOf(query), field)
   })

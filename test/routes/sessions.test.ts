@@ -323,6 +323,39 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     expect((await logIn({ email: other.email, password: other.password })).statusCode).toBe(200)
   })
 
+  it('counts wrong passwords only: the owner logs in again and again from one address, and still confirms a change with the password there', { timeout: 60_000 }, async () => {
+    await startWithinOneWindow(credentialRateLimits.logInPerEmailAndIp.windowMs, 30_000)
+    const owner = await createTestAccount(service.app)
+    const home = randomClientAddress()
+    // More right log-ins than the account's budget from one client, and than the client's own.
+    let session = ''
+    for (let attempt = 0; attempt <= credentialRateLimits.logInPerIp.limit; attempt++) {
+      const loggedIn = await logIn({ email: owner.email, password: owner.password }, { remoteAddress: home })
+      expect(loggedIn.statusCode, `log-in ${attempt + 1}: ${loggedIn.body}`).toBe(200)
+      session = sessionCookieOf(loggedIn.headers['set-cookie'])
+    }
+    // A change confirmed with the password counts against the same budgets: not spent by the log-ins.
+    const changed = await service.app.inject({
+      method: 'PUT', url: '/api/v1/me/password', remoteAddress: home,
+      headers: { cookie: session, origin: OWN_ORIGIN }, payload: { currentPassword: owner.password, newPassword: 'a brand new passphrase' },
+    })
+    expect(changed.statusCode, changed.body).toBe(204)
+    // Wrong passwords still spend the account's budget from that client, and the refusal names it.
+    const newPassword = { email: owner.email, password: 'a brand new passphrase' }
+    for (let attempt = 0; attempt < credentialRateLimits.logInPerEmailAndIp.limit; attempt++) {
+      expect((await logIn({ email: owner.email, password: 'wrong password!' }, { remoteAddress: home })).statusCode).toBe(401)
+    }
+    const refused = await logIn(newPassword, { remoteAddress: home })
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json().error).toMatchObject({ code: 'rate_limited', message: expect.stringMatching(/^Too many log-in attempts for this account from this address; retry in \d+ seconds\.$/) })
+    // An address without an account is told the same, so the message tells nothing of which exist.
+    const stranger = randomClientAddress()
+    const unknown = randomEmail()
+    for (let attempt = 0; attempt < credentialRateLimits.logInPerEmailAndIp.limit; attempt++) await logIn({ email: unknown, password: 'wrong password!' }, { remoteAddress: stranger })
+    const unknownRefused = await logIn({ email: unknown, password: 'wrong password!' }, { remoteAddress: stranger })
+    expect(unknownRefused.json().error.message).toMatch(/^Too many log-in attempts for this account from this address; retry in \d+ seconds\.$/)
+  })
+
   it('does not let one client that keeps guessing past its own budget lock the owner out', async () => {
     const other = await createTestAccount(service.app)
     const guesser = randomClientAddress()
@@ -339,11 +372,11 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
   it('rate-limits log-ins per account from everywhere at ten times the per-client budget', async () => {
     await startWithinOneWindow(credentialRateLimits.logInPerEmail.windowMs)
     const other = await createTestAccount(service.app)
-    // createTestAccount's log-in was the first attempt; 99 more from as many addresses spend the 100.
-    for (let attempt = 0; attempt < 99; attempt++) await logIn({ email: other.email, password: 'wrong password!' })
+    // createTestAccount's log-in, with the right password, was given back; 100 wrong ones from as many addresses spend the 100.
+    for (let attempt = 0; attempt < 100; attempt++) await logIn({ email: other.email, password: 'wrong password!' })
     const refused = await logIn({ email: other.email, password: other.password })
     expect(refused.statusCode).toBe(429)
-    expect(refused.json().error.code).toBe('rate_limited')
+    expect(refused.json().error).toMatchObject({ code: 'rate_limited', message: expect.stringContaining('Too many log-in attempts for this account from everywhere') })
   })
 
   it('spares a browser that has logged in to the account before: strangers spending the budget from everywhere do not lock its owner out', async () => {
@@ -378,6 +411,7 @@ describe('sessions: log in, GET /api/v1/me, log out', () => {
     for (let attempt = 0; attempt < 30; attempt++) await logIn({ email: randomEmail(), password: 'wrong password!' }, { remoteAddress })
     const refused = await logIn({ email: account.email, password: account.password }, { remoteAddress })
     expect(refused.statusCode).toBe(429)
+    expect(refused.json().error.message).toMatch(/^Too many log-in attempts from this address; retry in \d+ seconds\.$/)
     expect((await logIn({ email: account.email, password: account.password })).statusCode).toBe(200)
   })
 })

@@ -280,6 +280,34 @@ describe.each(deployments)('two-factor authentication on $name', ({ available, o
     expect((await withCookie(secondFactorDeviceCookie)).statusCode).toBe(429)
   })
 
+  it.skipIf(!available)('counts wrong codes only: the owner logs in with right codes more often than the budgets allow wrong ones, which stay limited', { timeout: 60_000 }, async () => {
+    await startWithinOneWindow(credentialRateLimits.secondFactorPerEmailAndIp.windowMs, 30_000)
+    const account = await createTestAccount(service.app)
+    const { recoveryCodes } = await enableTwoFactor(service.app, account)
+    const client = randomClientAddress()
+    const { limit: perClient } = credentialRateLimits.secondFactorPerEmailAndIp
+    const { limit: fromEverywhere } = credentialRateLimits.secondFactorPerEmail
+    // As the dashboard logs in: the password, then the password and a code; no cookie, so no budget is spared.
+    const rightCodes = recoveryCodes.slice(0, perClient + 3)
+    for (const [index, code] of rightCodes.entries()) {
+      expect((await logIn(account, undefined, client)).json().error.code).toBe('two_factor_required')
+      const loggedIn = await logIn(account, code, client)
+      expect(loggedIn.statusCode, `log-in ${index + 1}: ${loggedIn.body}`).toBe(200)
+    }
+    // The documented budgets still hold for wrong codes: 5 from this client, then 10 from everywhere.
+    for (let attempt = 0; attempt < perClient; attempt++) expect((await logIn(account, '000000', client)).statusCode).toBe(401)
+    const unused = recoveryCodes[rightCodes.length] ?? ''
+    const refused = await logIn(account, unused, client)
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json().error.message).toMatch(/^Too many wrong two-factor codes for this account from this address; retry in \d+ seconds\.$/)
+    for (let attempt = perClient; attempt < fromEverywhere; attempt++) expect((await logIn(account, '000000')).statusCode).toBe(401)
+    const everywhere = await logIn(account, unused)
+    expect(everywhere.statusCode).toBe(429)
+    expect(everywhere.json().error.message).toMatch(/^Too many wrong two-factor codes for this account from everywhere; retry in \d+ seconds\.$/)
+    // Refused, the code was not used up.
+    expect(await status(account)).toMatchObject({ recoveryCodesLeft: recoveryCodes.length - rightCodes.length })
+  })
+
   it.skipIf(!available)('limits the codes that turn two-factor off as the log-in\'s', { timeout: 60_000 }, async () => {
     await startWithinOneWindow(credentialRateLimits.secondFactorPerEmailAndIp.windowMs, 20_000)
     const account = await createTestAccount(service.app)

@@ -35,6 +35,15 @@ describe('what the dashboard API tells a client that sent something wrong', () =
       ])
     })
 
+    it('names a field or parameter the route does not take, not the object it was sent in', async () => {
+      expect(await detailsOf('POST', '/api/v1/sites', { name: 'Shop', colour: 'red' })).toEqual([
+        { field: 'colour', message: 'is not a field of this request' },
+      ])
+      expect(await detailsOf('GET', `/api/v1/audit-log?site=${site.id}`)).toEqual([
+        { field: 'querystring.site', message: 'is not a parameter of this route' },
+      ])
+    })
+
     it('names the field that is wrong inside an optional body, not the body\'s other choice (null)', async () => {
       expect(await detailsOf('POST', `/api/v1/sites/${site.id}/secret/rotate`, { invalidateImmediately: 'yes' })).toEqual([
         { field: 'invalidateImmediately', message: 'must be boolean' },

@@ -104,8 +104,8 @@ const accountsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!(await isSignUpOpen())) throw new ApiError('sign_up_closed')
       const email = normalizeEmailAddress(request.body.email)
       await enforceRateLimits(app.keyValue, [
-        { key: `signup:ip:${clientKeyOf(app, request.ip)}`, rule: credentialRateLimits.signUpPerIp },
-        { key: `signup:email:${emailKeyOf(email)}`, rule: credentialRateLimits.signUpPerEmail },
+        { key: `signup:ip:${clientKeyOf(app, request.ip)}`, rule: credentialRateLimits.signUpPerIp, what: 'sign-ups from this address' },
+        { key: `signup:email:${emailKeyOf(email)}`, rule: credentialRateLimits.signUpPerEmail, what: 'sign-ups with this e-mail address' },
       ])
       if (needsSetupCode && !isFirstAccountSetupCode(app.keyRing, await app.accounts.createdCount(), request.body.setupCode ?? '')) {
         // The code changed because another sign-up made the first account meanwhile.

@@ -7,6 +7,18 @@ import { ApiError } from '../../../errors.js'
 import type { KeyValueStore } from '../../../storage/ports.js'
 import { isKnownDevice, passwordDevice, secondFactorDevice } from '../sessions/known-device.js'
 
+/**
+ * A budget an attempt is counted against: its key, its rule, and what it counts, which a refusal
+ * names ("Too many <what>; retry in N seconds."), so that the owner locked out of one budget knows
+ * which (this browser's address, or everywhere). Budgets of an e-mail address are counted whether
+ * or not it has an account: naming one tells nothing about which addresses exist.
+ */
+export interface RateLimitCheck {
+  key: string
+  rule: RateLimitRule
+  what: string
+}
+
 const MINUTE_MS = 60_000
 
 /**
@@ -50,11 +62,13 @@ export function emailKeyOf(email: string): string {
  * logged in to the account before) skips the budget from everywhere, which strangers could
  * otherwise spend to lock the owner out.
  */
-export function passwordAttemptBudgets(emailKey: string, client: string, options: { isKnownDevice?: boolean } = {}): { key: string; rule: RateLimitRule }[] {
+export function passwordAttemptBudgets(emailKey: string, client: string, options: { isKnownDevice?: boolean } = {}): RateLimitCheck[] {
   return [
-    { key: `login:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.logInPerEmailAndIp },
-    { key: `login:ip:${client}`, rule: credentialRateLimits.logInPerIp },
-    ...(options.isKnownDevice === true ? [] : [{ key: `login:email:${emailKey}`, rule: credentialRateLimits.logInPerEmail }]),
+    { key: `login:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.logInPerEmailAndIp, what: 'log-in attempts for this account from this address' },
+    { key: `login:ip:${client}`, rule: credentialRateLimits.logInPerIp, what: 'log-in attempts from this address' },
+    ...(options.isKnownDevice === true
+      ? []
+      : [{ key: `login:email:${emailKey}`, rule: credentialRateLimits.logInPerEmail, what: 'log-in attempts for this account from everywhere (a browser that has logged in to it before is spared this limit)' }]),
   ]
 }
 
@@ -86,9 +100,9 @@ export async function enforceSecondFactorBudgets(app: FastifyInstance, request: 
   const client = clientKeyOf(app, request.ip)
   const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), secondFactorDevice(emailKey, enabledAt), app.config)
   return enforceRateLimits(app.keyValue, [
-    { key: `second-factor:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.secondFactorPerEmailAndIp },
-    ...(sessionId === undefined ? [] : [{ key: `second-factor:session:${sessionId}`, rule: credentialRateLimits.secondFactorPerEmail }]),
-    ...(isKnown ? [] : [{ key: `second-factor:email:${emailKey}`, rule: credentialRateLimits.secondFactorPerEmail }]),
+    { key: `second-factor:email-ip:${emailKey}:${client}`, rule: credentialRateLimits.secondFactorPerEmailAndIp, what: 'wrong two-factor codes for this account from this address' },
+    ...(sessionId === undefined ? [] : [{ key: `second-factor:session:${sessionId}`, rule: credentialRateLimits.secondFactorPerEmail, what: 'wrong two-factor codes from this session' }]),
+    ...(isKnown ? [] : [{ key: `second-factor:email:${emailKey}`, rule: credentialRateLimits.secondFactorPerEmail, what: 'wrong two-factor codes for this account from everywhere' }]),
   ])
 }
 
@@ -98,16 +112,16 @@ export async function enforceSecondFactorBudgets(app: FastifyInstance, request: 
  * the broader ones, so that a client that keeps trying after its own budget is spent does not use
  * up the budget it shares with everyone (an account's log-ins from everywhere).
  */
-export async function enforceRateLimits(store: KeyValueStore, checks: { key: string; rule: RateLimitRule }[]): Promise<CountedAttempt> {
+export async function enforceRateLimits(store: KeyValueStore, checks: RateLimitCheck[]): Promise<CountedAttempt> {
   const counted: { counterKey: string; rule: RateLimitRule }[] = []
-  for (const { key, rule } of checks) {
+  for (const { key, rule, what } of checks) {
     const verdict = await consumeRateLimit(store, key, rule)
     if (verdict.isAllowed) {
       counted.push({ counterKey: verdict.counterKey, rule })
       continue
     }
     const retryAfter = verdict.retryAfterSeconds
-    throw new ApiError('rate_limited', `Too many attempts; retry in ${retryAfter} seconds.`, undefined, { 'retry-after': String(retryAfter) })
+    throw new ApiError('rate_limited', `Too many ${what}; retry in ${retryAfter} seconds.`, undefined, { 'retry-after': String(retryAfter) })
   }
   return { refund: () => Promise.all(counted.map(({ counterKey, rule }) => refundRateLimit(store, counterKey, rule))).then(() => undefined) }
 }
@@ -120,4 +134,17 @@ export async function enforceRateLimits(store: KeyValueStore, checks: { key: str
  */
 export interface CountedAttempt {
   refund: () => Promise<void>
+}
+
+/**
+ * Gives back an attempt that proved right. Never throws: what it confirmed may be done already
+ * (a session opened, a change made), and a key-value store away for a moment costs the owner an
+ * attempt, not the answer.
+ */
+export async function giveBack(request: FastifyRequest, attempt: CountedAttempt): Promise<void> {
+  try {
+    await attempt.refund()
+  } catch (error) {
+    request.log.warn({ err: error }, 'could not give back a confirmed attempt to its rate limits')
+  }
 }

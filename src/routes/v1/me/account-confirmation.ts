@@ -7,7 +7,7 @@ import type { SqlExecutor } from '../../../storage/ports.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createTwoFactorRepository, type TwoFactorState } from '../../../storage/sql/two-factor-repository.js'
 import { recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
-import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets, type CountedAttempt } from '../accounts/rate-limits.js'
+import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets, giveBack } from '../accounts/rate-limits.js'
 
 /** The message of a validation_error on `code` for a code that is neither. */
 const WRONG_CODE = "is not the authenticator app's current code, nor an unused recovery code"
@@ -186,18 +186,6 @@ export async function withSecondFactorTransactions<Result>(
   } finally {
     // A right code is no guess either: it is given back, the change made or refused.
     if (attempt !== undefined && codeTaken) await giveBack(request, attempt)
-  }
-}
-
-/**
- * Gives back an attempt that proved right. Never throws: the change it confirmed may be made
- * already, and a key-value store away for a moment costs the owner an attempt, not the answer.
- */
-async function giveBack(request: FastifyRequest, attempt: CountedAttempt): Promise<void> {
-  try {
-    await attempt.refund()
-  } catch (error) {
-    request.log.warn({ err: error }, 'could not give back a confirmed attempt to its rate limits')
   }
 }
 

@@ -32,8 +32,12 @@ const refused = (problem: string) => new ApiError('passkey_invalid', `The passke
  */
 const passkeySignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const passkeys = createPasskeyRepository(app.database)
-  const countClientAttempt = (clientIp: string, budget: string) =>
-    enforceRateLimits(app.keyValue, [{ key: `${budget}:ip:${clientKeyOf(app, clientIp)}`, rule: credentialRateLimits.logInPerIp }])
+  const countClientAttempt = (clientIp: string, budget: 'login' | 'passkey-options') =>
+    enforceRateLimits(app.keyValue, [{
+      key: `${budget}:ip:${clientKeyOf(app, clientIp)}`,
+      rule: credentialRateLimits.logInPerIp,
+      what: budget === 'login' ? 'log-in attempts from this address' : 'passkey log-ins started from this address',
+    }])
 
   app.post(
     '/sessions/passkey/options',
