@@ -256,11 +256,14 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       )
       expect(labeled).toContain('verifications_site_labeled')
       expect(labeled).toMatch(/Index Cond: .*created_at/)
-      // As listPage's verificationId filter.
+      // As listPage's verificationId filter, which matches the row's own id or its challenge's: each arm its index.
       const byVerificationId = await planOf(
-        `SELECT id FROM verifications WHERE site_id = $1 AND challenge_id = $2::uuid AND challenge_id IS NOT NULL AND action <> 'rejected'`,
+        `SELECT id FROM verifications WHERE site_id = $1 AND (id = $2::uuid OR (challenge_id = $2::uuid AND challenge_id IS NOT NULL AND action <> 'rejected'))
+          ORDER BY created_at DESC, id DESC LIMIT 26`,
         [siteId, randomUUID()],
       )
+      expect(byVerificationId).toContain('BitmapOr')
+      expect(byVerificationId).toContain('verifications_pkey')
       expect(byVerificationId).toContain('verifications_site_challenge')
       expect(byVerificationId).not.toContain('Seq Scan')
     })
