@@ -115,7 +115,8 @@ describe('a blocked verification, end to end', () => {
 
     await service.app.webhooks.settle()
     const deliveries = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/webhook-deliveries`, headers: asScript(owner) })
-    expect(deliveries.json().items).toMatchObject([{ id: request.headers['x-service-delivery'], outcome: 'delivered', test: false }])
+    // The delivery log names the block it told of: the row the payload's verificationId finds.
+    expect(deliveries.json().items).toMatchObject([{ id: request.headers['x-service-delivery'], outcome: 'delivered', test: false, verificationId: requestId }])
   })
 
   it('answers at its usual speed while the receiver never answers; the delivery times out after 10 s', { timeout: 60_000 }, async () => {
