@@ -370,7 +370,7 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       await olderAttempt(first)
       await olderAttempt(second)
 
-      expect(await migrate(database, migrations)).toEqual([31])
+      expect(await migrate(database, migrations.filter((migration) => migration.version <= 31))).toEqual([31])
       const auditLog = createAuditLogRepository(database)
       await auditLog.recordRepeated(attemptFrom(third), hourStart)
       // An instance of the older version, still running during a rolling upgrade, counts in the same event.
