@@ -689,6 +689,18 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     for (const request of receiver.received) {
       expect(await rows.filter({ hasText: String(request.headers['x-service-delivery']) }).count()).toBe(1)
     }
+    // A blocked verification's row links to its row in the log by the payload's verificationId; the others link nowhere.
+    const blocked = receiver.received.filter((request) => {
+      const body = JSON.parse(request.body) as { event: string; test?: true }
+      return body.event === 'verification.blocked' && body.test !== true
+    })
+    expect(blocked.length).toBeGreaterThan(0)
+    for (const request of blocked) {
+      const verificationId = (JSON.parse(request.body) as { data: { verificationId: string } }).data.verificationId
+      const row = rows.filter({ hasText: String(request.headers['x-service-delivery']) })
+      expect(await row.getByRole('link', { name: verificationId.slice(0, 13) }).getAttribute('href')).toContain(`reference=${verificationId}`)
+    }
+    expect(await page.locator('.table tbody tr a').count()).toBe(blocked.length)
 
     // A removal that fails closes the dialog and says so on the page, instead of behind the modal.
     const sitePath = new URL(page.url()).pathname.split('/').filter(Boolean).slice(-2, -1)[0] ?? ''

@@ -193,6 +193,7 @@ describe.each([
         event: 'verification.blocked' as const,
         url: 'https://hooks.example.com/',
         isTest: false,
+        verificationId: null,
         outcome: 'delivered' as const,
         statusCode: 200,
         latencyMs: 12,

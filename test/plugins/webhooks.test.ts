@@ -143,6 +143,21 @@ describe('verification.blocked webhooks', () => {
     expect(deliveryCount(await metricsText(service), 'failed')).toBe(before + 1)
   })
 
+  it("leaves test sends out of tollgate_webhook_deliveries_total (the alert's counter); real events count", async () => {
+    const port = await findClosedPort()
+    const site = await createWebhookSite(service.app, { webhookUrl: `http://127.0.0.1:${port}/hook`, secret: SECRET })
+    const before = await metricsText(service)
+
+    const tests = await Promise.all([1, 2, 3].map(() => service.app.webhooks.sendTest(site)))
+
+    expect(tests).toMatchObject([1, 2, 3].map(() => ({ outcome: 'failed', isTest: true })))
+    const afterTests = await metricsText(service)
+    for (const outcome of ['failed', 'delivered', 'timeout', 'refused']) expect(deliveryCount(afterTests, outcome)).toBe(deliveryCount(before, outcome))
+    service.app.events.emit('verification.blocked', blockedEvent(site.id))
+    await service.app.webhooks.settle()
+    expect(deliveryCount(await metricsText(service), 'failed')).toBe(deliveryCount(before, 'failed') + 1)
+  })
+
   it('sends nothing for a site without a webhook URL', async () => {
     receiver = await startWebhookReceiver()
     const site = await createWebhookSite(service.app, { webhookUrl: null, secret: SECRET })

@@ -82,14 +82,26 @@ describe('PUT /api/v1/sites/{id}', () => {
     expect((await update(site.id, { settings: { webhookEvents: null } })).json().settings.webhookEvents).toEqual(['verification.blocked'])
   })
 
-  it('removes the webhook with webhookUrl: null and the secret with webhookSecret: null', async () => {
+  it('removes the webhook with webhookUrl: null, its secret with it (audited); a URL set again needs a secret again', async () => {
     const site = await createTestSite(service.app, account, { settings: { webhookUrl: 'https://hooks.example.com/x', webhookSecret } })
     const withoutUrl = await update(site.id, { settings: { webhookUrl: null } })
     expect(withoutUrl.statusCode).toBe(200)
-    expect(withoutUrl.json().settings).toMatchObject({ webhookUrl: null, webhookSecretSet: true })
+    expect(withoutUrl.json().settings).toMatchObject({ webhookUrl: null, webhookSecretSet: false })
+    expect((await service.app.sites.findById(site.id))?.webhookSecretCiphertext).toBeNull()
+    const audit = await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?siteId=${site.id}&action=site.updated`, headers: asScript(account) })
+    expect(audit.json().items[0].details.changes).toContainEqual({ field: 'webhookSecret', from: true, to: false })
+
+    const urlAlone = await update(site.id, { settings: { webhookUrl: 'https://hooks.example.com/x' } })
+    expect(urlAlone.statusCode).toBe(400)
+    expect(urlAlone.json().error.details).toContainEqual({ field: 'settings.webhookSecret', message: expect.stringContaining('required') })
+  })
+
+  it('keeps a secret sent with the URL removal, and removes a secret alone with webhookSecret: null', async () => {
+    const site = await createTestSite(service.app, account, { settings: { webhookUrl: 'https://hooks.example.com/x', webhookSecret } })
+    const replaced = await update(site.id, { settings: { webhookUrl: null, webhookSecret: 'a-new-secret-0123456789' } })
+    expect(replaced.json().settings).toMatchObject({ webhookUrl: null, webhookSecretSet: true })
     const withoutSecret = await update(site.id, { settings: { webhookSecret: null } })
     expect(withoutSecret.json().settings).toMatchObject({ webhookUrl: null, webhookSecretSet: false })
-    expect((await service.app.sites.findById(site.id))?.webhookSecretCiphertext).toBeNull()
   })
 
   it('accepts a new webhook URL alone when a secret is stored already, and replaces the secret alone', async () => {

@@ -71,7 +71,7 @@ describe('a blocked verification, end to end', () => {
 
     expect(body).toMatchObject({ success: false, action: 'block' })
     const request = await receiver.waitForRequest(before)
-    const payload = JSON.parse(request.body) as { timestamp: string; data: { anomalies: unknown[]; device: string } }
+    const payload = JSON.parse(request.body) as { timestamp: string; data: { anomalies: unknown[]; device: string; verificationId: string } }
     expect(Object.keys(payload).sort()).toEqual(['data', 'event', 'id', 'siteId', 'timestamp'])
     expect(Object.keys(payload.data).sort()).toEqual(['anomalies', 'countryCode', 'device', 'hostname', 'pageAction', 'riskScore', 'verificationId'])
     expect(payload).toEqual({
@@ -99,6 +99,13 @@ describe('a blocked verification, end to end', () => {
     expect(found.json<{ items: { id: string; action: string; device: string }[] }>().items).toEqual([
       expect.objectContaining({ id: requestId, action: 'block', device: payload.data.device }),
     ])
+    // The payload's verificationId is the row's id: the log's verificationId filter finds that row alone.
+    const byVerificationId = await service.app.inject({
+      method: 'GET',
+      url: `/api/v1/sites/${site.id}/verifications?verificationId=${payload.data.verificationId}`,
+      headers: asScript(owner),
+    })
+    expect(byVerificationId.json<{ items: { id: string }[] }>().items).toEqual([expect.objectContaining({ id: requestId, action: 'block' })])
     expect(payload.data.anomalies.every((label: unknown) => typeof label === 'string')).toBe(true)
     expect(Math.abs(Date.parse(payload.timestamp) - Date.now())).toBeLessThan(60_000)
     expect(request.headers['content-type']).toBe('application/json')
@@ -108,7 +115,8 @@ describe('a blocked verification, end to end', () => {
 
     await service.app.webhooks.settle()
     const deliveries = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/webhook-deliveries`, headers: asScript(owner) })
-    expect(deliveries.json().items).toMatchObject([{ id: request.headers['x-service-delivery'], outcome: 'delivered', test: false }])
+    // The delivery log names the block it told of: the row the payload's verificationId finds.
+    expect(deliveries.json().items).toMatchObject([{ id: request.headers['x-service-delivery'], outcome: 'delivered', test: false, verificationId: requestId }])
   })
 
   it('answers at its usual speed while the receiver never answers; the delivery times out after 10 s', { timeout: 60_000 }, async () => {

@@ -54,6 +54,8 @@ describe('webhook routes', () => {
         event: 'verification.blocked',
         url: receiver.url,
         test: true,
+        // A sample's verificationId names no verification: the delivery tells of none.
+        verificationId: null,
         outcome: 'delivered',
         statusCode: 204,
         latencyMs: expect.any(Number),
@@ -91,7 +93,7 @@ describe('webhook routes', () => {
         const before = receiver.received.length
         const response = await service.app.inject({ method: 'POST', url: `/api/v1/sites/${siteId}/webhook/test?event=${event}`, headers: asScript(owner) })
         expect(response.statusCode, response.body).toBe(200)
-        expect(response.json()).toMatchObject({ event, test: true, outcome: 'delivered' })
+        expect(response.json()).toMatchObject({ event, test: true, verificationId: null, outcome: 'delivered' })
         const request = await receiver.waitForRequest(before)
         expect(request.headers['x-service-event']).toBe(event)
         const body = JSON.parse(request.body) as SurgePayload
@@ -183,7 +185,7 @@ describe('webhook routes', () => {
 
     it('lists nothing older than 30 days, even before anything has pruned it', async () => {
       const site = await createTestSite(service.app, owner)
-      const row = { siteId: site.id, event: 'verification.blocked' as const, url: 'https://hooks.example/x', isTest: false, outcome: 'delivered' as const, statusCode: 204, latencyMs: 3, error: null }
+      const row = { siteId: site.id, event: 'verification.blocked' as const, url: 'https://hooks.example/x', isTest: false, verificationId: null, outcome: 'delivered' as const, statusCode: 204, latencyMs: 3, error: null }
       const recent = { ...row, id: randomUUID(), createdAt: new Date(Date.now() - 29 * 86_400_000) }
       await service.app.webhooks.deliveries.record(recent)
       await service.app.webhooks.deliveries.record({ ...row, id: randomUUID(), createdAt: new Date(Date.now() - 40 * 86_400_000) })
@@ -198,7 +200,7 @@ describe('webhook routes', () => {
       const ids = Array.from({ length: 5 }, () => randomUUID())
       for (const id of ids) {
         await service.app.webhooks.deliveries.record({
-          id, siteId: site.id, event: 'verification.blocked', url: 'https://hooks.example/x', isTest: false,
+          id, siteId: site.id, event: 'verification.blocked', url: 'https://hooks.example/x', isTest: false, verificationId: null,
           outcome: 'delivered', statusCode: 204, latencyMs: 3, error: null, createdAt,
         })
       }

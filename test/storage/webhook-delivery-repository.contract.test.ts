@@ -15,6 +15,7 @@ function delivery(siteId: string, createdAt: Date, overrides: Partial<WebhookDel
     event: 'verification.blocked',
     url: 'https://hooks.example.com/',
     isTest: false,
+    verificationId: randomUUID(),
     outcome: 'delivered',
     statusCode: 200,
     latencyMs: 12,
@@ -43,7 +44,7 @@ describe.each(databaseKinds.filter(({ available }) => available))('webhook deliv
     const siteId = await createSite()
     const otherSiteId = await createSite()
     const older = delivery(siteId, new Date(Date.now() - 60_000), { outcome: 'timeout', statusCode: null, latencyMs: 10_000, error: 'no answer within 10 s' })
-    const newer = delivery(siteId, new Date(), { isTest: true })
+    const newer = delivery(siteId, new Date(), { isTest: true, verificationId: null })
     await deliveries.record(older)
     await deliveries.record(newer)
     await deliveries.record(delivery(otherSiteId, new Date()))

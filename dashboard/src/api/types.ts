@@ -258,6 +258,8 @@ export interface WebhookDelivery {
   url: string
   /** A send from "Send test event". */
   test: boolean
+  /** The blocked verification it told of (its row's id in the log); null for surge events, tests and dropped counts. */
+  verificationId: string | null
   outcome: DeliveryOutcome
   statusCode: number | null
   latencyMs: number

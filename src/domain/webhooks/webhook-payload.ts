@@ -125,6 +125,11 @@ export function buildTestPayload(siteId: string, now: Date, deliveryId: string, 
   return { ...buildSurgePayload(alert, deliveryId), test: true }
 }
 
+/** The verification a payload tells of: a real block's; null for surge events and test sends (a sample's names none). */
+export function verificationIdOf(payload: WebhookPayload): string | null {
+  return payload.event === VERIFICATION_BLOCKED && payload.test !== true ? payload.data.verificationId : null
+}
+
 /** The exact bytes sent and signed; signatures are computed over these, never re-serialised. */
 export function serializePayload(payload: WebhookPayload): Buffer {
   return Buffer.from(JSON.stringify(payload), 'utf8')

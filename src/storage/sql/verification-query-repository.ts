@@ -103,7 +103,10 @@ export interface LogPageQuery extends PagePosition {
   ids?: { first: string; last: string }
   /** Only the rows of this device (its ephemeral id). */
   device?: string
-  /** Only the scored row Siteverify named so (metadata.verification_id: the challenge's id), lower case. */
+  /**
+   * Only the row with this id, or the scored row Siteverify named so (metadata.verification_id: the
+   * challenge's id), lower case: a webhook's data.verificationId is the row's id, Siteverify's the challenge's.
+   */
   verificationId?: string
   /** Only the rows labeled so, or ('none') those without a label. */
   label?: VerificationLabel | 'none'
@@ -184,10 +187,11 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
         // The primary key's range: the rows a reference names are found without reading the others.
         query.ids === undefined ? undefined : where('id BETWEEN ?::uuid AND ?::uuid', query.ids.first, query.ids.last),
         query.device === undefined ? undefined : where('device = ?', query.device),
-        // As the partial index verifications_site_challenge (migration 028) is defined, so that it serves it.
+        // Either arm is indexed, the planner combining them (a BitmapOr): the primary key, and the
+        // partial index verifications_site_challenge (migration 028), its predicate repeated so that it serves it.
         query.verificationId === undefined
           ? undefined
-          : where("challenge_id = ?::uuid AND challenge_id IS NOT NULL AND action <> 'rejected'", query.verificationId),
+          : where("(id = ?::uuid OR (challenge_id = ?::uuid AND challenge_id IS NOT NULL AND action <> 'rejected'))", query.verificationId, query.verificationId),
         query.label === undefined ? undefined : query.label === 'none' ? where('feedback_label IS NULL') : where('feedback_label = ?', query.label),
         query.decidedBy === undefined ? undefined : where(`${DECIDED_BY_SQL} = ?`, query.decidedBy),
       ],

@@ -10,6 +10,8 @@ export interface WebhookDelivery {
   event: WebhookEvent
   url: string
   isTest: boolean
+  /** The blocked verification it told of (its row's id in the log); null for surge events, test sends and dropped counts. */
+  verificationId: string | null
   outcome: DeliveryOutcome
   statusCode: number | null
   latencyMs: number
@@ -24,6 +26,7 @@ interface DeliveryRow {
   event: WebhookEvent
   url: string
   is_test: boolean
+  verification_id: string | null
   outcome: DeliveryOutcome
   status_code: number | null
   latency_ms: number
@@ -39,7 +42,7 @@ export interface RetentionRule {
 
 export const deliveryRetention: RetentionRule = { keep: 1000, maxAgeDays: 30 }
 
-const columns = 'id, site_id, event, url, is_test, outcome, status_code, latency_ms, error, created_at'
+const columns = 'id, site_id, event, url, is_test, verification_id, outcome, status_code, latency_ms, error, created_at'
 
 function toDelivery(row: DeliveryRow): WebhookDelivery {
   return {
@@ -48,6 +51,7 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
     event: row.event,
     url: row.url,
     isTest: row.is_test,
+    verificationId: row.verification_id,
     outcome: row.outcome,
     statusCode: row.status_code,
     latencyMs: row.latency_ms,
@@ -61,13 +65,14 @@ export function createWebhookDeliveryRepository(database: SqlExecutor) {
   return {
     async record(delivery: WebhookDelivery): Promise<void> {
       await database.query(
-        `INSERT INTO webhook_deliveries (${columns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        `INSERT INTO webhook_deliveries (${columns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
         [
           delivery.id,
           delivery.siteId,
           delivery.event,
           delivery.url,
           delivery.isTest,
+          delivery.verificationId,
           delivery.outcome,
           delivery.statusCode,
           delivery.latencyMs,

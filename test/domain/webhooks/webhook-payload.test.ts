@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildBlockedPayload, buildTestPayload, serializePayload } from '../../../src/domain/webhooks/webhook-payload.js'
+import { buildBlockedPayload, buildSurgePayload, buildTestPayload, serializePayload, verificationIdOf } from '../../../src/domain/webhooks/webhook-payload.js'
 
 describe('webhook payloads', () => {
   it('a blocked verification has the fields of the spec, the delivery id, and what finds the block again', () => {
@@ -30,6 +30,15 @@ describe('webhook payloads', () => {
         pageAction: null,
       },
     })
+  })
+
+  it("a delivery tells of a real block's verification only: none for a surge or a test send", () => {
+    const verificationId = '0f1e2d3c-4b5a-4697-8877-665544332211'
+    const blocked = { siteId: 'site', timestamp: new Date(), riskScore: 90, anomalies: [], countryCode: 'XX', verificationId, device: null, hostname: null, pageAction: null }
+    expect(verificationIdOf(buildBlockedPayload(blocked, 'delivery'))).toBe(verificationId)
+    expect(verificationIdOf(buildTestPayload('site', new Date(), 'delivery'))).toBeNull()
+    const surge = { kind: 'started' as const, siteId: 'site', at: new Date(), startedAt: new Date(), challengesPerMinute: 700, threshold: 600 }
+    expect(verificationIdOf(buildSurgePayload(surge, 'delivery'))).toBeNull()
   })
 
   it('a test send is the same event marked "test": true', () => {

@@ -1,10 +1,12 @@
 import type { WebhookDelivery } from '../../api/types.js'
+import { Link } from '../../components/link.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
 import { outcomeLabels } from '../../lib/delivery-outcomes.js'
 import { formatDateTimeWithSeconds, timeZoneName } from '../../lib/format.js'
+import { referenceOf } from '../../lib/reference.js'
 import type { Loaded } from '../../lib/use-loader.js'
 
-export function DeliveriesTable({ deliveries }: { deliveries: Loaded<WebhookDelivery[]> }) {
+export function DeliveriesTable({ siteId, deliveries }: { siteId: string; deliveries: Loaded<WebhookDelivery[]> }) {
   if (deliveries.status === 'error') return <ErrorNotice error={deliveries.error} />
   if (deliveries.data === undefined) return <Loading />
   if (deliveries.data.length === 0) return <p class="muted">No deliveries yet.</p>
@@ -19,6 +21,7 @@ export function DeliveriesTable({ deliveries }: { deliveries: Loaded<WebhookDeli
             <th scope="col">Status</th>
             <th scope="col">Latency</th>
             <th scope="col">Error</th>
+            <th scope="col">Verification</th>
             <th scope="col">Delivery ID</th>
           </tr>
         </thead>
@@ -36,6 +39,16 @@ export function DeliveriesTable({ deliveries }: { deliveries: Loaded<WebhookDeli
               <td>{delivery.statusCode ?? '—'}</td>
               <td class="nowrap">{delivery.latencyMs} ms</td>
               <td>{delivery.error ?? ''}</td>
+              {/* The blocked verification it told of, found in the site's log by its whole id; none for surges and tests. */}
+              <td class="nowrap">
+                {delivery.verificationId === null ? (
+                  '—'
+                ) : (
+                  <Link to={{ name: 'site', siteId, tab: 'log' }} query={{ reference: delivery.verificationId }}>
+                    <span class="code">{referenceOf(delivery.verificationId)}</span>
+                  </Link>
+                )}
+              </td>
               {/* What the receiver got as X-Service-Delivery, webhook-id and the body's id. */}
               <td class="nowrap code">{delivery.id}</td>
             </tr>

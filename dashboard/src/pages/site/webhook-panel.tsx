@@ -36,7 +36,7 @@ export function WebhookPanel({ site, onSaved }: WebhookPanelProps) {
             Refresh
           </button>
         </div>
-        <DeliveriesTable deliveries={deliveries} />
+        <DeliveriesTable siteId={site.id} deliveries={deliveries} />
       </section>
     </>
   )

@@ -126,7 +126,7 @@ function requestBodies(withLimits: boolean) {
         NullableInput(
           Type.String(
             limits(
-              { maxLength: 4096, description: 'An http(s) URL (https only in production); requires a webhook secret; null removes it' },
+              { maxLength: 4096, description: 'An http(s) URL (https only in production); requires a webhook secret; null removes it and, unless webhookSecret sets a new one, the secret with it' },
               { maxLength: WEBHOOK_URL_MAX_LENGTH },
             ),
           ),

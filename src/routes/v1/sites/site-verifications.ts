@@ -74,7 +74,8 @@ export const VerificationFilterQuery = {
   verificationId: Type.Optional(
     Type.String({
       format: 'uuid',
-      description: "Only the scored row Siteverify answered this metadata.verification_id for (exact; the row's `verificationId`)",
+      description:
+        "Only the row with this id (a verification.blocked webhook's data.verificationId) or the scored row Siteverify answered this metadata.verification_id for (the row's `verificationId`); exact",
     }),
   ),
   decidedBy: Type.Optional(stringEnum(LIST_DECISIONS, { description: "Only the rows the site's allowlist, or its blocklist, decided (the row's `decidedBy`: a row blocklisted before migration 030 too, by its anomalies)" })),

@@ -41,7 +41,10 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { value, issues } = normalizeSiteInput(request.body, inputRulesOf(app))
       throwIfInvalid(issues)
       const settings = value.settings ?? {}
-      const secret = settings.webhookSecret
+      // Removing the webhook (its URL set to null) removes its secret too, unless the request sets a
+      // new one: as an endpoint deleted at Stripe, a URL set again later needs a secret again, and
+      // is never signed with one its operator may have forgotten or handed to someone else.
+      const secret = settings.webhookSecret === undefined && settings.webhookUrl === null ? null : settings.webhookSecret
       const expectedRevisions = revisionsAcceptedBy(request.headers['if-match'])
       // The merge and the check of the merged result share one transaction: the UPDATE locks the
       // row, so concurrent updates cannot combine into settings that neither would have allowed.

@@ -19,6 +19,11 @@ const Delivery = Type.Object({
   event: stringEnum(WEBHOOK_EVENTS, { description: 'The event kind' }),
   url: Type.String({ description: "Where it was sent; for a viewer of a shared site only the URL's origin (scheme, host and port), as the site's webhookUrl is hidden from it" }),
   test: Type.Boolean({ description: 'Whether it was a test send (POST .../webhook/test)' }),
+  verificationId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description:
+      "The blocked verification a verification.blocked delivery told of (the payload's data.verificationId: its row's id in the site's verification log, found with GET .../verifications?verificationId=); " +
+      'null for surge events, test sends, dropped counts and deliveries recorded before it was kept',
+  }),
   outcome: Type.Union([Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('timeout'), Type.Literal('refused'), Type.Literal('dropped')], {
     description:
       'delivered (2xx), failed (another status, or no connection), timeout (no answer within 10 s), refused (not sent: address or URL not allowed, or no usable secret), dropped (events not sent because too many deliveries were in flight; error says how many)',
@@ -44,6 +49,7 @@ function deliveryView(delivery: WebhookDelivery, role: SiteRole): Type.Static<ty
     event: delivery.event,
     url: role === 'viewer' ? originOf(delivery.url) : delivery.url,
     test: delivery.isTest,
+    verificationId: delivery.verificationId,
     outcome: delivery.outcome,
     statusCode: delivery.statusCode,
     latencyMs: delivery.latencyMs,

@@ -1,0 +1,13 @@
+-- The verification a webhook delivery was about: a verification.blocked event's
+-- data.verificationId, the id of the blocked verification's row in the site's log (the log's
+-- ?verificationId= filter finds it). Null for surge events, test sends (their verificationId names
+-- no verification) and the rows that count dropped events. Without it an operator saw that
+-- deliveries had failed but not which blocks the receiver missed.
+--
+-- The column is nullable without a default, so adding it rewrites nothing; no index: the log is
+-- read by site and time (webhook_deliveries_site_time), this column only shown.
+--
+-- Rolling upgrade: instances of an older version, still running during the upgrade, name their
+-- columns when they record a delivery (webhook-delivery-repository.ts), so their rows have no
+-- verification, and their reads leave the column out.
+ALTER TABLE webhook_deliveries ADD COLUMN verification_id uuid;
