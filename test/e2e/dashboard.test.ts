@@ -169,6 +169,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     const moving = await page.getByText('Moving from Turnstile, reCAPTCHA or hCaptcha?').textContent()
     for (const path of ['/turnstile/v0/api.js', '/recaptcha/api.js', '/recaptcha/enterprise.js', '/1/api.js', '/sdk/v1/compat.js']) expect(moving).toContain(path)
     expect(moving).toContain(`${origin}/turnstile/v0/api.js`)
+    // A reCAPTCHA Enterprise server has its own call to keep, createAssessment, not Siteverify's path.
+    expect(moving).toContain(`POST ${origin}/v1/projects/…/assessments`)
     // Why a site's own Playwright tests are blocked, and the two ways through.
     const automated = await page.getByText('Testing with a headless or automated browser').textContent()
     expect(automated).toContain('1x00000000000000000000AA')

@@ -57,9 +57,12 @@ describe.each(deployments)("reCAPTCHA Enterprise's createAssessment on $name", (
     expect((await assess({ token: other })).json<Assessment>().tokenProperties.invalidReason).toBe('DUPE')
   })
 
-  it.skipIf(!available)('takes the key as a bearer token too', async () => {
-    const answer = await assess({ token: await token() }, '', { authorization: `Bearer ${site.secretKey}` })
-    expect(answer.json<Assessment>().tokenProperties.valid).toBe(true)
+  it.skipIf(!available)("takes the key in Google's X-Goog-Api-Key header (its client libraries) or as a bearer token too", async () => {
+    const headerSets: Record<string, string>[] = [{ 'x-goog-api-key': site.secretKey }, { authorization: `Bearer ${site.secretKey}` }]
+    for (const headers of headerSets) {
+      const answer = await assess({ token: await token() }, '', headers)
+      expect(answer.json<Assessment>().tokenProperties.valid).toBe(true)
+    }
   })
 
   it.skipIf(!available)("refuses a wrong or missing key with Google's 403 PERMISSION_DENIED, and does not spend the token", async () => {

@@ -20,7 +20,7 @@ const AssessmentBody = Type.Object({
 })
 
 const AssessmentQuery = Type.Object({
-  key: Type.Optional(Type.String({ description: "The site's secret key (tgs_...) where Google takes its API key; or send it as `Authorization: Bearer tgs_...`" })),
+  key: Type.Optional(Type.String({ description: "The site's secret key (tgs_...) where Google takes its API key; or send it in the `X-Goog-Api-Key` header, or as `Authorization: Bearer tgs_...`" })),
 })
 
 const AssessmentParams = Type.Object({ project: Type.String({ minLength: 1, maxLength: 128, description: 'Any project id: it only names the assessment' }) })
@@ -52,10 +52,12 @@ function googleError(reply: FastifyReply, code: 400 | 403 | 500, status: GoogleS
   return reply.code(code).send({ error: { code, message, status } })
 }
 
-/** The key of the call: Google's `?key=`, or a bearer token. */
+/** The key of the call: Google's `?key=` (REST examples) or `X-Goog-Api-Key` header (its client libraries), or a bearer token. */
 function keyOf(request: FastifyRequest<{ Querystring: { key?: string } }>): string {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1]
-  return request.query.key ?? bearer ?? ''
+  const header = request.headers['x-goog-api-key']
+  if (request.query.key !== undefined) return request.query.key
+  if (typeof header === 'string') return header
+  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1] ?? ''
 }
 
 /**
@@ -73,7 +75,7 @@ export function registerAssessmentRoute(app: FastifyInstance, redeem: (fields: S
         summary: "reCAPTCHA Enterprise's createAssessment: redeem a token once",
         description:
           'Google\'s request and Assessment, for backends written for reCAPTCHA Enterprise: authenticated with the site\'s secret key as `?key=` ' +
-          '(Google\'s API key) or `Authorization: Bearer`. A missing or wrong key answers 403 PERMISSION_DENIED and does not spend the token (a ' +
+          'or `X-Goog-Api-Key` (as Google\'s API key) or `Authorization: Bearer`. A missing or wrong key answers 403 PERMISSION_DENIED and does not spend the token (a ' +
           'damaged token answers valid false, MALFORMED, whatever the key). A reused token is valid false, DUPE; an expired one EXPIRED; none MISSING.',
         params: AssessmentParams,
         querystring: AssessmentQuery,

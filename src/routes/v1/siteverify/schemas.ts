@@ -82,7 +82,7 @@ export const SiteverifyResult = Type.Object({
           format: 'uuid',
           description:
             "The verification's id, in a success only (null for test secrets): name it so to POST /api/v1/siteverify/feedback days later, or find its row in the dashboard's log (typed whole into the reference search; ?verificationId= in the log's API). " +
-            "Tollgate's own addition to Turnstile's metadata; absent from a failure, whose answer keeps Turnstile's exact shape",
+            "Tollgate's own addition to Turnstile's metadata; absent from a failure (the vendors' paths answer a failure without metadata at all)",
         }),
       ),
     },
