@@ -15,7 +15,7 @@ function decoded(text: string): string {
  * that still reaches Siteverify (`/site%76erify`) nor a near miss that answers 404 writes it out.
  */
 function mayHoldSecret(path: string, query: string): boolean {
-  return /siteverify/i.test(decoded(path)) || /(?:^|&)\s*secret\s*=/i.test(decoded(query))
+  return /siteverify|\/assessments/i.test(decoded(path)) || /(?:^|&)\s*secret\s*=/i.test(decoded(query))
 }
 
 /**

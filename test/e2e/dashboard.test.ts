@@ -173,6 +173,8 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(moving).toContain(`${origin}/turnstile/v0/api.js`)
     // What a vendor's Content-Security-Policy needs besides the host (sdk-vendor-compat.test.ts proves it).
     for (const directive of ['worker-src blob:', "'wasm-unsafe-eval'", 'connect-src']) expect(moving).toContain(directive)
+    // A reCAPTCHA Enterprise server has its own call to keep, createAssessment, not Siteverify's path.
+    expect(moving).toContain(`POST ${origin}/v1/projects/…/assessments`)
     // Why a site's own Playwright tests are blocked, and the two ways through.
     const automated = await page.getByText('Testing with a headless or automated browser').textContent()
     expect(automated).toContain('1x00000000000000000000AA')

@@ -65,8 +65,11 @@ describe("Siteverify's ephemeral id of the visitor's device", () => {
     expect(await redeemVisit(site, '80.187.1.11', withoutCanvas)).toMatchObject({ success: true, metadata: { ephemeral_id: null } })
     const testKey = { siteKey: '1x00000000000000000000AA', secretKey: testSecrets.alwaysPasses } as TestSite
     expect(await redeemVisit(testKey, '80.187.1.12', browserFingerprint)).toMatchObject({ success: true, metadata: { ephemeral_id: null } })
-    const failed = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload: { secret: site.secretKey, response: 'v1.forged.token' } })
+    const failed = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret: site.secretKey, response: 'v1.forged.token' } })
     expect(failed.json()).toMatchObject({ success: false, metadata: { ephemeral_id: null } })
+    // Turnstile's path answers a failure as Turnstile does, with no metadata at all.
+    const failedAtTurnstile = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', payload: { secret: site.secretKey, response: 'v1.forged.token' } })
+    expect(failedAtTurnstile.json()).toEqual({ success: false, 'error-codes': ['invalid-input-response'], messages: [] })
   })
 })
 

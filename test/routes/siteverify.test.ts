@@ -29,7 +29,8 @@ describe('Siteverify', () => {
   /** The service on a real socket, for what inject() cannot send. */
   const listening = async () => (baseUrl ??= await service.app.listen({ port: 0, host: '127.0.0.1' }))
 
-  function expectSuccess(response: LightMyRequestResponse): void {
+  /** A success without the page's data: cdata null on Tollgate's path and Google's and hCaptcha's, "" on Turnstile's (as Cloudflare answers). */
+  function expectSuccess(response: LightMyRequestResponse, cdata: string | null = null): void {
     expect(response.statusCode).toBe(200)
     expect(response.headers['content-type']).toMatch(/^application\/json/)
     const answer = response.json<Record<string, unknown>>()
@@ -41,7 +42,7 @@ describe('Siteverify', () => {
       'error-codes': [],
       action: 'allow',
       recommendedAction: 'allow',
-      cdata: null,
+      cdata,
       riskScore: 0,
       score: 1,
       anomalies: [],
@@ -53,7 +54,7 @@ describe('Siteverify', () => {
 
   it('Turnstile\'s server-side example: multipart FormData with secret, response and remoteip, at /turnstile/v0/siteverify', async () => {
     const { payload, contentType } = await multipartOf({ secret: site.secretKey, response: await token(), remoteip: '203.0.113.7' })
-    expectSuccess(await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload }))
+    expectSuccess(await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload }), '')
   })
 
   it('Turnstile\'s JSON variant with an idempotency_key', async () => {
@@ -63,6 +64,7 @@ describe('Siteverify', () => {
         url: '/turnstile/v0/siteverify',
         payload: { secret: site.secretKey, response: await token(), idempotency_key: randomUUID() },
       }),
+      '',
     )
   })
 
@@ -92,13 +94,16 @@ describe('Siteverify', () => {
     expectSuccess(await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret: site.secretKey, response: await token() } }))
   })
 
-  it('redeems a token once, whatever the path', async () => {
+  it("redeems a token once, whatever the path; a failure answers in each path's own words, with no null field on the vendors' paths", async () => {
     const response = await token()
     expect((await service.app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response } })).json().success).toBe(true)
-    for (const url of ['/api/v1/siteverify', '/turnstile/v0/siteverify', '/recaptcha/api/siteverify']) {
-      const replay = await service.app.inject({ method: 'POST', url, payload: { secret: site.secretKey, response } })
-      expect(replay.statusCode).toBe(200)
-      expect(replay.json()).toEqual({
+    // Typed clients written for a vendor (pydantic's `cdata: str = ''`) refuse a null: the vendors answer none.
+    const failures: Record<string, unknown> = {
+      '/turnstile/v0/siteverify': { success: false, 'error-codes': ['timeout-or-duplicate'], messages: [] },
+      '/recaptcha/api/siteverify': { success: false, 'error-codes': ['timeout-or-duplicate'] },
+      '/siteverify': { success: false, 'error-codes': ['timeout-or-duplicate'] },
+      // Tollgate's own path keeps its documented shape: every field, null where a token's facts would be.
+      '/api/v1/siteverify': {
         success: false,
         challenge_ts: null,
         hostname: null,
@@ -111,8 +116,28 @@ describe('Siteverify', () => {
         anomalies: [],
         countryCode: null,
         metadata: { ephemeral_id: null },
-      })
+      },
     }
+    for (const [url, failure] of Object.entries(failures)) {
+      const replay = await service.app.inject({ method: 'POST', url, payload: { secret: site.secretKey, response } })
+      expect(replay.statusCode).toBe(200)
+      expect(replay.body).toBe(JSON.stringify(failure))
+    }
+  })
+
+  it("answers an unreadable body and the missing fields in each vendor's failure shape too", async () => {
+    const unreadable = { method: 'POST', headers: { 'content-type': 'application/json' }, payload: '{' } as const
+    expect((await service.app.inject({ ...unreadable, url: '/turnstile/v0/siteverify' })).body).toBe('{"success":false,"error-codes":["bad-request"],"messages":[]}')
+    expect((await service.app.inject({ ...unreadable, url: '/recaptcha/api/siteverify' })).body).toBe('{"success":false,"error-codes":["bad-request"]}')
+    const missing = await service.app.inject({ method: 'POST', url: '/siteverify', payload: {} })
+    expect(missing.body).toBe('{"success":false,"error-codes":["missing-input-secret","missing-input-response"]}')
+  })
+
+  it("answers a success without the page's data with cdata \"\" on Turnstile's path, as Cloudflare does, and null on the others", async () => {
+    const cdataAt = async (url: string) =>
+      (await service.app.inject({ method: 'POST', url, payload: { secret: site.secretKey, response: await token() } })).json<{ cdata: unknown }>().cdata
+    expect(await cdataAt('/turnstile/v0/siteverify')).toBe('')
+    for (const url of ['/api/v1/siteverify', '/recaptcha/api/siteverify', '/siteverify']) expect(await cdataAt(url)).toBeNull()
   })
 
   it("takes JSON null in remoteip, idempotency_key and sitekey as absent (typed clients' Optional[str] = None)", async () => {
@@ -122,6 +147,7 @@ describe('Siteverify', () => {
         url: '/turnstile/v0/siteverify',
         payload: { secret: site.secretKey, response: await token(), remoteip: null, idempotency_key: null, sitekey: null },
       }),
+      '',
     )
   })
 

@@ -32,7 +32,9 @@ export function IntegrationKeys({ siteKey, secretKey }: IntegrationKeysProps) {
         Moving from Turnstile, reCAPTCHA or hCaptcha? The page may stay as it is: change its script's host to{' '}
         <code>{origin}</code> (<code>{origin}/turnstile/v0/api.js</code>, <code>/recaptcha/api.js</code>,{' '}
         <code>/recaptcha/enterprise.js</code>, <code>/1/api.js</code>, or <code>/sdk/v1/compat.js</code> for all three) and
-        its site key to this one, and your server calls the same path on <code>{origin}</code> with the secret key.
+        its site key to this one, and your server calls the same Siteverify path on <code>{origin}</code> with the secret
+        key. A reCAPTCHA Enterprise server keeps its createAssessment call, <code>POST {origin}/v1/projects/…/assessments</code>,
+        with the secret key as its API key (<code>?key=</code>).
         If the page sends a Content-Security-Policy, swapping the vendor's host for <code>{origin}</code> is not
         enough: add <code>worker-src blob:</code> (without it no token comes; Turnstile's error callback gets{' '}
         <code>110500</code>) and <code>'wasm-unsafe-eval'</code> to <code>script-src</code> (without it solving is

@@ -78,7 +78,15 @@ export interface Redemption {
    * token), nor a retry with the idempotency key (its first call counted).
    */
   countedFor: string | undefined
+  /**
+   * Why a failure failed, finer than its error code (timeout-or-duplicate is either; invalid-input-response
+   * is a damaged token or another site key named): for answers in other vendors' words (reCAPTCHA
+   * Enterprise's invalidReason, hCaptcha's codes). Undefined for a success and for test secrets.
+   */
+  reason?: FailureReason
 }
+
+export type FailureReason = 'missing' | 'malformed' | 'site-mismatch' | 'expired' | 'duplicate'
 
 /** redeemToken, saying whose Siteverify counts the call adds to. */
 export async function redeemTokenOfSite(dependencies: RedeemTokenDependencies, request: SiteverifyRequest, now: number): Promise<Redemption> {
@@ -90,23 +98,25 @@ export async function redeemTokenOfSite(dependencies: RedeemTokenDependencies, r
   ]
   // A backend that fails open (sdk/README.md) tells a visitor the service could not verify from a
   // request that skipped verification by internal-error: the page's SDK got 503 for as long.
-  if (missing.length === 1 && response === '' && (await dependencies.isStorageDown())) return uncounted(answerFailure('missing-input-response', 'internal-error'))
-  if (missing.length > 0) return uncounted(answerFailure(...missing))
+  if (missing.length === 1 && response === '' && (await dependencies.isStorageDown())) {
+    return { answer: answerFailure('missing-input-response', 'internal-error'), countedFor: undefined, reason: 'missing' }
+  }
+  if (missing.length > 0) return { answer: answerFailure(...missing), countedFor: undefined, reason: 'missing' }
   const reading = readToken(dependencies.tokenKey, response, now)
   const testAnswer = answerTestSecret(secret, reading, now)
   if (testAnswer !== undefined) return uncounted(testAnswer)
 
-  if (reading.outcome === 'invalid') return uncounted(answerFailure('invalid-input-response'))
+  if (reading.outcome === 'invalid') return { answer: answerFailure('invalid-input-response'), countedFor: undefined, reason: 'malformed' }
   const site = await dependencies.findSite(reading.claims.siteKey)
   // The id check matters only if a site key were ever given to another site.
-  if (site?.id !== reading.claims.siteId) return uncounted(answerFailure('invalid-input-response'))
+  if (site?.id !== reading.claims.siteId) return { answer: answerFailure('invalid-input-response'), countedFor: undefined, reason: 'malformed' }
   if (!acceptsSecretKey(site, secret, now)) {
     return { answer: answerFailure('invalid-input-secret'), countedFor: isReplacedSecretKey(site, secret) ? site.id : undefined }
   }
   if (request.sitekey !== undefined && request.sitekey !== '' && request.sitekey !== site.siteKey) {
-    return { answer: answerFailure('invalid-input-response'), countedFor: site.id }
+    return { answer: answerFailure('invalid-input-response'), countedFor: site.id, reason: 'site-mismatch' }
   }
-  if (reading.claims.issuedAt < dependencies.remembersRedemptionsSince()) return { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id }
+  if (reading.claims.issuedAt < dependencies.remembersRedemptionsSince()) return { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id, reason: 'duplicate' }
   // The marker holds only the idempotency key of the first redemption (or nothing): the answer is
   // a function of the token's claims, so a retry with that key gets it again by recomputing it.
   const idempotencyKey = request.idempotency_key ?? ''
@@ -115,7 +125,7 @@ export async function redeemTokenOfSite(dependencies: RedeemTokenDependencies, r
   if (reading.outcome === 'expired') {
     return (await isRetryOfFirst(dependencies.store, key, idempotencyKey))
       ? uncounted(answerSuccess(reading.claims))
-      : { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id }
+      : { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id, reason: 'expired' }
   }
 
   // The marker outlives the token on this instance's clock by a margin, so that an instance whose
@@ -125,7 +135,7 @@ export async function redeemTokenOfSite(dependencies: RedeemTokenDependencies, r
   if (isFirst) return { answer: answerSuccess(reading.claims), countedFor: site.id }
   return (await isRetryOfFirst(dependencies.store, key, idempotencyKey))
     ? uncounted(answerSuccess(reading.claims))
-    : { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id }
+    : { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id, reason: 'duplicate' }
 }
 
 function uncounted(answer: SiteverifyAnswer): Redemption {

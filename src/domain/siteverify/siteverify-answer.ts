@@ -38,7 +38,8 @@ export interface SiteverifyAnswer {
    * Turnstile's metadata: the device's ephemeral id on the site (ephemeralIdOf), when the token has
    * one; and, in a success only, the verification's id (the token's challenge), which the feedback
    * call (POST /api/v1/siteverify/feedback) and the dashboard's log name it by; null for test
-   * secrets. Only in a success, so that a failure's answer keeps Turnstile's exact shape.
+   * secrets. Only in a success: nothing of a token in a failure. (The vendors' paths answer a
+   * failure without any of these fields: vendor-answers.ts.)
    */
   metadata: { ephemeral_id: string | null; verification_id?: string | null }
 }

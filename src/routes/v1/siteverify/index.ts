@@ -1,12 +1,15 @@
 import formbody from '@fastify/formbody'
+import type { TSchema } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
-import { redeemTokenOfSite, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../domain/siteverify/redeem-token.js'
-import { answerFailure, type SiteverifyAnswer } from '../../../domain/siteverify/siteverify-answer.js'
+import { redeemTokenOfSite, type Redemption, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../domain/siteverify/redeem-token.js'
+import { answerFailure } from '../../../domain/siteverify/siteverify-answer.js'
 import { isTestSecret } from '../../../domain/siteverify/test-secrets.js'
+import { recaptchaShape, tollgateShape, turnstileShape, type AnswerShape, type VendorAnswer } from '../../../domain/siteverify/vendor-answers.js'
 import { answersWithin } from '../../../storage/answers-within.js'
+import { registerAssessmentRoute } from './assessments.js'
 import { acceptMultipartFields } from './multipart-fields.js'
-import { SiteverifyBody, SiteverifyQuery, SiteverifyResult, type SiteverifyFields, type SiteverifyQueryFields } from './schemas.js'
+import { SiteverifyBody, SiteverifyQuery, SiteverifyResult, VendorSiteverifyResult, type SiteverifyFields, type SiteverifyQueryFields } from './schemas.js'
 
 /** How long one probe of the store's health answers for calls without a response. */
 const STORAGE_HEALTH_REUSE_MS = 1_000
@@ -14,6 +17,14 @@ const DATABASE_PROBE_TIMEOUT_MS = 2_000
 
 /** The canonical path and the vendors' paths, so that code written for them only changes its host. */
 export const siteverifyPaths = ['/api/v1/siteverify', '/turnstile/v0/siteverify', '/siteverify', '/recaptcha/api/siteverify']
+
+/** How each path words its answer: the vendors' paths answer failures in the vendors' shape (vendor-answers.ts). */
+const shapeOfPath = new Map<string, AnswerShape>([
+  ['/api/v1/siteverify', tollgateShape],
+  ['/turnstile/v0/siteverify', turnstileShape],
+  ['/siteverify', recaptchaShape],
+  ['/recaptcha/api/siteverify', recaptchaShape],
+])
 
 /**
  * The call's fields, the body's over the query string's. A field sent as JSON null is absent
@@ -42,7 +53,8 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const answer = status < 500 ? answerFailure('bad-request') : answerFailure('internal-error')
     if (status >= 500) app.logFailure(request, error as Error, 'siteverify failed')
     app.counters.increment('siteverify', { result: answer['error-codes'][0] ?? 'bad-request' })
-    return reply.code(200).send(answer)
+    const shape = shapeOfPath.get(request.routeOptions.url ?? '') ?? tollgateShape
+    return reply.code(200).send(shape(answer))
   })
 
   // A body of no bytes is no body, whatever its Content-Type says (clients send their default
@@ -94,18 +106,31 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   }
 
-  const redeem = async (request: FastifyRequest<{ Querystring: SiteverifyQueryFields; Body?: SiteverifyFields }>, reply: FastifyReply): Promise<SiteverifyAnswer> => {
-    const fields = fieldsOf(request.query, request.body)
-    const { answer, countedFor } = await redeemTokenOfSite(dependencies, fields, Date.now())
+  /** Counts a redemption by its result; every path that redeems a token (the vendors' and createAssessment) does. */
+  const countRedemption = (fields: SiteverifyRequest, { answer, countedFor }: Redemption): void => {
     // A test secret's fixed answer says nothing about real redemptions: counted apart.
     const result = isTestSecret(fields.secret) ? 'test' : answer.success ? 'success' : (answer['error-codes'][0] ?? 'unknown')
     app.counters.increment('siteverify', { result })
     if (countedFor !== undefined) app.siteverifyCounts.count(countedFor, result)
-    void reply.header('cache-control', 'no-store')
-    return answer
   }
 
+  registerAssessmentRoute(app, async (fields) => {
+    const redemption = await redeemTokenOfSite(dependencies, fields, Date.now())
+    countRedemption(fields, redemption)
+    return redemption
+  })
+
   for (const path of siteverifyPaths) {
+    const shape = shapeOfPath.get(path) ?? tollgateShape
+    // Either answer schema: the handler's answer is typed by its shape (VendorAnswer), not by the schema.
+    const resultSchema: TSchema = shape === tollgateShape ? SiteverifyResult : VendorSiteverifyResult
+    const redeem = async (request: FastifyRequest<{ Querystring: SiteverifyQueryFields; Body?: SiteverifyFields }>, reply: FastifyReply): Promise<VendorAnswer> => {
+      const fields = fieldsOf(request.query, request.body)
+      const redemption = await redeemTokenOfSite(dependencies, fields, Date.now())
+      countRedemption(fields, redemption)
+      void reply.header('cache-control', 'no-store')
+      return shape(redemption.answer)
+    }
     const summary = path === siteverifyPaths[0] ? 'Siteverify: redeem a token once (Turnstile-compatible)' : `Siteverify at the vendor path ${path}`
     app.post(
       path,
@@ -124,7 +149,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           // clients send them there; a field in the body wins over the same one in the query.
           querystring: SiteverifyQuery,
           optionalBody: true,
-          response: { 200: SiteverifyResult },
+          response: { 200: resultSchema },
         },
       },
       redeem,
@@ -144,7 +169,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
             'Prefer POST: a secret in a URL may be kept by proxies on the way. Always answers 200; failures list error-codes. ' +
             'A HEAD is not Siteverify: 405 method_not_allowed (Allow: POST, GET).',
           querystring: SiteverifyQuery,
-          response: { 200: SiteverifyResult },
+          response: { 200: resultSchema },
         },
       },
       redeem,

@@ -82,10 +82,27 @@ export const SiteverifyResult = Type.Object({
           format: 'uuid',
           description:
             "The verification's id, in a success only (null for test secrets): name it so to POST /api/v1/siteverify/feedback days later, or find its row in the dashboard's log (typed whole into the reference search; ?verificationId= in the log's API). " +
-            "Tollgate's own addition to Turnstile's metadata; absent from a failure, whose answer keeps Turnstile's exact shape",
+            "Tollgate's own addition to Turnstile's metadata; absent from a failure (the vendors' paths answer a failure without metadata at all)",
         }),
       ),
     },
     { description: "As Turnstile's metadata" },
   ),
 })
+
+const { success, 'error-codes': siteverifyErrorCodes, ...tokenFacts } = SiteverifyResult.properties
+
+/**
+ * The vendors' paths: a success as SiteverifyResult (Turnstile's with cdata "" when the page gave
+ * none), a failure with success and error-codes only, as Turnstile, reCAPTCHA and hCaptcha answer
+ * it (Turnstile's with an empty messages list), so that typed clients never meet a null there.
+ */
+export const VendorSiteverifyResult = Type.Object(
+  {
+    success,
+    'error-codes': siteverifyErrorCodes,
+    ...Type.Partial(Type.Object(tokenFacts)).properties,
+    messages: Type.Optional(Type.Array(Type.String(), { maxItems: 0, description: 'At /turnstile/v0/siteverify in a failure: empty, as Turnstile answers it' })),
+  },
+  { description: "A failure has only success and error-codes (and Turnstile's messages); a success has every field of /api/v1/siteverify's answer" },
+)

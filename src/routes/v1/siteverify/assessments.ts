@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto'
+import { Type } from 'typebox'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { assessmentOf, type AssessmentEvent } from '../../../domain/siteverify/assessment.js'
+import type { Redemption, SiteverifyRequest } from '../../../domain/siteverify/redeem-token.js'
+
+/** reCAPTCHA Enterprise's createAssessment, at Google's path: a backend changes only its host. */
+export const ASSESSMENTS_PATH = '/v1/projects/:project/assessments'
+
+const eventFields = {
+  token: Type.Optional(Type.String({ description: 'The token from the page (Google\'s `g-recaptcha-response`)' })),
+  siteKey: Type.Optional(Type.String({ description: 'When sent (not empty), must be the site key the token was issued for (else valid false)' })),
+  expectedAction: Type.Optional(Type.String({ description: 'Echoed only: as Google, a different action does not make the token invalid; compare tokenProperties.action' })),
+  userIpAddress: Type.Optional(Type.String({ description: 'Echoed, not checked' })),
+  userAgent: Type.Optional(Type.String({ description: 'Echoed, not checked' })),
+}
+
+const AssessmentBody = Type.Object({
+  event: Type.Object(eventFields, { description: "Google's Event; its other fields are ignored" }),
+})
+
+const AssessmentQuery = Type.Object({
+  key: Type.Optional(Type.String({ description: "The site's secret key (tgs_...) where Google takes its API key; or send it in the `X-Goog-Api-Key` header, or as `Authorization: Bearer tgs_...`" })),
+})
+
+const AssessmentParams = Type.Object({ project: Type.String({ minLength: 1, maxLength: 128, description: 'Any project id: it only names the assessment' }) })
+
+const AssessmentResult = Type.Object({
+  name: Type.String({ description: "projects/{project}/assessments/{id}: the id is the verification's (metadata.verification_id of Siteverify) when the token was valid" }),
+  event: Type.Object({ token: Type.String(), siteKey: Type.String(), expectedAction: Type.String(), userIpAddress: Type.String(), userAgent: Type.String() }),
+  riskAnalysis: Type.Object({
+    score: Type.Number({ minimum: 0, maximum: 1, description: "Siteverify's score ((100 - riskScore) / 100); 0 when the token is not valid" }),
+    reasons: Type.Array(Type.String(), { description: 'Always empty (the anomalies are in Siteverify\'s answer)' }),
+  }),
+  tokenProperties: Type.Object({
+    valid: Type.Boolean(),
+    invalidReason: Type.String({ enum: ['INVALID_REASON_UNSPECIFIED', 'UNKNOWN_INVALID_REASON', 'MALFORMED', 'EXPIRED', 'DUPE', 'MISSING'] }),
+    hostname: Type.String({ description: "The page's hostname; empty when not valid" }),
+    action: Type.String({ description: "Siteverify's action: the page's action name, else allow; empty when not valid" }),
+    createTime: Type.Optional(Type.String({ format: 'date-time', description: 'When the token was issued; absent when not valid' })),
+  }),
+})
+
+const GoogleError = Type.Object(
+  { error: Type.Object({ code: Type.Integer(), message: Type.String(), status: Type.String() }) },
+  { description: "Google's error body" },
+)
+
+type GoogleStatus = 'INVALID_ARGUMENT' | 'PERMISSION_DENIED' | 'INTERNAL'
+
+function googleError(reply: FastifyReply, code: 400 | 403 | 500, status: GoogleStatus, message: string) {
+  return reply.code(code).send({ error: { code, message, status } })
+}
+
+/** The key of the call: Google's `?key=` (REST examples) or `X-Goog-Api-Key` header (its client libraries), or a bearer token. */
+function keyOf(request: FastifyRequest<{ Querystring: { key?: string } }>): string {
+  const header = request.headers['x-goog-api-key']
+  if (request.query.key !== undefined) return request.query.key
+  if (typeof header === 'string') return header
+  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1] ?? ''
+}
+
+/**
+ * POST /v1/projects/{project}/assessments, Google's createAssessment: the token is redeemed once
+ * by Siteverify's own redemption (`redeem`, counted as Siteverify's), its answer mapped to the
+ * Assessment (src/domain/siteverify/assessment.ts). A missing or wrong key is Google's 403, and a
+ * wrong key does not spend the token (as Siteverify's invalid-input-secret).
+ */
+export function registerAssessmentRoute(app: FastifyInstance, redeem: (fields: SiteverifyRequest) => Promise<Redemption>): void {
+  app.post<{ Params: { project: string }; Querystring: { key?: string }; Body: { event: Partial<AssessmentEvent> } }>(
+    ASSESSMENTS_PATH,
+    {
+      schema: {
+        tags: ['server-side'],
+        summary: "reCAPTCHA Enterprise's createAssessment: redeem a token once",
+        description:
+          'Google\'s request and Assessment, for backends written for reCAPTCHA Enterprise: authenticated with the site\'s secret key as `?key=` ' +
+          'or `X-Goog-Api-Key` (as Google\'s API key) or `Authorization: Bearer`. A missing or wrong key answers 403 PERMISSION_DENIED and does not spend the token (a ' +
+          'damaged token answers valid false, MALFORMED, whatever the key). A reused token is valid false, DUPE; an expired one EXPIRED; none MISSING.',
+        params: AssessmentParams,
+        querystring: AssessmentQuery,
+        body: AssessmentBody,
+        response: { 200: AssessmentResult, 400: GoogleError, 403: GoogleError, 500: GoogleError },
+      },
+      // Google's error body, not Siteverify's always-200 answer nor the API's.
+      errorHandler: (error, request, reply) => {
+        const status = (error as { statusCode?: number }).statusCode ?? 500
+        if (status < 500) {
+          void googleError(reply, 400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.')
+          return
+        }
+        app.logFailure(request, error, 'createAssessment failed')
+        void googleError(reply, 500, 'INTERNAL', 'Internal error encountered.')
+      },
+    },
+    async (request, reply) => {
+      const key = keyOf(request)
+      if (key === '') return googleError(reply, 403, 'PERMISSION_DENIED', 'The request is missing a valid API key.')
+      const { token = '', siteKey = '', expectedAction = '', userIpAddress = '', userAgent = '' } = request.body.event
+      const redemption = await redeem({ secret: key, response: token, sitekey: siteKey, remoteip: userIpAddress })
+      if (redemption.answer['error-codes'].includes('invalid-input-secret')) return googleError(reply, 403, 'PERMISSION_DENIED', 'API key not valid. Please pass a valid API key.')
+      void reply.header('cache-control', 'no-store')
+      const id = redemption.answer.metadata.verification_id ?? randomUUID()
+      const event = { token, siteKey, expectedAction, userIpAddress, userAgent }
+      return assessmentOf(`projects/${request.params.project}/assessments/${id}`, event, redemption)
+    },
+  )
+}
