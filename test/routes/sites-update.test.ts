@@ -138,7 +138,7 @@ describe('PUT /api/v1/sites/{id}', () => {
     [{ domains: ['exa mple.com'] }, 'domains.0'],
     [{ name: '  ' }, 'name'],
     [{ name: null }, 'name'],
-    [{ settings: { webhookSecretSet: true } }, 'settings'],
+    [{ settings: { webhookSecretSet: true } }, 'settings.webhookSecretSet'],
   ])('answers 400 validation_error with details for %j and changes nothing', async (payload, field) => {
     const site = await createTestSite(service.app, account)
     const before = await read(site.id)
