@@ -52,6 +52,33 @@ function show(text: GateText, code = '', reference?: string): void {
     }
   }
   document.title = heading?.textContent ?? document.title
+  if (text !== 'passed' && text !== 'denied') offerRetry(status)
+}
+
+/**
+ * Puts a "Try again" button under the status (its texts say to load the page again) and moves the
+ * focus to it, so that a keyboard or screen reader user lands on the way out of the error.
+ */
+function offerRetry(status: HTMLElement | null): void {
+  const button = document.createElement('button')
+  button.type = 'button'
+  button.id = 'tollgate-gate-retry'
+  button.textContent = strings.retry ?? 'Try again'
+  button.addEventListener('click', loadAgain)
+  status?.after(button)
+  button.focus()
+}
+
+/**
+ * Loads the address again, with a GET. Replacing the address with itself is only a jump within
+ * the page when it has a fragment: reached with a GET, such an address is reloaded; reached with a
+ * POST (a form's action may have a fragment), a reload would post the form again, so it is left
+ * without its fragment.
+ */
+function loadAgain(): void {
+  if (location.hash === '') location.replace(location.href)
+  else if (method === 'GET' || method === 'HEAD') location.reload()
+  else location.replace(location.href.slice(0, location.href.indexOf('#')))
 }
 
 interface Returns {
@@ -106,12 +133,7 @@ function keepsCookies(): boolean {
 function goOn(returns: Returns): void {
   saveReturns({ count: returns.count, clearedAt: Date.now() })
   show('passed')
-  // Replacing the address with itself is only a jump within the page when it has a fragment:
-  // reached with a GET, such an address is reloaded; reached with a POST (a form's action may
-  // have a fragment), a reload would post the form again, so it is left without its fragment.
-  if (location.hash === '') location.replace(location.href)
-  else if (method === 'GET' || method === 'HEAD') location.reload()
-  else location.replace(location.href.slice(0, location.href.indexOf('#')))
+  loadAgain()
 }
 
 /** One check and trade; a token spent on the way (the call answered but its answer lost) gets one more try. */

@@ -116,7 +116,8 @@ const latestText = new WeakMap<Node, { before: string | null }>()
 /**
  * Writes a text in `language` into `element` once that language is there (or was waited for long
  * enough), and sets the element's `lang` to the language the text is in (English when the
- * translation did not come) for screen readers (WCAG 3.1.2). The latest text asked for wins over
+ * translation did not come) for screen readers (WCAG 3.1.2), and its `dir` to `ltr` so that an
+ * English sentence on a right-to-left page keeps its punctuation at its end. The latest text asked for wins over
  * one still waiting; a text that waited is not written over one the page wrote meanwhile (a
  * tollgate:error or tollgate:verified listener that shows its own words).
  */
@@ -127,7 +128,10 @@ export function writeText(element: HTMLElement, language: Language, text: (strin
     if (latestText.get(element) !== mark || element.textContent !== mark.before) return
     const written = text(getStrings(language))
     element.textContent = written
-    if (written !== '') element.lang = translations[language] === undefined ? 'en' : language
+    if (written === '') return
+    element.lang = translations[language] === undefined ? 'en' : language
+    // Every language the SDK speaks is written left to right, even on a right-to-left page.
+    element.dir = 'ltr'
   }
   const arrival = arrivals[language]
   if (arrival === undefined || settled.has(language)) write()

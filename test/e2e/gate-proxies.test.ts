@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildSdk } from '../../scripts/build-sdk.js'
 import { CLEARANCE_COOKIE } from '../../src/domain/gate/clearance.js'
+import { gateStrings } from '../../src/routes/gate/gate-strings.js'
 import { browserHeaders, createTestSite, obtainToken } from '../helpers/core-flow.js'
 import { freePort } from '../helpers/free-port.js'
 import { isCi } from '../helpers/services.js'
@@ -279,6 +280,35 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
     const denied = await page.goto(`${allowing}/private`)
     expect(denied?.status()).toBe(403)
     expect(await page.content()).not.toContain('gate.js')
+  })
+
+  it.skipIf(!available)('tells a browser without JavaScript only that it needs JavaScript, on screen and to a screen reader', async () => {
+    const { page, context } = await browser.newPage({ javaScriptEnabled: false })
+    await page.goto(`${allowing}/account`)
+    const { checking, noscript, title } = gateStrings.en
+    const visible = await page.locator('body').innerText()
+    // Chromium's own accessibility tree, as a screen reader gets it (the texts of its nodes).
+    const cdp = await context.newCDPSession(page)
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree') as { nodes: { ignored: boolean; name?: { value?: string } }[] }
+    const tree = nodes.filter((node) => !node.ignored).map((node) => node.name?.value ?? '').join('\n')
+    for (const text of [visible, tree]) {
+      expect(text).toContain(noscript)
+      expect(text).not.toContain(checking)
+    }
+    // The heading waits for the script too (the document's title, which names the tree's root, stays).
+    expect(visible).not.toContain(title)
+  })
+
+  it.skipIf(!available)('offers a "Try again" button after a failure, focused, which Enter uses to check the browser again', { timeout: 60_000 }, async () => {
+    const { page } = await browser.newPage()
+    await page.route('**/gate/v1/clearance', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":{"code":"internal"}}' }))
+    await page.goto(`${allowing}/account/retry`)
+    await page.waitForFunction((failedTitle) => document.getElementById('tollgate-gate-title')?.textContent === failedTitle, gateStrings.en.failedTitle, { timeout: 30_000 })
+    expect(await page.evaluate(() => ({ id: document.activeElement?.id, text: document.activeElement?.textContent }))).toEqual({ id: 'tollgate-gate-retry', text: gateStrings.en.retry })
+    await page.unroute('**/gate/v1/clearance')
+    await page.keyboard.press('Enter')
+    await page.waitForSelector('#protected', { timeout: 30_000 })
+    expect(await page.textContent('#protected')).toBe('Your account: GET /account/retry')
   })
 
   it.skipIf(!available)('tells a browser that blocks the cookies of the site so, without checking it', { timeout: 60_000 }, async () => {

@@ -34,7 +34,7 @@ describe.runIf(hasChromium())("the SDK's texts in the visitor's language, in Chr
    * The translations are answered `delayMs` late, so that a first text that did not wait for its
    * language would show English first.
    */
-  async function openShop(lang: string | undefined, body: string, options: { locale?: string; delayMs?: number; failTranslations?: boolean } = {}): Promise<{ page: Page; errors: string[] }> {
+  async function openShop(lang: string | undefined, body: string, options: { locale?: string; delayMs?: number; failTranslations?: boolean; dir?: string } = {}): Promise<{ page: Page; errors: string[] }> {
     const { page, events } = await suite.browser.newPage({ locale: options.locale ?? 'en-US' })
     await page.addInitScript(() => {
       const shown: string[] = []
@@ -51,7 +51,7 @@ describe.runIf(hasChromium())("the SDK's texts in the visitor's language, in Chr
       await slowly(options.delayMs ?? 0)
       return route.continue()
     })
-    shopPage = `<!doctype html><html${lang === undefined ? '' : ` lang="${lang}"`}><head><meta charset="utf-8"><title>Shop</title></head><body>${body}</body></html>`
+    shopPage = `<!doctype html><html${lang === undefined ? '' : ` lang="${lang}"`}${options.dir === undefined ? '' : ` dir="${options.dir}"`}><head><meta charset="utf-8"><title>Shop</title></head><body>${body}</body></html>`
     await page.goto(`${shopOrigin}/page`)
     return { page, errors: events.errors }
   }
@@ -114,6 +114,16 @@ describe.runIf(hasChromium())("the SDK's texts in the visitor's language, in Chr
         document.addEventListener('tollgate:error', () => setTimeout(() => resolve(document.querySelector('#order .tollgate-status')?.textContent ?? ''), 100))
       })
     })).toBe(de.misconfigured)
+  })
+
+  it('writes its English status left to right on a right-to-left page, its ellipsis at the end', async () => {
+    const { page } = await openShop('ar', form(), { dir: 'rtl', locale: 'en-US' })
+    expect((await submitAndWait(page)).at(-1)).toBe(english.verified)
+    const status = await page.evaluate(() => {
+      const element = document.querySelector<HTMLElement>('#order .tollgate-status')
+      return element === null ? null : { lang: element.lang, direction: getComputedStyle(element).direction }
+    })
+    expect(status).toEqual({ lang: 'en', direction: 'ltr' })
   })
 
   it('verifies in English, without an error, when the translations cannot be fetched', async () => {

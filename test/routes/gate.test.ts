@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLEARANCE_COOKIE } from '../../src/domain/gate/clearance.js'
+import { CLEARANCE_COOKIE, MAX_CLEARANCES_TRIED } from '../../src/domain/gate/clearance.js'
 import { browserHeaders, createTestSite, obtainToken, type TestSite } from '../helpers/core-flow.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 
@@ -190,6 +190,18 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
     const changed = `${value.slice(0, -1)}${value.endsWith('A') ? 'B' : 'A'}`
     expect((await check({ cookie: changed })).statusCode).toBe(403)
     expect((await check({ cookie: value })).statusCode).toBe(204)
+  })
+
+  it.skipIf(!available)('lets a browser through that holds a stale clearance cookie beside its valid one, trying a few at most', async () => {
+    const { value } = clearanceCookieOf(await clear(await pageToken()))
+    const stale = `${value.slice(0, -1)}${value.endsWith('A') ? 'B' : 'A'}`
+    // The header the browser sends: `theme=dark; tollgate_clearance=<stale>; tollgate_clearance=<valid>`.
+    expect((await check({ cookie: `junk; ${CLEARANCE_COOKIE}=${value}` })).statusCode).toBe(204)
+    expect((await check({ cookie: `${stale}; ${CLEARANCE_COOKIE}=${value}` })).statusCode).toBe(204)
+    expect((await check({ cookie: `${stale}; ${CLEARANCE_COOKIE}=junk` })).statusCode).toBe(403)
+    // A valid one after MAX_CLEARANCES_TRIED others is not looked at.
+    const many = Array.from({ length: MAX_CLEARANCES_TRIED }, () => stale).join(`; ${CLEARANCE_COOKIE}=`)
+    expect((await check({ cookie: `${many}; ${CLEARANCE_COOKIE}=${value}` })).statusCode).toBe(403)
   })
 
   it.skipIf(!available)('spends the token once, for the gate and Siteverify alike', async () => {

@@ -206,6 +206,16 @@ describe('POST /api/v1/verify', () => {
     expect((await logRowsOf(site.site.id, challenge.challengeId))[0]?.anomalies).toEqual(['solve_time_impossible'])
   })
 
+  it("labels no_interaction for the gate's page action too, which any client can claim (docs/risk.md)", async () => {
+    // A site of its own, which the other tests' verifications of this client do not weigh in.
+    const gated = await createTestSite(service.app)
+    const headers = browserHeaders(gated.siteKey)
+    const challenge = await fetchChallenge(service.app, headers)
+    const response = await submitSolution(service.app, headers, { ...humanSubmission(challenge), behaviorData: {}, pageAction: 'gate' })
+    expect(response.json()).toMatchObject({ riskScore: 15, action: 'allow', success: true })
+    expect((await logRowsOf(gated.site.id, challenge.challengeId))[0]).toMatchObject({ anomalies: ['no_interaction'], page_action: 'gate' })
+  })
+
   it('accepts further fingerprint and behaviour keys within bounds', async () => {
     const headers = browserHeaders(site.siteKey)
     const challenge = await fetchChallenge(service.app, headers)

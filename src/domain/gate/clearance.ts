@@ -4,6 +4,29 @@ import { hmacSha256, isSameInConstantTime, type MacKey } from '../mac.js'
 /** The cookie that carries a visitor's clearance on the protected host. */
 export const CLEARANCE_COOKIE = 'tollgate_clearance'
 
+/**
+ * How many clearance cookies of one request are tried: a browser may hold two (one left by an
+ * older path or domain beside the current one), and sends them in one Cookie header; a request
+ * with dozens is no browser's, and each one tried costs two HMACs.
+ */
+export const MAX_CLEARANCES_TRIED = 4
+
+/**
+ * The values of the clearance cookies in a Cookie header, in its order (at most
+ * MAX_CLEARANCES_TRIED): a browser holding a stale one beside its valid one sends both, the stale
+ * one first as often as not.
+ */
+export function clearancesIn(cookieHeader: string | undefined): string[] {
+  const values: string[] = []
+  for (const pair of (cookieHeader ?? '').split(';')) {
+    const separator = pair.indexOf('=')
+    if (separator === -1 || pair.slice(0, separator).trim() !== CLEARANCE_COOKIE) continue
+    values.push(pair.slice(separator + 1).trim())
+    if (values.length === MAX_CLEARANCES_TRIED) break
+  }
+  return values
+}
+
 /** Who a clearance is for: a site's gate, one browser (its User-Agent) at one address group. */
 export interface ClearanceHolder {
   siteId: string

@@ -37,7 +37,8 @@ function inertJson(value: unknown): string {
  * The page a visitor without a clearance gets instead of the protected one: gate.js checks the
  * browser (the SDK's invisible proof of work and signals), trades the token for the clearance
  * cookie and loads the address again, saying so in the page's language (its texts ride in a JSON
- * block, which no policy counts as script). Without JavaScript it says what is missing.
+ * block, which no policy counts as script). Without JavaScript it says only what is missing: the
+ * heading and the status that wait for the script are hidden (an inline style, which the policy allows).
  */
 export function renderGatePage({ siteKey, prefix, method, language, strings }: GatePageInput): string {
   // Its script reloads an address with a fragment only when the visitor came with a GET.
@@ -54,8 +55,10 @@ export function renderGatePage({ siteKey, prefix, method, language, strings }: G
   main { max-width: 32rem; padding: 2rem; text-align: center; }
   h1 { font-size: 1.4rem; margin: 0 0 .5rem; }
   #tollgate-gate-reference { display: block; margin-top: .5rem; font-size: .875rem; opacity: .8; }
+  #tollgate-gate-retry { margin-top: 1rem; padding: .4rem 1.2rem; font: inherit; }
   @media (prefers-color-scheme: dark) { body { color: #e6edf3; background: #0d1117; } }
 </style>
+<noscript><style>#tollgate-gate-title, #tollgate-gate-status { display: none; }</style></noscript>
 </head>
 <body>
 <main>

@@ -26,6 +26,8 @@ export interface GateStrings {
   loop: string
   cookiesTitle: string
   cookies: string
+  /** The button under an error that loads the page again (every error but `denied`). */
+  retry: string
   /**
    * Under `denied`: `{reference}` is the verification's reference, which finds it in the site's log.
    * The SDK's own sentence (sdk/src/translations/), so that the page and the forms quote it alike.
@@ -52,6 +54,7 @@ const english: GatePageTexts = {
   loop: 'It was checked, but the site does not see its pass: allow cookies for this site, or use a network whose address stays the same, then load the page again.',
   cookiesTitle: 'Cookies are blocked',
   cookies: 'This site lets browsers in with a cookie: allow cookies for this site, then load the page again.',
+  retry: 'Try again',
 }
 
 const pageTexts: Record<Language, GatePageTexts> = { en: english, ...gateTranslations }

@@ -24,6 +24,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: 'Er wurde geprüft, aber die Website sieht seinen Ausweis nicht: Erlauben Sie Cookies für diese Website oder nutzen Sie ein Netz mit gleichbleibender Adresse, und laden Sie die Seite dann neu.',
     cookiesTitle: 'Cookies sind blockiert',
     cookies: 'Diese Website lässt Browser mit einem Cookie herein: Erlauben Sie Cookies für diese Website und laden Sie die Seite dann neu.',
+    retry: 'Erneut versuchen',
   },
   fr: {
     title: 'Un instant',
@@ -41,6 +42,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: 'Il a été vérifié, mais le site ne voit pas son laissez-passer\u00a0: autorisez les cookies pour ce site ou utilisez un réseau dont l’adresse ne change pas, puis rechargez la page.',
     cookiesTitle: 'Les cookies sont bloqués',
     cookies: 'Ce site laisse entrer les navigateurs grâce à un cookie\u00a0: autorisez les cookies pour ce site, puis rechargez la page.',
+    retry: 'Réessayer',
   },
   es: {
     title: 'Un momento',
@@ -58,6 +60,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: 'Se ha comprobado, pero el sitio no ve su pase: permita las cookies de este sitio o use una red cuya dirección no cambie, y vuelva a cargar la página.',
     cookiesTitle: 'Las cookies están bloqueadas',
     cookies: 'Este sitio deja entrar a los navegadores con una cookie: permita las cookies de este sitio y vuelva a cargar la página.',
+    retry: 'Reintentar',
   },
   it: {
     title: 'Un momento',
@@ -75,6 +78,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: 'È stato verificato, ma il sito non vede il suo lasciapassare: consenti i cookie per questo sito o usa una rete con un indirizzo che non cambia, poi ricarica la pagina.',
     cookiesTitle: 'I cookie sono bloccati',
     cookies: 'Questo sito fa entrare i browser con un cookie: consenti i cookie per questo sito, poi ricarica la pagina.',
+    retry: 'Riprova',
   },
   pt: {
     title: 'Um momento',
@@ -92,6 +96,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: 'Ele foi verificado, mas o site não está recebendo a liberação: permita cookies para este site ou use uma rede cujo endereço não mude e recarregue a página.',
     cookiesTitle: 'Os cookies estão bloqueados',
     cookies: 'Este site deixa os navegadores entrarem com um cookie: permita cookies para este site e recarregue a página.',
+    retry: 'Tentar novamente',
   },
   nl: {
     title: 'Een ogenblik',
@@ -109,6 +114,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: 'Hij is gecontroleerd, maar de site ziet zijn toegangsbewijs niet: sta cookies toe voor deze site of gebruik een netwerk met een vast adres, en laad de pagina dan opnieuw.',
     cookiesTitle: 'Cookies zijn geblokkeerd',
     cookies: 'Deze site laat browsers binnen met een cookie: sta cookies toe voor deze site en laad de pagina dan opnieuw.',
+    retry: 'Opnieuw proberen',
   },
   pl: {
     title: 'Chwileczkę',
@@ -126,6 +132,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: 'Została sprawdzona, ale witryna nie widzi jej przepustki: zezwól na pliki cookie dla tej witryny lub użyj sieci, której adres się nie zmienia, a potem wczytaj stronę ponownie.',
     cookiesTitle: 'Pliki cookie są zablokowane',
     cookies: 'Ta witryna wpuszcza przeglądarki dzięki plikowi cookie: zezwól na pliki cookie dla tej witryny, a potem wczytaj stronę ponownie.',
+    retry: 'Spróbuj ponownie',
   },
   sv: {
     title: 'Ett ögonblick',
@@ -143,6 +150,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: 'Den har kontrollerats, men webbplatsen ser inte dess passerkort: tillåt cookies för den här webbplatsen eller använd ett nätverk vars adress inte ändras, och läs sedan in sidan igen.',
     cookiesTitle: 'Cookies är blockerade',
     cookies: 'Den här webbplatsen släpper in webbläsare med en cookie: tillåt cookies för den här webbplatsen och läs sedan in sidan igen.',
+    retry: 'Försök igen',
   },
   ja: {
     title: 'しばらくお待ちください',
@@ -160,6 +168,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: 'ブラウザの確認は完了しましたが、サイトが通行証を受け取れていません。このサイトのCookieを許可するか、アドレスが変わらないネットワークを使ってから、ページを再読み込みしてください。',
     cookiesTitle: 'Cookieがブロックされています',
     cookies: 'このサイトはCookieでブラウザを通しています。このサイトのCookieを許可してから、ページを再読み込みしてください。',
+    retry: '再試行',
   },
   zh: {
     title: '请稍候',
@@ -177,6 +186,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: '浏览器已通过验证，但网站收不到它的通行凭证：请允许本网站使用 Cookie，或使用地址不会变化的网络，然后重新加载页面。',
     cookiesTitle: 'Cookie 已被阻止',
     cookies: '本网站凭 Cookie 放行浏览器：请允许本网站使用 Cookie，然后重新加载页面。',
+    retry: '重试',
   },
   ko: {
     title: '잠시만 기다려 주세요',
@@ -194,6 +204,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: '브라우저 확인은 완료되었지만 사이트에서 통과 기록을 받지 못했습니다. 이 사이트의 쿠키를 허용하거나 주소가 바뀌지 않는 네트워크를 사용한 후 페이지를 다시 불러와 주세요.',
     cookiesTitle: '쿠키가 차단되어 있습니다',
     cookies: '이 사이트는 쿠키로 브라우저의 접속을 허용합니다. 이 사이트의 쿠키를 허용한 후 페이지를 다시 불러와 주세요.',
+    retry: '다시 시도',
   },
   tr: {
     title: 'Lütfen bekleyin',
@@ -211,6 +222,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: 'Tarayıcınız kontrol edildi, ancak site onun geçiş iznini göremiyor: bu site için çerezlere izin verin veya adresi değişmeyen bir ağ kullanın, ardından sayfayı yeniden yükleyin.',
     cookiesTitle: 'Çerezler engellenmiş durumda',
     cookies: 'Bu site tarayıcıları bir çerezle içeri alır: bu site için çerezlere izin verin, ardından sayfayı yeniden yükleyin.',
+    retry: 'Tekrar dene',
   },
   ru: {
     title: 'Одну минуту',
@@ -228,6 +240,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: 'Браузер прошёл проверку, но сайт не видит его пропуска: разрешите файлы cookie для этого сайта или используйте сеть с постоянным адресом, затем перезагрузите страницу.',
     cookiesTitle: 'Файлы cookie заблокированы',
     cookies: 'Этот сайт пропускает браузеры с помощью файла cookie: разрешите файлы cookie для этого сайта, затем перезагрузите страницу.',
+    retry: 'Повторить',
   },
   uk: {
     title: 'Хвилинку',
@@ -245,6 +258,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: 'Браузер пройшов перевірку, але сайт не бачить його перепустки: дозвольте файли cookie для цього сайту або використовуйте мережу з незмінною адресою, потім перезавантажте сторінку.',
     cookiesTitle: 'Файли cookie заблоковано',
     cookies: 'Цей сайт пропускає браузери за допомогою файлу cookie: дозвольте файли cookie для цього сайту, потім перезавантажте сторінку.',
+    retry: 'Повторити',
   },
   cs: {
     title: 'Okamžik, prosím',
@@ -262,5 +276,6 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     loop: 'Byl ověřen, ale web nevidí jeho propustku: povolte pro tento web soubory cookie, nebo použijte síť, jejíž adresa se nemění, a pak stránku načtěte znovu.',
     cookiesTitle: 'Soubory cookie jsou blokovány',
     cookies: 'Tento web pouští prohlížeče dál pomocí souboru cookie: povolte pro tento web soubory cookie a pak stránku načtěte znovu.',
+    retry: 'Zkusit znovu',
   },
 }

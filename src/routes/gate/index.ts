@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { tagClient } from '../../domain/challenge/client-tag.js'
-import { CLEARANCE_COOKIE, isClearedBy, issueClearance, type ClearanceHolder } from '../../domain/gate/clearance.js'
+import { CLEARANCE_COOKIE, clearancesIn, isClearedBy, issueClearance, type ClearanceHolder } from '../../domain/gate/clearance.js'
 import { addressGroupOf } from '../../domain/history/client-keys.js'
 import { readRequestOrigin } from '../../domain/public-access/request-origin.js'
 import { consumeRateLimit } from '../../domain/rate-limit.js'
@@ -156,8 +156,10 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       app.counters.increment('gateChecks', { result: 'blocked' })
       return answerUncleared(request, reply, site)
     }
-    const clearance = request.cookies[CLEARANCE_COOKIE]
-    if (clearance !== undefined && isClearedBy(gateKey, clearance, holderOf(request, site), Date.now())) {
+    // Any of the request's clearance cookies lets it through (clearancesIn: a few at most).
+    const holder = holderOf(request, site)
+    const now = Date.now()
+    if (clearancesIn(request.headers.cookie).some((clearance) => isClearedBy(gateKey, clearance, holder, now))) {
       app.counters.increment('gateChecks', { result: 'cleared' })
       return reply.code(204).headers(noStore).send(null)
     }
