@@ -65,15 +65,34 @@ describe.each(deployments)("reCAPTCHA Enterprise's createAssessment on $name", (
     }
   })
 
-  it.skipIf(!available)("refuses a wrong or missing key with Google's 403 PERMISSION_DENIED, and does not spend the token", async () => {
+  it.skipIf(!available)("refuses a wrong key with Google's 400 INVALID_ARGUMENT and a missing one with 403 PERMISSION_DENIED, and does not spend the token", async () => {
     const response = await token()
     const wrong = await assess({ token: response }, 'tgs_not-this-sites-secret')
-    expect(wrong.statusCode).toBe(403)
-    expect(wrong.json()).toEqual({ error: { code: 403, message: 'API key not valid. Please pass a valid API key.', status: 'PERMISSION_DENIED' } })
+    expect(wrong.statusCode).toBe(400)
+    expect(wrong.json()).toEqual({ error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } })
     const missing = await assess({ token: response }, '')
     expect(missing.statusCode).toBe(403)
     expect(missing.json()).toEqual({ error: { code: 403, message: 'The request is missing a valid API key.', status: 'PERMISSION_DENIED' } })
     expect((await assess({ token: response })).json<Assessment>().tokenProperties.valid).toBe(true)
+  })
+
+  it.skipIf(!available)('checks the key of a call without a token before answering MISSING', async () => {
+    const wrong = await assess({}, 'tgs_not-this-sites-secret')
+    expect(wrong.statusCode).toBe(400)
+    expect(wrong.json()).toMatchObject({ error: { status: 'INVALID_ARGUMENT' } })
+    for (const key of [site.secretKey, testSecrets.alwaysPasses]) {
+      expect((await assess({ token: '' }, key)).json<Assessment>().tokenProperties.invalidReason).toBe('MISSING')
+    }
+  })
+
+  it.skipIf(!available)('takes the first key that is not empty: an empty ?key= does not hide the header', async () => {
+    const answer = await service.app.inject({
+      method: 'POST',
+      url: '/v1/projects/my-proj/assessments?key=',
+      headers: { 'x-goog-api-key': site.secretKey },
+      payload: { event: { token: await token() } },
+    })
+    expect(answer.json<Assessment>().tokenProperties.valid).toBe(true)
   })
 
   it.skipIf(!available)("does not fail an expectedAction that is not the token's, as Google: the backend compares tokenProperties.action", async () => {

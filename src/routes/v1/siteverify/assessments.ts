@@ -52,21 +52,29 @@ function googleError(reply: FastifyReply, code: 400 | 403 | 500, status: GoogleS
   return reply.code(code).send({ error: { code, message, status } })
 }
 
-/** The key of the call: Google's `?key=` (REST examples) or `X-Goog-Api-Key` header (its client libraries), or a bearer token. */
+/**
+ * The key of the call: Google's `?key=` (REST examples) or `X-Goog-Api-Key` header (its client
+ * libraries), or a bearer token; the first that is not empty.
+ */
 function keyOf(request: FastifyRequest<{ Querystring: { key?: string } }>): string {
   const header = request.headers['x-goog-api-key']
-  if (request.query.key !== undefined) return request.query.key
-  if (typeof header === 'string') return header
-  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1] ?? ''
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1]
+  return request.query.key || (typeof header === 'string' ? header : '') || bearer || ''
 }
 
 /**
  * POST /v1/projects/{project}/assessments, Google's createAssessment: the token is redeemed once
  * by Siteverify's own redemption (`redeem`, counted as Siteverify's), its answer mapped to the
- * Assessment (src/domain/siteverify/assessment.ts). A missing or wrong key is Google's 403, and a
- * wrong key does not spend the token (as Siteverify's invalid-input-secret).
+ * Assessment (src/domain/siteverify/assessment.ts). As Google, a missing key is 403
+ * PERMISSION_DENIED and a wrong one 400 INVALID_ARGUMENT (API_KEY_INVALID); a wrong key does not
+ * spend the token (as Siteverify's invalid-input-secret). Without a token, `isKnownKey` checks the
+ * key (a site's secret key or a test secret) before the answer MISSING.
  */
-export function registerAssessmentRoute(app: FastifyInstance, redeem: (fields: SiteverifyRequest) => Promise<Redemption>): void {
+export function registerAssessmentRoute(
+  app: FastifyInstance,
+  redeem: (fields: SiteverifyRequest) => Promise<Redemption>,
+  isKnownKey: (key: string) => Promise<boolean>,
+): void {
   app.post<{ Params: { project: string }; Querystring: { key?: string }; Body: { event: Partial<AssessmentEvent> } }>(
     ASSESSMENTS_PATH,
     {
@@ -75,7 +83,8 @@ export function registerAssessmentRoute(app: FastifyInstance, redeem: (fields: S
         summary: "reCAPTCHA Enterprise's createAssessment: redeem a token once",
         description:
           'Google\'s request and Assessment, for backends written for reCAPTCHA Enterprise: authenticated with the site\'s secret key as `?key=` ' +
-          'or `X-Goog-Api-Key` (as Google\'s API key) or `Authorization: Bearer`. A missing or wrong key answers 403 PERMISSION_DENIED and does not spend the token (a ' +
+          'or `X-Goog-Api-Key` (as Google\'s API key) or `Authorization: Bearer` (the first not empty). A missing key answers 403 PERMISSION_DENIED, a wrong one 400 INVALID_ARGUMENT ' +
+          '(API key not valid), and neither spends the token (a ' +
           'damaged token answers valid false, MALFORMED, whatever the key). A reused token is valid false, DUPE; an expired one EXPIRED; none MISSING.',
         params: AssessmentParams,
         querystring: AssessmentQuery,
@@ -97,8 +106,12 @@ export function registerAssessmentRoute(app: FastifyInstance, redeem: (fields: S
       const key = keyOf(request)
       if (key === '') return googleError(reply, 403, 'PERMISSION_DENIED', 'The request is missing a valid API key.')
       const { token = '', siteKey = '', expectedAction = '', userIpAddress = '', userAgent = '' } = request.body.event
-      const redemption = await redeem({ secret: key, response: token, sitekey: siteKey, remoteip: userIpAddress })
-      if (redemption.answer['error-codes'].includes('invalid-input-secret')) return googleError(reply, 403, 'PERMISSION_DENIED', 'API key not valid. Please pass a valid API key.')
+      // Siteverify answers a call without a response before looking at its secret; Google checks the key first.
+      const isKeyWrong = token === '' && !(await isKnownKey(key))
+      const redemption = isKeyWrong ? undefined : await redeem({ secret: key, response: token, sitekey: siteKey, remoteip: userIpAddress })
+      if (redemption === undefined || redemption.answer['error-codes'].includes('invalid-input-secret')) {
+        return googleError(reply, 400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.')
+      }
       void reply.header('cache-control', 'no-store')
       const id = redemption.answer.metadata.verification_id ?? randomUUID()
       const event = { token, siteKey, expectedAction, userIpAddress, userAgent }

@@ -5,8 +5,10 @@ import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
 import { redeemTokenOfSite, type Redemption, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../domain/siteverify/redeem-token.js'
 import { answerFailure } from '../../../domain/siteverify/siteverify-answer.js'
 import { isTestSecret } from '../../../domain/siteverify/test-secrets.js'
+import { acceptsSecretKey, hashSecretKey } from '../../../domain/sites/site-keys.js'
 import { recaptchaShape, tollgateShape, turnstileShape, type AnswerShape, type VendorAnswer } from '../../../domain/siteverify/vendor-answers.js'
 import { answersWithin } from '../../../storage/answers-within.js'
+import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { registerAssessmentRoute } from './assessments.js'
 import { acceptMultipartFields } from './multipart-fields.js'
 import { SiteverifyBody, SiteverifyQuery, SiteverifyResult, VendorSiteverifyResult, type SiteverifyFields, type SiteverifyQueryFields } from './schemas.js'
@@ -87,6 +89,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Either one away makes challenges answer 503, so either one is an outage for the page.
   let storageHealth: { checkedAt: number; isDown: Promise<boolean> } | undefined
 
+  const sites = createSiteRepository(app.database)
   // Built once: a closure made per request costs more than it looks under tsx (esbuild's keepNames
   // wraps every named function expression in a helper call that sets its name).
   const dependencies: RedeemTokenDependencies = {
@@ -118,6 +121,10 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const redemption = await redeemTokenOfSite(dependencies, fields, Date.now())
     countRedemption(fields, redemption)
     return redemption
+  }, async (key) => {
+    if (isTestSecret(key)) return true
+    const site = await sites.findBySecretKeyHash(hashSecretKey(key))
+    return site !== undefined && acceptsSecretKey(site, key, Date.now())
   })
 
   for (const path of siteverifyPaths) {
