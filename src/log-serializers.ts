@@ -11,11 +11,12 @@ function decoded(text: string): string {
 
 /**
  * Whether a URL's query string may hold a site's secret key: reCAPTCHA's clients may send it in the
- * query of a Siteverify POST. Judged on the decoded text, so that neither a percent-escaped path
- * that still reaches Siteverify (`/site%76erify`) nor a near miss that answers 404 writes it out.
+ * query of a Siteverify POST, and createAssessment's as `?key=`. Judged on the decoded text, so that
+ * neither a percent-escaped path that still reaches Siteverify (`/site%76erify`) nor a near miss
+ * that answers 404 (`/assessment?key=`) writes it out.
  */
 function mayHoldSecret(path: string, query: string): boolean {
-  return /siteverify|\/assessments/i.test(decoded(path)) || /(?:^|&)\s*secret\s*=/i.test(decoded(query))
+  return /siteverify|\/assessments/i.test(decoded(path)) || /(?:^|&)\s*(?:secret|key)\s*=/i.test(decoded(query))
 }
 
 /**

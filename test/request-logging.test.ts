@@ -68,15 +68,17 @@ describe('request logging', () => {
       '/api/v1/verify?s%65cret=tgs_do-not-log-me',
       // createAssessment takes the secret key as Google's API key.
       '/v1/projects/p/assessments?key=tgs_do-not-log-me',
+      // And a typo of its path (404) still carries the key.
+      '/v1/projects/p/assessment?KEY=tgs_do-not-log-me',
     ]
     const service = app
     const answers = await Promise.all(urls.map((url) => service.inject({ method: 'POST', url })))
-    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 404, 404, 401, 400])
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 404, 404, 401, 400, 404])
     await app.inject({ method: 'GET', url: '/health?probe=kept' })
     const logged = JSON.stringify(lines)
     expect(logged).not.toContain('tgs_do-not-log-me')
     expect(lines.map((line) => line.req?.url)).toEqual(
-      expect.arrayContaining(['/recaptcha/api/siteverify?(query not logged)', '/recaptcha/api/site%76erify?(query not logged)', '/v1/projects/p/assessments?(query not logged)', '/health?probe=kept']),
+      expect.arrayContaining(['/recaptcha/api/siteverify?(query not logged)', '/recaptcha/api/site%76erify?(query not logged)', '/v1/projects/p/assessments?(query not logged)', '/v1/projects/p/assessment?(query not logged)', '/health?probe=kept']),
     )
   })
 
