@@ -12,16 +12,25 @@ export const CLEARANCE_COOKIE = 'tollgate_clearance'
 export const MAX_CLEARANCES_TRIED = 4
 
 /**
- * The values of the clearance cookies in a Cookie header, in its order (at most
- * MAX_CLEARANCES_TRIED): a browser holding a stale one beside its valid one sends both, the stale
- * one first as often as not.
+ * How many cookies of one Cookie header are looked at: Chrome keeps at most 180 per domain, and
+ * a header past that is no browser's.
+ */
+export const MAX_COOKIES_SCANNED = 200
+
+/**
+ * The values of the clearance cookies in a Cookie header, in its order, without the one pair of
+ * double quotes a cookie value may carry: at most MAX_CLEARANCES_TRIED of those that have a
+ * clearance's form (a browser holding a stale one beside its valid one sends both, the stale one
+ * first as often as not; junk ones that a sibling subdomain planted do not hide a valid one).
  */
 export function clearancesIn(cookieHeader: string | undefined): string[] {
   const values: string[] = []
-  for (const pair of (cookieHeader ?? '').split(';')) {
+  for (const pair of (cookieHeader ?? '').split(';', MAX_COOKIES_SCANNED)) {
     const separator = pair.indexOf('=')
     if (separator === -1 || pair.slice(0, separator).trim() !== CLEARANCE_COOKIE) continue
-    values.push(pair.slice(separator + 1).trim())
+    const value = pair.slice(separator + 1).trim().replace(/^"(.*)"$/, '$1')
+    if (!clearancePattern.test(value)) continue
+    values.push(value)
     if (values.length === MAX_CLEARANCES_TRIED) break
   }
   return values

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { isClearedBy, issueClearance, type ClearanceHolder } from '../../../src/domain/gate/clearance.js'
+import { clearancesIn, isClearedBy, issueClearance, MAX_CLEARANCES_TRIED, type ClearanceHolder } from '../../../src/domain/gate/clearance.js'
 
 const key = randomBytes(32)
 const holder: ClearanceHolder = { siteId: randomUUID(), userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0', addressGroup: '203.0.113.7' }
@@ -41,5 +41,17 @@ describe('the gate clearance', () => {
     for (const text of ['', 'c1', `${clearance}.`, `x${clearance}`, clearance.replace('c1.', 'c2.'), 'a'.repeat(5000)]) {
       expect(isClearedBy(key, text, holder, now)).toBe(false)
     }
+  })
+
+  it('is read from a Cookie header quoted or not, past junk clearance cookies that a sibling subdomain planted', () => {
+    expect(clearancesIn(`a=1; tollgate_clearance="${clearance}"`)).toEqual([clearance])
+    const junk = Array.from({ length: MAX_CLEARANCES_TRIED + 2 }, (_, index) => `tollgate_clearance=junk${index}`).join('; ')
+    expect(clearancesIn(`${junk}; tollgate_clearance=${clearance}`)).toEqual([clearance])
+  })
+
+  it('looks at a bounded number of cookies and tries a bounded number of clearances', () => {
+    const many = Array.from({ length: 500 }, (_, index) => `c${index}=1`).join('; ')
+    expect(clearancesIn(`${many}; tollgate_clearance=${clearance}`)).toEqual([])
+    expect(clearancesIn(Array.from({ length: 10 }, () => `tollgate_clearance=${clearance}`).join('; '))).toHaveLength(MAX_CLEARANCES_TRIED)
   })
 })
