@@ -63,12 +63,19 @@ function mergeAlternatives(issues: ValidationIssue[]): ValidationIssue[] {
   return issues.filter((issue) => !absorbed.has(issue)).map((issue) => merged.get(issue) ?? issue)
 }
 
+/** How much of the name of a field the schema does not have is echoed: the client chose it, at any length. */
+const MAX_ECHOED_NAME = 64
+
+function shortened(name: string): string {
+  return name.length > MAX_ECHOED_NAME ? `${name.slice(0, MAX_ECHOED_NAME)}…` : name
+}
+
 function detailsOf(error: FastifyError): ErrorDetail[] | undefined {
   if (error.validation === undefined) return undefined
   return mergeAlternatives(error.validation).map((issue) => {
     const { missingProperty: missing, additionalProperty: unexpected } = issue.params as { missingProperty?: unknown; additionalProperty?: unknown }
     // A field that is missing, or one that is not the schema's, is named itself rather than its object.
-    const named = typeof missing === 'string' ? missing : typeof unexpected === 'string' ? unexpected : ''
+    const named = typeof missing === 'string' ? missing : typeof unexpected === 'string' ? shortened(unexpected) : ''
     const path = [issue.instancePath.replace(/^\//, '').replaceAll('/', '.'), named]
       .filter((part) => part !== '')
       .join('.')

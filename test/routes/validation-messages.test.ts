@@ -44,6 +44,12 @@ describe('what the dashboard API tells a client that sent something wrong', () =
       ])
     })
 
+    it('echoes at most 64 characters of the name of a field the route does not take', async () => {
+      expect(await detailsOf('POST', '/api/v1/sites', { name: 'Shop', ['x'.repeat(5000)]: 1 })).toEqual([
+        { field: `${'x'.repeat(64)}…`, message: 'is not a field of this request' },
+      ])
+    })
+
     it('names the field that is wrong inside an optional body, not the body\'s other choice (null)', async () => {
       expect(await detailsOf('POST', `/api/v1/sites/${site.id}/secret/rotate`, { invalidateImmediately: 'yes' })).toEqual([
         { field: 'invalidateImmediately', message: 'must be boolean' },
