@@ -724,6 +724,16 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await waitForText('#webhook-secret-status', 'No secret set')
     expect(await page.getByLabel('Webhook URL').inputValue()).toBe('')
     expect(await page.getByRole('button', { name: 'Send test event' }).isDisabled()).toBe(true)
+
+    // A secret saved before its URL outlives a second save with the URL still empty.
+    await page.getByLabel('Signing secret').fill(webhookSecret)
+    await page.getByRole('button', { name: 'Save webhook' }).click()
+    await waitForText('#webhook-secret-status', 'Secret is set')
+    const saved = page.waitForResponse((response) => response.request().method() === 'PUT' && response.url().includes('/api/v1/sites/'))
+    await page.getByRole('button', { name: 'Save webhook' }).click()
+    expect((await saved).status()).toBe(200)
+    await page.reload()
+    await waitForText('#webhook-secret-status', 'Secret is set')
   })
 
   it('stays usable on a phone-sized screen', async () => {

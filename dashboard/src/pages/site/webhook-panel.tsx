@@ -56,9 +56,14 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
   const save = () =>
     run(async () => {
       const trimmedUrl = url.trim()
+      // The URL only when changed: clearing it clears the secret, which may have been saved before the URL.
       // The secret is write-only: an empty field keeps the stored one.
       const stored = await updateSite(site.id, {
-        settings: { webhookUrl: trimmedUrl === '' ? null : trimmedUrl, webhookEvents: events, ...(secret === '' ? {} : { webhookSecret: secret }) },
+        settings: {
+          ...(trimmedUrl === (site.settings.webhookUrl ?? '') ? {} : { webhookUrl: trimmedUrl === '' ? null : trimmedUrl }),
+          webhookEvents: events,
+          ...(secret === '' ? {} : { webhookSecret: secret }),
+        },
       })
       // The URL as stored (normalized: a host in lower case), which later deliveries go to.
       setUrl(stored.settings.webhookUrl ?? '')
