@@ -79,7 +79,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'with a wrong one 401 two_factor_invalid (at most 5 wrong codes per quarter hour from one client and 10 an hour from everywhere, the latter not for a browser ' +
           'that passed the second factor before: 429 rate_limited beyond, naming the limit; a right code is not counted). ' +
           'Wrong passwords are limited per 10 minutes to 10 per account from one client, 30 from one client and 100 per account from everywhere (429 rate_limited); ' +
-          'a right password is not counted. ' +
+          'a right password is not counted, unless sent with a wrong code. ' +
           "An authenticator code works once; a recovery code is used up.",
         body: LogIn,
         response: { 200: Account, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse },
@@ -115,17 +115,22 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         )
         throw new ApiError('invalid_credentials')
       }
-      // The right password is no guess: given back to every budget it was counted against, so
-      // that the owner's log-ins (two requests each with two-factor on) do not spend the budget
-      // of the owner's later log-ins and password checks. Wrong passwords stay counted, the
-      // client's across accounts as well (credential stuffing is slowed by its misses).
-      await giveBack(request, attempt)
+      // The right password is no guess once nothing is left to guess: given back to every budget
+      // it was counted against, so that the owner's log-ins (two requests each with two-factor on)
+      // do not spend the budget of the owner's later log-ins and password checks. Wrong passwords
+      // stay counted, the client's across accounts as well (credential stuffing is slowed by its
+      // misses); so does a right one sent with a wrong code, given back below only with a right
+      // code: the code's budgets are per account, and the client's across accounts must still
+      // slow one machine guessing the codes of many accounts whose passwords it holds.
       // As the account's row was read with the password: the transaction below looks again, locked.
       const twoFactorSince = account.twoFactorEnabledAt
       const code = request.body.code?.trim() ?? ''
       let codeAttempt: CountedAttempt | undefined
-      if (twoFactorSince !== null) {
+      if (twoFactorSince === null) {
+        await giveBack(request, attempt)
+      } else {
         if (code === '') {
+          await giveBack(request, attempt)
           await recordPasswordWithoutCode(request, account.id, emailKey, twoFactorSince)
           throw new ApiError('two_factor_required')
         }
@@ -157,8 +162,9 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return { secondFactorSince: current?.enabledAt }
       }).finally(async () => {
         // A right code is no guess either (as a change confirmed with one): only wrong codes
-        // spend the second factor's budgets, the session opened or not.
-        if (codeAttempt !== undefined && isCodeTaken) await giveBack(request, codeAttempt)
+        // spend the second factor's budgets, and the password's sent with them, the session
+        // opened or not.
+        if (codeAttempt !== undefined && isCodeTaken) await Promise.all([giveBack(request, codeAttempt), giveBack(request, attempt)])
       })
       if (outcome === 'two_factor_invalid') {
         await recordSecondFactorFailure(app, request, account.id)
