@@ -20,7 +20,7 @@ import { recordSecondFactorFailure, takeSecondFactor } from '../me/account-confi
 import { createTwoFactorRepository } from '../../../storage/sql/two-factor-repository.js'
 import { createSessionRepository, MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
 import { auditActorOf, auditedTransaction, recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
-import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets, giveBack, type CountedAttempt } from '../accounts/rate-limits.js'
+import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets, giveBack, givenBackOnceRight, type CountedAttempt } from '../accounts/rate-limits.js'
 import currentSessionRoutes from './current-session.js'
 import passkeySignInRoutes from './passkey-sign-in.js'
 import { deviceCookieName, isKnownDevice, passwordDevice, rememberDevice, secondFactorDevice } from './known-device.js'
@@ -139,8 +139,10 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const token = generateSessionToken()
       const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS)
       const origin = { userAgent: request.headers['user-agent'] ?? null, clientIp: request.ip }
-      let isCodeTaken = false
-      const outcome = await app.database.transaction(async (transaction) => {
+      // A right code is no guess either (as a change confirmed with one): only wrong codes
+      // spend the second factor's budgets, and the password's sent with them, the session
+      // opened or not.
+      const outcome = await givenBackOnceRight(request, [codeAttempt, attempt], (proveRight) => app.database.transaction(async (transaction) => {
         // As it is now, the account's row locked: two-factor turned on since it was read above
         // asks for a code again, counted against its budgets this time.
         // (Deleted meanwhile, it has no row: the session below is not made.)
@@ -148,7 +150,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (current !== undefined && twoFactorSince === null) throw new ApiError('two_factor_required')
         // The code is taken with the session, so that a log-in that opens none leaves it unused.
         const factor = current === undefined ? undefined : await takeSecondFactor(app, transaction, account.id, current, code)
-        isCodeTaken = factor !== undefined
+        if (factor !== undefined) proveRight()
         if (current !== undefined && factor === undefined) return 'two_factor_invalid'
         // A password change that commits meanwhile makes the password just checked a wrong one.
         const id = await createSessionRepository(transaction).create(account, hashToken(token), expiresAt, origin)
@@ -160,12 +162,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         await recordAudit(transaction, request, { action: 'account.logged_in', accountId: account.id, actor })
         return { secondFactorSince: current?.enabledAt }
-      }).finally(async () => {
-        // A right code is no guess either (as a change confirmed with one): only wrong codes
-        // spend the second factor's budgets, and the password's sent with them, the session
-        // opened or not.
-        if (codeAttempt !== undefined && isCodeTaken) await Promise.all([giveBack(request, codeAttempt), giveBack(request, attempt)])
-      })
+      }))
       if (outcome === 'two_factor_invalid') {
         await recordSecondFactorFailure(app, request, account.id)
         throw new ApiError('two_factor_invalid')
