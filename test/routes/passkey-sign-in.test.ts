@@ -251,6 +251,21 @@ describe.each(deployments)('logging in with a passkey on $name', ({ available, o
     expect(errorCode(unreadable)).toBe('passkey_challenge_invalid')
   })
 
+  it.skipIf(!available)("gives a verified answer back to the client's log-in budget: more passkey log-ins from one address than it allows wrong ones", { timeout: 60_000 }, async () => {
+    const { limit, windowMs } = credentialRateLimits.logInPerIp
+    await startWithinOneWindow(windowMs, 30_000)
+    const client = randomClientAddress()
+    const { authenticator } = await accountWithPasskey()
+    for (let attempt = 0; attempt <= limit; attempt += 1) {
+      // The options from addresses of their own: they have a budget of their own.
+      const signedIn = await sendPasskeySignIn(service.app, authenticator.assert(await passkeySignInOptions(service.app)), client)
+      expect(signedIn.statusCode, `log-in ${attempt + 1}: ${signedIn.body}`).toBe(200)
+    }
+    // So a password log-in from that address is not refused either.
+    const password = await service.app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: 'a@example.com', password: 'x' }, remoteAddress: client, headers: { origin: OWN_ORIGIN } })
+    expect(password.json().error.code).toBe('invalid_credentials')
+  })
+
   it.skipIf(!available)("refuses a page of another origin (login CSRF) and counts log-ins against the client's budget of password log-ins", async () => {
     const crossSite = await service.app.inject({ method: 'POST', url: '/api/v1/sessions/passkey/options', headers: { origin: 'https://evil.example' }, payload: {} })
     expect(crossSite.statusCode).toBe(403)

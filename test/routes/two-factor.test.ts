@@ -308,6 +308,29 @@ describe.each(deployments)('two-factor authentication on $name', ({ available, o
     expect(await status(account)).toMatchObject({ recoveryCodesLeft: recoveryCodes.length - rightCodes.length })
   })
 
+  it.skipIf(!available)('counts a right password sent with a wrong code against the client\'s log-in budget: one machine holding the passwords of many accounts guesses their codes within it', { timeout: 60_000 }, async () => {
+    const { limit: perAddress, windowMs } = credentialRateLimits.logInPerIp
+    const { limit: perAccount } = credentialRateLimits.secondFactorPerEmailAndIp
+    await startWithinOneWindow(windowMs, 30_000)
+    // More accounts than the client's budget needs at the code's budget of each: the code's budgets alone would allow more guesses.
+    const accounts = await Promise.all(Array.from({ length: Math.ceil(perAddress / perAccount) + 1 }, async () => {
+      const account = await createTestAccount(service.app)
+      await enableTwoFactor(service.app, account)
+      return account
+    }))
+    const client = randomClientAddress()
+    for (let attempt = 0; attempt < perAddress; attempt++) {
+      const account = accounts[attempt % accounts.length]!
+      // The password's step, as the dashboard takes it first, is given back: nothing is left to guess then.
+      expect((await logIn(account, undefined, client)).json().error.code).toBe('two_factor_required')
+      const wrong = await logIn(account, '000000', client)
+      expect(wrong.json().error.code, `guess ${attempt + 1}`).toBe('two_factor_invalid')
+    }
+    const refused = await logIn(accounts[0]!, '000000', client)
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json().error.message).toMatch(/^Too many log-in attempts from this address; retry in \d+ seconds\.$/)
+  })
+
   it.skipIf(!available)('limits the codes that turn two-factor off as the log-in\'s', { timeout: 60_000 }, async () => {
     await startWithinOneWindow(credentialRateLimits.secondFactorPerEmailAndIp.windowMs, 20_000)
     const account = await createTestAccount(service.app)

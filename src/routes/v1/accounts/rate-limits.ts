@@ -148,3 +148,23 @@ export async function giveBack(request: FastifyRequest, attempt: CountedAttempt)
     request.log.warn({ err: error }, 'could not give back a confirmed attempt to its rate limits')
   }
 }
+
+/**
+ * Runs `work`, which calls `proveRight` once the code it checks proved right, and then gives the
+ * counted attempts back, whatever `work` answers or throws afterwards: a right code is no guess,
+ * even when what it confirmed is refused for another reason, while a wrong one spends them all.
+ */
+export async function givenBackOnceRight<Result>(
+  request: FastifyRequest,
+  attempts: (CountedAttempt | undefined)[],
+  work: (proveRight: () => void) => Promise<Result>,
+): Promise<Result> {
+  let isRight = false
+  try {
+    return await work(() => {
+      isRight = true
+    })
+  } finally {
+    if (isRight) await Promise.all(attempts.flatMap((attempt) => (attempt === undefined ? [] : [giveBack(request, attempt)])))
+  }
+}

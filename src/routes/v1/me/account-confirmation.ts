@@ -7,7 +7,7 @@ import type { SqlExecutor } from '../../../storage/ports.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createTwoFactorRepository, type TwoFactorState } from '../../../storage/sql/two-factor-repository.js'
 import { recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
-import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets, giveBack } from '../accounts/rate-limits.js'
+import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets, giveBack, givenBackOnceRight } from '../accounts/rate-limits.js'
 
 /** The message of a validation_error on `code` for a code that is neither. */
 const WRONG_CODE = "is not the authenticator app's current code, nor an unused recovery code"
@@ -155,38 +155,35 @@ export async function withSecondFactorTransactions<Result>(
   const { id, emailKey, sessionId, twoFactorEnabledAt } = confirmed
   if (twoFactorEnabledAt === null && check.onlyWithTwoFactor === true) throw twoFactorOff()
   const attempt = twoFactorEnabledAt === null ? undefined : await enforceSecondFactorBudgets(app, request, emailKey, twoFactorEnabledAt, sessionId)
-  let codeTaken = false
-  const inTransaction: SecondFactorTransaction = async (work) => {
-    const outcome = await app.database.transaction(async (transaction) => {
-      const current = await createTwoFactorRepository(transaction).lockTwoFactor(id, check.deletesAccount)
-      if (current === undefined) throw new ApiError('unauthorized', 'The account was deleted.')
-      if ((current?.enabledAt.getTime() ?? null) !== (twoFactorEnabledAt?.getTime() ?? null)) {
-        throw current === null && check.onlyWithTwoFactor === true
-          ? twoFactorOff()
-          : twoFactorChanged()
+  // A right code is no guess either: it is given back, the change made or refused.
+  return givenBackOnceRight(request, [attempt], (proveRight) => {
+    const inTransaction: SecondFactorTransaction = async (work) => {
+      const outcome = await app.database.transaction(async (transaction) => {
+        const current = await createTwoFactorRepository(transaction).lockTwoFactor(id, check.deletesAccount)
+        if (current === undefined) throw new ApiError('unauthorized', 'The account was deleted.')
+        if ((current?.enabledAt.getTime() ?? null) !== (twoFactorEnabledAt?.getTime() ?? null)) {
+          throw current === null && check.onlyWithTwoFactor === true
+            ? twoFactorOff()
+            : twoFactorChanged()
+        }
+        await confirmationStillHolds(transaction, confirmed)
+        if (current === null) return { taken: true as const, result: await work(transaction, undefined) }
+        const factor = await takeSecondFactor(app, transaction, id, current, (check.code ?? '').trim())
+        if (factor === undefined) return { taken: false as const }
+        proveRight()
+        if (factor.kind === 'recovery-code') {
+          await recordAudit(transaction, request, { action: 'account.recovery_code_used', details: { recoveryCodesLeft: factor.recoveryCodesLeft } })
+        }
+        return { taken: true as const, result: await work(transaction, factor) }
+      })
+      if (!outcome.taken) {
+        await recordSecondFactorFailure(app, request, id)
+        throw invalidRequest([{ field: 'code', message: WRONG_CODE }])
       }
-      await confirmationStillHolds(transaction, confirmed)
-      if (current === null) return { taken: true as const, result: await work(transaction, undefined) }
-      const factor = await takeSecondFactor(app, transaction, id, current, (check.code ?? '').trim())
-      if (factor === undefined) return { taken: false as const }
-      codeTaken = true
-      if (factor.kind === 'recovery-code') {
-        await recordAudit(transaction, request, { action: 'account.recovery_code_used', details: { recoveryCodesLeft: factor.recoveryCodesLeft } })
-      }
-      return { taken: true as const, result: await work(transaction, factor) }
-    })
-    if (!outcome.taken) {
-      await recordSecondFactorFailure(app, request, id)
-      throw invalidRequest([{ field: 'code', message: WRONG_CODE }])
+      return outcome.result
     }
-    return outcome.result
-  }
-  try {
-    return await attempts(inTransaction)
-  } finally {
-    // A right code is no guess either: it is given back, the change made or refused.
-    if (attempt !== undefined && codeTaken) await giveBack(request, attempt)
-  }
+    return attempts(inTransaction)
+  })
 }
 
 /**

@@ -20,7 +20,7 @@ import { recordSecondFactorFailure, takeSecondFactor } from '../me/account-confi
 import { createTwoFactorRepository } from '../../../storage/sql/two-factor-repository.js'
 import { createSessionRepository, MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
 import { auditActorOf, auditedTransaction, recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
-import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets, giveBack, type CountedAttempt } from '../accounts/rate-limits.js'
+import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets, giveBack, givenBackOnceRight, type CountedAttempt } from '../accounts/rate-limits.js'
 import currentSessionRoutes from './current-session.js'
 import passkeySignInRoutes from './passkey-sign-in.js'
 import { deviceCookieName, isKnownDevice, passwordDevice, rememberDevice, secondFactorDevice } from './known-device.js'
@@ -79,7 +79,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'with a wrong one 401 two_factor_invalid (at most 5 wrong codes per quarter hour from one client and 10 an hour from everywhere, the latter not for a browser ' +
           'that passed the second factor before: 429 rate_limited beyond, naming the limit; a right code is not counted). ' +
           'Wrong passwords are limited per 10 minutes to 10 per account from one client, 30 from one client and 100 per account from everywhere (429 rate_limited); ' +
-          'a right password is not counted. ' +
+          'a right password is not counted, unless sent with a wrong code. ' +
           "An authenticator code works once; a recovery code is used up.",
         body: LogIn,
         response: { 200: Account, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse },
@@ -115,17 +115,22 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         )
         throw new ApiError('invalid_credentials')
       }
-      // The right password is no guess: given back to every budget it was counted against, so
-      // that the owner's log-ins (two requests each with two-factor on) do not spend the budget
-      // of the owner's later log-ins and password checks. Wrong passwords stay counted, the
-      // client's across accounts as well (credential stuffing is slowed by its misses).
-      await giveBack(request, attempt)
+      // The right password is no guess once nothing is left to guess: given back to every budget
+      // it was counted against, so that the owner's log-ins (two requests each with two-factor on)
+      // do not spend the budget of the owner's later log-ins and password checks. Wrong passwords
+      // stay counted, the client's across accounts as well (credential stuffing is slowed by its
+      // misses); so does a right one sent with a wrong code, given back below only with a right
+      // code: the code's budgets are per account, and the client's across accounts must still
+      // slow one machine guessing the codes of many accounts whose passwords it holds.
       // As the account's row was read with the password: the transaction below looks again, locked.
       const twoFactorSince = account.twoFactorEnabledAt
       const code = request.body.code?.trim() ?? ''
       let codeAttempt: CountedAttempt | undefined
-      if (twoFactorSince !== null) {
+      if (twoFactorSince === null) {
+        await giveBack(request, attempt)
+      } else {
         if (code === '') {
+          await giveBack(request, attempt)
           await recordPasswordWithoutCode(request, account.id, emailKey, twoFactorSince)
           throw new ApiError('two_factor_required')
         }
@@ -134,8 +139,10 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const token = generateSessionToken()
       const expiresAt = new Date(Date.now() + SESSION_LIFETIME_MS)
       const origin = { userAgent: request.headers['user-agent'] ?? null, clientIp: request.ip }
-      let isCodeTaken = false
-      const outcome = await app.database.transaction(async (transaction) => {
+      // A right code is no guess either (as a change confirmed with one): only wrong codes
+      // spend the second factor's budgets, and the password's sent with them, the session
+      // opened or not.
+      const outcome = await givenBackOnceRight(request, [codeAttempt, attempt], (proveRight) => app.database.transaction(async (transaction) => {
         // As it is now, the account's row locked: two-factor turned on since it was read above
         // asks for a code again, counted against its budgets this time.
         // (Deleted meanwhile, it has no row: the session below is not made.)
@@ -143,7 +150,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (current !== undefined && twoFactorSince === null) throw new ApiError('two_factor_required')
         // The code is taken with the session, so that a log-in that opens none leaves it unused.
         const factor = current === undefined ? undefined : await takeSecondFactor(app, transaction, account.id, current, code)
-        isCodeTaken = factor !== undefined
+        if (factor !== undefined) proveRight()
         if (current !== undefined && factor === undefined) return 'two_factor_invalid'
         // A password change that commits meanwhile makes the password just checked a wrong one.
         const id = await createSessionRepository(transaction).create(account, hashToken(token), expiresAt, origin)
@@ -155,11 +162,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         await recordAudit(transaction, request, { action: 'account.logged_in', accountId: account.id, actor })
         return { secondFactorSince: current?.enabledAt }
-      }).finally(async () => {
-        // A right code is no guess either (as a change confirmed with one): only wrong codes
-        // spend the second factor's budgets, the session opened or not.
-        if (codeAttempt !== undefined && isCodeTaken) await giveBack(request, codeAttempt)
-      })
+      }))
       if (outcome === 'two_factor_invalid') {
         await recordSecondFactorFailure(app, request, account.id)
         throw new ApiError('two_factor_invalid')

@@ -10,7 +10,7 @@ import { createPasskeyRepository } from '../../../storage/sql/passkey-repository
 import { createSessionRepository } from '../../../storage/sql/session-repository.js'
 import { createTwoFactorRepository } from '../../../storage/sql/two-factor-repository.js'
 import { auditActorOf, recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
-import { clientKeyOf, credentialRateLimits, emailKeyOf, enforceRateLimits } from '../accounts/rate-limits.js'
+import { clientKeyOf, credentialRateLimits, emailKeyOf, enforceRateLimits, giveBack } from '../accounts/rate-limits.js'
 import { Account, ErrorResponse } from '../dashboard-schemas.js'
 import { keepPasskeyChallenge, PasskeyOptions, relyingPartyOfRequest, SignInAnswer, takePasskeyChallenge } from '../passkey-challenges.js'
 import { deviceCookieName, passwordDevice, rememberDevice, secondFactorDevice } from './known-device.js'
@@ -72,7 +72,7 @@ const passkeySignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'also for an account with two-factor authentication on (the passkey verified its user). 400 passkey_challenge_invalid: the challenge is unknown, expired ' +
           'or was answered already; 401 passkey_unknown: no account has this passkey (removed, or made elsewhere); 401 passkey_invalid: the answer does not verify ' +
           "(signature, origin, RP ID, user verification, a user handle that is not the passkey's account, or a signature counter not above the last one: a copy of the authenticator; " +
-          "the passkey's owner finds it in the audit log as account.passkey_refused). Counted against the password log-in's budget of the client (429 rate_limited beyond).",
+          "the passkey's owner finds it in the audit log as account.passkey_refused). Refused answers count against the password log-in's budget of the client (429 rate_limited beyond); one that verifies is given back.",
         body: PasskeySignIn,
         response: { 200: Account, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse },
         errorCodes: ['passkey_challenge_invalid', 'passkey_unknown', 'passkey_invalid'],
@@ -88,7 +88,7 @@ const passkeySignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       rejectCrossOriginForm(request, app.config)
-      await countClientAttempt(request.ip, 'login')
+      const attempt = await countClientAttempt(request.ip, 'login')
       const answer = { clientExtensionResults: {}, ...request.body.credential } as AuthenticationResponseJSON
       // Taken before anything else is checked: an answer is tried once, whatever it turns out to be.
       const outstanding = await takePasskeyChallenge(app, answer.response.clientDataJSON)
@@ -135,6 +135,8 @@ const passkeySignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return { isCounterOvertaken: false as const, account, secondFactorSince: twoFactor?.enabledAt }
       })
       if (opened.isCounterOvertaken) return refuse('counter', 'its signature counter has not gone up since its last sign-in, made while this one was checked')
+      // An answer the passkey signed, which opened a session, is no guess: only refused ones spend the client's budget.
+      await giveBack(request, attempt)
       const { account, secondFactorSince } = opened
       const emailKey = emailKeyOf(await app.accounts.foldEmail(account.email))
       setSessionCookie(reply, token, expiresAt, app.config)
