@@ -49,6 +49,20 @@ export function acceptsSecretKey(site: SecretKeyHolder, secretKey: string, now: 
 }
 
 /**
+ * The site a presented secret key opens now (its current key, or a replaced one in its grace
+ * period), looked up by the key's hash in `sites`; undefined for any other key. For the calls
+ * that carry a secret and no token to name the site by (Siteverify's feedback, createAssessment).
+ */
+export async function siteOpenedBy<S extends SecretKeyHolder>(
+  sites: { findBySecretKeyHash: (secretKeyHash: string) => Promise<S | undefined> },
+  secretKey: string,
+  now: number,
+): Promise<S | undefined> {
+  const site = await sites.findBySecretKeyHash(hashSecretKey(secretKey))
+  return site !== undefined && acceptsSecretKey(site, secretKey, now) ? site : undefined
+}
+
+/**
  * Whether a presented secret is one a rotation replaced, its grace period over or not: a backend
  * that was not told of the rotation. Only someone who held that secret can send it.
  */

@@ -43,23 +43,16 @@ type ShownPage = LogPage & { description: string }
 
 /**
  * The log's page for the search box's text. A whole UUID may be a row's id (a reference in full)
- * or the verification_id Siteverify answered the site's backend: both are sought, and the rows of
- * either shown, newest first (a handful at most, on one page); `lookup` says which one found a row.
+ * or the verification_id Siteverify answered the site's backend: the API's verificationId filter
+ * matches either, and the rows found are shown newest first (a handful at most, on one page);
+ * `lookup` says whether a row's own id was it.
  */
 async function fetchLogPage(siteId: string, query: PageQuery): Promise<LogPage> {
   const { reference } = query
   if (reference === undefined || !isVerificationId(reference)) return fetchVerifications(siteId, query)
   const { reference: _reference, cursor: _cursor, ...rest } = query
-  const [byReference, byVerificationId] = await Promise.all([
-    fetchVerifications(siteId, { ...rest, reference }),
-    fetchVerifications(siteId, { ...rest, verificationId: reference }),
-  ])
-  const byId = new Map([...byReference.items, ...byVerificationId.items].map((item) => [item.id, item]))
-  return {
-    items: [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
-    nextCursor: null,
-    lookup: { reference, isRowId: byReference.items.some((item) => item.id === reference.toLowerCase()) },
-  }
+  const { items } = await fetchVerifications(siteId, { ...rest, verificationId: reference })
+  return { items, nextCursor: null, lookup: { reference, isRowId: items.some((item) => item.id === reference.toLowerCase()) } }
 }
 
 /** The log's filters and search as the address holds them ('' for none). */

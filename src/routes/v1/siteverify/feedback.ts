@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   findLabelNoteProblem, findReasonProblem, isLabelReason, isVerificationId, isVerificationLabel, type NewVerificationLabel,
 } from '../../../domain/feedback/verification-label.js'
-import { acceptsSecretKey, hashSecretKey } from '../../../domain/sites/site-keys.js'
+import { acceptsSecretKey, siteOpenedBy } from '../../../domain/sites/site-keys.js'
 import { readToken } from '../../../domain/token/token.js'
 import type { Site } from '../../../domain/sites/site.js'
 import { errorBody, type ErrorCode } from '../../../errors.js'
@@ -73,8 +73,8 @@ const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function siteAndNameOf(fields: Record<string, string>, now: number): Promise<{ site: Site; name: LabelTargetName } | FeedbackRefusal> {
     const { secret = '', response = '', verification_id: verificationId = '' } = fields
     if (response === '') {
-      const site = await sites.findBySecretKeyHash(hashSecretKey(secret))
-      if (site === undefined || !acceptsSecretKey(site, secret, now)) return refuse(401, 'invalid-input-secret')
+      const site = await siteOpenedBy(sites, secret, now)
+      if (site === undefined) return refuse(401, 'invalid-input-secret')
       // After the secret: only the site's backend learns that its id is malformed rather than unknown.
       if (!isVerificationId(verificationId)) return invalidVerificationId()
       return { site, name: { verificationId: verificationId.toLowerCase() } }

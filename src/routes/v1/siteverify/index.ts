@@ -5,7 +5,7 @@ import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
 import { redeemTokenOfSite, type Redemption, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../domain/siteverify/redeem-token.js'
 import { answerFailure } from '../../../domain/siteverify/siteverify-answer.js'
 import { isTestSecret } from '../../../domain/siteverify/test-secrets.js'
-import { acceptsSecretKey, hashSecretKey } from '../../../domain/sites/site-keys.js'
+import { siteOpenedBy } from '../../../domain/sites/site-keys.js'
 import { recaptchaShape, tollgateShape, turnstileShape, type AnswerShape, type VendorAnswer } from '../../../domain/siteverify/vendor-answers.js'
 import { answersWithin } from '../../../storage/answers-within.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
@@ -122,9 +122,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     countRedemption(fields, redemption)
     return redemption
   }, async (key) => {
-    if (isTestSecret(key)) return true
-    const site = await sites.findBySecretKeyHash(hashSecretKey(key))
-    return site !== undefined && acceptsSecretKey(site, key, Date.now())
+    return isTestSecret(key) || (await siteOpenedBy(sites, key, Date.now())) !== undefined
   })
 
   for (const path of siteverifyPaths) {
