@@ -2,7 +2,7 @@ import type { AnomalyLabel } from '../risk/anomalies.js'
 import type { BehaviorReport, FingerprintReport } from './browser-report.js'
 import { isConstantCanvas } from './constant-canvas.js'
 import {
-  brandNamesOfHeader, brandNamesOfReport, doesHintPlatformContradict, doesPlatformContradict, readUserAgent, type UserAgentClaims,
+  brandNamesOfHeader, brandNamesOfReport, doesHintPlatformContradict, doesHintVersionContradict, doesPlatformContradict, readUserAgent, type UserAgentClaims,
 } from './user-agent.js'
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>
@@ -70,6 +70,8 @@ function doesIdentityContradict(evidence: BrowserEvidence, userAgent: string, cl
     // These engines have no client hints at all: hints under their name are a spoofed User-Agent.
     if (hintBrands !== undefined || (fingerprint.userAgentBrands ?? '') !== '') return true
   }
+  // Compared whenever both are present: a browser that sends client hints sends its real version in both.
+  if (claims.engine === 'chromium' && hintBrands !== undefined && doesHintVersionContradict(userAgent, hintBrands)) return true
   // An Android WebView whose app changed the User-Agent sends no client hints, nor does a Chromium
   // before 89: their absence there says nothing.
   const sendsClientHints = !claims.isWebView && (claims.version === undefined || claims.version >= FIRST_VERSION_WITH_CLIENT_HINTS)

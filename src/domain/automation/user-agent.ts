@@ -115,6 +115,49 @@ export function brandNamesOfHeader(header: string): Set<string> {
   return new Set(names.filter((name) => isBrandName(name.replace(GREASE_BRAND, ''))))
 }
 
+/**
+ * The User-Agent token that carries each brand's major version: every Chromium browser's User-Agent
+ * names its Chromium version as `Chrome/NN` (Chrome, Brave, Opera, Samsung Internet, WebViews);
+ * Edge adds its own as `Edg/NN` (`EdgA/NN` on Android). Other brands (Opera's `OPR/`, Samsung's)
+ * are left out: the Chromium brand they send beside their own is compared instead.
+ */
+const versionTokensByBrand: ReadonlyMap<string, RegExp> = new Map([
+  ['Chromium', /(?:\b|Headless)Chrome\/(\d+)(?:\.(\d+))?/],
+  ['Google Chrome', /\bChrome\/(\d+)(?:\.(\d+))?/],
+  ['Microsoft Edge', /\bEdgA?\/(\d+)(?:\.(\d+))?/],
+])
+
+/**
+ * The major version frozen at 99 by Chrome's and Edge's ForceMajorVersionToMinorPosition policy,
+ * which moved the real major into the minor position (`Chrome/99.140.0.0`) for sites that could
+ * not read a three-digit version.
+ */
+const FROZEN_MAJOR_VERSION = 99
+
+/**
+ * Whether the major version a Sec-CH-UA brand gives (Chromium, Google Chrome, Microsoft Edge)
+ * differs from the one the User-Agent's token for that brand gives. A browser's reduced User-Agent
+ * keeps its real major version, so real browsers agree; an automation tool that overrides only the
+ * User-Agent leaves the client hints at the engine's own version. A brand or a token that is absent
+ * says nothing (Edge sends a plain Chrome User-Agent to the sites on its compatibility list).
+ */
+export function doesHintVersionContradict(userAgent: string, hintBrands: string): boolean {
+  for (const [brand, version] of brandVersionsOfHeader(hintBrands)) {
+    const match = versionTokensByBrand.get(brand)?.exec(userAgent)
+    if (match === null || match === undefined) continue
+    const major = Number(match[1])
+    const minor = Number(match[2] ?? 0)
+    if (major !== version && !(major === FROZEN_MAJOR_VERSION && minor === version)) return true
+  }
+  return false
+}
+
+/** The brands of a Sec-CH-UA header that carry a major version (`"Chromium";v="140"`), by name. */
+function brandVersionsOfHeader(header: string): Map<string, number> {
+  const matches = header.matchAll(/(?:^|,)\s*"((?:[^"\\]|\\.)*)"\s*;\s*v\s*=\s*"?(\d+)/g)
+  return new Map(Array.from(matches, (match): [string, number] => [(match[1] ?? '').replace(/\\(.)/g, '$1'), Number(match[2])]))
+}
+
 /** Brand names of the SDK's `userAgentBrands`, joined by `;`: `Chromium;Not)A;Brand;Google Chrome`. */
 export function brandNamesOfReport(brands: string): Set<string> {
   return new Set(brands.replace(GREASE_BRAND, '').split(';').map((name) => name.trim()).filter(isBrandName))

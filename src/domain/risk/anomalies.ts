@@ -36,7 +36,7 @@ export const anomalyVocabulary = {
   },
   user_agent_mismatch: {
     weight: 30,
-    reason: 'The User-Agent disagrees with the platform, the client hints or the brands the page reported.',
+    reason: 'The User-Agent disagrees with the platform, the client hints (their platform, or the major version of their Chromium, Google Chrome or Microsoft Edge brand) or the brands the page reported.',
   },
 
   // Browser fingerprint (fingerprint-signals.ts, automation-signals.ts)

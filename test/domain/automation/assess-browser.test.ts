@@ -152,9 +152,48 @@ describe('assessBrowser', () => {
       ['.Not/A)Brand (Chrome 103)', '".Not/A)Brand";v="99", "Google Chrome";v="103", "Chromium";v="103"', '.Not/A)Brand;Google Chrome;Chromium'],
       ['an escaped quote (Chrome 84)', '"\\\\Not\\"A;Brand";v="99", "Chromium";v="84", "Google Chrome";v="84"', '\\Not"A;Brand;Chromium;Google Chrome'],
     ])('accepts a real Chrome whose GREASE brand is %s', (_case, header, reported) => {
-      expect(assessBrowser(evidenceWith({ headers: { 'sec-ch-ua': header }, fingerprint: { userAgentBrands: reported } }))).toEqual([])
-      // And still tells another browser's brands from them.
-      expect(assessBrowser(evidenceWith({ headers: { 'sec-ch-ua': header }, fingerprint: { userAgentBrands: reported.replace('Google Chrome', 'Microsoft Edge') } }))).toEqual(['user_agent_mismatch'])
+      const major = /"Chromium";v="(\d+)"/.exec(header)?.[1] ?? ''
+      const headers = { 'sec-ch-ua': header, 'user-agent': chromeUserAgent.replace('Chrome/140', `Chrome/${major}`) }
+      expect(assessBrowser(evidenceWith({ headers, fingerprint: { userAgentBrands: reported } }))).toEqual([])
+      // And still tells another browser's brands from them (a Chrome before 89 is not held to its brands).
+      const anotherBrowsers = assessBrowser(evidenceWith({ headers, fingerprint: { userAgentBrands: reported.replace('Google Chrome', 'Microsoft Edge') } }))
+      expect(anotherBrowsers).toEqual(Number(major) >= 89 ? ['user_agent_mismatch'] : [])
+      // And a User-Agent naming another Chrome version than the hints (a User-Agent override).
+      expect(assessBrowser(evidenceWith({ headers: { ...headers, 'user-agent': chromeUserAgent.replace('Chrome/140', 'Chrome/131') }, fingerprint: { userAgentBrands: reported } }))).toEqual(['user_agent_mismatch'])
+    })
+
+    it('flags a User-Agent whose Chrome version is not the one the client hints give (a User-Agent override)', () => {
+      // What Playwright's Chromium 156 sent with only its userAgent option set.
+      const linuxChrome131 = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+      const overridden = evidenceWith({
+        headers: { 'user-agent': linuxChrome131, 'sec-ch-ua': '"Not:A-Brand";v="8", "Chromium";v="156"', 'sec-ch-ua-platform': '"Linux"' },
+        fingerprint: { platform: 'Linux x86_64', userAgentBrands: 'Not:A-Brand;Chromium' },
+      })
+      expect(assessBrowser(overridden)).toEqual(['user_agent_mismatch'])
+      // The same browser without the override: the GREASE brand's version (8) is no Chrome version.
+      const itself = evidenceWith({
+        headers: { 'user-agent': linuxChrome131.replace('Chrome/131', 'Chrome/156'), 'sec-ch-ua': '"Not:A-Brand";v="8", "Chromium";v="156"', 'sec-ch-ua-platform': '"Linux"' },
+        fingerprint: { platform: 'Linux x86_64', userAgentBrands: 'Not:A-Brand;Chromium' },
+      })
+      expect(assessBrowser(itself)).toEqual([])
+      // Google Chrome's brand against its Chrome/ token, Edge's against its Edg/ token.
+      expect(assessBrowser(evidenceWith({ headers: { 'sec-ch-ua': '"Chromium";v="140", "Not=A?Brand";v="24", "Google Chrome";v="139"' } }))).toEqual(['user_agent_mismatch'])
+      const edgeHeaders = { 'user-agent': `${chromeUserAgent} Edg/140.0.0.0`, 'sec-ch-ua': '"Chromium";v="140", "Not=A?Brand";v="24", "Microsoft Edge";v="140"' }
+      const edgeReport = { userAgentBrands: 'Chromium;Not=A?Brand;Microsoft Edge' }
+      expect(assessBrowser(evidenceWith({ headers: edgeHeaders, fingerprint: edgeReport }))).toEqual([])
+      expect(assessBrowser(evidenceWith({ headers: { ...edgeHeaders, 'user-agent': `${chromeUserAgent} Edg/138.0.0.0` }, fingerprint: edgeReport }))).toEqual(['user_agent_mismatch'])
+    })
+
+    it('accepts the versions real Chromium browsers send', () => {
+      // Opera: its own brand and OPR/ token run on another version than its Chromium.
+      const opera = { 'user-agent': `${chromeUserAgent} OPR/124.0.0.0`, 'sec-ch-ua': '"Chromium";v="140", "Not=A?Brand";v="24", "Opera";v="124"' }
+      expect(assessBrowser(evidenceWith({ headers: opera, fingerprint: { userAgentBrands: 'Chromium;Not=A?Brand;Opera' } }))).toEqual([])
+      // Edge on a site of its compatibility list gets a plain Chrome User-Agent, its hints unchanged.
+      const edgeAsChrome = { 'sec-ch-ua': '"Chromium";v="140", "Not=A?Brand";v="24", "Microsoft Edge";v="140"' }
+      expect(assessBrowser(evidenceWith({ headers: edgeAsChrome, fingerprint: { userAgentBrands: 'Chromium;Not=A?Brand;Microsoft Edge' } }))).toEqual([])
+      // The ForceMajorVersionToMinorPosition policy's frozen major: Chrome/99.140.
+      const frozen = { 'user-agent': chromeUserAgent.replace('Chrome/140.0', 'Chrome/99.140') }
+      expect(assessBrowser(evidenceWith({ headers: frozen }))).toEqual([])
     })
   })
 
