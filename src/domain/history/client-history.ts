@@ -30,6 +30,8 @@ export interface HistoryPolicy {
   rateWindowMs: number
   /** Challenges per window above which high_request_rate holds. */
   rateLimit: number
+  /** Challenges per window above which very_high_request_rate holds too (their weights add up). */
+  veryHighRateLimit: number
   blockWindowMs: number
   /** Blocks within the window from which recent_blocks holds. */
   blockLimit: number
@@ -47,7 +49,10 @@ export interface HistoryPolicy {
 /**
  * People reload, open tabs and go through step-ups, but rarely ask for thirty challenges a
  * minute on one site. Whole offices share one address (NAT), so the rate alone only adds a
- * little to the score; its main effect is difficulty. A fingerprint is shared by identical
+ * little to the score; its main effect is difficulty. Twice that, one a second for a minute, is
+ * an address minting tokens, which a challenge stops: the second label brings the score to the
+ * default challenge threshold. (Labels, not a weight computed from the count: a score is
+ * recomputed from the labels the log keeps.) A fingerprint is shared by identical
  * devices (one phone model, one OS version, screen, time zone and language), so spread needs
  * many distinct addresses: 20, or on a busy site 5% of its traffic (the most common such device
  * of a site's visitors is rarely more than a few per cent of them; one fingerprint replayed by a
@@ -56,6 +61,7 @@ export interface HistoryPolicy {
 export const defaultHistoryPolicy: HistoryPolicy = {
   rateWindowMs: 60_000,
   rateLimit: 30,
+  veryHighRateLimit: 60,
   blockWindowMs: 15 * 60_000,
   blockLimit: 2,
   fingerprintWindowMs: 60 * 60_000,
@@ -149,6 +155,11 @@ function recentBlocksKeys(ref: ClientRef, now: number, policy: HistoryPolicy): [
 const fingerprintMarkerKey = (siteId: string, fingerprint: string, client: string) => `history:{${siteId}:fp:${fingerprint}}:client:${client}`
 const fingerprintCountKey = (siteId: string, fingerprint: string) => `history:{${siteId}:fp:${fingerprint}}:clients`
 
+/** The labels of a client's challenges in the current window: high_request_rate, and above the second limit very_high_request_rate too. */
+function rateAnomaliesOf(requests: number, policy: HistoryPolicy): AnomalyLabel[] {
+  if (requests > policy.veryHighRateLimit) return ['high_request_rate', 'very_high_request_rate']
+  return requests > policy.rateLimit ? ['high_request_rate'] : []
+}
 
 function assessmentOf(anomalies: AnomalyLabel[]): HistoryAssessment {
   return { anomalies, extraDifficulty: sumExtraDifficulty(anomalies) }
@@ -173,7 +184,7 @@ export async function recordChallengeRequest(
   ])
   const [blocks, earlierBlocks, spread, stepUps] = values
   const anomalies: AnomalyLabel[] = []
-  if (requests > policy.rateLimit) anomalies.push('high_request_rate')
+  anomalies.push(...rateAnomaliesOf(requests, policy))
   if (countOf(blocks) + countOf(earlierBlocks) >= policy.blockLimit) anomalies.push('recent_blocks')
   if (spread !== null && spread !== undefined) anomalies.push('fingerprint_many_ips')
   const pending = decodePendingStepUps(stepUps)
@@ -207,7 +218,7 @@ export async function recordAndAssessHistory(
     input.fingerprint === undefined ? Promise.resolve(0) : recordFingerprint(store, input, input.fingerprint, policy),
   ])
   const anomalies: AnomalyLabel[] = []
-  if (countOf(requests) > policy.rateLimit) anomalies.push('high_request_rate')
+  anomalies.push(...rateAnomaliesOf(countOf(requests), policy))
   if (countOf(blocks) + countOf(earlierBlocks) >= policy.blockLimit) anomalies.push('recent_blocks')
   if (spread >= policy.fingerprintClientLimit && (input.siteTraffic === undefined || spread >= fingerprintClientLimitFor(await input.siteTraffic(), policy))) {
     anomalies.push('fingerprint_many_ips')

@@ -132,6 +132,10 @@ export const anomalyVocabulary = {
     weight: 20,
     reason: 'More than 30 challenges requested from this address for this site within the current minute.',
   },
+  very_high_request_rate: {
+    weight: 20,
+    reason: 'More than 60 challenges requested from this address for this site within the current minute: always given with high_request_rate, so that together they weigh 40, the default challenge threshold.',
+  },
   recent_blocks: {
     weight: 30,
     reason: 'Two or more verifications from this address were blocked on this site in the current or the previous quarter hour, or one was labeled fraudulent there by the site\'s server or operator (each block or label counts for 15 to 30 minutes).',

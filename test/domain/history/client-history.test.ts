@@ -44,6 +44,16 @@ describe.each(keyValueKinds)('client history on $kind', ({ kind, available }) =>
     expect((await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now + 60_000, policy)).anomalies).toEqual([])
   })
 
+  it('adds very_high_request_rate above the second limit, and forgets it in the next window', async () => {
+    const steep = { ...policy, rateLimit: 5, veryHighRateLimit: 10 }
+    const results = []
+    for (let i = 0; i < 11; i++) results.push((await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now, steep)).anomalies)
+    expect(results[9]).toEqual(['high_request_rate'])
+    expect(results[10]).toEqual(['high_request_rate', 'very_high_request_rate'])
+    expect((await recordAndAssessHistory(store, { siteId: site, client: 'c1', fingerprint: undefined }, now, steep)).anomalies).toEqual(['high_request_rate', 'very_high_request_rate'])
+    expect((await recordChallengeRequest(store, { siteId: site, client: 'c1' }, now + 60_000, steep)).anomalies).toEqual([])
+  })
+
   it('flags a client with recent blocks, and only blocks count', async () => {
     await recordOutcome(store, { siteId: site, client: 'c1' }, 'allow', policy, now)
     await recordOutcome(store, { siteId: site, client: 'c1' }, 'challenge', policy, now)

@@ -32,6 +32,16 @@ describe('scoreVerification', () => {
     expect(scoreVerification(humanInput())).toEqual({ riskScore: 0, anomalies: [] })
   })
 
+  it('scores a moderate request rate 20 (allow) and a high one 40 (challenge)', () => {
+    const settings = defaultSiteSettings
+    const moderate = scoreVerification({ ...humanInput(), history: { anomalies: ['high_request_rate'] } })
+    expect(moderate).toEqual({ riskScore: 20, anomalies: ['high_request_rate'] })
+    expect(decideAction(moderate.riskScore, settings, 0)).toBe('allow')
+    const high = scoreVerification({ ...humanInput(), history: { anomalies: ['high_request_rate', 'very_high_request_rate'] } })
+    expect(high).toEqual({ riskScore: 40, anomalies: ['high_request_rate', 'very_high_request_rate'] })
+    expect(decideAction(high.riskScore, settings, 0)).toBe('challenge')
+  })
+
   it('sums the weights of the labels found', () => {
     const input = humanInput()
     const result = scoreVerification({ ...input, request: { headers: { ...input.request.headers, 'accept-language': undefined }, hasOrigin: false } })
