@@ -117,6 +117,12 @@ describe('the public gate', () => {
     expect(byReferer.json().error.code).toBe('origin_not_allowed')
   })
 
+  it('answers 403 origin_not_allowed for Origin: null, whatever the Referer says', async () => {
+    const response = await requestChallenge(service.app, { ...browserHeaders(restricted.siteKey, 'null'), referer: 'https://www.example.com/signup' })
+    expect(response.statusCode).toBe(403)
+    expect(response.json().error.code).toBe('origin_not_allowed')
+  })
+
   it('serves a request with neither Origin nor Referer (it is scored instead)', async () => {
     const { origin: _origin, ...headers } = browserHeaders(restricted.siteKey)
     expect((await requestChallenge(service.app, headers)).statusCode).toBe(200)

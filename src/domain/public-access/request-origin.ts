@@ -1,7 +1,7 @@
 /**
- * The page a public request comes from, by its Origin header or, failing that, its Referer.
- * `hostname` is null when neither names a host (absent, `null` from sandboxed frames and file:
- * pages, unparseable, or longer than a DNS name can be).
+ * The page a public request comes from, by its Origin header or, only when there is none, its
+ * Referer. `hostname` is null when the header that decides names no host (absent, `null` from
+ * sandboxed frames and file: pages, unparseable, or longer than a DNS name can be).
  */
 export interface RequestOrigin {
   hostname: string | null
@@ -35,9 +35,16 @@ function parsedHostnameOf(value: string): string | null {
   }
 }
 
+/**
+ * An Origin header, when sent, alone decides: `Origin: null` is the browser saying the page has no
+ * origin to give (a sandboxed frame, a file: page), and a Referer beside it, which the client
+ * chooses as freely, must not stand in for one (docs/core-flow.md, "Origins, CORS and rate limits").
+ * Browsers send Origin on every cross-origin fetch, the SDK's; a same-origin GET may come without
+ * one, and is judged by its Referer.
+ */
 export function readRequestOrigin(origin: string | undefined, referer: string | undefined): RequestOrigin {
-  const hasOrigin = (origin !== undefined && origin !== '') || (referer !== undefined && referer !== '')
-  return { hostname: hostnameOf(origin) ?? hostnameOf(referer), hasOrigin }
+  if (origin !== undefined && origin !== '') return { hostname: hostnameOf(origin), hasOrigin: true }
+  return { hostname: hostnameOf(referer), hasOrigin: referer !== undefined && referer !== '' }
 }
 
 /**

@@ -12,7 +12,7 @@ export const anomalyVocabulary = {
   // Request headers and user agent (header-signals.ts, automation-signals.ts)
   missing_origin: {
     weight: 10,
-    reason: 'Neither Origin nor Referer names the calling page\'s host (absent, `null` or not a host name); browsers send one when a page calls the API.',
+    reason: 'Neither Origin nor Referer names the calling page\'s host (absent, `null` or not a host name; Referer is read only without Origin); browsers send one when a page calls the API.',
   },
   missing_user_agent: {
     weight: 40,

@@ -12,7 +12,11 @@ describe('readRequestOrigin', () => {
     ['https://example.com.', undefined, 'example.com'],
     [undefined, 'https://www.example.com.:8443/page', 'www.example.com'],
     [undefined, 'https://blog.example.org/post?id=1', 'blog.example.org'],
-    ['null', 'https://framed.example/page', 'framed.example'],
+    // Origin alone decides when sent: a Referer does not stand in for an Origin that names no host.
+    ['null', 'https://framed.example/page', null],
+    ['not a url', 'https://framed.example/page', null],
+    ['https://shop.example.com', 'https://other.example/page', 'shop.example.com'],
+    ['', 'https://blog.example.org/post', 'blog.example.org'],
     ['null', undefined, null],
     ['not a url', undefined, null],
     // Longer than any DNS name: names nothing, whatever the site lists.
@@ -59,5 +63,9 @@ describe('isOriginAllowed', () => {
 
   it('refuses an origin without a host when domains are listed', () => {
     expect(isOriginAllowed({ hostname: null, hasOrigin: true }, domains)).toBe(false)
+  })
+
+  it('refuses Origin: null even beside a Referer on a listed domain', () => {
+    expect(isOriginAllowed(readRequestOrigin('null', 'https://www.example.com/signup'), domains)).toBe(false)
   })
 })
