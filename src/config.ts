@@ -82,7 +82,9 @@ function readUrl(env: Environment, name: string, protocols: string[]): string | 
   try {
     url = new URL(raw)
   } catch {
-    throw new ConfigError(name, `must be a URL starting with ${protocols.join(' or ')} (got an unparseable value)`)
+    // A user before an empty host (postgres://user@/db?host=/run/postgresql) is no URL to a parser.
+    const socketHint = /^[a-z]+:\/\/[^/]*@\//i.test(raw) ? '; for a Unix socket, name the user in the query: postgres:///db?host=/run/postgresql&user=name' : ''
+    throw new ConfigError(name, `must be a URL starting with ${protocols.join(' or ')} (got an unparseable value${socketHint})`)
   }
   if (!protocols.includes(url.protocol) || url.hostname === '' && !url.searchParams.has('host')) {
     throw new ConfigError(name, `must be a URL starting with ${protocols.join(' or ')}`)

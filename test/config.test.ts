@@ -154,6 +154,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ NODE_ENV: 'production', TOLLGATE_SECRET: secret.trim() }).secret).toBe(secret.trim())
   })
 
+  it('takes a Unix socket\'s DATABASE_URL, and names that form for one with the user before an empty host, which no URL parser takes', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres:///tg_ops?host=/tmp/sock&user=tg_ops' }).databaseUrl).toBe('postgres:///tg_ops?host=/tmp/sock&user=tg_ops')
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://tg_ops@/tg_ops?host=/tmp/sock' })).toThrow(
+      new ConfigError('DATABASE_URL', 'must be a URL starting with postgres: or postgresql: (got an unparseable value; for a Unix socket, name the user in the query: postgres:///db?host=/run/postgresql&user=name)'),
+    )
+  })
+
   it('requires TOLLGATE_SECRET in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/^TOLLGATE_SECRET is required/)
   })
