@@ -14,7 +14,7 @@
  * under that one stay unreadable (it names their sites), to be set again.
  */
 import { rename, rm, writeFile } from 'node:fs/promises'
-import { ConfigError, loadConfig, MIN_SECRET_LENGTH } from '../src/config.js'
+import { ConfigError, loadConfig, secretProblemOf } from '../src/config.js'
 import { openTotpSecret, sealTotpSecret } from '../src/domain/accounts/two-factor.js'
 import { decryptSecret, encryptSecret } from '../src/domain/secret-box.js'
 import { createKeyRing, findSecret, keyCheckOf, storedSecretFile, type KeyRing } from '../src/secret.js'
@@ -142,10 +142,8 @@ async function adopt(current: KeyRing, database: SqlDatabase): Promise<string> {
 }
 
 function findSecretProblem(next: string, current: string): string | undefined {
-  if (next.length < MIN_SECRET_LENGTH) return `must be at least ${MIN_SECRET_LENGTH} characters of random key material`
-  if (next.trim() !== next) return 'may not begin or end with white space (an environment variable set from a file loses it)'
   if (next === current) return 'is the current one'
-  return undefined
+  return secretProblemOf(next)
 }
 
 /**

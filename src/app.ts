@@ -5,6 +5,7 @@ import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type DoneFuncWithErrOrRes, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
+import { proxyRequestIdReader } from './http/proxy-request-id.js'
 import { withRequestSerializer } from './log-serializers.js'
 import demoSite from './plugins/demo-site.js'
 import docs from './plugins/docs.js'
@@ -147,6 +148,14 @@ export type App = Awaited<ReturnType<typeof buildApp>>
 
 export async function buildApp(options: AppOptions) {
   const { config } = options
+  // A trusted proxy's X-Request-Id goes on the request's log lines beside the service's own id.
+  const proxyRequestIdOf = proxyRequestIdReader(config.trustProxy)
+  const childLoggerFactory: FastifyServerOptions['childLoggerFactory'] = proxyRequestIdOf === undefined
+    ? undefined
+    : (logger, bindings, childOptions, rawRequest) => {
+        const proxyRequestId = proxyRequestIdOf(rawRequest as IncomingMessage)
+        return logger.child(proxyRequestId === undefined ? bindings : { ...bindings, proxyRequestId }, childOptions)
+      }
   const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
   const app = Fastify({
     logger: withRequestSerializer(options.logger ?? { level: config.logLevel }),
@@ -158,6 +167,7 @@ export async function buildApp(options: AppOptions) {
     // Node's own answer to an HTTP/1.1 request without Host has no body: the hook below answers it.
     http: { headersTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(5_000, requestTimeoutMs / 2), requireHostHeader: false },
     genReqId: () => randomUUID(),
+    ...(childLoggerFactory === undefined ? {} : { childLoggerFactory }),
     forceCloseConnections: 'idle',
     ajv: { customOptions: ajvOptions },
     schemaController: { compilersFactory: { buildValidator: buildValidator as unknown as BuildCompilerFromPool } },

@@ -82,7 +82,9 @@ function readUrl(env: Environment, name: string, protocols: string[]): string | 
   try {
     url = new URL(raw)
   } catch {
-    throw new ConfigError(name, `must be a URL starting with ${protocols.join(' or ')} (got an unparseable value)`)
+    // A user before an empty host (postgres://user@/db?host=/run/postgresql) is no URL to a parser.
+    const socketHint = /^[a-z]+:\/\/[^/]*@\//i.test(raw) ? '; for a Unix socket, name the user in the query: postgres:///db?host=/run/postgresql&user=name' : ''
+    throw new ConfigError(name, `must be a URL starting with ${protocols.join(' or ')} (got an unparseable value${socketHint})`)
   }
   if (!protocols.includes(url.protocol) || url.hostname === '' && !url.searchParams.has('host')) {
     throw new ConfigError(name, `must be a URL starting with ${protocols.join(' or ')}`)
@@ -152,12 +154,27 @@ function readHost(env: Environment, environment: Config['environment']): string 
 /** The least TOLLGATE_SECRET may hold, in characters. */
 export const MIN_SECRET_LENGTH = 32
 
+/**
+ * Why a value cannot be TOLLGATE_SECRET, if it cannot (the server's start and npm run secret ask
+ * the same): too short, or with white space at either end. A file from `openssl rand -base64 48 >
+ * file` ends in a newline, which a shell's $(cat file) drops but Kubernetes' --from-file and
+ * systemd's credentials keep: the server would derive other keys from the same file than the
+ * shell did, and the database's check would call it another secret.
+ */
+export function secretProblemOf(secret: string): string | undefined {
+  if (secret.length < MIN_SECRET_LENGTH) return `must be at least ${MIN_SECRET_LENGTH} characters of random key material`
+  if (secret.trim() !== secret) {
+    return 'may not begin or end with white space, such as the newline that ends a file made by `openssl rand -base64 48 > secret` ' +
+      '(Kubernetes --from-file and systemd credentials keep it): strip it (`printf %s "$(cat secret)" > secret.new`, then use secret.new)'
+  }
+  return undefined
+}
+
 export function loadConfig(env: Environment = process.env): Config {
   const environment = readChoice(env, 'NODE_ENV', environments, 'development')
   const secret = env.TOLLGATE_SECRET === '' ? undefined : env.TOLLGATE_SECRET
-  if (secret !== undefined && secret.length < MIN_SECRET_LENGTH) {
-    throw new ConfigError('TOLLGATE_SECRET', `must be at least ${MIN_SECRET_LENGTH} characters of random key material`)
-  }
+  const secretProblem = secret === undefined ? undefined : secretProblemOf(secret)
+  if (secretProblem !== undefined) throw new ConfigError('TOLLGATE_SECRET', secretProblem)
   if (secret === undefined && environment === 'production') {
     throw new ConfigError('TOLLGATE_SECRET', 'is required when NODE_ENV=production (at least 32 random characters)')
   }

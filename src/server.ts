@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, type Config } from './config.js'
 import { WEBHOOK_TIMEOUT_MS } from './plugins/webhooks.js'
 import { createKeyRing, resolveSecret } from './secret.js'
 import { StartupError } from './startup-error.js'
+import { findUnknownMigrations } from './storage/migrate.js'
 import { openStorage } from './storage/open-storage.js'
 import { checkServerSecret } from './storage/sql/server-key-check.js'
 
@@ -65,6 +66,14 @@ const logStream = pino.destination({ dest: 1, sync: true })
 const app = await orExit('building the service', () => buildApp({ config, storage, keyRing, logger: { level: config.logLevel, stream: logStream } }), closeStorage)
 const forgetfulness = await storage.keyValue.findForgetfulness?.()
 if (forgetfulness !== undefined) app.log.warn(forgetfulness)
+const unknownMigrations = (await findUnknownMigrations(storage.database)).map(({ version, name }) => `${String(version).padStart(3, '0')}_${name}`)
+if (unknownMigrations.length > 0) {
+  app.log.warn(
+    { unknownMigrations },
+    `the database has migrations this release does not know (${unknownMigrations.join(', ')}): a newer release applied them. ` +
+      'Serving on (migrations are additive, so an older release works on the newer schema); see the README, "Upgrading and rolling back"',
+  )
+}
 if (config.environment === 'production' && config.publicUrl === undefined) {
   // Kept for development (any host name works there); requests are not refused.
   app.log.warn(
@@ -104,6 +113,8 @@ const graceful = closeWithGrace({ delay: SHUTDOWN_GRACE_MS, skip: ['SIGTERM', 'S
   await app.close()
   // Logged where it happened; the exit code tells a supervisor that data was lost.
   if (app.unwrittenAtShutdown.length > 0) throw new Error(`unwritten at shutdown: ${app.unwrittenAtShutdown.join(', ')}`)
+  // The last line of a stop that lost nothing, so that a log tells a finished shutdown from a killed one.
+  app.log.info({ written: app.writtenAtShutdown }, 'stopped')
 })
 let firstStopAt: number | undefined
 const onStop = (signal: NodeJS.Signals) => {

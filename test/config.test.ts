@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -142,9 +143,37 @@ describe('loadConfig', () => {
     expect(loadConfig({ SIGNUPS: 'first' }).signUps).toBe('first')
   })
 
+  it('refuses a TOLLGATE_SECRET with white space at either end, naming the file\'s newline and how to strip it', () => {
+    // A file from `openssl rand -base64 48 > file`, loaded as Kubernetes --from-file or a systemd credential does: newline kept.
+    const secret = `${randomBytes(48).toString('base64')}\n`
+    expect(() => loadConfig({ NODE_ENV: 'production', TOLLGATE_SECRET: secret })).toThrow(ConfigError)
+    expect(() => loadConfig({ NODE_ENV: 'production', TOLLGATE_SECRET: secret })).toThrow(
+      /^TOLLGATE_SECRET may not begin or end with white space, such as the newline that ends a file .*: strip it/,
+    )
+    expect(() => loadConfig({ TOLLGATE_SECRET: ` ${'x'.repeat(40)}` })).toThrow(/^TOLLGATE_SECRET may not begin or end with white space/)
+    expect(loadConfig({ NODE_ENV: 'production', TOLLGATE_SECRET: secret.trim() }).secret).toBe(secret.trim())
+  })
+
+  it('takes a Unix socket\'s DATABASE_URL, and names that form for one with the user before an empty host, which no URL parser takes', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres:///tg_ops?host=/tmp/sock&user=tg_ops' }).databaseUrl).toBe('postgres:///tg_ops?host=/tmp/sock&user=tg_ops')
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://tg_ops@/tg_ops?host=/tmp/sock' })).toThrow(
+      new ConfigError('DATABASE_URL', 'must be a URL starting with postgres: or postgresql: (got an unparseable value; for a Unix socket, name the user in the query: postgres:///db?host=/run/postgresql&user=name)'),
+    )
+  })
+
   it('requires TOLLGATE_SECRET in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/^TOLLGATE_SECRET is required/)
   })
+})
+
+describe('the server process with a secret read from a file with its newline', () => {
+  it('stops before opening anything, naming the cause and the fix, exit 78', async () => {
+    const result = await runServer({ NODE_ENV: 'production', TOLLGATE_SECRET: `${randomBytes(48).toString('base64')}\n` })
+    expect(result.code).toBe(78)
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^tollgate: invalid configuration: TOLLGATE_SECRET may not begin or end with white space, such as the newline .*: strip it/),
+    ])
+  }, 30_000)
 })
 
 describe('the server process with a database it cannot use', () => {

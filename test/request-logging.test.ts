@@ -105,3 +105,39 @@ describe('request logging', () => {
     expect(written).not.toContain('rawPacket')
   })
 })
+
+describe('a proxy\'s X-Request-Id', () => {
+  let app: App | undefined
+  afterEach(() => app?.close())
+
+  /** The log lines of one request to /health from `remoteAddress`, and the X-Request-Id answered. */
+  async function logOf(env: Record<string, string>, headers: Record<string, string>, remoteAddress = '10.0.0.5') {
+    const lines: (LogLine & { reqId?: string; proxyRequestId?: string })[] = []
+    app = await startLogging({ NODE_ENV: 'production', TOLLGATE_SECRET: TEST_SECRET, LOG_REQUESTS: 'true', ...env }, lines)
+    const response = await app.inject({ method: 'GET', url: '/health', headers, remoteAddress })
+    const requestId = String(response.headers['x-request-id'])
+    return { requestId, lines: lines.filter((line) => line.reqId === requestId) }
+  }
+
+  it('from a trusted proxy, is on the request\'s log lines beside the service\'s own id, which stays the one answered', async () => {
+    const { requestId, lines } = await logOf({ TRUST_PROXY: '10.0.0.0/24' }, { 'x-request-id': 'a3f1c2e4b5d60718293a4b5c6d7e8f90' })
+    // The service's id: a verification's id and the reference a visitor quotes are never chosen by a header.
+    expect(requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    expect(lines.map((line) => [line.msg, line.proxyRequestId])).toEqual([
+      ['incoming request', 'a3f1c2e4b5d60718293a4b5c6d7e8f90'],
+      ['request completed', 'a3f1c2e4b5d60718293a4b5c6d7e8f90'],
+    ])
+  })
+
+  it.each([
+    ['from a peer TRUST_PROXY does not name', { TRUST_PROXY: '10.0.1.7' }, 'nginx-0001'],
+    ['without TRUST_PROXY', {}, 'nginx-0001'],
+    ['malformed (a space, a line break)', { TRUST_PROXY: '10.0.0.5' }, 'id with\nline break'],
+    ['longer than 128 characters', { TRUST_PROXY: '10.0.0.5' }, 'x'.repeat(129)],
+  ])('%s, is left out of the log', async (_case, env, incoming) => {
+    const { requestId, lines } = await logOf(env, { 'x-request-id': incoming })
+    expect(requestId).not.toBe(incoming)
+    expect(lines).toHaveLength(2)
+    expect(lines.map((line) => line.proxyRequestId)).toEqual([undefined, undefined])
+  })
+})

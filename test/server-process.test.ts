@@ -129,6 +129,9 @@ describe('the server process', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 400 /)
     expect(answer).toMatch(/^connection: close\r$/im)
     expect(await first.exited).toBe(0)
+    // The last line says the shutdown finished, and what it wrote: a log tells it from a kill.
+    const lastLine = JSON.parse(first.output().trim().split('\n').at(-1) ?? '') as { level: number; msg: string; written: Record<string, number> }
+    expect(lastLine).toMatchObject({ level: 30, msg: 'stopped', written: expect.objectContaining({ 'metric counter increments': expect.any(Number) }) })
 
     const second = await startServer()
     expect(await readChallengesIssued(second.baseUrl)).toBe(3)
@@ -282,6 +285,33 @@ describe('the server process', () => {
       ])
     } finally {
       await database.drop()
+    }
+  }, 120_000)
+
+  it('warns at start, naming them, when the database has migrations a newer release applied, and serves on', async () => {
+    const first = await startServer()
+    first.process.kill('SIGTERM')
+    expect(await first.exited).toBe(0)
+    // As a newer release leaves the database before a roll back to this one.
+    const database = await openDatabase({ dataDirectory, databaseUrl: undefined })
+    await database.query("INSERT INTO schema_migrations (version, name) VALUES (998, 'from_a_newer_release'), (999, 'and_another')")
+    await database.close()
+    let started: Started | undefined
+    try {
+      started = await startServer()
+      const warning = started.output().split('\n').filter(isJson).map((line) => JSON.parse(line) as { level: number; msg: string; unknownMigrations?: string[] })
+        .find((line) => line.unknownMigrations !== undefined)
+      expect(warning).toMatchObject({ level: 40, unknownMigrations: ['998_from_a_newer_release', '999_and_another'] })
+      expect(warning?.msg).toMatch(/^the database has migrations this release does not know \(998_from_a_newer_release, 999_and_another\): a newer release applied them/)
+      expect((await fetch(`${started.baseUrl}/api/v1/challenge`, { method: 'POST', headers: { 'x-site-key': started.siteKey } })).status).toBe(200)
+      started.process.kill('SIGTERM')
+      expect(await started.exited).toBe(0)
+    } finally {
+      started?.process.kill('SIGTERM')
+      await started?.exited
+      const cleanup = await openDatabase({ dataDirectory, databaseUrl: undefined })
+      await cleanup.query('DELETE FROM schema_migrations WHERE version >= 998')
+      await cleanup.close()
     }
   }, 120_000)
 

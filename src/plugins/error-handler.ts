@@ -286,8 +286,30 @@ function dependencyOf(error: Error): 'Redis' | 'PostgreSQL' | 'PostgreSQL or Red
   ) {
     return 'Redis'
   }
-  if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT') return 'PostgreSQL or Redis'
+  if (isNetworkFailure(error)) return 'PostgreSQL or Redis'
   return undefined
+}
+
+/**
+ * The errnos of a connection that could not be made or was lost (refused, reset, timed out, no
+ * route, a name that does not resolve now, a closed pipe): the network between the service and a
+ * store, whatever the way it failed, not a bug of ours.
+ */
+const NETWORK_ERRNOS = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTCONN',
+  'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'ENETRESET', 'EADDRNOTAVAIL',
+  'ENOTFOUND', 'EAI_AGAIN',
+])
+
+/**
+ * An error of the network, or a connect that found no socket: ENOENT from connect() is a Unix
+ * socket path whose file is gone (PostgreSQL or Redis stopped, or not started yet); from anywhere
+ * else (a file the code reads) it is no outage.
+ */
+function isNetworkFailure(error: Error): boolean {
+  const { code, syscall } = error as NodeJS.ErrnoException
+  if (code === undefined) return false
+  return NETWORK_ERRNOS.has(code) || (code === 'ENOENT' && syscall === 'connect')
 }
 
 export default fp(errorHandlerPlugin, { name: 'error-handler' })

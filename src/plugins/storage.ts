@@ -12,6 +12,8 @@ declare module 'fastify' {
      * rows'); src/server.ts exits 1 when it is not empty, so that the loss is not a silent one.
      */
     unwrittenAtShutdown: string[]
+    /** What the shutdown wrote, by buffer ('verification log rows': 12), for its last log line. */
+    writtenAtShutdown: Record<string, number>
   }
 }
 
@@ -43,9 +45,11 @@ export interface ShutdownWrite {
 export async function writeAtShutdown(app: FastifyInstance, what: string, buffer: ShutdownWrite, retryForMs = SHUTDOWN_RETRY_MS): Promise<void> {
   const started = performance.now()
   const deadline = () => Math.max(started, buffer.lastLandedAt()) + retryForMs
+  const pending = buffer.countUnwritten() + buffer.countInFlight()
   for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 1_000)) {
     try {
       await untilSilentPast(buffer.flush(), deadline)
+      app.writtenAtShutdown[what] = pending
       return
     } catch (error) {
       if (performance.now() + delayMs <= deadline()) {
@@ -96,6 +100,7 @@ async function storagePlugin(app: FastifyInstance, options: { storage: Storage }
   })
   app.decorate('keyValue', options.storage.keyValue)
   app.decorate('unwrittenAtShutdown', [])
+  app.decorate('writtenAtShutdown', {})
   // An outage told once, when it starts and when it ends (requests failing meanwhile are logged
   // once per interval: app.logFailure).
   const stopWatching = options.storage.keyValue.watchConnection?.((state, detail) => {

@@ -88,6 +88,17 @@ export async function migrate(database: SqlDatabase, migrations?: Migration[]): 
 }
 
 /**
+ * The migrations the database has and this release does not know: a newer release applied them,
+ * and this one (rolled back to, or an instance not yet upgraded) serves on a schema ahead of it.
+ * Migrations are additive, so that works; the start says so rather than passing over it.
+ */
+export async function findUnknownMigrations(database: SqlDatabase, migrations?: Migration[]): Promise<{ version: number; name: string }[]> {
+  const known = new Set((migrations ?? (await readMigrations())).map((migration) => migration.version))
+  const applied = await database.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version')
+  return applied.filter((row) => !known.has(row.version))
+}
+
+/**
  * Splits a migration into statements on semicolons at the end of a line, outside dollar quotes
  * (`$$ ... $$` or `$tag$ ... $tag$`), so that a function body keeps its own statements. Lines that
  * are comments outside a body are dropped. (Statements run one by one because a transaction

@@ -1,7 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, type App } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
+import { errorCodeOf } from '../../src/plugins/error-handler.js'
 import { createKeyRing } from '../../src/secret.js'
 import { openMemoryStore } from '../../src/storage/memory/memory-store.js'
 import { migrate } from '../../src/storage/migrate.js'
@@ -12,6 +17,7 @@ import { dropSchema, uniqueName } from '../helpers/storage.js'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 import { TEST_SECRET } from '../helpers/test-app.js'
 import { browserHeaders } from '../helpers/core-flow.js'
+import { asBrowser, createTestAccount } from '../helpers/dashboard-client.js'
 
 interface Readiness {
   status: string
@@ -147,6 +153,49 @@ describe.skipIf(!hasPostgres || !hasRedis)('readiness on PostgreSQL and Redis', 
     }
   }, 30_000)
 
+  it('answers 503 when PostgreSQL\'s Unix socket is gone (connect ENOENT), on a dashboard route and on a challenge', async () => {
+    // PostgreSQL's socket directory, relayed to the shared server over TCP; closing the relay
+    // removes the socket file, as a stopped server does: a new connection fails with ENOENT.
+    const directory = await mkdtemp(join(tmpdir(), 'tollgate-socket-'))
+    const target = new URL(postgresUrl)
+    const connections = new Set<net.Socket>()
+    const relay = net.createServer((client) => {
+      const upstream = net.connect({ host: target.hostname, port: Number(target.port || 5432) })
+      connections.add(client).add(upstream)
+      client.on('error', () => upstream.destroy()).on('close', () => upstream.destroy())
+      upstream.on('error', () => client.destroy()).on('close', () => client.destroy())
+      client.pipe(upstream).pipe(client)
+    })
+    await new Promise<void>((resolve) => relay.listen(join(directory, '.s.PGSQL.5432'), resolve))
+    const viaSocket = new URL(`postgres:///${target.pathname.slice(1)}`)
+    viaSocket.searchParams.set('host', directory)
+    viaSocket.searchParams.set('user', decodeURIComponent(target.username))
+    if (target.password !== '') viaSocket.searchParams.set('password', decodeURIComponent(target.password))
+    const sqlDatabase = await openPostgresDatabase({ connectionString: viaSocket.href, schema })
+    const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET })
+    const service = await buildApp({ config, storage: { database: sqlDatabase, keyValue: openMemoryStore() }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    try {
+      await service.ready()
+      const account = await createTestAccount(service)
+      const { site } = await service.sites.create({ accountId: null, name: 'socket' })
+      expect((await service.inject({ method: 'GET', url: '/api/v1/sites', headers: asBrowser(account) })).statusCode).toBe(200)
+      await new Promise<void>((resolve) => {
+        relay.close(() => resolve())
+        for (const connection of connections) connection.destroy()
+      })
+      const answer = async (response: Promise<LightMyRequestResponse>) => {
+        const { statusCode, body } = await response
+        return [statusCode, (JSON.parse(body) as { error?: { code: string } }).error?.code]
+      }
+      // Told to retry, as when the server refuses a TCP connection (ECONNREFUSED), not that the service broke.
+      expect(await answer(service.inject({ method: 'GET', url: '/api/v1/sites', headers: asBrowser(account) }))).toEqual([503, 'service_unavailable'])
+      expect(await answer(service.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(site.siteKey) }))).toEqual([503, 'service_unavailable'])
+    } finally {
+      await service.close()
+      await rm(directory, { recursive: true, force: true })
+    }
+  }, 30_000)
+
   /**
    * An app whose Redis is reached through a relay of its own, with a site: `run` gets the relay
    * and a challenge request (its status, error code and duration); everything is closed after.
@@ -222,4 +271,19 @@ describe.skipIf(!hasPostgres || !hasRedis)('readiness on PostgreSQL and Redis', 
       await service.close()
     }
   }, 30_000)
+})
+
+describe('which failures are outages (503) rather than bugs (500)', () => {
+  const errnoError = (code: string, syscall: string) => Object.assign(new Error(`${syscall} ${code}`), { code, syscall })
+
+  it('counts every network errno of a store connection, and ENOENT only from a connect', () => {
+    for (const [code, syscall] of [
+      ['ECONNREFUSED', 'connect'], ['EHOSTUNREACH', 'connect'], ['ENETUNREACH', 'connect'], ['EADDRNOTAVAIL', 'connect'],
+      ['ECONNABORTED', 'read'], ['EPIPE', 'write'], ['ENOTFOUND', 'getaddrinfo'], ['EAI_AGAIN', 'getaddrinfo'], ['ENOENT', 'connect'],
+    ] as const) {
+      expect([code, errorCodeOf(errnoError(code, syscall))]).toEqual([code, 'service_unavailable'])
+    }
+    // A file the code could not open is a bug of ours or of the deployment, not an outage to retry.
+    expect(errorCodeOf(errnoError('ENOENT', 'open'))).toBe('internal_error')
+  })
 })
