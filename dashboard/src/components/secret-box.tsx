@@ -15,6 +15,11 @@ interface SecretBoxProps {
   inputRef?: RefObject<HTMLInputElement | null>
 }
 
+/** A label as it reads within a sentence: "Site key" as "site key", but "API key" kept so. */
+function inSentence(label: string): string {
+  return label.replace(/^\p{Lu}(?!\p{Lu})/u, (initial) => initial.toLowerCase())
+}
+
 /** A read-only value with a copy button; selecting it by hand works too. */
 export function SecretBox({ id, label, value, isMultiline, copyText, hint, inputRef }: SecretBoxProps) {
   const selectAll = (event: FocusEvent) => (event.currentTarget as HTMLInputElement | HTMLTextAreaElement).select()
@@ -37,7 +42,7 @@ export function SecretBox({ id, label, value, isMultiline, copyText, hint, input
         ) : (
           <input ref={inputRef} id={id} class="code" readOnly value={value} onFocus={selectAll} spellcheck={false} aria-describedby={hintId} />
         )}
-        <CopyButton text={copyText ?? value} what={label.toLowerCase()} />
+        <CopyButton text={copyText ?? value} what={inSentence(label)} />
       </div>
       {hint === undefined ? null : (
         <p id={hintId} class="field__hint">
