@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
-import { expectNoAccessibilityViolations, hasChromium, openLoggedInDashboard, type OpenDashboard } from './dashboard-support.js'
+import type { CreatedSite } from '../helpers/dashboard-client.js'
+import { expectNoAccessibilityViolations, hasChromium, openLoggedInDashboardWithSite, type OpenDashboard } from './dashboard-support.js'
 
 /**
  * A site's blocklist on its Settings page: blocked addresses and countries are saved, shown as the
@@ -10,13 +10,11 @@ import { expectNoAccessibilityViolations, hasChromium, openLoggedInDashboard, ty
 describe.skipIf(!hasChromium())("a site's blocklist in the dashboard", () => {
   let dashboard: OpenDashboard
   let page: Page
-  let account: TestAccount
   let site: CreatedSite
 
   beforeAll(async () => {
-    ;({ dashboard, account } = await openLoggedInDashboard())
+    ;({ dashboard, site } = await openLoggedInDashboardWithSite({ name: 'Blocking shop' }))
     page = dashboard.page
-    site = await createTestSite(dashboard.service.app, account, { name: 'Blocking shop' })
   }, 120_000)
   afterAll(() => dashboard?.close())
 

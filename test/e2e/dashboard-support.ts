@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { expect } from 'vitest'
-import { asBrowser, createTestAccount, type TestAccount } from '../helpers/dashboard-client.js'
+import { asBrowser, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { isCi } from '../helpers/services.js'
 import { buildTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app.js'
 import { countLeadingZeroBits } from '../../src/domain/proof-of-work/count-leading-zero-bits.js'
@@ -161,6 +161,12 @@ export async function openLoggedInDashboard(): Promise<{ dashboard: OpenDashboar
   return { dashboard, account }
 }
 
+/** The logged-in dashboard of a new account that has one site, made through the API with `body`. */
+export async function openLoggedInDashboardWithSite(body: object): Promise<{ dashboard: OpenDashboard; account: TestAccount; site: CreatedSite }> {
+  const { dashboard, account } = await openLoggedInDashboard()
+  return { dashboard, account, site: await createTestSite(dashboard.service.app, account, body) }
+}
+
 export interface ListedApiKey {
   name: string
   prefix: string
@@ -296,6 +302,19 @@ export async function findAccessibilityViolations(page: Page): Promise<Accessibi
       help: violation.help,
       targets: violation.nodes.map((node) => node.target.join(' ')),
     }))
+  })
+}
+
+/**
+ * axe-core's landmark rules (best practice, outside the WCAG tags above): landmarks a screen
+ * reader lists by name, such as a section and the scrolling box of its table, named alike.
+ */
+export async function findLandmarkViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource)
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe
+    const result = await axe.run(document, { runOnly: { type: 'rule', values: ['landmark-unique', 'landmark-no-duplicate-main', 'landmark-one-main'] } })
+    return result.violations.map((violation) => `${violation.id} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)
   })
 }
 

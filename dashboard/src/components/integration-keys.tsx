@@ -1,3 +1,4 @@
+import type { RefObject } from 'preact'
 import { buildSnippet } from '../lib/snippet.js'
 import { SecretBox } from './secret-box.js'
 
@@ -5,17 +6,18 @@ interface IntegrationKeysProps {
   siteKey: string
   /** Present only right after creation or rotation: the API never shows it again. */
   secretKey?: string
+  secretKeyInput?: RefObject<HTMLInputElement | null>
 }
 
 /** The site key, the one-time secret key and the snippet, each with a copy button. */
-export function IntegrationKeys({ siteKey, secretKey }: IntegrationKeysProps) {
+export function IntegrationKeys({ siteKey, secretKey, secretKeyInput }: IntegrationKeysProps) {
   const origin = window.location.origin
   return (
     <div class="stack">
       <SecretBox id="site-key" label="Site key" value={siteKey} />
       {secretKey === undefined ? null : (
         <div class="one-time">
-          <SecretBox id="secret-key" label="Secret key" value={secretKey} />
+          <SecretBox id="secret-key" label="Secret key" value={secretKey} inputRef={secretKeyInput} />
           <p class="one-time__warning">
             <strong>Copy the secret key now.</strong> It is shown only once; your server uses it for Siteverify. If you
             lose it, rotate the secret.

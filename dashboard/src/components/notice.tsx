@@ -4,13 +4,19 @@ import type { FormSubmitState } from '../lib/use-form-submit.js'
 
 interface NoticeProps {
   tone: 'error' | 'success' | 'info' | 'warning'
+  /**
+   * Inside a live region of the caller's, which announces it already: the notice is no live
+   * region of its own (one nested in another is read twice).
+   */
+  isInLiveRegion?: boolean
   children: ComponentChildren
 }
 
 /** Errors interrupt (role=alert); everything else is announced politely. */
-export function Notice({ tone, children }: NoticeProps) {
+export function Notice({ tone, isInLiveRegion, children }: NoticeProps) {
+  const role = isInLiveRegion === true ? undefined : tone === 'error' ? 'alert' : 'status'
   return (
-    <div class={`notice notice--${tone}`} role={tone === 'error' ? 'alert' : 'status'}>
+    <div class={`notice notice--${tone}`} role={role}>
       {children}
     </div>
   )

@@ -1,3 +1,4 @@
+import type { RefObject } from 'preact'
 import { CopyButton } from './copy-button.js'
 
 interface SecretBoxProps {
@@ -10,10 +11,17 @@ interface SecretBoxProps {
   copyText?: string
   /** Said under the value, and read with it by screen readers. */
   hint?: string
+  /** For a value that appears after an action (a rotated key): the action moves focus to it. */
+  inputRef?: RefObject<HTMLInputElement | null>
+}
+
+/** A label as it reads within a sentence: "Site key" as "site key", but "API key" kept so. */
+function inSentence(label: string): string {
+  return label.replace(/^\p{Lu}(?!\p{Lu})/u, (initial) => initial.toLowerCase())
 }
 
 /** A read-only value with a copy button; selecting it by hand works too. */
-export function SecretBox({ id, label, value, isMultiline, copyText, hint }: SecretBoxProps) {
+export function SecretBox({ id, label, value, isMultiline, copyText, hint, inputRef }: SecretBoxProps) {
   const selectAll = (event: FocusEvent) => (event.currentTarget as HTMLInputElement | HTMLTextAreaElement).select()
   const hintId = hint === undefined ? undefined : `${id}-hint`
   return (
@@ -32,9 +40,9 @@ export function SecretBox({ id, label, value, isMultiline, copyText, hint }: Sec
             aria-describedby={hintId}
           />
         ) : (
-          <input id={id} class="code" readOnly value={value} onFocus={selectAll} spellcheck={false} aria-describedby={hintId} />
+          <input ref={inputRef} id={id} class="code" readOnly value={value} onFocus={selectAll} spellcheck={false} aria-describedby={hintId} />
         )}
-        <CopyButton text={copyText ?? value} what={label.toLowerCase()} />
+        <CopyButton text={copyText ?? value} what={inSentence(label)} />
       </div>
       {hint === undefined ? null : (
         <p id={hintId} class="field__hint">

@@ -15,6 +15,7 @@ import { useStepUpCode, useTwoFactorGate, type TwoFactorGate } from '../componen
 import { TableHeadWithActions } from '../components/table-head.js'
 import { PasskeysSection } from './account/passkeys-section.js'
 import { TwoFactorSection } from './account/two-factor-section.js'
+import { TableScroll } from '../components/table-scroll.js'
 
 interface AccountPageProps {
   account: Account
@@ -86,7 +87,7 @@ function Sessions({ sessions, reload }: { sessions: Loaded<Session[]>; reload: (
       {sessions.data === undefined ? (
         sessions.status === 'loading' ? <Loading /> : null
       ) : (
-        <div class="table-scroll" role="region" aria-labelledby="sessions-heading" tabIndex={0}>
+        <TableScroll title="Sessions">
           <table class="table sessions">
             <TableHeadWithActions columns={['Browser', 'Address', 'Logged in', 'Last active']} />
             <tbody>
@@ -116,7 +117,7 @@ function Sessions({ sessions, reload }: { sessions: Loaded<Session[]>; reload: (
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <div class="danger-row">
         <p class="muted">Ends every session of this account but this one: a browser left logged in elsewhere, or one that is not yours. API keys keep working.</p>

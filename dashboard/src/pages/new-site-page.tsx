@@ -71,7 +71,8 @@ function NewSiteForm({ onCreated }: { onCreated: (site: SiteWithSecret) => void 
 function SiteCreated({ site }: { site: SiteWithSecret }) {
   return (
     <>
-      <PageHeading title={`${site.name} is ready`} />
+      {/* The form and its Create site button are gone: the keyboard goes on from the new heading. */}
+      <PageHeading title={`${site.name} is ready`} takesFocus="always" />
       <Notice tone="success">The site was created. Copy its keys and snippet below.</Notice>
       <section class="card" aria-labelledby="keys-heading">
         <h2 id="keys-heading">Keys and snippet</h2>

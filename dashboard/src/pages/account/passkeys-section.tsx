@@ -13,6 +13,7 @@ import { useStepUpCode, type TwoFactorGate } from '../../components/step-up-code
 import { formatDateTime, formatLastUsed } from '../../lib/format.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { useLoader, type Loaded } from '../../lib/use-loader.js'
+import { TableScroll } from '../../components/table-scroll.js'
 
 interface PasskeysSectionProps {
   email: string
@@ -86,7 +87,7 @@ function PasskeyList({ passkeys, onRename, onRemove }: PasskeyListProps) {
   if (passkeys.data === undefined) return passkeys.status === 'loading' ? <Loading /> : null
   if (passkeys.data.length === 0) return <p>No passkeys yet.</p>
   return (
-    <div class="table-scroll" role="region" aria-label="Your passkeys" tabIndex={0}>
+    <TableScroll title="Your passkeys">
       <table class="table passkeys">
         <TableHeadWithActions columns={['Name', 'Added', 'Last used']} />
         <tbody>
@@ -107,7 +108,7 @@ function PasskeyList({ passkeys, onRename, onRemove }: PasskeyListProps) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   )
 }
 

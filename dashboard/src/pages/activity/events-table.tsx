@@ -1,6 +1,7 @@
 import type { AuditEvent } from '../../api/types.js'
 import { describeActor, describeAuditEvent, describeOrigin } from '../../lib/audit-events.js'
 import { formatDateTimeWithSeconds, timeZoneName } from '../../lib/format.js'
+import { TableScroll } from '../../components/table-scroll.js'
 
 interface EventsTableProps {
   events: readonly AuditEvent[]
@@ -14,7 +15,7 @@ interface EventsTableProps {
  */
 export function EventsTable({ events, isLoading }: EventsTableProps) {
   return (
-    <div class="table-scroll" role="region" aria-labelledby="activity-heading" aria-busy={isLoading} tabIndex={0}>
+    <TableScroll title="Events" isBusy={isLoading}>
       <table class="table activity">
         <thead>
           <tr>
@@ -51,6 +52,6 @@ export function EventsTable({ events, isLoading }: EventsTableProps) {
           })}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   )
 }

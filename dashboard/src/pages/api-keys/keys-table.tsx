@@ -5,6 +5,7 @@ import { ConfirmDialog } from '../../components/confirm-dialog.js'
 import { ErrorNotice } from '../../components/notice.js'
 import { accessLabel } from '../../lib/api-keys.js'
 import { formatDateTime, formatLastUsed } from '../../lib/format.js'
+import { TableScroll } from '../../components/table-scroll.js'
 
 /**
  * "Never", the time it expires, or an "Expired" badge before the time it did (the key is refused
@@ -42,7 +43,7 @@ export function KeysTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (id:
   return (
     <>
       {error === undefined ? null : <ErrorNotice error={error} />}
-      <div class="table-scroll" role="region" aria-labelledby="keys-heading" tabIndex={0}>
+      <TableScroll title="Your keys">
         <table class="table">
           <thead>
             <tr>
@@ -77,7 +78,7 @@ export function KeysTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (id:
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <ConfirmDialog
         title="Revoke this API key?"
         confirmLabel="Revoke key"

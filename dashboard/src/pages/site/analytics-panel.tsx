@@ -1,4 +1,4 @@
-import { useCallback } from 'preact/hooks'
+import { useCallback, useState } from 'preact/hooks'
 import { fetchStats, fetchSurge } from '../../api/analytics.js'
 import { describeError } from '../../api/client.js'
 import { verificationActions, type Site, type Stats, type SurgeStatus } from '../../api/types.js'
@@ -33,15 +33,28 @@ export function AnalyticsPanel({ site }: { site: Site }) {
     return { range, stats, surge }
   }, [site.id, range, isSurgeProtected])
   const [loaded, , refresh] = useLoader(load, `${site.id}:${range}`)
+  // A range picked reloads the numbers below the radio buttons, out of a screen reader's sight:
+  // said once they are in. Not on arrival, where the page's heading says where one is.
+  const [isRangePicked, setRangePicked] = useState(false)
+  const shownRange = isRangePicked && loaded.status === 'ready' && loaded.data.range === range ? `Showing the ${rangeLabels[range].toLowerCase()}.` : ''
   return (
     <>
       <div class="toolbar">
-        <RangePicker value={range} onChange={setRange} />
+        <RangePicker
+          value={range}
+          onChange={(picked) => {
+            setRangePicked(true)
+            setRange(picked)
+          }}
+        />
         <BusyButton type="button" class="button button--small" onClick={refresh} isBusy={loaded.status === 'loading'}>
           Refresh
         </BusyButton>
         {loaded.status === 'loading' && loaded.data !== undefined ? <Loading label={`Loading ${rangeLabels[range].toLowerCase()}…`} /> : null}
       </div>
+      <p role="status" class="visually-hidden">
+        {shownRange}
+      </p>
       {loaded.status === 'error' ? <ErrorNotice error={loaded.error} /> : null}
       {loaded.data?.surge === undefined ? null : <SurgeNow surge={loaded.data.surge} />}
       {loaded.data === undefined ? (

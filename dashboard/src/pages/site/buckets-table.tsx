@@ -1,6 +1,7 @@
 import { verificationActions, type StatsBucket } from '../../api/types.js'
 import { actionStyles } from '../../lib/actions.js'
 import { formatNumber, timeZoneName } from '../../lib/format.js'
+import { TableScroll } from '../../components/table-scroll.js'
 
 const hourFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
 // Daily buckets are UTC days: named in UTC, or west of Greenwich each would carry the day before's date.
@@ -9,7 +10,7 @@ const dayFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: '
 export function BucketsTable({ series, interval }: { series: readonly StatsBucket[]; interval: 'hour' | 'day' }) {
   const format = interval === 'hour' ? hourFormat : dayFormat
   return (
-    <div class="table-scroll" role="region" aria-label="Verifications per bucket" tabIndex={0}>
+    <TableScroll title="Verifications per bucket">
       <table class="table buckets">
         <thead>
           <tr>
@@ -34,6 +35,6 @@ export function BucketsTable({ series, interval }: { series: readonly StatsBucke
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   )
 }

@@ -5,13 +5,14 @@ import { outcomeLabels } from '../../lib/delivery-outcomes.js'
 import { formatDateTimeWithSeconds, timeZoneName } from '../../lib/format.js'
 import { referenceOf } from '../../lib/reference.js'
 import type { Loaded } from '../../lib/use-loader.js'
+import { TableScroll } from '../../components/table-scroll.js'
 
 export function DeliveriesTable({ siteId, deliveries }: { siteId: string; deliveries: Loaded<WebhookDelivery[]> }) {
   if (deliveries.status === 'error') return <ErrorNotice error={deliveries.error} />
   if (deliveries.data === undefined) return <Loading />
   if (deliveries.data.length === 0) return <p class="muted">No deliveries yet.</p>
   return (
-    <div class="table-scroll" role="region" aria-labelledby="deliveries-heading" tabIndex={0}>
+    <TableScroll title="Recent deliveries">
       <table class="table">
         <thead>
           <tr>
@@ -55,6 +56,6 @@ export function DeliveriesTable({ siteId, deliveries }: { siteId: string; delive
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   )
 }

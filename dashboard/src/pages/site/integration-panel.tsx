@@ -23,6 +23,7 @@ export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
   const [rotation, setRotation] = useState<SecretRotation | undefined>()
   const [isLeaked, setLeaked] = useState(false)
   const dangerHeading = useRef<HTMLHeadingElement>(null)
+  const secretKeyInput = useRef<HTMLInputElement>(null)
 
   const act = async (work: () => Promise<void>) => {
     setBusy(true)
@@ -40,6 +41,8 @@ export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
     act(async () => {
       setRotation(await rotateSiteSecret(site.id, isLeaked))
       onChanged()
+      // The dialog gives focus back to its button, below the new key: the key is what to copy now.
+      focusAfterDialog(secretKeyInput)
     })
   const endPrevious = () =>
     act(async () => {
@@ -72,7 +75,7 @@ export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
               : `The old one keeps working until ${formatDateTime(rotation.previousSecretExpiresAt)}: deploy the new one before then.`}
           </Notice>
         )}
-        <IntegrationKeys siteKey={site.siteKey} secretKey={rotation?.secretKey} />
+        <IntegrationKeys siteKey={site.siteKey} secretKey={rotation?.secretKey} secretKeyInput={secretKeyInput} />
       </section>
       {/* A viewer copies the keys and the snippet above, and is offered none of these changes. */}
       {canChangeSite(site) ? (

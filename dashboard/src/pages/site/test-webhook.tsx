@@ -49,9 +49,14 @@ export function TestWebhook({ site, onSent }: TestWebhookProps) {
         </BusyButton>
       </div>
       {hasWebhook ? null : <p class="field__hint">Save a webhook URL and secret first.</p>}
+      {/* Always in the page, so that what comes into it is announced; the notices in it are no live regions of their own. */}
       <div class="test-outcome" aria-live="polite">
         {outcome.status === 'done' ? <DeliveryOutcome delivery={outcome.delivery} /> : null}
-        {outcome.status === 'failed' ? <Notice tone="error">{describeError(outcome.error)}</Notice> : null}
+        {outcome.status === 'failed' ? (
+          <Notice tone="error" isInLiveRegion>
+            {describeError(outcome.error)}
+          </Notice>
+        ) : null}
       </div>
     </section>
   )
@@ -60,11 +65,11 @@ export function TestWebhook({ site, onSent }: TestWebhookProps) {
 function DeliveryOutcome({ delivery }: { delivery: WebhookDelivery }) {
   const facts = [delivery.statusCode === null ? 'no HTTP answer' : `HTTP ${delivery.statusCode}`, `${delivery.latencyMs} ms`].join(', ')
   return delivery.outcome === 'delivered' ? (
-    <Notice tone="success">
+    <Notice tone="success" isInLiveRegion>
       Delivered: {facts} (<code>{delivery.event}</code>).
     </Notice>
   ) : (
-    <Notice tone="error">
+    <Notice tone="error" isInLiveRegion>
       {outcomeLabels[delivery.outcome]} (<code>{delivery.event}</code>): {facts}
       {delivery.error === null ? '.' : ` — ${delivery.error}`}
     </Notice>

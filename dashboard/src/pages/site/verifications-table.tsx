@@ -3,6 +3,7 @@ import { BusyButton } from '../../components/busy-button.js'
 import { formatCountry, formatDateAndTimeWithSeconds, timeZoneName } from '../../lib/format.js'
 import { referenceOf } from '../../lib/reference.js'
 import { LabelBadge } from './verification-label.js'
+import { TableScroll } from '../../components/table-scroll.js'
 
 interface VerificationsTableProps {
   verifications: readonly Verification[]
@@ -31,7 +32,7 @@ function describeSolve(verification: Verification): string {
 /** The rows of a page of the log (some: the log's status line says when there are none, and why). */
 export function VerificationsTable({ verifications, isLoading, onDevice, labeling }: VerificationsTableProps) {
   return (
-    <div class="table-scroll" role="region" aria-label="Verifications" aria-busy={isLoading} tabIndex={0}>
+    <TableScroll title="Verifications" isBusy={isLoading}>
       <table class="table log">
         <thead>
           <tr>
@@ -107,7 +108,7 @@ export function VerificationsTable({ verifications, isLoading, onDevice, labelin
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   )
 }
 

@@ -48,6 +48,8 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
   const [events, setEvents] = useState<WebhookEvent[]>(site.settings.webhookEvents)
   const [isSecretVisible, setSecretVisible] = useState(false)
   const [isRemoving, setRemoving] = useState(false)
+  // Generate fills the field and adds a Copy button, while the focus stays on Generate: said politely.
+  const [secretStatus, setSecretStatus] = useState('')
   const heading = useRef<HTMLHeadingElement>(null)
   const [state, run] = useFormSubmit(['settings.webhookUrl', 'settings.webhookSecret'])
   const isSecretSet = site.settings.webhookSecretSet
@@ -69,6 +71,7 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
       setUrl(stored.settings.webhookUrl ?? '')
       setEvents(stored.settings.webhookEvents)
       setSecret('')
+      setSecretStatus('')
       setSecretVisible(false)
       onSaved()
       return 'Webhook saved.'
@@ -79,6 +82,7 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
       await updateSite(site.id, { settings: { webhookUrl: null, webhookSecret: null } })
       setUrl('')
       setSecret('')
+      setSecretStatus('')
       onSaved()
       // The Remove webhook button that opened the dialog goes once the site reloads without a webhook.
       focusAfterDialog(heading)
@@ -140,7 +144,10 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
                   spellcheck={false}
                   placeholder={isSecretSet ? '•••••••• (unchanged)' : ''}
                   value={secret}
-                  onInput={(event) => setSecret(event.currentTarget.value)}
+                  onInput={(event) => {
+                    setSecret(event.currentTarget.value)
+                    setSecretStatus('')
+                  }}
                 />
                 <button
                   type="button"
@@ -148,11 +155,15 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
                   onClick={() => {
                     setSecret(generateSecret())
                     setSecretVisible(true)
+                    setSecretStatus('Signing secret generated.')
                   }}
                 >
                   Generate
                 </button>
                 {secret !== '' && isSecretVisible ? <CopyButton text={secret} what="signing secret" /> : null}
+                <span role="status" class="visually-hidden">
+                  {secretStatus}
+                </span>
               </div>
             )}
           </Field>
