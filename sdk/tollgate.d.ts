@@ -119,16 +119,27 @@ export declare class TollgateError extends Error {
   constructor(code: TollgateErrorCode, message: string, details?: { status?: number; requestId?: string; retryAfterSeconds?: number; riskScore?: number; reference?: string })
 }
 
-/** Solves a challenge in Web Workers, submits it with the browser signals, and resolves to a token. */
+/**
+ * Solves a challenge in Web Workers, submits it with the browser signals, and resolves to a token.
+ * Call it when the form is submitted: the token expires (`expiresAt`). Without a document (a
+ * server) it rejects with `invalid_options`.
+ */
 export declare function execute(options: ExecuteOptions): Promise<ExecuteResult>
-/** Aborts verifications in flight and clears filled tokens (single-page apps, after navigation). */
-export declare function reset(): void
+/**
+ * Aborts verifications in flight (they reject or end with `aborted`) and clears filled tokens. With a
+ * target, only those of the forms of bindForms in it, or of that form: a component that leaves the
+ * page (its cleanup) resets its own form, and the page's other forms and execute() calls go on.
+ */
+export declare function reset(target?: Element | ShadowRoot): void
 /**
  * Sets the site's own visible texts, which win over the built-in translations whenever these arrive,
  * in every language (set them in the visitor's language, or not at all); missing keys keep their current text.
  */
 export declare function setStrings(strings: Partial<TollgateStrings>): void
-/** Binds every current and future form[data-tollgate] (the script-tag build does this itself); a second call changes only the options it names. */
+/**
+ * Binds every current and future form[data-tollgate] (the script-tag build does this itself); a second call changes only the options it names.
+ * Without a document (a server rendering the module) it does nothing.
+ */
 export declare function bindForms(options?: BindOptions): void
 export declare const version: string
 

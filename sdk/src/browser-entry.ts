@@ -4,8 +4,10 @@
  * It sets window.Tollgate, binds every form[data-tollgate], and talks to the service it was
  * loaded from (or to data-api-url). `data-lang` on the tag sets the forms' language (language.ts).
  */
-import { bindForms, execute, reset, setStrings, TollgateError, version } from './index.js'
-import { assetsFolderOf, setDefaults } from './execute.js'
+// bindForms and execute come from their own modules: index.ts wraps them for servers, where this build never runs.
+import { reset, setStrings, TollgateError, version } from './index.js'
+import { bindForms } from './declarative.js'
+import { assetsFolderOf, execute, setDefaults } from './execute.js'
 import { languageFor, setPageLanguage } from './language.js'
 import { loadStrings } from './strings.js'
 

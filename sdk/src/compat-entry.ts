@@ -11,8 +11,9 @@
  * elements, hCaptcha's `recaptchacompat=off` drops its second field and its `grecaptcha`. It also sets
  * `window.Tollgate` when the page has none (tollgate.js's API but bindForms).
  */
-import { execute, reset, setStrings, TollgateError, version } from './index.js'
-import { assetsFolderOf, setDefaults } from './execute.js'
+// execute comes from its own module: index.ts wraps it for servers, where this build never runs.
+import { reset, setStrings, TollgateError, version } from './index.js'
+import { assetsFolderOf, execute, setDefaults } from './execute.js'
 import { languageFor, setPageLanguage } from './language.js'
 import { loadStrings } from './strings.js'
 import { createHcaptcha } from './compat/hcaptcha.js'

@@ -1,5 +1,5 @@
 import { abortedError, TollgateError } from './errors.js'
-import { assetsFolderOf, executeWith, onReset, resolveOptions, track } from './execute.js'
+import { assetsFolderOf, executeWith, onReset, resolveOptions, track, type ResetTarget } from './execute.js'
 import { languageFor, type Language } from './language.js'
 import { loadStrings, messageFor, setStrings, statusText, writeText, type TollgateStrings } from './strings.js'
 import type { ExecuteOptions } from './types.js'
@@ -180,13 +180,20 @@ function show(form: HTMLFormElement, text: (strings: Required<TollgateStrings>) 
 function presolve(form: HTMLFormElement): void {
   const state = stateOf(form)
   if (state.presolve !== undefined || state.busy) return
-  state.presolve = track((controller) => fetchAndSolve(resolveOptions(optionsOf(form), controller)))
+  state.presolve = track((controller) => fetchAndSolve(resolveOptions(optionsOf(form), controller)), form)
   // Kept for the submit, which reports the failure; a visitor who never submits must not see it.
   state.presolve.catch(() => (state.failedAt = Date.now()))
 }
 
-/** Runs tracked (`signal`), so that a reset() while the submit waits for the presolve stops it too. */
-async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitter: HTMLElement | null, signal: AbortSignal): Promise<void> {
+/**
+ * Runs tracked (`controller`), so that a reset() while the submit waits for the presolve stops it
+ * too. A form the page removes meanwhile (a single-page app's view that went away) is reset as
+ * well: its solution is not sent, it is not submitted, and it gets `aborted`.
+ */
+async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitter: HTMLElement | null, controller: AbortController): Promise<void> {
+  const { signal } = controller
+  // A control named `isConnected` shadows the form's own: the form then counts as on the page, as before.
+  const abortIfRemoved = () => form.isConnected || controller.abort()
   try {
     const early = state.presolve
     state.presolve = undefined
@@ -205,10 +212,19 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     }
     // Nothing starts after reset(), whatever the early solve gave.
     if (signal.aborted) throw abortedError()
-    const result = await executeWith({ ...optionsOf(form), onStatus: (status) => show(form, statusText(status)) }, presolved)
+    // Each step of the flow reports its status before it asks the service anything: the removal is checked there.
+    const result = await executeWith({
+      ...optionsOf(form),
+      signal,
+      onStatus: (status) => {
+        abortIfRemoved()
+        show(form, statusText(status))
+      },
+    }, presolved)
     tokenFieldOf(form).value = result.token
     dispatch(form, 'tollgate:verified', result)
-    // A tollgate:verified listener called reset(): the page does not want the submit.
+    // A tollgate:verified listener called reset(), or the form is gone: the page does not want the submit.
+    abortIfRemoved()
     if (signal.aborted) return
     // requestSubmit (and a click) fires the submit event synchronously; the mark is cleared whatever the page does with it.
     const marked: MarkedForm = form
@@ -233,9 +249,11 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     }
   } catch (error) {
     const typed = error instanceof TollgateError ? error : new TollgateError('invalid_response', String(error))
-    if (typed.code !== 'aborted') console.warn(`Tollgate: ${typed.code}: ${typed.message}`)
     if (typed.code === 'aborted') show(form, () => '', 'en')
-    else show(form, (strings) => messageFor(typed.code, typed.reference, strings))
+    else {
+      console.warn(`Tollgate: ${typed.code}: ${typed.message}`)
+      show(form, (strings) => messageFor(typed.code, typed.reference, strings))
+    }
     dispatch(form, 'tollgate:error', typed)
   }
 }
@@ -254,7 +272,7 @@ function onSubmit(event: Event): void {
   prepare(form)
   // Safari before 15 has no SubmitEvent: its submit events name no submitter.
   const submitter = (event as Partial<SubmitEvent>).submitter ?? null
-  void track(({ signal }) => verifyAndSubmit(form, state, submitter, signal)).finally(() => {
+  void track((controller) => verifyAndSubmit(form, state, submitter, controller), form).finally(() => {
     state.busy = false
   })
 }
@@ -278,7 +296,7 @@ function readPageStrings(): void {
   }
 }
 
-function formsIn(root: Root): HTMLFormElement[] {
+function formsIn(root: Root | Element): HTMLFormElement[] {
   return Array.from(root.querySelectorAll<HTMLFormElement>(FORM_SELECTOR))
 }
 
@@ -287,10 +305,12 @@ function prepareAll(): void {
   formsIn(document).forEach(prepare)
 }
 
-function clearAll(): void {
-  states = new WeakMap()
-  const roots: Root[] = [document, ...shadowRoots.map((ref) => ref.deref()).filter((root) => root !== undefined)]
-  for (const form of roots.flatMap(formsIn)) {
+/** reset(): every form's state, token and text, or those of the forms in `target` (or of that form). */
+function clearAll(target?: ResetTarget): void {
+  if (!target) states = new WeakMap()
+  const roots = target ? [target] : [document, ...shadowRoots.map((ref) => ref.deref()).filter((root) => root !== undefined)]
+  for (const form of target instanceof HTMLFormElement ? [target] : roots.flatMap(formsIn)) {
+    states.delete(form)
     tokenFieldOf(form).value = ''
     show(form, () => '', 'en')
   }

@@ -16,10 +16,12 @@ export const declaredTypesMatch: [
   Same<Declared.TollgateStatus, Implemented.TollgateStatus>,
   Same<typeof Declared.execute, typeof Implemented.execute>,
   Same<typeof Declared.reset, typeof Implemented.reset>,
+  // Optional parameters pass the line above either way: reset(target?) is compared by its parameters.
+  Same<Parameters<typeof Declared.reset>, Parameters<typeof Implemented.reset>>,
   Same<typeof Declared.setStrings, typeof Implemented.setStrings>,
   Same<typeof Declared.bindForms, typeof Implemented.bindForms>,
   Same<InstanceType<typeof Declared.TollgateError>['code'], InstanceType<typeof Implemented.TollgateError>['code']>,
-] = [true, true, true, true, true, true, true, true, true, true, true]
+] = [true, true, true, true, true, true, true, true, true, true, true, true]
 
 /** The README's listeners on the document type-check, with each event's detail (never called). */
 export function listensOnTheDocument(): void {

@@ -15,9 +15,12 @@ interface Defaults {
 }
 
 let defaults: Defaults = {}
-/** Every verification in flight, so reset() can stop them. */
-const running = new Set<AbortController>()
-const resetListeners = new Set<() => void>()
+/** Every verification in flight, with the form it is for (declarative.ts), so reset() can stop them. */
+const running = new Map<AbortController, Node | undefined>()
+const resetListeners = new Set<(target?: ResetTarget) => void>()
+
+/** What reset() may be given: a form, or an element or shadow root whose forms to reset. */
+export type ResetTarget = Element | ShadowRoot
 
 /** The script-tag build calls this with the origin it was loaded from. */
 export function setDefaults(next: Defaults): void {
@@ -98,10 +101,10 @@ export function resolveOptions(options: ExecuteOptions | undefined, controller: 
   }
 }
 
-/** Runs `work` as a tracked verification that reset() can abort. */
-export async function track<T>(work: (controller: AbortController) => Promise<T>): Promise<T> {
+/** Runs `work` as a tracked verification that reset() can abort, and reset(target) too when `form` is in the target. */
+export async function track<T>(work: (controller: AbortController) => Promise<T>, form?: Node): Promise<T> {
   const controller = new AbortController()
-  running.add(controller)
+  running.set(controller, form)
   try {
     return await work(controller)
   } finally {
@@ -133,13 +136,21 @@ export function executeWith(options: ExecuteOptions | undefined, presolved: Solv
   })
 }
 
-/** Aborts every verification in flight and forgets solved challenges and filled tokens. */
-export function reset(): void {
-  for (const controller of running) controller.abort()
-  running.clear()
-  for (const listener of resetListeners) listener()
+/**
+ * Aborts every verification in flight and forgets solved challenges and filled tokens; with a
+ * target, only those of the forms in it (or of that form), as a component that leaves the page
+ * does in its cleanup: the page's other forms and execute() calls go on.
+ */
+export function reset(target?: ResetTarget): void {
+  for (const [controller, form] of running) {
+    // Through the prototype: a control named `contains` shadows a form's own (DOM clobbering).
+    // An execute() call has no form: the DOM takes undefined as null (WebIDL), which no node contains.
+    if (!target || Node.prototype.contains.call(target, form as Node | null)) controller.abort()
+  }
+  for (const listener of resetListeners) listener(target)
 }
 
-export function onReset(listener: () => void): void {
+/** Called on every reset(), with its target when there is one. */
+export function onReset(listener: (target?: ResetTarget) => void): void {
   resetListeners.add(listener)
 }

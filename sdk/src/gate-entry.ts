@@ -5,7 +5,9 @@
  * It checks the browser as any protected form does (the invisible proof of work, its signals and
  * step-ups), trades the token for the clearance cookie and loads the address again, now let through.
  */
-import { execute, TollgateError } from './index.js'
+import { TollgateError } from './index.js'
+// From its own module: index.ts wraps it for servers, where this script never runs.
+import { execute } from './execute.js'
 
 const script = document.currentScript instanceof HTMLScriptElement ? document.currentScript : null
 const siteKey = script?.dataset.siteKey ?? ''

@@ -47,10 +47,13 @@ const RETRY_DELAY_MS = 8_000
 const MAX_RETRIES = 3
 const PASSING_FAILURES: ReadonlySet<TollgateErrorCode> = new Set(['network_error', 'server_error', 'invalid_response', 'rate_limited', 'timeout'])
 
-/** Every verification in flight dies with a reset() of the whole SDK, and so do the widgets' tokens. */
+/**
+ * Every verification in flight dies with a reset() of the whole SDK, and so do the widgets' tokens;
+ * reset(target) is for the forms of bindForms only, and leaves them be.
+ */
 const widgets = new Set<Widget>()
-onReset(() => {
-  for (const widget of widgets) widget.reset()
+onReset((target) => {
+  if (!target) for (const widget of widgets) widget.reset()
 })
 // A timer does not run while a laptop sleeps or a phone freezes the tab (nor in the back/forward
 // cache): back on the page, a token past its time expires at once rather than when the timer wakes.

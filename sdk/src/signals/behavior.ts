@@ -53,7 +53,6 @@ const counts = { mouseMovements: 0, keystrokes: 0, clicks: 0, scrolls: 0, touche
 const mouseIntervals = new IntervalStatistics()
 const keyIntervals = new IntervalStatistics()
 let firstInteraction = -1
-let started = false
 
 function noticed(event: Event): void {
   if (firstInteraction < 0) firstInteraction = event.timeStamp
@@ -78,10 +77,11 @@ const handlers: [string, (event: Event) => void][] = [
   ['visibilitychange', () => { counts.focusChanges++ }],
 ]
 
-/** Starts listening once per page; the listeners are passive and never delay the page. */
+/**
+ * Starts listening; the listeners are passive and never delay the page. Called once, in a browser,
+ * by the module every build loads (index.ts), which checks for the window.
+ */
 export function startBehaviorCollection(): void {
-  if (started || typeof window === 'undefined') return
-  started = true
   for (const [type, handler] of handlers) window.addEventListener(type, handler, { capture: true, passive: true })
 }
 
