@@ -67,6 +67,14 @@ export type Authentication =
   | { method: 'api-key'; apiKeyId: string; name: string; prefix: string; access: ApiKeyAccess }
 
 declare module 'fastify' {
+  interface FastifySchema {
+    /**
+     * What the route does, when only a logged-in session (the dashboard) may do it ('log out'):
+     * app.authenticate answers an API key 403 forbidden saying so, and the OpenAPI document lists
+     * only the session as the route's credential (plugins/docs.ts), both from this one marker.
+     */
+    sessionOnly?: string
+  }
   interface FastifyInstance {
     accounts: AccountRepository
     sessions: SessionRepository
@@ -75,7 +83,8 @@ declare module 'fastify' {
      * A hook (use it as onRequest, so that 401 comes before body validation; it works as a
      * preHandler too) that sets request.account or throws 401 unauthorized (an expired API key
      * too), 403 csrf_rejected for a cookie-authenticated state-changing request that does not come
-     * from our own pages, and 403 forbidden for a read-only API key's request other than GET or HEAD.
+     * from our own pages, and 403 forbidden for a read-only API key's request other than GET or HEAD
+     * and for an API key on a route only a session may use (schema.sessionOnly).
      */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
     /**
@@ -98,13 +107,22 @@ export function accountOf(request: FastifyRequest): AuthenticatedAccount {
   return request.account
 }
 
+/** The 403 an API key gets on a route only a logged-in session may use (schema.sessionOnly names what it does). */
+function refusedToApiKeys(action: string): ApiError {
+  return new ApiError('forbidden', `Only a logged-in session (the dashboard) may ${action}, not an API key.`)
+}
+
 /**
- * The id of the request's session, for what only a logged-in session (the dashboard) may do:
- * 403 forbidden with an API key, which, if it leaked, must not take the account over.
+ * The id of the request's session, on a route only a logged-in session (the dashboard) may use:
+ * one whose schema.sessionOnly says so, for which app.authenticate answered an API key (which, if
+ * it leaked, must not take the account over) 403 forbidden already. A route that is not marked
+ * fails here whoever calls it, so that the document never offers an API key a route refuses.
  */
-export function sessionIdOf(request: FastifyRequest, action: string): string {
+export function sessionIdOf(request: FastifyRequest): string {
+  const action = request.routeOptions.schema?.sessionOnly
+  if (action === undefined) throw new Error(`${request.method} ${request.routeOptions.url ?? request.url} reads the session but its schema has no sessionOnly`)
   const authentication = request.authentication
-  if (authentication?.method !== 'session') throw new ApiError('forbidden', `Only a logged-in session (the dashboard) may ${action}, not an API key.`)
+  if (authentication?.method !== 'session') throw refusedToApiKeys(action)
   return authentication.sessionId
 }
 
@@ -240,6 +258,8 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
     if (!isMethodAllowed(use.access, request.method)) {
       throw new ApiError('forbidden', 'This API key is read-only: it can read (GET) but not change anything.')
     }
+    const sessionOnly = request.routeOptions.schema?.sessionOnly
+    if (sessionOnly !== undefined) throw refusedToApiKeys(sessionOnly)
     request.account = { id: use.accountId, email: use.email }
     request.authentication = { method: 'api-key', apiKeyId: use.apiKeyId, name: use.name, prefix: use.prefix, access: use.access }
   }

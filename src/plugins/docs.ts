@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { errorCatalogue, type ErrorCode } from '../errors.js'
 import { ErrorResponse } from '../routes/v1/dashboard-schemas.js'
+import { DASHBOARD_CHALLENGE } from '../routes/v1/dashboard.js'
 import { sessionCookieName } from './authentication.js'
 import fp from 'fastify-plugin'
 
@@ -23,6 +24,9 @@ declare module 'fastify' {
   }
 }
 
+/** Every 401 of the dashboard API names the scheme it takes (routes/v1/dashboard.ts). */
+const wwwAuthenticate = { 'WWW-Authenticate': { type: 'string', description: `\`${DASHBOARD_CHALLENGE}\`: an API key as a bearer token, or log in for a session` } } as const
+
 /** Every 429 says when to come back. */
 const retryAfter = { 'Retry-After': { type: 'integer', description: 'Seconds to wait before trying again' } } as const
 
@@ -34,7 +38,7 @@ const retryAfter = { 'Retry-After': { type: 'integer', description: 'Seconds to 
 async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }): Promise<void> {
   const optionalBodies = new Set<string>()
   app.addHook('onRoute', (route) => {
-    documentErrors(route)
+    documentErrors(route, route.bodyLimit ?? app.initialConfig.bodyLimit)
     if (route.schema?.optionalBody === true) for (const method of [route.method].flat()) optionalBodies.add(`${method.toLowerCase()} ${openApiPath(route.url)}`)
   })
   await app.register(swagger, {
@@ -58,6 +62,7 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
           if (id !== undefined && (pathsOfIds.get(id)?.length ?? 0) > 1) operation.operationId = id.replace(/^[a-z]+/, (method) => `${method}Root`)
         }
       }
+      admitNullToNullableEnums(openapiObject)
       return openapiObject
     },
     openapi: {
@@ -84,7 +89,14 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
             name: 'X-Site-Key',
             description: "A site's public key; the test site keys 1x00000000000000000000AA (always passes, as do Turnstile's, reCAPTCHA's and hCaptcha's own always-pass test site keys) and 2x00000000000000000000AB (always blocked) serve a site's own browser tests",
           },
-          bearer: { type: 'http', scheme: 'bearer', description: 'A dashboard API key' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A dashboard API key (`Authorization: Bearer tgak_...`). A `read` key may only GET (and HEAD): any other method answers 403 ' +
+              '`forbidden`. Operations that manage the account\'s own sign-in (sessions, password, two-factor, passkeys, new API keys, ' +
+              'invitations, handing a site over) take a session only and answer an API key 403 `forbidden`: their security names the session alone.',
+          },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'The METRICS_TOKEN, when the operator set one' },
           session: {
             type: 'apiKey',
@@ -162,6 +174,11 @@ function errorAnswer(codes: readonly ErrorCode[], qualifier = ''): Record<string
   }
 }
 
+/** What a 413 says of the route's body limit (its own bodyLimit, else the service's 16 KiB). */
+function bodyLimitQualifier(bodyLimit: number | undefined): string {
+  return bodyLimit === undefined ? '' : `: the body is over ${bodyLimit / 1024} KiB (${bodyLimit} bytes), this route's limit`
+}
+
 /** The code of each error answer any route can give, where the route does not declare the status itself. */
 const frameworkCodes: Record<number, ErrorCode> = {
   400: 'validation_error',
@@ -181,13 +198,13 @@ const publicGateCodes: Record<number, ErrorCode> = {
 /**
  * Every documented route's error answers, in the OpenAPI document: the ones it declares get a
  * description naming their codes, and those any route can give are added: 400 validation_error
- * where input is validated, 413 payload_too_large and 415 unsupported_media_type where a body is
- * taken (a DELETE's too, and one the route ignores), 500 internal_error, and 503 service_unavailable
+ * where input is validated, 413 payload_too_large (with the route's body limit) and 415
+ * unsupported_media_type where a body is taken (a DELETE's too, and one the route ignores), 500 internal_error, and 503 service_unavailable
  * (a database or Redis away). Siteverify, which answers every failure with 200, is left as it is.
  * 405 method_not_allowed and the socket's 408, 417 and 431 belong to no operation: the document's
  * description states them for every path.
  */
-function documentErrors(route: RouteOptions): void {
+function documentErrors(route: RouteOptions, bodyLimit: number | undefined): void {
   const schema = route.schema as (FastifySchema & { hide?: boolean; tags?: string[] }) | undefined
   if (schema?.response === undefined || schema.hide === true || schema.cannotFail === true || schema.tags?.includes('server-side') === true) return
   const responses: Record<string, unknown> = { ...(schema.response as Record<string, unknown>) }
@@ -201,7 +218,7 @@ function documentErrors(route: RouteOptions): void {
   // Fastify refuses a Content-Type that is no media type at all (`text`, `;;;`) before any parser,
   // so a route that ignores its body answers that 415 too.
   const statuses = [...(validatesInput ? [400] : []), ...(takesBody ? [413, 415] : []), 500, 503]
-  for (const status of statuses) responses[status] ??= errorAnswer([frameworkCodes[status]!])
+  for (const status of statuses) responses[status] ??= errorAnswer([frameworkCodes[status]!], status === 413 ? bodyLimitQualifier(bodyLimit) : '')
   // The public routes answer a fixed code for each status of their gate, not every code of the status.
   const isPublic = schema.tags?.includes('public') === true
   const declared = new Set(schema.errorCodes ?? [])
@@ -214,6 +231,25 @@ function documentErrors(route: RouteOptions): void {
     }
   }
   route.schema = { ...schema, response: responses }
+}
+
+/**
+ * OpenAPI 3.0's `nullable` does not widen an `enum`: a value must be one of its members, so a
+ * nullable enum without null refuses the null it means to allow, in Ajv as in every strict
+ * validator (Prism, openapi-response-validator). @fastify/swagger turns a field that is an enum or
+ * null (`Type.Union([enum, Type.Null()])`) into such a schema: every nullable enum of the document
+ * gets null as a member. New objects and arrays only: the route schemas Fastify validates with
+ * are left as they are.
+ */
+function admitNullToNullableEnums(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const each of node) admitNullToNullableEnums(each)
+    return
+  }
+  if (typeof node !== 'object' || node === null) return
+  const schema = node as { nullable?: unknown; enum?: unknown[] }
+  if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null]
+  for (const value of Object.values(node)) admitNullToNullableEnums(value)
 }
 
 type SwaggerTransform = (input: { schema: FastifySchema; url: string; route: RouteOptions }) => { schema: FastifySchema; url: string; route: RouteOptions }
@@ -234,7 +270,8 @@ const documentBody: SwaggerTransform = (input) => {
 /**
  * Every operation gets an operationId, from its method and path (`post /api/v1/sites/:id/secret/rotate`
  * is `postSitesByIdSecretRotate`), so that generated clients have stable method names; routes with
- * no credential say so (`security: []`).
+ * no credential say so (`security: []`), and those only a session may use (schema.sessionOnly) name
+ * the session alone.
  */
 const nameOperation: SwaggerTransform = (input) => {
   const { schema, url, route } = input
@@ -248,8 +285,10 @@ const nameOperation: SwaggerTransform = (input) => {
     .filter((word) => word !== '')
   const method = [route.method].flat()[0]?.toLowerCase() ?? 'get'
   const operationId = method + words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('')
-  const documented = schema as FastifySchema & { security?: unknown; operationId?: string }
-  return { ...input, schema: { ...schema, operationId: documented.operationId ?? operationId, security: documented.security ?? [] } }
+  const documented = schema as FastifySchema & { security?: Record<string, string[]>[]; operationId?: string }
+  // A route only a session may use (app.authenticate refuses API keys there) names no bearer key.
+  const security = schema.sessionOnly === undefined ? (documented.security ?? []) : (documented.security ?? [{ session: [] }]).filter((each) => !('bearer' in each))
+  return { ...input, schema: { ...schema, operationId: documented.operationId ?? operationId, security } }
 }
 
 /**
@@ -263,7 +302,8 @@ const documentErrorsAsJson: SwaggerTransform = (input) => {
   if (response === undefined) return input
   const responses = Object.fromEntries(Object.entries(response).map(([status, answer]) => {
     const declared = schema.responseHeaders?.[Number(status)]
-    const headers = status === '429' ? { ...retryAfter, ...declared } : declared
+    const challenge = status === '401' && schema.tags?.includes('dashboard') === true ? wwwAuthenticate : undefined
+    const headers = status === '429' ? { ...retryAfter, ...declared } : challenge === undefined ? declared : { ...challenge, ...declared }
     const withHeaders = headers === undefined ? {} : { headers }
     if (Number(status) < 400 || answer.content !== undefined) return [status, { ...answer, ...withHeaders }]
     return [status, { description: answer.description, ...withHeaders, content: { 'application/json': { schema: answer } } }]

@@ -12,6 +12,22 @@ export const ErrorResponse = Type.Object(
   },
 )
 
+/**
+ * The dashboard API's queries take no parameter beyond their own: a filter misspelt (`?site=`,
+ * the dashboard page's own, for the audit log's `siteId`) would otherwise answer the whole log as
+ * if it were the filtered one, and `?limit=` on a listing that has no pages would seem obeyed.
+ * 400 validation_error naming the parameter ("is not a parameter of this route"). The dashboard
+ * scope (routes/v1/dashboard.ts) closes every route's query with it, one that takes no parameter
+ * included; the public routes (SDK, Siteverify, the gate) keep theirs open to vendors' clients.
+ */
+export const closedQuery = { additionalProperties: false } as const
+
+/** A route's query schema, closed (closedQuery); no parameters at all when it has none. */
+export function closedQueryOf(querystring: unknown): TSchema {
+  const schema: TSchema = querystring ?? Type.Object({})
+  return { ...schema, ...closedQuery }
+}
+
 /** Either credential works on every authenticated dashboard route. */
 export const dashboardSecurity: Record<string, string[]>[] = [{ session: [] }, { bearer: [] }]
 

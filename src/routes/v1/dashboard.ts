@@ -9,8 +9,12 @@ import sessionsRoutes from './sessions/index.js'
 import sitesRoutes from './sites/index.js'
 import { findUnstorableText } from '../../domain/storable-text.js'
 import { ApiError, invalidRequest } from '../../errors.js'
+import { closedQueryOf } from './dashboard-schemas.js'
 import { transportSecurity } from '../assets/dashboard.js'
 import webhookRoutes from './webhooks/index.js'
+
+/** The WWW-Authenticate header of every 401 of the dashboard API. */
+export const DASHBOARD_CHALLENGE = 'Bearer realm="tollgate"'
 
 /**
  * The dashboard API of DESIGN section 3, mounted under /api/v1 (needs the authentication plugin).
@@ -19,6 +23,10 @@ import webhookRoutes from './webhooks/index.js'
  */
 const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(cookie)
+  // An unknown query parameter is a 400 on every route of this API, not one ignored (closedQuery).
+  app.addHook('onRoute', (route) => {
+    if (route.schema !== undefined) route.schema = { ...route.schema, querystring: closedQueryOf(route.schema.querystring) }
+  })
   // This API reads JSON only. Fastify would read text/plain as a string, so the commonest slip of
   // a script (fetch with a JSON.stringify body and no Content-Type sends text/plain) got "must be
   // object"; it and every other type now get a 415 that says what to send. No bytes is no body.
@@ -32,6 +40,8 @@ const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const headers = { 'cache-control': 'no-store', ...(app.config.environment === 'production' ? transportSecurity : {}) }
   app.addHook('onSend', (_request, reply, payload, done) => {
     void reply.headers(headers)
+    // A 401 names the scheme that would be accepted (RFC 9110 section 11.6.1): an API key as a bearer token.
+    if (reply.statusCode === 401) void reply.header('www-authenticate', DASHBOARD_CHALLENGE)
     done(null, payload)
   })
   // What these routes are sent ends up in PostgreSQL (or is compared with what is there), which

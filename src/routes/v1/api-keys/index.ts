@@ -88,7 +88,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'Create an API key (shown once)',
-        security: dashboardSecurity,
+        sessionOnly: 'create API keys',
         body: ApiKeyCreation,
         description:
           'From a logged-in session only (403 forbidden with an API key: a key cannot mint keys), confirmed by the account\'s password ' +
@@ -116,7 +116,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if ((await app.apiKeys.countByAccount(accountOf(request).id)) >= MAX_API_KEYS_PER_ACCOUNT) throw listFull()
       const key = generateApiKey()
       // The body's problems are answered with the password's, before any code is taken.
-      const record = await confirmAccountChange(app, request, 'create API keys', { field: 'password', password, code, otherIssues: issues }, async (transaction) => {
+      const record = await confirmAccountChange(app, request, { field: 'password', password, code, otherIssues: issues }, async (transaction) => {
         const apiKeys = createApiKeyRepository(transaction)
         const created = await apiKeys.create(
           accountOf(request).id,

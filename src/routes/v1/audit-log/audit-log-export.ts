@@ -6,7 +6,7 @@ import { createAuditLogRepository } from '../../../storage/sql/audit-log-reposit
 import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
 import { exportQuery, exportRangeOf, exportResponse, sendLogExport, type CsvColumn } from '../log-export.js'
 import { rowPosition } from '../log-pages.js'
-import { auditEventViewFor, auditLogFilterOf, auditLogFilters, closedQuery } from './audit-log-schemas.js'
+import { auditEventViewFor, auditLogFilterOf, auditLogFilters } from './audit-log-schemas.js'
 
 type AuditEventView = ReturnType<ReturnType<typeof auditEventViewFor>>
 
@@ -47,7 +47,7 @@ const auditLogExportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'createdAt to its latest attempt, so one repeated during the download may be missing. At most 2 exports per account run at once (429 rate_limited). ' +
           'A failure mid-download resets the connection: the transfer fails rather than ending at a clean line.',
         security: dashboardSecurity,
-        querystring: Type.Object({ ...exportQuery, ...auditLogFilters }, closedQuery),
+        querystring: Type.Object({ ...exportQuery, ...auditLogFilters }),
         response: { 200: exportResponse, 400: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
     },

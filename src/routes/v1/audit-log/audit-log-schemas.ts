@@ -38,13 +38,6 @@ export const auditLogFilters = {
   action: Type.Optional(stringEnum(AUDIT_ACTIONS, { description: 'Only the events of this action' })),
 }
 
-/**
- * The audit log's queries take no parameter beyond theirs: a filter misspelt (`?site=`, the
- * dashboard page's own, for `siteId`) would otherwise answer the whole log as if it were the
- * filtered one. 400 validation_error naming the parameter.
- */
-export const closedQuery = { additionalProperties: false } as const
-
 /** The filters a query names; 400 validation_error for a siteId that is not a UUID. */
 export function auditLogFilterOf(query: { siteId?: string; action?: AuditAction }): { siteId?: string; action?: AuditAction } {
   const { siteId, action } = query

@@ -15,9 +15,6 @@ import { Site, siteView } from '../sites/site-schemas.js'
 /** Expired, revoked, used and unknown tokens answer alike: a token's history is nobody's business. */
 const unknownInvitation = () => new ApiError('not_found', 'This invitation is unknown, expired, revoked or used already; ask for a new link.')
 
-/** Reading an invitation by its token is a logged-in person's act: a script's API key has no business joining sites. */
-const sessionOnly: Record<string, string[]>[] = [{ session: [] }]
-
 const InvitationPreview = Type.Object({
   site: Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }),
   role: MemberRoleSchema,
@@ -38,8 +35,9 @@ const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.authenticate)
   const invitations = createSiteInvitationRepository(app.database)
 
-  const pendingInvitation = async (request: FastifyRequest, token: string, action: string): Promise<SiteInvitation> => {
-    sessionIdOf(request, action)
+  // Reading an invitation by its token is a logged-in person's act (schema.sessionOnly): a script's API key has no business joining sites.
+  const pendingInvitation = async (request: FastifyRequest, token: string): Promise<SiteInvitation> => {
+    sessionIdOf(request)
     const invitation = await invitations.findPendingByTokenHash(hashToken(token), { forUpdate: false })
     if (invitation === undefined) throw unknownInvitation()
     return invitation
@@ -54,13 +52,13 @@ const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'From a logged-in session only (403 forbidden with an API key). Expired, revoked, used and unknown tokens all answer 404 not_found. ' +
           'An invitation bound to another account\'s e-mail address says so (boundToEmail true, forYou false) without the address.',
-        security: sessionOnly,
+        sessionOnly: 'read an invitation',
         body: InvitationTokenBody,
         response: { 200: InvitationPreview, 400: ErrorResponse, 404: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request) => {
-      const invitation = await pendingInvitation(request, request.body.token, 'read an invitation')
+      const invitation = await pendingInvitation(request, request.body.token)
       const site = await app.sites.findById(invitation.siteId)
       if (site === undefined) throw unknownInvitation()
       const forYou = await invitations.isAddressedTo(invitation.id, accountOf(request).id)
@@ -87,14 +85,14 @@ const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'From a logged-in session only (403 forbidden with an API key, and for an invitation bound to another e-mail address, which stays pending). ' +
           'Answers 201 with the site. The link works once: of two acceptances at once, one joins and the other gets 404 not_found, as for an expired, revoked or unknown token. ' +
           `The site's owner or a member accepting gets 409 conflict, the link unused; so does anyone once the site has ${MAX_MEMBERS_PER_SITE} members.`,
-        security: sessionOnly,
+        sessionOnly: 'accept an invitation',
         body: InvitationTokenBody,
         response: { 201: Site, 400: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
       const tokenHash = hashToken(request.body.token)
-      const found = await pendingInvitation(request, request.body.token, 'accept an invitation')
+      const found = await pendingInvitation(request, request.body.token)
       const account = accountOf(request)
       const site = await app.sites.findById(found.siteId)
       if (site === undefined) throw unknownInvitation()

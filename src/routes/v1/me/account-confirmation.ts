@@ -35,10 +35,9 @@ interface PasswordCheck {
 export async function confirmWithPassword(
   app: FastifyInstance,
   request: FastifyRequest,
-  what: string,
   check: PasswordCheck & { secondFactorCode?: string | undefined },
 ): Promise<PasswordConfirmation> {
-  const sessionId = sessionIdOf(request, what)
+  const sessionId = sessionIdOf(request)
   const { id } = accountOf(request)
   const account = await app.accounts.findWithPasswordById(id)
   if (account === undefined) throw new ApiError('unauthorized')
@@ -102,12 +101,11 @@ interface SecondFactorCheck {
 export async function confirmAccountChange<Result>(
   app: FastifyInstance,
   request: FastifyRequest,
-  what: string,
   check: PasswordCheck & SecondFactorCheck,
   work: (transaction: SqlExecutor, factor: SecondFactor | undefined) => Promise<Result>,
 ): Promise<Result> {
   const { code, onlyWithTwoFactor, deletesAccount, ...passwordCheck } = check
-  const confirmed = await confirmWithPassword(app, request, what, { ...passwordCheck, secondFactorCode: code })
+  const confirmed = await confirmWithPassword(app, request, { ...passwordCheck, secondFactorCode: code })
   return withSecondFactor(app, request, confirmed, { code, onlyWithTwoFactor, deletesAccount }, work)
 }
 

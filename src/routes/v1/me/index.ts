@@ -60,7 +60,7 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'validation_error on code, a wrong one counted against the second factor\'s budgets (429 beyond); 409 conflict, its details naming code, when two-factor was turned ' +
           'on or off meanwhile. A new password equal to the current one is a 400 password_unchanged, its details naming newPassword, and changes nothing. ' +
           'Every other session of the account ends; this one and the API keys stay.',
-        security: dashboardSecurity,
+        sessionOnly: 'change the password',
         body: PasswordChange,
         response: { 204: Type.Null(), 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
         errorCodes: ['password_unchanged'],
@@ -69,7 +69,7 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const problem = findPasswordProblem(request.body.newPassword)
       const { currentPassword, code } = request.body
-      const confirmed = await confirmWithPassword(app, request, 'change the password', {
+      const confirmed = await confirmWithPassword(app, request, {
         field: 'currentPassword',
         password: currentPassword,
         otherIssues: problem === undefined ? [] : [{ field: 'newPassword', message: problem }],
@@ -105,7 +105,7 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'and everything of it at once: its sites (their site keys and secret keys stop working on every instance), stats, ' +
           'webhook settings and deliveries, sessions and API keys; the sites\' verification logs follow in the background. ' +
           'Clears the session cookie. Cannot be undone.',
-        security: dashboardSecurity,
+        sessionOnly: 'delete the account',
         body: AccountDeletion,
         response: { 204: Type.Null(), 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
         responseHeaders: { 204: { 'Set-Cookie': { type: 'string', description: `${sessionCookieName(app.config)} cleared (Max-Age=0)` } } },
@@ -114,7 +114,7 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { id } = accountOf(request)
       const { password, code } = request.body
-      const { siteIds } = await confirmAccountChange(app, request, 'delete the account', { field: 'password', password, code, deletesAccount: true }, async (transaction) => {
+      const { siteIds } = await confirmAccountChange(app, request, { field: 'password', password, code, deletesAccount: true }, async (transaction) => {
         const logQueries = createVerificationQueryRepository(transaction)
         return createAccountRepository(transaction).delete(id, async (ids) => {
           for (const siteId of ids) await logQueries.deleteRollupsOf(siteId)

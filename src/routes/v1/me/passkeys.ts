@@ -9,7 +9,7 @@ import { accountOf, sessionIdOf } from '../../../plugins/authentication.js'
 import { createPasskeyRepository, type PasskeyRecord } from '../../../storage/sql/passkey-repository.js'
 import { createSessionRepository } from '../../../storage/sql/session-repository.js'
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, IdParams, SecondFactorCode } from '../dashboard-schemas.js'
+import { authenticatedErrors, CurrentPassword, ErrorResponse, IdParams, SecondFactorCode } from '../dashboard-schemas.js'
 import { keepRegistrationChallenge, PasskeyOptions, peekRegistrationChallenge, RegistrationAnswer, relyingPartyOfRequest, takeRegistrationChallenge } from '../passkey-challenges.js'
 import { confirmAccountChange } from './account-confirmation.js'
 
@@ -69,7 +69,7 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: "The account's passkeys",
         description: 'Oldest first. From a logged-in session only (403 forbidden with an API key).',
-        security: dashboardSecurity,
+        sessionOnly: 'read the passkeys',
         response: {
           200: Type.Object({ items: Type.Array(Passkey), limit: Type.Integer({ description: 'How many passkeys an account may hold (409 conflict beyond)' }) }),
           ...authenticatedErrors,
@@ -77,7 +77,7 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      sessionIdOf(request, 'read the passkeys')
+      sessionIdOf(request)
       return { items: (await passkeys.listByAccount(accountOf(request).id)).map(passkeyView), limit: MAX_PASSKEYS_PER_ACCOUNT }
     },
   )
@@ -94,12 +94,12 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'within 5 minutes, with POST /api/v1/me/passkeys. A session has one challenge at a time: each call replaces the one before, whose answer is refused then. ' +
           `409 conflict when the account holds ${MAX_PASSKEYS_PER_ACCOUNT} passkeys. ` +
           'From a logged-in session only (403 forbidden with an API key).',
-        security: dashboardSecurity,
+        sessionOnly: 'add a passkey',
         response: { 200: PasskeyOptions, 409: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request) => {
-      const sessionId = sessionIdOf(request, 'add a passkey')
+      const sessionId = sessionIdOf(request)
       const account = accountOf(request)
       const existing = await passkeys.credentialsOf(account.id)
       if (existing.length >= MAX_PASSKEYS_PER_ACCOUNT) throw listFull()
@@ -125,13 +125,13 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'when two-factor was turned on or off meanwhile). An answer that does not verify, or whose challenge is unknown, expired or used, is a 400 validation_error ' +
           'on credential. A wrong password leaves the challenge to answer again. ' +
           `At most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys per account (409 conflict). From a logged-in session only (403 forbidden with an API key).`,
-        security: dashboardSecurity,
+        sessionOnly: 'add a passkey',
         body: Registration,
         response: { 201: Passkey, 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
-      const sessionId = sessionIdOf(request, 'add a passkey')
+      const sessionId = sessionIdOf(request)
       const { id: accountId } = accountOf(request)
       const { password, code } = request.body
       const { name, issues } = checkedName(request.body.name)
@@ -148,7 +148,7 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       // Told before the password and code are checked, which a full list would spend for nothing.
       if ((await passkeys.countByAccount(accountId)) >= MAX_PASSKEYS_PER_ACCOUNT) throw listFull()
-      const created = await confirmAccountChange(app, request, 'add a passkey', { field: 'password', password, code, otherIssues: issues }, async (transaction) => {
+      const created = await confirmAccountChange(app, request, { field: 'password', password, code, otherIssues: issues }, async (transaction) => {
         if (credential === undefined || outstanding === undefined) throw new Error('a passkey registration without a verified answer passed validation')
         // Taken with the change, under the account's lock: of two requests with one answer, one adds it.
         if (!(await takeRegistrationChallenge(app, sessionId, accountId, outstanding))) throw invalidRequest([{ field: 'credential', message: CHALLENGE_GONE }])
@@ -171,14 +171,14 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: 'Rename a passkey',
         description: 'A bad name is a 400 validation_error on name. From a logged-in session only (403 forbidden with an API key).',
-        security: dashboardSecurity,
+        sessionOnly: 'rename a passkey',
         params: IdParams,
         body: Renaming,
         response: { 200: Passkey, 400: ErrorResponse, 404: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request) => {
-      sessionIdOf(request, 'rename a passkey')
+      sessionIdOf(request)
       const { name, issues } = checkedName(request.body.name)
       throwIfInvalid(issues)
       const id = request.params.id.toLowerCase()
@@ -204,20 +204,20 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'With the password and, while two-factor authentication is on, a code of the second factor, as adding one. It signs in no more, at once, and the sessions ' +
           'it opened end with it (the current one too, when it was opened with this passkey). ' +
           '404 not_found for an id that is not a passkey of the account. From a logged-in session only (403 forbidden with an API key).',
-        security: dashboardSecurity,
+        sessionOnly: 'remove a passkey',
         params: IdParams,
         body: Removal,
         response: { 204: Type.Null(), 400: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
-      sessionIdOf(request, 'remove a passkey')
+      sessionIdOf(request)
       const { password, code } = request.body
       const { id: accountId } = accountOf(request)
       const id = request.params.id.toLowerCase()
       // Told before the password and code are checked, which a passkey already gone would spend for nothing.
       if (!isUuid(id) || (await passkeys.findById(accountId, id)) === undefined) throw notFound()
-      await confirmAccountChange(app, request, 'remove a passkey', { field: 'password', password, code }, async (transaction) => {
+      await confirmAccountChange(app, request, { field: 'password', password, code }, async (transaction) => {
         // The sessions it opened first (their passkey_id's foreign key would end them with it
         // anyway, also one a sign-in opens meanwhile), to count them in the event.
         const endedSessions = await createSessionRepository(transaction).deleteOpenedWithPasskey(accountId, id)

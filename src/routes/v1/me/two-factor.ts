@@ -18,7 +18,7 @@ import { accountOf, sessionIdOf } from '../../../plugins/authentication.js'
 import { createTwoFactorRepository, type TwoFactorState } from '../../../storage/sql/two-factor-repository.js'
 import { rememberDevice, secondFactorDevice } from '../sessions/known-device.js'
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, SecondFactorCode } from '../dashboard-schemas.js'
+import { authenticatedErrors, CurrentPassword, ErrorResponse, SecondFactorCode } from '../dashboard-schemas.js'
 import { confirmAccountChange, confirmationStillHolds, confirmWithPassword } from './account-confirmation.js'
 
 const TwoFactorStatus = Type.Object({
@@ -84,12 +84,12 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: 'Whether log-ins ask for a second factor',
         description: 'From a logged-in session only (403 forbidden with an API key).',
-        security: dashboardSecurity,
+        sessionOnly: 'read the two-factor settings',
         response: { 200: TwoFactorStatus, ...authenticatedErrors },
       },
     },
     async (request) => {
-      sessionIdOf(request, 'read the two-factor settings')
+      sessionIdOf(request)
       return statusOf(await twoFactor.stateOf(accountOf(request).id))
     },
   )
@@ -105,12 +105,12 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'A new secret for an authenticator app (as a QR code of otpauthUri, or typed in), and the setup token to send back with the ' +
           "app's first code to POST /api/v1/me/two-factor. Nothing is stored until then. 409 conflict when two-factor is on already. " +
           'From a logged-in session only (403 forbidden with an API key).',
-        security: dashboardSecurity,
+        sessionOnly: 'set up two-factor authentication',
         response: { 200: TwoFactorSetup, 409: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request) => {
-      sessionIdOf(request, 'set up two-factor authentication')
+      sessionIdOf(request)
       const account = await app.accounts.findById(accountOf(request).id)
       if (account === undefined) throw new ApiError('unauthorized')
       if ((await twoFactor.stateOf(account.id)) !== undefined) throw turnedOn()
@@ -131,7 +131,7 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'the password counted against the log-in budget: 429 rate_limited beyond). From then on a log-in needs a code as well ' +
           '(POST /api/v1/sessions answers 401 two_factor_required without one). Answers the recovery codes, once. Sessions already open stay. ' +
           '409 conflict when it is on already. From a logged-in session only (403 forbidden with an API key).',
-        security: dashboardSecurity,
+        sessionOnly: 'turn two-factor authentication on',
         body: Enabling,
         response: { 200: RecoveryCodes, 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
@@ -147,7 +147,7 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       } else if (step === undefined) {
         issues.push({ field: 'code', message: "is not the app's current code: check that the phone's clock is right" })
       }
-      const confirmed = await confirmWithPassword(app, request, 'turn two-factor authentication on', { field: 'password', password, otherIssues: issues })
+      const confirmed = await confirmWithPassword(app, request, { field: 'password', password, otherIssues: issues })
       if (!('secret' in setup) || step === undefined) throw new Error('a setup without a confirmed code passed validation')
       const { codes, hashes } = recoveryCodeSet()
       const sealed = sealTotpSecret(key, id, setup.secret)
@@ -176,14 +176,14 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'With the password and a code of the second factor (the app\'s current code or an unused recovery code): a wrong one of either, or no ' +
           'code, is a 400 validation_error on its field; wrong ones count against their budgets (429 rate_limited beyond). Forgets the secret and the recovery codes. ' +
           '409 conflict when it is off. From a logged-in session only (403 forbidden with an API key).',
-        security: dashboardSecurity,
+        sessionOnly: 'turn two-factor authentication off',
         body: Confirmation,
         response: { 204: Type.Null(), 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
       const { password, code } = request.body
-      await confirmAccountChange(app, request, 'turn two-factor authentication off', { field: 'password', password, code, onlyWithTwoFactor: true }, async (transaction) => {
+      await confirmAccountChange(app, request, { field: 'password', password, code, onlyWithTwoFactor: true }, async (transaction) => {
         await createTwoFactorRepository(transaction).disable(accountOf(request).id)
         await recordAudit(transaction, request, { action: 'account.two_factor_disabled' })
       })
@@ -201,7 +201,7 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           `${RECOVERY_CODE_COUNT} new recovery codes, shown once; the old ones, used or not, stop working. With the password and a code of the second ` +
           'factor, as turning it off. 409 conflict when two-factor is off. From a logged-in session only (403 forbidden with an API key).',
-        security: dashboardSecurity,
+        sessionOnly: 'make new recovery codes',
         body: Confirmation,
         response: { 200: RecoveryCodes, 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
@@ -209,7 +209,7 @@ const twoFactorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { codes, hashes } = recoveryCodeSet()
       const { password, code } = request.body
-      await confirmAccountChange(app, request, 'make new recovery codes', { field: 'password', password, code, onlyWithTwoFactor: true }, async (transaction) => {
+      await confirmAccountChange(app, request, { field: 'password', password, code, onlyWithTwoFactor: true }, async (transaction) => {
         await createTwoFactorRepository(transaction).replaceRecoveryCodes(accountOf(request).id, hashes)
         await recordAudit(transaction, request, { action: 'account.recovery_codes_regenerated' })
       })

@@ -27,6 +27,7 @@ const currentSessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'expired or was logged out): 200 either way, where GET /api/v1/me answers 401, so that a page asking whether it is logged in ' +
           'makes the browser log no failed request. An API key is no session: 403 forbidden with one (401 for an unknown key).',
         security: [{ session: [] }, {}],
+        sessionOnly: 'ask whether it is logged in',
         response: { 200: CurrentSession, ...authenticatedErrors },
       },
     },
@@ -38,7 +39,7 @@ const currentSessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (error instanceof ApiError && error.code === 'unauthorized' && !namesApiKey(request.headers.authorization)) return { account: null }
         throw error
       }
-      sessionIdOf(request, 'ask whether it is logged in')
+      sessionIdOf(request)
       const account = await app.accounts.findById(accountOf(request).id)
       // Deleted since the session was read: its sessions went with it.
       if (account === undefined) return { account: null }

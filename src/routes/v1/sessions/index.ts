@@ -24,7 +24,7 @@ import { enforcePasswordAttemptBudgets, enforceSecondFactorBudgets, giveBack, gi
 import currentSessionRoutes from './current-session.js'
 import passkeySignInRoutes from './passkey-sign-in.js'
 import { deviceCookieName, isKnownDevice, passwordDevice, rememberDevice, secondFactorDevice } from './known-device.js'
-import { Account, authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, SecondFactorCode } from '../dashboard-schemas.js'
+import { Account, authenticatedErrors, ErrorResponse, IdParams, SecondFactorCode } from '../dashboard-schemas.js'
 
 const LogIn = Type.Object(
   {
@@ -184,14 +184,14 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: 'Log out',
         description: 'Ends the session of the cookie at once, on every instance. With an API key: 403 forbidden (revoke keys with DELETE /api/v1/api-keys/{id}).',
-        security: dashboardSecurity,
+        sessionOnly: 'log out',
         response: { 204: Type.Null(), ...authenticatedErrors },
         responseHeaders: { 204: { 'Set-Cookie': { type: 'string', description: `${sessionCookieName(app.config)} cleared (Max-Age=0)` } } },
       },
     },
     async (request, reply) => {
       // 403 forbidden with an API key, as every other operation of a session only (revoke a key with DELETE /api/v1/api-keys/{id}).
-      const sessionId = sessionIdOf(request, 'log out')
+      const sessionId = sessionIdOf(request)
       await auditedTransaction(app, request, async (transaction) => {
         await createSessionRepository(transaction).delete(sessionId)
         await recordAudit(transaction, request, { action: 'account.logged_out' })
@@ -211,12 +211,12 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           `The live log-in sessions, the most recently used first (at most ${MAX_LISTED_SESSIONS}), with the browser and address each logged in from, ` +
           'so that one that is not yours can be ended (DELETE /api/v1/sessions/{id}). From a logged-in session only (403 with an API key).',
-        security: dashboardSecurity,
+        sessionOnly: 'list the sessions',
         response: { 200: Type.Object({ items: Type.Array(SessionView) }), ...authenticatedErrors },
       },
     },
     async (request) => {
-      const current = sessionIdOf(request, 'list the sessions')
+      const current = sessionIdOf(request)
       const sessions = await app.sessions.listByAccount(accountOf(request).id)
       return { items: sessions.map((session) => sessionView(session, current)) }
     },
@@ -230,13 +230,13 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: 'End one session',
         description: 'Logs that session out at once, on every instance; ending the current one logs this browser out. From a logged-in session only (403 with an API key).',
-        security: dashboardSecurity,
+        sessionOnly: 'end a session',
         params: IdParams,
         response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
-      const current = sessionIdOf(request, 'end a session')
+      const current = sessionIdOf(request)
       const { id } = request.params
       const notFound = new ApiError('not_found', 'There is no session with this id in your account.')
       if (!isUuid(id)) throw notFound
@@ -257,12 +257,12 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: 'Log out everywhere else',
         description: 'Ends every other session of the account at once (a browser left logged in elsewhere, a session that is not yours); this one and the API keys stay.',
-        security: dashboardSecurity,
+        sessionOnly: 'end the other sessions',
         response: { 200: Type.Object({ endedSessions: Type.Integer({ minimum: 0 }) }), ...authenticatedErrors },
       },
     },
     async (request) => {
-      const current = sessionIdOf(request, 'end the other sessions')
+      const current = sessionIdOf(request)
       const endedSessions = await auditedTransaction(app, request, async (transaction) => {
         const ended = await createSessionRepository(transaction).deleteOthers(accountOf(request).id, current)
         if (ended > 0) await recordAudit(transaction, request, { action: 'sessions.ended_others', details: { endedSessions: ended } })

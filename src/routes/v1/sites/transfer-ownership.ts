@@ -8,7 +8,7 @@ import { accountOf, sessionIdOf } from '../../../plugins/authentication.js'
 import { createSiteMemberRepository } from '../../../storage/sql/site-member-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { auditedSiteTransaction, recordSiteAudit, type SiteChangeWork } from '../audit-log/audit-trail.js'
-import { authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, IdParams, SecondFactorCode } from '../dashboard-schemas.js'
+import { authenticatedErrors, CurrentPassword, ErrorResponse, IdParams, SecondFactorCode } from '../dashboard-schemas.js'
 import { confirmWithPassword, withSecondFactorTransactions } from '../me/account-confirmation.js'
 import { MAX_SITES_PER_ACCOUNT } from './manage-sites.js'
 import { etagHeader, tagWithRevision } from './site-revision.js'
@@ -46,7 +46,7 @@ const transferOwnershipRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `409 not_a_member when the account is no member of the site, already_owner for the owner's own id, site_limit_reached when the member owns ${MAX_SITES_PER_ACCOUNT} sites already. ` +
           "The site's site key, secret keys, settings, webhook, log and pending invitations stay as they are; its events go to the new owner's audit log from then on. " +
           "The previous owner's sessions and API keys have an admin's rights on it from the next request, on every instance.",
-        security: dashboardSecurity,
+        sessionOnly: ACTION,
         params: IdParams,
         body: TransferBody,
         response: { 200: Site, 400: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
@@ -56,15 +56,14 @@ const transferOwnershipRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { site } = await app.findSite(request, request.params.id, 'own')
-      // An API key is refused (403) once the site is found, before the member or the password are looked at.
-      sessionIdOf(request, ACTION)
+      sessionIdOf(request)
       const previousOwner = accountOf(request)
       // Lower case, as the database writes UUIDs: compared with the owner's id whichever case was sent.
       const accountId = request.body.accountId.toLowerCase()
       if (!isUuid(accountId)) throw invalidRequest([{ field: 'accountId', message: 'must be an account id (a UUID)' }])
       if (accountId === previousOwner.id) throw new ApiError('already_owner')
       const { password, code } = request.body
-      const confirmed = await confirmWithPassword(app, request, ACTION, { field: 'password', password, secondFactorCode: code })
+      const confirmed = await confirmWithPassword(app, request, { field: 'password', password, secondFactorCode: code })
       const handOver: SiteChangeWork<'own', SiteRecord> = async (transaction, locked) => {
         const members = createSiteMemberRepository(transaction)
         const member = await members.findForUpdate(locked.id, accountId)
