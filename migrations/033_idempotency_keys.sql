@@ -2,8 +2,8 @@
 -- /api/v1/sites): the first answer, kept for 24 hours so that a retry with the same key and body
 -- gets it again instead of creating a second site whose secret nobody saw.
 --
--- Scoped by account and route: two accounts (or two routes) may use one key. request_hash is the
--- SHA-256 of the canonical request body, to refuse the key's reuse with another body. The answer
+-- Scoped by account and route: two accounts (or two routes) may use one key. request_hash is an
+-- HMAC-SHA256 (keyed from TOLLGATE_SECRET) of the canonical request body, to refuse the key's reuse with another body. The answer
 -- holds the secret key, so it is stored sealed (AES-256-GCM under a key derived from
 -- TOLLGATE_SECRET, bound to the row's account, route and key): response_ciphertext. The row is
 -- written in the transaction that creates the site, so the two commit together or not at all.

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hmacSha256, type MacKey } from './mac.js'
 
 /** How long a key's first answer is replayed (Stripe's window); a key older than this starts afresh. */
 export const IDEMPOTENCY_WINDOW_HOURS = 24
@@ -27,10 +27,12 @@ function canonicalJsonOf(value: unknown): string {
 }
 
 /**
- * What tells a retry from another request under the same key: the SHA-256 of the parsed body in
+ * What tells a retry from another request under the same key: an HMAC of the parsed body in
  * canonical JSON, so that a client re-encoding the same body (other key order, other spacing) is
- * still retrying. It is kept instead of the body, which may hold a webhook secret.
+ * still retrying. It is kept instead of the body, which may hold a webhook secret or a password;
+ * keyed (by a key from TOLLGATE_SECRET), so that a copy of the database alone cannot test guesses
+ * of them against it, as it could a plain hash.
  */
-export function requestHashOf(body: unknown): string {
-  return createHash('sha256').update(canonicalJsonOf(body)).digest('base64url')
+export function requestHashOf(key: MacKey, body: unknown): string {
+  return hmacSha256(key, canonicalJsonOf(body)).toString('base64url')
 }

@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { findIdempotencyKeyProblem, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WINDOW_HOURS, requestHashOf } from '../../domain/idempotency-key.js'
+import { isSameInConstantTime } from '../../domain/mac.js'
 import { decryptSecret, encryptSecret } from '../../domain/secret-box.js'
 import { ApiError, invalidRequest } from '../../errors.js'
 import { accountOf } from '../../plugins/authentication.js'
 import type { SqlExecutor } from '../../storage/ports.js'
-import { createIdempotencyKeyRepository, type IdempotencyScope } from '../../storage/sql/idempotency-key-repository.js'
+import { createIdempotencyKeyRepository, type IdempotencyScope, type StoredIdempotentRequest } from '../../storage/sql/idempotency-key-repository.js'
 
 /** An answer as it is sent, and replayed: status, the headers that matter, body. */
 export interface IdempotentAnswer<Body> {
@@ -40,18 +41,38 @@ export interface Idempotency {
  * The request's Idempotency-Key, scoped to its account and `route` (undefined without the header),
  * or a 400 validation_error naming the header when it cannot be a key.
  */
-export function idempotencyOf(request: FastifyRequest, route: string): Idempotency | undefined {
+export function idempotencyOf(app: FastifyInstance, request: FastifyRequest, route: string): Idempotency | undefined {
   const header = request.headers['idempotency-key']
   if (header === undefined) return undefined
   // Sent twice, the header is two keys: joined, as a proxy would, they are one no client meant.
   const key = [header].flat().join(', ')
   const problem = findIdempotencyKeyProblem(key)
   if (problem !== undefined) throw invalidRequest([{ field: 'Idempotency-Key', message: problem }])
-  return { scope: { accountId: accountOf(request).id, route, key }, requestHash: requestHashOf(request.body) }
+  return { scope: { accountId: accountOf(request).id, route, key }, requestHash: requestHashOf(app.keyRing.macKeyFor('idempotency'), request.body) }
 }
 
 /** The sealed answer is bound to its account, route and key: a ciphertext copied to another row does not open. */
 const contextOf = (scope: IdempotencyScope) => `idempotency ${scope.accountId} ${scope.route} ${scope.key}`
+
+/** The first request's answer for a retry of it; 422 for another body under its key. */
+function replayOf<Body>(app: FastifyInstance, { scope, requestHash }: Idempotency, earlier: StoredIdempotentRequest): IdempotentOutcome<Body> {
+  if (!isSameInConstantTime(Buffer.from(earlier.requestHash), Buffer.from(requestHash))) throw new ApiError('idempotency_key_reused')
+  // A row is only ever committed with its answer (taken and saved in one transaction).
+  if (earlier.responseCiphertext === null) throw new Error('an idempotency key was committed without its answer')
+  const opened = decryptSecret(app.keyRing.keyFor('idempotency'), earlier.responseCiphertext, contextOf(scope))
+  return { answer: JSON.parse(opened) as IdempotentAnswer<Body>, isReplayed: true }
+}
+
+/**
+ * The first answer of a key whose request has committed (undefined when there is none, or no
+ * header): a route that spends something before its transaction (a second factor's code, which a
+ * retry sends again) looks for the replay first. 422 for another body.
+ */
+export async function findReplay<Body>(app: FastifyInstance, idempotency: Idempotency | undefined): Promise<IdempotentOutcome<Body> | undefined> {
+  if (idempotency === undefined) return undefined
+  const earlier = await createIdempotencyKeyRepository(app.database).find(idempotency.scope)
+  return earlier === undefined ? undefined : replayOf<Body>(app, idempotency, earlier)
+}
 
 /**
  * Runs `create` in `transaction` once per Idempotency-Key: the key is taken first, and the answer
@@ -71,18 +92,12 @@ export async function createOnce<Body>(
     return answer === undefined ? undefined : { answer, isReplayed: false }
   }
   const keys = createIdempotencyKeyRepository(transaction)
-  const { scope, requestHash } = idempotency
-  const key = app.keyRing.keyFor('idempotency')
-  const earlier = await keys.claim(scope, requestHash)
-  if (earlier !== undefined) {
-    if (earlier.requestHash !== requestHash) throw new ApiError('idempotency_key_reused')
-    // A row is only ever committed with its answer (taken and saved in one transaction).
-    if (earlier.responseCiphertext === null) throw new Error('an idempotency key was committed without its answer')
-    return { answer: JSON.parse(decryptSecret(key, earlier.responseCiphertext, contextOf(scope))) as IdempotentAnswer<Body>, isReplayed: true }
-  }
+  const { scope } = idempotency
+  const earlier = await keys.claim(scope, idempotency.requestHash)
+  if (earlier !== undefined) return replayOf<Body>(app, idempotency, earlier)
   const answer = await create()
   if (answer === undefined) await keys.release(scope)
-  else await keys.saveAnswer(scope, encryptSecret(key, JSON.stringify(answer), contextOf(scope)))
+  else await keys.saveAnswer(scope, encryptSecret(app.keyRing.keyFor('idempotency'), JSON.stringify(answer), contextOf(scope)))
   return answer === undefined ? undefined : { answer, isReplayed: false }
 }
 

@@ -53,7 +53,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const idempotency = idempotencyOf(request, 'POST /api/v1/sites')
+      const idempotency = idempotencyOf(app, request, 'POST /api/v1/sites')
       const { value, issues } = normalizeSiteInput(request.body, inputRulesOf(app))
       const settings = value.settings ?? {}
       const initialSettings = initialSettingsOf(settings)
