@@ -153,7 +153,7 @@ export async function buildApp(options: AppOptions) {
   const childLoggerFactory: FastifyServerOptions['childLoggerFactory'] = proxyRequestIdOf === undefined
     ? undefined
     : (logger, bindings, childOptions, rawRequest) => {
-        const proxyRequestId = proxyRequestIdOf(rawRequest as IncomingMessage)
+        const proxyRequestId = proxyRequestIdOf(rawRequest)
         return logger.child(proxyRequestId === undefined ? bindings : { ...bindings, proxyRequestId }, childOptions)
       }
   const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS

@@ -49,6 +49,10 @@ export const errorCatalogue = {
   not_a_member: { status: 409, message: 'This account is not a member of the site: only a member can be made its owner (invite them first).' },
   site_limit_reached: { status: 409, message: 'The account holds the most sites an account may; it must delete one before it can own another.' },
   webhook_not_configured: { status: 409, message: 'The site has no webhook URL and secret; set settings.webhookUrl and settings.webhookSecret first.' },
+  idempotency_key_reused: {
+    status: 422,
+    message: 'This Idempotency-Key was used in the last 24 hours with another request body: send a new key for a new request.',
+  },
   precondition_failed: { status: 412, message: 'The site changed after you read it (If-Match); read it again and reapply your change.' },
   request_timeout: { status: 408, message: 'The request did not arrive in time.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },

@@ -148,6 +148,7 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'already_owner',
   'not_a_member',
   'site_limit_reached',
+  'idempotency_key_reused',
   'passkey_challenge_invalid',
   'passkey_unknown',
   'passkey_invalid',

@@ -2,6 +2,7 @@ import { setImmediate } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createAuditLogRepository } from '../storage/sql/audit-log-repository.js'
+import { createIdempotencyKeyRepository } from '../storage/sql/idempotency-key-repository.js'
 import { createSessionRepository } from '../storage/sql/session-repository.js'
 import { createSiteverifyCountRepository } from '../storage/sql/siteverify-count-repository.js'
 import { createVerificationQueryRepository } from '../storage/sql/verification-query-repository.js'
@@ -47,7 +48,7 @@ declare module 'fastify' {
 }
 
 /**
- * Retention of the verification log (and of expired log-in sessions, webhook deliveries past
+ * Retention of the verification log (and of expired log-in sessions, Idempotency-Keys past 24 hours, webhook deliveries past
  * their 30 days and audit events past AUDIT_RETENTION_DAYS), which holds client addresses and user agents: rows older
  * than LOG_RETENTION_DAYS (92 by default, the longest range the dashboard's stats show), and all
  * rows of a deleted site, are deleted a minute after start, every hour and right after a site's
@@ -61,6 +62,7 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
   const auditLog = createAuditLogRepository(app.database)
   const queries = createVerificationQueryRepository(app.database)
   const sessions = createSessionRepository(app.database)
+  const idempotencyKeys = createIdempotencyKeyRepository(app.database)
   const deliveries = createWebhookDeliveryRepository(app.database)
   const siteverifyCounts = createSiteverifyCountRepository(app.database)
   let running: Promise<number> | undefined
@@ -109,6 +111,8 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
     // rather than only at their account's next log-in. Webhook deliveries past their age limit
     // go too: sending prunes a site's own, but a site that stopped sending keeps them otherwise.
     await sessions.deleteExpired()
+    // Idempotency keys hold sealed one-time secrets; past their 24 hours they are never replayed.
+    await idempotencyKeys.deleteExpired()
     const deliveriesExpired = await deliveries.pruneExpired()
     if (deliveriesExpired > 0) {
       app.log.info({ count: deliveriesExpired, maxAgeDays: deliveryRetention.maxAgeDays }, 'deleted webhook deliveries past their age limit')

@@ -12,7 +12,8 @@ import { auditedSiteTransaction, auditedTransaction, recordAudit, recordSiteAudi
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
 import { CreateSiteBody, documentedBodies, Site, siteView, SiteWithSecret, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
-import { etagHeader, tagWithRevision } from './site-revision.js'
+import { etagHeader, revisionTagOf, tagWithRevision } from './site-revision.js'
+import { createOnce, idempotencyKeyHeader, idempotencyOf, replayedHeader, sendOutcome } from '../idempotency.js'
 
 /** Sites per account: enough for any operator, and a bound on what one account's list reads. */
 export const MAX_SITES_PER_ACCOUNT = 100
@@ -40,16 +41,19 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'Create a site (answers its secret key once)',
-        description: `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites (409 site_limit_reached beyond, as a transfer to an account that holds as many answers).`,
+        description: `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites (409 site_limit_reached beyond, as a transfer to an account that holds as many answers). ` +
+          'With an Idempotency-Key, a retry (a lost answer) answers the first answer again, secret key included, instead of creating a second site.',
         security: dashboardSecurity,
+        headers: Type.Object(idempotencyKeyHeader),
         body: CreateSiteBody,
         documentedBody: documentedBodies.CreateSiteBody,
-        response: { 201: SiteWithSecret, 400: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors },
-        errorCodes: ['site_limit_reached'],
-        responseHeaders: { 201: { Location: { type: 'string', description: 'The new site\'s address' }, ...etagHeader } },
+        response: { 201: SiteWithSecret, 400: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse, ...authenticatedErrors },
+        errorCodes: ['site_limit_reached', 'idempotency_key_reused'],
+        responseHeaders: { 201: { Location: { type: 'string', description: 'The new site\'s address' }, ...etagHeader, ...replayedHeader } },
       },
     },
     async (request, reply) => {
+      const idempotency = idempotencyOf(app, request, 'POST /api/v1/sites')
       const { value, issues } = normalizeSiteInput(request.body, inputRulesOf(app))
       const settings = value.settings ?? {}
       const initialSettings = initialSettingsOf(settings)
@@ -57,30 +61,30 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       issues.push(...validateMergedSettings(withDefaultSettings(initialSettings), webhookSecret !== null))
       throwIfInvalid(issues)
       const id = randomUUID()
-      const created = await auditedTransaction(app, request, async (transaction) => {
-        const result = await createSiteRepository(transaction).createWithinLimit(
-          {
-            id,
-            accountId: accountOf(request).id,
-            name: value.name ?? '',
-            domains: [...(value.domains ?? [])],
-            settings: initialSettings,
-            webhookSecretCiphertext: webhookSecret === null ? null : sealWebhookSecret(app, id, webhookSecret),
-          },
-          MAX_SITES_PER_ACCOUNT,
-        )
-        if (result !== undefined) {
-          const details = { domains: result.site.domains, settings: nonDefaultSettingsOf(result.site) }
-          await recordAudit(transaction, request, { action: 'site.created', site: result.site, details })
-        }
-        return result
-      })
-      if (created === undefined) throw await creationRefused(app, request, `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites; delete one first.`, 'site_limit_reached')
-      const { site, secretKey } = created
-      await app.siteCache.invalidate(site)
-      tagWithRevision(reply, site)
-      void reply.header('location', `/api/v1/sites/${site.id}`)
-      return reply.code(201).send({ ...siteView(site, 'owner'), secretKey })
+      const outcome = await auditedTransaction(app, request, (transaction) =>
+        createOnce(app, transaction, idempotency, async () => {
+          const result = await createSiteRepository(transaction).createWithinLimit(
+            {
+              id,
+              accountId: accountOf(request).id,
+              name: value.name ?? '',
+              domains: [...(value.domains ?? [])],
+              settings: initialSettings,
+              webhookSecretCiphertext: webhookSecret === null ? null : sealWebhookSecret(app, id, webhookSecret),
+            },
+            MAX_SITES_PER_ACCOUNT,
+          )
+          if (result === undefined) return undefined
+          const { site, secretKey } = result
+          const details = { domains: site.domains, settings: nonDefaultSettingsOf(site) }
+          await recordAudit(transaction, request, { action: 'site.created', site, details })
+          const headers = { location: `/api/v1/sites/${site.id}`, etag: revisionTagOf(site) }
+          return { statusCode: 201, headers, body: { ...siteView(site, 'owner'), secretKey } }
+        }),
+      )
+      if (outcome === undefined) throw await creationRefused(app, request, `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites; delete one first.`, 'site_limit_reached')
+      if (!outcome.isReplayed) await app.siteCache.invalidate({ id: outcome.answer.body.id })
+      return sendOutcome(reply, outcome)
     },
   )
 

@@ -6,7 +6,12 @@ import type { Site } from '../../../domain/sites/site.js'
  * validator (every change of the row counts it up).
  */
 export function tagWithRevision(reply: FastifyReply, site: Site): void {
-  reply.header('etag', `"${site.revision}"`)
+  reply.header('etag', revisionTagOf(site))
+}
+
+/** The ETag of the site as it is now. */
+export function revisionTagOf(site: Pick<Site, 'revision'>): string {
+  return `"${site.revision}"`
 }
 
 /**
