@@ -154,16 +154,22 @@ function readHost(env: Environment, environment: Config['environment']): string 
 /** The least TOLLGATE_SECRET may hold, in characters. */
 export const MIN_SECRET_LENGTH = 32
 
+/** Whether `secret` begins or ends with white space, such as the newline that ends a secret file. */
+export function hasWhiteSpaceAtEnds(secret: string): boolean {
+  return secret.trim() !== secret
+}
+
 /**
- * Why a value cannot be TOLLGATE_SECRET, if it cannot (the server's start and npm run secret ask
- * the same): too short, or with white space at either end. A file from `openssl rand -base64 48 >
- * file` ends in a newline, which a shell's $(cat file) drops but Kubernetes' --from-file and
- * systemd's credentials keep: the server would derive other keys from the same file than the
- * shell did, and the database's check would call it another secret.
+ * Why a value cannot be a new TOLLGATE_SECRET, if it cannot (npm run secret -- change asks it):
+ * too short, or with white space at either end. A file from `openssl rand -base64 48 > file` ends
+ * in a newline, which a shell's $(cat file) drops but Kubernetes' --from-file and systemd's
+ * credentials keep: the server would derive other keys from the same file than the shell did.
+ * The current secret is held only to the length: releases before took one with white space, and
+ * the database went with it (the start tells, see checkServerSecret).
  */
 export function secretProblemOf(secret: string): string | undefined {
   if (secret.length < MIN_SECRET_LENGTH) return `must be at least ${MIN_SECRET_LENGTH} characters of random key material`
-  if (secret.trim() !== secret) {
+  if (hasWhiteSpaceAtEnds(secret)) {
     return 'may not begin or end with white space, such as the newline that ends a file made by `openssl rand -base64 48 > secret` ' +
       '(Kubernetes --from-file and systemd credentials keep it): strip it (`printf %s "$(cat secret)" > secret.new`, then use secret.new)'
   }
@@ -173,8 +179,9 @@ export function secretProblemOf(secret: string): string | undefined {
 export function loadConfig(env: Environment = process.env): Config {
   const environment = readChoice(env, 'NODE_ENV', environments, 'development')
   const secret = env.TOLLGATE_SECRET === '' ? undefined : env.TOLLGATE_SECRET
-  const secretProblem = secret === undefined ? undefined : secretProblemOf(secret)
-  if (secretProblem !== undefined) throw new ConfigError('TOLLGATE_SECRET', secretProblem)
+  if (secret !== undefined && secret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError('TOLLGATE_SECRET', `must be at least ${MIN_SECRET_LENGTH} characters of random key material`)
+  }
   if (secret === undefined && environment === 'production') {
     throw new ConfigError('TOLLGATE_SECRET', 'is required when NODE_ENV=production (at least 32 random characters)')
   }

@@ -1,13 +1,13 @@
 import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
 import { buildApp } from './app.js'
-import { ConfigError, loadConfig, type Config } from './config.js'
+import { ConfigError, hasWhiteSpaceAtEnds, loadConfig, type Config } from './config.js'
 import { WEBHOOK_TIMEOUT_MS } from './plugins/webhooks.js'
 import { createKeyRing, resolveSecret } from './secret.js'
 import { StartupError } from './startup-error.js'
 import { findUnknownMigrations } from './storage/migrate.js'
 import { openStorage } from './storage/open-storage.js'
-import { checkServerSecret } from './storage/sql/server-key-check.js'
+import { checkServerSecret, WHITE_SPACE_CAUSE } from './storage/sql/server-key-check.js'
 
 function readConfigOrExit(): Config {
   try {
@@ -53,10 +53,13 @@ async function orExit<T>(what: string, work: () => Promise<T>, release: () => Pr
 }
 
 const config = readConfigOrExit()
-const keyRing = createKeyRing(await orExit(`the secret in DATA_DIR ${config.dataDirectory}`, () => resolveSecret(config)))
+const secret = await orExit(`the secret in DATA_DIR ${config.dataDirectory}`, () => resolveSecret(config))
+const keyRing = createKeyRing(secret)
+// Only TOLLGATE_SECRET can have it (DATA_DIR/secret is read trimmed): releases before took it as it was.
+const whiteSpaceAtEnds = hasWhiteSpaceAtEnds(secret)
 const storage = await orExit(config.databaseUrl === undefined ? `the embedded database in DATA_DIR ${config.dataDirectory}` : 'DATABASE_URL', () => openStorage(config))
 const closeStorage = () => Promise.allSettled([storage.database.close(), storage.keyValue.close()])
-const secretCheck = await orExit('checking the secret against the database', () => checkServerSecret(storage.database, keyRing, config.environment), closeStorage)
+const secretCheck = await orExit('checking the secret against the database', () => checkServerSecret(storage.database, keyRing, config.environment, { whiteSpaceAtEnds }), closeStorage)
 // Log lines go to stdout as they are logged. pino's default stream writes in the background, and
 // an exit (the shutdown's last step) lost the line in flight: often the last, which says why the
 // exit code is 1. Written at once, a line costs one write(2): the service logs little (each request only
@@ -91,7 +94,14 @@ if (secretCheck === 'differs') {
   app.log.warn(
     'the secret (TOLLGATE_SECRET, or DATA_DIR/secret) is not the one this database goes with: instances with the other one refuse ' +
       "this one's challenges and tokens, and webhook secrets set under the other cannot be decrypted here. In production this " +
-      'start would have stopped; npm run secret -- adopt makes this secret the database\'s',
+      `start would have stopped; npm run secret -- adopt makes this secret the database's${whiteSpaceAtEnds ? `. ${WHITE_SPACE_CAUSE}` : ''}`,
+  )
+}
+if (secretCheck === 'matches' && whiteSpaceAtEnds) {
+  app.log.warn(
+    'TOLLGATE_SECRET begins or ends with white space (a secret file\'s newline, kept by Kubernetes --from-file and systemd credentials); ' +
+      'this database was set up with it as it is, so it serves on. To move to a secret without: stop every instance, run ' +
+      "npm run secret -- change with a new one (`openssl rand -base64 48 | tr -d '\\n'`), then start them with it (README, \"Changing TOLLGATE_SECRET\")",
   )
 }
 

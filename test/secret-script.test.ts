@@ -64,6 +64,27 @@ describe.each(databaseKinds.filter(({ available }) => available))('the database 
     })
   })
 
+  it('records no secret with white space at either end; one the database went with matches; another is told with the white space as the likely cause', async () => {
+    await withTestDatabase(kind, async (database) => {
+      const padded = createKeyRing(`${newSecret()}\n`)
+      const whiteSpaceAtEnds = { whiteSpaceAtEnds: true }
+      for (const environment of ['production', 'development'] as const) {
+        const refusal = checkServerSecret(database, padded, environment, whiteSpaceAtEnds)
+        await expect(refusal).rejects.toBeInstanceOf(StartupError)
+        await expect(refusal).rejects.toThrow(/^TOLLGATE_SECRET begins or ends with white space, .* this database has no secret of its own yet: it is not recorded with it\. Make the file without it/)
+      }
+      expect(await readKeyCheck(database)).toBeUndefined()
+      // Set up by a release that took it as it was.
+      expect(await checkServerSecret(database, padded, 'production')).toBe('recorded')
+      expect(await checkServerSecret(database, padded, 'production', whiteSpaceAtEnds)).toBe('matches')
+      const other = createKeyRing(`${newSecret()}\n`)
+      await expect(checkServerSecret(database, other, 'production', whiteSpaceAtEnds)).rejects.toThrow(
+        /^TOLLGATE_SECRET is not the secret this database was set up with: .*\. TOLLGATE_SECRET begins or ends with white space .*the likely cause: try it stripped/,
+      )
+      expect(await checkServerSecret(database, other, 'development', whiteSpaceAtEnds)).toBe('differs')
+    })
+  })
+
   // Two databases migrated from nothing: on PGlite, in a full run on a loaded machine, that took longer than 30 s.
   it('lets the first production start replace a secret a development start recorded on a database production had not started on', { timeout: 90_000 }, async () => {
     await withTestDatabase(kind, async (database) => {

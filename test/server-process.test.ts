@@ -1,11 +1,15 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { chownSync, mkdtempSync, readdirSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Challenge } from '../src/domain/challenge/issue-challenge.js'
+import { createKeyRing } from '../src/secret.js'
+import { migrate } from '../src/storage/migrate.js'
 import { openDatabase } from '../src/storage/open-storage.js'
+import { checkServerSecret, readKeyCheck, sameKeyCheck } from '../src/storage/sql/server-key-check.js'
 import { browserHeaders, humanSubmission } from './helpers/core-flow.js'
 import { freePort } from './helpers/free-port.js'
 import { createScratchDatabase } from './helpers/scratch-database.js'
@@ -325,6 +329,65 @@ describe('the server process', () => {
     started.process.kill('SIGTERM')
     expect(await started.exited).toBe(0)
   }, 60_000)
+
+  it('with a TOLLGATE_SECRET ending in a newline: records none, stopping in one line; serves on a database set up with it, warning; npm run secret -- change moves to one without', async () => {
+    // A secret file loaded with its newline (Kubernetes --from-file, systemd credentials).
+    const padded = `${randomBytes(48).toString('base64')}\n`
+    const clean = randomBytes(48).toString('base64')
+    const database = await openDatabase({ dataDirectory, databaseUrl: undefined })
+    try {
+      await migrate(database)
+      await database.query('DELETE FROM server_key_check')
+      await database.close()
+      // A database without a secret yet: the newline is not recorded.
+      const refused = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+        env: { ...process.env, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDirectory, TOLLGATE_SECRET: padded },
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      expect(refused.status).toBe(1)
+      expect(refused.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^tollgate: cannot start: TOLLGATE_SECRET begins or ends with white space, such as the newline .* Make the file without it \(`openssl rand -base64 48 \| tr -d '\\n' > secret`\)/),
+      ])
+
+      // A database a release before set up with it as it was.
+      const setUp = await openDatabase({ dataDirectory, databaseUrl: undefined })
+      try {
+        expect(await readKeyCheck(setUp)).toBeUndefined()
+        expect(await checkServerSecret(setUp, createKeyRing(padded), 'development')).toBe('recorded')
+      } finally {
+        await setUp.close()
+      }
+      const started = await startServer({ TOLLGATE_SECRET: padded })
+      const warnings = started.output().split('\n').filter(isJson).map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level === 40)
+      expect(warnings).toContainEqual(expect.objectContaining({
+        msg: expect.stringMatching(/^TOLLGATE_SECRET begins or ends with white space .* this database was set up with it as it is, so it serves on\. .*npm run secret -- change/) as string,
+      }))
+      expect(started.output()).not.toMatch(/is not the one this database goes with/)
+      started.process.kill('SIGTERM')
+      expect(await started.exited).toBe(0)
+
+      const changed = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/secret.ts', 'change'], {
+        env: { ...process.env, NODE_ENV: 'development', DATA_DIR: dataDirectory, TOLLGATE_SECRET: padded, LOG_LEVEL: 'silent' },
+        input: `${clean}\n`,
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      expect(changed.status, changed.stderr).toBe(0)
+      expect(changed.stdout).toMatch(/^the database now goes with the new secret/)
+      const moved = await openDatabase({ dataDirectory, databaseUrl: undefined })
+      try {
+        expect(sameKeyCheck(await readKeyCheck(moved), createKeyRing(clean))).toBe(true)
+      } finally {
+        await moved.close()
+      }
+    } finally {
+      // The next start records DATA_DIR/secret's again.
+      const cleanup = await openDatabase({ dataDirectory, databaseUrl: undefined })
+      await cleanup.query('DELETE FROM server_key_check')
+      await cleanup.close()
+    }
+  }, 120_000)
 
   it.runIf(process.getuid?.() === 0)('names the files its user may not write when the embedded database cannot be opened, in one line', async () => {
     // A DATA_DIR restored as root for a service that runs as nobody: the directory was handed

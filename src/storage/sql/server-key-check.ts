@@ -47,22 +47,40 @@ export function sameKeyCheck(stored: StoredKeyCheck | undefined, keyRing: KeyRin
  * warns; the database keeps its secret, so that a development start pointed at a production
  * database by mistake does not lock production's own instances out (`npm run secret -- adopt`
  * makes another secret the database's on purpose).
+ *
+ * A secret with white space at either end (`whiteSpaceAtEnds`: a secret file's newline kept by
+ * Kubernetes --from-file or systemd credentials) is never recorded, in any environment: the start
+ * stops instead, saying how to make it without. One the database already goes with (releases before
+ * took it) matches, and the caller warns; one that does not is told with the white space as the
+ * likely cause.
  */
 export async function checkServerSecret(
   executor: SqlExecutor,
   keyRing: KeyRing,
   environment: Config['environment'],
+  options: { whiteSpaceAtEnds?: boolean } = {},
 ): Promise<SecretCheckOutcome> {
   const inProduction = environment === 'production'
-  const recorded = await executor.query(
-    'INSERT INTO server_key_check (key_check, recorded_in_production) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING key_check',
-    [keyCheckOf(keyRing), inProduction],
-  )
-  if (recorded.length > 0) return 'recorded'
+  const whiteSpaceAtEnds = options.whiteSpaceAtEnds === true
+  if (!whiteSpaceAtEnds) {
+    const recorded = await executor.query(
+      'INSERT INTO server_key_check (key_check, recorded_in_production) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING key_check',
+      [keyCheckOf(keyRing), inProduction],
+    )
+    if (recorded.length > 0) return 'recorded'
+  }
   const stored = await readKeyCheck(executor)
   if (sameKeyCheck(stored, keyRing)) {
     if (inProduction && stored?.inProduction === false) await writeKeyCheck(executor, keyCheckOf(keyRing))
     return 'matches'
+  }
+  if (whiteSpaceAtEnds && (stored === undefined || (inProduction && !stored.inProduction))) {
+    throw new StartupError(
+      `TOLLGATE_SECRET begins or ends with white space, such as the newline that ends a file made by \`openssl rand -base64 48 > secret\` ` +
+        '(Kubernetes --from-file and systemd credentials keep it), and this database has no secret of ' +
+        `${stored === undefined ? 'its own' : 'production\'s'} yet: it is not recorded with it. Make the file without it ` +
+        "(`openssl rand -base64 48 | tr -d '\\n' > secret`) or strip it (`printf %s \"$(cat secret)\" > secret.new`, then use secret.new)",
+    )
   }
   if (inProduction && stored?.inProduction === false) {
     await writeKeyCheck(executor, keyCheckOf(keyRing))
@@ -73,8 +91,13 @@ export async function checkServerSecret(
       'TOLLGATE_SECRET is not the secret this database was set up with: this instance would refuse the challenges and ' +
         "tokens of the others and could not decrypt the sites' webhook secrets. Give every instance the same TOLLGATE_SECRET; " +
         'to change it for good, stop them all and run npm run secret -- change, or, if the old one is lost, npm run secret -- adopt ' +
-        '(README, "Changing TOLLGATE_SECRET")',
+        `(README, "Changing TOLLGATE_SECRET")${whiteSpaceAtEnds ? `. ${WHITE_SPACE_CAUSE}` : ''}`,
     )
   }
   return 'differs'
 }
+
+/** What a mismatch adds when the secret has white space at either end. */
+export const WHITE_SPACE_CAUSE =
+  'TOLLGATE_SECRET begins or ends with white space (a secret file\'s newline, kept by Kubernetes --from-file and systemd credentials), ' +
+  'the likely cause: try it stripped (`printf %s "$(cat secret)" > secret.new`, then use secret.new)'
