@@ -69,7 +69,7 @@ const logStream = pino.destination({ dest: 1, sync: true })
 const app = await orExit('building the service', () => buildApp({ config, storage, keyRing, logger: { level: config.logLevel, stream: logStream } }), closeStorage)
 const forgetfulness = await storage.keyValue.findForgetfulness?.()
 if (forgetfulness !== undefined) app.log.warn(forgetfulness)
-const unknownMigrations = (await findUnknownMigrations(storage.database)).map(({ version, name }) => `${String(version).padStart(3, '0')}_${name}`)
+const unknownMigrations = (await orExit('reading the migrations the database has applied', () => findUnknownMigrations(storage.database), () => app.close())).map(({ version, name }) => `${String(version).padStart(3, '0')}_${name}`)
 if (unknownMigrations.length > 0) {
   app.log.warn(
     { unknownMigrations },
