@@ -127,6 +127,15 @@ function openSealed(kind: SealedKind, keyRing: KeyRing, sealed: string, id: stri
   }
 }
 
+/**
+ * Idempotency-Key answers are sealed, and their requests' bodies keyed, under the secret: no other
+ * secret opens or recognises them. They are a 24-hour cache of retries, dropped when the secret
+ * changes (a retry then creates anew) rather than left to fail a retry with a 500 or a 422.
+ */
+async function forgetIdempotencyKeys(transaction: SqlExecutor): Promise<void> {
+  await transaction.query('DELETE FROM idempotency_keys')
+}
+
 async function adopt(current: KeyRing, database: SqlDatabase): Promise<string> {
   return database.transaction(async (transaction) => {
     const stored = await readKeyCheck(transaction, { forUpdate: true })
@@ -136,6 +145,7 @@ async function adopt(current: KeyRing, database: SqlDatabase): Promise<string> {
       const unreadable = (await kind.lock(transaction)).filter((row) => openSealed(kind, current, row.sealed, row.id) === undefined).map((row) => row.owner)
       if (unreadable.length > 0) unreadableLines.push(kind.unreadableLine(unreadable))
     }
+    await forgetIdempotencyKeys(transaction)
     await writeKeyCheck(transaction, keyCheckOf(current))
     return [`the database now goes with ${CURRENT}; instances with another secret stop at their next start in production`, ...unreadableLines].join('\n')
   })
@@ -174,6 +184,7 @@ async function change(current: KeyRing, next: KeyRing, database: SqlDatabase): P
       sealed.push(`${count} ${name}`)
       if (unreadable.length > 0) unreadableLines.push(kind.unreadableLine(unreadable))
     }
+    await forgetIdempotencyKeys(transaction)
     await writeKeyCheck(transaction, keyCheckOf(next))
     return { sealed, unreadableLines }
   })
@@ -208,6 +219,7 @@ async function run(command: string | undefined): Promise<string> {
       ? 'start every instance with the new TOLLGATE_SECRET'
       : `${file} holds the new secret`,
     'challenges, tokens, remembered devices and unfinished two-factor setups issued before the change are refused from now on',
+    'a creation retried with an Idempotency-Key sent before the change is made anew',
   ]
   return lines.join('\n')
 }

@@ -6,7 +6,7 @@ import { hmacSha256 } from './domain/mac.js'
 import { StartupError } from './startup-error.js'
 
 /** Purposes of the keys derived from TOLLGATE_SECRET; each gets an independent key. */
-export type KeyPurpose = 'challenge' | 'token' | 'ephemeral-id' | 'webhook-encryption' | 'site-secret' | 'session' | 'device' | 'key-check' | 'setup-code' | 'gate' | 'two-factor' | 'idempotency'
+export type KeyPurpose = 'challenge' | 'token' | 'ephemeral-id' | 'webhook-encryption' | 'site-secret' | 'session' | 'device' | 'key-check' | 'setup-code' | 'gate' | 'two-factor' | 'idempotency-hash' | 'idempotency-answer'
 
 export interface KeyRing {
   /** A 32-byte key for one purpose, derived with HKDF-SHA256 so that keys never share material. */

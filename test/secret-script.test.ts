@@ -16,7 +16,7 @@ import { lockDataDirectory, openStorage } from '../src/storage/open-storage.js'
 import type { SqlDatabase } from '../src/storage/ports.js'
 import { openPostgresDatabase } from '../src/storage/postgres/postgres-database.js'
 import { checkServerSecret, readKeyCheck } from '../src/storage/sql/server-key-check.js'
-import { createTestAccount, randomClientAddress, type TestAccount } from './helpers/dashboard-client.js'
+import { asScript, createTestAccount, randomClientAddress, type TestAccount } from './helpers/dashboard-client.js'
 import { createScratchDatabase, type ScratchDatabase } from './helpers/scratch-database.js'
 import { hasPostgres } from './helpers/services.js'
 import { hasTerminal, runOnTerminal } from './helpers/terminal.js'
@@ -116,6 +116,9 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
   })
   afterAll(() => database?.drop())
 
+  const countIdempotencyKeys = async (): Promise<number> =>
+    (await withTestDatabaseAt(database.url, (opened) => opened.query<{ count: number }>('SELECT count(*)::int AS count FROM idempotency_keys')))[0]?.count ?? -1
+
   async function withService(secret: string, use: (app: App) => Promise<void>): Promise<void> {
     const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: secret, DATABASE_URL: database.url })
     const app = await buildApp({ config, storage: await openStorage(config), keyRing: createKeyRing(secret), logger: false })
@@ -154,6 +157,15 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
           encryptSecret(createKeyRing(newSecret()).keyFor('webhook-encryption'), 'gone', lost.id),
           'Old shop, Berlin',
         ])
+        // A site created with an Idempotency-Key: its answer is kept, sealed under the old secret.
+        const created = await app.inject({
+          method: 'POST',
+          url: '/api/v1/sites',
+          headers: { ...asScript(owner), 'idempotency-key': 'before-the-change' },
+          payload: { name: 'Made before the change' },
+        })
+        expect(created.statusCode, created.body).toBe(201)
+        expect(await countIdempotencyKeys()).toBe(1)
       })
       const production = { NODE_ENV: 'production', DATABASE_URL: database.url }
       const nextSecret = newSecret()
@@ -188,7 +200,10 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
         lostAccountLine(1, lostOwner?.email ?? ''),
         'start every instance with the new TOLLGATE_SECRET',
         'challenges, tokens, remembered devices and unfinished two-factor setups issued before the change are refused from now on',
+        'a creation retried with an Idempotency-Key sent before the change is made anew',
       ])
+      // Retries' answers sealed under the old secret are dropped: no instance could open them.
+      expect(await countIdempotencyKeys()).toBe(0)
       expect(secretScript(['check'], { ...production, TOLLGATE_SECRET: oldSecret })).toMatchObject({
         status: 1,
         stderr: `tollgate secret: TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is not the secret PostgreSQL at ${new URL(database.url).toString()} goes with`,

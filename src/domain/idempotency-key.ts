@@ -29,7 +29,7 @@ function canonicalJsonOf(value: unknown): string {
 /**
  * What tells a retry from another request under the same key: an HMAC of the parsed body in
  * canonical JSON, so that a client re-encoding the same body (other key order, other spacing) is
- * still retrying. It is kept instead of the body, which may hold a webhook secret or a password;
+ * still retrying. It is kept instead of the body, which may hold a webhook secret;
  * keyed (by a key from TOLLGATE_SECRET), so that a copy of the database alone cannot test guesses
  * of them against it, as it could a plain hash.
  */

@@ -127,19 +127,17 @@ describe.each(deployments)('creating a site with an Idempotency-Key ($name)', ({
     expect(corrected.headers['idempotent-replayed']).toBeUndefined()
   })
 
-  it.skipIf(!available)('answers a retried API key creation with the first key, without spending the password again', async () => {
+  it.skipIf(!available)('does not answer an API key creation from a stored answer: its password is checked every time', async () => {
+    // A replay answered before the password check would let a stolen session guess the password
+    // against the stored request, without the log-in budgets; so the header is not read there.
     const key = newKey()
     const createKey = (payload: object) =>
       service.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { ...asBrowser(other), 'idempotency-key': key }, payload })
-    const first = await createKey({ name: 'deploy', password: other.password })
-    expect(first.statusCode).toBe(201)
-    const retry = await createKey({ name: 'deploy', password: other.password })
-    expect(retry.statusCode).toBe(201)
-    expect(retry.headers['idempotent-replayed']).toBe('true')
-    expect(retry.json()).toEqual(first.json())
-    const keys = (await service.app.inject({ method: 'GET', url: '/api/v1/api-keys', headers: asScript(other) })).json<{ items: { name: string }[] }>().items
-    expect(keys.filter((each) => each.name === 'deploy')).toHaveLength(1)
-    expect((await createKey({ name: 'another', password: other.password })).statusCode).toBe(422)
+    expect((await createKey({ name: 'deploy', password: other.password })).statusCode).toBe(201)
+    const guessed = await createKey({ name: 'deploy', password: 'not the password at all' })
+    expect(guessed.statusCode).toBe(400)
+    expect(guessed.json()).toMatchObject({ error: { code: 'validation_error', details: [{ field: 'password' }] } })
+    expect(guessed.headers['idempotent-replayed']).toBeUndefined()
   })
 
   it.skipIf(!available)('refuses a key that is empty, too long or not printable ASCII (400 naming the header)', async () => {

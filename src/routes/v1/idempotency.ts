@@ -48,7 +48,7 @@ export function idempotencyOf(app: FastifyInstance, request: FastifyRequest, rou
   const key = [header].flat().join(', ')
   const problem = findIdempotencyKeyProblem(key)
   if (problem !== undefined) throw invalidRequest([{ field: 'Idempotency-Key', message: problem }])
-  return { scope: { accountId: accountOf(request).id, route, key }, requestHash: requestHashOf(app.keyRing.macKeyFor('idempotency'), request.body) }
+  return { scope: { accountId: accountOf(request).id, route, key }, requestHash: requestHashOf(app.keyRing.macKeyFor('idempotency-hash'), request.body) }
 }
 
 /** The sealed answer is bound to its account, route and key: a ciphertext copied to another row does not open. */
@@ -59,19 +59,8 @@ function replayOf<Body>(app: FastifyInstance, { scope, requestHash }: Idempotenc
   if (!isSameInConstantTime(Buffer.from(earlier.requestHash), Buffer.from(requestHash))) throw new ApiError('idempotency_key_reused')
   // A row is only ever committed with its answer (taken and saved in one transaction).
   if (earlier.responseCiphertext === null) throw new Error('an idempotency key was committed without its answer')
-  const opened = decryptSecret(app.keyRing.keyFor('idempotency'), earlier.responseCiphertext, contextOf(scope))
+  const opened = decryptSecret(app.keyRing.keyFor('idempotency-answer'), earlier.responseCiphertext, contextOf(scope))
   return { answer: JSON.parse(opened) as IdempotentAnswer<Body>, isReplayed: true }
-}
-
-/**
- * The first answer of a key whose request has committed (undefined when there is none, or no
- * header): a route that spends something before its transaction (a second factor's code, which a
- * retry sends again) looks for the replay first. 422 for another body.
- */
-export async function findReplay<Body>(app: FastifyInstance, idempotency: Idempotency | undefined): Promise<IdempotentOutcome<Body> | undefined> {
-  if (idempotency === undefined) return undefined
-  const earlier = await createIdempotencyKeyRepository(app.database).find(idempotency.scope)
-  return earlier === undefined ? undefined : replayOf<Body>(app, idempotency, earlier)
 }
 
 /**
@@ -97,7 +86,7 @@ export async function createOnce<Body>(
   if (earlier !== undefined) return replayOf<Body>(app, idempotency, earlier)
   const answer = await create()
   if (answer === undefined) await keys.release(scope)
-  else await keys.saveAnswer(scope, encryptSecret(app.keyRing.keyFor('idempotency'), JSON.stringify(answer), contextOf(scope)))
+  else await keys.saveAnswer(scope, encryptSecret(app.keyRing.keyFor('idempotency-answer'), JSON.stringify(answer), contextOf(scope)))
   return answer === undefined ? undefined : { answer, isReplayed: false }
 }
 

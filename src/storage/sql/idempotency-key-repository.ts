@@ -47,17 +47,6 @@ export function createIdempotencyKeyRepository(database: SqlExecutor) {
       return { requestHash: row.request_hash, responseCiphertext: row.response_ciphertext }
     },
 
-    /** The key's committed row within the window, if any (a read outside the transaction that takes it). */
-    async find(scope: IdempotencyScope): Promise<StoredIdempotentRequest | undefined> {
-      const rows = await database.query<{ request_hash: string; response_ciphertext: string | null }>(
-        `SELECT request_hash, response_ciphertext FROM idempotency_keys
-          WHERE account_id = $1::uuid AND route = $2 AND idempotency_key = $3 AND created_at > now() - ${window}`,
-        [scope.accountId, scope.route, scope.key],
-      )
-      const row = rows[0]
-      return row === undefined ? undefined : { requestHash: row.request_hash, responseCiphertext: row.response_ciphertext }
-    },
-
     /** Keeps the answer of the request that took the key, in the same transaction. */
     async saveAnswer(scope: IdempotencyScope, responseCiphertext: string): Promise<void> {
       await database.query(

@@ -11,7 +11,6 @@ import { createApiKeyRepository, type ApiKeyRecord } from '../../../storage/sql/
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, IdParams, NullableInput, SecondFactorCode } from '../dashboard-schemas.js'
 import { confirmAccountChange } from '../me/account-confirmation.js'
-import { createOnce, findReplay, idempotencyKeyHeader, idempotencyOf, replayedHeader, sendOutcome } from '../idempotency.js'
 import { stringEnum } from '../public-schemas.js'
 
 const API_KEY_NAME_MAX_LENGTH = 100
@@ -90,7 +89,6 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: 'Create an API key (shown once)',
         sessionOnly: 'create API keys',
-        headers: Type.Object(idempotencyKeyHeader),
         body: ApiKeyCreation,
         description:
           'From a logged-in session only (403 forbidden with an API key: a key cannot mint keys), confirmed by the account\'s password ' +
@@ -100,18 +98,11 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'lasting credential. A bad name, or an expiresAt not in the future, is a 400 validation_error on its field, named together with a ' +
           'wrong password, and leaves the code unused (as a 409 does). A read key may only make GET and HEAD requests (403 forbidden for ' +
           'anything else); an expired key answers 401 unauthorized, and is listed until revoked. ' +
-          `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} keys, expired ones included until revoked (409 conflict beyond, answered before the password is checked). ` +
-          'With an Idempotency-Key, a retry with the same body (password and code included) answers the first answer again, the key included, before the password or code is checked again.',
-        response: { 201: CreatedApiKey, 400: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
-        errorCodes: ['idempotency_key_reused'],
-        responseHeaders: { 201: replayedHeader },
+          `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} keys, expired ones included until revoked (409 conflict beyond, answered before the password is checked).`,
+        response: { 201: CreatedApiKey, 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request, reply) => {
-      const idempotency = idempotencyOf(app, request, 'POST /api/v1/api-keys')
-      // Before the password and code are checked: a retry sends the same code, spent by the first.
-      const replay = await findReplay<Type.Static<typeof CreatedApiKey>>(app, idempotency)
-      if (replay !== undefined) return sendOutcome(reply, replay)
       const { password, code, access = 'full' } = request.body
       const name = normalizeDisplayName(request.body.name)
       const issues: ErrorDetail[] = []
@@ -125,31 +116,28 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if ((await app.apiKeys.countByAccount(accountOf(request).id)) >= MAX_API_KEYS_PER_ACCOUNT) throw listFull()
       const key = generateApiKey()
       // The body's problems are answered with the password's, before any code is taken.
-      const outcome = await confirmAccountChange(app, request, { field: 'password', password, code, otherIssues: issues }, (transaction) =>
-        createOnce(app, transaction, idempotency, async () => {
-          const apiKeys = createApiKeyRepository(transaction)
-          const created = await apiKeys.create(
-            accountOf(request).id,
-            { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key), access, expiresAt },
-            MAX_API_KEYS_PER_ACCOUNT,
-          )
-          if (created === undefined) {
-            // This service's clock found the expiry ahead; the database's, which judges the key's
-            // uses, did not. Thrown, the code's taking is rolled back with the rest.
-            if (expiresAt !== null && (await apiKeys.isPast(expiresAt))) throw invalidRequest([{ field: 'expiresAt', message: EXPIRY_NOT_AHEAD }])
-            // The account's row is locked for the second factor: it is there, so the list has filled
-            // since the count above.
-            throw listFull()
-          }
-          await recordAudit(transaction, request, {
-            action: 'api_key.created',
-            details: { apiKeyId: created.id, name: created.name, prefix: created.prefix, access: created.access, expiresAt: created.expiresAt?.toISOString() ?? null },
-          })
-          return { statusCode: 201, headers: {}, body: { ...apiKeyView(created), key } }
-        }),
-      )
-      if (outcome === undefined) throw new Error('the API key was neither created nor refused')
-      return sendOutcome(reply, outcome)
+      const record = await confirmAccountChange(app, request, { field: 'password', password, code, otherIssues: issues }, async (transaction) => {
+        const apiKeys = createApiKeyRepository(transaction)
+        const created = await apiKeys.create(
+          accountOf(request).id,
+          { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key), access, expiresAt },
+          MAX_API_KEYS_PER_ACCOUNT,
+        )
+        if (created === undefined) {
+          // This service's clock found the expiry ahead; the database's, which judges the key's
+          // uses, did not. Thrown, the code's taking is rolled back with the rest.
+          if (expiresAt !== null && (await apiKeys.isPast(expiresAt))) throw invalidRequest([{ field: 'expiresAt', message: EXPIRY_NOT_AHEAD }])
+          // The account's row is locked for the second factor: it is there, so the list has filled
+          // since the count above.
+          throw listFull()
+        }
+        await recordAudit(transaction, request, {
+          action: 'api_key.created',
+          details: { apiKeyId: created.id, name: created.name, prefix: created.prefix, access: created.access, expiresAt: created.expiresAt?.toISOString() ?? null },
+        })
+        return created
+      })
+      return reply.code(201).send({ ...apiKeyView(record), key })
     },
   )
 
