@@ -65,6 +65,8 @@ export interface RequestOptions {
   isQuietOnUnauthorized?: boolean
   /** An ETag the resource must still have (If-Match); else the service answers 412 precondition_failed. */
   ifMatch?: string
+  /** Makes a creation safe to send again (Idempotency-Key): a retry with it gets the first answer. */
+  idempotencyKey?: string
 }
 
 /** The address of an API path with its query; parameters left out or empty are not sent. */
@@ -86,6 +88,7 @@ export async function requestWithEtag<T>(path: string, options: RequestOptions =
   const headers: Record<string, string> = { accept: 'application/json' }
   if (options.body !== undefined) headers['content-type'] = 'application/json'
   if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch
+  if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey
   let response: Response
   try {
     response = await fetch(url, {

@@ -13,8 +13,8 @@ export async function fetchSite(id: string): Promise<Site> {
   return { ...body, etag }
 }
 
-export function createSite(input: { name: string; domains: string[] }): Promise<SiteWithSecret> {
-  return request<SiteWithSecret>('/sites', { method: 'POST', body: input })
+export function createSite(input: { name: string; domains: string[] }, idempotencyKey: string): Promise<SiteWithSecret> {
+  return request<SiteWithSecret>('/sites', { method: 'POST', body: input, idempotencyKey })
 }
 
 /** With ifMatch (the ETag the site was read with), the save is refused if the site has changed since. */

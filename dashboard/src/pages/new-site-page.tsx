@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useRef, useState } from 'preact/hooks'
 import { createSite } from '../api/sites.js'
 import type { SiteWithSecret } from '../api/types.js'
 import { Field } from '../components/field.js'
@@ -30,10 +30,16 @@ function NewSiteForm({ onCreated }: { onCreated: (site: SiteWithSecret) => void 
   const [name, setName] = useState('')
   const [domains, setDomains] = useState('')
   const [state, run] = useFormSubmit(['name', 'domains'])
+  // One Idempotency-Key per site asked for: sent again with the same name and domains (its answer
+  // lost to the network, say), the request answers the site it created instead of a second one.
+  const lastAsked = useRef<{ body: string; key: string } | undefined>(undefined)
 
   const submit = () =>
     run(async () => {
-      onCreated(await createSite({ name: name.trim(), domains: parseListEntries(domains) }))
+      const input = { name: name.trim(), domains: parseListEntries(domains) }
+      const body = JSON.stringify(input)
+      if (lastAsked.current?.body !== body) lastAsked.current = { body, key: newIdempotencyKey() }
+      onCreated(await createSite(input, lastAsked.current.key))
       return 'The site was created.'
     })
 
@@ -88,4 +94,9 @@ function SiteCreated({ site }: { site: SiteWithSecret }) {
       </p>
     </>
   )
+}
+
+/** 128 random bits in hex (crypto.randomUUID needs a secure context; a dashboard on plain http has none). */
+function newIdempotencyKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('')
 }
