@@ -129,6 +129,11 @@ describe('a proxy\'s X-Request-Id', () => {
     ])
   })
 
+  it('from a trusted IPv4 proxy that a dual-stack listener sees as ::ffff:10.0.0.5, is on the log lines too', async () => {
+    const { lines } = await logOf({ TRUST_PROXY: '10.0.0.5' }, { 'x-request-id': 'nginx-0002' }, '::ffff:10.0.0.5')
+    expect(lines.map((line) => line.proxyRequestId)).toEqual(['nginx-0002', 'nginx-0002'])
+  })
+
   it.each([
     ['from a peer TRUST_PROXY does not name', { TRUST_PROXY: '10.0.1.7' }, 'nginx-0001'],
     ['without TRUST_PROXY', {}, 'nginx-0001'],

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { BlockList, isIP } from 'node:net'
+import { compile } from '@fastify/proxy-addr'
 import type { Config } from '../config.js'
 
 /**
@@ -25,16 +25,15 @@ export function proxyRequestIdReader(trustProxy: Config['trustProxy']): ((reques
   }
 }
 
-/** Whether the peer is a proxy TRUST_PROXY trusts (a hop count trusts whoever connects, as Fastify has it); undefined when none is. */
+/**
+ * Whether the peer is a proxy TRUST_PROXY trusts (a hop count trusts whoever connects, as this
+ * service has it); undefined when none is. A list is compiled by the library Fastify trusts
+ * X-Forwarded-For with, so the two agree on every address (an IPv4 proxy seen as ::ffff:10.0.0.5
+ * by a dual-stack listener included).
+ */
 function trustedPeerCheck(trustProxy: Config['trustProxy']): ((address: string | undefined) => boolean) | undefined {
   if (trustProxy === false || trustProxy === 0) return undefined
   if (trustProxy === true || typeof trustProxy === 'number') return () => true
-  const trusted = new BlockList()
-  for (const entry of trustProxy) {
-    const [address = '', prefix] = entry.split('/')
-    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4'
-    if (prefix === undefined) trusted.addAddress(address, family)
-    else trusted.addSubnet(address, Number(prefix), family)
-  }
-  return (address) => address !== undefined && trusted.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')
+  const isTrusted = compile(trustProxy)
+  return (address) => address !== undefined && isTrusted(address, 0)
 }
