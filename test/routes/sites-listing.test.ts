@@ -7,6 +7,7 @@ import { insertVerifications, type VerificationRow } from '../helpers/verificati
 const HOUR_MS = 3_600_000
 
 interface ListedSite extends CreatedSite {
+  role: string
   summary?: { from: string; verifications: number; blocked: number }
 }
 
