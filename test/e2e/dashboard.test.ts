@@ -1105,11 +1105,18 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
   })
 
-  it('deletes the site after a confirmation', async () => {
+  it("deletes the site after a confirmation that asks for the site's name", async () => {
     await page.getByRole('link', { name: 'Example shop' }).click()
     await page.getByRole('link', { name: 'Keys and snippet' }).click()
     await page.getByRole('button', { name: 'Delete site' }).click()
-    await page.getByRole('dialog', { name: 'Delete Example shop?' }).getByRole('button', { name: 'Delete site' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Delete Example shop?' })
+    await dialog.getByText('No one else is a member of it.').waitFor()
+    const confirm = dialog.getByRole('button', { name: 'Delete site' })
+    expect(await confirm.isDisabled()).toBe(true)
+    await dialog.getByLabel("Type the site's name to confirm").fill('Example sho')
+    expect(await confirm.isDisabled()).toBe(true)
+    await dialog.getByLabel("Type the site's name to confirm").fill('Example shop')
+    await confirm.click()
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
     await waitForText('.empty', 'No sites yet')
   })

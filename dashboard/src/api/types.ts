@@ -51,6 +51,12 @@ export interface Site {
   etag?: string
 }
 
+/** A site of the sites list, with its last 24 hours (`include=summary`). */
+export interface ListedSite extends Site {
+  /** Its verifications and blocked ones since `from` (the UTC hour 23 hours before the current one). */
+  summary?: { from: string; verifications: number; blocked: number }
+}
+
 /** Creating a site and rotating its secret are the only answers that carry the secret key. */
 export interface SiteWithSecret extends Site {
   secretKey: string

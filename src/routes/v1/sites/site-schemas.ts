@@ -101,6 +101,24 @@ const siteProperties = {
 
 export const Site = Type.Object(siteProperties)
 
+/** A site of the list, with its last 24 hours when asked for (`include=summary`). */
+export const ListedSite = Type.Object({
+  ...siteProperties,
+  summary: Type.Optional(
+    Type.Object(
+      {
+        from: Type.String({ format: 'date-time', description: 'Start of the first UTC hour counted: the 23rd before the current one' }),
+        verifications: Type.Integer({ description: 'Verifications since from, of every action (allowed, challenged, blocked, rejected)' }),
+        blocked: Type.Integer({ description: 'Those of them blocked' }),
+      },
+      {
+        description:
+          "With include=summary: the site's verifications in the current UTC hour so far and the 23 before it, as GET /sites/{id}/stats counts them by default (its totals.total and totals.block)",
+      },
+    ),
+  ),
+})
+
 export const SiteWithSecret = Type.Object({
   ...siteProperties,
   secretKey: Type.String({ description: 'For Siteverify; shown only in this answer' }),
