@@ -19,6 +19,8 @@ export interface SiteSettings {
   webhookUrl: string | null
   webhookUrlSet: boolean
   webhookSecretSet: boolean
+  /** Until when the webhook secret the last new one replaced still signs beside it; null when none does. */
+  previousWebhookSecretExpiresAt: string | null
   /** The events the webhook is sent, in the API's order. */
   webhookEvents: WebhookEvent[]
   difficulty: number
@@ -71,7 +73,11 @@ export interface SecretRotation {
 export interface SiteUpdate {
   name?: string
   domains?: string[]
-  settings?: { [Key in Exclude<keyof SiteSettings, 'webhookSecretSet' | 'webhookUrlSet'>]?: SiteSettings[Key] | null } & { webhookSecret?: string | null }
+  settings?: { [Key in Exclude<keyof SiteSettings, 'webhookSecretSet' | 'webhookUrlSet' | 'previousWebhookSecretExpiresAt'>]?: SiteSettings[Key] | null } & {
+    webhookSecret?: string | null
+    /** null stops the replaced webhook secret signing now. */
+    previousWebhookSecretExpiresAt?: null
+  }
 }
 
 /** What a key may do: anything the dashboard API allows a key, or only read (GET). */
