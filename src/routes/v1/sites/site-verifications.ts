@@ -4,7 +4,7 @@ import { statsActions, type StatsAction } from '../../../domain/analytics/stats-
 import { idRangeOf, REFERENCE_PATTERN } from '../../../domain/analytics/verification-reference.js'
 import { LABEL_REASONS, VERIFICATION_LABELS, type VerificationLabel } from '../../../domain/feedback/verification-label.js'
 import { LIST_DECISIONS, type ListDecision } from '../../../domain/sites/list-decision.js'
-import { addressFormsOf } from '../../../domain/network/address-forms.js'
+import { addressFormsOf, truncateAddress, type ClientIpLogMode } from '../../../domain/network/address-forms.js'
 import { EPHEMERAL_ID_PATTERN } from '../../../domain/token/ephemeral-id-pattern.js'
 import { invalidRequest } from '../../../errors.js'
 import { accountOf } from '../../../plugins/authentication.js'
@@ -92,10 +92,13 @@ export const VerificationFilterQuery = {
   decidedBy: Type.Optional(stringEnum(LIST_DECISIONS, { description: "Only the rows the site's allowlist, or its blocklist, decided (the row's `decidedBy`: a row blocklisted before migration 030 too, by its anomalies)" })),
 }
 
-/** The texts a query's clientIp may be logged under (addressFormsOf); 400 for one that is not an IP address. */
-export function clientIpsOf(clientIp: string | undefined): string[] | undefined {
+/**
+ * The texts a query's clientIp may be logged under (addressFormsOf): under LOG_CLIENT_IP=truncated,
+ * its network's, as the log holds it. 400 for one that is not an IP address.
+ */
+export function clientIpsOf(clientIp: string | undefined, mode: ClientIpLogMode): string[] | undefined {
   if (clientIp === undefined) return undefined
-  const forms = addressFormsOf(clientIp)
+  const forms = addressFormsOf(mode === 'truncated' ? (truncateAddress(clientIp) ?? clientIp) : clientIp)
   if (forms === undefined) throw invalidRequest([{ field: 'querystring.clientIp', message: 'must be an IPv4 or IPv6 address, such as 203.0.113.7 or 2001:db8::1' }])
   return forms
 }
@@ -104,7 +107,7 @@ export function clientIpsOf(clientIp: string | undefined): string[] | undefined 
  * The repository's filter for those of a query: the reference as a range of ids, the device and
  * the verification id in lower case, the address in every form it may be logged under.
  */
-export function verificationFilterOf(query: {
+export function verificationFilterOf(mode: ClientIpLogMode, query: {
   action?: StatsAction
   reference?: string
   device?: string
@@ -120,7 +123,7 @@ export function verificationFilterOf(query: {
     action: query.action,
     ids: query.reference === undefined ? undefined : idRangeOf(query.reference),
     device: query.device?.toLowerCase(),
-    clientIps: clientIpsOf(query.clientIp),
+    clientIps: clientIpsOf(query.clientIp, mode),
   }
 }
 
@@ -154,7 +157,7 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { site } = await app.findSite(request, request.params.id, 'read')
       const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
       const after = positionOf(request.query.cursor)
-      const rows = await verifications.listPage(site.id, { ...verificationFilterOf(request.query), limit: limit + 1, after })
+      const rows = await verifications.listPage(site.id, { ...verificationFilterOf(app.config.logClientIp, request.query), limit: limit + 1, after })
       const { page, nextCursor } = pageOf(rows, limit, rowPosition)
       return { items: page.map(verificationView), nextCursor }
     },
