@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { clientIpLogModes, type ClientIpLogMode } from './domain/network/address-forms.js'
 
 /**
  * The service's configuration, read once from the environment (DESIGN section 8).
@@ -27,6 +28,8 @@ export interface Config {
   rateLimitPerMinute: number
   /** Days the verification log keeps a row (client address, user agent, verdict); 0 keeps rows for ever. */
   logRetentionDays: number
+  /** How the verification log keeps a visitor's address: as it is, or its /24 (IPv4) or /48 (IPv6) network (docs/privacy.md). */
+  logClientIp: ClientIpLogMode
   /** Days the audit log keeps an event (who changed what, from which address); 0 keeps events for ever. */
   auditRetentionDays: number
   /** Who may sign up: anyone, only the first account (while none exists), or no one. */
@@ -204,6 +207,7 @@ export function loadConfig(env: Environment = process.env): Config {
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000),
     // The longest range the dashboard's stats show (92 daily buckets), so every range it offers is whole.
     logRetentionDays: readInteger(env, 'LOG_RETENTION_DAYS', 92, 0, 36_500),
+    logClientIp: readChoice(env, 'LOG_CLIENT_IP', clientIpLogModes, 'full'),
     // A year: an incident found late (a key that leaked months ago) can still be traced.
     auditRetentionDays: readInteger(env, 'AUDIT_RETENTION_DAYS', 365, 0, 36_500),
     // A production server reachable from anywhere should not let anyone make an account (and

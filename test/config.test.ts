@@ -96,6 +96,7 @@ describe('loadConfig', () => {
     ['LOG_RETENTION_DAYS', '36501'],
     ['AUDIT_RETENTION_DAYS', 'a year'],
     ['SIGNUPS', 'invite'],
+    ['LOG_CLIENT_IP', 'anonymized'],
     ['HOST', '999.1.1.1'],
     ['HOST', 'bogus_host'],
     ['HOST', 'http://0.0.0.0'],

@@ -1,6 +1,7 @@
 import { setImmediate } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { truncateAddress } from '../domain/network/address-forms.js'
 import { testOutcomeOf } from '../domain/sites/test-site-keys.js'
 import { appendVerifications, type VerificationLogEntry } from '../storage/sql/verification-log-writer.js'
 import { writeAtShutdown } from './storage.js'
@@ -127,11 +128,13 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
     write(minimumRows, limit).catch((error: unknown) => app.log.warn({ err: error }, 'could not write the verification log; will retry'))
   }
 
+  // Cut here, after scoring: the risk model, the rate limits and the history saw the whole address.
+  const isTruncating = app.config.logClientIp === 'truncated'
   const log: VerificationLog = {
     record(entry) {
       // A test site key's verifications belong to no site (and the table's site must exist).
       if (testOutcomeOf(entry.siteId) !== undefined) return
-      buffer.push(entry)
+      buffer.push(isTruncating && entry.clientIp !== null ? { ...entry, clientIp: truncateAddress(entry.clientIp) } : entry)
       if (buffer.length === batchSize) writeInBackground(batchSize)
       // A write that hangs (not one that fails) leaves rows piling up here; the bound holds too.
       else if (buffer.length > maxBufferedRows) keepWithinBound()

@@ -31,6 +31,13 @@ describe("the activity page's sentences", () => {
     expect(describeAuditEvent(eventOf('verification.label_removed', details))).toBe('Removed the label of verification 1a2b3c4d-5e6f of Shop')
   })
 
+  it("say how many of a visitor's verifications an erasure deleted, and by what, without the visitor's address", () => {
+    expect(describeAuditEvent(eventOf('verifications.deleted', { filters: ['clientIp', 'device'], count: 3 }))).toBe(
+      'Deleted 3 verifications of a visitor (by address and device) from the log of Shop',
+    )
+    expect(describeAuditEvent(eventOf('verifications.deleted', { filters: ['device'], count: 1 }))).toBe('Deleted 1 verification of a visitor (by device) from the log of Shop')
+  })
+
   it("say what a site's update changed, before and after, by the settings page's names of the fields", () => {
     expect(
       siteUpdate(

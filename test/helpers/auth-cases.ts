@@ -9,7 +9,7 @@ import { insertVerifications } from './verification-rows.js'
 /**
  * A route under /api/v1/sites/{id}: `path` contains `{id}`, and may contain `{ownerId}` (the
  * owner's account id), `{invitationId}` (a pending invitation of the site, made for the test) and
- * `{rowId}` (a scored row of the site's log, written for the test).
+ * `{rowId}` (a scored row of the site's log, written for the test); a query after `?` is sent as it is.
  */
 export interface SiteRouteCase {
   method: Extract<HTTPMethods, 'GET' | 'POST' | 'PUT' | 'DELETE'>
@@ -51,6 +51,7 @@ export const dashboardSiteRoutes: SiteRouteCase[] = [
   { method: 'DELETE', path: '/api/v1/sites/{id}/invitations/{invitationId}', ownerStatus: 204 },
   { method: 'PUT', path: '/api/v1/sites/{id}/verifications/{rowId}/label', body: { label: 'legitimate' }, ownerStatus: 200 },
   { method: 'DELETE', path: '/api/v1/sites/{id}/verifications/{rowId}/label', ownerStatus: 204 },
+  { method: 'DELETE', path: '/api/v1/sites/{id}/verifications?clientIp=203.0.113.7', ownerStatus: 200 },
 ]
 
 /** The site routes of the webhook (their behaviour is tested in webhooks*.test.ts). */

@@ -30,6 +30,7 @@ const writeRoutes: { method: Method; path: string; body?: object; adminStatus: n
   { method: 'DELETE', path: '/api/v1/sites/{id}/members/{ownerId}', adminStatus: 409 },
   { method: 'PUT', path: '/api/v1/sites/{id}/verifications/{rowId}/label', body: { label: 'fraudulent', reason: 'chargeback' }, adminStatus: 200 },
   { method: 'DELETE', path: '/api/v1/sites/{id}/verifications/{rowId}/label', adminStatus: 204 },
+  { method: 'DELETE', path: '/api/v1/sites/{id}/verifications?clientIp=203.0.113.7', adminStatus: 200 },
   { method: 'POST', path: '/api/v1/sites/{id}/transfer', body: { accountId: '00000000-0000-4000-8000-000000000000', password: 'any password' }, adminStatus: 403 },
   { method: 'DELETE', path: '/api/v1/sites/{id}', adminStatus: 403 },
 ]

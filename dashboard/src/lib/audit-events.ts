@@ -58,6 +58,7 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
       { action: 'site.previous_secrets_ended', label: 'Previous secret keys stopped' },
       { action: 'verification.labeled', label: 'Verification labeled' },
       { action: 'verification.label_removed', label: 'Verification label removed' },
+      { action: 'verifications.deleted', label: "Visitor's verifications deleted" },
     ],
   },
   {
@@ -295,6 +296,13 @@ export function describeAuditEvent(event: AuditEvent): string {
     }
     case 'verification.label_removed':
       return `Removed the label of verification ${rowNameOf(details)} of ${siteName}`
+    case 'verifications.deleted': {
+      const filters = Array.isArray(details.filters) ? details.filters.filter((filter): filter is string => typeof filter === 'string') : []
+      const by = filters.map((filter) => (filter === 'clientIp' ? 'address' : filter)).join(' and ')
+      const count = typeof details.count === 'number' ? details.count : undefined
+      const rows = count === undefined ? 'the verifications' : `${count} verification${count === 1 ? '' : 's'}`
+      return `Deleted ${rows} of a visitor${by === '' ? '' : ` (by ${by})`} from the log of ${siteName}`
+    }
     default:
       return event.site === null ? `Other event: ${event.action}` : `Other event: ${event.action} (site ${siteName})`
   }

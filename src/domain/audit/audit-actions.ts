@@ -39,6 +39,7 @@ export const AUDIT_ACTIONS = [
   'site.ownership_transferred',
   'verification.labeled',
   'verification.label_removed',
+  'verifications.deleted',
 ] as const
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

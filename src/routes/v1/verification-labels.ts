@@ -28,7 +28,8 @@ export async function followLabel(
 ): Promise<void> {
   if (previous === label.label) return
   app.counters.increment('feedback', { label: label.label, source: label.source })
-  if (label.label !== 'fraudulent' || target.clientIp === null) return
+  // A truncated address names a network, not the client: its history is not the client's to raise.
+  if (label.label !== 'fraudulent' || target.clientIp === null || app.config.logClientIp === 'truncated') return
   try {
     const client = tagClient(app.keyRing.macKeyFor('challenge'), addressGroupOf(target.clientIp))
     await recordFraudulentLabel(app.keyValue, { siteId, client, verifiedAt: target.createdAt })

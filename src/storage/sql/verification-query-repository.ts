@@ -103,6 +103,8 @@ export interface LogPageQuery extends PagePosition {
   ids?: { first: string; last: string }
   /** Only the rows of this device (its ephemeral id). */
   device?: string
+  /** Only the rows of this visitor address, under any of these texts (addressFormsOf). */
+  clientIps?: readonly string[]
   /**
    * Only the row with this id, or the scored row Siteverify named so (metadata.verification_id: the
    * challenge's id), lower case: a webhook's data.verificationId is the row's id, Siteverify's the challenge's.
@@ -154,6 +156,25 @@ type RankedKind = Exclude<RollupKind, 'action'>
 const inWholeHours = 'site_id = $1 AND hour >= $3 AND hour < $4'
 const inPartialHours = 'site_id = $1 AND ((created_at >= $2 AND created_at < $3) OR (created_at >= $4 AND created_at < $5))'
 
+/** The conditions of a query's filters (an undefined one is left out), for newestFirstPage. */
+function filtersOf(query: Omit<LogPageQuery, keyof PagePosition>): (PageFilter | undefined)[] {
+  return [
+    query.action === undefined ? undefined : where('action = ?', query.action),
+    // The primary key's range: the rows a reference names are found without reading the others.
+    query.ids === undefined ? undefined : where('id BETWEEN ?::uuid AND ?::uuid', query.ids.first, query.ids.last),
+    query.device === undefined ? undefined : where('device = ?', query.device),
+    // No index: a site's rows are read in its order until the page is full (or, erasing, all of them); such requests are rare.
+    query.clientIps === undefined ? undefined : where('client_ip = ANY(?::text[])', query.clientIps),
+    // Either arm is indexed, the planner combining them (a BitmapOr): the primary key, and the
+    // partial index verifications_site_challenge (migration 028), its predicate repeated so that it serves it.
+    query.verificationId === undefined
+      ? undefined
+      : where("(id = ?::uuid OR (challenge_id = ?::uuid AND challenge_id IS NOT NULL AND action <> 'rejected'))", query.verificationId, query.verificationId),
+    query.label === undefined ? undefined : query.label === 'none' ? where('feedback_label IS NULL') : where('feedback_label = ?', query.label),
+    query.decidedBy === undefined ? undefined : where(`${DECIDED_BY_SQL} = ?`, query.decidedBy),
+  ]
+}
+
 /**
  * Reads of the verification log (written by the verification flow). Every query starts with
  * site_id and a created_at range or order, so it runs on the (site_id, [action,] created_at, id)
@@ -181,20 +202,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
               risk_score, anomalies, country_code, client_ip, hostname, page_action, user_agent, difficulty, solve_time_ms, device,
               challenge_id, feedback_label, feedback_reason, feedback_note, feedback_at, feedback_source, ${DECIDED_BY_SQL} AS decided_by${extraColumns}
          FROM verifications`,
-      [
-        scope,
-        query.action === undefined ? undefined : where('action = ?', query.action),
-        // The primary key's range: the rows a reference names are found without reading the others.
-        query.ids === undefined ? undefined : where('id BETWEEN ?::uuid AND ?::uuid', query.ids.first, query.ids.last),
-        query.device === undefined ? undefined : where('device = ?', query.device),
-        // Either arm is indexed, the planner combining them (a BitmapOr): the primary key, and the
-        // partial index verifications_site_challenge (migration 028), its predicate repeated so that it serves it.
-        query.verificationId === undefined
-          ? undefined
-          : where("(id = ?::uuid OR (challenge_id = ?::uuid AND challenge_id IS NOT NULL AND action <> 'rejected'))", query.verificationId, query.verificationId),
-        query.label === undefined ? undefined : query.label === 'none' ? where('feedback_label IS NULL') : where('feedback_label = ?', query.label),
-        query.decidedBy === undefined ? undefined : where(`${DECIDED_BY_SQL} = ?`, query.decidedBy),
-      ],
+      [scope, ...filtersOf(query)],
       query,
     )
     return database.query<Row>(sql, params)
@@ -355,6 +363,26 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
         cutoff === undefined ? [siteId, limit] : [siteId, limit, cutoff],
       )
       return row?.count ?? 0
+    },
+
+    /**
+     * Deletes every row of the site that `filter` selects (a visitor's erasure) and says how many
+     * went: in batches of `batchSize` through the primary key, as deleteOldest. Their hourly counts
+     * go down with them (the log's delete trigger, migration 021), so the stats stay those of the
+     * rows kept. Run in a transaction, it deletes all of them or none.
+     */
+    async deleteMatching(siteId: string, filter: Pick<LogPageQuery, 'clientIps' | 'device'>, batchSize = 1000): Promise<number> {
+      let deleted = 0
+      for (;;) {
+        const { sql, params } = newestFirstPage('SELECT id FROM verifications', [where('site_id = ?', siteId), ...filtersOf(filter)], { limit: batchSize })
+        const [row] = await database.query<{ count: number }>(
+          `WITH gone AS (DELETE FROM verifications WHERE id = ANY (ARRAY(${sql})) RETURNING 1) SELECT count(*)::int8 AS count FROM gone`,
+          params,
+        )
+        const count = row?.count ?? 0
+        deleted += count
+        if (count < batchSize) return deleted
+      }
     },
 
     /**

@@ -9,6 +9,7 @@ import siteVerificationsRoutes from './site-verifications.js'
 import siteVerificationsExportRoutes from './site-verifications-export.js'
 import transferOwnershipRoutes from './transfer-ownership.js'
 import updateSiteRoutes from './update-site.js'
+import verificationErasureRoutes from './verification-erasure.js'
 import verificationLabelRoutes from './verification-label.js'
 
 /** Every site route requires an account; authentication runs first, so 401 precedes any 400. */
@@ -25,6 +26,7 @@ const sitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(siteInvitationsRoutes)
   await app.register(transferOwnershipRoutes)
   await app.register(verificationLabelRoutes)
+  await app.register(verificationErasureRoutes)
 }
 
 export default sitesRoutes

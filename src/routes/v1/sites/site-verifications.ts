@@ -4,7 +4,9 @@ import { statsActions, type StatsAction } from '../../../domain/analytics/stats-
 import { idRangeOf, REFERENCE_PATTERN } from '../../../domain/analytics/verification-reference.js'
 import { LABEL_REASONS, VERIFICATION_LABELS, type VerificationLabel } from '../../../domain/feedback/verification-label.js'
 import { LIST_DECISIONS, type ListDecision } from '../../../domain/sites/list-decision.js'
+import { addressFormsOf, truncateAddress, type ClientIpLogMode } from '../../../domain/network/address-forms.js'
 import { EPHEMERAL_ID_PATTERN } from '../../../domain/token/ephemeral-id-pattern.js'
+import { invalidRequest } from '../../../errors.js'
 import { accountOf } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository, type LogEntry } from '../../../storage/sql/verification-query-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
@@ -70,6 +72,15 @@ export const VerificationFilterQuery = {
       description: "Only the rows of this device: an ephemeral id as Siteverify answered it (metadata.ephemeral_id), 24 hexadecimal digits",
     }),
   ),
+  clientIp: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description:
+        "Only the rows of this visitor address (the row's `clientIp`), exact: an IPv4 or IPv6 address, not a range. " +
+        'An IPv4 address finds its rows logged as ::ffff:a.b.c.d too, an IPv6 one those in any spelling. Anything else answers 400. ' +
+        'Reads every row of the site in its log: for a visitor\'s access or erasure request, not for browsing',
+    }),
+  ),
   label: Type.Optional(stringEnum([...VERIFICATION_LABELS, 'none'], { description: 'Only the rows labeled legitimate, or fraudulent, or (none) those without a label' })),
   verificationId: Type.Optional(
     Type.String({
@@ -81,11 +92,26 @@ export const VerificationFilterQuery = {
   decidedBy: Type.Optional(stringEnum(LIST_DECISIONS, { description: "Only the rows the site's allowlist, or its blocklist, decided (the row's `decidedBy`: a row blocklisted before migration 030 too, by its anomalies)" })),
 }
 
-/** The repository's filter for those of a query: the reference as a range of ids, the device and the verification id in lower case. */
-export function verificationFilterOf(query: {
+/**
+ * The texts a query's clientIp may be logged under (addressFormsOf): under LOG_CLIENT_IP=truncated,
+ * its network's, as the log holds it. 400 for one that is not an IP address.
+ */
+export function clientIpsOf(clientIp: string | undefined, mode: ClientIpLogMode): string[] | undefined {
+  if (clientIp === undefined) return undefined
+  const forms = addressFormsOf(mode === 'truncated' ? (truncateAddress(clientIp) ?? clientIp) : clientIp)
+  if (forms === undefined) throw invalidRequest([{ field: 'querystring.clientIp', message: 'must be an IPv4 or IPv6 address, such as 203.0.113.7 or 2001:db8::1' }])
+  return forms
+}
+
+/**
+ * The repository's filter for those of a query: the reference as a range of ids, the device and
+ * the verification id in lower case, the address in every form it may be logged under.
+ */
+export function verificationFilterOf(mode: ClientIpLogMode, query: {
   action?: StatsAction
   reference?: string
   device?: string
+  clientIp?: string
   label?: VerificationLabel | 'none'
   verificationId?: string
   decidedBy?: ListDecision
@@ -97,6 +123,7 @@ export function verificationFilterOf(query: {
     action: query.action,
     ids: query.reference === undefined ? undefined : idRangeOf(query.reference),
     device: query.device?.toLowerCase(),
+    clientIps: clientIpsOf(query.clientIp, mode),
   }
 }
 
@@ -130,7 +157,7 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { site } = await app.findSite(request, request.params.id, 'read')
       const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
       const after = positionOf(request.query.cursor)
-      const rows = await verifications.listPage(site.id, { ...verificationFilterOf(request.query), limit: limit + 1, after })
+      const rows = await verifications.listPage(site.id, { ...verificationFilterOf(app.config.logClientIp, request.query), limit: limit + 1, after })
       const { page, nextCursor } = pageOf(rows, limit, rowPosition)
       return { items: page.map(verificationView), nextCursor }
     },

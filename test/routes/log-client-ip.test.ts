@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Challenge } from '../../src/domain/challenge/issue-challenge.js'
+import { browserHeaders, humanSubmission } from '../helpers/core-flow.js'
+import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+
+interface Row {
+  id: string
+  clientIp: string | null
+  decidedBy: string | null
+  action: string
+}
+
+/** LOG_CLIENT_IP=truncated: the log keeps a visitor's network, while the verification judged the whole address. */
+describe.each([
+  { mode: 'truncated', stored: ['203.0.113.0', '203.0.113.0', '2001:db8:1::'] },
+  { mode: 'full', stored: ['203.0.113.77', '203.0.113.78', '2001:db8:1:2::9'] },
+])('the verification log under LOG_CLIENT_IP=$mode', ({ mode, stored }) => {
+  let service: TestApp
+  let account: TestAccount
+  let site: CreatedSite
+
+  beforeAll(async () => {
+    service = await buildTestApp({ env: { LOG_CLIENT_IP: mode } })
+    account = await createTestAccount(service.app)
+    // The allowlist names one address of the /24: only the whole address can match it.
+    site = await createTestSite(service.app, account, { settings: { difficulty: 4, allowedAddresses: ['203.0.113.77'] } })
+    for (const remoteAddress of ['203.0.113.77', '203.0.113.78', '2001:db8:1:2::9']) {
+      const headers = browserHeaders(site.siteKey)
+      const challenge = (await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers, remoteAddress })).json<Challenge>()
+      const verified = await service.app.inject({ method: 'POST', url: '/api/v1/verify', headers, remoteAddress, payload: humanSubmission(challenge) })
+      expect(verified.statusCode, verified.body).toBe(200)
+    }
+    await service.app.verificationLog.flush()
+  })
+  afterAll(() => service.close())
+
+  const list = async (query = '') => {
+    const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications${query}`, headers: asScript(account) })
+    expect(response.statusCode, response.body).toBe(200)
+    return response.json<{ items: Row[] }>().items.reverse()
+  }
+
+  it('stores the address so, while the allowlist still matched the whole address', async () => {
+    const rows = await list()
+    expect(rows.map((row) => row.clientIp)).toEqual(stored)
+    expect(rows.map((row) => row.decidedBy)).toEqual(['allowlist', null, null])
+  })
+
+  it("raises the next challenges of a fraudulent row's client only with the whole address: a truncated one names a network", async () => {
+    const row = (await list()).find((item) => item.clientIp?.startsWith('2001:db8:1:'))!
+    const labeled = await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}/verifications/${row.id}/label`, headers: asScript(account), payload: { label: 'fraudulent' } })
+    expect(labeled.statusCode, labeled.body).toBe(200)
+    // The truncated row's /48 read as a client would be the network's first /64, someone else's.
+    const difficultyAt = async (remoteAddress: string) =>
+      (await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers: browserHeaders(site.siteKey), remoteAddress })).json<Challenge>().difficulty
+    expect(await difficultyAt('2001:db8:1::5')).toBe(4)
+    expect(await difficultyAt('2001:db8:1:2::9')).toBe(mode === 'truncated' ? 4 : 6)
+  })
+
+  it("finds and deletes a visitor's rows by the address the visitor gives", async () => {
+    expect((await list('?clientIp=203.0.113.77')).map((row) => row.clientIp)).toEqual(mode === 'truncated' ? ['203.0.113.0', '203.0.113.0'] : ['203.0.113.77'])
+    const erased = await service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}/verifications?clientIp=2001:db8:1:2::9`, headers: asScript(account) })
+    expect(erased.json()).toEqual({ deleted: 1 })
+  })
+})
