@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto'
 import { verify } from '@octokit/webhooks-methods'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { solveChallenge } from '../../src/domain/proof-of-work/solve-challenge.js'
 import { toStandardWebhooksSecret } from '../../src/domain/webhooks/sign-webhook.js'
 import type { WebhookDelivery } from '../../src/storage/sql/webhook-delivery-repository.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
@@ -10,6 +9,7 @@ import { startWithinOneWindow } from '../helpers/rate-limit-window.js'
 import { shareSite } from '../helpers/site-sharing.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js'
+import { verifyFromShop } from '../helpers/webhook-site.js'
 
 const SECRET = 'redelivery webhook secret'
 
@@ -55,28 +55,7 @@ describe.each(deployments)('webhook redelivery, on $name', ({ available, options
 
   /** Blocks one verification of the site; resolves with its row's id once the log has written it and the delivery is recorded. */
   async function blockOnce(siteKey: string): Promise<string> {
-    const challenge = (await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers: { 'x-site-key': siteKey } })).json<{
-      challengeId: string
-      challenge: string
-      difficulty: number
-    }>()
-    const answer = await service.app.inject({
-      method: 'POST',
-      url: '/api/v1/verify',
-      headers: {
-        'x-site-key': siteKey,
-        origin: 'https://shop.example',
-        'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36',
-      },
-      payload: {
-        challengeId: challenge.challengeId,
-        nonce: solveChallenge(challenge),
-        solveTimeMs: 40,
-        fingerprint: { canvas: 'c2d1', webgl: 'ANGLE' },
-        behaviorData: { mouseMovements: 12, keystrokes: 3 },
-        pageAction: 'checkout',
-      },
-    })
+    const { answer } = await verifyFromShop(service.app, siteKey)
     expect(answer.json(), answer.body).toMatchObject({ action: 'block' })
     await service.app.webhooks.settle()
     await service.app.verificationLog.flush()

@@ -64,7 +64,7 @@ export function WebhookPanel({ site, onSaved }: WebhookPanelProps) {
           </select>
         </div>
         {/* Always in the page, so that a resend's outcome is announced (the Resend button keeps the focus). */}
-        <div class="test-outcome" aria-live="polite">
+        <div class="resend-outcome" aria-live="polite">
           {resend.status === 'done' ? <SendOutcome delivery={resend.delivery} action="Resent. " /> : null}
           {resend.status === 'failed' ? (
             <Notice tone="error" isInLiveRegion>
