@@ -49,6 +49,14 @@ export const errorCatalogue = {
   not_a_member: { status: 409, message: 'This account is not a member of the site: only a member can be made its owner (invite them first).' },
   site_limit_reached: { status: 409, message: 'The account holds the most sites an account may; it must delete one before it can own another.' },
   webhook_not_configured: { status: 409, message: 'The site has no webhook URL and secret; set settings.webhookUrl and settings.webhookSecret first.' },
+  webhook_event_not_redeliverable: {
+    status: 409,
+    message: 'Only the verification.blocked event of a real block can be sent again; surge events, test sends and counts of dropped events are not kept.',
+  },
+  webhook_event_expired: {
+    status: 410,
+    message: "The blocked verification this delivery told of is no longer in the site's verification log (its retention removed it), so its event cannot be rebuilt.",
+  },
   idempotency_key_reused: {
     status: 422,
     message: 'This Idempotency-Key was used in the last 24 hours with another request body: send a new key for a new request.',

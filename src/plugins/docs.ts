@@ -144,6 +144,8 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'two_factor_required',
   'two_factor_invalid',
   'webhook_not_configured',
+  'webhook_event_not_redeliverable',
+  'webhook_event_expired',
   'owner_role_fixed',
   'already_owner',
   'not_a_member',

@@ -6,12 +6,14 @@ import { livePreviousWebhookSecret, type Site } from '../domain/sites/site.js'
 import type { DeliveryResult } from '../domain/webhooks/delivery-result.js'
 import {
   buildBlockedPayload,
+  buildRedeliveredPayload,
   buildSurgePayload,
   buildTestPayload,
   SURGE_ENDED,
   SURGE_STARTED,
   VERIFICATION_BLOCKED,
   verificationIdOf,
+  type BlockedVerification,
   type WebhookEvent,
   type WebhookPayload,
 } from '../domain/webhooks/webhook-payload.js'
@@ -21,6 +23,7 @@ import {
   type WebhookDelivery,
   type WebhookDeliveryRepository,
 } from '../storage/sql/webhook-delivery-repository.js'
+import { createVerificationQueryRepository, type LogEntry } from '../storage/sql/verification-query-repository.js'
 import { createWebhookAgent } from '../webhooks/guarded-agent.js'
 import { sendWebhook } from '../webhooks/send-webhook.js'
 
@@ -38,6 +41,14 @@ export interface WebhookService {
    * (verification.blocked by default).
    */
   sendTest(site: Site, admit?: () => Promise<void>, event?: WebhookEvent): Promise<WebhookDelivery>
+  /**
+   * Sends the verification.blocked event `original` told of again now, rebuilt from the
+   * verification's row, under its first delivery's id, signed with the site's current secret to
+   * its current URL; resolves with the new, recorded delivery. In the test sends' slots, with the
+   * same 429 and `admit` as sendTest. Throws 409 webhook_event_not_redeliverable for a delivery
+   * of no real block, 410 webhook_event_expired once the verification's row is gone.
+   */
+  redeliver(site: Site, original: WebhookDelivery, admit?: () => Promise<void>): Promise<WebhookDelivery>
   deliveries: WebhookDeliveryRepository
   /** Writes the pending counts of dropped events, then resolves once nothing waits or is in flight (shutdown, tests). */
   settle(): Promise<void>
@@ -153,6 +164,30 @@ function shareOf(site: Site): string {
   return site.accountId ?? site.id
 }
 
+/** Why a delivery's event cannot be sent again (it is not a real block's, or predates the column naming it). */
+function notRedeliverableReason(delivery: WebhookDelivery): string {
+  if (delivery.isTest) return 'A test send is not sent again: send a new one (POST .../webhook/test).'
+  if (delivery.outcome === 'dropped') return 'This row counts events dropped for want of a slot: they were never sent and are not kept, so there is nothing to send again.'
+  if (delivery.event !== VERIFICATION_BLOCKED) return `Only verification.blocked events can be sent again: a ${delivery.event} event is not kept.`
+  return 'This delivery was recorded before deliveries named their verification, so its event cannot be rebuilt.'
+}
+
+/** A blocked verification as its row in the log holds it: every field its event carried; undefined for a row of no block. */
+function blockedVerificationOf(row: LogEntry): BlockedVerification | undefined {
+  if (row.action !== 'block' || row.riskScore === null) return undefined
+  return {
+    siteId: row.siteId,
+    timestamp: row.createdAt,
+    riskScore: row.riskScore,
+    anomalies: row.anomalies,
+    countryCode: row.countryCode ?? 'XX',
+    verificationId: row.id,
+    device: row.device,
+    hostname: row.hostname,
+    pageAction: row.pageAction,
+  }
+}
+
 /**
  * Webhook dispatch: listens for `verification.blocked`, `surge.started` and `surge.ended`, and
  * for each one a site's webhook asks for, POSTs the signed payload to it without the request (or
@@ -211,13 +246,20 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
    * for the POST alone: writing the record and pruning the log happen beside it (settle() waits for
    * them), so a fast receiver is not capped by the database's pace.
    */
-  async function deliver(site: Site, url: string, payloadFor: (deliveryId: string) => WebhookPayload): Promise<{ delivery: WebhookDelivery; recorded: Promise<void> }> {
+  async function deliver(
+    site: Site,
+    url: string,
+    payloadFor: (eventId: string) => WebhookPayload,
+    redeliveryOf: string | null = null,
+  ): Promise<{ delivery: WebhookDelivery; recorded: Promise<void> }> {
     const deliveryId = randomUUID()
-    const payload = payloadFor(deliveryId)
+    // A resend carries its event's first id (body, X-Service-Delivery, webhook-id); its row has its own.
+    const eventId = redeliveryOf ?? deliveryId
+    const payload = payloadFor(eventId)
     const createdAt = new Date()
     const opened = await openSecret(site)
     const result = 'secret' in opened
-      ? await sendWebhook({ url, secret: opened.secret, previousSecret: opened.previousSecret, payload, deliveryId }, { dispatcher: agent, timeoutMs, allowPrivateAddresses })
+      ? await sendWebhook({ url, secret: opened.secret, previousSecret: opened.previousSecret, payload, deliveryId: eventId }, { dispatcher: agent, timeoutMs, allowPrivateAddresses })
       : opened
     const delivery: WebhookDelivery = {
       id: deliveryId,
@@ -226,13 +268,14 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
       url,
       isTest: payload.test === true,
       verificationId: verificationIdOf(payload),
+      redeliveryOf,
       createdAt,
       ...result,
     }
     // Test sends are answered to their operator and listed in the delivery log, not counted: a few
     // sent to a receiver being set up would otherwise fire TollgateWebhookDeliveriesFailing.
     if (!delivery.isTest) app.counters.increment('webhookDeliveries', { outcome: result.outcome })
-    const context = { siteId: site.id, deliveryId, outcome: result.outcome, statusCode: result.statusCode, latencyMs: result.latencyMs }
+    const context = { siteId: site.id, deliveryId, ...(redeliveryOf === null ? {} : { redeliveryOf }), outcome: result.outcome, statusCode: result.statusCode, latencyMs: result.latencyMs }
     if (result.outcome === 'delivered') app.log.debug(context, 'webhook delivered')
     else app.log.warn({ ...context, error: result.error }, 'webhook delivery failed')
     const recorded = (async () => {
@@ -294,7 +337,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
       const site = await app.siteCache.findById(siteId)
       const url = site?.settings.webhookUrl
       if (site === undefined || url === null || url === undefined || !wants(site, kind)) return
-      await deliveries.record({ id: randomUUID(), siteId, event: kind, url, isTest: false, verificationId: null, createdAt, outcome: 'dropped', statusCode: null, latencyMs: 0, error })
+      await deliveries.record({ id: randomUUID(), siteId, event: kind, url, isTest: false, verificationId: null, redeliveryOf: null, createdAt, outcome: 'dropped', statusCode: null, latencyMs: 0, error })
     } catch (failure) {
       app.log.warn({ err: failure, siteId }, 'could not record dropped webhook events')
     }
@@ -422,9 +465,13 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     })
   }
 
-  async function sendTest(site: Site, admit?: () => Promise<void>, event: WebhookEvent = VERIFICATION_BLOCKED): Promise<WebhookDelivery> {
+  /**
+   * Runs an operator's send (a test send, a resend) in the slots of their own, or throws 429 at
+   * once while they are taken; resolves once its delivery is recorded.
+   */
+  function inOperatorSlot(site: Site, admit: (() => Promise<void>) | undefined, send: (url: string) => ReturnType<typeof deliver>): Promise<WebhookDelivery> {
     const url = site.settings.webhookUrl
-    if (url === null) throw new Error('sendTest needs a site with a webhook URL')
+    if (url === null) throw new Error('an operator send needs a site with a webhook URL')
     const account = shareOf(site)
     const full =
       testSendsByAccount.of(account) >= MAX_TEST_SENDS_PER_ACCOUNT
@@ -434,7 +481,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
           : undefined
     if (full !== undefined) {
       // A slot frees when a send ends, which is within the delivery timeout.
-      throw new ApiError('rate_limited', `Too many test sends at once: ${full}. Retry when one has ended.`, undefined, {
+      throw new ApiError('rate_limited', `Too many test sends and resends at once: ${full}. Retry when one has ended.`, undefined, {
         'retry-after': String(Math.ceil(timeoutMs / 1000)),
       })
     }
@@ -442,11 +489,29 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     // caller's budget, and one refused by `admit` gives its slot back.
     return testSendsByAccount.hold(account, (async () => {
       await admit?.()
-      const { delivery, recorded } = await deliver(site, url, (deliveryId) => buildTestPayload(site.id, new Date(), deliveryId, event))
+      const { delivery, recorded } = await send(url)
       // The operator reads the delivery log right after: the record is there by then.
       await recorded
       return delivery
     })())
+  }
+
+  function sendTest(site: Site, admit?: () => Promise<void>, event: WebhookEvent = VERIFICATION_BLOCKED): Promise<WebhookDelivery> {
+    return inOperatorSlot(site, admit, (url) => deliver(site, url, (deliveryId) => buildTestPayload(site.id, new Date(), deliveryId, event)))
+  }
+
+  const verificationQueries = createVerificationQueryRepository(app.database)
+
+  async function redeliver(site: Site, original: WebhookDelivery, admit?: () => Promise<void>): Promise<WebhookDelivery> {
+    const { verificationId } = original
+    if (original.event !== VERIFICATION_BLOCKED || original.isTest || verificationId === null) {
+      throw new ApiError('webhook_event_not_redeliverable', notRedeliverableReason(original))
+    }
+    const rows = await verificationQueries.listPage(site.id, { limit: 2, verificationId })
+    const row = rows.find((entry) => entry.id === verificationId)
+    const blocked = row === undefined ? undefined : blockedVerificationOf(row)
+    if (blocked === undefined) throw new ApiError('webhook_event_expired')
+    return inOperatorSlot(site, admit, (url) => deliver(site, url, (eventId) => buildRedeliveredPayload(blocked, eventId, new Date()), original.redeliveryOf ?? original.id))
   }
 
   async function settle(): Promise<void> {
@@ -458,7 +523,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     }
   }
 
-  app.decorate('webhooks', { sendTest, deliveries, settle } satisfies WebhookService)
+  app.decorate('webhooks', { sendTest, redeliver, deliveries, settle } satisfies WebhookService)
 
   // As shutdown begins, before the server waits for the requests in flight: a slow one (a test
   // send, a long query) would otherwise let the waiting events start as slots free, and shutdown

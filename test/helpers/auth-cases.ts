@@ -8,8 +8,9 @@ import { insertVerifications } from './verification-rows.js'
 
 /**
  * A route under /api/v1/sites/{id}: `path` contains `{id}`, and may contain `{ownerId}` (the
- * owner's account id), `{invitationId}` (a pending invitation of the site, made for the test) and
- * `{rowId}` (a scored row of the site's log, written for the test); a query after `?` is sent as it is.
+ * owner's account id), `{invitationId}` (a pending invitation of the site, made for the test),
+ * `{rowId}` (a scored row of the site's log, written for the test) and `{deliveryId}` (a failed
+ * delivery of a blocked verification in the site's delivery log, written for the test).
  */
 export interface SiteRouteCase {
   method: Extract<HTTPMethods, 'GET' | 'POST' | 'PUT' | 'DELETE'>
@@ -58,6 +59,8 @@ export const dashboardSiteRoutes: SiteRouteCase[] = [
 export const webhookSiteRoutes: SiteRouteCase[] = [
   { method: 'GET', path: '/api/v1/sites/{id}/webhook-deliveries', ownerStatus: 200 },
   { method: 'POST', path: '/api/v1/sites/{id}/webhook/test', ownerStatus: 409 },
+  // The site has no webhook: 409 webhook_not_configured proves the route found its delivery.
+  { method: 'POST', path: '/api/v1/sites/{id}/webhook-deliveries/{deliveryId}/redeliver', ownerStatus: 409 },
 ]
 
 /**
@@ -73,6 +76,16 @@ export async function siteRouteUrl(app: App, route: Pick<SiteRouteCase, 'path'>,
   if (url.includes('{rowId}')) {
     const [rowId] = await insertVerifications(app.database, [{ siteId, createdAt: new Date(), action: 'allow', riskScore: 10, challengeId: randomUUID() }])
     url = url.replace('{rowId}', rowId!)
+  }
+  if (url.includes('{deliveryId}')) {
+    const deliveryId = randomUUID()
+    // An unknown site (the 404 cases) has no log to write to: the id stays unknown.
+    const known = (await app.database.query('SELECT 1 FROM sites WHERE id = $1', [siteId])).length > 0
+    if (known) await app.webhooks.deliveries.record({
+      id: deliveryId, siteId, event: 'verification.blocked', url: 'https://hooks.example/x', isTest: false, verificationId: randomUUID(), redeliveryOf: null,
+      outcome: 'failed', statusCode: 500, latencyMs: 3, error: 'the receiver answered HTTP 500', createdAt: new Date(),
+    })
+    url = url.replace('{deliveryId}', deliveryId)
   }
   return url
 }
@@ -97,7 +110,7 @@ export function describeSiteRouteAuthCases(routes: SiteRouteCase[], getContext: 
       const call = async (siteId: string, headers: Record<string, string>) => {
         const { app, owner } = getContext()
         // A malformed id reaches no site: the route's other ids are the owner's own, unused.
-        const url = isUuid(siteId) ? await siteRouteUrl(app, route, siteId, owner) : route.path.replace('{id}', siteId).replace('{ownerId}', owner.id).replace('{invitationId}', randomUUID()).replace('{rowId}', randomUUID())
+        const url = isUuid(siteId) ? await siteRouteUrl(app, route, siteId, owner) : route.path.replace('{id}', siteId).replace('{ownerId}', owner.id).replace('{invitationId}', randomUUID()).replace('{rowId}', randomUUID()).replace('{deliveryId}', randomUUID())
         return app.inject({
           method: route.method,
           url,

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto'
+import type { LightMyRequestResponse } from 'fastify'
 import type { App } from '../../src/app.js'
 import { encryptSecret } from '../../src/domain/secret-box.js'
 import type { Site, SiteSettings } from '../../src/domain/sites/site.js'
+import { solveChallenge } from '../../src/domain/proof-of-work/solve-challenge.js'
 
 export interface WebhookSiteOptions {
   webhookUrl: string | null
@@ -37,4 +39,34 @@ export function blockedEvent(siteId: string) {
     hostname: 'shop.example',
     pageAction: 'login',
   }
+}
+
+/**
+ * One verification through the public API as a browser page of shop.example would send it
+ * (origin, a browser's user agent and signals, pageAction checkout), its challenge solved: on a
+ * site with blockThreshold 1 it is blocked. Resolves with the answer and how long verify took.
+ */
+export async function verifyFromShop(app: App, siteKey: string): Promise<{ answer: LightMyRequestResponse; elapsedMs: number }> {
+  const challenge = await app.inject({ method: 'POST', url: '/api/v1/challenge', headers: { 'x-site-key': siteKey } })
+  if (challenge.statusCode !== 200) throw new Error(`no challenge: ${challenge.body}`)
+  const { challengeId, challenge: hash, difficulty } = challenge.json<{ challengeId: string; challenge: string; difficulty: number }>()
+  const started = performance.now()
+  const answer = await app.inject({
+    method: 'POST',
+    url: '/api/v1/verify',
+    headers: {
+      'x-site-key': siteKey,
+      origin: 'https://shop.example',
+      'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36',
+    },
+    payload: {
+      challengeId,
+      nonce: solveChallenge({ challenge: hash, difficulty }),
+      solveTimeMs: 40,
+      fingerprint: { canvas: 'c2d1', webgl: 'ANGLE' },
+      behaviorData: { mouseMovements: 12, keystrokes: 3 },
+      pageAction: 'checkout',
+    },
+  })
+  return { answer, elapsedMs: performance.now() - started }
 }

@@ -194,6 +194,7 @@ describe.each([
         url: 'https://hooks.example.com/',
         isTest: false,
         verificationId: null,
+        redeliveryOf: null,
         outcome: 'delivered' as const,
         statusCode: 200,
         latencyMs: 12,

@@ -122,6 +122,8 @@ describe('operational endpoints', () => {
     expect(codesOf('/api/v1/accounts', 'post', '409')).toEqual(['conflict', 'email_taken'])
     expect(codesOf('/api/v1/me', 'get', '401')).toEqual(['unauthorized'])
     expect(codesOf('/api/v1/sites/{id}/webhook/test', 'post', '409')).toEqual(['conflict', 'webhook_not_configured'])
+    expect(codesOf('/api/v1/sites/{id}/webhook-deliveries/{deliveryId}/redeliver', 'post', '409')).toEqual(['conflict', 'webhook_not_configured', 'webhook_event_not_redeliverable'])
+    expect(codesOf('/api/v1/sites/{id}/webhook-deliveries/{deliveryId}/redeliver', 'post', '410')).toEqual(['webhook_event_expired'])
     expect(codesOf('/api/v1/verify', 'post', '400')).toEqual(['validation_error', 'challenge_invalid', 'challenge_expired', 'solution_invalid'])
     expect(codesOf('/api/v1/sessions', 'post', '401')).toEqual(['unauthorized', 'invalid_credentials', 'two_factor_required', 'two_factor_invalid'])
     // A status the route does not declare names the one code it can carry.

@@ -24,6 +24,7 @@ const writeRoutes: { method: Method; path: string; body?: object; adminStatus: n
   { method: 'POST', path: '/api/v1/sites/{id}/secret/rotate', adminStatus: 200 },
   { method: 'DELETE', path: '/api/v1/sites/{id}/secret/previous', adminStatus: 204 },
   { method: 'POST', path: '/api/v1/sites/{id}/webhook/test', adminStatus: 409 },
+  { method: 'POST', path: '/api/v1/sites/{id}/webhook-deliveries/{deliveryId}/redeliver', adminStatus: 409 },
   { method: 'POST', path: '/api/v1/sites/{id}/invitations', body: { role: 'viewer' }, adminStatus: 201 },
   { method: 'GET', path: '/api/v1/sites/{id}/invitations', adminStatus: 200 },
   { method: 'PUT', path: '/api/v1/sites/{id}/members/{ownerId}', body: { role: 'viewer' }, adminStatus: 409 },

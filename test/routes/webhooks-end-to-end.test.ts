@@ -1,11 +1,11 @@
 import { verify } from '@octokit/webhooks-methods'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { solveChallenge } from '../../src/domain/proof-of-work/solve-challenge.js'
 import { toStandardWebhooksSecret } from '../../src/domain/webhooks/sign-webhook.js'
 import { asScript, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { findClosedPort, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js'
+import { verifyFromShop } from '../helpers/webhook-site.js'
 
 const SECRET = 'end-to-end webhook secret'
 
@@ -37,28 +37,7 @@ describe('a blocked verification, end to end', () => {
 
   /** Requests a challenge, solves it and submits it; resolves with the answer and how long verify took. */
   async function verifyOnce(siteKey: string) {
-    const challenge = await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers: { 'x-site-key': siteKey } })
-    expect(challenge.statusCode, challenge.body).toBe(200)
-    const { challengeId, challenge: hash, difficulty } = challenge.json<{ challengeId: string; challenge: string; difficulty: number }>()
-    const started = performance.now()
-    const answer = await service.app.inject({
-      method: 'POST',
-      url: '/api/v1/verify',
-      headers: {
-        'x-site-key': siteKey,
-        origin: 'https://shop.example',
-        'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36',
-      },
-      payload: {
-        challengeId,
-        nonce: solveChallenge({ challenge: hash, difficulty }),
-        solveTimeMs: 40,
-        fingerprint: { canvas: 'c2d1', webgl: 'ANGLE' },
-        behaviorData: { mouseMovements: 12, keystrokes: 3 },
-        pageAction: 'checkout',
-      },
-    })
-    const elapsedMs = performance.now() - started
+    const { answer, elapsedMs } = await verifyFromShop(service.app, siteKey)
     expect(answer.statusCode, answer.body).toBe(200)
     return { body: answer.json<{ success: boolean; action: string; riskScore: number }>(), requestId: String(answer.headers['x-request-id']), elapsedMs }
   }

@@ -56,6 +56,7 @@ describe('webhook routes', () => {
         test: true,
         // A sample's verificationId names no verification: the delivery tells of none.
         verificationId: null,
+        redeliveryOf: null,
         outcome: 'delivered',
         statusCode: 204,
         latencyMs: expect.any(Number),
@@ -185,7 +186,7 @@ describe('webhook routes', () => {
 
     it('lists nothing older than 30 days, even before anything has pruned it', async () => {
       const site = await createTestSite(service.app, owner)
-      const row = { siteId: site.id, event: 'verification.blocked' as const, url: 'https://hooks.example/x', isTest: false, verificationId: null, outcome: 'delivered' as const, statusCode: 204, latencyMs: 3, error: null }
+      const row = { siteId: site.id, event: 'verification.blocked' as const, url: 'https://hooks.example/x', isTest: false, verificationId: null, redeliveryOf: null, outcome: 'delivered' as const, statusCode: 204, latencyMs: 3, error: null }
       const recent = { ...row, id: randomUUID(), createdAt: new Date(Date.now() - 29 * 86_400_000) }
       await service.app.webhooks.deliveries.record(recent)
       await service.app.webhooks.deliveries.record({ ...row, id: randomUUID(), createdAt: new Date(Date.now() - 40 * 86_400_000) })
@@ -200,7 +201,7 @@ describe('webhook routes', () => {
       const ids = Array.from({ length: 5 }, () => randomUUID())
       for (const id of ids) {
         await service.app.webhooks.deliveries.record({
-          id, siteId: site.id, event: 'verification.blocked', url: 'https://hooks.example/x', isTest: false, verificationId: null,
+          id, siteId: site.id, event: 'verification.blocked', url: 'https://hooks.example/x', isTest: false, verificationId: null, redeliveryOf: null,
           outcome: 'delivered', statusCode: 204, latencyMs: 3, error: null, createdAt,
         })
       }
@@ -229,6 +230,7 @@ describe('webhook routes', () => {
       [
         { method: 'GET', path: '/api/v1/sites/{id}/webhook-deliveries', ownerStatus: 200 },
         { method: 'POST', path: '/api/v1/sites/{id}/webhook/test', ownerStatus: 409 },
+        { method: 'POST', path: '/api/v1/sites/{id}/webhook-deliveries/{deliveryId}/redeliver', ownerStatus: 409 },
       ],
       () => ({ app: service.app, owner, stranger }),
     )

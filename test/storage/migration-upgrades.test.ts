@@ -58,6 +58,7 @@ const shipped: [string, string][] = [
   ['032_webhook_deliveries_verification', '1fb1701aef1ddcfd'],
   ['033_idempotency_keys', '1fb9b7d75f4e5d9c'],
   ['034_sites_previous_webhook_secret', '93868283344a187a'],
+  ['035_webhook_deliveries_redelivery', '621a1e4797b37532'],
 ]
 
 function fingerprintOf(migration: Migration): string {
@@ -291,7 +292,7 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       const verificationId = randomUUID()
       const newer = randomUUID()
       await deliveries.record({
-        id: newer, siteId: site.id, event: 'verification.blocked', url: 'https://hooks.example/x', isTest: false, verificationId,
+        id: newer, siteId: site.id, event: 'verification.blocked', url: 'https://hooks.example/x', isTest: false, verificationId, redeliveryOf: null,
         outcome: 'delivered', statusCode: 204, latencyMs: 3, error: null, createdAt: new Date(),
       })
       expect((await deliveries.findById(older))?.verificationId).toBeNull()

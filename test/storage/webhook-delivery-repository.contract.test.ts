@@ -16,6 +16,7 @@ function delivery(siteId: string, createdAt: Date, overrides: Partial<WebhookDel
     url: 'https://hooks.example.com/',
     isTest: false,
     verificationId: randomUUID(),
+    redeliveryOf: null,
     outcome: 'delivered',
     statusCode: 200,
     latencyMs: 12,
@@ -52,6 +53,26 @@ describe.each(databaseKinds.filter(({ available }) => available))('webhook deliv
     expect(await deliveries.listRecent(siteId, 10)).toEqual([newer, older])
     expect(await deliveries.listRecent(siteId, 1)).toEqual([newer])
     expect(await deliveries.findById(older.id)).toEqual(older)
+  })
+
+  it('lists the deliveries of one outcome or event kind, keeps a resend\'s first delivery, and finds a listed row of the site alone', async () => {
+    const siteId = await createSite()
+    const otherSiteId = await createSite()
+    const failed = delivery(siteId, new Date(Date.now() - 3_000), { outcome: 'failed', statusCode: 500 })
+    const surge = delivery(siteId, new Date(Date.now() - 2_000), { event: 'surge.started', verificationId: null, outcome: 'failed', statusCode: 500 })
+    const resent = delivery(siteId, new Date(Date.now() - 1_000), { verificationId: failed.verificationId, redeliveryOf: failed.id })
+    const expired = delivery(siteId, new Date(Date.now() - 40 * 86_400_000), { outcome: 'failed' })
+    for (const row of [failed, surge, resent, expired]) await deliveries.record(row)
+
+    const listed = async (page: Omit<Parameters<WebhookDeliveryRepository['listPage']>[1], 'limit'>) =>
+      (await deliveries.listPage(siteId, { limit: 10, ...page })).map((entry) => entry.delivery)
+    expect(await listed({ outcome: 'failed' })).toEqual([surge, failed])
+    expect(await listed({ outcome: 'failed', event: 'verification.blocked' })).toEqual([failed])
+    expect(await listed({ event: 'verification.blocked' })).toEqual([resent, failed])
+    expect(await listed({ outcome: 'timeout' })).toEqual([])
+    expect(await deliveries.findListed(siteId, resent.id)).toEqual(resent)
+    expect(await deliveries.findListed(otherSiteId, resent.id)).toBeUndefined()
+    expect(await deliveries.findListed(siteId, expired.id)).toBeUndefined()
   })
 
   it('prunes beyond the newest rows kept and older than the maximum age', async () => {

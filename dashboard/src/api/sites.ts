@@ -1,6 +1,6 @@
 import { ApiRequestError, request, requestWithEtag } from './client.js'
 import { readList } from './read-list.js'
-import type { ListedSite, SecretRotation, Site, SiteUpdate, SiteWithSecret, WebhookDelivery, WebhookEvent } from './types.js'
+import type { DeliveryOutcome, ListedSite, SecretRotation, Site, SiteUpdate, SiteWithSecret, WebhookDelivery, WebhookEvent } from './types.js'
 
 const sitePath = (id: string) => `/sites/${encodeURIComponent(id)}`
 
@@ -52,8 +52,15 @@ export async function endPreviousSecret(id: string): Promise<void> {
   await request<unknown>(`${sitePath(id)}/secret/previous`, { method: 'DELETE' })
 }
 
-export async function listWebhookDeliveries(id: string): Promise<WebhookDelivery[]> {
-  return readList<WebhookDelivery>(await request<unknown>(`${sitePath(id)}/webhook-deliveries`))
+/** The newest deliveries, of one outcome when `outcome` names one. */
+export async function listWebhookDeliveries(id: string, outcome?: DeliveryOutcome): Promise<WebhookDelivery[]> {
+  const query = outcome === undefined ? '' : `?outcome=${encodeURIComponent(outcome)}`
+  return readList<WebhookDelivery>(await request<unknown>(`${sitePath(id)}/webhook-deliveries${query}`))
+}
+
+/** Sends a delivery's verification.blocked event again now, under its first id; answers the new delivery. */
+export function redeliverWebhook(id: string, deliveryId: string): Promise<WebhookDelivery> {
+  return request<WebhookDelivery>(`${sitePath(id)}/webhook-deliveries/${encodeURIComponent(deliveryId)}/redeliver`, { method: 'POST' })
 }
 
 export function sendTestWebhook(id: string, event: WebhookEvent): Promise<WebhookDelivery> {

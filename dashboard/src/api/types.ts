@@ -272,6 +272,8 @@ export interface WebhookDelivery {
   test: boolean
   /** The blocked verification it told of (its row's id in the log); null for surge events, tests and dropped counts. */
   verificationId: string | null
+  /** For a resend, the first delivery of the event it sent again (whose id it carried); else null. */
+  redeliveryOf: string | null
   outcome: DeliveryOutcome
   statusCode: number | null
   latencyMs: number

@@ -42,6 +42,8 @@ interface PayloadFrame {
   siteId: string
   timestamp: string
   test?: true
+  /** Only on an event its operator sent again: when (docs/webhooks.md, "Redelivery"). */
+  redeliveredAt?: string
 }
 
 /**
@@ -89,6 +91,17 @@ export function buildSurgePayload(alert: SurgeAlert, deliveryId: string): SurgeP
     timestamp: alert.at.toISOString(),
     data: { startedAt: alert.startedAt.toISOString(), challengesPerMinute: alert.challengesPerMinute, threshold: alert.threshold },
   }
+}
+
+/**
+ * A blocked verification's event sent again by its operator (POST .../redeliver): the payload
+ * its first delivery carried, rebuilt by the same builder from the verification's row, under the
+ * same `id` (so a receiver that got the first one drops this one as a duplicate), with
+ * `redeliveredAt`, the time of this sending, under the signature: `timestamp` still tells when the
+ * verification was blocked, and a receiver that refuses old events judges a resend's age by it.
+ */
+export function buildRedeliveredPayload(blocked: BlockedVerification, eventId: string, now: Date): BlockedPayload {
+  return { ...buildBlockedPayload(blocked, eventId), redeliveredAt: now.toISOString() }
 }
 
 /**

@@ -12,6 +12,11 @@ export interface WebhookDelivery {
   isTest: boolean
   /** The blocked verification it told of (its row's id in the log); null for surge events, test sends and dropped counts. */
   verificationId: string | null
+  /**
+   * For a resend (POST .../redeliver), the event it sent again: its first delivery's id, which the
+   * resend carried as its body's id and webhook-id (migration 035); null for every other delivery.
+   */
+  redeliveryOf: string | null
   outcome: DeliveryOutcome
   statusCode: number | null
   latencyMs: number
@@ -27,6 +32,7 @@ interface DeliveryRow {
   url: string
   is_test: boolean
   verification_id: string | null
+  redelivery_of: string | null
   outcome: DeliveryOutcome
   status_code: number | null
   latency_ms: number
@@ -40,9 +46,17 @@ export interface RetentionRule {
   maxAgeDays: number
 }
 
+/** A page of a site's delivery log: its size, where it starts, and its filters. */
+export interface DeliveryPage {
+  limit: number
+  after?: LogCursor
+  outcome?: DeliveryOutcome
+  event?: WebhookEvent
+}
+
 export const deliveryRetention: RetentionRule = { keep: 1000, maxAgeDays: 30 }
 
-const columns = 'id, site_id, event, url, is_test, verification_id, outcome, status_code, latency_ms, error, created_at'
+const columns = 'id, site_id, event, url, is_test, verification_id, redelivery_of, outcome, status_code, latency_ms, error, created_at'
 
 function toDelivery(row: DeliveryRow): WebhookDelivery {
   return {
@@ -52,6 +66,7 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
     url: row.url,
     isTest: row.is_test,
     verificationId: row.verification_id,
+    redeliveryOf: row.redelivery_of,
     outcome: row.outcome,
     statusCode: row.status_code,
     latencyMs: row.latency_ms,
@@ -65,7 +80,7 @@ export function createWebhookDeliveryRepository(database: SqlExecutor) {
   return {
     async record(delivery: WebhookDelivery): Promise<void> {
       await database.query(
-        `INSERT INTO webhook_deliveries (${columns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        `INSERT INTO webhook_deliveries (${columns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
         [
           delivery.id,
           delivery.siteId,
@@ -73,6 +88,7 @@ export function createWebhookDeliveryRepository(database: SqlExecutor) {
           delivery.url,
           delivery.isTest,
           delivery.verificationId,
+          delivery.redeliveryOf,
           delivery.outcome,
           delivery.statusCode,
           delivery.latencyMs,
@@ -87,26 +103,39 @@ export function createWebhookDeliveryRepository(database: SqlExecutor) {
       return rows[0] === undefined ? undefined : toDelivery(rows[0])
     },
 
+    /**
+     * The site's delivery `id`, while it is listed (a row past the age limit is not, whether or
+     * not a prune has deleted it yet); undefined for another site's.
+     */
+    async findListed(siteId: string, id: string, rule: RetentionRule = deliveryRetention): Promise<WebhookDelivery | undefined> {
+      const rows = await database.query<DeliveryRow>(
+        `SELECT ${columns} FROM webhook_deliveries WHERE id = $1 AND site_id = $2 AND created_at >= now() - make_interval(days => $3::int)`,
+        [id, siteId, rule.maxAgeDays],
+      )
+      return rows[0] === undefined ? undefined : toDelivery(rows[0])
+    },
+
     /** The site's deliveries, newest first. */
     async listRecent(siteId: string, limit: number): Promise<WebhookDelivery[]> {
-      return (await this.listPage(siteId, limit)).map((entry) => entry.delivery)
+      return (await this.listPage(siteId, { limit })).map((entry) => entry.delivery)
     },
 
     /**
-     * A page of the site's deliveries, newest first, after `after` (keyset.ts), each with the
-     * position a next page starts after. Rows past the age limit are not listed, whether or not
-     * a prune has deleted them yet.
+     * A page of the site's deliveries, newest first, after `page.after` (keyset.ts), of one
+     * outcome or event kind when the page names them, each with the position a next page starts
+     * after. Rows past the age limit are not listed, whether or not a prune has deleted them yet.
+     * The filters are read on the (site_id, created_at, id) index's rows: a site keeps 1000 at most.
      */
-    async listPage(
-      siteId: string,
-      limit: number,
-      after?: LogCursor,
-      rule: RetentionRule = deliveryRetention,
-    ): Promise<{ delivery: WebhookDelivery; position: LogCursor }[]> {
+    async listPage(siteId: string, page: DeliveryPage, rule: RetentionRule = deliveryRetention): Promise<{ delivery: WebhookDelivery; position: LogCursor }[]> {
       const { sql, params } = newestFirstPage(
         `SELECT ${columns}, ${CREATED_AT_MICROS} FROM webhook_deliveries`,
-        [where('site_id = ?', siteId), where('created_at >= now() - make_interval(days => ?::int)', rule.maxAgeDays)],
-        { after, limit },
+        [
+          where('site_id = ?', siteId),
+          where('created_at >= now() - make_interval(days => ?::int)', rule.maxAgeDays),
+          page.outcome === undefined ? undefined : where('outcome = ?', page.outcome),
+          page.event === undefined ? undefined : where('event = ?', page.event),
+        ],
+        { after: page.after, limit: page.limit },
       )
       const rows = await database.query<DeliveryRow & { created_at_micros: number }>(sql, params)
       return rows.map((row) => ({ delivery: toDelivery(row), position: { createdAtMicros: row.created_at_micros, id: row.id } }))

@@ -1,16 +1,23 @@
 import type { WebhookDelivery } from '../../api/types.js'
 import { Link } from '../../components/link.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
-import { outcomeLabels } from '../../lib/delivery-outcomes.js'
+import { BusyButton } from '../../components/busy-button.js'
+import { canResend, outcomeLabels } from '../../lib/delivery-outcomes.js'
 import { formatDateTimeWithSeconds, timeZoneName } from '../../lib/format.js'
 import { referenceOf } from '../../lib/reference.js'
 import type { Loaded } from '../../lib/use-loader.js'
 import { TableScroll } from '../../components/table-scroll.js'
 
-export function DeliveriesTable({ siteId, deliveries }: { siteId: string; deliveries: Loaded<WebhookDelivery[]> }) {
+/** The Resend buttons, for those who may change the site: what a press does, and the delivery being resent. */
+export interface ResendControls {
+  onResend: (delivery: WebhookDelivery) => void
+  sendingId: string | null
+}
+
+export function DeliveriesTable({ siteId, deliveries, resend }: { siteId: string; deliveries: Loaded<WebhookDelivery[]>; resend?: ResendControls }) {
   if (deliveries.status === 'error') return <ErrorNotice error={deliveries.error} />
   if (deliveries.data === undefined) return <Loading />
-  if (deliveries.data.length === 0) return <p class="muted">No deliveries yet.</p>
+  if (deliveries.data.length === 0) return <p class="muted">No deliveries.</p>
   return (
     <TableScroll title="Recent deliveries">
       <table class="table">
@@ -24,6 +31,11 @@ export function DeliveriesTable({ siteId, deliveries }: { siteId: string; delive
             <th scope="col">Error</th>
             <th scope="col">Verification</th>
             <th scope="col">Delivery ID</th>
+            {resend === undefined ? null : (
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>
@@ -33,6 +45,11 @@ export function DeliveriesTable({ siteId, deliveries }: { siteId: string; delive
               <td>
                 <span class="code">{delivery.event}</span>
                 {delivery.test ? <span class="badge badge--test">test</span> : null}
+                {delivery.redeliveryOf === null ? null : (
+                  <span class="badge badge--test" title={`A resend of ${delivery.redeliveryOf}, under its id`}>
+                    resent
+                  </span>
+                )}
               </td>
               <td>
                 <span class={delivery.outcome === 'delivered' ? 'badge badge--ok' : 'badge badge--bad'}>{outcomeLabels[delivery.outcome]}</span>
@@ -50,8 +67,23 @@ export function DeliveriesTable({ siteId, deliveries }: { siteId: string; delive
                   </Link>
                 )}
               </td>
-              {/* What the receiver got as X-Service-Delivery, webhook-id and the body's id. */}
-              <td class="nowrap code">{delivery.id}</td>
+              {/* What the receiver got as X-Service-Delivery, webhook-id and the body's id (a resend carried its first delivery's). */}
+              <td class="nowrap code">{delivery.redeliveryOf ?? delivery.id}</td>
+              {resend === undefined ? null : (
+                <td class="nowrap">
+                  {canResend(delivery) ? (
+                    <BusyButton
+                      type="button"
+                      class="button button--small"
+                      aria-label={`Resend the event of ${formatDateTimeWithSeconds(delivery.createdAt)}`}
+                      onClick={() => resend.onResend(delivery)}
+                      isBusy={resend.sendingId !== null}
+                    >
+                      {resend.sendingId === delivery.id ? 'Resending…' : 'Resend'}
+                    </BusyButton>
+                  ) : null}
+                </td>
+              )}
             </tr>
           ))}
         </tbody>

@@ -51,7 +51,7 @@ export function TestWebhook({ site, onSent }: TestWebhookProps) {
       {hasWebhook ? null : <p class="field__hint">Save a webhook URL and secret first.</p>}
       {/* Always in the page, so that what comes into it is announced; the notices in it are no live regions of their own. */}
       <div class="test-outcome" aria-live="polite">
-        {outcome.status === 'done' ? <DeliveryOutcome delivery={outcome.delivery} /> : null}
+        {outcome.status === 'done' ? <SendOutcome delivery={outcome.delivery} /> : null}
         {outcome.status === 'failed' ? (
           <Notice tone="error" isInLiveRegion>
             {describeError(outcome.error)}
@@ -62,14 +62,16 @@ export function TestWebhook({ site, onSent }: TestWebhookProps) {
   )
 }
 
-function DeliveryOutcome({ delivery }: { delivery: WebhookDelivery }) {
+/** What a send (a test event, a resend) came to, for a live region: `action` names the send. */
+export function SendOutcome({ delivery, action = '' }: { delivery: WebhookDelivery; action?: string }) {
   const facts = [delivery.statusCode === null ? 'no HTTP answer' : `HTTP ${delivery.statusCode}`, `${delivery.latencyMs} ms`].join(', ')
   return delivery.outcome === 'delivered' ? (
     <Notice tone="success" isInLiveRegion>
-      Delivered: {facts} (<code>{delivery.event}</code>).
+      {action}Delivered: {facts} (<code>{delivery.event}</code>).
     </Notice>
   ) : (
     <Notice tone="error" isInLiveRegion>
+      {action}
       {outcomeLabels[delivery.outcome]} (<code>{delivery.event}</code>): {facts}
       {delivery.error === null ? '.' : ` — ${delivery.error}`}
     </Notice>

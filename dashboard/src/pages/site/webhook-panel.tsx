@@ -1,18 +1,19 @@
 import { useCallback, useRef, useState } from 'preact/hooks'
-import { listWebhookDeliveries, updateSite } from '../../api/sites.js'
-import type { Site, WebhookEvent } from '../../api/types.js'
+import { describeError } from '../../api/client.js'
+import { listWebhookDeliveries, redeliverWebhook, updateSite } from '../../api/sites.js'
+import type { DeliveryOutcome, Site, WebhookDelivery, WebhookEvent } from '../../api/types.js'
 import { ConfirmDialog, focusAfterDialog } from '../../components/confirm-dialog.js'
 import { CopyButton } from '../../components/copy-button.js'
 import { Field } from '../../components/field.js'
-import { FormOutcome } from '../../components/notice.js'
-import { webhookEventChoices } from '../../lib/delivery-outcomes.js'
+import { FormOutcome, Notice } from '../../components/notice.js'
+import { outcomeLabels, webhookEventChoices } from '../../lib/delivery-outcomes.js'
 import { generateSecret } from '../../lib/random-secret.js'
 import { formatDateTime } from '../../lib/format.js'
 import { fieldLabelOf } from '../../lib/site-fields.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { useLoader } from '../../lib/use-loader.js'
 import { DeliveriesTable } from './deliveries-table.js'
-import { TestWebhook } from './test-webhook.js'
+import { SendOutcome, TestWebhook } from './test-webhook.js'
 import { Form } from '../../components/form.js'
 import { BusyButton } from '../../components/busy-button.js'
 import { canChangeSite } from '../../lib/site-access.js'
@@ -22,9 +23,22 @@ interface WebhookPanelProps {
   onSaved: () => void
 }
 
+type ResendState = { status: 'idle' } | { status: 'sending'; deliveryId: string } | { status: 'done'; delivery: WebhookDelivery } | { status: 'failed'; error: unknown }
+
 export function WebhookPanel({ site, onSaved }: WebhookPanelProps) {
-  const loadDeliveries = useCallback(() => listWebhookDeliveries(site.id), [site.id])
-  const [deliveries, reloadDeliveries] = useLoader(loadDeliveries, site.id)
+  const [outcomeFilter, setOutcomeFilter] = useState<DeliveryOutcome | ''>('')
+  const loadDeliveries = useCallback(() => listWebhookDeliveries(site.id, outcomeFilter === '' ? undefined : outcomeFilter), [site.id, outcomeFilter])
+  const [deliveries, reloadDeliveries] = useLoader(loadDeliveries, `${site.id} ${outcomeFilter}`)
+  const [resend, setResend] = useState<ResendState>({ status: 'idle' })
+  const resendDelivery = async (delivery: WebhookDelivery) => {
+    setResend({ status: 'sending', deliveryId: delivery.id })
+    try {
+      setResend({ status: 'done', delivery: await redeliverWebhook(site.id, delivery.id) })
+    } catch (error) {
+      setResend({ status: 'failed', error })
+    }
+    reloadDeliveries()
+  }
   return (
     <>
       <WebhookForm site={site} onSaved={onSaved} />
@@ -37,7 +51,33 @@ export function WebhookPanel({ site, onSaved }: WebhookPanelProps) {
             Refresh
           </button>
         </div>
-        <DeliveriesTable siteId={site.id} deliveries={deliveries} />
+        <div class="toolbar">
+          <label for="delivery-outcome-filter" class="toolbar__label">
+            Outcome
+          </label>
+          <select id="delivery-outcome-filter" value={outcomeFilter} onChange={(change) => setOutcomeFilter(change.currentTarget.value as DeliveryOutcome | '')}>
+            <option value="">All</option>
+            {(Object.keys(outcomeLabels) as DeliveryOutcome[]).map((outcome) => (
+              <option key={outcome} value={outcome}>
+                {outcomeLabels[outcome]}
+              </option>
+            ))}
+          </select>
+        </div>
+        {/* Always in the page, so that a resend's outcome is announced (the Resend button keeps the focus). */}
+        <div class="resend-outcome" aria-live="polite">
+          {resend.status === 'done' ? <SendOutcome delivery={resend.delivery} action="Resent. " /> : null}
+          {resend.status === 'failed' ? (
+            <Notice tone="error" isInLiveRegion>
+              Not resent: {describeError(resend.error)}
+            </Notice>
+          ) : null}
+        </div>
+        <DeliveriesTable
+          siteId={site.id}
+          deliveries={deliveries}
+          resend={canChangeSite(site) ? { onResend: (delivery) => void resendDelivery(delivery), sendingId: resend.status === 'sending' ? resend.deliveryId : null } : undefined}
+        />
       </section>
     </>
   )

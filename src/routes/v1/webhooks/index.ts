@@ -3,6 +3,9 @@ import { Type } from 'typebox'
 import { consumeRateLimit } from '../../../domain/rate-limit.js'
 import type { SiteRole } from '../../../domain/sites/site-roles.js'
 import { ApiError } from '../../../errors.js'
+import { isUuid } from '../../../domain/uuid.js'
+import type { DeliveryOutcome } from '../../../domain/webhooks/delivery-result.js'
+import type { KeyValueStore } from '../../../storage/ports.js'
 import type { WebhookDelivery } from '../../../storage/sql/webhook-delivery-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { VERIFICATION_BLOCKED, WEBHOOK_EVENTS } from '../../../domain/webhooks/webhook-payload.js'
@@ -11,11 +14,15 @@ import { stringEnum } from '../public-schemas.js'
 
 const DEFAULT_LIST_SIZE = 50
 const MAX_LIST_SIZE = 100
-/** Test sends make Tollgate open connections on request; a small budget keeps that from being abused. */
-const testSendLimit = { limit: 10, windowMs: 60_000 }
+/**
+ * Test sends and resends make Tollgate open connections on request; a small budget of each keeps
+ * that from being abused (apart, so that trying a receiver does not use up resending to it).
+ */
+const operatorSendLimit = { limit: 10, windowMs: 60_000 }
+const OUTCOMES = ['delivered', 'failed', 'timeout', 'refused', 'dropped'] as const satisfies readonly DeliveryOutcome[]
 
 const Delivery = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'Also sent as X-Service-Delivery and webhook-id' }),
+  id: Type.String({ format: 'uuid', description: "Also sent as X-Service-Delivery, webhook-id and the body's id (but by a resend, which sends its redeliveryOf)" }),
   event: stringEnum(WEBHOOK_EVENTS, { description: 'The event kind' }),
   url: Type.String({ description: "Where it was sent; for a viewer of a shared site only the URL's origin (scheme, host and port), as the site's webhookUrl is hidden from it" }),
   test: Type.Boolean({ description: 'Whether it was a test send (POST .../webhook/test)' }),
@@ -24,9 +31,13 @@ const Delivery = Type.Object({
       "The blocked verification a verification.blocked delivery told of (the payload's data.verificationId: its row's id in the site's verification log, found with GET .../verifications?verificationId=); " +
       'null for surge events, test sends, dropped counts and deliveries recorded before it was kept',
   }),
-  outcome: Type.Union([Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('timeout'), Type.Literal('refused'), Type.Literal('dropped')], {
+  redeliveryOf: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
     description:
-      'delivered (2xx), failed (another status, or no connection), timeout (no answer within 10 s), refused (not sent: address or URL not allowed, or no usable secret), dropped (events not sent because too many deliveries were in flight; error says how many)',
+      "For a resend (POST .../webhook-deliveries/{deliveryId}/redeliver), the id of the event's first delivery: the id this resend sent again, in the body and as X-Service-Delivery and webhook-id. Null for every other delivery",
+  }),
+  outcome: stringEnum(OUTCOMES, {
+    description:
+      'delivered (2xx), failed (another status, or no connection), timeout (no answer within 10 s: the receiver may still have got the event and acted on it), refused (not sent: address or URL not allowed, or no usable secret), dropped (events not sent because too many deliveries were in flight; error says how many)',
   }),
   statusCode: Type.Union([Type.Integer(), Type.Null()], { description: "The receiver's HTTP status; null without an answer" }),
   latencyMs: Type.Integer(),
@@ -50,6 +61,7 @@ function deliveryView(delivery: WebhookDelivery, role: SiteRole): Type.Static<ty
     url: role === 'viewer' ? originOf(delivery.url) : delivery.url,
     test: delivery.isTest,
     verificationId: delivery.verificationId,
+    redeliveryOf: delivery.redeliveryOf,
     outcome: delivery.outcome,
     statusCode: delivery.statusCode,
     latencyMs: delivery.latencyMs,
@@ -58,7 +70,19 @@ function deliveryView(delivery: WebhookDelivery, role: SiteRole): Type.Static<ty
   }
 }
 
-/** The delivery log and the test send of a site's webhook (DESIGN sections 3 and 7). */
+/** The budget `admit` of an operator's send: 429 rate_limited beyond `operatorSendLimit` a minute for the site. */
+function operatorBudget(keyValue: KeyValueStore, key: string, what: string): () => Promise<void> {
+  return async () => {
+    const verdict = await consumeRateLimit(keyValue, key, operatorSendLimit)
+    if (!verdict.isAllowed) {
+      throw new ApiError('rate_limited', `Too many ${what} for this site; retry later.`, undefined, {
+        'retry-after': String(verdict.retryAfterSeconds),
+      })
+    }
+  }
+}
+
+/** The delivery log, the test send and the resend of a site's webhook (DESIGN sections 3 and 7). */
 const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.authenticate)
 
@@ -68,11 +92,18 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: "The site's recent webhook deliveries, newest first",
-        description: 'The newest 1000 deliveries of the last 30 days are kept. Pass nextCursor back as cursor for the next page; it is null on the last page.',
+        description:
+          'The newest 1000 deliveries of the last 30 days are kept. Pass nextCursor back as cursor for the next page; it is null on the last page. ' +
+          '?outcome= and ?event= list only the deliveries of that outcome or event kind (both: of both).',
         security: dashboardSecurity,
         params: IdParams,
         querystring: Type.Object({
-          ...logPageQuery(DEFAULT_LIST_SIZE, MAX_LIST_SIZE),
+          limit: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: MAX_LIST_SIZE, default: DEFAULT_LIST_SIZE, description: `How many deliveries a page holds, ${DEFAULT_LIST_SIZE} by default, ${MAX_LIST_SIZE} at most` }),
+          ),
+          cursor: logPageQuery(DEFAULT_LIST_SIZE, MAX_LIST_SIZE).cursor,
+          outcome: Type.Optional(stringEnum(OUTCOMES, { description: 'Only the deliveries of this outcome, such as failed (the ones a receiver missed: also timeout)' })),
+          event: Type.Optional(stringEnum(WEBHOOK_EVENTS, { description: 'Only the deliveries of this event kind' })),
         }),
         response: {
           200: Type.Object({ items: Type.Array(Delivery), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
@@ -85,7 +116,8 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { site, role } = await app.findSite(request, request.params.id, 'read')
       const limit = request.query.limit ?? DEFAULT_LIST_SIZE
-      const rows = await app.webhooks.deliveries.listPage(site.id, limit + 1, positionOf(request.query.cursor))
+      const { outcome, event } = request.query
+      const rows = await app.webhooks.deliveries.listPage(site.id, { limit: limit + 1, after: positionOf(request.query.cursor), outcome, event })
       const { page, nextCursor } = pageOf(rows, limit, (row) => row.position)
       return { items: page.map((row) => deliveryView(row.delivery, role)), nextCursor }
     },
@@ -114,15 +146,42 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { site, role } = await app.findSite(request, request.params.id, 'manage')
       if (site.settings.webhookUrl === null || site.webhookSecretCiphertext === null) throw new ApiError('webhook_not_configured')
-      const admit = async () => {
-        const verdict = await consumeRateLimit(app.keyValue, `webhook-test:{${site.id}}`, testSendLimit)
-        if (!verdict.isAllowed) {
-          throw new ApiError('rate_limited', 'Too many test sends for this site; retry later.', undefined, {
-            'retry-after': String(verdict.retryAfterSeconds),
-          })
-        }
-      }
+      const admit = operatorBudget(app.keyValue, `webhook-test:{${site.id}}`, 'test sends')
       return deliveryView(await app.webhooks.sendTest(site, admit, request.query.event), role)
+    },
+  )
+
+  app.post(
+    '/sites/:id/webhook-deliveries/:deliveryId/redeliver',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Send the event of a delivery again now and report the outcome',
+        description:
+          "Sends the verification.blocked event a delivery told of again, to the site's current webhookUrl, signed with its current webhookSecret, and waits for the answer (at most 10 s). " +
+          "The event is rebuilt from the blocked verification's row in the site's verification log, with the same fields as when it was first sent, " +
+          "under the same id (body id, X-Service-Delivery, webhook-id: a receiver that got it already drops it as a duplicate), its timestamp still the time of the block, " +
+          'plus redeliveredAt (this sending) and a fresh webhook-timestamp. Any delivery of a real block can be resent, whatever its outcome; a resend of a resend sends the same event. ' +
+          'The answer is 200 with the new delivery (redeliveryOf: the first delivery\'s id) whatever its outcome; it is also listed in webhook-deliveries. ' +
+          '404 for a delivery the site\'s log does not list; 409 webhook_event_not_redeliverable for a surge event, a test send or a count of dropped events; 410 webhook_event_expired once the verification\'s row is gone from the log. ' +
+          'Ten resends a minute per site, and the test sends\' slots (5 in flight per account, 25 per instance); beyond, 429 rate_limited with Retry-After. Operator-initiated only: Tollgate never retries on its own.',
+        security: dashboardSecurity,
+        params: Type.Object({
+          id: IdParams.properties.id,
+          deliveryId: Type.String({ description: "The delivery's id (a UUID) in the site's delivery log" }),
+        }),
+        response: { 200: Delivery, 404: ErrorResponse, 409: ErrorResponse, 410: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
+        errorCodes: ['webhook_not_configured', 'webhook_event_not_redeliverable', 'webhook_event_expired'],
+      },
+    },
+    async (request) => {
+      const { site, role } = await app.findSite(request, request.params.id, 'manage')
+      const { deliveryId } = request.params
+      const original = isUuid(deliveryId) ? await app.webhooks.deliveries.findListed(site.id, deliveryId.toLowerCase()) : undefined
+      if (original === undefined) throw new ApiError('not_found', "The site's delivery log lists no delivery with this id.")
+      if (site.settings.webhookUrl === null || site.webhookSecretCiphertext === null) throw new ApiError('webhook_not_configured')
+      const admit = operatorBudget(app.keyValue, `webhook-redeliver:{${site.id}}`, 'resends')
+      return deliveryView(await app.webhooks.redeliver(site, original, admit), role)
     },
   )
 }

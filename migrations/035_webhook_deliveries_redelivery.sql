@@ -1,0 +1,12 @@
+-- A delivery an operator sent again (POST .../webhook-deliveries/{id}/redeliver) is a row of its
+-- own, and redelivery_of names the event it resent: the id of the event's first delivery, which
+-- the resend carried again as its body's id, X-Service-Delivery and webhook-id (a receiver drops
+-- it as a duplicate if it got the first one after all). Null for every other delivery.
+--
+-- No foreign key: the first delivery's row may be pruned (the log keeps a site's newest 1000, of
+-- 30 days) while its resend stays listed. Nullable without a default, so adding it rewrites
+-- nothing; no index (the column is only shown).
+--
+-- Rolling upgrade: instances of an older version name their columns when they record a delivery,
+-- so their rows have none, and their reads leave the column out.
+ALTER TABLE webhook_deliveries ADD COLUMN redelivery_of uuid;
