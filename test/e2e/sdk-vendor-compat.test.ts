@@ -105,6 +105,26 @@ function vendorPages(service: string, siteKey: string, unknownKey: string): Reco
 <script src="${service}/turnstile/v0/api.js" async defer></script>`),
     // reCAPTCHA v3 (developers.google.com/recaptcha/docs/v3): ready, then execute with an action.
     '/recaptcha-v3': html(`<script src="${service}/recaptcha/api.js?render=${siteKey}"></script>`),
+    // reCAPTCHA v3's form pattern, unchanged, on the test site key that always blocks: Google's
+    // gives every visitor a token, so the page posts whatever execute resolves to.
+    '/recaptcha-v3-blocked': html(`
+<script src="${service}/recaptcha/api.js?render=2x00000000000000000000AB"></script>
+<form id="order" method="post" action="/order">
+  <input type="hidden" name="g-recaptcha-response" id="response">
+  <input name="item" value="vase">
+  <button type="submit">Order</button>
+</form>
+<script>
+  document.getElementById('order').addEventListener('submit', function (event) {
+    event.preventDefault()
+    grecaptcha.ready(function () {
+      grecaptcha.execute('2x00000000000000000000AB', { action: 'submit' }).then(function (token) {
+        document.getElementById('response').value = token
+        document.getElementById('order').submit()
+      })
+    })
+  })
+</script>`),
     // reCAPTCHA bound to the form's button, in Google's markup (developers.google.com/recaptcha/docs/v3, "automatically bind"; no data-size).
     '/recaptcha-invisible': html(`
 <script>function onSubmit(token) { document.getElementById('order').submit() }</script>
@@ -361,6 +381,24 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
       return grecaptcha.enterprise === grecaptcha
     })).toBe(true)
     for (const token of tokens) expect(await redeemAtVendorPath('/recaptcha/api/siteverify', token ?? '')).toMatchObject({ success: true, action: 'submit' })
+  })
+
+  it('posts reCAPTCHA v3\'s form for a blocked visitor, as Google\'s does, with a placeholder that every Siteverify path refuses', async () => {
+    const { page, errors } = await open('/recaptcha-v3-blocked')
+    const ordersBefore = shop.orders.length
+    await page.click('#order button')
+    await page.waitForSelector('#ordered', { timeout: 20_000 })
+    expect(shop.orders).toHaveLength(ordersBefore + 1)
+    const posted = shop.orders.at(-1)?.['g-recaptcha-response'] ?? ''
+    // The reference the visitor would have been shown, which the dashboard's log finds.
+    expect(posted).toMatch(/^tollgate-blocked:[\da-f]{8}-[\da-f]{4}$/)
+    for (const path of ['/recaptcha/api/siteverify', '/siteverify', '/turnstile/v0/siteverify', '/api/v1/siteverify']) {
+      // The site's secret, and the always-pass test secret a CI with this test key would use.
+      for (const secret of [sdk.demoSite.secretKey, testSecrets.alwaysPasses, testSecrets.recaptchaPasses]) {
+        expect(await redeemAtVendorPath(path, posted, secret), `${path} ${secret}`).toMatchObject({ success: false, 'error-codes': ['invalid-input-response'] })
+      }
+    }
+    expect(errors).toEqual([])
   })
 
   it('gets the token when Google\'s button markup is clicked, not before, and the page\'s callback posts it as g-recaptcha-response', async () => {
