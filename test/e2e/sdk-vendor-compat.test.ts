@@ -169,6 +169,13 @@ function vendorPages(service: string, siteKey: string, unknownKey: string): Reco
 <div class="h-captcha" data-sitekey="${siteKey}" data-callback="onToken"></div>
 <script>function onToken(token) { window.token = token }</script>
 <script src="${service}/1/api.js" async defer></script>`),
+    // ALTCHA's and Friendly Captcha's markup, which compat.js does not serve, with its script host changed.
+    '/altcha': html(`
+<form method="post" action="/order"><altcha-widget challengeurl="${service}/altcha/challenge"></altcha-widget><button type="submit">Order</button></form>
+<script src="${service}/sdk/v1/compat.js" async defer></script>`),
+    '/friendly-captcha': html(`
+<form method="post" action="/order"><div class="frc-captcha" data-sitekey="${siteKey}"></div><button type="submit">Order</button></form>
+<script src="${service}/sdk/v1/compat.js" async defer></script>`),
     // Every vendor's API at once, nothing rendered by itself.
     '/compat-explicit': html(`
 <div id="plain"></div><div id="second"></div><div id="third"></div>
@@ -571,6 +578,21 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     expect(cleared).toEqual([undefined, '', ['', '', '']])
     // Both get a token again by themselves, as after their vendors' reset.
     await waitFor(page, `window.turnstile.getResponse() !== undefined && window.grecaptcha.getResponse(1) !== ''`)
+  })
+
+  it('tells the developer of an ALTCHA or Friendly Captcha page in the console how to move it, and stays quiet on the vendors\' pages it serves', async () => {
+    for (const path of ['/altcha', '/friendly-captcha', '/hcaptcha']) {
+      const { page } = await browser.newPage()
+      const warnings: string[] = []
+      page.on('console', (message) => {
+        if (message.type() === 'warning') warnings.push(message.text())
+      })
+      await page.goto(`${shop.origin}${path}`)
+      await page.waitForFunction(() => typeof (window as unknown as { Tollgate?: unknown }).Tollgate === 'object')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      if (path === '/hcaptcha') expect(warnings).toEqual([])
+      else expect(warnings, path).toEqual(['Tollgate: ALTCHA, Friendly Captcha: use tollgate.js, form data-tollgate (docs/migrating.md)'])
+    }
   })
 
   it('leaves a vendor\'s global the page already has, and defines the others', async () => {

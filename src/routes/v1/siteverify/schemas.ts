@@ -41,6 +41,8 @@ export type SiteverifyQueryFields = Type.Static<typeof SiteverifyQuery>
  * token field the form lacked), where a form would not have sent it at all. Any other type is
  * refused (bad-request): nothing is converted.
  */
+const bodyDescription = 'A field that is null in JSON counts as absent (missing-input-* for secret and response)'
+
 export const SiteverifyBody = Type.Object(
   {
     secret: Type.Optional(nullable('string', { description: fieldDescriptions.secret })),
@@ -49,10 +51,22 @@ export const SiteverifyBody = Type.Object(
     idempotency_key: Type.Optional(nullable('string', { maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, description: fieldDescriptions.idempotency_key })),
     sitekey: Type.Optional(nullable('string', { description: fieldDescriptions.sitekey })),
   },
-  { description: 'A field that is null in JSON counts as absent (missing-input-* for secret and response)' },
+  { description: bodyDescription },
 )
 
 export type SiteverifyFields = Type.Static<typeof SiteverifyBody>
+
+const solutionDescription =
+  "Friendly Captcha v1's name for response (its siteverify is at this same path): read when response is absent, so that its backends only change host and secret"
+
+/** /api/v1/siteverify's fields: SiteverifyQuery's, and Friendly Captcha v1's `solution` (an alias of response). */
+export const OwnSiteverifyQuery = Type.Object({ ...SiteverifyQuery.properties, solution: Type.Optional(Type.String({ description: solutionDescription })) })
+
+/** /api/v1/siteverify's body: SiteverifyBody's, and Friendly Captcha v1's `solution` (an alias of response). */
+export const OwnSiteverifyBody = Type.Object(
+  { ...SiteverifyBody.properties, solution: Type.Optional(nullable('string', { description: solutionDescription })) },
+  { description: bodyDescription },
+)
 
 export const SiteverifyResult = Type.Object({
   success: Type.Boolean(),
