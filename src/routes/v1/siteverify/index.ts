@@ -17,6 +17,7 @@ import {
   SiteverifyBody,
   SiteverifyQuery,
   SiteverifyResult,
+  TurnstileSiteverifyResult,
   VendorSiteverifyResult,
   type SiteverifyFields,
   type SiteverifyQueryFields,
@@ -138,7 +139,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const shape = shapeOfPath.get(path) ?? tollgateShape
     // Either answer schema: the handler's answer is typed by its shape (VendorAnswer), not by the schema.
     const isOwnPath = shape === tollgateShape
-    const resultSchema: TSchema = isOwnPath ? SiteverifyResult : VendorSiteverifyResult
+    const resultSchema: TSchema = isOwnPath ? SiteverifyResult : shape === turnstileShape ? TurnstileSiteverifyResult : VendorSiteverifyResult
     const redeem = async (request: FastifyRequest<{ Querystring: SiteverifyQueryFields; Body?: SiteverifyFields }>, reply: FastifyReply): Promise<VendorAnswer> => {
       const fields = fieldsOf(request.query, request.body)
       // Friendly Captcha v1's siteverify is at this same path and names the token `solution`.

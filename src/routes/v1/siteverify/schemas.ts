@@ -107,16 +107,23 @@ export const SiteverifyResult = Type.Object({
 const { success, 'error-codes': siteverifyErrorCodes, ...tokenFacts } = SiteverifyResult.properties
 
 /**
- * The vendors' paths: a success as SiteverifyResult (Turnstile's with cdata "" when the page gave
- * none), a failure with success and error-codes only, as Turnstile, reCAPTCHA and hCaptcha answer
- * it (Turnstile's with an empty messages list), so that typed clients never meet a null there.
+ * reCAPTCHA's and hCaptcha's paths: a success as SiteverifyResult, a failure with success and
+ * error-codes only, as Google and hCaptcha answer it, so that typed clients never meet a null there.
  */
 export const VendorSiteverifyResult = Type.Object(
   {
     success,
     'error-codes': siteverifyErrorCodes,
     ...Type.Partial(Type.Object(tokenFacts)).properties,
-    messages: Type.Optional(Type.Array(Type.String(), { maxItems: 0, description: 'At /turnstile/v0/siteverify in a failure: empty, as Turnstile answers it' })),
   },
-  { description: "A failure has only success and error-codes (and Turnstile's messages); a success has every field of /api/v1/siteverify's answer" },
+  { description: "A failure has only success and error-codes; a success has every field of /api/v1/siteverify's answer" },
+)
+
+/** Turnstile's path: VendorSiteverifyResult, with Cloudflare's empty messages list in a failure, and cdata "" in a success without the page's data. */
+export const TurnstileSiteverifyResult = Type.Object(
+  {
+    ...VendorSiteverifyResult.properties,
+    messages: Type.Optional(Type.Array(Type.String(), { maxItems: 0, description: 'In a failure: empty, as Turnstile answers it' })),
+  },
+  { description: "A failure has only success, error-codes and messages (empty); a success has every field of /api/v1/siteverify's answer, cdata \"\" without the page's data" },
 )
