@@ -5,13 +5,14 @@
  *
  * The server's secret against the database it goes with (migration 012). `check` tells whether
  * TOLLGATE_SECRET (or, unset, DATA_DIR/secret) is the database's. `change` moves the database to a
- * new secret: every site's webhook secret and every account's authenticator secret (two-factor
+ * new secret: every site's webhook secret (and the one it replaced, while that still signs) and every account's authenticator secret (two-factor
  * authentication) is decrypted under the current secret and sealed under the new one, and the database's key check becomes the new secret's, all in one transaction;
  * when the secret lives in DATA_DIR/secret, that file then holds the new one. Stop every instance
  * first (an instance left running with the old secret would seal webhook secrets the others cannot
  * read), then start them all with the new secret. `adopt` makes the current secret the database's
  * without anything sealed again, for when the database's own secret is lost: webhook secrets sealed
- * under that one stay unreadable (it names their sites), to be set again.
+ * under that one stay unreadable (it names their sites), to be set again; replaced webhook secrets
+ * still signing beside them that it cannot read are dropped (it names those sites too).
  */
 import { rename, rm, writeFile } from 'node:fs/promises'
 import { ConfigError, loadConfig, secretProblemOf } from '../src/config.js'
@@ -79,28 +80,63 @@ interface SealedKind {
   open(keyRing: KeyRing, sealed: string, id: string): string
   seal(keyRing: KeyRing, plaintext: string, id: string): string
   store(transaction: SqlExecutor, id: string, sealed: string): Promise<void>
+  /**
+   * Forgets a value the current secret cannot open, where doing without it is harmless (the
+   * overlap of a replaced webhook secret ends early); without, such values are kept and named.
+   */
+  drop?(transaction: SqlExecutor, id: string): Promise<void>
   /** The output's line for the values the current secret cannot open. */
   unreadableLine(owners: string[]): string
 }
+
+/** The site's name the dashboard shows beside its id, quoted (it may hold commas) and escaped (control characters). */
+const siteOwner = (site: { id: string; name: string }) => `${JSON.stringify(site.name)} (${site.id})`
+
+/** A site's webhook secret sealed in `column` (the current one, or the one it replaced), as the service seals it. */
+function sealedWebhookSecretIn(column: 'webhook_secret_ciphertext' | 'previous_webhook_secret_ciphertext'): Pick<SealedKind, 'lock' | 'open' | 'seal' | 'store'> {
+  return {
+    lock: async (transaction) => {
+      const sites = await transaction.query<{ id: string; name: string; sealed: string }>(
+        `SELECT id, name, ${column} AS sealed FROM sites WHERE ${column} IS NOT NULL ORDER BY id FOR UPDATE`,
+      )
+      return sites.map((site) => ({ id: site.id, owner: siteOwner(site), sealed: site.sealed }))
+    },
+    open: (keyRing, sealed, siteId) => decryptSecret(keyRing.keyFor('webhook-encryption'), sealed, siteId),
+    seal: (keyRing, plaintext, siteId) => encryptSecret(keyRing.keyFor('webhook-encryption'), plaintext, siteId),
+    store: async (transaction, siteId, sealed) => {
+      await transaction.query(`UPDATE sites SET ${column} = $2 WHERE id = $1`, [siteId, sealed])
+    },
+  }
+}
+const replaced = sealedWebhookSecretIn('previous_webhook_secret_ciphertext')
 
 const sealedKinds: { name: string; kind: SealedKind }[] = [
   {
     name: 'webhook secret(s)',
     kind: {
-      lock: async (transaction) => {
-        const sites = await transaction.query<{ id: string; name: string; sealed: string }>(
-          'SELECT id, name, webhook_secret_ciphertext AS sealed FROM sites WHERE webhook_secret_ciphertext IS NOT NULL ORDER BY id FOR UPDATE',
-        )
-        // The name the dashboard shows beside the id, quoted (it may hold commas) and escaped (control characters).
-        return sites.map((site) => ({ id: site.id, owner: `${JSON.stringify(site.name)} (${site.id})`, sealed: site.sealed }))
-      },
-      open: (keyRing, sealed, siteId) => decryptSecret(keyRing.keyFor('webhook-encryption'), sealed, siteId),
-      seal: (keyRing, plaintext, siteId) => encryptSecret(keyRing.keyFor('webhook-encryption'), plaintext, siteId),
-      store: async (transaction, siteId, sealed) => {
-        await transaction.query('UPDATE sites SET webhook_secret_ciphertext = $2 WHERE id = $1', [siteId, sealed])
-      },
+      ...sealedWebhookSecretIn('webhook_secret_ciphertext'),
       unreadableLine: (sites) =>
         `${sites.length} site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): ${sites.join(', ')}`,
+    },
+  },
+  {
+    // A webhook secret replaced less than 24 hours ago, still signing beside the new one (migration 034).
+    name: 'replaced webhook secret(s)',
+    kind: {
+      ...replaced,
+      lock: async (transaction) => {
+        // One whose overlap is over signs nothing any more: it goes rather than being sealed again.
+        await transaction.query(
+          'UPDATE sites SET previous_webhook_secret_ciphertext = NULL, previous_webhook_secret_expires_at = NULL WHERE previous_webhook_secret_expires_at <= now()',
+        )
+        return replaced.lock(transaction)
+      },
+      drop: async (transaction, siteId) => {
+        await transaction.query('UPDATE sites SET previous_webhook_secret_ciphertext = NULL, previous_webhook_secret_expires_at = NULL WHERE id = $1', [siteId])
+      },
+      unreadableLine: (sites) =>
+        `${sites.length} site(s) held a replaced webhook secret the current secret could not decrypt, still signing beside the new one: ` +
+        `it no longer does (receivers verify with the site's current webhook secret): ${sites.join(', ')}`,
     },
   },
   {
@@ -142,8 +178,9 @@ async function adopt(current: KeyRing, database: SqlDatabase): Promise<string> {
     if (sameKeyCheck(stored, current)) return `${CURRENT} is already the secret this database goes with`
     const unreadableLines: string[] = []
     for (const { kind } of sealedKinds) {
-      const unreadable = (await kind.lock(transaction)).filter((row) => openSealed(kind, current, row.sealed, row.id) === undefined).map((row) => row.owner)
-      if (unreadable.length > 0) unreadableLines.push(kind.unreadableLine(unreadable))
+      const unreadable = (await kind.lock(transaction)).filter((row) => openSealed(kind, current, row.sealed, row.id) === undefined)
+      for (const row of unreadable) await kind.drop?.(transaction, row.id)
+      if (unreadable.length > 0) unreadableLines.push(kind.unreadableLine(unreadable.map((row) => row.owner)))
     }
     await forgetIdempotencyKeys(transaction)
     await writeKeyCheck(transaction, keyCheckOf(current))
@@ -175,6 +212,7 @@ async function change(current: KeyRing, next: KeyRing, database: SqlDatabase): P
         const plaintext = openSealed(kind, current, row.sealed, row.id)
         // One sealed under a secret before the current one: the service cannot read it either.
         if (plaintext === undefined) {
+          await kind.drop?.(transaction, row.id)
           unreadable.push(row.owner)
           continue
         }
@@ -213,7 +251,7 @@ async function run(command: string | undefined): Promise<string> {
   })
   if (draft !== undefined && file !== undefined) await rename(draft, file)
   const lines = [
-    `the database now goes with the new secret; ${sealed.join(' and ')} sealed under it`,
+    `the database now goes with the new secret; ${sealed.slice(0, -1).join(', ')} and ${sealed.at(-1)} sealed under it`,
     ...unreadableLines,
     file === undefined
       ? 'start every instance with the new TOLLGATE_SECRET'

@@ -1,10 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { encryptSecret } from '../src/domain/secret-box.js'
 import { buildSignedHeaders } from '../src/domain/webhooks/sign-webhook.js'
 import { buildBlockedPayload, serializePayload } from '../src/domain/webhooks/webhook-payload.js'
 import { freePort } from './helpers/free-port.js'
+import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-receiver.js'
 import { buildTestApp, type TestApp } from './helpers/test-app.js'
 import { blockedEvent, createWebhookSite } from './helpers/webhook-site.js'
 
@@ -70,6 +74,24 @@ describe.each(samples.map((code, index) => ({ code, index })))('the receiver sam
     expect((await fetch(receiver.url, { method: 'POST', headers: forged.headers, body: forged.body })).status).toBe(401)
   })
 
+  // The Standard Webhooks sample, as a receiver not yet moved to a site's new secret.
+  it.runIf(index === 1)('takes deliveries signed beside a new secret with the one it replaced, until that one stops', async () => {
+    const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
+    await replaceWebhookSecret(service.app, site.id, `whsec_${randomBytes(32).toString('base64')}`)
+    service.app.events.emit('verification.blocked', { ...blockedEvent(site.id), timestamp: new Date() })
+    await service.app.webhooks.settle()
+    await service.app.database.query("UPDATE sites SET previous_webhook_secret_expires_at = now() - interval '1 second' WHERE id = $1", [site.id])
+    await service.app.siteCache.invalidate(site)
+    service.app.events.emit('verification.blocked', { ...blockedEvent(site.id), timestamp: new Date() })
+    await service.app.webhooks.settle()
+
+    const deliveries = await service.app.webhooks.deliveries.listRecent(site.id, 10)
+    expect(deliveries.map(({ outcome, statusCode }) => ({ outcome, statusCode }))).toEqual([
+      { outcome: 'failed', statusCode: 401 },
+      { outcome: 'delivered', statusCode: 204 },
+    ])
+  })
+
   it.runIf(index === 0)('refuses the same delivery sent again', async () => {
     const genuine = signedRequest(randomUUID())
     expect((await fetch(receiver.url, { method: 'POST', headers: genuine.headers, body: genuine.body })).status).toBe(204)
@@ -92,4 +114,107 @@ describe.each(samples.map((code, index) => ({ code, index })))('the receiver sam
 
 it('finds both receiver samples in docs/webhooks.md', () => {
   expect(samples).toHaveLength(2)
+})
+
+/** A new webhook secret for the site, the one it replaces signing beside it for 24 hours (as PUT /sites/{id} does). */
+async function replaceWebhookSecret(app: TestApp['app'], siteId: string, secret: string): Promise<void> {
+  await app.sites.update(siteId, {
+    webhookSecretCiphertext: encryptSecret(app.keyRing.keyFor('webhook-encryption'), secret, siteId),
+    previousWebhookSecretExpiresAt: new Date(Date.now() + 24 * 3_600_000),
+  })
+}
+
+const codeBlocks = [...readFileSync('docs/webhooks.md', 'utf8').matchAll(/```([a-z]+)\n([\s\S]*?)```/g)]
+const [pythonSample = '', javaSample = ''] = ['python', 'java'].map((language) => codeBlocks.find(([, found]) => found === language)?.[2] ?? '')
+
+/** Runs the sample with a harness that verifies one delivery saved in `directory`; answers [webhook-signature, X-Service-Signature]. */
+function runVerifier(language: 'python' | 'java', directory: string, secret: string): [boolean, boolean] {
+  const headers = join(directory, 'headers')
+  const body = join(directory, 'body')
+  if (language === 'python') {
+    const harness = `${pythonSample}
+import sys
+headers = json.load(open(sys.argv[2]))
+raw_body = open(sys.argv[3], 'rb').read()
+print(json.dumps([verify_standard_webhooks(sys.argv[1], headers, raw_body), verify_service_signature(sys.argv[1], headers, raw_body)]))
+`
+    const ran = spawnSync('python3', ['-c', harness, secret, `${headers}.json`, body], { encoding: 'utf8' })
+    expect(ran.stderr).toBe('')
+    return JSON.parse(ran.stdout) as [boolean, boolean]
+  }
+  // The launcher runs a source file's first class: the harness goes between the sample's imports and its class.
+  const imports = javaSample.split('\n').filter((line) => line.startsWith('import ')).join('\n')
+  const rest = javaSample.split('\n').filter((line) => !line.startsWith('import ')).join('\n')
+  const harness = `${imports}
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.regex.Pattern;
+class Harness {
+  public static void main(String[] args) throws Exception {
+    Map<String, String> headers = new HashMap<>();
+    for (String line : Files.readAllLines(Path.of(args[1] + ".txt"))) headers.put(line.substring(0, line.indexOf('\t')), line.substring(line.indexOf('\t') + 1));
+    byte[] rawBody = Files.readAllBytes(Path.of(args[2]));
+    var timestamp = Pattern.compile("\\"timestamp\\":\\"([^\\"]+)\\"").matcher(new String(rawBody, StandardCharsets.UTF_8));
+    timestamp.find();
+    System.out.println("[" + TollgateWebhooks.verifyStandardWebhooks(args[0], headers, rawBody) + ","
+      + (TollgateWebhooks.verifyServiceSignature(args[0], headers, rawBody) && TollgateWebhooks.isRecent(timestamp.group(1))) + "]");
+  }
+}
+${rest}`
+  const file = join(directory, 'Harness.java')
+  writeFileSync(file, harness)
+  const ran = spawnSync('java', [file, secret, headers, body], { encoding: 'utf8' })
+  expect(ran.stderr).toBe('')
+  return JSON.parse(ran.stdout) as [boolean, boolean]
+}
+
+describe('the Python 3 and Java 17 verifiers of docs/webhooks.md', () => {
+  let service: TestApp
+  let receiver: WebhookReceiver
+  const directory = mkdtempSync(join(tmpdir(), 'tollgate-verifiers-'))
+  const oldSecret = `whsec_${randomBytes(32).toString('base64')}`
+  const newSecret = 'a plain-text secret, 0123456789'
+
+  beforeAll(async () => {
+    service = await buildTestApp()
+    receiver = await startWebhookReceiver()
+  })
+  afterAll(async () => {
+    await receiver?.close()
+    await service?.close()
+    rmSync(directory, { recursive: true, force: true })
+  })
+
+  /** The site's next delivery, as its receiver got it, saved for the samples. */
+  async function saveDelivery(siteId: string): Promise<void> {
+    const index = receiver.received.length
+    service.app.events.emit('verification.blocked', { ...blockedEvent(siteId), timestamp: new Date() })
+    const { headers, body } = await receiver.waitForRequest(index)
+    await service.app.webhooks.settle()
+    const named = Object.entries(headers).map(([name, value]) => [name, String(value)])
+    writeFileSync(join(directory, 'headers.json'), JSON.stringify(Object.fromEntries(named)))
+    writeFileSync(join(directory, 'headers.txt'), named.map(([name, value]) => `${name}\t${value}`).join('\n'))
+    writeFileSync(join(directory, 'body'), body)
+  }
+
+  it('finds both samples', () => {
+    expect(pythonSample).toContain('def verify_standard_webhooks')
+    expect(javaSample).toContain('static boolean verifyStandardWebhooks')
+  })
+
+  it.each(['python', 'java'] as const)('%s: verifies a real delivery with the new secret, with the replaced one while it signs (webhook-signature only), and never with another', { timeout: 60_000 }, async (language) => {
+    const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: oldSecret })
+    await replaceWebhookSecret(service.app, site.id, newSecret)
+    await saveDelivery(site.id)
+    expect(runVerifier(language, directory, newSecret)).toEqual([true, true])
+    expect(runVerifier(language, directory, oldSecret)).toEqual([true, false])
+    expect(runVerifier(language, directory, 'a secret nobody was given')).toEqual([false, false])
+
+    await service.app.database.query("UPDATE sites SET previous_webhook_secret_expires_at = now() - interval '1 second' WHERE id = $1", [site.id])
+    await service.app.siteCache.invalidate(site)
+    await saveDelivery(site.id)
+    expect(runVerifier(language, directory, oldSecret)).toEqual([false, false])
+    expect(runVerifier(language, directory, newSecret)).toEqual([true, true])
+  })
 })

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, type App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { sealTotpSecret } from '../src/domain/accounts/two-factor.js'
-import { encryptSecret } from '../src/domain/secret-box.js'
+import { decryptSecret, encryptSecret } from '../src/domain/secret-box.js'
 import { createKeyRing } from '../src/secret.js'
 import { StartupError } from '../src/startup-error.js'
 import { migrate, readMigrations } from '../src/storage/migrate.js'
@@ -110,6 +110,7 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
   let database: ScratchDatabase
   const oldSecret = newSecret()
   const webhookSecret = 'the receiver knows this one'
+  const replacedWebhookSecret = 'the receiver knew this one before'
 
   beforeAll(async () => {
     database = await createScratchDatabase('tollgate_secret')
@@ -148,15 +149,21 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
           sealTotpSecret(createKeyRing(newSecret()).keyFor('two-factor'), lostOwner.id, 'JBSWY3DPEHPK3PXP'),
         ])
         expect(await checkServerSecret(app.database, app.keyRing, 'production')).toBe('recorded')
-        siteId = (await createWebhookSite(app, { webhookUrl: receiver.url, secret: webhookSecret })).id
+        siteId = (await createWebhookSite(app, { webhookUrl: receiver.url, secret: replacedWebhookSecret })).id
+        // Replaced an hour ago: the secret before it still signs beside it (docs/webhooks.md, "Rotating the secret").
+        await app.sites.update(siteId, {
+          webhookSecretCiphertext: encryptSecret(app.keyRing.keyFor('webhook-encryption'), webhookSecret, siteId),
+          previousWebhookSecretExpiresAt: new Date(Date.now() + 23 * 3_600_000),
+        })
         // A webhook secret sealed under a secret the database left long ago: nobody can read it.
         const lost = await createWebhookSite(app, { webhookUrl: receiver.url })
         lostSiteId = lost.id
-        await app.database.query('UPDATE sites SET webhook_secret_ciphertext = $2, name = $3 WHERE id = $1', [
-          lost.id,
-          encryptSecret(createKeyRing(newSecret()).keyFor('webhook-encryption'), 'gone', lost.id),
-          'Old shop, Berlin',
-        ])
+        const lostKey = createKeyRing(newSecret()).keyFor('webhook-encryption')
+        await app.database.query(
+          `UPDATE sites SET webhook_secret_ciphertext = $2, name = $3, previous_webhook_secret_ciphertext = $4,
+             previous_webhook_secret_expires_at = now() + interval '1 hour' WHERE id = $1`,
+          [lost.id, encryptSecret(lostKey, 'gone', lost.id), 'Old shop, Berlin', encryptSecret(lostKey, 'gone before', lost.id)],
+        )
         // A site created with an Idempotency-Key: its answer is kept, sealed under the old secret.
         const created = await app.inject({
           method: 'POST',
@@ -191,17 +198,29 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
 
       const changed = secretScript(['change'], { ...production, TOLLGATE_SECRET: oldSecret }, `${nextSecret}\n`)
       expect(changed.status, changed.stderr).toBe(0)
+      const lostReplacedLine = (site: string) =>
+        `1 site(s) held a replaced webhook secret the current secret could not decrypt, still signing beside the new one: ` +
+        `it no longer does (receivers verify with the site's current webhook secret): ${site}`
       const lostAccountLine = (count: number, owners: string) =>
         `${count} account(s) hold an authenticator secret the current secret could not decrypt (they log in with a recovery code, ` +
         `or npm run account -- disable-two-factor): ${owners}`
       expect(changed.stdout.split('\n')).toEqual([
-        'the database now goes with the new secret; 1 webhook secret(s) and 1 authenticator secret(s) sealed under it',
+        'the database now goes with the new secret; 1 webhook secret(s), 1 replaced webhook secret(s) and 1 authenticator secret(s) sealed under it',
         `1 site(s) hold a webhook secret the current secret could not decrypt (set it again in the dashboard): "Old shop, Berlin" (${lostSiteId})`,
+        lostReplacedLine(`"Old shop, Berlin" (${lostSiteId})`),
         lostAccountLine(1, lostOwner?.email ?? ''),
         'start every instance with the new TOLLGATE_SECRET',
         'challenges, tokens, remembered devices and unfinished two-factor setups issued before the change are refused from now on',
         'a creation retried with an Idempotency-Key sent before the change is made anew',
       ])
+      // The replaced webhook secret is sealed under the new secret, so it keeps signing; the one
+      // nobody could read is gone.
+      const replacedRows = await withTestDatabaseAt(database.url, (opened) =>
+        opened.query<{ id: string; sealed: string | null }>('SELECT id, previous_webhook_secret_ciphertext AS sealed FROM sites WHERE id = ANY($1::uuid[])', [[siteId, lostSiteId]]),
+      )
+      const sealedOf = (id: string) => replacedRows.find((row) => row.id === id)?.sealed
+      expect(decryptSecret(createKeyRing(nextSecret).keyFor('webhook-encryption'), sealedOf(siteId) ?? '', siteId)).toBe(replacedWebhookSecret)
+      expect(sealedOf(lostSiteId)).toBeNull()
       // Retries' answers sealed under the old secret are dropped: no instance could open them.
       expect(await countIdempotencyKeys()).toBe(0)
       expect(secretScript(['check'], { ...production, TOLLGATE_SECRET: oldSecret })).toMatchObject({
@@ -226,6 +245,7 @@ describe.skipIf(!hasPostgres)('npm run secret, on PostgreSQL', () => {
           .sort()
           .map((id) => `"${id === siteId ? 'Webhook test site' : 'Old shop, Berlin'}" (${id})`)
           .join(', ')}`,
+        lostReplacedLine(`"Webhook test site" (${siteId})`),
         lostAccountLine(2, [owner, lostOwner].sort((a, b) => (a?.id ?? '').localeCompare(b?.id ?? '')).map((account) => account?.email).join(', ')),
       ])
       expect(secretScript(['adopt'], { ...production, TOLLGATE_SECRET: replacement })).toMatchObject({

@@ -112,7 +112,7 @@ async function callOnce(apiUrl: string, path: string, siteKey: string, body: unk
   const request = requestSignal(signal)
   const failure = (): TollgateError => signal?.aborted === true
     ? abortedError()
-    : new TollgateError('network_error', `The Tollgate service at ${apiUrl} could not be reached.`)
+    : new TollgateError('network_error', `${apiUrl} could not be reached.`)
   let response: Response
   let payload: unknown
   try {
@@ -145,7 +145,7 @@ async function callOnce(apiUrl: string, path: string, siteKey: string, body: unk
   const retryAfter = retryAfterText === null ? Number.NaN : Number(retryAfterText)
   throw new TollgateError(
     response.ok ? 'invalid_response' : codeFromServer(error.code, response.status),
-    typeof error.message === 'string' ? error.message : `The Tollgate service answered ${response.status} to ${path}.`,
+    typeof error.message === 'string' ? error.message : `${apiUrl}${path} answered ${response.status}.`,
     {
       status: response.status,
       requestId: typeof error.requestId === 'string' ? error.requestId : undefined,
@@ -155,7 +155,7 @@ async function callOnce(apiUrl: string, path: string, siteKey: string, body: unk
 }
 
 function invalid(what: string): TollgateError {
-  return new TollgateError('invalid_response', `The Tollgate service sent ${what}.`)
+  return new TollgateError('invalid_response', `The service sent ${what}.`)
 }
 
 export async function requestChallenge(apiUrl: string, siteKey: string, signal?: AbortSignal): Promise<Challenge> {

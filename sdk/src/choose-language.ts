@@ -9,9 +9,18 @@
  * fetched from the service (`/sdk/v1/strings/{language}.json`, written from sdk/src/translations/
  * by the build).
  */
-export const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'pl', 'sv', 'ja', 'zh', 'ko', 'tr', 'ru', 'uk', 'cs'] as const
+export const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'pl', 'sv', 'ja', 'zh', 'ko', 'tr', 'ru', 'uk', 'cs', 'ar', 'he', 'fa'] as const
 
 export type Language = (typeof LANGUAGES)[number]
+
+/**
+ * The direction `language`'s text is written in: right to left for Arabic, Hebrew and Persian,
+ * left to right for every other language the SDK speaks. The SDK sets it on the texts it writes
+ * (strings.ts), the gate's page on its `<html>` (src/routes/gate/gate-page.ts).
+ */
+export function directionOf(language: Language): 'rtl' | 'ltr' {
+  return /^(ar|he|fa)$/.test(language) ? 'rtl' : 'ltr'
+}
 
 /**
  * The first of `wishes` (BCP 47 tags, best first) that the SDK speaks, by its base language

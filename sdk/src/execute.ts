@@ -47,7 +47,8 @@ function absoluteUrl(name: string, url: string): string {
 function locate(options: Pick<ExecuteOptions, 'apiUrl' | 'assetsUrl'>): { apiUrl: string; assetsUrl: string } {
   const apiUrl = options.apiUrl ?? defaults.apiUrl
   if (apiUrl === undefined || apiUrl === '') {
-    throw new TollgateError('invalid_options', 'Tollgate needs an apiUrl when it is not loaded from the service.')
+    // The module build, or a script tag served from elsewhere (sdk/README.md, the table of codes).
+    throw new TollgateError('invalid_options', 'Tollgate needs an apiUrl.')
   }
   const base = trimSlash(absoluteUrl('apiUrl', apiUrl))
   const assetsUrl = options.assetsUrl ?? (options.apiUrl === undefined ? defaults.assetsUrl : undefined) ?? `${base}/sdk/v1/`
@@ -84,7 +85,7 @@ export function resolveOptions(options: ExecuteOptions | undefined, controller: 
   counted('maxStepUps', options.maxStepUps, 0, 100)
   // Turnstile's limits, which the service holds them to: refused here, before any request.
   const matched = (name: string, value: string | undefined, pattern: RegExp): string | undefined => {
-    if (value !== undefined && !pattern.test(value)) throw new TollgateError('invalid_options', `Tollgate's ${name} has characters or a length it does not take.`)
+    if (value !== undefined && !pattern.test(value)) throw new TollgateError('invalid_options', `Tollgate's ${name} must match ${pattern}.`)
     return value
   }
   return {

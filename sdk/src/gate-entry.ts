@@ -37,7 +37,7 @@ const strings = ((): Partial<Record<string, string>> => {
 
 /**
  * Shows one of the page's texts under its heading (`{code}` in it replaced by the error's code),
- * with the reference of a visitor turned away on a line of its own, which the site's owner looks
+ * with the reference of a visitor turned away on a line of its own (isolated: one piece on a right-to-left page), which the site's owner looks
  * up in its log: inside the status, so that a screen reader announces it with the rest.
  */
 function show(text: GateText, code = '', reference?: string): void {
@@ -49,7 +49,8 @@ function show(text: GateText, code = '', reference?: string): void {
     if (reference !== undefined) {
       const line = document.createElement('span')
       line.id = 'tollgate-gate-reference'
-      line.textContent = (strings.reference ?? 'Reference: {reference}').replace('{reference}', reference)
+      // Isolated (U+2068 to U+2069), so that it reads as one piece, left to right, on a right-to-left page.
+      line.textContent = (strings.reference ?? 'Reference: {reference}').replace('{reference}', `\u2068${reference}\u2069`)
       status.append(' ', line)
     }
   }

@@ -1,6 +1,6 @@
 import { chooseLanguage, type Language } from './choose-language.js'
 
-export { chooseLanguage, LANGUAGES, type Language } from './choose-language.js'
+export { chooseLanguage, directionOf, LANGUAGES, type Language } from './choose-language.js'
 
 let pageChoices: readonly (string | null | undefined)[] = []
 

@@ -140,7 +140,7 @@ export function solveInWorkers(options: WorkerSolveOptions): Promise<WorkerSolut
           // Said once, for the site's developer: the visitors of such a page wait about five times longer.
           if (engine === 'js' && options.wasmUrl !== null && !toldOfFallback) {
             toldOfFallback = true
-            console.info("Tollgate: WebAssembly cannot run here (a CSP without 'wasm-unsafe-eval'?): solving in JavaScript, 5 times slower")
+            console.info("Tollgate: no WebAssembly (a CSP without 'wasm-unsafe-eval'?): solving in JavaScript, 5x slower")
           }
         } else if (message.type === 'progress') {
           attempts[index] = message.attempts

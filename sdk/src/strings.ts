@@ -1,5 +1,5 @@
 import type { TollgateErrorCode } from './errors.js'
-import type { Language } from './language.js'
+import { directionOf, type Language } from './language.js'
 import type { TollgateStatus } from './types.js'
 
 /**
@@ -115,9 +115,12 @@ const latestText = new WeakMap<Node, { before: string | null }>()
 
 /**
  * Writes a text in `language` into `element` once that language is there (or was waited for long
- * enough), and sets the element's `lang` to the language the text is in (English when the
- * translation did not come) for screen readers (WCAG 3.1.2), and its `dir` to `ltr` so that an
- * English sentence on a right-to-left page keeps its punctuation at its end. The latest text asked for wins over
+ * enough), and sets the element's `lang` to the language the text is in, for screen readers (WCAG
+ * 3.1.2): `language`, whether the text is the translation's or the site's own (setStrings, written
+ * for the page it is on), English only when the English text is what is shown (the translation did
+ * not come, or the SDK does not speak the page's language). Its `dir` follows that language (directionOf):
+ * an English sentence on a right-to-left page keeps its punctuation at its end, an Arabic one on a
+ * left-to-right page reads from the right. The latest text asked for wins over
  * one still waiting; a text that waited is not written over one the page wrote meanwhile (a
  * tollgate:error or tollgate:verified listener that shows its own words).
  */
@@ -129,9 +132,8 @@ export function writeText(element: HTMLElement, language: Language, text: (strin
     const written = text(getStrings(language))
     element.textContent = written
     if (written === '') return
-    element.lang = translations[language] === undefined ? 'en' : language
-    // Every language the SDK speaks is written left to right, even on a right-to-left page.
-    element.dir = 'ltr'
+    element.lang = written === text(english) ? 'en' : language
+    element.dir = directionOf(element.lang as Language)
   }
   const arrival = arrivals[language]
   if (arrival === undefined || settled.has(language)) write()
@@ -157,8 +159,13 @@ const sentenceOf: Partial<Record<TollgateErrorCode, keyof TollgateStrings>> = {
   origin_not_allowed: 'misconfigured',
 }
 
-/** The visible sentence for a failure, followed by its reference when it has one (TollgateError.reference). */
+/**
+ * The visible sentence for a failure, followed by its reference when it has one (TollgateError.reference):
+ * after a space, or none after a full-width full stop (Japanese, Chinese). The reference is isolated
+ * (U+2068 FIRST STRONG ISOLATE to U+2069 POP DIRECTIONAL ISOLATE) so that it reads as one piece, left
+ * to right, inside a right-to-left sentence.
+ */
 export function messageFor(code: TollgateErrorCode, reference?: string, strings = getStrings()): string {
   const sentence = strings[sentenceOf[code] ?? 'failed']
-  return reference === undefined ? sentence : `${sentence} ${strings.reference.replace('{reference}', reference)}`
+  return reference === undefined ? sentence : `${sentence}${/。$/.test(sentence) ? '' : ' '}${strings.reference.replace('{reference}', `\u2068${reference}\u2069`)}`
 }

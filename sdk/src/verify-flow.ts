@@ -153,12 +153,12 @@ export async function runVerification(options: FlowOptions, presolved?: Solved):
     if (action === 'challenge') {
       stepUps++
       if (stepUps > options.maxStepUps) {
-        throw new TollgateError('challenge_failed', `The service still asked for a challenge after ${options.maxStepUps} step-ups.`, turnedAway)
+        throw new TollgateError('challenge_failed', `Still challenged after ${options.maxStepUps} step-ups.`, turnedAway)
       }
       continue
     }
-    if (action === 'block') throw new TollgateError('blocked', 'The risk assessment blocked this visitor.', turnedAway)
-    throw new TollgateError('invalid_response', 'The service allowed the visitor without a token.')
+    if (action === 'block') throw new TollgateError('blocked', 'Blocked by the risk assessment.', turnedAway)
+    throw new TollgateError('invalid_response', 'Allowed without a token.')
   }
 }
 

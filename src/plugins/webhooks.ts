@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { decryptSecret } from '../domain/secret-box.js'
-import type { Site } from '../domain/sites/site.js'
+import { livePreviousWebhookSecret, type Site } from '../domain/sites/site.js'
 import type { DeliveryResult } from '../domain/webhooks/delivery-result.js'
 import {
   buildBlockedPayload,
@@ -181,15 +181,27 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     void work.finally(() => bookkeeping.delete(work))
   }
 
-  async function openSecret(site: Site): Promise<{ secret: string } | DeliveryResult> {
+  /** The secret to sign with, and the one it replaced while their overlap lasts. */
+  async function openSecret(site: Site): Promise<{ secret: string; previousSecret?: string } | DeliveryResult> {
     if (site.webhookSecretCiphertext === null) {
       return { outcome: 'refused', statusCode: null, latencyMs: 0, error: 'the site has no webhook secret; unsigned webhooks are never sent' }
     }
+    const key = app.keyRing.keyFor('webhook-encryption')
+    let secret: string
     try {
-      return { secret: decryptSecret(app.keyRing.keyFor('webhook-encryption'), site.webhookSecretCiphertext, site.id) }
+      secret = decryptSecret(key, site.webhookSecretCiphertext, site.id)
     } catch {
       // As with a missing secret, nothing was sent and no receiver is at fault: refused, not failed.
       return { outcome: 'refused', statusCode: null, latencyMs: 0, error: 'the webhook secret cannot be decrypted (was TOLLGATE_SECRET changed?); set it again' }
+    }
+    const previous = livePreviousWebhookSecret(site, Date.now())
+    if (previous === null) return { secret }
+    try {
+      return { secret, previousSecret: decryptSecret(key, previous.ciphertext, site.id) }
+    } catch {
+      // The overlap is a courtesy to receivers not yet moved: the current secret still signs.
+      app.log.warn({ siteId: site.id }, 'the replaced webhook secret cannot be decrypted; signing with the current one alone')
+      return { secret }
     }
   }
 
@@ -205,7 +217,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     const createdAt = new Date()
     const opened = await openSecret(site)
     const result = 'secret' in opened
-      ? await sendWebhook({ url, secret: opened.secret, payload, deliveryId }, { dispatcher: agent, timeoutMs, allowPrivateAddresses })
+      ? await sendWebhook({ url, secret: opened.secret, previousSecret: opened.previousSecret, payload, deliveryId }, { dispatcher: agent, timeoutMs, allowPrivateAddresses })
       : opened
     const delivery: WebhookDelivery = {
       id: deliveryId,

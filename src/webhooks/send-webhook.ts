@@ -8,6 +8,8 @@ import { RefusedAddressError } from './guarded-agent.js'
 export interface WebhookMessage {
   url: string
   secret: string
+  /** The replaced secret while it still signs beside the current one (buildSignedHeaders). */
+  previousSecret?: string
   payload: WebhookPayload
   deliveryId: string
 }
@@ -41,6 +43,7 @@ export async function sendWebhook(message: WebhookMessage, options: SendOptions)
   const body = serializePayload(message.payload)
   const headers = buildSignedHeaders({
     secret: message.secret,
+    previousSecret: message.previousSecret,
     event: message.payload.event,
     deliveryId: message.deliveryId,
     body,

@@ -26,3 +26,22 @@ describe("the chart's time labels", () => {
     expect(chartTimeFormat('hour', 'en-US').ticks(ticks.slice(0, 2), 7_200)).toEqual(['8:00 PM\nNov 24', '10:00 PM'])
   })
 })
+
+describe("the chart's time zone", () => {
+  const november = Date.parse('2026-11-25T12:00:00Z')
+
+  it("names the browser's zone on the hourly axis, and UTC on the daily one", () => {
+    expect(chartTimeFormat('hour', 'en-US', 'Europe/Berlin').axisLabel).toBe('Hour (Europe/Berlin)')
+    expect(chartTimeFormat('day', 'en-US', 'Europe/Berlin').axisLabel).toBe('Day (UTC)')
+    expect(chartTimeFormat('hour', 'en-US', 'Europe/Berlin').note(november)).toBe('Times in Europe/Berlin. Each point counts one hour.')
+    expect(chartTimeFormat('day', 'en-US', 'Europe/Berlin').note(november)).toBe('Each point counts one UTC day; its date is the UTC date.')
+  })
+
+  it('says the points are UTC hours where a local hour is not one: they begin at :30 in India, :45 in Nepal', () => {
+    // ICU may name the zones by their older names, Asia/Calcutta and Asia/Katmandu.
+    expect(chartTimeFormat('hour', 'en-US', 'Asia/Kolkata').note(november)).toMatch(/^Times in Asia\/(Kolkata|Calcutta)\. Each point counts one UTC hour, which begins at :30 here\.$/)
+    expect(chartTimeFormat('hour', 'en-US', 'Asia/Kathmandu').note(november)).toMatch(/^Times in Asia\/Kath?mandu\. Each point counts one UTC hour, which begins at :45 here\.$/)
+    // West of Greenwich too (Newfoundland, -3:30): the hour begins at :30.
+    expect(chartTimeFormat('hour', 'en-US', 'America/St_Johns').note(november)).toContain('begins at :30 here')
+  })
+})

@@ -347,6 +347,14 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     expect(receiver.received[1]?.headers['x-service-event']).toBe('surge.started')
     expect(JSON.parse(receiver.received[1]?.body ?? '{}')).toMatchObject({ event: 'surge.started', test: true, data: { threshold: 600 } })
 
+    // Generate makes a secret Standard Webhooks libraries take as it is; saved, the one it replaces
+    // keeps signing beside it for 24 hours, and the page says until when.
+    await page.getByRole('button', { name: 'Generate' }).click()
+    expect(await page.getByLabel('Signing secret').inputValue()).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    await page.getByRole('button', { name: 'Save webhook' }).click()
+    await waitForText('.notice--success', 'Webhook saved.')
+    await waitForText('#webhook-secret-hint', 'The secret it replaced also signs until')
+
     await waitForText('.table tbody tr', 'Delivered')
     await expectNoAccessibilityViolations('webhook')
     await saveScreenshot(page, 'webhook')
@@ -1105,11 +1113,18 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
   })
 
-  it('deletes the site after a confirmation', async () => {
+  it("deletes the site after a confirmation that asks for the site's name", async () => {
     await page.getByRole('link', { name: 'Example shop' }).click()
     await page.getByRole('link', { name: 'Keys and snippet' }).click()
     await page.getByRole('button', { name: 'Delete site' }).click()
-    await page.getByRole('dialog', { name: 'Delete Example shop?' }).getByRole('button', { name: 'Delete site' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Delete Example shop?' })
+    await dialog.getByText('No one else is a member of it.').waitFor()
+    const confirm = dialog.getByRole('button', { name: 'Delete site' })
+    expect(await confirm.isDisabled()).toBe(true)
+    await dialog.getByLabel("Type the site's name to confirm").fill('Example sho')
+    expect(await confirm.isDisabled()).toBe(true)
+    await dialog.getByLabel("Type the site's name to confirm").fill('Example shop')
+    await confirm.click()
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor()
     await waitForText('.empty', 'No sites yet')
   })

@@ -354,7 +354,7 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
     expect(application.paths.slice(before)).toEqual([])
     // Below, the reference the visitor can quote to the site's owner: it names the verification's row in the log.
     const referenceLine = await page.textContent('#tollgate-gate-reference')
-    const reference = /^Referenz: ([0-9a-f]{8}-[0-9a-f]{4})$/.exec(referenceLine ?? '')?.[1]
+    const reference = /^Referenz: \u2068([0-9a-f]{8}-[0-9a-f]{4})\u2069$/.exec(referenceLine ?? '')?.[1]
     expect(reference, String(referenceLine)).toBeDefined()
     await service.app.verificationLog.flush()
     const rows = await service.app.database.query<{ action: string; page_action: string | null }>(

@@ -319,7 +319,7 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
       form.querySelector('button')?.click()
       return failed
     })
-    expect(status).toMatch(/^This request was blocked\. If you think this is a mistake, please contact the site owner\. Reference: [0-9a-f]{8}-[0-9a-f]{4}$/)
+    expect(status).toMatch(/^This request was blocked\. If you think this is a mistake, please contact the site owner\. Reference: \u2068[0-9a-f]{8}-[0-9a-f]{4}\u2069$/)
   })
 
   it('refuses options that are not whole numbers in range, or an action or data Turnstile would refuse, with invalid_options, before any request', async () => {

@@ -3,9 +3,11 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ar } from '../../sdk/src/translations/ar.js'
 import { de } from '../../sdk/src/translations/de.js'
 import { es } from '../../sdk/src/translations/es.js'
 import { fr } from '../../sdk/src/translations/fr.js'
+import { he } from '../../sdk/src/translations/he.js'
 import { pt } from '../../sdk/src/translations/pt.js'
 import { english } from '../../sdk/src/strings.js'
 import { hasChromium, serviceAndBrowser } from './sdk-support.js'
@@ -116,14 +118,34 @@ describe.runIf(hasChromium())("the SDK's texts in the visitor's language, in Chr
     })).toBe(de.misconfigured)
   })
 
-  it('writes its English status left to right on a right-to-left page, its ellipsis at the end', async () => {
-    const { page } = await openShop('ar', form(), { dir: 'rtl', locale: 'en-US' })
+  /** The language and direction the status line of #order is read in. */
+  const statusOf = (page: Page) => page.evaluate(() => {
+    const element = document.querySelector<HTMLElement>('#order .tollgate-status')
+    return element === null ? null : { lang: element.lang, direction: getComputedStyle(element).direction }
+  })
+
+  it('speaks Arabic on an Arabic page, right to left, and Hebrew on a Hebrew one', async () => {
+    const { page, errors } = await openShop('ar', form(), { dir: 'rtl', locale: 'en-US' })
+    expect((await submitAndWait(page)).at(-1)).toBe(ar.verified)
+    expect(await statusOf(page)).toEqual({ lang: 'ar', direction: 'rtl' })
+    expect(errors).toEqual([])
+    // Right to left from the form's own data-lang, on a page that is not.
+    const hebrew = await openShop('en', form('data-lang="he"'), { locale: 'en-US' })
+    expect((await submitAndWait(hebrew.page)).at(-1)).toBe(he.verified)
+    expect(await statusOf(hebrew.page)).toEqual({ lang: 'he', direction: 'rtl' })
+  })
+
+  it("writes the site's own Arabic texts right to left and labelled Arabic, though the translation never came", async () => {
+    const own = 'تم التحقق، شكرًا لك.'
+    const { page } = await openShop('ar', `<script type="application/json" data-tollgate-strings>{ "verified": "${own}" }</script>${form()}`, { dir: 'rtl', failTranslations: true })
+    expect((await submitAndWait(page)).at(-1)).toBe(own)
+    expect(await statusOf(page)).toEqual({ lang: 'ar', direction: 'rtl' })
+  })
+
+  it('writes its English status left to right on a right-to-left page in a language it does not speak, its ellipsis at the end', async () => {
+    const { page } = await openShop('ur', form(), { dir: 'rtl', locale: 'en-US' })
     expect((await submitAndWait(page)).at(-1)).toBe(english.verified)
-    const status = await page.evaluate(() => {
-      const element = document.querySelector<HTMLElement>('#order .tollgate-status')
-      return element === null ? null : { lang: element.lang, direction: getComputedStyle(element).direction }
-    })
-    expect(status).toEqual({ lang: 'en', direction: 'ltr' })
+    expect(await statusOf(page)).toEqual({ lang: 'en', direction: 'ltr' })
   })
 
   it('verifies in English, without an error, when the translations cannot be fetched', async () => {

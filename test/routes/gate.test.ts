@@ -79,13 +79,13 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
   it.skipIf(!available)("speaks the visitor's language, and hands its script the rest of its texts", async () => {
     const response = await check({ headers: { 'accept-language': 'fr-FR,fr;q=0.9,en;q=0.8' } })
     expect(response.headers['content-language']).toBe('fr')
-    expect(response.body).toContain('<html lang="fr">')
+    expect(response.body).toContain('<html lang="fr" dir="ltr">')
     expect(response.body).toContain('<title>Un instant</title>')
     expect(response.body).toContain('Nous vérifions que vous êtes une personne.')
     const json = /<script type="application\/json" id="tollgate-gate-strings">(.*?)<\/script>/.exec(response.body)?.[1]
     expect(JSON.parse(json ?? 'null')).toMatchObject({ deniedTitle: 'Accès refusé' })
     const english = await check({ headers: { 'accept-language': 'fi-FI' } })
-    expect(english.body).toContain('<html lang="en">')
+    expect(english.body).toContain('<html lang="en" dir="ltr">')
   })
 
   // Each language the SDK speaks besides the gate's first seven, as a browser set to it asks, and Portuguese as Brazil writes it.
@@ -100,10 +100,14 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
     { acceptLanguage: 'ru-RU,ru;q=0.9,en;q=0.8', language: 'ru', title: 'Одну минуту', text: 'Проверяем, что вы человек.' },
     { acceptLanguage: 'uk-UA,uk;q=0.9,ru;q=0.8,en;q=0.7', language: 'uk', title: 'Хвилинку', text: 'Перевіряємо, що ви людина.' },
     { acceptLanguage: 'cs-CZ,cs;q=0.9,en;q=0.8', language: 'cs', title: 'Okamžik, prosím', text: 'Ověřujeme, že jste člověk.' },
-  ])('answers Accept-Language $acceptLanguage with its page in $language', async ({ acceptLanguage, language, title, text }) => {
+    // The right-to-left languages: the page is written right to left from its <html> down.
+    { acceptLanguage: 'ar-EG,ar;q=0.9,en;q=0.8', language: 'ar', title: 'لحظة من فضلك', text: 'نتحقق من أنك إنسان.', dir: 'rtl' },
+    { acceptLanguage: 'he-IL,he;q=0.9,en-US;q=0.8,en;q=0.7', language: 'he', title: 'רק רגע', text: 'בודקים שמדובר באדם.', dir: 'rtl' },
+    { acceptLanguage: 'fa-IR,fa;q=0.9,en;q=0.8', language: 'fa', title: 'لحظه\u200cای صبر کنید', text: 'در حال بررسی اینکه شما انسان هستید.', dir: 'rtl' },
+  ])('answers Accept-Language $acceptLanguage with its page in $language', async ({ acceptLanguage, language, title, text, dir = 'ltr' }) => {
     const response = await check({ headers: { 'accept-language': acceptLanguage } })
     expect(response.headers['content-language']).toBe(language)
-    expect(response.body).toContain(`<html lang="${language}">`)
+    expect(response.body).toContain(`<html lang="${language}" dir="${dir}">`)
     expect(response.body).toContain(`<title>${title}</title>`)
     expect(response.body).toContain(text)
   })
@@ -117,7 +121,7 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
     }
     for (const acceptLanguage of ['zh-CN,zh;q=0.9', 'zh-Hans-HK', 'zh-TW;q=0.5, zh-CN']) {
       const response = await check({ headers: { 'accept-language': acceptLanguage } })
-      expect(response.body, acceptLanguage).toContain('<html lang="zh">')
+      expect(response.body, acceptLanguage).toContain('<html lang="zh" dir="ltr">')
       expect(response.body, acceptLanguage).toContain('<title>请稍候</title>')
     }
   })

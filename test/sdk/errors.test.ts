@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { codeFromServer } from '../../sdk/src/errors.js'
 import { getStrings, messageFor, setStrings } from '../../sdk/src/strings.js'
+import { translations } from '../../sdk/src/translations/index.js'
 import type { TollgateStrings } from '../../sdk/tollgate.js'
 
 describe('the SDK\'s reading of an error answer', () => {
@@ -23,14 +24,15 @@ describe('the SDK\'s reading of an error answer', () => {
     expect(messageFor('solution_invalid')).toBe(getStrings().failed)
   })
 
+  // The reference is isolated (U+2068 ... U+2069): one piece, left to right, in a right-to-left sentence.
   it('follows the sentence of a turned-away visitor with the reference, in the words the page set', () => {
-    expect(messageFor('blocked', '1a2b3c4d-5e6f')).toBe(`${getStrings().blocked} Reference: 1a2b3c4d-5e6f`)
-    expect(messageFor('challenge_failed', '1a2b3c4d-5e6f')).toBe(`${getStrings().failed} Reference: 1a2b3c4d-5e6f`)
+    expect(messageFor('blocked', '1a2b3c4d-5e6f')).toBe(`${getStrings().blocked} Reference: \u20681a2b3c4d-5e6f\u2069`)
+    expect(messageFor('challenge_failed', '1a2b3c4d-5e6f')).toBe(`${getStrings().failed} Reference: \u20681a2b3c4d-5e6f\u2069`)
     expect(messageFor('blocked')).toBe(getStrings().blocked)
     const before = getStrings()
     try {
       setStrings({ blocked: 'Zugriff verweigert.', reference: '(Referenz {reference})' })
-      expect(messageFor('blocked', '1a2b3c4d-5e6f')).toBe('Zugriff verweigert. (Referenz 1a2b3c4d-5e6f)')
+      expect(messageFor('blocked', '1a2b3c4d-5e6f')).toBe('Zugriff verweigert. (Referenz \u20681a2b3c4d-5e6f\u2069)')
     } finally {
       setStrings(before)
     }
@@ -54,9 +56,15 @@ describe('the SDK\'s reading of an error answer', () => {
     const before = getStrings()
     try {
       setStrings(german)
-      expect(messageFor('blocked', '1a2b3c4d-5e6f')).toBe('Diese Anfrage wurde blockiert. Reference: 1a2b3c4d-5e6f')
+      expect(messageFor('blocked', '1a2b3c4d-5e6f')).toBe('Diese Anfrage wurde blockiert. Reference: \u20681a2b3c4d-5e6f\u2069')
     } finally {
       setStrings(before)
     }
+  })
+
+  it('joins the reference to a Japanese or Chinese sentence without a space after its full stop, and to an Arabic one with one', () => {
+    expect(messageFor('blocked', '1a2b3c4d-5e6f', translations.ja)).toBe(`${translations.ja.blocked}参照ID：\u20681a2b3c4d-5e6f\u2069`)
+    expect(messageFor('blocked', '1a2b3c4d-5e6f', translations.zh)).toMatch(/。[^ ]+\u20681a2b3c4d-5e6f\u2069$/)
+    expect(messageFor('blocked', '1a2b3c4d-5e6f', translations.ar)).toBe(`${translations.ar.blocked} المرجع: \u20681a2b3c4d-5e6f\u2069`)
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { chooseLanguage } from '../../sdk/src/language.js'
+import { chooseLanguage, directionOf, LANGUAGES } from '../../sdk/src/language.js'
 
 /*
  * languageFor (the browser's side) asks chooseLanguage with the wishes in this order: the site's
@@ -24,6 +24,13 @@ describe('the language the SDK speaks', () => {
     expect(chooseLanguage(['zh-Hans-CN'])).toBe('zh')
     expect(chooseLanguage(['en_GB'])).toBe('en')
     expect(chooseLanguage(['SV-se'])).toBe('sv')
+    expect(chooseLanguage(['ar-EG'])).toBe('ar')
+    expect(chooseLanguage(['he-IL'])).toBe('he')
+    expect(chooseLanguage(['fa-IR'])).toBe('fa')
+  })
+
+  it('writes Arabic, Hebrew and Persian right to left, every other language it speaks left to right', () => {
+    expect(LANGUAGES.filter((language) => directionOf(language) === 'rtl')).toEqual(['ar', 'he', 'fa'])
   })
 
   it('does not answer Traditional Chinese with the Simplified translation: the next wish decides', () => {

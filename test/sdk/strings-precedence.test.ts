@@ -22,9 +22,9 @@ function startFolder(delays: Record<string, number>): Promise<{ server: Server; 
   }))
 }
 
-/** A status line as the SDK writes it (an element's textContent and lang; this suite runs in Node). */
+/** A status line as the SDK writes it (an element's textContent, lang and dir; this suite runs in Node). */
 function statusLine(): HTMLElement {
-  return { textContent: '', lang: '' } as HTMLElement
+  return { textContent: '', lang: '', dir: '' } as HTMLElement
 }
 
 const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds))
@@ -70,6 +70,7 @@ describe('the texts the SDK shows', () => {
     await expect.poll(() => line.textContent, { timeout: 3_000 }).toBe(english.timeout)
     expect(Date.now() - asked).toBeGreaterThanOrEqual(1_400)
     expect(line.lang).toBe('en')
+    expect(line.dir).toBe('ltr')
   })
 
   it('keeps a text cleared at once (a reset) over an earlier one still waiting for its language', async () => {
@@ -134,5 +135,30 @@ describe('the texts the SDK shows', () => {
     }
     loadStrings('pl', folder)
     await expect.poll(() => getStrings('pl').failed).toBe(translations.pl.failed)
+  })
+
+  it("labels the site's own texts with the language chosen and its direction, English only where English is shown", async () => {
+    const arabic = 'عذرًا، لم نتمكن من التحقق من هذا الطلب.'
+    setStrings({ blocked: arabic })
+    try {
+      // Before any Arabic translation came: the site's sentence is Arabic, written right to left...
+      const site = statusLine()
+      writeText(site, 'ar', (strings) => strings.blocked)
+      expect({ text: site.textContent, lang: site.lang, dir: site.dir }).toEqual({ text: arabic, lang: 'ar', dir: 'rtl' })
+      // ...and a sentence the site did not write falls back to English, left to right.
+      const fallback = statusLine()
+      writeText(fallback, 'ar', (strings) => strings.timeout)
+      expect({ text: fallback.textContent, lang: fallback.lang, dir: fallback.dir }).toEqual({ text: english.timeout, lang: 'en', dir: 'ltr' })
+      // The built-in translation, once it is there, is Arabic too; Hebrew and Persian are right to left, German left to right.
+      for (const language of ['ar', 'he', 'fa', 'de'] as const) {
+        loadStrings(language, folder)
+        await expect.poll(() => getStrings(language).verifying).toBe(translations[language].verifying)
+        const line = statusLine()
+        writeText(line, language, (strings) => strings.verifying)
+        expect({ text: line.textContent, lang: line.lang, dir: line.dir }, language).toEqual({ text: translations[language].verifying, lang: language, dir: language === 'de' ? 'ltr' : 'rtl' })
+      }
+    } finally {
+      setStrings({ blocked: english.blocked })
+    }
   })
 })

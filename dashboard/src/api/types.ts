@@ -19,6 +19,8 @@ export interface SiteSettings {
   webhookUrl: string | null
   webhookUrlSet: boolean
   webhookSecretSet: boolean
+  /** Until when the webhook secret the last new one replaced still signs beside it; null when none does. */
+  previousWebhookSecretExpiresAt: string | null
   /** The events the webhook is sent, in the API's order. */
   webhookEvents: WebhookEvent[]
   difficulty: number
@@ -51,6 +53,12 @@ export interface Site {
   etag?: string
 }
 
+/** A site of the sites list, with its last 24 hours (`include=summary`). */
+export interface ListedSite extends Site {
+  /** Its verifications and blocked ones since `from` (the UTC hour 23 hours before the current one). */
+  summary?: { from: string; verifications: number; blocked: number }
+}
+
 /** Creating a site and rotating its secret are the only answers that carry the secret key. */
 export interface SiteWithSecret extends Site {
   secretKey: string
@@ -65,7 +73,11 @@ export interface SecretRotation {
 export interface SiteUpdate {
   name?: string
   domains?: string[]
-  settings?: { [Key in Exclude<keyof SiteSettings, 'webhookSecretSet' | 'webhookUrlSet'>]?: SiteSettings[Key] | null } & { webhookSecret?: string | null }
+  settings?: { [Key in Exclude<keyof SiteSettings, 'webhookSecretSet' | 'webhookUrlSet' | 'previousWebhookSecretExpiresAt'>]?: SiteSettings[Key] | null } & {
+    webhookSecret?: string | null
+    /** null stops the replaced webhook secret signing now. */
+    previousWebhookSecretExpiresAt?: null
+  }
 }
 
 /** What a key may do: anything the dashboard API allows a key, or only read (GET). */

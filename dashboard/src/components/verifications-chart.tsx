@@ -35,7 +35,7 @@ export function VerificationsChart({ series, interval }: VerificationsChartProps
       // Daily buckets are UTC days: their axis is in UTC too (local time would date them a day early west of Greenwich).
       ...(interval === 'day' ? { tzDate: (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC') } : {}),
       series: [
-        { label: interval === 'hour' ? 'Hour' : 'Day', value: (_self, seconds) => (seconds === null ? '—' : timeFormat.bucket(seconds)) },
+        { label: timeFormat.axisLabel, value: (_self, seconds) => (seconds === null ? '—' : timeFormat.bucket(seconds)) },
         ...verificationActions.map((action) => ({
           label: actionStyles[action].label,
           stroke: actionStyles[action].color,
@@ -80,5 +80,11 @@ export function VerificationsChart({ series, interval }: VerificationsChartProps
     chart.current?.setData(dataOf(series))
   }, [series])
 
-  return <div ref={container} class="chart" role="img" aria-label="Chart of verifications over time by action; the same numbers are in the table below it." />
+  const note = chartTimeFormat(interval).note(Date.now())
+  return (
+    <>
+      <div ref={container} class="chart" role="img" aria-label={`Chart of verifications over time by action; the same numbers are in the table below it. ${note}`} />
+      <p class="muted chart__note">{note}</p>
+    </>
+  )
 }

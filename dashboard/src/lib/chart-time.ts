@@ -8,14 +8,31 @@ export interface ChartTimeFormat {
   ticks: (ticks: readonly number[], incrementSeconds: number) => string[]
   /** The legend's label of one bucket (its start, in seconds). */
   bucket: (seconds: number) => string
+  /** The legend's name of the time axis, with its zone: "Hour (Europe/Berlin)", "Day (UTC)". */
+  axisLabel: string
+  /**
+   * What a point is, in words for under the chart: the zone the times are in and, where an hour
+   * of that zone is not a UTC hour (Asia/Kolkata, +5:30), that each point is a UTC hour, with the
+   * minute it starts at there. `at`: the time (milliseconds) whose offset counts.
+   */
+  note: (at: number) => string
+}
+
+/** The zone's offset from UTC at `at`, in minutes (330 for Asia/Kolkata). */
+function offsetMinutesOf(timeZone: string, at: number): number {
+  const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? ''
+  const match = /([+-])(\d{2}):?(\d{2})?/.exec(name)
+  if (match === null) return 0
+  return (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3] ?? 0))
 }
 
 /**
  * Hourly buckets are read in the browser's zone; daily buckets are UTC days, so they are labelled
  * in UTC (local time would date them a day early west of Greenwich).
  */
-export function chartTimeFormat(interval: 'hour' | 'day', locale?: string | string[]): ChartTimeFormat {
-  const timeZone = interval === 'day' ? 'UTC' : undefined
+export function chartTimeFormat(interval: 'hour' | 'day', locale?: string | string[], browserZone?: string): ChartTimeFormat {
+  const timeZone = interval === 'day' ? 'UTC' : browserZone
+  const zoneName = new Intl.DateTimeFormat(locale, { timeZone: browserZone }).resolvedOptions().timeZone
   const day = new Intl.DateTimeFormat(locale, { month: 'short', day: 'numeric', timeZone })
   const time = new Intl.DateTimeFormat(locale, { hour: 'numeric', minute: '2-digit', timeZone })
   const bucket = interval === 'day'
@@ -35,5 +52,12 @@ export function chartTimeFormat(interval: 'hour' | 'day', locale?: string | stri
       })
     },
     bucket: (seconds) => bucket.format(at(seconds)),
+    axisLabel: interval === 'day' ? 'Day (UTC)' : `Hour (${zoneName})`,
+    note(now) {
+      if (interval === 'day') return 'Each point counts one UTC day; its date is the UTC date.'
+      const minute = ((offsetMinutesOf(zoneName, now) % 60) + 60) % 60
+      if (minute === 0) return `Times in ${zoneName}. Each point counts one hour.`
+      return `Times in ${zoneName}. Each point counts one UTC hour, which begins at :${String(minute).padStart(2, '0')} here.`
+    },
   }
 }

@@ -1,7 +1,7 @@
 import type { SiteSettings } from '../api/types.js'
 
 /** A field of a site that a person edits: its settings, its name and domains, its webhook's secret. */
-export type SiteField = 'name' | 'domains' | 'webhookSecret' | Exclude<keyof SiteSettings, 'webhookSecretSet' | 'webhookUrlSet'>
+export type SiteField = 'name' | 'domains' | 'webhookSecret' | Exclude<keyof SiteSettings, 'webhookSecretSet' | 'webhookUrlSet' | 'previousWebhookSecretExpiresAt'>
 
 /**
  * The site's fields as the settings and webhook pages name them, and the activity page's changes

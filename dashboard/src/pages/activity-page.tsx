@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef } from 'preact/hooks'
 import { AUDIT_ACTIONS, type AuditAction } from '../../../src/domain/audit/audit-actions.js'
 import { isUuid } from '../../../src/domain/uuid.js'
-import { fetchAuditLog } from '../api/audit-log.js'
+import { fetchAuditLog, listLoggedSites, type LoggedSite } from '../api/audit-log.js'
 import { listSites } from '../api/sites.js'
 import type { AuditEvent, Site } from '../api/types.js'
 import { BusyButton } from '../components/busy-button.js'
@@ -29,6 +29,7 @@ export function ActivityPage() {
   const siteId = siteText.toLowerCase()
   const [action, setAction] = useAddressParam<AuditAction | ''>('action', ['', ...AUDIT_ACTIONS], '')
   const [sites] = useLoader(listSites, 'sites')
+  const [loggedSites] = useLoader(listLoggedSites, 'logged-sites')
   const load = useCallback(
     (cursor: string | undefined) =>
       fetchAuditLog({
@@ -58,7 +59,7 @@ export function ActivityPage() {
             </label>
             <select id="activity-site" value={siteId} onChange={(event) => setSiteId(event.currentTarget.value)}>
               <option value="">All sites</option>
-              {siteChoices(sites, siteId, events.items).map((site) => (
+              {siteChoices(sites, loggedSites, siteId, events.items).map((site) => (
                 <option key={site.id} value={site.id}>
                   {site.name}
                 </option>
@@ -93,11 +94,25 @@ export function ActivityPage() {
 }
 
 /**
- * The account's sites, and the one filtered by if it is not among them (deleted): named as its
- * events recorded it.
+ * The account's sites, then those its log has events of that it no longer has (transferred away,
+ * no longer shared, deleted: their events stay), named as their newest event recorded them; and
+ * the one filtered by if it is among none of them.
  */
-function siteChoices(sites: Loaded<Site[]>, siteId: string, events: readonly AuditEvent[] | undefined): { id: string; name: string }[] {
-  const choices = (sites.data ?? []).map(({ id, name }) => ({ id, name }))
+function siteChoices(
+  sites: Loaded<Site[]>,
+  loggedSites: Loaded<LoggedSite[]>,
+  siteId: string,
+  events: readonly AuditEvent[] | undefined,
+): { id: string; name: string }[] {
+  const current = (sites.data ?? []).map(({ id, name }) => ({ id, name }))
+  const former =
+    sites.data === undefined
+      ? []
+      : (loggedSites.data ?? [])
+          .filter((logged) => !current.some((site) => site.id === logged.id))
+          .sort((first, second) => first.name.localeCompare(second.name))
+          .map(({ id, name, deleted }) => ({ id, name: `${name} (${deleted ? 'deleted' : 'no access'})` }))
+  const choices = [...current, ...former]
   if (siteId === '' || choices.some((site) => site.id === siteId)) return choices
   const recorded = events?.find((event) => event.site?.id === siteId)?.site?.name
   const name = sites.data === undefined ? (recorded ?? 'This site') : `${recorded ?? 'A site'} (deleted)`

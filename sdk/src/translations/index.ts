@@ -6,10 +6,13 @@
  */
 import type { Language } from '../language.js'
 import { english, type TollgateStrings } from '../strings.js'
+import { ar } from './ar.js'
 import { cs } from './cs.js'
 import { de } from './de.js'
 import { es } from './es.js'
+import { fa } from './fa.js'
 import { fr } from './fr.js'
+import { he } from './he.js'
 import { it } from './it.js'
 import { ja } from './ja.js'
 import { ko } from './ko.js'
@@ -22,4 +25,4 @@ import { tr } from './tr.js'
 import { uk } from './uk.js'
 import { zh } from './zh.js'
 
-export const translations: Record<Language, Required<TollgateStrings>> = { en: english, de, fr, es, it, pt, nl, pl, sv, ja, zh, ko, tr, ru, uk, cs }
+export const translations: Record<Language, Required<TollgateStrings>> = { en: english, de, fr, es, it, pt, nl, pl, sv, ja, zh, ko, tr, ru, uk, cs, ar, he, fa }

@@ -38,6 +38,11 @@ export interface StatsQuery {
   interval?: StatsInterval
 }
 
+/** The start of the dashboard's "last 24 hours": the UTC hour 23 hours before the one `now` is in. */
+export function recentDayStart(now: Date): Date {
+  return new Date(bucketStartOf(now.getTime(), 'hour') - DEFAULT_RANGE_MS + HOUR_MS)
+}
+
 /**
  * The range a stats request asks for, with defaults, or why it cannot be served. The default is
  * the dashboard's "last 24 hours": the current UTC hour so far and the 23 before it, 24 hourly
@@ -52,7 +57,7 @@ export function resolveStatsRange(query: StatsQuery, now: Date): { range: StatsR
     query.from !== undefined
       ? new Date(query.from)
       : query.to === undefined
-        ? new Date(bucketStartOf(now.getTime(), 'hour') - DEFAULT_RANGE_MS + HOUR_MS)
+        ? recentDayStart(now)
         : new Date(to.getTime() - DEFAULT_RANGE_MS)
   const issues = rangeDateIssues({ from, to })
   if (issues.length > 0) return { issues }

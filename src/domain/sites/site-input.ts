@@ -37,6 +37,8 @@ export const WEBHOOK_SECRET_MIN_DISTINCT = 8
 export type SettingsInput = { [Name in NumericSettingName]?: number | null } & {
   webhookUrl?: string | null
   webhookSecret?: string | null
+  /** null stops the webhook secret a replacement replaced now (the overlap ended); no other value. */
+  previousWebhookSecretExpiresAt?: null
   webhookEvents?: string[] | null
   allowedAddresses?: string[] | null
   blockedAddresses?: string[] | null
@@ -193,9 +195,9 @@ export function normalizeWebhookEvents(entries: readonly string[]): { events: We
   return { events: WEBHOOK_EVENTS.filter((event) => entries.includes(event)), issues }
 }
 
-/** The settings to store: the webhook secret is kept apart (encrypted), everything else as given. */
+/** The settings to store: the webhook secrets are kept apart (encrypted), everything else as given. */
 export function settingsChangesOf(settings: SettingsInput): SettingsChanges {
-  const { webhookSecret: _webhookSecret, webhookEvents, ...changes } = settings
+  const { webhookSecret: _webhookSecret, previousWebhookSecretExpiresAt: _previous, webhookEvents, ...changes } = settings
   // normalizeSiteInput has kept only known event kinds.
   return webhookEvents === undefined ? changes : { ...changes, webhookEvents: webhookEvents as WebhookEvent[] | null }
 }

@@ -52,6 +52,15 @@ export interface PreviousSecret {
   expiresAt: Date
 }
 
+/** How long a replaced webhook secret keeps signing beside the new one, unless the operator ends it. */
+export const PREVIOUS_WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000
+
+export interface PreviousWebhookSecret {
+  /** Sealed as webhookSecretCiphertext is. */
+  ciphertext: string
+  expiresAt: Date
+}
+
 export interface Site {
   id: string
   accountId: string | null
@@ -68,6 +77,11 @@ export interface Site {
   settings: SiteSettings
   /** AES-256-GCM ciphertext of the webhook secret (see domain/secret-box), or null. */
   webhookSecretCiphertext: string | null
+  /**
+   * The webhook secret the last replacement replaced, until its overlap ends (it may have ended
+   * already: see liveWebhookSecrets); deliveries are signed with it too meanwhile.
+   */
+  previousWebhookSecret: PreviousWebhookSecret | null
   createdAt: Date
   updatedAt: Date
   /** Counts the changes of the site's row; the dashboard API's ETag (If-Match refuses a stale save). */
@@ -85,4 +99,10 @@ export function withDefaultSettings(stored: Partial<SiteSettings>): SiteSettings
     blockedCountries: [...defaultSiteSettings.blockedCountries],
     ...stored,
   }
+}
+
+/** The replaced webhook secret while it still signs beside the current one, else null. */
+export function livePreviousWebhookSecret(site: Pick<Site, 'previousWebhookSecret'>, now: number): PreviousWebhookSecret | null {
+  const previous = site.previousWebhookSecret
+  return previous !== null && now < previous.expiresAt.getTime() ? previous : null
 }

@@ -39,6 +39,7 @@ for (const [siteKey, id, outcome] of definitions) {
     domains: [],
     settings: { ...defaultSiteSettings, difficulty: 1 },
     webhookSecretCiphertext: null,
+    previousWebhookSecret: null,
     createdAt: epoch,
     updatedAt: epoch,
     revision: '1',

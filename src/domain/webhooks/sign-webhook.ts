@@ -50,6 +50,13 @@ export function signStandardWebhook(secret: string, id: string, timestampSeconds
 
 export interface SignedHeadersInput {
   secret: string
+  /**
+   * The secret a replacement replaced, while it still signs (an overlap): webhook-signature
+   * carries its signature after the current one's, space-separated as Standard Webhooks allows,
+   * so that a receiver not yet moved to the new secret keeps verifying. X-Service-Signature (the
+   * spec's, one value) is the current secret's alone.
+   */
+  previousSecret?: string
   event: string
   deliveryId: string
   body: Buffer
@@ -70,6 +77,8 @@ export function buildSignedHeaders(input: SignedHeadersInput): Record<string, st
     'X-Service-Signature': signServiceSignature(input.secret, input.body),
     'webhook-id': input.deliveryId,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': signStandardWebhook(input.secret, input.deliveryId, timestampSeconds, input.body),
+    'webhook-signature': [input.secret, ...(input.previousSecret === undefined ? [] : [input.previousSecret])]
+      .map((secret) => signStandardWebhook(secret, input.deliveryId, timestampSeconds, input.body))
+      .join(' '),
   }
 }

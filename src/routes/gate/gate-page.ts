@@ -1,4 +1,5 @@
 import { escapeHtml } from '../demo/demo-page.js'
+import { directionOf, type Language } from '../../../sdk/src/choose-language.js'
 import type { GateStrings } from './gate-strings.js'
 
 /** What the gate's page is rendered from. */
@@ -8,8 +9,8 @@ export interface GatePageInput {
   prefix: string
   /** The method of the visitor's request, when the proxy said (X-Forwarded-Method). */
   method: string | undefined
-  /** The page's language (gate-strings.ts), and its texts. */
-  language: string
+  /** The page's language (gate-strings.ts), which also sets its direction (right to left for Arabic, Hebrew, Persian), and its texts. */
+  language: Language
   strings: GateStrings
 }
 
@@ -44,7 +45,7 @@ export function renderGatePage({ siteKey, prefix, method, language, strings }: G
   // Its script reloads an address with a fragment only when the visitor came with a GET.
   const methodAttribute = method === undefined || !/^[A-Z]{1,20}$/.test(method) ? '' : ` data-method="${method}"`
   return `<!doctype html>
-<html lang="${escapeHtml(language)}">
+<html lang="${escapeHtml(language)}" dir="${directionOf(language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

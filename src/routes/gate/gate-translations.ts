@@ -5,7 +5,9 @@ import type { GatePageTexts } from './gate-strings.js'
  * The gate's page in every language the SDK speaks but English (gate-strings.ts), in the same
  * register as the SDK's own texts (sdk/src/translations/): `pt` is Brazilian Portuguese, French
  * puts a non-breaking space before its colons, Japanese and Chinese write full-width parentheses
- * around the error's `{code}`. The reference's sentence is the SDK's own (gate-strings.ts).
+ * around the error's `{code}`; Arabic, Hebrew and Persian are written right to left (the page sets
+ * `dir="rtl"` for them, gate-page.ts), Hebrew addresses the visitor without gender, Persian joins
+ * its words with U+200C where its spelling wants it. The reference's sentence is the SDK's own (gate-strings.ts).
  */
 export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = {
   de: {
@@ -277,5 +279,59 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Soubory cookie jsou blokovány',
     cookies: 'Tento web pouští prohlížeče dál pomocí souboru cookie: povolte pro tento web soubory cookie a pak stránku načtěte znovu.',
     retry: 'Zkusit znovu',
+  },
+  ar: {
+    title: 'لحظة من فضلك',
+    checking: 'نتحقق من أنك إنسان. يستغرق ذلك ثانية أو ثانيتين ولا يتطلب منك شيئًا.',
+    noscript: 'يحتاج هذا الموقع إلى JavaScript ليسمح لك بالدخول: فعّله ثم أعد تحميل الصفحة.',
+    passedTitle: 'شكرًا لك',
+    passed: 'جارٍ نقلك إلى الصفحة…',
+    deniedTitle: 'تم رفض الوصول',
+    denied: 'رفضت الحماية في هذا الموقع هذا المتصفح. إذا كنت إنسانًا، فجرّب متصفحًا أو شبكة أخرى، أو أبلغ مالك الموقع.',
+    rateLimitedTitle: 'عمليات تحقق كثيرة جدًا',
+    rateLimited: 'طلبت شبكتك التحقق مرات كثيرة جدًا. انتظر دقيقة، ثم أعد تحميل الصفحة.',
+    failedTitle: 'حدث خطأ ما',
+    failed: 'تعذّر التحقق من متصفحك ({code}). أعد تحميل الصفحة للمحاولة مرة أخرى.',
+    loopTitle: 'متصفحك يعود إلى هنا مرارًا',
+    loop: 'تم التحقق منه، لكن الموقع لا يرى تصريح مروره: اسمح بملفات تعريف الارتباط لهذا الموقع، أو استخدم شبكة لا يتغير عنوانها، ثم أعد تحميل الصفحة.',
+    cookiesTitle: 'ملفات تعريف الارتباط محظورة',
+    cookies: 'يسمح هذا الموقع للمتصفحات بالدخول عبر ملف تعريف ارتباط: اسمح بملفات تعريف الارتباط لهذا الموقع، ثم أعد تحميل الصفحة.',
+    retry: 'إعادة المحاولة',
+  },
+  he: {
+    title: 'רק רגע',
+    checking: 'בודקים שמדובר באדם. זה לוקח שנייה או שתיים ולא דורש ממך דבר.',
+    noscript: 'האתר הזה צריך JavaScript כדי להכניס אותך: יש להפעיל אותו ולטעון את הדף מחדש.',
+    passedTitle: 'תודה',
+    passed: 'מעבירים אותך לדף…',
+    deniedTitle: 'הגישה נדחתה',
+    denied: 'מערכת ההגנה של האתר דחתה את הדפדפן הזה. אם אינך בוט, אפשר לנסות דפדפן או רשת אחרים, או לפנות לבעלי האתר.',
+    rateLimitedTitle: 'יותר מדי בדיקות',
+    rateLimited: 'מהרשת שלך התבקשו בדיקות לעיתים קרובות מדי. יש להמתין דקה ואז לטעון את הדף מחדש.',
+    failedTitle: 'משהו השתבש',
+    failed: 'לא ניתן היה לבדוק את הדפדפן שלך ({code}). יש לטעון את הדף מחדש כדי לנסות שוב.',
+    loopTitle: 'הדפדפן שלך חוזר לכאן שוב ושוב',
+    loop: 'הוא נבדק, אבל האתר לא רואה את אישור המעבר שלו: יש לאפשר קובצי Cookie לאתר הזה, או להשתמש ברשת שהכתובת שלה לא משתנה, ואז לטעון את הדף מחדש.',
+    cookiesTitle: 'קובצי ה-Cookie חסומים',
+    cookies: 'האתר הזה מכניס דפדפנים באמצעות קובץ Cookie: יש לאפשר קובצי Cookie לאתר הזה, ואז לטעון את הדף מחדש.',
+    retry: 'ניסיון נוסף',
+  },
+  fa: {
+    title: 'لحظه\u200cای صبر کنید',
+    checking: 'در حال بررسی اینکه شما انسان هستید. این کار یکی دو ثانیه طول می\u200cکشد و کاری از شما لازم نیست.',
+    noscript: 'این وب\u200cسایت برای ورود شما به JavaScript نیاز دارد: آن را فعال کنید و صفحه را دوباره بارگیری کنید.',
+    passedTitle: 'متشکریم',
+    passed: 'در حال انتقال شما به صفحه…',
+    deniedTitle: 'دسترسی رد شد',
+    denied: 'سامانهٔ محافظت این وب\u200cسایت این مرورگر را نپذیرفت. اگر انسان هستید، مرورگر یا شبکهٔ دیگری را امتحان کنید، یا به مالک وب\u200cسایت اطلاع دهید.',
+    rateLimitedTitle: 'بررسی\u200cهای بیش از حد',
+    rateLimited: 'از شبکهٔ شما بیش از حد درخواست بررسی شده است. یک دقیقه صبر کنید، سپس صفحه را دوباره بارگیری کنید.',
+    failedTitle: 'مشکلی پیش آمد',
+    failed: 'مرورگر شما بررسی نشد ({code}). برای تلاش دوباره، صفحه را دوباره بارگیری کنید.',
+    loopTitle: 'مرورگر شما مدام به اینجا برمی\u200cگردد',
+    loop: 'مرورگر بررسی شد، اما وب\u200cسایت مجوز عبور آن را نمی\u200cبیند: کوکی\u200cها را برای این وب\u200cسایت مجاز کنید، یا از شبکه\u200cای استفاده کنید که نشانی آن ثابت می\u200cماند، سپس صفحه را دوباره بارگیری کنید.',
+    cookiesTitle: 'کوکی\u200cها مسدود هستند',
+    cookies: 'این وب\u200cسایت با یک کوکی به مرورگرها اجازهٔ ورود می\u200cدهد: کوکی\u200cها را برای این وب\u200cسایت مجاز کنید، سپس صفحه را دوباره بارگیری کنید.',
+    retry: 'تلاش دوباره',
   },
 }

@@ -17,13 +17,16 @@ interface SiteRow {
   domains: string[]
   settings: Partial<SiteSettings>
   webhook_secret_ciphertext: string | null
+  previous_webhook_secret_ciphertext: string | null
+  previous_webhook_secret_expires_at: Date | null
   created_at: Date
   updated_at: Date
   revision: string
 }
 
 const siteColumns = `id, account_id, name, site_key, secret_key_hash, previous_secret_key_hash, previous_secret_expires_at,
-  earlier_secret_key_hash, earlier_secret_expires_at, domains, settings, webhook_secret_ciphertext, created_at, updated_at, revision::text AS revision`
+  earlier_secret_key_hash, earlier_secret_expires_at, domains, settings, webhook_secret_ciphertext,
+  previous_webhook_secret_ciphertext, previous_webhook_secret_expires_at, created_at, updated_at, revision::text AS revision`
 
 function toSite(row: SiteRow): Site {
   return {
@@ -39,6 +42,10 @@ function toSite(row: SiteRow): Site {
     domains: row.domains,
     settings: withDefaultSettings(row.settings),
     webhookSecretCiphertext: row.webhook_secret_ciphertext,
+    previousWebhookSecret:
+      row.previous_webhook_secret_ciphertext === null || row.previous_webhook_secret_expires_at === null
+        ? null
+        : { ciphertext: row.previous_webhook_secret_ciphertext, expiresAt: row.previous_webhook_secret_expires_at },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     revision: row.revision,
@@ -62,8 +69,14 @@ export interface SiteChanges {
   domains?: string[]
   /** Merged key by key; a null value removes the key, so the default applies again. */
   settings?: { [Name in keyof SiteSettings]?: SiteSettings[Name] | null }
-  /** undefined keeps the stored secret; null clears it. */
+  /** undefined keeps the stored secret; null clears it. Either change drops the replaced one, unless: */
   webhookSecretCiphertext?: string | null
+  /**
+   * With a new webhookSecretCiphertext, a date keeps the secret it replaces signing beside it
+   * until then (the one replaced before that stops). null, with or without a new secret, stops the
+   * replaced secret now.
+   */
+  previousWebhookSecretExpiresAt?: Date | null
 }
 
 /** Sites in the system of record. Plain SQL that runs alike on PostgreSQL and PGlite. */
@@ -191,6 +204,12 @@ export function createSiteRepository(database: SqlExecutor) {
            domains = COALESCE($3, domains),
            settings = jsonb_strip_nulls(settings || $4::jsonb),
            webhook_secret_ciphertext = CASE WHEN $5 THEN $6 ELSE webhook_secret_ciphertext END,
+           previous_webhook_secret_ciphertext = CASE
+             WHEN $8 THEN CASE WHEN $9::timestamptz IS NULL OR NOT $5 THEN NULL ELSE webhook_secret_ciphertext END
+             WHEN $5 THEN NULL ELSE previous_webhook_secret_ciphertext END,
+           previous_webhook_secret_expires_at = CASE
+             WHEN $8 THEN CASE WHEN $9::timestamptz IS NULL OR NOT $5 OR webhook_secret_ciphertext IS NULL THEN NULL ELSE $9::timestamptz END
+             WHEN $5 THEN NULL ELSE previous_webhook_secret_expires_at END,
            updated_at = now(), revision = revision + 1
          WHERE id = $1 AND ($7::text[] IS NULL OR revision::text = ANY($7::text[])) RETURNING ${siteColumns}`,
         [
@@ -201,6 +220,8 @@ export function createSiteRepository(database: SqlExecutor) {
           changes.webhookSecretCiphertext !== undefined,
           changes.webhookSecretCiphertext ?? null,
           expectedRevisions === undefined ? null : [...expectedRevisions],
+          changes.previousWebhookSecretExpiresAt !== undefined,
+          changes.previousWebhookSecretExpiresAt ?? null,
         ],
       )
       return rows[0] === undefined ? undefined : toSite(rows[0])

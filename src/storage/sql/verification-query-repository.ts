@@ -218,6 +218,22 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
       return { current: countAt(currentHour), previous: countAt(currentHour - HOUR_MS) }
     },
 
+    /**
+     * Each of the sites' verifications, and the blocked ones, from the UTC hour `from` on, from the
+     * hourly action counts alone: one statement for all the sites, one primary-key range per site.
+     * Sites with none are left out.
+     */
+    async recentTotalsOf(siteIds: readonly string[], from: Date): Promise<{ siteId: string; total: number; blocked: number }[]> {
+      if (siteIds.length === 0) return []
+      const rows = await database.query<{ site_id: string; total: number; blocked: number }>(
+        `SELECT site_id, sum(count)::int8 AS total, (sum(count) FILTER (WHERE value = 'block'))::int8 AS blocked FROM verification_rollups
+          WHERE site_id = ANY($1::uuid[]) AND kind = 'action' AND hour >= $2
+          GROUP BY site_id`,
+        [siteIds, from],
+      )
+      return rows.map((row) => ({ siteId: row.site_id, total: row.total, blocked: row.blocked ?? 0 }))
+    },
+
     /** Counts per UTC bucket (epoch milliseconds) and action. */
     async countByBucket(siteId: string, range: StatsRange): Promise<BucketCount[]> {
       const rows = await database.query<{ bucket_ms: number; action: string; count: number }>(

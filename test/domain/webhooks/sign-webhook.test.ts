@@ -87,4 +87,16 @@ describe('buildSignedHeaders', () => {
       'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/),
     })
   })
+
+  it('signs webhook-signature with the replaced secret too, after the current one, and X-Service-Signature with the current alone', () => {
+    const sentAt = new Date()
+    const current = buildSignedHeaders({ secret: 'the new secret, 0123', event: 'verification.blocked', deliveryId: 'd-4', body, sentAt })
+    const previous = buildSignedHeaders({ secret: 'the old secret, 0123', event: 'verification.blocked', deliveryId: 'd-4', body, sentAt })
+    const both = buildSignedHeaders({ secret: 'the new secret, 0123', previousSecret: 'the old secret, 0123', event: 'verification.blocked', deliveryId: 'd-4', body, sentAt })
+    expect(both['webhook-signature']).toBe(`${current['webhook-signature']} ${previous['webhook-signature']}`)
+    expect(both['X-Service-Signature']).toBe(current['X-Service-Signature'])
+    for (const secret of ['the new secret, 0123', 'the old secret, 0123']) {
+      expect(() => new Webhook(toStandardWebhooksSecret(secret)).verify(body.toString('utf8'), both)).not.toThrow()
+    }
+  })
 })

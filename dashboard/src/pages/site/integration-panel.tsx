@@ -7,6 +7,7 @@ import { ErrorNotice, Notice } from '../../components/notice.js'
 import { formatDateTime } from '../../lib/format.js'
 import { canChangeSite, canDeleteSite } from '../../lib/site-access.js'
 import { navigate } from '../../lib/router.js'
+import { DeleteSiteDialog } from './delete-site-dialog.js'
 
 type Pending = 'none' | 'rotate' | 'end-previous' | 'delete'
 
@@ -157,18 +158,7 @@ export function IntegrationPanel({ site, onChanged }: IntegrationPanelProps) {
       >
         <p>Siteverify calls that still send a replaced secret key of <strong>{site.name}</strong> fail from now on.</p>
       </ConfirmDialog>
-      <ConfirmDialog
-        title={`Delete ${site.name}?`}
-        confirmLabel="Delete site"
-        isOpen={pending === 'delete'}
-        isBusy={isBusy}
-        onConfirm={() => void remove()}
-        onCancel={() => setPending('none')}
-      >
-        <p>
-          This cannot be undone. Pages using the site key <code>{site.siteKey}</code> will stop getting challenges.
-        </p>
-      </ConfirmDialog>
+      <DeleteSiteDialog site={site} isOpen={pending === 'delete'} isBusy={isBusy} onConfirm={() => void remove()} onCancel={() => setPending('none')} />
     </>
   )
 }

@@ -7,6 +7,7 @@ import { Field } from '../../components/field.js'
 import { FormOutcome } from '../../components/notice.js'
 import { webhookEventChoices } from '../../lib/delivery-outcomes.js'
 import { generateSecret } from '../../lib/random-secret.js'
+import { formatDateTime } from '../../lib/format.js'
 import { fieldLabelOf } from '../../lib/site-fields.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { useLoader } from '../../lib/use-loader.js'
@@ -100,7 +101,9 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
       <p class="muted">
         Tollgate posts a signed event to this address for each kind of event you choose below: when a verification is
         blocked, and when a surge of the site's traffic begins and ends. Check the <code>X-Service-Signature</code> header (HMAC-SHA256 of the body
-        with your secret).
+        with your secret), or the Standard Webhooks headers (<code>webhook-id</code>, <code>webhook-timestamp</code>,{' '}
+        <code>webhook-signature</code>) with a Standard Webhooks library. A new secret replaces the old one, which keeps
+        signing beside it in <code>webhook-signature</code> for 24 hours, so that your receiver can move to it without failed deliveries.
       </p>
       <FormOutcome state={state} />
       <Form class="form" onSubmit={() => void save()}>
@@ -129,8 +132,12 @@ function WebhookForm({ site, onSaved }: WebhookPanelProps) {
             }
             hint={
               isSecretSet
-                ? 'The secret is never shown again. Leave the field empty to keep it, or enter a new one to replace it.'
-                : 'At least 16 random characters (Generate makes one). Store the same value in your receiver.'
+                ? `The secret is never shown again. Leave the field empty to keep it, or enter a new one to replace it.${
+                    site.settings.previousWebhookSecretExpiresAt === null
+                      ? ''
+                      : ` The secret it replaced also signs until ${formatDateTime(site.settings.previousWebhookSecretExpiresAt)}.`
+                  }`
+                : 'At least 16 random characters (Generate makes one, in the whsec_ form Standard Webhooks libraries take as it is). Store the same value in your receiver.'
             }
           >
             {(control) => (

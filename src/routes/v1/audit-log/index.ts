@@ -46,6 +46,32 @@ const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return { items: page.map(auditEventViewFor(request)), nextCursor }
     },
   )
+  app.get(
+    '/audit-log/sites',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: "The sites the account's audit log has events of",
+        description:
+          'Each once, as its newest event names it: those deleted, transferred away or no longer shared included, which GET /sites no longer lists ' +
+          "but whose events siteId still finds. deleted: that newest event is the site's deletion. In no order.",
+        security: dashboardSecurity,
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                id: Type.String({ format: 'uuid' }),
+                name: Type.String({ description: 'The name its newest event recorded' }),
+                deleted: Type.Boolean({ description: 'Its newest event is its deletion' }),
+              }),
+            ),
+          }),
+          ...authenticatedErrors,
+        },
+      },
+    },
+    async (request) => ({ items: await auditLog.sitesOf(accountOf(request).id) }),
+  )
   await app.register(auditLogExportRoutes)
 }
 

@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { withDefaultSettings } from '../../../domain/sites/site.js'
+import { matchesSiteSearch, MAX_SITE_SEARCH_LENGTH, SITE_SORTS, sortSites } from '../../../domain/sites/site-search.js'
+import { recentDayStart } from '../../../domain/analytics/stats-range.js'
+import { stringEnum } from '../public-schemas.js'
 import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { initialSettingsOf, normalizeSiteInput, validateMergedSettings } from '../../../domain/sites/site-input.js'
 import { accountOf, creationRefused, SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
@@ -10,7 +13,7 @@ import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { nonDefaultSettingsOf } from '../../../domain/audit/audit-event.js'
 import { auditedSiteTransaction, auditedTransaction, recordAudit, recordSiteAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
-import { CreateSiteBody, documentedBodies, Site, siteView, SiteWithSecret, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
+import { CreateSiteBody, documentedBodies, ListedSite, Site, siteView, SiteWithSecret, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
 import { etagHeader, revisionTagOf, tagWithRevision } from './site-revision.js'
 import { createOnce, idempotencyKeyHeader, idempotencyOf, replayedHeader, sendOutcome } from '../idempotency.js'
@@ -20,18 +23,40 @@ export const MAX_SITES_PER_ACCOUNT = 100
 
 /** List, create, read and delete; the update has its own file. */
 const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const verifications = createVerificationQueryRepository(app.database)
   app.get(
     '/sites',
     {
       schema: {
         tags: ['dashboard'],
         summary: "The account's sites, and those shared with it",
-        description: 'Oldest first, each with the account\'s role on it (owner for its own sites).',
+        description:
+          "Every one at once (an account holds at most " + String(MAX_SITES_PER_ACCOUNT) + "), each with the account's role on it (owner for its own sites): " +
+          'oldest first, or by name with sort=name. q keeps those whose name, one of whose domains or whose site key holds it, whatever the case. ' +
+          "include=summary adds each site's verifications and blocked ones of the last 24 hours, read for all the sites at once.",
         security: dashboardSecurity,
-        response: { 200: Type.Object({ items: Type.Array(Site) }), ...authenticatedErrors },
+        querystring: Type.Object({
+          q: Type.Optional(Type.String({ maxLength: MAX_SITE_SEARCH_LENGTH, description: 'Text the name, a domain or the site key holds (case aside); empty keeps all' })),
+          sort: Type.Optional(stringEnum(SITE_SORTS, { description: 'created (default): oldest first; name: by name, "Client 2" before "Client 10"' })),
+          include: Type.Optional(Type.Literal('summary', { description: "summary: each site's last 24 hours (summary)" })),
+        }),
+        response: { 200: Type.Object({ items: Type.Array(ListedSite) }), 400: ErrorResponse, ...authenticatedErrors },
       },
     },
-    async (request) => ({ items: (await app.sites.listVisibleTo(accountOf(request).id)).map(({ site, role }) => siteView(site, role)) }),
+    async (request) => {
+      const { q = '', sort = 'created', include } = request.query
+      const visible = (await app.sites.listVisibleTo(accountOf(request).id)).filter(({ site }) => matchesSiteSearch(site, q))
+      const items = sortSites(visible.map(({ site, role }) => siteView(site, role)), sort)
+      if (include !== 'summary') return { items }
+      const from = recentDayStart(new Date())
+      const totals = await verifications.recentTotalsOf(items.map((site) => site.id), from)
+      return {
+        items: items.map((site) => {
+          const counted = totals.find((total) => total.siteId === site.id)
+          return { ...site, summary: { from: from.toISOString(), verifications: counted?.total ?? 0, blocked: counted?.blocked ?? 0 } }
+        }),
+      }
+    },
   )
 
   app.post(

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { encryptSecret } from '../../../domain/secret-box.js'
+import { decryptSecret, encryptSecret } from '../../../domain/secret-box.js'
+import type { Site } from '../../../domain/sites/site.js'
 import type { InputRules } from '../../../domain/sites/site-input.js'
 
 /**
@@ -19,4 +20,14 @@ export function inputRulesOf(app: FastifyInstance): InputRules {
 /** The stored form of a webhook secret, bound to its site so it cannot be moved to another row. */
 export function sealWebhookSecret(app: FastifyInstance, siteId: string, secret: string): string {
   return encryptSecret(app.keyRing.keyFor('webhook-encryption'), secret, siteId)
+}
+
+/** Whether `secret` is the site's stored webhook secret (false when none is, or it cannot be opened). */
+export function isWebhookSecretOf(app: FastifyInstance, site: Pick<Site, 'id' | 'webhookSecretCiphertext'>, secret: string): boolean {
+  if (site.webhookSecretCiphertext === null) return false
+  try {
+    return decryptSecret(app.keyRing.keyFor('webhook-encryption'), site.webhookSecretCiphertext, site.id) === secret
+  } catch {
+    return false
+  }
 }

@@ -3,7 +3,7 @@ import { NullableInput } from '../dashboard-schemas.js'
 import { MAX_ALLOWED_ADDRESSES } from '../../../domain/sites/allowed-addresses.js'
 import { MAX_BLOCKED_ADDRESSES, MAX_BLOCKED_COUNTRIES } from '../../../domain/sites/blocklist.js'
 import { previousSecretsEnd } from '../../../domain/sites/site-keys.js'
-import type { Site as SiteRecord } from '../../../domain/sites/site.js'
+import { livePreviousWebhookSecret, PREVIOUS_WEBHOOK_SECRET_GRACE_MS, type Site as SiteRecord } from '../../../domain/sites/site.js'
 import { SITE_ROLES, type SiteRole } from '../../../domain/sites/site-roles.js'
 import { WEBHOOK_EVENTS } from '../../../domain/webhooks/webhook-payload.js'
 import { stringEnum } from '../public-schemas.js'
@@ -71,6 +71,10 @@ const settingsViewProperties = {
   webhookUrlSet: Type.Boolean({ description: 'Whether a webhook URL is set' }),
   webhookEvents: Type.Array(stringEnum(WEBHOOK_EVENTS), { description: WEBHOOK_EVENTS_DESCRIPTION }),
   webhookSecretSet: Type.Boolean({ description: 'Whether a webhook secret is stored (the secret itself is write-only)' }),
+  previousWebhookSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description:
+      `Until when the webhook secret the last new one replaced still signs beside it (webhook-signature carries both; X-Service-Signature the new one alone): ${PREVIOUS_WEBHOOK_SECRET_GRACE_MS / 3_600_000} hours after it was replaced; null when none does`,
+  }),
   difficulty: Type.Integer({ description: describeSetting('difficulty') }),
   challengeLifetimeSeconds: Type.Integer({ description: describeSetting('challengeLifetimeSeconds') }),
   challengeThreshold: Type.Integer({ description: describeSetting('challengeThreshold') }),
@@ -100,6 +104,24 @@ const siteProperties = {
 }
 
 export const Site = Type.Object(siteProperties)
+
+/** A site of the list, with its last 24 hours when asked for (`include=summary`). */
+export const ListedSite = Type.Object({
+  ...siteProperties,
+  summary: Type.Optional(
+    Type.Object(
+      {
+        from: Type.String({ format: 'date-time', description: 'Start of the first UTC hour counted: the 23rd before the current one' }),
+        verifications: Type.Integer({ description: 'Verifications since from, of every action (allowed, challenged, blocked, rejected)' }),
+        blocked: Type.Integer({ description: 'Those of them blocked' }),
+      },
+      {
+        description:
+          "With include=summary: the site's verifications in the current UTC hour so far and the 23 before it, as GET /sites/{id}/stats counts them by default (its totals.total and totals.block)",
+      },
+    ),
+  ),
+})
 
 export const SiteWithSecret = Type.Object({
   ...siteProperties,
@@ -138,12 +160,20 @@ function requestBodies(withLimits: boolean) {
             limits(
               {
                 maxLength: 4096,
-                description: `Signs webhook bodies (HMAC-SHA256); ${WEBHOOK_SECRET_MIN_LENGTH} to ${WEBHOOK_SECRET_MAX_LENGTH} characters, at least ${WEBHOOK_SECRET_MIN_DISTINCT} of them different, no white space at either end; write-only; null removes it`,
+                description: `Signs webhook bodies (HMAC-SHA256); ${WEBHOOK_SECRET_MIN_LENGTH} to ${WEBHOOK_SECRET_MAX_LENGTH} characters, at least ${WEBHOOK_SECRET_MIN_DISTINCT} of them different, no white space at either end; write-only; null removes it (and the replaced one with it). ` +
+                  `A new secret replaces the stored one, which keeps signing beside it for ${PREVIOUS_WEBHOOK_SECRET_GRACE_MS / 3_600_000} hours (previousWebhookSecretExpiresAt)`,
               },
               { minLength: WEBHOOK_SECRET_MIN_LENGTH, maxLength: WEBHOOK_SECRET_MAX_LENGTH },
             ),
           ),
         ),
+      ),
+      previousWebhookSecretExpiresAt: Type.Optional(
+        Type.Null({
+          description:
+            'null stops the webhook secret the last new one replaced from signing now, instead of at the time reads show (it leaked); ' +
+            'sent with a new webhookSecret, the secret replaced never signs beside it',
+        }),
       ),
       webhookEvents: Type.Optional(
         NullableInput(
@@ -229,7 +259,9 @@ export function siteView(site: SiteRecord, role: SiteRole): Type.Static<typeof S
     name: site.name,
     siteKey: site.siteKey,
     domains: site.domains,
-    settings: { ...site.settings, webhookUrl, webhookUrlSet: site.settings.webhookUrl !== null, webhookSecretSet: site.webhookSecretCiphertext !== null },
+    settings: { ...site.settings, webhookUrl, webhookUrlSet: site.settings.webhookUrl !== null, webhookSecretSet: site.webhookSecretCiphertext !== null,
+      previousWebhookSecretExpiresAt: livePreviousWebhookSecret(site, Date.now())?.expiresAt.toISOString() ?? null,
+    },
     previousSecretExpiresAt: previousSecretsEnd(site, Date.now())?.toISOString() ?? null,
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),

@@ -9,7 +9,8 @@ import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trai
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
 import { documentedBodies, Site, siteView, UpdateSiteBody, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { etagHeader, revisionsAcceptedBy, tagWithRevision } from './site-revision.js'
-import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
+import { inputRulesOf, isWebhookSecretOf, sealWebhookSecret } from './site-rules.js'
+import { PREVIOUS_WEBHOOK_SECRET_GRACE_MS } from '../../../domain/sites/site.js'
 
 const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
@@ -22,6 +23,8 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Absent fields keep their values; settings merge key by key and null clears a key (back to its default). ' +
           'The spec\'s body {"settings": {"webhookUrl": ..., "webhookSecret": ...}} sets the webhook. ' +
+          `A new webhookSecret replaces the stored one, which keeps signing beside it (a second webhook-signature entry) for ${PREVIOUS_WEBHOOK_SECRET_GRACE_MS / 3_600_000} hours, ` +
+          'so that a receiver not yet moved to the new secret keeps verifying: settings.previousWebhookSecretExpiresAt says until when, and null there ends it now. ' +
           'Changes reach every instance within seconds. ' +
           'Reads and writes of a site answer its `ETag`; with `If-Match` set to it, the update is made only if nobody has changed the site since ' +
           '(else 412 `precondition_failed`, and nothing changes), so that two editors of one site do not undo each other\'s changes.',
@@ -54,11 +57,19 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // waited (and made the requester the owner, or the owner an admin) is reflected.
       const { updated, role } = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, before, role) => {
         const sites = createSiteRepository(transaction)
+        const replaced = typeof secret === 'string' && !isWebhookSecretOf(app, before, secret)
         const changes = {
           name: value.name,
           domains: value.domains === undefined ? undefined : [...value.domains],
           settings: settingsChangesOf(settings),
-          webhookSecretCiphertext: secret === undefined || secret === null ? secret : sealWebhookSecret(app, site.id, secret),
+          // The secret sent again as it is stored changes nothing, and ends no overlap.
+          webhookSecretCiphertext: typeof secret === 'string' ? (replaced ? sealWebhookSecret(app, site.id, secret) : undefined) : secret,
+          // A new secret keeps the one it replaces signing for a while (as a rotated secret key keeps
+          // working), unless the request ends that now; removing the secret or the URL removes it.
+          previousWebhookSecretExpiresAt:
+            settings.previousWebhookSecretExpiresAt === null || settings.webhookUrl === null
+              ? null
+              : replaced ? new Date(Date.now() + PREVIOUS_WEBHOOK_SECRET_GRACE_MS) : undefined,
         }
         const result = await sites.update(site.id, changes, expectedRevisions)
         if (result === undefined) {
