@@ -16,6 +16,7 @@ import events from './plugins/events.js'
 import logExports from './plugins/log-exports.js'
 import metrics from './plugins/metrics.js'
 import network from './plugins/network.js'
+import openSites from './plugins/open-sites.js'
 import sites from './plugins/sites.js'
 import storage from './plugins/storage.js'
 import siteTraffic from './plugins/site-traffic.js'
@@ -274,6 +275,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(siteverifyCounts, { flushIntervalMs: options.siteverifyCountsFlushIntervalMs })
   await app.register(logRetention, { intervalMs: options.logRetentionIntervalMs })
   await app.register(demoSite)
+  await app.register(openSites)
   await app.register(publicApi)
   await app.register(siteverifyRoutes)
   await app.register(siteverifyFeedbackRoutes)

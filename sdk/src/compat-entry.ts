@@ -71,4 +71,6 @@ loadStrings(languageFor(document.documentElement), assetsFolderOf({}))
 whenParsed(() => {
   if (query.get('render') !== 'explicit') for (const vendorApi of installed) vendorApi.renderAll()
   callOnload(query.get('onload'))
+  // Pages of the vendors this file does not serve get no token: the developer is told where to go.
+  if (document.querySelector('altcha-widget,.frc-captcha')) console.warn('Tollgate: ALTCHA, Friendly Captcha: use tollgate.js, form data-tollgate (docs/migrating.md)')
 })

@@ -105,6 +105,26 @@ function vendorPages(service: string, siteKey: string, unknownKey: string): Reco
 <script src="${service}/turnstile/v0/api.js" async defer></script>`),
     // reCAPTCHA v3 (developers.google.com/recaptcha/docs/v3): ready, then execute with an action.
     '/recaptcha-v3': html(`<script src="${service}/recaptcha/api.js?render=${siteKey}"></script>`),
+    // reCAPTCHA v3's form pattern, unchanged, on the test site key that always blocks: Google's
+    // gives every visitor a token, so the page posts whatever execute resolves to.
+    '/recaptcha-v3-blocked': html(`
+<script src="${service}/recaptcha/api.js?render=2x00000000000000000000AB"></script>
+<form id="order" method="post" action="/order">
+  <input type="hidden" name="g-recaptcha-response" id="response">
+  <input name="item" value="vase">
+  <button type="submit">Order</button>
+</form>
+<script>
+  document.getElementById('order').addEventListener('submit', function (event) {
+    event.preventDefault()
+    grecaptcha.ready(function () {
+      grecaptcha.execute('2x00000000000000000000AB', { action: 'submit' }).then(function (token) {
+        document.getElementById('response').value = token
+        document.getElementById('order').submit()
+      })
+    })
+  })
+</script>`),
     // reCAPTCHA bound to the form's button, in Google's markup (developers.google.com/recaptcha/docs/v3, "automatically bind"; no data-size).
     '/recaptcha-invisible': html(`
 <script>function onSubmit(token) { document.getElementById('order').submit() }</script>
@@ -149,6 +169,13 @@ function vendorPages(service: string, siteKey: string, unknownKey: string): Reco
 <div class="h-captcha" data-sitekey="${siteKey}" data-callback="onToken"></div>
 <script>function onToken(token) { window.token = token }</script>
 <script src="${service}/1/api.js" async defer></script>`),
+    // ALTCHA's and Friendly Captcha's markup, which compat.js does not serve, with its script host changed.
+    '/altcha': html(`
+<form method="post" action="/order"><altcha-widget challengeurl="${service}/altcha/challenge"></altcha-widget><button type="submit">Order</button></form>
+<script src="${service}/sdk/v1/compat.js" async defer></script>`),
+    '/friendly-captcha': html(`
+<form method="post" action="/order"><div class="frc-captcha" data-sitekey="${siteKey}"></div><button type="submit">Order</button></form>
+<script src="${service}/sdk/v1/compat.js" async defer></script>`),
     // Every vendor's API at once, nothing rendered by itself.
     '/compat-explicit': html(`
 <div id="plain"></div><div id="second"></div><div id="third"></div>
@@ -363,6 +390,24 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     for (const token of tokens) expect(await redeemAtVendorPath('/recaptcha/api/siteverify', token ?? '')).toMatchObject({ success: true, action: 'submit' })
   })
 
+  it('posts reCAPTCHA v3\'s form for a blocked visitor, as Google\'s does, with a placeholder that every Siteverify path refuses', async () => {
+    const { page, errors } = await open('/recaptcha-v3-blocked')
+    const ordersBefore = shop.orders.length
+    await page.click('#order button')
+    await page.waitForSelector('#ordered', { timeout: 20_000 })
+    expect(shop.orders).toHaveLength(ordersBefore + 1)
+    const posted = shop.orders.at(-1)?.['g-recaptcha-response'] ?? ''
+    // The reference the visitor would have been shown, which the dashboard's log finds.
+    expect(posted).toMatch(/^tollgate-blocked:[\da-f]{8}-[\da-f]{4}$/)
+    for (const path of ['/recaptcha/api/siteverify', '/siteverify', '/turnstile/v0/siteverify', '/api/v1/siteverify']) {
+      // The site's secret, and the always-pass test secret a CI with this test key would use.
+      for (const secret of [sdk.demoSite.secretKey, testSecrets.alwaysPasses, testSecrets.recaptchaPasses]) {
+        expect(await redeemAtVendorPath(path, posted, secret), `${path} ${secret}`).toMatchObject({ success: false, 'error-codes': ['invalid-input-response'] })
+      }
+    }
+    expect(errors).toEqual([])
+  })
+
   it('gets the token when Google\'s button markup is clicked, not before, and the page\'s callback posts it as g-recaptcha-response', async () => {
     const { page, events } = await browser.newPage()
     await page.goto(`${shop.origin}/recaptcha-invisible`)
@@ -533,6 +578,21 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     expect(cleared).toEqual([undefined, '', ['', '', '']])
     // Both get a token again by themselves, as after their vendors' reset.
     await waitFor(page, `window.turnstile.getResponse() !== undefined && window.grecaptcha.getResponse(1) !== ''`)
+  })
+
+  it('tells the developer of an ALTCHA or Friendly Captcha page in the console how to move it, and stays quiet on the vendors\' pages it serves', async () => {
+    for (const path of ['/altcha', '/friendly-captcha', '/hcaptcha']) {
+      const { page } = await browser.newPage()
+      const warnings: string[] = []
+      page.on('console', (message) => {
+        if (message.type() === 'warning') warnings.push(message.text())
+      })
+      await page.goto(`${shop.origin}${path}`)
+      await page.waitForFunction(() => typeof (window as unknown as { Tollgate?: unknown }).Tollgate === 'object')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      if (path === '/hcaptcha') expect(warnings).toEqual([])
+      else expect(warnings, path).toEqual(['Tollgate: ALTCHA, Friendly Captcha: use tollgate.js, form data-tollgate (docs/migrating.md)'])
+    }
   })
 
   it('leaves a vendor\'s global the page already has, and defines the others', async () => {

@@ -142,6 +142,18 @@ describe('the OpenAPI document against the dashboard API', () => {
     expect(answered.statusCode, answered.body).toBe(200)
   })
 
+  it("documents Turnstile's messages list at its Siteverify path only: reCAPTCHA's and hCaptcha's paths never send it", () => {
+    const propertiesAt = (path: string) => {
+      const answer = (document.paths[path]?.post as { responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }> } | undefined)?.responses['200']
+      return Object.keys(answer?.content['application/json']?.schema.properties ?? {})
+    }
+    expect(propertiesAt('/turnstile/v0/siteverify')).toContain('messages')
+    for (const path of ['/recaptcha/api/siteverify', '/siteverify', '/api/v1/siteverify']) {
+      expect(propertiesAt(path), path).toContain('error-codes')
+      expect(propertiesAt(path), path).not.toContain('messages')
+    }
+  })
+
   it("leaves the public routes' queries open: vendors' clients send parameters of their own", async () => {
     const response = await service.app.inject({ method: 'POST', url: '/api/v1/challenge?cb=1', headers: { 'x-site-key': site.siteKey, origin: 'http://localhost' } })
     expect(response.statusCode, response.body).toBe(200)

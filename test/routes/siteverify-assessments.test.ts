@@ -57,6 +57,12 @@ describe.each(deployments)("reCAPTCHA Enterprise's createAssessment on $name", (
     expect((await assess({ token: other })).json<Assessment>().tokenProperties.invalidReason).toBe('DUPE')
   })
 
+  it.skipIf(!available)("answers reCAPTCHA v3's placeholder for a blocked visitor as an invalid token with score 0", async () => {
+    const answer = await assess({ token: 'tollgate-blocked:1a2b3c4d-5e6f', siteKey: site.siteKey })
+    expect(answer.statusCode).toBe(200)
+    expect(answer.json<Assessment>()).toMatchObject({ riskAnalysis: { score: 0 }, tokenProperties: { valid: false, invalidReason: 'MALFORMED' } })
+  })
+
   it.skipIf(!available)("takes the key in Google's X-Goog-Api-Key header (its client libraries) or as a bearer token too", async () => {
     const headerSets: Record<string, string>[] = [{ 'x-goog-api-key': site.secretKey }, { authorization: `Bearer ${site.secretKey}` }]
     for (const headers of headerSets) {

@@ -125,6 +125,44 @@ describe('Siteverify', () => {
     }
   })
 
+  it("answers reCAPTCHA v3's placeholder for a blocked visitor as a failure in each path's words, for every secret, and spends nothing", async () => {
+    // What grecaptcha.execute resolves to when the visitor is blocked (sdk/src/compat/blocked-response.ts).
+    const placeholder = 'tollgate-blocked:1a2b3c4d-5e6f'
+    const shapes: Record<string, string> = {
+      '/turnstile/v0/siteverify': '{"success":false,"error-codes":["invalid-input-response"],"messages":[]}',
+      '/recaptcha/api/siteverify': '{"success":false,"error-codes":["invalid-input-response"]}',
+      '/siteverify': '{"success":false,"error-codes":["invalid-input-response"]}',
+    }
+    for (const secret of [site.secretKey, testSecrets.alwaysPasses, testSecrets.recaptchaPasses, testSecrets.hcaptchaPasses]) {
+      for (const [url, body] of Object.entries(shapes)) {
+        expect((await service.app.inject({ method: 'POST', url, payload: { secret, response: placeholder } })).body, `${url} ${secret}`).toBe(body)
+      }
+      const own = (await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret, response: placeholder } })).json()
+      expect(own).toMatchObject({ success: false, 'error-codes': ['invalid-input-response'], score: null, action: null })
+    }
+    // Google's GET, with the reference unknown (a proxy's request id): still a failure.
+    const get = await service.app.inject({ method: 'GET', url: `/recaptcha/api/siteverify?${new URLSearchParams({ secret: site.secretKey, response: 'tollgate-blocked:' }).toString()}` })
+    expect(get.body).toBe(shapes['/recaptcha/api/siteverify'])
+  })
+
+  it("takes Friendly Captcha v1's solution field as the response at /api/v1/siteverify, its own siteverify path, and only there", async () => {
+    // Friendly Captcha v1's server-side call: JSON with solution, secret and sitekey; its clients read success.
+    const friendly = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { solution: await token(), secret: site.secretKey, sitekey: site.siteKey } })
+    expect(friendly.json()).toMatchObject({ success: true, hostname: 'shop.example.com' })
+    const form = await service.app.inject({
+      method: 'POST',
+      url: '/api/v1/siteverify',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ solution: await token(), secret: site.secretKey }).toString(),
+    })
+    expect(form.json()).toMatchObject({ success: true })
+    // response wins when both are sent; the vendors' paths know no solution.
+    const both = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { response: 'not-a-token', solution: await token(), secret: site.secretKey } })
+    expect(both.json()).toMatchObject({ success: false, 'error-codes': ['invalid-input-response'] })
+    const vendor = await service.app.inject({ method: 'POST', url: '/recaptcha/api/siteverify', payload: { solution: await token(), secret: site.secretKey } })
+    expect(vendor.body).toBe('{"success":false,"error-codes":["missing-input-response"]}')
+  })
+
   it("answers an unreadable body and the missing fields in each vendor's failure shape too", async () => {
     const unreadable = { method: 'POST', headers: { 'content-type': 'application/json' }, payload: '{' } as const
     expect((await service.app.inject({ ...unreadable, url: '/turnstile/v0/siteverify' })).body).toBe('{"success":false,"error-codes":["bad-request"],"messages":[]}')

@@ -2,10 +2,12 @@ import { TollgateError } from '../errors.js'
 import { execute } from '../execute.js'
 import { callbackOf, renderImplicitly, renderTargetOf, startOf, textOf, whenParsed, WidgetRegistry, type RenderParams, type VendorApi } from './page-api.js'
 import { Widget } from './widget.js'
+import { BLOCKED_RESPONSE_PREFIX } from './blocked-response.js'
 
 /**
  * `window.grecaptcha` (and `grecaptcha.enterprise`) as Google's api.js defines it. Version 3:
- * `ready(callback)` and `execute(siteKey, { action })`, a promise of a fresh token. Version 2:
+ * `ready(callback)` and `execute(siteKey, { action })`, a promise of a fresh token (for a visitor
+ * turned away, a string that fails Siteverify: blocked-response.ts). Version 2:
  * `render(container, params)` (a number, 0 for the first widget), `execute(widgetId)`,
  * `getResponse(widgetId)`, `reset(widgetId)`, and the implicit rendering of `.g-recaptcha`
  * elements (data-sitekey, data-callback, data-expired-callback, data-error-callback, data-size,
@@ -42,7 +44,14 @@ export function createRecaptcha(): VendorApi<RecaptchaApi> {
     ready: whenParsed,
     execute(siteKeyOrWidget, options) {
       if (typeof siteKeyOrWidget === 'string') {
-        return execute({ siteKey: siteKeyOrWidget, action: options?.action }).then((result) => result.token)
+        return execute({ siteKey: siteKeyOrWidget, action: options?.action }).then(
+          (result) => result.token,
+          // Google's gives a blocked visitor a token too, and the page posts its form: the backend refuses it.
+          (error: unknown) => {
+            if (error instanceof TollgateError && (error.code === 'blocked' || error.code === 'challenge_failed')) return BLOCKED_RESPONSE_PREFIX + (error.reference ?? '')
+            throw error
+          },
+        )
       }
       const widget = registry.find(siteKeyOrWidget)
       if (widget === undefined) return Promise.reject(new TollgateError('invalid_options', 'No reCAPTCHA widget to execute: render one, or pass the site key.'))

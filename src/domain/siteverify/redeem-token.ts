@@ -1,3 +1,4 @@
+import { isBlockedResponse } from '../../../sdk/src/compat/blocked-response.js'
 import type { KeyValueStore } from '../../storage/ports.js'
 import type { MacKey } from '../mac.js'
 import { acceptsSecretKey, isReplacedSecretKey, type SecretKeyHolder } from '../sites/site-keys.js'
@@ -48,7 +49,9 @@ export function redemptionKey(challengeId: string): string {
 /**
  * Siteverify (DESIGN section 6), in the order of its checks:
  * 1. secret and response present (a missing response adds internal-error while the store is
- *    down); a test secret answers at once (with the page's facts of a token it can read);
+ *    down); the placeholder reCAPTCHA v3's execute gives a visitor turned away
+ *    (sdk/src/compat/blocked-response.ts) is invalid-input-response for every secret, the test
+ *    secrets' included; a test secret answers at once (with the page's facts of a token it can read);
  * 2. the token's MAC (invalid-input-response);
  * 3. the secret belongs to the token's site (invalid-input-secret; so a token of site A presented
  *    with site B's secret fails as invalid-input-secret: the secret is not the token's); the
@@ -102,6 +105,8 @@ export async function redeemTokenOfSite(dependencies: RedeemTokenDependencies, r
     return { answer: answerFailure('missing-input-response', 'internal-error'), countedFor: undefined, reason: 'missing' }
   }
   if (missing.length > 0) return { answer: answerFailure(...missing), countedFor: undefined, reason: 'missing' }
+  // No token, and no site to count it for: a blocked visitor's form, posted as under reCAPTCHA v3.
+  if (isBlockedResponse(response)) return { answer: answerFailure('invalid-input-response'), countedFor: undefined, reason: 'malformed' }
   const reading = readToken(dependencies.tokenKey, response, now)
   const testAnswer = answerTestSecret(secret, reading, now)
   if (testAnswer !== undefined) return uncounted(testAnswer)

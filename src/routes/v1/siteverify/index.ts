@@ -11,7 +11,17 @@ import { answersWithin } from '../../../storage/answers-within.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { registerAssessmentRoute } from './assessments.js'
 import { acceptMultipartFields } from './multipart-fields.js'
-import { SiteverifyBody, SiteverifyQuery, SiteverifyResult, VendorSiteverifyResult, type SiteverifyFields, type SiteverifyQueryFields } from './schemas.js'
+import {
+  OwnSiteverifyBody,
+  OwnSiteverifyQuery,
+  SiteverifyBody,
+  SiteverifyQuery,
+  SiteverifyResult,
+  TurnstileSiteverifyResult,
+  VendorSiteverifyResult,
+  type SiteverifyFields,
+  type SiteverifyQueryFields,
+} from './schemas.js'
 
 /** How long one probe of the store's health answers for calls without a response. */
 const STORAGE_HEALTH_REUSE_MS = 1_000
@@ -128,9 +138,12 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const path of siteverifyPaths) {
     const shape = shapeOfPath.get(path) ?? tollgateShape
     // Either answer schema: the handler's answer is typed by its shape (VendorAnswer), not by the schema.
-    const resultSchema: TSchema = shape === tollgateShape ? SiteverifyResult : VendorSiteverifyResult
+    const isOwnPath = shape === tollgateShape
+    const resultSchema: TSchema = isOwnPath ? SiteverifyResult : shape === turnstileShape ? TurnstileSiteverifyResult : VendorSiteverifyResult
     const redeem = async (request: FastifyRequest<{ Querystring: SiteverifyQueryFields; Body?: SiteverifyFields }>, reply: FastifyReply): Promise<VendorAnswer> => {
       const fields = fieldsOf(request.query, request.body)
+      // Friendly Captcha v1's siteverify is at this same path and names the token `solution`.
+      if (isOwnPath && fields.response === undefined) fields.response = fields.solution
       const redemption = await redeemTokenOfSite(dependencies, fields, Date.now())
       countRedemption(fields, redemption)
       void reply.header('cache-control', 'no-store')
@@ -149,10 +162,10 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
             'does not spend the token; the test secrets ignore sitekey and idempotency_key. Only a successful redemption is replayed to a retry with its ' +
             'idempotency_key (docs/core-flow.md, section 6). Any method but POST and GET, HEAD included, answers 405 method_not_allowed (Allow: POST, GET).',
           consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
-          body: SiteverifyBody,
+          body: isOwnPath ? OwnSiteverifyBody : SiteverifyBody,
           // reCAPTCHA's server also takes its fields in the query string of the POST, and some
           // clients send them there; a field in the body wins over the same one in the query.
-          querystring: SiteverifyQuery,
+          querystring: isOwnPath ? OwnSiteverifyQuery : SiteverifyQuery,
           optionalBody: true,
           response: { 200: resultSchema },
         },
@@ -173,7 +186,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           description:
             'Prefer POST: a secret in a URL may be kept by proxies on the way. Always answers 200; failures list error-codes. ' +
             'A HEAD is not Siteverify: 405 method_not_allowed (Allow: POST, GET).',
-          querystring: SiteverifyQuery,
+          querystring: isOwnPath ? OwnSiteverifyQuery : SiteverifyQuery,
           response: { 200: resultSchema },
         },
       },

@@ -41,6 +41,8 @@ export type SiteverifyQueryFields = Type.Static<typeof SiteverifyQuery>
  * token field the form lacked), where a form would not have sent it at all. Any other type is
  * refused (bad-request): nothing is converted.
  */
+const bodyDescription = 'A field that is null in JSON counts as absent (missing-input-* for secret and response)'
+
 export const SiteverifyBody = Type.Object(
   {
     secret: Type.Optional(nullable('string', { description: fieldDescriptions.secret })),
@@ -49,10 +51,22 @@ export const SiteverifyBody = Type.Object(
     idempotency_key: Type.Optional(nullable('string', { maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, description: fieldDescriptions.idempotency_key })),
     sitekey: Type.Optional(nullable('string', { description: fieldDescriptions.sitekey })),
   },
-  { description: 'A field that is null in JSON counts as absent (missing-input-* for secret and response)' },
+  { description: bodyDescription },
 )
 
 export type SiteverifyFields = Type.Static<typeof SiteverifyBody>
+
+const solutionDescription =
+  "Friendly Captcha v1's name for response (its siteverify is at this same path): read when response is absent, so that its backends only change host and secret"
+
+/** /api/v1/siteverify's fields: SiteverifyQuery's, and Friendly Captcha v1's `solution` (an alias of response). */
+export const OwnSiteverifyQuery = Type.Object({ ...SiteverifyQuery.properties, solution: Type.Optional(Type.String({ description: solutionDescription })) })
+
+/** /api/v1/siteverify's body: SiteverifyBody's, and Friendly Captcha v1's `solution` (an alias of response). */
+export const OwnSiteverifyBody = Type.Object(
+  { ...SiteverifyBody.properties, solution: Type.Optional(nullable('string', { description: solutionDescription })) },
+  { description: bodyDescription },
+)
 
 export const SiteverifyResult = Type.Object({
   success: Type.Boolean(),
@@ -93,16 +107,23 @@ export const SiteverifyResult = Type.Object({
 const { success, 'error-codes': siteverifyErrorCodes, ...tokenFacts } = SiteverifyResult.properties
 
 /**
- * The vendors' paths: a success as SiteverifyResult (Turnstile's with cdata "" when the page gave
- * none), a failure with success and error-codes only, as Turnstile, reCAPTCHA and hCaptcha answer
- * it (Turnstile's with an empty messages list), so that typed clients never meet a null there.
+ * reCAPTCHA's and hCaptcha's paths: a success as SiteverifyResult, a failure with success and
+ * error-codes only, as Google and hCaptcha answer it, so that typed clients never meet a null there.
  */
 export const VendorSiteverifyResult = Type.Object(
   {
     success,
     'error-codes': siteverifyErrorCodes,
     ...Type.Partial(Type.Object(tokenFacts)).properties,
-    messages: Type.Optional(Type.Array(Type.String(), { maxItems: 0, description: 'At /turnstile/v0/siteverify in a failure: empty, as Turnstile answers it' })),
   },
-  { description: "A failure has only success and error-codes (and Turnstile's messages); a success has every field of /api/v1/siteverify's answer" },
+  { description: "A failure has only success and error-codes; a success has every field of /api/v1/siteverify's answer" },
+)
+
+/** Turnstile's path: VendorSiteverifyResult, with Cloudflare's empty messages list in a failure, and cdata "" in a success without the page's data. */
+export const TurnstileSiteverifyResult = Type.Object(
+  {
+    ...VendorSiteverifyResult.properties,
+    messages: Type.Optional(Type.Array(Type.String(), { maxItems: 0, description: 'In a failure: empty, as Turnstile answers it' })),
+  },
+  { description: "A failure has only success, error-codes and messages (empty); a success has every field of /api/v1/siteverify's answer, cdata \"\" without the page's data" },
 )
