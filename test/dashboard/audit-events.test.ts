@@ -140,6 +140,9 @@ describe("the activity page's sentences", () => {
     expect(account('account.two_factor_disabled')).toBe('Turned off two-factor authentication')
     const operator: AuditActor = { type: 'operator', id: null, name: null, keyPrefix: null, clientIp: null, userAgent: null }
     expect(account('account.two_factor_disabled', {}, { actor: operator })).toBe("The server's operator turned off two-factor authentication")
+    expect(account('account.disabled', { endedSessions: 2 }, { actor: operator })).toBe("The server's operator disabled the account (2 sessions logged out)")
+    expect(account('account.enabled', {}, { actor: operator })).toBe("The server's operator enabled the account again")
+    expect(account('account.sessions_ended', { endedSessions: 1 }, { actor: operator })).toBe("The server's operator logged the account out everywhere (1 session logged out)")
     expect(account('account.recovery_codes_regenerated')).toBe('Made new recovery codes (the old ones stopped working)')
     expect(account('account.recovery_code_used', { recoveryCodesLeft: 7 })).toBe('Used a recovery code (7 left)')
     expect(account('account.recovery_code_used', { recoveryCodesLeft: 0 })).toBe('Used a recovery code (none left)')

@@ -57,6 +57,7 @@ const shipped: [string, string][] = [
   ['031_audit_events_repeated_hour', '56ae247a76251600'],
   ['032_webhook_deliveries_verification', '1fb1701aef1ddcfd'],
   ['033_idempotency_keys', '1fb9b7d75f4e5d9c'],
+  ['034_accounts_disabled', '706b8138d610cbcf'],
 ]
 
 function fingerprintOf(migration: Migration): string {

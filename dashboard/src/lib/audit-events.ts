@@ -17,6 +17,9 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
       { action: 'account.password_check_failed', label: 'Wrong current password' },
       { action: 'account.password_changed', label: 'Password changed' },
       { action: 'account.password_set', label: 'Password set on the server' },
+      { action: 'account.disabled', label: 'Disabled on the server' },
+      { action: 'account.enabled', label: 'Enabled on the server' },
+      { action: 'account.sessions_ended', label: 'Logged out on the server' },
       { action: 'session.ended', label: 'Session logged out' },
       { action: 'sessions.ended_others', label: 'Logged out everywhere else' },
     ],
@@ -217,6 +220,12 @@ export function describeAuditEvent(event: AuditEvent): string {
       return `Changed the password${endedSessions(details, 'other ')}`
     case 'account.password_set':
       return `Set a new password${endedSessions(details, '')}`
+    case 'account.disabled':
+      return `The server's operator disabled the account${endedSessions(details, '')}`
+    case 'account.enabled':
+      return "The server's operator enabled the account again"
+    case 'account.sessions_ended':
+      return `The server's operator logged the account out everywhere${endedSessions(details, '')}`
     case 'account.two_factor_enabled':
       return 'Turned on two-factor authentication'
     case 'account.two_factor_disabled':
