@@ -161,12 +161,25 @@ describe("the activity page's sentences", () => {
   it('say who acted, and from which address and browser', () => {
     expect(describeActor(session)).toBe('you@example.com (dashboard)')
     expect(describeActor({ ...session, type: 'api-key', name: 'deploy', keyPrefix: 'tgak_abcdefg' })).toBe('API key deploy (tgak_abcdefg…)')
+    // A key's name is its member's choice: the account it belongs to says whose it is.
+    const aliceKey: AuditActor = { ...session, type: 'api-key', name: 'alice-laptop', keyPrefix: 'tgak_W8Xo', accountId: '5c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f', email: 'alice@example.com' }
+    expect(describeActor(aliceKey)).toBe('alice@example.com via API key alice-laptop (tgak_W8Xo…)')
+    expect(describeActor({ ...aliceKey, email: null })).toBe('API key alice-laptop (tgak_W8Xo…)')
     expect(describeActor({ ...session, type: 'operator', name: null })).toBe('Server operator')
     expect(describeActor({ ...session, type: 'anonymous', id: null, name: null })).toBe('Unknown (not logged in)')
     expect(describeActor({ ...session, type: 'robot' })).toBe('Unknown (robot)')
     expect(describeOrigin(session)).toEqual({ address: '198.51.100.7', browser: 'Firefox on Windows' })
     expect(describeOrigin({ ...session, clientIp: null, userAgent: null })).toEqual({ address: 'Unknown address', browser: undefined })
     expect(describeOrigin({ ...session, type: 'operator', clientIp: null, userAgent: null })).toEqual({ address: 'The server itself', browser: undefined })
+  })
+
+  it('say why an invitation was revoked with its inviter', () => {
+    const details = { invitationId: 'i', role: 'admin', email: null, invitedBy: 'bob@example.com', reason: 'member_removed' }
+    expect(describeAuditEvent(eventOf('site.invitation_revoked', details))).toBe('Revoked the invitation of anyone with the link to Shop (bob@example.com was removed)')
+    expect(describeAuditEvent(eventOf('site.invitation_revoked', { ...details, email: 'c@example.com', reason: 'made_viewer' }))).toBe(
+      'Revoked the invitation of c@example.com to Shop (bob@example.com was made a viewer)',
+    )
+    expect(describeAuditEvent(eventOf('site.invitation_revoked', { email: null }))).toBe('Revoked the invitation of anyone with the link to Shop')
   })
 
   it("say whom a site was handed to, and that its previous owner became an admin", () => {

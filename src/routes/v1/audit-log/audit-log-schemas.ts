@@ -20,6 +20,8 @@ export const AuditEvent = Type.Object({
     keyPrefix: orNull(Type.String({ description: "The API key's prefix" })),
     clientIp: orNull(Type.String({ description: 'The address the request came from; null when an API key reads the log' })),
     userAgent: orNull(Type.String({ description: 'The User-Agent it sent (up to 512 characters); null when an API key reads the log' })),
+    accountId: orNull(Type.String({ format: 'uuid', description: "The account whose session or API key acted (null for the other actors, and for events written before this field)" })),
+    email: orNull(Type.String({ description: "That account's e-mail address at the time: whose API key it was, whatever the key's name says" })),
   }),
   site: orNull(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String({ description: 'Its name at the time' }) })),
   details: Type.Record(Type.String(), Type.Unknown(), {
