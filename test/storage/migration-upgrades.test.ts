@@ -57,8 +57,8 @@ const shipped: [string, string][] = [
   ['031_audit_events_repeated_hour', '56ae247a76251600'],
   ['032_webhook_deliveries_verification', '1fb1701aef1ddcfd'],
   ['033_idempotency_keys', '1fb9b7d75f4e5d9c'],
-  ['034_accounts_disabled', '706b8138d610cbcf'],
-  ['035_audit_events_actor_account', '3826f01bdf71e405'],
+  ['036_accounts_disabled', '706b8138d610cbcf'],
+  ['037_audit_events_actor_account', '3826f01bdf71e405'],
 ]
 
 function fingerprintOf(migration: Migration): string {
@@ -373,7 +373,7 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       await olderAttempt(first)
       await olderAttempt(second)
 
-      // Up to this version's schema, which this version's repositories write (migration 035's actor columns too).
+      // Up to this version's schema, which this version's repositories write (migration 037's actor columns too).
       expect(await migrate(database, migrations)).toEqual(migrations.filter((migration) => migration.version >= 31).map((migration) => migration.version))
       const auditLog = createAuditLogRepository(database)
       await auditLog.recordRepeated(attemptFrom(third), hourStart)
@@ -399,7 +399,7 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       if (account === undefined) throw new Error('the account was not created')
       // As the version before 026 made a key: without access or expiry.
       await database.query('INSERT INTO api_keys (id, account_id, name, prefix, key_hash) VALUES ($1, $2, $3, $4, $5)', [randomUUID(), account.id, 'CI', 'tgak_old', 'old-hash'])
-      // Up to this version's schema, which this version's key lookup reads (migration 034's disabled accounts too).
+      // Up to this version's schema, which this version's key lookup reads (migration 036's disabled accounts too).
       expect(await migrate(database, migrations)).toEqual(migrations.filter((migration) => migration.version >= 26).map((migration) => migration.version))
       const apiKeys = createApiKeyRepository(database)
       expect(await apiKeys.listByAccount(account.id)).toEqual([expect.objectContaining({ name: 'CI', access: 'full', expiresAt: null })])

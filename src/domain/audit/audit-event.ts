@@ -17,7 +17,7 @@ export interface AuditActor {
   clientIp: string | null
   userAgent: string | null
   /**
-   * The account that acted, for a session or an API key (migration 035): its id and its e-mail
+   * The account that acted, for a session or an API key (migration 037): its id and its e-mail
    * address at the time, so that a key named by its member ("alice-laptop") says whose it is.
    * Null for the other actors and for events written before; left out, it is stored as null.
    */

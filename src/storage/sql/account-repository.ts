@@ -11,7 +11,7 @@ export interface AccountWithPassword extends Account {
   passwordHash: string
   /** When two-factor authentication was turned on (migration 025); null while it is off. */
   twoFactorEnabledAt: Date | null
-  /** When the server's operator disabled the account (migration 034); null while it may log in. */
+  /** When the server's operator disabled the account (migration 036); null while it may log in. */
   disabledAt: Date | null
 }
 

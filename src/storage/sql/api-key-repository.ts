@@ -36,7 +36,7 @@ function toApiKey(row: ApiKeyRow): ApiKeyRecord {
 export type ApiKeyUse =
   | { outcome: 'used'; apiKeyId: string; name: string; prefix: string; access: ApiKeyAccess; accountId: string; email: string }
   | { outcome: 'expired'; expiresAt: Date }
-  /** The key's account was disabled by the server's operator (migration 034): refused, not recorded as a use. */
+  /** The key's account was disabled by the server's operator (migration 036): refused, not recorded as a use. */
   | { outcome: 'account_disabled' }
 
 /** Recording every use would write on every API call; once a minute is precise enough for people. */

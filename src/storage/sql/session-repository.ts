@@ -45,7 +45,7 @@ export function createSessionRepository(database: SqlExecutor) {
      * in passing drops the account's expired ones. Undefined when the password has changed since
      * (or the account is gone). The account's row is read FOR SHARE: a password change under way
      * (which holds the row) is waited for and then seen, and one that comes after sees this
-     * session and ends it with the others. Undefined too for a disabled account (migration 034),
+     * session and ends it with the others. Undefined too for a disabled account (migration 036),
      * its row read as locked, so an operator's `disable` either comes after and ends this session
      * or comes before and prevents it. `passkeyId` names the passkey a passkey sign-in opened
      * it with: its removal ends the session.
@@ -98,7 +98,7 @@ export function createSessionRepository(database: SqlExecutor) {
 
     /**
      * The live session with this token hash and its account; expired sessions, and those of a
-     * disabled account (migration 034: ended when it was disabled, refused here all the same), are
+     * disabled account (migration 036: ended when it was disabled, refused here all the same), are
      * not found.
      */
     async findByTokenHash(tokenHash: string): Promise<SessionAccount | undefined> {
