@@ -2,6 +2,10 @@
  * npm run account -- create <e-mail address>
  * npm run account -- set-password <e-mail address>
  * npm run account -- disable-two-factor <e-mail address>
+ * npm run account -- disable <e-mail address>
+ * npm run account -- enable <e-mail address>
+ * npm run account -- end-sessions <e-mail address>
+ * npm run account -- delete <e-mail address>
  *
  * Accounts made or mended by the server's operator, on the database the server uses (DATABASE_URL,
  * or the embedded one in DATA_DIR, which only one process may hold: stop the server first). The
@@ -11,6 +15,12 @@
  * password is lost (there is no e-mail reset) and ends all of the account's sessions;
  * `disable-two-factor` is the way back into an account whose authenticator app and recovery codes
  * are lost (after the operator has made sure who is asking), and leaves its sessions.
+ * `disable` is for someone who left: the account can no longer log in, its sessions end and its API
+ * keys are refused from the next request on, on every instance; `enable` undoes it (its keys work
+ * again). `end-sessions` logs the account out everywhere and leaves its API keys (revoked on its
+ * API keys page, or refused with `disable`). `delete` deletes it as DELETE /api/v1/me does, with its
+ * sites, unless one of them is shared with other members. Each but `delete` is recorded in the
+ * account's audit log (actor `operator`); `delete` takes the log with the account.
  */
 import { ConfigError, loadConfig } from '../src/config.js'
 import { isEmailAddress, normalizeEmailAddress } from '../src/domain/accounts/email-address.js'
@@ -18,23 +28,29 @@ import { findPasswordProblem, hashPassword } from '../src/domain/accounts/passwo
 import { StartupError } from '../src/startup-error.js'
 import { migrate } from '../src/storage/migrate.js'
 import { OPERATOR_ACTOR } from '../src/domain/audit/audit-event.js'
-import { createAccountRepository } from '../src/storage/sql/account-repository.js'
+import type { SqlDatabase } from '../src/storage/ports.js'
+import { createAccountRepository, type AccountWithPassword } from '../src/storage/sql/account-repository.js'
 import { createAuditLogRepository } from '../src/storage/sql/audit-log-repository.js'
 import { createSessionRepository } from '../src/storage/sql/session-repository.js'
 import { createTwoFactorRepository } from '../src/storage/sql/two-factor-repository.js'
+import { createVerificationQueryRepository } from '../src/storage/sql/verification-query-repository.js'
 import { describeDatabase, openServiceDatabase, readSecretInput, UsageError } from './operator-input.js'
 
 const USAGE = [
   'usage: npm run account -- create <e-mail address>',
   '       npm run account -- set-password <e-mail address>',
   '       npm run account -- disable-two-factor <e-mail address>',
+  '       npm run account -- disable <e-mail address>       (no log-in; ends its sessions, refuses its API keys)',
+  '       npm run account -- enable <e-mail address>        (undoes disable; its API keys work again)',
+  '       npm run account -- end-sessions <e-mail address>  (logs it out everywhere; its API keys stay)',
+  '       npm run account -- delete <e-mail address>        (with its sites, none shared with other members; cannot be undone)',
   'create and set-password ask for the password twice, without echo, on a terminal; otherwise they read it from',
   'standard input, one line (echo "$PASSWORD" | npm run account -- create owner@example.com).',
   'The database is the server\'s (DATABASE_URL, or DATA_DIR\'s embedded one: stop the server first).',
 ].join('\n')
 
-/** Turns the account's two-factor authentication off, recording it as the operator's act. */
-async function disableTwoFactor(email: string): Promise<string> {
+/** What `work` answers on the account with this address, in the server's database (which must exist). */
+async function withAccount(email: string, work: (database: SqlDatabase, account: AccountWithPassword, where: string) => Promise<string>): Promise<string> {
   const config = loadConfig()
   const database = await openServiceDatabase(config, { create: false })
   const where = describeDatabase(config)
@@ -42,24 +58,96 @@ async function disableTwoFactor(email: string): Promise<string> {
     await migrate(database)
     const account = await createAccountRepository(database).findByEmail(email)
     if (account === undefined) throw new UsageError(`no account has the address ${email} in ${where}`)
-    const disabled = await database.transaction(async (transaction) => {
-      const wasOn = await createTwoFactorRepository(transaction).disable(account.id)
-      if (wasOn) await createAuditLogRepository(transaction).record({ accountId: account.id, action: 'account.two_factor_disabled', actor: OPERATOR_ACTOR })
-      return wasOn
-    })
-    return disabled
-      ? `turned two-factor authentication off for ${account.email} in ${where}; its next log-in needs only the password`
-      : `two-factor authentication was off already for ${account.email} in ${where}`
+    return await work(database, account, where)
   } finally {
     await database.close()
   }
 }
 
+/** Turns the account's two-factor authentication off, recording it as the operator's act. */
+const disableTwoFactor = (email: string) => withAccount(email, async (database, account, where) => {
+  const disabled = await database.transaction(async (transaction) => {
+    const wasOn = await createTwoFactorRepository(transaction).disable(account.id)
+    if (wasOn) await createAuditLogRepository(transaction).record({ accountId: account.id, action: 'account.two_factor_disabled', actor: OPERATOR_ACTOR })
+    return wasOn
+  })
+  return disabled
+    ? `turned two-factor authentication off for ${account.email} in ${where}; its next log-in needs only the password`
+    : `two-factor authentication was off already for ${account.email} in ${where}`
+})
+
+/**
+ * Disables the account (it logs in no more, its sessions end, its API keys are refused: every
+ * instance reads the flag with the session or key on each request) or enables it again.
+ */
+const setDisabled = (email: string, disabled: boolean) => withAccount(email, async (database, account, where) => {
+  const outcome = await database.transaction(async (transaction) => {
+    if (!(await createAccountRepository(transaction).setDisabled(account.id, disabled))) return undefined
+    const endedSessions = disabled ? await createSessionRepository(transaction).deleteAllOf(account.id) : 0
+    await createAuditLogRepository(transaction).record({
+      accountId: account.id,
+      action: disabled ? 'account.disabled' : 'account.enabled',
+      actor: OPERATOR_ACTOR,
+      ...(disabled ? { details: { endedSessions } } : {}),
+    })
+    return { endedSessions }
+  })
+  if (outcome === undefined) return `${account.email} was ${disabled ? 'disabled' : 'enabled'} already in ${where}`
+  return disabled
+    ? `disabled ${account.email} in ${where}: it can no longer log in, ${outcome.endedSessions} session(s) ended and its API keys are refused (enable undoes it; delete removes it)`
+    : `enabled ${account.email} in ${where}: it may log in again, and its API keys work again`
+})
+
+/** Logs the account out everywhere; its API keys stay (the owner revokes them, or disable refuses them). */
+const endSessions = (email: string) => withAccount(email, async (database, account, where) => {
+  const ended = await database.transaction(async (transaction) => {
+    const endedSessions = await createSessionRepository(transaction).deleteAllOf(account.id)
+    if (endedSessions > 0) await createAuditLogRepository(transaction).record({ accountId: account.id, action: 'account.sessions_ended', actor: OPERATOR_ACTOR, details: { endedSessions } })
+    return endedSessions
+  })
+  return `ended ${ended} session(s) of ${account.email} in ${where}; its API keys still work (disable refuses them too)`
+})
+
+/**
+ * Deletes the account as DELETE /api/v1/me does (its sites, stats, webhooks, sessions, API keys
+ * and audit log with it), but refuses while it owns a site other members share, which they would
+ * lose with it. The sites' verification logs go with the server's next retention sweep; running
+ * instances may still accept a deleted site's keys for the half minute they cache a site.
+ */
+const deleteAccount = (email: string) => withAccount(email, async (database, account, where) => {
+  const { siteIds } = await database.transaction(async (transaction) => {
+    const logQueries = createVerificationQueryRepository(transaction)
+    return createAccountRepository(transaction).delete(account.id, async (ids) => {
+      const shared = await transaction.query<{ name: string }>(
+        'SELECT name FROM sites WHERE id = ANY($1::uuid[]) AND EXISTS (SELECT 1 FROM site_members m WHERE m.site_id = sites.id) ORDER BY name',
+        [ids],
+      )
+      if (shared.length > 0) {
+        throw new UsageError(
+          `${account.email} owns ${shared.length} site(s) shared with other members: ${shared.map((site) => site.name).join(', ')}. ` +
+            'Its owner makes another member owner of each on the site\'s Members page first (or disable the account instead, which keeps the sites)',
+        )
+      }
+      for (const siteId of ids) await logQueries.deleteRollupsOf(siteId)
+    })
+  })
+  return `deleted ${account.email} in ${where}, with its ${siteIds.length} site(s), sessions and API keys`
+})
+
+const commands: Record<string, ((email: string) => Promise<string>) | undefined> = {
+  'disable-two-factor': disableTwoFactor,
+  disable: (email) => setDisabled(email, true),
+  enable: (email) => setDisabled(email, false),
+  'end-sessions': endSessions,
+  delete: deleteAccount,
+}
+
 async function run(command: string | undefined, address: string | undefined): Promise<string> {
-  if ((command !== 'create' && command !== 'set-password' && command !== 'disable-two-factor') || address === undefined) throw new UsageError(USAGE)
+  const accountCommand = command === undefined || !Object.hasOwn(commands, command) ? undefined : commands[command]
+  if ((command !== 'create' && command !== 'set-password' && accountCommand === undefined) || address === undefined) throw new UsageError(USAGE)
   const email = normalizeEmailAddress(address)
   if (!isEmailAddress(email)) throw new UsageError(`${JSON.stringify(address)} is not an e-mail address`)
-  if (command === 'disable-two-factor') return disableTwoFactor(email)
+  if (accountCommand !== undefined) return accountCommand(email)
   const config = loadConfig()
   const password = await readSecretInput('password', findPasswordProblem)
   const passwordHash = await hashPassword(password)

@@ -23,6 +23,10 @@ export const errorCatalogue = {
   passkey_unknown: { status: 401, message: 'No account here has this passkey: it was removed, or was made for another server.' },
   passkey_invalid: { status: 401, message: "The passkey's answer does not verify." },
   forbidden: { status: 403, message: 'You are not allowed to do this.' },
+  account_disabled: {
+    status: 403,
+    message: 'This account has been disabled by the operator of this server (npm run account -- enable undoes it): ask them.',
+  },
   sign_up_closed: { status: 403, message: 'Sign-ups are closed on this server; ask its operator for an account.' },
   setup_code_invalid: {
     status: 403,

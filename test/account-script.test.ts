@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, type App } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { createKeyRing } from '../src/secret.js'
@@ -11,6 +11,10 @@ import { randomClientAddress, sessionCookieOf } from './helpers/dashboard-client
 import { hasTerminal, runOnTerminal } from './helpers/terminal.js'
 import { TEST_SECRET } from './helpers/test-app.js'
 import { enableTwoFactor } from './helpers/two-factor.js'
+import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccount } from './helpers/dashboard-client.js'
+import { createScratchDatabase, type ScratchDatabase } from './helpers/scratch-database.js'
+import { hasPostgres } from './helpers/services.js'
+import { shareSite } from './helpers/site-sharing.js'
 
 /** `npm run account`, as an operator runs it on the server's embedded database. */
 const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-account-'))
@@ -128,7 +132,9 @@ describe('npm run account', () => {
     expect(usage.stdout).toContain('ask for the password twice, without echo, on a terminal; otherwise they read it from\nstandard input, one line')
     expect(account(['-h'], '')).toEqual(usage)
     expect(account([], '')).toMatchObject({ status: 1, stdout: '', stderr: `tollgate account: ${usage.stdout}` })
-    expect(account(['delete', 'owner@example.com'], 'x')).toMatchObject({ status: 1, stderr: `tollgate account: ${usage.stdout}` })
+    expect(account(['remove', 'owner@example.com'], 'x')).toMatchObject({ status: 1, stderr: `tollgate account: ${usage.stdout}` })
+    expect(account(['toString', 'owner@example.com'], 'x')).toMatchObject({ status: 1, stderr: `tollgate account: ${usage.stdout}` })
+    expect(usage.stdout).toContain('npm run account -- disable <e-mail address>')
     expect(account(['set-password', 'nobody@example.com'], 'a good long password')).toMatchObject({
       status: 1,
       stderr: expect.stringMatching(/^tollgate account: no account has the address nobody@example\.com in the embedded database in \/.+\/pglite$/) as string,
@@ -142,4 +148,112 @@ describe('npm run account', () => {
     expect(ran.output).toContain('Password: \ntollgate account: the password must be at least 10 characters')
     expect(ran.output).not.toContain('again')
   }, 60_000)
+})
+
+/** `npm run account` on PostgreSQL, while two instances of the service run on the same database. */
+describe.skipIf(!hasPostgres)('npm run account on PostgreSQL, beside running instances', () => {
+  let database: ScratchDatabase
+  beforeAll(async () => {
+    database = await createScratchDatabase('tollgate_account')
+  })
+  afterAll(() => database?.drop())
+
+  function accountOnPostgres(args: string[]) {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/account.ts', ...args], {
+      env: { ...process.env, NODE_ENV: 'production', TOLLGATE_SECRET: TEST_SECRET, DATABASE_URL: database.url },
+      input: '',
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    return { status: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() }
+  }
+
+  async function withInstances(use: (first: App, second: App) => Promise<void>): Promise<void> {
+    const config = loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET, DATABASE_URL: database.url, LOG_LEVEL: 'silent' })
+    const first = await buildApp({ config, storage: await openStorage(config), keyRing: createKeyRing(TEST_SECRET), logger: false })
+    const second = await buildApp({ config, storage: await openStorage(config), keyRing: createKeyRing(TEST_SECRET), logger: false })
+    try {
+      await use(first, second)
+    } finally {
+      await Promise.all([first.close(), second.close()])
+    }
+  }
+
+  const logInAs = (app: App, who: TestAccount, password = who.password) =>
+    app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { email: who.email, password }, remoteAddress: randomClientAddress() })
+
+  it('disables a colleague who left: her sessions and API keys stop on every instance at once, her log-in is refused, enable undoes it; end-sessions logs out and keeps the keys', async () => {
+    await withInstances(async (first, second) => {
+      const owner = await createTestAccount(first)
+      const colleague = await createTestAccount(first)
+      const site = await createTestSite(first, owner)
+      await shareSite(first, owner, colleague, site.id, 'admin')
+      for (const app of [first, second]) {
+        expect((await app.inject({ method: 'GET', url: '/api/v1/me', headers: asBrowser(colleague) })).statusCode).toBe(200)
+        expect((await app.inject({ method: 'GET', url: '/api/v1/me', headers: asScript(colleague) })).statusCode).toBe(200)
+      }
+
+      expect(accountOnPostgres(['disable', colleague.email])).toMatchObject({
+        status: 0,
+        stdout: `disabled ${colleague.email} in PostgreSQL at ${new URL(database.url).toString()}: it can no longer log in, 1 session(s) ended and its API keys are refused (enable undoes it; delete removes it)`,
+      })
+      expect(accountOnPostgres(['disable', colleague.email])).toMatchObject({ status: 0, stdout: expect.stringMatching(/ was disabled already in /) as string })
+      for (const app of [first, second]) {
+        expect((await app.inject({ method: 'GET', url: '/api/v1/me', headers: asBrowser(colleague) })).statusCode).toBe(401)
+        const byKey = await app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: asScript(colleague) })
+        expect(byKey.statusCode).toBe(401)
+        expect(byKey.json().error.message).toBe("The API key's account has been disabled by the operator of this service.")
+        expect((await app.inject({ method: 'POST', url: '/api/v1/sites', headers: asScript(colleague), payload: { name: 'Hers' } })).statusCode).toBe(401)
+      }
+      // A wrong password answers as for any account: being disabled is told only to the right one.
+      const guessed = await logInAs(first, colleague, 'not her password at all')
+      expect([guessed.statusCode, guessed.json().error.code]).toEqual([401, 'invalid_credentials'])
+      const refused = await logInAs(second, colleague)
+      expect([refused.statusCode, refused.json().error.code]).toEqual([403, 'account_disabled'])
+      expect(refused.headers['set-cookie']).toBeUndefined()
+      // The owner's site and keys are untouched.
+      expect((await second.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: asScript(owner) })).statusCode).toBe(200)
+
+      expect(accountOnPostgres(['enable', colleague.email])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^enabled .* it may log in again, and its API keys work again$/) as string })
+      expect((await second.inject({ method: 'GET', url: '/api/v1/me', headers: asScript(colleague) })).statusCode).toBe(200)
+      const back = await logInAs(first, colleague)
+      expect(back.statusCode).toBe(200)
+      const cookie = sessionCookieOf(back.headers['set-cookie'])
+
+      expect(accountOnPostgres(['end-sessions', colleague.email])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^ended 1 session\(s\) of .*; its API keys still work \(disable refuses them too\)$/) as string })
+      expect((await second.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie } })).statusCode).toBe(401)
+      const audit = await first.inject({ method: 'GET', url: '/api/v1/audit-log?limit=200', headers: asScript(colleague) })
+      const events = audit.json<{ items: { action: string; actor: { type: string }; details: object }[] }>().items.filter((event) => event.actor.type === 'operator').reverse()
+      expect(events.map((event) => [event.action, event.details])).toEqual([
+        ['account.disabled', { endedSessions: 1 }],
+        ['account.enabled', {}],
+        ['account.sessions_ended', { endedSessions: 1 }],
+      ])
+    })
+  }, 180_000)
+
+  it('deletes an account as DELETE /api/v1/me does, but not while it owns a site other members share', async () => {
+    await withInstances(async (first) => {
+      const leaver = await createTestAccount(first)
+      const member = await createTestAccount(first)
+      const shared = await createTestSite(first, leaver, { name: 'Client 01' })
+      await createTestSite(first, leaver, { name: 'Her own' })
+      await shareSite(first, leaver, member, shared.id, 'viewer')
+
+      const refused = accountOnPostgres(['delete', leaver.email])
+      expect(refused.status).toBe(1)
+      expect(refused.stderr).toBe(
+        `tollgate account: ${leaver.email} owns 1 site(s) shared with other members: Client 01. ` +
+          "Its owner makes another member owner of each on the site's Members page first (or disable the account instead, which keeps the sites)",
+      )
+      expect((await first.inject({ method: 'GET', url: '/api/v1/me', headers: asScript(leaver) })).statusCode).toBe(200)
+
+      const transferred = await first.inject({ method: 'POST', url: `/api/v1/sites/${shared.id}/transfer`, headers: asBrowser(leaver), payload: { accountId: member.id, password: leaver.password } })
+      expect(transferred.statusCode, transferred.body).toBeLessThan(300)
+      expect(accountOnPostgres(['delete', leaver.email])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^deleted .* with its 1 site\(s\), sessions and API keys$/) as string })
+      expect((await first.inject({ method: 'GET', url: '/api/v1/me', headers: asScript(leaver) })).statusCode).toBe(401)
+      expect((await logInAs(first, leaver)).json().error.code).toBe('invalid_credentials')
+      expect((await first.inject({ method: 'GET', url: `/api/v1/sites/${shared.id}`, headers: asScript(member) })).json().role).toBe('owner')
+    })
+  }, 180_000)
 })

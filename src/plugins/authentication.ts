@@ -250,6 +250,8 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
     if (!isApiKeyShaped(key)) throw new ApiError('unauthorized', 'The API key is unknown or has been revoked (API keys are made in the dashboard, under API keys; a site\'s secret key is for Siteverify only).')
     const use = await apiKeys.useByKeyHash(hashToken(key))
     if (use === undefined) throw new ApiError('unauthorized', 'The API key is unknown or has been revoked.')
+    // Said to the key's holder only, who knows the account exists: the operator has to enable it.
+    if (use.outcome === 'account_disabled') throw new ApiError('unauthorized', "The API key's account has been disabled by the operator of this service.")
     if (use.outcome === 'expired') {
       throw new ApiError('unauthorized', `The API key expired at ${use.expiresAt.toISOString()}; make a new one in the dashboard.`)
     }

@@ -140,6 +140,7 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'sign_up_closed',
   'setup_code_invalid',
   'invalid_credentials',
+  'account_disabled',
   'password_unchanged',
   'two_factor_required',
   'two_factor_invalid',

@@ -147,6 +147,9 @@ describe("the activity page's sentences", () => {
     expect(account('account.two_factor_disabled')).toBe('Turned off two-factor authentication')
     const operator: AuditActor = { type: 'operator', id: null, name: null, keyPrefix: null, clientIp: null, userAgent: null }
     expect(account('account.two_factor_disabled', {}, { actor: operator })).toBe("The server's operator turned off two-factor authentication")
+    expect(account('account.disabled', { endedSessions: 2 }, { actor: operator })).toBe("The server's operator disabled the account (2 sessions logged out)")
+    expect(account('account.enabled', {}, { actor: operator })).toBe("The server's operator enabled the account again")
+    expect(account('account.sessions_ended', { endedSessions: 1 }, { actor: operator })).toBe("The server's operator logged the account out everywhere (1 session logged out)")
     expect(account('account.recovery_codes_regenerated')).toBe('Made new recovery codes (the old ones stopped working)')
     expect(account('account.recovery_code_used', { recoveryCodesLeft: 7 })).toBe('Used a recovery code (7 left)')
     expect(account('account.recovery_code_used', { recoveryCodesLeft: 0 })).toBe('Used a recovery code (none left)')
@@ -165,12 +168,25 @@ describe("the activity page's sentences", () => {
   it('say who acted, and from which address and browser', () => {
     expect(describeActor(session)).toBe('you@example.com (dashboard)')
     expect(describeActor({ ...session, type: 'api-key', name: 'deploy', keyPrefix: 'tgak_abcdefg' })).toBe('API key deploy (tgak_abcdefg…)')
+    // A key's name is its member's choice: the account it belongs to says whose it is.
+    const aliceKey: AuditActor = { ...session, type: 'api-key', name: 'alice-laptop', keyPrefix: 'tgak_W8Xo', accountId: '5c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f', email: 'alice@example.com' }
+    expect(describeActor(aliceKey)).toBe('alice@example.com via API key alice-laptop (tgak_W8Xo…)')
+    expect(describeActor({ ...aliceKey, email: null })).toBe('API key alice-laptop (tgak_W8Xo…)')
     expect(describeActor({ ...session, type: 'operator', name: null })).toBe('Server operator')
     expect(describeActor({ ...session, type: 'anonymous', id: null, name: null })).toBe('Unknown (not logged in)')
     expect(describeActor({ ...session, type: 'robot' })).toBe('Unknown (robot)')
     expect(describeOrigin(session)).toEqual({ address: '198.51.100.7', browser: 'Firefox on Windows' })
     expect(describeOrigin({ ...session, clientIp: null, userAgent: null })).toEqual({ address: 'Unknown address', browser: undefined })
     expect(describeOrigin({ ...session, type: 'operator', clientIp: null, userAgent: null })).toEqual({ address: 'The server itself', browser: undefined })
+  })
+
+  it('say why an invitation was revoked with its inviter', () => {
+    const details = { invitationId: 'i', role: 'admin', email: null, invitedBy: 'bob@example.com', reason: 'member_removed' }
+    expect(describeAuditEvent(eventOf('site.invitation_revoked', details))).toBe('Revoked the invitation of anyone with the link to Shop (bob@example.com was removed)')
+    expect(describeAuditEvent(eventOf('site.invitation_revoked', { ...details, email: 'c@example.com', reason: 'made_viewer' }))).toBe(
+      'Revoked the invitation of c@example.com to Shop (bob@example.com was made a viewer)',
+    )
+    expect(describeAuditEvent(eventOf('site.invitation_revoked', { email: null }))).toBe('Revoked the invitation of anyone with the link to Shop')
   })
 
   it("say whom a site was handed to, and that its previous owner became an admin", () => {

@@ -72,6 +72,13 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
     const form = owner.locator('form').filter({ has: owner.getByRole('button', { name: 'Invite', exact: true }) })
     await form.getByLabel('Role', { exact: true }).selectOption(role)
     await form.getByLabel('Only for this e-mail address (optional)').fill(email)
+    // An admin's link for anyone who holds it is warned of, beside the address that would bind it.
+    const warning = owner.locator('#invite-open-admin')
+    expect(await warning.count()).toBe(role === 'admin' && email === '' ? 1 : 0)
+    if (role === 'admin' && email === '') {
+      expect(await warning.textContent()).toMatch(/^Without an address, whoever holds the link .* can accept it and become an admin of Shared shop\. Enter the invitee's/)
+      expect(await form.getByLabel('Only for this e-mail address (optional)').getAttribute('aria-describedby')).toBe('invite-open-admin')
+    }
     await form.getByRole('button', { name: 'Invite', exact: true }).click()
     const link = (await owner.locator('.invitation-link').textContent()) ?? ''
     expect(link).toMatch(new RegExp(`^${dashboard.origin}/dashboard/invite#tgi_[\\w-]+$`))

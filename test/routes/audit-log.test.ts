@@ -240,7 +240,7 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
     const revoked = await service.app.inject({ method: 'DELETE', url: `/api/v1/api-keys/${key.id}`, headers: { authorization: `Bearer ${key.key}` } })
     expect(revoked.statusCode).toBe(204)
     expect(await latest('api_key.revoked')).toMatchObject({
-      actor: { type: 'api-key', id: key.id, name: 'deploy', keyPrefix: key.prefix },
+      actor: { type: 'api-key', id: key.id, name: 'deploy', keyPrefix: key.prefix, accountId: account.id, email: account.email },
       details: { apiKeyId: key.id, name: 'deploy', prefix: key.prefix },
     })
   })

@@ -126,6 +126,8 @@ describe('operational endpoints', () => {
     expect(codesOf('/api/v1/sites/{id}/webhook-deliveries/{deliveryId}/redeliver', 'post', '410')).toEqual(['webhook_event_expired'])
     expect(codesOf('/api/v1/verify', 'post', '400')).toEqual(['validation_error', 'challenge_invalid', 'challenge_expired', 'solution_invalid'])
     expect(codesOf('/api/v1/sessions', 'post', '401')).toEqual(['unauthorized', 'invalid_credentials', 'two_factor_required', 'two_factor_invalid'])
+    expect(codesOf('/api/v1/sessions', 'post', '403')).toContain('account_disabled')
+    expect(codesOf('/api/v1/sessions/passkey', 'post', '403')).toContain('account_disabled')
     // A status the route does not declare names the one code it can carry.
     expect(paths['/sdk/v1/{file}']?.get?.responses['400']?.description).toBe('Error body `{ error: { code, message, requestId, details? } }`; `error.code` is `validation_error`')
     // The public routes' gate answers one code per status, not the dashboard's codes of the same status.

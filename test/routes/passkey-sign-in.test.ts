@@ -61,6 +61,17 @@ describe.each(deployments)('logging in with a passkey on $name', ({ available, o
     expect([signedIn.headers['set-cookie']].flat().some((cookie) => /^tollgate_device_2fa=/.test(cookie ?? ''))).toBe(true)
   })
 
+  it.skipIf(!available)("refuses the account's own passkey once the operator disabled the account (npm run account -- disable), and opens no session", async () => {
+    const { account, authenticator } = await accountWithPasskey()
+    // As the script disables it: the flag, in the server's database.
+    await service.app.database.query('UPDATE accounts SET disabled_at = now() WHERE id = $1', [account.id])
+    const refused = await signInWithPasskey(service.app, authenticator)
+    expect([refused.statusCode, errorCode(refused)]).toEqual([403, 'account_disabled'])
+    expect(refused.headers['set-cookie']).toBeUndefined()
+    await service.app.database.query('UPDATE accounts SET disabled_at = NULL WHERE id = $1', [account.id])
+    expect((await signInWithPasskey(service.app, authenticator)).statusCode).toBe(200)
+  })
+
   it.skipIf(!available)('refuses a signature counter that does not go up, a copy of the authenticator', async () => {
     const { authenticator } = await accountWithPasskey()
     expect((await signInWithPasskey(service.app, authenticator, { counter: 5 })).statusCode).toBe(200)

@@ -110,7 +110,8 @@ describe.each(deployments)('members of a shared site, on $name', ({ available, o
       'site.created',
     ])
     expect(ownerLog[0]).toMatchObject({ actor: { type: 'session', name: member.email }, details: { invitationId: invitation.id, role: 'viewer', email: 'someone@example.com' } })
-    expect(ownerLog[1]?.actor).toMatchObject({ type: 'api-key', name: 'test key' })
+    // The key's name is the member's choice: the actor says whose key it is.
+    expect(ownerLog[1]?.actor).toMatchObject({ type: 'api-key', name: 'test key', accountId: member.id, email: member.email })
     expect(ownerLog[2]?.actor).toMatchObject({ type: 'session', name: member.email })
     expect(ownerLog[3]).toMatchObject({ actor: { name: member.email }, details: { accountId: member.id, email: member.email, role: 'admin' } })
     expect(ownerLog[4]?.actor.name).toBe(owner.email)
@@ -147,6 +148,8 @@ describe.each(deployments)('members of a shared site, on $name', ({ available, o
     expect(left.statusCode, left.body).toBe(204)
     expect((await call('GET', '/api/v1/sites/{id}', site.id, asScript(member))).statusCode).toBe(404)
 
+    // A removed admin's open link is revoked with it, and the owner's log says so.
+    const othersLink = await inviteTo(service.app, other, site.id, { role: 'admin' })
     const removed = await call('DELETE', `/api/v1/sites/{id}/members/${other.id}`, site.id, asBrowser(owner))
     expect(removed.statusCode).toBe(204)
     for (const [method, path] of readRoutes) expect((await call(method, path, site.id, asScript(other))).statusCode, path).toBe(404)
@@ -154,13 +157,19 @@ describe.each(deployments)('members of a shared site, on $name', ({ available, o
     const members = (await call('GET', '/api/v1/sites/{id}/members', site.id, asBrowser(owner))).json().items
     expect(members).toEqual([expect.objectContaining({ accountId: owner.id, role: 'owner' })])
 
-    const actions = (await auditOf(owner, site.id)).slice(0, 4).map((event) => [event.action, event.actor.name, event.details.accountId])
+    const ownerLog = await auditOf(owner, site.id)
+    const actions = ownerLog.slice(0, 7).map((event) => [event.action, event.actor.name, event.details.accountId ?? event.details.invitationId])
     expect(actions).toEqual([
+      ['site.invitation_revoked', owner.email, othersLink.id],
       ['site.member_removed', owner.email, other.id],
+      ['site.invitation_created', other.email, othersLink.id],
       ['site.member_left', member.email, member.id],
+      ['site.invitation_revoked', other.email, pending.id],
       ['site.member_role_changed', other.email, member.id],
-      ['site.invitation_created', member.email, undefined],
+      ['site.invitation_created', member.email, pending.id],
     ])
+    expect(ownerLog[0]?.details).toEqual({ invitationId: othersLink.id, role: 'admin', email: null, invitedBy: other.email, reason: 'member_removed' })
+    expect(ownerLog[4]?.details).toMatchObject({ invitedBy: member.email, reason: 'made_viewer' })
   })
 
   it.runIf(available)("takes a deleted member's memberships, and a deleted site's members and invitations, with them", async () => {

@@ -35,14 +35,14 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
   const newAccount = async (email = `${randomUUID()}@example.com`) => {
     const account = await accounts.create(email, 'hash')
     if (account === undefined) throw new Error('account not created')
-    return { ...account, passwordHash: 'hash', twoFactorEnabledAt: null }
+    return { ...account, passwordHash: 'hash', twoFactorEnabledAt: null, disabledAt: null }
   }
 
   it.skipIf(!available)('creates an account and finds it by id and by e-mail in any letter case', async () => {
     const account = await newAccount('Mixed.Case@Example.com')
-    expect(account).toEqual({ id: expect.any(String), email: 'Mixed.Case@Example.com', createdAt: expect.any(Date), passwordHash: 'hash', twoFactorEnabledAt: null })
+    expect(account).toEqual({ id: expect.any(String), email: 'Mixed.Case@Example.com', createdAt: expect.any(Date), passwordHash: 'hash', twoFactorEnabledAt: null, disabledAt: null })
     expect(await accounts.findByEmail('mixed.case@example.COM')).toEqual(account)
-    const { passwordHash: _passwordHash, twoFactorEnabledAt: _twoFactorEnabledAt, ...withoutHash } = account
+    const { passwordHash: _passwordHash, twoFactorEnabledAt: _twoFactorEnabledAt, disabledAt: _disabledAt, ...withoutHash } = account
     expect(await accounts.findById(account.id)).toEqual(withoutHash)
     expect(await accounts.findByEmail('nobody@example.com')).toBeUndefined()
   })

@@ -59,6 +59,8 @@ const shipped: [string, string][] = [
   ['033_idempotency_keys', '1fb9b7d75f4e5d9c'],
   ['034_sites_previous_webhook_secret', '93868283344a187a'],
   ['035_webhook_deliveries_redelivery', '621a1e4797b37532'],
+  ['036_accounts_disabled', '706b8138d610cbcf'],
+  ['037_audit_events_actor_account', '3826f01bdf71e405'],
 ]
 
 function fingerprintOf(migration: Migration): string {
@@ -373,7 +375,8 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       await olderAttempt(first)
       await olderAttempt(second)
 
-      expect(await migrate(database, migrations.filter((migration) => migration.version <= 31))).toEqual([31])
+      // Up to this version's schema, which this version's repositories write (migration 037's actor columns too).
+      expect(await migrate(database, migrations)).toEqual(migrations.filter((migration) => migration.version >= 31).map((migration) => migration.version))
       const auditLog = createAuditLogRepository(database)
       await auditLog.recordRepeated(attemptFrom(third), hourStart)
       // An instance of the older version, still running during a rolling upgrade, counts in the same event.
@@ -398,7 +401,8 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       if (account === undefined) throw new Error('the account was not created')
       // As the version before 026 made a key: without access or expiry.
       await database.query('INSERT INTO api_keys (id, account_id, name, prefix, key_hash) VALUES ($1, $2, $3, $4, $5)', [randomUUID(), account.id, 'CI', 'tgak_old', 'old-hash'])
-      expect(await migrate(database, migrations.filter((migration) => migration.version <= 26))).toEqual([26])
+      // Up to this version's schema, which this version's key lookup reads (migration 036's disabled accounts too).
+      expect(await migrate(database, migrations)).toEqual(migrations.filter((migration) => migration.version >= 26).map((migration) => migration.version))
       const apiKeys = createApiKeyRepository(database)
       expect(await apiKeys.listByAccount(account.id)).toEqual([expect.objectContaining({ name: 'CI', access: 'full', expiresAt: null })])
       expect(await apiKeys.useByKeyHash('old-hash')).toMatchObject({ outcome: 'used', access: 'full', accountId: account.id })

@@ -303,6 +303,9 @@ export interface AuditActor {
   keyPrefix: string | null
   clientIp: string | null
   userAgent: string | null
+  /** The account whose session or API key acted, and its address then; null for others and for older events (a server before them leaves them out). */
+  accountId?: string | null
+  email?: string | null
 }
 
 /** One event of the account's audit log (GET /api/v1/audit-log). */

@@ -17,6 +17,9 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
       { action: 'account.password_check_failed', label: 'Wrong current password' },
       { action: 'account.password_changed', label: 'Password changed' },
       { action: 'account.password_set', label: 'Password set on the server' },
+      { action: 'account.disabled', label: 'Disabled on the server' },
+      { action: 'account.enabled', label: 'Enabled on the server' },
+      { action: 'account.sessions_ended', label: 'Logged out on the server' },
       { action: 'session.ended', label: 'Session logged out' },
       { action: 'sessions.ended_others', label: 'Logged out everywhere else' },
     ],
@@ -218,6 +221,12 @@ export function describeAuditEvent(event: AuditEvent): string {
       return `Changed the password${endedSessions(details, 'other ')}`
     case 'account.password_set':
       return `Set a new password${endedSessions(details, '')}`
+    case 'account.disabled':
+      return `The server's operator disabled the account${endedSessions(details, '')}`
+    case 'account.enabled':
+      return "The server's operator enabled the account again"
+    case 'account.sessions_ended':
+      return `The server's operator logged the account out everywhere${endedSessions(details, '')}`
     case 'account.two_factor_enabled':
       return 'Turned on two-factor authentication'
     case 'account.two_factor_disabled':
@@ -273,8 +282,12 @@ export function describeAuditEvent(event: AuditEvent): string {
       const email = textOf(details.email)
       return `Invited ${email ?? 'anyone with the link'} to ${siteName} as ${textOf(details.role) ?? 'a member'}`
     }
-    case 'site.invitation_revoked':
-      return `Revoked the invitation of ${textOf(details.email) ?? 'anyone with the link'} to ${siteName}`
+    case 'site.invitation_revoked': {
+      const revoked = `Revoked the invitation of ${textOf(details.email) ?? 'anyone with the link'} to ${siteName}`
+      const inviter = textOf(details.invitedBy) ?? 'its inviter'
+      const why = { member_removed: `${inviter} was removed`, member_left: `${inviter} left`, made_viewer: `${inviter} was made a viewer` }[textOf(details.reason) ?? '']
+      return why === undefined ? revoked : `${revoked} (${why})`
+    }
     case 'site.member_joined':
       return `${textOf(details.email) ?? 'An account'} joined ${siteName} as ${textOf(details.role) ?? 'a member'}`
     case 'site.member_role_changed':
@@ -308,14 +321,19 @@ export function describeAuditEvent(event: AuditEvent): string {
   }
 }
 
-/** Who made the change: "you@example.com (dashboard)", "API key deploy (tgak_abcdefg…)". */
+/**
+ * Who made the change: "you@example.com (dashboard)", "alice@example.com via API key deploy
+ * (tgak_abcdefg…)" (a key's name is its member's choice: the account says whose it is), or
+ * "API key deploy (tgak_abcdefg…)" for events written before keys named their account.
+ */
 export function describeActor(actor: AuditActor): string {
   switch (actor.type) {
     case 'session':
       return `${actor.name ?? 'A logged-in user'} (dashboard)`
     case 'api-key': {
       const name = actor.name ?? 'without a name'
-      return actor.keyPrefix === null ? `API key ${name}` : `API key ${name} (${actor.keyPrefix}…)`
+      const key = actor.keyPrefix === null ? `API key ${name}` : `API key ${name} (${actor.keyPrefix}…)`
+      return actor.email === undefined || actor.email === null ? key : `${actor.email} via ${key}`
     }
     case 'operator':
       return 'Server operator'

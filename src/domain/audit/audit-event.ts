@@ -16,6 +16,13 @@ export interface AuditActor {
   keyPrefix: string | null
   clientIp: string | null
   userAgent: string | null
+  /**
+   * The account that acted, for a session or an API key (migration 037): its id and its e-mail
+   * address at the time, so that a key named by its member ("alice-laptop") says whose it is.
+   * Null for the other actors and for events written before; left out, it is stored as null.
+   */
+  accountId?: string | null
+  email?: string | null
 }
 
 export interface NewAuditEvent {

@@ -78,6 +78,35 @@ export function validateSiteName(name: string): FieldIssue[] {
   return problem === undefined ? [] : [{ field: 'name', message: problem }]
 }
 
+/**
+ * Why an entry is no hostname, naming the hostname to list instead when the entry says one: a
+ * wildcard (*.client01.example: its subdomains are included already) or an address with a
+ * scheme, port or path (https://client01.example:8443/shop: the port is not compared).
+ */
+function hostnameProblem(entry: string): string {
+  const got = `(got ${JSON.stringify(entry.slice(0, 100))})`
+  const trimmed = entry.trim()
+  const wildcard = /^\*\.(.+)$/.exec(trimmed)
+  const meant = wildcard === null ? hostnameOfAddress(trimmed) : normalizeHostname(wildcard[1] ?? '')
+  if (meant !== undefined) {
+    const why = wildcard === null ? 'the scheme, port and path are not compared' : 'subdomains are included without a wildcard'
+    return `${why}: list ${meant} ${got}`
+  }
+  return `must be a hostname such as example.com, without scheme, port, path or wildcard ${got}`
+}
+
+/** The hostname of an entry written as an address (with a scheme, or a port or path after it), if it names one. */
+function hostnameOfAddress(entry: string): string | undefined {
+  try {
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(entry) ? entry : `http://${entry}`)
+    // A name of one label ("bad" of "bad/entry") is likelier a typing slip than the host meant: not offered.
+    const isLikelyHost = url.hostname.includes('.') || url.hostname.startsWith('[') || url.hostname === 'localhost'
+    return url.username === '' && url.password === '' && isLikelyHost ? normalizeHostname(url.hostname) : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Domains normalized and deduplicated, or the issues that prevent it. */
 export function normalizeDomains(entries: readonly string[]): { domains: string[]; issues: FieldIssue[] } {
   const issues: FieldIssue[] = []
@@ -86,10 +115,7 @@ export function normalizeDomains(entries: readonly string[]): { domains: string[
   entries.forEach((entry, index) => {
     const hostname = normalizeHostname(entry)
     if (hostname === undefined) {
-      issues.push({
-        field: `domains.${index}`,
-        message: `must be a hostname such as example.com, without scheme, port, path or wildcard (got ${JSON.stringify(entry.slice(0, 100))})`,
-      })
+      issues.push({ field: `domains.${index}`, message: hostnameProblem(entry) })
     } else if (!domains.includes(hostname)) {
       domains.push(hostname)
     }

@@ -11,6 +11,8 @@ export interface AccountWithPassword extends Account {
   passwordHash: string
   /** When two-factor authentication was turned on (migration 025); null while it is off. */
   twoFactorEnabledAt: Date | null
+  /** When the server's operator disabled the account (migration 036); null while it may log in. */
+  disabledAt: Date | null
 }
 
 interface AccountRow {
@@ -19,14 +21,15 @@ interface AccountRow {
   password_hash: string
   created_at: Date
   totp_enabled_at: Date | null
+  disabled_at: Date | null
 }
 
 function toAccount(row: AccountRow): AccountWithPassword {
-  return { id: row.id, email: row.email, passwordHash: row.password_hash, createdAt: row.created_at, twoFactorEnabledAt: row.totp_enabled_at }
+  return { id: row.id, email: row.email, passwordHash: row.password_hash, createdAt: row.created_at, twoFactorEnabledAt: row.totp_enabled_at, disabledAt: row.disabled_at }
 }
 
 /** The columns of AccountRow. */
-const accountColumns = 'id, email, password_hash, created_at, totp_enabled_at'
+const accountColumns = 'id, email, password_hash, created_at, totp_enabled_at, disabled_at'
 
 /** Taken while the first account is made (SIGNUPS=first), so that two sign-ups at once take turns. */
 const FIRST_ACCOUNT_LOCK_KEY = 74_116_102
@@ -112,6 +115,19 @@ export function createAccountRepository(database: SqlExecutor) {
     /** Replaces the password hash; false when there is no such account. */
     async setPasswordHash(id: string, passwordHash: string): Promise<boolean> {
       const rows = await database.query<{ id: string }>('UPDATE accounts SET password_hash = $2 WHERE id = $1 RETURNING id', [id, passwordHash])
+      return rows.length > 0
+    },
+
+    /**
+     * Disables the account (`disabled: true`, from now) or enables it again: false when it has no
+     * such account or it was so already. A disabled account cannot log in, and its sessions and
+     * API keys are refused (session-repository.ts findByTokenHash, api-key-repository.ts useByKeyHash).
+     */
+    async setDisabled(id: string, disabled: boolean): Promise<boolean> {
+      const rows = await database.query<{ id: string }>(
+        `UPDATE accounts SET disabled_at = ${disabled ? 'now()' : 'NULL'} WHERE id = $1 AND (disabled_at IS NULL) = $2 RETURNING id`,
+        [id, disabled],
+      )
       return rows.length > 0
     },
 

@@ -36,6 +36,8 @@ function toApiKey(row: ApiKeyRow): ApiKeyRecord {
 export type ApiKeyUse =
   | { outcome: 'used'; apiKeyId: string; name: string; prefix: string; access: ApiKeyAccess; accountId: string; email: string }
   | { outcome: 'expired'; expiresAt: Date }
+  /** The key's account was disabled by the server's operator (migration 036): refused, not recorded as a use. */
+  | { outcome: 'account_disabled' }
 
 /** Recording every use would write on every API call; once a minute is precise enough for people. */
 const LAST_USED_RESOLUTION = '1 minute'
@@ -93,13 +95,15 @@ export function createApiKeyRepository(database: SqlExecutor) {
      * An expired key's attempts are not recorded as uses: its list shows when it last worked.
      */
     async useByKeyHash(keyHash: string): Promise<ApiKeyUse | undefined> {
-      const rows = await database.query<{ id: string; name: string; prefix: string; access: ApiKeyAccess; expires_at: Date | null; is_expired: boolean; account_id: string; email: string }>(
-        `SELECT k.id, k.name, k.prefix, k.access, k.expires_at, k.expires_at IS NOT NULL AND k.expires_at <= now() AS is_expired, k.account_id, a.email
+      const rows = await database.query<{ id: string; name: string; prefix: string; access: ApiKeyAccess; expires_at: Date | null; is_expired: boolean; account_id: string; email: string; is_disabled: boolean }>(
+        `SELECT k.id, k.name, k.prefix, k.access, k.expires_at, k.expires_at IS NOT NULL AND k.expires_at <= now() AS is_expired, k.account_id, a.email,
+                a.disabled_at IS NOT NULL AS is_disabled
            FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
         [keyHash],
       )
       const row = rows[0]
       if (row === undefined) return undefined
+      if (row.is_disabled) return { outcome: 'account_disabled' }
       if (row.is_expired && row.expires_at !== null) return { outcome: 'expired', expiresAt: row.expires_at }
       await database.query(
         `UPDATE api_keys SET last_used_at = now()

@@ -9,7 +9,8 @@ export interface AuditEventRecord {
   createdAt: Date
   createdAtMicros: number
   action: AuditAction
-  actor: AuditActor
+  /** As stored: accountId and email null where the event has none. */
+  actor: Required<AuditActor>
   site: { id: string; name: string } | null
   details: Record<string, unknown>
 }
@@ -23,6 +24,8 @@ interface AuditEventRow {
   actor_id: string | null
   actor_name: string | null
   actor_key_prefix: string | null
+  actor_account_id: string | null
+  actor_email: string | null
   client_ip: string | null
   user_agent: string | null
   site_id: string | null
@@ -38,7 +41,7 @@ export interface AuditPageQuery extends PagePosition {
 /** As a session keeps the User-Agent of its log-in: enough to tell browsers apart, bounded. */
 const MAX_USER_AGENT_LENGTH = 512
 
-/** The columns $2-$11 of an insert: the account, the action, the actor and the site. */
+/** The columns $2-$13 of an insert: the account, the action, the actor and the site. */
 function columnsOf(event: NewAuditEvent): unknown[] {
   const { actor } = event
   return [
@@ -52,6 +55,8 @@ function columnsOf(event: NewAuditEvent): unknown[] {
     actor.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null,
     event.site?.id ?? null,
     event.site?.name ?? null,
+    actor.accountId ?? null,
+    actor.email ?? null,
   ]
 }
 
@@ -68,6 +73,8 @@ function toRecord(row: AuditEventRow): AuditEventRecord {
       keyPrefix: row.actor_key_prefix,
       clientIp: row.client_ip,
       userAgent: row.user_agent,
+      accountId: row.actor_account_id,
+      email: row.actor_email,
     },
     site: row.site_id === null ? null : { id: row.site_id, name: row.site_name ?? '' },
     details: row.details,
@@ -88,8 +95,9 @@ export function createAuditLogRepository(database: SqlExecutor) {
      */
     async record(event: NewAuditEvent): Promise<void> {
       await database.query(
-        `INSERT INTO audit_events (id, created_at, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name, details)
-         VALUES ($1, clock_timestamp(), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb)`,
+        `INSERT INTO audit_events (id, created_at, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name,
+                                   actor_account_id, actor_email, details)
+         VALUES ($1, clock_timestamp(), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb)`,
         [randomUUID(), ...columnsOf(event), JSON.stringify(event.details ?? {})],
       )
     },
@@ -110,18 +118,20 @@ export function createAuditLogRepository(database: SqlExecutor) {
       const { actor } = event
       const address = actor.clientIp ?? ''
       await database.query(
-        `INSERT INTO audit_events (id, created_at, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name, details, repeated_hour)
-         SELECT $1, clock_timestamp(), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-                $12::jsonb || jsonb_build_object('count', 1, 'firstAt', clock_timestamp(), 'addresses', jsonb_build_array($14::text)), $13
+        `INSERT INTO audit_events (id, created_at, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name,
+                                   actor_account_id, actor_email, details, repeated_hour)
+         SELECT $1, clock_timestamp(), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+                $14::jsonb || jsonb_build_object('count', 1, 'firstAt', clock_timestamp(), 'addresses', jsonb_build_array($16::text)), $15
           -- Not for an account deleted meanwhile (the event would go with it): nothing to record, not an error.
           WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $2 FOR KEY SHARE)
          ON CONFLICT (account_id, action, repeated_hour) WHERE repeated_hour IS NOT NULL DO UPDATE SET
            created_at = EXCLUDED.created_at, actor_type = EXCLUDED.actor_type, actor_id = EXCLUDED.actor_id, actor_name = EXCLUDED.actor_name,
            actor_key_prefix = EXCLUDED.actor_key_prefix, client_ip = EXCLUDED.client_ip, user_agent = EXCLUDED.user_agent,
+           actor_account_id = EXCLUDED.actor_account_id, actor_email = EXCLUDED.actor_email,
            details = audit_events.details || jsonb_build_object(
              'count', (audit_events.details->>'count')::int + 1,
-             'addresses', CASE WHEN audit_events.details->'addresses' ? $14 OR jsonb_array_length(audit_events.details->'addresses') >= $15 THEN audit_events.details->'addresses'
-                               ELSE audit_events.details->'addresses' || to_jsonb($14::text) END)`,
+             'addresses', CASE WHEN audit_events.details->'addresses' ? $16 OR jsonb_array_length(audit_events.details->'addresses') >= $17 THEN audit_events.details->'addresses'
+                               ELSE audit_events.details->'addresses' || to_jsonb($16::text) END)`,
         [randomUUID(), ...columnsOf(event), JSON.stringify(event.details ?? {}), hourStart, address, MAX_REPEATED_ADDRESSES],
       )
     },
@@ -129,7 +139,8 @@ export function createAuditLogRepository(database: SqlExecutor) {
     /** The account's events, newest first, `query.limit` of them after `query.after`. */
     async listPage(accountId: string, query: AuditPageQuery): Promise<AuditEventRecord[]> {
       const { sql, params } = newestFirstPage(
-        `SELECT id, created_at, ${CREATED_AT_MICROS}, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name, details
+        `SELECT id, created_at, ${CREATED_AT_MICROS}, action, actor_type, actor_id, actor_name, actor_key_prefix, actor_account_id, actor_email,
+                client_ip, user_agent, site_id, site_name, details
            FROM audit_events`,
         [
           where('account_id = ?', accountId),

@@ -45,7 +45,9 @@ export function createSessionRepository(database: SqlExecutor) {
      * in passing drops the account's expired ones. Undefined when the password has changed since
      * (or the account is gone). The account's row is read FOR SHARE: a password change under way
      * (which holds the row) is waited for and then seen, and one that comes after sees this
-     * session and ends it with the others. `passkeyId` names the passkey a passkey sign-in opened
+     * session and ends it with the others. Undefined too for a disabled account (migration 036),
+     * its row read as locked, so an operator's `disable` either comes after and ends this session
+     * or comes before and prevents it. `passkeyId` names the passkey a passkey sign-in opened
      * it with: its removal ends the session.
      */
     async create(
@@ -58,7 +60,7 @@ export function createSessionRepository(database: SqlExecutor) {
       await database.query('DELETE FROM sessions WHERE account_id = $1 AND expires_at <= now()', [account.id])
       const rows = await database.query<{ id: string }>(
         `INSERT INTO sessions (id, account_id, token_hash, expires_at, user_agent, client_ip, last_seen_at, passkey_id)
-         SELECT $1, id, $3, $4, $6, $7, now(), $8 FROM accounts WHERE id = $2 AND password_hash = $5 FOR SHARE
+         SELECT $1, id, $3, $4, $6, $7, now(), $8 FROM accounts WHERE id = $2 AND password_hash = $5 AND disabled_at IS NULL FOR SHARE
          RETURNING id`,
         [randomUUID(), account.id, tokenHash, expiresAt, account.passwordHash, origin.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null, origin.clientIp, passkeyId],
       )
@@ -94,7 +96,11 @@ export function createSessionRepository(database: SqlExecutor) {
       return rows.length > 0
     },
 
-    /** The live session with this token hash and its account; expired sessions are not found. */
+    /**
+     * The live session with this token hash and its account; expired sessions, and those of a
+     * disabled account (migration 036: ended when it was disabled, refused here all the same), are
+     * not found.
+     */
     async findByTokenHash(tokenHash: string): Promise<SessionAccount | undefined> {
       // Last use, to the minute, judged by the database's clock (the one that writes it): most
       // requests find it recent and write nothing.
@@ -102,7 +108,7 @@ export function createSessionRepository(database: SqlExecutor) {
         `SELECT s.id AS session_id, a.id AS account_id, a.email,
                 (s.last_seen_at IS NULL OR s.last_seen_at <= now() - interval '${LAST_SEEN_RESOLUTION}') AS is_stale
            FROM sessions s JOIN accounts a ON a.id = s.account_id
-          WHERE s.token_hash = $1 AND s.expires_at > now()`,
+          WHERE s.token_hash = $1 AND s.expires_at > now() AND a.disabled_at IS NULL`,
         [tokenHash],
       )
       const row = rows[0]

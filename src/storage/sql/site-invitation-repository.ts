@@ -122,9 +122,11 @@ export function createSiteInvitationRepository(database: SqlExecutor) {
     },
 
     /** Deletes what this account invited to the site: a member who leaves, is removed or loses admin takes no way back along. */
-    async deleteInvitedBy(siteId: string, accountId: string): Promise<number> {
-      const rows = await database.query('DELETE FROM site_invitations WHERE site_id = $1 AND invited_by = $2 RETURNING id', [siteId, accountId])
-      return rows.length
+    async deleteInvitedBy(siteId: string, accountId: string): Promise<{ id: string; role: MemberRole; email: string | null; isPending: boolean }[]> {
+      return database.query<{ id: string; role: MemberRole; email: string | null; isPending: boolean }>(
+        'DELETE FROM site_invitations WHERE site_id = $1 AND invited_by = $2 RETURNING id, role, email, expires_at > now() AS "isPending"',
+        [siteId, accountId],
+      )
     },
   }
 }

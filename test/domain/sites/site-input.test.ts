@@ -43,6 +43,21 @@ describe('hostnames', () => {
   )
 
   it('deduplicates and names each bad entry by index', () => {
+    // A wildcard or an address says which hostname was meant: the error names it.
+    expect(normalizeDomains(['*.client01.example', 'https://Shop.example:8443/cart', 'client02.example:3000', 'a b']).issues).toEqual([
+      { field: 'domains.0', message: 'subdomains are included without a wildcard: list client01.example (got "*.client01.example")' },
+      { field: 'domains.1', message: 'the scheme, port and path are not compared: list shop.example (got "https://Shop.example:8443/cart")' },
+      { field: 'domains.2', message: 'the scheme, port and path are not compared: list client02.example (got "client02.example:3000")' },
+      { field: 'domains.3', message: 'must be a hostname such as example.com, without scheme, port, path or wildcard (got "a b")' },
+    ])
+    expect(normalizeDomains(['http://localhost:5173', 'http://[::1]:8080/']).issues.map((issue) => issue.message)).toEqual([
+      'the scheme, port and path are not compared: list localhost (got "http://localhost:5173")',
+      'the scheme, port and path are not compared: list ::1 (got "http://[::1]:8080/")',
+    ])
+    expect(normalizeDomains(['*.*.example', 'user@example.com']).issues.map((issue) => issue.message)).toEqual([
+      expect.stringMatching(/^must be a hostname/),
+      expect.stringMatching(/^must be a hostname/),
+    ])
     expect(normalizeDomains(['A.example', 'a.example', 'bad/entry', 'b.example'])).toEqual({
       domains: ['a.example', 'b.example'],
       issues: [{ field: 'domains.2', message: expect.stringContaining('hostname') }],

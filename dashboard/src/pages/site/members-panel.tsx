@@ -97,6 +97,8 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
   const [changingRole, setChangingRole] = useState<RoleChange | undefined>(undefined)
   const [transferringTo, setTransferringTo] = useState<SiteMember | undefined>(undefined)
   const isOwner = site.role === 'owner'
+  /** An admin's invitation without an address: anyone holding the link may accept it, which the form warns of. */
+  const isOpenAdminLink = role === 'admin' && email.trim() === ''
   const heading = useRef<HTMLHeadingElement>(null)
 
   const act = async (action: () => Promise<unknown>): Promise<boolean> => {
@@ -315,12 +317,24 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
             </div>
             <div class="field">
               <label for="invite-email">Only for this e-mail address (optional)</label>
-              <input id="invite-email" type="email" value={email} onInput={(event) => setEmail(event.currentTarget.value)} />
+              <input
+                id="invite-email"
+                type="email"
+                value={email}
+                aria-describedby={isOpenAdminLink ? 'invite-open-admin' : undefined}
+                onInput={(event) => setEmail(event.currentTarget.value)}
+              />
             </div>
             <button type="submit" class="button button--primary" disabled={isBusy}>
               Invite
             </button>
           </form>
+          {isOpenAdminLink ? (
+            <p id="invite-open-admin" class="notice notice--warning">
+              Without an address, whoever holds the link (forwarded, or read in a chat) can accept it and become an admin of {site.name}. Enter the invitee's
+              address so that only their account can accept it.
+            </p>
+          ) : null}
           {created === undefined ? null : (
             <div class="notice notice--success" role="status">
               <p>Send this link to the invitee. It is shown only now, works once, until {formatDateTime(created.expiresAt)}.</p>

@@ -24,6 +24,9 @@ const columns: readonly CsvColumn<AuditEventView>[] = [
   ['siteId', (event) => event.site?.id ?? null],
   ['siteName', (event) => event.site?.name ?? null],
   ['details', (event) => JSON.stringify(event.details)],
+  // Added after the others (migration 037), so that a reader of the columns by position reads them as before.
+  ['actorAccountId', (event) => event.actor.accountId],
+  ['actorEmail', (event) => event.actor.email],
 ]
 
 const auditLogExportRoutes: FastifyPluginAsyncTypebox = async (app) => {

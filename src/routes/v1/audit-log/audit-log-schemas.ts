@@ -20,13 +20,16 @@ export const AuditEvent = Type.Object({
     keyPrefix: orNull(Type.String({ description: "The API key's prefix" })),
     clientIp: orNull(Type.String({ description: 'The address the request came from; null when an API key reads the log' })),
     userAgent: orNull(Type.String({ description: 'The User-Agent it sent (up to 512 characters); null when an API key reads the log' })),
+    accountId: orNull(Type.String({ format: 'uuid', description: "The account whose session or API key acted (null for the other actors, and for events written before this field)" })),
+    email: orNull(Type.String({ description: "That account's e-mail address at the time: whose API key it was, whatever the key's name says" })),
   }),
   site: orNull(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String({ description: 'Its name at the time' }) })),
   details: Type.Record(Type.String(), Type.Unknown(), {
     description:
       'By action: site.updated has changes, a list of { field, from, to } (for webhookSecret, whether one was set: never the secret; a webhookUrl as its origin and a digest of the rest); ' +
       'site.created has domains and settings (the same list, from the defaults); api_key.created and api_key.revoked have apiKeyId, name and prefix, api_key.created access and expiresAt too (null: never); ' +
-      'site.secret_rotated has previousSecretExpiresAt; session.ended has sessionId; sessions.ended_others, account.password_changed and account.password_set have endedSessions; ' +
+      'site.secret_rotated has previousSecretExpiresAt; session.ended has sessionId; sessions.ended_others, account.password_changed, account.password_set, account.disabled and account.sessions_ended have endedSessions; ' +
+      'site.invitation_revoked has invitationId, role and email, and for an invitation revoked with its inviter (removed, left or made a viewer) invitedBy and reason; ' +
       'account.recovery_code_used has recoveryCodesLeft; ' +
       'account.login_failed, account.password_check_failed, account.two_factor_asked, account.two_factor_failed and account.passkey_refused are one event an hour with count, firstAt and addresses (its time, address and browser are the latest attempt\'s)',
   }),

@@ -14,11 +14,13 @@ import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 export function auditActorOf(request: FastifyRequest): AuditActor {
   const origin = { clientIp: request.ip, userAgent: request.headers['user-agent'] ?? null }
   const authentication = request.authentication
+  // The account behind the credential, as it is now: a key's name is its member's choice, this says whose it is.
+  const account = { accountId: request.account?.id ?? null, email: request.account?.email ?? null }
   if (authentication?.method === 'api-key') {
-    return { type: 'api-key', id: authentication.apiKeyId, name: authentication.name, keyPrefix: authentication.prefix, ...origin }
+    return { type: 'api-key', id: authentication.apiKeyId, name: authentication.name, keyPrefix: authentication.prefix, ...origin, ...account }
   }
   if (authentication?.method === 'session') {
-    return { type: 'session', id: authentication.sessionId, name: request.account?.email ?? null, keyPrefix: null, ...origin }
+    return { type: 'session', id: authentication.sessionId, name: request.account?.email ?? null, keyPrefix: null, ...origin, ...account }
   }
   return { type: 'anonymous', id: null, name: null, keyPrefix: null, ...origin }
 }

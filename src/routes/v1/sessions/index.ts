@@ -80,10 +80,11 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'that passed the second factor before: 429 rate_limited beyond, naming the limit; a right code is not counted). ' +
           'Wrong passwords are limited per 10 minutes to 10 per account from one client, 30 from one client and 100 per account from everywhere (429 rate_limited); ' +
           'a right password is not counted, unless sent with a wrong code. ' +
-          "An authenticator code works once; a recovery code is used up.",
+          "An authenticator code works once; a recovery code is used up. " +
+          'The right password of an account the operator has disabled (npm run account -- disable) answers 403 account_disabled; a wrong one answers as for any account.',
         body: LogIn,
         response: { 200: Account, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse },
-        errorCodes: ['invalid_credentials', 'two_factor_required', 'two_factor_invalid'],
+        errorCodes: ['invalid_credentials', 'account_disabled', 'two_factor_required', 'two_factor_invalid'],
         responseHeaders: {
           200: {
             'Set-Cookie': {
@@ -114,6 +115,13 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           request.log.warn({ err: error }, 'could not record a failed log-in in the audit log'),
         )
         throw new ApiError('invalid_credentials')
+      }
+      // Said only once the password is right: a wrong one answers as for any account, so this
+      // tells nothing to whoever guesses (who learns that the address has an account only from a
+      // right password, as before). Before the second factor, so that no code is spent.
+      if (account.disabledAt !== null) {
+        await giveBack(request, attempt)
+        throw new ApiError('account_disabled')
       }
       // The right password is no guess once nothing is left to guess: given back to every budget
       // it was counted against, so that the owner's log-ins (two requests each with two-factor on)

@@ -75,7 +75,7 @@ const passkeySignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "the passkey's owner finds it in the audit log as account.passkey_refused). Refused answers count against the password log-in's budget of the client (429 rate_limited beyond); one that verifies is given back.",
         body: PasskeySignIn,
         response: { 200: Account, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse },
-        errorCodes: ['passkey_challenge_invalid', 'passkey_unknown', 'passkey_invalid'],
+        errorCodes: ['passkey_challenge_invalid', 'passkey_unknown', 'passkey_invalid', 'account_disabled'],
         responseHeaders: {
           200: {
             'Set-Cookie': {
@@ -118,6 +118,8 @@ const passkeySignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const twoFactor = await createTwoFactorRepository(transaction).lockTwoFactor(passkey.accountId)
         const account = await createAccountRepository(transaction).findWithPasswordById(passkey.accountId)
         if (twoFactor === undefined || account === undefined) throw new ApiError('passkey_unknown')
+        // The account's own passkey proved it: as a right password, told that the operator disabled it.
+        if (account.disabledAt !== null) throw new ApiError('account_disabled')
         const passkeysNow = createPasskeyRepository(transaction)
         if (!(await passkeysNow.recordUse(passkey.id, verdict.newCounter))) {
           // Removed since it was found: no account has it now, and nobody is to be told.

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { Site } from '../../../domain/sites/site.js'
 import type { MemberRole } from '../../../domain/sites/site-roles.js'
@@ -27,7 +28,12 @@ const accountIdOf = (params: { accountId: string }): string => params.accountId.
  * of its own) back in. The owner, as the site's lock finds it (a member made owner while the
  * change waited is one), answers 409 owner_role_fixed.
  */
-async function changeMembership(transaction: SqlExecutor, site: Pick<Site, 'id' | 'accountId'>, accountId: string, role: MemberRole | null): Promise<SiteMember> {
+async function changeMembership(
+  transaction: SqlExecutor,
+  site: Pick<Site, 'id' | 'accountId'>,
+  accountId: string,
+  role: MemberRole | null,
+): Promise<SiteMember & { revokedInvitations: { id: string; role: MemberRole; email: string | null }[] }> {
   if (accountId === site.accountId) throw new ApiError('owner_role_fixed')
   const siteId = site.id
   const members = createSiteMemberRepository(transaction)
@@ -35,8 +41,29 @@ async function changeMembership(transaction: SqlExecutor, site: Pick<Site, 'id' 
   if (before === undefined) throw noSuchMember()
   if (role === null) await members.remove(siteId, accountId)
   else await members.changeRole(siteId, accountId, role)
-  if (role !== 'admin') await createSiteInvitationRepository(transaction).deleteInvitedBy(siteId, accountId)
-  return before
+  if (role !== 'admin') {
+    const revoked = await createSiteInvitationRepository(transaction).deleteInvitedBy(siteId, accountId)
+    return { ...before, revokedInvitations: revoked.filter((invitation) => invitation.isPending) }
+  }
+  return { ...before, revokedInvitations: [] }
+}
+
+/**
+ * Records the pending invitations a member's removal, departure or demotion revoked, one
+ * site.invitation_revoked each (as the owner or an admin revoking them would), so that the owner's
+ * log tells why a link stopped working. Expired ones went unannounced: they worked no more.
+ */
+async function recordRevokedInvitations(
+  transaction: SqlExecutor,
+  request: FastifyRequest,
+  site: Pick<Site, 'id' | 'name' | 'accountId'>,
+  member: Pick<SiteMember, 'email'> & { revokedInvitations: { id: string; role: MemberRole; email: string | null }[] },
+  reason: 'member_removed' | 'member_left' | 'made_viewer',
+): Promise<void> {
+  for (const { id, role, email } of member.revokedInvitations) {
+    const details = { invitationId: id, role, email, invitedBy: member.email, reason }
+    await recordSiteAudit(transaction, request, { action: 'site.invitation_revoked', site, details })
+  }
 }
 
 /** Who a site is shared with, and the owner's and admins' changes to that; a member leaving. */
@@ -91,9 +118,11 @@ const siteMembersRoutes: FastifyPluginAsyncTypebox = async (app) => {
           const details = { accountId, email: member.email, from: member.role, to: role }
           await recordSiteAudit(transaction, request, { action: 'site.member_role_changed', site: locked, details }, accountId)
         }
+        await recordRevokedInvitations(transaction, request, locked, member, 'made_viewer')
         return member
       }, { alsoLocking: [accountId] })
-      const member = { ...before, role }
+      const { revokedInvitations: _revoked, ...unchanged } = before
+      const member = { ...unchanged, role }
       return memberView({ ...member, since: member.createdAt })
     },
   )
@@ -123,6 +152,7 @@ const siteMembersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const member = await changeMembership(transaction, locked, accountId, null)
         const action = isLeaving ? 'site.member_left' : 'site.member_removed'
         await recordSiteAudit(transaction, request, { action, site: locked, details: { accountId, email: member.email, role: member.role } }, accountId)
+        await recordRevokedInvitations(transaction, request, locked, member, isLeaving ? 'member_left' : 'member_removed')
       }, { alsoLocking: [accountId] })
       return reply.code(204).send(null)
     },
