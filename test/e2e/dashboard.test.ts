@@ -995,7 +995,7 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
   })
 
   it("lists the account's activity: who changed what, from where, filtered by site and by action, older events appended", async () => {
-    // A script changes a setting with an API key: the log names the key, not the account.
+    // A script changes a setting with an API key: the log names the key and the account it belongs to.
     // Made from another address, whose budget of password attempts is its own (this browser's is
     // spent on its log-ins and confirmations).
     const cookie = (await browser.context.cookies(origin)).map(({ name, value }) => `${name}=${value}`).join('; ')
@@ -1030,7 +1030,7 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     // A settings change with its values before and after, by the settings page's names of the fields.
     expect(await whoOf('Changed site Example shop: surge threshold 0 → 2 challenges per minute')).toEqual([you])
     expect(await whoOf('Changed site Example shop: challenge lifetime 120 → 600 seconds')).toEqual([you])
-    expect(await whoOf('Changed site Example shop: maximum step-ups 2 → 3')).toEqual([`API key deploy (${apiKey.prefix}…)`])
+    expect(await whoOf('Changed site Example shop: maximum step-ups 2 → 3')).toEqual([`${email} via API key deploy (${apiKey.prefix}…)`])
     // The webhook URL as its origin and a digest of the rest: a chat service's URL is its secret.
     const webhookRemoved = new RegExp(`^Changed site Example shop: webhook URL ${new URL(receiver.url).origin.replaceAll('.', '\\.')}/… \\([0-9a-f]{8}\\) → none; removed the webhook secret$`)
     expect(await rows.filter({ has: page.locator('.activity__what').getByText(webhookRemoved) }).locator('.activity__who').allInnerTexts()).toEqual([you])
