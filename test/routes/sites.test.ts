@@ -11,6 +11,7 @@ const defaultSettingsView = {
   webhookUrl: null,
   webhookUrlSet: false,
   webhookSecretSet: false,
+  previousWebhookSecretExpiresAt: null,
   webhookEvents: ['verification.blocked'],
   difficulty: 18,
   challengeLifetimeSeconds: 120,
