@@ -186,6 +186,9 @@ describe("the activity page's sentences", () => {
     expect(describeAuditEvent(eventOf('site.invitation_revoked', { ...details, email: 'c@example.com', reason: 'made_viewer' }))).toBe(
       'Revoked the invitation of c@example.com to Shop (bob@example.com was made a viewer)',
     )
+    expect(describeAuditEvent(eventOf('site.invitation_revoked', { ...details, reason: 'inviter_disabled' }))).toBe(
+      'Revoked the invitation of anyone with the link to Shop (bob@example.com was disabled)',
+    )
     expect(describeAuditEvent(eventOf('site.invitation_revoked', { email: null }))).toBe('Revoked the invitation of anyone with the link to Shop')
   })
 

@@ -285,7 +285,7 @@ export function describeAuditEvent(event: AuditEvent): string {
     case 'site.invitation_revoked': {
       const revoked = `Revoked the invitation of ${textOf(details.email) ?? 'anyone with the link'} to ${siteName}`
       const inviter = textOf(details.invitedBy) ?? 'its inviter'
-      const why = { member_removed: `${inviter} was removed`, member_left: `${inviter} left`, made_viewer: `${inviter} was made a viewer` }[textOf(details.reason) ?? '']
+      const why = { member_removed: `${inviter} was removed`, member_left: `${inviter} left`, made_viewer: `${inviter} was made a viewer`, inviter_disabled: `${inviter} was disabled` }[textOf(details.reason) ?? '']
       return why === undefined ? revoked : `${revoked} (${why})`
     }
     case 'site.member_joined':
