@@ -102,6 +102,15 @@ describe.each(deployments.filter(({ available }) => available))('replacing a web
     expect(ended.statusCode, ended.body).toBe(200)
     expect(ended.json().settings.previousWebhookSecretExpiresAt).toBeNull()
     expect(passesStandardWebhooks(first, await deliveryOf(site.id))).toBe(false)
+    // The log tells when the overlap began and that it was ended early (never the secrets).
+    const log = await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?siteId=${site.id}&action=site.updated`, headers: asScript(account) })
+    const updates = log.json<{ items: { details: { changes: object[] } }[] }>().items.map((event) => event.details.changes).reverse()
+    expect(updates).toEqual([
+      [{ field: 'webhookSecret', from: true, to: true }, { field: 'previousWebhookSecret', from: null, to: expiresAt }],
+      [{ field: 'webhookSecret', from: true, to: true }],
+      [{ field: 'previousWebhookSecret', from: expiresAt, to: null }],
+    ])
+    expect(log.body).not.toContain(second)
 
     // A leaked secret replaced with no overlap at all.
     const third = generatedSecret()
