@@ -141,6 +141,19 @@ describe.each(deployments.filter(({ available }) => available))('replacing a web
     expect(stored[0]?.previous_webhook_secret_ciphertext).toBeNull()
   })
 
+  it('keeps no replaced secret that cannot be opened (sealed under another TOLLGATE_SECRET): no delivery could sign with it', async () => {
+    const site = await createTestSite(service.app, account, { settings: { webhookUrl: receiver.url, webhookSecret: generatedSecret() } })
+    await service.app.sites.update(site.id, { webhookSecretCiphertext: 'v1.AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA' })
+    const newSecret = generatedSecret()
+    const replaced = await update(site.id, { webhookSecret: newSecret })
+    expect(replaced.statusCode, replaced.body).toBe(200)
+    expect(replaced.json().settings).toMatchObject({ webhookSecretSet: true, previousWebhookSecretExpiresAt: null })
+    expect((await service.app.sites.findById(site.id))?.previousWebhookSecret).toBeNull()
+    const delivery = await deliveryOf(site.id)
+    expect(String(delivery.headers['webhook-signature']).split(' ')).toHaveLength(1)
+    expect(passesStandardWebhooks(newSecret, delivery)).toBe(true)
+  })
+
   it("takes the dashboard's generated whsec_ secret, which both schemes' libraries verify with unchanged", async () => {
     const secret = generatedSecret()
     const site = await createTestSite(service.app, account, { settings: { webhookUrl: receiver.url, webhookSecret: secret } })
