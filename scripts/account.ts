@@ -16,8 +16,8 @@
  * `disable-two-factor` is the way back into an account whose authenticator app and recovery codes
  * are lost (after the operator has made sure who is asking), and leaves its sessions.
  * `disable` is for someone who left: the account can no longer log in, its sessions end and its API
- * keys are refused from the next request on, on every instance; `enable` undoes it (its keys work
- * again). `end-sessions` logs the account out everywhere and leaves its API keys (revoked on its
+ * keys are refused from the next request on, on every instance, and the invitations it made are
+ * revoked; `enable` undoes all but the invitations (its keys work again). `end-sessions` logs the account out everywhere and leaves its API keys (revoked on its
  * API keys page, or refused with `disable`). `delete` deletes it as DELETE /api/v1/me does, with its
  * sites, unless one of them is shared with other members. Each but `delete` is recorded in the
  * account's audit log (actor `operator`); `delete` takes the log with the account.
@@ -32,6 +32,7 @@ import type { SqlDatabase } from '../src/storage/ports.js'
 import { createAccountRepository, type AccountWithPassword } from '../src/storage/sql/account-repository.js'
 import { createAuditLogRepository } from '../src/storage/sql/audit-log-repository.js'
 import { createSessionRepository } from '../src/storage/sql/session-repository.js'
+import { createSiteInvitationRepository } from '../src/storage/sql/site-invitation-repository.js'
 import { createTwoFactorRepository } from '../src/storage/sql/two-factor-repository.js'
 import { createVerificationQueryRepository } from '../src/storage/sql/verification-query-repository.js'
 import { describeDatabase, openServiceDatabase, readSecretInput, UsageError } from './operator-input.js'
@@ -40,7 +41,7 @@ const USAGE = [
   'usage: npm run account -- create <e-mail address>',
   '       npm run account -- set-password <e-mail address>',
   '       npm run account -- disable-two-factor <e-mail address>',
-  '       npm run account -- disable <e-mail address>       (no log-in; ends its sessions, refuses its API keys)',
+  '       npm run account -- disable <e-mail address>       (no log-in; ends its sessions, refuses its API keys, revokes its invitations)',
   '       npm run account -- enable <e-mail address>        (undoes disable; its API keys work again)',
   '       npm run account -- end-sessions <e-mail address>  (logs it out everywhere; its API keys stay)',
   '       npm run account -- delete <e-mail address>        (with its sites, none shared with other members; cannot be undone)',
@@ -78,23 +79,34 @@ const disableTwoFactor = (email: string) => withAccount(email, async (database, 
 
 /**
  * Disables the account (it logs in no more, its sessions end, its API keys are refused: every
- * instance reads the flag with the session or key on each request) or enables it again.
+ * instance reads the flag with the session or key on each request) or enables it again. Disabling
+ * also revokes the invitations it made, each recorded in the site owner's log as the removal of a
+ * member records them: enabling does not bring them back, so that a link kept by someone who left
+ * lets no one in, then or later.
  */
 const setDisabled = (email: string, disabled: boolean) => withAccount(email, async (database, account, where) => {
   const outcome = await database.transaction(async (transaction) => {
     if (!(await createAccountRepository(transaction).setDisabled(account.id, disabled))) return undefined
     const endedSessions = disabled ? await createSessionRepository(transaction).deleteAllOf(account.id) : 0
-    await createAuditLogRepository(transaction).record({
+    const revoked = disabled ? await createSiteInvitationRepository(transaction).deleteAllInvitedBy(account.id) : []
+    const auditLog = createAuditLogRepository(transaction)
+    await auditLog.record({
       accountId: account.id,
       action: disabled ? 'account.disabled' : 'account.enabled',
       actor: OPERATOR_ACTOR,
       ...(disabled ? { details: { endedSessions } } : {}),
     })
-    return { endedSessions }
+    for (const { id, role, email: invitee, site: { accountId: ownerId, ...site } } of revoked) {
+      if (ownerId === null) continue
+      const details = { invitationId: id, role, email: invitee, invitedBy: account.email, reason: 'inviter_disabled' }
+      await auditLog.record({ accountId: ownerId, action: 'site.invitation_revoked', actor: OPERATOR_ACTOR, site, details })
+    }
+    return { endedSessions, revokedInvitations: revoked.length }
   })
   if (outcome === undefined) return `${account.email} was ${disabled ? 'disabled' : 'enabled'} already in ${where}`
   return disabled
-    ? `disabled ${account.email} in ${where}: it can no longer log in, ${outcome.endedSessions} session(s) ended and its API keys are refused (enable undoes it; delete removes it)`
+    ? `disabled ${account.email} in ${where}: it can no longer log in, ${outcome.endedSessions} session(s) ended, ${outcome.revokedInvitations} pending invitation(s) it made revoked ` +
+        'and its API keys are refused (enable undoes all but the invitations; delete removes it)'
     : `enabled ${account.email} in ${where}: it may log in again, and its API keys work again`
 })
 

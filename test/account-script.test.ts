@@ -14,7 +14,7 @@ import { enableTwoFactor } from './helpers/two-factor.js'
 import { asBrowser, asScript, createTestAccount, createTestSite, type TestAccount } from './helpers/dashboard-client.js'
 import { createScratchDatabase, type ScratchDatabase } from './helpers/scratch-database.js'
 import { hasPostgres } from './helpers/services.js'
-import { shareSite } from './helpers/site-sharing.js'
+import { acceptInvitation, inviteTo, shareSite } from './helpers/site-sharing.js'
 
 /** `npm run account`, as an operator runs it on the server's embedded database. */
 const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-account-'))
@@ -188,6 +188,8 @@ describe.skipIf(!hasPostgres)('npm run account on PostgreSQL, beside running ins
       const colleague = await createTestAccount(first)
       const site = await createTestSite(first, owner)
       await shareSite(first, owner, colleague, site.id, 'admin')
+      // The address-less admin link she could keep, to let herself back in from another account.
+      const kept = await inviteTo(first, colleague, site.id, { role: 'admin' })
       for (const app of [first, second]) {
         expect((await app.inject({ method: 'GET', url: '/api/v1/me', headers: asBrowser(colleague) })).statusCode).toBe(200)
         expect((await app.inject({ method: 'GET', url: '/api/v1/me', headers: asScript(colleague) })).statusCode).toBe(200)
@@ -195,7 +197,9 @@ describe.skipIf(!hasPostgres)('npm run account on PostgreSQL, beside running ins
 
       expect(accountOnPostgres(['disable', colleague.email])).toMatchObject({
         status: 0,
-        stdout: `disabled ${colleague.email} in PostgreSQL at ${new URL(database.url).toString()}: it can no longer log in, 1 session(s) ended and its API keys are refused (enable undoes it; delete removes it)`,
+        stdout:
+          `disabled ${colleague.email} in PostgreSQL at ${new URL(database.url).toString()}: it can no longer log in, 1 session(s) ended, 1 pending invitation(s) it made revoked ` +
+          'and its API keys are refused (enable undoes all but the invitations; delete removes it)',
       })
       expect(accountOnPostgres(['disable', colleague.email])).toMatchObject({ status: 0, stdout: expect.stringMatching(/ was disabled already in /) as string })
       for (const app of [first, second]) {
@@ -211,11 +215,22 @@ describe.skipIf(!hasPostgres)('npm run account on PostgreSQL, beside running ins
       const refused = await logInAs(second, colleague)
       expect([refused.statusCode, refused.json().error.code]).toEqual([403, 'account_disabled'])
       expect(refused.headers['set-cookie']).toBeUndefined()
+      // Her link lets no one in: it answers as an unknown invitation does, and the owner's log tells why.
+      const otherAccount = await createTestAccount(first)
+      const accepted = await acceptInvitation(second, otherAccount, kept.token)
+      expect([accepted.statusCode, accepted.json().error.code]).toEqual([404, 'not_found'])
+      const ownerLog = await first.inject({ method: 'GET', url: `/api/v1/audit-log?limit=200&siteId=${site.id}`, headers: asScript(owner) })
+      const revocations = ownerLog.json<{ items: { action: string; actor: { type: string }; site: { id: string } | null; details: object }[] }>().items
+        .filter((event) => event.action === 'site.invitation_revoked')
+      expect(revocations.map(({ actor, site: revokedFrom, details }) => [actor.type, revokedFrom?.id, details])).toEqual([
+        ['operator', site.id, { invitationId: kept.id, role: 'admin', email: null, invitedBy: colleague.email, reason: 'inviter_disabled' }],
+      ])
       // The owner's site and keys are untouched.
       expect((await second.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: asScript(owner) })).statusCode).toBe(200)
 
       expect(accountOnPostgres(['enable', colleague.email])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^enabled .* it may log in again, and its API keys work again$/) as string })
       expect((await second.inject({ method: 'GET', url: '/api/v1/me', headers: asScript(colleague) })).statusCode).toBe(200)
+      expect((await acceptInvitation(first, otherAccount, kept.token)).statusCode).toBe(404)
       const back = await logInAs(first, colleague)
       expect(back.statusCode).toBe(200)
       const cookie = sessionCookieOf(back.headers['set-cookie'])

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import { createAuditLogRepository } from '../storage/sql/audit-log-repository.js'
 import { createIdempotencyKeyRepository } from '../storage/sql/idempotency-key-repository.js'
 import { createSessionRepository } from '../storage/sql/session-repository.js'
+import { createSiteRepository } from '../storage/sql/site-repository.js'
 import { createSiteverifyCountRepository } from '../storage/sql/siteverify-count-repository.js'
 import { createVerificationQueryRepository } from '../storage/sql/verification-query-repository.js'
 import { createWebhookDeliveryRepository, deliveryRetention } from '../storage/sql/webhook-delivery-repository.js'
@@ -63,6 +64,7 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
   const queries = createVerificationQueryRepository(app.database)
   const sessions = createSessionRepository(app.database)
   const idempotencyKeys = createIdempotencyKeyRepository(app.database)
+  const sites = createSiteRepository(app.database)
   const deliveries = createWebhookDeliveryRepository(app.database)
   const siteverifyCounts = createSiteverifyCountRepository(app.database)
   let running: Promise<number> | undefined
@@ -113,6 +115,8 @@ async function logRetentionPlugin(app: FastifyInstance, options: LogRetentionOpt
     await sessions.deleteExpired()
     // Idempotency keys hold sealed one-time secrets; past their 24 hours they are never replayed.
     await idempotencyKeys.deleteExpired()
+    // Replaced webhook secrets past their overlap: sealed secrets that sign nothing any more.
+    await sites.clearExpiredPreviousWebhookSecrets()
     const deliveriesExpired = await deliveries.pruneExpired()
     if (deliveriesExpired > 0) {
       app.log.info({ count: deliveriesExpired, maxAgeDays: deliveryRetention.maxAgeDays }, 'deleted webhook deliveries past their age limit')

@@ -69,6 +69,18 @@ describe("the activity page's sentences", () => {
     )
   })
 
+  it("tell when the replaced webhook secret stops signing, never showing one", () => {
+    const until = '2026-06-08T08:09:10.000Z'
+    expect(siteUpdate({ field: 'webhookSecret', from: true, to: true }, { field: 'previousWebhookSecret', from: null, to: until })).toBe(
+      `Replaced the webhook secret of Shop (the previous one signs until ${formatDateTime(until)})`,
+    )
+    expect(siteUpdate({ field: 'previousWebhookSecret', from: until, to: null })).toBe('Stopped the previous webhook secret of Shop')
+    expect(siteUpdate({ field: 'webhookSecret', from: true, to: true }, { field: 'previousWebhookSecret', from: until, to: null })).toBe(
+      'Changed site Shop: replaced the webhook secret; stopped the previous webhook secret',
+    )
+    expect(siteUpdate({ field: 'webhookSecret', from: true, to: false }, { field: 'previousWebhookSecret', from: until, to: null })).toBe('Removed the webhook secret of Shop')
+  })
+
   it('show an action code this dashboard does not know as it is', () => {
     expect(describeAuditEvent(eventOf('site.transferred', { to: 'someone' }))).toBe('Other event: site.transferred (site Shop)')
     expect(describeAuditEvent(eventOf('account.renamed', {}, { site: null }))).toBe('Other event: account.renamed')
@@ -185,6 +197,9 @@ describe("the activity page's sentences", () => {
     expect(describeAuditEvent(eventOf('site.invitation_revoked', details))).toBe('Revoked the invitation of anyone with the link to Shop (bob@example.com was removed)')
     expect(describeAuditEvent(eventOf('site.invitation_revoked', { ...details, email: 'c@example.com', reason: 'made_viewer' }))).toBe(
       'Revoked the invitation of c@example.com to Shop (bob@example.com was made a viewer)',
+    )
+    expect(describeAuditEvent(eventOf('site.invitation_revoked', { ...details, reason: 'inviter_disabled' }))).toBe(
+      'Revoked the invitation of anyone with the link to Shop (bob@example.com was disabled)',
     )
     expect(describeAuditEvent(eventOf('site.invitation_revoked', { email: null }))).toBe('Revoked the invitation of anyone with the link to Shop')
   })

@@ -208,6 +208,25 @@ describe.each([
     })
   })
 
+  it.skipIf(!available)('forgets the replaced webhook secrets whose overlap ended, and keeps those still signing', async () => {
+    await withService({ database }, async (service) => {
+      const [ended, signing] = [await liveSite(service), await liveSite(service)]
+      const overlap = "UPDATE sites SET previous_webhook_secret_ciphertext = 'sealed', previous_webhook_secret_expires_at = now() + $2::interval WHERE id = $1"
+      await service.app.database.query(overlap, [ended, '-1 second'])
+      await service.app.database.query(overlap, [signing, '1 hour'])
+      const stored = async (siteId: string) =>
+        (await service.app.database.query<{ previous_webhook_secret_ciphertext: string | null; revision: string }>(
+          'SELECT previous_webhook_secret_ciphertext, revision::text FROM sites WHERE id = $1',
+          [siteId],
+        ))[0]
+      const revision = (await stored(ended))?.revision
+      await service.app.logRetention.sweep()
+      expect(await stored(ended)).toEqual({ previous_webhook_secret_ciphertext: null, revision })
+      expect((await stored(signing))?.previous_webhook_secret_ciphertext).toBe('sealed')
+      expect((await service.app.sites.findById(signing))?.previousWebhookSecret).not.toBeNull()
+    })
+  })
+
   it.skipIf(!available)('sweeps on its own, every interval', async () => {
     await withService({ database, env: { LOG_RETENTION_DAYS: '1' }, logRetentionIntervalMs: 50 }, async (service) => {
       const siteId = await liveSite(service)

@@ -80,12 +80,18 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
 
     // The secret replaced, then removed.
     await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(account), payload: { settings: { webhookSecret: `${WEBHOOK_SECRET}-2` } } })
-    expect((await latest('site.updated'))?.details).toEqual({ changes: [{ field: 'webhookSecret', from: true, to: true }] })
+    expect((await latest('site.updated'))?.details).toEqual({
+      changes: [
+        { field: 'webhookSecret', from: true, to: true },
+        { field: 'previousWebhookSecret', from: null, to: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+      ],
+    })
     await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(account), payload: { settings: { webhookUrl: null, webhookSecret: null } } })
     expect((await latest('site.updated'))?.details).toEqual({
       changes: [
         { field: 'webhookUrl', from: expect.stringMatching(/^https:\/\/hooks\.example\/… /), to: null },
         { field: 'webhookSecret', from: true, to: false },
+        { field: 'previousWebhookSecret', from: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), to: null },
       ],
     })
   })

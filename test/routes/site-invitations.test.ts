@@ -112,6 +112,21 @@ describe.each(deployments)('invitations to a site, on $name', ({ available, opti
     expect(await sitesOf(invitee)).toEqual([])
   })
 
+  it.runIf(available)("answers 404 to an invitation whose inviter is disabled, and lists it no more (an older instance's npm run account disabled it without revoking)", async () => {
+    const site = await createTestSite(service.app, owner)
+    const colleague = await createTestAccount(service.app)
+    const admin = await inviteTo(service.app, owner, site.id, { role: 'admin' })
+    expect((await acceptInvitation(service.app, colleague, admin.token)).statusCode).toBe(201)
+    const kept = await inviteTo(service.app, colleague, site.id, { role: 'admin' })
+    await service.app.database.query('UPDATE accounts SET disabled_at = now() WHERE id = $1', [colleague.id])
+
+    const stranger = await createTestAccount(service.app)
+    await expectUnknown(stranger, kept.token)
+    expect(await sitesOf(stranger)).toEqual([])
+    const listed = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/invitations`, headers: asBrowser(owner) })
+    expect(listed.json().items).toEqual([])
+  })
+
   it.runIf(available)('refuses API keys (403), and the owner or a member accepting (409), leaving the link usable', async () => {
     const site = await createTestSite(service.app, owner)
     const invitee = await createTestAccount(service.app)

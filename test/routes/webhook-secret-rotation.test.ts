@@ -102,6 +102,15 @@ describe.each(deployments.filter(({ available }) => available))('replacing a web
     expect(ended.statusCode, ended.body).toBe(200)
     expect(ended.json().settings.previousWebhookSecretExpiresAt).toBeNull()
     expect(passesStandardWebhooks(first, await deliveryOf(site.id))).toBe(false)
+    // The log tells when the overlap began and that it was ended early (never the secrets).
+    const log = await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?siteId=${site.id}&action=site.updated`, headers: asScript(account) })
+    const updates = log.json<{ items: { details: { changes: object[] } }[] }>().items.map((event) => event.details.changes).reverse()
+    expect(updates).toEqual([
+      [{ field: 'webhookSecret', from: true, to: true }, { field: 'previousWebhookSecret', from: null, to: expiresAt }],
+      [{ field: 'webhookSecret', from: true, to: true }],
+      [{ field: 'previousWebhookSecret', from: expiresAt, to: null }],
+    ])
+    expect(log.body).not.toContain(second)
 
     // A leaked secret replaced with no overlap at all.
     const third = generatedSecret()
@@ -130,6 +139,19 @@ describe.each(deployments.filter(({ available }) => available))('replacing a web
       [site.id],
     )
     expect(stored[0]?.previous_webhook_secret_ciphertext).toBeNull()
+  })
+
+  it('keeps no replaced secret that cannot be opened (sealed under another TOLLGATE_SECRET): no delivery could sign with it', async () => {
+    const site = await createTestSite(service.app, account, { settings: { webhookUrl: receiver.url, webhookSecret: generatedSecret() } })
+    await service.app.sites.update(site.id, { webhookSecretCiphertext: 'v1.AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA' })
+    const newSecret = generatedSecret()
+    const replaced = await update(site.id, { webhookSecret: newSecret })
+    expect(replaced.statusCode, replaced.body).toBe(200)
+    expect(replaced.json().settings).toMatchObject({ webhookSecretSet: true, previousWebhookSecretExpiresAt: null })
+    expect((await service.app.sites.findById(site.id))?.previousWebhookSecret).toBeNull()
+    const delivery = await deliveryOf(site.id)
+    expect(String(delivery.headers['webhook-signature']).split(' ')).toHaveLength(1)
+    expect(passesStandardWebhooks(newSecret, delivery)).toBe(true)
   })
 
   it("takes the dashboard's generated whsec_ secret, which both schemes' libraries verify with unchanged", async () => {

@@ -136,18 +136,32 @@ function describeSecretChange(from: unknown, to: unknown): string {
   return to === true ? 'replaced the webhook secret' : 'removed the webhook secret'
 }
 
+/**
+ * The replaced webhook secret's overlap (previousWebhookSecret: until when it signs, null for no
+ * more): its start is told with the replacement, its end on its own, unless the secret went too.
+ */
+function describePreviousSecretChange(to: unknown, secret: Record<string, unknown> | undefined): { note: string; part?: string } {
+  const until = textOf(to)
+  if (until !== undefined) return { note: ` (the previous one signs until ${formatDateTime(until)})` }
+  return secret?.to === false ? { note: '' } : { note: '', part: 'stopped the previous webhook secret' }
+}
+
 function describeSiteUpdate(siteName: string, details: Record<string, unknown>): string {
   const changes = recordsOf(details.changes)
   const secret = changes.find((change) => change.field === 'webhookSecret')
+  const previous = changes.find((change) => change.field === 'previousWebhookSecret')
   const values = changes
-    .filter((change) => change !== secret && typeof change.field === 'string')
+    .filter((change) => change !== secret && change !== previous && typeof change.field === 'string')
     .map((change) => describeFieldChange(String(change.field), change.from, change.to))
+  const { note, part } = previous === undefined ? { note: '' } : describePreviousSecretChange(previous.to, secret)
   const secretChange = secret === undefined ? undefined : describeSecretChange(secret.from, secret.to)
-  if (values.length === 0 && secretChange !== undefined) {
-    const sentence = secretChange.charAt(0).toUpperCase() + secretChange.slice(1)
-    return `${sentence} ${secretChange.startsWith('set') ? 'for' : 'of'} ${siteName}`
+  const secretParts = [...(secretChange === undefined ? [] : [`${secretChange}${note}`]), ...(part === undefined ? [] : [part])]
+  if (values.length === 0 && secretParts.length === 1) {
+    const only = secretChange ?? part ?? ''
+    const sentence = only.charAt(0).toUpperCase() + only.slice(1)
+    return `${sentence} ${only.startsWith('set') ? 'for' : 'of'} ${siteName}${secretChange === undefined ? '' : note}`
   }
-  const parts = secretChange === undefined ? values : [...values, secretChange]
+  const parts = [...values, ...secretParts]
   return parts.length === 0 ? `Changed site ${siteName}` : `Changed site ${siteName}: ${parts.join('; ')}`
 }
 
@@ -285,7 +299,7 @@ export function describeAuditEvent(event: AuditEvent): string {
     case 'site.invitation_revoked': {
       const revoked = `Revoked the invitation of ${textOf(details.email) ?? 'anyone with the link'} to ${siteName}`
       const inviter = textOf(details.invitedBy) ?? 'its inviter'
-      const why = { member_removed: `${inviter} was removed`, member_left: `${inviter} left`, made_viewer: `${inviter} was made a viewer` }[textOf(details.reason) ?? '']
+      const why = { member_removed: `${inviter} was removed`, member_left: `${inviter} left`, made_viewer: `${inviter} was made a viewer`, inviter_disabled: `${inviter} was disabled` }[textOf(details.reason) ?? '']
       return why === undefined ? revoked : `${revoked} (${why})`
     }
     case 'site.member_joined':

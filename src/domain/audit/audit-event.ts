@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { defaultSiteSettings, type Site, type SiteSettings } from '../sites/site.js'
+import { defaultSiteSettings, livePreviousWebhookSecret, type Site, type SiteSettings } from '../sites/site.js'
 import type { AuditAction } from './audit-actions.js'
 
 export { AUDIT_ACTIONS, type AuditAction } from './audit-actions.js'
@@ -38,13 +38,19 @@ export const OPERATOR_ACTOR: AuditActor = { type: 'operator', id: null, name: nu
 
 /** One field of a site that an update changed, with its values before and after. */
 export interface SiteFieldChange {
-  field: 'name' | 'domains' | 'webhookSecret' | keyof SiteSettings
-  /** For webhookSecret, whether a secret was set: the secret itself is never recorded. */
+  field: 'name' | 'domains' | 'webhookSecret' | 'previousWebhookSecret' | keyof SiteSettings
+  /**
+   * For webhookSecret, whether a secret was set: the secret itself is never recorded. For
+   * previousWebhookSecret, until when the replaced secret signs beside it (null: it does not).
+   */
   from: unknown
   to: unknown
 }
 
-type SiteFields = Pick<Site, 'name' | 'domains' | 'settings' | 'webhookSecretCiphertext'>
+type SiteFields = Pick<Site, 'name' | 'domains' | 'settings' | 'webhookSecretCiphertext' | 'previousWebhookSecret'>
+
+/** Until when the replaced webhook secret signs, as recorded: null once it signs no more. */
+const previousSecretExpiryOf = (site: SiteFields, now: number) => livePreviousWebhookSecret(site, now)?.expiresAt.toISOString() ?? null
 
 const settingNames = (before: SiteSettings, after: SiteSettings) => [...new Set([...Object.keys(before), ...Object.keys(after)])] as (keyof SiteSettings)[]
 
@@ -75,9 +81,10 @@ const recorded = (name: keyof SiteSettings, value: unknown) => (name === 'webhoo
 /**
  * The fields an update changed, in a stable order. A webhook secret sent again counts as a change
  * even when it is the same secret: it is stored sealed anew and cannot be compared without opening
- * both, which the audit log has no business doing.
+ * both, which the audit log has no business doing. The replaced secret's overlap starting or ending
+ * (previousWebhookSecretExpiresAt: null, the reaction to a leaked secret) is a change too.
  */
-export function siteChangesBetween(before: SiteFields, after: SiteFields, isWebhookSecretSent: boolean): SiteFieldChange[] {
+export function siteChangesBetween(before: SiteFields, after: SiteFields, isWebhookSecretSent: boolean, now = Date.now()): SiteFieldChange[] {
   const changes: SiteFieldChange[] = []
   if (before.name !== after.name) changes.push({ field: 'name', from: before.name, to: after.name })
   if (!isSame(before.domains, after.domains)) changes.push({ field: 'domains', from: before.domains, to: after.domains })
@@ -89,11 +96,13 @@ export function siteChangesBetween(before: SiteFields, after: SiteFields, isWebh
   const hadSecret = before.webhookSecretCiphertext !== null
   const hasSecret = after.webhookSecretCiphertext !== null
   if (hadSecret !== hasSecret || (isWebhookSecretSent && hasSecret)) changes.push({ field: 'webhookSecret', from: hadSecret, to: hasSecret })
+  const [previousFrom, previousTo] = [previousSecretExpiryOf(before, now), previousSecretExpiryOf(after, now)]
+  if (previousFrom !== previousTo) changes.push({ field: 'previousWebhookSecret', from: previousFrom, to: previousTo })
   return changes
 }
 
 /** The settings a new site was made with that are not the defaults (from: the default), its webhook secret included. */
 export function nonDefaultSettingsOf(site: SiteFields): SiteFieldChange[] {
-  const blank = { name: site.name, domains: site.domains, settings: defaultSiteSettings, webhookSecretCiphertext: null }
+  const blank = { name: site.name, domains: site.domains, settings: defaultSiteSettings, webhookSecretCiphertext: null, previousWebhookSecret: null }
   return siteChangesBetween(blank, site, false)
 }

@@ -75,11 +75,14 @@ export function createSiteInvitationRepository(database: SqlExecutor) {
       return rows[0] === undefined ? undefined : toInvitation(rows[0])
     },
 
-    /** The site's pending invitations, oldest first. */
+    /**
+     * The site's pending invitations, oldest first. Not those of a disabled inviter: disabling
+     * deletes them, and an instance of an older version may have disabled it without.
+     */
     async listPending(siteId: string): Promise<SiteInvitation[]> {
       const rows = await database.query<InvitationRow>(
         `SELECT ${invitationColumns} FROM site_invitations JOIN accounts inviters ON inviters.id = site_invitations.invited_by
-          WHERE site_invitations.site_id = $1 AND site_invitations.expires_at > now()
+          WHERE site_invitations.site_id = $1 AND site_invitations.expires_at > now() AND inviters.disabled_at IS NULL
           ORDER BY site_invitations.created_at, site_invitations.id`,
         [siteId],
       )
@@ -88,12 +91,13 @@ export function createSiteInvitationRepository(database: SqlExecutor) {
 
     /**
      * The pending invitation with this token's hash, its row locked until the transaction ends:
-     * of two acceptances at once, the second waits, then finds it gone.
+     * of two acceptances at once, the second waits, then finds it gone. Not one whose inviter is
+     * disabled (as listPending): an account the operator disabled lets no one in.
      */
     async findPendingByTokenHash(tokenHash: string, options: { forUpdate: boolean }): Promise<SiteInvitation | undefined> {
       const rows = await database.query<InvitationRow>(
         `SELECT ${invitationColumns} FROM site_invitations JOIN accounts inviters ON inviters.id = site_invitations.invited_by
-          WHERE site_invitations.token_hash = $1 AND site_invitations.expires_at > now()${options.forUpdate ? ' FOR UPDATE OF site_invitations' : ''}`,
+          WHERE site_invitations.token_hash = $1 AND site_invitations.expires_at > now() AND inviters.disabled_at IS NULL${options.forUpdate ? ' FOR UPDATE OF site_invitations' : ''}`,
         [tokenHash],
       )
       return rows[0] === undefined ? undefined : toInvitation(rows[0])
@@ -119,6 +123,23 @@ export function createSiteInvitationRepository(database: SqlExecutor) {
         [siteId, id],
       )
       return rows[0]
+    },
+
+    /**
+     * Deletes what this account invited to any site (the operator disabling it): the pending ones,
+     * with their site and its owner, whose log tells why the link stopped working.
+     */
+    async deleteAllInvitedBy(accountId: string): Promise<{ id: string; role: MemberRole; email: string | null; site: { id: string; name: string; accountId: string | null } }[]> {
+      const rows = await database.query<{ id: string; role: MemberRole; email: string | null; siteId: string; siteName: string; ownerId: string | null; isPending: boolean }>(
+        `WITH deleted AS (DELETE FROM site_invitations WHERE invited_by = $1 RETURNING id, site_id, role, email, expires_at, created_at)
+         SELECT deleted.id, deleted.role, deleted.email, sites.id AS "siteId", sites.name AS "siteName", sites.account_id AS "ownerId", deleted.expires_at > now() AS "isPending"
+           FROM deleted JOIN sites ON sites.id = deleted.site_id
+          ORDER BY deleted.created_at, deleted.id`,
+        [accountId],
+      )
+      return rows
+        .filter((row) => row.isPending)
+        .map(({ id, role, email, siteId, siteName, ownerId }) => ({ id, role, email, site: { id: siteId, name: siteName, accountId: ownerId } }))
     },
 
     /** Deletes what this account invited to the site: a member who leaves, is removed or loses admin takes no way back along. */

@@ -228,6 +228,20 @@ export function createSiteRepository(database: SqlExecutor) {
     },
 
     /**
+     * Forgets the replaced webhook secrets whose overlap has ended (the retention sweep): no
+     * delivery signs with them any more, and a sealed secret is kept no longer than it is of use.
+     * The site's revision stays: what the API shows of it does not change. Answers how many went.
+     */
+    async clearExpiredPreviousWebhookSecrets(): Promise<number> {
+      const rows = await database.query(
+        `UPDATE sites SET previous_webhook_secret_ciphertext = NULL, previous_webhook_secret_expires_at = NULL
+          WHERE previous_webhook_secret_expires_at <= now()
+          RETURNING 1`,
+      )
+      return rows.length
+    },
+
+    /**
      * Replaces the secret key. With previousValidUntil, the key replaced keeps working until then,
      * and the one the rotation before replaced keeps the rest of its grace period (a key from
      * before that stops); without, every key but the new one stops at once.

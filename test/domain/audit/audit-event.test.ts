@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest'
 import { nonDefaultSettingsOf, redactWebhookUrl, siteChangesBetween } from '../../../src/domain/audit/audit-event.js'
 import { withDefaultSettings } from '../../../src/domain/sites/site.js'
 
-const site = (changes: { name?: string; domains?: string[]; settings?: object; webhookSecretCiphertext?: string | null } = {}) => ({
+type PreviousWebhookSecret = { ciphertext: string; expiresAt: Date } | null
+const site = (changes: { name?: string; domains?: string[]; settings?: object; webhookSecretCiphertext?: string | null; previousWebhookSecret?: PreviousWebhookSecret } = {}) => ({
   name: changes.name ?? 'Shop',
   domains: changes.domains ?? ['shop.example'],
   settings: withDefaultSettings(changes.settings ?? {}),
   webhookSecretCiphertext: changes.webhookSecretCiphertext ?? null,
+  previousWebhookSecret: changes.previousWebhookSecret ?? null,
 })
 
 describe("a site's changes as the audit log records them", () => {
@@ -34,6 +36,21 @@ describe("a site's changes as the audit log records them", () => {
     expect(siteChangesBetween(sealed, site(), false)).toEqual([{ field: 'webhookSecret', from: true, to: false }])
     expect(siteChangesBetween(sealed, sealed, false)).toEqual([])
     expect(JSON.stringify(siteChangesBetween(site(), sealed, true))).not.toContain('sealed-secret')
+  })
+
+  it("say until when the replaced webhook secret signs, and when that ends early, never what it is", () => {
+    const now = Date.parse('2026-06-07T08:00:00Z')
+    const overlapping = (expiresAt: string) => site({ webhookSecretCiphertext: 'sealed-secret-two', previousWebhookSecret: { ciphertext: 'sealed-secret-one', expiresAt: new Date(expiresAt) } })
+    const replaced = overlapping('2026-06-08T08:00:00Z')
+    expect(siteChangesBetween(site({ webhookSecretCiphertext: 'sealed-secret-one' }), replaced, true, now)).toEqual([
+      { field: 'webhookSecret', from: true, to: true },
+      { field: 'previousWebhookSecret', from: null, to: '2026-06-08T08:00:00.000Z' },
+    ])
+    const ended = site({ webhookSecretCiphertext: 'sealed-secret-two' })
+    expect(siteChangesBetween(replaced, ended, false, now)).toEqual([{ field: 'previousWebhookSecret', from: '2026-06-08T08:00:00.000Z', to: null }])
+    // An overlap over already changes nothing when it is cleared.
+    expect(siteChangesBetween(overlapping('2026-06-07T07:00:00Z'), ended, false, now)).toEqual([])
+    expect(JSON.stringify(siteChangesBetween(replaced, ended, false, now))).not.toContain('sealed-secret')
   })
 
   it("keep a webhook URL's origin and a digest of the rest, which may be a chat service's own secret", () => {

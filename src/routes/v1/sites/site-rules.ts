@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import { isSameInConstantTime } from '../../../domain/mac.js'
 import { decryptSecret, encryptSecret } from '../../../domain/secret-box.js'
 import type { Site } from '../../../domain/sites/site.js'
 import type { InputRules } from '../../../domain/sites/site-input.js'
@@ -22,12 +24,22 @@ export function sealWebhookSecret(app: FastifyInstance, siteId: string, secret: 
   return encryptSecret(app.keyRing.keyFor('webhook-encryption'), secret, siteId)
 }
 
-/** Whether `secret` is the site's stored webhook secret (false when none is, or it cannot be opened). */
-export function isWebhookSecretOf(app: FastifyInstance, site: Pick<Site, 'id' | 'webhookSecretCiphertext'>, secret: string): boolean {
-  if (site.webhookSecretCiphertext === null) return false
+/**
+ * The site's stored webhook secret: null when none is set, undefined when it cannot be opened
+ * (TOLLGATE_SECRET changed since it was sealed).
+ */
+export function openWebhookSecret(app: FastifyInstance, site: Pick<Site, 'id' | 'webhookSecretCiphertext'>): string | null | undefined {
+  if (site.webhookSecretCiphertext === null) return null
   try {
-    return decryptSecret(app.keyRing.keyFor('webhook-encryption'), site.webhookSecretCiphertext, site.id) === secret
+    return decryptSecret(app.keyRing.keyFor('webhook-encryption'), site.webhookSecretCiphertext, site.id)
   } catch {
-    return false
+    return undefined
   }
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest()
+
+/** Whether two webhook secrets are the same, in time that tells nothing of where they differ (digests of equal length). */
+export function isSameWebhookSecret(stored: string, sent: string): boolean {
+  return isSameInConstantTime(sha256(stored), sha256(sent))
 }

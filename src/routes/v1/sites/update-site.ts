@@ -9,7 +9,7 @@ import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trai
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
 import { documentedBodies, Site, siteView, UpdateSiteBody, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { etagHeader, revisionsAcceptedBy, tagWithRevision } from './site-revision.js'
-import { inputRulesOf, isWebhookSecretOf, sealWebhookSecret } from './site-rules.js'
+import { inputRulesOf, isSameWebhookSecret, openWebhookSecret, sealWebhookSecret } from './site-rules.js'
 import { PREVIOUS_WEBHOOK_SECRET_GRACE_MS } from '../../../domain/sites/site.js'
 
 const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -57,7 +57,10 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // waited (and made the requester the owner, or the owner an admin) is reflected.
       const { updated, role } = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, before, role) => {
         const sites = createSiteRepository(transaction)
-        const replaced = typeof secret === 'string' && !isWebhookSecretOf(app, before, secret)
+        // The stored secret, undefined when it cannot be opened (TOLLGATE_SECRET changed): a new
+        // one replaces it then without keeping it, as no delivery could sign with it.
+        const stored = typeof secret === 'string' ? openWebhookSecret(app, before) : null
+        const replaced = typeof secret === 'string' && !(typeof stored === 'string' && isSameWebhookSecret(stored, secret))
         const changes = {
           name: value.name,
           domains: value.domains === undefined ? undefined : [...value.domains],
@@ -69,7 +72,7 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
           previousWebhookSecretExpiresAt:
             settings.previousWebhookSecretExpiresAt === null || settings.webhookUrl === null
               ? null
-              : replaced ? new Date(Date.now() + PREVIOUS_WEBHOOK_SECRET_GRACE_MS) : undefined,
+              : replaced ? (stored === undefined ? null : new Date(Date.now() + PREVIOUS_WEBHOOK_SECRET_GRACE_MS)) : undefined,
         }
         const result = await sites.update(site.id, changes, expectedRevisions)
         if (result === undefined) {
