@@ -41,7 +41,7 @@ const verificationErasureRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (clientIp === undefined && device === undefined) {
         throw invalidRequest([{ field: 'querystring', message: 'must have clientIp or device (or both): whose rows to delete' }])
       }
-      const filter = { clientIps: clientIpsOf(clientIp, app.config.logClientIp), device: device?.toLowerCase() }
+      const filter = { clientIps: clientIpsOf(clientIp), device: device?.toLowerCase() }
       const { site } = await app.findSite(request, request.params.id, 'manage')
       const deleted = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, locked) => {
         const count = await createVerificationQueryRepository(transaction).deleteMatching(site.id, filter)
