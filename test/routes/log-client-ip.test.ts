@@ -13,6 +13,24 @@ interface Row {
   action: string
 }
 
+/** Verifies a visitor on the site from each address (through a proxy when `extraHeaders` name one), then writes the log. */
+async function verifyFrom(service: TestApp, site: CreatedSite, remoteAddresses: string[], extraHeaders: Record<string, string> = {}): Promise<void> {
+  for (const remoteAddress of remoteAddresses) {
+    const headers = { ...browserHeaders(site.siteKey), ...extraHeaders }
+    const challenge = (await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers, remoteAddress })).json<Challenge>()
+    const verified = await service.app.inject({ method: 'POST', url: '/api/v1/verify', headers, remoteAddress, payload: humanSubmission(challenge) })
+    expect(verified.statusCode, verified.body).toBe(200)
+  }
+  await service.app.verificationLog.flush()
+}
+
+/** The site's log rows, oldest first. */
+async function listRows(service: TestApp, site: CreatedSite, account: TestAccount, query = ''): Promise<Row[]> {
+  const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications${query}`, headers: asScript(account) })
+  expect(response.statusCode, response.body).toBe(200)
+  return response.json<{ items: Row[] }>().items.reverse()
+}
+
 /** LOG_CLIENT_IP=truncated: the log keeps a visitor's network, while the verification judged the whole address. */
 describe.each([
   { mode: 'truncated', stored: ['203.0.113.0', '203.0.113.0', '2001:db8:1::'] },
@@ -27,21 +45,11 @@ describe.each([
     account = await createTestAccount(service.app)
     // The allowlist names one address of the /24: only the whole address can match it.
     site = await createTestSite(service.app, account, { settings: { difficulty: 4, allowedAddresses: ['203.0.113.77'] } })
-    for (const remoteAddress of ['203.0.113.77', '203.0.113.78', '2001:db8:1:2::9']) {
-      const headers = browserHeaders(site.siteKey)
-      const challenge = (await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers, remoteAddress })).json<Challenge>()
-      const verified = await service.app.inject({ method: 'POST', url: '/api/v1/verify', headers, remoteAddress, payload: humanSubmission(challenge) })
-      expect(verified.statusCode, verified.body).toBe(200)
-    }
-    await service.app.verificationLog.flush()
+    await verifyFrom(service, site, ['203.0.113.77', '203.0.113.78', '2001:db8:1:2::9'])
   })
   afterAll(() => service.close())
 
-  const list = async (query = '') => {
-    const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications${query}`, headers: asScript(account) })
-    expect(response.statusCode, response.body).toBe(200)
-    return response.json<{ items: Row[] }>().items.reverse()
-  }
+  const list = (query = '') => listRows(service, site, account, query)
 
   it('stores the address so, while the allowlist still matched the whole address', async () => {
     const rows = await list()
@@ -88,21 +96,11 @@ describe.each([
     // Rows logged before the switch, as the other mode wrote them.
     const rows = earlier.map((clientIp, index) => ({ siteId: site.id, createdAt: new Date(Date.now() - (10 - index) * 60_000), action: 'allow' as const, clientIp, challengeId: randomUUID() }))
     earlierIds.push(...(await insertVerifications(service.app.database, rows)))
-    for (const remoteAddress of ['203.0.113.77', '2001:db8:1:2::9']) {
-      const headers = browserHeaders(site.siteKey)
-      const challenge = (await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers, remoteAddress })).json<Challenge>()
-      const verified = await service.app.inject({ method: 'POST', url: '/api/v1/verify', headers, remoteAddress, payload: humanSubmission(challenge) })
-      expect(verified.statusCode, verified.body).toBe(200)
-    }
-    await service.app.verificationLog.flush()
+    await verifyFrom(service, site, ['203.0.113.77', '2001:db8:1:2::9'])
   })
   afterAll(() => service.close())
 
-  const list = async (query = '') => {
-    const response = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications${query}`, headers: asScript(account) })
-    expect(response.statusCode, response.body).toBe(200)
-    return response.json<{ items: Row[] }>().items.reverse()
-  }
+  const list = (query = '') => listRows(service, site, account, query)
 
   it('finds a visitor address in the rows of either mode', async () => {
     expect((await list()).map((row) => row.clientIp)).toEqual([...earlier, ...logged])
@@ -138,19 +136,14 @@ describe('a visitor address a trusted proxy spells its own way, under LOG_CLIENT
     service = await buildTestApp({ env: { LOG_CLIENT_IP: 'full', TRUST_PROXY: proxy } })
     account = await createTestAccount(service.app)
     site = await createTestSite(service.app, account, { settings: { difficulty: 4 } })
-    const headers = { ...browserHeaders(site.siteKey), 'x-forwarded-for': '2001:0DB8:0000::0001' }
-    const challenge = (await service.app.inject({ method: 'POST', url: '/api/v1/challenge', headers, remoteAddress: proxy })).json<Challenge>()
-    const verified = await service.app.inject({ method: 'POST', url: '/api/v1/verify', headers, remoteAddress: proxy, payload: humanSubmission(challenge) })
-    expect(verified.statusCode, verified.body).toBe(200)
-    await service.app.verificationLog.flush()
+    await verifyFrom(service, site, [proxy], { 'x-forwarded-for': '2001:0DB8:0000::0001' })
     // A row logged before the log spelled addresses one way, as the proxy wrote it.
     await insertVerifications(service.app.database, [{ siteId: site.id, createdAt: new Date(Date.now() - 60_000), action: 'allow', clientIp: '2001:DB8::2' }])
   })
   afterAll(() => service.close())
 
   it('logs the address in its canonical spelling, and finds and erases it and an older capitalised row by theirs', async () => {
-    const list = async (query: string) =>
-      (await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications${query}`, headers: asScript(account) })).json<{ items: Row[] }>().items.map((row) => row.clientIp)
+    const list = async (query: string) => (await listRows(service, site, account, query)).map((row) => row.clientIp)
     expect(await list('?clientIp=2001:db8::1')).toEqual(['2001:db8::1'])
     expect(await list('?clientIp=2001:db8::2')).toEqual(['2001:DB8::2'])
     for (const address of ['2001:db8::1', '2001:db8::2']) {
