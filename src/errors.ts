@@ -59,7 +59,7 @@ export const errorCatalogue = {
   },
   webhook_event_expired: {
     status: 410,
-    message: "The blocked verification this delivery told of is no longer in the site's verification log (its retention removed it), so its event cannot be rebuilt.",
+    message: "The blocked verification this delivery told of is no longer in the site's verification log (its retention or an erasure removed it), so its event cannot be rebuilt.",
   },
   idempotency_key_reused: {
     status: 422,

@@ -36,7 +36,7 @@ const strings = ((): Partial<Record<string, string>> => {
 })()
 
 /**
- * Shows one of the page's texts under its heading (`{code}` in it replaced by the error's code),
+ * Shows one of the page's texts under its heading (`{code}` in it replaced by the error's code, isolated),
  * with the reference of a visitor turned away on a line of its own (isolated: one piece on a right-to-left page), which the site's owner looks
  * up in its log: inside the status, so that a screen reader announces it with the rest.
  */
@@ -45,11 +45,11 @@ function show(text: GateText, code = '', reference?: string): void {
   const status = document.getElementById('tollgate-gate-status')
   if (heading !== null) heading.textContent = strings[`${text}Title`] ?? text
   if (status !== null) {
-    status.textContent = (strings[text] ?? code).replace('{code}', code)
+    // Both isolated (U+2068 to U+2069), so that each reads as one piece, left to right, on a right-to-left page.
+    status.textContent = (strings[text] ?? code).replace('{code}', `\u2068${code}\u2069`)
     if (reference !== undefined) {
       const line = document.createElement('span')
       line.id = 'tollgate-gate-reference'
-      // Isolated (U+2068 to U+2069), so that it reads as one piece, left to right, on a right-to-left page.
       line.textContent = (strings.reference ?? 'Reference: {reference}').replace('{reference}', `\u2068${reference}\u2069`)
       status.append(' ', line)
     }

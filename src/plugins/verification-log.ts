@@ -1,7 +1,7 @@
 import { setImmediate } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { truncateAddress } from '../domain/network/address-forms.js'
+import { canonicalAddress, truncateAddress } from '../domain/network/address-forms.js'
 import { testOutcomeOf } from '../domain/sites/test-site-keys.js'
 import { appendVerifications, type VerificationLogEntry } from '../storage/sql/verification-log-writer.js'
 import { writeAtShutdown } from './storage.js'
@@ -129,12 +129,13 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
   }
 
   // Cut here, after scoring: the risk model, the rate limits and the history saw the whole address.
-  const isTruncating = app.config.logClientIp === 'truncated'
+  // Either way in one spelling, so that a visitor's filter and erasure find all of their rows.
+  const logged = app.config.logClientIp === 'truncated' ? truncateAddress : canonicalAddress
   const log: VerificationLog = {
     record(entry) {
       // A test site key's verifications belong to no site (and the table's site must exist).
       if (testOutcomeOf(entry.siteId) !== undefined) return
-      buffer.push(isTruncating && entry.clientIp !== null ? { ...entry, clientIp: truncateAddress(entry.clientIp) } : entry)
+      buffer.push(entry.clientIp === null ? entry : { ...entry, clientIp: logged(entry.clientIp) })
       if (buffer.length === batchSize) writeInBackground(batchSize)
       // A write that hangs (not one that fails) leaves rows piling up here; the bound holds too.
       else if (buffer.length > maxBufferedRows) keepWithinBound()

@@ -43,10 +43,10 @@ export interface WebhookService {
   sendTest(site: Site, admit?: () => Promise<void>, event?: WebhookEvent): Promise<WebhookDelivery>
   /**
    * Sends the verification.blocked event `original` told of again now, rebuilt from the
-   * verification's row, under its first delivery's id, signed with the site's current secret to
-   * its current URL; resolves with the new, recorded delivery. In the test sends' slots, with the
+   * verification's row, under its first delivery's id, signed as a new event is (the site's current
+   * secret, and during a rotation's overlap its replaced one too) to its current URL; resolves with the new, recorded delivery. In the test sends' slots, with the
    * same 429 and `admit` as sendTest. Throws 409 webhook_event_not_redeliverable for a delivery
-   * of no real block, 410 webhook_event_expired once the verification's row is gone.
+   * of no real block, 410 webhook_event_expired once the verification's row is gone (retention or an erasure).
    */
   redeliver(site: Site, original: WebhookDelivery, admit?: () => Promise<void>): Promise<WebhookDelivery>
   deliveries: WebhookDeliveryRepository

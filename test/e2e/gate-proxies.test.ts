@@ -305,6 +305,8 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
     await page.goto(`${allowing}/account/retry`)
     await page.waitForFunction((failedTitle) => document.getElementById('tollgate-gate-title')?.textContent === failedTitle, gateStrings.en.failedTitle, { timeout: 30_000 })
     expect(await page.evaluate(() => ({ id: document.activeElement?.id, text: document.activeElement?.textContent }))).toEqual({ id: 'tollgate-gate-retry', text: gateStrings.en.retry })
+    // The error's code isolated (U+2068 to U+2069): one piece, left to right, in a right-to-left sentence too.
+    expect(await page.textContent('#tollgate-gate-status')).toContain(gateStrings.en.failed.replace('{code}', '\u2068server_error\u2069'))
     await page.unroute('**/gate/v1/clearance')
     await page.keyboard.press('Enter')
     await page.waitForSelector('#protected', { timeout: 30_000 })

@@ -85,7 +85,7 @@ describe.each(deployments)("a visitor's rows found and deleted by address or dev
 
   it.runIf(available)('refuses a clientIp that is not an IP address, naming it, on the listing, the export and the deletion', async () => {
     const { site } = await siteWithVisitor()
-    for (const value of ['not-an-address', '203.0.113', '203.0.113.0/24', '203.0.113.*', '']) {
+    for (const value of ['not-an-address', '203.0.113', '203.0.113.0/24', '203.0.113.*', 'fe80::1%eth0', '']) {
       const query = `?clientIp=${encodeURIComponent(value)}`
       expectValidationError(await list(site, query), 'querystring.clientIp')
       expectValidationError(await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications/export${query}`, headers: asScript(account) }), 'querystring.clientIp')

@@ -108,7 +108,7 @@ describe.each(deployments)('webhook redelivery, on $name', ({ available, options
     expect(JSON.parse((await receiver.waitForRequest(before + 2)).body)).toMatchObject({ id: failed!.id, data: { verificationId } })
   })
 
-  it.runIf(available)('signs a resend with the current secret and sends it to the current URL', async () => {
+  it.runIf(available)('signs a resend with the current secret, and the replaced one while it is kept, and sends it to the current URL', async () => {
     const site = await blockingSite()
     receiver.behave({ status: 503 })
     await blockOnce(site.siteKey)
@@ -126,6 +126,12 @@ describe.each(deployments)('webhook redelivery, on $name', ({ available, options
       expect((await redeliver(site.id, failed!.id)).json()).toMatchObject({ outcome: 'delivered', redeliveryOf: failed!.id })
       const request = await fixed.waitForRequest(0)
       expect(await verify(newSecret, request.body, String(request.headers['x-service-signature']))).toBe(true)
+      // In the rotation's overlap: two Standard Webhooks signatures, each secret's, as a new event's.
+      expect(String(request.headers['webhook-signature']).split(' ')).toHaveLength(2)
+      for (const secret of [SECRET, newSecret]) {
+        expect(new Webhook(toStandardWebhooksSecret(secret)).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ id: failed!.id })
+      }
+      expect(() => new Webhook(toStandardWebhooksSecret('another secret')).verify(request.body, request.headers as Record<string, string>)).toThrow()
     } finally {
       await fixed.close()
       receiver.behave({ status: 204 })
@@ -179,6 +185,23 @@ describe.each(deployments)('webhook redelivery, on $name', ({ available, options
     const response = await redeliver(site.id, failed!.id)
     expect(response.statusCode).toBe(410)
     expect(response.json().error.code).toBe('webhook_event_expired')
+    expect(receiver.received).toHaveLength(before)
+  })
+
+  it.runIf(available)("answers 410 webhook_event_expired, naming the erasure, once a visitor's erasure deleted the row", async () => {
+    const site = await blockingSite()
+    receiver.behave({ status: 500 })
+    const verificationId = await blockOnce(site.siteKey)
+    receiver.behave({ status: 204 })
+    const [failed] = await listDeliveries(site.id)
+    const [row] = (await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications`, headers: asScript(owner) })).json<{ items: { id: string; clientIp: string }[] }>().items
+    expect(row?.id).toBe(verificationId)
+    const erased = await service.app.inject({ method: 'DELETE', url: `/api/v1/sites/${site.id}/verifications?clientIp=${row!.clientIp}`, headers: asBrowser(owner) })
+    expect(erased.json()).toEqual({ deleted: 1 })
+    const before = receiver.received.length
+    const response = await redeliver(site.id, failed!.id)
+    expect(response.statusCode).toBe(410)
+    expect(response.json().error).toMatchObject({ code: 'webhook_event_expired', message: expect.stringMatching(/erasure/) })
     expect(receiver.received).toHaveLength(before)
   })
 

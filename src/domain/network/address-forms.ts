@@ -1,20 +1,40 @@
 import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
 
+/** The address `text` names, IPv4-mapped IPv6 as the IPv4 address it carries; undefined when it names none. */
+function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  if (isIP(text) === 0) return undefined
+  const address = ipaddr.parse(text)
+  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address
+}
+
 /**
- * The texts under which the verification log may hold one visitor address, as its filter and its
- * erasure look it up: the log keeps the address as the request reported it (a dual-stack listener
- * reports an IPv4 peer as `::ffff:1.2.3.4`, a proxy may write IPv6 in capitals), so an IPv4
- * address is looked up in both forms and an IPv6 one as given and in its canonical form.
- * Undefined when `text` is not an IP address (a zone, `%eth0`, is not accepted: no visitor has one).
+ * The address as the log keeps it under LOG_CLIENT_IP=full: in one spelling whatever the request
+ * wrote (a proxy's X-Forwarded-For may write IPv6 in capitals or with leading zeros), IPv6 lower
+ * case and compressed (RFC 5952: 2001:db8::1), an IPv4-mapped one as its IPv4 address, as
+ * truncateAddress spells a network. Text that is not an address is kept as it is.
+ */
+export function canonicalAddress(text: string): string {
+  return parseAddress(text)?.toString() ?? text
+}
+
+/**
+ * The texts, in lower case, under which the verification log may hold one visitor address, as its
+ * filter and its erasure look it up (comparing the row's address in lower case): the canonical
+ * form (canonicalAddress), and those of rows logged before the log canonicalised: IPv4 also as
+ * `::ffff:a.b.c.d` (a dual-stack listener's report), IPv6 also in full (2001:db8:0:0:0:0:0:1) and
+ * as the query writes it. An IPv6 row logged with leading zeros (2001:0db8::1) before then is found
+ * only by a query that writes it so.
+ * Undefined when `text` is not an IP address; a zone (`fe80::1%eth0`) is not accepted: no visitor
+ * has one (a log row never holds one).
  */
 export function addressFormsOf(text: string): string[] | undefined {
-  if (isIP(text) === 0) return undefined
-  let address = ipaddr.parse(text)
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) address = (address as ipaddr.IPv6).toIPv4Address()
+  if (text.includes('%')) return undefined
+  const address = parseAddress(text)
+  if (address === undefined) return undefined
   const canonical = address.toString()
   const forms = address.kind() === 'ipv4' ? [canonical, `::ffff:${canonical}`] : [canonical, (address as ipaddr.IPv6).toNormalizedString()]
-  return [...new Set([text, text.toLowerCase(), ...forms])]
+  return [...new Set([...forms, text.toLowerCase()])]
 }
 
 /** How the verification log keeps a visitor's address (LOG_CLIENT_IP). */
@@ -28,10 +48,18 @@ export type ClientIpLogMode = (typeof clientIpLogModes)[number]
  * address is truncated as the IPv4 address it carries; text that is not an address is dropped (null).
  */
 export function truncateAddress(text: string): string | null {
-  if (isIP(text) === 0) return null
-  let address = ipaddr.parse(text)
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) address = (address as ipaddr.IPv6).toIPv4Address()
+  const address = parseAddress(text)
+  if (address === undefined) return null
   const bytes = address.toByteArray()
   const kept = address.kind() === 'ipv4' ? 3 : 6
   return ipaddr.fromByteArray(bytes.map((byte, index) => (index < kept ? byte : 0))).toString()
+}
+
+/**
+ * Whether a logged address is a network as LOG_CLIENT_IP=truncated writes it (its own /24 or /48):
+ * a row logged under truncated, whatever the mode now. A full address that happens to be one
+ * (203.0.113.0, 2001:db8:1::) is taken for a network too: no single client is known by it.
+ */
+export function isNetworkAddress(text: string): boolean {
+  return truncateAddress(text) === canonicalAddress(text)
 }

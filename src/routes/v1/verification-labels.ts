@@ -3,6 +3,7 @@ import { tagClient } from '../../domain/challenge/client-tag.js'
 import type { NewVerificationLabel, VerificationLabel } from '../../domain/feedback/verification-label.js'
 import { recordFraudulentLabel } from '../../domain/history/client-history.js'
 import { addressGroupOf } from '../../domain/history/client-keys.js'
+import { isNetworkAddress } from '../../domain/network/address-forms.js'
 import type { LabelTarget } from '../../storage/sql/verification-label-repository.js'
 
 /**
@@ -29,7 +30,8 @@ export async function followLabel(
   if (previous === label.label) return
   app.counters.increment('feedback', { label: label.label, source: label.source })
   // A truncated address names a network, not the client: its history is not the client's to raise.
-  if (label.label !== 'fraudulent' || target.clientIp === null || app.config.logClientIp === 'truncated') return
+  // Judged by the row, not LOG_CLIENT_IP: a row keeps the form it was logged in when the mode changes.
+  if (label.label !== 'fraudulent' || target.clientIp === null || isNetworkAddress(target.clientIp)) return
   try {
     const client = tagClient(app.keyRing.macKeyFor('challenge'), addressGroupOf(target.clientIp))
     await recordFraudulentLabel(app.keyValue, { siteId, client, verifiedAt: target.createdAt })

@@ -103,7 +103,7 @@ export interface LogPageQuery extends PagePosition {
   ids?: { first: string; last: string }
   /** Only the rows of this device (its ephemeral id). */
   device?: string
-  /** Only the rows of this visitor address, under any of these texts (addressFormsOf). */
+  /** Only the rows of this visitor address, under any of these texts in lower case (addressFormsOf), compared in lower case. */
   clientIps?: readonly string[]
   /**
    * Only the row with this id, or the scored row Siteverify named so (metadata.verification_id: the
@@ -164,7 +164,8 @@ function filtersOf(query: Omit<LogPageQuery, keyof PagePosition>): (PageFilter |
     query.ids === undefined ? undefined : where('id BETWEEN ?::uuid AND ?::uuid', query.ids.first, query.ids.last),
     query.device === undefined ? undefined : where('device = ?', query.device),
     // No index: a site's rows are read in its order until the page is full (or, erasing, all of them); such requests are rare.
-    query.clientIps === undefined ? undefined : where('client_ip = ANY(?::text[])', query.clientIps),
+    // In lower case: a row logged before the log canonicalised addresses may hold a proxy's capitals.
+    query.clientIps === undefined ? undefined : where('lower(client_ip) = ANY(?::text[])', query.clientIps),
     // Either arm is indexed, the planner combining them (a BitmapOr): the primary key, and the
     // partial index verifications_site_challenge (migration 028), its predicate repeated so that it serves it.
     query.verificationId === undefined

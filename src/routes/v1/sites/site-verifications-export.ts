@@ -42,7 +42,7 @@ const siteVerificationsExportRoutes: FastifyPluginAsyncTypebox = async (app) => 
     async (request, reply) => {
       const { site } = await app.findSite(request, request.params.id, 'read')
       const format = request.query.format ?? 'csv'
-      const filter = { ...exportRangeOf(request.query), ...verificationFilterOf(app.config.logClientIp, request.query) }
+      const filter = { ...exportRangeOf(request.query), ...verificationFilterOf(request.query) }
       return sendLogExport(reply, {
         format,
         fileName: exportFileName([fileNameSlug(site.name, site.id), 'verifications'], format, new Date()),

@@ -4,7 +4,7 @@ import { statsActions, type StatsAction } from '../../../domain/analytics/stats-
 import { idRangeOf, REFERENCE_PATTERN } from '../../../domain/analytics/verification-reference.js'
 import { LABEL_REASONS, VERIFICATION_LABELS, type VerificationLabel } from '../../../domain/feedback/verification-label.js'
 import { LIST_DECISIONS, type ListDecision } from '../../../domain/sites/list-decision.js'
-import { addressFormsOf, truncateAddress, type ClientIpLogMode } from '../../../domain/network/address-forms.js'
+import { addressFormsOf, truncateAddress } from '../../../domain/network/address-forms.js'
 import { EPHEMERAL_ID_PATTERN } from '../../../domain/token/ephemeral-id-pattern.js'
 import { invalidRequest } from '../../../errors.js'
 import { accountOf } from '../../../plugins/authentication.js'
@@ -76,8 +76,11 @@ export const VerificationFilterQuery = {
     Type.String({
       maxLength: 64,
       description:
-        "Only the rows of this visitor address (the row's `clientIp`), exact: an IPv4 or IPv6 address, not a range. " +
-        'An IPv4 address finds its rows logged as ::ffff:a.b.c.d too, an IPv6 one those in any spelling. Anything else answers 400. ' +
+        "Only the rows of this visitor address (the row's `clientIp`): an IPv4 or IPv6 address, not a range, in any spelling. " +
+        'It finds the rows logged under the address itself (LOG_CLIENT_IP=full) and those logged under its network, ' +
+        'its /24 or /48 (LOG_CLIENT_IP=truncated), whatever the mode is now: rows keep the form they were logged in, ' +
+        "so the network's rows, which may be other visitors' of that network, are found too. " +
+        'An IPv4 address finds its rows logged as ::ffff:a.b.c.d too. Anything else, a zone (%eth0) included, answers 400. ' +
         'Reads every row of the site in its log: for a visitor\'s access or erasure request, not for browsing',
     }),
   ),
@@ -93,21 +96,25 @@ export const VerificationFilterQuery = {
 }
 
 /**
- * The texts a query's clientIp may be logged under (addressFormsOf): under LOG_CLIENT_IP=truncated,
- * its network's, as the log holds it. 400 for one that is not an IP address.
+ * The texts a query's clientIp may be logged under (addressFormsOf), whatever LOG_CLIENT_IP is now:
+ * the address itself, logged under full, and its network (truncateAddress), logged under
+ * truncated. A row stays as it was logged until retention removes it, so after the mode changed
+ * (either way) the log holds both for up to its retention, and a visitor's erasure must find both.
+ * A network's rows may be other visitors' of that network too (as under truncated they always
+ * are). 400 for one that is not an IP address (a zone, `%`, included).
  */
-export function clientIpsOf(clientIp: string | undefined, mode: ClientIpLogMode): string[] | undefined {
+export function clientIpsOf(clientIp: string | undefined): string[] | undefined {
   if (clientIp === undefined) return undefined
-  const forms = addressFormsOf(mode === 'truncated' ? (truncateAddress(clientIp) ?? clientIp) : clientIp)
+  const forms = addressFormsOf(clientIp)
   if (forms === undefined) throw invalidRequest([{ field: 'querystring.clientIp', message: 'must be an IPv4 or IPv6 address, such as 203.0.113.7 or 2001:db8::1' }])
-  return forms
+  return [...new Set([...forms, ...(addressFormsOf(truncateAddress(clientIp) ?? clientIp) ?? [])])]
 }
 
 /**
  * The repository's filter for those of a query: the reference as a range of ids, the device and
  * the verification id in lower case, the address in every form it may be logged under.
  */
-export function verificationFilterOf(mode: ClientIpLogMode, query: {
+export function verificationFilterOf(query: {
   action?: StatsAction
   reference?: string
   device?: string
@@ -123,7 +130,7 @@ export function verificationFilterOf(mode: ClientIpLogMode, query: {
     action: query.action,
     ids: query.reference === undefined ? undefined : idRangeOf(query.reference),
     device: query.device?.toLowerCase(),
-    clientIps: clientIpsOf(query.clientIp, mode),
+    clientIps: clientIpsOf(query.clientIp),
   }
 }
 
@@ -157,7 +164,7 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { site } = await app.findSite(request, request.params.id, 'read')
       const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
       const after = positionOf(request.query.cursor)
-      const rows = await verifications.listPage(site.id, { ...verificationFilterOf(app.config.logClientIp, request.query), limit: limit + 1, after })
+      const rows = await verifications.listPage(site.id, { ...verificationFilterOf(request.query), limit: limit + 1, after })
       const { page, nextCursor } = pageOf(rows, limit, rowPosition)
       return { items: page.map(verificationView), nextCursor }
     },

@@ -21,6 +21,7 @@ const verificationErasureRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Deletes every row of the site\'s log that the filters select: those of a visitor address (clientIp), of a device (device), or, with both, those of the device at that address; ' +
           'at least one is required (400 otherwise). GET /api/v1/sites/{id}/verifications with the same query lists them first. ' +
+          "clientIp finds, whatever LOG_CLIENT_IP is now, the rows logged under the address and those logged under its /24 or /48 network, so that rows from before a change of the mode are deleted too (the count includes them). " +
           'For owners and admins; the site\'s audit log records a verifications.deleted event with the filters used and the number of rows, not their values. ' +
           "The stats' counts go down with the rows. A verification of the last second or so may not be in the log yet: repeat the request a few seconds after the visitor's last visit. " +
           'Answers how many rows were deleted (0 when none matched).',
@@ -41,7 +42,7 @@ const verificationErasureRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (clientIp === undefined && device === undefined) {
         throw invalidRequest([{ field: 'querystring', message: 'must have clientIp or device (or both): whose rows to delete' }])
       }
-      const filter = { clientIps: clientIpsOf(clientIp, app.config.logClientIp), device: device?.toLowerCase() }
+      const filter = { clientIps: clientIpsOf(clientIp), device: device?.toLowerCase() }
       const { site } = await app.findSite(request, request.params.id, 'manage')
       const deleted = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, locked) => {
         const count = await createVerificationQueryRepository(transaction).deleteMatching(site.id, filter)
