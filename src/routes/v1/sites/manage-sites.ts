@@ -49,10 +49,10 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const items = sortSites(visible.map(({ site, role }) => siteView(site, role)), sort)
       if (include !== 'summary') return { items }
       const from = recentDayStart(new Date())
-      const totals = await verifications.recentTotalsOf(items.map((site) => site.id), from)
+      const totals = new Map((await verifications.recentTotalsOf(items.map((site) => site.id), from)).map((total) => [total.siteId, total]))
       return {
         items: items.map((site) => {
-          const counted = totals.find((total) => total.siteId === site.id)
+          const counted = totals.get(site.id)
           return { ...site, summary: { from: from.toISOString(), verifications: counted?.total ?? 0, blocked: counted?.blocked ?? 0 } }
         }),
       }
