@@ -140,6 +140,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // Either answer schema: the handler's answer is typed by its shape (VendorAnswer), not by the schema.
     const isOwnPath = shape === tollgateShape
     const resultSchema: TSchema = isOwnPath ? SiteverifyResult : shape === turnstileShape ? TurnstileSiteverifyResult : VendorSiteverifyResult
+    const querySchema = isOwnPath ? OwnSiteverifyQuery : SiteverifyQuery
     const redeem = async (request: FastifyRequest<{ Querystring: SiteverifyQueryFields; Body?: SiteverifyFields }>, reply: FastifyReply): Promise<VendorAnswer> => {
       const fields = fieldsOf(request.query, request.body)
       // Friendly Captcha v1's siteverify is at this same path and names the token `solution`.
@@ -165,7 +166,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           body: isOwnPath ? OwnSiteverifyBody : SiteverifyBody,
           // reCAPTCHA's server also takes its fields in the query string of the POST, and some
           // clients send them there; a field in the body wins over the same one in the query.
-          querystring: isOwnPath ? OwnSiteverifyQuery : SiteverifyQuery,
+          querystring: querySchema,
           optionalBody: true,
           response: { 200: resultSchema },
         },
@@ -186,7 +187,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           description:
             'Prefer POST: a secret in a URL may be kept by proxies on the way. Always answers 200; failures list error-codes. ' +
             'A HEAD is not Siteverify: 405 method_not_allowed (Allow: POST, GET).',
-          querystring: isOwnPath ? OwnSiteverifyQuery : SiteverifyQuery,
+          querystring: querySchema,
           response: { 200: resultSchema },
         },
       },
