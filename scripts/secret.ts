@@ -23,6 +23,7 @@ import { StartupError } from '../src/startup-error.js'
 import { migrate } from '../src/storage/migrate.js'
 import type { SqlDatabase, SqlExecutor } from '../src/storage/ports.js'
 import { readKeyCheck, sameKeyCheck, writeKeyCheck } from '../src/storage/sql/server-key-check.js'
+import { createSiteRepository } from '../src/storage/sql/site-repository.js'
 import { createTwoFactorRepository } from '../src/storage/sql/two-factor-repository.js'
 import { describeDatabase, openServiceDatabase, readSecretInput, UsageError } from './operator-input.js'
 
@@ -126,9 +127,7 @@ const sealedKinds: { name: string; kind: SealedKind }[] = [
       ...replaced,
       lock: async (transaction) => {
         // One whose overlap is over signs nothing any more: it goes rather than being sealed again.
-        await transaction.query(
-          'UPDATE sites SET previous_webhook_secret_ciphertext = NULL, previous_webhook_secret_expires_at = NULL WHERE previous_webhook_secret_expires_at <= now()',
-        )
+        await createSiteRepository(transaction).clearExpiredPreviousWebhookSecrets()
         return replaced.lock(transaction)
       },
       drop: async (transaction, siteId) => {

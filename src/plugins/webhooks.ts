@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { decryptSecret } from '../domain/secret-box.js'
 import { livePreviousWebhookSecret, type Site } from '../domain/sites/site.js'
 import type { DeliveryResult } from '../domain/webhooks/delivery-result.js'
 import {
@@ -24,6 +23,7 @@ import {
   type WebhookDeliveryRepository,
 } from '../storage/sql/webhook-delivery-repository.js'
 import { createVerificationQueryRepository, type LogEntry } from '../storage/sql/verification-query-repository.js'
+import { openWebhookSecret } from '../routes/v1/sites/site-rules.js'
 import { createWebhookAgent } from '../webhooks/guarded-agent.js'
 import { sendWebhook } from '../webhooks/send-webhook.js'
 
@@ -218,26 +218,23 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
 
   /** The secret to sign with, and the one it replaced while their overlap lasts. */
   async function openSecret(site: Site): Promise<{ secret: string; previousSecret?: string } | DeliveryResult> {
-    if (site.webhookSecretCiphertext === null) {
+    const secret = openWebhookSecret(app, site)
+    if (secret === null) {
       return { outcome: 'refused', statusCode: null, latencyMs: 0, error: 'the site has no webhook secret; unsigned webhooks are never sent' }
     }
-    const key = app.keyRing.keyFor('webhook-encryption')
-    let secret: string
-    try {
-      secret = decryptSecret(key, site.webhookSecretCiphertext, site.id)
-    } catch {
+    if (secret === undefined) {
       // As with a missing secret, nothing was sent and no receiver is at fault: refused, not failed.
       return { outcome: 'refused', statusCode: null, latencyMs: 0, error: 'the webhook secret cannot be decrypted (was TOLLGATE_SECRET changed?); set it again' }
     }
     const previous = livePreviousWebhookSecret(site, Date.now())
     if (previous === null) return { secret }
-    try {
-      return { secret, previousSecret: decryptSecret(key, previous.ciphertext, site.id) }
-    } catch {
+    const previousSecret = openWebhookSecret(app, { id: site.id, webhookSecretCiphertext: previous.ciphertext })
+    if (typeof previousSecret !== 'string') {
       // The overlap is a courtesy to receivers not yet moved: the current secret still signs.
       app.log.warn({ siteId: site.id }, 'the replaced webhook secret cannot be decrypted; signing with the current one alone')
       return { secret }
     }
+    return { secret, previousSecret }
   }
 
   /**
