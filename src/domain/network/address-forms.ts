@@ -1,12 +1,5 @@
-import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
-
-/** The address `text` names, IPv4-mapped IPv6 as the IPv4 address it carries; undefined when it names none. */
-function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
-  if (isIP(text) === 0) return undefined
-  const address = ipaddr.parse(text)
-  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address
-}
+import { parseIpAddress } from './ip-address.js'
 
 /**
  * The address as the log keeps it under LOG_CLIENT_IP=full: in one spelling whatever the request
@@ -15,7 +8,7 @@ function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
  * truncateAddress spells a network. Text that is not an address is kept as it is.
  */
 export function canonicalAddress(text: string): string {
-  return parseAddress(text)?.toString() ?? text
+  return parseIpAddress(text)?.toString() ?? text
 }
 
 /**
@@ -30,7 +23,7 @@ export function canonicalAddress(text: string): string {
  */
 export function addressFormsOf(text: string): string[] | undefined {
   if (text.includes('%')) return undefined
-  const address = parseAddress(text)
+  const address = parseIpAddress(text)
   if (address === undefined) return undefined
   const canonical = address.toString()
   const forms = address.kind() === 'ipv4' ? [canonical, `::ffff:${canonical}`] : [canonical, (address as ipaddr.IPv6).toNormalizedString()]
@@ -48,7 +41,7 @@ export type ClientIpLogMode = (typeof clientIpLogModes)[number]
  * address is truncated as the IPv4 address it carries; text that is not an address is dropped (null).
  */
 export function truncateAddress(text: string): string | null {
-  const address = parseAddress(text)
+  const address = parseIpAddress(text)
   if (address === undefined) return null
   const bytes = address.toByteArray()
   const kept = address.kind() === 'ipv4' ? 3 : 6

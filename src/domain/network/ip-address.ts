@@ -16,13 +16,8 @@ export function parseAddress(raw: string): ParsedAddress | undefined {
   // Every request parses its client's address; the common dotted-quad case skips ipaddr.js.
   const ipv4 = parseDottedQuad(raw)
   if (ipv4 !== undefined) return { family: 4, text: raw, value: ipv4, isPublic: isPublicIpv4(ipv4) }
-  const withoutZone = raw.trim().replace(/%.*$/, '')
-  // node:net is strict where ipaddr.js is lenient (it reads '1.2.3' as a classful address).
-  if (isIP(withoutZone) === 0) return undefined
-  let address = ipaddr.parse(withoutZone)
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
-    address = (address as ipaddr.IPv6).toIPv4Address()
-  }
+  const address = parseIpAddress(raw.trim().replace(/%.*$/, ''))
+  if (address === undefined) return undefined
   // Only global unicast space belongs to a network on the internet; private, loopback, link-local,
   // CGNAT and documentation ranges have no country or ASN and must not be judged as if they had.
   const isPublic = address.range() === 'unicast'
@@ -34,6 +29,14 @@ export function parseAddress(raw: string): ParsedAddress | undefined {
   let value = 0n
   for (const byte of bytes) value = (value << 8n) | BigInt(byte)
   return { family: 6, text: address.toString(), value, isPublic }
+}
+
+/** The address `text` names, IPv4-mapped IPv6 as the IPv4 address it carries; undefined when it names none. */
+export function parseIpAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  // node:net is strict where ipaddr.js is lenient (it reads '1.2.3' as a classful address).
+  if (isIP(text) === 0) return undefined
+  const address = ipaddr.parse(text)
+  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address
 }
 
 /**

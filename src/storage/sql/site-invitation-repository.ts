@@ -54,6 +54,13 @@ const toInvitation = (row: InvitationRow): SiteInvitation => ({
  * has not expired (by the database's clock); accepting or revoking one deletes it, so a used
  * token is as unknown as one never issued.
  */
+/** A pending invitation deleted with its inviter's membership or account. */
+export interface RevokedInvitation {
+  id: string
+  role: MemberRole
+  email: string | null
+}
+
 export function createSiteInvitationRepository(database: SqlExecutor) {
   return {
     /**
@@ -129,7 +136,7 @@ export function createSiteInvitationRepository(database: SqlExecutor) {
      * Deletes what this account invited to any site (the operator disabling it): the pending ones,
      * with their site and its owner, whose log tells why the link stopped working.
      */
-    async deleteAllInvitedBy(accountId: string): Promise<{ id: string; role: MemberRole; email: string | null; site: { id: string; name: string; accountId: string | null } }[]> {
+    async deleteAllInvitedBy(accountId: string): Promise<(RevokedInvitation & { site: { id: string; name: string; accountId: string | null } })[]> {
       const rows = await database.query<{ id: string; role: MemberRole; email: string | null; siteId: string; siteName: string; ownerId: string | null; isPending: boolean }>(
         `WITH deleted AS (DELETE FROM site_invitations WHERE invited_by = $1 RETURNING id, site_id, role, email, expires_at, created_at)
          SELECT deleted.id, deleted.role, deleted.email, sites.id AS "siteId", sites.name AS "siteName", sites.account_id AS "ownerId", deleted.expires_at > now() AS "isPending"
@@ -142,12 +149,16 @@ export function createSiteInvitationRepository(database: SqlExecutor) {
         .map(({ id, role, email, siteId, siteName, ownerId }) => ({ id, role, email, site: { id: siteId, name: siteName, accountId: ownerId } }))
     },
 
-    /** Deletes what this account invited to the site: a member who leaves, is removed or loses admin takes no way back along. */
-    async deleteInvitedBy(siteId: string, accountId: string): Promise<{ id: string; role: MemberRole; email: string | null; isPending: boolean }[]> {
-      return database.query<{ id: string; role: MemberRole; email: string | null; isPending: boolean }>(
+    /**
+     * Deletes what this account invited to the site: a member who leaves, is removed or loses admin
+     * takes no way back along. Answers the pending ones (as deleteAllInvitedBy), whose revocation is told.
+     */
+    async deleteInvitedBy(siteId: string, accountId: string): Promise<RevokedInvitation[]> {
+      const rows = await database.query<RevokedInvitation & { isPending: boolean }>(
         'DELETE FROM site_invitations WHERE site_id = $1 AND invited_by = $2 RETURNING id, role, email, expires_at > now() AS "isPending"',
         [siteId, accountId],
       )
+      return rows.filter((row) => row.isPending).map(({ id, role, email }) => ({ id, role, email }))
     },
   }
 }

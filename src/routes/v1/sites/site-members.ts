@@ -6,7 +6,7 @@ import type { MemberRole } from '../../../domain/sites/site-roles.js'
 import { isUuid } from '../../../domain/uuid.js'
 import { ApiError } from '../../../errors.js'
 import { accountOf } from '../../../plugins/authentication.js'
-import { createSiteInvitationRepository } from '../../../storage/sql/site-invitation-repository.js'
+import { createSiteInvitationRepository, type RevokedInvitation } from '../../../storage/sql/site-invitation-repository.js'
 import { createSiteMemberRepository, type SiteMember } from '../../../storage/sql/site-member-repository.js'
 import type { SqlExecutor } from '../../../storage/ports.js'
 import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
@@ -33,7 +33,7 @@ async function changeMembership(
   site: Pick<Site, 'id' | 'accountId'>,
   accountId: string,
   role: MemberRole | null,
-): Promise<SiteMember & { revokedInvitations: { id: string; role: MemberRole; email: string | null }[] }> {
+): Promise<SiteMember & { revokedInvitations: RevokedInvitation[] }> {
   if (accountId === site.accountId) throw new ApiError('owner_role_fixed')
   const siteId = site.id
   const members = createSiteMemberRepository(transaction)
@@ -41,11 +41,8 @@ async function changeMembership(
   if (before === undefined) throw noSuchMember()
   if (role === null) await members.remove(siteId, accountId)
   else await members.changeRole(siteId, accountId, role)
-  if (role !== 'admin') {
-    const revoked = await createSiteInvitationRepository(transaction).deleteInvitedBy(siteId, accountId)
-    return { ...before, revokedInvitations: revoked.filter((invitation) => invitation.isPending) }
-  }
-  return { ...before, revokedInvitations: [] }
+  const revokedInvitations = role === 'admin' ? [] : await createSiteInvitationRepository(transaction).deleteInvitedBy(siteId, accountId)
+  return { ...before, revokedInvitations }
 }
 
 /**
@@ -57,7 +54,7 @@ async function recordRevokedInvitations(
   transaction: SqlExecutor,
   request: FastifyRequest,
   site: Pick<Site, 'id' | 'name' | 'accountId'>,
-  member: Pick<SiteMember, 'email'> & { revokedInvitations: { id: string; role: MemberRole; email: string | null }[] },
+  member: Pick<SiteMember, 'email'> & { revokedInvitations: RevokedInvitation[] },
   reason: 'member_removed' | 'member_left' | 'made_viewer',
 ): Promise<void> {
   for (const { id, role, email } of member.revokedInvitations) {
