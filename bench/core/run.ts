@@ -191,6 +191,7 @@ function mintTokenRedemptions(ready: BenchServerReady, count: number): RequestVa
         hostname: 'shop.example.com',
         countryCode: 'XX',
         issuedAt,
+        dataEpoch: null,
         pageAction: null,
         cData: null,
         // A browser's submission describes its device: its token carries the device's ephemeral id.

@@ -126,6 +126,15 @@ export interface KeyValueStore {
    */
   remembersSince(): number
   /**
+   * Which of the store's lives its data belongs to, as this instance last read it: a token carries
+   * the one its issuing instance knew (verify reads it here, sending nothing), and Siteverify
+   * refuses a token of another, whose single-use marker may be gone. The in-process store: its
+   * opening time. Redis: the value of the key that remembersSince reads, undefined from every
+   * connection until it is read anew (a token issued meanwhile carries none, and keeps the
+   * issue-time rule).
+   */
+  dataEpoch(): number | undefined
+  /**
    * The store's clock (epoch ms), as this instance best knows it: what windows every instance
    * must agree on (rate limits) are cut by it, so that instances whose clocks differ still count
    * a client in one window. The in-process store: this process's clock. Redis: its TIME, whose

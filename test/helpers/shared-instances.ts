@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config.js'
 import { createKeyRing } from '../../src/secret.js'
 import { migrate } from '../../src/storage/migrate.js'
 import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
-import { openRedisStore } from '../../src/storage/redis/redis-store.js'
+import { openRedisStore, type RedisStoreOptions } from '../../src/storage/redis/redis-store.js'
 import { postgresUrl, redisUrl } from './services.js'
 import { dropSchema, uniqueName } from './storage.js'
 import { TEST_SECRET } from './test-app.js'
@@ -15,12 +15,14 @@ export interface SharedInstances {
 
 /**
  * Several instances of the service as production runs them: each with its own connections to one
- * real PostgreSQL schema and one Redis key prefix, sharing nothing in memory.
+ * real PostgreSQL schema and one Redis key prefix, sharing nothing in memory. `storeOptions` may
+ * give an instance's Redis store other options (another server's url, its epoch check interval).
  */
 export async function buildSharedInstances(
   count: number,
   env: Record<string, string> = {},
   options: Pick<AppOptions, 'surgeFlushIntervalMs'> = {},
+  storeOptions: (index: number) => Partial<RedisStoreOptions> = () => ({}),
 ): Promise<SharedInstances> {
   const schema = uniqueName('test')
   const keyPrefix = `${uniqueName('test')}:`
@@ -29,7 +31,7 @@ export async function buildSharedInstances(
   for (let index = 0; index < count; index++) {
     const database = await openPostgresDatabase({ connectionString: postgresUrl, schema, maxConnections: 5 })
     if (index === 0) await migrate(database)
-    const keyValue = await openRedisStore({ url: redisUrl, keyPrefix })
+    const keyValue = await openRedisStore({ url: redisUrl, keyPrefix, ...storeOptions(index) })
     const app = await buildApp({ config, storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false, ...options })
     await app.ready()
     instances.push(app)

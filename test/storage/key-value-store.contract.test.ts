@@ -39,12 +39,16 @@ describe.each(keyValueKinds)('KeyValueStore contract on $kind', ({ kind, availab
     expect(await subject.keyValue.get('never-set')).toBeNull()
   })
 
-  it.skipIf(!available)('remembers since its opening at the latest, and keeps that time while it keeps its data', async () => {
+  it.skipIf(!available)('remembers since its opening at the latest, and keeps that time and its data epoch while it keeps its data', async () => {
     const since = subject.keyValue.remembersSince()
+    const epoch = subject.keyValue.dataEpoch()
     expect(since).toBeLessThanOrEqual(Date.now())
     expect(since).toBeGreaterThan(Date.now() - 10 * 60_000)
+    // Known once the store is open (verify stamps tokens with it without asking the store).
+    expect(epoch).toEqual(expect.any(Number))
     await subject.keyValue.set('remembered', 'x', 10_000)
     expect(subject.keyValue.remembersSince()).toBe(since)
+    expect(subject.keyValue.dataEpoch()).toBe(epoch)
   })
 
   it.skipIf(!available)('setIfAbsent sets only once', async () => {

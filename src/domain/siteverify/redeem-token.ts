@@ -2,7 +2,7 @@ import { isBlockedResponse } from '../../../sdk/src/compat/blocked-response.js'
 import type { KeyValueStore } from '../../storage/ports.js'
 import type { MacKey } from '../mac.js'
 import { acceptsSecretKey, isReplacedSecretKey, type SecretKeyHolder } from '../sites/site-keys.js'
-import { readToken } from '../token/token.js'
+import { readToken, type TokenClaims } from '../token/token.js'
 import { answerFailure, answerSuccess, type SiteverifyAnswer } from './siteverify-answer.js'
 import { answerTestSecret } from './test-secrets.js'
 
@@ -26,10 +26,12 @@ export interface RedeemTokenDependencies {
   findSite(siteKey: string): Promise<RedeemingSite | undefined>
   /**
    * Since when the store remembers redemptions (epoch ms; the store's remembersSince). A token
-   * issued before it may have been redeemed already, its marker forgotten (the in-process store
-   * at a restart, a Redis that lost its data): it is refused.
+   * that carries no data epoch and was issued before it may have been redeemed already, its marker
+   * forgotten (the in-process store at a restart, a Redis that lost its data): it is refused.
    */
   remembersRedemptionsSince: () => number
+  /** The store's data epoch as this instance knows it (its dataEpoch): a token of another is refused. */
+  dataEpoch: () => number | undefined
   /**
    * Whether the store the SDK's requests need is down (a recent answer may be reused): then a
    * page's form may have come without a token because the service refused the visitor's
@@ -40,6 +42,18 @@ export interface RedeemTokenDependencies {
 
 /** How far instances' clocks may differ without a token redeeming twice (DESIGN section 6). */
 export const CLOCK_SKEW_MARGIN_MS = 60_000
+
+/**
+ * Whether the store may have forgotten the token's redemption (its single-use marker), so that it
+ * must be refused: the token was issued under another data epoch than the store's now (a Redis
+ * that lost its data since, the in-process store of an earlier process), or the store's is not
+ * known yet. A token that carries no epoch (issued before tokens carried it, or while its instance
+ * had not read it) is judged by its issue time: before remembersSince, which after a loss lies the
+ * clock-skew margin ahead, it is refused.
+ */
+export function mayHaveForgottenRedemption(claims: TokenClaims, remembersSince: number, dataEpoch: number | undefined): boolean {
+  return claims.dataEpoch === null ? claims.issuedAt < remembersSince : claims.dataEpoch !== dataEpoch
+}
 
 /** The single-use marker of a token, keyed by its challenge (one token per challenge). */
 export function redemptionKey(challengeId: string): string {
@@ -58,8 +72,9 @@ export function redemptionKey(challengeId: string): string {
  *    secret key a rotation replaced counts until its grace period ends;
  * 4. sitekey, when sent, names the token's site (invalid-input-response);
  * 5. the token's lifetime (timeout-or-duplicate), unless the call carries the idempotency key of
- *    the redemption that came before the expiry: it gets that answer again; and a token issued
- *    before the store began to remember redemptions (the in-process store's start) is refused;
+ *    the redemption that came before the expiry: it gets that answer again; and a token the store
+ *    may have forgotten the redemption of (mayHaveForgottenRedemption: issued under an earlier
+ *    life of its data, the in-process store's before a restart, a Redis's before it lost it) is refused;
  * 6. single use across instances: an atomic set-if-absent of the redemption marker, which lives
  *    a minute longer than the token. The loser of a race, or any later call, gets
  *    timeout-or-duplicate, unless it carries the idempotency key of the first call, which then
@@ -121,7 +136,7 @@ export async function redeemTokenOfSite(dependencies: RedeemTokenDependencies, r
   if (request.sitekey !== undefined && request.sitekey !== '' && request.sitekey !== site.siteKey) {
     return { answer: answerFailure('invalid-input-response'), countedFor: site.id, reason: 'site-mismatch' }
   }
-  if (reading.claims.issuedAt < dependencies.remembersRedemptionsSince()) return { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id, reason: 'duplicate' }
+  if (mayHaveForgottenRedemption(reading.claims, dependencies.remembersRedemptionsSince(), dependencies.dataEpoch())) return { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id, reason: 'duplicate' }
   // The marker holds only the idempotency key of the first redemption (or nothing): the answer is
   // a function of the token's claims, so a retry with that key gets it again by recomputing it.
   const idempotencyKey = request.idempotency_key ?? ''

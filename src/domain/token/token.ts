@@ -22,6 +22,12 @@ export interface TokenClaims {
   countryCode: string
   /** Epoch milliseconds. */
   issuedAt: number
+  /**
+   * The store's data epoch (KeyValueStore.dataEpoch) the issuing instance knew: Siteverify refuses
+   * the token once the store's is another. Null in a token issued before tokens carried it, or
+   * while the instance had not read it (Siteverify compares issuedAt with remembersSince then).
+   */
+  dataEpoch: number | null
   /** The page's action name and data (Turnstile's action and cData), when the page gave them. */
   pageAction: string | null
   cData: string | null
@@ -41,7 +47,8 @@ const actions = new Set(['allow', 'challenge', 'block'])
 /*
  * Format: `v1.<payload>.<mac>`, both parts base64url. The payload is a JSON array (positional, so
  * no key names are repeated in every token): [site, siteKey, challenge, action, riskScore,
- * anomalies, hostname, countryCode, issuedAt], then [pageAction, cData] only when the page gave
+ * anomalies, hostname, countryCode, issuedAt], then the data epoch (a number, told from what may
+ * follow by its type; absent in older tokens), then [pageAction, cData] only when the page gave
  * either or there is an ephemeral id, and that id last when there is one (a token without them is
  * as short as before), ids compacted to 22 characters. The MAC is HMAC-SHA256 under
  * the server's token key over the exact text `v1.<payload>`.
@@ -69,6 +76,7 @@ export function issueToken(key: MacKey, claims: TokenClaims): string {
       claims.hostname,
       claims.countryCode,
       claims.issuedAt,
+      ...(claims.dataEpoch === null ? [] : [claims.dataEpoch]),
       ...optionalClaims(claims),
     ]),
     'utf8',
@@ -110,9 +118,13 @@ function parseClaims(json: string): TokenClaims | undefined {
   } catch {
     return undefined
   }
-  if (!Array.isArray(value) || (value.length !== 9 && value.length !== 11 && value.length !== 12)) return undefined
-  const [site, siteKey, challenge, action, riskScore, anomalies, hostname, countryCode, issuedAt, pageAction = null, cData = null, ephemeralId = null] =
-    value as unknown[]
+  if (!Array.isArray(value)) return undefined
+  const values = value as unknown[]
+  // The data epoch after issuedAt, when there is one: a number, where an older token has a string or null.
+  const dataEpoch = typeof values[9] === 'number' ? values[9] : null
+  const claims = dataEpoch === null ? values : [...values.slice(0, 9), ...values.slice(10)]
+  if (claims.length !== 9 && claims.length !== 11 && claims.length !== 12) return undefined
+  const [site, siteKey, challenge, action, riskScore, anomalies, hostname, countryCode, issuedAt, pageAction = null, cData = null, ephemeralId = null] = claims
   const siteId = typeof site === 'string' ? expandUuid(site) : undefined
   const challengeId = typeof challenge === 'string' ? expandUuid(challenge) : undefined
   if (
@@ -143,6 +155,7 @@ function parseClaims(json: string): TokenClaims | undefined {
     hostname,
     countryCode,
     issuedAt: issuedAt as number,
+    dataEpoch,
     pageAction,
     cData,
     ephemeralId,

@@ -11,7 +11,7 @@ import { isAddressAllowed } from '../../domain/sites/allowed-addresses.js'
 import { hasBlocklist, isBlocklisted } from '../../domain/sites/blocklist.js'
 import type { Site } from '../../domain/sites/site.js'
 import { testSiteFor } from '../../domain/sites/test-site-keys.js'
-import { CLOCK_SKEW_MARGIN_MS, redemptionKey } from '../../domain/siteverify/redeem-token.js'
+import { CLOCK_SKEW_MARGIN_MS, mayHaveForgottenRedemption, redemptionKey } from '../../domain/siteverify/redeem-token.js'
 import { MAX_TOKEN_LENGTH, readToken } from '../../domain/token/token.js'
 import { ApiError, errorBody } from '../../errors.js'
 import { PublicErrorResponse } from '../v1/public-schemas.js'
@@ -210,7 +210,7 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (claims.siteId !== site.id) throw new ApiError('token_invalid', "The token is another site's.")
     if (claims.hostname !== hostname) throw new ApiError('token_invalid', `The token was issued to a page of ${claims.hostname ?? 'no host'}, not of ${hostname}.`)
     if (claims.action !== 'allow') throw new ApiError('token_invalid', 'The token does not allow its visitor in.')
-    if (reading.outcome === 'expired' || claims.issuedAt < app.keyValue.remembersSince()) throw new ApiError('token_spent')
+    if (reading.outcome === 'expired' || mayHaveForgottenRedemption(claims, app.keyValue.remembersSince(), app.keyValue.dataEpoch())) throw new ApiError('token_spent')
     // The same single-use marker as Siteverify's, so that a token spent here is spent there too.
     const isFirst = await app.keyValue.setIfAbsent(redemptionKey(claims.challengeId), 'gate', reading.expiresAt - now + CLOCK_SKEW_MARGIN_MS)
     if (!isFirst) throw new ApiError('token_spent')

@@ -150,6 +150,7 @@ export function openMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   return {
     kind: 'memory',
     remembersSince: () => openedAt,
+    dataEpoch: () => openedAt,
     now,
     size: () => slots.index.size,
     async get(key) {

@@ -34,7 +34,8 @@ export interface RedisStoreOptions {
   epochCheckMs?: number
   /**
    * How far the instances' clocks may run ahead of Redis's (DESIGN section 6: 60 s): after a loss,
-   * tokens stamped up to this much after the new epoch are refused too. Tests may shorten it.
+   * tokens that carry no epoch (issued before tokens carried it, or before the instance had read
+   * it) stamped up to this much after the new epoch are refused too. Tests may shorten it.
    */
   clockSkewMarginMs?: number
 }
@@ -114,6 +115,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   const clockSkewMarginMs = options.clockSkewMarginMs ?? CLOCK_SKEW_MARGIN_MS
   const nothingVouchedFor = () => Date.now() + clockSkewMarginMs
   let remembersSince = nothingVouchedFor()
+  /** The epoch's value as read since the last connection; undefined until then (dataEpoch). */
+  let dataEpoch: number | undefined
   let hasReadEpoch = false
   /** Redis's clock less ours, as of the last reading (its error at most half the round trip). */
   let clockOffsetMs = 0
@@ -122,6 +125,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     return client.dataEpoch(DATA_EPOCH_KEY, hasReadEpoch ? '1' : '0', clockSkewMarginMs).then(
       ([value, redisNow]) => {
         remembersSince = Number(value)
+        dataEpoch = remembersSince
         hasReadEpoch = true
         clockOffsetMs = Number(redisNow) - (sentAt + Date.now()) / 2
       },
@@ -131,6 +135,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   client.on('ready', () => {
     lastError = undefined
     remembersSince = nothingVouchedFor()
+    dataEpoch = undefined
     void readEpoch()
   })
   const epochCheck = setInterval(() => {
@@ -196,6 +201,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   const store: KeyValueStore = {
     kind: 'redis',
     remembersSince: () => remembersSince,
+    dataEpoch: () => dataEpoch,
     now: () => Date.now() + clockOffsetMs,
     watchConnection(listener) {
       // ioredis tells 'close' at every failed reconnection attempt too: only the change is told.
@@ -393,8 +399,8 @@ function dropSilentConnection(client: Redis, mayReconnect: () => boolean): (erro
   }
 }
 
-/** Members that send nothing (remembersSince, now, watchConnection), or that wait for Redis as long as it takes (close, subscribe). */
-const NOT_COMMANDS = new Set(['remembersSince', 'now', 'watchConnection', 'close', 'subscribe'])
+/** Members that send nothing (remembersSince, dataEpoch, now, watchConnection), or that wait for Redis as long as it takes (close, subscribe). */
+const NOT_COMMANDS = new Set(['remembersSince', 'dataEpoch', 'now', 'watchConnection', 'close', 'subscribe'])
 
 /** The store with `beforeCommand` run before every command and `onFailure` on every failed one. */
 function aroundCommands(store: KeyValueStore, beforeCommand: () => void, onFailure: (error: unknown) => never): KeyValueStore {

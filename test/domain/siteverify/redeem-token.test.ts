@@ -36,6 +36,7 @@ describe('redeemToken', () => {
     hostname: 'shop.example.com',
     countryCode: 'XX',
     issuedAt,
+    dataEpoch: null,
     pageAction: null,
     cData: null,
     ephemeralId: '5d41402abc4b2a76b9719d91',
@@ -45,6 +46,7 @@ describe('redeemToken', () => {
     tokenKey,
     findSite: async (siteKey) => [siteA, siteB].find((site) => site.siteKey === siteKey),
     remembersRedemptionsSince: () => 0,
+    dataEpoch: () => store.dataEpoch(),
     isStorageDown: async () => (await store.ping().then(() => false, () => true)),
   })
   const redeem = (request: SiteverifyRequest) => redeemToken(dependencies(), request, now)
@@ -57,6 +59,20 @@ describe('redeemToken', () => {
     expect(await redeemToken(restarted, { secret: siteB.secretKey, response }, now)).toMatchObject({ 'error-codes': ['invalid-input-secret'] })
     const fresh = { ...dependencies(), remembersRedemptionsSince: () => issuedAt }
     expect(await redeemToken(fresh, { secret: siteA.secretKey, response }, now)).toMatchObject({ success: true })
+  })
+
+  it('judges a token that carries a data epoch by it, not by its issue time: another epoch, or none known yet, is refused', async () => {
+    const epoch = issuedAt + 60_000
+    const issuedUnder = (dataEpoch: number) => issueToken(tokenKey, { ...claimsFor(siteA), dataEpoch })
+    // Issued under the epoch the store has now, though before remembersSince (the epoch after a loss lies the clock-skew margin ahead).
+    const lostSince = { ...dependencies(), remembersRedemptionsSince: () => epoch, dataEpoch: () => epoch }
+    expect(await redeemToken(lostSince, { secret: siteA.secretKey, response: issuedUnder(epoch) }, now)).toMatchObject({ success: true })
+    // Issued under the epoch before the loss, though after remembersSince (a clock behind cannot make it pass).
+    const stale = { ...dependencies(), remembersRedemptionsSince: () => 0, dataEpoch: () => epoch }
+    expect(await redeemToken(stale, { secret: siteA.secretKey, response: issuedUnder(epoch - 1) }, now)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    // The store has not read its epoch since it connected.
+    const unread = { ...dependencies(), dataEpoch: () => undefined }
+    expect(await redeemToken(unread, { secret: siteA.secretKey, response: issuedUnder(epoch) }, now)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
   })
 
   it('answers success with the token\'s facts', async () => {

@@ -13,6 +13,7 @@ const claims: TokenClaims = {
   hostname: 'shop.example.com',
   countryCode: 'XX',
   issuedAt: 1_767_225_600_000,
+  dataEpoch: null,
   pageAction: null,
   cData: null,
   ephemeralId: null,
@@ -64,6 +65,17 @@ describe('tokens', () => {
     // Signed, but of no format this service writes: ten claims, or a twelfth that is not text.
     expect(readToken(key, signedWith([...head, 'login']), claims.issuedAt)).toEqual({ outcome: 'invalid' })
     expect(readToken(key, signedWith([...head, 'login', null, 42]), claims.issuedAt)).toEqual({ outcome: 'invalid' })
+  })
+
+  it("carry the store's data epoch when the issuer knew it, with every other claim, and read the formats without it", () => {
+    for (const rest of [{}, { pageAction: 'login', cData: 'session-42' }, { ephemeralId: '0123456789abcdef01234567' }, { pageAction: 'login', cData: null, ephemeralId: '0123456789abcdef01234567' }]) {
+      const withEpoch = { ...claims, ...rest, dataEpoch: 1_767_225_540_123 }
+      expect(readToken(key, issueToken(key, withEpoch), claims.issuedAt)).toEqual({ outcome: 'valid', claims: withEpoch, expiresAt: claims.issuedAt + 300_000 })
+      const withoutEpoch = { ...withEpoch, dataEpoch: null }
+      expect(readToken(key, issueToken(key, withoutEpoch), claims.issuedAt)).toEqual({ outcome: 'valid', claims: withoutEpoch, expiresAt: claims.issuedAt + 300_000 })
+    }
+    const [, payload = ''] = issueToken(key, { ...claims, dataEpoch: 1_767_225_540_123 }).split('.')
+    expect(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))).toHaveLength(10)
   })
 
   it('keep a null hostname', () => {

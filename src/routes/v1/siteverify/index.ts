@@ -107,8 +107,9 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     tokenKey: app.keyRing.macKeyFor('token'),
     findSite: (siteKey) => app.siteCache.findBySiteKey(siteKey),
     // A store that starts empty (the in-process one, with the process) or lost its data (Redis
-    // restarted without persistence) may have forgotten redemptions: older tokens are refused.
+    // restarted without persistence) may have forgotten redemptions: tokens of its earlier data are refused.
     remembersRedemptionsSince: () => app.keyValue.remembersSince(),
+    dataEpoch: () => app.keyValue.dataEpoch(),
     isStorageDown: () => {
       const now = Date.now()
       if (storageHealth === undefined || now - storageHealth.checkedAt > STORAGE_HEALTH_REUSE_MS) {

@@ -163,6 +163,8 @@ function answerVerdict(
     ...verdict,
     hostname: caller.origin.hostname,
     issuedAt: now,
+    // Read from the store's memory, not from Redis: the epoch is read in the background (every second).
+    dataEpoch: app.keyValue.dataEpoch() ?? null,
     pageAction: body.pageAction ?? null,
     cData: body.cData ?? null,
     ephemeralId: app.config.ephemeralIds ? device : null,

@@ -1,10 +1,12 @@
 --[[
   Since when this Redis has kept its data: the key holds that time, by Redis's own clock, and has no
   expiry. A Redis that lost its data (restarted without persistence, or flushed) has lost the key
-  too, and the first caller afterwards writes it anew. A caller that knew the key before (it saw
-  the data lost) writes it the clock-skew margin later: tokens are stamped by the issuing
-  instance's clock, which may run ahead of Redis's by that much, and one stamped just before the
-  loss must not pass for one issued after it. Returns the time in milliseconds, as a string, and
+  too, and the first caller afterwards writes it anew. The value also names the data's life:
+  tokens carry the one their instance read, and one of another is refused. A caller that knew the
+  key before (it saw the data lost) writes it the clock-skew margin later, for the tokens that carry
+  no epoch (issued before tokens carried it), judged by their issue time: they are stamped by the
+  issuing instance's clock, which may run ahead of Redis's by that much, and one stamped just before
+  the loss must not pass for one issued after it. Returns the time in milliseconds, as a string, and
   Redis's clock now (milliseconds), by which the caller measures its own clock's offset.
 
   KEYS[1]  the key
