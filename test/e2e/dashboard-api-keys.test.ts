@@ -14,7 +14,7 @@ import {
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
-/** A row of the list of keys: its cells after the name are the key's prefix, access, expiry, creation and last use. */
+/** A row of the list of keys: its cells after the name are the key's prefix, access, expiry, creation, last use and sites. */
 function keyRow(page: Page, name: string) {
   return page.locator('.table tbody tr').filter({ has: page.getByRole('rowheader', { name, exact: true }) })
 }

@@ -16,7 +16,9 @@ import { KeysTable } from './api-keys/keys-table.js'
 /** What the new key may do, where and until when, said with it once. */
 function describeTerms(key: CreatedApiKey, sites: readonly Site[]): string {
   const until = key.expiresAt === null ? 'never expires' : `expires ${formatDateTime(key.expiresAt)}`
-  return `${accessLabel(key.access)}; ${keySitesLabel(key.siteIds, sites)}; ${until}.`
+  // A key for all sites says nothing of them, as before keys could be for some.
+  const where = key.siteIds === null ? '' : `; only ${keySitesLabel(key.siteIds, sites)}`
+  return `${accessLabel(key.access)}${where}; ${until}.`
 }
 
 export function ApiKeysPage({ email }: { email: string }) {
