@@ -57,9 +57,9 @@ export function KeysTable({ keys, sites, onRevoked }: { keys: ApiKey[]; sites: r
               <th scope="col">Key</th>
               <th scope="col">Access</th>
               <th scope="col">Expires</th>
+              <th scope="col">Sites</th>
               <th scope="col">Created</th>
               <th scope="col">Last used</th>
-              <th scope="col">Sites</th>
               <th scope="col">
                 <span class="visually-hidden">Actions</span>
               </th>
@@ -74,11 +74,11 @@ export function KeysTable({ keys, sites, onRevoked }: { keys: ApiKey[]; sites: r
                 <td class="nowrap">
                   <Expiry apiKey={key} />
                 </td>
-                <td class="nowrap">{formatDateTime(key.createdAt)}</td>
-                <td class="nowrap">{formatLastUsed(key.lastUsedAt)}</td>
                 <td>
                   <KeySites siteIds={key.siteIds} sites={sites} />
                 </td>
+                <td class="nowrap">{formatDateTime(key.createdAt)}</td>
+                <td class="nowrap">{formatLastUsed(key.lastUsedAt)}</td>
                 <td>
                   <button type="button" class="button button--small button--danger-outline" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
                     Revoke
