@@ -4,6 +4,10 @@
  */
 export const errorCatalogue = {
   validation_error: { status: 400, message: 'The request is not valid.' },
+  api_key_site_not_found: {
+    status: 400,
+    message: "An API key's siteIds names a site that the account neither owns nor is a member of (or that does not exist).",
+  },
   password_unchanged: { status: 400, message: 'The new password is your current password: choose another one.' },
   challenge_invalid: { status: 400, message: 'The challenge is unknown, already used, or belongs to another site.' },
   challenge_expired: { status: 400, message: 'The challenge has expired; request a new one.' },
@@ -23,6 +27,10 @@ export const errorCatalogue = {
   passkey_unknown: { status: 401, message: 'No account here has this passkey: it was removed, or was made for another server.' },
   passkey_invalid: { status: 401, message: "The passkey's answer does not verify." },
   forbidden: { status: 403, message: 'You are not allowed to do this.' },
+  api_key_site_restricted: {
+    status: 403,
+    message: 'This API key was made for some sites only, and this would reach others (creating a site): use a key for all sites, or the dashboard.',
+  },
   account_disabled: {
     status: 403,
     message: 'This account has been disabled by the operator of this server (npm run account -- enable undoes it): ask them.',

@@ -63,8 +63,11 @@ export interface AuthenticatedAccount {
 /** How the request proved who it is: the session cookie or an API key. */
 export type Authentication =
   | { method: 'session'; sessionId: string }
-  /** The key's name and prefix, for the audit log's record of what the key did, and what it may do. */
-  | { method: 'api-key'; apiKeyId: string; name: string; prefix: string; access: ApiKeyAccess }
+  /**
+   * The key's name and prefix, for the audit log's record of what the key did, and what it may do:
+   * its access, and the sites it may reach (null: every site of the account; siteScopeOf).
+   */
+  | { method: 'api-key'; apiKeyId: string; name: string; prefix: string; access: ApiKeyAccess; siteIds: readonly string[] | null }
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -105,6 +108,35 @@ declare module 'fastify' {
 export function accountOf(request: FastifyRequest): AuthenticatedAccount {
   if (request.account === null) throw new ApiError('unauthorized')
   return request.account
+}
+
+/**
+ * The sites the request may reach at most: those of its API key's list when the key was made for
+ * some sites only, undefined (every site the account reaches) for a session or a key for all of
+ * them. findSite answers a site outside it as one the account has no part in; the routes that
+ * reach several sites at once keep to it (siteScopeOf's callers), and those that would reach
+ * sites outside it (creating one) refuse with refuseSiteRestrictedKey.
+ */
+export function siteScopeOf(request: FastifyRequest): readonly string[] | undefined {
+  const authentication = request.authentication
+  return authentication?.method === 'api-key' && authentication.siteIds !== null ? authentication.siteIds : undefined
+}
+
+/** Whether a site (its lower-case id) is within a scope siteScopeOf answered. */
+export function isInScope(scope: readonly string[] | undefined, siteId: string): boolean {
+  return scope === undefined || scope.includes(siteId)
+}
+
+/** Whether the request may reach the site with this (lower-case) id, by its API key's site list. */
+export function reachesSite(request: FastifyRequest, siteId: string): boolean {
+  return isInScope(siteScopeOf(request), siteId)
+}
+
+/** What an API key made for some sites only answers on a route that would reach others: 403 api_key_site_restricted. */
+export function refuseSiteRestrictedKey(request: FastifyRequest, action: string): void {
+  if (siteScopeOf(request) !== undefined) {
+    throw new ApiError('api_key_site_restricted', `This API key was made for some sites only: it cannot ${action}. A key for all sites, or the dashboard, can.`)
+  }
 }
 
 /** The 403 an API key gets on a route only a logged-in session may use (schema.sessionOnly names what it does). */
@@ -263,7 +295,7 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
     const sessionOnly = request.routeOptions.schema?.sessionOnly
     if (sessionOnly !== undefined) throw refusedToApiKeys(sessionOnly)
     request.account = { id: use.accountId, email: use.email }
-    request.authentication = { method: 'api-key', apiKeyId: use.apiKeyId, name: use.name, prefix: use.prefix, access: use.access }
+    request.authentication = { method: 'api-key', apiKeyId: use.apiKeyId, name: use.name, prefix: use.prefix, access: use.access, siteIds: use.siteIds }
   }
 
   app.decorate('authenticate', async (request: FastifyRequest) => {
@@ -284,8 +316,10 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
 
   app.decorate('findSite', async (request: FastifyRequest, siteId: string, access: SiteAccess) => {
     const account = accountOf(request)
-    // Unknown, malformed and foreign ids answer alike, so ids of other accounts' sites cannot be probed.
-    const site = isUuid(siteId) ? await app.sites.findById(siteId) : undefined
+    // Unknown, malformed and foreign ids answer alike, so ids of other accounts' sites cannot be
+    // probed; so do the sites an API key made for others only is not for, whether the account
+    // reaches them or not (they are not even looked up).
+    const site = isUuid(siteId) && reachesSite(request, siteId.toLowerCase()) ? await app.sites.findById(siteId) : undefined
     // The membership is read on every request, never cached: one removed, or made a viewer, on
     // any instance is refused by every instance from the next request on.
     if (site === undefined) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)

@@ -152,6 +152,8 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'not_a_member',
   'site_limit_reached',
   'idempotency_key_reused',
+  'api_key_site_not_found',
+  'api_key_site_restricted',
   'passkey_challenge_invalid',
   'passkey_unknown',
   'passkey_invalid',

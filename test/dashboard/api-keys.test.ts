@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { accessLabel, expiresAtOf, expiryChoices } from '../../dashboard/src/lib/api-keys.js'
+import { accessLabel, expiresAtOf, expiryChoices, keySitesLabel, siteIdsOf } from '../../dashboard/src/lib/api-keys.js'
 
 const now = new Date('2026-11-29T03:28:34.000Z')
 
@@ -16,5 +16,21 @@ describe("the API keys page's terms of a new key", () => {
   it('name each access as the list shows it', () => {
     expect(accessLabel('full')).toBe('Full access')
     expect(accessLabel('read')).toBe('Read only')
+  })
+
+  it("send no siteIds for all sites (the default), else the chosen ones in the account's order", () => {
+    const sites = [{ id: 'a' }, { id: 'b' }, { id: 'c' }]
+    expect(siteIdsOf('all', new Set(['b']), sites)).toBeNull()
+    expect(siteIdsOf('some', new Set(['c', 'a']), sites)).toEqual(['a', 'c'])
+    // One no longer listed (deleted meanwhile) is not sent.
+    expect(siteIdsOf('some', new Set(['gone']), sites)).toEqual([])
+  })
+
+  it("name a listed key's sites, and count those the account no longer reaches", () => {
+    const sites = [{ id: 'a', name: 'Shop' }, { id: 'b', name: 'Blog' }]
+    expect(keySitesLabel(null, sites)).toBe('All sites')
+    expect(keySitesLabel(['b', 'a'], sites)).toBe('Blog, Shop')
+    expect(keySitesLabel(['a', 'x'], sites)).toBe('Shop, 1 site no longer yours')
+    expect(keySitesLabel(['x', 'y'], sites)).toBe('2 sites no longer yours')
   })
 })

@@ -112,6 +112,10 @@ describe("the activity page's sentences", () => {
     expect(created({ access: 'read', expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…), read only')
     expect(created({ access: 'full', expiresAt: until })).toBe(`Created API key Grafana (tgak_abcdefg…), expires ${formatDateTime(until)}`)
     expect(created({ access: 'full', expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…)')
+    // A key for some sites only says how many; one for all of them (null) says nothing of them.
+    expect(created({ access: 'read', siteIds: ['a', 'b'], expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…), read only, for 2 sites only')
+    expect(created({ access: 'full', siteIds: ['a'], expiresAt: until })).toBe(`Created API key Grafana (tgak_abcdefg…), for 1 site only, expires ${formatDateTime(until)}`)
+    expect(created({ access: 'full', siteIds: null, expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…)')
     // An access a later server added goes by its code.
     expect(created({ access: 'deploy', expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…), deploy access')
   })

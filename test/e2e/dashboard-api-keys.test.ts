@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { asBrowser, type TestAccount } from '../helpers/dashboard-client.js'
+import { asBrowser, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
 import {
   expectNoAccessibilityViolations,
   focusedId,
@@ -14,7 +14,7 @@ import {
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
-/** A row of the list of keys: its cells after the name are the key's prefix, access, expiry, creation and last use. */
+/** A row of the list of keys: its cells after the name are the key's prefix, access, expiry, sites, creation and last use. */
 function keyRow(page: Page, name: string) {
   return page.locator('.table tbody tr').filter({ has: page.getByRole('rowheader', { name, exact: true }) })
 }
@@ -140,6 +140,41 @@ describe.skipIf(!hasChromium())("the API keys page: a key's access and expiry, c
     expect(await sentences.getByText(/^Created API key one-off job \(tgak_[\w-]{7}…\), expires .+$/).count()).toBe(1)
     // Full access that does not expire, as every key was before: nothing more said.
     expect(await sentences.getByText(/^Created API key test key \(tgak_[\w-]{7}…\)$/).count()).toBe(1)
+    expect(dashboard.pageErrors).toEqual([])
+  }, 60_000)
+
+  it('makes a key for some sites only, chosen from the account\'s sites, and lists it with their names', async () => {
+    const shop = await createTestSite(dashboard.service.app, account, { name: 'Shop' })
+    const blog = await createTestSite(dashboard.service.app, account, { name: 'Blog' })
+    await page.goto(`${dashboard.origin}/dashboard/api-keys`)
+    const form = createKeyForm(page)
+    await keyRow(page, 'test key').waitFor()
+    // All sites by default; the sites' checkboxes only once "Only these sites" is chosen.
+    expect(await form.getByLabel('All sites').isChecked()).toBe(true)
+    expect(await form.getByLabel('Shop', { exact: true }).count()).toBe(0)
+    await form.getByLabel('Name').fill('shop deploys')
+    await form.getByLabel('Only these sites').check()
+    await form.getByLabel('Password', { exact: true }).fill(account.password)
+    // None chosen: said beside the sites, and nothing is sent.
+    await form.getByRole('button', { name: 'Create key' }).click()
+    await form.locator('#api-key-sites-error').filter({ hasText: 'Choose at least one site.' }).waitFor()
+    expect(await keyNames()).not.toContain('shop deploys')
+
+    await form.getByLabel('Shop', { exact: true }).check()
+    await form.getByRole('button', { name: 'Create key' }).click()
+    const key = await page.getByLabel('API key', { exact: true }).inputValue()
+    await page.locator('#new-api-key-hint').filter({ hasText: /^Full access; only Shop; never expires\.$/ }).waitFor()
+    expect(await form.getByLabel('All sites').isChecked()).toBe(true)
+    const listed = (await listApiKeys(dashboard.service, account)).find((item) => item.name === 'shop deploys')
+    expect(listed?.siteIds).toEqual([shop.id])
+    expect(await keyRow(page, 'shop deploys').locator('td').nth(3).textContent()).toBe('Shop')
+    expect(await keyRow(page, 'test key').locator('td').nth(3).textContent()).toBe('All sites')
+    // It does as the list says: its site, not the other.
+    const asKey = { authorization: `Bearer ${key}` }
+    expect((await dashboard.service.app.inject({ method: 'GET', url: `/api/v1/sites/${shop.id}`, headers: asKey })).statusCode).toBe(200)
+    expect((await dashboard.service.app.inject({ method: 'GET', url: `/api/v1/sites/${blog.id}`, headers: asKey })).statusCode).toBe(404)
+    await expectNoAccessibilityViolations(page, 'API keys, one for some sites')
+    await saveScreenshot(page, 'api-keys-sites')
     expect(dashboard.pageErrors).toEqual([])
   }, 60_000)
 

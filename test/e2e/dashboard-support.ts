@@ -171,6 +171,7 @@ export interface ListedApiKey {
   name: string
   prefix: string
   access: 'full' | 'read'
+  siteIds: string[] | null
   expiresAt: string | null
 }
 

@@ -128,6 +128,10 @@ describe('operational endpoints', () => {
     expect(codesOf('/api/v1/sessions', 'post', '401')).toEqual(['unauthorized', 'invalid_credentials', 'two_factor_required', 'two_factor_invalid'])
     expect(codesOf('/api/v1/sessions', 'post', '403')).toContain('account_disabled')
     expect(codesOf('/api/v1/sessions/passkey', 'post', '403')).toContain('account_disabled')
+    // An API key for some sites only: refused a site's creation, and a foreign site id at its making.
+    expect(codesOf('/api/v1/sites', 'post', '403')).toContain('api_key_site_restricted')
+    expect(codesOf('/api/v1/sites/{id}', 'put', '403')).not.toContain('api_key_site_restricted')
+    expect(codesOf('/api/v1/api-keys', 'post', '400')).toEqual(['validation_error', 'api_key_site_not_found'])
     // A status the route does not declare names the one code it can carry.
     expect(paths['/sdk/v1/{file}']?.get?.responses['400']?.description).toBe('Error body `{ error: { code, message, requestId, details? } }`; `error.code` is `validation_error`')
     // The public routes' gate answers one code per status, not the dashboard's codes of the same status.

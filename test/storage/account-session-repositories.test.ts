@@ -130,7 +130,7 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     const other = await newAccount()
     const key = await apiKeys.create(owner.id, { name: 'CI', prefix: 'tgak_abcdefg', keyHash: `hash-${owner.id}`, ...fullForever }, 2)
     if (key === undefined) throw new Error('key not created')
-    expect(key).toEqual({ id: expect.any(String), name: 'CI', prefix: 'tgak_abcdefg', access: 'full', expiresAt: null, expired: false, createdAt: expect.any(Date), lastUsedAt: null })
+    expect(key).toEqual({ id: expect.any(String), name: 'CI', prefix: 'tgak_abcdefg', access: 'full', siteIds: null, expiresAt: null, expired: false, createdAt: expect.any(Date), lastUsedAt: null })
     expect(await apiKeys.listByAccount(owner.id)).toEqual([key])
     expect(await apiKeys.listByAccount(other.id)).toEqual([])
     // The account's limit (2 here) holds; another account has its own.
@@ -145,6 +145,7 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
       name: 'CI',
       prefix: 'tgak_abcdefg',
       access: 'full',
+      siteIds: null,
       accountId: owner.id,
       email: owner.email,
     })

@@ -61,6 +61,7 @@ const shipped: [string, string][] = [
   ['035_webhook_deliveries_redelivery', '621a1e4797b37532'],
   ['036_accounts_disabled', '706b8138d610cbcf'],
   ['037_audit_events_actor_account', '3826f01bdf71e405'],
+  ['038_api_key_sites', '9a6c4e607934d957'],
 ]
 
 function fingerprintOf(migration: Migration): string {
@@ -404,8 +405,9 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       // Up to this version's schema, which this version's key lookup reads (migration 036's disabled accounts too).
       expect(await migrate(database, migrations)).toEqual(migrations.filter((migration) => migration.version >= 26).map((migration) => migration.version))
       const apiKeys = createApiKeyRepository(database)
-      expect(await apiKeys.listByAccount(account.id)).toEqual([expect.objectContaining({ name: 'CI', access: 'full', expiresAt: null })])
-      expect(await apiKeys.useByKeyHash('old-hash')).toMatchObject({ outcome: 'used', access: 'full', accountId: account.id })
+      // Migration 038's site list too: a key made before it reaches every site of its account.
+      expect(await apiKeys.listByAccount(account.id)).toEqual([expect.objectContaining({ name: 'CI', access: 'full', siteIds: null, expiresAt: null })])
+      expect(await apiKeys.useByKeyHash('old-hash')).toMatchObject({ outcome: 'used', access: 'full', siteIds: null, accountId: account.id })
     }, { migrated: false })
   })
 

@@ -14,6 +14,8 @@ export async function listApiKeys(): Promise<ApiKey[]> {
 export interface NewApiKey {
   name: string
   access: ApiKeyAccess
+  /** The only sites the key may reach (1 to 100 of the account's); null for all of them. */
+  siteIds: string[] | null
   /** ISO 8601, in the future; null for a key that does not expire. */
   expiresAt: string | null
   password: string

@@ -88,6 +88,8 @@ export interface ApiKey {
   name: string
   prefix: string
   access: ApiKeyAccess
+  /** The only sites the key reaches (those the account still reaches of them); null for every site of the account. */
+  siteIds: string[] | null
   /** When the key stops working (ISO 8601); null for never. An expired key stays listed until revoked. */
   expiresAt: string | null
   /** Whether the key has expired by the service's clock (the one that refuses it), when the list was read. */

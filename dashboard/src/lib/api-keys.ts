@@ -35,3 +35,25 @@ export function expiresAtOf(choice: ExpiryChoice, now: Date): string | null {
   const days = expiryChoices.find((option) => option.value === choice)?.days ?? null
   return days === null ? null : new Date(now.getTime() + days * DAY_MS).toISOString()
 }
+
+/** Which sites a new key is for: all of the account's (the default), or some chosen ones. */
+export type SiteScope = 'all' | 'some'
+
+/** The siteIds the API takes: null for all sites, else the chosen ones (in the account's order of them). */
+export function siteIdsOf(scope: SiteScope, chosen: ReadonlySet<string>, sites: readonly { id: string }[]): string[] | null {
+  return scope === 'all' ? null : sites.filter((site) => chosen.has(site.id)).map((site) => site.id)
+}
+
+/**
+ * The sites a listed key reaches, by name: "All sites", or the names of its sites that the account
+ * still reaches (in its list's order), and how many it names that the account no longer reaches
+ * (left, or deleted), which the key no longer reaches either.
+ */
+export function keySitesLabel(siteIds: readonly string[] | null, sites: readonly { id: string; name: string }[]): string {
+  if (siteIds === null) return 'All sites'
+  const names = new Map(sites.map((site) => [site.id, site.name]))
+  const known = siteIds.flatMap((id) => names.get(id) ?? [])
+  const gone = siteIds.length - known.length
+  const goneLabel = gone === 0 ? [] : [gone === 1 ? '1 site no longer yours' : `${gone} sites no longer yours`]
+  return [...known, ...goneLabel].join(', ')
+}

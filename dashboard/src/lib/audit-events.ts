@@ -198,6 +198,8 @@ function describeApiKeyTerms(details: Record<string, unknown>): string {
   const terms: string[] = []
   if (access === 'read') terms.push('read only')
   else if (access !== undefined && access !== 'full') terms.push(`${access} access`)
+  // Its sites by count: the event names their ids only (null, or absent before they existed: all sites).
+  if (Array.isArray(details.siteIds)) terms.push(details.siteIds.length === 1 ? 'for 1 site only' : `for ${details.siteIds.length} sites only`)
   if (expiresAt !== undefined) terms.push(`expires ${formatDateTime(expiresAt)}`)
   return terms.map((term) => `, ${term}`).join('')
 }

@@ -1,25 +1,30 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { listApiKeys } from '../api/api-keys.js'
-import type { CreatedApiKey } from '../api/types.js'
+import { listSites } from '../api/sites.js'
+import type { CreatedApiKey, Site } from '../api/types.js'
 import { focusAfterDialog } from '../components/confirm-dialog.js'
 import { ErrorNotice, Loading } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import { SecretBox } from '../components/secret-box.js'
 import { useTwoFactorGate } from '../components/step-up-code.js'
-import { accessLabel } from '../lib/api-keys.js'
+import { accessLabel, keySitesLabel } from '../lib/api-keys.js'
 import { formatDateTime } from '../lib/format.js'
 import { useLoader } from '../lib/use-loader.js'
 import { CreateKeyForm } from './api-keys/create-key-form.js'
 import { KeysTable } from './api-keys/keys-table.js'
 
-/** What the new key may do and until when, said with it once. */
-function describeTerms(key: CreatedApiKey): string {
+/** What the new key may do, where and until when, said with it once. */
+function describeTerms(key: CreatedApiKey, sites: readonly Site[]): string {
   const until = key.expiresAt === null ? 'never expires' : `expires ${formatDateTime(key.expiresAt)}`
-  return `${accessLabel(key.access)}; ${until}.`
+  // A key for all sites says nothing of them, as before keys could be for some.
+  const where = key.siteIds === null ? '' : `; only ${keySitesLabel(key.siteIds, sites)}`
+  return `${accessLabel(key.access)}${where}; ${until}.`
 }
 
 export function ApiKeysPage({ email }: { email: string }) {
   const [keys, reload] = useLoader(listApiKeys, 'api-keys')
+  // For a key's sites: chosen in the form, named in the list. Without them the list names none.
+  const [sites] = useLoader(listSites, 'sites')
   // Creating a key asks for a code while two-factor authentication is on.
   const { gate: twoFactor } = useTwoFactorGate()
   const [created, setCreated] = useState<CreatedApiKey | undefined>()
@@ -29,12 +34,13 @@ export function ApiKeysPage({ email }: { email: string }) {
       <PageHeading title="API keys" />
       <p class="muted">
         Scripts and CI use an API key instead of a login: send it as <code>Authorization: Bearer &lt;key&gt;</code> to
-        any <code>/api/v1</code> dashboard endpoint. A key acts as your account, with full access or read only, until it
-        expires or is revoked.
+        any <code>/api/v1</code> dashboard endpoint. A key acts as your account, with full access or read only, on all your sites or
+        only some, until it expires or is revoked.
       </p>
       <CreateKeyForm
         email={email}
         twoFactor={twoFactor}
+        sites={sites.data}
         onCreated={(key) => {
           setCreated(key)
           reload()
@@ -43,7 +49,7 @@ export function ApiKeysPage({ email }: { email: string }) {
       {created === undefined ? null : (
         <section class="card one-time" aria-labelledby="new-key-heading">
           <NewKeyHeading id={created.id} name={created.name} />
-          <SecretBox id="new-api-key" label="API key" value={created.key} hint={describeTerms(created)} />
+          <SecretBox id="new-api-key" label="API key" value={created.key} hint={describeTerms(created, sites.data ?? [])} />
           <p class="one-time__warning">
             <strong>Copy the key now.</strong> It is shown only once; only its prefix is kept for the list.
           </p>
@@ -68,6 +74,7 @@ export function ApiKeysPage({ email }: { email: string }) {
         {keys.data === undefined ? keys.status === 'loading' ? <Loading /> : null : (
           <KeysTable
             keys={keys.data}
+            sites={sites.data}
             onRevoked={(id) => {
               // A revoked key is not left on screen in full as "your new key".
               if (created?.id === id) setCreated(undefined)

@@ -7,6 +7,8 @@ export interface ApiKeyRecord {
   name: string
   prefix: string
   access: ApiKeyAccess
+  /** The sites the key may reach (those the account still reaches of them); null: every site of the account. */
+  siteIds: string[] | null
   /** Null: never. */
   expiresAt: Date | null
   /** Whether expiresAt has passed by the database's clock, which judges the key's uses. */
@@ -20,21 +22,22 @@ interface ApiKeyRow {
   name: string
   prefix: string
   access: ApiKeyAccess
+  site_ids: string[] | null
   expires_at: Date | null
   expired: boolean
   created_at: Date
   last_used_at: Date | null
 }
 
-const apiKeyColumns = 'id, name, prefix, access, expires_at, expires_at IS NOT NULL AND expires_at <= now() AS expired, created_at, last_used_at'
+const apiKeyColumns = 'id, name, prefix, access, site_ids, expires_at, expires_at IS NOT NULL AND expires_at <= now() AS expired, created_at, last_used_at'
 
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {
-  return { id: row.id, name: row.name, prefix: row.prefix, access: row.access, expiresAt: row.expires_at, expired: row.expired, createdAt: row.created_at, lastUsedAt: row.last_used_at }
+  return { id: row.id, name: row.name, prefix: row.prefix, access: row.access, siteIds: row.site_ids, expiresAt: row.expires_at, expired: row.expired, createdAt: row.created_at, lastUsedAt: row.last_used_at }
 }
 
 /** What a presented key turned out to be (an unknown or revoked one is undefined). */
 export type ApiKeyUse =
-  | { outcome: 'used'; apiKeyId: string; name: string; prefix: string; access: ApiKeyAccess; accountId: string; email: string }
+  | { outcome: 'used'; apiKeyId: string; name: string; prefix: string; access: ApiKeyAccess; siteIds: string[] | null; accountId: string; email: string }
   | { outcome: 'expired'; expiresAt: Date }
   /** The key's account was disabled by the server's operator (migration 036): refused, not recorded as a use. */
   | { outcome: 'account_disabled' }
@@ -52,19 +55,19 @@ export function createApiKeyRepository(database: SqlExecutor) {
      */
     async create(
       accountId: string,
-      key: { name: string; prefix: string; keyHash: string; access: ApiKeyAccess; expiresAt: Date | null },
+      key: { name: string; prefix: string; keyHash: string; access: ApiKeyAccess; siteIds?: readonly string[] | null; expiresAt: Date | null },
       limit: number,
     ): Promise<ApiKeyRecord | undefined> {
       // One statement: the count and the insert see the same snapshot. Creations racing on one
       // account may pass the limit by the few that raced; it bounds a list, it guards no secret.
       const rows = await database.query<ApiKeyRow>(
-        `INSERT INTO api_keys (id, account_id, name, prefix, key_hash, access, expires_at)
-         SELECT $1, accounts.id, $3, $4, $5, $7, $8 FROM accounts
+        `INSERT INTO api_keys (id, account_id, name, prefix, key_hash, access, expires_at, site_ids)
+         SELECT $1, accounts.id, $3, $4, $5, $7, $8, $9::uuid[] FROM accounts
           WHERE accounts.id = $2 AND (SELECT count(*) FROM api_keys WHERE account_id = $2) < $6
             AND ($8::timestamptz IS NULL OR $8::timestamptz > now())
             FOR KEY SHARE OF accounts
          RETURNING ${apiKeyColumns}`,
-        [randomUUID(), accountId, key.name, key.prefix, key.keyHash, limit, key.access, key.expiresAt],
+        [randomUUID(), accountId, key.name, key.prefix, key.keyHash, limit, key.access, key.expiresAt, key.siteIds ?? null],
       )
       return rows[0] === undefined ? undefined : toApiKey(rows[0])
     },
@@ -95,8 +98,8 @@ export function createApiKeyRepository(database: SqlExecutor) {
      * An expired key's attempts are not recorded as uses: its list shows when it last worked.
      */
     async useByKeyHash(keyHash: string): Promise<ApiKeyUse | undefined> {
-      const rows = await database.query<{ id: string; name: string; prefix: string; access: ApiKeyAccess; expires_at: Date | null; is_expired: boolean; account_id: string; email: string; is_disabled: boolean }>(
-        `SELECT k.id, k.name, k.prefix, k.access, k.expires_at, k.expires_at IS NOT NULL AND k.expires_at <= now() AS is_expired, k.account_id, a.email,
+      const rows = await database.query<{ id: string; name: string; prefix: string; access: ApiKeyAccess; site_ids: string[] | null; expires_at: Date | null; is_expired: boolean; account_id: string; email: string; is_disabled: boolean }>(
+        `SELECT k.id, k.name, k.prefix, k.access, k.site_ids, k.expires_at, k.expires_at IS NOT NULL AND k.expires_at <= now() AS is_expired, k.account_id, a.email,
                 a.disabled_at IS NOT NULL AS is_disabled
            FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
         [keyHash],
@@ -111,7 +114,7 @@ export function createApiKeyRepository(database: SqlExecutor) {
             AND (expires_at IS NULL OR expires_at > now())`,
         [row.id],
       )
-      return { outcome: 'used', apiKeyId: row.id, name: row.name, prefix: row.prefix, access: row.access, accountId: row.account_id, email: row.email }
+      return { outcome: 'used', apiKeyId: row.id, name: row.name, prefix: row.prefix, access: row.access, siteIds: row.site_ids, accountId: row.account_id, email: row.email }
     },
 
     /** Revokes one of the account's keys: its name and prefix, or undefined when it has no such key. */

@@ -35,6 +35,8 @@ interface AuditEventRow {
 
 export interface AuditPageQuery extends PagePosition {
   siteId?: string
+  /** Only the events of these sites (an API key made for some sites only); undefined: every event. */
+  siteIds?: readonly string[] | undefined
   action?: AuditAction
 }
 
@@ -145,6 +147,8 @@ export function createAuditLogRepository(database: SqlExecutor) {
         [
           where('account_id = ?', accountId),
           query.siteId === undefined ? undefined : where('site_id = ?::uuid', query.siteId),
+          // An API key's list: the events of these sites only (not the account's own, which name none).
+          query.siteIds === undefined ? undefined : where('site_id = ANY(?::uuid[])', query.siteIds),
           query.action === undefined ? undefined : where('action = ?', query.action),
         ],
         query,

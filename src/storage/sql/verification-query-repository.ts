@@ -315,9 +315,14 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
      * without knowing the site it was shown on. The range of the primary key finds them among
      * every site's rows.
      */
-    async listAccountPage(accountId: string, query: LogPageQuery & { ids: { first: string; last: string } }): Promise<(LogEntry & { siteName: string })[]> {
+    async listAccountPage(
+      accountId: string,
+      query: LogPageQuery & { ids: { first: string; last: string }; siteIds?: readonly string[] | undefined },
+    ): Promise<(LogEntry & { siteName: string })[]> {
+      const visible = 'site_id IN (SELECT sites.id FROM sites WHERE sites.account_id = ? UNION ALL SELECT site_members.site_id FROM site_members WHERE site_members.account_id = ?)'
       const rows = await selectPage<LogRow & { site_name: string }>(
-        where('site_id IN (SELECT sites.id FROM sites WHERE sites.account_id = ? UNION ALL SELECT site_members.site_id FROM site_members WHERE site_members.account_id = ?)', accountId, accountId),
+        // siteIds (an API key's list) narrows the account's sites further.
+        query.siteIds === undefined ? where(visible, accountId, accountId) : where(`${visible} AND site_id = ANY(?::uuid[])`, accountId, accountId, query.siteIds),
         query,
         ', (SELECT sites.name FROM sites WHERE sites.id = verifications.site_id) AS site_name',
       )

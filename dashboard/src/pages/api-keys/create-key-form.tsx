@@ -1,20 +1,24 @@
 import { useState } from 'preact/hooks'
 import { createApiKey } from '../../api/api-keys.js'
-import type { ApiKeyAccess, CreatedApiKey } from '../../api/types.js'
+import { ApiRequestError } from '../../api/client.js'
+import type { ApiKeyAccess, CreatedApiKey, Site } from '../../api/types.js'
 import { BusyButton } from '../../components/busy-button.js'
 import { Field } from '../../components/field.js'
 import { Form } from '../../components/form.js'
 import { Notice } from '../../components/notice.js'
 import { PasswordField } from '../../components/password-field.js'
 import { useStepUpCode, type TwoFactorGate } from '../../components/step-up-code.js'
-import { DEFAULT_EXPIRY, expiresAtOf, expiryChoices, type ExpiryChoice } from '../../lib/api-keys.js'
+import { DEFAULT_EXPIRY, expiresAtOf, expiryChoices, siteIdsOf, type ExpiryChoice, type SiteScope } from '../../lib/api-keys.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { AccessChoices } from './access-choices.js'
+import { SiteChoices } from './site-choices.js'
 
 interface CreateKeyFormProps {
   /** The account's, for password managers: the account the password asked for belongs to. */
   email: string
   twoFactor: TwoFactorGate
+  /** The account's sites, to make a key for some of them; undefined while they load. */
+  sites: readonly Site[] | undefined
   onCreated: (key: CreatedApiKey) => void
 }
 
@@ -23,21 +27,28 @@ interface CreateKeyFormProps {
  * authentication is on, a code, as changing the password does: a session left open, or taken,
  * cannot mint a lasting credential with it alone.
  */
-export function CreateKeyForm({ email, twoFactor, onCreated }: CreateKeyFormProps) {
+export function CreateKeyForm({ email, twoFactor, sites, onCreated }: CreateKeyFormProps) {
   const [name, setName] = useState('')
   const [access, setAccess] = useState<ApiKeyAccess>('full')
   const [expiry, setExpiry] = useState<ExpiryChoice>(DEFAULT_EXPIRY)
+  const [siteScope, setSiteScope] = useState<SiteScope>('all')
+  const [chosenSites, setChosenSites] = useState<Set<string>>(new Set())
   const [password, setPassword] = useState('')
   const stepUp = useStepUpCode(twoFactor)
-  const [state, run] = useFormSubmit(['name', 'access', 'expiresAt', 'password', 'code'])
+  const [state, run] = useFormSubmit(['name', 'access', 'siteIds', 'expiresAt', 'password', 'code'])
   const submit = () =>
     run(async () => {
       // The expiry counts from the submission, not from when the choice was made.
       const expiresAt = expiresAtOf(expiry, new Date())
-      const created = await stepUp.send((code) => createApiKey({ name: name.trim(), access, expiresAt, password, code }))
+      const siteIds = siteIdsOf(siteScope, chosenSites, sites ?? [])
+      // Said beside the sites, before the password is spent on a request the API would refuse.
+      if (siteIds !== null && siteIds.length === 0) throw new ApiRequestError(400, 'validation_error', '', undefined, [{ field: 'siteIds', message: 'Choose at least one site.' }])
+      const created = await stepUp.send((code) => createApiKey({ name: name.trim(), access, siteIds, expiresAt, password, code }))
       setName('')
       setAccess('full')
       setExpiry(DEFAULT_EXPIRY)
+      setSiteScope('all')
+      setChosenSites(new Set())
       setPassword('')
       stepUp.reset()
       onCreated(created)
@@ -66,6 +77,14 @@ export function CreateKeyForm({ email, twoFactor, onCreated }: CreateKeyFormProp
           </Field>
         </div>
         <AccessChoices value={access} error={state.fieldErrors.access} onChange={setAccess} />
+        <SiteChoices
+          sites={sites}
+          scope={siteScope}
+          chosen={chosenSites}
+          error={state.fieldErrors.siteIds}
+          onScopeChange={setSiteScope}
+          onChosenChange={setChosenSites}
+        />
         <div class="form__grid">
           <PasswordField
             id="api-key-password"

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks'
 import { revokeApiKey } from '../../api/api-keys.js'
-import type { ApiKey } from '../../api/types.js'
+import type { ApiKey, Site } from '../../api/types.js'
 import { ConfirmDialog } from '../../components/confirm-dialog.js'
 import { ErrorNotice } from '../../components/notice.js'
-import { accessLabel } from '../../lib/api-keys.js'
+import { accessLabel, keySitesLabel } from '../../lib/api-keys.js'
 import { formatDateTime, formatLastUsed } from '../../lib/format.js'
 import { TableScroll } from '../../components/table-scroll.js'
 
@@ -22,7 +22,13 @@ function Expiry({ apiKey: { expiresAt, expired } }: { apiKey: ApiKey }) {
   )
 }
 
-export function KeysTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (id: string) => void }) {
+/** The sites a key reaches; a count of them until the account's sites are read (or if they cannot be). */
+function KeySites({ siteIds, sites }: { siteIds: string[] | null; sites: readonly Site[] | undefined }) {
+  if (siteIds === null || sites !== undefined) return <>{keySitesLabel(siteIds, sites ?? [])}</>
+  return <>{siteIds.length === 1 ? '1 site' : `${siteIds.length} sites`}</>
+}
+
+export function KeysTable({ keys, sites, onRevoked }: { keys: ApiKey[]; sites: readonly Site[] | undefined; onRevoked: (id: string) => void }) {
   const [revoking, setRevoking] = useState<ApiKey | undefined>()
   const [isBusy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>()
@@ -51,6 +57,7 @@ export function KeysTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (id:
               <th scope="col">Key</th>
               <th scope="col">Access</th>
               <th scope="col">Expires</th>
+              <th scope="col">Sites</th>
               <th scope="col">Created</th>
               <th scope="col">Last used</th>
               <th scope="col">
@@ -66,6 +73,9 @@ export function KeysTable({ keys, onRevoked }: { keys: ApiKey[]; onRevoked: (id:
                 <td class="nowrap">{accessLabel(key.access)}</td>
                 <td class="nowrap">
                   <Expiry apiKey={key} />
+                </td>
+                <td>
+                  <KeySites siteIds={key.siteIds} sites={sites} />
                 </td>
                 <td class="nowrap">{formatDateTime(key.createdAt)}</td>
                 <td class="nowrap">{formatLastUsed(key.lastUsedAt)}</td>

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { API_KEY_ACCESS_LEVELS, EXPIRY_NOT_AHEAD, resolveApiKeyExpiry } from '../../../domain/accounts/api-key-access.js'
 import { generateApiKey, hashToken, prefixOfApiKey } from '../../../domain/accounts/tokens.js'
 import { findDisplayNameProblem, normalizeDisplayName } from '../../../domain/display-name.js'
 import { isUuid } from '../../../domain/uuid.js'
 import { ApiError, invalidRequest, type ErrorDetail } from '../../../errors.js'
-import { accountOf } from '../../../plugins/authentication.js'
+import { accountOf, siteScopeOf } from '../../../plugins/authentication.js'
 import { createApiKeyRepository, type ApiKeyRecord } from '../../../storage/sql/api-key-repository.js'
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, IdParams, NullableInput, SecondFactorCode } from '../dashboard-schemas.js'
@@ -17,11 +17,21 @@ const API_KEY_NAME_MAX_LENGTH = 100
 
 const accessDescription = 'full: everything but making keys and the routes of a logged-in session only (the account\'s password, sessions, two-factor and deletion); read: GET and HEAD only (403 forbidden for anything else)'
 
+/** How many sites a key made for some sites only may name: as many as an account may own. */
+export const MAX_API_KEY_SITES = 100
+
+const siteIdsDescription =
+  'The sites the key may reach, as it was made; null: every site the account owns or is a member of, now and later. ' +
+  'A key for some sites reaches those of them the account still owns or is a member of (a site it leaves, the key no longer reaches): ' +
+  'any other site answers 404 not_found, as a site the account has no part in; GET /sites, GET /verifications and the audit log keep to its sites; ' +
+  'creating a site is 403 api_key_site_restricted; GET /api-keys lists the key itself only, and it may revoke only itself. Its access applies on top'
+
 const apiKeyProperties = {
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   prefix: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
   access: stringEnum(API_KEY_ACCESS_LEVELS, { description: accessDescription }),
+  siteIds: Type.Union([Type.Array(Type.String({ format: 'uuid' })), Type.Null()], { description: siteIdsDescription }),
   expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
     description: 'When the key stops working (401 unauthorized from then on; it stays listed until revoked); null: never',
   }),
@@ -34,6 +44,17 @@ const ApiKeyCreation = Type.Object(
   {
     name: Type.String({ maxLength: 1000 }),
     access: Type.Optional(stringEnum(API_KEY_ACCESS_LEVELS, { description: `${accessDescription}. Default full` })),
+    siteIds: Type.Optional(
+      NullableInput(
+        Type.Array(Type.String({ maxLength: 100 }), {
+          minItems: 1,
+          maxItems: MAX_API_KEY_SITES,
+          description:
+            `The only sites the key may reach: 1 to ${MAX_API_KEY_SITES} ids of sites the account owns or is a member of (400 api_key_site_not_found for any other, ` +
+            'checked before the password); null or left out: every site of the account',
+        }),
+      ),
+    ),
     expiresAt: Type.Optional(
       NullableInput(Type.String({ format: 'date-time', description: 'When the key stops working, in the future (ISO 8601 with a time zone); null or left out: never' })),
     ),
@@ -56,6 +77,7 @@ function apiKeyView(key: ApiKeyRecord): Type.Static<typeof ApiKey> {
     name: key.name,
     prefix: key.prefix,
     access: key.access,
+    siteIds: key.siteIds,
     expiresAt: key.expiresAt === null ? null : key.expiresAt.toISOString(),
     expired: key.expired,
     createdAt: key.createdAt.toISOString(),
@@ -67,6 +89,33 @@ function apiKeyView(key: ApiKeyRecord): Type.Static<typeof ApiKey> {
 export const MAX_API_KEYS_PER_ACCOUNT = 100
 
 const listFull = () => new ApiError('conflict', `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} API keys, expired ones included until they are revoked; revoke one first.`)
+
+/**
+ * The sites a new key is asked to be for, each once and in lower case (undefined: all of them),
+ * when the account owns or is a member of every one: 400 api_key_site_not_found naming the first
+ * other one. Unknown, malformed and foreign ids answer alike, as findSite's.
+ */
+async function siteListOf(app: FastifyInstance, accountId: string, requested: readonly string[] | null | undefined): Promise<string[] | null> {
+  if (requested === undefined || requested === null) return null
+  const visible = new Set((await app.sites.listVisibleTo(accountId)).map(({ site }) => site.id))
+  const siteIds = [...new Set(requested.map((id) => id.toLowerCase()))]
+  const unknown = siteIds.find((id) => !isUuid(id) || !visible.has(id))
+  if (unknown !== undefined) {
+    throw new ApiError('api_key_site_not_found', `There is no site with the id ${JSON.stringify(unknown)} in your account or shared with it: siteIds may name only those.`, [
+      { field: 'siteIds', message: 'must name sites the account owns or is a member of' },
+    ])
+  }
+  return siteIds
+}
+
+/**
+ * Whether the request may see (and revoke) the account's key with this id: a key made for some
+ * sites only sees itself alone, whose list would name other sites and which could reach them.
+ */
+function isKeyReachable(request: FastifyRequest, apiKeyId: string): boolean {
+  const authentication = request.authentication
+  return siteScopeOf(request) === undefined || (authentication?.method === 'api-key' && authentication.apiKeyId === apiKeyId)
+}
 
 /**
  * A key cannot mint keys: revoking a leaked key then ends everything it could do, instead of
@@ -98,8 +147,11 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'lasting credential. A bad name, or an expiresAt not in the future, is a 400 validation_error on its field, named together with a ' +
           'wrong password, and leaves the code unused (as a 409 does). A read key may only make GET and HEAD requests (403 forbidden for ' +
           'anything else); an expired key answers 401 unauthorized, and is listed until revoked. ' +
-          `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} keys, expired ones included until revoked (409 conflict beyond, answered before the password is checked).`,
+          `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} keys, expired ones included until revoked (409 conflict beyond, answered before the password is checked). ` +
+          'siteIds makes a key for those sites only (400 api_key_site_not_found for an id of a site the account neither owns nor is a member of, ' +
+          'answered before the password is checked); the audit log records them.',
         response: { 201: CreatedApiKey, 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
+        errorCodes: ['api_key_site_not_found'],
       },
     },
     async (request, reply) => {
@@ -114,13 +166,16 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const expiresAt = 'problem' in expiry ? null : expiry.expiresAt
       // Told before the password and code are checked, which a full list would spend for nothing.
       if ((await app.apiKeys.countByAccount(accountOf(request).id)) >= MAX_API_KEYS_PER_ACCOUNT) throw listFull()
+      // Told before the password too: the session sees these sites anyway. A site left between
+      // here and the key's making, the key just does not reach.
+      const siteIds = await siteListOf(app, accountOf(request).id, request.body.siteIds)
       const key = generateApiKey()
       // The body's problems are answered with the password's, before any code is taken.
       const record = await confirmAccountChange(app, request, { field: 'password', password, code, otherIssues: issues }, async (transaction) => {
         const apiKeys = createApiKeyRepository(transaction)
         const created = await apiKeys.create(
           accountOf(request).id,
-          { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key), access, expiresAt },
+          { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key), access, siteIds, expiresAt },
           MAX_API_KEYS_PER_ACCOUNT,
         )
         if (created === undefined) {
@@ -133,7 +188,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         await recordAudit(transaction, request, {
           action: 'api_key.created',
-          details: { apiKeyId: created.id, name: created.name, prefix: created.prefix, access: created.access, expiresAt: created.expiresAt?.toISOString() ?? null },
+          details: { apiKeyId: created.id, name: created.name, prefix: created.prefix, access: created.access, siteIds: created.siteIds, expiresAt: created.expiresAt?.toISOString() ?? null },
         })
         return created
       })
@@ -147,11 +202,15 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: "The account's API keys (prefixes only)",
+        description: 'With an API key made for some sites only (siteIds), that key alone: the others could reach other sites.',
         security: dashboardSecurity,
         response: { 200: Type.Object({ items: Type.Array(ApiKey) }), ...authenticatedErrors },
       },
     },
-    async (request) => ({ items: (await app.apiKeys.listByAccount(accountOf(request).id)).map(apiKeyView) }),
+    async (request) => {
+      const keys = await app.apiKeys.listByAccount(accountOf(request).id)
+      return { items: keys.filter((key) => isKeyReachable(request, key.id)).map(apiKeyView) }
+    },
   )
 
   app.delete(
@@ -160,6 +219,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'Revoke an API key (at once)',
+        description: 'An API key made for some sites only (siteIds) may revoke itself only: any other key answers 404 not_found, as one of another account.',
         security: dashboardSecurity,
         params: IdParams,
         response: { 204: Type.Null(), 404: ErrorResponse, ...authenticatedErrors },
@@ -168,7 +228,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { id } = request.params
       const notFound = new ApiError('not_found', 'There is no API key with this id in your account.')
-      if (!isUuid(id)) throw notFound
+      if (!isUuid(id) || !isKeyReachable(request, id.toLowerCase())) throw notFound
       await auditedTransaction(app, request, async (transaction) => {
         const revoked = await createApiKeyRepository(transaction).delete(accountOf(request).id, id)
         if (revoked === undefined) throw notFound

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { exportFileName } from '../../../domain/export/export-filename.js'
-import { accountOf } from '../../../plugins/authentication.js'
+import { accountOf, siteScopeOf } from '../../../plugins/authentication.js'
 import { createAuditLogRepository } from '../../../storage/sql/audit-log-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
 import { exportQuery, exportRangeOf, exportResponse, sendLogExport, type CsvColumn } from '../log-export.js'
@@ -45,7 +45,8 @@ const auditLogExportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `CSV columns: ${columns.map(([header]) => header).join(', ')} (details as JSON). ` +
           "A cell that begins with =, +, -, @, a tab or a carriage return, after any spaces, gets a leading ' (a user agent or a site's name must not run as a spreadsheet formula); " +
           'a cell with a comma, a semicolon, a quote or a line break is quoted. ' +
-          "NDJSON lines are the listing's items. With an API key, the addresses and browsers are left out, as the listing leaves them out. " +
+          "NDJSON lines are the listing's items. With an API key, the addresses and browsers are left out, as the listing leaves them out; " +
+          'with one made for some sites only, the events of those sites only, as the listing keeps to them. ' +
           'from and to take at most milliseconds. The file is not a snapshot: each batch reads the log as it is then, and a repeated event moves its ' +
           'createdAt to its latest attempt, so one repeated during the download may be missing. At most 2 exports per account run at once (429 rate_limited). ' +
           'A failure mid-download resets the connection: the transfer fails rather than ending at a clean line.',
@@ -56,7 +57,7 @@ const auditLogExportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const accountId = accountOf(request).id
-      const filter = { ...exportRangeOf(request.query), ...auditLogFilterOf(request.query) }
+      const filter = { ...exportRangeOf(request.query), ...auditLogFilterOf(request.query), siteIds: siteScopeOf(request) }
       const format = request.query.format ?? 'csv'
       return sendLogExport(reply, {
         format,

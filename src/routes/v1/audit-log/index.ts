@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { accountOf } from '../../../plugins/authentication.js'
+import { accountOf, isInScope, siteScopeOf } from '../../../plugins/authentication.js'
 import { createAuditLogRepository } from '../../../storage/sql/audit-log-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
 import { LOG_PAGE_SIZE, logPageQuery, orNull, pageOf, positionOf, rowPosition } from '../log-pages.js'
@@ -25,7 +25,8 @@ const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'API keys made and revoked, and every change to a site, its keys and its webhook, ' +
           `each with who made it (the session or API key), from which address and browser, kept ${app.config.auditRetentionDays === 0 ? 'for ever' : `${app.config.auditRetentionDays} days`} (AUDIT_RETENTION_DAYS). ` +
           "The events of deleted sites stay. Pass nextCursor back as cursor for the next page; it is null on the last page. With an API key, the events' addresses and browsers are left out (null): " +
-          'a leaked key must not tell where the account is used from.',
+          'a leaked key must not tell where the account is used from. With an API key made for some sites only (siteIds), the events of those sites only ' +
+          "(of each, whether the account still reaches it or not): none of the account's own, such as log-ins.",
         security: dashboardSecurity,
         querystring: Type.Object({
           ...logPageQuery(DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
@@ -41,7 +42,7 @@ const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
       const after = positionOf(request.query.cursor)
-      const rows = await auditLog.listPage(accountOf(request).id, { limit: limit + 1, ...auditLogFilterOf(request.query), after })
+      const rows = await auditLog.listPage(accountOf(request).id, { limit: limit + 1, ...auditLogFilterOf(request.query), siteIds: siteScopeOf(request), after })
       const { page, nextCursor } = pageOf(rows, limit, rowPosition)
       return { items: page.map(auditEventViewFor(request)), nextCursor }
     },
@@ -54,7 +55,8 @@ const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "The sites the account's audit log has events of",
         description:
           'Each once, as its newest event names it: those deleted, transferred away or no longer shared included, which GET /sites no longer lists ' +
-          "but whose events siteId still finds. deleted: that newest event is the site's deletion. In no order.",
+          "but whose events siteId still finds. deleted: that newest event is the site's deletion. In no order. " +
+          'With an API key made for some sites only (siteIds), those of its sites only.',
         security: dashboardSecurity,
         response: {
           200: Type.Object({
@@ -70,7 +72,7 @@ const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => ({ items: await auditLog.sitesOf(accountOf(request).id) }),
+    async (request) => ({ items: (await auditLog.sitesOf(accountOf(request).id)).filter((site) => isInScope(siteScopeOf(request), site.id)) }),
   )
   await app.register(auditLogExportRoutes)
 }

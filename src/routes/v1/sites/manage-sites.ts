@@ -7,7 +7,7 @@ import { recentDayStart } from '../../../domain/analytics/stats-range.js'
 import { stringEnum } from '../public-schemas.js'
 import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { initialSettingsOf, normalizeSiteInput, validateMergedSettings } from '../../../domain/sites/site-input.js'
-import { accountOf, creationRefused, SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
+import { accountOf, creationRefused, reachesSite, refuseSiteRestrictedKey, SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { nonDefaultSettingsOf } from '../../../domain/audit/audit-event.js'
@@ -33,7 +33,8 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           "Every one at once (an account holds at most " + String(MAX_SITES_PER_ACCOUNT) + "), each with the account's role on it (owner for its own sites): " +
           'oldest first, or by name with sort=name. q keeps those whose name, one of whose domains or whose site key holds it, whatever the case. ' +
-          "include=summary adds each site's verifications and blocked ones of the last 24 hours, read for all the sites at once.",
+          "include=summary adds each site's verifications and blocked ones of the last 24 hours, read for all the sites at once. " +
+          'With an API key made for some sites only (siteIds), those of them the account still reaches.',
         security: dashboardSecurity,
         querystring: Type.Object({
           q: Type.Optional(Type.String({ maxLength: MAX_SITE_SEARCH_LENGTH, description: 'Text the name, a domain or the site key holds (case aside); empty keeps all' })),
@@ -45,7 +46,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { q = '', sort = 'created', include } = request.query
-      const visible = (await app.sites.listVisibleTo(accountOf(request).id)).filter(({ site }) => matchesSiteSearch(site, q))
+      const visible = (await app.sites.listVisibleTo(accountOf(request).id)).filter(({ site }) => reachesSite(request, site.id) && matchesSiteSearch(site, q))
       const items = sortSites(visible.map(({ site, role }) => siteView(site, role)), sort)
       if (include !== 'summary') return { items }
       const from = recentDayStart(new Date())
@@ -63,17 +64,20 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/sites',
     {
       bodyLimit: SITE_BODY_LIMIT_BYTES,
+      // Told whatever the body, as a read key's refusal is (after authentication: sitesRoutes' hook).
+      onRequest: async (request) => refuseSiteRestrictedKey(request, 'create a site, which it could not reach'),
       schema: {
         tags: ['dashboard'],
         summary: 'Create a site (answers its secret key once)',
         description: `An account holds at most ${MAX_SITES_PER_ACCOUNT} sites (409 site_limit_reached beyond, as a transfer to an account that holds as many answers). ` +
-          'With an Idempotency-Key, a retry (a lost answer) answers the first answer again, secret key included, instead of creating a second site.',
+          'With an Idempotency-Key, a retry (a lost answer) answers the first answer again, secret key included, instead of creating a second site. ' +
+          'An API key made for some sites only (siteIds) cannot create one: 403 api_key_site_restricted.',
         security: dashboardSecurity,
         headers: Type.Object(idempotencyKeyHeader),
         body: CreateSiteBody,
         documentedBody: documentedBodies.CreateSiteBody,
         response: { 201: SiteWithSecret, 400: ErrorResponse, 409: ErrorResponse, 422: ErrorResponse, ...authenticatedErrors },
-        errorCodes: ['site_limit_reached', 'idempotency_key_reused'],
+        errorCodes: ['site_limit_reached', 'idempotency_key_reused', 'api_key_site_restricted'],
         responseHeaders: { 201: { Location: { type: 'string', description: 'The new site\'s address' }, ...etagHeader, ...replayedHeader } },
       },
     },

@@ -7,7 +7,7 @@ import { LIST_DECISIONS, type ListDecision } from '../../../domain/sites/list-de
 import { addressFormsOf, truncateAddress } from '../../../domain/network/address-forms.js'
 import { EPHEMERAL_ID_PATTERN } from '../../../domain/token/ephemeral-id-pattern.js'
 import { invalidRequest } from '../../../errors.js'
-import { accountOf } from '../../../plugins/authentication.js'
+import { accountOf, siteScopeOf } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository, type LogEntry } from '../../../storage/sql/verification-query-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { LOG_PAGE_SIZE, logPageQuery, orNull, pageOf, positionOf, rowPosition } from '../log-pages.js'
@@ -178,7 +178,8 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "Find a visitor's reference in the logs of all the sites the account owns or is a member of",
         description:
           'For a reference quoted by a visitor who did not say which site turned them away: the rows of any site the ' +
-          "account owns or is a member of (as any role) whose id begins with it, newest first, each with its site's id and name. Pages as the log of one site does.",
+          "account owns or is a member of (as any role) whose id begins with it, newest first, each with its site's id and name. Pages as the log of one site does. " +
+          'With an API key made for some sites only (siteIds), the rows of those sites only.',
         security: dashboardSecurity,
         querystring: Type.Object({
           ...logPageQuery(DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
@@ -195,7 +196,7 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const accountId = accountOf(request).id
       const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
       const after = positionOf(request.query.cursor)
-      const rows = await verifications.listAccountPage(accountId, { limit: limit + 1, ids: idRangeOf(request.query.reference), after })
+      const rows = await verifications.listAccountPage(accountId, { limit: limit + 1, ids: idRangeOf(request.query.reference), after, siteIds: siteScopeOf(request) })
       const { page, nextCursor } = pageOf(rows, limit, rowPosition)
       return { items: page.map(verificationView), nextCursor }
     },
