@@ -9,6 +9,7 @@ import { proxyRequestIdReader } from './http/proxy-request-id.js'
 import { withRequestSerializer } from './log-serializers.js'
 import demoSite from './plugins/demo-site.js'
 import docs from './plugins/docs.js'
+import { addNamedSchemas } from './routes/v1/named-schemas.js'
 import authentication from './plugins/authentication.js'
 import errorHandler, { answerClientError, answerFrameworkError, answerUnmetExpectation } from './plugins/error-handler.js'
 import { ApiError } from './errors.js'
@@ -263,6 +264,8 @@ export async function buildApp(options: AppOptions) {
   await app.register(webhooks, { timeoutMs: options.webhookTimeoutMs })
   // Downloads of the logs: slots per account, and their streams ended when the app closes.
   await app.register(logExports)
+  // The records the routes' schemas reference by name (routes/v1/named-schemas.ts).
+  addNamedSchemas(app)
   await app.register(docs, { exposeUi: config.environment !== 'production' })
 
   await app.register(operationsRoutes)

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify'
 import { errorCatalogue, type ErrorCode } from '../errors.js'
 import { ErrorResponse } from '../routes/v1/dashboard-schemas.js'
 import { DASHBOARD_CHALLENGE } from '../routes/v1/dashboard.js'
+import { named } from '../routes/v1/named-schemas.js'
 import { sessionCookieName } from './authentication.js'
 import fp from 'fastify-plugin'
 
@@ -42,6 +43,8 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
     if (route.schema?.optionalBody === true) for (const method of [route.method].flat()) optionalBodies.add(`${method.toLowerCase()} ${openApiPath(route.url)}`)
   })
   await app.register(swagger, {
+    // A schema registered with a name (routes/v1/named-schemas.ts) is #/components/schemas/<name>.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: (input) => documentErrorsAsJson(nameOperation(documentBody(input))),
     // @fastify/swagger marks every body it documents as required.
     transformObject: (documentObject) => {
@@ -167,10 +170,22 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'headers_too_large',
 ])
 
+/**
+ * The error body, named once in the document (components.schemas.ApiError): each error answer
+ * refers to it and narrows `error.code` to the codes it can carry (documentErrorsAsJson).
+ */
+const ApiErrorSchema = named('ApiError', {
+  ...ErrorResponse,
+  description: 'The body of every error answer (DESIGN section 3): `error.code` is the stable code to branch on, `error.requestId` the `X-Request-Id` of the answer',
+})
+
+/** The codes of each error answer errorAnswer made, for the document. */
+const codesOfErrorAnswers = new WeakMap<object, readonly ErrorCode[]>()
+
 /** The error body with `error.code` one of `codes`, described. */
 function errorAnswer(codes: readonly ErrorCode[], qualifier = ''): Record<string, unknown> {
   const { properties } = ErrorResponse
-  return {
+  const answer = {
     ...ErrorResponse,
     properties: {
       ...properties,
@@ -178,6 +193,20 @@ function errorAnswer(codes: readonly ErrorCode[], qualifier = ''): Record<string
     },
     description: describeCodes(codes, qualifier),
   }
+  codesOfErrorAnswers.set(answer, codes)
+  return answer
+}
+
+/**
+ * An error answer's body in the document: ApiError, with `error.code` narrowed to the answer's
+ * codes (an allOf, so that a generated client types the code as their union, and the envelope is
+ * stated once). Fastify serializes with the route's own schema (errorAnswer), not this one.
+ */
+function documentedErrorBody(answer: object): object {
+  const codes = codesOfErrorAnswers.get(answer)
+  if (codes === undefined) return answer
+  const code = { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: [...codes] } } }
+  return { allOf: [ApiErrorSchema, { type: 'object', required: ['error'], properties: { error: code } }] }
 }
 
 /** What a 413 says of the route's body limit (its own bodyLimit, else the service's 16 KiB). */
@@ -312,7 +341,7 @@ const documentErrorsAsJson: SwaggerTransform = (input) => {
     const headers = status === '429' ? { ...retryAfter, ...declared } : challenge === undefined ? declared : { ...challenge, ...declared }
     const withHeaders = headers === undefined ? {} : { headers }
     if (Number(status) < 400 || answer.content !== undefined) return [status, { ...answer, ...withHeaders }]
-    return [status, { description: answer.description, ...withHeaders, content: { 'application/json': { schema: answer } } }]
+    return [status, { description: answer.description, ...withHeaders, content: { 'application/json': { schema: documentedErrorBody(answer) } } }]
   }))
   return { ...input, schema: { ...schema, response: responses } }
 }

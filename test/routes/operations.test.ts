@@ -114,10 +114,14 @@ describe('operational endpoints', () => {
     expect(Object.keys(paths['/api/v1/siteverify']?.post?.responses ?? {})).toEqual(['200'])
     // A DELETE that takes a body (the account's, with the password) can be refused for it.
     expect(Object.keys(paths['/api/v1/me']?.delete?.responses ?? {})).toEqual(expect.arrayContaining(['400', '413', '415']))
-    // Each status lists the codes the route can give, not every code of the status.
-    const codesOf = (path: string, method: string, status: string) =>
-      (paths[path]?.[method]?.responses[status] as unknown as { content: { 'application/json': { schema: { properties: { error: { properties: { code: { enum: string[] } } } } } } } })
-        .content['application/json'].schema.properties.error.properties.code.enum
+    // Each status lists the codes the route can give, not every code of the status: the shared
+    // ApiError narrowed to them.
+    type ErrorBody = { allOf: [{ $ref: string }, { properties: { error: { properties: { code: { enum: string[] } } } } }] }
+    const codesOf = (path: string, method: string, status: string) => {
+      const { allOf } = (paths[path]?.[method]?.responses[status] as unknown as { content: { 'application/json': { schema: ErrorBody } } }).content['application/json'].schema
+      expect(allOf[0], `${method} ${path} ${status}`).toEqual({ $ref: '#/components/schemas/ApiError' })
+      return allOf[1].properties.error.properties.code.enum
+    }
     expect(codesOf('/api/v1/accounts', 'post', '400')).toEqual(['validation_error'])
     expect(codesOf('/api/v1/accounts', 'post', '409')).toEqual(['conflict', 'email_taken'])
     expect(codesOf('/api/v1/me', 'get', '401')).toEqual(['unauthorized'])
@@ -189,7 +193,7 @@ describe('operational endpoints', () => {
     }
     const document = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<{
       paths: Record<string, Record<string, Operation>>
-      components: { securitySchemes: Record<string, { description?: string }> }
+      components: { securitySchemes: Record<string, { description?: string }>; schemas: Record<string, unknown> }
     }>()
     const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })))
     const ids = operations.map(({ operation }) => operation.operationId)
@@ -223,12 +227,67 @@ describe('operational endpoints', () => {
     expect(document.paths['/api/v1/sessions']?.post?.responses['200']?.headers?.['Set-Cookie']).toBeDefined()
     expect(document.paths['/api/v1/sessions']?.delete?.responses['204']?.headers?.['Set-Cookie']).toBeDefined()
     expect(document.components.securitySchemes.session?.description).toMatch(/`Origin`.*403 `csrf_rejected`/)
-    // Fields with a closed set of values say which.
-    const itemsOf = (path: string) =>
-      (document.paths[path]?.get?.responses['200'] as unknown as { content: { 'application/json': { schema: { properties: { items: { items: { properties: Record<string, { enum?: string[] }> } } } } } } })
-        .content['application/json'].schema.properties.items.items.properties
+    // Fields with a closed set of values say which (the listed records are named components).
+    type Properties = Record<string, { enum?: string[] }>
+    const itemsOf = (path: string) => {
+      const { items } = (document.paths[path]?.get?.responses['200'] as unknown as { content: { 'application/json': { schema: { properties: { items: { items: { $ref: string } } } } } } })
+        .content['application/json'].schema.properties.items
+      return (document.components.schemas[items.$ref.replace('#/components/schemas/', '')] as { properties: Properties }).properties
+    }
     expect(itemsOf('/api/v1/sites/{id}/verifications').action?.enum).toEqual(['allow', 'challenge', 'block', 'rejected'])
     expect(itemsOf('/api/v1/sites/{id}/webhook-deliveries').event?.enum).toEqual(['verification.blocked', 'surge.started', 'surge.ended'])
+  })
+
+  it('names the records it repeats under components.schemas, and every reference resolves', async () => {
+    type Document = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>; components: { schemas: Record<string, { type?: string; properties?: Record<string, unknown> }> } }
+    const document = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<Document>()
+    const { schemas } = document.components
+    const records = ['ApiError', 'Site', 'SiteSettings', 'ListedSite', 'SiteWithSecret', 'Account', 'Member', 'Invitation', 'ApiKey', 'Passkey', 'Verification', 'AccountVerification', 'WebhookDelivery', 'AuditEvent']
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(records))
+    for (const name of Object.keys(schemas)) {
+      // OpenAPI 3's component names; no JSON Schema keyword it does not know is left behind.
+      expect(name).toMatch(/^[a-zA-Z0-9._-]+$/)
+      expect(schemas[name], name).toMatchObject({ type: 'object' })
+      expect(JSON.stringify(schemas[name]), name).not.toMatch(/"\$id"|"definitions"|"\$defs"/)
+    }
+    expect(schemas.Site?.properties?.settings).toEqual({ $ref: '#/components/schemas/SiteSettings' })
+    expect(Object.keys(schemas.ApiError?.properties?.error as object)).toContain('properties')
+
+    // Every operation answering a site refers to Site, not to a copy of it.
+    const schemaOf = (path: string, method: string, status: string) => document.paths[path]?.[method]?.responses[status]?.content?.['application/json']?.schema
+    for (const [path, method, status] of [['/api/v1/sites/{id}', 'get', '200'], ['/api/v1/sites/{id}', 'put', '200'], ['/api/v1/sites/{id}/transfer', 'post', '200'], ['/api/v1/invitations/accept', 'post', '201']]) {
+      expect(schemaOf(path!, method!, status!), `${method} ${path}`).toEqual({ $ref: '#/components/schemas/Site' })
+    }
+    expect(schemaOf('/api/v1/sites', 'post', '201')).toEqual({ $ref: '#/components/schemas/SiteWithSecret' })
+    expect(schemaOf('/api/v1/sites/{id}/members/{accountId}', 'put', '200')).toEqual({ $ref: '#/components/schemas/Member' })
+    expect(schemaOf('/api/v1/sites/{id}/webhook/test', 'post', '200')).toEqual({ $ref: '#/components/schemas/WebhookDelivery' })
+    expect(schemaOf('/api/v1/me', 'get', '200')).toEqual({ $ref: '#/components/schemas/Account' })
+    expect(JSON.stringify(schemaOf('/api/v1/sites/{id}', 'get', '404'))).toContain('"$ref":"#/components/schemas/ApiError"')
+
+    // Every reference points at a schema the document holds; no operation repeats the site, its
+    // settings or the error envelope inline (Siteverify feedback's errors are a body of their own).
+    const references: string[] = []
+    const inline: string[] = []
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((each, index) => walk(each, `${at}/${index}`))
+      if (typeof node !== 'object' || node === null) return
+      const properties = (node as { properties?: object }).properties ?? {}
+      const repeated = ('siteKey' in properties && 'settings' in properties) || 'webhookUrlSet' in properties || 'requestId' in properties
+      if (repeated && !at.startsWith('/paths/~1api~1v1~1siteverify~1feedback/')) inline.push(at)
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref') references.push(String(value))
+        else walk(value, `${at}/${key.replace(/\//g, '~1')}`)
+      }
+    }
+    walk(document.paths, '/paths')
+    expect(inline).toEqual([])
+    walk(document.components, '/components')
+    expect(references.length).toBeGreaterThan(500)
+    const unresolved = references.filter((reference) => {
+      const match = /^#\/components\/schemas\/([^/]+)$/.exec(reference)
+      return match === null || schemas[match[1]!] === undefined
+    })
+    expect(unresolved).toEqual([])
   })
 
   it('documents each answer with the media type it is sent as: errors as JSON beside scripts, metrics and pages', async () => {

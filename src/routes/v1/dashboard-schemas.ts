@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox'
+import { named } from './named-schemas.js'
 
 /** The error body of DESIGN section 3, for the OpenAPI document. */
 export const ErrorResponse = Type.Object(
@@ -45,11 +46,11 @@ export const siteChangeErrors = {
   409: ErrorResponse,
 }
 
-export const Account = Type.Object({
+export const Account = named('Account', Type.Object({
   id: Type.String({ format: 'uuid' }),
   email: Type.String(),
   createdAt: Type.String({ format: 'date-time' }),
-})
+}))
 
 /** The account's current password, which the account's changes (and a new API key) are confirmed by. */
 export const CurrentPassword = Type.String({ maxLength: 1000, description: "The account's current password" })

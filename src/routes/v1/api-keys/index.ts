@@ -11,6 +11,7 @@ import { createApiKeyRepository, type ApiKeyRecord } from '../../../storage/sql/
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, IdParams, NullableInput, SecondFactorCode } from '../dashboard-schemas.js'
 import { confirmAccountChange } from '../me/account-confirmation.js'
+import { named } from '../named-schemas.js'
 import { stringEnum } from '../public-schemas.js'
 
 const API_KEY_NAME_MAX_LENGTH = 100
@@ -64,7 +65,7 @@ const ApiKeyCreation = Type.Object(
   { additionalProperties: false },
 )
 
-const ApiKey = Type.Object(apiKeyProperties)
+const ApiKey = named('ApiKey', Type.Object(apiKeyProperties))
 
 const CreatedApiKey = Type.Object({
   ...apiKeyProperties,

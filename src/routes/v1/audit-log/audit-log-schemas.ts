@@ -5,9 +5,10 @@ import { isUuid } from '../../../domain/uuid.js'
 import { invalidRequest } from '../../../errors.js'
 import type { AuditEventRecord } from '../../../storage/sql/audit-log-repository.js'
 import { orNull } from '../log-pages.js'
+import { named } from '../named-schemas.js'
 import { stringEnum } from '../public-schemas.js'
 
-export const AuditEvent = Type.Object({
+export const AuditEvent = named('AuditEvent', Type.Object({
   id: Type.String({ format: 'uuid' }),
   createdAt: Type.String({ format: 'date-time' }),
   action: stringEnum(AUDIT_ACTIONS, { description: 'What happened, by a code that never changes meaning (docs/audit-log.md); show a code you do not know as it is' }),
@@ -34,7 +35,7 @@ export const AuditEvent = Type.Object({
       "verifications.deleted (a visitor's rows erased) has filters (which of clientIp and device selected the rows, never their values) and count (rows deleted); " +
       'account.login_failed, account.password_check_failed, account.two_factor_asked, account.two_factor_failed and account.passkey_refused are one event an hour with count, firstAt and addresses (its time, address and browser are the latest attempt\'s)',
   }),
-})
+}))
 
 /** The filters of the audit log's query, its listing's and its export's alike. */
 export const auditLogFilters = {

@@ -10,15 +10,16 @@ import { createPasskeyRepository, type PasskeyRecord } from '../../../storage/sq
 import { createSessionRepository } from '../../../storage/sql/session-repository.js'
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, CurrentPassword, ErrorResponse, IdParams, SecondFactorCode } from '../dashboard-schemas.js'
+import { named } from '../named-schemas.js'
 import { keepRegistrationChallenge, PasskeyOptions, peekRegistrationChallenge, RegistrationAnswer, relyingPartyOfRequest, takeRegistrationChallenge } from '../passkey-challenges.js'
 import { confirmAccountChange } from './account-confirmation.js'
 
-const Passkey = Type.Object({
+const Passkey = named('Passkey', Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The last sign-in with it; null: never' }),
-})
+}))
 
 const PasskeyName = Type.String({ maxLength: 1000, description: `1 to ${PASSKEY_NAME_MAX_LENGTH} characters, to tell the account's passkeys apart ("Work laptop")` })
 

@@ -10,10 +10,10 @@ import { accountOf, expectedOrigin } from '../../../plugins/authentication.js'
 import { createSiteInvitationRepository } from '../../../storage/sql/site-invitation-repository.js'
 import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
-import { Invitation, invitationView, MemberRoleSchema } from './member-schemas.js'
+import { Invitation, invitationProperties, invitationView, MemberRoleSchema } from './member-schemas.js'
 
 const CreatedInvitation = Type.Object({
-  ...Invitation.properties,
+  ...invitationProperties,
   token: Type.String({ description: 'The one-time token (tgi_...): shown only in this answer, stored only as a digest' }),
   url: Type.String({ description: 'The link to send the invitee: the dashboard page that accepts it, the token after # (never sent to a server, so no log or Referer keeps it)' }),
 })

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { NullableInput } from '../dashboard-schemas.js'
+import { named } from '../named-schemas.js'
 import { MAX_ALLOWED_ADDRESSES } from '../../../domain/sites/allowed-addresses.js'
 import { MAX_BLOCKED_ADDRESSES, MAX_BLOCKED_COUNTRIES } from '../../../domain/sites/blocklist.js'
 import { previousSecretsEnd } from '../../../domain/sites/site-keys.js'
@@ -91,7 +92,7 @@ const siteProperties = {
   name: Type.String(),
   siteKey: Type.String({ description: 'Public: the X-Site-Key of the SDK' }),
   domains: Type.Array(Type.String(), { description: 'Hostnames allowed to use the site key; empty allows any (development)' }),
-  settings: Type.Object(settingsViewProperties),
+  settings: named('SiteSettings', Type.Object(settingsViewProperties)),
   previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
     description: 'Until when the secret keys replaced by rotations still work (the last of them to stop; each stops 2 hours after it was replaced); null when none does',
   }),
@@ -103,10 +104,10 @@ const siteProperties = {
   }),
 }
 
-export const Site = Type.Object(siteProperties)
+export const Site = named('Site', Type.Object(siteProperties))
 
 /** A site of the list, with its last 24 hours when asked for (`include=summary`). */
-export const ListedSite = Type.Object({
+export const ListedSite = named('ListedSite', Type.Object({
   ...siteProperties,
   summary: Type.Optional(
     Type.Object(
@@ -121,12 +122,12 @@ export const ListedSite = Type.Object({
       },
     ),
   ),
-})
+}))
 
-export const SiteWithSecret = Type.Object({
+export const SiteWithSecret = named('SiteWithSecret', Type.Object({
   ...siteProperties,
   secretKey: Type.String({ description: 'For Siteverify; shown only in this answer' }),
-})
+}))
 
 /**
  * Request bodies are built twice: the validating schema bounds only what is read (a name of 1,000

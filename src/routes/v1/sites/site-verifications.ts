@@ -11,6 +11,7 @@ import { accountOf, siteScopeOf } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository, type LogEntry } from '../../../storage/sql/verification-query-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { LOG_PAGE_SIZE, logPageQuery, orNull, pageOf, positionOf, rowPosition } from '../log-pages.js'
+import { named } from '../named-schemas.js'
 import { stringEnum } from '../public-schemas.js'
 
 const { default: DEFAULT_PAGE_SIZE, maximum: MAX_PAGE_SIZE } = LOG_PAGE_SIZE
@@ -50,7 +51,10 @@ export const Verification = Type.Object({
   ),
 })
 
-const AccountVerification = Type.Object({ ...Verification.properties, siteName: Type.String({ description: 'The name of the site it was shown on' }) })
+/** A row of a site's log, as its listing answers it (components.schemas.Verification). */
+const VerificationRow = named('Verification', Verification)
+
+const AccountVerification = named('AccountVerification', Type.Object({ ...Verification.properties, siteName: Type.String({ description: 'The name of the site it was shown on' }) }))
 
 export function verificationView<Entry extends LogEntry>({ createdAtMicros: _micros, createdAt, labeledAt, ...entry }: Entry) {
   return { ...entry, createdAt: createdAt.toISOString(), labeledAt: labeledAt?.toISOString() ?? null }
@@ -153,7 +157,7 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...VerificationFilterQuery,
         }),
         response: {
-          200: Type.Object({ items: Type.Array(Verification), nextCursor: orNull(Type.String()) }),
+          200: Type.Object({ items: Type.Array(VerificationRow), nextCursor: orNull(Type.String()) }),
           400: ErrorResponse,
           404: ErrorResponse,
           ...authenticatedErrors,

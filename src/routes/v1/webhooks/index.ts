@@ -10,6 +10,7 @@ import type { WebhookDelivery } from '../../../storage/sql/webhook-delivery-repo
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { VERIFICATION_BLOCKED, WEBHOOK_EVENTS } from '../../../domain/webhooks/webhook-payload.js'
 import { logPageQuery, pageOf, positionOf } from '../log-pages.js'
+import { named } from '../named-schemas.js'
 import { stringEnum } from '../public-schemas.js'
 
 const DEFAULT_LIST_SIZE = 50
@@ -21,7 +22,7 @@ const MAX_LIST_SIZE = 100
 const operatorSendLimit = { limit: 10, windowMs: 60_000 }
 const OUTCOMES = ['delivered', 'failed', 'timeout', 'refused', 'dropped'] as const satisfies readonly DeliveryOutcome[]
 
-const Delivery = Type.Object({
+const Delivery = named('WebhookDelivery', Type.Object({
   id: Type.String({ format: 'uuid', description: "Also sent as X-Service-Delivery, webhook-id and the body's id (but by a resend, which sends its redeliveryOf)" }),
   event: stringEnum(WEBHOOK_EVENTS, { description: 'The event kind' }),
   url: Type.String({ description: "Where it was sent; for a viewer of a shared site only the URL's origin (scheme, host and port), as the site's webhookUrl is hidden from it" }),
@@ -43,7 +44,7 @@ const Delivery = Type.Object({
   latencyMs: Type.Integer(),
   error: Type.Union([Type.String(), Type.Null()], { description: 'Why it was not delivered' }),
   createdAt: Type.String({ format: 'date-time' }),
-})
+}))
 
 /** The origin of a URL a viewer is shown: the path and query of a Slack-style webhook URL are its credential. */
 function originOf(url: string): string {
