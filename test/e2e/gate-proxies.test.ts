@@ -319,6 +319,27 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
     expect(visible).not.toContain(title)
   })
 
+  it.skipIf(!available || proxy.name !== 'nginx')('offers a link to load the page again, after 15 seconds, when gate.js never comes, with reduced motion too', { timeout: 40_000 }, async () => {
+    const { page } = await browser.newPage({ reducedMotion: 'reduce' })
+    await page.setExtraHTTPHeaders({ 'accept-language': 'fr-FR,fr;q=0.9' })
+    await page.route('**/.tollgate/sdk/v1/gate.js', (route) => route.abort('connectionfailed'))
+    const started = Date.now()
+    await page.goto(`${allowing}/account/slow?step=2`)
+    const link = page.getByRole('link', { name: gateStrings.fr.reloadLink })
+    // At first only "checking": neither seen nor read out.
+    expect(await page.locator('#tollgate-gate-waiting').isVisible()).toBe(false)
+    expect(await link.count()).toBe(0)
+    expect(await page.locator('#tollgate-gate-waiting a').getAttribute('href')).toBe('')
+    await link.waitFor({ state: 'visible', timeout: 20_000 })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(14_000)
+    expect(await page.textContent('#tollgate-gate-waiting')).toBe(`${gateStrings.fr.stillWaiting} ${gateStrings.fr.reloadLink}`)
+    // It loads the same address again (now with gate.js: the visitor is checked and let through).
+    await page.unroute('**/.tollgate/sdk/v1/gate.js')
+    await link.click()
+    await page.waitForSelector('#protected', { timeout: 30_000 })
+    expect(await page.textContent('#protected')).toBe('Your account: GET /account/slow?step=2')
+  })
+
   it.skipIf(!available)('offers a "Try again" button after a failure, focused, which Enter uses to check the browser again', { timeout: 60_000 }, async () => {
     const { page } = await browser.newPage()
     await page.route('**/gate/v1/clearance', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":{"code":"internal"}}' }))
