@@ -55,6 +55,8 @@ function show(text: GateText, code = '', reference?: string): void {
     }
   }
   document.title = heading?.textContent ?? document.title
+  // The page's own "Still waiting?" (its CSS reveals it when this script never ran) is not needed now.
+  document.getElementById('tollgate-gate-waiting')?.remove()
   if (text !== 'passed' && text !== 'denied') offerRetry(status)
 }
 

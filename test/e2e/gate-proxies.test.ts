@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildSdk } from '../../scripts/build-sdk.js'
-import { CLEARANCE_COOKIE } from '../../src/domain/gate/clearance.js'
+import { CLEARANCE_COOKIE, issueClearance } from '../../src/domain/gate/clearance.js'
+import { addressGroupOf } from '../../src/domain/history/client-keys.js'
 import { gateStrings } from '../../src/routes/gate/gate-strings.js'
 import { browserHeaders, createTestSite, obtainToken } from '../helpers/core-flow.js'
 import { freePort } from '../helpers/free-port.js'
@@ -196,6 +197,25 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
     expect(rows).toContainEqual({ action: 'allow', page_action: 'gate', hostname: '127.0.0.1' })
   })
 
+  it.skipIf(!available)('passes a renewed clearance of the check on to the browser when the one it sent is past half its life, and none before', async () => {
+    const userAgent = 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0'
+    const holder = { siteId, userAgent, addressGroup: addressGroupOf('127.0.0.1') }
+    const now = Date.now()
+    const give = (since: number, expiresAt: number) => issueClearance(service.app.keyRing.macKeyFor('gate'), holder, expiresAt, { since, isSecure: false })
+    const visit = (clearance: string) => fetch(`${allowing}/account/long-form`, { headers: { cookie: `${CLEARANCE_COOKIE}=${clearance}`, 'user-agent': userAgent, accept: 'text/html' } })
+    const clearancesOf = (answer: Response) => answer.headers.getSetCookie().filter((line) => line.startsWith(`${CLEARANCE_COOKIE}=`))
+
+    const young = await visit(give(now - 600_000, now + 3_000_000))
+    expect(young.status).toBe(200)
+    expect(clearancesOf(young)).toEqual([])
+    const old = await visit(give(now - 2_400_000, now + 1_200_000))
+    expect(old.status).toBe(200)
+    expect(await old.text()).toContain('Your account: GET /account/long-form')
+    const [renewed = ''] = clearancesOf(old)
+    expect(renewed).toMatch(/; Max-Age=3600;/)
+    expect((await visit(renewed.split(';')[0]?.slice(CLEARANCE_COOKIE.length + 1) ?? '')).status).toBe(200)
+  })
+
   it.skipIf(!available)('fails closed while Tollgate cannot be reached: the proxy answers its error, and the application sees nothing', async () => {
     const seen = application.paths.length
     for (const path of ['/account-while-down', '/']) {
@@ -297,6 +317,27 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
     }
     // The heading waits for the script too (the document's title, which names the tree's root, stays).
     expect(visible).not.toContain(title)
+  })
+
+  it.skipIf(!available || proxy.name !== 'nginx')('offers a link to load the page again, after 15 seconds, when gate.js never comes, with reduced motion too', { timeout: 40_000 }, async () => {
+    const { page } = await browser.newPage({ reducedMotion: 'reduce' })
+    await page.setExtraHTTPHeaders({ 'accept-language': 'fr-FR,fr;q=0.9' })
+    await page.route('**/.tollgate/sdk/v1/gate.js', (route) => route.abort('connectionfailed'))
+    const started = Date.now()
+    await page.goto(`${allowing}/account/slow?step=2`)
+    const link = page.getByRole('link', { name: gateStrings.fr.reloadLink })
+    // At first only "checking": neither seen nor read out.
+    expect(await page.locator('#tollgate-gate-waiting').isVisible()).toBe(false)
+    expect(await link.count()).toBe(0)
+    expect(await page.locator('#tollgate-gate-waiting a').getAttribute('href')).toBe('')
+    await link.waitFor({ state: 'visible', timeout: 20_000 })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(14_000)
+    expect(await page.textContent('#tollgate-gate-waiting')).toBe(`${gateStrings.fr.stillWaiting} ${gateStrings.fr.reloadLink}`)
+    // It loads the same address again (now with gate.js: the visitor is checked and let through).
+    await page.unroute('**/.tollgate/sdk/v1/gate.js')
+    await link.click()
+    await page.waitForSelector('#protected', { timeout: 30_000 })
+    expect(await page.textContent('#protected')).toBe('Your account: GET /account/slow?step=2')
   })
 
   it.skipIf(!available)('offers a "Try again" button after a failure, focused, which Enter uses to check the browser again', { timeout: 60_000 }, async () => {

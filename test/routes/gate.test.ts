@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLEARANCE_COOKIE, MAX_CLEARANCES_TRIED } from '../../src/domain/gate/clearance.js'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { CLEARANCE_COOKIE, CLEARANCE_RENEWAL_CAP_LIFETIMES, MAX_CLEARANCES_TRIED } from '../../src/domain/gate/clearance.js'
 import { browserHeaders, createTestSite, obtainToken, type TestSite } from '../helpers/core-flow.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 
@@ -334,6 +334,57 @@ describe('the gate with GATE_CLEARANCE_SECONDS', () => {
       const token = await obtainToken(service.app, browserHeaders(siteKey, PAGE_ORIGIN))
       const response = await service.app.inject({ method: 'POST', url: '/gate/v1/clearance', headers: { origin: PAGE_ORIGIN }, payload: { siteKey, token } })
       expect(clearanceCookieOf(response).attributes).toContain('Max-Age=900')
+    } finally {
+      await service.close()
+    }
+  })
+
+  it('renews a clearance past half its life on the check, as long as the browser comes back, up to its absolute cap', { timeout: 90_000 }, async () => {
+    const service = await buildTestApp({ env: { GATE_CLEARANCE_SECONDS: '900' }, config: { rateLimitPerMinute: 0 } })
+    try {
+      const { siteKey } = await createTestSite(service.app)
+      const token = await obtainToken(service.app, browserHeaders(siteKey, PAGE_ORIGIN))
+      const given = Date.now()
+      const clearance = clearanceCookieOf(await service.app.inject({ method: 'POST', url: '/gate/v1/clearance', headers: { origin: PAGE_ORIGIN }, payload: { siteKey, token } }))
+      const check = (cookie: string) => service.app.inject({ url: `/gate/v1/check?sitekey=${siteKey}`, headers: { cookie: `${CLEARANCE_COOKIE}=${cookie}` } })
+      vi.useFakeTimers({ toFake: ['Date'] })
+      try {
+        // Before half its life: let through, and the cookie stays as it is.
+        vi.setSystemTime(given + 400_000)
+        const young = await check(clearance.value)
+        expect(young.statusCode).toBe(204)
+        expect(young.headers['set-cookie']).toBeUndefined()
+        // Past half its life: let through with a renewed cookie, as the page's (Secure, SameSite=None on https), for a whole lifetime more.
+        vi.setSystemTime(given + 500_000)
+        const old = await check(clearance.value)
+        expect(old.statusCode).toBe(204)
+        const renewed = clearanceCookieOf(old)
+        expect(renewed.value).not.toBe(clearance.value)
+        expect(renewed.attributes).toEqual(expect.arrayContaining(['Max-Age=900', 'Path=/', 'HttpOnly', 'Secure', 'SameSite=None']))
+        vi.setSystemTime(given + 1_200_000)
+        expect((await check(clearance.value)).statusCode).toBe(403)
+        const again = await check(renewed.value)
+        expect(again.statusCode).toBe(204)
+        // A browser that keeps coming back keeps its clearance, but never past the cap after the page's check.
+        const cap = given + CLEARANCE_RENEWAL_CAP_LIFETIMES * 900_000
+        let current = clearanceCookieOf(again).value
+        let at = given + 1_200_000
+        while (at + 800_000 < cap) {
+          at += 800_000
+          vi.setSystemTime(at)
+          const answer = await check(current)
+          expect(answer.statusCode).toBe(204)
+          if (answer.headers['set-cookie'] !== undefined) current = clearanceCookieOf(answer).value
+        }
+        vi.setSystemTime(cap - 1000)
+        const last = await check(current)
+        expect(last.statusCode).toBe(204)
+        expect(last.headers['set-cookie']).toBeUndefined()
+        vi.setSystemTime(cap + 1000)
+        expect((await check(current)).statusCode).toBe(403)
+      } finally {
+        vi.useRealTimers()
+      }
     } finally {
       await service.close()
     }

@@ -40,6 +40,10 @@ function inertJson(value: unknown): string {
  * cookie and loads the address again, saying so in the page's language (its texts ride in a JSON
  * block, which no policy counts as script). Without JavaScript it says only what is missing: the
  * heading and the status that wait for the script are hidden (an inline style, which the policy allows).
+ * When the script never comes (blocked, a network lost on the way), the page's CSS alone (the
+ * policy forbids inline script) reveals a link that loads the address again after
+ * `--tollgate-gate-wait` (15 s): an animation of visibility, not motion, so it shows under
+ * prefers-reduced-motion too; gate.js removes it once it has something to say.
  */
 export function renderGatePage({ siteKey, prefix, method, language, strings }: GatePageInput): string {
   // Its script reloads an address with a fragment only when the visitor came with a GET.
@@ -57,14 +61,19 @@ export function renderGatePage({ siteKey, prefix, method, language, strings }: G
   h1 { font-size: 1.4rem; margin: 0 0 .5rem; }
   #tollgate-gate-reference { display: block; margin-top: .5rem; font-size: .875rem; opacity: .8; }
   #tollgate-gate-retry { margin-top: 1rem; padding: .4rem 1.2rem; font: inherit; }
+  #tollgate-gate-waiting { visibility: hidden; animation: tollgate-gate-reveal 0s var(--tollgate-gate-wait, 15s) forwards; }
+  @keyframes tollgate-gate-reveal { to { visibility: visible; } }
+  a { color: #0550ae; }
+  @media (prefers-color-scheme: dark) { a { color: #79c0ff; } }
   @media (prefers-color-scheme: dark) { body { color: #e6edf3; background: #0d1117; } }
 </style>
-<noscript><style>#tollgate-gate-title, #tollgate-gate-status { display: none; }</style></noscript>
+<noscript><style>#tollgate-gate-title, #tollgate-gate-status, #tollgate-gate-waiting { display: none; }</style></noscript>
 </head>
 <body>
 <main>
 <h1 id="tollgate-gate-title">${escapeHtml(strings.title)}</h1>
 <p id="tollgate-gate-status" role="status">${escapeHtml(strings.checking)}</p>
+<p id="tollgate-gate-waiting" role="status">${escapeHtml(strings.stillWaiting)} <a href="">${escapeHtml(strings.reloadLink)}</a></p>
 <noscript><p>${escapeHtml(strings.noscript)}</p></noscript>
 </main>
 <script type="application/json" id="tollgate-gate-strings">${inertJson(strings)}</script>

@@ -29,6 +29,12 @@ export interface GateStrings {
   /** The button under an error that loads the page again (every error but `denied`). */
   retry: string
   /**
+   * Revealed by the page's CSS alone when nothing happened for a while (gate.js blocked or lost on
+   * the way): a short question, followed by `reloadLink`, a link to the same address.
+   */
+  stillWaiting: string
+  reloadLink: string
+  /**
    * Under `denied`: `{reference}` is the verification's reference, which finds it in the site's log.
    * The SDK's own sentence (sdk/src/translations/), so that the page and the forms quote it alike.
    */
@@ -55,6 +61,8 @@ const english: GatePageTexts = {
   cookiesTitle: 'Cookies are blocked',
   cookies: 'This site lets browsers in with a cookie: allow cookies for this site, then load the page again.',
   retry: 'Try again',
+  stillWaiting: 'Still waiting?',
+  reloadLink: 'Load the page again',
 }
 
 const pageTexts: Record<Language, GatePageTexts> = { en: english, ...gateTranslations }

@@ -27,6 +27,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Cookies sind blockiert',
     cookies: 'Diese Website lässt Browser mit einem Cookie herein: Erlauben Sie Cookies für diese Website und laden Sie die Seite dann neu.',
     retry: 'Erneut versuchen',
+    stillWaiting: 'Warten Sie immer noch?',
+    reloadLink: 'Seite neu laden',
   },
   fr: {
     title: 'Un instant',
@@ -45,6 +47,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Les cookies sont bloqués',
     cookies: 'Ce site laisse entrer les navigateurs grâce à un cookie\u00a0: autorisez les cookies pour ce site, puis rechargez la page.',
     retry: 'Réessayer',
+    stillWaiting: 'Toujours en attente\u00a0?',
+    reloadLink: 'Recharger la page',
   },
   es: {
     title: 'Un momento',
@@ -63,6 +67,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Las cookies están bloqueadas',
     cookies: 'Este sitio deja entrar a los navegadores con una cookie: permita las cookies de este sitio y vuelva a cargar la página.',
     retry: 'Reintentar',
+    stillWaiting: '¿Sigue esperando?',
+    reloadLink: 'Volver a cargar la página',
   },
   it: {
     title: 'Un momento',
@@ -81,6 +87,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'I cookie sono bloccati',
     cookies: 'Questo sito fa entrare i browser con un cookie: consenti i cookie per questo sito, poi ricarica la pagina.',
     retry: 'Riprova',
+    stillWaiting: 'Ancora in attesa?',
+    reloadLink: 'Ricarica la pagina',
   },
   pt: {
     title: 'Um momento',
@@ -99,6 +107,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Os cookies estão bloqueados',
     cookies: 'Este site deixa os navegadores entrarem com um cookie: permita cookies para este site e recarregue a página.',
     retry: 'Tentar novamente',
+    stillWaiting: 'Ainda esperando?',
+    reloadLink: 'Recarregar a página',
   },
   nl: {
     title: 'Een ogenblik',
@@ -117,6 +127,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Cookies zijn geblokkeerd',
     cookies: 'Deze site laat browsers binnen met een cookie: sta cookies toe voor deze site en laad de pagina dan opnieuw.',
     retry: 'Opnieuw proberen',
+    stillWaiting: 'Wacht u nog steeds?',
+    reloadLink: 'Laad de pagina opnieuw',
   },
   pl: {
     title: 'Chwileczkę',
@@ -135,6 +147,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Pliki cookie są zablokowane',
     cookies: 'Ta witryna wpuszcza przeglądarki dzięki plikowi cookie: zezwól na pliki cookie dla tej witryny, a potem wczytaj stronę ponownie.',
     retry: 'Spróbuj ponownie',
+    stillWaiting: 'Nadal czekasz?',
+    reloadLink: 'Wczytaj stronę ponownie',
   },
   sv: {
     title: 'Ett ögonblick',
@@ -153,6 +167,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Cookies är blockerade',
     cookies: 'Den här webbplatsen släpper in webbläsare med en cookie: tillåt cookies för den här webbplatsen och läs sedan in sidan igen.',
     retry: 'Försök igen',
+    stillWaiting: 'Väntar du fortfarande?',
+    reloadLink: 'Läs in sidan igen',
   },
   ja: {
     title: 'しばらくお待ちください',
@@ -171,6 +187,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Cookieがブロックされています',
     cookies: 'このサイトはCookieでブラウザを通しています。このサイトのCookieを許可してから、ページを再読み込みしてください。',
     retry: '再試行',
+    stillWaiting: 'まだお待ちですか？',
+    reloadLink: 'ページを再読み込み',
   },
   zh: {
     title: '请稍候',
@@ -189,6 +207,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Cookie 已被阻止',
     cookies: '本网站凭 Cookie 放行浏览器：请允许本网站使用 Cookie，然后重新加载页面。',
     retry: '重试',
+    stillWaiting: '仍在等待？',
+    reloadLink: '重新加载页面',
   },
   ko: {
     title: '잠시만 기다려 주세요',
@@ -207,6 +227,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: '쿠키가 차단되어 있습니다',
     cookies: '이 사이트는 쿠키로 브라우저의 접속을 허용합니다. 이 사이트의 쿠키를 허용한 후 페이지를 다시 불러와 주세요.',
     retry: '다시 시도',
+    stillWaiting: '아직 기다리고 계신가요?',
+    reloadLink: '페이지 다시 불러오기',
   },
   tr: {
     title: 'Lütfen bekleyin',
@@ -225,6 +247,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Çerezler engellenmiş durumda',
     cookies: 'Bu site tarayıcıları bir çerezle içeri alır: bu site için çerezlere izin verin, ardından sayfayı yeniden yükleyin.',
     retry: 'Tekrar dene',
+    stillWaiting: 'Hâlâ bekliyor musunuz?',
+    reloadLink: 'Sayfayı yeniden yükleyin',
   },
   ru: {
     title: 'Одну минуту',
@@ -243,6 +267,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Файлы cookie заблокированы',
     cookies: 'Этот сайт пропускает браузеры с помощью файла cookie: разрешите файлы cookie для этого сайта, затем перезагрузите страницу.',
     retry: 'Повторить',
+    stillWaiting: 'Всё ещё ждёте?',
+    reloadLink: 'Перезагрузите страницу',
   },
   uk: {
     title: 'Хвилинку',
@@ -261,6 +287,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Файли cookie заблоковано',
     cookies: 'Цей сайт пропускає браузери за допомогою файлу cookie: дозвольте файли cookie для цього сайту, потім перезавантажте сторінку.',
     retry: 'Повторити',
+    stillWaiting: 'Досі чекаєте?',
+    reloadLink: 'Перезавантажте сторінку',
   },
   cs: {
     title: 'Okamžik, prosím',
@@ -279,6 +307,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'Soubory cookie jsou blokovány',
     cookies: 'Tento web pouští prohlížeče dál pomocí souboru cookie: povolte pro tento web soubory cookie a pak stránku načtěte znovu.',
     retry: 'Zkusit znovu',
+    stillWaiting: 'Stále čekáte?',
+    reloadLink: 'Načtěte stránku znovu',
   },
   ar: {
     title: 'لحظة من فضلك',
@@ -297,6 +327,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'ملفات تعريف الارتباط محظورة',
     cookies: 'يسمح هذا الموقع للمتصفحات بالدخول عبر ملف تعريف ارتباط: اسمح بملفات تعريف الارتباط لهذا الموقع، ثم أعد تحميل الصفحة.',
     retry: 'إعادة المحاولة',
+    stillWaiting: 'ما زلت تنتظر؟',
+    reloadLink: 'أعد تحميل الصفحة',
   },
   he: {
     title: 'רק רגע',
@@ -315,6 +347,8 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'קובצי ה-Cookie חסומים',
     cookies: 'האתר הזה מכניס דפדפנים באמצעות קובץ Cookie: יש לאפשר קובצי Cookie לאתר הזה, ואז לטעון את הדף מחדש.',
     retry: 'ניסיון נוסף',
+    stillWaiting: 'עדיין ממתינים?',
+    reloadLink: 'לטעינת הדף מחדש',
   },
   fa: {
     title: 'لحظه\u200cای صبر کنید',
@@ -333,5 +367,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     cookiesTitle: 'کوکی\u200cها مسدود هستند',
     cookies: 'این وب\u200cسایت با یک کوکی به مرورگرها اجازهٔ ورود می\u200cدهد: کوکی\u200cها را برای این وب\u200cسایت مجاز کنید، سپس صفحه را دوباره بارگیری کنید.',
     retry: 'تلاش دوباره',
+    stillWaiting: 'هنوز منتظر هستید؟',
+    reloadLink: 'صفحه را دوباره بارگیری کنید',
   },
 }

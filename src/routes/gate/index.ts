@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { tagClient } from '../../domain/challenge/client-tag.js'
-import { CLEARANCE_COOKIE, clearancesIn, isClearedBy, issueClearance, type ClearanceHolder } from '../../domain/gate/clearance.js'
+import { CLEARANCE_COOKIE, clearancesIn, issueClearance, readClearance, renewalOf, type ClearanceHolder, type ClearanceTerms } from '../../domain/gate/clearance.js'
 import { addressGroupOf } from '../../domain/history/client-keys.js'
 import { readRequestOrigin } from '../../domain/public-access/request-origin.js'
 import { consumeRateLimit } from '../../domain/rate-limit.js'
@@ -107,6 +107,22 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return { siteId: site.id, userAgent: request.headers['user-agent'] ?? '', addressGroup: addressGroupOf(request.ip) }
   }
 
+  /**
+   * Sets the clearance cookie until `expiresAt`. SameSite=None on https, so that a cleared
+   * visitor's cross-site POST (a sign-in provider's form_post, a payment's return) keeps its
+   * cookie and its body: the cookie authorises nothing a forged request could use. Browsers take
+   * None only with Secure, so plain http (development) gets Lax.
+   */
+  function setClearance(reply: FastifyReply, holder: ClearanceHolder, expiresAt: number, terms: { since: number; isSecure: boolean }, now: number): void {
+    void reply.setCookie(CLEARANCE_COOKIE, issueClearance(gateKey, holder, expiresAt, terms), {
+      path: '/',
+      maxAge: Math.ceil((expiresAt - now) / 1000),
+      httpOnly: true,
+      sameSite: terms.isSecure ? 'none' : 'lax',
+      secure: terms.isSecure,
+    })
+  }
+
   /** The gate's page, or for a caller that does not read HTML the error it stands for. */
   function answerUncleared(request: FastifyRequest<{ Querystring: CheckQueryFields }>, reply: FastifyReply, site: Site) {
     void reply.code(403).headers(noStore)
@@ -130,7 +146,7 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['gate'],
       summary: 'Whether a visitor of a protected host may pass',
       description:
-        "For a reverse proxy (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth) asking about each request of the protected host, with the visitor's Cookie, User-Agent and X-Forwarded-For. 204 with a valid clearance cookie, or from an address of the site's allowlist; 403 from an address or a country of the site's blocklist (whose page's verification is then blocked), whatever its cookie; otherwise 403: the gate's page (text/html) for a browser that accepts HTML, else the JSON error clearance_required.",
+        "For a reverse proxy (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth) asking about each request of the protected host, with the visitor's Cookie, User-Agent and X-Forwarded-For. 204 with a valid clearance cookie (with a renewed tollgate_clearance cookie in Set-Cookie, for the proxy to pass on, when the one sent is past half its life, up to 12 times GATE_CLEARANCE_SECONDS after the page's check), or from an address of the site's allowlist; 403 from an address or a country of the site's blocklist (whose page's verification is then blocked), whatever its cookie; otherwise 403: the gate's page (text/html) for a browser that accepts HTML, else the JSON error clearance_required.",
       querystring: CheckQuery,
       errorCodes: ['invalid_site_key', 'clearance_required', 'rate_limited'],
       response: { 204: Type.Null(), ...uncleared },
@@ -159,8 +175,17 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // Any of the request's clearance cookies lets it through (clearancesIn: a few at most).
     const holder = holderOf(request, site)
     const now = Date.now()
-    if (clearancesIn(request.headers.cookie).some((clearance) => isClearedBy(gateKey, clearance, holder, now))) {
+    let terms: ClearanceTerms | null = null
+    for (const clearance of clearancesIn(request.headers.cookie)) {
+      terms = readClearance(gateKey, clearance, holder, now)
+      if (terms !== null) break
+    }
+    if (terms !== null) {
       app.counters.increment('gateChecks', { result: 'cleared' })
+      // Sliding: a clearance past half its life is renewed on the check's answer, which the
+      // proxy passes on to the browser (docs/gate.md), up to its absolute cap (renewalOf).
+      const renewal = renewalOf(terms, lifetimeMs, now)
+      if (renewal !== null) setClearance(reply, holder, renewal.expiresAt, { since: renewal.since, isSecure: terms.isSecure }, now)
       return reply.code(204).headers(noStore).send(null)
     }
     app.counters.increment('gateChecks', { result: 'refused' })
@@ -214,18 +239,8 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // The same single-use marker as Siteverify's, so that a token spent here is spent there too.
     const isFirst = await app.keyValue.setIfAbsent(redemptionKey(claims.challengeId), 'gate', reading.expiresAt - now + CLOCK_SKEW_MARGIN_MS)
     if (!isFirst) throw new ApiError('token_spent')
-    // SameSite=None on https, so that a cleared visitor's cross-site POST (a sign-in provider's
-    // form_post, a payment's return) keeps its cookie and its body: the cookie authorises
-    // nothing a forged request could use. Browsers take None only with Secure, so plain http
-    // (development) gets Lax.
-    const isSecure = originHeader.startsWith('https:')
-    void reply.setCookie(CLEARANCE_COOKIE, issueClearance(gateKey, holderOf(request, site), now + lifetimeMs), {
-      path: '/',
-      maxAge: app.config.gateClearanceSeconds,
-      httpOnly: true,
-      sameSite: isSecure ? 'none' : 'lax',
-      secure: isSecure,
-    })
+    // Secure and SameSite=None for an https page (setClearance).
+    setClearance(reply, holderOf(request, site), now + lifetimeMs, { since: now, isSecure: originHeader.startsWith('https:') }, now)
     app.counters.increment('gateClearances', { result: 'issued' })
     return reply.code(204).headers(noStore).send(null)
   })

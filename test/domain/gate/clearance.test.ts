@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { clearancesIn, isClearedBy, issueClearance, MAX_CLEARANCES_TRIED, type ClearanceHolder } from '../../../src/domain/gate/clearance.js'
+import { createHmac } from 'node:crypto'
+import { CLEARANCE_RENEWAL_CAP_LIFETIMES, clearancesIn, isClearedBy, issueClearance, MAX_CLEARANCES_TRIED, readClearance, renewalOf, type ClearanceHolder } from '../../../src/domain/gate/clearance.js'
+import { compactRecurringUuid } from '../../../src/domain/challenge/compact-uuid.js'
 
 const key = randomBytes(32)
 const holder: ClearanceHolder = { siteId: randomUUID(), userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0', addressGroup: '203.0.113.7' }
@@ -11,7 +13,7 @@ describe('the gate clearance', () => {
   const clearance = issueClearance(key, holder, expiresAt)
 
   it('is a cookie value that holds no address or user agent in clear', () => {
-    expect(clearance).toMatch(/^c1\.[A-Za-z0-9_-]{22}\.[0-9a-z]+\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}$/)
+    expect(clearance).toMatch(/^c2\.[A-Za-z0-9_-]{22}\.[0-9a-z]+\.[0-9a-z]+\.[sh]\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}$/)
     expect(clearance).not.toContain('203.0.113.7')
     expect(clearance).not.toContain('Mozilla')
   })
@@ -38,7 +40,7 @@ describe('the gate clearance', () => {
   })
 
   it('refuses what is not a clearance', () => {
-    for (const text of ['', 'c1', `${clearance}.`, `x${clearance}`, clearance.replace('c1.', 'c2.'), 'a'.repeat(5000)]) {
+    for (const text of ['', 'c1', `${clearance}.`, `x${clearance}`, clearance.replace('c2.', 'c1.'), clearance.replace('c2.', 'c3.'), 'a'.repeat(5000)]) {
       expect(isClearedBy(key, text, holder, now)).toBe(false)
     }
   })
@@ -53,5 +55,27 @@ describe('the gate clearance', () => {
     const many = Array.from({ length: 500 }, (_, index) => `c${index}=1`).join('; ')
     expect(clearancesIn(`${many}; tollgate_clearance=${clearance}`)).toEqual([])
     expect(clearancesIn(Array.from({ length: 10 }, () => `tollgate_clearance=${clearance}`).join('; '))).toHaveLength(MAX_CLEARANCES_TRIED)
+  })
+
+  it('is renewed past half its life for a lifetime more, not before, and never past its cap', () => {
+    const lifetime = 3_600_000
+    const given = issueClearance(key, holder, expiresAt, { since: now, isSecure: true })
+    const terms = readClearance(key, given, holder, now)
+    expect(terms).toEqual({ since: now, expiresAt, isSecure: true })
+    if (terms === null) return
+    expect(renewalOf(terms, lifetime, now + lifetime / 2 - 1000)).toBeNull()
+    expect(renewalOf(terms, lifetime, now + lifetime / 2)).toEqual({ since: now, expiresAt: now + lifetime / 2 + lifetime })
+    const cap = now + CLEARANCE_RENEWAL_CAP_LIFETIMES * lifetime
+    const late = { ...terms, expiresAt: cap - 1_000_000 }
+    expect(renewalOf(late, lifetime, cap - 1_500_000)).toEqual({ since: now, expiresAt: cap })
+    expect(renewalOf({ ...terms, expiresAt: cap }, lifetime, cap - 1000)).toBeNull()
+  })
+
+  it('still lets a clearance of the earlier format through, without renewing it', () => {
+    const signedText = `c1.${compactRecurringUuid(holder.siteId)}.${Math.floor(expiresAt / 1000).toString(36)}.${createHmac('sha256', key).update(`holder|${holder.userAgent}\n${holder.addressGroup}`).digest('base64url').slice(0, 16)}`
+    const earlier = `${signedText}.${createHmac('sha256', key).update(signedText).digest('base64url')}`
+    const terms = readClearance(key, earlier, holder, now)
+    expect(terms).toEqual({ since: null, expiresAt, isSecure: false })
+    if (terms !== null) expect(renewalOf(terms, 3_600_000, expiresAt - 1000)).toBeNull()
   })
 })
