@@ -268,3 +268,24 @@ export function siteView(site: SiteRecord, role: SiteRole): Type.Static<typeof S
     role,
   }
 }
+
+/**
+ * A site's configuration as `POST /api/v1/sites` takes it (the create body's schema): its name,
+ * domains and every setting but the webhook, whose URL goes with a secret that is never shown (and
+ * a chat service's webhook URL is a credential itself); no keys, ids or timestamps. Another
+ * instance creates the same site from it, with keys of its own.
+ */
+export function siteConfigOf(site: SiteRecord): Type.Static<typeof CreateSiteBody> {
+  const { webhookUrl: _webhookUrl, ...settings } = site.settings
+  return {
+    name: site.name,
+    domains: [...site.domains],
+    settings: {
+      ...settings,
+      webhookEvents: [...settings.webhookEvents],
+      allowedAddresses: [...settings.allowedAddresses],
+      blockedAddresses: [...settings.blockedAddresses],
+      blockedCountries: [...settings.blockedCountries],
+    },
+  }
+}
