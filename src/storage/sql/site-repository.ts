@@ -19,6 +19,7 @@ interface SiteRow {
   webhook_secret_ciphertext: string | null
   previous_webhook_secret_ciphertext: string | null
   previous_webhook_secret_expires_at: Date | null
+  secret_rotated_at: Date | null
   created_at: Date
   updated_at: Date
   revision: string
@@ -26,7 +27,7 @@ interface SiteRow {
 
 const siteColumns = `id, account_id, name, site_key, secret_key_hash, previous_secret_key_hash, previous_secret_expires_at,
   earlier_secret_key_hash, earlier_secret_expires_at, domains, settings, webhook_secret_ciphertext,
-  previous_webhook_secret_ciphertext, previous_webhook_secret_expires_at, created_at, updated_at, revision::text AS revision`
+  previous_webhook_secret_ciphertext, previous_webhook_secret_expires_at, secret_rotated_at, created_at, updated_at, revision::text AS revision`
 
 function toSite(row: SiteRow): Site {
   return {
@@ -46,6 +47,7 @@ function toSite(row: SiteRow): Site {
       row.previous_webhook_secret_ciphertext === null || row.previous_webhook_secret_expires_at === null
         ? null
         : { ciphertext: row.previous_webhook_secret_ciphertext, expiresAt: row.previous_webhook_secret_expires_at },
+    secretRotatedAt: row.secret_rotated_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     revision: row.revision,
@@ -275,7 +277,7 @@ export function createSiteRepository(database: SqlExecutor) {
            previous_secret_key_hash = CASE WHEN $3::timestamptz IS NULL THEN NULL ELSE secret_key_hash END,
            previous_secret_expires_at = $3::timestamptz,
            secret_key_hash = $2,
-           updated_at = now(), revision = revision + 1
+           secret_rotated_at = now(), updated_at = now(), revision = revision + 1
          WHERE id = $1 RETURNING id`,
         [id, hashSecretKey(secretKey), previousValidUntil],
       )

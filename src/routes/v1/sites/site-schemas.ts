@@ -95,6 +95,9 @@ const siteProperties = {
   previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
     description: 'Until when the secret keys replaced by rotations still work (the last of them to stop; each stops 2 hours after it was replaced); null when none does',
   }),
+  secretRotatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When the secret key was last rotated (POST /sites/{id}/secret/rotate); null until the first rotation, the key being as old as the site (createdAt)',
+  }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
   role: stringEnum(SITE_ROLES, {
@@ -263,6 +266,7 @@ export function siteView(site: SiteRecord, role: SiteRole): Type.Static<typeof S
       previousWebhookSecretExpiresAt: livePreviousWebhookSecret(site, Date.now())?.expiresAt.toISOString() ?? null,
     },
     previousSecretExpiresAt: previousSecretsEnd(site, Date.now())?.toISOString() ?? null,
+    secretRotatedAt: site.secretRotatedAt?.toISOString() ?? null,
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),
     role,
