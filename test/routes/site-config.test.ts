@@ -13,6 +13,19 @@ interface Operation {
 
 const webhookSecret = 'whsec-config-0123456789abcdef'
 
+/** Every setting but the webhook's and the countries (stored uppercase), away from its default. */
+const tuned = {
+  webhookEvents: ['verification.blocked', 'surge.started'],
+  difficulty: 21,
+  challengeLifetimeSeconds: 300,
+  challengeThreshold: 30,
+  blockThreshold: 80,
+  maxStepUps: 3,
+  surgeChallengesPerMinute: 600,
+  allowedAddresses: ['203.0.113.7', '2001:db8::/48'],
+  blockedAddresses: ['198.51.100.0/24'],
+}
+
 /** Two instances, as a staging and a production server: a site moves between them through its configuration. */
 describe('GET /api/v1/sites/{id}/config', () => {
   let staging: TestApp
@@ -34,20 +47,7 @@ describe('GET /api/v1/sites/{id}/config', () => {
     const site = await createTestSite(staging.app, stagingAccount, {
       name: 'Shop (staging)',
       domains: ['shop.example', 'staging.shop.example'],
-      settings: {
-        webhookUrl: 'https://hooks.example.com/tollgate',
-        webhookSecret,
-        webhookEvents: ['verification.blocked', 'surge.started'],
-        difficulty: 21,
-        challengeLifetimeSeconds: 300,
-        challengeThreshold: 30,
-        blockThreshold: 80,
-        maxStepUps: 3,
-        surgeChallengesPerMinute: 600,
-        allowedAddresses: ['203.0.113.7', '2001:db8::/48'],
-        blockedAddresses: ['198.51.100.0/24'],
-        blockedCountries: ['kp', 'RU'],
-      },
+      settings: { webhookUrl: 'https://hooks.example.com/tollgate', webhookSecret, ...tuned, blockedCountries: ['kp', 'RU'] },
     })
     const exported = await configOf(staging, stagingAccount, site.id)
     expect(exported.statusCode, exported.body).toBe(200)
@@ -58,18 +58,7 @@ describe('GET /api/v1/sites/{id}/config', () => {
     expect(exported.json()).toEqual({
       name: 'Shop (staging)',
       domains: ['shop.example', 'staging.shop.example'],
-      settings: {
-        webhookEvents: ['verification.blocked', 'surge.started'],
-        difficulty: 21,
-        challengeLifetimeSeconds: 300,
-        challengeThreshold: 30,
-        blockThreshold: 80,
-        maxStepUps: 3,
-        surgeChallengesPerMinute: 600,
-        allowedAddresses: ['203.0.113.7', '2001:db8::/48'],
-        blockedAddresses: ['198.51.100.0/24'],
-        blockedCountries: ['KP', 'RU'],
-      },
+      settings: { ...tuned, blockedCountries: ['KP', 'RU'] },
     })
 
     // `curl .../config | curl -X POST .../sites -d @-`, on the other instance.
