@@ -82,6 +82,7 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
           '`GET` except on the Siteverify paths (`Allow: POST, GET`; a `HEAD` would spend the token unseen) and the logs\' exports (`Allow: GET`). ' +
           'The flow, the risk model and what a client other than the browser SDK must expect: docs/core-flow.md and docs/risk.md.',
         version: '1',
+        license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
       servers: [{ url: '/' }],
       components: {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestSite } from '../helpers/core-flow.js'
 import { asBrowser, createTestAccount } from '../helpers/dashboard-client.js'
@@ -69,6 +70,28 @@ describe('operational endpoints', () => {
     const document = await service.app.inject({ method: 'GET', url: '/docs/json' })
     expect(document.statusCode).toBe(200)
     expect(document.json()).toMatchObject({ openapi: expect.stringMatching(/^3\./), paths: { '/health': {}, '/ready': {} } })
+  })
+
+  it("names the project's license, and documents the gate's page as the HTML answer it is", async () => {
+    type Answer = { description: string; content?: Record<string, { schema: { type?: string } }> }
+    const document = (await service.app.inject({ method: 'GET', url: '/docs/json' }))
+      .json<{ info: { license?: { name: string } }; paths: Record<string, Record<string, { responses: Record<string, Answer> }>> }>()
+    const { license } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { license: string }
+    expect(document.info.license?.name).toBe(license)
+    for (const path of ['/gate/v1/page', '/gate/v1/check']) {
+      const refused = document.paths[path]?.get?.responses['403']
+      expect(refused?.content?.['text/html']?.schema.type, path).toBe('string')
+      expect(refused?.content?.['application/json'], path).toBeDefined()
+      expect(refused?.description, path).toContain('`clearance_required`')
+    }
+    // What the page route answers is the page, as documented (a 403: nginx's error_page serves it).
+    const site = await createTestSite(service.app)
+    const page = await service.app.inject({ method: 'GET', url: `/gate/v1/page?sitekey=${site.siteKey}`, headers: { accept: 'text/html' } })
+    expect(page.statusCode).toBe(403)
+    expect(page.headers['content-type']).toMatch(/^text\/html/)
+    const json = await service.app.inject({ method: 'GET', url: `/gate/v1/page?sitekey=${site.siteKey}` })
+    expect(json.statusCode).toBe(403)
+    expect(json.json().error.code).toBe('clearance_required')
   })
 
   it('documents the error answers of every route, with the codes each status carries', async () => {

@@ -56,6 +56,30 @@ describe('rotating the secret key with a grace period', () => {
     expect((await readSite(site)).previousSecretExpiresAt).toBe(rotation.previousSecretExpiresAt)
   })
 
+  it('says when the secret key was last rotated: null until the first rotation, then the time of the latest', async () => {
+    const site = await newSite()
+    const read = async () =>
+      (await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: asScript(account) })).json<{ secretRotatedAt: string | null }>()
+    const listed = async () =>
+      (await service.app.inject({ method: 'GET', url: '/api/v1/sites', headers: asScript(account) }))
+        .json<{ items: { id: string; secretRotatedAt: string | null }[] }>().items.find((each) => each.id === site.id)
+    expect((site as unknown as { secretRotatedAt: unknown }).secretRotatedAt).toBeNull()
+    expect((await read()).secretRotatedAt).toBeNull()
+    const before = Date.now()
+    expect((await rotate(site)).statusCode).toBe(200)
+    const first = (await read()).secretRotatedAt
+    expect(Date.parse(first ?? '')).toBeGreaterThanOrEqual(before - 1000)
+    expect(Date.parse(first ?? '')).toBeLessThanOrEqual(Date.now() + 1000)
+    expect((await listed())?.secretRotatedAt).toBe(first)
+    // Other changes leave it; the next rotation moves it.
+    expect((await service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: asScript(account), payload: { name: 'Renamed' } })).statusCode).toBe(200)
+    expect((await endPrevious(site)).statusCode).toBe(204)
+    expect((await read()).secretRotatedAt).toBe(first)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    expect((await rotate(site, { invalidateImmediately: true })).statusCode).toBe(200)
+    expect(Date.parse((await read()).secretRotatedAt ?? '')).toBeGreaterThan(Date.parse(first ?? ''))
+  })
+
   it('ends the grace period on request: the replaced key is refused from then on, the new one still works', async () => {
     const site = await newSite()
     const { secretKey } = (await rotate(site, { invalidateImmediately: false })).json<Rotation>()

@@ -275,6 +275,73 @@ describe.each(deployments)('If-Match on PUT /api/v1/sites/{id}, on $name', ({ av
     expect((await read(site.id)).json().name).toBe('Listed')
   })
 
+  const siteUpdates = async (id: string) => {
+    const log = await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?siteId=${id}&action=site.updated`, headers: asScript(account) })
+    expect(log.statusCode, log.body).toBe(200)
+    return log.json<{ items: { details: { changes: object[] } }[] }>().items
+  }
+
+  it.skipIf(!available)('changes nothing for a request that sets what is stored: same ETag and updatedAt, no audit event', async () => {
+    const secret = 'whsec-noop-0123456789abcdef'
+    const site = await createTestSite(service.app, account, {
+      domains: ['shop.example'],
+      settings: { difficulty: 16, webhookUrl: 'https://hooks.example.com/in', webhookSecret: secret },
+    })
+    const before = await read(site.id)
+    const etag = before.headers.etag as string
+    const eventsBefore = (await siteUpdates(site.id)).length
+    for (const payload of [
+      {},
+      { settings: { difficulty: 16 } },
+      { settings: {} },
+      { name: site.name, domains: ['SHOP.example'] },
+      { settings: { webhookSecret: secret } },
+      { settings: { webhookUrl: 'https://hooks.example.com/in', webhookSecret: secret, previousWebhookSecretExpiresAt: null } },
+      { settings: { surgeChallengesPerMinute: null } },
+    ]) {
+      for (const ifMatch of [undefined, etag]) {
+        const answer = await update(site.id, payload, ifMatch)
+        expect(answer.statusCode, JSON.stringify(payload)).toBe(200)
+        expect(answer.headers.etag, JSON.stringify(payload)).toBe(etag)
+        expect(answer.json(), JSON.stringify(payload)).toEqual(before.json())
+      }
+    }
+    const after = await read(site.id)
+    expect(after.headers.etag).toBe(etag)
+    expect(after.json().updatedAt).toBe(before.json().updatedAt)
+    expect(await siteUpdates(site.id)).toHaveLength(eventsBefore)
+    // A real change still counts.
+    const changed = await update(site.id, { settings: { difficulty: 17 } })
+    expect(changed.statusCode).toBe(200)
+    expect(changed.headers.etag).not.toBe(etag)
+    expect(Date.parse(changed.json<SiteAnswer>().updatedAt)).toBeGreaterThanOrEqual(Date.parse(before.json<SiteAnswer>().updatedAt))
+    expect(await siteUpdates(site.id)).toHaveLength(eventsBefore + 1)
+    // A stale If-Match is still refused, even for a request that would change nothing.
+    expect((await update(site.id, { settings: { difficulty: 17 } }, etag)).statusCode).toBe(412)
+    // A new webhook secret is a change.
+    const replaced = await update(site.id, { settings: { webhookSecret: 'whsec-another-0123456789' } }, changed.headers.etag)
+    expect(replaced.statusCode).toBe(200)
+    expect(replaced.headers.etag).not.toBe(changed.headers.etag)
+    expect((await siteUpdates(site.id))[0]?.details.changes).toContainEqual({ field: 'webhookSecret', from: true, to: true })
+  })
+
+  it.skipIf(!available)('a request that changes nothing makes no ETag stale: a save with If-Match beside it goes through', async () => {
+    const site = await createTestSite(service.app, account, { settings: { difficulty: 16 } })
+    const etag = (await read(site.id)).headers.etag as string
+    const [noOps, save] = await Promise.all([
+      Promise.all(Array.from({ length: 4 }, () => update(site.id, { settings: { difficulty: 16 } }))),
+      update(site.id, { name: 'Saved' }, etag),
+    ])
+    expect(save.statusCode, save.body).toBe(200)
+    expect(noOps.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200])
+    // One after the other, too: the no-op first, then the save with the ETag read before it.
+    const current = (await read(site.id)).headers.etag as string
+    expect((await update(site.id, { settings: { difficulty: 16 } }, current)).headers.etag).toBe(current)
+    const later = await update(site.id, { name: 'Saved again' }, current)
+    expect(later.statusCode).toBe(200)
+    expect((await read(site.id)).json().name).toBe('Saved again')
+  })
+
   it.skipIf(!available)('answers 404, whatever If-Match says, for a site that is not there', async () => {
     const response = await update(randomUUID(), { name: 'Gone' }, '"1"')
     expect(response.statusCode).toBe(404)

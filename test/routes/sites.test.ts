@@ -51,6 +51,7 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
       domains: ['shop.example.com', 'localhost'],
       settings: defaultSettingsView,
       previousSecretExpiresAt: null,
+      secretRotatedAt: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
       role: 'owner',

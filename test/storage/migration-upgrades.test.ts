@@ -62,6 +62,7 @@ const shipped: [string, string][] = [
   ['036_accounts_disabled', '706b8138d610cbcf'],
   ['037_audit_events_actor_account', '3826f01bdf71e405'],
   ['038_api_key_sites', '9a6c4e607934d957'],
+  ['039_sites_secret_rotated_at', '4599b9adac3b7d15'],
 ]
 
 function fingerprintOf(migration: Migration): string {

@@ -66,6 +66,26 @@ describe.each(databaseKinds)('site repository on $kind', ({ kind, available }) =
     expect((await sites.findById(site.id))?.name).toBe('Current')
   })
 
+  it.skipIf(!available)('writes nothing for changes that leave the site as it is: same revision and updatedAt', async () => {
+    const { site } = await sites.create({ accountId: null, name: 'Same', domains: ['same.example'], settings: { difficulty: 16 }, webhookSecretCiphertext: 'sealed-1' })
+    for (const changes of [
+      {},
+      { name: 'Same', domains: ['same.example'], settings: { difficulty: 16 } },
+      { settings: { blockThreshold: null } },
+      { previousWebhookSecretExpiresAt: null },
+    ]) {
+      const unchanged = await sites.update(site.id, changes, [site.revision])
+      expect(unchanged, JSON.stringify(changes)).toEqual(site)
+    }
+    expect(await sites.update(site.id, {}, ['0'])).toBeUndefined()
+    expect(await sites.update(randomUUID(), {})).toBeUndefined()
+    const changed = await sites.update(site.id, { settings: { difficulty: 17 } }, [site.revision])
+    expect(changed?.revision).not.toBe(site.revision)
+    expect(await sites.update(site.id, { settings: { difficulty: 17 } }, [site.revision])).toBeUndefined()
+    expect(await sites.update(site.id, { webhookSecretCiphertext: 'sealed-1' })).toEqual(changed)
+    expect((await sites.update(site.id, { webhookSecretCiphertext: 'sealed-2' }))?.revision).not.toBe(changed?.revision)
+  })
+
   it.skipIf(!available)('keeps the webhook secret unless told to change or clear it', async () => {
     const { site } = await sites.create({ accountId: null, name: 'Wiki', webhookSecretCiphertext: 'sealed-1' })
     expect((await sites.update(site.id, { name: 'Wiki 2' }))?.webhookSecretCiphertext).toBe('sealed-1')

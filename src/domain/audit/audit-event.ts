@@ -79,12 +79,13 @@ const digestOf = (text: string) => createHash('sha256').update(text).digest('hex
 const recorded = (name: keyof SiteSettings, value: unknown) => (name === 'webhookUrl' ? redactWebhookUrl(value as string | null) : value)
 
 /**
- * The fields an update changed, in a stable order. A webhook secret sent again counts as a change
- * even when it is the same secret: it is stored sealed anew and cannot be compared without opening
- * both, which the audit log has no business doing. The replaced secret's overlap starting or ending
+ * The fields an update changed, in a stable order. A webhook secret replaced by another counts as
+ * a change (true -> true): both are stored sealed, and the audit log has no business opening them,
+ * so the caller, which compared them, says so (a secret sent again as it is stored is no change,
+ * and no update at all when nothing else changes). The replaced secret's overlap starting or ending
  * (previousWebhookSecretExpiresAt: null, the reaction to a leaked secret) is a change too.
  */
-export function siteChangesBetween(before: SiteFields, after: SiteFields, isWebhookSecretSent: boolean, now = Date.now()): SiteFieldChange[] {
+export function siteChangesBetween(before: SiteFields, after: SiteFields, isWebhookSecretReplaced: boolean, now = Date.now()): SiteFieldChange[] {
   const changes: SiteFieldChange[] = []
   if (before.name !== after.name) changes.push({ field: 'name', from: before.name, to: after.name })
   if (!isSame(before.domains, after.domains)) changes.push({ field: 'domains', from: before.domains, to: after.domains })
@@ -95,7 +96,7 @@ export function siteChangesBetween(before: SiteFields, after: SiteFields, isWebh
   }
   const hadSecret = before.webhookSecretCiphertext !== null
   const hasSecret = after.webhookSecretCiphertext !== null
-  if (hadSecret !== hasSecret || (isWebhookSecretSent && hasSecret)) changes.push({ field: 'webhookSecret', from: hadSecret, to: hasSecret })
+  if (hadSecret !== hasSecret || (isWebhookSecretReplaced && hasSecret)) changes.push({ field: 'webhookSecret', from: hadSecret, to: hasSecret })
   const [previousFrom, previousTo] = [previousSecretExpiryOf(before, now), previousSecretExpiryOf(after, now)]
   if (previousFrom !== previousTo) changes.push({ field: 'previousWebhookSecret', from: previousFrom, to: previousTo })
   return changes

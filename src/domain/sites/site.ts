@@ -82,6 +82,8 @@ export interface Site {
    * already: see liveWebhookSecrets); deliveries are signed with it too meanwhile.
    */
   previousWebhookSecret: PreviousWebhookSecret | null
+  /** When the secret key was last rotated (migration 039); null until the first rotation. */
+  secretRotatedAt: Date | null
   createdAt: Date
   updatedAt: Date
   /** Counts the changes of the site's row; the dashboard API's ETag (If-Match refuses a stale save). */

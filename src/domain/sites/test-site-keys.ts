@@ -40,6 +40,7 @@ for (const [siteKey, id, outcome] of definitions) {
     settings: { ...defaultSiteSettings, difficulty: 1 },
     webhookSecretCiphertext: null,
     previousWebhookSecret: null,
+    secretRotatedAt: null,
     createdAt: epoch,
     updatedAt: epoch,
     revision: '1',

@@ -140,6 +140,20 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   const uncleared = { 400: PublicErrorResponse, 401: PublicErrorResponse, 403: PublicErrorResponse, 429: PublicErrorResponse }
+  // The check's refusal and the page's answer: the page itself (HTML) for a browser, else the JSON
+  // error. Documented with both media types, so that a client generated from the document knows
+  // the page is the answer (it is a 403: nginx's error_page serves it as the refusal it is).
+  const refusedWithPage = {
+    ...uncleared,
+    403: {
+      description:
+        "The gate's page (text/html) for a caller whose Accept names text/html, a browser; else the error `clearance_required` (application/json)",
+      content: {
+        'text/html': { schema: Type.String({ description: "The gate's page: it solves the challenge and trades the token for the clearance cookie" }) },
+        'application/json': { schema: PublicErrorResponse },
+      },
+    },
+  }
 
   app.get('/gate/v1/check', {
     schema: {
@@ -149,7 +163,7 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         "For a reverse proxy (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth) asking about each request of the protected host, with the visitor's Cookie, User-Agent and X-Forwarded-For. 204 with a valid clearance cookie (with a renewed tollgate_clearance cookie in Set-Cookie, for the proxy to pass on, when the one sent is past half its life, up to 12 times GATE_CLEARANCE_SECONDS after the page's check), or from an address of the site's allowlist; 403 from an address or a country of the site's blocklist (whose page's verification is then blocked), whatever its cookie; otherwise 403: the gate's page (text/html) for a browser that accepts HTML, else the JSON error clearance_required.",
       querystring: CheckQuery,
       errorCodes: ['invalid_site_key', 'clearance_required', 'rate_limited'],
-      response: { 204: Type.Null(), ...uncleared },
+      response: { 204: Type.Null(), ...refusedWithPage },
     },
     errorHandler: (error) => {
       app.counters.increment('gateChecks', { result: resultOf(error) })
@@ -199,8 +213,11 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['gate'],
       summary: "The gate's page, for nginx's error_page after a refused check",
       querystring: CheckQuery,
+      description:
+        "Answers what the check answers a caller it refuses, without a check (nothing is counted): 403 with the gate's page (text/html) for a caller whose Accept names text/html, " +
+        'else the error clearance_required. It never answers 2xx: nginx\'s error_page serves the page as the refusal (docs/gate.md).',
       errorCodes: ['invalid_site_key', 'clearance_required', 'rate_limited'],
-      response: uncleared,
+      response: refusedWithPage,
     },
   }, async (request, reply) => answerUncleared(request, reply, await siteOf(request, request.query.sitekey)))
 

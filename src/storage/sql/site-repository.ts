@@ -19,6 +19,7 @@ interface SiteRow {
   webhook_secret_ciphertext: string | null
   previous_webhook_secret_ciphertext: string | null
   previous_webhook_secret_expires_at: Date | null
+  secret_rotated_at: Date | null
   created_at: Date
   updated_at: Date
   revision: string
@@ -26,7 +27,7 @@ interface SiteRow {
 
 const siteColumns = `id, account_id, name, site_key, secret_key_hash, previous_secret_key_hash, previous_secret_expires_at,
   earlier_secret_key_hash, earlier_secret_expires_at, domains, settings, webhook_secret_ciphertext,
-  previous_webhook_secret_ciphertext, previous_webhook_secret_expires_at, created_at, updated_at, revision::text AS revision`
+  previous_webhook_secret_ciphertext, previous_webhook_secret_expires_at, secret_rotated_at, created_at, updated_at, revision::text AS revision`
 
 function toSite(row: SiteRow): Site {
   return {
@@ -46,6 +47,7 @@ function toSite(row: SiteRow): Site {
       row.previous_webhook_secret_ciphertext === null || row.previous_webhook_secret_expires_at === null
         ? null
         : { ciphertext: row.previous_webhook_secret_ciphertext, expiresAt: row.previous_webhook_secret_expires_at },
+    secretRotatedAt: row.secret_rotated_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     revision: row.revision,
@@ -196,35 +198,54 @@ export function createSiteRepository(database: SqlExecutor) {
      * set to null is removed and falls back to its default. With expectedRevisions, only a site
      * still at one of them is changed (undefined otherwise, as for a site that does not exist):
      * an update that waited for another's row lock sees the revision that one left.
+     * Changes that leave the row as it is write nothing: the site is answered as it is, its
+     * revision and updatedAt unchanged (expectedRevisions still checked), so that a client sending
+     * its whole configuration again makes no earlier ETag stale. Run within a transaction that
+     * holds the row (findByIdForUpdate), the site answered then is the one the changes were
+     * compared with.
      */
     async update(id: string, changes: SiteChanges, expectedRevisions?: readonly string[]): Promise<Site | undefined> {
+      // The row's values after the changes, each compared with the stored one before anything is written.
+      const next = {
+        name: 'COALESCE($2, name)',
+        domains: 'COALESCE($3::text[], domains)',
+        settings: 'jsonb_strip_nulls(settings || $4::jsonb)',
+        webhook_secret_ciphertext: 'CASE WHEN $5 THEN $6 ELSE webhook_secret_ciphertext END',
+        previous_webhook_secret_ciphertext: `CASE
+             WHEN $8 THEN CASE WHEN $9::timestamptz IS NULL OR NOT $5 THEN NULL ELSE webhook_secret_ciphertext END
+             WHEN $5 THEN NULL ELSE previous_webhook_secret_ciphertext END`,
+        previous_webhook_secret_expires_at: `CASE
+             WHEN $8 THEN CASE WHEN $9::timestamptz IS NULL OR NOT $5 OR webhook_secret_ciphertext IS NULL THEN NULL ELSE $9::timestamptz END
+             WHEN $5 THEN NULL ELSE previous_webhook_secret_expires_at END`,
+      }
+      const atRevision = (parameter: string) => `(${parameter}::text[] IS NULL OR revision::text = ANY(${parameter}::text[]))`
+      const parameters = [
+        id,
+        changes.name ?? null,
+        changes.domains ?? null,
+        JSON.stringify(changes.settings ?? {}),
+        changes.webhookSecretCiphertext !== undefined,
+        changes.webhookSecretCiphertext ?? null,
+        expectedRevisions === undefined ? null : [...expectedRevisions],
+        changes.previousWebhookSecretExpiresAt !== undefined,
+        changes.previousWebhookSecretExpiresAt ?? null,
+      ]
       const rows = await database.query<SiteRow>(
         `UPDATE sites SET
-           name = COALESCE($2, name),
-           domains = COALESCE($3, domains),
-           settings = jsonb_strip_nulls(settings || $4::jsonb),
-           webhook_secret_ciphertext = CASE WHEN $5 THEN $6 ELSE webhook_secret_ciphertext END,
-           previous_webhook_secret_ciphertext = CASE
-             WHEN $8 THEN CASE WHEN $9::timestamptz IS NULL OR NOT $5 THEN NULL ELSE webhook_secret_ciphertext END
-             WHEN $5 THEN NULL ELSE previous_webhook_secret_ciphertext END,
-           previous_webhook_secret_expires_at = CASE
-             WHEN $8 THEN CASE WHEN $9::timestamptz IS NULL OR NOT $5 OR webhook_secret_ciphertext IS NULL THEN NULL ELSE $9::timestamptz END
-             WHEN $5 THEN NULL ELSE previous_webhook_secret_expires_at END,
+           ${Object.entries(next).map(([column, value]) => `${column} = ${value}`).join(',\n           ')},
            updated_at = now(), revision = revision + 1
-         WHERE id = $1 AND ($7::text[] IS NULL OR revision::text = ANY($7::text[])) RETURNING ${siteColumns}`,
-        [
-          id,
-          changes.name ?? null,
-          changes.domains ?? null,
-          JSON.stringify(changes.settings ?? {}),
-          changes.webhookSecretCiphertext !== undefined,
-          changes.webhookSecretCiphertext ?? null,
-          expectedRevisions === undefined ? null : [...expectedRevisions],
-          changes.previousWebhookSecretExpiresAt !== undefined,
-          changes.previousWebhookSecretExpiresAt ?? null,
-        ],
+         WHERE id = $1 AND ${atRevision('$7')}
+           AND (${Object.values(next).join(', ')}) IS DISTINCT FROM (${Object.keys(next).join(', ')})
+         RETURNING ${siteColumns}`,
+        parameters,
       )
-      return rows[0] === undefined ? undefined : toSite(rows[0])
+      if (rows[0] !== undefined) return toSite(rows[0])
+      // Nothing updated: no such site, not at an expected revision, or nothing to change.
+      const unchanged = await database.query<SiteRow>(
+        `SELECT ${siteColumns} FROM sites WHERE id = $1 AND ${atRevision('$2')}`,
+        [id, parameters[6]],
+      )
+      return unchanged[0] === undefined ? undefined : toSite(unchanged[0])
     },
 
     /**
@@ -256,7 +277,7 @@ export function createSiteRepository(database: SqlExecutor) {
            previous_secret_key_hash = CASE WHEN $3::timestamptz IS NULL THEN NULL ELSE secret_key_hash END,
            previous_secret_expires_at = $3::timestamptz,
            secret_key_hash = $2,
-           updated_at = now(), revision = revision + 1
+           secret_rotated_at = now(), updated_at = now(), revision = revision + 1
          WHERE id = $1 RETURNING id`,
         [id, hashSecretKey(secretKey), previousValidUntil],
       )

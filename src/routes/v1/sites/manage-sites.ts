@@ -13,7 +13,7 @@ import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { nonDefaultSettingsOf } from '../../../domain/audit/audit-event.js'
 import { auditedSiteTransaction, auditedTransaction, recordAudit, recordSiteAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
-import { CreateSiteBody, documentedBodies, ListedSite, Site, siteView, SiteWithSecret, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
+import { CreateSiteBody, documentedBodies, ListedSite, Site, siteConfigOf, siteView, SiteWithSecret, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
 import { etagHeader, revisionTagOf, tagWithRevision } from './site-revision.js'
 import { createOnce, idempotencyKeyHeader, idempotencyOf, replayedHeader, sendOutcome } from '../idempotency.js'
@@ -133,6 +133,31 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { site, role } = await app.findSite(request, request.params.id, 'read')
       tagWithRevision(reply, site)
       return siteView(site, role)
+    },
+  )
+
+  app.get(
+    '/sites/:id/config',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: "A site's configuration, as POST /sites takes it",
+        description:
+          'The body that creates this site again, on this instance or another (staging to production): ' +
+          '`curl .../sites/{id}/config | curl -X POST .../api/v1/sites -H "Content-Type: application/json" -d @-`. ' +
+          'Its name, domains and every setting (defaults included), in the create body\'s schema; no ids, timestamps, site key or secret key ' +
+          '(the new site gets keys of its own, the secret key in the creation\'s answer). ' +
+          'The webhook is left out: its secret is write-only and never shown, and its URL is set with it (a chat service\'s webhook URL is a credential too), ' +
+          'so set both again on the new site: PUT /sites/{id} {"settings": {"webhookUrl": ..., "webhookSecret": ...}}. ' +
+          'Any member of the site may read it, as GET /sites/{id}.',
+        security: dashboardSecurity,
+        params: IdParams,
+        response: { 200: documentedBodies.CreateSiteBody, 404: ErrorResponse, ...authenticatedErrors },
+      },
+    },
+    async (request) => {
+      const { site } = await app.findSite(request, request.params.id, 'read')
+      return siteConfigOf(site)
     },
   )
 

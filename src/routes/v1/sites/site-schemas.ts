@@ -96,6 +96,9 @@ const siteProperties = {
   previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
     description: 'Until when the secret keys replaced by rotations still work (the last of them to stop; each stops 2 hours after it was replaced); null when none does',
   }),
+  secretRotatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When the secret key was last rotated (POST /sites/{id}/secret/rotate); null until the first rotation, the key being as old as the site (createdAt)',
+  }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
   role: stringEnum(SITE_ROLES, {
@@ -264,8 +267,30 @@ export function siteView(site: SiteRecord, role: SiteRole): Type.Static<typeof S
       previousWebhookSecretExpiresAt: livePreviousWebhookSecret(site, Date.now())?.expiresAt.toISOString() ?? null,
     },
     previousSecretExpiresAt: previousSecretsEnd(site, Date.now())?.toISOString() ?? null,
+    secretRotatedAt: site.secretRotatedAt?.toISOString() ?? null,
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),
     role,
+  }
+}
+
+/**
+ * A site's configuration as `POST /api/v1/sites` takes it (the create body's schema): its name,
+ * domains and every setting but the webhook, whose URL goes with a secret that is never shown (and
+ * a chat service's webhook URL is a credential itself); no keys, ids or timestamps. Another
+ * instance creates the same site from it, with keys of its own.
+ */
+export function siteConfigOf(site: SiteRecord): Type.Static<typeof CreateSiteBody> {
+  const { webhookUrl: _webhookUrl, ...settings } = site.settings
+  return {
+    name: site.name,
+    domains: [...site.domains],
+    settings: {
+      ...settings,
+      webhookEvents: [...settings.webhookEvents],
+      allowedAddresses: [...settings.allowedAddresses],
+      blockedAddresses: [...settings.blockedAddresses],
+      blockedCountries: [...settings.blockedCountries],
+    },
   }
 }

@@ -27,7 +27,9 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'so that a receiver not yet moved to the new secret keeps verifying: settings.previousWebhookSecretExpiresAt says until when, and null there ends it now. ' +
           'Changes reach every instance within seconds. ' +
           'Reads and writes of a site answer its `ETag`; with `If-Match` set to it, the update is made only if nobody has changed the site since ' +
-          '(else 412 `precondition_failed`, and nothing changes), so that two editors of one site do not undo each other\'s changes.',
+          '(else 412 `precondition_failed`, and nothing changes), so that two editors of one site do not undo each other\'s changes. ' +
+          'A request that changes nothing (every value sent is the one stored, a webhookSecret sent again included) writes nothing: ' +
+          'the site is answered with its current ETag and updatedAt, and no audit event is logged, so a configuration can be sent again and again.',
         security: dashboardSecurity,
         params: IdParams,
         headers: Type.Object({
@@ -55,7 +57,7 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // audit log's "before".
       // The role answered is the one read under the site's lock: a transfer that committed while this
       // waited (and made the requester the owner, or the owner an admin) is reflected.
-      const { updated, role } = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, before, role) => {
+      const { updated, role, isChanged } = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, before, role) => {
         const sites = createSiteRepository(transaction)
         // The stored secret, undefined when it cannot be opened (TOLLGATE_SECRET changed): a new
         // one replaces it then without keeping it, as no delivery could sign with it.
@@ -80,11 +82,14 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
           throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
         }
         throwIfInvalid(validateMergedSettings(result.settings, result.webhookSecretCiphertext !== null))
-        const changed = siteChangesBetween(before, result, typeof secret === 'string')
+        // Nothing to change (what is stored already, the same webhook secret included): nothing was
+        // written, the revision stays, and there is nothing to audit.
+        if (result.revision === before.revision) return { updated: result, role, isChanged: false }
+        const changed = siteChangesBetween(before, result, replaced)
         if (changed.length > 0) await recordSiteAudit(transaction, request, { action: 'site.updated', site: result, details: { changes: changed } })
-        return { updated: result, role }
+        return { updated: result, role, isChanged: true }
       })
-      await app.siteCache.invalidate(updated)
+      if (isChanged) await app.siteCache.invalidate(updated)
       tagWithRevision(reply, updated)
       return siteView(updated, role)
     },
