@@ -138,6 +138,74 @@ describe.skipIf(!hasRedisServer || !hasPostgres || !hasRedis)('Siteverify across
   }, 30_000)
 })
 
+describe.skipIf(!hasRedisServer)('Siteverify after an upgrade from a release that never wrote the data epoch', () => {
+  /**
+   * The service started on a Redis seeded with `keys` (what an earlier release left, without
+   * tollgate:data-epoch), and a way to redeem the tokens that release issued (they carry no epoch).
+   */
+  async function upgradeOnto(keys: Record<string, string>) {
+    const redis = await startPrivateRedis()
+    const { Redis } = await import('ioredis')
+    const admin = new Redis(redis.url)
+    try {
+      for (const [key, value] of Object.entries(keys)) await admin.set(key, value, 'PX', 360_000)
+    } finally {
+      admin.disconnect()
+    }
+    const { database } = await openTestDatabase('pglite')
+    const keyValue = await openRedisStore({ url: redis.url, keyPrefix: 'tollgate:' })
+    const app = await buildApp({ config: loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0' }), storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
+    const site = await createTestSite(app)
+    const tokenKey = createKeyRing(TEST_SECRET).macKeyFor('token')
+    const read = readToken(tokenKey, await obtainToken(app, browserHeaders(site.siteKey)), Date.now())
+    if (read.outcome === 'invalid') throw new Error('the token does not read')
+    return {
+      app,
+      /** A token as the earlier release issued it `ageMs` ago: no data epoch. */
+      oldToken: (ageMs: number, challengeId: string = randomUUID()) =>
+        issueToken(tokenKey, { ...read.claims, challengeId, issuedAt: Date.now() - ageMs, dataEpoch: null }),
+      newToken: () => obtainToken(app, browserHeaders(site.siteKey)),
+      redeem: async (token: string) =>
+        (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json<{ success: boolean; 'error-codes': string[] }>(),
+      close: async () => {
+        await app.close()
+        await redis.stop()
+      },
+    }
+  }
+
+  it("redeems, once, the tokens it issued and no one redeemed, when Redis holds the earlier release's keys; a redeemed one stays spent", async () => {
+    const spentId = randomUUID()
+    const service = await upgradeOnto({
+      [`tollgate:redeemed:${spentId}`]: 'k:',
+      'tollgate:history:{site:client}:rate:1': '3',
+    })
+    try {
+      // Written as of before any live token: the longest a token lives (300 s) and the margin ago.
+      expect(service.app.keyValue.remembersSince()).toBeLessThanOrEqual(Date.now() - 300_000 - SKEW_MARGIN_MS)
+      for (const ageMs of [1_000, 120_000, 290_000]) {
+        const inFlight = service.oldToken(ageMs)
+        expect(await service.redeem(inFlight), `issued ${ageMs} ms before the upgrade`).toMatchObject({ success: true })
+        expect(await service.redeem(inFlight)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+      }
+      expect(await service.redeem(service.oldToken(60_000, spentId))).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+      // The new release's own tokens (which carry the epoch) redeem as ever.
+      expect(await service.redeem(await service.newToken())).toMatchObject({ success: true })
+    } finally {
+      await service.close()
+    }
+  }, 90_000)
+
+  it('refuses the tokens from before when Redis holds none of its keys (it lost them, or is new)', async () => {
+    const service = await upgradeOnto({ 'another-application:key': '1' })
+    try {
+      expect(await service.redeem(service.oldToken(60_000))).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    } finally {
+      await service.close()
+    }
+  }, 90_000)
+})
+
 describe.skipIf(!hasRedisServer)('a Redis that evicts keys under a memory limit', () => {
   it('is reported by findForgetfulness; one that never evicts is not', async () => {
     const evicting = await startPrivateRedis(['--maxmemory', '100mb', '--maxmemory-policy', 'allkeys-lru'])

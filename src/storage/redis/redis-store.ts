@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { Redis } from 'ioredis'
 import { CLOCK_SKEW_MARGIN_MS } from '../../domain/siteverify/redeem-token.js'
+import { TOKEN_LIFETIME_MS } from '../../domain/token/token.js'
 import { StartupError } from '../../startup-error.js'
 import { DependencyRefusal, redisRefusalOf } from '../dependency-refusal.js'
 import type { KeyValueStore, Unsubscribe } from '../ports.js'
@@ -19,7 +20,7 @@ interface RedisWithScripts extends Redis {
   countDistinct(markerKey: string, counterKey: string, ttlMs: number): Promise<number>
   takeIfEndsWith(key: string, suffix: string): Promise<string | null>
   takeWithTimeToLive(key: string): Promise<[string, number] | null>
-  dataEpoch(key: string, hadKnownIt: '0' | '1', clockSkewMarginMs: number): Promise<[string, string]>
+  dataEpoch(key: string, hadKnownIt: '0' | '1', clockSkewMarginMs: number, keyPrefix: string, tokenLifetimeMs: number, scanIterations: number): Promise<[string, string]>
 }
 
 export interface RedisStoreOptions {
@@ -122,7 +123,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   let clockOffsetMs = 0
   const readEpoch = () => {
     const sentAt = Date.now()
-    return client.dataEpoch(DATA_EPOCH_KEY, hasReadEpoch ? '1' : '0', clockSkewMarginMs).then(
+    return client.dataEpoch(DATA_EPOCH_KEY, hasReadEpoch ? '1' : '0', clockSkewMarginMs, keyPrefix, TOKEN_LIFETIME_MS, DATA_SCAN_ITERATIONS).then(
       ([value, redisNow]) => {
         remembersSince = Number(value)
         dataEpoch = remembersSince
@@ -344,6 +345,13 @@ const READY_PROBE_KEY = 'ready-probe'
 
 /** The key (without expiry) whose value says since when Redis has kept its data. */
 const DATA_EPOCH_KEY = 'data-epoch'
+/**
+ * How many SCAN iterations (of COUNT 1000) the epoch's script may spend, when the key is missing for
+ * an instance that never read it, looking for the service's other keys (data-epoch.lua): a Redis
+ * an earlier release used, which never wrote the key, kept its data. Once per instance start, a few
+ * milliseconds of Redis at most; in a database the service has to itself the first finds one.
+ */
+const DATA_SCAN_ITERATIONS = 10
 /**
  * How often the epoch is read again. A flush (FLUSHDB, FLUSHALL) keeps the connection, so only this
  * reading notices it: until it does, a spent token whose single-use marker the flush took could
