@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from './helpers/free-port.js'
+import { nginxConfig } from './helpers/nginx-config.js'
 import { isCi } from './helpers/services.js'
 import { buildTestApp, type TestApp } from './helpers/test-app.js'
 
@@ -25,18 +26,7 @@ function documentedConfig(directory: string, listenPort: number, instance: strin
     .replace('10.0.0.12:3000', stopped)
     .replace('listen 443 ssl;', `listen 127.0.0.1:${listenPort};`)
     .replace(/^\s*ssl_certificate.*$/gm, '')
-  const temporary = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `${name}_temp_path ${directory}/${name};`).join('\n  ')
-  return `${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes 1;
-pid ${directory}/nginx.pid;
-error_log ${directory}/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  ${temporary}
-  ${server}
-}
-`
+  return nginxConfig(directory, server)
 }
 
 describe.skipIf(!hasNginx)('nginx in front of Tollgate, configured as docs/deploying.md says', () => {

@@ -72,7 +72,7 @@ describe.skipIf(!hasPostgres || !hasRedis)('readiness on PostgreSQL and Redis', 
   /** tollgate_dependency_up by dependency, as a scrape reads it. */
   const dependenciesUp = async (): Promise<Record<string, number>> => {
     const exposition = (await app.inject({ method: 'GET', url: '/metrics' })).body
-    return Object.fromEntries<number>([...exposition.matchAll(/^tollgate_dependency_up\{dependency="(\w+)"\} (\d)$/gm)].map(([, name, value]) => [name, Number(value)]))
+    return Object.fromEntries<number>([...exposition.matchAll(/^tollgate_dependency_up\{dependency="(\w+)"\} (\d)$/gm)].map(([, name = '', value]) => [name, Number(value)] as const))
   }
 
   it('turns 503 when Redis goes away, keeps /health 200, and recovers by itself', async () => {
