@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler'
@@ -42,6 +43,13 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config
     keyRing: KeyRing
+    /**
+     * Starts draining (the shutdown's SHUTDOWN_DELAY): /ready answers 503 `draining` and every
+     * answer carries `Connection: close`, while requests are served as before; resolves after
+     * `delayMs`. app.close() then closes the listener.
+     */
+    drain(delayMs: number): Promise<void>
+    isDraining(): boolean
   }
 }
 
@@ -209,6 +217,15 @@ export async function buildApp(options: AppOptions) {
   // connection that has not sent a request yet (browsers open them ahead of need) is not "idle"
   // to Node at all, so those are ended at close, and any accepted while closing at once.
   let closing = false
+  // Draining (SHUTDOWN_DELAY, before the close): still serving, but /ready answers 503 so that a
+  // load balancer sends new work elsewhere, and every answer carries `Connection: close`, so that
+  // no keep-alive connection is left for the close to cut under a request a proxy just sent.
+  let draining = false
+  app.decorate('isDraining', () => draining)
+  app.decorate('drain', async (delayMs: number) => {
+    draining = true
+    if (delayMs > 0) await sleep(delayMs)
+  })
   const withoutRequest = new Set<Socket>()
   app.server.on('connection', (socket: Socket) => {
     if (closing) {
@@ -246,7 +263,7 @@ export async function buildApp(options: AppOptions) {
     }
   }
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) void reply.header('connection', 'close')
+    if (closing || draining) void reply.header('connection', 'close')
     if (!holdsAnswers) {
       done(null, payload)
       return

@@ -36,6 +36,8 @@ export interface Config {
   signUps: SignUpPolicy
   /** When set, /metrics answers only requests that carry it as a bearer token. */
   metricsToken: string | undefined
+  /** SHUTDOWN_DELAY: milliseconds from SIGTERM to the listener's close, serving on while /ready answers 503 (draining). */
+  shutdownDelayMs: number
   /** How long the gate's clearance cookie lets a browser through (docs/gate.md), in seconds. */
   gateClearanceSeconds: number
   /** Whether tokens carry the device's ephemeral id for Siteverify (docs/core-flow.md, section 6). */
@@ -217,6 +219,9 @@ export function loadConfig(env: Environment = process.env): Config {
     gateClearanceSeconds: readInteger(env, 'GATE_CLEARANCE_SECONDS', 3600, 60, 604_800),
     // Off for the rolling upgrade from a version without them: those versions refuse tokens that carry one.
     ephemeralIds: readBoolean(env, 'EPHEMERAL_IDS', true),
+    // 0 by default: a single instance has nowhere to send the traffic, and `docker stop` kills after
+    // 10 s. Behind a load balancer, a few seconds longer than its health check's interval.
+    shutdownDelayMs: readInteger(env, 'SHUTDOWN_DELAY', 0, 0, 300_000),
   }
 }
 

@@ -117,9 +117,15 @@ const REPEAT_WINDOW_MS = 2_000
 const shutdownLogger = {
   error: (report: unknown) => (report instanceof Error ? app.log.error({ err: report }, report.message) : app.log.error(String(report))),
 }
-const graceful = closeWithGrace({ delay: SHUTDOWN_GRACE_MS, skip: ['SIGTERM', 'SIGINT'], logger: shutdownLogger }, async ({ signal, err }) => {
+// SHUTDOWN_DELAY comes first on a signal: serving on while /ready answers 503 and answers close
+// their connections, so that a load balancer moves the traffic away before the listener closes.
+const graceful = closeWithGrace({ delay: SHUTDOWN_GRACE_MS + config.shutdownDelayMs, skip: ['SIGTERM', 'SIGINT'], logger: shutdownLogger }, async ({ signal, err }) => {
   if (err !== undefined) app.log.error({ err }, 'shutting down after an error')
   else if (signal !== undefined) app.log.info({ signal }, 'shutting down')
+  if (err === undefined && config.shutdownDelayMs > 0) {
+    app.log.info({ shutdownDelayMs: config.shutdownDelayMs }, `draining: /ready answers 503 and connections close after their answer; the listener closes in ${config.shutdownDelayMs} ms`)
+    await app.drain(config.shutdownDelayMs)
+  }
   await app.close()
   // Logged where it happened; the exit code tells a supervisor that data was lost.
   if (app.unwrittenAtShutdown.length > 0) throw new Error(`unwritten at shutdown: ${app.unwrittenAtShutdown.join(', ')}`)

@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       METRICS_TOKEN: 'scrape-me-with-this-token',
       GATE_CLEARANCE_SECONDS: '86400',
       EPHEMERAL_IDS: 'false',
+      SHUTDOWN_DELAY: '15000',
     })
     expect(config).toMatchObject({
       port: 8080,
@@ -64,8 +65,10 @@ describe('loadConfig', () => {
       metricsToken: 'scrape-me-with-this-token',
       gateClearanceSeconds: 86_400,
       ephemeralIds: false,
+      shutdownDelayMs: 15_000,
     })
     expect(loadConfig({}).ephemeralIds).toBe(true)
+    expect(loadConfig({ NODE_ENV: 'production', TOLLGATE_SECRET: 'x'.repeat(40) }).shutdownDelayMs).toBe(0)
     expect(loadConfig({ LOG_RETENTION_DAYS: '0' }).logRetentionDays).toBe(0)
     expect(loadConfig({}).auditRetentionDays).toBe(365)
     expect(loadConfig({ AUDIT_RETENTION_DAYS: '0' }).auditRetentionDays).toBe(0)
@@ -88,6 +91,8 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['LOG_REQUESTS', 'sometimes'],
     ['EPHEMERAL_IDS', 'maybe'],
+    ['SHUTDOWN_DELAY', '5s'],
+    ['SHUTDOWN_DELAY', '300001'],
     ['METRICS_TOKEN', 'short'],
     ['METRICS_TOKEN', 'a token with spaces in it'],
     ['TOLLGATE_SECRET', 'short'],

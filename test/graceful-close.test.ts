@@ -29,3 +29,79 @@ describe('closing the service', () => {
     // which starting the embedded database on a loaded host must not eat into (CI timed out so at 10 s).
   }, 25_000)
 })
+
+/** A keep-alive connection of its own, on which requests are sent one after another. */
+async function openKeepAlive(port: number): Promise<{ get(path: string): Promise<string>; closed: Promise<void> }> {
+  const socket = net.connect({ host: '127.0.0.1', port })
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve)
+    socket.once('error', reject)
+  })
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+  return {
+    closed,
+    get(path) {
+      return new Promise((resolve) => {
+        let received = ''
+        const onData = (chunk: Buffer) => {
+          received += chunk.toString()
+          const [head = '', body] = received.split('\r\n\r\n')
+          const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0)
+          if (body !== undefined && Buffer.byteLength(body) >= length) {
+            socket.off('data', onData)
+            resolve(received)
+          }
+        }
+        socket.on('data', onData)
+        socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n`)
+      })
+    },
+  }
+}
+
+describe('draining before the close (SHUTDOWN_DELAY)', () => {
+  it('answers /ready 503 while serving in-flight and new requests, closes keep-alive connections after their answer, then stops', async () => {
+    let finishSlow: () => void = () => {}
+    const slowMayFinish = new Promise<void>((resolve) => (finishSlow = resolve))
+    const service = await buildTestApp({
+      beforeReady: (app) => {
+        app.get('/slow-for-test', async () => {
+          await slowMayFinish
+          return { finished: true }
+        })
+      },
+    })
+    await service.app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = service.app.server.address() as net.AddressInfo
+    const base = `http://127.0.0.1:${port}`
+    expect((await fetch(`${base}/ready`)).status).toBe(200)
+    const kept = await openKeepAlive(port)
+    expect(await kept.get('/health')).not.toMatch(/^connection: close/im)
+    const inFlight = fetch(`${base}/slow-for-test`)
+    // Let the request arrive before the drain starts.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+
+    const drained = service.app.drain(1_500)
+    const ready = await fetch(`${base}/ready`)
+    expect(ready.status).toBe(503)
+    expect(await ready.json()).toMatchObject({ status: 'draining', checks: { database: { status: 'up' }, redis: { status: 'up' } } })
+    // A new request is served, and told its connection closes.
+    const fresh = await fetch(`${base}/health`)
+    expect(fresh.status).toBe(200)
+    expect(fresh.headers.get('connection')).toBe('close')
+    // The keep-alive connection's next request is answered, then the connection is closed.
+    expect(await kept.get('/health')).toMatch(/^HTTP\/1\.1 200[\s\S]*^connection: close/im)
+    await kept.closed
+    // The request in flight when the drain began finishes.
+    finishSlow()
+    const slow = await inFlight
+    expect(slow.status).toBe(200)
+    expect(await slow.json()).toEqual({ finished: true })
+
+    await drained
+    await service.close()
+    // Then the listener is closed.
+    await expect(fetch(`${base}/health`)).rejects.toThrow()
+    // Building the app (the embedded database's start) takes most of the time on a loaded host.
+  }, 90_000)
+})

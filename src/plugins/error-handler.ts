@@ -3,7 +3,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream'
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { postgresRefusalOf, redisRefusalOf } from '../storage/dependency-refusal.js'
+import { postgresRefusalOf, redisRefusalOf, storeFailureOf } from '../storage/dependency-refusal.js'
 import { ApiError, errorBody, errorCatalogue, INVALID_REQUEST_MESSAGE, type ErrorCode, type ErrorDetail } from '../errors.js'
 
 /** Fastify's own client errors, mapped onto the catalogue by status code. */
@@ -146,7 +146,7 @@ async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
     }
     outages.set(dependency, { loggedAt: now, since: 0 })
     request.log.error(
-      { err: error, dependency, failedSinceLastLine: outage?.since ?? 0 },
+      { err: error, dependency, reason: reasonOf(error, dependency), failedSinceLastLine: outage?.since ?? 0 },
       `${what}: ${dependency} unavailable (logged once per ${OUTAGE_LOG_INTERVAL_MS / 1000} s while it lasts)`,
     )
   })
@@ -286,8 +286,23 @@ function dependencyOf(error: Error): 'Redis' | 'PostgreSQL' | 'PostgreSQL or Red
   ) {
     return 'Redis'
   }
-  if (isNetworkFailure(error)) return 'PostgreSQL or Redis'
+  // A lost connection's errno is the same from either store: the client that threw it tells which.
+  if (isNetworkFailure(error)) return storeFailureOf(error) ?? 'PostgreSQL or Redis'
   return undefined
+}
+
+/**
+ * The outage in plain words, beside the client's own error (ioredis's "Stream isn't writeable and
+ * enableOfflineQueue options is false" means Redis is not connected): the store's refusal when it
+ * refuses, else that it is not reachable or did not answer in time.
+ */
+function reasonOf(error: Error, dependency: string): string {
+  const refusal = redisRefusalOf(error) ?? postgresRefusalOf(error)
+  if (refusal !== undefined) return `${dependency} ${refusal.message}`
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === '57014' || /timed out|timeout/i.test(error.message)) return `${dependency} did not answer in time`
+  if (typeof code === 'string' && /^5[38]/.test(code)) return `${dependency} is short of a resource or failed to read or write its files`
+  return `${dependency} not reachable`
 }
 
 /**

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { Gauge } from 'prom-client'
 import { createBusinessCounters, type BusinessCounters } from '../metrics/business-counters.js'
 import { createMetricsRegistry, type MetricsRegistry } from '../metrics/registry.js'
+import { checkDependency } from '../storage/dependency-check.js'
+import { trackFailingWrites } from './failing-writes.js'
 import { writeAtShutdown } from './storage.js'
 
 declare module 'fastify' {
@@ -23,6 +26,24 @@ async function metricsPlugin(app: FastifyInstance, options: MetricsOptions): Pro
   app.decorate('metrics', metrics)
   app.decorate('counters', counters)
 
+  // Whether each store answers, by /ready's own check, run when Prometheus scrapes (no cost on
+  // the requests). The embedded stores report under the same names: PGlite as postgresql, the
+  // in-process store as redis (always 1).
+  new Gauge({
+    name: 'tollgate_dependency_up',
+    help: 'Whether the dependency answers and takes writes (1) or not (0), checked as /ready does at each scrape.',
+    labelNames: ['dependency'],
+    registers: [metrics.registry],
+    async collect() {
+      const [database, keyValue] = await Promise.all([
+        checkDependency(app.database.kind, () => app.database.ping()),
+        checkDependency(app.keyValue.kind, () => app.keyValue.ping()),
+      ])
+      this.set({ dependency: 'postgresql' }, database.status === 'up' ? 1 : 0)
+      this.set({ dependency: 'redis' }, keyValue.status === 'up' ? 1 : 0)
+    },
+  })
+
   // The route pattern, not the URL, keeps the label set bounded; unknown routes share one label.
   // Each label combination's series is looked up once: prom-client hashes the labels otherwise.
   const series = new Map<string, { observe(seconds: number): void }>()
@@ -38,8 +59,15 @@ async function metricsPlugin(app: FastifyInstance, options: MetricsOptions): Pro
     done()
   })
 
+  const failures = trackFailingWrites(app.log, {
+    failed: 'could not store metric counters',
+    recovered: () => 'metric counters written again',
+  })
   const timer = setInterval(() => {
-    counters.flush().catch((error: unknown) => app.log.warn({ err: error }, 'could not store metric counters; will retry'))
+    counters.flush().then(
+      () => failures.succeeded(),
+      (error: unknown) => failures.failed(error),
+    )
   }, options.flushIntervalMs ?? 5_000)
   timer.unref()
   app.addHook('onClose', async () => {

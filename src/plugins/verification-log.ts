@@ -1,9 +1,11 @@
 import { setImmediate } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { Gauge } from 'prom-client'
 import { canonicalAddress, truncateAddress } from '../domain/network/address-forms.js'
 import { testOutcomeOf } from '../domain/sites/test-site-keys.js'
 import { appendVerifications, type VerificationLogEntry } from '../storage/sql/verification-log-writer.js'
+import { trackFailingWrites } from './failing-writes.js'
 import { writeAtShutdown } from './storage.js'
 
 export type { VerificationLogEntry }
@@ -52,7 +54,7 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
   let rowsInFlight = 0
   /** performance.now() when a batch last landed. */
   let lastLandedAt = 0
-  let writing: Promise<void> = Promise.resolve()
+  let writing: Promise<undefined> = Promise.resolve(undefined)
 
   /** Keeps the newest maxBufferedRows rows; says so when older ones had to go. */
   function keepWithinBound(): void {
@@ -98,8 +100,9 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
    * paying a statement's fixed cost. For the same reason the interval writes the rows that waited
    * when it fired (limit), not those that arrive while it writes them. Shutdown writes everything.
    */
-  async function writeBuffered(minimumRows: number, limit: number): Promise<void> {
+  async function writeBuffered(minimumRows: number, limit: number): Promise<number> {
     let left = limit
+    let written = 0
     while (buffer.length >= minimumRows && left > 0) {
       // Let waiting requests run between batches (PGlite would otherwise chain them back to back).
       await setImmediate()
@@ -108,7 +111,10 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
       buffer = buffer.slice(batch.length)
       rowsInFlight = batch.length
       const failure = await insertBatch(batch).finally(() => (rowsInFlight = 0))
-      if (failure === undefined) lastLandedAt = performance.now()
+      if (failure === undefined) {
+        lastLandedAt = performance.now()
+        written += batch.length
+      }
       if (failure !== undefined) {
         // Keep the rows for the next attempt, in order, within the bound.
         buffer = [...failure.unwritten, ...buffer]
@@ -116,17 +122,44 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
         throw failure.error
       }
     }
+    return written
   }
 
-  const write = (minimumRows: number, limit = Number.POSITIVE_INFINITY): Promise<void> => {
+  const write = (minimumRows: number, limit = Number.POSITIVE_INFINITY): Promise<number> => {
     // Writes run one after another: a slow batch never overlaps the next, and order is kept.
-    writing = writing.catch(() => {}).then(() => writeBuffered(minimumRows, limit))
-    return writing
+    const next = writing.then(() => writeBuffered(minimumRows, limit))
+    // The next write waits for this one, failed or not; its caller hears how it went.
+    writing = next.then(
+      () => undefined,
+      () => undefined,
+    )
+    return next
   }
-  const flush = () => write(1)
+  const flush = async () => {
+    await write(1)
+  }
+  const failures = trackFailingWrites(app.log, {
+    failed: 'could not write the verification log',
+    pending: { field: 'bufferedRows', words: 'rows buffered' },
+    recovered: (written) => `verification log written again (${written} rows)`,
+  })
   const writeInBackground = (minimumRows: number, limit?: number) => {
-    write(minimumRows, limit).catch((error: unknown) => app.log.warn({ err: error }, 'could not write the verification log; will retry'))
+    write(minimumRows, limit).then(
+      (written) => {
+        if (written > 0) failures.succeeded(written)
+      },
+      (error: unknown) => failures.failed(error, buffer.length + rowsInFlight),
+    )
   }
+
+  new Gauge({
+    name: 'tollgate_verification_log_buffered_rows',
+    help: 'Verification log rows waiting in this instance to be written to the database; past 100000 the oldest are dropped.',
+    registers: [app.metrics.registry],
+    collect() {
+      this.set(buffer.length + rowsInFlight)
+    },
+  })
 
   // Cut here, after scoring: the risk model, the rate limits and the history saw the whole address.
   // Either way in one spelling, so that a visitor's filter and erasure find all of their rows.
@@ -159,4 +192,4 @@ async function verificationLogPlugin(app: FastifyInstance, options: Verification
   })
 }
 
-export default fp(verificationLogPlugin, { name: 'verification-log', dependencies: ['storage'] })
+export default fp(verificationLogPlugin, { name: 'verification-log', dependencies: ['storage', 'metrics'] })

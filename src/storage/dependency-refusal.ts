@@ -46,3 +46,20 @@ export function postgresRefusalOf(error: unknown): DependencyRefusal | undefined
   // PostgreSQL's own words (they name the role) go with it as its cause, for the start's one line.
   return reason === undefined ? undefined : new DependencyRefusal(reason, { cause: error })
 }
+
+const failedStore = Symbol('tollgate.failedStore')
+
+/**
+ * Marks an error as thrown by a store's client, so that a failure the error does not itself name
+ * (a refused or reset connection: an errno, the same from either store) is logged with the store
+ * that failed. Returns the error, for `throw markStoreFailure(error, 'PostgreSQL')`.
+ */
+export function markStoreFailure(error: unknown, store: 'PostgreSQL' | 'Redis'): unknown {
+  if (error instanceof Error && !Object.hasOwn(error, failedStore)) Object.defineProperty(error, failedStore, { value: store })
+  return error
+}
+
+/** The store markStoreFailure marked the error with, if any. */
+export function storeFailureOf(error: Error): 'PostgreSQL' | 'Redis' | undefined {
+  return (error as Error & { [failedStore]?: 'PostgreSQL' | 'Redis' })[failedStore]
+}

@@ -12,6 +12,7 @@ import { addressGroupOf } from '../../src/domain/history/client-keys.js'
 import { gateStrings } from '../../src/routes/gate/gate-strings.js'
 import { browserHeaders, createTestSite, obtainToken } from '../helpers/core-flow.js'
 import { freePort } from '../helpers/free-port.js'
+import { nginxConfig } from '../helpers/nginx-config.js'
 import { isCi } from '../helpers/services.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { hasChromium, launchBrowser, type TestBrowser } from './sdk-support.js'
@@ -52,24 +53,13 @@ const proxies: GateProxy[] = [
     binary: '/usr/sbin/nginx',
     unreachableStatus: 500,
     configure(directory, hosts, tollgate, application) {
-      const temporary = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `${name}_temp_path ${directory}/${name};`).join('\n  ')
       // The site's own 403 beside the gate's: a location it denies.
       const servers = hosts.map(({ port, siteKey, tollgate: elsewhere }) =>
         documentedBlock('nginx', elsewhere ?? tollgate, application, siteKey)
           .replace('listen 80;', `listen 127.0.0.1:${port};`)
           .replace(/\}\s*$/, '    location = /private { deny all; }\n}\n'))
       const file = join(directory, 'nginx.conf')
-      const text = `${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes 1;
-pid ${directory}/nginx.pid;
-error_log ${directory}/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  ${temporary}
-  ${servers.join('\n')}
-}
-`
+      const text = nginxConfig(directory, servers.join('\n'))
       return { file, text, args: ['-p', directory, '-c', file, '-g', 'daemon off;'] }
     },
   },

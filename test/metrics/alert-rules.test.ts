@@ -58,7 +58,9 @@ describe('the series the alerting rules read', () => {
     expect(selectors.map(({ metric }) => metric).sort()).toEqual([
       'http_request_duration_seconds_bucket',
       'http_request_duration_seconds_count',
+      'tollgate_dependency_up',
       'tollgate_siteverify_total',
+      'tollgate_verification_log_buffered_rows',
       'tollgate_verification_log_dropped_rows_total',
       'tollgate_verifications_total',
       'tollgate_webhook_deliveries_total',
@@ -67,7 +69,7 @@ describe('the series the alerting rules read', () => {
     for (const { metric, labels } of selectors) {
       // A histogram's buckets and count are of the histogram's name.
       const name = metric.replace(/_(bucket|count)$/, '')
-      expect(exposition, metric).toMatch(new RegExp(`^# TYPE ${name} (counter|histogram)$`, 'm'))
+      expect(exposition, metric).toMatch(new RegExp(`^# TYPE ${name} (counter|gauge|histogram)$`, 'm'))
       const declared = service.app.metrics.registry.getSingleMetric(name) as unknown as { labelNames: string[] } | undefined
       // Labels the scrape adds (job, instance) and the histogram's own (le) aside.
       const own = labels.filter((label) => !['job', 'instance', 'le'].includes(label))

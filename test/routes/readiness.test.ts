@@ -69,15 +69,25 @@ describe.skipIf(!hasPostgres || !hasRedis)('readiness on PostgreSQL and Redis', 
     })
   })
 
+  /** tollgate_dependency_up by dependency, as a scrape reads it. */
+  const dependenciesUp = async (): Promise<Record<string, number>> => {
+    const exposition = (await app.inject({ method: 'GET', url: '/metrics' })).body
+    return Object.fromEntries<number>([...exposition.matchAll(/^tollgate_dependency_up\{dependency="(\w+)"\} (\d)$/gm)].map(([, name = '', value]) => [name, Number(value)] as const))
+  }
+
   it('turns 503 when Redis goes away, keeps /health 200, and recovers by itself', async () => {
+    expect(await dependenciesUp()).toEqual({ postgresql: 1, redis: 1 })
     await redisProxy.cut()
     await expect.poll(ready, { timeout: 5_000, interval: 200 }).toMatchObject({
       statusCode: 503,
       body: { status: 'unavailable', checks: { database: { status: 'up' }, redis: { status: 'down' } } },
     })
+    // /metrics says it too, for the alert (TollgateDependencyDown).
+    expect(await dependenciesUp()).toEqual({ postgresql: 1, redis: 0 })
     expect((await app.inject({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'ok' })
     await redisProxy.restore()
     await expect.poll(ready, { timeout: 10_000, interval: 250 }).toMatchObject({ statusCode: 200 })
+    expect(await dependenciesUp()).toEqual({ postgresql: 1, redis: 1 })
   })
 
   it('turns 503 when PostgreSQL goes away and recovers by itself', async () => {
@@ -86,6 +96,7 @@ describe.skipIf(!hasPostgres || !hasRedis)('readiness on PostgreSQL and Redis', 
       statusCode: 503,
       body: { checks: { database: { status: 'down' }, redis: { status: 'up' } } },
     })
+    expect(await dependenciesUp()).toEqual({ postgresql: 0, redis: 1 })
     expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
     // A form that came without a token in the outage is told apart for the documented fail-open
     // backend (sdk/README.md), as in a Redis outage: internal-error beside missing-input-response.

@@ -3,11 +3,8 @@ import { Type } from 'typebox'
 import { bearerTokenOf, hashToken } from '../../domain/accounts/tokens.js'
 import { isSameInConstantTime } from '../../domain/mac.js'
 import { ApiError } from '../../errors.js'
-import { answersWithin, NoAnswerInTime } from '../../storage/answers-within.js'
-import { DependencyRefusal } from '../../storage/dependency-refusal.js'
+import { checkDependency } from '../../storage/dependency-check.js'
 import { ErrorResponse } from '../v1/dashboard-schemas.js'
-
-const READY_TIMEOUT_MS = 1_000
 
 const DependencyCheck = Type.Object({
   status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
@@ -17,23 +14,11 @@ const DependencyCheck = Type.Object({
 })
 
 const Readiness = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable'), Type.Literal('draining')], {
+    description: 'draining: the instance is stopping (SHUTDOWN_DELAY) and still answers, but takes no new work from a load balancer',
+  }),
   checks: Type.Object({ database: DependencyCheck, redis: DependencyCheck }),
 })
-
-async function check(kind: string, ping: () => Promise<void>): Promise<Type.Static<typeof DependencyCheck>> {
-  const started = performance.now()
-  try {
-    await answersWithin(ping(), READY_TIMEOUT_MS)
-    return { status: 'up', kind, latencyMs: Math.round(performance.now() - started) }
-  } catch (error) {
-    // The reason is generic on purpose: connection strings and hosts stay out of the answer. What
-    // the store itself said (full, read-only, a refused password, a refused database number) is
-    // the operator's to mend and names neither.
-    const reason = error instanceof DependencyRefusal || error instanceof NoAnswerInTime ? error.message : 'not reachable'
-    return { status: 'down', kind, latencyMs: Math.round(performance.now() - started), error: reason }
-  }
-}
 
 const operationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -55,19 +40,23 @@ const operationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['operations'],
         summary: 'Readiness: 200 when the database and Redis answer and take writes, else 503',
+        description: 'Also 503, with `status` `draining`, from SIGTERM until the listener closes (SHUTDOWN_DELAY): a load balancer stops sending new requests while those it sends are still answered.',
         response: {
           200: Readiness,
-          503: Type.Object(Readiness.properties, { description: 'Not ready: this body, with `status` `unavailable` and the checks naming the dependency that does not answer' }),
+          503: Type.Object(Readiness.properties, {
+            description: 'Not ready: this body, with `status` `unavailable` and the checks naming the dependency that does not answer, or `draining` while the instance stops',
+          }),
         },
       },
     },
     async (_request, reply) => {
       const [database, redis] = await Promise.all([
-        check(app.database.kind, () => app.database.ping()),
-        check(app.keyValue.kind, () => app.keyValue.ping()),
+        checkDependency(app.database.kind, () => app.database.ping()),
+        checkDependency(app.keyValue.kind, () => app.keyValue.ping()),
       ])
       const ready = database.status === 'up' && redis.status === 'up'
       void reply.header('cache-control', 'no-store')
+      if (app.isDraining()) return reply.code(503).send({ status: 'draining' as const, checks: { database, redis } })
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks: { database, redis } })
     },
   )

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import { postgresRefusalOf, readOnlyDatabase } from '../dependency-refusal.js'
+import { markStoreFailure, postgresRefusalOf, readOnlyDatabase } from '../dependency-refusal.js'
 import type { BulkColumn, BulkLoad, SqlDatabase, SqlExecutor } from '../ports.js'
 import { quoteIdentifier } from '../quote-identifier.js'
 
@@ -123,13 +123,19 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
       const query: pg.QueryConfig = isUnbounded
         ? ({ text: sql, values: params as unknown[], query_timeout: UNBOUNDED_MS } as pg.QueryConfig)
         : { text: sql, values: params as unknown[] }
-      const result = await client.query<Row>(query)
-      return result.rows
+      try {
+        const result = await client.query<Row>(query)
+        return result.rows
+      } catch (error) {
+        throw markStoreFailure(error, 'PostgreSQL')
+      }
     },
   })
 
   const transaction: SqlDatabase['transaction'] = async (work, transactionOptions) => {
-    const client = await pool.connect()
+    const client = await pool.connect().catch((error: unknown) => {
+      throw markStoreFailure(error, 'PostgreSQL')
+    })
     // pg-pool listens for a lost connection only while the client is idle in the pool: checked
     // out, the client's 'error' event (PostgreSQL restarting or ending the backend) would have
     // no listener and end the process. The transaction's next statement fails instead.
@@ -156,7 +162,9 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
     kind: 'postgres',
     ...executorOf(pool),
     async execute(script) {
-      await pool.query(script)
+      await pool.query(script).catch((error: unknown) => {
+        throw markStoreFailure(error, 'PostgreSQL')
+      })
     },
     transaction,
     async loadRows(load, first = []) {
@@ -167,7 +175,9 @@ export async function openPostgresDatabase(options: PostgresOptions): Promise<Sq
         const parameters = only?.params ?? []
         const insert = bulkInsertOf(load, parameters.length + 1)
         const text = only === undefined ? insert.text : `WITH first AS (${only.sql}) ${insert.text}`
-        await pool.query({ text, values: [...parameters, ...insert.values] })
+        await pool.query({ text, values: [...parameters, ...insert.values] }).catch((error: unknown) => {
+          throw markStoreFailure(error, 'PostgreSQL')
+        })
         return
       }
       await transaction(async (executor) => {
