@@ -1,12 +1,13 @@
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
+import { patchLikeStealthPlugins } from '../../bench/detection/browser-automation.js'
 import { hasChromium, serviceAndBrowser } from './sdk-support.js'
 
 /**
  * What the SDK reports of the automation a browser test (or a bot) brings into the page, with the
  * bundled Playwright on Chromium: the markers that README.md and sdk/README.md ("In your own browser
- * tests") name. Should
+ * tests") name, and natives replaced by a stealth setup (patched_natives, docs/risk.md). Should
  * Playwright change what it leaves in the page, these fail before the docs drift.
  */
 describe.runIf(hasChromium())('automation the SDK sees in the page, in Chromium', () => {
@@ -49,5 +50,46 @@ describe.runIf(hasChromium())('automation the SDK sees in the page, in Chromium'
     const { anomalies, fingerprint } = await verify(page)
     expect(fingerprint.automationMarkers).toBe(0)
     expect(anomalies).not.toContain('automation_markers')
+  })
+
+  it('labels a stealth setup that patches navigator.webdriver and the WebGL renderer, and scores it above the same browser without the patches', async () => {
+    const clean = await verify((await suite.browser.newPage()).page)
+    expect(clean.fingerprint.patchedNatives).toBe(0)
+    expect(clean.anomalies).not.toContain('patched_natives')
+
+    const { page } = await suite.browser.newPage()
+    // What stealth plugins do: navigator.webdriver false, and a GPU in place of SwiftShader.
+    await page.addInitScript(patchLikeStealthPlugins)
+    const stealthy = await verify(page)
+    expect(stealthy.fingerprint.patchedNatives).toBe(2)
+    expect(stealthy.anomalies).toContain('patched_natives')
+    expect(stealthy.anomalies).not.toContain('webgl_software_renderer')
+    expect(stealthy.riskScore).toBeGreaterThan(clean.riskScore)
+  })
+
+  it('finds nothing patched on a page whose polyfills replace other natives, and Function.prototype.toString as core-js does', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.addInitScript(() => {
+      // core-js (make-built-in.js) replaces toString with one that answers its own source as native.
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called with its context
+      const native = Function.prototype.toString
+      const sources = new WeakMap<object, string>()
+      const toString = function toString(this: unknown): string {
+        return (typeof this === 'function' ? sources.get(this) : undefined) ?? native.call(this)
+      }
+      sources.set(toString, 'function toString() { [native code] }')
+      Object.defineProperty(Function.prototype, 'toString', { value: toString, writable: true, configurable: true })
+      // Polyfills and wrappers pages commonly carry (analytics wrapping fetch and history).
+      const fetchOriginal = window.fetch.bind(window)
+      window.fetch = (...args: Parameters<typeof fetch>) => fetchOriginal(...args)
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called with its context
+      const pushState = history.pushState
+      history.pushState = function (this: History, ...args: Parameters<History['pushState']>) { pushState.apply(this, args) }
+      Object.defineProperty(Array.prototype, 'at', { value: function at(this: unknown[], index: number) { return this[index < 0 ? this.length + index : index] }, writable: true, configurable: true })
+      Object.defineProperty(Promise, 'allSettled', { value: Promise.allSettled.bind(Promise), writable: true, configurable: true })
+    })
+    const { anomalies, fingerprint } = await verify(page)
+    expect(fingerprint.patchedNatives).toBe(0)
+    expect(anomalies).not.toContain('patched_natives')
   })
 })
