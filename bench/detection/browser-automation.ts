@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Page } from 'playwright-core'
 
-export type AutomationVariant = 'headless-default' | 'playwright-headed' | 'headless-stealth'
+export type AutomationVariant = 'headless-default' | 'playwright-headed' | 'headless-stealth' | 'headless-stealth-patched'
 
 /** The flags this workplace requires for Chromium (no sandbox as root, nothing fetched from the network). */
 const REQUIRED_ARGS = ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
@@ -24,25 +24,45 @@ export async function waitForDemoOutcome(page: Page, timeoutMs: number): Promise
 }
 
 /**
+ * Runs in the page before its scripts (addInitScript): the patches stealth plugins apply. Also
+ * used by test/e2e/sdk-automation-signals.test.ts, which checks that the SDK sees them.
+ */
+export function patchLikeStealthPlugins(): void {
+  Object.defineProperty(Navigator.prototype, 'webdriver', { get: () => false, configurable: true })
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with its context
+  const getParameter = WebGLRenderingContext.prototype.getParameter
+  WebGLRenderingContext.prototype.getParameter = function (this: WebGLRenderingContext, name: number): unknown {
+    if (name === 37445) return 'Intel Inc.'
+    if (name === 37446) return 'Intel Iris OpenGL Engine'
+    return getParameter.call(this, name) as unknown
+  }
+}
+
+/**
  * An automated browser session on the demo page: Playwright drives Chromium, fills the sign-up
  * form and submits it.
  * - headless-default: Playwright's headless Chromium with its default settings;
  * - playwright-headed: a headed window under Xvfb, with pointer paths and typing at a human pace;
  * - headless-stealth (informational): headless with a regular Chrome User-Agent and the automation
- *   flag turned off (--disable-blink-features=AutomationControlled), as evasion guides suggest.
+ *   flag turned off (--disable-blink-features=AutomationControlled), as evasion guides suggest;
+ * - headless-stealth-patched (reported apart): headless-stealth plus what stealth plugins inject by
+ *   an init script: navigator.webdriver false from a replaced getter, and a GPU's WebGL vendor and
+ *   renderer in place of SwiftShader's from a replaced getParameter.
  */
 export async function runAutomationSession(variant: AutomationVariant, baseUrl: string, display: string | undefined): Promise<void> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'tollgate-eval-pw-'))
   const isHeaded = variant === 'playwright-headed'
+  const isStealthy = variant === 'headless-stealth' || variant === 'headless-stealth-patched'
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium',
     headless: !isHeaded,
-    args: [...REQUIRED_ARGS, ...(isHeaded ? [] : ['--disable-gpu']), ...(variant === 'headless-stealth' ? ['--disable-blink-features=AutomationControlled'] : [])],
-    ignoreDefaultArgs: variant === 'headless-stealth' ? ['--enable-automation'] : undefined,
-    userAgent: variant === 'headless-stealth' ? LINUX_CHROME_USER_AGENT : undefined,
+    args: [...REQUIRED_ARGS, ...(isHeaded ? [] : ['--disable-gpu']), ...(isStealthy ? ['--disable-blink-features=AutomationControlled'] : [])],
+    ignoreDefaultArgs: isStealthy ? ['--enable-automation'] : undefined,
+    userAgent: isStealthy ? LINUX_CHROME_USER_AGENT : undefined,
     env: isHeaded && display !== undefined ? { ...process.env, DISPLAY: display } : undefined,
     viewport: isHeaded ? null : { width: 1280, height: 800 },
   })
+  if (variant === 'headless-stealth-patched') await context.addInitScript(patchLikeStealthPlugins)
   try {
     const page = context.pages()[0] ?? await context.newPage()
     await page.goto(`${baseUrl}/demo`)

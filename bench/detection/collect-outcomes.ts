@@ -5,7 +5,7 @@ export interface LoggedVerification {
   anomalies: string[]
 }
 
-export type SessionClass = 'people' | 'scripted' | 'automated' | 'informational'
+export type SessionClass = 'people' | 'scripted' | 'automated' | 'informational' | 'forgery' | 'stealth-patched'
 
 export interface SessionRecord {
   class: SessionClass

@@ -1,5 +1,5 @@
 /**
- * npm run eval:detection [-- --people 20 --scripted 200 --automated 40 --informational 10]
+ * npm run eval:detection [-- --people 20 --scripted 200 --automated 40 --informational 10 --forgery 10 --stealth-patched 10]
  *
  * The detection evaluation (bench/README.md, "Detection"): starts Tollgate as in production
  * (PostgreSQL, Redis, behind a proxy it trusts) and drives labelled sessions of real clients on
@@ -22,7 +22,7 @@ import pg from 'pg'
 import { runAutomationSession, type AutomationVariant } from './browser-automation.js'
 import { renderLabels, renderTable, summarize, type SessionClass, type SessionRecord } from './collect-outcomes.js'
 import { runPersonSession } from './people-driver.js'
-import { runScriptedSession, scriptedVariants, type ScriptedVariant } from './scripted-clients.js'
+import { runCarefulForgerySession, runScriptedSession, scriptedVariants, type ScriptedVariant } from './scripted-clients.js'
 import { startSessionProxy } from './session-proxy.js'
 import { startXvfb } from './x-display.js'
 import { freePort, startPrivateRedis } from '../shared.js'
@@ -40,6 +40,8 @@ const { values: options } = parseArgs({
     scripted: { type: 'string', default: '200' },
     automated: { type: 'string', default: '40' },
     informational: { type: 'string', default: '10' },
+    forgery: { type: 'string', default: '10' },
+    'stealth-patched': { type: 'string', default: '10' },
   },
 })
 
@@ -140,6 +142,13 @@ function plan(display: string): PlannedSession[] {
   for (let i = 0; i < count(options.informational); i++) {
     sessions.push({ class: 'informational', variant: 'headless-stealth', run: (url) => runAutomationSession('headless-stealth', url, display) })
   }
+  // Outside the targets: what docs/risk.md ("Limits") says imitations get, measured.
+  for (let i = 0; i < count(options.forgery); i++) {
+    sessions.push({ class: 'forgery', variant: 'careful-forgery', run: (url) => runCarefulForgerySession(url) })
+  }
+  for (let i = 0; i < count(options['stealth-patched']); i++) {
+    sessions.push({ class: 'stealth-patched', variant: 'headless-stealth-patched', run: (url) => runAutomationSession('headless-stealth-patched', url, display) })
+  }
   // Interleaved in random order, so that no class runs in a quieter or busier moment than another.
   for (let i = sessions.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1))
@@ -226,6 +235,8 @@ const groups = [
   groupsOf((r) => r.variant === 'headless-default', '- Playwright headless, default settings'),
   groupsOf((r) => r.variant === 'playwright-headed', '- Playwright headed under Xvfb, human-paced input'),
   groupsOf((r) => r.class === 'informational', 'Informational: headless with evasions (UA override, AutomationControlled off)'),
+  groupsOf((r) => r.class === 'stealth-patched', 'Not in the targets: headless with evasions and init-script patches (webdriver getter, WebGL vendor/renderer)'),
+  groupsOf((r) => r.class === 'forgery', 'Not in the targets: careful forgery (no browser; Chrome headers and client hints, a copied real fingerprint, SDK-layout nonce, true solve time)'),
 ]
 const [people, scripted, automated] = [groups[0]?.summary, groups[1]?.summary, groups[6]?.summary]
 const targets = [
@@ -239,7 +250,7 @@ const report = [
   '',
   renderTable(groups),
   '',
-  'Targets:',
+  'Targets (they cover the classes above them: the rows "Not in the targets" and the informational one are imitations docs/risk.md, "Limits", says can pass):',
   ...targets.map((target) => `- ${target.name}: ${(100 * target.value).toFixed(1)}% ${(target.isAtLeast ? target.value >= target.goal : target.value <= target.goal) ? 'MET' : 'MISSED'}`),
   '',
   'Labels on the first verification of each session:',

@@ -163,7 +163,7 @@ export async function requestChallenge(apiUrl: string, siteKey: string, signal?:
   const { challengeId, challenge, difficulty, algorithm, expiresAt } = body
   if (typeof challengeId !== 'string' || typeof challenge !== 'string' || !isChallengeText(challenge)) throw invalid('a malformed challenge')
   if (typeof difficulty !== 'number' || !Number.isInteger(difficulty) || difficulty < 0 || difficulty > 64) throw invalid('an unusable difficulty')
-  if (algorithm !== 'SHA-256') throw invalid(`an unsupported algorithm (${String(algorithm)})`)
+  if (algorithm !== 'SHA-256') throw invalid('an unsupported algorithm')
   const expiry = typeof expiresAt === 'string' ? expiresAt : ''
   // Date has whole seconds: the challenge may have had up to a second less.
   const remainingMs = Date.parse(expiry) - serverTime - 1_000
@@ -174,7 +174,7 @@ export async function submitSolution(apiUrl: string, siteKey: string, submission
   const { body, requestId } = await call(apiUrl, '/api/v1/verify', siteKey, submission, signal)
   const { success, token, riskScore, action, expiresAt } = body
   if (typeof success !== 'boolean' || typeof riskScore !== 'number') throw invalid('a malformed verification result')
-  if (action !== 'allow' && action !== 'challenge' && action !== 'block') throw invalid(`an unknown action (${String(action)})`)
+  if (action !== 'allow' && action !== 'challenge' && action !== 'block') throw invalid('an unknown action')
   return {
     success,
     token: typeof token === 'string' && token !== '' ? token : undefined,

@@ -62,7 +62,7 @@ export class TollgateError extends Error {
 
 /** What every step of a verification throws once its signal is aborted. */
 export function abortedError(): TollgateError {
-  return new TollgateError('aborted', 'The verification was aborted.')
+  return new TollgateError('aborted', 'Aborted.')
 }
 
 const serverCodes: ReadonlySet<string> = new Set([

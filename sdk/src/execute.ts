@@ -36,7 +36,7 @@ function absoluteUrl(name: string, url: string): string {
   try {
     return new URL(url, location.href).href
   } catch {
-    throw new TollgateError('invalid_options', `Tollgate's ${name} is not a URL.`)
+    throw new TollgateError('invalid_options', `Tollgate's ${name} is invalid.`)
   }
 }
 
@@ -74,20 +74,16 @@ export function resolveOptions(options: ExecuteOptions | undefined, controller: 
   }
   const { apiUrl, assetsUrl } = locate(options)
   if (options.signal?.aborted === true) controller.abort()
-  const counted = (name: string, value: number | undefined, min: number, max: number): number | undefined => {
-    if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max)) {
-      throw new TollgateError('invalid_options', `Tollgate's ${name} must be a whole number from ${min} to ${max}.`)
+  // Whole numbers in range; the texts in Turnstile's limits, which the service holds them to: refused here, before any request.
+  const checked = <T extends number | string>(name: string, value: T | undefined, min: number, max: number | RegExp): T | undefined => {
+    if (value !== undefined && !(typeof max === 'number' ? Number.isInteger(value) && (value as number) >= min && (value as number) <= max : max.test(value as string))) {
+      throw new TollgateError('invalid_options', `Tollgate's ${name} is invalid.`)
     }
     return value
   }
-  counted('workers', options.workers, 1, 64)
-  counted('timeoutMs', options.timeoutMs, 1, 3_600_000)
-  counted('maxStepUps', options.maxStepUps, 0, 100)
-  // Turnstile's limits, which the service holds them to: refused here, before any request.
-  const matched = (name: string, value: string | undefined, pattern: RegExp): string | undefined => {
-    if (value !== undefined && !pattern.test(value)) throw new TollgateError('invalid_options', `Tollgate's ${name} must match ${pattern}.`)
-    return value
-  }
+  checked('workers', options.workers, 1, 64)
+  checked('timeoutMs', options.timeoutMs, 1, 3_600_000)
+  checked('maxStepUps', options.maxStepUps, 0, 100)
   return {
     siteKey: options.siteKey,
     apiUrl,
@@ -95,8 +91,8 @@ export function resolveOptions(options: ExecuteOptions | undefined, controller: 
     workers: options.workers ?? defaultWorkerCount(),
     timeoutMs: options.timeoutMs,
     maxStepUps: options.maxStepUps ?? DEFAULT_MAX_STEP_UPS,
-    pageAction: matched('action', options.action, /^[\w/-]{1,32}$/),
-    cData: matched('cData', options.cData, /^[\w-]{0,255}$/),
+    pageAction: checked('action', options.action, 0, /^[\w/-]{1,32}$/),
+    cData: checked('cData', options.cData, 0, /^[\w-]{0,255}$/),
     signal: controller.signal,
     onStatus: (status) => options.onStatus?.(status),
   }

@@ -28,7 +28,7 @@ export function bindForms(options?: BindOptions): void {
 /** Without a document it rejects with `invalid_options`: a token is for the visitor's browser, at submit. */
 export function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   if (typeof document === 'undefined') {
-    return Promise.reject(new TollgateError('invalid_options', 'Tollgate runs only in a browser: call execute() there, when the form is submitted.'))
+    return Promise.reject(new TollgateError('invalid_options', 'Tollgate runs only in a browser.'))
   }
   return executeInBrowser(options)
 }

@@ -106,7 +106,7 @@ export function solveInWorkers(options: WorkerSolveOptions): Promise<WorkerSolut
       if (failed === count) {
         settle(() => reject(new TollgateError(
           'worker_unavailable',
-          `No solver worker started from ${options.workerUrl}: is it served, and does the CSP allow workers?`,
+          `No worker from ${options.workerUrl}`,
         )))
       }
     }
@@ -116,7 +116,7 @@ export function solveInWorkers(options: WorkerSolveOptions): Promise<WorkerSolut
     }
     options.signal?.addEventListener('abort', onAbort, { once: true })
     timer = setTimeout(
-      () => settle(() => reject(new TollgateError('timeout', `No solution was found within ${options.timeoutMs} ms.`))),
+      () => settle(() => reject(new TollgateError('timeout', `No solution in ${options.timeoutMs} ms`))),
       options.timeoutMs,
     )
 
@@ -140,7 +140,7 @@ export function solveInWorkers(options: WorkerSolveOptions): Promise<WorkerSolut
           // Said once, for the site's developer: the visitors of such a page wait about five times longer.
           if (engine === 'js' && options.wasmUrl !== null && !toldOfFallback) {
             toldOfFallback = true
-            console.info("Tollgate: no WebAssembly (a CSP without 'wasm-unsafe-eval'?): solving in JavaScript, 5x slower")
+            console.info("Tollgate: no WebAssembly (CSP 'wasm-unsafe-eval'?)")
           }
         } else if (message.type === 'progress') {
           attempts[index] = message.attempts

@@ -153,11 +153,11 @@ export async function runVerification(options: FlowOptions, presolved?: Solved):
     if (action === 'challenge') {
       stepUps++
       if (stepUps > options.maxStepUps) {
-        throw new TollgateError('challenge_failed', `Still challenged after ${options.maxStepUps} step-ups.`, turnedAway)
+        throw new TollgateError('challenge_failed', 'Still challenged.', turnedAway)
       }
       continue
     }
-    if (action === 'block') throw new TollgateError('blocked', 'Blocked by the risk assessment.', turnedAway)
+    if (action === 'block') throw new TollgateError('blocked', 'Blocked.', turnedAway)
     throw new TollgateError('invalid_response', 'Allowed without a token.')
   }
 }

@@ -85,6 +85,7 @@ export const browserFingerprint = {
   webdriver: false,
   headlessUserAgent: false,
   automationMarkers: 0,
+  patchedNatives: 0,
   pluginsLength: 5,
   languagesLength: 2,
   language: 'en-GB',

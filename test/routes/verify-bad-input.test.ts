@@ -106,6 +106,13 @@ describe('bad input to the public flow', () => {
     }
   })
 
+  it.each([['yes'], [-1], [1.5], [65]])('fingerprint.patchedNatives %j (a count from 0 to 64): 400 validation_error', async (patchedNatives) => {
+    const submission = await validSubmission()
+    const response = await submitSolution(service.app, browserHeaders(siteA.siteKey), { ...submission, fingerprint: { ...submission.fingerprint, patchedNatives } })
+    expectRefusal(response, 400, 'validation_error')
+    expect(response.json().error.details).toEqual([expect.objectContaining({ field: 'fingerprint.patchedNatives' })])
+  })
+
   it('fingerprint with nested objects or too many keys: 400 validation_error', async () => {
     const nested = { canvas: 'ab', webgl: 'cd', plugins: { deep: { deeper: true } } }
     const wide = Object.fromEntries(Array.from({ length: 65 }, (_, index) => [`key${index}`, index]))

@@ -49,7 +49,7 @@ export function createHcaptcha(fillsRecaptchaField: boolean): VendorApi<Hcaptcha
   const api: HcaptchaApi = {
     render(container, params) {
       const { element, params: merged, siteKey } = renderTargetOf(container, params, REFUSALS)
-      if (registry.idOf(element) !== undefined) throw new Error('[hCaptcha] render: the container already holds a widget')
+      if (registry.idOf(element) !== undefined) throw new Error('[hCaptcha] render: container already rendered')
       count += 1
       const id = `tollgate-hcaptcha-${count}`
       const onError = callbackOf<[string, TollgateError]>(merged['error-callback'])
@@ -79,7 +79,7 @@ export function createHcaptcha(fillsRecaptchaField: boolean): VendorApi<Hcaptcha
         widget?.start()
         return undefined
       }
-      if (widget === undefined) return Promise.reject(new TollgateError('invalid_options', 'No hCaptcha widget to execute: render one first.'))
+      if (widget === undefined) return Promise.reject(new TollgateError('invalid_options', 'No hCaptcha widget to execute.'))
       return widget.execute().then(
         (response) => ({ response, key: '' }),
         // hCaptcha's promise rejects with its error code, a string, and pages compare it so.

@@ -54,7 +54,7 @@ export function createRecaptcha(): VendorApi<RecaptchaApi> {
         )
       }
       const widget = registry.find(siteKeyOrWidget)
-      if (widget === undefined) return Promise.reject(new TollgateError('invalid_options', 'No reCAPTCHA widget to execute: render one, or pass the site key.'))
+      if (widget === undefined) return Promise.reject(new TollgateError('invalid_options', 'No reCAPTCHA widget to execute.'))
       const token = widget.execute()
       // A version 2 page listens through its callbacks and leaves the promise alone.
       token.catch(() => undefined)

@@ -47,12 +47,12 @@ export function createTurnstile(): VendorApi<TurnstileApi> {
     render(container, params) {
       const element = typeof container === 'string' ? document.querySelector<HTMLElement>(container) : container
       if (!(element instanceof HTMLElement)) {
-        console.warn('Tollgate (turnstile.render): no container element')
+        console.warn('Tollgate (turnstile.render): no container')
         return undefined
       }
       const rendered = registry.idOf(element)
       if (rendered !== undefined) {
-        console.warn('Tollgate (turnstile.render): the container already holds a widget; its id is returned')
+        console.warn('Tollgate (turnstile.render): container already rendered')
         return rendered
       }
       const merged = paramsFor(element, params)

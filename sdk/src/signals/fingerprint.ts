@@ -18,6 +18,8 @@ export interface Fingerprint {
   headlessUserAgent?: boolean
   /** Properties that automation tools leave on window or document. */
   automationMarkers?: number
+  /** Natives that stealth setups patch (countPatchedNatives) found not native. */
+  patchedNatives?: number
   pluginsLength?: number
   languagesLength?: number
   language?: string
@@ -40,7 +42,7 @@ export interface Fingerprint {
 const automationProperties = [
   '__webdriver_evaluate', '__selenium_evaluate', '__webdriver_script_fn', '__driver_evaluate', '__fxdriver_unwrapped',
   '_Selenium_IDE_Recorder', '_selenium', 'callSelenium', 'callPhantom', '_phantom', '__nightmare', 'domAutomation',
-  'domAutomationController', '__playwright__binding__', '__pwInitScripts', 'cdc_adoQpoasnfa76pfcZLmcfl_Array',
+  'domAutomationController', '__playwright__binding__', '__pwInitScripts',
 ]
 
 function drawCanvas(): string {
@@ -87,10 +89,31 @@ interface NavigatorHints {
 
 function countAutomationMarkers(): number {
   const globals = window as unknown as Record<string, unknown>
-  let markers = automationProperties.filter((name) => name in globals).length
-  // ChromeDriver names a document property after its random "cdc_" key.
-  markers += Object.keys(document).filter((name) => name.startsWith('$cdc_') || name.startsWith('cdc_')).length
-  return markers
+  // ChromeDriver names window properties (cdc_..._Array) and a document property ($cdc_...) after its random "cdc_" key.
+  return automationProperties.filter((name) => name in globals).length + [window, document].flatMap(Object.keys).filter((name) => /^\$?cdc_/.test(name)).length
+}
+
+/** A function the browser itself provides: its source reads `[native code]`. */
+function isNative(value: unknown): boolean {
+  return typeof value === 'function' && Function.prototype.toString.call(value).includes('[native code]')
+}
+
+/**
+ * Natives that stealth setups replace to hide automation (navigator.webdriver, the WebGL renderer,
+ * the notification permission, the plugins and languages) and that pages have no reason to touch:
+ * a getter defined on navigator itself, or one that is not native, counts. Function.prototype.toString
+ * counts when it does not say it is native itself (core-js replaces it with one that does). A tool
+ * that patches toString to show every function as native defeats this (docs/risk.md, "Limits").
+ */
+function countPatchedNatives(): number {
+  const own = Object.getOwnPropertyDescriptor
+  // The getters and methods are only read here, never called (unbound-method).
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const changed = ['webdriver', 'plugins', 'languages'].filter((name) => own(navigator, name) ?? !isNative((own(Navigator.prototype, name) ?? { get: isNative }).get))
+  const gl = (window as { WebGLRenderingContext?: typeof WebGLRenderingContext }).WebGLRenderingContext
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  return changed.length + [Function.prototype.toString, gl?.prototype.getParameter ?? isNative, navigator.permissions?.query ?? isNative]
+    .filter((native) => !isNative(native)).length
 }
 
 /** One signal, or undefined (left out) when reading it throws or gives nothing. */
@@ -114,6 +137,7 @@ async function collect(): Promise<Fingerprint> {
     webdriver: read(() => navigator.webdriver),
     headlessUserAgent: read(() => /headless/i.test(`${navigator.userAgent} ${brands}`)),
     automationMarkers: read(countAutomationMarkers),
+    patchedNatives: read(countPatchedNatives),
     pluginsLength: read(() => navigator.plugins.length),
     languagesLength: read(() => navigator.languages.length),
     language: read(() => navigator.language),

@@ -112,6 +112,7 @@ function assessFingerprint(evidence: BrowserEvidence, userAgent: string | undefi
   const anomalies: AnomalyLabel[] = []
   if (fingerprint.headlessUserAgent === true || /headless/i.test(headerOf(headers, 'sec-ch-ua') ?? '')) anomalies.push('headless_user_agent')
   if ((fingerprint.automationMarkers ?? 0) > 0) anomalies.push('automation_markers')
+  if ((fingerprint.patchedNatives ?? 0) > 0) anomalies.push('patched_natives')
   if (hasHeadlessMarkers(fingerprint)) anomalies.push('headless_detected')
   if (lacksPlugins(fingerprint, claims)) anomalies.push('no_plugins')
   if (fingerprint.webglSoftware === true) anomalies.push('webgl_software_renderer')

@@ -10,6 +10,8 @@ export interface FingerprintReport {
   webdriver: boolean | undefined
   headlessUserAgent: boolean | undefined
   automationMarkers: number | undefined
+  /** Natives found replaced by a script (sdk/src/signals/fingerprint.ts, countPatchedNatives). */
+  patchedNatives: number | undefined
   pluginsLength: number | undefined
   languagesLength: number | undefined
   screenWidth: number | undefined
@@ -46,6 +48,7 @@ export function readFingerprint(fingerprint: Loose): FingerprintReport {
     webdriver: flag(fingerprint.webdriver),
     headlessUserAgent: flag(fingerprint.headlessUserAgent),
     automationMarkers: count(fingerprint.automationMarkers),
+    patchedNatives: count(fingerprint.patchedNatives),
     pluginsLength: count(fingerprint.pluginsLength),
     languagesLength: count(fingerprint.languagesLength),
     screenWidth: count(fingerprint.screenWidth),

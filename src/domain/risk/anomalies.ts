@@ -76,6 +76,10 @@ export const anomalyVocabulary = {
     weight: 60,
     reason: 'Globals that automation tools leave in the page (Selenium, ChromeDriver, PhantomJS, Playwright) are present.',
   },
+  patched_natives: {
+    weight: 40,
+    reason: 'The SDK found patched natives: the navigator.webdriver, plugins or languages getter defined on navigator itself or not native, or WebGL getParameter, permissions.query or Function.prototype.toString not native. Stealth setups replace them to hide automation and pages have no reason to; an anti-fingerprinting extension that rewrites WebGL can, so the label alone challenges and does not block.',
+  },
   no_plugins: {
     weight: 15,
     reason: 'A desktop Chrome or Firefox lists no PDF viewer plugin, as headless builds do (and browsers set to download PDFs).',

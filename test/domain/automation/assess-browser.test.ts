@@ -65,6 +65,12 @@ describe('assessBrowser', () => {
       expect(assessBrowser(evidenceWith({ fingerprint: { automationMarkers: 2 } }))).toEqual(['automation_markers'])
     })
 
+    it('flags natives that a script replaced, and not a page that reports none or an SDK from before the signal', () => {
+      expect(assessBrowser(evidenceWith({ fingerprint: { patchedNatives: 2 } }))).toEqual(['patched_natives'])
+      expect(assessBrowser(evidenceWith({ fingerprint: { patchedNatives: 0 } }))).toEqual([])
+      expect(assessBrowser(evidenceWith({ fingerprint: { patchedNatives: undefined } }))).toEqual([])
+    })
+
     it('flags headless markers: no languages, a 0 x 0 screen', () => {
       expect(assessBrowser(evidenceWith({ fingerprint: { languagesLength: 0 } }))).toEqual(['headless_detected'])
       expect(assessBrowser(evidenceWith({ fingerprint: { screenWidth: 0, screenHeight: 0 } }))).toEqual(['headless_detected'])

@@ -26,6 +26,7 @@ export const chromeFingerprint = {
   webdriver: false,
   headlessUserAgent: false,
   automationMarkers: 0,
+  patchedNatives: 0,
   pluginsLength: 5,
   languagesLength: 2,
   language: 'en-GB',

@@ -40,6 +40,12 @@ export const SolutionSubmission = Type.Object({
     {
       canvas: Type.Optional(Type.String({ maxLength: 1024 })),
       webgl: Type.Optional(Type.String({ maxLength: 1024 })),
+      patchedNatives: Type.Optional(Type.Integer({
+        minimum: 0,
+        maximum: 64,
+        description: 'How many of the natives that stealth setups patch the page found replaced (docs/risk.md); ' +
+          `more than 0 is labelled patched_natives (+${anomalyVocabulary.patched_natives.weight})`,
+      })),
     },
     {
       additionalProperties: FurtherSignal,
