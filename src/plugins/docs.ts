@@ -210,6 +210,14 @@ function documentedErrorBody(answer: object): object {
   return { allOf: [ApiErrorSchema, { type: 'object', required: ['error'], properties: { error: code } }] }
 }
 
+/** A response's media types with its JSON one's error envelope as ApiError (narrowed where errorAnswer made it). */
+function withNamedErrorBody(content: Record<string, { schema?: object }>): Record<string, { schema?: object }> {
+  const json = content['application/json']
+  if (json?.schema === undefined) return content
+  const body = codesOfErrorAnswers.has(json.schema) ? documentedErrorBody(json.schema) : { allOf: [ApiErrorSchema] }
+  return { ...content, 'application/json': { ...json, schema: body } }
+}
+
 /** What a 413 says of the route's body limit (its own bodyLimit, else the service's 16 KiB). */
 function bodyLimitQualifier(bodyLimit: number | undefined): string {
   return bodyLimit === undefined ? '' : `: the body is over ${bodyLimit / 1024} KiB (${bodyLimit} bytes), this route's limit`
@@ -341,7 +349,10 @@ const documentErrorsAsJson: SwaggerTransform = (input) => {
     const challenge = status === '401' && schema.tags?.includes('dashboard') === true ? wwwAuthenticate : undefined
     const headers = status === '429' ? { ...retryAfter, ...declared } : challenge === undefined ? declared : { ...challenge, ...declared }
     const withHeaders = headers === undefined ? {} : { headers }
-    if (Number(status) < 400 || answer.content !== undefined) return [status, { ...answer, ...withHeaders }]
+    if (Number(status) < 400) return [status, { ...answer, ...withHeaders }]
+    // An error answer with media types of its own (the gate's page or its JSON error): its JSON
+    // body refers to ApiError too, instead of repeating the envelope.
+    if (answer.content !== undefined) return [status, { ...answer, ...withHeaders, content: withNamedErrorBody(answer.content as Record<string, { schema?: object }>) }]
     return [status, { description: answer.description, ...withHeaders, content: { 'application/json': { schema: documentedErrorBody(answer) } } }]
   }))
   return { ...input, schema: { ...schema, response: responses } }
