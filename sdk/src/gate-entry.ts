@@ -53,11 +53,26 @@ function show(text: GateText, code = '', reference?: string): void {
       line.textContent = (strings.reference ?? 'Reference: {reference}').replace('{reference}', `\u2068${reference}\u2069`)
       status.append(' ', line)
     }
+    if (text === 'denied') offerHelp(status, reference)
   }
   document.title = heading?.textContent ?? document.title
   // The page's own "Still waiting?" (its CSS reveals it when this script never ran) is not needed now.
   document.getElementById('tollgate-gate-waiting')?.remove()
   if (text !== 'passed' && text !== 'denied') offerRetry(status)
+}
+
+/**
+ * Reveals the site's help link for blocked visitors, when the page has one (gate-page.ts), with the
+ * reference where the page's template says, inside the status: announced with it, and the page's
+ * one link, reached by the first press of Tab.
+ */
+function offerHelp(status: HTMLElement, reference: string | undefined): void {
+  const help = document.getElementById('tollgate-gate-help')
+  if (!(help instanceof HTMLAnchorElement)) return
+  const template = help.dataset.referenceHref
+  if (reference !== undefined && template !== undefined) help.href = template.replace('{reference}', encodeURIComponent(reference))
+  help.hidden = false
+  status.append(' ', help)
 }
 
 /**

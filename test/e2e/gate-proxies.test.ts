@@ -124,7 +124,7 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
     const site = await createTestSite(service.app, { domains: ['127.0.0.1'], settings: { challengeThreshold: 90, blockThreshold: 100 } })
     siteId = site.site.id
     // Any score from 2 up is block: the test browser is automation, and scored well above.
-    const blockingSite = await createTestSite(service.app, { domains: ['127.0.0.1'], settings: { challengeThreshold: 1, blockThreshold: 2 } })
+    const blockingSite = await createTestSite(service.app, { domains: ['127.0.0.1'], settings: { challengeThreshold: 1, blockThreshold: 2, blockedHelpUrl: 'https://help.example.com/contact?topic=gate' } })
     blockingSiteId = blockingSite.site.id
     const tollgate = (await service.app.listen({ port: 0, host: '127.0.0.1' })).replace('http://', '')
     application = await startApplication()
@@ -395,5 +395,11 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
       [blockingSiteId, reference],
     )
     expect(rows).toEqual([{ action: 'block', page_action: 'gate' }])
+    // The site's help link, with the reference, inside the status (announced with it), the first stop of Tab.
+    const help = page.getByRole('link', { name: gateStrings.de.contactOwner })
+    expect(await help.getAttribute('href')).toBe(`https://help.example.com/contact?topic=gate&ref=${reference}`)
+    expect(await page.locator('#tollgate-gate-status #tollgate-gate-help').isVisible()).toBe(true)
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tollgate-gate-help')
   })
 })

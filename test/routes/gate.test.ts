@@ -88,6 +88,28 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
     expect(english.body).toContain('<html lang="en" dir="ltr">')
   })
 
+  it.skipIf(!available)("offers the site's help link for blocked visitors, hidden until gate.js turns the visitor away, with a place for the reference", async () => {
+    expect((await check()).body).not.toContain('<a id="tollgate-gate-help"')
+    const helped = await createTestSite(service.app, { domains: ['shop.example.com'], settings: { blockedHelpUrl: 'https://help.example.com/contact?topic=gate%20help#form' } })
+    const response = await check({ siteKey: helped.siteKey, headers: { 'accept-language': 'fr-FR,fr;q=0.9' } })
+    expect(response.statusCode).toBe(403)
+    const link = /<a id="tollgate-gate-help" href="([^"]*)" data-reference-href="([^"]*)" hidden>([^<]*)<\/a>/.exec(response.body)
+    expect(link?.[1]).toBe('https://help.example.com/contact?topic=gate%20help#form')
+    expect(link?.[3]).toBe('Contacter le propriétaire du site')
+    // What gate.js does with a denied verification's reference: the site's own query is kept as it was.
+    const withReference = (template: string, reference: string) => template.replaceAll('&#38;', '&').replace('{reference}', encodeURIComponent(reference))
+    expect(withReference(link?.[2] ?? '', 'vr_ABC123')).toBe('https://help.example.com/contact?topic=gate%20help&ref=vr_ABC123#form')
+    // After the status region and the noscript text, inside main: gate.js moves it into the status.
+    expect(response.body.indexOf('id="tollgate-gate-help"')).toBeGreaterThan(response.body.indexOf('id="tollgate-gate-status"'))
+    expect(response.body.indexOf('id="tollgate-gate-help"')).toBeLessThan(response.body.indexOf('</main>'))
+
+    const mailed = await createTestSite(service.app, { domains: ['shop.example.com'], settings: { blockedHelpUrl: 'mailto:help@example.com?subject=Blocked' } })
+    const mailPage = await check({ siteKey: mailed.siteKey })
+    const mailLink = /<a id="tollgate-gate-help" href="([^"]*)" data-reference-href="([^"]*)" hidden>([^<]*)<\/a>/.exec(mailPage.body)
+    expect(mailLink?.[3]).toBe('Contact the site&#39;s owner')
+    expect(withReference(mailLink?.[2] ?? '', 'vr_ABC123')).toBe('mailto:help@example.com?subject=Blocked&body=Reference:%20vr_ABC123')
+  })
+
   // Each language the SDK speaks besides the gate's first seven, as a browser set to it asks, and Portuguese as Brazil writes it.
   it.skipIf(!available).each([
     { acceptLanguage: 'pt-BR,pt;q=0.9,en;q=0.8', language: 'pt', title: 'Um momento', text: 'Estamos verificando se você é uma pessoa.' },

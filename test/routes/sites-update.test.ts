@@ -82,6 +82,50 @@ describe('PUT /api/v1/sites/{id}', () => {
     expect((await update(site.id, { settings: { webhookEvents: null } })).json().settings.webhookEvents).toEqual(['verification.blocked'])
   })
 
+  it("takes a help link for blocked visitors (https or mailto:), audits it, refuses any other scheme or a long one, and clears it with null", async () => {
+    const site = await createTestSite(service.app, account)
+    expect((await read(site.id)).settings.blockedHelpUrl).toBeNull()
+    const https = await update(site.id, { settings: { blockedHelpUrl: 'https://help.example.com/contact?topic=gate' } })
+    expect(https.statusCode, https.body).toBe(200)
+    expect(https.json().settings.blockedHelpUrl).toBe('https://help.example.com/contact?topic=gate')
+    const audit = await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?siteId=${site.id}&action=site.updated`, headers: asScript(account) })
+    expect(audit.json().items[0].details.changes).toContainEqual({ field: 'blockedHelpUrl', from: null, to: 'https://help.example.com/contact?topic=gate' })
+    const mail = await update(site.id, { settings: { blockedHelpUrl: 'mailto:help@example.com?subject=Blocked' } })
+    expect(mail.statusCode, mail.body).toBe(200)
+    expect((await read(site.id)).settings.blockedHelpUrl).toBe('mailto:help@example.com?subject=Blocked')
+
+    const refused = {
+      'javascript:alert(1)': 'must be an https URL such as https://example.com/help or a mailto: address such as mailto:help@example.com',
+      'http://help.example.com/': 'must use https (plain http only for localhost in development)',
+      'mailto:': 'must name an address after mailto: (mailto:help@example.com)',
+      'help.example.com': 'must be an https URL such as https://example.com/help or a mailto: address such as mailto:help@example.com',
+      [`https://help.example.com/${'a'.repeat(480)}`]: 'must be at most 500 characters',
+    }
+    for (const [blockedHelpUrl, message] of Object.entries(refused)) {
+      const response = await update(site.id, { settings: { blockedHelpUrl } })
+      expect(response.statusCode, blockedHelpUrl).toBe(400)
+      expect(response.json().error).toMatchObject({ code: 'validation_error', details: [{ field: 'settings.blockedHelpUrl', message }] })
+    }
+    expect((await read(site.id)).settings.blockedHelpUrl).toBe('mailto:help@example.com?subject=Blocked')
+    const cleared = await update(site.id, { settings: { blockedHelpUrl: null } })
+    expect(cleared.json().settings.blockedHelpUrl).toBeNull()
+  })
+
+  it('creates a site with a help link for blocked visitors, and refuses one with a script scheme', async () => {
+    const created = await service.app.inject({
+      method: 'POST', url: '/api/v1/sites', headers: asScript(account),
+      payload: { name: 'Helped', settings: { blockedHelpUrl: 'http://localhost:8080/help' } },
+    })
+    expect(created.statusCode, created.body).toBe(201)
+    expect(created.json().settings.blockedHelpUrl).toBe('http://localhost:8080/help')
+    const refused = await service.app.inject({
+      method: 'POST', url: '/api/v1/sites', headers: asScript(account),
+      payload: { name: 'Scripted', settings: { blockedHelpUrl: 'javascript:alert(1)' } },
+    })
+    expect(refused.statusCode).toBe(400)
+    expect(refused.json().error.details).toContainEqual({ field: 'settings.blockedHelpUrl', message: expect.stringContaining('https URL') })
+  })
+
   it('removes the webhook with webhookUrl: null, its secret with it (audited); a URL set again needs a secret again', async () => {
     const site = await createTestSite(service.app, account, { settings: { webhookUrl: 'https://hooks.example.com/x', webhookSecret } })
     const withoutUrl = await update(site.id, { settings: { webhookUrl: null } })

@@ -22,6 +22,7 @@ const defaultSettingsView = {
   allowedAddresses: [],
   blockedAddresses: [],
   blockedCountries: [],
+  blockedHelpUrl: null,
 }
 
 describe('sites: list, create, read, delete, rotate the secret', () => {

@@ -35,6 +35,8 @@ export interface SiteSettings {
   blockedAddresses: string[]
   /** ISO 3166-1 alpha-2 codes blocked at score 100, uppercase and sorted by the API. */
   blockedCountries: string[]
+  /** Where a visitor the gate turns away can ask for help (https or mailto:), linked from its denied page; null: none. */
+  blockedHelpUrl: string | null
 }
 
 export interface Site {

@@ -14,6 +14,7 @@ export const siteFields: Record<SiteField, { label: string; unit?: string }> = {
   allowedAddresses: { label: 'Allowed addresses' },
   blockedAddresses: { label: 'Blocked addresses' },
   blockedCountries: { label: 'Blocked countries' },
+  blockedHelpUrl: { label: 'Help link for blocked visitors' },
   difficulty: { label: 'Difficulty' },
   challengeLifetimeSeconds: { label: 'Challenge lifetime', unit: 'seconds' },
   challengeThreshold: { label: 'Challenge threshold' },

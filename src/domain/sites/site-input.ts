@@ -21,13 +21,14 @@ export const numericSettingLimits = {
   blockThreshold: { minimum: 0, maximum: 100 },
   maxStepUps: { minimum: 0, maximum: 5 },
   surgeChallengesPerMinute: { minimum: 0, maximum: 10_000_000 },
-} as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl' | 'webhookEvents' | 'allowedAddresses' | 'blockedAddresses' | 'blockedCountries'>, { minimum: number; maximum: number }>
+} as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl' | 'webhookEvents' | 'allowedAddresses' | 'blockedAddresses' | 'blockedCountries' | 'blockedHelpUrl'>, { minimum: number; maximum: number }>
 
 export type NumericSettingName = keyof typeof numericSettingLimits
 
 export const SITE_NAME_MAX_LENGTH = 100
 export const MAX_DOMAINS = 100
 export const WEBHOOK_URL_MAX_LENGTH = 2048
+export const BLOCKED_HELP_URL_MAX_LENGTH = 500
 export const WEBHOOK_SECRET_MIN_LENGTH = 16
 export const WEBHOOK_SECRET_MAX_LENGTH = 256
 /** Fewer different characters than this is a placeholder ('x' sixteen times), not a secret. */
@@ -43,6 +44,7 @@ export type SettingsInput = { [Name in NumericSettingName]?: number | null } & {
   allowedAddresses?: string[] | null
   blockedAddresses?: string[] | null
   blockedCountries?: string[] | null
+  blockedHelpUrl?: string | null
 }
 
 export interface InputRules {
@@ -152,6 +154,31 @@ function findWebhookUrlInputProblem(url: string, rules: InputRules): string | un
   return problem === undefined ? undefined : problem.replace(/^the webhook URL /, '')
 }
 
+/**
+ * The help link for blocked visitors as the gate's page will show it (the URL parser's form), or
+ * the problem that prevents it: an https: URL (plain http only for localhost, as a development
+ * gate is), or a mailto: address; never a script (javascript:), nor credentials in the URL.
+ */
+function checkBlockedHelpUrl(url: string, rules: InputRules): { href: string } | { problem: string } {
+  const example = 'must be an https URL such as https://example.com/help or a mailto: address such as mailto:help@example.com'
+  if (url.length > BLOCKED_HELP_URL_MAX_LENGTH) return { problem: `must be at most ${BLOCKED_HELP_URL_MAX_LENGTH} characters` }
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return { problem: example }
+  }
+  if (parsed.href.length > BLOCKED_HELP_URL_MAX_LENGTH) return { problem: `must be at most ${BLOCKED_HELP_URL_MAX_LENGTH} characters` }
+  if (parsed.protocol === 'mailto:') {
+    return /^[^@?\s]+@[^@?\s]+/.test(parsed.pathname) ? { href: parsed.href } : { problem: 'must name an address after mailto: (mailto:help@example.com)' }
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return { problem: example }
+  const isLocal = parsed.hostname === 'localhost' || parsed.hostname === '127.0.0.1' || parsed.hostname === '[::1]'
+  if (parsed.protocol === 'http:' && (rules.isHttpsRequired || !isLocal)) return { problem: 'must use https (plain http only for localhost in development)' }
+  if (parsed.username !== '' || parsed.password !== '') return { problem: 'must not contain a user name or password' }
+  return { href: parsed.href }
+}
+
 /** Checks each setting the request carries on its own; combinations are checked after merging. */
 export function validateSettingsInput(settings: SettingsInput, rules: InputRules): FieldIssue[] {
   const issues: FieldIssue[] = []
@@ -165,6 +192,10 @@ export function validateSettingsInput(settings: SettingsInput, rules: InputRules
   if (typeof settings.webhookUrl === 'string') {
     const checked = checkWebhookUrl(settings.webhookUrl, rules)
     if ('problem' in checked) issues.push({ field: 'settings.webhookUrl', message: checked.problem })
+  }
+  if (typeof settings.blockedHelpUrl === 'string') {
+    const checked = checkBlockedHelpUrl(settings.blockedHelpUrl, rules)
+    if ('problem' in checked) issues.push({ field: 'settings.blockedHelpUrl', message: checked.problem })
   }
   if (typeof settings.webhookSecret === 'string') {
     const problem = findWebhookSecretProblem(settings.webhookSecret)
@@ -257,9 +288,11 @@ export function normalizeSiteInput(input: SiteInput, rules: InputRules): { value
     issues.push(...normalized.issues)
   }
   if (input.settings !== undefined) {
-    const { webhookUrl, webhookEvents, allowedAddresses, blockedAddresses, blockedCountries } = input.settings
+    const { webhookUrl, webhookEvents, allowedAddresses, blockedAddresses, blockedCountries, blockedHelpUrl } = input.settings
     const checked = typeof webhookUrl === 'string' ? checkWebhookUrl(webhookUrl, rules) : undefined
     value.settings = checked !== undefined && 'href' in checked ? { ...input.settings, webhookUrl: checked.href } : input.settings
+    const help = typeof blockedHelpUrl === 'string' ? checkBlockedHelpUrl(blockedHelpUrl, rules) : undefined
+    if (help !== undefined && 'href' in help) value.settings = { ...value.settings, blockedHelpUrl: help.href }
     issues.push(...validateSettingsInput(input.settings, rules))
     if (allowedAddresses !== undefined && allowedAddresses !== null) {
       const normalized = normalizeAllowedAddresses(allowedAddresses)

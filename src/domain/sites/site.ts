@@ -31,6 +31,11 @@ export interface SiteSettings {
   blockedAddresses: string[]
   /** ISO 3166-1 alpha-2 codes, uppercase and sorted, whose addresses are blocked at score 100 (country_blocked). */
   blockedCountries: string[]
+  /**
+   * Where a visitor the gate turns away can ask for help (an https: page outside the gate, or a
+   * mailto: address), linked from the gate's denied page with the verification's reference; null: none.
+   */
+  blockedHelpUrl: string | null
 }
 
 export const defaultSiteSettings: SiteSettings = {
@@ -45,6 +50,7 @@ export const defaultSiteSettings: SiteSettings = {
   allowedAddresses: [],
   blockedAddresses: [],
   blockedCountries: [],
+  blockedHelpUrl: null,
 }
 
 export interface PreviousSecret {

@@ -1,6 +1,7 @@
 import { escapeHtml } from '../demo/demo-page.js'
 import { directionOf, type Language } from '../../../sdk/src/choose-language.js'
 import type { GateStrings } from './gate-strings.js'
+import { helpLinkTemplateOf } from './help-link.js'
 
 /** What the gate's page is rendered from. */
 export interface GatePageInput {
@@ -12,6 +13,8 @@ export interface GatePageInput {
   /** The page's language (gate-strings.ts), which also sets its direction (right to left for Arabic, Hebrew, Persian), and its texts. */
   language: Language
   strings: GateStrings
+  /** The site's help link for blocked visitors (settings.blockedHelpUrl), or null. */
+  helpUrl: string | null
 }
 
 /**
@@ -34,6 +37,12 @@ function inertJson(value: unknown): string {
   return JSON.stringify(value).replaceAll('<', '\\u003c')
 }
 
+/** The hidden help link (helpLinkTemplateOf says where the reference goes), or nothing without one. */
+function helpLinkOf(helpUrl: string | null, strings: GateStrings): string {
+  if (helpUrl === null) return ''
+  return `\n<a id="tollgate-gate-help" href="${escapeHtml(helpUrl)}" data-reference-href="${escapeHtml(helpLinkTemplateOf(helpUrl))}" hidden>${escapeHtml(strings.contactOwner)}</a>`
+}
+
 /**
  * The page a visitor without a clearance gets instead of the protected one: gate.js checks the
  * browser (the SDK's invisible proof of work and signals), trades the token for the clearance
@@ -44,8 +53,11 @@ function inertJson(value: unknown): string {
  * policy forbids inline script) reveals a link that loads the address again after
  * `--tollgate-gate-wait` (15 s): an animation of visibility, not motion, so it shows under
  * prefers-reduced-motion too; gate.js removes it once it has something to say.
+ * A site's help link for blocked visitors waits hidden: when the visitor is turned away, gate.js
+ * puts its reference in it and moves it into the status, which announces it with the rest, as the
+ * page's one link (the first stop of the Tab key).
  */
-export function renderGatePage({ siteKey, prefix, method, language, strings }: GatePageInput): string {
+export function renderGatePage({ siteKey, prefix, method, language, strings, helpUrl }: GatePageInput): string {
   // Its script reloads an address with a fragment only when the visitor came with a GET.
   const methodAttribute = method === undefined || !/^[A-Z]{1,20}$/.test(method) ? '' : ` data-method="${method}"`
   return `<!doctype html>
@@ -60,6 +72,7 @@ export function renderGatePage({ siteKey, prefix, method, language, strings }: G
   main { max-width: 32rem; padding: 2rem; text-align: center; }
   h1 { font-size: 1.4rem; margin: 0 0 .5rem; }
   #tollgate-gate-reference { display: block; margin-top: .5rem; font-size: .875rem; opacity: .8; }
+  #tollgate-gate-help:not([hidden]) { display: block; margin-top: .75rem; }
   #tollgate-gate-retry { margin-top: 1rem; padding: .4rem 1.2rem; font: inherit; }
   #tollgate-gate-waiting { visibility: hidden; animation: tollgate-gate-reveal 0s var(--tollgate-gate-wait, 15s) forwards; }
   @keyframes tollgate-gate-reveal { to { visibility: visible; } }
@@ -74,7 +87,7 @@ export function renderGatePage({ siteKey, prefix, method, language, strings }: G
 <h1 id="tollgate-gate-title">${escapeHtml(strings.title)}</h1>
 <p id="tollgate-gate-status" role="status">${escapeHtml(strings.checking)}</p>
 <p id="tollgate-gate-waiting" role="status">${escapeHtml(strings.stillWaiting)} <a href="">${escapeHtml(strings.reloadLink)}</a></p>
-<noscript><p>${escapeHtml(strings.noscript)}</p></noscript>
+<noscript><p>${escapeHtml(strings.noscript)}</p></noscript>${helpLinkOf(helpUrl, strings)}
 </main>
 <script type="application/json" id="tollgate-gate-strings">${inertJson(strings)}</script>
 <script src="${escapeHtml(prefix)}/sdk/v1/gate.js" data-site-key="${escapeHtml(siteKey)}" data-prefix="${escapeHtml(prefix)}"${methodAttribute} async></script>

@@ -35,6 +35,11 @@ export interface GateStrings {
   stillWaiting: string
   reloadLink: string
   /**
+   * The link under `denied` to the site's help for blocked visitors (its blockedHelpUrl, with the
+   * reference), when the site has one.
+   */
+  contactOwner: string
+  /**
    * Under `denied`: `{reference}` is the verification's reference, which finds it in the site's log.
    * The SDK's own sentence (sdk/src/translations/), so that the page and the forms quote it alike.
    */
@@ -63,6 +68,7 @@ const english: GatePageTexts = {
   retry: 'Try again',
   stillWaiting: 'Still waiting?',
   reloadLink: 'Load the page again',
+  contactOwner: "Contact the site's owner",
 }
 
 const pageTexts: Record<Language, GatePageTexts> = { en: english, ...gateTranslations }

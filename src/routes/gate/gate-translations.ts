@@ -29,6 +29,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'Erneut versuchen',
     stillWaiting: 'Warten Sie immer noch?',
     reloadLink: 'Seite neu laden',
+    contactOwner: 'Betreiber der Website kontaktieren',
   },
   fr: {
     title: 'Un instant',
@@ -49,6 +50,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'Réessayer',
     stillWaiting: 'Toujours en attente\u00a0?',
     reloadLink: 'Recharger la page',
+    contactOwner: 'Contacter le propriétaire du site',
   },
   es: {
     title: 'Un momento',
@@ -69,6 +71,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'Reintentar',
     stillWaiting: '¿Sigue esperando?',
     reloadLink: 'Volver a cargar la página',
+    contactOwner: 'Contactar con el propietario del sitio',
   },
   it: {
     title: 'Un momento',
@@ -89,6 +92,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'Riprova',
     stillWaiting: 'Ancora in attesa?',
     reloadLink: 'Ricarica la pagina',
+    contactOwner: 'Contatta il proprietario del sito',
   },
   pt: {
     title: 'Um momento',
@@ -109,6 +113,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'Tentar novamente',
     stillWaiting: 'Ainda esperando?',
     reloadLink: 'Recarregar a página',
+    contactOwner: 'Falar com o responsável pelo site',
   },
   nl: {
     title: 'Een ogenblik',
@@ -129,6 +134,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'Opnieuw proberen',
     stillWaiting: 'Wacht u nog steeds?',
     reloadLink: 'Laad de pagina opnieuw',
+    contactOwner: 'Contact opnemen met de eigenaar van de site',
   },
   pl: {
     title: 'Chwileczkę',
@@ -149,6 +155,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'Spróbuj ponownie',
     stillWaiting: 'Nadal czekasz?',
     reloadLink: 'Wczytaj stronę ponownie',
+    contactOwner: 'Skontaktuj się z właścicielem witryny',
   },
   sv: {
     title: 'Ett ögonblick',
@@ -169,6 +176,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'Försök igen',
     stillWaiting: 'Väntar du fortfarande?',
     reloadLink: 'Läs in sidan igen',
+    contactOwner: 'Kontakta webbplatsens ägare',
   },
   ja: {
     title: 'しばらくお待ちください',
@@ -189,6 +197,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: '再試行',
     stillWaiting: 'まだお待ちですか？',
     reloadLink: 'ページを再読み込み',
+    contactOwner: 'サイトの運営者に問い合わせる',
   },
   zh: {
     title: '请稍候',
@@ -209,6 +218,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: '重试',
     stillWaiting: '仍在等待？',
     reloadLink: '重新加载页面',
+    contactOwner: '联系网站所有者',
   },
   ko: {
     title: '잠시만 기다려 주세요',
@@ -229,6 +239,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: '다시 시도',
     stillWaiting: '아직 기다리고 계신가요?',
     reloadLink: '페이지 다시 불러오기',
+    contactOwner: '사이트 운영자에게 문의하기',
   },
   tr: {
     title: 'Lütfen bekleyin',
@@ -249,6 +260,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'Tekrar dene',
     stillWaiting: 'Hâlâ bekliyor musunuz?',
     reloadLink: 'Sayfayı yeniden yükleyin',
+    contactOwner: 'Site sahibiyle iletişime geçin',
   },
   ru: {
     title: 'Одну минуту',
@@ -269,6 +281,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'Повторить',
     stillWaiting: 'Всё ещё ждёте?',
     reloadLink: 'Перезагрузите страницу',
+    contactOwner: 'Связаться с владельцем сайта',
   },
   uk: {
     title: 'Хвилинку',
@@ -289,6 +302,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'Повторити',
     stillWaiting: 'Досі чекаєте?',
     reloadLink: 'Перезавантажте сторінку',
+    contactOwner: 'Зв’язатися з власником сайту',
   },
   cs: {
     title: 'Okamžik, prosím',
@@ -309,6 +323,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'Zkusit znovu',
     stillWaiting: 'Stále čekáte?',
     reloadLink: 'Načtěte stránku znovu',
+    contactOwner: 'Kontaktovat provozovatele webu',
   },
   ar: {
     title: 'لحظة من فضلك',
@@ -329,6 +344,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'إعادة المحاولة',
     stillWaiting: 'ما زلت تنتظر؟',
     reloadLink: 'أعد تحميل الصفحة',
+    contactOwner: 'تواصل مع مالك الموقع',
   },
   he: {
     title: 'רק רגע',
@@ -349,6 +365,7 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'ניסיון נוסף',
     stillWaiting: 'עדיין ממתינים?',
     reloadLink: 'לטעינת הדף מחדש',
+    contactOwner: 'פנייה לבעלי האתר',
   },
   fa: {
     title: 'لحظه\u200cای صبر کنید',
@@ -369,5 +386,6 @@ export const gateTranslations: Record<Exclude<Language, 'en'>, GatePageTexts> = 
     retry: 'تلاش دوباره',
     stillWaiting: 'هنوز منتظر هستید؟',
     reloadLink: 'صفحه را دوباره بارگیری کنید',
+    contactOwner: 'تماس با مالک وب\u200cسایت',
   },
 }

@@ -136,6 +136,7 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         method: firstOf(request.headers['x-forwarded-method']),
         language,
         strings: gateStringsIn(language),
+        helpUrl: site.settings.blockedHelpUrl,
       }))
   }
 

@@ -48,12 +48,16 @@ const listSettings: { key: ListSetting; hint: string; rows: number }[] = [
   },
 ]
 
-const formFields = ['name', 'domains', ...listSettings.map((setting) => `settings.${setting.key}`), ...numberSettings.map((setting) => `settings.${setting.key}`)]
+const HELP_URL_HINT =
+  "Where a visitor the gate turns away can ask for help: an https page or a mailto: address, linked from the gate's page with the verification's reference. " +
+  'It must be outside the gate (another host, or a path the proxy does not check), or the gate turns the visitor away there too. Empty: no link.'
 
-type FormValues = { name: string; domains: string } & Record<ListSetting | NumberSetting, string>
+const formFields = ['name', 'domains', ...listSettings.map((setting) => `settings.${setting.key}`), 'settings.blockedHelpUrl', ...numberSettings.map((setting) => `settings.${setting.key}`)]
+
+type FormValues = { name: string; domains: string; blockedHelpUrl: string } & Record<ListSetting | NumberSetting, string>
 
 function valuesOf(site: Site): FormValues {
-  const values = { name: site.name, domains: site.domains.join('\n') } as FormValues
+  const values = { name: site.name, domains: site.domains.join('\n'), blockedHelpUrl: site.settings.blockedHelpUrl ?? '' } as FormValues
   for (const { key } of listSettings) values[key] = site.settings[key].join('\n')
   for (const { key } of numberSettings) values[key] = String(site.settings[key])
   return values
@@ -70,6 +74,9 @@ function buildUpdate(site: Site, values: FormValues): SiteUpdate {
     const entries = parseListEntries(values[key])
     if (entries.join('\n') !== site.settings[key].join('\n')) settings[key] = entries
   }
+  const helpUrl = values.blockedHelpUrl.trim()
+  // An emptied field is null: no link.
+  if (helpUrl !== (site.settings.blockedHelpUrl ?? '')) settings.blockedHelpUrl = helpUrl === '' ? null : helpUrl
   for (const { key } of numberSettings) {
     const text = values[key].trim()
     if (text === String(site.settings[key])) continue
@@ -162,6 +169,21 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
               )}
             </Field>
           ))}
+          <Field id="settings-blockedHelpUrl" label={fieldLabelOf('blockedHelpUrl')} error={state.fieldErrors['settings.blockedHelpUrl']} hint={HELP_URL_HINT}>
+            {(control) => (
+              <input
+                {...control}
+                name="blockedHelpUrl"
+                type="text"
+                inputMode="url"
+                maxLength={500}
+                spellcheck={false}
+                autoCapitalize="none"
+                value={values.blockedHelpUrl}
+                onInput={(event) => setValue('blockedHelpUrl', event.currentTarget.value)}
+              />
+            )}
+          </Field>
           <div class="form__grid">
             {numberSettings.map(({ key, hint, min, max }) => (
               <Field key={key} id={`settings-${key}`} label={fieldLabelOf(key)} hint={hint} error={state.fieldErrors[`settings.${key}`]}>

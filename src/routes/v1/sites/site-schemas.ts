@@ -9,6 +9,7 @@ import { SITE_ROLES, type SiteRole } from '../../../domain/sites/site-roles.js'
 import { WEBHOOK_EVENTS } from '../../../domain/webhooks/webhook-payload.js'
 import { stringEnum } from '../public-schemas.js'
 import {
+  BLOCKED_HELP_URL_MAX_LENGTH,
   MAX_DOMAINS,
   numericSettingLimits,
   SITE_NAME_MAX_LENGTH,
@@ -65,6 +66,12 @@ const WEBHOOK_EVENTS_DESCRIPTION =
   'The events the webhook is sent: verification.blocked (the default, alone), surge.started and surge.ended (the site\'s challenge rate reached its surge threshold, and later stayed below it for 3 minutes); ' +
   '[] sends none (a webhook paused); docs/webhooks.md'
 
+const BLOCKED_HELP_URL_DESCRIPTION =
+  "Where a visitor the gate turns away can ask for help: the gate's denied page links it (\"Contact the site's owner\") with the verification's reference, " +
+  'as the ref query parameter of an https URL, or in the body of a mailto: address (Reference: <ref>). ' +
+  'It must lie outside the gate (another host, or a path the proxy does not send to the check: docs/gate.md), or the gate would turn the visitor away there too. ' +
+  `An https URL (plain http only for localhost in development) or mailto: address, at most ${BLOCKED_HELP_URL_MAX_LENGTH} characters; null: no link`
+
 const settingsViewProperties = {
   webhookUrl: Type.Union([Type.String(), Type.Null()], {
     description: 'Where the webhook events (webhookEvents) are sent; null for a viewer of a shared site, whatever is set (webhookUrlSet says whether one is)',
@@ -85,6 +92,7 @@ const settingsViewProperties = {
   allowedAddresses: Type.Array(Type.String(), { description: ALLOWED_ADDRESSES_DESCRIPTION }),
   blockedAddresses: Type.Array(Type.String(), { description: BLOCKED_ADDRESSES_DESCRIPTION }),
   blockedCountries: Type.Array(Type.String(), { description: BLOCKED_COUNTRIES_DESCRIPTION }),
+  blockedHelpUrl: Type.Union([Type.String(), Type.Null()], { description: BLOCKED_HELP_URL_DESCRIPTION }),
 }
 
 const siteProperties = {
@@ -218,6 +226,9 @@ function requestBodies(withLimits: boolean) {
             { maxItems: 10 * MAX_BLOCKED_COUNTRIES, description: `${BLOCKED_COUNTRIES_DESCRIPTION}; replaces the list (lowercase is accepted); null or [] empties it` },
           ),
         ),
+      ),
+      blockedHelpUrl: Type.Optional(
+        NullableInput(Type.String(limits({ maxLength: 4096, description: `${BLOCKED_HELP_URL_DESCRIPTION}; null removes it` }, { maxLength: BLOCKED_HELP_URL_MAX_LENGTH }))),
       ),
     },
     { additionalProperties: false },
