@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, type App } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
@@ -25,10 +28,10 @@ interface Service {
 }
 
 /** The service on the embedded database and a private redis-server, with one site; closed after the suite. */
-function serviceOnPrivateRedis(storeOptions: Partial<RedisStoreOptions> = {}): () => Service {
+function serviceOnPrivateRedis(storeOptions: Partial<RedisStoreOptions> = {}, redisArguments: () => string[] = () => []): () => Service {
   let service: Service | undefined
   beforeAll(async () => {
-    const redis = await startPrivateRedis()
+    const redis = await startPrivateRedis(redisArguments())
     const { database } = await openTestDatabase('pglite')
     const keyValue = await openRedisStore({ url: redis.url, keyPrefix: 'tollgate:', ...storeOptions })
     const app = await buildApp({ config: loadConfig({ NODE_ENV: 'test', TOLLGATE_SECRET: TEST_SECRET, RATE_LIMIT_PER_MINUTE: '0' }), storage: { database, keyValue }, keyRing: createKeyRing(TEST_SECRET), logger: false })
@@ -93,6 +96,51 @@ describe.skipIf(!hasRedisServer)('Siteverify across a Redis that lost its data',
     const withoutEpoch = issueToken(createKeyRing(TEST_SECRET).macKeyFor('token'), { ...claims.claims, challengeId: randomUUID(), issuedAt: Date.now(), dataEpoch: null })
     expect(site.siteKey).toBe(claims.claims.siteKey)
     expect(await redeem(withoutEpoch)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+  }, 60_000)
+})
+
+describe.skipIf(!hasRedisServer)('Siteverify across a Redis restored from an RDB snapshot', () => {
+  let directory: string
+  beforeAll(() => {
+    directory = mkdtempSync(join(tmpdir(), 'tollgate-rdb-'))
+  })
+  afterAll(() => rmSync(directory, { recursive: true, force: true }))
+  const service = serviceOnPrivateRedis({ epochCheckMs: 200 }, () => ['--dbfilename', 'tollgate.rdb', '--dir', directory])
+
+  it('refuses a token redeemed after the snapshot (its marker was not in it), and every instance reads the same new epoch', async () => {
+    const { app, site, redis } = service()
+    const redeem = async (token: string) =>
+      (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json<{ success: boolean; 'error-codes': string[] }>()
+    // Another instance on the same Redis.
+    const other = await openRedisStore({ url: redis.url, keyPrefix: 'tollgate:', epochCheckMs: 200 })
+    const { Redis } = await import('ioredis')
+    const admin = new Redis(redis.url)
+    try {
+      const spentBefore = await obtainToken(app, browserHeaders(site.siteKey))
+      expect(await redeem(spentBefore)).toMatchObject({ success: true })
+      await admin.save()
+      const spentAfter = await obtainToken(app, browserHeaders(site.siteKey))
+      expect(await redeem(spentAfter)).toMatchObject({ success: true })
+      const epochBefore = app.keyValue.dataEpoch()
+      expect(other.dataEpoch()).toBe(epochBefore)
+
+      // Killed (SIGKILL) and started again from the snapshot, which holds the epoch.
+      await redis.restart()
+      await expect.poll(() => app.keyValue.dataEpoch() ?? epochBefore, { timeout: 10_000 }).not.toBe(epochBefore)
+      await expect.poll(() => other.dataEpoch(), { timeout: 10_000 }).toBe(app.keyValue.dataEpoch())
+
+      for (const token of [spentAfter, spentBefore]) expect(await redeem(token)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+      const fresh = await obtainToken(app, browserHeaders(site.siteKey))
+      expect(await redeem(fresh)).toMatchObject({ success: true })
+      expect(await redeem(fresh)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+      // The epoch holds from then on: read again and again, it does not move.
+      const epochAfter = app.keyValue.dataEpoch()
+      await new Promise((resolve) => setTimeout(resolve, 600))
+      expect([app.keyValue.dataEpoch(), other.dataEpoch()]).toEqual([epochAfter, epochAfter])
+    } finally {
+      admin.disconnect()
+      await other.close()
+    }
   }, 60_000)
 })
 
@@ -191,6 +239,19 @@ describe.skipIf(!hasRedisServer)('Siteverify after an upgrade from a release tha
       expect(await service.redeem(service.oldToken(60_000, spentId))).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
       // The new release's own tokens (which carry the epoch) redeem as ever.
       expect(await service.redeem(await service.newToken())).toMatchObject({ success: true })
+    } finally {
+      await service.close()
+    }
+  }, 90_000)
+
+  it('keeps the epoch a release before the run_id was kept wrote (the tokens that carry it stay good), at once and when read again', async () => {
+    const epoch = Date.now() - 100_000
+    const service = await upgradeOnto({ 'tollgate:data-epoch': String(epoch) })
+    try {
+      expect(service.app.keyValue.dataEpoch()).toBe(epoch)
+      // Read again (every second) under the run_id now written beside it, it stays.
+      await new Promise((resolve) => setTimeout(resolve, 1_200))
+      expect(service.app.keyValue.dataEpoch()).toBe(epoch)
     } finally {
       await service.close()
     }

@@ -20,7 +20,7 @@ interface RedisWithScripts extends Redis {
   countDistinct(markerKey: string, counterKey: string, ttlMs: number): Promise<number>
   takeIfEndsWith(key: string, suffix: string): Promise<string | null>
   takeWithTimeToLive(key: string): Promise<[string, number] | null>
-  dataEpoch(key: string, hadKnownIt: '0' | '1', clockSkewMarginMs: number, keyPrefix: string, tokenLifetimeMs: number, scanIterations: number): Promise<[string, string]>
+  dataEpoch(key: string, runIdKey: string, hadKnownIt: '0' | '1', clockSkewMarginMs: number, keyPrefix: string, tokenLifetimeMs: number, scanIterations: number): Promise<[string, string]>
 }
 
 export interface RedisStoreOptions {
@@ -106,7 +106,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   client.defineCommand('countDistinct', { numberOfKeys: 2, lua: countDistinctScript })
   client.defineCommand('takeIfEndsWith', { numberOfKeys: 1, lua: takeIfEndsWithScript })
   client.defineCommand('takeWithTimeToLive', { numberOfKeys: 1, lua: takeWithTimeToLiveScript })
-  client.defineCommand('dataEpoch', { numberOfKeys: 1, lua: dataEpochScript })
+  client.defineCommand('dataEpoch', { numberOfKeys: 2, lua: dataEpochScript })
   // Its number of keys varies: given per call, as EVAL takes it.
   client.defineCommand('incrementAndRead', { lua: incrementAndReadScript })
   // Since when Redis has kept its data. Until it is read, and again from every reconnection until
@@ -123,7 +123,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   let clockOffsetMs = 0
   const readEpoch = () => {
     const sentAt = Date.now()
-    return client.dataEpoch(DATA_EPOCH_KEY, hasReadEpoch ? '1' : '0', clockSkewMarginMs, keyPrefix, TOKEN_LIFETIME_MS, DATA_SCAN_ITERATIONS).then(
+    return client.dataEpoch(DATA_EPOCH_KEY, DATA_EPOCH_RUN_ID_KEY, hasReadEpoch ? '1' : '0', clockSkewMarginMs, keyPrefix, TOKEN_LIFETIME_MS, DATA_SCAN_ITERATIONS).then(
       ([value, redisNow]) => {
         remembersSince = Number(value)
         dataEpoch = remembersSince
@@ -345,6 +345,12 @@ const READY_PROBE_KEY = 'ready-probe'
 
 /** The key (without expiry) whose value says since when Redis has kept its data. */
 const DATA_EPOCH_KEY = 'data-epoch'
+/**
+ * The key (without expiry) beside it that names the Redis process that wrote or last confirmed the
+ * epoch (INFO server's run_id): an epoch restored from a snapshot by a new process is no proof
+ * that the data after the snapshot survived (data-epoch.lua).
+ */
+const DATA_EPOCH_RUN_ID_KEY = 'data-epoch-run-id'
 /**
  * How many SCAN iterations (of COUNT 1000) the epoch's script may spend, when the key is missing for
  * an instance that never read it, looking for the service's other keys (data-epoch.lua): a Redis

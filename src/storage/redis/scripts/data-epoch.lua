@@ -20,7 +20,19 @@
   that never read it (at an instance's first connection), and one not found in time counts as a
   loss (the tokens from before are refused, as without this look).
 
+  The key alone does not prove the data kept: a Redis restarted from an RDB snapshot brings the key
+  back but not what was written after the snapshot (the single-use markers of the tokens redeemed
+  since, which could redeem again). So KEYS[2] holds the run_id (INFO server) of the Redis process
+  that wrote the key, or first read it since this was introduced: a key found under another
+  process's run_id is a loss, whatever else the data holds, and is written anew as for a caller
+  that knew it (the first caller after the restart writes it and the new run_id; the others then
+  read that). A restart that lost nothing (AOF with every write synced, a clean shutdown) counts as
+  a loss too, and so does a failover to a replica (another process): the tokens in flight are
+  refused, the safe side. A key without a run_id beside it (written by a release before this) is
+  kept, and the run_id written beside it.
+
   KEYS[1]  the key
+  KEYS[2]  the key that holds the run_id of the Redis process the key was written or read by
   ARGV[1]  '1' when the caller had read the key before, else '0'
   ARGV[2]  the clock-skew margin in milliseconds
   ARGV[3]  the service's key prefix (prefixed to KEYS[1] too)
@@ -29,9 +41,17 @@
 ]]
 local time = redis.call('TIME')
 local now = time[1] * 1000 + math.floor(time[2] / 1000)
+local runId = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or ''
 local current = redis.call('GET', KEYS[1])
 if current then
-  return { current, tostring(now) }
+  local writtenBy = redis.call('GET', KEYS[2])
+  if writtenBy == runId then
+    return { current, tostring(now) }
+  end
+  if not writtenBy then
+    redis.call('SET', KEYS[2], runId)
+    return { current, tostring(now) }
+  end
 end
 
 local function holdsServiceData()
@@ -51,10 +71,11 @@ local function holdsServiceData()
 end
 
 local epoch = now
-if ARGV[1] == '1' then
+if current or ARGV[1] == '1' then
   epoch = epoch + tonumber(ARGV[2])
 elseif holdsServiceData() then
   epoch = epoch - tonumber(ARGV[4]) - tonumber(ARGV[2])
 end
 redis.call('SET', KEYS[1], tostring(epoch))
+redis.call('SET', KEYS[2], runId)
 return { tostring(epoch), tostring(now) }
