@@ -22,6 +22,7 @@ const tuned = {
   blockThreshold: 80,
   maxStepUps: 3,
   surgeChallengesPerMinute: 600,
+  blockedHelpUrl: 'https://shop.example/contact?topic=blocked',
   allowedAddresses: ['203.0.113.7', '2001:db8::/48'],
   blockedAddresses: ['198.51.100.0/24'],
 }
