@@ -61,6 +61,7 @@ const shipped: [string, string][] = [
   ['035_webhook_deliveries_redelivery', '621a1e4797b37532'],
   ['036_accounts_disabled', '706b8138d610cbcf'],
   ['037_audit_events_actor_account', '3826f01bdf71e405'],
+  ['038_accounts_credential_epoch', '978fd2754f824161'],
 ]
 
 function fingerprintOf(migration: Migration): string {

@@ -17,6 +17,7 @@ import {
 } from '../../../plugins/authentication.js'
 import { Credentials } from '../accounts/index.js'
 import { recordSecondFactorFailure, takeSecondFactor } from '../me/account-confirmation.js'
+import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createTwoFactorRepository } from '../../../storage/sql/two-factor-repository.js'
 import { createSessionRepository, MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
 import { auditActorOf, auditedTransaction, recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
@@ -102,8 +103,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       rejectCrossOriginForm(request, app.config)
       const email = normalizeEmailAddress(request.body.email)
-      const { emailKey, attempt } = await enforcePasswordAttemptBudgets(app, request, email)
-      const account = await app.accounts.findByEmail(email)
+      const { emailKey, account, attempt } = await enforcePasswordAttemptBudgets(app, request, email)
       // Runs Argon2 even for an unknown address, so timing does not reveal which addresses exist.
       const isCorrect = await isPasswordCorrect(account?.passwordHash, request.body.password)
       if (account === undefined) throw new ApiError('invalid_credentials')
@@ -176,7 +176,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw new ApiError('two_factor_invalid')
       }
       setSessionCookie(reply, token, expiresAt, app.config)
-      rememberDevice(reply, app.keyRing.macKeyFor('device'), passwordDevice(emailKey), app.config)
+      rememberDevice(reply, app.keyRing.macKeyFor('device'), passwordDevice(emailKey, account), app.config)
       if (outcome.secondFactorSince !== undefined) {
         rememberDevice(reply, app.keyRing.macKeyFor('device'), secondFactorDevice(emailKey, outcome.secondFactorSince), app.config)
       }
@@ -264,7 +264,8 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'Log out everywhere else',
-        description: 'Ends every other session of the account at once (a browser left logged in elsewhere, a session that is not yours); this one and the API keys stay.',
+        description: 'Ends every other session of the account at once (a browser left logged in elsewhere, a session that is not yours); this one and the API keys stay. ' +
+          'Every known-browser cookie of the account (tollgate_device, which spares its browser the log-in limit from everywhere) stops counting, this browser\'s until its next log-in.',
         sessionOnly: 'end the other sessions',
         response: { 200: Type.Object({ endedSessions: Type.Integer({ minimum: 0 }) }), ...authenticatedErrors },
       },
@@ -273,6 +274,9 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const current = sessionIdOf(request)
       const endedSessions = await auditedTransaction(app, request, async (transaction) => {
         const ended = await createSessionRepository(transaction).deleteOthers(accountOf(request).id, current)
+        // Whoever holds a copy of a known-browser cookie is spared the log-in limit no more; this
+        // browser is known again from its next log-in.
+        await createAccountRepository(transaction).forgetKnownBrowsers(accountOf(request).id)
         if (ended > 0) await recordAudit(transaction, request, { action: 'sessions.ended_others', details: { endedSessions: ended } })
         return ended
       })
