@@ -75,11 +75,12 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: 'Log in',
         description:
-          `Answers the account and sets the HttpOnly session cookie ${sessionCookieName(app.config)} (valid ${SESSION_LIFETIME_MS / 86_400_000} days or until logout). ` +
+          `Answers the account and sets the HttpOnly session cookie ${sessionCookieName(app.config)} (valid ${SESSION_LIFETIME_MS / 86_400_000} days, until unused for SESSION_IDLE_TIMEOUT (3 days unless configured), or until logout). ` +
           'An account with two-factor authentication on needs code as well, once the password is right: without it 401 two_factor_required, ' +
           'with a wrong one 401 two_factor_invalid (at most 5 wrong codes per quarter hour from one client and 10 an hour from everywhere, the latter not for a browser ' +
           'that passed the second factor before: 429 rate_limited beyond, naming the limit; a right code is not counted). ' +
           'Wrong passwords are limited per 10 minutes to 10 per account from one client, 30 from one client and 100 per account from everywhere (429 rate_limited); ' +
+          'a browser that has logged in to the account since its password last changed (its tollgate_device cookie) is spared the last, from at most 3 addresses per cookie in 10 minutes; ' +
           'a right password is not counted, unless sent with a wrong code. ' +
           "An authenticator code works once; a recovery code is used up. " +
           'The right password of an account the operator has disabled (npm run account -- disable) answers 403 account_disabled; a wrong one answers as for any account.',
