@@ -22,6 +22,10 @@ import { acceptInvitation, inviteTo, shareSite } from './helpers/site-sharing.js
 /** `npm run account`, as an operator runs it on the server's embedded database. */
 const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-account-'))
 
+/**
+ * Runs it with `password` on standard input. Each run starts Node, tsx and the embedded database:
+ * some 3 to 5 s alone, up to 30 s on a busy machine, which the tests' timeouts allow for.
+ */
 function account(args: string[], password: string): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/account.ts', ...args], {
     env: { ...process.env, NODE_ENV: 'production', TOLLGATE_SECRET: TEST_SECRET, DATA_DIR: dataDirectory },
@@ -94,7 +98,7 @@ describe('npm run account', () => {
         expect.objectContaining({ action: 'account.password_set', details: { endedSessions: 1 } }),
       ])
     })
-  }, 120_000)
+  }, 180_000)
 
   it('turns two-factor authentication off for an owner who lost the app and the recovery codes; the next log-in needs only the password', async () => {
     const email = 'two-factor@example.com'
@@ -131,7 +135,7 @@ describe('npm run account', () => {
     const refusal = 'tollgate account: standard input must hold the password on one line (or twice, the same, as the prompt asks for it)'
     expect(account(['create', 'differ@example.com'], 'a good long password\nanother long password')).toMatchObject({ status: 1, stderr: refusal })
     expect(account(['create', 'three@example.com'], 'a good long password\na good long password\nx')).toMatchObject({ status: 1, stderr: refusal })
-  }, 60_000)
+  }, 120_000)
 
   it('names what is wrong with its arguments, and prints its usage on --help', () => {
     const usage = account(['--help'], '')
@@ -148,7 +152,7 @@ describe('npm run account', () => {
       stderr: expect.stringMatching(/^tollgate account: no account has the address nobody@example\.com in the embedded database in \/.+\/pglite$/) as string,
     })
     expect(account(['create', 'not-an-address'], 'a good long password')).toMatchObject({ status: 1, stderr: 'tollgate account: "not-an-address" is not an e-mail address' })
-  }, 60_000)
+  }, 120_000)
 
   it.skipIf(!hasTerminal)('on a terminal, refuses a password too short at its first entry, before asking for it again', () => {
     const ran = runOnTerminal(['scripts/account.ts', 'create', 'terminal@example.com'], { NODE_ENV: 'production', TOLLGATE_SECRET: TEST_SECRET, DATA_DIR: dataDirectory }, 'short\n')

@@ -125,6 +125,8 @@ describe.each([
   { name: 'embedded', options: {}, available: true },
   { name: 'PostgreSQL', options: { database: 'postgres' as const }, available: hasPostgres },
 ])('SIGNUPS, who may sign up ($name)', ({ options, available }) => {
+  /** Each test starts a service on a fresh database: some 10 s on the embedded one alone, more on a busy machine. */
+  const FRESH_SERVICE_TIMEOUT_MS = 90_000
   /** setupCode null sends none; undefined sends the current one. */
   const signUp = async (service: TestApp, email = randomEmail(), setupCode?: string | null) => {
     const code = setupCode === undefined ? await currentSetupCode(service.app) : setupCode
@@ -163,7 +165,7 @@ describe.each([
     } finally {
       await service.close()
     }
-  })
+  }, FRESH_SERVICE_TIMEOUT_MS)
 
   it.skipIf(!available)('first: a setup code is void once used; after the last account is deleted the log tells a new one', async () => {
     const logged: string[] = []
@@ -187,7 +189,7 @@ describe.each([
     } finally {
       await service.close()
     }
-  })
+  }, FRESH_SERVICE_TIMEOUT_MS)
 
   it.skipIf(!available)('first: takes one sign-up, the first of several sent at once, then answers 403 sign_up_closed', async () => {
     const service = await buildTestApp({ ...options, env: { SIGNUPS: 'first' } })
@@ -206,7 +208,7 @@ describe.each([
     } finally {
       await service.close()
     }
-  })
+  }, FRESH_SERVICE_TIMEOUT_MS)
 
   it.skipIf(!available)('closed: every sign-up is refused with 403 sign_up_closed, and no account is made', async () => {
     const service = await buildTestApp({ ...options, env: { SIGNUPS: 'closed' } })
@@ -220,7 +222,7 @@ describe.each([
     } finally {
       await service.close()
     }
-  })
+  }, FRESH_SERVICE_TIMEOUT_MS)
 
   it.skipIf(!available)('open (the default outside production): anyone may sign up, however many accounts exist', async () => {
     const service = await buildTestApp(options)
@@ -231,5 +233,5 @@ describe.each([
     } finally {
       await service.close()
     }
-  })
+  }, FRESH_SERVICE_TIMEOUT_MS)
 })

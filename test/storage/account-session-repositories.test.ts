@@ -247,7 +247,8 @@ describe.each(databaseKinds)('migration 009 (e-mail addresses in NFC) on $kind',
       await subject.database.close()
       await subject.dispose()
     }
-  })
+    // A fresh database migrated twice: some 10 s on the embedded one alone, more on a busy machine.
+  }, 90_000)
 })
 
 describe('migration 009 on a PostgreSQL database that is not UTF-8', () => {
