@@ -114,6 +114,8 @@ const setDisabled = (email: string, disabled: boolean) => withAccount(email, asy
 const endSessions = (email: string) => withAccount(email, async (database, account, where) => {
   const ended = await database.transaction(async (transaction) => {
     const endedSessions = await createSessionRepository(transaction).deleteAllOf(account.id)
+    // Copies of its known-browser cookies no longer spare anyone its log-in limit.
+    await createAccountRepository(transaction).forgetKnownBrowsers(account.id)
     if (endedSessions > 0) await createAuditLogRepository(transaction).record({ accountId: account.id, action: 'account.sessions_ended', actor: OPERATOR_ACTOR, details: { endedSessions } })
     return endedSessions
   })
@@ -161,7 +163,7 @@ async function run(command: string | undefined, address: string | undefined): Pr
   if (!isEmailAddress(email)) throw new UsageError(`${JSON.stringify(address)} is not an e-mail address`)
   if (accountCommand !== undefined) return accountCommand(email)
   const config = loadConfig()
-  const password = await readSecretInput('password', findPasswordProblem)
+  const password = await readSecretInput('password', (value) => findPasswordProblem(value, email))
   const passwordHash = await hashPassword(password)
 
   // A first account may come before the first start (the database made here); a password is set in one that exists.

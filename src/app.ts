@@ -206,6 +206,9 @@ export async function buildApp(options: AppOptions) {
   // Hooks on every request take Fastify's callback form: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id)
+    // On every answer (API JSON, errors, /docs, /metrics), not only the pages: a browser that is
+    // led to one must take it as the type it says, never sniff it into a script or a page.
+    void reply.header('x-content-type-options', 'nosniff')
     // HTTP/1.1 requires Host (RFC 9112, 3.2); HTTP/1.0 clients may leave it out.
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') done(new ApiError('validation_error', 'An HTTP/1.1 request needs a Host header.'))
     else done()

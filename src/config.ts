@@ -42,6 +42,8 @@ export interface Config {
   gateClearanceSeconds: number
   /** Whether tokens carry the device's ephemeral id for Siteverify (docs/core-flow.md, section 6). */
   ephemeralIds: boolean
+  /** How long a dashboard session may go unused before it ends, in milliseconds (it ends after 14 days whatever its use). */
+  sessionIdleTimeoutMs: number
 }
 
 export const signUpPolicies = ['open', 'first', 'closed'] as const
@@ -69,6 +71,20 @@ function readInteger(env: Environment, name: string, fallback: number, min: numb
     throw new ConfigError(name, `must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`)
   }
   return Number(raw)
+}
+
+const durationUnits: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** A duration such as 3d, 12h, 90m or 3600s (a bare number is seconds), in milliseconds, from min to max. */
+function readDuration(env: Environment, name: string, fallbackMs: number, minMs: number, maxMs: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallbackMs
+  const match = /^(\d{1,9})([smhd]?)$/.exec(raw.trim())
+  const ms = match === null ? Number.NaN : Number(match[1]) * (durationUnits[match[2] || 's'] ?? Number.NaN)
+  if (!(ms >= minMs && ms <= maxMs)) {
+    throw new ConfigError(name, `must be a duration from ${minMs / 60_000} minutes to ${maxMs / 86_400_000} days, such as 3d, 12h or 90m (got ${JSON.stringify(raw)})`)
+  }
+  return ms
 }
 
 function readChoice<T extends string>(env: Environment, name: string, choices: readonly T[], fallback: T): T {
@@ -222,6 +238,9 @@ export function loadConfig(env: Environment = process.env): Config {
     // 0 by default: a single instance has nowhere to send the traffic, and `docker stop` kills after
     // 10 s. Behind a load balancer, a few seconds longer than its health check's interval.
     shutdownDelayMs: readInteger(env, 'SHUTDOWN_DELAY', 0, 0, 300_000),
+    // A session left logged in on a machine no longer used (or copied from it) ends within days,
+    // not at the end of its 14; up to the lifetime itself, which turns the idle limit off.
+    sessionIdleTimeoutMs: readDuration(env, 'SESSION_IDLE_TIMEOUT', 3 * 86_400_000, 5 * 60_000, 14 * 86_400_000),
   }
 }
 

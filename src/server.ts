@@ -84,6 +84,12 @@ if (config.environment === 'production' && config.publicUrl === undefined) {
       'arrives with (its Host header). Set PUBLIC_URL to the dashboard\'s public origin (https://tollgate.example.com)',
   )
 }
+if (config.environment === 'production' && config.metricsToken === undefined) {
+  app.log.warn(
+    'METRICS_TOKEN is not set: /metrics answers anyone who can reach it (request counts and timings, verdicts per site). ' +
+      'Set METRICS_TOKEN to a random string of 16 characters or more, which Prometheus then sends as a bearer token, or keep /metrics off the public network',
+  )
+}
 if (secretCheck === 'replaced') {
   app.log.warn(
     'a development or test start had recorded another secret for this database (one pointed at it before production started on it); ' +

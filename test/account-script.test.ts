@@ -8,6 +8,9 @@ import { loadConfig } from '../src/config.js'
 import { createKeyRing } from '../src/secret.js'
 import { openStorage } from '../src/storage/open-storage.js'
 import { randomClientAddress, sessionCookieOf } from './helpers/dashboard-client.js'
+import { deviceCookieOf, spendBudgetFromEverywhere } from './helpers/known-device.js'
+import { startWithinOneWindow } from './helpers/rate-limit-window.js'
+import { credentialRateLimits } from '../src/routes/v1/accounts/rate-limits.js'
 import { hasTerminal, runOnTerminal } from './helpers/terminal.js'
 import { TEST_SECRET } from './helpers/test-app.js'
 import { enableTwoFactor } from './helpers/two-factor.js'
@@ -19,6 +22,10 @@ import { acceptInvitation, inviteTo, shareSite } from './helpers/site-sharing.js
 /** `npm run account`, as an operator runs it on the server's embedded database. */
 const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-account-'))
 
+/**
+ * Runs it with `password` on standard input. Each run starts Node, tsx and the embedded database:
+ * some 3 to 5 s alone, up to 30 s on a busy machine, which the tests' timeouts allow for.
+ */
 function account(args: string[], password: string): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/account.ts', ...args], {
     env: { ...process.env, NODE_ENV: 'production', TOLLGATE_SECRET: TEST_SECRET, DATA_DIR: dataDirectory },
@@ -64,6 +71,11 @@ describe('npm run account', () => {
       stderr: 'tollgate account: an account with the address OWNER@example.com exists already (set its password with set-password)',
     })
     expect(account(['set-password', 'owner@example.com'], 'short')).toMatchObject({ status: 1, stderr: 'tollgate account: the password must be at least 10 characters' })
+    expect(account(['set-password', 'owner@example.com'], 'password123')).toMatchObject({ status: 1, stderr: expect.stringMatching(/^tollgate account: the password is too common/) as string })
+    expect(account(['create', 'someone@example.com'], 'someone@example.com')).toMatchObject({
+      status: 1,
+      stderr: 'tollgate account: the password must not contain your e-mail address or the part before its @',
+    })
     expect(account(['set-password', 'owner@example.com'], 'second password here')).toMatchObject({
       status: 0,
       stdout: expect.stringMatching(/^set the password of owner@example\.com in the embedded database in \/.+\/pglite; ended 1 session\(s\)\. Its passkeys were kept and still log in: the owner removes any not to trust on the Account page$/) as string,
@@ -86,7 +98,7 @@ describe('npm run account', () => {
         expect.objectContaining({ action: 'account.password_set', details: { endedSessions: 1 } }),
       ])
     })
-  }, 120_000)
+  }, 180_000)
 
   it('turns two-factor authentication off for an owner who lost the app and the recovery codes; the next log-in needs only the password', async () => {
     const email = 'two-factor@example.com'
@@ -123,7 +135,7 @@ describe('npm run account', () => {
     const refusal = 'tollgate account: standard input must hold the password on one line (or twice, the same, as the prompt asks for it)'
     expect(account(['create', 'differ@example.com'], 'a good long password\nanother long password')).toMatchObject({ status: 1, stderr: refusal })
     expect(account(['create', 'three@example.com'], 'a good long password\na good long password\nx')).toMatchObject({ status: 1, stderr: refusal })
-  }, 60_000)
+  }, 120_000)
 
   it('names what is wrong with its arguments, and prints its usage on --help', () => {
     const usage = account(['--help'], '')
@@ -140,7 +152,7 @@ describe('npm run account', () => {
       stderr: expect.stringMatching(/^tollgate account: no account has the address nobody@example\.com in the embedded database in \/.+\/pglite$/) as string,
     })
     expect(account(['create', 'not-an-address'], 'a good long password')).toMatchObject({ status: 1, stderr: 'tollgate account: "not-an-address" is not an e-mail address' })
-  }, 60_000)
+  }, 120_000)
 
   it.skipIf(!hasTerminal)('on a terminal, refuses a password too short at its first entry, before asking for it again', () => {
     const ran = runOnTerminal(['scripts/account.ts', 'create', 'terminal@example.com'], { NODE_ENV: 'production', TOLLGATE_SECRET: TEST_SECRET, DATA_DIR: dataDirectory }, 'short\n')
@@ -186,6 +198,7 @@ describe.skipIf(!hasPostgres)('npm run account on PostgreSQL, beside running ins
     await withInstances(async (first, second) => {
       const owner = await createTestAccount(first)
       const colleague = await createTestAccount(first)
+      const knownBeforeDisabled = deviceCookieOf((await logInAs(first, colleague)).headers['set-cookie']) ?? ''
       const site = await createTestSite(first, owner)
       await shareSite(first, owner, colleague, site.id, 'admin')
       // The address-less admin link she could keep, to let herself back in from another account.
@@ -198,7 +211,7 @@ describe.skipIf(!hasPostgres)('npm run account on PostgreSQL, beside running ins
       expect(accountOnPostgres(['disable', colleague.email])).toMatchObject({
         status: 0,
         stdout:
-          `disabled ${colleague.email} in PostgreSQL at ${new URL(database.url).toString()}: it can no longer log in, 1 session(s) ended, 1 pending invitation(s) it made revoked ` +
+          `disabled ${colleague.email} in PostgreSQL at ${new URL(database.url).toString()}: it can no longer log in, 2 session(s) ended, 1 pending invitation(s) it made revoked ` +
           'and its API keys are refused (enable undoes all but the invitations; delete removes it)',
       })
       expect(accountOnPostgres(['disable', colleague.email])).toMatchObject({ status: 0, stdout: expect.stringMatching(/ was disabled already in /) as string })
@@ -234,15 +247,30 @@ describe.skipIf(!hasPostgres)('npm run account on PostgreSQL, beside running ins
       const back = await logInAs(first, colleague)
       expect(back.statusCode).toBe(200)
       const cookie = sessionCookieOf(back.headers['set-cookie'])
+      const device = deviceCookieOf(back.headers['set-cookie']) ?? ''
+      // Her browser known before she was disabled is spared the account's limit from everywhere no
+      // more (disable and enable voided its cookie), the one that logged in since still is.
+      await startWithinOneWindow(credentialRateLimits.logInPerEmail.windowMs, 60_000)
+      await spendBudgetFromEverywhere(first, colleague.email)
+      const withDevice = (app: App, deviceCookie: string) => app.inject({
+        method: 'POST', url: '/api/v1/sessions', payload: { email: colleague.email, password: colleague.password }, headers: { cookie: deviceCookie }, remoteAddress: randomClientAddress(),
+      })
+      expect((await withDevice(first, knownBeforeDisabled)).statusCode).toBe(429)
+      const spared = await withDevice(first, device)
+      expect(spared.statusCode).toBe(200)
+      const cookieToo = sessionCookieOf(spared.headers['set-cookie'])
 
-      expect(accountOnPostgres(['end-sessions', colleague.email])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^ended 1 session\(s\) of .*; its API keys still work \(disable refuses them too\)$/) as string })
+      expect(accountOnPostgres(['end-sessions', colleague.email])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^ended 2 session\(s\) of .*; its API keys still work \(disable refuses them too\)$/) as string })
       expect((await second.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie } })).statusCode).toBe(401)
+      expect((await second.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: cookieToo } })).statusCode).toBe(401)
+      // end-sessions voided the known-browser cookies as well.
+      expect((await withDevice(first, device)).statusCode).toBe(429)
       const audit = await first.inject({ method: 'GET', url: '/api/v1/audit-log?limit=200', headers: asScript(colleague) })
       const events = audit.json<{ items: { action: string; actor: { type: string }; details: object }[] }>().items.filter((event) => event.actor.type === 'operator').reverse()
       expect(events.map((event) => [event.action, event.details])).toEqual([
-        ['account.disabled', { endedSessions: 1 }],
+        ['account.disabled', { endedSessions: 2 }],
         ['account.enabled', {}],
-        ['account.sessions_ended', { endedSessions: 1 }],
+        ['account.sessions_ended', { endedSessions: 2 }],
       ])
     })
   }, 180_000)

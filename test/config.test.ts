@@ -110,6 +110,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} `))
   })
 
+  it('reads SESSION_IDLE_TIMEOUT as a duration (3 days unless set), refusing one outside 5 minutes to 14 days', () => {
+    expect(loadConfig({}).sessionIdleTimeoutMs).toBe(3 * 86_400_000)
+    expect(loadConfig({ SESSION_IDLE_TIMEOUT: '12h' }).sessionIdleTimeoutMs).toBe(12 * 3_600_000)
+    expect(loadConfig({ SESSION_IDLE_TIMEOUT: '90m' }).sessionIdleTimeoutMs).toBe(90 * 60_000)
+    expect(loadConfig({ SESSION_IDLE_TIMEOUT: '3600' }).sessionIdleTimeoutMs).toBe(3_600_000)
+    for (const refused of ['1m', '15d', 'three days', '-1d']) {
+      expect(() => loadConfig({ SESSION_IDLE_TIMEOUT: refused }), refused).toThrow(/^SESSION_IDLE_TIMEOUT must be a duration from 5 minutes to 14 days/)
+    }
+  })
+
   it('lists the values a yes-or-no variable takes when it refuses one, and takes them in any letter case', () => {
     expect(() => loadConfig({ LOG_REQUESTS: 'sometimes' })).toThrow(
       new ConfigError('LOG_REQUESTS', 'must be 1, true or yes to turn it on, or 0, false or no to turn it off (got "sometimes")'),

@@ -305,8 +305,8 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
     if (token === undefined || token === '') {
       throw new ApiError('unauthorized', authorization === undefined ? undefined : 'Log in, or send "Authorization: Bearer <API key>"; this request\'s Authorization header names another scheme.')
     }
-    const session = await sessions.findByTokenHash(hashToken(token))
-    if (session === undefined) throw new ApiError('unauthorized', 'The session has expired or was logged out; log in again.')
+    const session = await sessions.findByTokenHash(hashToken(token), app.config.sessionIdleTimeoutMs)
+    if (session === undefined) throw new ApiError('unauthorized', 'The session has expired, was left unused too long or was logged out; log in again.')
     // Bearer requests are exempt: a page of another origin can make a browser send cookies, but not an
     // Authorization header (that needs a CORS preflight, which the dashboard API never grants).
     if (!safeMethods.has(request.method) && !isFromOwnOrigin(request, app.config)) throw csrfRejection(request, app.config)

@@ -67,6 +67,17 @@ describe('POST /api/v1/accounts (sign-up)', () => {
     expect(response.json().error).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field })] })
   })
 
+  it('refuses a common password, one character repeated, and one containing the address or its local part (400 validation_error on password)', async () => {
+    const email = `river-${randomEmail()}`
+    const localPart = email.slice(0, email.indexOf('@'))
+    for (const password of ['password123', 'aaaaaaaaaa', email, `${localPart}!2026`]) {
+      const response = await signUp({ email, password })
+      expect(response.statusCode, password).toBe(400)
+      expect(response.json().error).toMatchObject({ code: 'validation_error', details: [{ field: 'password', message: expect.stringMatching(/^(is too common|must not be one character repeated|must not contain your e-mail address)/) }] })
+    }
+    expect((await signUp({ email, password: 'correct horse battery staple' })).statusCode).toBe(201)
+  })
+
   it('refuses a sign-up posted by a page of another origin (403 csrf_rejected) and allows our own', async () => {
     const foreign = await signUp({ email: randomEmail(), password: 'long enough password' }, { headers: { origin: 'https://evil.example' } })
     expect(foreign.statusCode).toBe(403)
@@ -114,6 +125,8 @@ describe.each([
   { name: 'embedded', options: {}, available: true },
   { name: 'PostgreSQL', options: { database: 'postgres' as const }, available: hasPostgres },
 ])('SIGNUPS, who may sign up ($name)', ({ options, available }) => {
+  /** Each test starts a service on a fresh database: some 10 s on the embedded one alone, more on a busy machine. */
+  const FRESH_SERVICE_TIMEOUT_MS = 90_000
   /** setupCode null sends none; undefined sends the current one. */
   const signUp = async (service: TestApp, email = randomEmail(), setupCode?: string | null) => {
     const code = setupCode === undefined ? await currentSetupCode(service.app) : setupCode
@@ -152,7 +165,7 @@ describe.each([
     } finally {
       await service.close()
     }
-  })
+  }, FRESH_SERVICE_TIMEOUT_MS)
 
   it.skipIf(!available)('first: a setup code is void once used; after the last account is deleted the log tells a new one', async () => {
     const logged: string[] = []
@@ -176,7 +189,7 @@ describe.each([
     } finally {
       await service.close()
     }
-  })
+  }, FRESH_SERVICE_TIMEOUT_MS)
 
   it.skipIf(!available)('first: takes one sign-up, the first of several sent at once, then answers 403 sign_up_closed', async () => {
     const service = await buildTestApp({ ...options, env: { SIGNUPS: 'first' } })
@@ -195,7 +208,7 @@ describe.each([
     } finally {
       await service.close()
     }
-  })
+  }, FRESH_SERVICE_TIMEOUT_MS)
 
   it.skipIf(!available)('closed: every sign-up is refused with 403 sign_up_closed, and no account is made', async () => {
     const service = await buildTestApp({ ...options, env: { SIGNUPS: 'closed' } })
@@ -209,7 +222,7 @@ describe.each([
     } finally {
       await service.close()
     }
-  })
+  }, FRESH_SERVICE_TIMEOUT_MS)
 
   it.skipIf(!available)('open (the default outside production): anyone may sign up, however many accounts exist', async () => {
     const service = await buildTestApp(options)
@@ -220,5 +233,5 @@ describe.each([
     } finally {
       await service.close()
     }
-  })
+  }, FRESH_SERVICE_TIMEOUT_MS)
 })

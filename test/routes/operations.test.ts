@@ -94,6 +94,28 @@ describe('operational endpoints', () => {
     expect(json.json().error.code).toBe('clearance_required')
   })
 
+  it('tells browsers not to sniff any answer (X-Content-Type-Options: nosniff): API JSON, errors, /docs, /metrics and the pages alike', async () => {
+    const requests = [
+      { method: 'GET', url: '/health' },
+      { method: 'GET', url: '/api/v1/me' },
+      { method: 'POST', url: '/api/v1/sessions', payload: { email: 'x' } },
+      { method: 'GET', url: '/api/v1/no-such-route' },
+      { method: 'GET', url: '/docs/' },
+      { method: 'GET', url: '/docs/json' },
+      { method: 'GET', url: '/metrics' },
+    ] as const
+    const answers = await Promise.all(requests.map((request) => service.app.inject(request)))
+    expect(answers.map((answer, index) => [requests[index]?.url, answer.statusCode, answer.headers['x-content-type-options']])).toEqual([
+      ['/health', 200, 'nosniff'],
+      ['/api/v1/me', 401, 'nosniff'],
+      ['/api/v1/sessions', 400, 'nosniff'],
+      ['/api/v1/no-such-route', 404, 'nosniff'],
+      ['/docs/', 200, 'nosniff'],
+      ['/docs/json', 200, 'nosniff'],
+      ['/metrics', 200, 'nosniff'],
+    ])
+  })
+
   it('documents the error answers of every route, with the codes each status carries', async () => {
     type Operation = { tags?: string[]; responses: Record<string, { description: string }> }
     const { paths } = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<{ paths: Record<string, Record<string, Operation>> }>()

@@ -63,6 +63,7 @@ const shipped: [string, string][] = [
   ['037_audit_events_actor_account', '3826f01bdf71e405'],
   ['038_api_key_sites', '9a6c4e607934d957'],
   ['039_sites_secret_rotated_at', '4599b9adac3b7d15'],
+  ['040_accounts_credential_epoch', '978fd2754f824161'],
 ]
 
 function fingerprintOf(migration: Migration): string {

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox'
+import { PASSWORD_MAX_LENGTH } from '../../domain/accounts/password.js'
 import { named } from './named-schemas.js'
 
 /** The error body of DESIGN section 3, for the OpenAPI document. */
@@ -53,7 +54,7 @@ export const Account = named('Account', Type.Object({
 }))
 
 /** The account's current password, which the account's changes (and a new API key) are confirmed by. */
-export const CurrentPassword = Type.String({ maxLength: 1000, description: "The account's current password" })
+export const CurrentPassword = Type.String({ maxLength: PASSWORD_MAX_LENGTH, description: "The account's current password" })
 
 /** A code of the account's second factor, which the log-in and the account's changes take while two-factor is on. */
 export const SecondFactorCode = Type.String({

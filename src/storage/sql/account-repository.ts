@@ -13,6 +13,11 @@ export interface AccountWithPassword extends Account {
   twoFactorEnabledAt: Date | null
   /** When the server's operator disabled the account (migration 036); null while it may log in. */
   disabledAt: Date | null
+  /**
+   * How many times the account's credentials changed (migration 040): what its known-browser
+   * cookies sign, so that a change voids every one of them (routes/v1/sessions/known-device.ts).
+   */
+  credentialEpoch: number
 }
 
 interface AccountRow {
@@ -22,14 +27,15 @@ interface AccountRow {
   created_at: Date
   totp_enabled_at: Date | null
   disabled_at: Date | null
+  credential_epoch: number
 }
 
 function toAccount(row: AccountRow): AccountWithPassword {
-  return { id: row.id, email: row.email, passwordHash: row.password_hash, createdAt: row.created_at, twoFactorEnabledAt: row.totp_enabled_at, disabledAt: row.disabled_at }
+  return { id: row.id, email: row.email, passwordHash: row.password_hash, createdAt: row.created_at, twoFactorEnabledAt: row.totp_enabled_at, disabledAt: row.disabled_at, credentialEpoch: row.credential_epoch }
 }
 
 /** The columns of AccountRow. */
-const accountColumns = 'id, email, password_hash, created_at, totp_enabled_at, disabled_at'
+const accountColumns = 'id, email, password_hash, created_at, totp_enabled_at, disabled_at, credential_epoch'
 
 /** Taken while the first account is made (SIGNUPS=first), so that two sign-ups at once take turns. */
 const FIRST_ACCOUNT_LOCK_KEY = 74_116_102
@@ -112,10 +118,24 @@ export function createAccountRepository(database: SqlExecutor) {
       return row.session_open ? undefined : 'session'
     },
 
-    /** Replaces the password hash; false when there is no such account. */
-    async setPasswordHash(id: string, passwordHash: string): Promise<boolean> {
-      const rows = await database.query<{ id: string }>('UPDATE accounts SET password_hash = $2 WHERE id = $1 RETURNING id', [id, passwordHash])
-      return rows.length > 0
+    /**
+     * Replaces the password hash, voiding the account's known-browser cookies: the new credential
+     * epoch, or undefined when there is no such account.
+     */
+    async setPasswordHash(id: string, passwordHash: string): Promise<number | undefined> {
+      const rows = await database.query<{ credential_epoch: number }>(
+        'UPDATE accounts SET password_hash = $2, credential_epoch = credential_epoch + 1 WHERE id = $1 RETURNING credential_epoch',
+        [id, passwordHash],
+      )
+      return rows[0]?.credential_epoch
+    },
+
+    /**
+     * Voids every known-browser cookie of the account (its sessions ended everywhere, or everywhere
+     * else): copies of one no longer spare anyone its log-in limit from everywhere.
+     */
+    async forgetKnownBrowsers(id: string): Promise<void> {
+      await database.query('UPDATE accounts SET credential_epoch = credential_epoch + 1 WHERE id = $1', [id])
     },
 
     /**
@@ -125,7 +145,7 @@ export function createAccountRepository(database: SqlExecutor) {
      */
     async setDisabled(id: string, disabled: boolean): Promise<boolean> {
       const rows = await database.query<{ id: string }>(
-        `UPDATE accounts SET disabled_at = ${disabled ? 'now()' : 'NULL'} WHERE id = $1 AND (disabled_at IS NULL) = $2 RETURNING id`,
+        `UPDATE accounts SET disabled_at = ${disabled ? 'now()' : 'NULL'}, credential_epoch = credential_epoch + 1 WHERE id = $1 AND (disabled_at IS NULL) = $2 RETURNING id`,
         [id, disabled],
       )
       return rows.length > 0

@@ -97,19 +97,21 @@ export function createSessionRepository(database: SqlExecutor) {
     },
 
     /**
-     * The live session with this token hash and its account; expired sessions, and those of a
-     * disabled account (migration 036: ended when it was disabled, refused here all the same), are
-     * not found.
+     * The live session with this token hash and its account; expired sessions, those unused for
+     * `idleTimeoutMs` (SESSION_IDLE_TIMEOUT: its last use is known to the minute, so it ends up to
+     * a minute later) and those of a disabled account (migration 036: ended when it was disabled,
+     * refused here all the same) are not found.
      */
-    async findByTokenHash(tokenHash: string): Promise<SessionAccount | undefined> {
+    async findByTokenHash(tokenHash: string, idleTimeoutMs: number): Promise<SessionAccount | undefined> {
       // Last use, to the minute, judged by the database's clock (the one that writes it): most
       // requests find it recent and write nothing.
       const rows = await database.query<{ session_id: string; account_id: string; email: string; is_stale: boolean }>(
         `SELECT s.id AS session_id, a.id AS account_id, a.email,
                 (s.last_seen_at IS NULL OR s.last_seen_at <= now() - interval '${LAST_SEEN_RESOLUTION}') AS is_stale
            FROM sessions s JOIN accounts a ON a.id = s.account_id
-          WHERE s.token_hash = $1 AND s.expires_at > now() AND a.disabled_at IS NULL`,
-        [tokenHash],
+          WHERE s.token_hash = $1 AND s.expires_at > now() AND a.disabled_at IS NULL
+            AND coalesce(s.last_seen_at, s.created_at) > now() - $2 * interval '1 millisecond'`,
+        [tokenHash, idleTimeoutMs],
       )
       const row = rows[0]
       if (row === undefined) return undefined

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { EMAIL_MAX_LENGTH, isEmailAddress, normalizeEmailAddress } from '../../../domain/accounts/email-address.js'
-import { findPasswordProblem, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
+import { findPasswordProblem, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PASSWORD_RULES } from '../../../domain/accounts/password.js'
 import { isFirstAccountSetupCode } from '../../../domain/accounts/setup-code.js'
 import { ApiError, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
 import { rejectCrossOriginForm } from '../../../plugins/authentication.js'
@@ -12,12 +12,12 @@ import { announceSetupCode } from './announce-setup-code.js'
 import { clientKeyOf, credentialRateLimits, emailKeyOf, enforceRateLimits } from './rate-limits.js'
 
 const emailDescription = `An e-mail address, at most ${EMAIL_MAX_LENGTH} characters`
-const passwordDescription = `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`
+const passwordDescription = `${PASSWORD_RULES} (400 validation_error on password otherwise)`
 
 export const Credentials = Type.Object(
   {
     email: Type.String({ maxLength: 1000, description: emailDescription }),
-    password: Type.String({ maxLength: 1000, description: passwordDescription }),
+    password: Type.String({ maxLength: PASSWORD_MAX_LENGTH, description: passwordDescription }),
   },
   { additionalProperties: false },
 )
@@ -25,7 +25,7 @@ export const Credentials = Type.Object(
 function validateSignUp(email: string, password: string): ErrorDetail[] {
   const issues: ErrorDetail[] = []
   if (!isEmailAddress(email)) issues.push({ field: 'email', message: 'must be an e-mail address such as you@example.com' })
-  const problem = findPasswordProblem(password)
+  const problem = findPasswordProblem(password, email)
   if (problem !== undefined) issues.push({ field: 'password', message: problem })
   return issues
 }

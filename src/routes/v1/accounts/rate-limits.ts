@@ -5,7 +5,8 @@ import { tagClient } from '../../../domain/challenge/client-tag.js'
 import { addressGroupOf } from '../../../domain/history/client-keys.js'
 import { ApiError } from '../../../errors.js'
 import type { KeyValueStore } from '../../../storage/ports.js'
-import { isKnownDevice, passwordDevice, secondFactorDevice } from '../sessions/known-device.js'
+import type { AccountWithPassword } from '../../../storage/sql/account-repository.js'
+import { isKnownDevice, knownDeviceSignature, passwordDevice, secondFactorDevice } from '../sessions/known-device.js'
 
 /**
  * A budget an attempt is counted against: its key, its rule, and what it counts, which a refusal
@@ -41,6 +42,14 @@ export const credentialRateLimits = {
 } satisfies Record<string, RateLimitRule>
 
 /**
+ * How many client addresses (IPv6 /64s) one known-browser cookie spares the account's budget from
+ * everywhere, per window: the owner's laptop moving between home, office and phone tethering
+ * stays known, while a cookie copied to many machines spares only the first few of them; the
+ * others count against that budget as strangers do.
+ */
+export const knownDeviceAddressLimit: RateLimitRule = { limit: 3, windowMs: 10 * MINUTE_MS }
+
+/**
  * The client's part of a rate-limit key: its IPv4 address or IPv6 /64 under the keyed tag the
  * public routes use, so that Redis holds no address in clear.
  */
@@ -73,15 +82,41 @@ export function passwordAttemptBudgets(emailKey: string, client: string, options
 }
 
 /**
- * Counts a password attempt on the account of `email` (as entered at log-in, or the account's
- * own) against its budgets, as the database folds the address and sparing a known device the
- * budget from everywhere; answers the account's e-mail key (which the known-device cookie names).
+ * Whether the cookie with this signature is among the first knownDeviceAddressLimit addresses'
+ * copies in this window: each address is numbered once, when it first shows the cookie (the
+ * signature is hashed, so that the store holds nothing a cookie can be rebuilt from). Two first
+ * attempts at once from one address may take two numbers: a miscount that spares fewer, not more.
  */
-export async function enforcePasswordAttemptBudgets(app: FastifyInstance, request: FastifyRequest, email: string): Promise<{ emailKey: string; attempt: CountedAttempt }> {
+async function isWithinDeviceAddressLimit(store: KeyValueStore, signature: string, client: string): Promise<boolean> {
+  const { limit, windowMs } = knownDeviceAddressLimit
+  const window = `known-device:${createHash('sha256').update(signature).digest('hex').slice(0, 32)}:${Math.floor(store.now() / windowMs)}`
+  const marker = `${window}:${client}`
+  const seen = await store.get(marker)
+  if (seen !== null) return Number(seen) <= limit
+  const ordinal = await store.increment(window, windowMs)
+  await store.setIfAbsent(marker, String(ordinal), windowMs)
+  return ordinal <= limit
+}
+
+/**
+ * Counts a password attempt on the account of `email` (as entered at log-in, or the account's
+ * own) against its budgets, as the database folds the address and sparing a known device (one
+ * whose cookie signs the account's current credential epoch, from one of the first addresses that
+ * showed the cookie in this window) the budget from everywhere; answers the account's e-mail key
+ * (which the known-device cookie names) and the account as it was read, if there is one.
+ */
+export async function enforcePasswordAttemptBudgets(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  email: string,
+): Promise<{ emailKey: string; account: AccountWithPassword | undefined; attempt: CountedAttempt }> {
   const emailKey = emailKeyOf(await app.accounts.foldEmail(email))
-  const isKnown = isKnownDevice(request, app.keyRing.macKeyFor('device'), passwordDevice(emailKey), app.config)
-  const attempt = await enforceRateLimits(app.keyValue, passwordAttemptBudgets(emailKey, clientKeyOf(app, request.ip), { isKnownDevice: isKnown }))
-  return { emailKey, attempt }
+  const account = await app.accounts.findByEmail(email)
+  const client = clientKeyOf(app, request.ip)
+  const signature = account === undefined ? undefined : knownDeviceSignature(request, app.keyRing.macKeyFor('device'), passwordDevice(emailKey, account), app.config)
+  const isKnown = signature !== undefined && (await isWithinDeviceAddressLimit(app.keyValue, signature, client))
+  const attempt = await enforceRateLimits(app.keyValue, passwordAttemptBudgets(emailKey, client, { isKnownDevice: isKnown }))
+  return { emailKey, account, attempt }
 }
 
 /**

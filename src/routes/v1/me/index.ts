@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { findPasswordProblem, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/accounts/password.js'
+import { findPasswordProblem, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_RULES } from '../../../domain/accounts/password.js'
 import { ApiError } from '../../../errors.js'
 import { accountOf, clearSessionCookie, sessionCookieName } from '../../../plugins/authentication.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
@@ -10,13 +10,14 @@ import { recordAudit } from '../audit-log/audit-trail.js'
 import { announceSetupCode } from '../accounts/announce-setup-code.js'
 import { confirmAccountChange, confirmWithPassword, withSecondFactor } from './account-confirmation.js'
 import passkeyRoutes from './passkeys.js'
+import { passwordDevice, rememberDevice } from '../sessions/known-device.js'
 import twoFactorRoutes from './two-factor.js'
 import { Account, authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, SecondFactorCode } from '../dashboard-schemas.js'
 
 const PasswordChange = Type.Object(
   {
     currentPassword: CurrentPassword,
-    newPassword: Type.String({ maxLength: 1000, description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters` }),
+    newPassword: Type.String({ maxLength: PASSWORD_MAX_LENGTH, description: `${PASSWORD_RULES} (400 validation_error on newPassword otherwise)` }),
     code: Type.Optional(SecondFactorCode),
   },
   { additionalProperties: false },
@@ -59,7 +60,8 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '(429 rate_limited beyond). While two-factor authentication is on, `code` is required too: a missing or wrong one is a 400 ' +
           'validation_error on code, a wrong one counted against the second factor\'s budgets (429 beyond); 409 conflict, its details naming code, when two-factor was turned ' +
           'on or off meanwhile. A new password equal to the current one is a 400 password_unchanged, its details naming newPassword, and changes nothing. ' +
-          'Every other session of the account ends; this one and the API keys stay.',
+          'Every other session of the account ends; this one and the API keys stay. Every known-browser cookie of the account (tollgate_device) stops counting; ' +
+          'this browser gets a new one.',
         sessionOnly: 'change the password',
         body: PasswordChange,
         response: { 204: Type.Null(), 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
@@ -67,7 +69,7 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const problem = findPasswordProblem(request.body.newPassword)
+      const problem = findPasswordProblem(request.body.newPassword, accountOf(request).email)
       const { currentPassword, code } = request.body
       const confirmed = await confirmWithPassword(app, request, {
         field: 'currentPassword',
@@ -82,11 +84,16 @@ const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       // Hashed before the account's row is locked for the code and the change: Argon2 takes a while.
       const passwordHash = await hashPassword(request.body.newPassword)
-      await withSecondFactor(app, request, confirmed, { code }, async (transaction) => {
-        await createAccountRepository(transaction).setPasswordHash(confirmed.id, passwordHash)
+      const credentialEpoch = await withSecondFactor(app, request, confirmed, { code }, async (transaction) => {
+        // Voids every known-browser cookie of the account (copies of one included).
+        const epoch = await createAccountRepository(transaction).setPasswordHash(confirmed.id, passwordHash)
+        if (epoch === undefined) throw new ApiError('unauthorized', 'The account was deleted.')
         const endedSessions = await createSessionRepository(transaction).deleteOthers(confirmed.id, confirmed.sessionId)
         await recordAudit(transaction, request, { action: 'account.password_changed', details: { endedSessions } })
+        return epoch
       })
+      // This browser has just given the password: it stays known, with a cookie of the new epoch.
+      rememberDevice(reply, app.keyRing.macKeyFor('device'), passwordDevice(confirmed.emailKey, { id: confirmed.id, credentialEpoch }), app.config)
       return reply.code(204).send(null)
     },
   )

@@ -17,6 +17,7 @@ import {
 } from '../../../plugins/authentication.js'
 import { Credentials } from '../accounts/index.js'
 import { recordSecondFactorFailure, takeSecondFactor } from '../me/account-confirmation.js'
+import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createTwoFactorRepository } from '../../../storage/sql/two-factor-repository.js'
 import { createSessionRepository, MAX_LISTED_SESSIONS, type SessionRecord } from '../../../storage/sql/session-repository.js'
 import { auditActorOf, auditedTransaction, recordAudit, recordRepeatedAudit } from '../audit-log/audit-trail.js'
@@ -74,11 +75,12 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['dashboard'],
         summary: 'Log in',
         description:
-          `Answers the account and sets the HttpOnly session cookie ${sessionCookieName(app.config)} (valid ${SESSION_LIFETIME_MS / 86_400_000} days or until logout). ` +
+          `Answers the account and sets the HttpOnly session cookie ${sessionCookieName(app.config)} (valid ${SESSION_LIFETIME_MS / 86_400_000} days, until unused for SESSION_IDLE_TIMEOUT (3 days unless configured), or until logout). ` +
           'An account with two-factor authentication on needs code as well, once the password is right: without it 401 two_factor_required, ' +
           'with a wrong one 401 two_factor_invalid (at most 5 wrong codes per quarter hour from one client and 10 an hour from everywhere, the latter not for a browser ' +
           'that passed the second factor before: 429 rate_limited beyond, naming the limit; a right code is not counted). ' +
           'Wrong passwords are limited per 10 minutes to 10 per account from one client, 30 from one client and 100 per account from everywhere (429 rate_limited); ' +
+          'a browser that has logged in to the account since its password last changed (its tollgate_device cookie) is spared the last, from at most 3 addresses per cookie in 10 minutes; ' +
           'a right password is not counted, unless sent with a wrong code. ' +
           "An authenticator code works once; a recovery code is used up. " +
           'The right password of an account the operator has disabled (npm run account -- disable) answers 403 account_disabled; a wrong one answers as for any account.',
@@ -102,8 +104,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       rejectCrossOriginForm(request, app.config)
       const email = normalizeEmailAddress(request.body.email)
-      const { emailKey, attempt } = await enforcePasswordAttemptBudgets(app, request, email)
-      const account = await app.accounts.findByEmail(email)
+      const { emailKey, account, attempt } = await enforcePasswordAttemptBudgets(app, request, email)
       // Runs Argon2 even for an unknown address, so timing does not reveal which addresses exist.
       const isCorrect = await isPasswordCorrect(account?.passwordHash, request.body.password)
       if (account === undefined) throw new ApiError('invalid_credentials')
@@ -176,7 +177,7 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw new ApiError('two_factor_invalid')
       }
       setSessionCookie(reply, token, expiresAt, app.config)
-      rememberDevice(reply, app.keyRing.macKeyFor('device'), passwordDevice(emailKey), app.config)
+      rememberDevice(reply, app.keyRing.macKeyFor('device'), passwordDevice(emailKey, account), app.config)
       if (outcome.secondFactorSince !== undefined) {
         rememberDevice(reply, app.keyRing.macKeyFor('device'), secondFactorDevice(emailKey, outcome.secondFactorSince), app.config)
       }
@@ -264,7 +265,8 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: 'Log out everywhere else',
-        description: 'Ends every other session of the account at once (a browser left logged in elsewhere, a session that is not yours); this one and the API keys stay.',
+        description: 'Ends every other session of the account at once (a browser left logged in elsewhere, a session that is not yours); this one and the API keys stay. ' +
+          'Every known-browser cookie of the account (tollgate_device, which spares its browser the log-in limit from everywhere) stops counting, this browser\'s until its next log-in.',
         sessionOnly: 'end the other sessions',
         response: { 200: Type.Object({ endedSessions: Type.Integer({ minimum: 0 }) }), ...authenticatedErrors },
       },
@@ -273,6 +275,9 @@ const sessionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const current = sessionIdOf(request)
       const endedSessions = await auditedTransaction(app, request, async (transaction) => {
         const ended = await createSessionRepository(transaction).deleteOthers(accountOf(request).id, current)
+        // Whoever holds a copy of a known-browser cookie is spared the log-in limit no more; this
+        // browser is known again from its next log-in.
+        await createAccountRepository(transaction).forgetKnownBrowsers(accountOf(request).id)
         if (ended > 0) await recordAudit(transaction, request, { action: 'sessions.ended_others', details: { endedSessions: ended } })
         return ended
       })

@@ -11,6 +11,11 @@ import { hostCookieName } from '../../../plugins/authentication.js'
  * same kind names a browser that has passed the account's second factor since two-factor was
  * turned on (its time is signed in): its codes skip the second factor's account-wide budget. A
  * browser that only ever gave the password (someone who has it, say) never gets that one.
+ *
+ * The first cookie also signs the account's id and credential epoch (migration 040), which a
+ * password change, set-password, end-sessions, disable, enable and "log out everywhere else" bump:
+ * each voids every such cookie, copies included. A cookie is a bearer value all the same, so the
+ * addresses one cookie spares are capped too (rate-limits.ts knownDeviceAddressLimit).
  */
 const DEVICE_LIFETIME_MS = 90 * 86_400_000
 
@@ -20,9 +25,15 @@ export interface DeviceScope {
   subject: string
 }
 
-/** A browser that logged in to the account of `emailKey`. */
-export function passwordDevice(emailKey: string): DeviceScope {
-  return { cookie: 'tollgate_device', subject: emailKey }
+/** What of the account a known-browser cookie is bound to: it, and its credentials as they are now. */
+export interface CredentialBinding {
+  id: string
+  credentialEpoch: number
+}
+
+/** A browser that logged in to the account of `emailKey` since its credentials last changed. */
+export function passwordDevice(emailKey: string, account: CredentialBinding): DeviceScope {
+  return { cookie: 'tollgate_device', subject: `${emailKey}:${account.id}:${account.credentialEpoch}` }
 }
 
 /** A browser that passed the second factor of that account since two-factor was turned on at `enabledAt`. */
@@ -49,11 +60,18 @@ export function rememberDevice(reply: FastifyReply, key: MacKey, scope: DeviceSc
   })
 }
 
+/**
+ * The signature of the request's cookie for the scope when it vouches for the browser (it names
+ * that cookie among its copies, for counting the addresses it comes from), else undefined.
+ */
+export function knownDeviceSignature(request: FastifyRequest, key: MacKey, scope: DeviceScope, config: Pick<Config, 'environment'>, now = Date.now()): string | undefined {
+  const [expires = '', mac = ''] = (request.cookies[deviceCookieName(config, scope.cookie)] ?? '').split('.')
+  if (!/^\d{1,15}$/.test(expires) || Number(expires) < now) return undefined
+  const expected = Buffer.from(macOf(key, scope.subject, Number(expires)))
+  return isSameInConstantTime(expected, Buffer.from(mac)) ? mac : undefined
+}
+
 /** Whether the request comes from a browser the scope's cookie vouches for. */
 export function isKnownDevice(request: FastifyRequest, key: MacKey, scope: DeviceScope, config: Pick<Config, 'environment'>, now = Date.now()): boolean {
-  const [expires = '', mac = ''] = (request.cookies[deviceCookieName(config, scope.cookie)] ?? '').split('.')
-  if (!/^\d{1,15}$/.test(expires) || Number(expires) < now) return false
-  const expected = Buffer.from(macOf(key, scope.subject, Number(expires)))
-  const given = Buffer.from(mac)
-  return isSameInConstantTime(expected, given)
+  return knownDeviceSignature(request, key, scope, config, now) !== undefined
 }

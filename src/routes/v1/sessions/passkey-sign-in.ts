@@ -143,7 +143,7 @@ const passkeySignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const emailKey = emailKeyOf(await app.accounts.foldEmail(account.email))
       setSessionCookie(reply, token, expiresAt, app.config)
       // The browser has logged in to the account, and passed its second factor: as after a password and a code.
-      rememberDevice(reply, app.keyRing.macKeyFor('device'), passwordDevice(emailKey), app.config)
+      rememberDevice(reply, app.keyRing.macKeyFor('device'), passwordDevice(emailKey, account), app.config)
       if (secondFactorSince !== undefined) rememberDevice(reply, app.keyRing.macKeyFor('device'), secondFactorDevice(emailKey, secondFactorSince), app.config)
       return { id: account.id, email: account.email, createdAt: account.createdAt.toISOString() }
     },
