@@ -351,7 +351,7 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
 })
 
 describe('the audit log with AUDIT_RETENTION_DAYS=0', () => {
-  it('keeps events for ever', async () => {
+  it('keeps events for ever', { timeout: 90_000 }, async () => {
     const service = await buildTestApp({ env: { AUDIT_RETENTION_DAYS: '0' } })
     try {
       const account = await createTestAccount(service.app, { origin: OWN_ORIGIN })

@@ -349,7 +349,7 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
 })
 
 describe('the gate with GATE_CLEARANCE_SECONDS', () => {
-  it('gives clearances that long', async () => {
+  it('gives clearances that long', { timeout: 90_000 }, async () => {
     const service = await buildTestApp({ env: { GATE_CLEARANCE_SECONDS: '900' }, config: { rateLimitPerMinute: 0 } })
     try {
       const { siteKey } = await createTestSite(service.app)
