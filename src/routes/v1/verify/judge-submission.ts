@@ -164,7 +164,8 @@ function answerVerdict(
     hostname: caller.origin.hostname,
     issuedAt: now,
     // Read from the store's memory, not from Redis: the epoch is read in the background (every second).
-    dataEpoch: app.keyValue.dataEpoch() ?? null,
+    // EPHEMERAL_IDS=false asks for the earliest format, which every earlier release reads: no epoch.
+    dataEpoch: app.config.ephemeralIds ? (app.keyValue.dataEpoch() ?? null) : null,
     pageAction: body.pageAction ?? null,
     cData: body.cData ?? null,
     ephemeralId: app.config.ephemeralIds ? device : null,
