@@ -34,6 +34,7 @@ export const dashboardSiteRoutes: SiteRouteCase[] = [
   { method: 'GET', path: '/api/v1/sites/{id}/surge', ownerStatus: 200 },
   { method: 'GET', path: '/api/v1/sites/{id}/verifications', ownerStatus: 200 },
   { method: 'GET', path: '/api/v1/sites/{id}/verifications/export', ownerStatus: 200 },
+  { method: 'GET', path: '/api/v1/sites/{id}/config', ownerStatus: 200 },
   { method: 'GET', path: '/api/v1/sites/{id}/members', ownerStatus: 200 },
   // The owner's own membership cannot change: 409 proves the route reached the site.
   { method: 'PUT', path: '/api/v1/sites/{id}/members/{ownerId}', body: { role: 'viewer' }, ownerStatus: 409 },
