@@ -135,15 +135,26 @@ function checkWebhookUrl(url: string, rules: InputRules): { href: string } | { p
   return problem === undefined ? { href: new URL(url).href } : { problem }
 }
 
-function findWebhookUrlInputProblem(url: string, rules: InputRules): string | undefined {
-  if (url.length > WEBHOOK_URL_MAX_LENGTH) return `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`
+/**
+ * A URL setting parsed, or its problem: longer than maxLength as sent or as the URL parser writes
+ * it (what is stored and shown), or not a URL at all (`unparsable`).
+ */
+function parseUrlSetting(url: string, maxLength: number, unparsable: string): { parsed: URL } | { problem: string } {
+  const tooLong = `must be at most ${maxLength} characters`
+  if (url.length > maxLength) return { problem: tooLong }
   let parsed: URL
   try {
     parsed = new URL(url)
   } catch {
-    return 'must be an absolute URL such as https://example.com/hooks/tollgate'
+    return { problem: unparsable }
   }
-  if (parsed.href.length > WEBHOOK_URL_MAX_LENGTH) return `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`
+  return parsed.href.length > maxLength ? { problem: tooLong } : { parsed }
+}
+
+function findWebhookUrlInputProblem(url: string, rules: InputRules): string | undefined {
+  const checked = parseUrlSetting(url, WEBHOOK_URL_MAX_LENGTH, 'must be an absolute URL such as https://example.com/hooks/tollgate')
+  if ('problem' in checked) return checked.problem
+  const { parsed } = checked
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must be an http or https URL'
   if (rules.isHttpsRequired && parsed.protocol !== 'https:') return 'must use https'
   // Credentials in the URL would be shown back on every read; webhookSecret authenticates instead.
@@ -161,14 +172,9 @@ function findWebhookUrlInputProblem(url: string, rules: InputRules): string | un
  */
 function checkBlockedHelpUrl(url: string, rules: InputRules): { href: string } | { problem: string } {
   const example = 'must be an https URL such as https://example.com/help or a mailto: address such as mailto:help@example.com'
-  if (url.length > BLOCKED_HELP_URL_MAX_LENGTH) return { problem: `must be at most ${BLOCKED_HELP_URL_MAX_LENGTH} characters` }
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    return { problem: example }
-  }
-  if (parsed.href.length > BLOCKED_HELP_URL_MAX_LENGTH) return { problem: `must be at most ${BLOCKED_HELP_URL_MAX_LENGTH} characters` }
+  const checked = parseUrlSetting(url, BLOCKED_HELP_URL_MAX_LENGTH, example)
+  if ('problem' in checked) return checked
+  const { parsed } = checked
   if (parsed.protocol === 'mailto:') {
     return /^[^@?\s]+@[^@?\s]+/.test(parsed.pathname) ? { href: parsed.href } : { problem: 'must name an address after mailto: (mailto:help@example.com)' }
   }
