@@ -180,13 +180,10 @@ const ApiErrorSchema = named('ApiError', {
   description: 'The body of every error answer (DESIGN section 3): `error.code` is the stable code to branch on, `error.requestId` the `X-Request-Id` of the answer',
 })
 
-/** The codes of each error answer errorAnswer made, for the document. */
-const codesOfErrorAnswers = new WeakMap<object, readonly ErrorCode[]>()
-
 /** The error body with `error.code` one of `codes`, described. */
 function errorAnswer(codes: readonly ErrorCode[], qualifier = ''): Record<string, unknown> {
   const { properties } = ErrorResponse
-  const answer = {
+  return {
     ...ErrorResponse,
     properties: {
       ...properties,
@@ -194,8 +191,11 @@ function errorAnswer(codes: readonly ErrorCode[], qualifier = ''): Record<string
     },
     description: describeCodes(codes, qualifier),
   }
-  codesOfErrorAnswers.set(answer, codes)
-  return answer
+}
+
+/** The codes an error answer's `error.code` is narrowed to (errorAnswer's enum), if it is. */
+function codesOf(answer: object): readonly string[] | undefined {
+  return (answer as { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } }).properties?.error?.properties?.code?.enum
 }
 
 /**
@@ -204,7 +204,7 @@ function errorAnswer(codes: readonly ErrorCode[], qualifier = ''): Record<string
  * stated once). Fastify serializes with the route's own schema (errorAnswer), not this one.
  */
 function documentedErrorBody(answer: object): object {
-  const codes = codesOfErrorAnswers.get(answer)
+  const codes = codesOf(answer)
   if (codes === undefined) return answer
   const code = { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: [...codes] } } }
   return { allOf: [ApiErrorSchema, { type: 'object', required: ['error'], properties: { error: code } }] }
@@ -214,7 +214,7 @@ function documentedErrorBody(answer: object): object {
 function withNamedErrorBody(content: Record<string, { schema?: object }>): Record<string, { schema?: object }> {
   const json = content['application/json']
   if (json?.schema === undefined) return content
-  const body = codesOfErrorAnswers.has(json.schema) ? documentedErrorBody(json.schema) : { allOf: [ApiErrorSchema] }
+  const body = codesOf(json.schema) === undefined ? { allOf: [ApiErrorSchema] } : documentedErrorBody(json.schema)
   return { ...content, 'application/json': { ...json, schema: body } }
 }
 
