@@ -21,6 +21,22 @@ import { TEST_SECRET } from '../helpers/test-app.js'
  */
 const SKEW_MARGIN_MS = 60_000
 
+/** The Siteverify answer `app` gives `token` with the site's secret. */
+async function redeemWith(app: App, site: TestSite, token: string): Promise<{ success: boolean; 'error-codes': string[] }> {
+  return (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json()
+}
+
+/** FLUSHALL on the Redis at `url`, as an operator would send it: the service's connections stay up. */
+async function flushAll(url: string): Promise<void> {
+  const { Redis } = await import('ioredis')
+  const admin = new Redis(url)
+  try {
+    await admin.flushall()
+  } finally {
+    admin.disconnect()
+  }
+}
+
 interface Service {
   redis: PrivateRedis
   app: App
@@ -50,7 +66,7 @@ describe.skipIf(!hasRedisServer)('Siteverify across a Redis that lost its data',
 
   const redeem = async (token: string) => {
     const { app, site } = service()
-    return (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json<{ success: boolean; 'error-codes': string[] }>()
+    return redeemWith(app, site, token)
   }
   /** A token issued while this instance's clock is `skewMs` off the others'. */
   const obtainTokenSkewed = async (skewMs: number) => {
@@ -109,8 +125,7 @@ describe.skipIf(!hasRedisServer)('Siteverify across a Redis restored from an RDB
 
   it('refuses a token redeemed after the snapshot (its marker was not in it), and every instance reads the same new epoch', async () => {
     const { app, site, redis } = service()
-    const redeem = async (token: string) =>
-      (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json<{ success: boolean; 'error-codes': string[] }>()
+    const redeem = (token: string) => redeemWith(app, site, token)
     // Another instance on the same Redis.
     const other = await openRedisStore({ url: redis.url, keyPrefix: 'tollgate:', epochCheckMs: 200 })
     const { Redis } = await import('ioredis')
@@ -161,18 +176,11 @@ describe.skipIf(!hasRedisServer || !hasPostgres || !hasRedis)('Siteverify across
 
   it('refuses the tokens it issues under the epoch before, and those issued under the new one, until it reads the epoch', async () => {
     const [current, stale] = shared.instances as [App, App]
-    const redeemAt = async (app: App, token: string) =>
-      (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json<{ success: boolean; 'error-codes': string[] }>()
+    const redeemAt = (app: App, token: string) => redeemWith(app, site, token)
     const headers = browserHeaders(site.siteKey)
     const epochBefore = current.keyValue.dataEpoch()
     expect(stale.keyValue.dataEpoch()).toBe(epochBefore)
-    const { Redis } = await import('ioredis')
-    const admin = new Redis(redis.url)
-    try {
-      await admin.flushall()
-    } finally {
-      admin.disconnect()
-    }
+    await flushAll(redis.url)
     await expect.poll(() => current.keyValue.dataEpoch() ?? epochBefore, { timeout: 5_000 }).not.toBe(epochBefore)
     expect(stale.keyValue.dataEpoch()).toBe(epochBefore)
 
@@ -213,8 +221,7 @@ describe.skipIf(!hasRedisServer)('Siteverify after an upgrade from a release tha
       oldToken: (ageMs: number, challengeId: string = randomUUID()) =>
         issueToken(tokenKey, { ...read.claims, challengeId, issuedAt: Date.now() - ageMs, dataEpoch: null }),
       newToken: () => obtainToken(app, browserHeaders(site.siteKey)),
-      redeem: async (token: string) =>
-        (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json<{ success: boolean; 'error-codes': string[] }>(),
+      redeem: (token: string) => redeemWith(app, site, token),
       close: async () => {
         await app.close()
         await redis.stop()
@@ -288,17 +295,10 @@ describe.skipIf(!hasRedisServer)('Siteverify across a flush of its Redis, with t
 
   it('refuses a spent token within a second and a half of FLUSHALL, whose connection stays up', async () => {
     const { app, site, redis } = service()
-    const redeem = async (token: string) =>
-      (await app.inject({ method: 'POST', url: '/siteverify', payload: { secret: site.secretKey, response: token } })).json<{ success: boolean; 'error-codes': string[] }>()
+    const redeem = (token: string) => redeemWith(app, site, token)
     const spent = await obtainToken(app, browserHeaders(site.siteKey))
     expect(await redeem(spent)).toMatchObject({ success: true })
-    const { Redis } = await import('ioredis')
-    const admin = new Redis(redis.url)
-    try {
-      await admin.flushall()
-    } finally {
-      admin.disconnect()
-    }
+    await flushAll(redis.url)
     // The epoch is read every second (it was every 5 s, and the token redeemed again meanwhile).
     await new Promise((resolve) => setTimeout(resolve, 1_500))
     expect(await redeem(spent)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })

@@ -114,11 +114,6 @@ export function readClearance(key: MacKey, text: string, holder: ClearanceHolder
   return { since: since === undefined ? null : Number.parseInt(since, 36) * 1000, expiresAt, isSecure: scheme === 's' }
 }
 
-/** Whether `text` is a clearance this service issued for `holder` that is still valid at `now` (readClearance). */
-export function isClearedBy(key: MacKey, text: string, holder: ClearanceHolder, now: number): boolean {
-  return readClearance(key, text, holder, now) !== null
-}
-
 /**
  * When a valid clearance is past half its life (`lifetimeMs`, GATE_CLEARANCE_SECONDS), the
  * terms of the one that renews it, which expires a lifetime from `now`, but never past

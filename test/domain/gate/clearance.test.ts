@@ -1,10 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { createHmac } from 'node:crypto'
-import { CLEARANCE_RENEWAL_CAP_LIFETIMES, clearancesIn, isClearedBy, issueClearance, MAX_CLEARANCES_TRIED, readClearance, renewalOf, type ClearanceHolder } from '../../../src/domain/gate/clearance.js'
+import { CLEARANCE_RENEWAL_CAP_LIFETIMES, clearancesIn, issueClearance, MAX_CLEARANCES_TRIED, readClearance, renewalOf, type ClearanceHolder } from '../../../src/domain/gate/clearance.js'
+import type { MacKey } from '../../../src/domain/mac.js'
 import { compactRecurringUuid } from '../../../src/domain/challenge/compact-uuid.js'
 
 const key = randomBytes(32)
+/** Whether `text` passes for `holder` at `now`: readClearance gives its terms. */
+const isClearedBy = (macKey: MacKey, text: string, clearanceHolder: ClearanceHolder, now: number) => readClearance(macKey, text, clearanceHolder, now) !== null
 const holder: ClearanceHolder = { siteId: randomUUID(), userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0', addressGroup: '203.0.113.7' }
 const now = Date.UTC(2026, 10, 28, 12)
 const expiresAt = now + 3_600_000
