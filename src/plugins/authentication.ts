@@ -122,14 +122,10 @@ export function siteScopeOf(request: FastifyRequest): readonly string[] | undefi
   return authentication?.method === 'api-key' && authentication.siteIds !== null ? authentication.siteIds : undefined
 }
 
-/** Whether a site (its lower-case id) is within a scope siteScopeOf answered. */
-export function isInScope(scope: readonly string[] | undefined, siteId: string): boolean {
-  return scope === undefined || scope.includes(siteId)
-}
-
 /** Whether the request may reach the site with this (lower-case) id, by its API key's site list. */
 export function reachesSite(request: FastifyRequest, siteId: string): boolean {
-  return isInScope(siteScopeOf(request), siteId)
+  const scope = siteScopeOf(request)
+  return scope === undefined || scope.includes(siteId)
 }
 
 /** What an API key made for some sites only answers on a route that would reach others: 403 api_key_site_restricted. */

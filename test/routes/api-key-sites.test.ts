@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { asBrowser, createTestAccount, createTestSite, randomClientAddress, type TestAccount } from '../helpers/dashboard-client.js'
-import { shareSite } from '../helpers/site-sharing.js'
-import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
+import { shareSite, useAppWithOwner } from '../helpers/site-sharing.js'
+import { deployments, type TestApp } from '../helpers/test-app.js'
 
 interface CreatedKey {
   id: string
@@ -14,16 +14,13 @@ interface CreatedKey {
 const RESTRICTED = 'api_key_site_restricted'
 
 /** API keys made for some of the account's sites only (siteIds): they reach those, and nothing of the others. */
-describe.each(deployments)('API keys for some sites only on $name', ({ available, options }) => {
+describe.each(deployments)('API keys for some sites only on $name', (deployment) => {
+  const { available } = deployment
+  const suite = useAppWithOwner(deployment)
   let service: TestApp
   let account: TestAccount
-  beforeAll(async () => {
-    if (!available) return
-    service = await buildTestApp(options)
-    account = await createTestAccount(service.app)
-  })
-  afterAll(async () => {
-    if (available) await service.close()
+  beforeAll(() => {
+    if (available) ({ service, owner: account } = suite)
   })
 
   const askForKey = (owner: TestAccount, payload: object) =>

@@ -6,7 +6,7 @@ import { dictionary } from '@zxcvbn-ts/language-common'
 export const PASSWORD_MIN_LENGTH = 10
 export const PASSWORD_MAX_LENGTH = 256
 
-/** What a new password must be, in one sentence for its field's hint (the dashboard's and the API's). */
+/** What a new password must be, in one sentence for the API's description of its field (the dashboard's hint says it in its own words: dashboard/src/lib/password-rules.ts). */
 export const PASSWORD_RULES =
   `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters; not a common password (such as password123 or 1234567890), ` +
   'not one character repeated, and not containing your e-mail address or the part before its @'
@@ -53,15 +53,15 @@ export function findPasswordProblem(password: string, email: string): string | u
   return undefined
 }
 
+/** Algorithm.Argon2id: the library's enum is a const enum, which isolated modules cannot read. */
+const ARGON2ID = 2 as Algorithm.Argon2id
+
 /**
  * Argon2id at 19 MiB, 2 passes and 1 lane: OWASP's recommended minimum, and the library's defaults
  * that every earlier hash was made with. Named here so that a change of the library's defaults
  * changes nothing unseen; the parameters travel inside the PHC string, so raising them later keeps
  * old hashes verifiable.
  */
-/** Algorithm.Argon2id: the library's enum is a const enum, which isolated modules cannot read. */
-const ARGON2ID = 2 as Algorithm.Argon2id
-
 export const ARGON2_PARAMETERS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const
 
 export function hashPassword(password: string): Promise<string> {

@@ -103,15 +103,18 @@ async function isWithinDeviceAddressLimit(store: KeyValueStore, signature: strin
  * own) against its budgets, as the database folds the address and sparing a known device (one
  * whose cookie signs the account's current credential epoch, from one of the first addresses that
  * showed the cookie in this window) the budget from everywhere; answers the account's e-mail key
- * (which the known-device cookie names) and the account as it was read, if there is one.
+ * (which the known-device cookie names) and the account as it was read, if there is one. A caller
+ * that has read the account already (`knownAccount`, a change confirmed from its session) passes
+ * it, so that it is not read twice.
  */
 export async function enforcePasswordAttemptBudgets(
   app: FastifyInstance,
   request: FastifyRequest,
   email: string,
+  knownAccount?: AccountWithPassword,
 ): Promise<{ emailKey: string; account: AccountWithPassword | undefined; attempt: CountedAttempt }> {
   const emailKey = emailKeyOf(await app.accounts.foldEmail(email))
-  const account = await app.accounts.findByEmail(email)
+  const account = knownAccount ?? (await app.accounts.findByEmail(email))
   const client = clientKeyOf(app, request.ip)
   const signature = account === undefined ? undefined : knownDeviceSignature(request, app.keyRing.macKeyFor('device'), passwordDevice(emailKey, account), app.config)
   const isKnown = signature !== undefined && (await isWithinDeviceAddressLimit(app.keyValue, signature, client))

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { accountOf, isInScope, siteScopeOf } from '../../../plugins/authentication.js'
+import { accountOf, reachesSite, siteScopeOf } from '../../../plugins/authentication.js'
 import { createAuditLogRepository } from '../../../storage/sql/audit-log-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse } from '../dashboard-schemas.js'
 import { LOG_PAGE_SIZE, logPageQuery, orNull, pageOf, positionOf, rowPosition } from '../log-pages.js'
@@ -72,7 +72,7 @@ const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => ({ items: (await auditLog.sitesOf(accountOf(request).id)).filter((site) => isInScope(siteScopeOf(request), site.id)) }),
+    async (request) => ({ items: (await auditLog.sitesOf(accountOf(request).id)).filter((site) => reachesSite(request, site.id)) }),
   )
   await app.register(auditLogExportRoutes)
 }

@@ -41,7 +41,7 @@ export async function confirmWithPassword(
   const { id } = accountOf(request)
   const account = await app.accounts.findWithPasswordById(id)
   if (account === undefined) throw new ApiError('unauthorized')
-  const { emailKey, attempt } = await enforcePasswordAttemptBudgets(app, request, account.email)
+  const { emailKey, attempt } = await enforcePasswordAttemptBudgets(app, request, account.email, account)
   const issues = [...(check.otherIssues ?? [])]
   if (await isPasswordCorrect(account.passwordHash, check.password)) {
     // The right password is no guess: the owner's changes in a row do not spend the log-in's budgets.
