@@ -143,6 +143,16 @@ describe('the OpenAPI document against the dashboard API', () => {
     expect(answered.statusCode, answered.body).toBe(200)
   })
 
+  it("states the new-password rules on the sign-up's password only: the log-in's takes any password an account may hold", () => {
+    const passwordDescriptionAt = (path: string) =>
+      (document.paths[path]?.post as unknown as { requestBody: { content: { 'application/json': { schema: { properties: { password: { description: string } } } } } } })
+        .requestBody.content['application/json'].schema.properties.password.description
+    expect(passwordDescriptionAt('/api/v1/accounts')).toContain('not a common password')
+    const logIn = passwordDescriptionAt('/api/v1/sessions')
+    expect(logIn).not.toContain('not a common password')
+    expect(logIn).toContain('still logs in')
+  })
+
   it("documents Turnstile's messages list at its Siteverify path only: reCAPTCHA's and hCaptcha's paths never send it", () => {
     const propertiesAt = (path: string) => {
       const answer = (document.paths[path]?.post as { responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }> } | undefined)?.responses['200']

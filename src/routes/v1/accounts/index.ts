@@ -14,13 +14,8 @@ import { clientKeyOf, credentialRateLimits, emailKeyOf, enforceRateLimits } from
 const emailDescription = `An e-mail address, at most ${EMAIL_MAX_LENGTH} characters`
 const passwordDescription = `${PASSWORD_RULES} (400 validation_error on password otherwise)`
 
-export const Credentials = Type.Object(
-  {
-    email: Type.String({ maxLength: 1000, description: emailDescription }),
-    password: Type.String({ maxLength: PASSWORD_MAX_LENGTH, description: passwordDescription }),
-  },
-  { additionalProperties: false },
-)
+/** The address as the log-in and the sign-up take it: the handlers check its form (400 validation_error). */
+export const EmailProperty = Type.String({ maxLength: 1000, description: emailDescription })
 
 function validateSignUp(email: string, password: string): ErrorDetail[] {
   const issues: ErrorDetail[] = []
@@ -37,7 +32,14 @@ const setupCodeProperty = Type.Optional(
   }),
 )
 
-const SignUpBody = Type.Object({ ...Credentials.properties, setupCode: setupCodeProperty }, { additionalProperties: false })
+const SignUpBody = Type.Object(
+  {
+    email: EmailProperty,
+    password: Type.String({ maxLength: PASSWORD_MAX_LENGTH, description: passwordDescription }),
+    setupCode: setupCodeProperty,
+  },
+  { additionalProperties: false },
+)
 
 /** The sign-up body with the limits the handler checks, for the OpenAPI document (schema.documentedBody). */
 const DocumentedSignUpBody = Type.Object(

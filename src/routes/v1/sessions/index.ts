@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { normalizeEmailAddress } from '../../../domain/accounts/email-address.js'
-import { isPasswordCorrect } from '../../../domain/accounts/password.js'
+import { isPasswordCorrect, PASSWORD_MAX_LENGTH } from '../../../domain/accounts/password.js'
 import { generateSessionToken, hashToken } from '../../../domain/accounts/tokens.js'
 import { isUuid } from '../../../domain/uuid.js'
 import { ApiError } from '../../../errors.js'
@@ -15,7 +15,7 @@ import {
   SESSION_LIFETIME_MS,
   setSessionCookie,
 } from '../../../plugins/authentication.js'
-import { Credentials } from '../accounts/index.js'
+import { EmailProperty } from '../accounts/index.js'
 import { recordSecondFactorFailure, takeSecondFactor } from '../me/account-confirmation.js'
 import { createAccountRepository } from '../../../storage/sql/account-repository.js'
 import { createTwoFactorRepository } from '../../../storage/sql/two-factor-repository.js'
@@ -29,7 +29,11 @@ import { Account, authenticatedErrors, ErrorResponse, IdParams, SecondFactorCode
 
 const LogIn = Type.Object(
   {
-    ...Credentials.properties,
+    email: EmailProperty,
+    password: Type.String({
+      maxLength: PASSWORD_MAX_LENGTH,
+      description: `The account's password. The rules for a new one do not apply here (an account whose password breaks a rule added since still logs in); no password is longer than ${PASSWORD_MAX_LENGTH} characters (400 validation_error beyond)`,
+    }),
     code: Type.Optional(SecondFactorCode),
   },
   { additionalProperties: false },
