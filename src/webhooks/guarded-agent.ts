@@ -1,7 +1,7 @@
 import { lookup, type LookupAddress } from 'node:dns'
 import { isIP, type LookupFunction } from 'node:net'
 import { Agent, buildConnector } from 'undici'
-import { findRefusedRange, type AddressPolicy } from '../domain/webhooks/address-policy.js'
+import { describeRefusedRange, findRefusedRange, type AddressPolicy } from '../domain/webhooks/address-policy.js'
 
 /**
  * Thrown (into undici) when a webhook would connect to an address that is not public. The message
@@ -17,7 +17,7 @@ export class RefusedAddressError extends Error {
     readonly address: string,
     readonly range: string,
   ) {
-    super(hostname === address ? `${address} is a ${range} address` : `${hostname} resolves to a ${range} address`)
+    super(hostname === address ? `${address} is ${describeRefusedRange(range)}` : `${hostname} resolves to ${describeRefusedRange(range)}`)
     this.name = 'RefusedAddressError'
   }
 }

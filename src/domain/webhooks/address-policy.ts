@@ -73,6 +73,31 @@ function isIPv4Compatible(address: ipaddr.IPv6): boolean {
   return parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || (parts[7] ?? 0) > 1)
 }
 
+/** Words for the ranges findRefusedRange names, for messages an operator reads. */
+const RANGE_WORDS: Record<string, string> = {
+  unspecified: 'an unspecified address',
+  linkLocal: 'a link-local address',
+  metadata: 'a cloud metadata address',
+  carrierGradeNat: 'a carrier-grade NAT address',
+  uniqueLocal: 'a unique-local address',
+  deprecatedSiteLocal: 'a site-local address',
+  localUseNat64: 'a local-use NAT64 address',
+  rfc6052: 'a NAT64 address',
+  rfc6145: 'an IPv4-translated address',
+  '6to4': 'a 6to4 address',
+  teredo: 'a Teredo address',
+  as112: 'an AS112 address',
+  as112v6: 'an AS112 address',
+  amt: 'an AMT address',
+  invalid: 'an invalid address',
+  ipv4Mapped: 'an IPv4-mapped address',
+}
+
+/** "a loopback address", "an unspecified address": the range `findRefusedRange` named, with its article. */
+export function describeRefusedRange(range: string): string {
+  return RANGE_WORDS[range] ?? `a ${range.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} address`
+}
+
 export function isPublicAddress(address: string): boolean {
   return findRefusedRange(address) === undefined
 }

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net'
-import { findRefusedRange } from './address-policy.js'
+import { describeRefusedRange, findRefusedRange } from './address-policy.js'
 
 export interface WebhookUrlPolicy {
   /** Development and tests: http and private addresses allowed, link-local and metadata ones still not (config.allowPrivateWebhooks). */
@@ -24,7 +24,7 @@ export function findWebhookUrlProblem(url: string, policy: WebhookUrlPolicy): st
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1')
   if (isIP(host) !== 0) {
     const range = findRefusedRange(host, { allowPrivate: policy.allowPrivateAddresses })
-    if (range !== undefined) return `the webhook URL points at a ${range} address (${host})`
+    if (range !== undefined) return `the webhook URL points at ${describeRefusedRange(range)} (${host})`
   }
   return undefined
 }

@@ -27,8 +27,15 @@ describe('findWebhookUrlProblem', () => {
   it('refuses link-local and cloud metadata literals even where private webhooks are allowed', () => {
     expect(findWebhookUrlProblem('http://169.254.169.254/latest/meta-data/', development)).toMatch(/metadata/)
     expect(findWebhookUrlProblem('http://[fd00:ec2::254]/', development)).toMatch(/metadata/)
-    expect(findWebhookUrlProblem('http://169.254.10.1/', development)).toMatch(/linkLocal/)
-    expect(findWebhookUrlProblem('http://[fe80::1]/', development)).toMatch(/linkLocal/)
+    expect(findWebhookUrlProblem('http://169.254.10.1/', development)).toMatch(/a link-local address/)
+    expect(findWebhookUrlProblem('http://[fe80::1]/', development)).toMatch(/a link-local address/)
+  })
+
+  it('names the refused range in words an operator reads, with its article', () => {
+    expect(findWebhookUrlProblem('https://0.0.0.0/', production)).toBe('the webhook URL points at an unspecified address (0.0.0.0)')
+    expect(findWebhookUrlProblem('https://100.64.0.1/', production)).toBe('the webhook URL points at a carrier-grade NAT address (100.64.0.1)')
+    expect(findWebhookUrlProblem('https://[fd12::1]/', production)).toBe('the webhook URL points at a unique-local address (fd12::1)')
+    expect(findWebhookUrlProblem('https://10.0.0.1/', production)).toBe('the webhook URL points at a private address (10.0.0.1)')
   })
 
   it('refuses what is not an http(s) URL, and credentials in the URL', () => {
