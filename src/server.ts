@@ -80,8 +80,9 @@ if (unknownMigrations.length > 0) {
 if (config.environment === 'production' && config.publicUrl === undefined) {
   // Kept for development (any host name works there); requests are not refused.
   app.log.warn(
-    'PUBLIC_URL is not set: passkeys (and the CSRF checks) take the origin from each request, so a passkey is bound to whatever host name the request ' +
-      'arrives with (its Host header). Set PUBLIC_URL to the dashboard\'s public origin (https://tollgate.example.com)',
+    'PUBLIC_URL is not set: passkeys, invitation links (and the CSRF checks) take the origin from each request, so a passkey is bound to whatever host name ' +
+      'the request arrives with (its Host header), and an invitation made through a proxy that rewrites Host, or by a script calling an internal address, ' +
+      'links to that host. Set PUBLIC_URL to the dashboard\'s public origin (https://tollgate.example.com)',
   )
 }
 if (config.environment === 'production' && config.metricsToken === undefined) {

@@ -36,7 +36,7 @@ async function warningsOfProductionStart(env: Record<string, string>): Promise<s
   running.add(child)
   let output = ''
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${output}`)), 60_000)
+    const timer = setTimeout(() => reject(new Error(`no start within 120 s:\n${output}`)), 120_000)
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString()
       if (output.includes('Tollgate is serving')) {
@@ -61,5 +61,10 @@ describe('a production start', () => {
   it('warns that /metrics is public when METRICS_TOKEN is not set, and not when it is', async () => {
     expect(await warningsOfProductionStart({})).toContainEqual(expect.stringMatching(/^METRICS_TOKEN is not set: \/metrics answers anyone who can reach it/))
     expect(await warningsOfProductionStart({ METRICS_TOKEN: 'a-random-scrape-token-for-prometheus' })).not.toContainEqual(expect.stringContaining('METRICS_TOKEN'))
-  }, 150_000)
+  }, 300_000)
+
+  it('warns that passkeys and invitation links follow the Host header when PUBLIC_URL is not set, and not when it is', async () => {
+    expect(await warningsOfProductionStart({ PUBLIC_URL: '' })).toContainEqual(expect.stringMatching(/^PUBLIC_URL is not set: passkeys, invitation links .* take the origin from each request/))
+    expect(await warningsOfProductionStart({})).not.toContainEqual(expect.stringContaining('PUBLIC_URL'))
+  }, 300_000)
 })
