@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type DoneFuncWithErrOrRes, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 import { proxyRequestIdReader } from './http/proxy-request-id.js'
+import { charsetRefusal, decodeUtf8Body } from './http/utf8-body.js'
 import { withRequestSerializer } from './log-serializers.js'
 import demoSite from './plugins/demo-site.js'
 import docs from './plugins/docs.js'
@@ -189,15 +190,23 @@ export async function buildApp(options: AppOptions) {
   app.decorate('keyRing', options.keyRing)
   // A body of no bytes is no body, whatever its Content-Type says (clients that send their default
   // one on every request, a DELETE included, or an empty chunked body); anything else is parsed as
-  // Fastify's own parser does, refusing __proto__ and constructor.prototype.
+  // Fastify's own parser does, refusing __proto__ and constructor.prototype. The bytes must be
+  // UTF-8, and a charset other than UTF-8 is refused: Fastify would decode any body as UTF-8,
+  // replacing what does not decode (so different invalid passwords would be the same one).
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     if (body.length === 0) {
       done(null, undefined)
       return
     }
-    const text = body.toString()
+    const refusal = charsetRefusal(request.headers['content-type'])
+    // parseAs 'buffer': Fastify's type allows either for every parser.
+    const text = refusal ?? decodeUtf8Body(body as Buffer)
+    if (text instanceof ApiError) {
+      done(text, undefined)
+      return
+    }
     void parseJson(request, text, (error, value) => {
       if (error !== null && isValidJson(text)) done(new ApiError('validation_error', 'The body uses __proto__ or constructor.prototype as a key, which is refused.'), undefined)
       else done(error, value)

@@ -32,3 +32,12 @@ export function findUnstorableText(value: unknown, path: string): string | undef
   }
   return undefined
 }
+
+/**
+ * Whether PostgreSQL can take a string as sent: for a lookup by a string from a request, which
+ * names nothing when it cannot be stored (a NUL is a database error, half of a surrogate pair
+ * would be replaced and could match another row's value).
+ */
+export function isStorableText(value: string): boolean {
+  return !UNSTORABLE.test(value)
+}

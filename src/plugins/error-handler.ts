@@ -3,6 +3,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream'
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { answerUnroutedAssessment } from '../routes/v1/siteverify/assessments.js'
 import { postgresRefusalOf, redisRefusalOf, storeFailureOf } from '../storage/dependency-refusal.js'
 import { ApiError, errorBody, errorCatalogue, INVALID_REQUEST_MESSAGE, type ErrorCode, type ErrorDetail } from '../errors.js'
 
@@ -194,13 +195,16 @@ async function errorHandlerPlugin(app: FastifyInstance): Promise<void> {
 /**
  * Fastify's router refuses some URLs before any route or hook runs (Fastify's frameworkErrors):
  * a path that does not decode (400 validation_error), and a path parameter longer than any id
- * (404 not_found: no such thing exists). They get the body of every other error and the request id.
+ * (404 not_found: no such thing exists). They get the body of every other error and the request id;
+ * on createAssessment's path, Google's 400 INVALID_ARGUMENT, the body its clients read.
  */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void reply.header('x-request-id', request.id)
+  if ((error.code === 'FST_ERR_MAX_PARAM_LENGTH' || error.code === 'FST_ERR_BAD_URL') && answerUnroutedAssessment(request, reply)) return
   const code: ErrorCode = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'not_found' : error.code === 'FST_ERR_BAD_URL' ? 'validation_error' : 'internal_error'
   const message = code === 'validation_error' ? 'The URL is not valid: a percent-encoded sequence does not decode.' : undefined
   if (code === 'internal_error') request.log.error({ err: error }, 'router error')
-  void reply.header('x-request-id', request.id).code(errorCatalogue[code].status).send(errorBody(code, request.id, message))
+  void reply.code(errorCatalogue[code].status).send(errorBody(code, request.id, message))
 }
 
 /**

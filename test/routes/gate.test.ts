@@ -196,6 +196,28 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
     }
   })
 
+  it.skipIf(!available)('answers a site key no site can have (a NUL, a space, a quote) as an unknown one, on the check, the page and the clearance', async () => {
+    for (const siteKey of ['\u0000', 'a\u0000', `${site.siteKey}\u0000`, 'tgk_a b', 'tgk_"x', 'tgk_é']) {
+      for (const url of [`/gate/v1/check?sitekey=${encodeURIComponent(siteKey)}`, `/gate/v1/page?sitekey=${encodeURIComponent(siteKey)}`]) {
+        const response = await check({ url })
+        expect(response.statusCode, url).toBe(401)
+        expect(response.json()).toMatchObject({ error: { code: 'invalid_site_key' } })
+      }
+      const clearance = await clear('x', { siteKey })
+      expect(clearance.statusCode, JSON.stringify(siteKey)).toBe(401)
+      expect(clearance.json()).toMatchObject({ error: { code: 'invalid_site_key' } })
+    }
+    const halfPair = await clear('x', { siteKey: '\uD800' })
+    expect(halfPair.json()).toMatchObject({ error: { code: 'invalid_site_key' } })
+    // The test site keys and the vendors' ones they alias still pass the pattern.
+    for (const siteKey of [TEST_KEY_ALLOW, '6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI', '10000000-ffff-ffff-ffff-000000000001']) {
+      expect((await check({ siteKey })).statusCode, siteKey).toBe(403)
+    }
+    // Nor can any other caller of the lookup reach the database with a key it cannot hold.
+    await expect(service.app.siteCache.findBySiteKey('a\u0000')).resolves.toBeUndefined()
+    await expect(service.app.siteCache.findBySiteKey('\uD800')).resolves.toBeUndefined()
+  })
+
   it.skipIf(!available)("trades a token of the host's page for a cookie that lets that browser through", async () => {
     const response = await clear(await pageToken())
     expect(response.statusCode).toBe(204)

@@ -143,4 +143,16 @@ describe.each(deployments)("reCAPTCHA Enterprise's createAssessment on $name", (
       expect(answer.json()).toEqual({ error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } })
     }
   })
+
+  it.skipIf(!available)("answers a project the router refuses (longer than any id, or not decoding) with Google's 400 INVALID_ARGUMENT too", async () => {
+    for (const project of ['x'.repeat(120), '%E0%A4%A']) {
+      const answer = await service.app.inject({
+        method: 'POST',
+        url: `/v1/projects/${project}/assessments?key=${site.secretKey}`,
+        payload: { event: { token: await token() } },
+      })
+      expect(answer.statusCode, project).toBe(400)
+      expect(answer.json()).toEqual({ error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } })
+    }
+  })
 })

@@ -1,6 +1,12 @@
 import { hash, randomBytes } from 'node:crypto'
 import { isSameInConstantTime } from '../mac.js'
 
+/**
+ * The characters of every site key: Tollgate's own (tgk_ and base64url), the documented test keys
+ * (1x00000000000000000000AA) and the vendors' test keys they alias (reCAPTCHA's, hCaptcha's UUIDs).
+ */
+export const SITE_KEY_PATTERN = /^[A-Za-z0-9_-]+$/
+
 /** Public site keys name a site in pages; they are not secret. */
 export function generateSiteKey(): string {
   return `tgk_${randomBytes(16).toString('base64url')}`

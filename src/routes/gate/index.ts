@@ -10,6 +10,7 @@ import { consumeRateLimit } from '../../domain/rate-limit.js'
 import { isAddressAllowed } from '../../domain/sites/allowed-addresses.js'
 import { hasBlocklist, isBlocklisted } from '../../domain/sites/blocklist.js'
 import type { Site } from '../../domain/sites/site.js'
+import { SITE_KEY_PATTERN } from '../../domain/sites/site-keys.js'
 import { testSiteFor } from '../../domain/sites/test-site-keys.js'
 import { CLOCK_SKEW_MARGIN_MS, mayHaveForgottenRedemption, redemptionKey } from '../../domain/siteverify/redeem-token.js'
 import { MAX_TOKEN_LENGTH, readToken } from '../../domain/token/token.js'
@@ -22,6 +23,7 @@ import { gateStringsIn, negotiateLanguage } from './gate-strings.js'
 export const DEFAULT_GATE_PREFIX = '/.tollgate'
 
 const MAX_SITE_KEY_LENGTH = 128
+const UNKNOWN_SITE_KEY = "The gate's site key names no site."
 /** A path of one to eight segments of URL-safe characters (none only dots), without a trailing slash. */
 const prefixPattern = /^(?:\/(?!\.*(?:\/|$))[A-Za-z0-9._~-]+){1,8}$/
 
@@ -35,7 +37,7 @@ const prefixPattern = /^(?:\/(?!\.*(?:\/|$))[A-Za-z0-9._~-]+){1,8}$/
  * it anyway, a second sitekey or prefix makes the value a list, refused with 400.
  */
 const CheckQuery = Type.Object({
-  sitekey: Type.String({ minLength: 1, maxLength: MAX_SITE_KEY_LENGTH, description: "The site key, from the proxy's configuration" }),
+  sitekey: Type.String({ minLength: 1, maxLength: MAX_SITE_KEY_LENGTH, description: "The site key, from the proxy's configuration (letters, digits, - and _; any other names no site: 401 invalid_site_key)" }),
   prefix: Type.Optional(
     Type.String({
       pattern: prefixPattern.source,
@@ -47,7 +49,7 @@ const CheckQuery = Type.Object({
 type CheckQueryFields = Static<typeof CheckQuery>
 
 const ClearanceBody = Type.Object({
-  siteKey: Type.String({ minLength: 1, maxLength: MAX_SITE_KEY_LENGTH }),
+  siteKey: Type.String({ minLength: 1, maxLength: MAX_SITE_KEY_LENGTH, description: 'The site key (letters, digits, - and _; any other names no site: 401 invalid_site_key)' }),
   token: Type.String({ minLength: 1, maxLength: MAX_TOKEN_LENGTH, description: 'A token of the SDK, from the page of this host' }),
 })
 
@@ -88,6 +90,8 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   /** The site of a public key; a key the cache does not know costs a database query, rate limited per client. */
   async function siteOf(request: FastifyRequest, siteKey: string): Promise<Site> {
+    // A key no site can have (a NUL, a space) names no site, as an unknown one: not a lookup.
+    if (!SITE_KEY_PATTERN.test(siteKey)) throw new ApiError('invalid_site_key', UNKNOWN_SITE_KEY)
     let site = testSiteFor(siteKey) ?? app.siteCache.peekBySiteKey(siteKey)
     if (site === undefined) {
       if (app.config.rateLimitPerMinute > 0) {
@@ -99,7 +103,7 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       site = (await app.siteCache.findBySiteKey(siteKey)) ?? null
     }
-    if (site === null) throw new ApiError('invalid_site_key', "The gate's site key names no site.")
+    if (site === null) throw new ApiError('invalid_site_key', UNKNOWN_SITE_KEY)
     return site
   }
 

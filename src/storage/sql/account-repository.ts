@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { isStorableText } from '../../domain/storable-text.js'
 import type { SqlExecutor } from '../ports.js'
 
 export interface Account {
@@ -86,6 +87,7 @@ export function createAccountRepository(database: SqlExecutor) {
     },
 
     async findByEmail(email: string): Promise<AccountWithPassword | undefined> {
+      if (!isStorableText(email)) return undefined
       const rows = await database.query<AccountRow>(
         `SELECT ${accountColumns} FROM accounts WHERE lower(email) = lower($1)`,
         [email],

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { StoredCredential } from '../../domain/accounts/passkeys.js'
+import { isStorableText } from '../../domain/storable-text.js'
 import type { SqlExecutor } from '../ports.js'
 
 /** A passkey as its owner's list shows it. */
@@ -95,6 +96,7 @@ export function createPasskeyRepository(database: SqlExecutor) {
 
     /** The passkey of a sign-in's credential id, or undefined when none is registered (never, or deleted). */
     async findByCredentialId(credentialId: string): Promise<PasskeyOwner | undefined> {
+      if (!isStorableText(credentialId)) return undefined
       const rows = await database.query<{ id: string; name: string; account_id: string; credential_id: string; public_key: string; counter: number; transports: string[] }>(
         `SELECT id, name, account_id, credential_id, public_key, counter::float8 AS counter, transports
            FROM account_passkeys WHERE credential_id = $1`,

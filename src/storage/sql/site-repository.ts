@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { withDefaultSettings, type Site, type SiteSettings } from '../../domain/sites/site.js'
+import { isStorableText } from '../../domain/storable-text.js'
 import { generateSecretKey, generateSiteKey, hashSecretKey } from '../../domain/sites/site-keys.js'
 import type { SiteRole } from '../../domain/sites/site-roles.js'
 import type { SqlExecutor } from '../ports.js'
@@ -150,6 +151,8 @@ export function createSiteRepository(database: SqlExecutor) {
     },
 
     async findBySiteKey(siteKey: string): Promise<Site | undefined> {
+      // A key from a request (the gate's query string) that no row can hold names no site.
+      if (!isStorableText(siteKey)) return undefined
       const rows = await database.query<SiteRow>(`SELECT ${siteColumns} FROM sites WHERE site_key = $1`, [siteKey])
       return rows[0] === undefined ? undefined : toSite(rows[0])
     },

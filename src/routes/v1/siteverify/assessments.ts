@@ -52,6 +52,22 @@ function googleError(reply: FastifyReply, code: 400 | 403 | 500, status: GoogleS
   return reply.code(code).send({ error: { code, message, status } })
 }
 
+const INVALID_ARGUMENT_MESSAGE = 'Request contains an invalid argument.'
+
+/** Any URL of createAssessment's path, whatever its project: the router may refuse it before the route runs. */
+const assessmentsUrl = /^\/v1\/projects\/[^/?#]*\/assessments(?:[?#]|$)/
+
+/**
+ * Google's answer to a POST to this path that the router refuses before the route runs (a project
+ * longer than any id, a percent-encoding that does not decode): its 400 INVALID_ARGUMENT, as the
+ * route answers every other bad request, not the API's error shape. False for any other request.
+ */
+export function answerUnroutedAssessment(request: FastifyRequest, reply: FastifyReply): boolean {
+  if (request.method !== 'POST' || !assessmentsUrl.test(request.url)) return false
+  void googleError(reply, 400, 'INVALID_ARGUMENT', INVALID_ARGUMENT_MESSAGE)
+  return true
+}
+
 /**
  * The key of the call: Google's `?key=` (REST examples) or `X-Goog-Api-Key` header (its client
  * libraries), or a bearer token; the first that is not empty.
@@ -95,7 +111,7 @@ export function registerAssessmentRoute(
       errorHandler: (error, request, reply) => {
         const status = (error as { statusCode?: number }).statusCode ?? 500
         if (status < 500) {
-          void googleError(reply, 400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.')
+          void googleError(reply, 400, 'INVALID_ARGUMENT', INVALID_ARGUMENT_MESSAGE)
           return
         }
         app.logFailure(request, error, 'createAssessment failed')

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
+
+/** JSON bodies whose bytes are not UTF-8: Latin-1's é, a lone continuation byte, a truncated sequence. */
+const notUtf8 = [Buffer.from('{"name":"caf\xe9"}', 'latin1'), Buffer.from('{"name":"a\x80"}', 'latin1'), Buffer.from('{"name":"a\xe2\x82"}', 'latin1')]
+
+describe.each(deployments)('the encoding of request bodies on $name', ({ available, options }) => {
+  let service: TestApp
+  let account: TestAccount
+  let site: CreatedSite
+  beforeAll(async () => {
+    if (!available) return
+    service = await buildTestApp({ ...options, config: { rateLimitPerMinute: 0 } })
+    account = await createTestAccount(service.app)
+    site = await createTestSite(service.app, account, { name: 'Before' })
+  })
+  afterAll(async () => {
+    if (available) await service.close()
+  })
+
+  const rename = (payload: Buffer | string, contentType = 'application/json') =>
+    service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: { ...asScript(account), 'content-type': contentType }, payload })
+  const storedName = async () => (await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: asScript(account) })).json<{ name: string }>().name
+
+  it.skipIf(!available)('refuses a body that is not UTF-8 with 400 validation_error, storing nothing', async () => {
+    for (const payload of notUtf8) {
+      const response = await rename(payload)
+      expect(response.statusCode, payload.toString('hex')).toBe(400)
+      expect(response.json().error).toMatchObject({ code: 'validation_error', message: 'The body is not valid UTF-8.' })
+    }
+    expect(await storedName()).toBe('Before')
+  })
+
+  it.skipIf(!available)('does not make two passwords of different invalid bytes the same one', async () => {
+    for (const byte of ['\xff', '\xfe']) {
+      const signUp = await service.app.inject({
+        method: 'POST',
+        url: '/api/v1/accounts',
+        headers: { 'content-type': 'application/json' },
+        payload: Buffer.from(`{"email":"bytes-${byte.charCodeAt(0)}@example.com","password":"long enough password ${byte}"}`, 'latin1'),
+      })
+      expect(signUp.statusCode).toBe(400)
+      expect(signUp.json().error.message).toBe('The body is not valid UTF-8.')
+    }
+  })
+
+  it.skipIf(!available)('refuses a charset other than UTF-8 with 415, and takes UTF-8 named in any case, quoted or not, and a byte order mark', async () => {
+    for (const contentType of ['application/json; charset=iso-8859-1', 'application/json; charset=utf-16le', 'application/json;charset="windows-1252"']) {
+      const response = await rename('{"name":"Latin"}', contentType)
+      expect(response.statusCode, contentType).toBe(415)
+      expect(response.json().error.code).toBe('unsupported_media_type')
+    }
+    expect(await storedName()).toBe('Before')
+    for (const [contentType, name] of [['application/json; charset=UTF-8', 'Café'], ['application/json; charset="utf-8"', 'Naïve'], ['application/json;charset=utf8', 'Ünïcode']]) {
+      const response = await rename(JSON.stringify({ name }), contentType)
+      expect(response.statusCode, contentType).toBe(200)
+      expect(await storedName()).toBe(name)
+    }
+    expect((await rename(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"With a BOM"}')]))).statusCode).toBe(200)
+    expect(await storedName()).toBe('With a BOM')
+  })
+
+  it.skipIf(!available)("answers Siteverify's JSON that is not UTF-8, or of another charset, with its own 200 bad-request", async () => {
+    for (const [contentType, payload] of [
+      ['application/json', Buffer.from(`{"secret":"${site.secretKey}","response":"a\xff"}`, 'latin1')],
+      ['application/json; charset=iso-8859-1', JSON.stringify({ secret: site.secretKey, response: 'x' })],
+    ] as const) {
+      const response = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload })
+      expect(response.statusCode).toBe(200)
+      expect(response.body).toBe('{"success":false,"error-codes":["bad-request"],"messages":[]}')
+    }
+  })
+})
