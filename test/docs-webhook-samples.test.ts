@@ -74,15 +74,7 @@ describe.each(samples.map((code, index) => ({ code, index })))('the receiver sam
   // timestamp is the block's, its redeliveredAt (and webhook-timestamp) this sending's.
   it('takes the resend of an event an hour old (the first sample drops a second one as a duplicate)', async () => {
     const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: SECRET })
-    const blockedAt = new Date(Date.now() - 3_600_000)
-    const [verificationId] = await insertVerifications(service.app.database, [
-      { siteId: site.id, createdAt: blockedAt, action: 'block', riskScore: 90, anomalies: ['datacenter_ip'], countryCode: 'NL', hostname: 'shop.example' },
-    ])
-    const missed = {
-      id: randomUUID(), siteId: site.id, event: 'verification.blocked' as const, url: receiver.url, isTest: false, verificationId: verificationId!, redeliveryOf: null,
-      outcome: 'timeout' as const, statusCode: null, latencyMs: 10_000, error: 'no answer within 10 s', createdAt: blockedAt,
-    }
-    await service.app.webhooks.deliveries.record(missed)
+    const missed = await recordMissedDelivery(service.app, site.id, receiver.url, new Date(Date.now() - 3_600_000))
     expect(await service.app.webhooks.redeliver(site, missed)).toMatchObject({ outcome: 'delivered', statusCode: 204, redeliveryOf: missed.id })
     // The first sample remembers the ids it took; the second leaves that to its reader (a comment).
     if (index === 0) expect(await service.app.webhooks.redeliver(site, missed)).toMatchObject({ outcome: 'failed', statusCode: 409 })
@@ -111,6 +103,11 @@ describe.each(samples.map((code, index) => ({ code, index })))('the receiver sam
     ])
   })
 
+  it.runIf(index === 0)('refuses an event an hour old that is not a resend', async () => {
+    const stale = signedRequest(randomUUID(), SECRET, new Date(Date.now() - 3_600_000))
+    expect((await fetch(receiver.url, { method: 'POST', headers: stale.headers, body: stale.body })).status).toBe(409)
+  })
+
   it.runIf(index === 0)('refuses the same delivery sent again', async () => {
     const genuine = signedRequest(randomUUID())
     expect((await fetch(receiver.url, { method: 'POST', headers: genuine.headers, body: genuine.body })).status).toBe(204)
@@ -134,6 +131,19 @@ describe.each(samples.map((code, index) => ({ code, index })))('the receiver sam
 it('finds both receiver samples in docs/webhooks.md', () => {
   expect(samples).toHaveLength(2)
 })
+
+/** A verification blocked at `blockedAt` whose event's delivery timed out then: what an operator resends. */
+async function recordMissedDelivery(app: TestApp['app'], siteId: string, url: string, blockedAt: Date) {
+  const [verificationId] = await insertVerifications(app.database, [
+    { siteId, createdAt: blockedAt, action: 'block', riskScore: 90, anomalies: ['datacenter_ip'], countryCode: 'NL', hostname: 'shop.example' },
+  ])
+  const missed = {
+    id: randomUUID(), siteId, event: 'verification.blocked' as const, url, isTest: false, verificationId: verificationId!, redeliveryOf: null,
+    outcome: 'timeout' as const, statusCode: null, latencyMs: 10_000, error: 'no answer within 10 s', createdAt: blockedAt,
+  }
+  await app.webhooks.deliveries.record(missed)
+  return missed
+}
 
 /** A new webhook secret for the site, the one it replaces signing beside it for 24 hours (as PUT /sites/{id} does). */
 async function replaceWebhookSecret(app: TestApp['app'], siteId: string, secret: string): Promise<void> {
@@ -176,8 +186,10 @@ class Harness {
     byte[] rawBody = Files.readAllBytes(Path.of(args[2]));
     var timestamp = Pattern.compile("\\"timestamp\\":\\"([^\\"]+)\\"").matcher(new String(rawBody, StandardCharsets.UTF_8));
     timestamp.find();
+    var redeliveredAt = Pattern.compile("\\"redeliveredAt\\":\\"([^\\"]+)\\"").matcher(new String(rawBody, StandardCharsets.UTF_8));
+    String resentAt = redeliveredAt.find() ? redeliveredAt.group(1) : null;
     System.out.println("[" + TollgateWebhooks.verifyStandardWebhooks(args[0], headers, rawBody) + ","
-      + (TollgateWebhooks.verifyServiceSignature(args[0], headers, rawBody) && TollgateWebhooks.isRecent(timestamp.group(1))) + "]");
+      + (TollgateWebhooks.verifyServiceSignature(args[0], headers, rawBody) && TollgateWebhooks.isRecent(timestamp.group(1), resentAt)) + "]");
   }
 }
 ${rest}`
@@ -205,10 +217,10 @@ describe('the Python 3 and Java 17 verifiers of docs/webhooks.md', () => {
     rmSync(directory, { recursive: true, force: true })
   })
 
-  /** The site's next delivery, as its receiver got it, saved for the samples. */
-  async function saveDelivery(siteId: string): Promise<void> {
+  /** The site's next delivery (a block now, unless `send` sends another), as its receiver got it, saved for the samples. */
+  async function saveDelivery(siteId: string, send: () => Promise<unknown> = async () => { service.app.events.emit('verification.blocked', { ...blockedEvent(siteId), timestamp: new Date() }) }): Promise<void> {
     const index = receiver.received.length
-    service.app.events.emit('verification.blocked', { ...blockedEvent(siteId), timestamp: new Date() })
+    await send()
     const { headers, body } = await receiver.waitForRequest(index)
     await service.app.webhooks.settle()
     const named = Object.entries(headers).map(([name, value]) => [name, String(value)])
@@ -222,7 +234,7 @@ describe('the Python 3 and Java 17 verifiers of docs/webhooks.md', () => {
     expect(javaSample).toContain('static boolean verifyStandardWebhooks')
   })
 
-  it.each(['python', 'java'] as const)('%s: verifies a real delivery with the new secret, with the replaced one while it signs (webhook-signature only), and never with another', { timeout: 60_000 }, async (language) => {
+  it.each(['python', 'java'] as const)('%s: verifies a real delivery with the new secret, with the replaced one while it signs (webhook-signature only), and never with another', { timeout: 120_000 }, async (language) => {
     const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: oldSecret })
     await replaceWebhookSecret(service.app, site.id, newSecret)
     await saveDelivery(site.id)
@@ -235,5 +247,22 @@ describe('the Python 3 and Java 17 verifiers of docs/webhooks.md', () => {
     await saveDelivery(site.id)
     expect(runVerifier(language, directory, oldSecret)).toEqual([false, false])
     expect(runVerifier(language, directory, newSecret)).toEqual([true, true])
+  })
+
+  // An operator's resend of an event missed an hour ago keeps its timestamp and adds a fresh
+  // redeliveredAt: a sample that judged the body's age by timestamp alone would refuse every resend.
+  it.each(['python', 'java'] as const)('%s: takes the resend of an event an hour old, and refuses that event sent an hour late without redeliveredAt', { timeout: 120_000 }, async (language) => {
+    const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: newSecret })
+    const blockedAt = new Date(Date.now() - 3_600_000)
+    const missed = await recordMissedDelivery(service.app, site.id, receiver.url, blockedAt)
+    await saveDelivery(site.id, () => service.app.webhooks.redeliver(site, missed))
+    const resent = JSON.parse(readFileSync(join(directory, 'body'), 'utf8')) as { timestamp: string; redeliveredAt?: string }
+    expect(Date.parse(resent.timestamp)).toBe(blockedAt.getTime())
+    expect(resent.redeliveredAt).toBeDefined()
+    expect(runVerifier(language, directory, newSecret)).toEqual([true, true])
+
+    // Only webhook-timestamp, the time of sending, is fresh: webhook-signature passes, the body's check does not.
+    await saveDelivery(site.id, async () => { service.app.events.emit('verification.blocked', { ...blockedEvent(site.id), timestamp: blockedAt }) })
+    expect(runVerifier(language, directory, newSecret)).toEqual([true, false])
   })
 })

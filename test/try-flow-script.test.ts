@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestAccount, createTestSite, type TestAccount } from './helpers/dashboard-client.js'
@@ -18,6 +19,12 @@ function tryFlow(args: string[], env: Record<string, string> = {}): Promise<Run>
       resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr })
     })
   })
+}
+
+/** The README's sample output of `npm run try-flow`: the `# ` lines after its commands. */
+function readmeSampleOutput(): string[] {
+  const block = /```sh\n(\s*npm run try-flow[\s\S]*?)```/.exec(readFileSync('README.md', 'utf8'))?.[1] ?? ''
+  return block.split('\n').flatMap((line) => /^\s*# (.*)$/.exec(line)?.[1] ?? [])
 }
 
 describe('npm run try-flow', () => {
@@ -44,6 +51,10 @@ describe('npm run try-flow', () => {
     expect(lines[2]).toMatch(/^2\. solved {6}nonce \d+ in \d+ ms$/)
     expect(lines[3]).toMatch(/^3\. verify {6}action allow, risk score 0, token v1\.[\w-]+\.[\w-]+$/)
     expect(lines[4]).toBe('4. siteverify  success true, hostname null, action allow')
+    // The README shows a newcomer what the script prints: its first line as it is, then each step's (the values vary).
+    const shown = readmeSampleOutput().map((line) => line.replace('http://localhost:3000', url))
+    expect(shown[0]).toBe(lines[0])
+    expect(shown.map((line) => line.slice(0, 'N. siteverify  '.length))).toEqual(lines.map((line) => line.slice(0, 'N. siteverify  '.length)))
   })
 
   it("gets a token for a site that allows this machine's address, and redeems it with the site's secret once", async () => {
