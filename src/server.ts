@@ -94,7 +94,8 @@ if (config.environment === 'production' && config.metricsToken === undefined) {
 if (secretCheck === 'replaced') {
   app.log.warn(
     'a development or test start had recorded another secret for this database (one pointed at it before production started on it); ' +
-      "this production start's secret replaces it: what that start sealed (webhook secrets set through it) cannot be decrypted here",
+      "this production start's secret replaces it. No webhook or authenticator secret was sealed under that one (a start stops when some are): " +
+      'challenges and tokens it issued are refused from now on',
   )
 }
 if (secretCheck === 'differs') {

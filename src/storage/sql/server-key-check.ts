@@ -1,4 +1,6 @@
 import type { Config } from '../../config.js'
+import { openTotpSecret } from '../../domain/accounts/two-factor.js'
+import { decryptSecret } from '../../domain/secret-box.js'
 import { isSameInConstantTime } from '../../domain/mac.js'
 import { keyCheckOf, type KeyRing } from '../../secret.js'
 import { StartupError } from '../../startup-error.js'
@@ -7,7 +9,8 @@ import type { SqlExecutor } from '../ports.js'
 /**
  * What a start found: the database's first secret; the same as before; another one (outside
  * production, told but not recorded); or, in production, another one that a development or test
- * start had recorded, now replaced by production's.
+ * start had recorded, now replaced by production's (only when nothing sealed under that one would
+ * become unreadable: refuseToLoseSealed).
  */
 export type SecretCheckOutcome = 'recorded' | 'matches' | 'differs' | 'replaced'
 
@@ -83,6 +86,7 @@ export async function checkServerSecret(
     )
   }
   if (inProduction && stored?.inProduction === false) {
+    await refuseToLoseSealed(executor, keyRing)
     await writeKeyCheck(executor, keyCheckOf(keyRing))
     return 'replaced'
   }
@@ -101,3 +105,37 @@ export async function checkServerSecret(
 export const WHITE_SPACE_CAUSE =
   'TOLLGATE_SECRET begins or ends with white space (a secret file\'s newline, kept by Kubernetes --from-file and systemd credentials), ' +
   'the likely cause: try it stripped (`printf %s "$(cat secret)" > secret.new`, then use secret.new)'
+
+/** Whether `open` cannot open a sealed value (it was sealed under another secret). */
+function cannotOpen(open: () => unknown): boolean {
+  try {
+    open()
+    return false
+  } catch {
+    return true
+  }
+}
+
+/**
+ * Stops a production start that would replace a development secret while the database holds
+ * webhook or authenticator secrets sealed under that one, which this secret cannot decrypt: a
+ * database copied from a development DATA_DIR (npm run data -- copy) started with a new
+ * TOLLGATE_SECRET would serve on with every webhook failing and every two-factor log-in refused.
+ * `npm run secret -- adopt` with this secret is the operator's explicit choice to go on without them.
+ */
+async function refuseToLoseSealed(executor: SqlExecutor, keyRing: KeyRing): Promise<void> {
+  const sites = await executor.query<{ id: string; sealed: string }>('SELECT id, webhook_secret_ciphertext AS sealed FROM sites WHERE webhook_secret_ciphertext IS NOT NULL')
+  const accounts = await executor.query<{ id: string; sealed: string }>('SELECT id, totp_secret_sealed AS sealed FROM accounts WHERE totp_secret_sealed IS NOT NULL')
+  const webhookKey = keyRing.keyFor('webhook-encryption')
+  const twoFactorKey = keyRing.keyFor('two-factor')
+  const webhookSecrets = sites.filter((site) => cannotOpen(() => decryptSecret(webhookKey, site.sealed, site.id))).length
+  const authenticatorSecrets = accounts.filter((account) => cannotOpen(() => openTotpSecret(twoFactorKey, account.id, account.sealed))).length
+  if (webhookSecrets + authenticatorSecrets === 0) return
+  throw new StartupError(
+    `TOLLGATE_SECRET is not the secret a development or test start recorded for this database, and ${webhookSecrets} site(s)' webhook secret(s) ` +
+      `and ${authenticatorSecrets} account(s)' authenticator secret(s) (two-factor) are sealed under that one: this secret cannot decrypt them. ` +
+      'Start with the secret they were sealed under (for a copy of a development DATA_DIR: TOLLGATE_SECRET="$(cat DATA_DIR/secret)"), ' +
+      'then, to move to a new one, stop and run npm run secret -- change with it; or, if it is lost, run npm run secret -- adopt with this ' +
+      'TOLLGATE_SECRET to go on without them (it names the sites and accounts; README, "Changing TOLLGATE_SECRET")',
+  )
+}
