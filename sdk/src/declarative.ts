@@ -216,9 +216,11 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     const result = await executeWith({
       ...optionsOf(form),
       signal,
+      // No text for `error`: the failure's own sentence follows, and a status line emptied just
+      // before it would be announced twice by screen readers.
       onStatus: (status) => {
         abortIfRemoved()
-        show(form, statusText(status))
+        if (status !== 'error') show(form, statusText(status))
       },
     }, presolved)
     tokenFieldOf(form).value = result.token
