@@ -100,6 +100,8 @@ export interface TollgateStrings {
    * (the English text is used until the page gives one).
    */
   reference?: string
+  /** Replaces `solving` on a form's status line after 5 s of solving: a slow device is still at work. */
+  slow?: string
 }
 
 export declare class TollgateError extends Error {

@@ -2,7 +2,7 @@ import { abortedError, TollgateError } from './errors.js'
 import { assetsFolderOf, executeWith, onReset, resolveOptions, track, type ResetTarget } from './execute.js'
 import { languageFor, type Language } from './language.js'
 import { loadStrings, messageFor, setStrings, statusText, writeText, type TollgateStrings } from './strings.js'
-import type { ExecuteOptions } from './types.js'
+import type { ExecuteOptions, TollgateStatus } from './types.js'
 import { fetchAndSolve, isRetryable, type Solved } from './verify-flow.js'
 
 /**
@@ -50,10 +50,15 @@ interface FormState {
   /** When the early solve failed (Date.now()): a failure older than STALE_FAILURE_MS is not reported but tried again. */
   failedAt?: number
   busy: boolean
+  /** The form shows `unreachable`: the browser's next `online` event submits it again (retryWhenOnline). */
+  offline?: boolean
 }
 
 /** A failure this old may be gone (the connection back, the service up again): the submit tries afresh. */
 const STALE_FAILURE_MS = 10_000
+
+/** After this long solving, the status line says the check is still at work (a cheap phone may need a minute). */
+const SLOW_SOLVE_MS = 5_000
 
 /**
  * Set on a form while the SDK re-submits it after filling the token, so that the submit passes
@@ -194,13 +199,31 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
   const { signal } = controller
   // A control named `isConnected` shadows the form's own: the form then counts as on the page, as before.
   const abortIfRemoved = () => form.isConnected || controller.abort()
+  // The submitter waits with the form, so a visitor sees that pressing again does nothing; it is
+  // given back before the re-submit (a disabled button's name and value would not be sent) and
+  // whatever the outcome. A submitter is a button or an input; one the page disabled stays so.
+  const button = submitter as HTMLButtonElement | null
+  const held = button?.disabled === false
+  const hold = (on: boolean) => {
+    if (held) {
+      button.disabled = on
+      button.setAttribute('aria-busy', `${on}`)
+    }
+  }
+  let slow: ReturnType<typeof setTimeout> | undefined
+  const onStatus = (status: TollgateStatus) => {
+    clearTimeout(slow)
+    show(form, statusText(status))
+    if (status === 'solving') slow = setTimeout(() => show(form, (strings) => strings.slow), SLOW_SOLVE_MS)
+  }
+  hold(true)
   try {
     const early = state.presolve
     state.presolve = undefined
     let presolved: Solved | undefined
     if (early !== undefined) {
       // The early solve reports no progress: a visitor who submits while it runs is told now.
-      show(form, (strings) => strings.solving)
+      onStatus('solving')
       // A refused challenge is worth one fresh one (the flow's retry), and so is any failure of
       // STALE_FAILURE_MS ago (a phone that was offline when the page loaded); a recent one would
       // come again, only later: an unreachable service after another 15 s, a wrong key after
@@ -216,9 +239,11 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     const result = await executeWith({
       ...optionsOf(form),
       signal,
+      // No text for `error`: the failure's own sentence follows, and a status line emptied just
+      // before it would be announced twice by screen readers.
       onStatus: (status) => {
         abortIfRemoved()
-        show(form, statusText(status))
+        if (status !== 'error') onStatus(status)
       },
     }, presolved)
     tokenFieldOf(form).value = result.token
@@ -229,6 +254,7 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     // requestSubmit (and a click) fires the submit event synchronously; the mark is cleared whatever the page does with it.
     const marked: MarkedForm = form
     marked[PASSING] = true
+    hold(false)
     try {
       const ownSubmitter = submitter !== null && 'form' in submitter && submitter.form === form ? submitter : null
       const formMethods = HTMLFormElement.prototype
@@ -253,9 +279,23 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     else {
       console.warn(`Tollgate: ${typed.code}: ${typed.message}`)
       show(form, (strings) => messageFor(typed.code, typed.reference, strings))
+      if (typed.code === 'network_error') retryWhenOnline(form, state, submitter)
     }
     dispatch(form, 'tollgate:error', typed)
+  } finally {
+    clearTimeout(slow)
+    hold(false)
   }
+}
+
+/**
+ * A form that could not reach the service (the phone went offline mid-solve) is submitted again
+ * when the browser is back online, unless it was submitted, reset or removed since: the visitor
+ * asked for the submit and need not press again.
+ */
+function retryWhenOnline(form: HTMLFormElement, state: FormState, submitter: HTMLElement | null): void {
+  state.offline = true
+  addEventListener('online', () => state.offline && states.get(form) === state && form.isConnected && start(form, state, submitter), { once: true })
 }
 
 function onSubmit(event: Event): void {
@@ -267,11 +307,15 @@ function onSubmit(event: Event): void {
   // see the filled token when the SDK re-submits.
   event.preventDefault()
   event.stopImmediatePropagation()
+  // Safari before 15 has no SubmitEvent: its submit events name no submitter.
+  start(form, state, (event as Partial<SubmitEvent>).submitter ?? null)
+}
+
+function start(form: HTMLFormElement, state: FormState, submitter: HTMLElement | null): void {
   if (state.busy) return
   state.busy = true
+  state.offline = false
   prepare(form)
-  // Safari before 15 has no SubmitEvent: its submit events name no submitter.
-  const submitter = (event as Partial<SubmitEvent>).submitter ?? null
   void track((controller) => verifyAndSubmit(form, state, submitter, controller), form).finally(() => {
     state.busy = false
   })

@@ -26,6 +26,8 @@ export interface TollgateStrings {
    * Optional, as every string added later will be: a page's full set of strings written before it still compiles.
    */
   reference?: string
+  /** Replaces `solving` after SLOW_SOLVE_MS of solving (declarative.ts): a slow device is still at work. Optional, as `reference`. */
+  slow?: string
 }
 
 /** The built-in texts, which every other language (sdk/src/translations/) translates key by key. */
@@ -42,6 +44,7 @@ export const english: Required<TollgateStrings> = {
   timeout: 'Verification took too long. Please try again.',
   misconfigured: 'This form cannot be verified here: it is not set up for this site. Please tell the site owner.',
   reference: 'Reference: {reference}',
+  slow: 'Still checking \u2014 this can take up to a minute on some devices.',
 }
 
 /**

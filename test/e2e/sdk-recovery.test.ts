@@ -209,6 +209,31 @@ describe.runIf(hasChromium())('the SDK recovers in Chromium', () => {
     expect(new URL(page.url()).pathname).toBe('/demo')
   })
 
+  it('goes from its last status straight to the failure, never emptying the status line in between (screen readers would announce twice)', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    // The challenge is solved early; the connection drops on the way to verify (both tries).
+    await page.route('**/api/v1/verify', (route) => route.abort('internetdisconnected'))
+    await recordSignupOutcome(page)
+    await typeLikeAPerson(page, '#signup-email', 'lin@example.com')
+    // Every text the status line holds, one per change, as a screen reader is told of them.
+    await page.evaluate(() => {
+      const texts: string[] = []
+      Object.assign(window, { texts })
+      const region = document.querySelector('#signup-form [data-tollgate-status]')
+      if (region === null) throw new Error('no status line')
+      new MutationObserver((records) => {
+        for (const record of records) texts.push(Array.from(record.addedNodes, (node) => node.textContent).join(''))
+      }).observe(region, { childList: true, subtree: true, characterData: true })
+    })
+    const outcome = await submitSignup(page, true)
+    const texts = await page.evaluate(() => (window as unknown as { texts: string[] }).texts)
+
+    expect(outcome.error).toBe('network_error')
+    expect(texts).not.toContain('')
+    expect(texts.at(-1)).toBe('The verification service cannot be reached. Check your connection and try again.')
+  })
+
   it('blames the service, not the browser, when it is gone before the worker loads: network_error or server_error, which pages that fail open heed', async () => {
     const outcomes = []
     for (const failure of ['gone', 'bad gateway'] as const) {

@@ -224,9 +224,10 @@ describe('GET /sdk/v1/:file', () => {
     expect((await app.inject({ method: 'GET', url: '/sdk/v1/tollgate-worker.0123456789ab.js', headers: { 'accept-encoding': 'br' } })).body).toBe('self.onmessage = () => {}')
   })
 
-  it('keeps the three files a page loads under 15.5 kB gzip, and a language\'s texts under 1 kB more', () => {
-    // 15 kB until the SDK chose the visitor's language by itself (half a kilobyte: sdk/README.md, "Build and files").
-    expect(manifest.loadedGzipBytes).toBeLessThan(15_500)
+  it('keeps the three files a page loads under 15.75 kB gzip, and a language\'s texts under 1 kB more', () => {
+    // 15 kB until the SDK chose the visitor's language by itself (half a kilobyte), 15.5 kB until a form
+    // told a slow solve, held its button and tried again back online (173 bytes: sdk/README.md, "Build and files").
+    expect(manifest.loadedGzipBytes).toBeLessThan(15_750)
     // A page of the vendors' markup loads compat.js instead of tollgate.js.
     const gzipBytesOf = (name: string) => manifest.files.find((file) => file.name === name)?.gzipBytes ?? Number.NaN
     expect(manifest.loadedGzipBytes - gzipBytesOf('tollgate.js') + gzipBytesOf('compat.js')).toBeLessThan(17_500)
@@ -235,11 +236,11 @@ describe('GET /sdk/v1/:file', () => {
     for (const file of texts) expect(file.gzipBytes, file.name).toBeLessThan(1_000)
   })
 
-  it('writes every file Brotli-compressed smaller than gzip, and a page loads under 12.5 kB of them', () => {
+  it('writes every file Brotli-compressed smaller than gzip, and a page loads under 12.65 kB of them', () => {
     // 12 333 bytes when Brotli came (sdk/README.md, "Build and files"): a fifth off gzip's 15 434.
-    expect(manifest.loadedBrotliBytes).toBeLessThan(12_500)
+    expect(manifest.loadedBrotliBytes).toBeLessThan(12_650)
     const brotliBytesOf = (name: string) => manifest.files.find((file) => file.name === name)?.brotliBytes ?? Number.NaN
-    expect(manifest.loadedBrotliBytes - brotliBytesOf('tollgate.js') + brotliBytesOf('compat.js')).toBeLessThan(14_000)
+    expect(manifest.loadedBrotliBytes - brotliBytesOf('tollgate.js') + brotliBytesOf('compat.js')).toBeLessThan(14_100)
     for (const file of manifest.files) expect(file.brotliBytes, file.name).toBeLessThan(file.gzipBytes)
   })
 })

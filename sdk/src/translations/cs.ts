@@ -14,4 +14,5 @@ export const cs: Required<TollgateStrings> = {
   timeout: 'Ověření trvalo příliš dlouho. Zkuste to prosím znovu.',
   misconfigured: 'Tento formulář zde nelze ověřit: není pro tento web nastaven. Dejte prosím vědět provozovateli webu.',
   reference: 'Referenční kód: {reference}',
+  slow: 'Kontrola stále probíhá – na některých zařízeních může trvat až minutu.',
 }

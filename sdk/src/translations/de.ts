@@ -14,4 +14,5 @@ export const de: Required<TollgateStrings> = {
   timeout: 'Die Überprüfung hat zu lange gedauert. Bitte versuchen Sie es erneut.',
   misconfigured: 'Dieses Formular kann hier nicht überprüft werden: Es ist für diese Website nicht eingerichtet. Bitte sagen Sie dem Betreiber der Website Bescheid.',
   reference: 'Referenz: {reference}',
+  slow: 'Die Prüfung läuft noch – auf manchen Geräten kann sie bis zu einer Minute dauern.',
 }

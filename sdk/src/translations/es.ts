@@ -14,4 +14,5 @@ export const es: Required<TollgateStrings> = {
   timeout: 'La verificación ha tardado demasiado. Inténtelo de nuevo.',
   misconfigured: 'Este formulario no se puede verificar aquí: no está configurado para este sitio. Avise al propietario del sitio.',
   reference: 'Referencia: {reference}',
+  slow: 'Seguimos comprobando: en algunos dispositivos puede tardar hasta un minuto.',
 }

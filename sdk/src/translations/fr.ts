@@ -14,4 +14,5 @@ export const fr: Required<TollgateStrings> = {
   timeout: 'La vérification a pris trop de temps. Veuillez réessayer.',
   misconfigured: 'Ce formulaire ne peut pas être vérifié ici\u00a0: il n’est pas configuré pour ce site. Veuillez prévenir le propriétaire du site.',
   reference: 'Référence\u00a0: {reference}',
+  slow: 'Vérification toujours en cours — cela peut prendre jusqu’à une minute sur certains appareils.',
 }

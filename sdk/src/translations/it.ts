@@ -14,4 +14,5 @@ export const it: Required<TollgateStrings> = {
   timeout: 'La verifica ha richiesto troppo tempo. Riprova.',
   misconfigured: 'Questo modulo non può essere verificato qui: non è configurato per questo sito. Avvisa il proprietario del sito.',
   reference: 'Riferimento: {reference}',
+  slow: 'Verifica ancora in corso: su alcuni dispositivi può richiedere fino a un minuto.',
 }

@@ -14,4 +14,5 @@ export const ja: Required<TollgateStrings> = {
   timeout: '確認に時間がかかりすぎました。もう一度お試しください。',
   misconfigured: 'このフォームはここでは確認できません（このサイト用に設定されていません）。サイトの運営者にお知らせください。',
   reference: '参照ID：{reference}',
+  slow: '確認を続けています。端末によっては最大で1分ほどかかることがあります。',
 }

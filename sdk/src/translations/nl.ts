@@ -14,4 +14,5 @@ export const nl: Required<TollgateStrings> = {
   timeout: 'De verificatie duurde te lang. Probeer het opnieuw.',
   misconfigured: 'Dit formulier kan hier niet worden geverifieerd: het is niet ingesteld voor deze site. Laat het de eigenaar van de site weten.',
   reference: 'Referentie: {reference}',
+  slow: 'Nog steeds bezig met controleren — op sommige apparaten kan dit tot een minuut duren.',
 }

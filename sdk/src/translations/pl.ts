@@ -14,4 +14,5 @@ export const pl: Required<TollgateStrings> = {
   timeout: 'Weryfikacja trwała zbyt długo. Spróbuj ponownie.',
   misconfigured: 'Tego formularza nie można tutaj zweryfikować: nie jest skonfigurowany dla tej witryny. Powiadom właściciela witryny.',
   reference: 'Numer referencyjny: {reference}',
+  slow: 'Sprawdzanie wciąż trwa — na niektórych urządzeniach może to potrwać do minuty.',
 }

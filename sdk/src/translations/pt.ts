@@ -17,4 +17,5 @@ export const pt: Required<TollgateStrings> = {
   timeout: 'A verificação demorou demais. Tente novamente.',
   misconfigured: 'Este formulário não pode ser verificado aqui: ele não está configurado para este site. Avise o responsável pelo site.',
   reference: 'Referência: {reference}',
+  slow: 'Ainda verificando — em alguns dispositivos isso pode levar até um minuto.',
 }

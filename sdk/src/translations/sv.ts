@@ -14,4 +14,5 @@ export const sv: Required<TollgateStrings> = {
   timeout: 'Verifieringen tog för lång tid. Försök igen.',
   misconfigured: 'Formuläret kan inte verifieras här: det är inte konfigurerat för den här webbplatsen. Meddela webbplatsens ägare.',
   reference: 'Referens: {reference}',
+  slow: 'Kontrollen pågår fortfarande – på vissa enheter kan det ta upp till en minut.',
 }

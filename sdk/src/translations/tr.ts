@@ -14,4 +14,5 @@ export const tr: Required<TollgateStrings> = {
   timeout: 'Doğrulama çok uzun sürdü. Lütfen tekrar deneyin.',
   misconfigured: 'Bu form burada doğrulanamıyor: bu site için ayarlanmamış. Lütfen site sahibine bildirin.',
   reference: 'Referans: {reference}',
+  slow: 'Kontrol hâlâ sürüyor; bazı cihazlarda bu bir dakikaya kadar sürebilir.',
 }
