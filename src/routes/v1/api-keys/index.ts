@@ -42,20 +42,18 @@ const apiKeyProperties = {
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'To the minute' }),
 }
 
+/** A key's siteIds as a creation or an edit takes them: a list of 1 to MAX_API_KEY_SITES ids, or null for all sites. */
+function siteListInput(description: string) {
+  return Type.Optional(NullableInput(Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: MAX_API_KEY_SITES, description })))
+}
+
 const ApiKeyCreation = Type.Object(
   {
     name: Type.String({ maxLength: 1000 }),
     access: Type.Optional(stringEnum(API_KEY_ACCESS_LEVELS, { description: `${accessDescription}. Default full` })),
-    siteIds: Type.Optional(
-      NullableInput(
-        Type.Array(Type.String({ maxLength: 100 }), {
-          minItems: 1,
-          maxItems: MAX_API_KEY_SITES,
-          description:
-            `The only sites the key may reach: 1 to ${MAX_API_KEY_SITES} ids of sites the account owns or is a member of (400 api_key_site_not_found for any other, ` +
-            'checked before the password); null or left out: every site of the account',
-        }),
-      ),
+    siteIds: siteListInput(
+      `The only sites the key may reach: 1 to ${MAX_API_KEY_SITES} ids of sites the account owns or is a member of (400 api_key_site_not_found for any other, ` +
+        'checked before the password); null or left out: every site of the account',
     ),
     expiresAt: Type.Optional(
       NullableInput(Type.String({ format: 'date-time', description: 'When the key stops working, in the future (ISO 8601 with a time zone); null or left out: never' })),
@@ -70,16 +68,9 @@ const ApiKeyEdit = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 1000, description: 'The new name (left out: unchanged)' })),
     access: Type.Optional(stringEnum(API_KEY_ACCESS_LEVELS, { description: `${accessDescription}. Left out: unchanged` })),
-    siteIds: Type.Optional(
-      NullableInput(
-        Type.Array(Type.String({ maxLength: 100 }), {
-          minItems: 1,
-          maxItems: MAX_API_KEY_SITES,
-          description:
-            `The only sites the key may reach from now on, as at its making (400 api_key_site_not_found for a site the account neither owns nor is a member of); ` +
-            'null: every site of the account; left out: unchanged',
-        }),
-      ),
+    siteIds: siteListInput(
+      'The only sites the key may reach from now on, as at its making (400 api_key_site_not_found for a site the account neither owns nor is a member of); ' +
+        'null: every site of the account; left out: unchanged',
     ),
     expiresAt: Type.Optional(NullableInput(Type.String({ format: 'date-time', description: 'When the key stops working, in the future; null: never; left out: unchanged' }))),
     password: Type.Optional(Type.String({ maxLength: 1000, description: "The account's password: read only for an edit that widens the key (then required)" })),
