@@ -31,6 +31,10 @@ export const errorCatalogue = {
     status: 403,
     message: 'This API key was made for some sites only, and this would reach others (creating a site): use a key for all sites, or the dashboard.',
   },
+  api_key_widening_forbidden: {
+    status: 403,
+    message: 'An API key may rename or narrow a key, not widen one (full access, more sites, a later expiry): widen it from a logged-in session (the dashboard), with the password.',
+  },
   account_disabled: {
     status: 403,
     message: 'This account has been disabled by the operator of this server (npm run account -- enable undoes it): ask them.',
@@ -57,6 +61,7 @@ export const errorCatalogue = {
     status: 409,
     message: "The owner's role cannot be changed, nor the owner removed: the owner may make a member the owner (POST /api/v1/sites/{id}/transfer), or delete the site.",
   },
+  api_key_expired: { status: 409, message: 'This API key has expired: it cannot be changed, only revoked. Create a new key instead.' },
   already_owner: { status: 409, message: 'You own this site already: name one of its members to make them its owner.' },
   not_a_member: { status: 409, message: 'This account is not a member of the site: only a member can be made its owner (invite them first).' },
   site_limit_reached: { status: 409, message: 'The account holds the most sites an account may; it must delete one before it can own another.' },

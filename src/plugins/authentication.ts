@@ -77,6 +77,11 @@ declare module 'fastify' {
      * only the session as the route's credential (plugins/docs.ts), both from this one marker.
      */
     sessionOnly?: string
+    /**
+     * What only a logged-in session may do on a route that takes API keys otherwise ('widen an API
+     * key'): its handler refuses a key that asks for it, and may then read the session (sessionIdOf).
+     */
+    sessionOnlyPart?: string
   }
   interface FastifyInstance {
     accounts: AccountRepository
@@ -144,10 +149,11 @@ function refusedToApiKeys(action: string): ApiError {
  * The id of the request's session, on a route only a logged-in session (the dashboard) may use:
  * one whose schema.sessionOnly says so, for which app.authenticate answered an API key (which, if
  * it leaked, must not take the account over) 403 forbidden already. A route that is not marked
- * fails here whoever calls it, so that the document never offers an API key a route refuses.
+ * fails here whoever calls it, so that the document never offers an API key a route refuses; one
+ * that takes keys but for a part of what it does names that part (schema.sessionOnlyPart).
  */
 export function sessionIdOf(request: FastifyRequest): string {
-  const action = request.routeOptions.schema?.sessionOnly
+  const action = request.routeOptions.schema?.sessionOnly ?? request.routeOptions.schema?.sessionOnlyPart
   if (action === undefined) throw new Error(`${request.method} ${request.routeOptions.url ?? request.url} reads the session but its schema has no sessionOnly`)
   const authentication = request.authentication
   if (authentication?.method !== 'session') throw refusedToApiKeys(action)

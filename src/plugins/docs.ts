@@ -158,6 +158,8 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'idempotency_key_reused',
   'api_key_site_not_found',
   'api_key_site_restricted',
+  'api_key_widening_forbidden',
+  'api_key_expired',
   'passkey_challenge_invalid',
   'passkey_unknown',
   'passkey_invalid',

@@ -120,6 +120,19 @@ describe("the activity page's sentences", () => {
     expect(created({ access: 'deploy', expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…), deploy access')
   })
 
+  it("say an API key's edit field by field, its sites by count", () => {
+    const until = '2027-01-05T10:00:00.000Z'
+    const changes = [
+      { field: 'name', from: 'ci', to: 'deploy' },
+      { field: 'siteIds', from: ['a', 'b'], to: ['a'] },
+      { field: 'siteIds', from: ['a'], to: null },
+      { field: 'expiresAt', from: until, to: null },
+    ]
+    expect(describeAuditEvent(eventOf('api_key.updated', { name: 'deploy', prefix: 'tgak_abcdefg', changes }, { site: null }))).toBe(
+      `Changed API key deploy (tgak_abcdefg…): name ci → deploy; sites 2 sites → 1 site; sites 1 site → all; expiry ${formatDateTime(until)} → never`,
+    )
+  })
+
   it("name what a site was created with beyond the defaults, and count an hour's repeated wrong passwords", () => {
     const settings = [
       { field: 'blockThreshold', from: 70, to: 60 },

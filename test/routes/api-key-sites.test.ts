@@ -1,15 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { asBrowser, createTestAccount, createTestSite, randomClientAddress, type TestAccount } from '../helpers/dashboard-client.js'
+import { askForKey as askAs, createKey as createAs, errorOf, withKey as requestWith, type CreatedKey } from '../helpers/api-keys.js'
+import { asBrowser, createTestAccount, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { shareSite, useAppWithOwner } from '../helpers/site-sharing.js'
 import { deployments, type TestApp } from '../helpers/test-app.js'
-
-interface CreatedKey {
-  id: string
-  key: string
-  access: 'full' | 'read'
-  siteIds: string[] | null
-}
 
 const RESTRICTED = 'api_key_site_restricted'
 
@@ -23,23 +17,10 @@ describe.each(deployments)('API keys for some sites only on $name', (deployment)
     if (available) ({ service, owner: account } = suite)
   })
 
-  const askForKey = (owner: TestAccount, payload: object) =>
-    service.app.inject({
-      method: 'POST',
-      url: '/api/v1/api-keys',
-      headers: asBrowser(owner),
-      payload: { name: 'made here', password: owner.password, ...payload },
-      remoteAddress: randomClientAddress(),
-    })
-  const createKey = async (payload: object, owner = account): Promise<CreatedKey> => {
-    const response = await askForKey(owner, payload)
-    if (response.statusCode !== 201) throw new Error(`API key creation answered ${response.statusCode}: ${response.body}`)
-    return response.json<CreatedKey>()
-  }
-  const withKey = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, key: string, payload?: object) =>
-    service.app.inject({ method, url, headers: { authorization: `Bearer ${key}` }, ...(payload === undefined ? {} : { payload }) })
+  const askForKey = (owner: TestAccount, payload: object) => askAs(service.app, owner, payload)
+  const createKey = (payload: object, owner = account) => createAs(service.app, owner, payload)
+  const withKey = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, key: string, payload?: object) => requestWith(service.app, method, url, key, payload)
   const listedSiteIds = async (key: string) => (await withKey('GET', '/api/v1/sites', key)).json<{ items: { id: string }[] }>().items.map((site) => site.id)
-  const errorOf = (response: { json: () => unknown }) => (response.json() as { error: { code: string; message: string } }).error
 
   it.skipIf(!available)('reaches its sites only: another site of the account answers as a site the account has no part in', async () => {
     const mine = await createTestSite(service.app, account, { name: 'Client A' })

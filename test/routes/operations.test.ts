@@ -181,6 +181,10 @@ describe('operational endpoints', () => {
     expect(codesOf('/api/v1/sites', 'post', '403')).toContain('api_key_site_restricted')
     expect(codesOf('/api/v1/sites/{id}', 'put', '403')).not.toContain('api_key_site_restricted')
     expect(codesOf('/api/v1/api-keys', 'post', '400')).toEqual(['validation_error', 'api_key_site_not_found'])
+    // An edit of a key: a widening by a key, and an expired key, have codes of their own.
+    expect(codesOf('/api/v1/api-keys/{id}', 'patch', '400')).toEqual(['validation_error', 'api_key_site_not_found'])
+    expect(codesOf('/api/v1/api-keys/{id}', 'patch', '403')).toContain('api_key_widening_forbidden')
+    expect(codesOf('/api/v1/api-keys/{id}', 'patch', '409')).toEqual(['conflict', 'api_key_expired'])
     // A status the route does not declare names the one code it can carry.
     expect(paths['/sdk/v1/{file}']?.get?.responses['400']?.description).toBe('Error body `{ error: { code, message, requestId, details? } }`; `error.code` is `validation_error`')
     // The public routes' gate answers one code per status, not the dashboard's codes of the same status.

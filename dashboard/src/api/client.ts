@@ -58,7 +58,7 @@ function readError(status: number, body: unknown): ApiRequestError {
 }
 
 export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   body?: unknown
   query?: Record<string, string | number | undefined>
   /** Do not announce a 401 (the log-in form itself, and the log-out). */

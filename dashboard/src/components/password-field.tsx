@@ -12,10 +12,12 @@ interface PasswordFieldProps {
   value: string
   error: string | undefined
   onInput: (value: string) => void
+  /** A current password asked for only sometimes (an edit that widens an API key): not required by the form. */
+  isOptional?: boolean
 }
 
 /** A password input with its label, error and, for a new password, the rules. */
-export function PasswordField({ id, label, name, isNew, hint, value, error, onInput }: PasswordFieldProps) {
+export function PasswordField({ id, label, name, isNew, hint, value, error, onInput, isOptional = false }: PasswordFieldProps) {
   return (
     <Field id={id} label={label} error={error} hint={isNew ? newPasswordHint : hint}>
       {(control) => (
@@ -24,7 +26,7 @@ export function PasswordField({ id, label, name, isNew, hint, value, error, onIn
           type="password"
           name={name}
           autoComplete={isNew ? 'new-password' : 'current-password'}
-          required
+          required={!isOptional}
           minLength={isNew ? MIN_PASSWORD_LENGTH : undefined}
           value={value}
           onInput={(event) => onInput(event.currentTarget.value)}

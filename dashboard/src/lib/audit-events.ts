@@ -48,6 +48,7 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
     label: 'API keys',
     actions: [
       { action: 'api_key.created', label: 'API key created' },
+      { action: 'api_key.updated', label: 'API key changed' },
       { action: 'api_key.revoked', label: 'API key revoked' },
     ],
   },
@@ -188,6 +189,17 @@ function describeApiKey(details: Record<string, unknown>): string {
   return prefix === undefined ? name : `${name} (${prefix}…)`
 }
 
+/** "sites 2 → all", "name ci → deploy", … for an edit's changes: sites by count, as a new key's terms. */
+function describeApiKeyChanges(changes: unknown): string[] {
+  const sites = (value: unknown) => (Array.isArray(value) ? (value.length === 1 ? '1 site' : `${value.length} sites`) : 'all')
+  const expiry = (value: unknown) => (typeof value === 'string' ? formatDateTime(value) : 'never')
+  return describeFieldChanges(changes, (field, from, to) => {
+    if (field === 'siteIds') return `sites ${sites(from)} → ${sites(to)}`
+    if (field === 'expiresAt') return `expiry ${expiry(from)} → ${expiry(to)}`
+    return `${field} ${describeValue(from)} → ${describeValue(to)}`
+  })
+}
+
 /**
  * ", read only, expires Jan 5, 2027, …" for a new key's terms; nothing for full access without an
  * expiry (every key before keys had terms), and an access a later server added by its code.
@@ -277,6 +289,8 @@ export function describeAuditEvent(event: AuditEvent): string {
       return `Logged out everywhere else${endedSessions(details, 'other ')}`
     case 'api_key.created':
       return `Created API key ${describeApiKey(details)}${describeApiKeyTerms(details)}`
+    case 'api_key.updated':
+      return `Changed API key ${describeApiKey(details)}: ${describeApiKeyChanges(details.changes).join('; ')}`
     case 'api_key.revoked':
       return `Revoked API key ${describeApiKey(details)}`
     case 'site.created': {

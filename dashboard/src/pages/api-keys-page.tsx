@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { listApiKeys } from '../api/api-keys.js'
 import { listSites } from '../api/sites.js'
-import type { CreatedApiKey, Site } from '../api/types.js'
+import type { ApiKey, CreatedApiKey, Site } from '../api/types.js'
 import { focusAfterDialog } from '../components/confirm-dialog.js'
 import { ErrorNotice, Loading } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
@@ -11,6 +11,7 @@ import { accessLabel, keySitesLabel } from '../lib/api-keys.js'
 import { formatDateTime } from '../lib/format.js'
 import { useLoader } from '../lib/use-loader.js'
 import { CreateKeyForm } from './api-keys/create-key-form.js'
+import { EditKeyForm } from './api-keys/edit-key-form.js'
 import { KeysTable } from './api-keys/keys-table.js'
 
 /** What the new key may do, where and until when, said with it once. */
@@ -28,6 +29,12 @@ export function ApiKeysPage({ email }: { email: string }) {
   // Creating a key asks for a code while two-factor authentication is on.
   const { gate: twoFactor } = useTwoFactorGate()
   const [created, setCreated] = useState<CreatedApiKey | undefined>()
+  const [editing, setEditing] = useState<ApiKey | undefined>()
+  // The edit form goes when it is done: the keyboard goes back to the list of keys.
+  const closeEdit = () => {
+    setEditing(undefined)
+    focusAfterDialog(keysHeading)
+  }
   const keysHeading = useRef<HTMLHeadingElement>(null)
   return (
     <>
@@ -75,7 +82,9 @@ export function ApiKeysPage({ email }: { email: string }) {
           <KeysTable
             keys={keys.data}
             sites={sites.data}
+            onEdit={setEditing}
             onRevoked={(id) => {
+              if (editing?.id === id) setEditing(undefined)
               // A revoked key is not left on screen in full as "your new key".
               if (created?.id === id) setCreated(undefined)
               reload()
@@ -85,6 +94,20 @@ export function ApiKeysPage({ email }: { email: string }) {
           />
         )}
       </section>
+      {editing === undefined ? null : (
+        <EditKeyForm
+          key={editing.id}
+          email={email}
+          twoFactor={twoFactor}
+          apiKey={editing}
+          sites={sites.data}
+          onSaved={() => {
+            reload()
+            closeEdit()
+          }}
+          onCancel={closeEdit}
+        />
+      )}
     </>
   )
 }

@@ -34,3 +34,24 @@ export function resolveApiKeyExpiry(requested: string | null | undefined, now: D
   if (time > LATEST_EXPIRY_MS) return { problem: 'must be before the year 10000' }
   return { expiresAt }
 }
+
+/** What an API key may do, where and until when: what an edit changes besides its name. */
+export interface ApiKeyTerms {
+  access: ApiKeyAccess
+  /** Null: every site of the account. */
+  siteIds: readonly string[] | null
+  /** Null: never. */
+  expiresAt: Date | null
+}
+
+/**
+ * Whether `next` lets a key do anything `current` does not: full access where it read only, a
+ * site it did not reach (or all of them), or a later expiry (or none). A widening is confirmed as
+ * a key's making is; a narrowing, any credential that may use the key may make.
+ */
+export function widensApiKey(current: ApiKeyTerms, next: ApiKeyTerms): boolean {
+  if (current.access === 'read' && next.access === 'full') return true
+  if (current.siteIds !== null && (next.siteIds === null || next.siteIds.some((id) => !current.siteIds?.includes(id)))) return true
+  if (current.expiresAt !== null && (next.expiresAt === null || next.expiresAt.getTime() > current.expiresAt.getTime())) return true
+  return false
+}

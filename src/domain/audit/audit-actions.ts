@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   'session.ended',
   'sessions.ended_others',
   'api_key.created',
+  'api_key.updated',
   'api_key.revoked',
   'site.created',
   'site.updated',

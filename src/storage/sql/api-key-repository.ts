@@ -117,6 +117,27 @@ export function createApiKeyRepository(database: SqlExecutor) {
       return { outcome: 'used', apiKeyId: row.id, name: row.name, prefix: row.prefix, access: row.access, siteIds: row.site_ids, accountId: row.account_id, email: row.email }
     },
 
+    /** One of the account's keys, its row locked until the transaction ends: an edit is judged against it. */
+    async findForUpdate(accountId: string, id: string): Promise<ApiKeyRecord | undefined> {
+      const rows = await database.query<ApiKeyRow>(`SELECT ${apiKeyColumns} FROM api_keys WHERE id = $1 AND account_id = $2 FOR UPDATE`, [id, accountId])
+      return rows[0] === undefined ? undefined : toApiKey(rows[0])
+    },
+
+    /**
+     * Sets one of the account's keys' name and terms (its secret stays): the key as it is now, or
+     * undefined when the account has no such key or when its expiry is not in the future by the
+     * database's clock (isPast tells which). The next request with the key reads them.
+     */
+    async update(accountId: string, id: string, key: { name: string; access: ApiKeyAccess; siteIds: readonly string[] | null; expiresAt: Date | null }): Promise<ApiKeyRecord | undefined> {
+      const rows = await database.query<ApiKeyRow>(
+        `UPDATE api_keys SET name = $3, access = $4, site_ids = $5::uuid[], expires_at = $6
+          WHERE id = $1 AND account_id = $2 AND ($6::timestamptz IS NULL OR $6::timestamptz > now())
+         RETURNING ${apiKeyColumns}`,
+        [id, accountId, key.name, key.access, key.siteIds, key.expiresAt],
+      )
+      return rows[0] === undefined ? undefined : toApiKey(rows[0])
+    },
+
     /** Revokes one of the account's keys: its name and prefix, or undefined when it has no such key. */
     async delete(accountId: string, id: string): Promise<{ name: string; prefix: string } | undefined> {
       const rows = await database.query<{ name: string; prefix: string }>('DELETE FROM api_keys WHERE id = $1 AND account_id = $2 RETURNING name, prefix', [

@@ -5,15 +5,17 @@ interface AccessChoicesProps {
   value: ApiKeyAccess
   error: string | undefined
   onChange: (access: ApiKeyAccess) => void
+  /** The prefix of its elements' ids: another for a second form on the page. */
+  id?: string
 }
 
-const ID = 'api-key-access'
+const DEFAULT_ID = 'api-key-access'
 
 /**
  * The new key's access, a radio per choice. Each choice's hint is its description, not part of its
  * name ("Read only"); the group's hint and error are read with the group.
  */
-export function AccessChoices({ value, error, onChange }: AccessChoicesProps) {
+export function AccessChoices({ value, error, onChange, id: ID = DEFAULT_ID }: AccessChoicesProps) {
   const errorId = `${ID}-error`
   const hintId = `${ID}-hint`
   return (

@@ -28,7 +28,15 @@ function KeySites({ siteIds, sites }: { siteIds: string[] | null; sites: readonl
   return <>{siteIds.length === 1 ? '1 site' : `${siteIds.length} sites`}</>
 }
 
-export function KeysTable({ keys, sites, onRevoked }: { keys: ApiKey[]; sites: readonly Site[] | undefined; onRevoked: (id: string) => void }) {
+interface KeysTableProps {
+  keys: ApiKey[]
+  sites: readonly Site[] | undefined
+  /** Opens the edit form of a key (an expired one has none: it can only be revoked). */
+  onEdit: (key: ApiKey) => void
+  onRevoked: (id: string) => void
+}
+
+export function KeysTable({ keys, sites, onEdit, onRevoked }: KeysTableProps) {
   const [revoking, setRevoking] = useState<ApiKey | undefined>()
   const [isBusy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>()
@@ -79,7 +87,12 @@ export function KeysTable({ keys, sites, onRevoked }: { keys: ApiKey[]; sites: r
                 </td>
                 <td class="nowrap">{formatDateTime(key.createdAt)}</td>
                 <td class="nowrap">{formatLastUsed(key.lastUsedAt)}</td>
-                <td>
+                <td class="nowrap">
+                  {key.expired ? null : (
+                    <button type="button" class="button button--small" onClick={() => onEdit(key)} aria-label={`Edit ${key.name}`}>
+                      Edit
+                    </button>
+                  )}{' '}
                   <button type="button" class="button button--small button--danger-outline" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
                     Revoke
                   </button>

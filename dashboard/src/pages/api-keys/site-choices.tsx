@@ -9,16 +9,18 @@ interface SiteChoicesProps {
   error: string | undefined
   onScopeChange: (scope: SiteScope) => void
   onChosenChange: (chosen: Set<string>) => void
+  /** The prefix of its elements' ids: another for a second form on the page. */
+  id?: string
 }
 
-const ID = 'api-key-sites'
+const DEFAULT_ID = 'api-key-sites'
 
 /**
  * The new key's sites: all of the account's (the default), or only some, a checkbox per site. A
  * key for some sites answers every other site as one the account has no part in, and cannot create
  * sites: the least a CI job per site needs.
  */
-export function SiteChoices({ sites, scope, chosen, error, onScopeChange, onChosenChange }: SiteChoicesProps) {
+export function SiteChoices({ sites, scope, chosen, error, onScopeChange, onChosenChange, id: ID = DEFAULT_ID }: SiteChoicesProps) {
   const errorId = `${ID}-error`
   const hintId = `${ID}-hint`
   const describedBy = error === undefined ? hintId : `${errorId} ${hintId}`

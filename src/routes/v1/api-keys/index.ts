@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { API_KEY_ACCESS_LEVELS, EXPIRY_NOT_AHEAD, resolveApiKeyExpiry } from '../../../domain/accounts/api-key-access.js'
+import { API_KEY_ACCESS_LEVELS, EXPIRY_NOT_AHEAD, resolveApiKeyExpiry, widensApiKey, type ApiKeyTerms } from '../../../domain/accounts/api-key-access.js'
 import { generateApiKey, hashToken, prefixOfApiKey } from '../../../domain/accounts/tokens.js'
 import { findDisplayNameProblem, normalizeDisplayName } from '../../../domain/display-name.js'
 import { isUuid } from '../../../domain/uuid.js'
-import { ApiError, invalidRequest, type ErrorDetail } from '../../../errors.js'
+import { ApiError, invalidRequest, throwIfInvalid, type ErrorDetail } from '../../../errors.js'
 import { accountOf, siteScopeOf } from '../../../plugins/authentication.js'
+import type { SqlExecutor } from '../../../storage/ports.js'
 import { createApiKeyRepository, type ApiKeyRecord } from '../../../storage/sql/api-key-repository.js'
 import { auditedTransaction, recordAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, CurrentPassword, dashboardSecurity, ErrorResponse, IdParams, NullableInput, SecondFactorCode } from '../dashboard-schemas.js'
@@ -41,20 +42,18 @@ const apiKeyProperties = {
   lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'To the minute' }),
 }
 
+/** A key's siteIds as a creation or an edit takes them: a list of 1 to MAX_API_KEY_SITES ids, or null for all sites. */
+function siteListInput(description: string) {
+  return Type.Optional(NullableInput(Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: MAX_API_KEY_SITES, description })))
+}
+
 const ApiKeyCreation = Type.Object(
   {
     name: Type.String({ maxLength: 1000 }),
     access: Type.Optional(stringEnum(API_KEY_ACCESS_LEVELS, { description: `${accessDescription}. Default full` })),
-    siteIds: Type.Optional(
-      NullableInput(
-        Type.Array(Type.String({ maxLength: 100 }), {
-          minItems: 1,
-          maxItems: MAX_API_KEY_SITES,
-          description:
-            `The only sites the key may reach: 1 to ${MAX_API_KEY_SITES} ids of sites the account owns or is a member of (400 api_key_site_not_found for any other, ` +
-            'checked before the password); null or left out: every site of the account',
-        }),
-      ),
+    siteIds: siteListInput(
+      `The only sites the key may reach: 1 to ${MAX_API_KEY_SITES} ids of sites the account owns or is a member of (400 api_key_site_not_found for any other, ` +
+        'checked before the password); null or left out: every site of the account',
     ),
     expiresAt: Type.Optional(
       NullableInput(Type.String({ format: 'date-time', description: 'When the key stops working, in the future (ISO 8601 with a time zone); null or left out: never' })),
@@ -63,6 +62,21 @@ const ApiKeyCreation = Type.Object(
     code: Type.Optional(SecondFactorCode),
   },
   { additionalProperties: false },
+)
+
+const ApiKeyEdit = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: 1000, description: 'The new name (left out: unchanged)' })),
+    access: Type.Optional(stringEnum(API_KEY_ACCESS_LEVELS, { description: `${accessDescription}. Left out: unchanged` })),
+    siteIds: siteListInput(
+      'The only sites the key may reach from now on, as at its making (400 api_key_site_not_found for a site the account neither owns nor is a member of); ' +
+        'null: every site of the account; left out: unchanged',
+    ),
+    expiresAt: Type.Optional(NullableInput(Type.String({ format: 'date-time', description: 'When the key stops working, in the future; null: never; left out: unchanged' }))),
+    password: Type.Optional(Type.String({ maxLength: 1000, description: "The account's password: read only for an edit that widens the key (then required)" })),
+    code: Type.Optional(SecondFactorCode),
+  },
+  { additionalProperties: false, examples: [{ name: 'deploy shop', siteIds: ['7d3f0f4e-1c2b-4a5d-9e8f-0a1b2c3d4e5f'] }] },
 )
 
 const ApiKey = named('ApiKey', Type.Object(apiKeyProperties))
@@ -107,6 +121,71 @@ async function siteListOf(app: FastifyInstance, accountId: string, requested: re
     ])
   }
   return siteIds
+}
+
+const noSuchKey = () => new ApiError('not_found', 'There is no API key with this id in your account.')
+
+const expiredKey = () => new ApiError('api_key_expired')
+
+/** What an edit's body asks of a key, checked: its name's and expiry's problems are answered together, a foreign site at once. */
+interface KeyEdit {
+  name?: string
+  terms: Partial<ApiKeyTerms>
+  issues: ErrorDetail[]
+}
+
+async function editOf(app: FastifyInstance, request: FastifyRequest, body: Type.Static<typeof ApiKeyEdit>): Promise<KeyEdit> {
+  const edit: KeyEdit = { terms: {}, issues: [] }
+  if (body.name !== undefined) {
+    edit.name = normalizeDisplayName(body.name)
+    const problem = findDisplayNameProblem(edit.name, API_KEY_NAME_MAX_LENGTH)
+    if (problem !== undefined) edit.issues.push({ field: 'name', message: problem })
+  }
+  if (body.access !== undefined) edit.terms.access = body.access
+  if (body.siteIds !== undefined) edit.terms.siteIds = await siteListOf(app, accountOf(request).id, body.siteIds)
+  if (body.expiresAt !== undefined) {
+    const expiry = resolveApiKeyExpiry(body.expiresAt, new Date())
+    if ('problem' in expiry) edit.issues.push({ field: 'expiresAt', message: expiry.problem })
+    else edit.terms.expiresAt = expiry.expiresAt
+  }
+  return edit
+}
+
+/** The fields an edit changes, each from and to (a time as ISO 8601), for the audit log; empty: nothing changes. */
+function changesOf(before: ApiKeyRecord, after: ApiKeyRecord): { field: string; from: unknown; to: unknown }[] {
+  const text = (time: Date | null) => time?.toISOString() ?? null
+  const fields = [
+    { field: 'name', from: before.name, to: after.name },
+    { field: 'access', from: before.access, to: after.access },
+    { field: 'siteIds', from: before.siteIds, to: after.siteIds },
+    { field: 'expiresAt', from: text(before.expiresAt), to: text(after.expiresAt) },
+  ]
+  return fields.filter(({ from, to }) => JSON.stringify(from) !== JSON.stringify(to))
+}
+
+/**
+ * Applies the edit to the key, locked, and records it (api_key.updated): the key as it is now. An
+ * edit that changes nothing writes nothing. `mayWiden` says whether the edit was confirmed as a
+ * widening: one judged against the key as read before, which has narrowed meanwhile, is a 409.
+ */
+async function applyEdit(transaction: SqlExecutor, request: FastifyRequest, id: string, edit: KeyEdit, mayWiden: boolean): Promise<ApiKeyRecord> {
+  const apiKeys = createApiKeyRepository(transaction)
+  const accountId = accountOf(request).id
+  const current = await apiKeys.findForUpdate(accountId, id)
+  if (current === undefined) throw noSuchKey()
+  if (current.expired) throw expiredKey()
+  const terms = { access: current.access, siteIds: current.siteIds, expiresAt: current.expiresAt, ...edit.terms }
+  if (!mayWiden && widensApiKey(current, terms)) throw new ApiError('conflict', 'The key was changed meanwhile, and this edit would now widen it: read it again.')
+  const wanted = { ...current, name: edit.name ?? current.name, ...terms, siteIds: terms.siteIds === null ? null : [...terms.siteIds] }
+  const changes = changesOf(current, wanted)
+  if (changes.length === 0) return current
+  const updated = await apiKeys.update(accountId, id, wanted)
+  if (updated === undefined) {
+    // This service's clock found the expiry ahead; the database's, which judges the key's uses, did not.
+    throw invalidRequest([{ field: 'expiresAt', message: EXPIRY_NOT_AHEAD }])
+  }
+  await recordAudit(transaction, request, { action: 'api_key.updated', details: { apiKeyId: id, name: updated.name, prefix: updated.prefix, changes } })
+  return updated
 }
 
 /**
@@ -228,15 +307,62 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { id } = request.params
-      const notFound = new ApiError('not_found', 'There is no API key with this id in your account.')
-      if (!isUuid(id) || !isKeyReachable(request, id.toLowerCase())) throw notFound
+      if (!isUuid(id) || !isKeyReachable(request, id.toLowerCase())) throw noSuchKey()
       await auditedTransaction(app, request, async (transaction) => {
         const revoked = await createApiKeyRepository(transaction).delete(accountOf(request).id, id)
-        if (revoked === undefined) throw notFound
+        if (revoked === undefined) throw noSuchKey()
         // A key that revokes itself is named as the actor by the request that authenticated it.
         await recordAudit(transaction, request, { action: 'api_key.revoked', details: { apiKeyId: id.toLowerCase(), ...revoked } })
       })
       return reply.code(204).send(null)
+    },
+  )
+
+  app.patch(
+    '/api-keys/:id',
+    {
+      schema: {
+        tags: ['dashboard'],
+        summary: "Change an API key's name, access, sites or expiry (its secret stays)",
+        description:
+          'Sets the fields the body names and keeps the others; the key itself does not change, so the scripts that use it need no new secret. ' +
+          'The next request with the key gets its new terms, on every instance (keys are read on each request). ' +
+          'An edit that widens the key (full access where it read only, a site it did not reach or every site, a later expiry or none) is made from a logged-in session only ' +
+          '(403 api_key_widening_forbidden with an API key, even the key itself: a leaked key cannot give itself, or another key, more than it was given) and ' +
+          'confirmed as a key\'s making: by the password (a missing or wrong one is a 400 validation_error on password, counted against the log-in budget) and, while two-factor ' +
+          'authentication is on, a code. A rename, or an edit that only narrows the key, needs neither, and a full API key may make it ' +
+          '(a key made for some sites only, to itself only: any other key is a 404 not_found, as for revoking). siteIds may name only sites the account owns or is a member of ' +
+          '(400 api_key_site_not_found otherwise, answered before the password is checked). An expired key cannot be changed (409 api_key_expired): revoke it and make another. ' +
+          'An edit that changes nothing writes nothing; one that does is recorded in the audit log (api_key.updated, with each change from and to).',
+        security: dashboardSecurity,
+        sessionOnlyPart: 'widen an API key',
+        params: IdParams,
+        body: ApiKeyEdit,
+        response: { 200: ApiKey, 400: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
+        errorCodes: ['api_key_site_not_found', 'api_key_widening_forbidden', 'api_key_expired'],
+      },
+    },
+    async (request) => {
+      const id = request.params.id.toLowerCase()
+      if (!isUuid(id) || !isKeyReachable(request, id)) throw noSuchKey()
+      const edit = await editOf(app, request, request.body)
+      const current = (await app.apiKeys.listByAccount(accountOf(request).id)).find((key) => key.id === id)
+      if (current === undefined) throw noSuchKey()
+      if (current.expired) throw expiredKey()
+      const widens = widensApiKey(current, { access: current.access, siteIds: current.siteIds, expiresAt: current.expiresAt, ...edit.terms })
+      if (!widens) {
+        throwIfInvalid(edit.issues)
+        return apiKeyView(await auditedTransaction(app, request, (transaction) => applyEdit(transaction, request, id, edit, false)))
+      }
+      // A key that could widen keys would leave wider keys behind when it is revoked, as one that could mint them.
+      if (request.authentication?.method !== 'session') throw new ApiError('api_key_widening_forbidden')
+      // The password's check reads the session (sessionOnlyPart).
+      const { password, code } = request.body
+      if (password === undefined) throw invalidRequest([...edit.issues, { field: 'password', message: 'is required to widen a key: your current password' }])
+      const record = await confirmAccountChange(app, request, { field: 'password', password, code, otherIssues: edit.issues }, (transaction) =>
+        applyEdit(transaction, request, id, edit, true),
+      )
+      return apiKeyView(record)
     },
   )
 }

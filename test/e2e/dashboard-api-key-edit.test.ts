@@ -1,0 +1,60 @@
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createKey, withKey } from '../helpers/api-keys.js'
+import { createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { expectNoAccessibilityViolations, focusedId, hasChromium, listApiKeys, openLoggedInDashboard, type OpenDashboard } from './dashboard-support.js'
+
+function editKeyForm(page: Page) {
+  return page.locator('section[aria-labelledby="edit-key-heading"]')
+}
+
+/** The API keys page's edit form: a key renamed and widened to another site, by keyboard, its secret kept. */
+describe.skipIf(!hasChromium())("the API keys page: editing a key's name and sites", () => {
+  let dashboard: OpenDashboard
+  let page: Page
+  let account: TestAccount
+
+  beforeAll(async () => {
+    ;({ dashboard, account } = await openLoggedInDashboard())
+    page = dashboard.page
+  }, 120_000)
+  afterAll(() => dashboard?.close())
+
+  it('opens from the Edit button by keyboard, asks for the password only to widen, and the key reaches the added site at once', async () => {
+    const { app } = dashboard.service
+    const shop = await createTestSite(app, account, { name: 'Shop' })
+    const blog = await createTestSite(app, account, { name: 'Blog' })
+    const key = await createKey(app, account, { name: 'shop ci', siteIds: [shop.id] })
+    await page.goto(`${dashboard.origin}/dashboard/api-keys`)
+    const edit = page.getByRole('button', { name: 'Edit shop ci' })
+    await edit.focus()
+    await page.keyboard.press('Enter')
+    const form = editKeyForm(page)
+    await form.waitFor()
+    expect(await focusedId(page)).toBe('edit-key-heading')
+    // Filled in with the key's terms.
+    expect(await form.getByLabel('Name').inputValue()).toBe('shop ci')
+    expect(await form.getByLabel('Only these sites').isChecked()).toBe(true)
+    expect(await form.getByLabel('Shop', { exact: true }).isChecked()).toBe(true)
+    expect(await form.getByLabel('Blog', { exact: true }).isChecked()).toBe(false)
+
+    await form.getByLabel('Name').fill('web ci')
+    await form.getByLabel('Blog', { exact: true }).check()
+    await form.getByRole('button', { name: 'Save changes' }).click()
+    // A widening without the password: said beside the field, which takes focus; nothing changed.
+    await form.locator('#edit-key-password-error').waitFor()
+    expect(await focusedId(page)).toBe('edit-key-password')
+    expect((await listApiKeys(dashboard.service, account)).find((item) => item.name === 'shop ci')?.siteIds).toEqual([shop.id])
+    await expectNoAccessibilityViolations(page, 'API keys, editing a key')
+
+    await page.keyboard.type(account.password)
+    await page.keyboard.press('Enter')
+    await form.waitFor({ state: 'detached' })
+    expect(await focusedId(page)).toBe('keys-heading')
+    const row = page.locator('.table tbody tr').filter({ has: page.getByRole('rowheader', { name: 'web ci', exact: true }) })
+    await row.waitFor()
+    expect(await row.locator('td').nth(3).textContent()).toBe('Shop, Blog')
+    expect((await withKey(app, 'GET', `/api/v1/sites/${blog.id}`, key.key)).statusCode).toBe(200)
+    expect(dashboard.pageErrors).toEqual([])
+  }, 60_000)
+})
