@@ -95,7 +95,10 @@ const RANGE_WORDS: Record<string, string> = {
 
 /** "a loopback address", "an unspecified address": the range `findRefusedRange` named, with its article. */
 export function describeRefusedRange(range: string): string {
-  return RANGE_WORDS[range] ?? `a ${range.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} address`
+  const words = RANGE_WORDS[range]
+  if (words !== undefined) return words
+  const name = range.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)
+  return `${/^[aeiou]/.test(name) ? 'an' : 'a'} ${name} address`
 }
 
 export function isPublicAddress(address: string): boolean {

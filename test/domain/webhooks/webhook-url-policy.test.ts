@@ -36,6 +36,7 @@ describe('findWebhookUrlProblem', () => {
     expect(findWebhookUrlProblem('https://100.64.0.1/', production)).toBe('the webhook URL points at a carrier-grade NAT address (100.64.0.1)')
     expect(findWebhookUrlProblem('https://[fd12::1]/', production)).toBe('the webhook URL points at a unique-local address (fd12::1)')
     expect(findWebhookUrlProblem('https://10.0.0.1/', production)).toBe('the webhook URL points at a private address (10.0.0.1)')
+    expect(findWebhookUrlProblem('https://[2001:20::1]/', production)).toBe('the webhook URL points at an orchid2 address (2001:20::1)')
   })
 
   it('refuses what is not an http(s) URL, and credentials in the URL', () => {
