@@ -50,12 +50,15 @@ interface FormState {
   /** When the early solve failed (Date.now()): a failure older than STALE_FAILURE_MS is not reported but tried again. */
   failedAt?: number
   busy: boolean
-  /** The form shows `unreachable`: the browser's next `online` event submits it again (retryWhenOnline). */
+  /** The form failed offline: the browser's next `online` event, if soon enough, submits it again (retryWhenOnline). */
   offline?: boolean
 }
 
 /** A failure this old may be gone (the connection back, the service up again): the submit tries afresh. */
 const STALE_FAILURE_MS = 10_000
+
+/** A form that failed offline is submitted again only if the browser is back online within this long (retryWhenOnline). */
+const ONLINE_RETRY_MS = 300_000
 
 /** After this long solving, the status line says the check is still at work (a cheap phone may need a minute). */
 const SLOW_SOLVE_MS = 5_000
@@ -202,13 +205,16 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
   // The submitter waits with the form, so a visitor sees that pressing again does nothing; it is
   // given back before the re-submit (a disabled button's name and value would not be sent) and
   // whatever the outcome. A submitter is a button or an input; one the page disabled stays so.
+  // It is given back once: the page's own submit handler may disable it again (a double-submit
+  // guard), and a second release would undo that.
   const button = submitter as HTMLButtonElement | null
-  const held = button?.disabled === false
+  let holding = false
   const hold = (on: boolean) => {
-    if (held) {
-      button.disabled = on
-      button.setAttribute('aria-busy', `${on}`)
-    }
+    if (button === null || on === holding || (on && button.disabled)) return
+    holding = on
+    button.disabled = on
+    if (on) button.setAttribute('aria-busy', 'true')
+    else button.removeAttribute('aria-busy')
   }
   let slow: ReturnType<typeof setTimeout> | undefined
   const onStatus = (status: TollgateStatus) => {
@@ -289,13 +295,17 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
 }
 
 /**
- * A form that could not reach the service (the phone went offline mid-solve) is submitted again
- * when the browser is back online, unless it was submitted, reset or removed since: the visitor
- * asked for the submit and need not press again.
+ * A form that could not reach the service because the browser was offline (the phone lost its
+ * connection mid-solve) is submitted again when the browser is back online within ONLINE_RETRY_MS,
+ * unless it was submitted, reset or removed since: the visitor asked for the submit and need not
+ * press again. A failure while online (the service down or slow) is not retried: a later `online`
+ * event says nothing about the service, and the visitor may have left the form long ago.
  */
 function retryWhenOnline(form: HTMLFormElement, state: FormState, submitter: HTMLElement | null): void {
+  if (navigator.onLine) return
   state.offline = true
-  addEventListener('online', () => state.offline && states.get(form) === state && form.isConnected && start(form, state, submitter), { once: true })
+  const failedAt = Date.now()
+  addEventListener('online', () => state.offline && Date.now() - failedAt < ONLINE_RETRY_MS && states.get(form) === state && form.isConnected && start(form, state, submitter), { once: true })
 }
 
 function onSubmit(event: Event): void {

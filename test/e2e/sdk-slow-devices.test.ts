@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { hasChromium, holdFirst, recordSignup, serviceAndBrowser, signupState, typeLikeAPerson, waitForTheSubmitToEnd } from './sdk-support.js'
 
@@ -35,7 +36,30 @@ describe.runIf(hasChromium())('the SDK on slow devices and bad networks, in Chro
     expect(state.submitted[0]).not.toBe('')
     expect(state.status).toBe('Verified.')
     expect(await button.isDisabled()).toBe(false)
-    expect(await button.getAttribute('aria-busy')).toBe('false')
+    expect(await button.getAttribute('aria-busy')).toBeNull()
+  })
+
+  it("leaves the submit button disabled when the page's own submit handler disables it", async () => {
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await recordSignup(page)
+    // The usual double-submit guard: the page's handler disables its button while it posts.
+    await page.evaluate(() => {
+      const form = document.querySelector<HTMLFormElement>('#signup-form')
+      form?.addEventListener('submit', (event) => {
+        const button = event.submitter as HTMLButtonElement | null
+        if (button) button.disabled = true
+      })
+    })
+    await typeLikeAPerson(page, '#signup-email', 'lin@example.com')
+    await page.click(SUBMIT)
+    await waitForTheSubmitToEnd(page)
+    expect((await signupState(page)).submitted).toHaveLength(1)
+    // The SDK gives its hold back after the submit event has run: let that tick pass.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)))
+    const button = page.locator(SUBMIT)
+    expect(await button.isDisabled()).toBe(true)
+    expect(await button.getAttribute('aria-busy')).toBeNull()
   })
 
   it('gives the submit button back after a failure too', async () => {
@@ -54,12 +78,7 @@ describe.runIf(hasChromium())('the SDK on slow devices and bad networks, in Chro
   it('submits the form by itself when the connection comes back after it failed offline', async () => {
     const { page, context } = await suite.browser.newPage()
     await page.goto(`${suite.sdk.origin}/demo`)
-    await recordSignup(page)
-    await page.waitForFunction(() => 'Tollgate' in window)
-    await context.setOffline(true)
-    await typeLikeAPerson(page, '#signup-email', 'lin@example.com')
-    await page.click(SUBMIT)
-    await waitForTheSubmitToEnd(page)
+    await submitOffline(page, context)
     const offline = await signupState(page)
     expect(offline.errors).toEqual(['network_error'])
     expect(offline.status).toMatch(/cannot be reached/)
@@ -72,4 +91,59 @@ describe.runIf(hasChromium())('the SDK on slow devices and bad networks, in Chro
     expect(online.submitted[0]).not.toBe('')
     expect(online.status).toBe('Verified.')
   })
+
+  it('does not submit by itself after a failure while the browser was online, when an online event comes later', async () => {
+    const { page, context } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await recordSignup(page)
+    // The service does not answer; the browser stays online.
+    await page.route('**/api/v1/verify', (route) => route.abort('connectionrefused'))
+    await typeLikeAPerson(page, '#signup-email', 'lin@example.com')
+    await page.click(SUBMIT)
+    await waitForTheSubmitToEnd(page)
+    expect((await signupState(page)).errors).toEqual(['network_error'])
+
+    // The service answers again; the phone then drops off the network and comes back.
+    await page.unroute('**/api/v1/verify')
+    const asked = requestsToTheService(page)
+    await context.setOffline(true)
+    await context.setOffline(false)
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 3_000)))
+    expect(asked).toEqual([])
+    expect((await signupState(page)).submitted).toEqual([])
+  })
+
+  it('does not submit by itself when the connection comes back more than five minutes after it failed offline', async () => {
+    const { page, context } = await suite.browser.newPage()
+    await page.clock.install()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await submitOffline(page, context)
+    expect((await signupState(page)).errors).toEqual(['network_error'])
+
+    // The visitor has left the form open: the connection comes back much later.
+    await page.clock.fastForward(6 * 60_000)
+    const asked = requestsToTheService(page)
+    await context.setOffline(false)
+    await page.clock.runFor(3_000)
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)))
+    expect(asked).toEqual([])
+    expect((await signupState(page)).submitted).toEqual([])
+  })
 })
+
+/** Takes the browser offline once the SDK has loaded, and submits the sign-up form, which fails. */
+async function submitOffline(page: Page, context: BrowserContext): Promise<void> {
+  await recordSignup(page)
+  await page.waitForFunction(() => 'Tollgate' in window)
+  await context.setOffline(true)
+  await typeLikeAPerson(page, '#signup-email', 'lin@example.com')
+  await page.click(SUBMIT)
+  await waitForTheSubmitToEnd(page)
+}
+
+/** The page's requests to the service's API from now on. */
+function requestsToTheService(page: Page): string[] {
+  const asked: string[] = []
+  page.on('request', (request) => request.url().includes('/api/v1/') && asked.push(request.url()))
+  return asked
+}
