@@ -200,9 +200,9 @@ export async function buildApp(options: AppOptions) {
       done(null, undefined)
       return
     }
-    const refusal = charsetRefusal(request.headers['content-type'])
     // parseAs 'buffer': Fastify's type allows either for every parser.
-    const text = refusal ?? decodeUtf8Body(body as Buffer)
+    const bytes = body as Buffer
+    const text = charsetRefusal(request.headers['content-type'], bytes) ?? decodeUtf8Body(bytes)
     if (text instanceof ApiError) {
       done(text, undefined)
       return

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { accessLabel, expiresAtOf, expiryChoices, keySitesLabel, siteIdsOf } from '../../dashboard/src/lib/api-keys.js'
+import { accessLabel, changedTermsOf, expiresAtOf, expiryChoices, keySitesLabel, siteIdsOf } from '../../dashboard/src/lib/api-keys.js'
 
 const now = new Date('2026-11-29T03:28:34.000Z')
 
@@ -24,6 +24,22 @@ describe("the API keys page's terms of a new key", () => {
     expect(siteIdsOf('some', new Set(['c', 'a']), sites)).toEqual(['a', 'c'])
     // One no longer listed (deleted meanwhile) is not sent.
     expect(siteIdsOf('some', new Set(['gone']), sites)).toEqual([])
+  })
+
+  it('send an edit only the access and sites the operator changed, so a rename keeps sites no longer loaded', () => {
+    const loaded = [{ id: 'a' }, { id: 'b' }]
+    const key = { access: 'read' as const, siteIds: ['a', 'gone'] }
+    const unchanged = { access: 'read' as const, scope: 'some' as const, chosen: new Set(['gone', 'a']) }
+    // A rename: nothing of the terms, whether the sites have loaded, are still loading, or are all gone.
+    expect(changedTermsOf(key, unchanged, loaded)).toEqual({})
+    expect(changedTermsOf(key, unchanged, [])).toEqual({})
+    expect(changedTermsOf({ access: 'full', siteIds: null }, { access: 'full', scope: 'all', chosen: new Set() }, [])).toEqual({})
+    // What changed is sent, the list as the form shows it.
+    expect(changedTermsOf(key, { ...unchanged, access: 'full' }, loaded)).toEqual({ access: 'full' })
+    expect(changedTermsOf(key, { ...unchanged, chosen: new Set(['gone', 'a', 'b']) }, loaded)).toEqual({ siteIds: ['a', 'b'] })
+    expect(changedTermsOf(key, { ...unchanged, chosen: new Set(['a']) }, loaded)).toEqual({ siteIds: ['a'] })
+    expect(changedTermsOf(key, { ...unchanged, scope: 'all' }, loaded)).toEqual({ siteIds: null })
+    expect(changedTermsOf({ access: 'read', siteIds: null }, { ...unchanged, scope: 'some', chosen: new Set(['b']) }, loaded)).toEqual({ siteIds: ['b'] })
   })
 
   it("name a listed key's sites, and count those the account no longer reaches", () => {

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey, withKey } from '../helpers/api-keys.js'
-import { createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { asScript, createTestSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { expectNoAccessibilityViolations, focusedId, hasChromium, listApiKeys, openLoggedInDashboard, type OpenDashboard } from './dashboard-support.js'
 
 function editKeyForm(page: Page) {
@@ -55,6 +55,26 @@ describe.skipIf(!hasChromium())("the API keys page: editing a key's name and sit
     await row.waitFor()
     expect(await row.locator('td').nth(3).textContent()).toBe('Shop, Blog')
     expect((await withKey(app, 'GET', `/api/v1/sites/${blog.id}`, key.key)).statusCode).toBe(200)
+    expect(dashboard.pageErrors).toEqual([])
+  }, 60_000)
+
+  it('renames a key whose list names a deleted site without touching its list, audited as a rename only', async () => {
+    const { app } = dashboard.service
+    const kept = await createTestSite(app, account, { name: 'Kept' })
+    const deleted = await createTestSite(app, account, { name: 'Deleted' })
+    const key = await createKey(app, account, { name: 'two sites', siteIds: [kept.id, deleted.id] })
+    expect((await app.inject({ method: 'DELETE', url: `/api/v1/sites/${deleted.id}`, headers: asScript(account) })).statusCode).toBe(204)
+    await page.goto(`${dashboard.origin}/dashboard/api-keys`)
+    await page.getByRole('button', { name: 'Edit two sites' }).click()
+    const form = editKeyForm(page)
+    await form.waitFor()
+    await form.getByLabel('Name').fill('one site left')
+    await form.getByRole('button', { name: 'Save changes' }).click()
+    await form.waitFor({ state: 'detached' })
+    expect((await listApiKeys(dashboard.service, account)).find((item) => item.name === 'one site left')).toMatchObject({ siteIds: [kept.id, deleted.id] })
+    const audit = await app.inject({ method: 'GET', url: '/api/v1/audit-log?action=api_key.updated', headers: asScript(account) })
+    const events = audit.json<{ items: { details: { apiKeyId: string; changes: { field: string }[] } }[] }>().items.filter((event) => event.details.apiKeyId === key.id)
+    expect(events.map((event) => event.details.changes.map((change) => change.field))).toEqual([['name']])
     expect(dashboard.pageErrors).toEqual([])
   }, 60_000)
 })

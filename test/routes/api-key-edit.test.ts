@@ -126,6 +126,28 @@ describe.each(deployments)('editing an API key on $name', (deployment) => {
     expect(await updates(account, key.id)).toEqual([])
   })
 
+  it.skipIf(!available)("answers a key asking for a site it does not reach alike whether the account reaches that site or not", async () => {
+    const reached = await createTestSite(service.app, account, { name: 'Reached' })
+    const existing = await createTestSite(service.app, account, { name: 'Existing' })
+    const key = await createKey(service.app, account, { name: 'probe', siteIds: [reached.id] })
+    const answers = []
+    for (const probed of [existing.id, randomUUID(), 'not-an-id']) {
+      const refused = await editWithKey(key.key, key.id, { siteIds: [reached.id, probed] })
+      expect(refused.statusCode, probed).toBe(403)
+      // All of the error but its requestId, which differs per request.
+      const { code, message, details } = errorOf(refused)
+      answers.push({ code, message, details })
+    }
+    // The same body, word for word, whichever id it named: the key learns nothing of the account's sites.
+    expect(answers[1]).toEqual(answers[0])
+    expect(answers[2]).toEqual(answers[0])
+    // Its own site, in capitals and twice, is no widening: the ids are compared as stored.
+    const same = await editWithKey(key.key, key.id, { siteIds: [reached.id.toUpperCase(), reached.id] })
+    expect(same.statusCode, same.body).toBe(200)
+    expect(same.json()).toMatchObject({ siteIds: [reached.id] })
+    expect(await updates(account, key.id)).toEqual([])
+  })
+
   it.skipIf(!available)('refuses a site the account has no part in, or no site at all (400 api_key_site_not_found), changing nothing', async () => {
     const stranger = await createTestAccount(service.app)
     const foreign = await createTestSite(service.app, stranger, { name: "A stranger's" })

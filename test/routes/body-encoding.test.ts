@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { browserHeaders, createTestSite as createCoreSite, obtainToken } from '../helpers/core-flow.js'
 import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
 
 /** JSON bodies whose bytes are not UTF-8: Latin-1's é, a lone continuation byte, a truncated sequence. */
@@ -45,14 +46,31 @@ describe.each(deployments)('the encoding of request bodies on $name', ({ availab
     }
   })
 
-  it.skipIf(!available)('refuses a charset other than UTF-8 with 415, and takes UTF-8 named in any case, quoted or not, and a byte order mark', async () => {
-    for (const contentType of ['application/json; charset=iso-8859-1', 'application/json; charset=utf-16le', 'application/json;charset="windows-1252"']) {
-      const response = await rename('{"name":"Latin"}', contentType)
+  it.skipIf(!available)('refuses another charset with a byte the body would be read wrong by, and UTF-16 or UTF-32 always, with 415', async () => {
+    for (const [contentType, payload] of [
+      ['application/json; charset=iso-8859-1', Buffer.from('{"name":"Caf\xe9"}', 'latin1')],
+      ['application/json;charset="windows-1252"', Buffer.from('{"name":"Na\xefve"}', 'latin1')],
+      ['application/json; charset=utf-16le', Buffer.from('{"name":"Wide"}', 'utf16le')],
+      // ASCII text, but the label says two bytes a character: not read as UTF-8 either.
+      ['application/json; charset=utf-16le', Buffer.from('{"name":"Latin"}')],
+      ['application/json; charset=UTF-32', Buffer.from('{"name":"Latin"}')],
+    ] as const) {
+      const response = await rename(payload, contentType)
       expect(response.statusCode, contentType).toBe(415)
       expect(response.json().error.code).toBe('unsupported_media_type')
     }
     expect(await storedName()).toBe('Before')
-    for (const [contentType, name] of [['application/json; charset=UTF-8', 'Café'], ['application/json; charset="utf-8"', 'Naïve'], ['application/json;charset=utf8', 'Ünïcode']]) {
+  })
+
+  it.skipIf(!available)('takes UTF-8 named in any case, quoted or not, ASCII, ASCII text under another label, and a byte order mark', async () => {
+    for (const [contentType, name] of [
+      ['application/json; charset=UTF-8', 'Café'],
+      ['application/json; charset="utf-8"', 'Naïve'],
+      ['application/json;charset=utf8', 'Ünïcode'],
+      ['application/json; charset=us-ascii', 'Plain'],
+      ['application/json; charset=iso-8859-1', 'Latin'],
+      ['application/json;charset="windows-1252"', 'Windows'],
+    ]) {
       const response = await rename(JSON.stringify({ name }), contentType)
       expect(response.statusCode, contentType).toBe(200)
       expect(await storedName()).toBe(name)
@@ -61,10 +79,22 @@ describe.each(deployments)('the encoding of request bodies on $name', ({ availab
     expect(await storedName()).toBe('With a BOM')
   })
 
+  it.skipIf(!available)('verifies a token sent to Siteverify as ASCII JSON labelled us-ascii or iso-8859-1, as .NET and Java clients label it', async () => {
+    const core = await createCoreSite(service.app)
+    for (const contentType of ['application/json; charset=us-ascii', 'application/json; charset=iso-8859-1']) {
+      const token = await obtainToken(service.app, browserHeaders(core.siteKey))
+      const payload = JSON.stringify({ secret: core.secretKey, response: token })
+      const response = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload })
+      expect(response.statusCode, contentType).toBe(200)
+      expect(response.json(), contentType).toMatchObject({ success: true, 'error-codes': [] })
+    }
+  })
+
   it.skipIf(!available)("answers Siteverify's JSON that is not UTF-8, or of another charset, with its own 200 bad-request", async () => {
     for (const [contentType, payload] of [
       ['application/json', Buffer.from(`{"secret":"${site.secretKey}","response":"a\xff"}`, 'latin1')],
-      ['application/json; charset=iso-8859-1', JSON.stringify({ secret: site.secretKey, response: 'x' })],
+      ['application/json; charset=iso-8859-1', Buffer.from(`{"secret":"${site.secretKey}","response":"\xe9"}`, 'latin1')],
+      ['application/json; charset=utf-16le', Buffer.from(JSON.stringify({ secret: site.secretKey, response: 'x' }), 'utf16le')],
     ] as const) {
       const response = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload })
       expect(response.statusCode).toBe(200)

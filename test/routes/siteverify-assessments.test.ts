@@ -144,6 +144,22 @@ describe.each(deployments)("reCAPTCHA Enterprise's createAssessment on $name", (
     }
   })
 
+  it.skipIf(!available)('documents the longest project the router lets through, and takes a project that long', async () => {
+    const { paths } = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<{
+      paths: Record<string, { post?: { parameters?: { name: string; in: string; schema: { maxLength?: number } }[] } }>
+    }>()
+    const project = paths['/v1/projects/{project}/assessments']?.post?.parameters?.find((parameter) => parameter.in === 'path' && parameter.name === 'project')
+    expect(project?.schema.maxLength).toBe(100)
+    for (const [length, status] of [[100, 200], [101, 400]] as const) {
+      const answer = await service.app.inject({
+        method: 'POST',
+        url: `/v1/projects/${'p'.repeat(length)}/assessments?key=${site.secretKey}`,
+        payload: { event: { token: await token() } },
+      })
+      expect(answer.statusCode, String(length)).toBe(status)
+    }
+  })
+
   it.skipIf(!available)("answers a project the router refuses (longer than any id, or not decoding) with Google's 400 INVALID_ARGUMENT too", async () => {
     for (const project of ['x'.repeat(120), '%E0%A4%A']) {
       const answer = await service.app.inject({

@@ -44,6 +44,29 @@ export function siteIdsOf(scope: SiteScope, chosen: ReadonlySet<string>, sites: 
   return scope === 'all' ? null : sites.filter((site) => chosen.has(site.id)).map((site) => site.id)
 }
 
+/** A key's access and sites as the edit form holds them. */
+export interface KeyTermsChoice {
+  access: ApiKeyAccess
+  scope: SiteScope
+  chosen: ReadonlySet<string>
+}
+
+/**
+ * The access and siteIds an edit sends: those the operator changed only. A rename then leaves the
+ * key's list as it is, with the sites the account no longer reaches (which the form cannot show,
+ * so would drop), and needs no site list loaded. A changed list is sent as the form shows it.
+ */
+export function changedTermsOf(
+  key: { access: ApiKeyAccess; siteIds: readonly string[] | null },
+  choice: KeyTermsChoice,
+  sites: readonly { id: string }[],
+): { access?: ApiKeyAccess; siteIds?: string[] | null } {
+  const access = choice.access === key.access ? {} : { access: choice.access }
+  const sameSites =
+    key.siteIds === null ? choice.scope === 'all' : choice.scope === 'some' && choice.chosen.size === new Set(key.siteIds).size && key.siteIds.every((id) => choice.chosen.has(id))
+  return sameSites ? access : { ...access, siteIds: siteIdsOf(choice.scope, choice.chosen, sites) }
+}
+
 /**
  * The sites a listed key reaches, by name: "All sites", or the names of its sites that the account
  * still reaches (in its list's order), and how many it names that the account no longer reaches

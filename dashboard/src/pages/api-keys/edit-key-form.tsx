@@ -8,7 +8,7 @@ import { Form } from '../../components/form.js'
 import { Notice } from '../../components/notice.js'
 import { PasswordField } from '../../components/password-field.js'
 import { useStepUpCode, type TwoFactorGate } from '../../components/step-up-code.js'
-import { expiresAtOf, expiryChoices, siteIdsOf, type ExpiryChoice, type SiteScope } from '../../lib/api-keys.js'
+import { changedTermsOf, expiresAtOf, expiryChoices, type ExpiryChoice, type SiteScope } from '../../lib/api-keys.js'
 import { formatDateTime } from '../../lib/format.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { AccessChoices } from './access-choices.js'
@@ -48,11 +48,11 @@ export function EditKeyForm({ email, twoFactor, apiKey, sites, onSaved, onCancel
   useEffect(() => heading.current?.focus(), [apiKey.id])
   const submit = () =>
     run(async () => {
-      const siteIds = siteIdsOf(siteScope, chosenSites, sites ?? [])
-      if (siteIds !== null && siteIds.length === 0) throw new ApiRequestError(400, 'validation_error', '', undefined, [{ field: 'siteIds', message: 'Choose at least one site.' }])
+      const terms = changedTermsOf(apiKey, { access, scope: siteScope, chosen: chosenSites }, sites ?? [])
+      if (terms.siteIds?.length === 0) throw new ApiRequestError(400, 'validation_error', '', undefined, [{ field: 'siteIds', message: 'Choose at least one site.' }])
       const expiresAt = expiry === KEEP_EXPIRY ? {} : { expiresAt: expiresAtOf(expiry, new Date()) }
       const confirmation = password === '' ? {} : { password }
-      const saved = await stepUp.send((code) => editApiKey(apiKey.id, { name: name.trim(), access, siteIds, ...expiresAt, ...confirmation, code }))
+      const saved = await stepUp.send((code) => editApiKey(apiKey.id, { name: name.trim(), ...terms, ...expiresAt, ...confirmation, code }))
       stepUp.reset()
       onSaved(saved)
       return 'The key was changed.'

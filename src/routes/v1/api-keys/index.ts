@@ -105,6 +105,11 @@ export const MAX_API_KEYS_PER_ACCOUNT = 100
 
 const listFull = () => new ApiError('conflict', `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} API keys, expired ones included until they are revoked; revoke one first.`)
 
+/** The ids a body names, as they are stored and compared: lowercased, each once. */
+function normalizedSiteIds(requested: readonly string[]): string[] {
+  return [...new Set(requested.map((id) => id.toLowerCase()))]
+}
+
 /**
  * The sites a new key is asked to be for, each once and in lower case (undefined: all of them),
  * when the account owns or is a member of every one: 400 api_key_site_not_found naming the first
@@ -113,7 +118,7 @@ const listFull = () => new ApiError('conflict', `An account holds at most ${MAX_
 async function siteListOf(app: FastifyInstance, accountId: string, requested: readonly string[] | null | undefined): Promise<string[] | null> {
   if (requested === undefined || requested === null) return null
   const visible = new Set((await app.sites.listVisibleTo(accountId)).map(({ site }) => site.id))
-  const siteIds = [...new Set(requested.map((id) => id.toLowerCase()))]
+  const siteIds = normalizedSiteIds(requested)
   const unknown = siteIds.find((id) => !isUuid(id) || !visible.has(id))
   if (unknown !== undefined) {
     throw new ApiError('api_key_site_not_found', `There is no site with the id ${JSON.stringify(unknown)} in your account or shared with it: siteIds may name only those.`, [
@@ -134,7 +139,12 @@ interface KeyEdit {
   issues: ErrorDetail[]
 }
 
-async function editOf(app: FastifyInstance, request: FastifyRequest, body: Type.Static<typeof ApiKeyEdit>): Promise<KeyEdit> {
+/**
+ * What the body asks of the key, its siteIds normalised but not yet looked up: whether the edit
+ * widens the key is judged on them, so that an API key asking for a site it does not reach is
+ * refused alike whether the account reaches that site or not (the refusal tells it nothing).
+ */
+function editOf(body: Type.Static<typeof ApiKeyEdit>): KeyEdit {
   const edit: KeyEdit = { terms: {}, issues: [] }
   if (body.name !== undefined) {
     edit.name = normalizeDisplayName(body.name)
@@ -142,7 +152,7 @@ async function editOf(app: FastifyInstance, request: FastifyRequest, body: Type.
     if (problem !== undefined) edit.issues.push({ field: 'name', message: problem })
   }
   if (body.access !== undefined) edit.terms.access = body.access
-  if (body.siteIds !== undefined) edit.terms.siteIds = await siteListOf(app, accountOf(request).id, body.siteIds)
+  if (body.siteIds !== undefined) edit.terms.siteIds = body.siteIds === null ? null : normalizedSiteIds(body.siteIds)
   if (body.expiresAt !== undefined) {
     const expiry = resolveApiKeyExpiry(body.expiresAt, new Date())
     if ('problem' in expiry) edit.issues.push({ field: 'expiresAt', message: expiry.problem })
@@ -328,7 +338,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Sets the fields the body names and keeps the others; the key itself does not change, so the scripts that use it need no new secret. ' +
           'The next request with the key gets its new terms, on every instance (keys are read on each request). ' +
           'An edit that widens the key (full access where it read only, a site it did not reach or every site, a later expiry or none) is made from a logged-in session only ' +
-          '(403 api_key_widening_forbidden with an API key, even the key itself: a leaked key cannot give itself, or another key, more than it was given) and ' +
+          '(403 api_key_widening_forbidden with an API key, even the key itself: a leaked key cannot give itself, or another key, more than it was given; a site outside the key\'s list answers so whether the account reaches it or not) and ' +
           'confirmed as a key\'s making: by the password (a missing or wrong one is a 400 validation_error on password, counted against the log-in budget) and, while two-factor ' +
           'authentication is on, a code. A rename, or an edit that only narrows the key, needs neither, and a full API key may make it ' +
           '(a key made for some sites only, to itself only: any other key is a 404 not_found, as for revoking). siteIds may name only sites the account owns or is a member of ' +
@@ -345,17 +355,19 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const id = request.params.id.toLowerCase()
       if (!isUuid(id) || !isKeyReachable(request, id)) throw noSuchKey()
-      const edit = await editOf(app, request, request.body)
+      const edit = editOf(request.body)
       const current = (await app.apiKeys.listByAccount(accountOf(request).id)).find((key) => key.id === id)
       if (current === undefined) throw noSuchKey()
       if (current.expired) throw expiredKey()
       const widens = widensApiKey(current, { access: current.access, siteIds: current.siteIds, expiresAt: current.expiresAt, ...edit.terms })
+      // A key that could widen keys would leave wider keys behind when it is revoked, as one that could mint them.
+      if (widens && request.authentication?.method !== 'session') throw new ApiError('api_key_widening_forbidden')
+      // Looked up after that refusal: the same list, normalised, or a 400 for a site the account does not reach.
+      if (edit.terms.siteIds !== undefined) edit.terms.siteIds = await siteListOf(app, accountOf(request).id, edit.terms.siteIds)
       if (!widens) {
         throwIfInvalid(edit.issues)
         return apiKeyView(await auditedTransaction(app, request, (transaction) => applyEdit(transaction, request, id, edit, false)))
       }
-      // A key that could widen keys would leave wider keys behind when it is revoked, as one that could mint them.
-      if (request.authentication?.method !== 'session') throw new ApiError('api_key_widening_forbidden')
       // The password's check reads the session (sessionOnlyPart).
       const { password, code } = request.body
       if (password === undefined) throw invalidRequest([...edit.issues, { field: 'password', message: 'is required to widen a key: your current password' }])

@@ -23,7 +23,7 @@ const AssessmentQuery = Type.Object({
   key: Type.Optional(Type.String({ description: "The site's secret key (tgs_...) where Google takes its API key; or send it in the `X-Goog-Api-Key` header, or as `Authorization: Bearer tgs_...`" })),
 })
 
-const AssessmentParams = Type.Object({ project: Type.String({ minLength: 1, maxLength: 128, description: 'Any project id: it only names the assessment' }) })
+const AssessmentParams = Type.Object({ project: Type.String({ minLength: 1, maxLength: 100, description: "Any project id: it only names the assessment (up to 100 characters, the router's limit for a path parameter)" }) })
 
 const AssessmentResult = Type.Object({
   name: Type.String({ description: "projects/{project}/assessments/{id}: the id is the verification's (metadata.verification_id of Siteverify) when the token was valid" }),
