@@ -173,6 +173,11 @@ function changesOf(before: ApiKeyRecord, after: ApiKeyRecord): { field: string; 
   return fields.filter(({ from, to }) => JSON.stringify(from) !== JSON.stringify(to))
 }
 
+/** The key's terms once the edit is made: those it names, the key's own for the rest. */
+function termsAfter(key: ApiKeyTerms, edit: KeyEdit): ApiKeyTerms {
+  return { access: key.access, siteIds: key.siteIds, expiresAt: key.expiresAt, ...edit.terms }
+}
+
 /**
  * Applies the edit to the key, locked, and records it (api_key.updated): the key as it is now. An
  * edit that changes nothing writes nothing. `mayWiden` says whether the edit was confirmed as a
@@ -184,7 +189,7 @@ async function applyEdit(transaction: SqlExecutor, request: FastifyRequest, id: 
   const current = await apiKeys.findForUpdate(accountId, id)
   if (current === undefined) throw noSuchKey()
   if (current.expired) throw expiredKey()
-  const terms = { access: current.access, siteIds: current.siteIds, expiresAt: current.expiresAt, ...edit.terms }
+  const terms = termsAfter(current, edit)
   if (!mayWiden && widensApiKey(current, terms)) throw new ApiError('conflict', 'The key was changed meanwhile, and this edit would now widen it: read it again.')
   const wanted = { ...current, name: edit.name ?? current.name, ...terms, siteIds: terms.siteIds === null ? null : [...terms.siteIds] }
   const changes = changesOf(current, wanted)
@@ -359,7 +364,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const current = (await app.apiKeys.listByAccount(accountOf(request).id)).find((key) => key.id === id)
       if (current === undefined) throw noSuchKey()
       if (current.expired) throw expiredKey()
-      const widens = widensApiKey(current, { access: current.access, siteIds: current.siteIds, expiresAt: current.expiresAt, ...edit.terms })
+      const widens = widensApiKey(current, termsAfter(current, edit))
       // A key that could widen keys would leave wider keys behind when it is revoked, as one that could mint them.
       if (widens && request.authentication?.method !== 'session') throw new ApiError('api_key_widening_forbidden')
       // Looked up after that refusal: the same list, normalised, or a 400 for a site the account does not reach.
