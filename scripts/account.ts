@@ -22,10 +22,9 @@
  * sites, unless one of them is shared with other members. Each but `delete` is recorded in the
  * account's audit log (actor `operator`); `delete` takes the log with the account.
  */
-import { ConfigError, loadConfig } from '../src/config.js'
+import { loadConfig } from '../src/config.js'
 import { isEmailAddress, normalizeEmailAddress } from '../src/domain/accounts/email-address.js'
 import { findPasswordProblem, hashPassword } from '../src/domain/accounts/password.js'
-import { StartupError } from '../src/startup-error.js'
 import { migrate } from '../src/storage/migrate.js'
 import { OPERATOR_ACTOR } from '../src/domain/audit/audit-event.js'
 import type { SqlDatabase } from '../src/storage/ports.js'
@@ -35,7 +34,7 @@ import { createSessionRepository } from '../src/storage/sql/session-repository.j
 import { createSiteInvitationRepository } from '../src/storage/sql/site-invitation-repository.js'
 import { createTwoFactorRepository } from '../src/storage/sql/two-factor-repository.js'
 import { createVerificationQueryRepository } from '../src/storage/sql/verification-query-repository.js'
-import { describeDatabase, openServiceDatabase, readSecretInput, UsageError } from './operator-input.js'
+import { describeDatabase, openServiceDatabase, readSecretInput, runOperatorScript, UsageError } from './operator-input.js'
 
 const USAGE = [
   'usage: npm run account -- create <e-mail address>',
@@ -196,13 +195,7 @@ async function run(command: string | undefined, address: string | undefined): Pr
   }
 }
 
-try {
+await runOperatorScript('account', async () => {
   const command = process.argv[2]
-  process.stdout.write(`${command === '--help' || command === '-h' ? USAGE : await run(command, process.argv[3])}\n`)
-} catch (error) {
-  if (error instanceof UsageError || error instanceof StartupError || error instanceof ConfigError) {
-    process.stderr.write(`tollgate account: ${error.message}\n`)
-    process.exit(error instanceof ConfigError ? 78 : 1)
-  }
-  throw error
-}
+  return command === '--help' || command === '-h' ? USAGE : run(command, process.argv[3])
+})

@@ -15,15 +15,13 @@
 import { existsSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { ConfigError } from '../src/config.js'
 import { storedSecretFile } from '../src/secret.js'
-import { StartupError } from '../src/startup-error.js'
 import { migrate } from '../src/storage/migrate.js'
 import { openDatabase } from '../src/storage/open-storage.js'
 import type { SqlDatabase, SqlExecutor } from '../src/storage/ports.js'
 import { quoteIdentifier } from '../src/storage/quote-identifier.js'
 import { urlWithoutPassword } from '../src/storage/url-without-password.js'
-import { UsageError } from './operator-input.js'
+import { runOperatorScript, UsageError } from './operator-input.js'
 
 const USAGE = [
   'usage: npm run data -- copy --from <DATA_DIR> --to <postgres://user:password@host/database> [--replace]',
@@ -237,12 +235,4 @@ async function run(args: string[]): Promise<string> {
   return copy(values.from, values.to, values.replace === true)
 }
 
-try {
-  process.stdout.write(`${await run(process.argv.slice(2))}\n`)
-} catch (error) {
-  if (error instanceof UsageError || error instanceof StartupError || error instanceof ConfigError) {
-    process.stderr.write(`tollgate data: ${error.message}\n`)
-    process.exit(error instanceof ConfigError ? 78 : 1)
-  }
-  throw error
-}
+await runOperatorScript('data', () => run(process.argv.slice(2)))

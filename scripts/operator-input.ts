@@ -1,18 +1,35 @@
 /**
- * What the operator's scripts (npm run account, npm run secret) share: refusals that end the
- * script with one line, and a secret read from standard input without echo.
+ * What the operator's scripts (npm run account, npm run secret, npm run data) share: refusals that
+ * end the script with one line, and a secret read from standard input without echo.
  */
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { Writable } from 'node:stream'
-import type { Config } from '../src/config.js'
+import { ConfigError, type Config } from '../src/config.js'
+import { StartupError } from '../src/startup-error.js'
 import { openDatabase } from '../src/storage/open-storage.js'
 import type { SqlDatabase } from '../src/storage/ports.js'
 import { urlWithoutPassword } from '../src/storage/url-without-password.js'
 
 /** A refusal the script prints as one line, exiting 1. */
 export class UsageError extends Error {}
+
+/**
+ * Runs the script `tollgate <name>`: what `run` answers goes to standard output; a refusal
+ * (UsageError, StartupError, or ConfigError, which exits 78) to standard error as one line.
+ */
+export async function runOperatorScript(name: string, run: () => Promise<string>): Promise<void> {
+  try {
+    process.stdout.write(`${await run()}\n`)
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof StartupError || error instanceof ConfigError) {
+      process.stderr.write(`tollgate ${name}: ${error.message}\n`)
+      process.exit(error instanceof ConfigError ? 78 : 1)
+    }
+    throw error
+  }
+}
 
 /** Where a secret is read from: standard input, a terminal or not. */
 export type SecretSource = NodeJS.ReadableStream & { isTTY?: boolean }

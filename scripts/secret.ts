@@ -15,17 +15,16 @@
  * still signing beside them that it cannot read are dropped (it names those sites too).
  */
 import { rename, rm, writeFile } from 'node:fs/promises'
-import { ConfigError, loadConfig, secretProblemOf } from '../src/config.js'
+import { loadConfig, secretProblemOf } from '../src/config.js'
 import { openTotpSecret, sealTotpSecret } from '../src/domain/accounts/two-factor.js'
 import { decryptSecret, encryptSecret } from '../src/domain/secret-box.js'
 import { createKeyRing, findSecret, keyCheckOf, storedSecretFile, type KeyRing } from '../src/secret.js'
-import { StartupError } from '../src/startup-error.js'
 import { migrate } from '../src/storage/migrate.js'
 import type { SqlDatabase, SqlExecutor } from '../src/storage/ports.js'
 import { readKeyCheck, sameKeyCheck, writeKeyCheck } from '../src/storage/sql/server-key-check.js'
 import { createSiteRepository } from '../src/storage/sql/site-repository.js'
 import { createTwoFactorRepository } from '../src/storage/sql/two-factor-repository.js'
-import { describeDatabase, openServiceDatabase, readSecretInput, UsageError } from './operator-input.js'
+import { describeDatabase, openServiceDatabase, readSecretInput, runOperatorScript, UsageError } from './operator-input.js'
 
 const USAGE = [
   'usage: npm run secret -- check | change | adopt',
@@ -261,13 +260,7 @@ async function run(command: string | undefined): Promise<string> {
   return lines.join('\n')
 }
 
-try {
+await runOperatorScript('secret', async () => {
   const command = process.argv[2]
-  process.stdout.write(`${command === '--help' || command === '-h' ? USAGE : await run(command)}\n`)
-} catch (error) {
-  if (error instanceof UsageError || error instanceof StartupError || error instanceof ConfigError) {
-    process.stderr.write(`tollgate secret: ${error.message}\n`)
-    process.exit(error instanceof ConfigError ? 78 : 1)
-  }
-  throw error
-}
+  return command === '--help' || command === '-h' ? USAGE : run(command)
+})

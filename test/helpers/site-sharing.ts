@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest'
 import type { App } from '../../src/app.js'
 import { asBrowser, createTestAccount, type TestAccount } from './dashboard-client.js'
-import { buildTestApp, type deployments, type TestApp } from './test-app.js'
+import { buildTestApp, type deployments, type TestApp, type TestAppOptions } from './test-app.js'
 
 export interface CreatedInvitation {
   id: string
@@ -46,15 +46,18 @@ export async function addFillerMembers(app: App, siteId: string, count: number):
 }
 
 /**
- * The suite's app on one of the deployments, built before its tests with an account to own the
- * sites they share, and closed after them; nothing is built when the deployment's services are
- * away (the suite's tests are skipped then).
+ * The suite's app on one of the deployments (with `config` over its own), built before its tests
+ * with an account to own the sites they share, and closed after them; nothing is built when the
+ * deployment's services are away (the suite's tests are skipped then).
  */
-export function useAppWithOwner({ available, options }: (typeof deployments)[number]): { readonly service: TestApp; readonly owner: TestAccount } {
+export function useAppWithOwner(
+  { available, options }: (typeof deployments)[number],
+  config?: TestAppOptions['config'],
+): { readonly service: TestApp; readonly owner: TestAccount } {
   const suite = {} as { service: TestApp; owner: TestAccount }
   beforeAll(async () => {
     if (!available) return
-    suite.service = await buildTestApp(options)
+    suite.service = await buildTestApp({ ...options, config: { ...options.config, ...config } })
     suite.owner = await createTestAccount(suite.service.app)
   })
   afterAll(async () => {

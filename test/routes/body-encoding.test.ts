@@ -1,28 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { asScript, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { asScript, createTestSite, type CreatedSite } from '../helpers/dashboard-client.js'
 import { browserHeaders, createTestSite as createCoreSite, obtainToken } from '../helpers/core-flow.js'
-import { buildTestApp, deployments, type TestApp } from '../helpers/test-app.js'
+import { useAppWithOwner } from '../helpers/site-sharing.js'
+import { deployments } from '../helpers/test-app.js'
 
 /** JSON bodies whose bytes are not UTF-8: Latin-1's é, a lone continuation byte, a truncated sequence. */
 const notUtf8 = [Buffer.from('{"name":"caf\xe9"}', 'latin1'), Buffer.from('{"name":"a\x80"}', 'latin1'), Buffer.from('{"name":"a\xe2\x82"}', 'latin1')]
 
-describe.each(deployments)('the encoding of request bodies on $name', ({ available, options }) => {
-  let service: TestApp
-  let account: TestAccount
+describe.each(deployments)('the encoding of request bodies on $name', (deployment) => {
+  const { available } = deployment
+  const suite = useAppWithOwner(deployment, { rateLimitPerMinute: 0 })
   let site: CreatedSite
   beforeAll(async () => {
-    if (!available) return
-    service = await buildTestApp({ ...options, config: { rateLimitPerMinute: 0 } })
-    account = await createTestAccount(service.app)
-    site = await createTestSite(service.app, account, { name: 'Before' })
-  })
-  afterAll(async () => {
-    if (available) await service.close()
+    if (available) site = await createTestSite(suite.service.app, suite.owner, { name: 'Before' })
   })
 
   const rename = (payload: Buffer | string, contentType = 'application/json') =>
-    service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: { ...asScript(account), 'content-type': contentType }, payload })
-  const storedName = async () => (await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: asScript(account) })).json<{ name: string }>().name
+    suite.service.app.inject({ method: 'PUT', url: `/api/v1/sites/${site.id}`, headers: { ...asScript(suite.owner), 'content-type': contentType }, payload })
+  const storedName = async () => (await suite.service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}`, headers: asScript(suite.owner) })).json<{ name: string }>().name
 
   it.skipIf(!available)('refuses a body that is not UTF-8 with 400 validation_error, storing nothing', async () => {
     for (const payload of notUtf8) {
@@ -35,7 +30,7 @@ describe.each(deployments)('the encoding of request bodies on $name', ({ availab
 
   it.skipIf(!available)('does not make two passwords of different invalid bytes the same one', async () => {
     for (const byte of ['\xff', '\xfe']) {
-      const signUp = await service.app.inject({
+      const signUp = await suite.service.app.inject({
         method: 'POST',
         url: '/api/v1/accounts',
         headers: { 'content-type': 'application/json' },
@@ -80,11 +75,11 @@ describe.each(deployments)('the encoding of request bodies on $name', ({ availab
   })
 
   it.skipIf(!available)('verifies a token sent to Siteverify as ASCII JSON labelled us-ascii or iso-8859-1, as .NET and Java clients label it', async () => {
-    const core = await createCoreSite(service.app)
+    const core = await createCoreSite(suite.service.app)
     for (const contentType of ['application/json; charset=us-ascii', 'application/json; charset=iso-8859-1']) {
-      const token = await obtainToken(service.app, browserHeaders(core.siteKey))
+      const token = await obtainToken(suite.service.app, browserHeaders(core.siteKey))
       const payload = JSON.stringify({ secret: core.secretKey, response: token })
-      const response = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload })
+      const response = await suite.service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload })
       expect(response.statusCode, contentType).toBe(200)
       expect(response.json(), contentType).toMatchObject({ success: true, 'error-codes': [] })
     }
@@ -96,7 +91,7 @@ describe.each(deployments)('the encoding of request bodies on $name', ({ availab
       ['application/json; charset=iso-8859-1', Buffer.from(`{"secret":"${site.secretKey}","response":"\xe9"}`, 'latin1')],
       ['application/json; charset=utf-16le', Buffer.from(JSON.stringify({ secret: site.secretKey, response: 'x' }), 'utf16le')],
     ] as const) {
-      const response = await service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload })
+      const response = await suite.service.app.inject({ method: 'POST', url: '/turnstile/v0/siteverify', headers: { 'content-type': contentType }, payload })
       expect(response.statusCode).toBe(200)
       expect(response.body).toBe('{"success":false,"error-codes":["bad-request"],"messages":[]}')
     }
