@@ -1,13 +1,12 @@
 /// <reference lib="dom" />
 import type { BrowserContext, Page } from 'playwright-core'
-import { afterEach, describe, expect, it } from 'vitest'
-import { hasChromium, holdFirst, recordSignup, serviceAndBrowser, signupState, typeLikeAPerson, waitForTheSubmitToEnd } from './sdk-support.js'
+import { describe, expect, it } from 'vitest'
+import { apiRequestsFrom, hasChromium, holdFirst, recordSignup, serviceAndBrowser, signupState, typeLikeAPerson, waitForTheSubmitToEnd } from './sdk-support.js'
 
 const SUBMIT = '#signup-form button[type="submit"]'
 
 describe.runIf(hasChromium())('the SDK on slow devices and bad networks, in Chromium', () => {
   const suite = serviceAndBrowser()
-  afterEach(() => suite.sdk.setDemoSettings({ difficulty: 18 }))
 
   it('tells a visitor whose solve runs long that it is still at work, and holds the submit button until it ends', async () => {
     const { page } = await suite.browser.newPage()
@@ -105,7 +104,7 @@ describe.runIf(hasChromium())('the SDK on slow devices and bad networks, in Chro
 
     // The service answers again; the phone then drops off the network and comes back.
     await page.unroute('**/api/v1/verify')
-    const asked = requestsToTheService(page)
+    const asked = apiRequestsFrom(page)
     await context.setOffline(true)
     await context.setOffline(false)
     await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 3_000)))
@@ -122,7 +121,7 @@ describe.runIf(hasChromium())('the SDK on slow devices and bad networks, in Chro
 
     // The visitor has left the form open: the connection comes back much later.
     await page.clock.fastForward(6 * 60_000)
-    const asked = requestsToTheService(page)
+    const asked = apiRequestsFrom(page)
     await context.setOffline(false)
     await page.clock.runFor(3_000)
     await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)))
@@ -139,11 +138,4 @@ async function submitOffline(page: Page, context: BrowserContext): Promise<void>
   await typeLikeAPerson(page, '#signup-email', 'lin@example.com')
   await page.click(SUBMIT)
   await waitForTheSubmitToEnd(page)
-}
-
-/** The page's requests to the service's API from now on. */
-function requestsToTheService(page: Page): string[] {
-  const asked: string[] = []
-  page.on('request', (request) => request.url().includes('/api/v1/') && asked.push(request.url()))
-  return asked
 }

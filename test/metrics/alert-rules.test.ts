@@ -1,20 +1,11 @@
-import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isCi } from '../helpers/services.js'
+import { hasPromtool, runPromtool } from '../helpers/promtool.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 
 const directory = join(import.meta.dirname, '..', '..', 'deploy', 'prometheus')
 const rulesFile = join(directory, 'tollgate-alerts.yml')
-
-const promtool = spawnSync('promtool', ['--version']).status === 0
-if (!promtool && isCi) throw new Error('promtool (Debian package prometheus) is required under CI')
-
-function runPromtool(...args: string[]): { status: number | null; output: string } {
-  const result = spawnSync('promtool', args, { cwd: directory, encoding: 'utf8' })
-  return { status: result.status, output: result.stdout + result.stderr }
-}
 
 /**
  * The service's own series the rules read, each with the labels the rules select or group it by:
@@ -35,12 +26,12 @@ function selectorsOf(rules: string): { metric: string; labels: string[] }[] {
   return [...found].map(([metric, labels]) => ({ metric, labels: [...labels] }))
 }
 
-describe.skipIf(!promtool)('the Prometheus alerting rules (deploy/prometheus)', () => {
+describe.skipIf(!hasPromtool)('the Prometheus alerting rules (deploy/prometheus)', () => {
   it('pass promtool check rules, and their unit tests pass promtool test rules', () => {
-    const checked = runPromtool('check', 'rules', 'tollgate-alerts.yml')
+    const checked = runPromtool(['check', 'rules', 'tollgate-alerts.yml'], { cwd: directory })
     expect(checked.output).toContain('SUCCESS')
     expect(checked.status).toBe(0)
-    const tested = runPromtool('test', 'rules', 'tollgate-alerts.test.yml')
+    const tested = runPromtool(['test', 'rules', 'tollgate-alerts.test.yml'], { cwd: directory })
     expect(tested.output).toContain('SUCCESS')
     expect(tested.status).toBe(0)
   })
