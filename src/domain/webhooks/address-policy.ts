@@ -73,10 +73,8 @@ function isIPv4Compatible(address: ipaddr.IPv6): boolean {
   return parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || (parts[7] ?? 0) > 1)
 }
 
-/** Words for the ranges findRefusedRange names, for messages an operator reads. */
+/** Words for the ranges findRefusedRange names where the identifier, spelt out (describeRefusedRange), would not do. */
 const RANGE_WORDS: Record<string, string> = {
-  unspecified: 'an unspecified address',
-  linkLocal: 'a link-local address',
   metadata: 'a cloud metadata address',
   carrierGradeNat: 'a carrier-grade NAT address',
   uniqueLocal: 'a unique-local address',
@@ -89,8 +87,6 @@ const RANGE_WORDS: Record<string, string> = {
   as112: 'an AS112 address',
   as112v6: 'an AS112 address',
   amt: 'an AMT address',
-  invalid: 'an invalid address',
-  ipv4Mapped: 'an IPv4-mapped address',
 }
 
 /** "a loopback address", "an unspecified address": the range `findRefusedRange` named, with its article. */
