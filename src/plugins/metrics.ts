@@ -44,6 +44,21 @@ async function metricsPlugin(app: FastifyInstance, options: MetricsOptions): Pro
     },
   })
 
+  // The in-process store's entries (challenges, used-token markers, rate windows, history), which
+  // Redis' DBSIZE shows for the Redis store: only an instance on the embedded stores has it.
+  const keyValue = app.keyValue
+  if (keyValue.kind === 'memory' && 'size' in keyValue && typeof keyValue.size === 'function') {
+    const size = keyValue.size.bind(keyValue) as () => number
+    new Gauge({
+      name: 'tollgate_memory_store_entries',
+      help: "Entries held by the in-process store (expired ones not yet swept included); absent with Redis.",
+      registers: [metrics.registry],
+      collect() {
+        this.set(size())
+      },
+    })
+  }
+
   // The route pattern, not the URL, keeps the label set bounded; unknown routes share one label.
   // Each label combination's series is looked up once: prom-client hashes the labels otherwise.
   const series = new Map<string, { observe(seconds: number): void }>()

@@ -1,7 +1,9 @@
 import { Registry } from 'prom-client'
 import { describe, expect, it, vi } from 'vitest'
 import { createBusinessCounters } from '../../src/metrics/business-counters.js'
+import { browserHeaders, createTestSite, fetchChallenge } from '../helpers/core-flow.js'
 import { hasPromtool, runPromtool } from '../helpers/promtool.js'
+import { hasRedis } from '../helpers/services.js'
 import { databaseKinds, openTestDatabase } from '../helpers/storage.js'
 import { buildTestApp } from '../helpers/test-app.js'
 
@@ -160,6 +162,38 @@ describe.skipIf(!hasPromtool)('/metrics output', () => {
       const result = runPromtool(['check', 'metrics'], { input: response.body })
       expect(result.output).toBe('')
       expect(result.status).toBe(0)
+    } finally {
+      await service.close()
+    }
+  })
+})
+
+describe('the in-process store on /metrics', () => {
+  /** tollgate_memory_store_entries as a scrape reads it, or undefined when the exposition lacks it. */
+  const storeEntries = async (service: { app: Awaited<ReturnType<typeof buildTestApp>>['app'] }): Promise<number | undefined> => {
+    const exposition = (await service.app.inject({ method: 'GET', url: '/metrics' })).body
+    const match = /^tollgate_memory_store_entries (\d+)$/m.exec(exposition)
+    return match === null ? undefined : Number(match[1])
+  }
+
+  it('counts the entries an issued challenge adds, so the embedded store\'s growth can be watched', async () => {
+    const service = await buildTestApp()
+    try {
+      const site = await createTestSite(service.app)
+      const before = await storeEntries(service)
+      expect(before).toBeGreaterThanOrEqual(0)
+      await fetchChallenge(service.app, browserHeaders(site.siteKey))
+      await fetchChallenge(service.app, browserHeaders(site.siteKey))
+      expect(await storeEntries(service)).toBeGreaterThanOrEqual((before ?? 0) + 2)
+    } finally {
+      await service.close()
+    }
+  })
+
+  it.skipIf(!hasRedis)('is absent with Redis, whose own DBSIZE tells it', async () => {
+    const service = await buildTestApp({ keyValue: 'redis' })
+    try {
+      expect(await storeEntries(service)).toBeUndefined()
     } finally {
       await service.close()
     }
