@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type DoneFuncWithErrOrRes, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 import { proxyRequestIdReader } from './http/proxy-request-id.js'
-import { charsetRefusal, decodeUtf8Body } from './http/utf8-body.js'
+import { readUtf8Body } from './http/utf8-body.js'
 import { withRequestSerializer } from './log-serializers.js'
 import demoSite from './plugins/demo-site.js'
 import docs from './plugins/docs.js'
@@ -202,7 +202,7 @@ export async function buildApp(options: AppOptions) {
     }
     // parseAs 'buffer': Fastify's type allows either for every parser.
     const bytes = body as Buffer
-    const text = charsetRefusal(request.headers['content-type'], bytes) ?? decodeUtf8Body(bytes)
+    const text = readUtf8Body(request.headers['content-type'], bytes)
     if (text instanceof ApiError) {
       done(text, undefined)
       return

@@ -29,9 +29,9 @@ function isAsciiOnly(body: Buffer): boolean {
  * ASCII alone, which reads the same in all of them: a backend's Siteverify call labelled
  * `iso-8859-1` by its HTTP library verifies as it did before bodies had to be UTF-8.
  */
-export function charsetRefusal(contentType: string | undefined, body: Buffer): ApiError | undefined {
-  // The usual header, as clients send it, costs no regular expression.
-  if (contentType === undefined || contentType.length <= 'application/json'.length) return undefined
+function charsetRefusal(contentType: string | undefined, body: Buffer): ApiError | undefined {
+  // A type without parameters (the usual header, JSON's or a form's) costs no regular expression.
+  if (contentType === undefined || !contentType.includes(';')) return undefined
   const match = charsetParameter.exec(contentType)
   if (match === null) return undefined
   const charset = (match[1] ?? match[2] ?? '').toLowerCase()
@@ -42,10 +42,18 @@ export function charsetRefusal(contentType: string | undefined, body: Buffer): A
 }
 
 /** The body as text, or the error for bytes that are not UTF-8 (400 validation_error). */
-export function decodeUtf8Body(body: Buffer): string | ApiError {
+function decodeUtf8Body(body: Buffer): string | ApiError {
   try {
     return utf8.decode(body)
   } catch {
     return new ApiError('validation_error', 'The body is not valid UTF-8.')
   }
+}
+
+/**
+ * The body as text under the rules above (charset, then bytes), or the error to answer: what every
+ * parser of text (JSON, form-urlencoded, multipart fields) reads a body with.
+ */
+export function readUtf8Body(contentType: string | undefined, body: Buffer): string | ApiError {
+  return charsetRefusal(contentType, body) ?? decodeUtf8Body(body)
 }

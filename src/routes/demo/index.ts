@@ -1,6 +1,6 @@
-import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { acceptFormFields } from '../../http/form-fields.js'
 import { demoStyles, renderDemoPage, renderNoDemoSite, renderOutcome, type DemoOutcome } from './demo-page.js'
 
 /**
@@ -52,7 +52,7 @@ const Html = Type.String({ description: 'An HTML page' })
  * Registered only outside production.
  */
 const demoRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  await app.register(formbody)
+  acceptFormFields(app)
 
   const demoSite = () => (app.hasDecorator('demoSite') ? app.demoSite : undefined)
 

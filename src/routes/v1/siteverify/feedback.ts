@@ -1,4 +1,3 @@
-import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   findLabelNoteProblem, findReasonProblem, isLabelReason, isVerificationId, isVerificationLabel, type NewVerificationLabel,
@@ -7,6 +6,7 @@ import { acceptsSecretKey, siteOpenedBy } from '../../../domain/sites/site-keys.
 import { readToken } from '../../../domain/token/token.js'
 import type { Site } from '../../../domain/sites/site.js'
 import { errorBody, type ErrorCode } from '../../../errors.js'
+import { acceptFormFields } from '../../../http/form-fields.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { createVerificationLabelRepository, type LabelTargetName } from '../../../storage/sql/verification-label-repository.js'
 import { followLabel } from '../verification-labels.js'
@@ -57,7 +57,7 @@ function labelOf(fields: Record<string, string>): NewVerificationLabel | Feedbac
  * errors, with a body a Siteverify client reads alike (success, error-codes).
  */
 const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  await app.register(formbody)
+  acceptFormFields(app)
   const sites = createSiteRepository(app.database)
   const labels = createVerificationLabelRepository(app.database)
   const tokenKey = app.keyRing.macKeyFor('token')
@@ -122,6 +122,7 @@ const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '(an older one\'s address may have changed hands; a repeat of the same label adds nothing; ' +
           'if that step fails after the label is saved, the call still succeeds and the failure is logged). ' +
           'JSON or form-urlencoded body only: multipart is 415, the query string is not read, an empty body is 400. ' +
+          'Bytes or a form\'s %-escapes that are not UTF-8 are 400 bad-request, a charset the body would be read wrong under 415. ' +
           "The documented test secrets answer 401 invalid-input-secret. A verification_id that is not a UUID answers 400 invalid-input-verification-id (validation_error). " +
           'A reason must go with the label (legitimate: initiated_two_factor, passed_two_factor, correct_password, other), else 400 invalid-input-reason. ' +
           "A token is checked with the key derived from TOLLGATE_SECRET: after that secret changes, earlier tokens are invalid-input-response; name those verifications by verification_id.",

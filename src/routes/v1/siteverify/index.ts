@@ -1,4 +1,3 @@
-import formbody from '@fastify/formbody'
 import type { TSchema } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
@@ -6,6 +5,7 @@ import { redeemTokenOfSite, type Redemption, type RedeemTokenDependencies, type 
 import { answerFailure } from '../../../domain/siteverify/siteverify-answer.js'
 import { isTestSecret } from '../../../domain/siteverify/test-secrets.js'
 import { siteOpenedBy } from '../../../domain/sites/site-keys.js'
+import { acceptFormFields } from '../../../http/form-fields.js'
 import { recaptchaShape, tollgateShape, turnstileShape, type AnswerShape, type VendorAnswer } from '../../../domain/siteverify/vendor-answers.js'
 import { answersWithin } from '../../../storage/answers-within.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
@@ -55,7 +55,7 @@ export function fieldsOf<Fields extends object>(query: SiteverifyQueryFields, bo
 const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Server-side callers send JSON (built in), form-urlencoded (reCAPTCHA, hCaptcha) or multipart
   // form data (Turnstile's FormData example); for multipart only fields are read, a file is refused.
-  await app.register(formbody)
+  acceptFormFields(app)
   acceptMultipartFields(app, { fields: 20, fieldSize: 4096 })
 
   // Siteverify always answers 200 with its own body (DESIGN section 6): a body that cannot be read
@@ -159,8 +159,9 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           tags: ['server-side'],
           summary,
           description:
-            'JSON, form-urlencoded or multipart; a JSON null is the field absent. Always answers 200; failures list error-codes (an unreadable body, ' +
-            'its Content-Type included, is bad-request). A wrong secret (invalid-input-secret) or a sitekey that is not the token\'s (invalid-input-response) ' +
+            'JSON, form-urlencoded or multipart, as UTF-8; a JSON null is the field absent. Always answers 200; failures list error-codes (an unreadable body, ' +
+            'its Content-Type included, is bad-request: bytes or a form\'s %-escapes that are not UTF-8, a charset it would be read wrong under). ' +
+            'A wrong secret (invalid-input-secret) or a sitekey that is not the token\'s (invalid-input-response) ' +
             'does not spend the token; the test secrets ignore sitekey and idempotency_key. Only a successful redemption is replayed to a retry with its ' +
             'idempotency_key (docs/core-flow.md, section 6). Any method but POST and GET, HEAD included, answers 405 method_not_allowed (Allow: POST, GET).',
           consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],

@@ -1,5 +1,7 @@
 import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy'
 import type { FastifyInstance } from 'fastify'
+import { ApiError } from '../../../errors.js'
+import { readUtf8Body } from '../../../http/utf8-body.js'
 
 export interface MultipartLimits {
   fields: number
@@ -16,6 +18,14 @@ function refusal(message: string): Error {
  * A file part, too many fields or a field over the size limit refuse the body. The body is read
  * as a buffer first, so the app's body limit applies as to any other body.
  *
+ * The whole body must be UTF-8 text, as a JSON body must (utf8-body.ts, charset label included):
+ * Busboy would decode a field's bytes that are not UTF-8 to U+FFFD, so that two different values
+ * were one. Boundaries and part headers are ASCII and a file is refused anyway, so a body of text
+ * fields is all UTF-8, and each field's bytes, cut at ASCII, are UTF-8 too: Busboy's decoding of
+ * them is then exact. A part's own charset (`Content-Type: text/plain; charset=...` inside the
+ * body, which browsers, FormData and the usual HTTP libraries never send) is still Busboy's to
+ * read: its events do not say which parts had one.
+ *
  * Busboy directly rather than @fastify/multipart: the plugin serves files and temporary storage,
  * which Siteverify never accepts, and adds three hooks to every request of its scope (a
  * measurable share of a Siteverify call, multipart or not).
@@ -25,6 +35,11 @@ export function acceptMultipartFields(app: FastifyInstance, limits: MultipartLim
     // A body of no bytes (sent chunked, so that its length was not known beforehand) is no body.
     if (body.length === 0) {
       done(null, undefined)
+      return
+    }
+    const text = readUtf8Body(request.headers['content-type'], body as Buffer)
+    if (text instanceof ApiError) {
+      done(text, undefined)
       return
     }
     let parser: BusboyInstance

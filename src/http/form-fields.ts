@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify'
+import { ApiError } from '../errors.js'
+import { readUtf8Body } from './utf8-body.js'
+
+/** A form's fields: a name sent more than once holds its values in order (the route's schema refuses it). */
+export type FormFields = Record<string, string | string[]>
+
+const malformedEscape = () => new ApiError('validation_error', 'The body has a %-escape that is not two hex digits or does not decode to UTF-8.')
+
+/**
+ * One name or value of a form: `+` is a space, then %-escapes are decoded by decodeURIComponent,
+ * which throws where the escaped bytes are not UTF-8 (`%FF`, a lone `%E9`, an encoded surrogate)
+ * or a `%` is not followed by two hex digits. Lenient decoders (URLSearchParams, node's
+ * querystring, fast-querystring) keep such text as it is or replace it with U+FFFD, so `%FF`
+ * and `%25FF` (or `%FF` and `%FE`) would be one value. Text without `+` or `%` is taken as it is.
+ */
+function decodeFormText(text: string): string | undefined {
+  const spaced = text.includes('+') ? text.replaceAll('+', ' ') : text
+  if (!spaced.includes('%')) return spaced
+  try {
+    return decodeURIComponent(spaced)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The fields of a form-urlencoded body already read as text, or the error for a %-escape that is
+ * malformed or not UTF-8. Pairs are split as fast-querystring (@fastify/formbody's parser) splits
+ * them: empty pairs are skipped, a name without `=` has the empty value, and the object has no
+ * prototype (a field named __proto__ is a field).
+ */
+export function parseFormFields(text: string): FormFields | ApiError {
+  const fields: FormFields = Object.create(null) as FormFields
+  // The first `=` from the pair's start on, or -1 when the rest has none: looked for again only
+  // once passed, so pairs without one do not each scan the rest of the body (quadratic).
+  let equals = text.indexOf('=')
+  for (let start = 0; start <= text.length; ) {
+    let end = text.indexOf('&', start)
+    if (end === -1) end = text.length
+    if (equals !== -1 && equals < start) equals = text.indexOf('=', start)
+    if (end > start) {
+      const hasValue = equals !== -1 && equals < end
+      const name = decodeFormText(text.slice(start, hasValue ? equals : end))
+      const value = hasValue ? decodeFormText(text.slice(equals + 1, end)) : ''
+      if (name === undefined || value === undefined) return malformedEscape()
+      const earlier = fields[name]
+      if (earlier === undefined) fields[name] = value
+      else if (typeof earlier === 'string') fields[name] = [earlier, value]
+      else earlier.push(value)
+    }
+    start = end + 1
+  }
+  return fields
+}
+
+/**
+ * application/x-www-form-urlencoded bodies for the routes of this scope (Siteverify, its
+ * feedback, the demo form), read as JSON bodies are (utf8-body.ts): bytes that are not UTF-8 are
+ * 400 validation_error, a charset label they would be read wrong under 415, and a %-escape that
+ * is not UTF-8 (or not one) 400 too. Not @fastify/formbody: its parser option is handed the body
+ * already decoded leniently (Buffer#toString), and not the Content-Type.
+ */
+export function acceptFormFields(app: FastifyInstance): void {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (request, body, done) => {
+    // parseAs 'buffer': Fastify's type allows either for every parser.
+    const text = readUtf8Body(request.headers['content-type'], body as Buffer)
+    const fields = text instanceof ApiError ? text : parseFormFields(text)
+    if (fields instanceof ApiError) done(fields, undefined)
+    else done(null, fields)
+  })
+}

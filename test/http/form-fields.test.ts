@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest'
+import { ApiError } from '../../src/errors.js'
+import { parseFormFields } from '../../src/http/form-fields.js'
+
+describe('parseFormFields', () => {
+  it.each([
+    ['', {}],
+    ['secret=a&response=b', { secret: 'a', response: 'b' }],
+    // Split as @fastify/formbody's parser split: empty pairs skipped, a name alone has the empty value.
+    ['a=1&&b=2&', { a: '1', b: '2' }],
+    ['a&b=1', { a: '', b: '1' }],
+    ['=x', { '': 'x' }],
+    ['a=1=2', { a: '1=2' }],
+    ['a+b=c+d%2B%26%3D', { 'a b': 'c d+&=' }],
+    ['k=caf%C3%A9%F0%9F%98%80&raw=café😀', { k: 'café😀', raw: 'café😀' }],
+    // Sent twice: both values, which the routes' schemas refuse (a string is expected).
+    ['a=x&a=y&a=z', { a: ['x', 'y', 'z'] }],
+  ])('reads %j', (text, fields) => {
+    expect({ ...(parseFormFields(text) as object) }).toEqual(fields)
+  })
+
+  it('keeps __proto__ a field, on an object without a prototype', () => {
+    const fields = parseFormFields('__proto__=x&constructor=y')
+    expect(Object.getPrototypeOf(fields)).toBeNull()
+    expect(Object.entries(fields)).toEqual([['__proto__', 'x'], ['constructor', 'y']])
+  })
+
+  it.each(['k=%FF', 'k=%FE', '%FF=1', 'k=a%C3', 'k=%ED%A0%80', 'k=%C0%AF', 'k=%F4%90%80%80', 'k=100%', 'k=%ZZ', 'a=1&k=%E'])(
+    'refuses %j: an escape that is not UTF-8 or not two hex digits',
+    (text) => {
+      const refused = parseFormFields(text)
+      expect(refused).toBeInstanceOf(ApiError)
+      expect(refused).toMatchObject({ code: 'validation_error', statusCode: 400 })
+    },
+  )
+})
