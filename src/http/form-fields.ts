@@ -5,14 +5,18 @@ import { readUtf8Body } from './utf8-body.js'
 /** A form's fields: a name sent more than once holds its values in order (the route's schema refuses it). */
 export type FormFields = Record<string, string | string[]>
 
-const malformedEscape = () => new ApiError('validation_error', 'The body has a %-escape that is not two hex digits or does not decode to UTF-8.')
+const malformedEscape = () => new ApiError('validation_error', 'The body has a %-escape that does not decode to UTF-8.')
+
+/** A `%` that begins no escape (not followed by two hex digits): kept as written, as browsers' form parsing keeps it. */
+const bareEscape = /%(?![0-9A-Fa-f]{2})/g
 
 /**
  * One name or value of a form: `+` is a space, then %-escapes are decoded by decodeURIComponent,
- * which throws where the escaped bytes are not UTF-8 (`%FF`, a lone `%E9`, an encoded surrogate)
- * or a `%` is not followed by two hex digits. Lenient decoders (URLSearchParams, node's
- * querystring, fast-querystring) keep such text as it is or replace it with U+FFFD, so `%FF`
- * and `%25FF` (or `%FF` and `%FE`) would be one value. Text without `+` or `%` is taken as it is.
+ * which throws where the escaped bytes are not UTF-8 (`%FF`, a lone `%E9`, an encoded surrogate):
+ * lenient decoders (URLSearchParams, node's querystring, fast-querystring) replace such bytes with
+ * U+FFFD, so `%FF` and `%FE` would be one value. A `%` that begins no escape (`100%`, an
+ * unescaped zone id `fe80::1%eth0`) stays as written, as the URL standard's form parser keeps it;
+ * only then is the text looked at again. Text without `+` or `%` is taken as it is.
  */
 function decodeFormText(text: string): string | undefined {
   const spaced = text.includes('+') ? text.replaceAll('+', ' ') : text
@@ -20,13 +24,19 @@ function decodeFormText(text: string): string | undefined {
   try {
     return decodeURIComponent(spaced)
   } catch {
-    return undefined
+    bareEscape.lastIndex = 0
+    if (!bareEscape.test(spaced)) return undefined
+    try {
+      return decodeURIComponent(spaced.replace(bareEscape, '%25'))
+    } catch {
+      return undefined
+    }
   }
 }
 
 /**
  * The fields of a form-urlencoded body already read as text, or the error for a %-escape that is
- * malformed or not UTF-8. Pairs are split as fast-querystring (@fastify/formbody's parser) splits
+ * not UTF-8. Pairs are split as fast-querystring (@fastify/formbody's parser) splits
  * them: empty pairs are skipped, a name without `=` has the empty value, and the object has no
  * prototype (a field named __proto__ is a field).
  */
@@ -58,7 +68,7 @@ export function parseFormFields(text: string): FormFields | ApiError {
  * application/x-www-form-urlencoded bodies for the routes of this scope (Siteverify, its
  * feedback, the demo form), read as JSON bodies are (utf8-body.ts): bytes that are not UTF-8 are
  * 400 validation_error, a charset label they would be read wrong under 415, and a %-escape that
- * is not UTF-8 (or not one) 400 too. Not @fastify/formbody: its parser option is handed the body
+ * is not UTF-8 400 too. Not @fastify/formbody: its parser option is handed the body
  * already decoded leniently (Buffer#toString), and not the Content-Type.
  */
 export function acceptFormFields(app: FastifyInstance): void {
