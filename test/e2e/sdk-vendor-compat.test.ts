@@ -1,56 +1,15 @@
 /// <reference lib="dom" />
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { TurnstileApi } from '../../sdk/src/compat/turnstile.js'
 import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
-import { apiRequestsFrom, hasChromium, launchBrowser, startSdkService, type SdkService, type TestBrowser } from './sdk-support.js'
+import { apiRequestsFrom, hasChromium } from './sdk-support.js'
+import { html, shopServiceAndBrowser } from './vendor-shop.js'
 
 declare global {
   interface Window {
     turnstile?: TurnstileApi
   }
-}
-
-/**
- * A site that moves from Turnstile, reCAPTCHA or hCaptcha to Tollgate by changing the host of its
- * page script: its pages, callbacks and form fields stay as the vendor's documentation wrote
- * them. The site is its own little server on another origin (`localhost`, the service being
- * `127.0.0.1`), which records what its forms post.
- */
-interface Shop {
-  origin: string
-  server: Server
-  /** The fields of every form posted to /order, in order. */
-  orders: Record<string, string>[]
-}
-
-async function startShop(pages: Record<string, string>): Promise<Shop> {
-  const orders: Record<string, string>[] = []
-  const server = createServer((request, response) => {
-    const path = new URL(request.url ?? '/', 'http://shop').pathname
-    if (request.method === 'POST' && path === '/order') {
-      let body = ''
-      request.setEncoding('utf8')
-      request.on('data', (chunk: string) => (body += chunk))
-      request.on('end', () => {
-        orders.push(Object.fromEntries(new URLSearchParams(body)))
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<p id="ordered">Thank you</p>')
-      })
-      return
-    }
-    if (path === '/favicon.ico') return void response.writeHead(204).end()
-    const page = pages[path]
-    if (page === undefined) return void response.writeHead(404).end()
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, server, orders }
-}
-
-function html(body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body>${body}</body></html>`
 }
 
 /** A page under a Content-Security-Policy (a meta element: the shop sends no header). */
@@ -223,24 +182,11 @@ function vendorPages(service: string, siteKey: string, unknownKey: string): Reco
 }
 
 describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium', () => {
-  let sdk: SdkService
-  let browser: TestBrowser
-  let shop: Shop
-
-  beforeAll(async () => {
-    sdk = await startSdkService()
-    shop = await startShop(vendorPages(sdk.origin, sdk.demoSite.siteKey, `tgk_${'A'.repeat(22)}`))
-    browser = await launchBrowser()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    shop?.server.close()
-    await sdk?.close()
-  })
+  const suite = shopServiceAndBrowser(vendorPages)
 
   /** Redeems a token the way a backend written for the vendor does: a form post to the vendor's Siteverify path. */
-  async function redeemAtVendorPath(path: string, token: string, secret: string = sdk.demoSite.secretKey) {
-    const response = await sdk.service.app.inject({
+  async function redeemAtVendorPath(path: string, token: string, secret: string = suite.sdk.demoSite.secretKey) {
+    const response = await suite.sdk.service.app.inject({
       method: 'POST',
       url: path,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -251,16 +197,16 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
 
   /** The expiry page under a clock the test moves, once its widget has its first token. */
   async function openExpiryPageWithAClock(): Promise<Page> {
-    const { page } = await browser.newPage()
+    const { page } = await suite.browser.newPage()
     await page.clock.install()
-    await page.goto(`${shop.origin}/turnstile-expiry`)
+    await page.goto(`${suite.shop.origin}/turnstile-expiry`)
     await waitFor(page, 'window.events.length > 0')
     return page
   }
 
   async function open(path: string): Promise<{ page: Page; errors: string[] }> {
-    const { page, events } = await browser.newPage()
-    await page.goto(`${shop.origin}${path}`)
+    const { page, events } = await suite.browser.newPage()
+    await page.goto(`${suite.shop.origin}${path}`)
     return { page, errors: events.errors }
   }
 
@@ -282,7 +228,7 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
 
     await page.click('#order button')
     await page.waitForSelector('#ordered')
-    expect(shop.orders.at(-1)).toEqual({ item: 'book', 'cf-turnstile-response': token })
+    expect(suite.shop.orders.at(-1)).toEqual({ item: 'book', 'cf-turnstile-response': token })
     expect(await redeemAtVendorPath('/turnstile/v0/siteverify', token)).toMatchObject({ success: true, action: 'checkout', cdata: 'order-7' })
     expect(errors).toEqual([])
   })
@@ -341,7 +287,7 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     expect(second?.[1]).not.toBe(first?.[1])
     expect(await page.evaluate(() => window.turnstile?.isExpired())).toBe(false)
     expect(await page.evaluate(() => document.querySelector<HTMLInputElement>('input[name="cf-turnstile-response"]')?.value)).toBe(second?.[1])
-    expect(await sdk.siteverify(second?.[1] ?? '')).toMatchObject({ success: true })
+    expect(await suite.sdk.siteverify(second?.[1] ?? '')).toMatchObject({ success: true })
   })
 
   it('expires a token that went overdue while timers slept (a laptop\'s lid closed) as soon as the page is shown again', async () => {
@@ -353,7 +299,7 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     await waitFor(page, 'window.events.length > 2')
     const [, expired, fresh] = await page.evaluate(() => (window as unknown as { events: [string, string, boolean?][] }).events)
     expect(expired).toEqual(['expired', '', true])
-    expect(await sdk.siteverify(fresh?.[1] ?? '')).toMatchObject({ success: true })
+    expect(await suite.sdk.siteverify(fresh?.[1] ?? '')).toMatchObject({ success: true })
   })
 
   it('lets a widget go whose container left the page (a single-page app\'s view changed): it solves no more', async () => {
@@ -379,7 +325,7 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
       grecaptcha.ready(() => {
         Promise.all([grecaptcha.execute(siteKey, { action: 'submit' }), grecaptcha.execute(siteKey, { action: 'submit' })]).then(resolve, reject)
       })
-    }), sdk.demoSite.siteKey)
+    }), suite.sdk.demoSite.siteKey)
     expect(tokens).toHaveLength(2)
     expect(tokens[0]).not.toBe(tokens[1])
     // The Enterprise namespace is the same API.
@@ -392,16 +338,16 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
 
   it('posts reCAPTCHA v3\'s form for a blocked visitor, as Google\'s does, with a placeholder that every Siteverify path refuses', async () => {
     const { page, errors } = await open('/recaptcha-v3-blocked')
-    const ordersBefore = shop.orders.length
+    const ordersBefore = suite.shop.orders.length
     await page.click('#order button')
     await page.waitForSelector('#ordered', { timeout: 20_000 })
-    expect(shop.orders).toHaveLength(ordersBefore + 1)
-    const posted = shop.orders.at(-1)?.['g-recaptcha-response'] ?? ''
+    expect(suite.shop.orders).toHaveLength(ordersBefore + 1)
+    const posted = suite.shop.orders.at(-1)?.['g-recaptcha-response'] ?? ''
     // The reference the visitor would have been shown, which the dashboard's log finds.
     expect(posted).toMatch(/^tollgate-blocked:[\da-f]{8}-[\da-f]{4}$/)
     for (const path of ['/recaptcha/api/siteverify', '/siteverify', '/turnstile/v0/siteverify', '/api/v1/siteverify']) {
       // The site's secret, and the always-pass test secret a CI with this test key would use.
-      for (const secret of [sdk.demoSite.secretKey, testSecrets.alwaysPasses, testSecrets.recaptchaPasses]) {
+      for (const secret of [suite.sdk.demoSite.secretKey, testSecrets.alwaysPasses, testSecrets.recaptchaPasses]) {
         expect(await redeemAtVendorPath(path, posted, secret), `${path} ${secret}`).toMatchObject({ success: false, 'error-codes': ['invalid-input-response'] })
       }
     }
@@ -409,18 +355,18 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
   })
 
   it('gets the token when Google\'s button markup is clicked, not before, and the page\'s callback posts it as g-recaptcha-response', async () => {
-    const { page, events } = await browser.newPage()
-    await page.goto(`${shop.origin}/recaptcha-invisible`)
+    const { page, events } = await suite.browser.newPage()
+    await page.goto(`${suite.shop.origin}/recaptcha-invisible`)
     await page.waitForFunction(() => document.querySelector('textarea[name="g-recaptcha-response"]') !== null)
     // Bound to a button: nothing is asked of the service before the click.
     await new Promise((resolve) => setTimeout(resolve, 1_000))
     expect(events.api).toEqual([])
     expect(await page.evaluate(() => (window as unknown as { grecaptcha: { getResponse(): string } }).grecaptcha.getResponse())).toBe('')
-    const ordersBefore = shop.orders.length
+    const ordersBefore = suite.shop.orders.length
     await page.click('#order button')
     await page.waitForSelector('#ordered', { timeout: 20_000 })
-    expect(shop.orders).toHaveLength(ordersBefore + 1)
-    const order = shop.orders.at(-1) ?? {}
+    expect(suite.shop.orders).toHaveLength(ordersBefore + 1)
+    const order = suite.shop.orders.at(-1) ?? {}
     expect(Object.keys(order)).toEqual(['item', 'g-recaptcha-response'])
     expect(await redeemAtVendorPath('/recaptcha/api/siteverify', order['g-recaptcha-response'] ?? '')).toMatchObject({ success: true, action: 'submit' })
   })
@@ -468,7 +414,7 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     })).toEqual([true, token])
     await page.click('#order button')
     await page.waitForSelector('#ordered')
-    expect(shop.orders.at(-1)).toEqual({ item: 'pen', 'h-captcha-response': token, 'g-recaptcha-response': token })
+    expect(suite.shop.orders.at(-1)).toEqual({ item: 'pen', 'h-captcha-response': token, 'g-recaptcha-response': token })
     expect(await redeemAtVendorPath('/siteverify', token)).toMatchObject({ success: true })
   })
 
@@ -518,12 +464,12 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
 
   it('gets a token, solving in WebAssembly, under the vendors\' policies with sdk/README.md\'s additions (worker-src blob:, \'wasm-unsafe-eval\')', async () => {
     for (const path of ['/turnstile-vendor-csp-completed', '/hcaptcha-vendor-csp-completed']) {
-      const { page, events } = await browser.newPage()
+      const { page, events } = await suite.browser.newPage()
       const told: string[] = []
       page.on('console', (message) => {
         if (message.text().startsWith('Tollgate:')) told.push(message.text())
       })
-      await page.goto(`${shop.origin}${path}`)
+      await page.goto(`${suite.shop.origin}${path}`)
       await waitUnderPolicy(page, () => typeof (window as unknown as { token?: unknown }).token === 'string')
       const token = await page.evaluate(() => (window as unknown as { token: string }).token)
       expect(await redeemAtVendorPath('/siteverify', token), path).toMatchObject({ success: true })
@@ -568,7 +514,7 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
       const { turnstile, grecaptcha } = window as unknown as Record<'turnstile' | 'grecaptcha', { render(container: string, params: object): unknown }>
       turnstile.render('#plain', { sitekey: siteKey })
       grecaptcha.render('third', { sitekey: siteKey })
-    }, sdk.demoSite.siteKey)
+    }, suite.sdk.demoSite.siteKey)
     await waitFor(page, `window.turnstile.getResponse() !== undefined && window.grecaptcha.getResponse(1) !== ''`)
     const cleared = await page.evaluate(() => {
       const page = window as unknown as { Tollgate: { reset(): void }; grecaptcha: { getResponse(id: number): string } }
@@ -582,12 +528,12 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
 
   it('tells the developer of an ALTCHA or Friendly Captcha page in the console how to move it, and stays quiet on the vendors\' pages it serves', async () => {
     for (const path of ['/altcha', '/friendly-captcha', '/hcaptcha']) {
-      const { page } = await browser.newPage()
+      const { page } = await suite.browser.newPage()
       const warnings: string[] = []
       page.on('console', (message) => {
         if (message.type() === 'warning') warnings.push(message.text())
       })
-      await page.goto(`${shop.origin}${path}`)
+      await page.goto(`${suite.shop.origin}${path}`)
       await page.waitForFunction(() => typeof (window as unknown as { Tollgate?: unknown }).Tollgate === 'object')
       await new Promise((resolve) => setTimeout(resolve, 300))
       if (path === '/hcaptcha') expect(warnings).toEqual([])
