@@ -102,6 +102,10 @@ export interface TollgateStrings {
   reference?: string
   /** Replaces `solving` on a form's status line after 5 s of solving: a slow device is still at work. */
   slow?: string
+  /** A vendor's widget (compat.js) whose token expired and was not renewed by itself (Turnstile's `refresh-expired: 'manual'` or `'never'`). */
+  expired?: string
+  /** The button of a vendor's checkbox-like widget (compat.js) that starts a new run, after an expiry or a failure. */
+  refresh?: string
 }
 
 export declare class TollgateError extends Error {

@@ -28,6 +28,10 @@ export interface TollgateStrings {
   reference?: string
   /** Replaces `solving` after SLOW_SOLVE_MS of solving (declarative.ts): a slow device is still at work. Optional, as `reference`. */
   slow?: string
+  /** The status of a vendor's widget (compat.js) whose token expired and was not renewed by itself (Turnstile's `refresh-expired: 'manual'` or `'never'`). Optional, as `reference`. */
+  expired?: string
+  /** The button of a vendor's checkbox-like widget that starts a new run, after an expiry or a failure. Optional, as `reference`. */
+  refresh?: string
 }
 
 /** The built-in texts, which every other language (sdk/src/translations/) translates key by key. */
@@ -45,6 +49,8 @@ export const english: Required<TollgateStrings> = {
   misconfigured: 'This form cannot be verified here: it is not set up for this site. Please tell the site owner.',
   reference: 'Reference: {reference}',
   slow: 'Still checking \u2014 this can take up to a minute on some devices.',
+  expired: 'Verification expired.',
+  refresh: 'Verify again',
 }
 
 /**

@@ -228,9 +228,11 @@ describe('GET /sdk/v1/:file', () => {
     // 15 kB until the SDK chose the visitor's language by itself (half a kilobyte), 15.5 kB until a form
     // told a slow solve, held its button and tried again back online (215 bytes: sdk/README.md, "Build and files").
     expect(manifest.loadedGzipBytes).toBeLessThan(15_750)
-    // A page of the vendors' markup loads compat.js instead of tollgate.js.
+    // A page of the vendors' markup loads compat.js instead of tollgate.js: under 17.5 kB until its
+    // widgets came to wait for the visitor after a failure, to start once attached, and to say an
+    // expiry with a button (17 305 to 17 581 bytes: bench/README.md, "Size a page loads").
     const gzipBytesOf = (name: string) => manifest.files.find((file) => file.name === name)?.gzipBytes ?? Number.NaN
-    expect(manifest.loadedGzipBytes - gzipBytesOf('tollgate.js') + gzipBytesOf('compat.js')).toBeLessThan(17_500)
+    expect(manifest.loadedGzipBytes - gzipBytesOf('tollgate.js') + gzipBytesOf('compat.js')).toBeLessThan(17_650)
     const texts = manifest.files.filter((file) => file.name.startsWith('strings/'))
     expect(texts.length).toBeGreaterThan(10)
     for (const file of texts) expect(file.gzipBytes, file.name).toBeLessThan(1_000)
@@ -240,7 +242,8 @@ describe('GET /sdk/v1/:file', () => {
     // 12 333 bytes when Brotli came (sdk/README.md, "Build and files"): a fifth off gzip's 15 434.
     expect(manifest.loadedBrotliBytes).toBeLessThan(12_650)
     const brotliBytesOf = (name: string) => manifest.files.find((file) => file.name === name)?.brotliBytes ?? Number.NaN
-    expect(manifest.loadedBrotliBytes - brotliBytesOf('tollgate.js') + brotliBytesOf('compat.js')).toBeLessThan(14_100)
+    // compat.js's page: under 14.1 kB until the wrapper libraries' fixes (14 003 to 14 249 bytes, as above).
+    expect(manifest.loadedBrotliBytes - brotliBytesOf('tollgate.js') + brotliBytesOf('compat.js')).toBeLessThan(14_300)
     for (const file of manifest.files) expect(file.brotliBytes, file.name).toBeLessThan(file.gzipBytes)
   })
 })

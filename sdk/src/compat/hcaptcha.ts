@@ -11,7 +11,7 @@ export interface HcaptchaExecuteOptions {
  * `window.hcaptcha` as hCaptcha's api.js defines it: `render(container, params)` (a widget id),
  * `execute(widgetId, { async: true })` or, for the first widget, `execute({ async: true })` (a
  * promise of `{ response, key }`; without `async`, the token goes to the callback),
- * `getResponse`, `getRespKey`, `reset`, `remove`, and the implicit rendering of `.h-captcha`
+ * `getResponse`, `getRespKey`, `reset`, `remove`, `close` and `setData` (taken, ignored), and the implicit rendering of `.h-captcha`
  * elements (data-sitekey, data-callback, data-expired-callback, data-error-callback, data-size).
  * A widget fills the hidden textareas `h-captcha-response` and, as hCaptcha does unless
  * `recaptchacompat=off`, `g-recaptcha-response`.
@@ -24,6 +24,8 @@ export interface HcaptchaApi {
   reset(widget?: string): void
   remove(widget?: string): void
   close(widget?: string): void
+  /** hCaptcha Enterprise's rqdata for the next run: taken and ignored, as Tollgate has no use for it. */
+  setData(widget?: string, data?: object): void
 }
 
 const REFUSALS = { container: '[hCaptcha] render: invalid container', siteKey: '[hCaptcha] render: missing sitekey' }
@@ -63,7 +65,7 @@ export function createHcaptcha(fillsRecaptchaField: boolean): VendorApi<Hcaptcha
         onToken: callbackOf<[string]>(merged.callback),
         onExpired: callbackOf<[]>(merged['expired-callback']),
         onError: onError === undefined ? undefined : (error: TollgateError) => onError(hcaptchaCodeOf(error), error),
-        refreshesExpired: false,
+        refreshExpired: 'manual',
         retriesFailures: false,
         ...startOf(element, merged),
       })
@@ -92,6 +94,7 @@ export function createHcaptcha(fillsRecaptchaField: boolean): VendorApi<Hcaptcha
     reset: (id) => registry.find(id)?.reset(),
     remove: (id) => registry.remove(id),
     close: () => undefined,
+    setData: () => undefined,
   }
   return { api, renderAll: () => renderImplicitly('.h-captcha', registry, (element) => api.render(element)) }
 }

@@ -8,10 +8,11 @@ import { BLOCKED_RESPONSE_PREFIX } from './blocked-response.js'
  * `window.grecaptcha` (and `grecaptcha.enterprise`) as Google's api.js defines it. Version 3:
  * `ready(callback)` and `execute(siteKey, { action })`, a promise of a fresh token (for a visitor
  * turned away, a string that fails Siteverify: blocked-response.ts). Version 2:
- * `render(container, params)` (a number, 0 for the first widget), `execute(widgetId)`,
+ * `render(container, params)` (a number, 0 for the first widget; `hl` names its language),
+ * `execute(widgetId)` (and version 3's `execute(widgetId, { action })`, that run's action),
  * `getResponse(widgetId)`, `reset(widgetId)`, and the implicit rendering of `.g-recaptcha`
  * elements (data-sitekey, data-callback, data-expired-callback, data-error-callback, data-size,
- * data-action). A widget fills a hidden textarea `g-recaptcha-response`. A checkbox widget gets
+ * data-action, data-hl). A widget fills a hidden textarea `g-recaptcha-response`. A checkbox widget gets
  * its token as soon as it is rendered (there is no box to tick); an invisible one
  * (`size: 'invisible'`) when the page calls execute, or when its button is clicked.
  */
@@ -55,7 +56,8 @@ export function createRecaptcha(): VendorApi<RecaptchaApi> {
       }
       const widget = registry.find(siteKeyOrWidget)
       if (widget === undefined) return Promise.reject(new TollgateError('invalid_options', 'No reCAPTCHA widget to execute.'))
-      const token = widget.execute()
+      // Google documents execute(widgetId, { action }) for version 3's explicit rendering: this run's action.
+      const token = widget.execute(options?.action)
       // A version 2 page listens through its callbacks and leaves the promise alone.
       token.catch(() => undefined)
       return token
@@ -69,11 +71,12 @@ export function createRecaptcha(): VendorApi<RecaptchaApi> {
       const widget = new Widget(element, {
         siteKey,
         action: textOf(merged, 'action'),
+        language: textOf(merged, 'hl'),
         fields: [{ name: FIELD_NAME, tag: 'textarea', id: id === 0 ? FIELD_NAME : `${FIELD_NAME}-${id}` }],
         onToken: callbackOf<[string]>(merged.callback),
         onExpired: callbackOf<[]>(merged['expired-callback']),
         onError: onError === undefined ? undefined : () => onError(),
-        refreshesExpired: false,
+        refreshExpired: 'manual',
         retriesFailures: false,
         ...startOf(element, merged),
       })

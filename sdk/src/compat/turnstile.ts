@@ -1,6 +1,6 @@
 import type { TollgateError } from '../errors.js'
 import { callbackOf, paramsFor, renderImplicitly, textOf, whenParsed, WidgetRegistry, type RenderParams, type VendorApi } from './page-api.js'
-import { Widget } from './widget.js'
+import { Widget, type WidgetOptions } from './widget.js'
 
 /**
  * `window.turnstile` as Cloudflare's api.js defines it: render, execute, reset, remove,
@@ -40,6 +40,11 @@ function turnstileCodeOf(error: TollgateError): string {
   }
 }
 
+/** Turnstile's `refresh-expired` (`auto` unless the page says `manual` or `never`). */
+function refreshExpiredOf(value: string | undefined): WidgetOptions['refreshExpired'] {
+  return value === 'manual' || value === 'never' ? value : 'auto'
+}
+
 export function createTurnstile(): VendorApi<TurnstileApi> {
   const registry = new WidgetRegistry<string>(true)
   let count = 0
@@ -70,9 +75,9 @@ export function createTurnstile(): VendorApi<TurnstileApi> {
         language: textOf(merged, 'language'),
         fields: responseField === false || responseField === 'false' ? [] : [{ name: textOf(merged, 'response-field-name') ?? FIELD_NAME, tag: 'input' }],
         onToken: callbackOf<[string]>(merged.callback),
-        onExpired: callbackOf<[]>(merged['expired-callback']),
+        onExpired: callbackOf<[string]>(merged['expired-callback']),
         onError: onError === undefined ? undefined : (error: TollgateError) => onError(turnstileCodeOf(error), error),
-        refreshesExpired: (textOf(merged, 'refresh-expired') ?? 'auto') === 'auto',
+        refreshExpired: refreshExpiredOf(textOf(merged, 'refresh-expired')),
         retriesFailures: textOf(merged, 'retry') !== 'never',
         startsBySelf: textOf(merged, 'execution') !== 'execute',
         runsOnClick: false,

@@ -19,7 +19,8 @@ export interface WidgetOptions {
   /** The hidden fields the vendor adds, filled with the token: `cf-turnstile-response` in an input, `g-recaptcha-response` in a textarea. */
   fields: readonly { name: string; tag: 'input' | 'textarea'; id?: string }[]
   onToken?: (token: string) => void
-  onExpired?: () => void
+  /** Gets the token that expired (Turnstile's expired-callback does; reCAPTCHA's and hCaptcha's pages ignore it). */
+  onExpired?: (token: string) => void
   /** The page's error callback; without one, the failure is written to the console. */
   onError?: (error: TollgateError) => void
   /**
@@ -32,8 +33,12 @@ export interface WidgetOptions {
    * token, and the page's callback (which usually submits the form) goes on from there.
    */
   runsOnClick: boolean
-  /** Solve again by itself when the token expires (Turnstile's `refresh-expired: auto`). */
-  refreshesExpired: boolean
+  /**
+   * What an expired token leads to (Turnstile's `refresh-expired`): `auto`, a new run at once;
+   * `manual`, the status says so and a self-starting widget offers a button for a new run (as
+   * reCAPTCHA's and hCaptcha's checkboxes come back to be ticked); `never`, the status says so.
+   */
+  refreshExpired: 'auto' | 'manual' | 'never'
   /** A failure that may pass (the network, the service) is tried again, RETRY_DELAY_MS later, up to MAX_RETRIES times (Turnstile's `retry: 'auto'`). */
   retriesFailures: boolean
 }
@@ -105,6 +110,12 @@ export class Widget {
   private expiryTimer: ReturnType<typeof setTimeout> | undefined
   private retryTimer: ReturnType<typeof setTimeout> | undefined
   private retries = 0
+  /** The latest run failed (a reset then waits for the visitor or the page: no loop with an error callback that resets). */
+  private hasFailed = false
+  /** The container has been in the page when the widget started: leaving it afterwards is a removal, not having come yet is not. */
+  private wasConnected = false
+  /** A self-starting widget's button for a new run, after a failure or an expiry (made when first needed). */
+  private runButton: HTMLButtonElement | undefined
   private readonly box: HTMLElement
   private readonly fields: HTMLInputElement[] | HTMLTextAreaElement[]
   private readonly status: HTMLElement | undefined
@@ -151,17 +162,19 @@ export class Widget {
 
   /**
    * Gets a fresh token (each redeems once): the one being fetched when a run is in flight. The
-   * promise rejects with the failure, which the page's error callback hears of as well.
+   * promise rejects with the failure, which the page's error callback hears of as well. `action`
+   * is this run's (reCAPTCHA's execute(widgetId, { action })), else the widget's.
    */
-  execute(): Promise<string> {
+  execute(action = this.options.action): Promise<string> {
     if (this.isRemoved) return Promise.reject(abortedError())
     if (this.run !== undefined) return this.run.promise
     this.clearToken()
     clearTimeout(this.retryTimer)
+    if (this.runButton) this.runButton.hidden = true
     const controller = new AbortController()
     const promise = execute({
       siteKey: this.options.siteKey,
-      action: this.options.action,
+      action,
       cData: this.options.cData,
       signal: controller.signal,
       onStatus: (status) => this.show(status),
@@ -171,6 +184,7 @@ export class Widget {
         // reset() or remove() came while the answer was on its way: the page wants none.
         if (controller.signal.aborted) throw abortedError()
         this.retries = 0
+        this.hasFailed = false
         this.accept(result.token)
         return result.token
       },
@@ -188,23 +202,41 @@ export class Widget {
   /**
    * Runs execute() for a page that listens through callbacks only: its failure is not left
    * unhandled. A widget whose container has left the page (a single-page app's view changed
-   * without remove()) is removed instead of solving for nobody.
+   * without remove()) is removed instead of solving for nobody; one whose container has not
+   * come into the page yet (react-google-recaptcha renders into a new element, then attaches
+   * it) starts once it comes.
    */
   start(): void {
-    if (!this.container.isConnected) return this.remove()
-    this.execute().catch(() => undefined)
+    if (this.container.isConnected) {
+      this.wasConnected = true
+      this.execute().catch(() => undefined)
+    } else if (this.wasConnected) this.remove()
+    else {
+      // A removed widget's late start does nothing (execute refuses it).
+      const observer = new MutationObserver(() => {
+        if (!this.container.isConnected) return
+        observer.disconnect()
+        this.start()
+      })
+      observer.observe(document, { childList: true, subtree: true })
+    }
   }
 
   /**
    * Stops a run in flight and forgets the token, as a vendor's reset does; a widget that gets its
    * token by itself then gets a new one (the vendor's would run its challenge again, or show its
-   * box to tick), so that a page that resets after a refused submit has a token again.
+   * box to tick), so that a page that resets after a refused submit has a token again. After a
+   * failed run it only clears and offers its button, as hCaptcha's and reCAPTCHA's reset show
+   * their checkbox again: a page whose error callback resets (@hcaptcha/react-hcaptcha) would
+   * otherwise ask the service again and again, as fast as it answers.
    */
   reset(): void {
     this.stop()
     this.expiresAt = 0
     this.show('idle')
-    if (this.options.startsBySelf && !this.isRemoved) this.start()
+    if (!this.options.startsBySelf || this.isRemoved) return
+    if (this.hasFailed) this.offerRun()
+    else this.start()
   }
 
   /** Takes out what the widget put into the page; it does nothing more. */
@@ -215,6 +247,7 @@ export class Widget {
     if (this.box === this.container) {
       for (const field of this.fields) field.remove()
       this.status?.remove()
+      this.runButton?.remove()
     } else this.box.remove()
   }
 
@@ -247,19 +280,45 @@ export class Widget {
 
   private expire(): void {
     if (!this.container.isConnected) return this.remove()
+    const { token } = this
     this.clearToken()
-    callPage(this.options.onExpired)
-    if (this.options.refreshesExpired) this.start()
+    callPage(this.options.onExpired, token)
+    if (this.options.refreshExpired === 'auto') return this.start()
+    this.showText((strings) => strings.expired)
+    if (this.options.refreshExpired === 'manual') this.offerRun()
   }
 
+  /**
+   * The failure is told, and the widget offers its button. The automatic retry is
+   * set before the page's error callback runs, so that a reset() there cancels it as well.
+   */
   private fail(error: TollgateError): void {
+    this.hasFailed = true
     this.showText((strings) => messageFor(error.code, error.reference, strings))
-    if (this.options.onError !== undefined) callPage(this.options.onError, error)
-    else console.warn(`Tollgate: ${error.code}: ${error.message}`)
+    this.offerRun()
     if (this.options.retriesFailures && PASSING_FAILURES.has(error.code) && this.retries < MAX_RETRIES) {
       this.retries += 1
       this.retryTimer = setTimeout(() => this.start(), RETRY_DELAY_MS)
     }
+    if (this.options.onError !== undefined) callPage(this.options.onError, error)
+    else console.warn(`Tollgate: ${error.code}: ${error.message}`)
+  }
+
+  /**
+   * Shows the button that starts a new run (Turnstile's refresh link, the vendors' checkbox to
+   * tick again) in a self-starting widget's box; the others wait for their page's execute() or
+   * their own button's click, whose callback may submit the form.
+   */
+  private offerRun(): void {
+    if (this.status === undefined || !this.options.startsBySelf) return
+    if (!this.runButton) {
+      this.runButton = document.createElement('button')
+      this.runButton.type = 'button'
+      this.runButton.addEventListener('click', () => this.start())
+      this.box.append(this.runButton)
+      writeText(this.runButton, this.language, (strings) => strings.refresh)
+    }
+    this.runButton.hidden = false
   }
 
   private clearToken(): void {

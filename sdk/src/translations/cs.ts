@@ -15,4 +15,6 @@ export const cs: Required<TollgateStrings> = {
   misconfigured: 'Tento formulář zde nelze ověřit: není pro tento web nastaven. Dejte prosím vědět provozovateli webu.',
   reference: 'Referenční kód: {reference}',
   slow: 'Kontrola stále probíhá – na některých zařízeních může trvat až minutu.',
+  expired: 'Platnost ověření vypršela.',
+  refresh: 'Ověřit znovu',
 }

@@ -15,4 +15,6 @@ export const de: Required<TollgateStrings> = {
   misconfigured: 'Dieses Formular kann hier nicht überprüft werden: Es ist für diese Website nicht eingerichtet. Bitte sagen Sie dem Betreiber der Website Bescheid.',
   reference: 'Referenz: {reference}',
   slow: 'Die Prüfung läuft noch – auf manchen Geräten kann sie bis zu einer Minute dauern.',
+  expired: 'Die Überprüfung ist abgelaufen.',
+  refresh: 'Erneut überprüfen',
 }

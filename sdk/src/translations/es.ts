@@ -15,4 +15,6 @@ export const es: Required<TollgateStrings> = {
   misconfigured: 'Este formulario no se puede verificar aquí: no está configurado para este sitio. Avise al propietario del sitio.',
   reference: 'Referencia: {reference}',
   slow: 'Seguimos comprobando: en algunos dispositivos puede tardar hasta un minuto.',
+  expired: 'La verificación ha caducado.',
+  refresh: 'Verificar de nuevo',
 }

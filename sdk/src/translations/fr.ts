@@ -15,4 +15,6 @@ export const fr: Required<TollgateStrings> = {
   misconfigured: 'Ce formulaire ne peut pas être vérifié ici\u00a0: il n’est pas configuré pour ce site. Veuillez prévenir le propriétaire du site.',
   reference: 'Référence\u00a0: {reference}',
   slow: 'Vérification toujours en cours — cela peut prendre jusqu’à une minute sur certains appareils.',
+  expired: 'La vérification a expiré.',
+  refresh: 'Vérifier à nouveau',
 }

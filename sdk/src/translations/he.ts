@@ -15,4 +15,6 @@ export const he: Required<TollgateStrings> = {
   misconfigured: 'לא ניתן לאמת את הטופס הזה כאן: הוא לא הוגדר לאתר הזה. נא לדווח לבעלי האתר.',
   reference: 'אסמכתה: {reference}',
   slow: 'הבדיקה עדיין נמשכת. במכשירים מסוימים היא עשויה להימשך עד דקה.',
+  expired: 'תוקף האימות פג.',
+  refresh: 'לאמת שוב',
 }

@@ -15,4 +15,6 @@ export const it: Required<TollgateStrings> = {
   misconfigured: 'Questo modulo non può essere verificato qui: non è configurato per questo sito. Avvisa il proprietario del sito.',
   reference: 'Riferimento: {reference}',
   slow: 'Verifica ancora in corso: su alcuni dispositivi può richiedere fino a un minuto.',
+  expired: 'La verifica è scaduta.',
+  refresh: 'Verifica di nuovo',
 }

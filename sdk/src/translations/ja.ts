@@ -15,4 +15,6 @@ export const ja: Required<TollgateStrings> = {
   misconfigured: 'このフォームはここでは確認できません（このサイト用に設定されていません）。サイトの運営者にお知らせください。',
   reference: '参照ID：{reference}',
   slow: '確認を続けています。端末によっては最大で1分ほどかかることがあります。',
+  expired: '確認の有効期限が切れました。',
+  refresh: 'もう一度確認する',
 }

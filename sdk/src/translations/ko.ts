@@ -15,4 +15,6 @@ export const ko: Required<TollgateStrings> = {
   misconfigured: '이 양식은 이 사이트에 맞게 설정되어 있지 않아 여기에서 인증할 수 없습니다. 사이트 운영자에게 알려 주세요.',
   reference: '참조 번호: {reference}',
   slow: '아직 확인하는 중입니다. 일부 기기에서는 최대 1분 정도 걸릴 수 있습니다.',
+  expired: '인증이 만료되었습니다.',
+  refresh: '다시 인증하기',
 }

@@ -15,4 +15,6 @@ export const nl: Required<TollgateStrings> = {
   misconfigured: 'Dit formulier kan hier niet worden geverifieerd: het is niet ingesteld voor deze site. Laat het de eigenaar van de site weten.',
   reference: 'Referentie: {reference}',
   slow: 'Nog steeds bezig met controleren — op sommige apparaten kan dit tot een minuut duren.',
+  expired: 'De verificatie is verlopen.',
+  refresh: 'Opnieuw verifiëren',
 }

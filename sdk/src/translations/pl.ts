@@ -15,4 +15,6 @@ export const pl: Required<TollgateStrings> = {
   misconfigured: 'Tego formularza nie można tutaj zweryfikować: nie jest skonfigurowany dla tej witryny. Powiadom właściciela witryny.',
   reference: 'Numer referencyjny: {reference}',
   slow: 'Sprawdzanie wciąż trwa — na niektórych urządzeniach może to potrwać do minuty.',
+  expired: 'Weryfikacja wygasła.',
+  refresh: 'Zweryfikuj ponownie',
 }

@@ -18,4 +18,6 @@ export const pt: Required<TollgateStrings> = {
   misconfigured: 'Este formulário não pode ser verificado aqui: ele não está configurado para este site. Avise o responsável pelo site.',
   reference: 'Referência: {reference}',
   slow: 'Ainda verificando — em alguns dispositivos isso pode levar até um minuto.',
+  expired: 'A verificação expirou.',
+  refresh: 'Verificar novamente',
 }

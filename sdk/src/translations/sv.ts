@@ -15,4 +15,6 @@ export const sv: Required<TollgateStrings> = {
   misconfigured: 'Formuläret kan inte verifieras här: det är inte konfigurerat för den här webbplatsen. Meddela webbplatsens ägare.',
   reference: 'Referens: {reference}',
   slow: 'Kontrollen pågår fortfarande – på vissa enheter kan det ta upp till en minut.',
+  expired: 'Verifieringen har gått ut.',
+  refresh: 'Verifiera igen',
 }

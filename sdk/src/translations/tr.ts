@@ -15,4 +15,6 @@ export const tr: Required<TollgateStrings> = {
   misconfigured: 'Bu form burada doğrulanamıyor: bu site için ayarlanmamış. Lütfen site sahibine bildirin.',
   reference: 'Referans: {reference}',
   slow: 'Kontrol hâlâ sürüyor; bazı cihazlarda bu bir dakikaya kadar sürebilir.',
+  expired: 'Doğrulamanın süresi doldu.',
+  refresh: 'Yeniden doğrula',
 }

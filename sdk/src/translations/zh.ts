@@ -15,4 +15,6 @@ export const zh: Required<TollgateStrings> = {
   misconfigured: '无法在此处验证此表单：它未针对本网站进行设置。请告知网站所有者。',
   reference: '参考编号：{reference}',
   slow: '仍在检查中。在某些设备上可能需要长达一分钟。',
+  expired: '验证已过期。',
+  refresh: '重新验证',
 }
