@@ -18,15 +18,22 @@ async function startShop(service: string, siteKey: string): Promise<{ origin: st
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': shopPolicy(service, variant) })
     const page = query.has('twice') ? shopPageWithTheTagTwice(service, siteKey)
       : query.has('two-settings') ? shopPageWithTwoSettings(service, siteKey) : shopPage(service, siteKey)
-    response.end(page)
+    // The tag carries the policy's nonce (a fresh one per response on a real site).
+    response.end(variant === 'strict-dynamic' ? page.replace('<script src=', `<script nonce="${NONCE}" src=`) : page)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, server }
 }
 
-type PolicyVariant = 'documented' | 'without-wasm' | 'without-blob-workers' | 'trusted-types'
+type PolicyVariant = 'documented' | 'without-wasm' | 'without-blob-workers' | 'trusted-types' | 'strict-dynamic'
+
+const NONCE = 'c2hvcC1ub25jZS0x'
 
 function shopPolicy(service: string, variant: PolicyVariant): string {
+  // sdk/README.md section 5's nonce-based policy: no host in script-src (it would be ignored), no worker-src.
+  if (variant === 'strict-dynamic') {
+    return `default-src 'self'; script-src 'nonce-${NONCE}' 'strict-dynamic' 'wasm-unsafe-eval'; connect-src 'self' ${service}; object-src 'none'; base-uri 'none'`
+  }
   return [
     "default-src 'self'",
     `script-src 'self' ${service}${variant === 'without-wasm' ? '' : " 'wasm-unsafe-eval'"}`,
@@ -400,6 +407,23 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
     expect(result.error).toBe('')
     expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
     expect(events.errors.filter((error) => /Content Security Policy|Trusted/i.test(error))).toEqual([])
+  })
+
+  it("verifies under a nonce-based 'strict-dynamic' policy without worker-src, solving in WebAssembly", async () => {
+    const { page, events } = await openShop('strict-dynamic')
+    const told: string[] = []
+    page.on('console', (message) => {
+      if (message.text().startsWith('Tollgate:')) told.push(message.text())
+    })
+    const result = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }).then(
+      (verified) => ({ token: verified.token, error: '' }),
+      (error: { code: string }) => ({ token: '', error: error.code }),
+    ), sdk.demoSite.siteKey)
+    expect(result.error).toBe('')
+    expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
+    // No word of the JavaScript solver: the blob: worker compiled the WebAssembly.
+    expect(told).toEqual([])
+    expect(events.errors.filter((error) => /Content Security Policy|Refused/i.test(error))).toEqual([])
   })
 
   it('fails with worker_unavailable when the CSP forbids blob workers', async () => {
