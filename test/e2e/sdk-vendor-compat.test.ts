@@ -1,11 +1,10 @@
 /// <reference lib="dom" />
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TurnstileApi } from '../../sdk/src/compat/turnstile.js'
 import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
 import { apiRequestsFrom, hasChromium, launchBrowser, startSdkService, type SdkService, type TestBrowser } from './sdk-support.js'
+import { startShop, type Shop } from './shop-server.js'
 
 declare global {
   interface Window {
@@ -13,41 +12,12 @@ declare global {
   }
 }
 
-/**
+/*
  * A site that moves from Turnstile, reCAPTCHA or hCaptcha to Tollgate by changing the host of its
  * page script: its pages, callbacks and form fields stay as the vendor's documentation wrote
- * them. The site is its own little server on another origin (`localhost`, the service being
- * `127.0.0.1`), which records what its forms post.
+ * them. The site is its own little server on another origin (shop-server.ts), which records what
+ * its forms post.
  */
-interface Shop {
-  origin: string
-  server: Server
-  /** The fields of every form posted to /order, in order. */
-  orders: Record<string, string>[]
-}
-
-async function startShop(pages: Record<string, string>): Promise<Shop> {
-  const orders: Record<string, string>[] = []
-  const server = createServer((request, response) => {
-    const path = new URL(request.url ?? '/', 'http://shop').pathname
-    if (request.method === 'POST' && path === '/order') {
-      let body = ''
-      request.setEncoding('utf8')
-      request.on('data', (chunk: string) => (body += chunk))
-      request.on('end', () => {
-        orders.push(Object.fromEntries(new URLSearchParams(body)))
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<p id="ordered">Thank you</p>')
-      })
-      return
-    }
-    if (path === '/favicon.ico') return void response.writeHead(204).end()
-    const page = pages[path]
-    if (page === undefined) return void response.writeHead(404).end()
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, server, orders }
-}
 
 function html(body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body>${body}</body></html>`
