@@ -6,12 +6,16 @@
  *   tollgate-worker.<hash>.js        the solver worker
  *   tollgate-solver.<hash>.wasm      the SIMD solver, assembled with wabt from generated text
  *   tollgate-worker.js               the worker under a stable name, for the module build
+ *   tollgate.<hash>.js, tollgate.<hash>.mjs, compat.<hash>.js
+ *                                    the entry scripts again under content-hashed names, for pages that pin them with integrity
+ *   integrity.json                   each entry script's hashed name and Subresource Integrity, served for pages to read
  *   strings/<language>.json          the SDK's texts in each language it speaks (sdk/src/translations/), fetched by the SDK
  *   <file>.br, <file>.gz             each file Brotli- and gzip-compressed, for the browsers that take them
  *   tollgate.d.ts                    the SDK's types (sdk/tollgate.d.ts), for pages written in TypeScript
  *   manifest.json
  * The worker and the WebAssembly carry a content hash in their names so they can be cached for
- * a year; the entry scripts keep fixed names and a shorter cache lifetime.
+ * a year; the entry scripts keep fixed names and a shorter cache lifetime, and a copy each under
+ * a hashed name, cached for a year, which a page may pin with an `integrity` attribute.
  * Every file is written to a temporary name and renamed, so concurrent builds (test suites)
  * never serve a half-written file.
  */
@@ -46,6 +50,18 @@ export const TYPES_NAME = 'tollgate.d.ts'
 /** The folder of the SDK's texts, one `{language}.json` per language (sdk/src/language.ts), which the SDK fetches by that name. */
 export const STRINGS_FOLDER = 'strings'
 
+/** Each pinnable entry script's hashed name and integrity, by its stable name (sdk/README.md, "Subresource Integrity"). */
+export const INTEGRITY_NAME = 'integrity.json'
+
+/** The entry scripts a site's page loads from the service, which it may pin (gate.js is loaded by the service's own gate page). */
+const PINNABLE_NAMES: readonly string[] = ['tollgate.js', 'tollgate.mjs', COMPAT_NAME]
+
+export interface PinnedScript {
+  /** The same bytes under a content-hashed name, served for a year as long as the file is kept (`tollgate.<hash>.js`). */
+  pinnedName: string
+  integrity: string
+}
+
 export interface SdkFile {
   name: string
   contentType: string
@@ -54,6 +70,10 @@ export interface SdkFile {
   bytes: number
   gzipBytes: number
   brotliBytes: number
+  /** Subresource Integrity of the plain bytes (`sha384-<base64>`), what a page's `integrity` attribute names. */
+  integrity: string
+  /** An entry script's content-hashed copy (PINNABLE_NAMES). */
+  pinnedName?: string
 }
 
 export interface SdkManifest {
@@ -67,6 +87,16 @@ export interface SdkManifest {
 
 function hashOf(content: Uint8Array): string {
   return createHash('sha256').update(content).digest('hex').slice(0, 12)
+}
+
+function integrityOf(content: Uint8Array): string {
+  return `sha384-${createHash('sha384').update(content).digest('base64')}`
+}
+
+/** `tollgate.js` -> `tollgate.<hash>.js`: the hash before the extension, as the worker's and the WebAssembly's. */
+function pinnedNameOf(name: string, content: Uint8Array): string {
+  const dot = name.lastIndexOf('.')
+  return `${name.slice(0, dot)}.${hashOf(content)}${name.slice(dot)}`
 }
 
 /**
@@ -135,7 +165,7 @@ export async function buildSdk(outDirectory: string = defaultSdkDirectory): Prom
   const compat = await bundle('compat-entry.ts', 'iife', define(workerName, wasmName))
   const gate = await bundle('gate-entry.ts', 'iife', define(workerName, wasmName))
 
-  const outputs: { name: string; content: Uint8Array; contentType: string; immutable: boolean }[] = [
+  const outputs: { name: string; content: Uint8Array; contentType: string; immutable: boolean; pinnedName?: string }[] = [
     { name: 'tollgate.js', content: script, contentType: 'text/javascript; charset=utf-8', immutable: false },
     { name: 'tollgate.mjs', content: module, contentType: 'text/javascript; charset=utf-8', immutable: false },
     { name: COMPAT_NAME, content: compat, contentType: 'text/javascript; charset=utf-8', immutable: false },
@@ -154,6 +184,15 @@ export async function buildSdk(outDirectory: string = defaultSdkDirectory): Prom
       immutable: false,
     })),
   ]
+  // Each entry script again under its content-hashed name, and the names and hashes a page pins them by.
+  const pinned: Record<string, PinnedScript> = {}
+  for (const output of outputs.filter((candidate) => PINNABLE_NAMES.includes(candidate.name))) {
+    const pinnedName = pinnedNameOf(output.name, output.content)
+    output.pinnedName = pinnedName
+    pinned[output.name] = { pinnedName, integrity: integrityOf(output.content) }
+    outputs.push({ name: pinnedName, content: output.content, contentType: output.contentType, immutable: true })
+  }
+  outputs.push({ name: INTEGRITY_NAME, content: new TextEncoder().encode(`${JSON.stringify(pinned, null, 2)}\n`), contentType: 'application/json; charset=utf-8', immutable: false })
   const files: SdkFile[] = []
   for (const output of outputs) {
     const gzipped = gzipSync(output.content, { level: 9 })
@@ -168,6 +207,8 @@ export async function buildSdk(outDirectory: string = defaultSdkDirectory): Prom
       bytes: output.content.length,
       gzipBytes: gzipped.length,
       brotliBytes: brotli.length,
+      integrity: integrityOf(output.content),
+      ...output.pinnedName === undefined ? {} : { pinnedName: output.pinnedName },
     })
   }
   const loaded = files.filter((file) => ['tollgate.js', workerName, wasmName].includes(file.name))

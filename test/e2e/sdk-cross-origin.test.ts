@@ -1,7 +1,11 @@
 /// <reference lib="dom" />
+import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
+import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { defaultSdkDirectory, INTEGRITY_NAME, type PinnedScript } from '../../scripts/build-sdk.js'
 import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
 import { startWithinOneEphemeralIdWeek } from '../helpers/ephemeral-id-week.js'
 import { hasChromium, launchBrowser, startSdkService, type SdkService, type TollgateApi, type TestBrowser } from './sdk-support.js'
@@ -17,16 +21,24 @@ async function startShop(service: string, siteKey: string): Promise<{ origin: st
     const variant = (query.get('policy') ?? 'documented') as PolicyVariant
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': shopPolicy(service, variant) })
     const page = query.has('twice') ? shopPageWithTheTagTwice(service, siteKey)
-      : query.has('two-settings') ? shopPageWithTwoSettings(service, siteKey) : shopPage(service, siteKey)
-    response.end(page)
+      : query.has('two-settings') ? shopPageWithTwoSettings(service, siteKey)
+        : query.has('pinned') ? shopPageWithThePinnedScript(service, siteKey, query.get('pinned') ?? '') : shopPage(service, siteKey)
+    // The tag carries the policy's nonce (a fresh one per response on a real site).
+    response.end(variant === 'strict-dynamic' ? page.replace('<script src=', `<script nonce="${NONCE}" src=`) : page)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, server }
 }
 
-type PolicyVariant = 'documented' | 'without-wasm' | 'without-blob-workers' | 'trusted-types'
+type PolicyVariant = 'documented' | 'without-wasm' | 'without-blob-workers' | 'trusted-types' | 'strict-dynamic'
+
+const NONCE = 'c2hvcC1ub25jZS0x'
 
 function shopPolicy(service: string, variant: PolicyVariant): string {
+  // sdk/README.md section 5's nonce-based policy: no host in script-src (it would be ignored), no worker-src.
+  if (variant === 'strict-dynamic') {
+    return `default-src 'self'; script-src 'nonce-${NONCE}' 'strict-dynamic' 'wasm-unsafe-eval'; connect-src 'self' ${service}; object-src 'none'; base-uri 'none'`
+  }
   return [
     "default-src 'self'",
     `script-src 'self' ${service}${variant === 'without-wasm' ? '' : " 'wasm-unsafe-eval'"}`,
@@ -55,6 +67,16 @@ function shopPageWithTheTagTwice(service: string, siteKey: string): string {
   return shopPage(service, siteKey).replace('<title>Shop</title>', `<title>Shop</title>${tag}`).replace(/<script src=[^>]*><\/script>/g, tag)
 }
 
+/**
+ * The tag pinned to the build's hashed script with Subresource Integrity, as sdk/README.md shows
+ * it, from the integrity.json that startSdkService's build wrote; `integrity` may replace the hash.
+ */
+function shopPageWithThePinnedScript(service: string, siteKey: string, integrity: string): string {
+  const pinned = (JSON.parse(readFileSync(join(defaultSdkDirectory, INTEGRITY_NAME), 'utf8')) as Record<string, PinnedScript>)['tollgate.js']
+  const tag = `<script src="${service}/sdk/v1/${pinned?.pinnedName}" integrity="${integrity || pinned?.integrity}" crossorigin="anonymous" data-site-key="${siteKey}" async defer></script>`
+  return shopPage(service, siteKey).replace(/<script src=[^>]*><\/script>/, tag)
+}
+
 /** A theme's copy of the tag in the head and a plugin's in the body, each naming another field. */
 function shopPageWithTwoSettings(service: string, siteKey: string): string {
   const tag = (copy: string, field: string) => `<script src="${service}/sdk/v1/tollgate.js?copy=${copy}" data-site-key="${siteKey}" data-response-field-name="${field}" async defer></script>`
@@ -80,6 +102,14 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
   })
   // The browser's device gets one ephemeral id from two verifications only within a week.
   beforeEach(startWithinOneEphemeralIdWeek)
+
+  /** Tollgate.execute() on the page: its token, or the code it failed with. */
+  function executeOn(page: Page): Promise<{ token: string; error: string }> {
+    return page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }).then(
+      (verified) => ({ token: verified.token, error: '' }),
+      (error: { code: string }) => ({ token: '', error: error.code }),
+    ), sdk.demoSite.siteKey)
+  }
 
   async function openShop(policy: PolicyVariant = 'documented') {
     const opened = await browser.newPage()
@@ -393,13 +423,39 @@ describe.runIf(hasChromium())('the SDK on another origin in Chromium', () => {
 
   it('verifies on a page that requires Trusted Types and allows the tollgate policy', async () => {
     const { page, events } = await openShop('trusted-types')
-    const result = await page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }).then(
-      (verified) => ({ token: verified.token, error: '' }),
-      (error: { code: string }) => ({ token: '', error: error.code }),
-    ), sdk.demoSite.siteKey)
+    const result = await executeOn(page)
     expect(result.error).toBe('')
     expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
     expect(events.errors.filter((error) => /Content Security Policy|Trusted/i.test(error))).toEqual([])
+  })
+
+  it('runs the hashed tollgate.js pinned with its integrity, and a browser refuses it under another hash', async () => {
+    const pinned = await browser.newPage()
+    await pinned.page.goto(`${shop.origin}/shop?pinned`)
+    await pinned.page.waitForFunction(() => 'Tollgate' in window, undefined, { timeout: 20_000 })
+    const result = await pinned.page.evaluate((siteKey) => window.Tollgate.execute({ siteKey }), sdk.demoSite.siteKey)
+    expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
+    expect(pinned.events.errors).toEqual([])
+
+    const tampered = await browser.newPage()
+    await tampered.page.goto(`${shop.origin}/shop?pinned=sha384-${'A'.repeat(64)}`)
+    await tampered.page.waitForFunction(() => document.readyState === 'complete')
+    expect(await tampered.page.evaluate(() => 'Tollgate' in window)).toBe(false)
+    expect(tampered.events.errors.join('\n')).toMatch(/integrity/i)
+  })
+
+  it("verifies under a nonce-based 'strict-dynamic' policy without worker-src, solving in WebAssembly", async () => {
+    const { page, events } = await openShop('strict-dynamic')
+    const told: string[] = []
+    page.on('console', (message) => {
+      if (message.text().startsWith('Tollgate:')) told.push(message.text())
+    })
+    const result = await executeOn(page)
+    expect(result.error).toBe('')
+    expect(await sdk.siteverify(result.token)).toMatchObject({ success: true })
+    // No word of the JavaScript solver: the blob: worker compiled the WebAssembly.
+    expect(told).toEqual([])
+    expect(events.errors.filter((error) => /Content Security Policy|Refused/i.test(error))).toEqual([])
   })
 
   it('fails with worker_unavailable when the CSP forbids blob workers', async () => {

@@ -83,6 +83,11 @@ export interface PageEvents {
   api: { path: string; status: number; body: Record<string, unknown> }[]
 }
 
+export interface LaunchOptions {
+  /** Keeps the back/forward cache on, as in a person's browser (Playwright turns it off by default). */
+  keepsPagesInBackForwardCache?: true
+}
+
 /**
  * Headless Debian Chromium with a fresh profile. It drops the automation switch, the
  * navigator.webdriver flag (AutomationControlled) and the "HeadlessChrome" user agent: not to
@@ -90,11 +95,11 @@ export interface PageEvents {
  * under test is the one a person's browser goes through; the risk model's own view of automated
  * browsers is measured by `npm run eval:detection`.
  */
-export async function launchBrowser(): Promise<TestBrowser> {
+export async function launchBrowser(options: LaunchOptions = {}): Promise<TestBrowser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    ignoreDefaultArgs: ['--enable-automation'],
+    ignoreDefaultArgs: ['--enable-automation', ...(options.keepsPagesInBackForwardCache === true ? ['--disable-back-forward-cache'] : [])],
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',

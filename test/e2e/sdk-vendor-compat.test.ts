@@ -295,7 +295,7 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     // The clock moves on and no timer fires: the tab slept.
     await page.clock.setSystemTime(Date.now() + 301_000)
     expect(await page.evaluate(() => (window as unknown as { events: unknown[] }).events.length)).toBe(1)
-    await page.evaluate(() => dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true })))
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')))
     await waitFor(page, 'window.events.length > 2')
     const [, expired, fresh] = await page.evaluate(() => (window as unknown as { events: [string, string, boolean?][] }).events)
     expect(expired).toEqual(['expired', '', true])

@@ -345,7 +345,7 @@ describe('operational endpoints', () => {
     const mediaTypes = (path: string, method: string) =>
       Object.fromEntries(Object.entries(paths[path]?.[method]?.responses ?? {}).map(([status, answer]) => [status, Object.keys(answer.content ?? {})]))
     expect(mediaTypes('/sdk/v1/{file}', 'get')).toEqual({
-      200: ['text/javascript', 'application/wasm', 'text/plain'], 304: [], 400: ['application/json'], 404: ['application/json'], 500: ['application/json'], 503: ['application/json'],
+      200: ['text/javascript', 'application/wasm', 'text/plain', 'application/json'], 304: [], 400: ['application/json'], 404: ['application/json'], 500: ['application/json'], 503: ['application/json'],
     })
     expect(mediaTypes('/metrics', 'get')).toEqual({ 200: ['text/plain'], 401: ['application/json'], 500: ['application/json'], 503: ['application/json'] })
     expect(mediaTypes('/demo', 'get')).toMatchObject({ 200: ['text/html'], 500: ['application/json'] })

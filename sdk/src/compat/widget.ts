@@ -65,7 +65,10 @@ onReset((target) => {
 const expireOverdue = () => {
   for (const widget of widgets) widget.expireIfOverdue()
 }
-addEventListener('pageshow', expireOverdue)
+addEventListener('pageshow', (event) => {
+  if (event.persisted) for (const widget of widgets) widget.dropRestoredToken()
+  expireOverdue()
+})
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') expireOverdue()
 })
@@ -254,6 +257,22 @@ export class Widget {
   /** Expires the token now when its time has passed while timers were not running. */
   expireIfOverdue(): void {
     if (this.token !== '' && Date.now() >= this.expiresAt) this.expire()
+  }
+
+  /**
+   * The page came back from the back/forward cache as it was left, so a token still in the fields
+   * was there when the visitor left it, and may have been posted (the form submitted, then Back):
+   * Siteverify redeems it once. It is dropped as an expired one is; a widget that gets its token
+   * by itself gets a new one, one that waits for the page (execute(), a click) waits again.
+   */
+  dropRestoredToken(): void {
+    if (this.token === '') return
+    if (!this.container.isConnected) return this.remove()
+    const token = this.token
+    this.clearToken()
+    this.show('idle')
+    callPage(this.options.onExpired, token)
+    if (this.options.startsBySelf && !this.isRemoved) this.start()
   }
 
   private stop(): void {

@@ -78,13 +78,14 @@ const WORKER_POLICY = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval';
 
 const FileParams = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9._-]{1,80}$' }) })
 
-/** Content-hashed files of earlier builds still in the directory. */
-const HASHED_NAME = /^tollgate-(?:worker\.[0-9a-f]{12}\.js|solver\.[0-9a-f]{12}\.wasm)$/
+/** Content-hashed files of earlier builds still in the directory: the worker, the WebAssembly, and the pinnable entry scripts. */
+const HASHED_NAME = /^(?:tollgate-worker\.[0-9a-f]{12}\.js|tollgate-solver\.[0-9a-f]{12}\.wasm|tollgate\.[0-9a-f]{12}\.m?js|compat\.[0-9a-f]{12}\.js)$/
 
 async function loadAssets(directory: string): Promise<Map<string, Asset>> {
   const manifest = JSON.parse(await readFile(join(directory, 'manifest.json'), 'utf8')) as { files: ManifestFile[] }
   // A browser may hold last build's tollgate.js for a day and ask for the worker and WebAssembly it
-  // names, so those stay served as long as they are on disk (a rebuild never deletes them).
+  // names, and a page may pin an earlier build's entry script by its hashed name (sdk/README.md,
+  // "Subresource Integrity"), so those stay served as long as they are on disk (a rebuild never deletes them).
   const current = new Set(manifest.files.map((file) => file.name))
   const earlier: ManifestFile[] = (await readdir(directory))
     .filter((name) => HASHED_NAME.test(name) && !current.has(name))
@@ -178,12 +179,19 @@ const sdkAssets: FastifyPluginAsyncTypebox<SdkAssetsOptions> = async (app, optio
   app.get('/sdk/v1/:file', {
     schema: {
       tags: ['assets'],
-      summary: 'The browser SDK: tollgate.js, tollgate.mjs, compat.js, its worker and WebAssembly, and its types (tollgate.d.ts)',
+      summary: 'The browser SDK: tollgate.js, tollgate.mjs, compat.js (each also under a content-hashed name), its worker and WebAssembly, its types (tollgate.d.ts), and integrity.json',
       params: FileParams,
       response: fileResponses({
         ...script,
         'application/wasm': binary,
         'text/plain': { schema: Type.Unsafe<string>({ type: 'string', description: "tollgate.d.ts: the SDK's TypeScript types" }) },
+        'application/json': {
+          schema: Type.Unsafe<Buffer>({
+            type: 'object',
+            description: "integrity.json: each entry script's content-hashed name and Subresource Integrity, by its stable name",
+            additionalProperties: { type: 'object', properties: { pinnedName: { type: 'string' }, integrity: { type: 'string' } } },
+          }),
+        },
       }),
     },
   }, (request, reply) => sendAsset(request, reply, request.params.file))
