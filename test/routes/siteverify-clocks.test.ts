@@ -66,6 +66,15 @@ describe.skipIf(!hasPostgres || !hasRedis)('Tokens across instances whose clocks
     expect(await siteverify(ahead, response)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
   })
 
+  it("a token from an instance 400 s behind gets the gate's clearance at a correct instance, once", async () => {
+    const clear = (app: App, token: string) =>
+      at(app, () => app.inject({ method: 'POST', url: '/gate/v1/clearance', headers: { origin: 'https://shop.example.com' }, payload: { siteKey: site.siteKey, token } }))
+    const token = await tokenFrom(behind)
+    expect((await clear(correct, token)).statusCode).toBe(204)
+    expect((await clear(ahead, token)).json()).toMatchObject({ error: { code: 'token_spent' } })
+    expect(await siteverify(correct, token)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+  })
+
   it('stamps a token, and its expiresAt, by Redis\'s clock at any instance', async () => {
     for (const app of [correct, ahead, behind]) {
       const answer = await at(app, () => passVerification(app, browserHeaders(site.siteKey)))
