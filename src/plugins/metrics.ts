@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import { Gauge } from 'prom-client'
 import { createBusinessCounters, type BusinessCounters } from '../metrics/business-counters.js'
 import { createMetricsRegistry, type MetricsRegistry } from '../metrics/registry.js'
+import { clockOffsetMsOf } from '../storage/clock-offset.js'
 import { checkDependency } from '../storage/dependency-check.js'
 import { trackFailingWrites } from './failing-writes.js'
 import { writeAtShutdown } from './storage.js'
@@ -41,6 +42,17 @@ async function metricsPlugin(app: FastifyInstance, options: MetricsOptions): Pro
       ])
       this.set({ dependency: 'postgresql' }, database.status === 'up' ? 1 : 0)
       this.set({ dependency: 'redis' }, keyValue.status === 'up' ? 1 : 0)
+    },
+  })
+
+  // Tokens are stamped and judged by Redis's clock, as this instance measures it every second; the
+  // offset shows an instance whose clock drifts (a warning is logged beyond 30 s). The in-process store's clock is the process's: 0.
+  new Gauge({
+    name: 'tollgate_clock_offset_seconds',
+    help: "How far this instance's clock runs ahead of Redis's (negative: behind), as last measured; keep it near 0 with NTP.",
+    registers: [metrics.registry],
+    collect() {
+      this.set(clockOffsetMsOf(app.keyValue) / 1000)
     },
   })
 

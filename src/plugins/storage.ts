@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { clockOffsetMsOf, clockOffsetWarningOf } from '../storage/clock-offset.js'
 import type { KeyValueStore, SqlDatabase, Storage } from '../storage/ports.js'
 
 declare module 'fastify' {
@@ -109,10 +110,35 @@ async function storagePlugin(app: FastifyInstance, options: { storage: Storage }
     else if (state === 'refused') app.log.error({ reason: detail }, `Redis refuses the connection: ${detail ?? 'no reason given'}`)
     else app.log.info('Redis connection back')
   })
+  const stopWatchingClock = options.storage.keyValue.kind === 'redis' ? watchClockOffset(app) : undefined
   app.addHook('onClose', async () => {
     stopWatching?.()
+    stopWatchingClock?.()
     await Promise.allSettled([options.storage.keyValue.close(), options.storage.database.close()])
   })
+}
+
+/** How often the instance's clock is compared with Redis's (which the store measures every second). */
+const CLOCK_CHECK_MS = 10_000
+
+/**
+ * Warns, once when it begins and once when it ends, while this instance's clock is off Redis's by
+ * more than half the clock-skew margin: from the start and every CLOCK_CHECK_MS. Returns the way to stop.
+ */
+function watchClockOffset(app: FastifyInstance): () => void {
+  let isWarned = false
+  const check = () => {
+    const offsetMs = clockOffsetMsOf(app.keyValue)
+    const warning = clockOffsetWarningOf(offsetMs)
+    if ((warning !== undefined) === isWarned) return
+    isWarned = warning !== undefined
+    if (warning !== undefined) app.log.warn({ clockOffsetMs: Math.round(offsetMs) }, warning)
+    else app.log.info({ clockOffsetMs: Math.round(offsetMs) }, "this instance's clock agrees with Redis's again")
+  }
+  check()
+  const timer = setInterval(check, CLOCK_CHECK_MS)
+  timer.unref()
+  return () => clearInterval(timer)
 }
 
 export default fp(storagePlugin, { name: 'storage' })

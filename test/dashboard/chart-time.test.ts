@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { chartTimeFormat } from '../../dashboard/src/lib/chart-time.js'
+import { chartTimeFormat, hourBucketLabels } from '../../dashboard/src/lib/chart-time.js'
 
 const seconds = (iso: string) => Date.parse(iso) / 1000
 
@@ -43,5 +43,32 @@ describe("the chart's time zone", () => {
     expect(chartTimeFormat('hour', 'en-US', 'Asia/Kathmandu').note(november)).toMatch(/^Times in Asia\/Kath?mandu\. Each point counts one UTC hour, which begins at :45 here\.$/)
     // West of Greenwich too (Newfoundland, -3:30): the hour begins at :30.
     expect(chartTimeFormat('hour', 'en-US', 'America/St_Johns').note(november)).toContain('begins at :30 here')
+  })
+})
+
+describe('the hours of a daylight-saving change', () => {
+  // New York leaves daylight saving time on 2026-11-01: 1:00 AM comes twice, 05:00Z (EDT) and 06:00Z (EST).
+  const hours = ['2026-11-01T04:00:00Z', '2026-11-01T05:00:00Z', '2026-11-01T06:00:00Z', '2026-11-01T07:00:00Z'].map(Date.parse)
+
+  it("name the zone in the table's labels when its offset changes in the range, so the repeated hour reads twice apart", () => {
+    const labels = hourBucketLabels(hours, 'en-US', 'America/New_York')
+    expect(labels).toEqual(['Nov 1, 12:00 AM EDT', 'Nov 1, 01:00 AM EDT', 'Nov 1, 01:00 AM EST', 'Nov 1, 02:00 AM EST'])
+    expect(new Set(labels).size).toBe(hours.length)
+  })
+
+  it("leave the zone out of the table's labels where the offset holds (the heading names it)", () => {
+    const labels = hourBucketLabels(hours.slice(2), 'en-US', 'America/New_York')
+    expect(labels).toEqual(['Nov 1, 01:00 AM', 'Nov 1, 02:00 AM'])
+    expect(hourBucketLabels(hours, 'en-US', 'Asia/Kolkata')).toEqual(['Nov 1, 09:30 AM', 'Nov 1, 10:30 AM', 'Nov 1, 11:30 AM', 'Nov 1, 12:30 PM'])
+  })
+
+  it("tell the repeated hour apart in the chart's legend, and name no zone where the offset holds", () => {
+    const format = chartTimeFormat('hour', 'en-US', 'America/New_York')
+    const chartTimes = hours.map((time) => time / 1000)
+    expect(chartTimes.slice(1, 3).map((time) => format.bucket(time, chartTimes))).toEqual(['Nov 1, 1:00 AM EDT', 'Nov 1, 1:00 AM EST'])
+    const afterTheChange = chartTimes.slice(2)
+    expect(afterTheChange.map((time) => format.bucket(time, afterTheChange))).toEqual(['Nov 1, 1:00 AM', 'Nov 1, 2:00 AM'])
+    // Daily buckets are UTC days: no zone to name.
+    expect(chartTimeFormat('day', 'en-US', 'America/New_York').bucket(chartTimes[0] ?? 0, chartTimes)).toBe('Nov 1, 2026')
   })
 })

@@ -49,6 +49,7 @@ describe('the series the alerting rules read', () => {
     expect(selectors.map(({ metric }) => metric).sort()).toEqual([
       'http_request_duration_seconds_bucket',
       'http_request_duration_seconds_count',
+      'tollgate_clock_offset_seconds',
       'tollgate_dependency_up',
       'tollgate_siteverify_total',
       'tollgate_verification_log_buffered_rows',

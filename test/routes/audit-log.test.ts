@@ -206,6 +206,28 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
     expect((events[0]?.details.addresses as string[])[0]).toBe(first)
   })
 
+  it.runIf(available)("writes a repeated attempt's firstAt in UTC with milliseconds, whatever the session's time zone", async () => {
+    const owner = await createTestAccount(service.app)
+    const attempt = { accountId: owner.id, action: 'account.login_failed' as const, actor: { ...OPERATOR_ACTOR, type: 'anonymous' as const, clientIp: randomClientAddress(), userAgent: BROWSER } }
+    const before = Date.now()
+    await service.app.database.transaction(async (transaction) => {
+      await transaction.query("SET LOCAL timezone = 'Asia/Kolkata'")
+      await createAuditLogRepository(transaction).recordRepeated(attempt, repeatedHourOf(Date.now()))
+    })
+    const firstAt = String((await read('?action=account.login_failed', asBrowser(owner))).items[0]?.details.firstAt)
+    expect(firstAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    // Within the write's time, allowing for the clocks' (the database's and ours) millisecond.
+    expect(Date.parse(firstAt)).toBeGreaterThanOrEqual(before - 1_000)
+    expect(Date.parse(firstAt)).toBeLessThanOrEqual(Date.now() + 1_000)
+  })
+
+  it.runIf(available)('reads a firstAt written before, in the session\'s zone with microseconds, as UTC with milliseconds', async () => {
+    const owner = await createTestAccount(service.app)
+    const actor = { ...OPERATOR_ACTOR, type: 'anonymous' as const, clientIp: randomClientAddress(), userAgent: BROWSER }
+    await createAuditLogRepository(service.app.database).record({ accountId: owner.id, action: 'account.login_failed', actor, details: { count: 2, firstAt: '2026-12-01T06:15:14.582463+05:30', addresses: [actor.clientIp] } })
+    expect((await read('?action=account.login_failed', asBrowser(owner))).items[0]?.details.firstAt).toBe('2026-12-01T00:45:14.582Z')
+  })
+
   it.runIf(available)('records a repeated attempt at an account deleted meanwhile as nothing, without an error', async () => {
     const owner = await createTestAccount(service.app)
     expect((await service.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: asBrowser(owner), payload: { password: owner.password } })).statusCode).toBe(204)

@@ -158,6 +158,9 @@ describe('GET /api/v1/sites/{id}/stats', () => {
     const tooPrecise: [query: string, field: string][] = [
       ['?from=2026-11-30T07:00:00.123456Z&to=2026-11-30T08:00:00Z', 'querystring.from'],
       ['?from=2026-11-30T07:00:00Z&to=2026-11-30T09:00:00.1234%2B01:00', 'querystring.to'],
+      // The date-time format also takes a space for the T.
+      ['?from=2026-12-01%2000:00:00.1234567Z&to=2026-12-01T08:00:00Z', 'querystring.from'],
+      ['?from=2026-11-30T07:00:00Z&to=2026-12-01%2000:00:00.1234Z', 'querystring.to'],
     ]
     for (const [query, field] of tooPrecise) {
       for (const response of [await stats(query), await exportOf(query)]) {
@@ -169,6 +172,18 @@ describe('GET /api/v1/sites/{id}/stats', () => {
     }
     const milliseconds = await stats('?from=2026-11-30T07:00:00.123Z&to=2026-11-30T09:00:00.000%2B01:00')
     expect(milliseconds.json<StatsAnswer>()).toMatchObject({ from: '2026-11-30T07:00:00.123Z', to: '2026-11-30T08:00:00.000Z' })
+  })
+
+  it('says a leap second is not supported, as the exports do', async () => {
+    const exportOf = (query: string) =>
+      service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/verifications/export${query}`, headers: asScript(account) })
+    const query = '?from=2016-12-31T23:59:60Z&to=2017-01-01T01:00:00Z'
+    for (const response of [await stats(query), await exportOf(query)]) {
+      expect([response.statusCode, response.json().error.details]).toEqual([
+        400,
+        [{ field: 'querystring.from', message: 'must not be a leap second (:60), which is not supported: give :59.999 or the next minute' }],
+      ])
+    }
   })
 
   it.each([

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
 import { browserHeaders, createTestSite, fetchChallenge, humanSubmission, obtainToken, submitSolution, type TestSite } from '../helpers/core-flow.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
@@ -420,13 +420,13 @@ describe('Siteverify', () => {
 
   it('refuses a token after its 300 s as timeout-or-duplicate', async () => {
     const response = await token()
-    const realNow = Date.now
-    Date.now = () => realNow() + 300_001
+    // Tokens are stamped and judged by the store's clock.
+    const storeClock = vi.spyOn(service.app.keyValue, 'now').mockReturnValue(Date.now() + 300_001)
     try {
       const answer = await service.app.inject({ method: 'POST', url: '/api/v1/siteverify', payload: { secret: site.secretKey, response } })
       expect(answer.json()).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
     } finally {
-      Date.now = realNow
+      storeClock.mockRestore()
     }
   })
 

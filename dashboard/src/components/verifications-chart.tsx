@@ -35,7 +35,7 @@ export function VerificationsChart({ series, interval }: VerificationsChartProps
       // Daily buckets are UTC days: their axis is in UTC too (local time would date them a day early west of Greenwich).
       ...(interval === 'day' ? { tzDate: (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC') } : {}),
       series: [
-        { label: timeFormat.axisLabel, value: (_self, seconds) => (seconds === null ? '—' : timeFormat.bucket(seconds)) },
+        { label: timeFormat.axisLabel, value: (self, seconds) => (seconds === null ? '—' : timeFormat.bucket(seconds, self.data[0])) },
         ...verificationActions.map((action) => ({
           label: actionStyles[action].label,
           stroke: actionStyles[action].color,

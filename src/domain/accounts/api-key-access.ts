@@ -1,3 +1,5 @@
+import { unreadableDateTimeMessage } from '../date-time-text.js'
+
 /** What an API key may do: everything its account may (but make keys), or only read. */
 export const API_KEY_ACCESS_LEVELS = ['full', 'read'] as const
 
@@ -29,7 +31,7 @@ export function resolveApiKeyExpiry(requested: string | null | undefined, now: D
   const expiresAt = new Date(requested)
   const time = expiresAt.getTime()
   // The schema's date-time format lets through a few that Date does not read (a leap second, "+02").
-  if (Number.isNaN(time)) return { problem: 'must be an ISO 8601 date-time, such as 2027-01-01T00:00:00Z' }
+  if (Number.isNaN(time)) return { problem: unreadableDateTimeMessage(requested) }
   if (time <= now.getTime()) return { problem: EXPIRY_NOT_AHEAD }
   if (time > LATEST_EXPIRY_MS) return { problem: 'must be before the year 10000' }
   return { expiresAt }

@@ -19,7 +19,7 @@ export function resolveExportRange(query: { from?: string; to?: string }): { ran
     ...(query.from === undefined ? {} : { from: new Date(query.from) }),
     ...(query.to === undefined ? {} : { to: new Date(query.to) }),
   }
-  const issues = rangeDateIssues(range)
+  const issues = rangeDateIssues(range, query)
   if (issues.length > 0) return { issues }
   if (range.from !== undefined && range.to !== undefined && range.from.getTime() > range.to.getTime()) {
     return { issues: [{ field: 'querystring.from', message: 'must not be after to' }] }

@@ -1,3 +1,4 @@
+import { unreadableDateTimeMessage } from '../date-time-text.js'
 import type { FieldIssue } from '../sites/site-input.js'
 
 export type StatsInterval = 'hour' | 'day'
@@ -59,7 +60,7 @@ export function resolveStatsRange(query: StatsQuery, now: Date): { range: StatsR
       : query.to === undefined
         ? recentDayStart(now)
         : new Date(to.getTime() - DEFAULT_RANGE_MS)
-  const issues = rangeDateIssues({ from, to })
+  const issues = rangeDateIssues({ from, to }, query)
   if (issues.length > 0) return { issues }
   if (from.getTime() >= to.getTime()) return { issues: [{ field: 'querystring.from', message: 'must be before to' }] }
   if (to.getTime() - from.getTime() > maxRangeMs[interval]) {
@@ -70,11 +71,12 @@ export function resolveStatsRange(query: StatsQuery, now: Date): { range: StatsR
 }
 
 /**
- * A time with more than milliseconds (`12:00:00.123456Z`). A Date holds milliseconds, so the rest
+ * A time with more than milliseconds (`12:00:00.123456Z`), after a `T` or the space the
+ * date-time format also takes (`2026-12-01 00:00:00.1234567Z`). A Date holds milliseconds, so the rest
  * would be dropped without a word, and a range that ends at 12:00:00.1234567 would end a little
  * earlier than asked: refused, naming the parameter, rather than answered with other rows.
  */
-const SUB_MILLISECOND = /T\d{2}:\d{2}:\d{2}[.,]\d{4,}/i
+const SUB_MILLISECOND = /[T ]\d{2}:\d{2}:\d{2}[.,]\d{4,}/i
 
 /** The `from` and `to` of a query (the stats', the exports') that give more than milliseconds: every route taking a range refuses them alike. */
 export function subMillisecondIssues(query: { from?: string; to?: string }): FieldIssue[] {
@@ -85,14 +87,16 @@ export function subMillisecondIssues(query: { from?: string; to?: string }): Fie
 
 /**
  * What is wrong with the dates of a range a query named (`from`, `to`; a left-out one is not
- * checked): not a date, or outside the years the log can hold.
+ * checked): not a date (`texts`, the query's, say why: a leap second), or outside the years the log can hold.
  */
-export function rangeDateIssues(dates: { from?: Date; to?: Date }): FieldIssue[] {
+export function rangeDateIssues(dates: { from?: Date; to?: Date }, texts: { from?: string; to?: string }): FieldIssue[] {
   const named = (['from', 'to'] as const).flatMap((name) => {
     const date = dates[name]
     return date === undefined ? [] : [{ field: `querystring.${name}`, date }]
   })
-  const unreadable = named.filter(({ date }) => Number.isNaN(date.getTime())).map(({ field }) => ({ field, message: 'must be an ISO 8601 date-time' }))
+  const unreadable = (['from', 'to'] as const)
+    .filter((name) => dates[name] !== undefined && Number.isNaN(dates[name].getTime()))
+    .map((name) => ({ field: `querystring.${name}`, message: unreadableDateTimeMessage(texts[name]) }))
   if (unreadable.length > 0) return unreadable
   // The log holds nothing older than the service, and PostgreSQL has no year 0: a range outside
   // these years is a mistake of the caller's, answered as such rather than as a failed query.

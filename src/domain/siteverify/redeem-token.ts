@@ -55,6 +55,26 @@ export function mayHaveForgottenRedemption(claims: TokenClaims, remembersSince: 
   return claims.dataEpoch === null ? claims.issuedAt < remembersSince : claims.dataEpoch !== dataEpoch
 }
 
+/**
+ * Whether a token that passed its MAC is past its lifetime at `now`, the store's clock, which
+ * tokens are stamped by. A token stamped more than the clock-skew margin ahead of that clock was
+ * stamped by a clock running ahead (an instance of a release that stamped tokens by its own clock):
+ * it counts as expired too, else it would stay valid for longer than its lifetime.
+ */
+export function isPastLifetime(reading: { outcome: 'valid' | 'expired'; claims: TokenClaims }, now: number): boolean {
+  return reading.outcome === 'expired' || reading.claims.issuedAt > now + CLOCK_SKEW_MARGIN_MS
+}
+
+/**
+ * How long a token's single-use marker lives, from `now` (the store's clock): until the token
+ * expires by that clock, which every instance judges it by, and a margin more, for an error in an
+ * instance's reading of that clock and for an instance of an earlier release, which judges by its
+ * own. No instance takes the token for valid once its marker is gone.
+ */
+export function markerTimeToLiveMs(expiresAt: number, now: number): number {
+  return expiresAt - now + CLOCK_SKEW_MARGIN_MS
+}
+
 /** The single-use marker of a token, keyed by its challenge (one token per challenge). */
 export function redemptionKey(challengeId: string): string {
   return `redeemed:${challengeId}`
@@ -71,7 +91,8 @@ export function redemptionKey(challengeId: string): string {
  *    with site B's secret fails as invalid-input-secret: the secret is not the token's); the
  *    secret key a rotation replaced counts until its grace period ends;
  * 4. sitekey, when sent, names the token's site (invalid-input-response);
- * 5. the token's lifetime (timeout-or-duplicate), unless the call carries the idempotency key of
+ * 5. the token's lifetime, by the store's clock (timeout-or-duplicate; so is a token stamped more
+ *    than the clock-skew margin ahead of it), unless the call carries the idempotency key of
  *    the redemption that came before the expiry: it gets that answer again; and a token the store
  *    may have forgotten the redemption of (mayHaveForgottenRedemption: issued under an earlier
  *    life of its data, the in-process store's before a restart, a Redis's before it lost it) is refused;
@@ -80,6 +101,8 @@ export function redemptionKey(challengeId: string): string {
  *    timeout-or-duplicate, unless it carries the idempotency key of the first call, which then
  *    gets the first answer again.
  * A wrong secret does not consume the token: only someone holding the right secret can spend it.
+ *
+ * `now` is the store's clock (KeyValueStore.now), by which tokens are stamped and markers live.
  */
 export async function redeemToken(dependencies: RedeemTokenDependencies, request: SiteverifyRequest, now: number): Promise<SiteverifyAnswer> {
   return (await redeemTokenOfSite(dependencies, request, now)).answer
@@ -142,16 +165,13 @@ export async function redeemTokenOfSite(dependencies: RedeemTokenDependencies, r
   const idempotencyKey = request.idempotency_key ?? ''
   const key = redemptionKey(reading.claims.challengeId)
   // A retry of a redemption gets its answer again even once the token has expired since.
-  if (reading.outcome === 'expired') {
+  if (isPastLifetime(reading, now)) {
     return (await isRetryOfFirst(dependencies.store, key, idempotencyKey))
       ? uncounted(answerSuccess(reading.claims))
       : { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id, reason: 'expired' }
   }
 
-  // The marker outlives the token on this instance's clock by a margin, so that an instance whose
-  // clock is behind (and still takes the token for valid) finds it too.
-  const markerTtlMs = reading.expiresAt - now + CLOCK_SKEW_MARGIN_MS
-  const isFirst = await dependencies.store.setIfAbsent(key, `k:${idempotencyKey}`, markerTtlMs)
+  const isFirst = await dependencies.store.setIfAbsent(key, `k:${idempotencyKey}`, markerTimeToLiveMs(reading.expiresAt, now))
   if (isFirst) return { answer: answerSuccess(reading.claims), countedFor: site.id }
   return (await isRetryOfFirst(dependencies.store, key, idempotencyKey))
     ? uncounted(answerSuccess(reading.claims))

@@ -12,7 +12,7 @@ import { hasBlocklist, isBlocklisted } from '../../domain/sites/blocklist.js'
 import type { Site } from '../../domain/sites/site.js'
 import { SITE_KEY_PATTERN } from '../../domain/sites/site-keys.js'
 import { testSiteFor } from '../../domain/sites/test-site-keys.js'
-import { CLOCK_SKEW_MARGIN_MS, mayHaveForgottenRedemption, redemptionKey } from '../../domain/siteverify/redeem-token.js'
+import { isPastLifetime, markerTimeToLiveMs, mayHaveForgottenRedemption, redemptionKey } from '../../domain/siteverify/redeem-token.js'
 import { MAX_TOKEN_LENGTH, readToken } from '../../domain/token/token.js'
 import { ApiError, errorBody } from '../../errors.js'
 import { PublicErrorResponse } from '../v1/public-schemas.js'
@@ -251,15 +251,18 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       throw new ApiError('token_invalid', "The clearance is asked for from the gate's page, whose request carries an Origin.")
     }
     const now = Date.now()
-    const reading = readToken(app.keyRing.macKeyFor('token'), request.body.token, now)
+    // The token by the store's clock, as Siteverify judges it (tokens are stamped by it); the
+    // clearance by this instance's.
+    const storeNow = app.keyValue.now()
+    const reading = readToken(app.keyRing.macKeyFor('token'), request.body.token, storeNow)
     if (reading.outcome === 'invalid') throw new ApiError('token_invalid')
     const { claims } = reading
     if (claims.siteId !== site.id) throw new ApiError('token_invalid', "The token is another site's.")
     if (claims.hostname !== hostname) throw new ApiError('token_invalid', `The token was issued to a page of ${claims.hostname ?? 'no host'}, not of ${hostname}.`)
     if (claims.action !== 'allow') throw new ApiError('token_invalid', 'The token does not allow its visitor in.')
-    if (reading.outcome === 'expired' || mayHaveForgottenRedemption(claims, app.keyValue.remembersSince(), app.keyValue.dataEpoch())) throw new ApiError('token_spent')
+    if (isPastLifetime(reading, storeNow) || mayHaveForgottenRedemption(claims, app.keyValue.remembersSince(), app.keyValue.dataEpoch())) throw new ApiError('token_spent')
     // The same single-use marker as Siteverify's, so that a token spent here is spent there too.
-    const isFirst = await app.keyValue.setIfAbsent(redemptionKey(claims.challengeId), 'gate', reading.expiresAt - now + CLOCK_SKEW_MARGIN_MS)
+    const isFirst = await app.keyValue.setIfAbsent(redemptionKey(claims.challengeId), 'gate', markerTimeToLiveMs(reading.expiresAt, storeNow))
     if (!isFirst) throw new ApiError('token_spent')
     // Secure and SameSite=None for an https page (setClearance).
     setClearance(reply, holderOf(request, site), now + lifetimeMs, { since: now, isSecure: originHeader.startsWith('https:') }, now)

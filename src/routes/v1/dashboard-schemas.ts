@@ -70,7 +70,7 @@ export function RangeTimeQuery(description: string) {
   return Type.Optional(
     Type.String({
       format: 'date-time',
-      description: `${description}. ISO 8601 with a time zone, to the millisecond at most: more digits of fractions of a second are a 400 validation_error`,
+      description: `${description}. ISO 8601 with a time zone, to the millisecond at most: more digits of fractions of a second, or a leap second (:60), are a 400 validation_error`,
     }),
   )
 }

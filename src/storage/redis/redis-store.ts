@@ -128,7 +128,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
         remembersSince = Number(value)
         dataEpoch = remembersSince
         hasReadEpoch = true
-        clockOffsetMs = Number(redisNow) - (sentAt + Date.now()) / 2
+        // Whole milliseconds: now() stamps tokens, whose issue time is an integer.
+        clockOffsetMs = Math.round(Number(redisNow) - (sentAt + Date.now()) / 2)
       },
       () => {},
     )

@@ -79,8 +79,21 @@ function toRecord(row: AuditEventRow): AuditEventRecord {
       email: row.actor_email,
     },
     site: row.site_id === null ? null : { id: row.site_id, name: row.site_name ?? '' },
-    details: row.details,
+    details: typeof row.details.firstAt === 'string' ? { ...row.details, firstAt: isoTimeOf(row.details.firstAt) } : row.details,
   }
+}
+
+/**
+ * The time now as every other time of the API is written, ISO 8601 in UTC with milliseconds,
+ * whatever the session's TimeZone: a timestamptz put in JSON as it is comes out in that zone, with
+ * microseconds ("2026-12-01T06:15:14.582463+05:30").
+ */
+const FIRST_AT_NOW = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+/** A firstAt written before FIRST_AT_NOW (a timestamptz in the session's zone, with microseconds), as FIRST_AT_NOW writes it. */
+function isoTimeOf(text: string): string {
+  const time = new Date(text)
+  return Number.isNaN(time.getTime()) ? text : time.toISOString()
 }
 
 /**
@@ -123,7 +136,7 @@ export function createAuditLogRepository(database: SqlExecutor) {
         `INSERT INTO audit_events (id, created_at, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name,
                                    actor_account_id, actor_email, details, repeated_hour)
          SELECT $1, clock_timestamp(), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-                $14::jsonb || jsonb_build_object('count', 1, 'firstAt', clock_timestamp(), 'addresses', jsonb_build_array($16::text)), $15
+                $14::jsonb || jsonb_build_object('count', 1, 'firstAt', ${FIRST_AT_NOW}, 'addresses', jsonb_build_array($16::text)), $15
           -- Not for an account deleted meanwhile (the event would go with it): nothing to record, not an error.
           WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $2 FOR KEY SHARE)
          ON CONFLICT (account_id, action, repeated_hour) WHERE repeated_hour IS NOT NULL DO UPDATE SET

@@ -22,8 +22,9 @@ describe('resolveApiKeyExpiry', () => {
     expect(resolveApiKeyExpiry('2026-06-01T12:00:00.000Z', now)).toEqual({ problem: 'must be in the future' })
     expect(resolveApiKeyExpiry('2026-06-01T13:59:59+02:00', now)).toEqual({ problem: 'must be in the future' })
     expect(resolveApiKeyExpiry('9999-12-31T23:00:00-05:00', now)).toEqual({ problem: 'must be before the year 10000' })
-    for (const text of ['2030-06-30T23:59:60Z', '2030-01-01T00:00:00+02']) {
-      expect(resolveApiKeyExpiry(text, now)).toEqual({ problem: 'must be an ISO 8601 date-time, such as 2027-01-01T00:00:00Z' })
+    expect(resolveApiKeyExpiry('2030-01-01T00:00:00+02', now)).toEqual({ problem: 'must be an ISO 8601 date-time, such as 2027-01-01T00:00:00Z' })
+    for (const text of ['2030-06-30T23:59:60Z', '2030-06-30 23:59:60.5+00:00']) {
+      expect(resolveApiKeyExpiry(text, now)).toEqual({ problem: 'must not be a leap second (:60), which is not supported: give :59.999 or the next minute' })
     }
   })
 })

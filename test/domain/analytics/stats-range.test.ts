@@ -54,9 +54,20 @@ describe('stats ranges', () => {
     expect(wholeHoursOf(range('2026-11-30T06:59:59.999Z', '2026-11-30T09:00:00.001Z'))).toEqual(range('2026-11-30T06:00:00Z', '2026-11-30T10:00:00Z'))
   })
 
-  it('refuses more than milliseconds, naming the parameter', () => {
-    expect(resolveStatsRange({ from: '2026-11-30T07:00:00.123456Z', to: '2026-11-30T08:00:00Z' }, now)).toEqual({
-      issues: [{ field: 'querystring.from', message: 'must give at most 3 digits of fractions of a second (milliseconds)' }],
+  it('refuses more than milliseconds, naming the parameter, after a T or a space', () => {
+    for (const from of ['2026-11-30T07:00:00.123456Z', '2026-11-30 07:00:00.1234567Z', '2026-11-30t07:00:00,1234Z']) {
+      expect(resolveStatsRange({ from, to: '2026-11-30T08:00:00Z' }, now), from).toEqual({
+        issues: [{ field: 'querystring.from', message: 'must give at most 3 digits of fractions of a second (milliseconds)' }],
+      })
+    }
+  })
+
+  it('names a leap second as not supported, and other unreadable times as not ISO 8601', () => {
+    expect(resolveStatsRange({ from: '2016-12-31 23:59:60Z', to: '2017-01-01T01:00:00Z' }, now)).toEqual({
+      issues: [{ field: 'querystring.from', message: 'must not be a leap second (:60), which is not supported: give :59.999 or the next minute' }],
+    })
+    expect(resolveStatsRange({ from: '2016-12-31T00:00:00+02', to: '2017-01-01T01:00:00Z' }, now)).toEqual({
+      issues: [{ field: 'querystring.from', message: 'must be an ISO 8601 date-time, such as 2027-01-01T00:00:00Z' }],
     })
   })
 

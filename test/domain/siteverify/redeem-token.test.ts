@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { redeemToken, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../src/domain/siteverify/redeem-token.js'
+import { CLOCK_SKEW_MARGIN_MS, redeemToken, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../src/domain/siteverify/redeem-token.js'
 import { testSecrets } from '../../../src/domain/siteverify/test-secrets.js'
 import { generateSecretKey, generateSiteKey, hashSecretKey } from '../../../src/domain/sites/site-keys.js'
 import { issueToken, TOKEN_LIFETIME_MS, type TokenClaims } from '../../../src/domain/token/token.js'
@@ -140,6 +140,23 @@ describe('redeemToken', () => {
     now = issuedAt + TOKEN_LIFETIME_MS + 40_000
     const behind = now - 50_000
     expect(await redeemToken(dependencies(), { secret: siteA.secretKey, response }, behind)).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+  })
+
+  it('refuses a token stamped more than the clock-skew margin ahead of the store\'s clock, and takes one within it', async () => {
+    // Stamped by a clock running ahead (an instance of a release that stamped tokens by its own
+    // clock): taken, it would stay valid for longer than its lifetime.
+    now = issuedAt - CLOCK_SKEW_MARGIN_MS - 1
+    expect(await redeem({ secret: siteA.secretKey, response: issueToken(tokenKey, claimsFor(siteA)) })).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+    now = issuedAt - CLOCK_SKEW_MARGIN_MS
+    expect((await redeem({ secret: siteA.secretKey, response: issueToken(tokenKey, claimsFor(siteA)) })).success).toBe(true)
+  })
+
+  it('keeps the marker of a token stamped ahead of the store\'s clock until the token expires by that clock', async () => {
+    const response = issueToken(tokenKey, claimsFor(siteA))
+    now = issuedAt - 50_000
+    expect((await redeem({ secret: siteA.secretKey, response })).success).toBe(true)
+    now = issuedAt + TOKEN_LIFETIME_MS - 1
+    expect(await redeem({ secret: siteA.secretKey, response })).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
   })
 
   it('refuses an expired token as timeout-or-duplicate', async () => {

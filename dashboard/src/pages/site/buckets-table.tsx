@@ -1,14 +1,16 @@
 import { verificationActions, type StatsBucket } from '../../api/types.js'
 import { actionStyles } from '../../lib/actions.js'
+import { hourBucketLabels } from '../../lib/chart-time.js'
 import { formatNumber, timeZoneName } from '../../lib/format.js'
 import { TableScroll } from '../../components/table-scroll.js'
 
-const hourFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
 // Daily buckets are UTC days: named in UTC, or west of Greenwich each would carry the day before's date.
 const dayFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' })
 
 export function BucketsTable({ series, interval }: { series: readonly StatsBucket[]; interval: 'hour' | 'day' }) {
-  const format = interval === 'hour' ? hourFormat : dayFormat
+  const times = series.map((point) => Date.parse(point.bucket))
+  // Hours name their zone too when its offset changes in the range (a daylight-saving change).
+  const labels = interval === 'hour' ? hourBucketLabels(times) : times.map((time) => dayFormat.format(time))
   return (
     <TableScroll title="Verifications per bucket">
       <table class="table buckets">
@@ -23,9 +25,9 @@ export function BucketsTable({ series, interval }: { series: readonly StatsBucke
           </tr>
         </thead>
         <tbody>
-          {series.map((point) => (
+          {series.map((point, index) => (
             <tr key={point.bucket}>
-              <th scope="row">{format.format(new Date(point.bucket))}</th>
+              <th scope="row">{labels[index]}</th>
               {verificationActions.map((action) => (
                 <td key={action} class="numeric" data-action={action}>
                   {formatNumber(point[action])}

@@ -129,7 +129,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   registerAssessmentRoute(app, async (fields) => {
-    const redemption = await redeemTokenOfSite(dependencies, fields, Date.now())
+    const redemption = await redeemTokenOfSite(dependencies, fields, app.keyValue.now())
     countRedemption(fields, redemption)
     return redemption
   }, async (key) => {
@@ -146,7 +146,8 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const fields = fieldsOf(request.query, request.body)
       // Friendly Captcha v1's siteverify is at this same path and names the token `solution`.
       if (isOwnPath && fields.response === undefined) fields.response = fields.solution
-      const redemption = await redeemTokenOfSite(dependencies, fields, Date.now())
+      // By the store's clock, as tokens are stamped (judgeSubmission): every instance judges a token alike.
+      const redemption = await redeemTokenOfSite(dependencies, fields, app.keyValue.now())
       countRedemption(fields, redemption)
       void reply.header('cache-control', 'no-store')
       return shape(redemption.answer)

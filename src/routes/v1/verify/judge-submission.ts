@@ -60,7 +60,7 @@ export async function judgeSubmission(
   }
   const { record, elapsedMs } = redemption
   const testOutcome = testOutcomeOf(caller.site.id)
-  if (testOutcome !== undefined) return judgeForTestSiteKey(app, caller, body, challengeId, testOutcome, now)
+  if (testOutcome !== undefined) return judgeForTestSiteKey(app, caller, body, challengeId, testOutcome)
   const fingerprint = body.fingerprint as Signals
   const deviceDigest = fingerprintDigest(fingerprint)
   const device = deviceOf(app, caller, deviceDigest, now)
@@ -109,7 +109,7 @@ export async function judgeSubmission(
   ])
 
   const { countryCode } = client.profile
-  const result = answerVerdict(app, caller, body, challengeId, now, { action, riskScore, anomalies, countryCode }, device)
+  const result = answerVerdict(app, caller, body, challengeId, { action, riskScore, anomalies, countryCode }, device)
 
   logVerdict(app, request, caller, body, { challengeId, now, difficulty: record.difficulty, stepUps, device }, { action, riskScore, anomalies, countryCode })
   if (action === 'block') {
@@ -150,19 +150,23 @@ function answerVerdict(
   caller: PublicCaller,
   body: SubmissionBody,
   challengeId: string,
-  now: number,
   verdict: Verdict,
   device: string | null,
 ): VerificationResultBody {
   const { action, riskScore } = verdict
   if (action !== 'allow') return { success: false, riskScore, action }
+  // Stamped by the store's clock, which Siteverify judges the token and sizes its single-use
+  // marker by at whichever instance redeems it: stamped by this instance's own clock, a token from
+  // an instance running ahead outlived its marker (it redeemed twice) and one from an instance
+  // running behind was expired on arrival. The store's clock is a sum in memory, not a round trip.
+  const issuedAt = app.keyValue.now()
   const token = issueToken(app.keyRing.macKeyFor('token'), {
     siteId: caller.site.id,
     siteKey: caller.site.siteKey,
     challengeId,
     ...verdict,
     hostname: caller.origin.hostname,
-    issuedAt: now,
+    issuedAt,
     // Read from the store's memory, not from Redis: the epoch is read in the background (every second).
     // EPHEMERAL_IDS=false asks for the earliest format, which every earlier release reads: no epoch.
     dataEpoch: app.config.ephemeralIds ? (app.keyValue.dataEpoch() ?? null) : null,
@@ -170,7 +174,7 @@ function answerVerdict(
     cData: body.cData ?? null,
     ephemeralId: app.config.ephemeralIds ? device : null,
   })
-  return { success: true, riskScore, action, token, expiresAt: new Date(now + TOKEN_LIFETIME_MS).toISOString() }
+  return { success: true, riskScore, action, token, expiresAt: new Date(issuedAt + TOKEN_LIFETIME_MS).toISOString() }
 }
 
 /** What a verdict is logged with besides the verdict itself. */
@@ -225,7 +229,7 @@ async function judgeForAllowedAddress(
 ): Promise<VerificationResultBody> {
   const { countryCode } = await app.network.profile(caller.clientIp)
   const verdict: Verdict = { action: 'allow', riskScore: 0, anomalies: [], countryCode }
-  const result = answerVerdict(app, caller, body, judged.challengeId, judged.now, verdict, judged.device)
+  const result = answerVerdict(app, caller, body, judged.challengeId, verdict, judged.device)
   logVerdict(app, request, caller, body, judged, verdict)
   return result
 }
@@ -252,7 +256,7 @@ async function judgeForBlocklisted(
   // As for a scored block: the round the challenge carried is taken (advanceStepUps leaves a
   // block's state alone), and the block counts in the client's block window.
   await Promise.all([claimStepUps(app.keyValue, historyRef, judged.record), recordOutcome(app.keyValue, historyRef, 'block')])
-  const result = answerVerdict(app, caller, body, judged.challengeId, judged.now, verdict, judged.device)
+  const result = answerVerdict(app, caller, body, judged.challengeId, verdict, judged.device)
   logVerdict(app, request, caller, body, judged, verdict)
   announceBlock(app, {
     siteId: caller.site.id,
@@ -280,14 +284,13 @@ function judgeForTestSiteKey(
   body: SubmissionBody,
   challengeId: string,
   outcome: TestSiteOutcome,
-  now: number,
 ): VerificationResultBody {
   // Counted apart, as Siteverify counts the test secrets: anyone may submit to these keys at one
   // bit of work, and that must not move the allow and block counts operators alert on.
   app.counters.increment('verifications', { action: 'test' })
   const verdict = { action: outcome, riskScore: outcome === 'allow' ? 0 : 100, anomalies: [], countryCode: 'XX' }
   // A test key's token names no device: its answers are fixed, for a backend's CI.
-  return answerVerdict(app, caller, body, challengeId, now, verdict, null)
+  return answerVerdict(app, caller, body, challengeId, verdict, null)
 }
 
 function announceBlock(app: FastifyInstance, event: VerificationBlockedEvent): void {
