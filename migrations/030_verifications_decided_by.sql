@@ -16,10 +16,11 @@
 -- on their batch and buffer, as for migration 028. The rollups (migrations 007 to 021) count
 -- nothing of it.
 --
--- No index is built for the log's decidedBy filter (an API filter only: the dashboard offers
--- none). It reads the site's rows of the time window through verifications_site_time (migration
--- 003), as the label filter does, newest first, checking each row's decided_by; an index would
--- have read the whole table while holding the lock above.
+-- No index is built for the log's decidedBy filter (an API filter only when this shipped: the
+-- dashboard offered none). It reads the site's rows of the time window through
+-- verifications_site_time (migration 003), newest first, checking each row's decided_by; an
+-- index would have read the whole table while holding the lock above. The dashboard offers the
+-- filter since, and a large site's rows made it slow: migration 041 indexes it.
 --
 -- Rows logged before this migration have no value. The blocklist's are still known by their
 -- anomalies (address_blocked, country_blocked, which judgeForBlocklisted always sets), and the

@@ -17,10 +17,11 @@
  *    the bulk load alone (triggers disabled, nothing counted): time per row, and the CPU per row
  *    of this process's main thread, which in service is the one that answers requests (PGlite's
  *    work is in its worker thread, PostgreSQL's in its server).
- * 3. Retention: the sweep's DELETEs (5,000 rows each, the repository's own statement) of the
- *    rows 30 to 25 days old with the rollup triggers disabled (the baseline), of those 25 to 20
- *    days old with the triggers of 007 and of those 20 to 15 days old with those of 017. Last,
- *    since the baselines leave the rollups behind the log.
+ * 3. Retention: the sweep's DELETEs (5,000 rows each) of the rows 30 to 25 days old with the
+ *    rollup triggers disabled (the baseline), of those 25 to 20 days old as before migration 041
+ *    (counted by 021's trigger) and of those 20 to 15 days old as shipped (deleteOldest counts its
+ *    rows). Last, since the baselines leave the rollups behind the log. One site only: for many
+ *    sites, `npm run bench:retention` (bench/stats/retention.ts).
  */
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -37,6 +38,7 @@ import { openPostgresDatabase } from '../../src/storage/postgres/postgres-databa
 import { createVerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
 import { appendVerifications, verificationLoadOf } from '../../src/storage/sql/verification-log-writer.js'
 import { isPortOpen, median } from '../shared.js'
+import { deleteOldestBefore041 } from './delete-oldest-before-041.js'
 
 const ROWS = Number(process.env.BENCH_STATS_ROWS ?? 1_000_000)
 const ROUNDS = 5
@@ -121,7 +123,7 @@ function rolledUpQueries(database: SqlDatabase, since017: boolean) {
     ])
 }
 
-type TriggerVersion = 'none' | '007' | '017' | '020'
+type TriggerVersion = 'none' | '007' | '017' | '020' | '021' | '041'
 
 /**
  * Puts the rollup triggers' functions of that migration in place (CREATE OR REPLACE of its own
@@ -272,27 +274,31 @@ async function measureWrites(database: SqlDatabase): Promise<string> {
   return `${row('elapsed', times)}\n${row('event-loop thread CPU', loopTimes)}`
 }
 
-/** Rows per second of the retention sweep's deletes, without the triggers and with those of 007 (baselines), and with those of 017. */
+/**
+ * Rows per second of the retention sweep's deletes: without the triggers (the old statement, the
+ * baseline), counted by 021's trigger (the old statement: before 041) and as shipped (deleteOldest,
+ * which counts its rows itself, and 041's trigger).
+ */
 async function measureRetention(database: SqlDatabase, siteId: string, now: number): Promise<string> {
   const queries = createVerificationQueryRepository(database)
-  const sweep = async (cutoff: number) => {
+  const sweep = async (cutoff: number, deleteBatch: (cutoff: Date) => Promise<number>) => {
     let deleted = 0
     const milliseconds = await timed(async () => {
       for (;;) {
-        const count = await queries.deleteOldest(siteId, 5_000, new Date(cutoff))
+        const count = await deleteBatch(new Date(cutoff))
         deleted += count
         if (count < 5_000) break
       }
     })
     return (deleted * 1000) / milliseconds
   }
+  const before041 = (cutoff: Date) => deleteOldestBefore041(database, siteId, 5_000, cutoff)
   await useTriggers(database, 'none')
-  const plain = await sweep(now - 25 * DAY_MS)
-  await useTriggers(database, '007')
-  const before = await sweep(now - 20 * DAY_MS)
-  await useTriggers(database, '017')
-  const after = await sweep(now - 15 * DAY_MS)
-  await useTriggers(database, '020')
+  const plain = await sweep(now - 25 * DAY_MS, before041)
+  await useTriggers(database, '021')
+  const before = await sweep(now - 20 * DAY_MS, before041)
+  await useTriggers(database, '041')
+  const after = await sweep(now - 15 * DAY_MS, (cutoff) => queries.deleteOldest(siteId, 5_000, cutoff))
   return `| ${plain.toFixed(0)} | ${before.toFixed(0)} | ${after.toFixed(0)} | ${(plain / before).toFixed(2)}x | ${(plain / after).toFixed(2)}x | ${(before / after).toFixed(2)}x |`
 }
 
@@ -314,7 +320,7 @@ async function runOn(kind: 'PGlite' | 'PostgreSQL'): Promise<void> {
     process.stdout.write('| µs per row | before 020 (INSERT, counted by the trigger; baseline) | as written now (bulk load, counted by the writer) | the bulk load alone (nothing counted) | Now cheaper by | Counting costs |\n|---|---|---|---|---|---|\n')
     process.stdout.write(`${await measureWrites(database)}\n`)
     process.stdout.write(`\nRetention: deletes of 5,000 rows per statement, about ${Math.round(ROWS / 6).toLocaleString('en')} rows each way:\n\n`)
-    process.stdout.write('| Rows/s without the rollup triggers | with those of 007 | with those of 017 | Time per row, 007 / none | 017 / none | 017 / 007 |\n|---|---|---|---|---|---|\n')
+    process.stdout.write('| Rows/s without the rollup triggers | counted by 021\'s trigger (before 041) | counted by the statement (041) | Time per row, 021 / none | 041 / none | 041 / 021 |\n|---|---|---|---|---|---|\n')
     process.stdout.write(`${await measureRetention(database, siteId, now)}\n`)
   } finally {
     if (directory === undefined) await database.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)

@@ -314,17 +314,57 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
     expect(await rollupsOf([siteId])).toEqual(expectedRollups(all.filter((row) => row.createdAt >= cutoff)))
   })
 
+  it.skipIf(!available)('keeps the rollups equal to those recomputed from the remaining log after a sweep that counts its own deletes (migration 041)', async () => {
+    const sites = [randomUUID(), randomUUID(), randomUUID()]
+    const start = Date.UTC(2025, 10, 1)
+    // Rows of the writer (which counts them) and of other inserts (the trigger does), in the same hours.
+    for (const siteId of sites) {
+      await appendVerifications(subject.database, sampleRows(siteId, start, 30 * HOUR_MS, 600).map(logEntryOf))
+      await insertVerifications(subject.database, sampleRows(siteId, start, 30 * HOUR_MS, 250))
+    }
+    // Batches of 97 end inside hours, and a batch's last hour is often cut short; the cutoff is within an hour too.
+    const cutoff = new Date(start + 17 * HOUR_MS + 23 * 60_000)
+    for (const siteId of sites.slice(0, 2)) while ((await queries.deleteOldest(siteId, 97, cutoff)) === 97);
+    // In one transaction, a batch counted by its own statement, then a DELETE the trigger counts
+    // (the visitor erasure's, an older instance's): the setting that tells the trigger lasts for one statement only.
+    await subject.database.transaction(async (transaction) => {
+      expect(await createVerificationQueryRepository(transaction).deleteOldest(sites[2] ?? '', 120, cutoff)).toBe(120)
+      const [setting] = await transaction.query<{ value: string | null }>("SELECT current_setting('tollgate.rollup_deletes_counted', true) AS value")
+      expect(setting?.value).toBe('off')
+      await transaction.query('DELETE FROM verifications WHERE site_id = $1 AND created_at >= $2 AND created_at < $3', [
+        sites[2],
+        new Date(start + 20 * HOUR_MS),
+        new Date(start + 22 * HOUR_MS + 5 * 60_000),
+      ])
+    })
+    // A deleted site's rows: all of them, no cutoff.
+    while ((await queries.deleteOldest(sites[1] ?? '', 97)) === 97);
+    const remaining = await subject.database.query<VerificationRow & { riskScore: number | null; pageAction: string | null }>(
+      `SELECT site_id AS "siteId", created_at AS "createdAt", action, risk_score AS "riskScore", anomalies, country_code AS "countryCode",
+              hostname, page_action AS "pageAction"
+         FROM verifications WHERE site_id = ANY($1::uuid[])`,
+      [sites],
+    )
+    const keptOfSite0 = remaining.filter((row) => row.siteId === sites[0]).length
+    expect(keptOfSite0).toBeGreaterThan(0)
+    expect(keptOfSite0).toBeLessThan(850)
+    expect(remaining.some((row) => row.siteId === sites[0] && row.createdAt < cutoff)).toBe(false)
+    expect(remaining.filter((row) => row.siteId === sites[1])).toEqual([])
+    expect(await rollupsOf(sites)).toEqual(expectedRollups(remaining))
+  })
+
   it.skipIf(!available)('counts the rows logged before the rollups existed when their migrations run', async () => {
     const older = await openTestDatabase(kind, { migrated: false })
     try {
       const migrations = await readMigrations()
-      const rollupMigrations = migrations.filter((migration) => migration.name.startsWith('verification_rollups'))
-      expect(rollupMigrations.map((migration) => migration.version)).toEqual([7, 17, 19, 20, 21])
+      // Those of the rollups, and 041, which replaces their trigger function (its deletes' counting).
+      const rollupMigrations = migrations.filter((migration) => migration.sql.includes('FUNCTION verification_rollups_'))
+      expect(rollupMigrations.map((migration) => migration.version)).toEqual([7, 17, 19, 20, 21, 41])
       await migrate(older.database, migrations.filter((migration) => !rollupMigrations.includes(migration)))
       const siteId = randomUUID()
       const rows = sampleRows(siteId, Date.UTC(2025, 8, 1), 10 * HOUR_MS, 300).map(withoutPageAction)
       await insertVerifications(older.database, rows)
-      expect(await migrate(older.database)).toEqual([7, 17, 19, 20, 21])
+      expect(await migrate(older.database)).toEqual([7, 17, 19, 20, 21, 41])
       expect(await rollupsOf([siteId], older.database)).toEqual(expectedRollups(rows))
     } finally {
       await older.database.close()
@@ -373,7 +413,9 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
     )
     const listed = (await queries.listLoggedSites()).filter(({ siteId }) => siteId === live.id || gone.includes(siteId))
     const bySiteId = (a: { siteId: string }, b: { siteId: string }) => (a.siteId < b.siteId ? -1 : 1)
-    expect(listed.sort(bySiteId)).toEqual([{ siteId: live.id, deleted: false }, ...gone.map((siteId) => ({ siteId, deleted: true }))].sort(bySiteId))
+    expect(listed.map(({ siteId, deleted }) => ({ siteId, deleted })).sort(bySiteId)).toEqual([{ siteId: live.id, deleted: false }, ...gone.map((siteId) => ({ siteId, deleted: true }))].sort(bySiteId))
+
+    expect(listed.find(({ siteId }) => siteId === live.id)?.oldestAt).toEqual(new Date(Date.UTC(2025, 4, 1)))
 
     expect(await queries.deleteOldest(gone[0] ?? '', 10)).toBe(3)
     expect((await queries.listLoggedSites()).map(({ siteId }) => siteId)).not.toContain(gone[0])

@@ -128,6 +128,8 @@ export interface LoggedSite {
   siteId: string
   /** The site no longer exists: its rows are left over from before its deletion. */
   deleted: boolean
+  /** When its oldest row was created: a sweep leaves alone a site with nothing older than its cutoff. */
+  oldestAt: Date
 }
 
 /**
@@ -172,8 +174,72 @@ function filtersOf(query: Omit<LogPageQuery, keyof PagePosition>): (PageFilter |
       ? undefined
       : where("(id = ?::uuid OR (challenge_id = ?::uuid AND challenge_id IS NOT NULL AND action <> 'rejected'))", query.verificationId, query.verificationId),
     query.label === undefined ? undefined : query.label === 'none' ? where('feedback_label IS NULL') : where('feedback_label = ?', query.label),
+    // The expression verifications_site_decided_time (migration 041) is built on: a range of it, newest first.
     query.decidedBy === undefined ? undefined : where(`${DECIDED_BY_SQL} = ?`, query.decidedBy),
   ]
+}
+
+/** Every kind of hourly count (migration 021's CHECK): named, so that a site's hours are ranges of the counts' primary key. */
+const ROLLUP_KINDS = "('action', 'anomaly', 'country', 'score', 'hostname', 'page_action')"
+
+/** The hourly counts' facts of the rows of `source`, each as verification_rollups_statement() (migration 021) counts it. */
+function rollupFactsOf(source: string): string {
+  const hour = "date_bin('1 hour', created_at, timestamptz 'epoch')"
+  return `SELECT ${hour} AS hour, 'action' AS kind, action AS value FROM ${source}
+    UNION ALL SELECT ${hour}, 'anomaly', anomaly FROM ${source} CROSS JOIN LATERAL unnest(anomalies) AS anomaly
+    UNION ALL SELECT ${hour}, 'country', country_code FROM ${source} WHERE country_code IS NOT NULL
+    UNION ALL SELECT ${hour}, 'score', verification_score_bucket(risk_score) FROM ${source} WHERE risk_score IS NOT NULL
+    UNION ALL SELECT ${hour}, 'hostname', hostname FROM ${source} WHERE hostname IS NOT NULL AND risk_score IS NOT NULL
+    UNION ALL SELECT ${hour}, 'page_action', page_action FROM ${source} WHERE page_action IS NOT NULL AND risk_score IS NOT NULL`
+}
+
+/**
+ * deleteOldest's statement ($1 the site, $2 the limit, `before` the cutoff's condition on $3 or
+ * nothing): a batch of the site's oldest rows deleted with their hourly counts, which it takes
+ * away itself rather than leave them to the delete trigger's dynamic statement (migration 041:
+ * three quarters of a 5,000-row batch on a large log, and a fixed cost per statement).
+ *
+ * The rows go oldest first, so once a batch is deleted none of the site's rows older than its
+ * newest is left (a later sweep's, or another instance's, took the rest): the hours from the
+ * batch's first up to its last are empty, and their counts are deleted whole (a range of the
+ * counts' primary key per kind, instead of a count per row). The last hour keeps the rows from
+ * the batch's newest on, so its counts are lowered by the batch's rows in it, as the trigger
+ * would; the trigger then removes those that reached 0. set_config tells it the rows are counted
+ * (for the statement: it turns the setting off again); it runs in an InitPlan of the rows' own
+ * selection, so even a batch that finds nothing sets it.
+ *
+ * A row written late into an hour already emptied (the writer's retries of a lost answer, hours
+ * later at most) by a transaction that commits during the batch may lose its count with the
+ * hour's; the next sweep deletes the row itself, long past the retention, so it drifts for an
+ * hour at most.
+ */
+function deleteOldestCounted(before: string): string {
+  return `WITH counting AS MATERIALIZED (SELECT set_config('tollgate.rollup_deletes_counted', 'on', true) AS flag),
+    gone AS (
+      -- id = ANY(ARRAY(...)) deletes through the primary key; id IN (SELECT ...) lets the
+      -- planner pick a hash join that reads the whole table for every batch.
+      DELETE FROM verifications
+       WHERE id = ANY (ARRAY(
+         SELECT id FROM verifications WHERE (SELECT flag FROM counting) = 'on' AND site_id = $1 ${before} ORDER BY created_at LIMIT $2
+       ))
+      RETURNING created_at, action, anomalies, country_code, risk_score, hostname, page_action
+    ),
+    span AS (
+      SELECT date_bin('1 hour', min(created_at), timestamptz 'epoch') AS first_hour, date_bin('1 hour', max(created_at), timestamptz 'epoch') AS last_hour FROM gone
+    ),
+    emptied AS (
+      DELETE FROM verification_rollups AS rollup USING span
+       WHERE rollup.site_id = $1 AND rollup.kind IN ${ROLLUP_KINDS} AND rollup.hour >= span.first_hour AND rollup.hour < span.last_hour
+    ),
+    in_last_hour AS (SELECT gone.* FROM gone CROSS JOIN span WHERE gone.created_at >= span.last_hour),
+    lowered AS (
+      INSERT INTO verification_rollups AS rollup (site_id, hour, kind, value, count)
+      SELECT $1::uuid, hour, kind, value, -count(*) FROM (${rollupFactsOf('in_last_hour')}) AS facts
+       GROUP BY kind, hour, value
+       ORDER BY kind, hour, value
+      ON CONFLICT (site_id, kind, hour, value) DO UPDATE SET count = rollup.count + excluded.count
+    )
+    SELECT count(*)::int8 AS count FROM gone`
 }
 
 /**
@@ -330,42 +396,38 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
     },
 
     /**
-     * The sites that have rows in the log, and whether each has since been deleted (its rows are
-     * then deleted whatever their age): a loose index scan (one probe of the site_id index per
-     * site), so its cost does not grow with the rows.
+     * The sites that have rows in the log, whether each has since been deleted (its rows are then
+     * deleted whatever their age) and when its oldest row was created: a loose index scan (one
+     * probe of the site_id index per site, and one of verifications_site_time for its oldest row),
+     * so its cost does not grow with the rows.
      */
     async listLoggedSites(): Promise<LoggedSite[]> {
-      const rows = await database.query<{ site_id: string; deleted: boolean }>(
+      const rows = await database.query<{ site_id: string; deleted: boolean; oldest_at: Date }>(
         `WITH RECURSIVE logged AS (
            (SELECT site_id FROM verifications ORDER BY site_id LIMIT 1)
            UNION ALL
            SELECT (SELECT site_id FROM verifications WHERE site_id > logged.site_id ORDER BY site_id LIMIT 1)
              FROM logged WHERE logged.site_id IS NOT NULL
          )
-         SELECT site_id, NOT EXISTS (SELECT 1 FROM sites WHERE sites.id = logged.site_id) AS deleted
+         SELECT site_id, NOT EXISTS (SELECT 1 FROM sites WHERE sites.id = logged.site_id) AS deleted,
+                (SELECT min(created_at) FROM verifications WHERE verifications.site_id = logged.site_id) AS oldest_at
            FROM logged WHERE site_id IS NOT NULL`,
       )
-      return rows.map((row) => ({ siteId: row.site_id, deleted: row.deleted }))
+      return rows.map((row) => ({ siteId: row.site_id, deleted: row.deleted, oldestAt: row.oldest_at }))
     },
 
     /**
      * Deletes up to `limit` of the site's rows created before `cutoff` (all of them, for a deleted
-     * site, without one), oldest first, and says how many went: a sweep calls it until it deletes
-     * fewer than the limit, so that no single statement holds the database (or PGlite's worker)
-     * for long, however many rows the site has.
+     * site, without one), oldest first, with their hourly counts, and says how many went: a sweep
+     * calls it until it deletes fewer than the limit, so that no single statement holds the
+     * database (or PGlite's worker) for long, however many rows the site has.
+     *
+     * The statement counts its rows itself (DELETE_OLDEST_COUNTED), as the log's writer counts its
+     * inserts, and the delete trigger only removes the counts that reached 0 (migration 041).
      */
     async deleteOldest(siteId: string, limit: number, cutoff?: Date): Promise<number> {
       const [row] = await database.query<{ count: number }>(
-        // id = ANY(ARRAY(...)) deletes through the primary key; `id IN (SELECT ...)` lets the
-        // planner pick a hash join that reads the whole table for every batch.
-        `WITH gone AS (
-           DELETE FROM verifications
-            WHERE id = ANY (ARRAY(
-              SELECT id FROM verifications WHERE site_id = $1 ${cutoff === undefined ? '' : 'AND created_at < $3'} ORDER BY created_at LIMIT $2
-            ))
-           RETURNING 1
-         )
-         SELECT count(*)::int8 AS count FROM gone`,
+        deleteOldestCounted(cutoff === undefined ? '' : 'AND created_at < $3'),
         cutoff === undefined ? [siteId, limit] : [siteId, limit, cutoff],
       )
       return row?.count ?? 0
