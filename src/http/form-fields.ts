@@ -13,8 +13,9 @@ const bareEscape = /%(?![0-9A-Fa-f]{2})/g
 /**
  * One name or value of a form: `+` is a space, then %-escapes are decoded by decodeURIComponent,
  * which throws where the escaped bytes are not UTF-8 (`%FF`, a lone `%E9`, an encoded surrogate):
- * lenient decoders (URLSearchParams, node's querystring, fast-querystring) replace such bytes with
- * U+FFFD, so `%FF` and `%FE` would be one value. A `%` that begins no escape (`100%`, an
+ * lenient decoders keep such a value as written (fast-querystring, @fastify/formbody's: `%FF` and
+ * `%25FF` were one value) or put U+FFFD for the bytes (URLSearchParams, node's querystring: `%FF`
+ * and `%FE` were one). A `%` that begins no escape (`100%`, an
  * unescaped zone id `fe80::1%eth0`) stays as written, as the URL standard's form parser keeps it;
  * only then is the text looked at again. Text without `+` or `%` is taken as it is.
  */

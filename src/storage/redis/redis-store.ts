@@ -113,14 +113,16 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   // it is read anew (Redis may come back empty), the safe answer is what a loss would set: now
   // plus the clock-skew margin, so that a token stamped by a clock running ahead before the loss
   // is not vouched for in the moment before the read answers (it redeemed a second time then).
+  // Tokens are stamped by Redis's clock (now()), so it is Redis's clock as last measured, which a
+  // reconnection keeps.
   const clockSkewMarginMs = options.clockSkewMarginMs ?? CLOCK_SKEW_MARGIN_MS
-  const nothingVouchedFor = () => Date.now() + clockSkewMarginMs
+  /** Redis's clock less ours, as of the last reading (its error at most half the round trip). */
+  let clockOffsetMs = 0
+  const nothingVouchedFor = () => Date.now() + clockOffsetMs + clockSkewMarginMs
   let remembersSince = nothingVouchedFor()
   /** The epoch's value as read since the last connection; undefined until then (dataEpoch). */
   let dataEpoch: number | undefined
   let hasReadEpoch = false
-  /** Redis's clock less ours, as of the last reading (its error at most half the round trip). */
-  let clockOffsetMs = 0
   const readEpoch = () => {
     const sentAt = Date.now()
     return client.dataEpoch(DATA_EPOCH_KEY, DATA_EPOCH_RUN_ID_KEY, hasReadEpoch ? '1' : '0', clockSkewMarginMs, keyPrefix, TOKEN_LIFETIME_MS, DATA_SCAN_ITERATIONS).then(
