@@ -4,6 +4,22 @@ import { describe, expect, it } from 'vitest'
 import { apiRequestsFrom, hasChromium } from './sdk-support.js'
 import { html, shopServiceAndBrowser } from './vendor-shop.js'
 
+/** @hcaptcha/react-hcaptcha's error handler resets the widget, then calls the page's onError. */
+function reactHcaptchaErrorPage(service: string, siteKey: string): string {
+  return html(`
+<div id="box"></div>
+<script>
+  window.errors = []
+  window.onloadHcaptcha = function () {
+    window.widgetId = hcaptcha.render('box', {
+      sitekey: '${siteKey}',
+      'error-callback': function (code) { hcaptcha.reset(window.widgetId); window.errors.push(code) },
+    })
+  }
+</script>
+<script src="${service}/1/api.js?render=explicit&onload=onloadHcaptcha" async defer></script>`)
+}
+
 /**
  * The vendors' page APIs (compat.js) called as the community wrapper libraries from npm call them
  * (@hcaptcha/react-hcaptcha 2.2.0, react-google-recaptcha 3.1.0, react-google-recaptcha-v3 1.11.0,
@@ -11,19 +27,61 @@ import { html, shopServiceAndBrowser } from './vendor-shop.js'
  */
 function libraryPages(service: string, siteKey: string, unknownKey: string): Record<string, string> {
   return {
-    // @hcaptcha/react-hcaptcha's error handler resets the widget, then calls the page's onError.
-    '/react-hcaptcha-error': html(`
+    // react-hcaptcha's error handler, with a key the service does not know, and for a visitor it
+    // turns away (the always-blocking test key).
+    '/react-hcaptcha-error': reactHcaptchaErrorPage(service, unknownKey),
+    '/react-hcaptcha-blocked': reactHcaptchaErrorPage(service, '2x00000000000000000000AB'),
+    // Its expiry handler resets the widget, then calls the page's onExpire.
+    '/react-hcaptcha-expire': html(`
 <div id="box"></div>
 <script>
-  window.errors = []
+  window.tokens = []; window.expiredArguments = []
   window.onloadHcaptcha = function () {
     window.widgetId = hcaptcha.render('box', {
-      sitekey: '${unknownKey}',
-      'error-callback': function (code) { hcaptcha.reset(window.widgetId); window.errors.push(code) },
+      sitekey: '${siteKey}',
+      callback: function (token) { window.tokens.push(token) },
+      'expired-callback': function () { const given = arguments.length; hcaptcha.reset(window.widgetId); window.expiredArguments.push(given) },
     })
   }
 </script>
 <script src="${service}/1/api.js?render=explicit&onload=onloadHcaptcha" async defer></script>`),
+    // Its unmount removes the widget; the page counts the MutationObservers that compat.js has observing (not Playwright's own).
+    '/react-hcaptcha-unmount': html(`
+<div id="root"></div>
+<script>
+  window.observing = 0
+  window.MutationObserver = class extends MutationObserver {
+    observe(...args) {
+      if (!this.counted && new Error().stack.includes('/1/api.js')) { this.counted = true; window.observing += 1 }
+      super.observe(...args)
+    }
+    disconnect() { if (this.counted) window.observing -= 1; this.counted = false; super.disconnect() }
+  }
+  window.onloadHcaptcha = function () {
+    window.box = document.createElement('div')
+    window.widgetId = hcaptcha.render(window.box, { sitekey: '${siteKey}' })
+  }
+</script>
+<script src="${service}/1/api.js?render=explicit&onload=onloadHcaptcha" async defer></script>`),
+    // An invisible widget whose container leaves the page before it is ever executed.
+    '/hcaptcha-invisible-detached': html(`
+<div id="root"><div id="box"></div></div>
+<script>
+  window.onloadHcaptcha = function () {
+    window.widgetId = hcaptcha.render('box', { sitekey: '${siteKey}', size: 'invisible', callback: function (token) { window.token = token } })
+  }
+</script>
+<script src="${service}/1/api.js?render=explicit&onload=onloadHcaptcha" async defer></script>`),
+    // A page that hands one function to both of reCAPTCHA's callbacks, as Google's scripts call them (the token, then nothing).
+    '/recaptcha-one-handler': html(`
+<form><div id="box"></div><button id="send" disabled>Send</button></form>
+<script>
+  function onCaptcha(token) { document.getElementById('send').disabled = !token }
+  window.onloadRecaptcha = function () {
+    grecaptcha.render('box', { sitekey: '${siteKey}', callback: 'onCaptcha', 'expired-callback': 'onCaptcha' })
+  }
+</script>
+<script src="${service}/recaptcha/api.js?onload=onloadRecaptcha&render=explicit" async defer></script>`),
     // Its HCaptchaProvider with rqdata: setData after render, then execute.
     '/react-hcaptcha-rqdata': html(`
 <div id="box"></div>
@@ -97,6 +155,85 @@ describe.runIf(hasChromium())('the vendors\' page APIs as the wrapper libraries 
     expect(requests).toEqual(['/api/v1/challenge', '/api/v1/challenge'])
   })
 
+  it('keeps the block\'s sentence and reference in the status when the error callback resets the widget (react-hcaptcha)', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.shop.origin}/react-hcaptcha-blocked`)
+    await waitFor(page, 'window.errors.length > 0')
+    // Before, the reset wrote the idle status over it: the visitor lost the reference to give the site's support.
+    expect(await page.locator('#box .tollgate-status').textContent()).toMatch(/^This request was blocked\. .* Reference: \u2068[0-9a-f]{8}-[0-9a-f]{4}\u2069$/)
+    expect(await page.locator('#box button').textContent()).toBe('Verify again')
+  })
+
+  it('shows no button beside the new token when the expired callback resets the widget (react-hcaptcha), and gives that callback nothing', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.clock.install()
+    await page.goto(`${suite.shop.origin}/react-hcaptcha-expire`)
+    await waitFor(page, 'window.tokens.length === 1')
+    await page.clock.fastForward(296_000)
+    await waitFor(page, 'window.tokens.length === 2')
+    const { tokens, expiredArguments, response } = await page.evaluate(() => {
+      const { hcaptcha, widgetId, tokens, expiredArguments } = window as unknown as { widgetId: string; tokens: string[]; expiredArguments: number[]; hcaptcha: { getResponse(id: string): string } }
+      return { tokens, expiredArguments, response: hcaptcha.getResponse(widgetId) }
+    })
+    // hCaptcha's script calls the expired callback with no argument.
+    expect(expiredArguments).toEqual([0])
+    expect(response).toBe(tokens[1])
+    await expect.poll(() => page.locator('#box .tollgate-status').textContent()).toBe('Verified.')
+    // Before, the expiry's "Verify again" stayed beside the new token, and pressing it threw that token away.
+    expect(await page.locator('#box button').isVisible()).toBe(false)
+    expect(await suite.sdk.siteverify(tokens[1] ?? '')).toMatchObject({ success: true })
+  })
+
+  it('waits for a container not yet attached with one MutationObserver, however often executed, and lets it go on remove (react-hcaptcha\'s unmount)', async () => {
+    const { page } = await suite.browser.newPage()
+    const requests = apiRequestsFrom(page)
+    await page.goto(`${suite.shop.origin}/react-hcaptcha-unmount`)
+    await waitFor(page, '"widgetId" in window')
+    const observing = await page.evaluate(() => {
+      const { hcaptcha, widgetId } = window as unknown as { widgetId: string; hcaptcha: { execute(id: string): void } }
+      for (let index = 0; index < 3; index += 1) hcaptcha.execute(widgetId)
+      return (window as unknown as { observing: number }).observing
+    })
+    expect(observing).toBe(1)
+    const afterRemove = await page.evaluate(() => {
+      const { hcaptcha, widgetId, box } = window as unknown as { widgetId: string; box: HTMLElement; hcaptcha: { remove(id: string): void } }
+      hcaptcha.remove(widgetId)
+      document.getElementById('root')?.append(box)
+      return (window as unknown as { observing: number }).observing
+    })
+    expect(afterRemove).toBe(0)
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    expect(requests).toEqual([])
+  })
+
+  it('removes an invisible widget whose container left the page before its first run, rather than run it when the container comes back', async () => {
+    const { page } = await suite.browser.newPage()
+    const requests = apiRequestsFrom(page)
+    await page.goto(`${suite.shop.origin}/hcaptcha-invisible-detached`)
+    await waitFor(page, '"widgetId" in window')
+    await page.evaluate(() => {
+      const { hcaptcha, widgetId } = window as unknown as { widgetId: string; hcaptcha: { execute(id: string): void } }
+      const box = document.getElementById('box')
+      box?.remove()
+      hcaptcha.execute(widgetId)
+      if (box) document.getElementById('root')?.append(box)
+    })
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(requests).toEqual([])
+    expect(await page.evaluate(() => 'token' in window)).toBe(false)
+  })
+
+  it('calls a handler given for both reCAPTCHA callbacks with no token on expiry, as Google\'s script does', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.clock.install()
+    await page.goto(`${suite.shop.origin}/recaptcha-one-handler`)
+    await expect.poll(() => page.locator('#send').isEnabled(), { timeout: 20_000 }).toBe(true)
+    await page.clock.fastForward(296_000)
+    await expect.poll(() => page.locator('#box .tollgate-status').textContent()).toBe('Verification expired.')
+    // Before, it got the expired token and enabled the form's button with it.
+    expect(await page.locator('#send').isEnabled()).toBe(false)
+  })
+
   it('takes hCaptcha\'s setData (react-hcaptcha\'s rqdata) and ignores it', async () => {
     const { page, events } = await suite.browser.newPage()
     await page.goto(`${suite.shop.origin}/react-hcaptcha-rqdata`)
@@ -132,6 +269,19 @@ describe.runIf(hasChromium())('the vendors\' page APIs as the wrapper libraries 
       const { grecaptcha, clientId } = window as unknown as { clientId: number; grecaptcha: { execute(id: number, options: { action: string }): Promise<string> } }
       return [await grecaptcha.execute(clientId, { action: 'login' }), await grecaptcha.execute(clientId, { action: 'signup' })]
     })
+    expect(await suite.sdk.siteverify(tokens[0] ?? '')).toMatchObject({ success: true, action: 'login' })
+    expect(await suite.sdk.siteverify(tokens[1] ?? '')).toMatchObject({ success: true, action: 'signup' })
+  })
+
+  it('answers executes of two actions asked at once with a token of each (react-google-recaptcha-v3)', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.shop.origin}/react-google-recaptcha-v3`)
+    const tokens = await page.evaluate(() => {
+      const { grecaptcha, clientId } = window as unknown as { clientId: number; grecaptcha: { execute(id: number, options: { action: string }): Promise<string> } }
+      return Promise.all([grecaptcha.execute(clientId, { action: 'login' }), grecaptcha.execute(clientId, { action: 'signup' }), grecaptcha.execute(clientId, { action: 'login' })])
+    })
+    // The two of login are one run's; signup's, a run of its own after it (before, login's token too).
+    expect(tokens[2]).toBe(tokens[0])
     expect(await suite.sdk.siteverify(tokens[0] ?? '')).toMatchObject({ success: true, action: 'login' })
     expect(await suite.sdk.siteverify(tokens[1] ?? '')).toMatchObject({ success: true, action: 'signup' })
   })

@@ -276,10 +276,12 @@ describe('GET /sdk/v1/:file', () => {
     expect(manifest.loadedGzipBytes).toBeLessThan(15_750)
     // A page of the vendors' markup loads compat.js instead of tollgate.js: under 17.5 kB until its
     // widgets came to wait for the visitor after a failure, to start once attached, and to say an
-    // expiry with a button (17 305 to 17 581 bytes), and 17 637 with the back/forward cache's spent token dropped
-    // (bench/README.md, "Size a page loads").
+    // expiry with a button (17 305 to 17 581 bytes), and 17 637 with the back/forward cache's spent token dropped;
+    // under 17.65 kB until the review of the wrapper libraries' fixes (17 716: an expired callback that resets,
+    // a failure's reference kept, no token to reCAPTCHA's and hCaptcha's expired callbacks, a run per action;
+    // bench/README.md, "Size a page loads").
     const gzipBytesOf = (name: string) => manifest.files.find((file) => file.name === name)?.gzipBytes ?? Number.NaN
-    expect(manifest.loadedGzipBytes - gzipBytesOf('tollgate.js') + gzipBytesOf('compat.js')).toBeLessThan(17_650)
+    expect(manifest.loadedGzipBytes - gzipBytesOf('tollgate.js') + gzipBytesOf('compat.js')).toBeLessThan(17_750)
     const texts = manifest.files.filter((file) => file.name.startsWith('strings/'))
     expect(texts.length).toBeGreaterThan(10)
     for (const file of texts) expect(file.gzipBytes, file.name).toBeLessThan(1_000)
@@ -290,8 +292,8 @@ describe('GET /sdk/v1/:file', () => {
     expect(manifest.loadedBrotliBytes).toBeLessThan(12_650)
     const brotliBytesOf = (name: string) => manifest.files.find((file) => file.name === name)?.brotliBytes ?? Number.NaN
     // compat.js's page: under 14.1 kB until the wrapper libraries' fixes (14 003 to 14 249 bytes, 14 297 with
-    // the back/forward cache's, as above).
-    expect(manifest.loadedBrotliBytes - brotliBytesOf('tollgate.js') + brotliBytesOf('compat.js')).toBeLessThan(14_300)
+    // the back/forward cache's), under 14.3 kB until their review's (14 362), as above.
+    expect(manifest.loadedBrotliBytes - brotliBytesOf('tollgate.js') + brotliBytesOf('compat.js')).toBeLessThan(14_400)
     for (const file of manifest.files) expect(file.brotliBytes, file.name).toBeLessThan(file.gzipBytes)
   })
 })

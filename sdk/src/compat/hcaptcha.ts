@@ -1,5 +1,5 @@
 import { TollgateError } from '../errors.js'
-import { callbackOf, renderImplicitly, renderTargetOf, startOf, textOf, WidgetRegistry, type RenderParams, type VendorApi } from './page-api.js'
+import { bareCallbackOf, callbackOf, renderImplicitly, renderTargetOf, startOf, textOf, WidgetRegistry, type RenderParams, type VendorApi } from './page-api.js'
 import { Widget } from './widget.js'
 
 /** hCaptcha's execute options: with `async`, a promise of the token instead of the callback. */
@@ -63,7 +63,7 @@ export function createHcaptcha(fillsRecaptchaField: boolean): VendorApi<Hcaptcha
           ...fillsRecaptchaField ? [{ name: 'g-recaptcha-response', tag: 'textarea' as const, id: `g-recaptcha-response-${id}` }] : [],
         ],
         onToken: callbackOf<[string]>(merged.callback),
-        onExpired: callbackOf<[]>(merged['expired-callback']),
+        onExpired: bareCallbackOf(merged['expired-callback']),
         onError: onError === undefined ? undefined : (error: TollgateError) => onError(hcaptchaCodeOf(error), error),
         refreshExpired: 'manual',
         retriesFailures: false,

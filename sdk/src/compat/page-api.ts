@@ -32,6 +32,17 @@ export function callbackOf<Args extends unknown[]>(value: unknown): ((...args: A
   }
 }
 
+/**
+ * A page's callback that the vendor's script calls with nothing (reCAPTCHA's error and expired
+ * callbacks, hCaptcha's expired one): a page may hand one function to several of them
+ * (`function onCaptcha(token) { submit.disabled = !token }`), and an expired token given there
+ * would pass for a live one.
+ */
+export function bareCallbackOf(value: unknown): (() => void) | undefined {
+  const callback = callbackOf<[]>(value)
+  return callback && (() => callback())
+}
+
 /** The container as the vendors take it: an element, an element's id, or (Turnstile) a CSS selector. */
 export function elementOf(container: unknown): HTMLElement | undefined {
   if (container instanceof HTMLElement) return container

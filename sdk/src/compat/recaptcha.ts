@@ -1,6 +1,6 @@
 import { TollgateError } from '../errors.js'
 import { execute } from '../execute.js'
-import { callbackOf, renderImplicitly, renderTargetOf, startOf, textOf, whenParsed, WidgetRegistry, type RenderParams, type VendorApi } from './page-api.js'
+import { bareCallbackOf, callbackOf, renderImplicitly, renderTargetOf, startOf, textOf, whenParsed, WidgetRegistry, type RenderParams, type VendorApi } from './page-api.js'
 import { Widget } from './widget.js'
 import { BLOCKED_RESPONSE_PREFIX } from './blocked-response.js'
 
@@ -67,15 +67,14 @@ export function createRecaptcha(): VendorApi<RecaptchaApi> {
       if (registry.idOf(element) !== undefined) throw new Error('reCAPTCHA has already been rendered in this element')
       const id = count
       count += 1
-      const onError = callbackOf<[]>(merged['error-callback'])
       const widget = new Widget(element, {
         siteKey,
         action: textOf(merged, 'action'),
         language: textOf(merged, 'hl'),
         fields: [{ name: FIELD_NAME, tag: 'textarea', id: id === 0 ? FIELD_NAME : `${FIELD_NAME}-${id}` }],
         onToken: callbackOf<[string]>(merged.callback),
-        onExpired: callbackOf<[]>(merged['expired-callback']),
-        onError: onError === undefined ? undefined : () => onError(),
+        onExpired: bareCallbackOf(merged['expired-callback']),
+        onError: bareCallbackOf(merged['error-callback']),
         refreshExpired: 'manual',
         retriesFailures: false,
         ...startOf(element, merged),

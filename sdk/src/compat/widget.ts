@@ -19,7 +19,7 @@ export interface WidgetOptions {
   /** The hidden fields the vendor adds, filled with the token: `cf-turnstile-response` in an input, `g-recaptcha-response` in a textarea. */
   fields: readonly { name: string; tag: 'input' | 'textarea'; id?: string }[]
   onToken?: (token: string) => void
-  /** Gets the token that expired (Turnstile's expired-callback does; reCAPTCHA's and hCaptcha's pages ignore it). */
+  /** Gets the token that expired, as Turnstile's expired-callback does (reCAPTCHA's and hCaptcha's get nothing: page-api.ts, bareCallbackOf). */
   onExpired?: (token: string) => void
   /** The page's error callback; without one, the failure is written to the console. */
   onError?: (error: TollgateError) => void
@@ -109,14 +109,16 @@ export class Widget {
   isRemoved = false
   /** When the token expires by this device's clock (0: there has been none since the last reset). */
   private expiresAt = 0
-  private run: { controller: AbortController; promise: Promise<string> } | undefined
+  private run: { controller: AbortController; promise: Promise<string>; action: string | undefined } | undefined
   private expiryTimer: ReturnType<typeof setTimeout> | undefined
   private retryTimer: ReturnType<typeof setTimeout> | undefined
   private retries = 0
   /** The latest run failed (a reset then waits for the visitor or the page: no loop with an error callback that resets). */
   private hasFailed = false
-  /** The container has been in the page when the widget started: leaving it afterwards is a removal, not having come yet is not. */
-  private wasConnected = false
+  /** The container has been in the page (when the widget was made or started): leaving it afterwards is a removal, not having come yet is not. */
+  private wasConnected: boolean
+  /** Waits for a container that has not come into the page yet, to start it then (one, however often it is started before). */
+  private attachObserver: MutationObserver | undefined
   /** A self-starting widget's button for a new run, after a failure or an expiry (made when first needed). */
   private runButton: HTMLButtonElement | undefined
   private readonly box: HTMLElement
@@ -125,6 +127,7 @@ export class Widget {
   private readonly language: Language
 
   constructor(readonly container: HTMLElement, readonly options: WidgetOptions) {
+    this.wasConnected = container.isConnected
     this.box = boxFor(container)
     this.fields = options.fields.map(({ name, tag, id }) => {
       const field = document.createElement(tag)
@@ -166,11 +169,16 @@ export class Widget {
   /**
    * Gets a fresh token (each redeems once): the one being fetched when a run is in flight. The
    * promise rejects with the failure, which the page's error callback hears of as well. `action`
-   * is this run's (reCAPTCHA's execute(widgetId, { action })), else the widget's.
+   * is this run's (reCAPTCHA's execute(widgetId, { action })), else the widget's: one asked for
+   * while a run of another action is in flight runs after it (its token would not redeem for it).
    */
   execute(action = this.options.action): Promise<string> {
     if (this.isRemoved) return Promise.reject(abortedError())
-    if (this.run !== undefined) return this.run.promise
+    if (this.run !== undefined) {
+      if (this.run.action === action) return this.run.promise
+      const next = () => this.execute(action)
+      return this.run.promise.then(next, next)
+    }
     this.clearToken()
     clearTimeout(this.retryTimer)
     if (this.runButton) this.runButton.hidden = true
@@ -198,7 +206,7 @@ export class Widget {
         throw typed
       },
     )
-    this.run = { controller, promise }
+    this.run = { controller, promise, action }
     return promise
   }
 
@@ -215,13 +223,13 @@ export class Widget {
       this.execute().catch(() => undefined)
     } else if (this.wasConnected) this.remove()
     else {
-      // A removed widget's late start does nothing (execute refuses it).
-      const observer = new MutationObserver(() => {
+      this.attachObserver ??= new MutationObserver(() => {
         if (!this.container.isConnected) return
-        observer.disconnect()
+        this.attachObserver?.disconnect()
         this.start()
       })
-      observer.observe(document, { childList: true, subtree: true })
+      // Observing the same node again only renews the options: still one callback per change.
+      this.attachObserver.observe(document, { childList: true, subtree: true })
     }
   }
 
@@ -231,12 +239,13 @@ export class Widget {
    * box to tick), so that a page that resets after a refused submit has a token again. After a
    * failed run it only clears and offers its button, as hCaptcha's and reCAPTCHA's reset show
    * their checkbox again: a page whose error callback resets (@hcaptcha/react-hcaptcha) would
-   * otherwise ask the service again and again, as fast as it answers.
+   * otherwise ask the service again and again, as fast as it answers. The failure's sentence
+   * stays: its reference is what a blocked visitor gives the site's support.
    */
   reset(): void {
     this.stop()
     this.expiresAt = 0
-    this.show('idle')
+    if (!this.hasFailed) this.show('idle')
     if (!this.options.startsBySelf || this.isRemoved) return
     if (this.hasFailed) this.offerRun()
     else this.start()
@@ -246,6 +255,7 @@ export class Widget {
   remove(): void {
     this.isRemoved = true
     this.stop()
+    this.attachObserver?.disconnect()
     widgets.delete(this)
     if (this.box === this.container) {
       for (const field of this.fields) field.remove()
@@ -292,6 +302,7 @@ export class Widget {
     const lifetime = TOKEN_LIFETIME_MS - EXPIRY_MARGIN_MS
     this.token = token
     this.expiresAt = Date.now() + lifetime
+    if (this.runButton) this.runButton.hidden = true
     for (const field of this.fields) field.value = token
     this.expiryTimer = setTimeout(() => this.expire(), lifetime)
     callPage(this.options.onToken, token)
@@ -302,6 +313,9 @@ export class Widget {
     const { token } = this
     this.clearToken()
     callPage(this.options.onExpired, token)
+    // The page's callback reset the widget (@hcaptcha/react-hcaptcha's does, then calls the page's
+    // onExpire), executed it or removed it: that is the widget's state now, not an expiry to show.
+    if (this.isRemoved || this.run !== undefined || this.expiresAt === 0) return
     if (this.options.refreshExpired === 'auto') return this.start()
     this.showText((strings) => strings.expired)
     if (this.options.refreshExpired === 'manual') this.offerRun()
