@@ -17,15 +17,11 @@
  * Two kinds of sweep: a band of 2.5 days (rows/s, the heavy site's and all sites'), and one hour
  * (the hourly sweep's steady state: a few rows of most sites, or none).
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { readMigrations, migrate, splitStatements } from '../../src/storage/migrate.js'
-import { openPgliteDatabase } from '../../src/storage/pglite/pglite-database.js'
+import { readMigrations, splitStatements } from '../../src/storage/migrate.js'
 import type { SqlDatabase } from '../../src/storage/ports.js'
-import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
 import { createVerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
 import { isPortOpen, median } from '../shared.js'
+import { withBenchDatabase } from './database.js'
 import { deleteOldestBefore041 } from './delete-oldest-before-041.js'
 
 const ROWS = Number(process.env.BENCH_RETENTION_ROWS ?? 200_000)
@@ -95,13 +91,7 @@ async function sweep(database: SqlDatabase, way: 'before' | 'now', cutoff: Date)
 }
 
 async function runOn(kind: 'PGlite' | 'PostgreSQL'): Promise<void> {
-  const schema = `bench_retention_${process.pid}`
-  const directory = kind === 'PGlite' ? await mkdtemp(join(tmpdir(), 'tollgate-bench-retention-')) : undefined
-  const database = directory === undefined
-    ? await openPostgresDatabase({ connectionString: postgresUrl, schema, maxConnections: 2 })
-    : await openPgliteDatabase(directory)
-  try {
-    await migrate(database)
+  await withBenchDatabase(kind, 'retention', { postgresUrl, maxConnections: 2 }, async (database) => {
     const now = Date.now()
     const fillStart = performance.now()
     await fill(database, now)
@@ -137,11 +127,7 @@ async function runOn(kind: 'PGlite' | 'PostgreSQL'): Promise<void> {
       `\nHourly sweeps: ${median(hours.before.map((one) => one.rows))} rows in ${median(hours.before.map((one) => one.statements))} statements before, ` +
         `${median(hours.now.map((one) => one.rows))} in ${median(hours.now.map((one) => one.statements))} now (medians).\n`,
     )
-  } finally {
-    if (directory === undefined) await database.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-    await database.close()
-    if (directory !== undefined) await rm(directory, { recursive: true, force: true })
-  }
+  })
 }
 
 process.stdout.write(`Retention sweep at scale (${new Date().toISOString()}, Node ${process.version})\n`)

@@ -25,19 +25,15 @@
  */
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { StatsRange } from '../../src/domain/analytics/stats-range.js'
 import { intervalMs } from '../../src/domain/analytics/stats-range.js'
 import type { VerificationLogEntry } from '../../src/plugins/verification-log.js'
-import { migrate, readMigrations, splitStatements } from '../../src/storage/migrate.js'
-import { openPgliteDatabase } from '../../src/storage/pglite/pglite-database.js'
+import { readMigrations, splitStatements } from '../../src/storage/migrate.js'
 import type { SqlDatabase } from '../../src/storage/ports.js'
-import { openPostgresDatabase } from '../../src/storage/postgres/postgres-database.js'
 import { createVerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
 import { appendVerifications, verificationLoadOf } from '../../src/storage/sql/verification-log-writer.js'
 import { isPortOpen, median } from '../shared.js'
+import { withBenchDatabase } from './database.js'
 import { deleteOldestBefore041 } from './delete-oldest-before-041.js'
 
 const ROWS = Number(process.env.BENCH_STATS_ROWS ?? 1_000_000)
@@ -303,13 +299,7 @@ async function measureRetention(database: SqlDatabase, siteId: string, now: numb
 }
 
 async function runOn(kind: 'PGlite' | 'PostgreSQL'): Promise<void> {
-  const schema = `bench_stats_${process.pid}`
-  const directory = kind === 'PGlite' ? await mkdtemp(join(tmpdir(), 'tollgate-bench-stats-')) : undefined
-  const database = directory === undefined
-    ? await openPostgresDatabase({ connectionString: postgresUrl, schema, maxConnections: 5 })
-    : await openPgliteDatabase(directory)
-  try {
-    await migrate(database)
+  await withBenchDatabase(kind, 'stats', { postgresUrl, maxConnections: 5 }, async (database) => {
     const siteId = randomUUID()
     const now = Date.now()
     const fillTime = await timed(() => fill(database, siteId, now))
@@ -322,11 +312,7 @@ async function runOn(kind: 'PGlite' | 'PostgreSQL'): Promise<void> {
     process.stdout.write(`\nRetention: deletes of 5,000 rows per statement, about ${Math.round(ROWS / 6).toLocaleString('en')} rows each way:\n\n`)
     process.stdout.write('| Rows/s without the rollup triggers | counted by 021\'s trigger (before 041) | counted by the statement (041) | Time per row, 021 / none | 041 / none | 041 / 021 |\n|---|---|---|---|---|---|\n')
     process.stdout.write(`${await measureRetention(database, siteId, now)}\n`)
-  } finally {
-    if (directory === undefined) await database.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-    await database.close()
-    if (directory !== undefined) await rm(directory, { recursive: true, force: true })
-  }
+  })
 }
 
 process.stdout.write(`Stats and the verification log (${new Date().toISOString()}, Node ${process.version})\n`)
