@@ -337,8 +337,6 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       expect(decided).toEqual([{ decided_by: null, count: 3001 }])
       await database.query(`UPDATE verifications SET decided_by = 'allowlist' WHERE id = ANY($1::uuid[])`, [ids.slice(0, 5)])
       await expect(database.query(`UPDATE verifications SET decided_by = 'model' WHERE id = $1`, [before[0]])).rejects.toThrow(/verifications_decided_by/)
-      // 030 builds no index: the filter, as listPage writes it, reads the site's rows of the window
-      // through its time indexes (migration 003) and checks each.
       await database.query('ANALYZE verifications')
       const planOfFilter = () => database.transaction(async (transaction) => {
         await transaction.query('SET LOCAL enable_seqscan = off')

@@ -422,7 +422,7 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
      * calls it until it deletes fewer than the limit, so that no single statement holds the
      * database (or PGlite's worker) for long, however many rows the site has.
      *
-     * The statement counts its rows itself (DELETE_OLDEST_COUNTED), as the log's writer counts its
+     * The statement counts its rows itself (deleteOldestCounted), as the log's writer counts its
      * inserts, and the delete trigger only removes the counts that reached 0 (migration 041).
      */
     async deleteOldest(siteId: string, limit: number, cutoff?: Date): Promise<number> {
