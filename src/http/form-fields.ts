@@ -25,10 +25,10 @@ function decodeFormText(text: string): string | undefined {
   try {
     return decodeURIComponent(spaced)
   } catch {
-    bareEscape.lastIndex = 0
-    if (!bareEscape.test(spaced)) return undefined
+    const escaped = spaced.replace(bareEscape, '%25')
+    if (escaped === spaced) return undefined
     try {
-      return decodeURIComponent(spaced.replace(bareEscape, '%25'))
+      return decodeURIComponent(escaped)
     } catch {
       return undefined
     }

@@ -5,6 +5,7 @@ import { createBusinessCounters, type BusinessCounters } from '../metrics/busine
 import { createMetricsRegistry, type MetricsRegistry } from '../metrics/registry.js'
 import { clockOffsetMsOf } from '../storage/clock-offset.js'
 import { checkDependency } from '../storage/dependency-check.js'
+import { isMemoryStore } from '../storage/memory/memory-store.js'
 import { trackFailingWrites } from './failing-writes.js'
 import { writeAtShutdown } from './storage.js'
 
@@ -59,14 +60,13 @@ async function metricsPlugin(app: FastifyInstance, options: MetricsOptions): Pro
   // The in-process store's entries (challenges, used-token markers, rate windows, history), which
   // Redis' DBSIZE shows for the Redis store: only an instance on the embedded stores has it.
   const keyValue = app.keyValue
-  if (keyValue.kind === 'memory' && 'size' in keyValue && typeof keyValue.size === 'function') {
-    const size = keyValue.size.bind(keyValue) as () => number
+  if (isMemoryStore(keyValue)) {
     new Gauge({
       name: 'tollgate_memory_store_entries',
       help: "Entries held by the in-process store (expired ones not yet swept included); absent with Redis.",
       registers: [metrics.registry],
       collect() {
-        this.set(size())
+        this.set(keyValue.size())
       },
     })
   }

@@ -7,7 +7,7 @@ import type { KeyValueStore } from './ports.js'
  * operator hears of a drifting clock well before the margin, beyond which tokens stamped by
  * instances of an earlier release (by their own clocks) could be refused or outlive their marker.
  */
-export const CLOCK_OFFSET_WARNING_MS = CLOCK_SKEW_MARGIN_MS / 2
+const CLOCK_OFFSET_WARNING_MS = CLOCK_SKEW_MARGIN_MS / 2
 
 /** How far this instance's clock runs ahead of the store's (ms; negative when behind), as last measured. */
 export function clockOffsetMsOf(store: KeyValueStore): number {

@@ -92,11 +92,11 @@ export function subMillisecondIssues(query: { from?: string; to?: string }): Fie
 export function rangeDateIssues(dates: { from?: Date; to?: Date }, texts: { from?: string; to?: string }): FieldIssue[] {
   const named = (['from', 'to'] as const).flatMap((name) => {
     const date = dates[name]
-    return date === undefined ? [] : [{ field: `querystring.${name}`, date }]
+    return date === undefined ? [] : [{ name, field: `querystring.${name}`, date }]
   })
-  const unreadable = (['from', 'to'] as const)
-    .filter((name) => dates[name] !== undefined && Number.isNaN(dates[name].getTime()))
-    .map((name) => ({ field: `querystring.${name}`, message: unreadableDateTimeMessage(texts[name]) }))
+  const unreadable = named
+    .filter(({ date }) => Number.isNaN(date.getTime()))
+    .map(({ name, field }) => ({ field, message: unreadableDateTimeMessage(texts[name]) }))
   if (unreadable.length > 0) return unreadable
   // The log holds nothing older than the service, and PostgreSQL has no year 0: a range outside
   // these years is a mistake of the caller's, answered as such rather than as a failed query.

@@ -15,6 +15,11 @@ export interface MemoryStore extends KeyValueStore {
   size(): number
 }
 
+/** Whether a store is the in-process one, whose entries can be counted (size). */
+export function isMemoryStore(store: KeyValueStore): store is MemoryStore {
+  return store.kind === 'memory' && typeof (store as Partial<MemoryStore>).size === 'function'
+}
+
 /**
  * Entries live in slots: a Map from key to slot number, and per slot its key, its value and its
  * expiry in parallel arrays, the expiries in a Float64Array. An entry is then two heap objects

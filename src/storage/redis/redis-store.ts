@@ -118,7 +118,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
   const clockSkewMarginMs = options.clockSkewMarginMs ?? CLOCK_SKEW_MARGIN_MS
   /** Redis's clock less ours, as of the last reading (its error at most half the round trip). */
   let clockOffsetMs = 0
-  const nothingVouchedFor = () => Date.now() + clockOffsetMs + clockSkewMarginMs
+  /** Redis's clock as last measured (KeyValueStore.now). */
+  const now = () => Date.now() + clockOffsetMs
+  const nothingVouchedFor = () => now() + clockSkewMarginMs
   let remembersSince = nothingVouchedFor()
   /** The epoch's value as read since the last connection; undefined until then (dataEpoch). */
   let dataEpoch: number | undefined
@@ -206,7 +208,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<KeyVal
     kind: 'redis',
     remembersSince: () => remembersSince,
     dataEpoch: () => dataEpoch,
-    now: () => Date.now() + clockOffsetMs,
+    now,
     watchConnection(listener) {
       // ioredis tells 'close' at every failed reconnection attempt too: only the change is told.
       let isUp = client.status === 'ready'
