@@ -352,7 +352,9 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       // site's, a bitmap scan of site_action_time (site_id, then the window) may win over a walk of
       // site_time: either way one of the site's time indexes, no table scan.
       expect(await planOfFilter()).toMatch(/Index Scan (Backward )?(using|on) verifications_site_(action_)?time/)
-      const decidedIndexes = () => database.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename = 'verifications' AND indexdef LIKE '%decided_by%'")
+      const decidedIndexes = () => database.query<{ indexname: string }>(
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'verifications' AND indexdef LIKE '%decided_by%'",
+      )
       expect(await decidedIndexes()).toEqual([])
       // 041 indexes the filter's expression: the filter reads only the rows a list decided (the
       // dashboard offers it; on a site of 838,817 rows it read them all, 1.3-1.9 s).
