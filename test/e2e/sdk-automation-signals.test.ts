@@ -67,6 +67,22 @@ describe.runIf(hasChromium())('automation the SDK sees in the page, in Chromium'
     expect(stealthy.riskScore).toBeGreaterThan(clean.riskScore)
   })
 
+  it('labels the same patches when their source carries the words [native code] in a comment, without a patched toString', async () => {
+    const { page } = await suite.browser.newPage()
+    // As written (a string: the test's own transpiling would drop the comments).
+    await page.addInitScript({
+      content: `
+        Object.defineProperty(Navigator.prototype, 'webdriver', { get: function webdriver() { /* [native code] */ return false }, configurable: true })
+        const getParameter = WebGLRenderingContext.prototype.getParameter
+        WebGLRenderingContext.prototype.getParameter = function (name) {
+          return name === 37446 ? 'Intel Iris OpenGL Engine' : getParameter.call(this, name) /* { [native code] } */
+        }`,
+    })
+    const { anomalies, fingerprint } = await verify(page)
+    expect(fingerprint.patchedNatives).toBe(2)
+    expect(anomalies).toContain('patched_natives')
+  })
+
   it('finds nothing patched on a page whose polyfills replace other natives, and Function.prototype.toString as core-js does', async () => {
     const { page } = await suite.browser.newPage()
     await page.addInitScript(() => {

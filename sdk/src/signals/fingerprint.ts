@@ -93,9 +93,13 @@ function countAutomationMarkers(): number {
   return automationProperties.filter((name) => name in globals).length + [window, document].flatMap(Object.keys).filter((name) => /^\$?cdc_/.test(name)).length
 }
 
-/** A function the browser itself provides: its source reads `[native code]`. */
+/**
+ * A function the browser itself provides: its source ends in `{ [native code] }`, which no
+ * function written in JavaScript can end in (a comment or string holding the words is followed
+ * by its own closing characters before the body's brace).
+ */
 function isNative(value: unknown): boolean {
-  return typeof value === 'function' && Function.prototype.toString.call(value).includes('[native code]')
+  return typeof value === 'function' && /\[native code]\s*}$/.test(Function.prototype.toString.call(value))
 }
 
 /**
@@ -109,10 +113,10 @@ function countPatchedNatives(): number {
   const own = Object.getOwnPropertyDescriptor
   // The getters and methods are only read here, never called (unbound-method).
   // eslint-disable-next-line @typescript-eslint/unbound-method
-  const changed = ['webdriver', 'plugins', 'languages'].filter((name) => own(navigator, name) ?? !isNative((own(Navigator.prototype, name) ?? { get: isNative }).get))
+  const changed = ['webdriver', 'plugins', 'languages'].filter((name) => own(navigator, name) ?? !isNative((own(Navigator.prototype, name) ?? { get: Object }).get))
   const gl = (window as { WebGLRenderingContext?: typeof WebGLRenderingContext }).WebGLRenderingContext
   // eslint-disable-next-line @typescript-eslint/unbound-method
-  return changed.length + [Function.prototype.toString, gl?.prototype.getParameter ?? isNative, navigator.permissions?.query ?? isNative]
+  return changed.length + [Function.prototype.toString, gl?.prototype.getParameter ?? Object, navigator.permissions?.query ?? Object]
     .filter((native) => !isNative(native)).length
 }
 
