@@ -155,10 +155,19 @@ export async function signUpInDashboard(page: Page, origin: string, account: { e
 /** The dashboard in Chromium, logged in to a new account (its session cookie from the API's log-in). */
 export async function openLoggedInDashboard(): Promise<{ dashboard: OpenDashboard; account: TestAccount }> {
   const dashboard = await openDashboard()
+  return { dashboard, account: await logInNewAccount(dashboard) }
+}
+
+/**
+ * A new account of the dashboard's service, logged in in its browser (its session cookie from the
+ * API's log-in, in place of any before): for suites that share one service, whose building on a
+ * fresh database is most of openLoggedInDashboard's time.
+ */
+export async function logInNewAccount(dashboard: OpenDashboard): Promise<TestAccount> {
   const account = await createTestAccount(dashboard.service.app)
   const [name = '', value = ''] = account.cookie.split(/=(.*)/s)
   await dashboard.page.context().addCookies([{ name, value, url: dashboard.origin }])
-  return { dashboard, account }
+  return account
 }
 
 /** The logged-in dashboard of a new account that has one site, made through the API with `body`. */

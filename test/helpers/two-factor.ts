@@ -9,12 +9,19 @@ export function authenticatorCode(secret: string, stepsFromNow = 0): string {
   return new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + stepsFromNow * STEP_MS })
 }
 
+/** The code of `step` (a 30-second step since the epoch). */
+function codeOfStep(secret: string, step: number): string {
+  return new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: step * STEP_MS })
+}
+
 /**
  * The authenticator app of a test: its codes as the server takes them. The server accepts a code
- * once per 30-second step (a replay is refused), so each code comes from a later step than the
- * last one given, waiting for it if need be, and never from a step's last seconds, which could
- * end before the request arrives. `takenAt`: a code of that moment's step was given already (the
- * one enableTwoFactor turned it on with).
+ * once per 30-second step (a replay is refused), of the current step or the one either side (an
+ * app's clock may drift). So each code comes from a later step than the last one given: the
+ * current step's (taken until the next step ends, however late in its step it is given), else the
+ * next step's, which the server takes at once, as from an app whose clock runs a little ahead.
+ * Only when both were given does it wait for a step to begin. `takenAt`: a code of that moment's
+ * step was given already (the one enableTwoFactor turned it on with: its usedAt).
  */
 export function authenticatorApp(secret: string, takenAt?: number) {
   let lastStep = takenAt === undefined ? -1 : Math.floor(takenAt / STEP_MS)
@@ -23,12 +30,12 @@ export function authenticatorApp(secret: string, takenAt?: number) {
       for (;;) {
         const now = Date.now()
         const step = Math.floor(now / STEP_MS)
-        const left = (step + 1) * STEP_MS - now
-        if (step > lastStep && left > 3_000) {
-          lastStep = step
-          return authenticatorCode(secret)
+        const earliest = Math.max(lastStep + 1, step)
+        if (earliest <= step + 1) {
+          lastStep = earliest
+          return codeOfStep(secret, earliest)
         }
-        await new Promise((resolve) => setTimeout(resolve, left + 100))
+        await new Promise((resolve) => setTimeout(resolve, (step + 1) * STEP_MS - now + 100))
       }
     },
     /** Six digits that are the code of no step the server accepts now (the one either side included). */
@@ -64,20 +71,29 @@ export interface TwoFactorAccount {
   recoveryCodes: string[]
   /** The code that turned it on, which was taken: it logs nobody in. */
   usedCode: string
+  /** A moment of the step whose code turned it on (authenticatorApp's takenAt). */
+  usedAt: number
   /** The cookie the browser that turned it on got: it passed the second factor (a device cookie of its own). */
   secondFactorDeviceCookie: string
 }
 
 /**
  * Turns two-factor authentication on for the account through the API, as the dashboard does,
- * confirming with the current step's code: a log-in right after needs the next step's
- * (authenticatorCode(secret, 1)), as a code works once.
+ * confirming with the code of the step `stepsFromNow` steps from now, the current step's unless
+ * told: a log-in right after needs a later step's (authenticatorCode(secret, 1)), as a code works
+ * once. The step before (-1), which the server takes too, leaves both the current step's code and
+ * the next one's to the test: two codes without waiting for a step (authenticatorApp(secret, usedAt)).
  */
-export async function enableTwoFactor(app: App, account: Pick<TestAccount, 'cookie' | 'password'>): Promise<TwoFactorAccount> {
+export async function enableTwoFactor(app: App, account: Pick<TestAccount, 'cookie' | 'password'>, { stepsFromNow = 0 } = {}): Promise<TwoFactorAccount> {
   const setup = await app.inject({ method: 'POST', url: '/api/v1/me/two-factor/setup', headers: asBrowser(account), payload: {} })
   if (setup.statusCode !== 200) throw new Error(`two-factor setup answered ${setup.statusCode}: ${setup.body}`)
   const { secret, setupToken } = setup.json<{ secret: string; setupToken: string }>()
-  const usedCode = authenticatorCode(secret)
+  // A step before now is taken only until the current step ends: not in its last seconds, which
+  // could end before the request is checked (after the password's Argon2, slow on a loaded host).
+  const left = STEP_MS - (Date.now() % STEP_MS)
+  if (stepsFromNow < 0 && left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 100))
+  const usedAt = Date.now() + stepsFromNow * STEP_MS
+  const usedCode = codeOfStep(secret, Math.floor(usedAt / STEP_MS))
   const enabled = await app.inject({
     method: 'POST',
     url: '/api/v1/me/two-factor',
@@ -90,6 +106,7 @@ export async function enableTwoFactor(app: App, account: Pick<TestAccount, 'cook
   return {
     secret,
     usedCode,
+    usedAt,
     recoveryCodes: enabled.json<{ recoveryCodes: string[] }>().recoveryCodes,
     secondFactorDeviceCookie: secondFactorDeviceCookieOf(enabled.headers['set-cookie']),
   }
