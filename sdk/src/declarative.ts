@@ -202,19 +202,20 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
   const { signal } = controller
   // A control named `isConnected` shadows the form's own: the form then counts as on the page, as before.
   const abortIfRemoved = () => form.isConnected || controller.abort()
-  // The submitter waits with the form, so a visitor sees that pressing again does nothing; it is
-  // given back before the re-submit (a disabled button's name and value would not be sent) and
-  // whatever the outcome. A submitter is a button or an input; one the page disabled stays so.
-  // It is given back once: the page's own submit handler may disable it again (a double-submit
+  // The submitter waits with the form, `aria-disabled` and `aria-busy`, so a screen reader tells
+  // that pressing again does nothing (a press submits, and the busy form ignores it: start()). It
+  // is not `disabled`: the browser would take the focus from it, and a keyboard user would be left
+  // at the top of the page (WCAG 2.4.3). It is given back before the re-submit and whatever the
+  // outcome, and once only: the page's own submit handler may mark it again (a double-submit
   // guard), and a second release would undo that.
-  const button = submitter as HTMLButtonElement | null
   let holding = false
   const hold = (on: boolean) => {
-    if (button === null || on === holding || (on && button.disabled)) return
+    if (submitter === null || on === holding) return
     holding = on
-    button.disabled = on
-    if (on) button.setAttribute('aria-busy', 'true')
-    else button.removeAttribute('aria-busy')
+    for (const name of ['aria-disabled', 'aria-busy']) {
+      if (on) submitter.setAttribute(name, 'true')
+      else submitter.removeAttribute(name)
+    }
   }
   let slow: ReturnType<typeof setTimeout> | undefined
   const onStatus = (status: TollgateStatus) => {

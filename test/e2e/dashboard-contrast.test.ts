@@ -1,20 +1,8 @@
 import type { CreatedSite } from '../helpers/dashboard-client.js'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { contrastOf } from '../helpers/contrast.js'
 import { hasChromium, openLoggedInDashboardWithSite, type OpenDashboard } from './dashboard-support.js'
-
-/** The WCAG contrast ratio of two computed `rgb(...)` colours. */
-function contrastOf(first: string, second: string): number {
-  const luminance = (color: string) => {
-    const [red = 0, green = 0, blue = 0] = (color.match(/[\d.]+/g) ?? []).map(Number).map((channel) => {
-      const value = channel / 255
-      return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4
-    })
-    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
-  }
-  const [light, dark] = [luminance(first), luminance(second)].sort((a, b) => b - a) as [number, number]
-  return (light + 0.05) / (dark + 0.05)
-}
 
 /**
  * The site's tabs and the range picker as a person with low vision, with forced colours or on a

@@ -279,9 +279,10 @@ describe('GET /sdk/v1/:file', () => {
     // expiry with a button (17 305 to 17 581 bytes), and 17 637 with the back/forward cache's spent token dropped;
     // under 17.65 kB until the review of the wrapper libraries' fixes (17 716: an expired callback that resets,
     // a failure's reference kept, no token to reCAPTCHA's and hCaptcha's expired callbacks, a run per action;
-    // bench/README.md, "Size a page loads").
+    // bench/README.md, "Size a page loads"); under 17.75 kB until the Verify again button kept the keyboard's
+    // focus in the widget and got its class and 24 px (17 722 to 17 788).
     const gzipBytesOf = (name: string) => manifest.files.find((file) => file.name === name)?.gzipBytes ?? Number.NaN
-    expect(manifest.loadedGzipBytes - gzipBytesOf('tollgate.js') + gzipBytesOf('compat.js')).toBeLessThan(17_750)
+    expect(manifest.loadedGzipBytes - gzipBytesOf('tollgate.js') + gzipBytesOf('compat.js')).toBeLessThan(17_800)
     const texts = manifest.files.filter((file) => file.name.startsWith('strings/'))
     expect(texts.length).toBeGreaterThan(10)
     for (const file of texts) expect(file.gzipBytes, file.name).toBeLessThan(1_000)
@@ -292,8 +293,9 @@ describe('GET /sdk/v1/:file', () => {
     expect(manifest.loadedBrotliBytes).toBeLessThan(12_650)
     const brotliBytesOf = (name: string) => manifest.files.find((file) => file.name === name)?.brotliBytes ?? Number.NaN
     // compat.js's page: under 14.1 kB until the wrapper libraries' fixes (14 003 to 14 249 bytes, 14 297 with
-    // the back/forward cache's), under 14.3 kB until their review's (14 362), as above.
-    expect(manifest.loadedBrotliBytes - brotliBytesOf('tollgate.js') + brotliBytesOf('compat.js')).toBeLessThan(14_400)
+    // the back/forward cache's), under 14.3 kB until their review's (14 362), under 14.4 kB until the Verify
+    // again button's focus, class and size (14 390 to 14 425), as above.
+    expect(manifest.loadedBrotliBytes - brotliBytesOf('tollgate.js') + brotliBytesOf('compat.js')).toBeLessThan(14_440)
     for (const file of manifest.files) expect(file.brotliBytes, file.name).toBeLessThan(file.gzipBytes)
   })
 })

@@ -181,7 +181,12 @@ export class Widget {
     }
     this.clearToken()
     clearTimeout(this.retryTimer)
-    if (this.runButton) this.runButton.hidden = true
+    if (this.runButton) {
+      // Hidden, the button would drop the focus of the visitor who pressed it to the page's top
+      // (WCAG 2.4.3): the status line, which tells the run, holds it until offerRun gives it back.
+      if (this.runButton.matches(':focus')) this.status?.focus()
+      this.runButton.hidden = true
+    }
     const controller = new AbortController()
     const promise = execute({
       siteKey: this.options.siteKey,
@@ -347,11 +352,18 @@ export class Widget {
     if (!this.runButton) {
       this.runButton = document.createElement('button')
       this.runButton.type = 'button'
+      // Pages style it by its class; unstyled, it is still a 24 px target (WCAG 2.5.8).
+      this.runButton.className = 'tollgate-retry'
+      this.runButton.style.minHeight = '24px'
       this.runButton.addEventListener('click', () => this.start())
       this.box.append(this.runButton)
       writeText(this.runButton, this.language, (strings) => strings.refresh)
+      // Focusable by script only, for execute() to keep the focus in the widget.
+      this.status.tabIndex = -1
     }
     this.runButton.hidden = false
+    // The focus is in the widget only when the visitor pressed the button for the run that failed.
+    if (this.status.matches(':focus')) this.runButton.focus()
   }
 
   private clearToken(): void {

@@ -31,6 +31,7 @@ export function renderDemoPage(siteKey: string, serviceOrigin: string): string {
 <form method="post" action="/signup" data-tollgate>
   ...
 </form>`
+  // The code sample scrolls sideways on a narrow screen: a focusable, named region, so that the keyboard scrolls it too.
   return layout('Tollgate demo', `<h1>Tollgate demo</h1>
 <p>Both forms are protected by the Tollgate SDK. When you submit one, the SDK solves a proof of work in
 Web Workers, sends it with the browser signals, and puts the token in the form. This server then redeems the
@@ -54,7 +55,7 @@ token with Siteverify and shows you its answer.</p>
 </form>
 </section>
 <h2>On your site</h2>
-<pre><code>${escapeHtml(snippet)}</code></pre>
+<pre tabindex="0" role="region" aria-label="Code sample"><code>${escapeHtml(snippet)}</code></pre>
 <p>Your backend then posts <code>secret</code> and <code>response</code> (the <code>tollgate-token</code> field) to
 <code>/api/v1/siteverify</code>. See <code>sdk/README.md</code>.</p>`,
   `<script src="/sdk/v1/tollgate.js" data-site-key="${escapeHtml(siteKey)}" async defer></script>`)
@@ -104,7 +105,8 @@ section { background: #fff; border: 1px solid #d8dce3; border-radius: 8px; paddi
 label { display: block; font-weight: 600; margin-bottom: .25rem; }
 input, textarea { width: 100%; box-sizing: border-box; padding: .5rem; font: inherit; border: 1px solid #9aa3b2; border-radius: 4px; }
 button { margin-top: .75rem; padding: .5rem 1rem; font: inherit; border: 0; border-radius: 4px; background: #1f5fbf; color: #fff; cursor: pointer; }
-button:focus-visible, input:focus-visible, textarea:focus-visible { outline: 3px solid #f0a000; outline-offset: 2px; }
+button:focus-visible, input:focus-visible, textarea:focus-visible, pre:focus-visible { outline: 3px solid #b45309; outline-offset: 2px; }
+button[aria-disabled="true"] { cursor: progress; opacity: .75; }
 .tollgate-status { min-height: 1.5em; margin-top: .5rem; color: #3a4252; }
 pre { background: #1d2330; color: #f6f7f9; padding: 1rem; overflow-x: auto; border-radius: 6px; }
 table { border-collapse: collapse; background: #fff; }
