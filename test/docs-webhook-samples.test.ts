@@ -154,10 +154,10 @@ async function replaceWebhookSecret(app: TestApp['app'], siteId: string, secret:
 }
 
 const codeBlocks = [...readFileSync('docs/webhooks.md', 'utf8').matchAll(/```([a-z]+)\n([\s\S]*?)```/g)]
-const [pythonSample = '', javaSample = ''] = ['python', 'java'].map((language) => codeBlocks.find(([, found]) => found === language)?.[2] ?? '')
+const [pythonSample = '', javaSample = '', phpSample = ''] = ['python', 'java', 'php'].map((language) => codeBlocks.find(([, found]) => found === language)?.[2] ?? '')
 
 /** Runs the sample with a harness that verifies one delivery saved in `directory`; answers [webhook-signature, X-Service-Signature]. */
-function runVerifier(language: 'python' | 'java', directory: string, secret: string): [boolean, boolean] {
+function runVerifier(language: 'python' | 'java' | 'php', directory: string, secret: string): [boolean, boolean] {
   const headers = join(directory, 'headers')
   const body = join(directory, 'body')
   if (language === 'python') {
@@ -168,6 +168,19 @@ raw_body = open(sys.argv[3], 'rb').read()
 print(json.dumps([verify_standard_webhooks(sys.argv[1], headers, raw_body), verify_service_signature(sys.argv[1], headers, raw_body)]))
 `
     const ran = spawnSync('python3', ['-c', harness, secret, `${headers}.json`, body], { encoding: 'utf8' })
+    expect(ran.stderr).toBe('')
+    return JSON.parse(ran.stdout) as [boolean, boolean]
+  }
+  if (language === 'php') {
+    const harness = `${phpSample}
+$headers = json_decode(file_get_contents($argv[2]), true);
+$raw_body = file_get_contents($argv[3]);
+echo json_encode([verify_standard_webhooks($argv[1], $headers, $raw_body), verify_service_signature($argv[1], $headers, $raw_body)]);
+`
+    const file = join(directory, 'harness.php')
+    writeFileSync(file, harness)
+    // Every notice, warning and deprecation to stderr, which must stay empty.
+    const ran = spawnSync('php', ['-d', 'error_reporting=-1', '-d', 'display_errors=stderr', file, secret, `${headers}.json`, body], { encoding: 'utf8' })
     expect(ran.stderr).toBe('')
     return JSON.parse(ran.stdout) as [boolean, boolean]
   }
@@ -200,7 +213,7 @@ ${rest}`
   return JSON.parse(ran.stdout) as [boolean, boolean]
 }
 
-describe('the Python 3 and Java 17 verifiers of docs/webhooks.md', () => {
+describe('the Python 3, Java 17 and PHP 8 verifiers of docs/webhooks.md', () => {
   let service: TestApp
   let receiver: WebhookReceiver
   const directory = mkdtempSync(join(tmpdir(), 'tollgate-verifiers-'))
@@ -229,12 +242,13 @@ describe('the Python 3 and Java 17 verifiers of docs/webhooks.md', () => {
     writeFileSync(join(directory, 'body'), body)
   }
 
-  it('finds both samples', () => {
+  it('finds the three samples', () => {
     expect(pythonSample).toContain('def verify_standard_webhooks')
     expect(javaSample).toContain('static boolean verifyStandardWebhooks')
+    expect(phpSample).toContain('function verify_standard_webhooks')
   })
 
-  it.each(['python', 'java'] as const)('%s: verifies a real delivery with the new secret, with the replaced one while it signs (webhook-signature only), and never with another', { timeout: 120_000 }, async (language) => {
+  it.each(['python', 'java', 'php'] as const)('%s: verifies a real delivery with the new secret, with the replaced one while it signs (webhook-signature only), and never with another', { timeout: 120_000 }, async (language) => {
     const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: oldSecret })
     await replaceWebhookSecret(service.app, site.id, newSecret)
     await saveDelivery(site.id)
@@ -251,7 +265,7 @@ describe('the Python 3 and Java 17 verifiers of docs/webhooks.md', () => {
 
   // An operator's resend of an event missed an hour ago keeps its timestamp and adds a fresh
   // redeliveredAt: a sample that judged the body's age by timestamp alone would refuse every resend.
-  it.each(['python', 'java'] as const)('%s: takes the resend of an event an hour old, and refuses that event sent an hour late without redeliveredAt', { timeout: 120_000 }, async (language) => {
+  it.each(['python', 'java', 'php'] as const)('%s: takes the resend of an event an hour old, and refuses that event sent an hour late without redeliveredAt', { timeout: 120_000 }, async (language) => {
     const site = await createWebhookSite(service.app, { webhookUrl: receiver.url, secret: newSecret })
     const blockedAt = new Date(Date.now() - 3_600_000)
     const missed = await recordMissedDelivery(service.app, site.id, receiver.url, blockedAt)

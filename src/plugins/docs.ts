@@ -20,6 +20,8 @@ declare module 'fastify' {
     cannotFail?: boolean
     /** The body as the document states it, with the limits the handler checks (the validating `body` bounds less). */
     documentedBody?: unknown
+    /** The query as the document states it: without a credential that the operation's security schemes state (createAssessment's `key`), which a generated client would otherwise send twice. */
+    documentedQuerystring?: unknown
     /** Headers of an answer, by status, for the document only (Fastify's schemas describe bodies). */
     responseHeaders?: Record<number, Record<string, { type: 'string' | 'integer'; description: string }>>
   }
@@ -45,7 +47,7 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
   await app.register(swagger, {
     // A schema registered with a name (routes/v1/named-schemas.ts) is #/components/schemas/<name>.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    transform: (input) => documentErrorsAsJson(nameOperation(documentBody(input))),
+    transform: (input) => documentErrorsAsJson(nameOperation(documentInputs(input))),
     // @fastify/swagger marks every body it documents as required.
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject
@@ -102,6 +104,15 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
               'invitations, handing a site over) take a session only and answer an API key 403 `forbidden`: their security names the session alone.',
           },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'The METRICS_TOKEN, when the operator set one' },
+          // createAssessment takes the site's secret key where Google's clients send their API key: any one of these.
+          googleApiKey: { type: 'apiKey', in: 'query', name: 'key', description: "The site's secret key (tgs_... or a test secret) as Google's `?key=` API key (createAssessment)" },
+          googleApiKeyHeader: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Goog-Api-Key',
+            description: "The site's secret key (tgs_... or a test secret) as Google's API key header, which its client libraries send (createAssessment)",
+          },
+          secretKeyBearer: { type: 'http', scheme: 'bearer', description: "The site's secret key (tgs_... or a test secret) as a bearer token (createAssessment)" },
           session: {
             type: 'apiKey',
             in: 'cookie',
@@ -212,11 +223,15 @@ function documentedErrorBody(answer: object): object {
   return { allOf: [ApiErrorSchema, { type: 'object', required: ['error'], properties: { error: code } }] }
 }
 
-/** A response's media types with its JSON one's error envelope as ApiError (narrowed where errorAnswer made it). */
+/**
+ * A response's media types with its JSON one's error envelope as ApiError: the reference itself,
+ * or narrowed where errorAnswer made it (an allOf of one member would say nothing more, and
+ * linters flag it: Redocly's no-illogical-composition-keywords).
+ */
 function withNamedErrorBody(content: Record<string, { schema?: object }>): Record<string, { schema?: object }> {
   const json = content['application/json']
   if (json?.schema === undefined) return content
-  const body = codesOf(json.schema) === undefined ? { allOf: [ApiErrorSchema] } : documentedErrorBody(json.schema)
+  const body = codesOf(json.schema) === undefined ? ApiErrorSchema : documentedErrorBody(json.schema)
   return { ...content, 'application/json': { ...json, schema: body } }
 }
 
@@ -305,12 +320,12 @@ function openApiPath(url: string): string {
   return url.replace(/:(\w+)/g, '{$1}')
 }
 
-/** A route's documentedBody, where it has one, stands for its body in the document. */
-const documentBody: SwaggerTransform = (input) => {
+/** A route's documentedBody and documentedQuerystring, where it has them, stand for its body and query in the document. */
+const documentInputs: SwaggerTransform = (input) => {
   const { schema } = input
-  if (schema?.documentedBody === undefined) return input
-  const { documentedBody, ...rest } = schema
-  return { ...input, schema: { ...rest, body: documentedBody } }
+  if (schema?.documentedBody === undefined && schema?.documentedQuerystring === undefined) return input
+  const { documentedBody, documentedQuerystring, ...rest } = schema
+  return { ...input, schema: { ...rest, body: documentedBody ?? rest.body, querystring: documentedQuerystring ?? rest.querystring } }
 }
 
 /**

@@ -81,9 +81,14 @@ describe('operational endpoints', () => {
     for (const path of ['/gate/v1/page', '/gate/v1/check']) {
       const refused = document.paths[path]?.get?.responses['403']
       expect(refused?.content?.['text/html']?.schema.type, path).toBe('string')
-      expect(refused?.content?.['application/json'], path).toBeDefined()
+      // The error envelope itself, not an allOf of it alone (Redocly's no-illogical-composition-keywords).
+      expect(refused?.content?.['application/json']?.schema, path).toEqual({ $ref: '#/components/schemas/ApiError' })
       expect(refused?.description, path).toContain('`clearance_required`')
     }
+    // The page has no 2xx: its description tells a generated client that the 403 is its answer, read as text.
+    const pageOperation = document.paths['/gate/v1/page']?.get as unknown as { description: string; responses: Record<string, unknown> }
+    expect(Object.keys(pageOperation.responses).filter((status) => status.startsWith('2'))).toEqual([])
+    expect(pageOperation.description).toMatch(/403 is its normal answer.*reads its body as text/)
     // What the page route answers is the page, as documented (a 403: nginx's error_page serves it).
     const site = await createTestSite(service.app)
     const page = await service.app.inject({ method: 'GET', url: `/gate/v1/page?sitekey=${site.siteKey}`, headers: { accept: 'text/html' } })
@@ -194,6 +199,61 @@ describe('operational endpoints', () => {
       expect(responses?.['403']?.description, path).toMatch(/is `origin_not_allowed`$/)
       expect(responses?.['429']?.description, path).toMatch(/is `rate_limited`$/)
     }
+  })
+
+  it('composes no schema of a single member: an error body with no codes of its own is ApiError itself', async () => {
+    const document = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<object>()
+    const lone: string[] = []
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((each, index) => walk(each, `${at}/${index}`))
+      if (typeof node !== 'object' || node === null) return
+      for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
+        const members = (node as Record<string, unknown>)[keyword]
+        if (Array.isArray(members) && members.length < 2) lone.push(`${at}/${keyword}`)
+      }
+      for (const [key, value] of Object.entries(node)) walk(value, `${at}/${key}`)
+    }
+    walk(document, '')
+    expect(lone).toEqual([])
+  })
+
+  it("documents createAssessment's credential, the site's secret key, as the three alternatives the route takes", async () => {
+    type Scheme = { type: string; in?: string; name?: string; scheme?: string; description?: string }
+    type Operation = { security?: Record<string, string[]>[]; parameters?: { in: string; name: string }[]; responses: Record<string, { description?: string }> }
+    const document = (await service.app.inject({ method: 'GET', url: '/docs/json' })).json<{
+      paths: Record<string, Record<string, Operation>>
+      components: { securitySchemes: Record<string, Scheme> }
+    }>()
+    const operation = document.paths['/v1/projects/{project}/assessments']?.post
+    const alternatives = operation?.security ?? []
+    // Any one of them: each requirement names one scheme.
+    expect(alternatives.length).toBe(3)
+    expect(alternatives.every((requirement) => Object.keys(requirement).length === 1)).toBe(true)
+    const schemes = alternatives.map((requirement) => document.components.securitySchemes[Object.keys(requirement)[0]!])
+    expect(schemes).toEqual([
+      expect.objectContaining({ type: 'apiKey', in: 'query', name: 'key' }),
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Goog-Api-Key' }),
+      expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    ])
+    for (const scheme of schemes) expect(scheme?.description).toMatch(/secret key \(tgs_/)
+    // The query's key is the scheme's, not a parameter beside it (a generated client would send it twice).
+    expect(operation?.parameters?.filter((parameter) => parameter.in === 'query')).toEqual([])
+    expect(operation?.responses['403']?.description).toMatch(/PERMISSION_DENIED/)
+
+    // A client that sends the key as each scheme says is answered; one that sends none gets the documented 403.
+    const body = { event: { token: 'XXXX.DUMMY.TOKEN.XXXX' } }
+    const secret = '1x0000000000000000000000000000000AA'
+    const sent = schemes.map((scheme) =>
+      scheme?.in === 'query'
+        ? { url: `/v1/projects/p/assessments?${scheme.name}=${secret}`, headers: {} }
+        : { url: '/v1/projects/p/assessments', headers: scheme?.in === 'header' ? { [scheme.name!]: secret } : { authorization: `Bearer ${secret}` } },
+    )
+    for (const { url, headers } of sent) {
+      const answer = await service.app.inject({ method: 'POST', url, headers, payload: body })
+      expect(answer.statusCode, JSON.stringify(headers)).toBe(200)
+      expect(answer.json().tokenProperties.valid).toBe(true)
+    }
+    expect((await service.app.inject({ method: 'POST', url: '/v1/projects/p/assessments', payload: body })).statusCode).toBe(403)
   })
 
   it('answers the 415 it documents for the public routes, and 405 with the documented methods on every documented path', async () => {

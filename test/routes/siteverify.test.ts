@@ -334,6 +334,15 @@ describe('Siteverify', () => {
   })
 
   it.each([
+    ['/recaptcha/api/siteverify', testSecrets.recaptchaPasses, 'testkey.google.com'],
+    ['/siteverify', testSecrets.hcaptchaPasses, 'dummy-key-pass'],
+    ['/turnstile/v0/siteverify', testSecrets.alwaysPasses, 'example.com'],
+  ])("%s with its vendor's test secret %s answers the vendor's dummy hostname %s, which backend libraries accept for that secret", async (url, secret, hostname) => {
+    const response = await service.app.inject({ method: 'POST', url, payload: { secret, response: 'XXXX.DUMMY.TOKEN.XXXX' } })
+    expect(response.json()).toMatchObject({ success: true, hostname })
+  })
+
+  it.each([
     [{}, ['missing-input-secret', 'missing-input-response']],
     [{ response: 'v1.abc.def' }, ['missing-input-secret']],
     [{ secret: 'tgs_x' }, ['missing-input-response']],

@@ -57,6 +57,9 @@ describe('test site keys', () => {
     }
     // Turnstile's dummy token, or any text that is no token of ours, keeps the fixed answer.
     expect(await siteverify(testSecrets.alwaysPasses, 'XXXX.DUMMY.TOKEN.XXXX')).toMatchObject({ success: true, action: 'allow', cdata: null, hostname: 'example.com' })
+    // reCAPTCHA's and hCaptcha's test secrets answer their own vendor's dummy hostname, which backend libraries expect of them.
+    expect(await siteverify(testSecrets.recaptchaPasses, 'XXXX.DUMMY.TOKEN.XXXX')).toMatchObject({ success: true, action: 'allow', cdata: null, hostname: 'testkey.google.com' })
+    expect(await siteverify(testSecrets.hcaptchaPasses, 'XXXX.DUMMY.TOKEN.XXXX')).toMatchObject({ success: true, action: 'allow', cdata: null, hostname: 'dummy-key-pass' })
   })
 
   it("accept the other vendors' public test site keys as the passing key, so a moved page's CI redeems with that vendor's test secret", async () => {

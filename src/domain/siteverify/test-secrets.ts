@@ -1,4 +1,4 @@
-import type { TokenClaims, TokenReading } from '../token/token.js'
+import type { TokenReading } from '../token/token.js'
 import { testSiteFor } from '../sites/test-site-keys.js'
 import { answerFailure, answerSuccess, type SiteverifyAnswer } from './siteverify-answer.js'
 
@@ -23,15 +23,25 @@ export function isTestSecret(secret: unknown): boolean {
   return testSecretValues.has(secret)
 }
 
-/** What a passing test secret answers for the page when the response is no test site key's token (Turnstile's dummy one, a real site's). */
-const DUMMY_PAGE: Pick<TokenClaims, 'hostname' | 'pageAction' | 'cData'> = { hostname: 'example.com', pageAction: null, cData: null }
+type PassingTestSecret = (typeof testSecrets)['alwaysPasses' | 'recaptchaPasses' | 'hcaptchaPasses']
+
+/**
+ * The hostname a passing test secret answers when the response is no test site key's token
+ * (Turnstile's dummy one, a real site's): its vendor's test secret's, which backend libraries
+ * special-case (reCAPTCHA.AspNetCore accepts testkey.google.com for Google's test secret only).
+ */
+const dummyHostnames: Readonly<Record<PassingTestSecret, string>> = {
+  [testSecrets.alwaysPasses]: 'example.com',
+  [testSecrets.recaptchaPasses]: 'testkey.google.com',
+  [testSecrets.hcaptchaPasses]: 'dummy-key-pass',
+}
 
 /**
  * The fixed answer for a test secret, or undefined when the secret is not one. A passing one
  * answers a token of a test site key (a site's CI) with the page's facts its redemption would
  * give, hostname, action name and cData, so that a backend that checks the action passes in CI as
  * in production; the rest stays fixed (risk score 0, no anomalies, now), and the token is not
- * spent. The MAC is what counts, not the token's age. A real site's token gets the dummy page:
+ * spent. The MAC is what counts, not the token's age. A real site's token gets the vendor's dummy page:
  * a backend that shipped with a test secret then fails its hostname and action checks for every
  * visitor, as it should, instead of passing one replayed token for ever.
  */
@@ -41,7 +51,8 @@ export function answerTestSecret(secret: string, reading: TokenReading, now: num
     case testSecrets.recaptchaPasses:
     case testSecrets.hcaptchaPasses: {
       const isTestSiteToken = reading.outcome !== 'invalid' && testSiteFor(reading.claims.siteKey) !== undefined
-      const { hostname, pageAction, cData } = isTestSiteToken ? reading.claims : DUMMY_PAGE
+      const dummyPage = { hostname: dummyHostnames[secret], pageAction: null, cData: null }
+      const { hostname, pageAction, cData } = isTestSiteToken ? reading.claims : dummyPage
       return answerSuccess({ issuedAt: now, hostname, action: 'allow', riskScore: 0, anomalies: [], countryCode: 'XX', pageAction, cData, ephemeralId: null, challengeId: null })
     }
     case testSecrets.alwaysFails:

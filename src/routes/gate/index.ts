@@ -220,7 +220,8 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: CheckQuery,
       description:
         "Answers what the check answers a caller it refuses, without a check (nothing is counted): 403 with the gate's page (text/html) for a caller whose Accept names text/html, " +
-        'else the error clearance_required. It never answers 2xx: nginx\'s error_page serves the page as the refusal (docs/gate.md).',
+        'else the error clearance_required. It never answers 2xx: nginx\'s error_page serves the page as the refusal (docs/gate.md). ' +
+        'That 403 is its normal answer, not a failure: a client asking with Accept text/html (one generated from this document included) reads its body as text, the page\'s HTML.',
       errorCodes: ['invalid_site_key', 'clearance_required', 'rate_limited'],
       response: refusedWithPage,
     },

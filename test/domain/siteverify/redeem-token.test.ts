@@ -224,6 +224,21 @@ describe('redeemToken', () => {
     expect(await redeem({ secret: siteA.secretKey, response: realSites })).toMatchObject({ success: true, action: 'login' })
   })
 
+  it("answers each vendor's passing test secret with that vendor's dummy hostname for a response that is no test site key's token", async () => {
+    // The hostnames the vendors' own test secrets answer, which backend libraries accept for them.
+    const dummyHostnames = [
+      [testSecrets.alwaysPasses, 'example.com'],
+      [testSecrets.recaptchaPasses, 'testkey.google.com'],
+      [testSecrets.hcaptchaPasses, 'dummy-key-pass'],
+    ] as const
+    const realSites = issueToken(tokenKey, { ...claimsFor(siteA), pageAction: 'login', cData: 'session-42' })
+    for (const [secret, hostname] of dummyHostnames) {
+      for (const response of ['XXXX.DUMMY.TOKEN.XXXX', realSites]) {
+        expect(await redeem({ secret, response }), secret).toMatchObject({ success: true, hostname, action: 'allow', cdata: null })
+      }
+    }
+  })
+
   it('answers the documented test secrets for any response, as often as asked', async () => {
     for (let round = 0; round < 2; round++) {
       expect(await redeem({ secret: testSecrets.alwaysPasses, response: 'XXXX.DUMMY.TOKEN.XXXX' })).toMatchObject({ success: true, 'error-codes': [] })

@@ -23,6 +23,9 @@ const AssessmentQuery = Type.Object({
   key: Type.Optional(Type.String({ description: "The site's secret key (tgs_...) where Google takes its API key; or send it in the `X-Goog-Api-Key` header, or as `Authorization: Bearer tgs_...`" })),
 })
 
+/** The key's three ways, as the document's security schemes (plugins/docs.ts): any one of them. */
+const assessmentSecurity: Record<string, string[]>[] = [{ googleApiKey: [] }, { googleApiKeyHeader: [] }, { secretKeyBearer: [] }]
+
 const AssessmentParams = Type.Object({ project: Type.String({ minLength: 1, maxLength: 100, description: "Any project id: it only names the assessment (up to 100 characters, the router's limit for a path parameter)" }) })
 
 const AssessmentResult = Type.Object({
@@ -41,10 +44,10 @@ const AssessmentResult = Type.Object({
   }),
 })
 
-const GoogleError = Type.Object(
-  { error: Type.Object({ code: Type.Integer(), message: Type.String(), status: Type.String() }) },
-  { description: "Google's error body" },
-)
+const googleErrorFields = { error: Type.Object({ code: Type.Integer(), message: Type.String(), status: Type.String() }) }
+
+/** Google's error body, described for the status it answers. */
+const googleErrorBody = (description: string) => Type.Object(googleErrorFields, { description: `Google's error body: ${description}` })
 
 type GoogleStatus = 'INVALID_ARGUMENT' | 'PERMISSION_DENIED' | 'INTERNAL'
 
@@ -104,8 +107,16 @@ export function registerAssessmentRoute(
           'damaged token answers valid false, MALFORMED, whatever the key). A reused token is valid false, DUPE; an expired one EXPIRED; none MISSING.',
         params: AssessmentParams,
         querystring: AssessmentQuery,
+        // The key is stated by the security schemes (the query's included), not as a parameter beside them.
+        documentedQuerystring: Type.Object({}),
+        security: assessmentSecurity,
         body: AssessmentBody,
-        response: { 200: AssessmentResult, 400: GoogleError, 403: GoogleError, 500: GoogleError },
+        response: {
+          200: AssessmentResult,
+          400: googleErrorBody('INVALID_ARGUMENT, a key that is no site\'s secret key (API key not valid) or a request that is not valid'),
+          403: googleErrorBody('PERMISSION_DENIED, no key (the query\'s key, X-Goog-Api-Key and the bearer token all missing or empty)'),
+          500: googleErrorBody('INTERNAL'),
+        },
       },
       // Google's error body, not Siteverify's always-200 answer nor the API's.
       errorHandler: (error, request, reply) => {
