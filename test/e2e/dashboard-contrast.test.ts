@@ -1,8 +1,34 @@
-import type { CreatedSite } from '../helpers/dashboard-client.js'
+import { createTestAccount, randomEmail, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
+import { shareSite } from '../helpers/site-sharing.js'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { contrastOf } from '../helpers/contrast.js'
 import { hasChromium, openLoggedInDashboardWithSite, type OpenDashboard } from './dashboard-support.js'
+
+/**
+ * What makes the page wider than its window (WCAG 1.4.10: nothing scrolls sideways at 320 CSS px
+ * but what needs two dimensions, as a table, in a box of its own): nothing when it fits, else the
+ * page's width and the outermost elements that stick out, not inside a box that scrolls or clips.
+ */
+function readOverflow(page: Page): Promise<string | undefined> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth
+    if (document.documentElement.scrollWidth <= width) return undefined
+    const isInClippingBox = (element: Element) => {
+      for (let parent = element.parentElement; parent !== null && parent !== document.body; parent = parent.parentElement) {
+        if (getComputedStyle(parent).overflowX !== 'visible') return true
+      }
+      return false
+    }
+    const sticksOut = (element: Element) => element.getBoundingClientRect().right > width + 0.5 && !isInClippingBox(element)
+    const outermost = Array.from(document.body.querySelectorAll('*')).filter((element) => sticksOut(element) && (element.parentElement === null || !sticksOut(element.parentElement)))
+    const described = outermost.slice(0, 3).map((element) => {
+      const name = `${element.tagName.toLowerCase()}${Array.from(element.classList, (name) => `.${name}`).join('')}`
+      return `${name} (${Math.round(element.getBoundingClientRect().width)} px: ${(element.textContent ?? '').trim().slice(0, 40)})`
+    })
+    return `${document.documentElement.scrollWidth} px wide: ${described.join(', ')}`
+  })
+}
 
 /**
  * The site's tabs and the range picker as a person with low vision, with forced colours or on a
@@ -13,9 +39,10 @@ describe.skipIf(!hasChromium())("the dashboard's tabs and choices, seen with low
   let dashboard: OpenDashboard
   let page: Page
   let site: CreatedSite
+  let account: TestAccount
 
   beforeAll(async () => {
-    ;({ dashboard, site } = await openLoggedInDashboardWithSite({ name: 'Contrast shop' }))
+    ;({ dashboard, site, account } = await openLoggedInDashboardWithSite({ name: 'Contrast shop' }))
     page = dashboard.page
   }, 120_000)
   afterAll(() => dashboard?.close())
@@ -78,4 +105,46 @@ describe.skipIf(!hasChromium())("the dashboard's tabs and choices, seen with low
       await page.setViewportSize({ width: 1024, height: 768 })
     }
   })
+
+  // The last of these tests: it logs out, for the log-in and sign-up forms.
+  it('fits each main page into a 320 px window, nothing but tables scrolling sideways', async () => {
+    const { app } = dashboard.service
+    // A member besides the owner, with a long address: their row has the members table's widest
+    // cells (a role select, Make owner, Remove and the address).
+    const member = await createTestAccount(app, { email: `a-rather-long-name.${randomEmail()}` })
+    await shareSite(app, account, member, site.id, 'admin')
+    const pages: Record<string, string> = {
+      sites: '/',
+      'new site': '/sites/new',
+      ...Object.fromEntries(['analytics', 'log', 'settings', 'webhook', 'integration', 'members'].map((tab) => [`site ${tab}`, `/sites/${site.id}/${tab}`])),
+      'API keys': '/api-keys',
+      activity: '/activity',
+      'page not found': '/nowhere',
+      account: '/account',
+    }
+    const overflows: Record<string, string> = {}
+    /** Opens the page and waits until it is drawn: its heading, and nothing loading. */
+    const measure = async (name: string, path: string) => {
+      await page.goto(`${dashboard.origin}/dashboard${path}`)
+      await page.locator('h1').waitFor()
+      await page.waitForFunction(() => document.querySelector('.loading') === null)
+      const overflow = await readOverflow(page)
+      if (overflow !== undefined) overflows[name] = overflow
+    }
+    await page.setViewportSize({ width: 320, height: 256 })
+    try {
+      for (const [name, path] of Object.entries(pages)) await measure(name, path)
+      // The account page's two-factor setup, whose submit button has the longest label of the dashboard.
+      await page.getByRole('button', { name: 'Turn on', exact: true }).click()
+      await page.getByRole('button', { name: 'Turn on two-factor authentication' }).waitFor()
+      const setup = await readOverflow(page)
+      if (setup !== undefined) overflows['two-factor setup'] = setup
+      await page.context().clearCookies()
+      await measure('log-in', '/login')
+      await measure('sign-up', '/signup')
+      expect(overflows).toEqual({})
+    } finally {
+      await page.setViewportSize({ width: 1024, height: 768 })
+    }
+  }, 60_000)
 })

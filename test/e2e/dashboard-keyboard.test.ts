@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { hasChromium, openDashboard, type OpenDashboard } from './dashboard-support.js'
+import { hasChromium, holdRequests, openDashboard, type OpenDashboard } from './dashboard-support.js'
 
 interface Focused {
   tag: string
@@ -55,6 +55,36 @@ describe.skipIf(!hasChromium())('the dashboard with the keyboard only', () => {
     ;({ origin, page, pageErrors } = dashboard)
   }, 120_000)
   afterAll(() => dashboard?.close())
+
+  it('keeps the focus on Log in while a wrong password is checked, and sends it once', async () => {
+    await page.goto(`${origin}/dashboard/login`)
+    await page.getByRole('heading', { name: 'Log in' }).waitFor()
+    await tabTo(page, 'E-mail address')
+    await page.keyboard.type('nobody-here@example.com')
+    await tabTo(page, 'Password')
+    await page.keyboard.type('not the password of anyone')
+    await tabTo(page, 'Log in')
+    const logIns = await holdRequests(page, '**/api/v1/sessions', 'POST')
+    try {
+      await page.keyboard.press('Enter')
+      const busy = page.getByRole('button', { name: 'Please wait…' })
+      await busy.waitFor()
+      // Busy, the button keeps the focus (a disabled one dropped it to the page) and ignores a second
+      // press; Enter in the password field, which the browser turns into a press of it, sends nothing either.
+      expect(await readFocus(page)).toMatchObject({ tag: 'button', name: 'Please wait…' })
+      expect(await busy.getAttribute('aria-disabled')).toBe('true')
+      await page.keyboard.press('Enter')
+      await tabTo(page, 'Password', { backwards: true })
+      await page.keyboard.press('Enter')
+      await tabTo(page, 'Please wait…')
+    } finally {
+      await logIns.release()
+    }
+    await page.getByRole('alert').filter({ hasText: 'e-mail address or password' }).waitFor()
+    // Told the error, the keyboard is where it was: Log in, to try again after correcting the password.
+    expect(await readFocus(page)).toMatchObject({ tag: 'button', name: 'Log in', hasFocusRing: true })
+    expect(logIns.count()).toBe(1)
+  })
 
   it('signs up, moving focus to each new page heading', async () => {
     await page.goto(`${origin}/dashboard/`)
@@ -295,8 +325,50 @@ describe.skipIf(!hasChromium())('the dashboard with the keyboard only', () => {
     expect(await readFocus(page)).toMatchObject({ tag: 'h2', name: 'Your keys' })
   })
 
-  it('logs out', async () => {
+  it('invites to the site, keeping the focus on Invite while the invitation is made', async () => {
+    await tabTo(page, 'Sites', { backwards: true })
+    await page.keyboard.press('Enter')
+    await expect.poll(() => readFocus(page)).toMatchObject({ tag: 'h1', name: 'Sites' })
+    await tabTo(page, 'Keyboard shop')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => readFocus(page)).toMatchObject({ tag: 'h1', name: 'Keyboard shop' })
+    await tabTo(page, 'Members')
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Invite' }).waitFor()
+    await tabTo(page, 'Only for this e-mail address (optional)')
+    await page.keyboard.type('colleague@example.com')
+    await tabTo(page, 'Invite')
+    const invitations = await holdRequests(page, '**/invitations', 'POST')
+    try {
+      await page.keyboard.press('Enter')
+      const invite = page.getByRole('button', { name: 'Invite', exact: true })
+      await expect.poll(() => invite.getAttribute('aria-disabled')).toBe('true')
+      expect(await readFocus(page)).toMatchObject({ tag: 'button', name: 'Invite' })
+      // Enter in the address field presses Invite too: ignored while the first invitation is made.
+      await tabTo(page, 'Only for this e-mail address (optional)', { backwards: true })
+      await page.keyboard.press('Enter')
+      await tabTo(page, 'Invite')
+    } finally {
+      await invitations.release()
+    }
+    await page.getByText('Send this link to the invitee.').waitFor()
+    expect(await readFocus(page)).toMatchObject({ tag: 'button', name: 'Invite' })
+    expect(invitations.count()).toBe(1)
+  })
+
+  it('logs out, keeping the focus on Log out when that fails', async () => {
     await tabTo(page, 'Log out', { backwards: true })
+    // The service cannot end the session: the page says so, and Log out has the focus to try again.
+    await page.route('**/api/v1/sessions', (route) =>
+      route.request().method() === 'DELETE'
+        ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'service_unavailable', message: 'A dependency of the service is unavailable; retry later.', requestId: 'r-1' } }) })
+        : route.fallback(),
+    )
+    await page.keyboard.press('Enter')
+    await page.getByRole('alert').filter({ hasText: 'Logging out failed' }).waitFor()
+    expect(await readFocus(page)).toMatchObject({ tag: 'button', name: 'Log out', hasFocusRing: true })
+    await page.unroute('**/api/v1/sessions')
+    pageErrors.splice(0, pageErrors.length, ...pageErrors.filter((error) => !/status of 503/.test(error)))
     await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: 'Log in' }).waitFor()
     expect(pageErrors).toEqual([])

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type BrowserContext, type Page, type Route } from 'playwright-core'
 import { expect } from 'vitest'
 import { asBrowser, createTestAccount, createTestSite, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { isCi } from '../helpers/services.js'
@@ -286,6 +286,40 @@ export function watchPageErrors(page: Page): string[] {
     }
   })
   return errors
+}
+
+export interface HeldRequests {
+  /** How many of the held requests the page has sent so far. */
+  count(): number
+  /** Lets them (and those that follow) through, and stops holding and counting. */
+  release(): Promise<void>
+}
+
+/**
+ * Holds the page's `method` requests to `url` until release(), counting them: a request is then
+ * still on its way while the test presses keys, as on a slow connection.
+ */
+export async function holdRequests(page: Page, url: string, method: string): Promise<HeldRequests> {
+  let sent = 0
+  let letThrough = () => {}
+  const released = new Promise<void>((resolve) => {
+    letThrough = resolve
+  })
+  const hold = async (route: Route) => {
+    if (route.request().method() === method) {
+      sent += 1
+      await released
+    }
+    await route.fallback()
+  }
+  await page.route(url, hold)
+  return {
+    count: () => sent,
+    async release() {
+      letThrough()
+      await page.unroute(url, hold)
+    },
+  }
 }
 
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')

@@ -505,14 +505,24 @@ describe.skipIf(!hasChromium())('the dashboard, end to end in Chromium', () => {
     await page.unroute('**/verifications?**')
     const idsOf = () => rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-id')))
     const firstPage = await idsOf()
-    await page.getByRole('button', { name: 'Older' }).click()
+    // With the keyboard: Older, pressed on the last page but one, and Newer, on the second, keep the
+    // focus once the page they lead to leaves them unavailable (disabled, they dropped it to the
+    // page's start).
+    const focusedText = () => page.evaluate(() => document.activeElement?.textContent?.trim())
+    await page.getByRole('button', { name: 'Older' }).focus()
+    await page.keyboard.press('Enter')
     await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 2)
     expect(await page.getByRole('button', { name: 'Older' }).isDisabled()).toBe(true)
+    expect(await focusedText()).toBe('Older')
     const secondPage = await idsOf()
     expect(secondPage.some((id) => firstPage.includes(id))).toBe(false)
-    await page.getByRole('button', { name: 'Newer' }).click()
+    await page.keyboard.press('Shift+Tab')
+    await page.keyboard.press('Enter')
     await page.waitForFunction(() => document.querySelectorAll('.log tbody tr').length === 10)
     expect(await idsOf()).toEqual(firstPage)
+    await waitForText('.pager__position', 'Page 1')
+    expect(await page.getByRole('button', { name: 'Newer' }).isDisabled()).toBe(true)
+    expect(await focusedText()).toBe('Newer')
 
     // An older page that fails to load: the error, no rows of another page under its number, and
     // Older waits (it used to count pages up without loading any); Newer leads back.

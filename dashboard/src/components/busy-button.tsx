@@ -1,7 +1,10 @@
 import type { ButtonHTMLAttributes } from 'preact'
 
 type BusyButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'disabled'> & {
-  /** The button's action is under way: presses are ignored until it ends. */
+  /**
+   * The button's action is under way: presses are ignored until it ends. Also for a button that its
+   * own press can leave with nothing to do (a pager's Older on the last page), which keeps the focus.
+   */
   isBusy: boolean
   /** The button cannot act at all (nothing to send, say): disabled, as usual. */
   isDisabled?: boolean

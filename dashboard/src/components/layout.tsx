@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks'
 import { describeError } from '../api/client.js'
 import type { Account } from '../api/types.js'
 import type { Route } from '../lib/router.js'
+import { BusyButton } from './busy-button.js'
 import { Link } from './link.js'
 import { Notice } from './notice.js'
 
@@ -56,9 +57,9 @@ export function Layout({ account, route, onLogOut, children }: LayoutProps) {
             <span class="topbar__email" title={account.email}>
               {account.email}
             </span>
-            <button type="button" class="button button--small button--ghost" onClick={logOut} disabled={isLoggingOut}>
+            <BusyButton type="button" class="button button--small button--ghost" onClick={logOut} isBusy={isLoggingOut}>
               Log out
-            </button>
+            </BusyButton>
           </div>
         </div>
       </header>

@@ -77,8 +77,9 @@ export function useFormSubmit(fields: readonly string[]): [FormSubmitState, (wor
   const [state, setState] = useState<FormSubmitState>(idle)
   const isRunning = useRef(false)
   const run = async (work: () => Promise<string>) => {
-    // A disabled submit button stops a second submission, but a form of one field has none to
-    // disable: Enter pressed again while the request runs would send it twice.
+    // A busy submit button ignores presses, and Enter in a field too (the browser presses the form's
+    // submit button for it), but a form of one field may have none: Enter pressed again while the
+    // request runs would send it twice.
     if (isRunning.current) return
     isRunning.current = true
     setState({ ...idle, isBusy: true })

@@ -3,6 +3,7 @@ import { createAccount, fetchCurrentAccount, fetchSignUpStatus, logIn } from '..
 import { ApiRequestError, describeError } from '../api/client.js'
 import type { Account } from '../api/types.js'
 import { canUsePasskeys, logInWithPasskey } from '../api/passkeys.js'
+import { BusyButton } from '../components/busy-button.js'
 import { CodeField } from '../components/code-field.js'
 import { Field } from '../components/field.js'
 import { Link } from '../components/link.js'
@@ -174,9 +175,9 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
             Two-factor authentication is on for <strong>{email.trim()}</strong>.
           </p>
           <LogInCodeField kind={logInCode} value={code} error={fieldErrors.code} onInput={setCode} />
-          <button type="submit" class="button button--primary button--block" disabled={isBusy}>
+          <BusyButton type="submit" class="button button--primary button--block" isBusy={isBusy}>
             {isBusy ? 'Please wait…' : 'Log in'}
-          </button>
+          </BusyButton>
           <div class="auth__alternatives">
             <button type="button" class="button button--small" onClick={switchCode}>
               {logInCode === 'recovery' ? 'Use your authenticator app instead' : 'Use a recovery code instead'}
@@ -233,13 +234,13 @@ export function AuthPage({ mode, onSignedIn, hasSessionExpired = false, hasDelet
               )}
             </Field>
           ) : null}
-          <button type="submit" class="button button--primary button--block" disabled={isBusy}>
+          <BusyButton type="submit" class="button button--primary button--block" isBusy={isBusy}>
             {isBusy ? 'Please wait…' : isSignup ? 'Create account' : 'Log in'}
-          </button>
+          </BusyButton>
           {isSignup || !canUsePasskeys() ? null : (
-            <button type="button" class="button button--block" disabled={isBusy} onClick={() => void logInWithAPasskey()}>
+            <BusyButton type="button" class="button button--block" isBusy={isBusy} onClick={() => void logInWithAPasskey()}>
               Log in with a passkey
-            </button>
+            </BusyButton>
           )}
         </Form>
       )}

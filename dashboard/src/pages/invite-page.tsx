@@ -129,12 +129,12 @@ export function InvitePage({ account, onLogOut }: InvitePageProps) {
             Accept
           </BusyButton>
         ) : null}
-        <button type="button" class={canAccept ? 'button' : 'button button--primary'} onClick={logOutForAnotherAccount} disabled={isBusy}>
+        <BusyButton type="button" class={canAccept ? 'button' : 'button button--primary'} isBusy={isBusy} onClick={logOutForAnotherAccount}>
           Log out and use another account
-        </button>
-        <button type="button" class="button" onClick={decline} disabled={isBusy}>
+        </BusyButton>
+        <BusyButton type="button" class="button" isBusy={isBusy} onClick={decline}>
           Decline
-        </button>
+        </BusyButton>
       </div>
     </>
   )

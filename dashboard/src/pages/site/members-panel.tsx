@@ -2,9 +2,11 @@ import type { ComponentChildren } from 'preact'
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { changeMemberRole, createInvitation, listInvitations, listMembers, removeMember, revokeInvitation } from '../../api/members.js'
 import type { CreatedInvitation, MemberRole, Site, SiteInvitation, SiteMember } from '../../api/types.js'
+import { BusyButton } from '../../components/busy-button.js'
 import { ConfirmDialog, focusAfterDialog } from '../../components/confirm-dialog.js'
 import { CopyButton } from '../../components/copy-button.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
+import { TableScroll } from '../../components/table-scroll.js'
 import { formatDateTime } from '../../lib/format.js'
 import { navigate } from '../../lib/router.js'
 import { useLoader } from '../../lib/use-loader.js'
@@ -179,80 +181,82 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
         Members
       </h2>
       {error === undefined ? null : <ErrorNotice error={error} />}
-      <table class="table">
-        <thead>
-          <tr>
-            <th scope="col">E-mail</th>
-            <th scope="col">Role</th>
-            <th scope="col">Since</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {members.data.map((member) => {
-            const chosen = chosenRoles[member.accountId]
-            const isOwnRow = member.accountId === accountId
-            const savedRole = member.role === 'owner' ? member.role : (savedRoles[member.accountId] ?? member.role)
-            return (
-              <tr key={member.accountId}>
-                <td>{member.email}</td>
-                <td>
-                  {canManage && member.role !== 'owner' ? (
-                    <span class="input-row">
-                      <select
-                        aria-label={`Role of ${member.email}`}
-                        value={chosen ?? savedRole}
-                        onChange={(event) => {
-                          const value = event.currentTarget.value as MemberRole
-                          setChosenRoles((current) => ({ ...current, [member.accountId]: value }))
-                        }}
-                      >
-                        <option value="admin">admin</option>
-                        <option value="viewer">viewer</option>
-                      </select>
-                      {chosen === undefined || chosen === savedRole ? null : (
-                        <button
-                          type="button"
-                          class="button button--small"
-                          aria-label={`Save role for ${member.email}: ${chosen}`}
-                          disabled={isBusy}
-                          // Making oneself a viewer cannot be undone from here: another admin or the owner must.
-                          onClick={() => (isOwnRow && chosen === 'viewer' ? setIsDemotingSelf(true) : setChangingRole({ member, role: chosen }))}
+      <TableScroll title="Members">
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">E-mail</th>
+              <th scope="col">Role</th>
+              <th scope="col">Since</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {members.data.map((member) => {
+              const chosen = chosenRoles[member.accountId]
+              const isOwnRow = member.accountId === accountId
+              const savedRole = member.role === 'owner' ? member.role : (savedRoles[member.accountId] ?? member.role)
+              return (
+                <tr key={member.accountId}>
+                  <td>{member.email}</td>
+                  <td>
+                    {canManage && member.role !== 'owner' ? (
+                      <span class="input-row">
+                        <select
+                          aria-label={`Role of ${member.email}`}
+                          value={chosen ?? savedRole}
+                          onChange={(event) => {
+                            const value = event.currentTarget.value as MemberRole
+                            setChosenRoles((current) => ({ ...current, [member.accountId]: value }))
+                          }}
                         >
-                          Save role
-                        </button>
-                      )}
-                    </span>
-                  ) : (
-                    savedRole
-                  )}
-                </td>
-                <td>{formatDateTime(member.since)}</td>
-                <td>
-                  {member.role === 'owner' ? null : isOwnRow ? (
-                    <button type="button" class="button button--small button--danger" onClick={() => setIsLeaving(true)}>
-                      Leave this site
-                    </button>
-                  ) : canManage ? (
-                    <span class="input-row">
-                      {isOwner ? (
-                        <button type="button" class="button button--small" onClick={() => setTransferringTo(member)}>
-                          Make owner<span class="visually-hidden"> {member.email}</span>
-                        </button>
-                      ) : null}
-                      <button type="button" class="button button--small button--danger-outline" onClick={() => setRemoving(member)}>
-                        Remove {member.email}
+                          <option value="admin">admin</option>
+                          <option value="viewer">viewer</option>
+                        </select>
+                        {chosen === undefined || chosen === savedRole ? null : (
+                          <BusyButton
+                            type="button"
+                            class="button button--small"
+                            aria-label={`Save role for ${member.email}: ${chosen}`}
+                            isBusy={isBusy}
+                            // Making oneself a viewer cannot be undone from here: another admin or the owner must.
+                            onClick={() => (isOwnRow && chosen === 'viewer' ? setIsDemotingSelf(true) : setChangingRole({ member, role: chosen }))}
+                          >
+                            Save role
+                          </BusyButton>
+                        )}
+                      </span>
+                    ) : (
+                      savedRole
+                    )}
+                  </td>
+                  <td>{formatDateTime(member.since)}</td>
+                  <td>
+                    {member.role === 'owner' ? null : isOwnRow ? (
+                      <button type="button" class="button button--small button--danger" onClick={() => setIsLeaving(true)}>
+                        Leave this site
                       </button>
-                    </span>
-                  ) : null}
-                </td>
-              </tr>
-            )
-          })}
-        </tbody>
-      </table>
+                    ) : canManage ? (
+                      <span class="input-row">
+                        {isOwner ? (
+                          <button type="button" class="button button--small" onClick={() => setTransferringTo(member)}>
+                            Make owner<span class="visually-hidden"> {member.email}</span>
+                          </button>
+                        ) : null}
+                        <button type="button" class="button button--small button--danger-outline" onClick={() => setRemoving(member)}>
+                          Remove {member.email}
+                        </button>
+                      </span>
+                    ) : null}
+                  </td>
+                </tr>
+              )
+            })}
+          </tbody>
+        </table>
+      </TableScroll>
       <ConfirmDialog title="Leave this site?" confirmLabel="Leave" isOpen={isLeaving} isBusy={isBusy} onConfirm={leave} onCancel={() => setIsLeaving(false)}>
         <p>You will no longer see {site.name}; its owner or an admin can invite you again.</p>
       </ConfirmDialog>
@@ -325,9 +329,9 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
                 onInput={(event) => setEmail(event.currentTarget.value)}
               />
             </div>
-            <button type="submit" class="button button--primary" disabled={isBusy}>
+            <BusyButton type="submit" class="button button--primary" isBusy={isBusy}>
               Invite
-            </button>
+            </BusyButton>
           </form>
           {isOpenAdminLink ? (
             <p id="invite-open-admin" class="notice notice--warning">

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { fetchVerifications, removeVerificationLabel } from '../../api/analytics.js'
 import { verificationActions, type ListDecision, type Site, type Verification, type VerificationAction, type VerificationLabel, type VerificationPage } from '../../api/types.js'
+import { BusyButton } from '../../components/busy-button.js'
 import { ConfirmDialog } from '../../components/confirm-dialog.js'
 import { DownloadLinks } from '../../components/download-links.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
@@ -308,23 +309,25 @@ export function VerificationLogPanel({ site }: { site: Site }) {
       </div>
       {page.data === undefined && page.status !== 'error' ? null : (
         <>
-          {/* After a page failed to load, Newer leads back and Refresh retries from the newest; Older waits for a page. */}
+          {/* After a page failed to load, Newer leads back and Refresh retries from the newest; Older waits for a page.
+              Busy, not disabled: a press of either may leave it with nothing to do (Older while its page loads and
+              on the last page, Newer on the first), and a disabled button would drop the focus to the page's start. */}
           <nav class="pager" aria-label="Verification log pages">
-            <button type="button" class="button button--small" disabled={pageNumber === 1} onClick={() => setCursors((previous) => previous.slice(0, -1))}>
+            <BusyButton type="button" class="button button--small" isBusy={pageNumber === 1} onClick={() => setCursors((previous) => previous.slice(0, -1))}>
               Newer
-            </button>
+            </BusyButton>
             <span class="pager__position">Page {pageNumber}</span>
-            <button
+            <BusyButton
               type="button"
               class="button button--small"
-              disabled={page.status !== 'ready' || page.data.nextCursor === null}
+              isBusy={page.status !== 'ready' || page.data.nextCursor === null}
               onClick={() => {
                 const next = page.status === 'ready' ? page.data.nextCursor : null
                 if (next !== null) setCursors((previous) => [...previous, next])
               }}
             >
               Older
-            </button>
+            </BusyButton>
           </nav>
         </>
       )}
