@@ -6,9 +6,11 @@
 -- address's rate limit, 7,200 an hour per kind), and the stats' reads of whole hours, meant to
 -- cost the same whatever the verifications in them, grew with them (1.2-1.5 s for a day's stats
 -- instead of 0.11 s). ROLLUP_VALUES_PER_HOUR and OTHER_ROLLUP_VALUE in
--- src/storage/sql/rollup-values.ts are the same bound and value, and addRollupCounts there the
--- same statement for the log's writer (migration 020) and the retention sweep (migration 041);
--- the triggers below count every other INSERT and DELETE as they do.
+-- src/storage/sql/rollup-values.ts are the same bound and value. verification_rollups_bounded()
+-- decides, for the log's writer (migration 020), the retention sweep (migration 041) and the
+-- triggers (every other INSERT and DELETE) alike, which value each count goes under: a function
+-- in PL/pgSQL, so that its plan is made once per connection, not for each batch (planned anew, the
+-- statement cost PGlite 1-4 ms a batch, a quarter of writing its rows).
 --
 -- Adding, a value is counted as itself when its hour has a row for it, or while the hour holds
 -- fewer than 100 values (a statement's new values most counted first); else under '<other>'.
@@ -19,6 +21,50 @@
 -- an hour's counts never does, and no count goes below zero. Writers of one hour at the same
 -- moment each see the room as of their statement's start, so an hour holds at most 100 values per
 -- writer running at once: still a bound per hour, not per verification.
+CREATE FUNCTION verification_rollups_bounded(site_ids uuid[], hours timestamptz[], kinds text[], vals text[], counts bigint[], sign integer)
+  RETURNS TABLE (site_id uuid, hour timestamptz, kind text, value text, count bigint) LANGUAGE plpgsql STABLE AS $fn$
+#variable_conflict use_column
+BEGIN
+  -- counts: one per (site, hour, kind, value), above 0; sign: 1 adds them, -1 takes them away.
+  RETURN QUERY
+  WITH facts AS (
+    SELECT facts.site_id, facts.hour, facts.kind, facts.value, facts.count
+      FROM unnest(site_ids, hours, kinds, vals, counts) AS facts (site_id, hour, kind, value, count)
+  ),
+  -- How many more values each hour of a bounded kind has room for.
+  room AS (
+    SELECT grouped.site_id, grouped.kind, grouped.hour, 100 - (
+        SELECT count(*) FROM (
+          SELECT 1 FROM verification_rollups AS held
+           WHERE held.site_id = grouped.site_id AND held.kind = grouped.kind AND held.hour = grouped.hour AND held.value <> '<other>'
+           LIMIT 100
+        ) AS held) AS free
+      FROM (SELECT DISTINCT facts.site_id, facts.kind, facts.hour FROM facts WHERE facts.kind IN ('hostname', 'page_action')) AS grouped
+  ),
+  -- What of each count its value keeps; the rest goes under '<other>'.
+  split AS (
+    SELECT facts.site_id, facts.hour, facts.kind, facts.value, facts.count,
+           CASE WHEN facts.kind NOT IN ('hostname', 'page_action') THEN facts.count
+                WHEN sign < 0 THEN least(facts.count, greatest(counted.count, 0))
+                WHEN counted.value IS NOT NULL THEN facts.count
+                WHEN row_number() OVER (PARTITION BY facts.site_id, facts.kind, facts.hour, counted.value IS NULL ORDER BY facts.count DESC, facts.value) <= room.free
+                  THEN facts.count
+                ELSE 0 END AS kept
+      FROM facts
+      LEFT JOIN verification_rollups AS counted
+        ON facts.kind IN ('hostname', 'page_action') AND counted.site_id = facts.site_id AND counted.kind = facts.kind
+       AND counted.hour = facts.hour AND counted.value = facts.value
+      LEFT JOIN room ON room.site_id = facts.site_id AND room.kind = facts.kind AND room.hour = facts.hour
+  )
+  SELECT split.site_id, split.hour, split.kind, part.value, (sign * sum(part.count))::bigint
+    FROM split
+    CROSS JOIN LATERAL (VALUES (split.value, split.kept), ('<other>', split.count - split.kept)) AS part (value, count)
+   WHERE part.count <> 0
+   GROUP BY split.site_id, split.kind, split.hour, part.value;
+END
+$fn$;
+
+-- The triggers' statement: as 021's, its counts through verification_rollups_bounded().
 CREATE OR REPLACE FUNCTION verification_rollups_statement(source text, sign integer) RETURNS text LANGUAGE sql IMMUTABLE AS $fn$
   SELECT format('
     WITH facts AS (
@@ -38,32 +84,10 @@ CREATE OR REPLACE FUNCTION verification_rollups_statement(source text, sign inte
       GROUP BY site_id, kind, hour, value
     )
     INSERT INTO verification_rollups AS rollup (site_id, hour, kind, value, count)
-    SELECT site_id, hour, kind, value, sum(count) FROM (
-      SELECT split.site_id, split.hour, split.kind, part.value, part.count FROM (
-        SELECT facts.site_id, facts.hour, facts.kind, facts.value, facts.count,
-               CASE WHEN facts.kind NOT IN (''hostname'', ''page_action'') THEN facts.count
-                    WHEN %2$s < 0 THEN least(facts.count, greatest(counted.count, 0))
-                    WHEN counted.value IS NOT NULL THEN facts.count
-                    WHEN row_number() OVER (PARTITION BY facts.site_id, facts.kind, facts.hour, counted.value IS NULL ORDER BY facts.count DESC, facts.value) <= room.free THEN facts.count
-                    ELSE 0 END AS kept
-          FROM facts
-          LEFT JOIN verification_rollups AS counted
-            ON facts.kind IN (''hostname'', ''page_action'') AND counted.site_id = facts.site_id AND counted.kind = facts.kind AND counted.hour = facts.hour AND counted.value = facts.value
-          LEFT JOIN (
-            SELECT hours.site_id, hours.kind, hours.hour, 100 - (
-                SELECT count(*) FROM (
-                  SELECT 1 FROM verification_rollups AS held
-                   WHERE held.site_id = hours.site_id AND held.kind = hours.kind AND held.hour = hours.hour AND held.value <> ''<other>''
-                   LIMIT 100
-                ) AS held) AS free
-              FROM (SELECT DISTINCT site_id, kind, hour FROM facts WHERE kind IN (''hostname'', ''page_action'')) AS hours
-          ) AS room ON room.site_id = facts.site_id AND room.kind = facts.kind AND room.hour = facts.hour
-      ) AS split
-      CROSS JOIN LATERAL (VALUES (split.value, %2$s * split.kept), (''<other>'', %2$s * (split.count - split.kept))) AS part (value, count)
-      WHERE part.count <> 0
-    ) AS bounded
-    GROUP BY site_id, kind, hour, value
-    ORDER BY site_id, kind, hour, value
+    SELECT bounded.site_id, bounded.hour, bounded.kind, bounded.value, bounded.count
+      FROM (SELECT array_agg(site_id) AS site_ids, array_agg(hour) AS hours, array_agg(kind) AS kinds, array_agg(value) AS vals, array_agg(count) AS counts FROM facts) AS facts
+      CROSS JOIN LATERAL verification_rollups_bounded(facts.site_ids, facts.hours, facts.kinds, facts.vals, facts.counts, %2$s) AS bounded
+     ORDER BY bounded.site_id, bounded.kind, bounded.hour, bounded.value
     ON CONFLICT (site_id, kind, hour, value) DO UPDATE SET count = rollup.count + excluded.count', source, sign)
 $fn$;
 
@@ -72,10 +96,20 @@ $fn$;
 -- stats no more than the next ones. As in 021, writers of the log wait until this commits.
 LOCK TABLE verifications IN SHARE MODE;
 
-WITH ranked AS (
-  SELECT site_id, kind, hour, value, row_number() OVER (PARTITION BY site_id, kind, hour ORDER BY count DESC, value) AS rank
-    FROM verification_rollups
+-- Only the crowded hours are ranked: finding them reads the two kinds' counts once, in the order
+-- of their primary key, and most installations have none.
+WITH crowded AS (
+  SELECT site_id, kind, hour FROM verification_rollups
    WHERE kind IN ('hostname', 'page_action') AND value <> '<other>'
+   GROUP BY site_id, kind, hour
+  HAVING count(*) > 100
+),
+ranked AS (
+  SELECT rollup.site_id, rollup.kind, rollup.hour, rollup.value,
+         row_number() OVER (PARTITION BY rollup.site_id, rollup.kind, rollup.hour ORDER BY rollup.count DESC, rollup.value) AS rank
+    FROM verification_rollups AS rollup
+    JOIN crowded ON rollup.site_id = crowded.site_id AND rollup.kind = crowded.kind AND rollup.hour = crowded.hour
+   WHERE rollup.value <> '<other>'
 ),
 folded AS (
   DELETE FROM verification_rollups AS rollup USING ranked
