@@ -10,7 +10,7 @@
 -- decides, for the log's writer (migration 020), the retention sweep (migration 041) and the
 -- triggers (every other INSERT and DELETE) alike, which value each count goes under: a function
 -- in PL/pgSQL, so that its plan is made once per connection, not for each batch (planned anew, the
--- statement cost PGlite 1-4 ms a batch, a quarter of writing its rows).
+-- statement cost PGlite 1-4 ms of planning per 500-row batch, 10 ms at worst).
 --
 -- Adding, a value is counted as itself when its hour has a row for it, or while the hour holds
 -- fewer than 100 values (a statement's new values most counted first); else under '<other>'.
@@ -18,7 +18,9 @@
 -- deleted row that was counted under '<other>' lowers '<other>' rather than making a negative
 -- count. Which of the two holds a count may drift (a value counted under '<other>' that later got
 -- a row of its own, after a deletion made room in its hour, lowers its own row first); the sum of
--- an hour's counts never does, and no count goes below zero. Writers of one hour at the same
+-- an hour's counts never does, and no count goes below zero (but for two deletions of one hour's
+-- rows at the same moment, which read the same counts: the delete trigger removes what either
+-- takes below 0 at its statement's end, as since 007). Writers of one hour at the same
 -- moment each see the room as of their statement's start, so an hour holds at most 100 values per
 -- writer running at once: still a bound per hour, not per verification.
 CREATE FUNCTION verification_rollups_bounded(site_ids uuid[], hours timestamptz[], kinds text[], vals text[], counts bigint[], sign integer)
@@ -94,6 +96,8 @@ $fn$;
 -- The hours counted before: beyond their 100 most counted values, a site's hostnames and page
 -- actions of an hour are folded into '<other>', so that a flood's hours already counted cost the
 -- stats no more than the next ones. As in 021, writers of the log wait until this commits.
+-- Measured (npm run bench:stats-flood): 331,522 counts of a site flooded for 23 hours folded into
+-- 4,968 in 2.3 s on PostgreSQL 15 and 3.7 s on PGlite.
 LOCK TABLE verifications IN SHARE MODE;
 
 -- Only the crowded hours are ranked: finding them reads the two kinds' counts once, in the order
