@@ -135,4 +135,25 @@ describe.each(databaseKinds)('the distinct hostnames and page actions counted pe
     expect((await countsOf(siteId, 'hostname')).size).toBe(0)
     expect((await countsOf(siteId, 'page_action')).size).toBe(0)
   })
+
+  it.skipIf(!available)("lowers a value's own count first, never below 0, when it was counted under the reserved value too", async () => {
+    const siteId = randomUUID()
+    // A full hour: 100 values, then 'late' under the reserved value.
+    const full = Array.from({ length: ROLLUP_VALUES_PER_HOUR }, (_, index) => rowOf(siteId, index, `v${index}.shop.example`, `v${index}`))
+    await appendVerifications(subject.database, full.map(logEntryOf))
+    const late = rowOf(siteId, 100, 'late.shop.example', 'late')
+    await appendVerifications(subject.database, [logEntryOf(late)])
+    expect((await countsOf(siteId, 'page_action')).get(OTHER_ROLLUP_VALUE)).toBe(1)
+    // An erasure empties a value, which makes room: 'late' comes again and gets a count of its own.
+    await subject.database.query("DELETE FROM verifications WHERE site_id = $1 AND page_action = 'v0'", [siteId])
+    await appendVerifications(subject.database, [logEntryOf(rowOf(siteId, 101, 'late.shop.example', 'late'))])
+    expect((await countsOf(siteId, 'page_action')).get('late')).toBe(1)
+    // Both of its rows erased: its own count goes (not to -1), and the reserved value's with it.
+    await subject.database.query("DELETE FROM verifications WHERE site_id = $1 AND page_action = 'late'", [siteId])
+    const counts = await countsOf(siteId, 'page_action')
+    expect(counts.has('late')).toBe(false)
+    expect(counts.has(OTHER_ROLLUP_VALUE)).toBe(false)
+    expect(counts.size).toBe(ROLLUP_VALUES_PER_HOUR - 1)
+    await expectConsistent(siteId, full.slice(1))
+  })
 })
