@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { App } from '../../src/app.js'
 import type { SqlExecutor } from '../../src/storage/ports.js'
+import type { VerificationLogEntry } from '../../src/storage/sql/verification-log-writer.js'
 
 export interface VerificationRow {
   id?: string
@@ -66,6 +67,29 @@ export async function insertVerifications(database: SqlExecutor, rows: readonly 
     )
   }
   return ids
+}
+
+/** A sample row as the verification log's writer takes it. */
+export function logEntryOf(row: VerificationRow): VerificationLogEntry {
+  return {
+    siteId: row.siteId,
+    challengeId: null,
+    createdAt: row.createdAt,
+    action: row.action,
+    errorCode: row.action === 'rejected' ? 'solution_invalid' : null,
+    riskScore: row.riskScore ?? null,
+    anomalies: row.anomalies ?? [],
+    countryCode: row.countryCode ?? null,
+    clientIp: null,
+    hostname: row.hostname ?? null,
+    pageAction: row.pageAction ?? null,
+    userAgent: null,
+    difficulty: null,
+    solveTimeMs: null,
+    stepUps: 0,
+    device: null,
+    decidedBy: null,
+  }
 }
 
 /** The columns of a verification's row in the log that tests of the flow read back. */

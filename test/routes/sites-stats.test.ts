@@ -112,6 +112,25 @@ describe('GET /api/v1/sites/{id}/stats', () => {
     ])
   })
 
+  it("answers a flood's made-up hostnames and page actions beyond an hour's bound as one reserved value, the totals whole", async () => {
+    const flooded = await createTestSite(service.app, account)
+    const hour = currentHour - 5 * HOUR_MS
+    // The site's own form 10 times, then 110 verifications each with its own Origin subdomain and page action.
+    await insertVerifications(service.app.database, Array.from({ length: 120 }, (_, index): VerificationRow => ({
+      siteId: flooded.id, createdAt: new Date(hour + index * 20_000), action: 'block', riskScore: 90,
+      hostname: index < 10 ? 'shop.example' : `f${index}.shop.example`, pageAction: index < 10 ? 'login' : `f${index}`,
+    })))
+    const response = await service.app.inject({
+      method: 'GET', url: `/api/v1/sites/${flooded.id}/stats?from=${new Date(hour).toISOString()}&to=${new Date(hour + HOUR_MS).toISOString()}`, headers: asScript(account),
+    })
+    const body = response.json<StatsAnswer>()
+    expect(body.totals.total).toBe(120)
+    // The popular one and 99 made-up ones are counted as themselves, the 11 after under the reserved value.
+    expect(body.topHostnames.slice(0, 2)).toEqual([{ hostname: '<other>', count: 11 }, { hostname: 'shop.example', count: 10 }])
+    expect(body.topPageActions.slice(0, 2)).toEqual([{ pageAction: '<other>', count: 11 }, { pageAction: 'login', count: 10 }])
+    expect(body.topHostnames).toHaveLength(10)
+  })
+
   it('counts from <= time < to in daily UTC buckets', async () => {
     const to = new Date(currentHour + HOUR_MS)
     const from = new Date(to.getTime() - 3 * 24 * HOUR_MS)

@@ -11,6 +11,7 @@ import { createSiteRepository } from '../../src/storage/sql/site-repository.js'
 import { createWebhookDeliveryRepository } from '../../src/storage/sql/webhook-delivery-repository.js'
 import { DECIDED_BY_SQL } from '../../src/storage/sql/decided-by.js'
 import { checkServerSecret, readKeyCheck } from '../../src/storage/sql/server-key-check.js'
+import { OTHER_ROLLUP_VALUE, ROLLUP_VALUES_PER_HOUR } from '../../src/storage/sql/rollup-values.js'
 import { createVerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
 import { verificationLoadOf, type VerificationLogEntry } from '../../src/storage/sql/verification-log-writer.js'
 import { randomClientAddress } from '../helpers/dashboard-client.js'
@@ -66,6 +67,7 @@ const shipped: [string, string][] = [
   ['039_sites_secret_rotated_at', '4599b9adac3b7d15'],
   ['040_accounts_credential_epoch', '978fd2754f824161'],
   ['041_verification_log_decided_index_and_counted_deletes', 'ac25e7e3f06dc4d1'],
+  ['042_verification_rollups_bounded_values', '8d6dafc81a752ea5'],
 ]
 
 function fingerprintOf(migration: Migration): string {
@@ -358,7 +360,7 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       expect(await decidedIndexes()).toEqual([])
       // 041 indexes the filter's expression: the filter reads only the rows a list decided (the
       // dashboard offers it; on a site of 838,817 rows it read them all, 1.3-1.9 s).
-      expect(await migrate(database, migrations)).toEqual([41])
+      expect(await migrate(database, migrations.filter((migration) => migration.version <= 41))).toEqual([41])
       expect(await decidedIndexes()).toEqual([{ indexname: 'verifications_site_decided_time' }])
       await database.query('ANALYZE verifications')
       expect(await planOfFilter()).toMatch(/Index (Only )?Scan (Backward )?(using|on) verifications_site_decided_time/)
@@ -409,6 +411,34 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       expect(Object.keys(events[0] ?? {})).not.toContain('repeatedHour')
     }, { migrated: false })
   }, 180_000)
+
+  it.skipIf(!available)("with a flood's hours counted already: 042 folds each hour's hostnames and page actions beyond the bound into the reserved value", async () => {
+    await withTestDatabase(kind, async (database) => {
+      const migrations = await readMigrations()
+      await migrate(database, migrations.filter((migration) => migration.version < 42))
+      const siteId = randomUUID()
+      const hour = Date.UTC(2025, 11, 2, 10)
+      // Counted by 021's trigger, a row per value: the site's own page 30 times, then 150 made-up hosts and actions once each.
+      await insertVerifications(database, Array.from({ length: 180 }, (_, index) => ({
+        siteId, createdAt: new Date(hour + index * 10_000), action: 'block' as const, riskScore: 90,
+        hostname: index < 30 ? 'shop.example' : `x${index}.shop.example`, pageAction: index < 30 ? 'login' : `x${index}`,
+      })))
+      const countsOf = async (kind: string) => new Map((await database.query<{ value: string; count: number }>(
+        'SELECT value, count FROM verification_rollups WHERE site_id = $1 AND kind = $2', [siteId, kind],
+      )).map((row) => [row.value, row.count]))
+      expect((await countsOf('hostname')).size).toBe(151)
+      expect(await migrate(database, migrations)).toEqual([42])
+      for (const [kind, popular] of [['hostname', 'shop.example'], ['page_action', 'login']] as const) {
+        const counts = await countsOf(kind)
+        expect(counts.size).toBe(ROLLUP_VALUES_PER_HOUR + 1)
+        expect(counts.get(popular)).toBe(30)
+        expect(counts.get(OTHER_ROLLUP_VALUE)).toBe(51)
+        expect([...counts.values()].reduce((sum, count) => sum + count, 0)).toBe(180)
+      }
+      // The other kinds are left as they were.
+      expect(await countsOf('action')).toEqual(new Map([['block', 180]]))
+    }, { migrated: false })
+  }, 120_000)
 
   it.skipIf(!available)('with API keys already: they stay full and never expire, and still work', async () => {
     await withTestDatabase(kind, async (database) => {

@@ -4,10 +4,10 @@ import type { StatsRange } from '../../src/domain/analytics/stats-range.js'
 import { migrate, readMigrations } from '../../src/storage/migrate.js'
 import type { SqlExecutor } from '../../src/storage/ports.js'
 import { createSiteRepository } from '../../src/storage/sql/site-repository.js'
-import { appendVerifications, type VerificationLogEntry } from '../../src/storage/sql/verification-log-writer.js'
+import { appendVerifications } from '../../src/storage/sql/verification-log-writer.js'
 import { createVerificationQueryRepository, statsParameters, type VerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
-import { insertVerifications, type VerificationRow } from '../helpers/verification-rows.js'
+import { insertVerifications, logEntryOf, type VerificationRow } from '../helpers/verification-rows.js'
 
 const HOUR_MS = 3_600_000
 const actions = ['allow', 'challenge', 'block', 'rejected'] as const
@@ -34,29 +34,6 @@ function sampleRows(siteId: string, start: number, spanMs: number, count: number
       pageAction: pageActions[(index >> 1) % pageActions.length] ?? null,
     }
   })
-}
-
-/** A sample row as the verification log's writer takes it. */
-function logEntryOf(row: VerificationRow): VerificationLogEntry {
-  return {
-    siteId: row.siteId,
-    challengeId: null,
-    createdAt: row.createdAt,
-    action: row.action,
-    errorCode: row.action === 'rejected' ? 'solution_invalid' : null,
-    riskScore: row.riskScore ?? null,
-    anomalies: row.anomalies ?? [],
-    countryCode: row.countryCode ?? null,
-    clientIp: null,
-    hostname: row.hostname ?? null,
-    pageAction: row.pageAction ?? null,
-    userAgent: null,
-    difficulty: null,
-    solveTimeMs: null,
-    stepUps: 0,
-    device: null,
-    decidedBy: null,
-  }
 }
 
 /** The bucket of ten a score is counted in: '0' for 0-9, ... '90' for 90-100. */
@@ -357,14 +334,14 @@ describe.each(databaseKinds)('verification queries on $kind', ({ kind, available
     const older = await openTestDatabase(kind, { migrated: false })
     try {
       const migrations = await readMigrations()
-      // Those of the rollups, and 041, which replaces their trigger function (its deletes' counting).
+      // Those of the rollups, and 041 and 042, which replace their trigger functions (its deletes' counting, the bound on values).
       const rollupMigrations = migrations.filter((migration) => migration.sql.includes('FUNCTION verification_rollups_'))
-      expect(rollupMigrations.map((migration) => migration.version)).toEqual([7, 17, 19, 20, 21, 41])
+      expect(rollupMigrations.map((migration) => migration.version)).toEqual([7, 17, 19, 20, 21, 41, 42])
       await migrate(older.database, migrations.filter((migration) => !rollupMigrations.includes(migration)))
       const siteId = randomUUID()
       const rows = sampleRows(siteId, Date.UTC(2025, 8, 1), 10 * HOUR_MS, 300).map(withoutPageAction)
       await insertVerifications(older.database, rows)
-      expect(await migrate(older.database)).toEqual([7, 17, 19, 20, 21, 41])
+      expect(await migrate(older.database)).toEqual([7, 17, 19, 20, 21, 41, 42])
       expect(await rollupsOf([siteId], older.database)).toEqual(expectedRollups(rows))
     } finally {
       await older.database.close()

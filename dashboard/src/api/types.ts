@@ -145,6 +145,13 @@ export interface Session {
 /** `rejected`: refused before scoring (a wrong nonce, an expired challenge...); see `errorCode`. */
 export type VerificationAction = 'allow' | 'challenge' | 'block' | 'rejected'
 
+/**
+ * The hostname or page action the stats count those under that come beyond a site's 100 distinct
+ * ones of an hour (the server's OTHER_ROLLUP_VALUE, src/storage/sql/rollup-values.ts): no real one
+ * can be spelt so.
+ */
+export const OTHER_VALUES = '<other>'
+
 export const verificationActions: readonly VerificationAction[] = ['allow', 'challenge', 'block', 'rejected']
 
 export interface Verification {
@@ -218,9 +225,9 @@ export interface Stats {
   series: StatsBucket[]
   topAnomalies: { label: string; count: number }[]
   topCountries: { countryCode: string; count: number }[]
-  /** The hosts of the pages verifications came from (none for a script that sent no Origin or Referer). */
+  /** The hosts of the pages verifications came from (none for a script that sent no Origin or Referer); OTHER_VALUES for those beyond an hour's 100. */
   topHostnames: { hostname: string; count: number }[]
-  /** The page actions ('login', 'signup') scored verifications came with. */
+  /** The page actions ('login', 'signup') scored verifications came with; OTHER_VALUES for those beyond an hour's 100. */
   topPageActions: { pageAction: string; count: number }[]
   /** All ten buckets of the risk score, lowest first; rejected submissions have no score. */
   scoreDistribution: ScoreBucket[]

@@ -1,3 +1,5 @@
+import { OTHER_VALUES } from '../api/types.js'
+
 // Times are the browser's local time, in its locale. A time alone names its zone; the columns of
 // log tables, where every row would repeat it, name it in their heading (timeZoneName).
 const dateTime = new Intl.DateTimeFormat(undefined, {
@@ -68,6 +70,11 @@ export function formatCountry(code: string | null | undefined): string {
   } catch {
     return code
   }
+}
+
+/** A ranked hostname or page action as shown: itself, or `otherLabel` ("Other hostnames") for the stats' OTHER_VALUES. */
+export function formatRankedValue(value: string, otherLabel: string): string {
+  return value === OTHER_VALUES ? otherLabel : value
 }
 
 const browsers: [RegExp, string][] = [

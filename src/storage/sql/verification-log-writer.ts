@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { intervalMs } from '../../domain/analytics/stats-range.js'
 import type { ListDecision } from '../../domain/sites/list-decision.js'
 import type { BulkColumn, BulkLoad, SqlDatabase } from '../ports.js'
+import { addRollupCounts } from './rollup-values.js'
 
 /** One row of the `verifications` table (migrations 003, 004, 021, 023 and 030). */
 export interface VerificationLogEntry {
@@ -108,11 +109,14 @@ function addOne(counts: Map<string, number>, value: string): void {
 }
 
 /**
- * The hourly counts that rows add, exactly as verification_rollups_statement() (migration 021)
- * counts them in SQL: every row's action; each of its anomaly labels; its country, when known; and,
- * for scored rows only, the score's bucket and the page's hostname and action, when known. It runs on the
- * thread that answers requests: the rows of a batch mostly share a site and an hour, so a row
- * looks its hour up only when that changes, and a fact costs one lookup of its value.
+ * The hourly counts that rows add, exactly as verification_rollups_statement() (migrations 021
+ * and 042) counts them in SQL: every row's action; each of its anomaly labels; its country, when
+ * known; and, for scored rows only, the score's bucket and the page's hostname and action, when
+ * known. Which hostnames and page actions keep a count of their own, and which go under
+ * OTHER_ROLLUP_VALUE, only the database can tell (it knows the hour's values): ADD_ROLLUP_COUNTS
+ * decides. It runs on the thread that answers requests: the rows of a batch mostly share a site
+ * and an hour, so a row looks its hour up only when that changes, and a fact costs one lookup of
+ * its value.
  */
 export function rollupCountsOf(rows: readonly VerificationLogEntry[]): RollupCount[] {
   const hours = new Map<string, HourCounts>()
@@ -149,15 +153,16 @@ export function rollupCountsOf(rows: readonly VerificationLogEntry[]): RollupCou
  * Adds counts to the rollups, and tells the insert trigger (migration 020) that this transaction
  * counts its rows itself: set_config runs for every group of counts (there is at least one, a row's
  * action), which saves the statement of its own that a round trip to PostgreSQL would cost. Groups
- * go in key order, as the trigger's do, so that writers lock rows in one order.
+ * go in key order, as the trigger's do, so that writers lock rows in one order. The hostnames and
+ * page actions beyond an hour's ROLLUP_VALUES_PER_HOUR go under OTHER_ROLLUP_VALUE (addRollupCounts).
  */
 const ADD_ROLLUP_COUNTS = `
-  INSERT INTO verification_rollups AS rollup (site_id, hour, kind, value, count)
-  SELECT site_id, timestamptz 'epoch' + hour_ms * interval '1 millisecond', kind, value, count
-    FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::bigint[]) AS counted (site_id, hour_ms, kind, value, count)
-   WHERE set_config('tollgate.rollups_counted', 'on', true) = 'on'
-   ORDER BY 1, 3, 2, 4
-  ON CONFLICT (site_id, kind, hour, value) DO UPDATE SET count = rollup.count + excluded.count`
+  WITH counted AS (
+    SELECT site_id, timestamptz 'epoch' + hour_ms * interval '1 millisecond' AS hour, kind, value, count
+      FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::bigint[]) AS counted (site_id, hour_ms, kind, value, count)
+     WHERE set_config('tollgate.rollups_counted', 'on', true) = 'on'
+  )
+  ${addRollupCounts('counted', 1)}`
 
 /** The rows among `rows` (all attempted, so all with ids) that the log holds already. */
 async function findWritten(database: SqlDatabase, rows: readonly VerificationLogEntry[]): Promise<Set<string>> {

@@ -5,6 +5,7 @@ import type { ListDecision } from '../../domain/sites/list-decision.js'
 import type { SqlExecutor } from '../ports.js'
 import { DECIDED_BY_SQL } from './decided-by.js'
 import { CREATED_AT_MICROS, newestFirstPage, where, type PageFilter, type PagePosition } from './keyset.js'
+import { addRollupCounts } from './rollup-values.js'
 import type { RollupKind } from './verification-log-writer.js'
 
 /** One row of the verification log as the dashboard shows it. */
@@ -204,9 +205,10 @@ function rollupFactsOf(source: string): string {
  * batch's first up to its last are empty, and their counts are deleted whole (a range of the
  * counts' primary key per kind, instead of a count per row). The last hour keeps the rows from
  * the batch's newest on, so its counts are lowered by the batch's rows in it, as the trigger
- * would; the trigger then removes those that reached 0. set_config tells it the rows are counted
- * (for the statement: it turns the setting off again); it runs in an InitPlan of the rows' own
- * selection, so even a batch that finds nothing sets it.
+ * would (a hostname or page action counted under OTHER_ROLLUP_VALUE lowers that one:
+ * addRollupCounts, migration 042); the trigger then removes those that reached 0. set_config
+ * tells it the rows are counted (for the statement: it turns the setting off again); it runs in
+ * an InitPlan of the rows' own selection, so even a batch that finds nothing sets it.
  *
  * A row written late into an hour already emptied (the writer's retries of a lost answer, hours
  * later at most) by a transaction that commits during the batch may lose its count with the
@@ -232,13 +234,10 @@ function deleteOldestCounted(before: string): string {
        WHERE rollup.site_id = $1 AND rollup.kind IN ${ROLLUP_KINDS} AND rollup.hour >= span.first_hour AND rollup.hour < span.last_hour
     ),
     in_last_hour AS (SELECT gone.* FROM gone CROSS JOIN span WHERE gone.created_at >= span.last_hour),
-    lowered AS (
-      INSERT INTO verification_rollups AS rollup (site_id, hour, kind, value, count)
-      SELECT $1::uuid, hour, kind, value, -count(*) FROM (${rollupFactsOf('in_last_hour')}) AS facts
-       GROUP BY kind, hour, value
-       ORDER BY kind, hour, value
-      ON CONFLICT (site_id, kind, hour, value) DO UPDATE SET count = rollup.count + excluded.count
-    )
+    last_hour_counts AS (
+      SELECT $1::uuid AS site_id, hour, kind, value, count(*) AS count FROM (${rollupFactsOf('in_last_hour')}) AS facts GROUP BY kind, hour, value
+    ),
+    lowered AS (${addRollupCounts('last_hour_counts', -1)})
     SELECT count(*)::int8 AS count FROM gone`
 }
 

@@ -7,7 +7,7 @@ import { RangePicker } from '../../components/range-picker.js'
 import { RankedList } from '../../components/ranked-list.js'
 import { VerificationsChart } from '../../components/verifications-chart.js'
 import { actionStyles } from '../../lib/actions.js'
-import { formatCountry, formatDateTime, formatNumber, formatPercent } from '../../lib/format.js'
+import { formatCountry, formatDateTime, formatNumber, formatPercent, formatRankedValue } from '../../lib/format.js'
 import { useAddressParam } from '../../lib/router.js'
 import { canChangeSite } from '../../lib/site-access.js'
 import { queryOfRange, rangeLabels, rangeNames, type RangeName } from '../../lib/time-range.js'
@@ -117,6 +117,8 @@ function StatsView({ stats, range, site, isLoading }: { stats: Stats; range: Ran
           id="hostnames-heading"
           title="Top hostnames"
           items={stats.topHostnames.map(({ hostname, count }) => ({ label: hostname, count }))}
+          // Beyond an hour's 100 hostnames, the rest are counted together (a flood of made-up subdomains).
+          formatLabel={(hostname) => formatRankedValue(hostname, 'Other hostnames')}
           // Scripts and other clients that send neither Origin nor Referer are logged without one;
           // rejected submissions' hostnames are not counted (anyone can make them up for free).
           emptyText={
@@ -148,6 +150,7 @@ function StatsView({ stats, range, site, isLoading }: { stats: Stats; range: Ran
           id="page-actions-heading"
           title="Top page actions"
           items={stats.topPageActions.map(({ pageAction, count }) => ({ label: pageAction, count }))}
+          formatLabel={(pageAction) => formatRankedValue(pageAction, 'Other actions')}
           // Only pages that give the SDK an action (data-action, execute({ action })) have one.
           emptyText={
             totals.total - totals.rejected === 0

@@ -5,6 +5,7 @@ import { buildScoreDistribution } from '../../../domain/analytics/score-distribu
 import { buildSeries, maxRangeMs, resolveStatsRange, wholeHoursOf, type StatsRange } from '../../../domain/analytics/stats-range.js'
 import { createSiteverifyCountRepository } from '../../../storage/sql/siteverify-count-repository.js'
 import { createVerificationLabelRepository } from '../../../storage/sql/verification-label-repository.js'
+import { OTHER_ROLLUP_VALUE, ROLLUP_VALUES_PER_HOUR } from '../../../storage/sql/rollup-values.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { invalidRequest } from '../../../errors.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, RangeTimeQuery } from '../dashboard-schemas.js'
@@ -54,6 +55,12 @@ const Feedback = Type.Object(
   },
 )
 
+/** What the reserved value of topHostnames and topPageActions means (migration 042). */
+const otherValuesNote = (values: string, madeUp: string) =>
+  `A site's hourly counts keep at most ${ROLLUP_VALUES_PER_HOUR} distinct ${values} per UTC hour; the verifications with any further one in that hour are counted ` +
+  `together under "${OTHER_ROLLUP_VALUE}" (no real one can be spelt so), ranked as any other: many there means many made-up ${madeUp} (a flood), and the totals stay whole. ` +
+  'A part of an hour read from the log (an unaligned from, a past to) counts each one as itself.'
+
 const Stats = Type.Object({
   from: Type.String({ format: 'date-time' }),
   to: Type.String({ format: 'date-time' }),
@@ -66,10 +73,14 @@ const Stats = Type.Object({
   topAnomalies: Type.Array(Type.Object({ label: Type.String(), count: Type.Integer() })),
   topCountries: Type.Array(Type.Object({ countryCode: Type.String(), count: Type.Integer() })),
   topHostnames: Type.Array(Type.Object({ hostname: Type.String(), count: Type.Integer() }), {
-    description: 'The hosts of the pages scored verifications came from (their Origin, else Referer); rejected submissions (whose host costs nothing to make up) and verifications that named none are not counted',
+    description:
+      'The hosts of the pages scored verifications came from (their Origin, else Referer); rejected submissions (whose host costs nothing to make up) and verifications that named none are not counted. ' +
+      otherValuesNote('hostnames', 'subdomains'),
   }),
   topPageActions: Type.Array(Type.Object({ pageAction: Type.String(), count: Type.Integer() }), {
-    description: "The page actions ('login', 'signup': the SDK's action) scored verifications came with, as the hostnames: which form is asked most, and which is attacked",
+    description:
+      "The page actions ('login', 'signup': the SDK's action) scored verifications came with, as the hostnames: which form is asked most, and which is attacked. " +
+      otherValuesNote('page actions', 'page actions'),
   }),
   scoreDistribution: Type.Array(
     Type.Object({
