@@ -133,6 +133,40 @@ describe.skipIf(!hasChromium())("the dashboard's tabs and choices, seen with low
     }
   })
 
+  it("draws the chart's axes in the system text colour and keeps its legend's markers apart in dark forced colours", async () => {
+    await page.emulateMedia({ forcedColors: 'active', colorScheme: 'dark' })
+    try {
+      await page.goto(`${dashboard.origin}/dashboard/sites/${site.id}/analytics`)
+      await page.locator('.chart canvas').waitFor()
+      const markers = await page.locator('.chart .u-legend .u-marker').evaluateAll((elements) =>
+        elements.map((element) => `${getComputedStyle(element).borderTopColor} ${getComputedStyle(element).backgroundColor}`))
+      expect(markers.length).toBeGreaterThan(1)
+      expect(new Set(markers).size, markers.join(', ')).toBe(markers.length)
+      // The canvas's pixels: its axes' text and ticks in CanvasText (white here), none in the grey for a light page (2:1 on black).
+      const pixels = await page.evaluate(() => {
+        const probe = document.body.appendChild(document.createElement('div'))
+        probe.style.color = 'CanvasText'
+        const [red, green, blue] = (getComputedStyle(probe).color.match(/\d+/g) ?? []).map(Number)
+        probe.remove()
+        const canvas = document.querySelector<HTMLCanvasElement>('.chart canvas')
+        const data = canvas?.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? new Uint8ClampedArray()
+        let systemText = 0
+        let grey = 0
+        for (let index = 0; index < data.length; index += 4) {
+          if (data[index + 3] === 0) continue
+          const [r, g, b] = [data[index], data[index + 1], data[index + 2]]
+          if (r === red && g === green && b === blue) systemText += 1
+          if (r === 0x37 && g === 0x41 && b === 0x51) grey += 1
+        }
+        return { systemText, grey }
+      })
+      expect(pixels.grey).toBe(0)
+      expect(pixels.systemText).toBeGreaterThan(0)
+    } finally {
+      await page.emulateMedia({ forcedColors: 'none', colorScheme: 'light' })
+    }
+  })
+
   it('shows the current tab on screen at 320 px, the last one too', async () => {
     await page.setViewportSize({ width: 320, height: 640 })
     try {
