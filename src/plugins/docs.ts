@@ -128,7 +128,13 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
     },
   })
   if (options.exposeUi) {
-    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
+    // A title naming the page (WCAG 2.4.2); BaseLayout leaves out Swagger UI's top bar, whose logo
+    // image, address field and select have no names, and this page has one document to show.
+    await app.register(swaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: { docExpansion: 'list', deepLinking: true, layout: 'BaseLayout' },
+      theme: { title: 'Tollgate API reference' },
+    })
   }
 }
 

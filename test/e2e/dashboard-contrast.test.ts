@@ -2,7 +2,7 @@ import { createTestAccount, randomEmail, type CreatedSite, type TestAccount } fr
 import { shareSite } from '../helpers/site-sharing.js'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { contrastOf } from '../helpers/contrast.js'
+import { contrastOf, overBackdrop } from '../helpers/contrast.js'
 import { hasChromium, openLoggedInDashboardWithSite, type OpenDashboard } from './dashboard-support.js'
 
 /**
@@ -87,6 +87,83 @@ describe.skipIf(!hasChromium())("the dashboard's tabs and choices, seen with low
       for (const other of options.filter((option) => !option.isChecked)) expect(other.background).not.toBe(checked[0]?.background)
     } finally {
       await page.emulateMedia({ forcedColors: 'none' })
+    }
+  })
+
+  it('shows each range option at 4.5:1 and the chosen one apart, and the current tab\'s focus ring at 3:1, in dark and light forced colours', async () => {
+    for (const colorScheme of ['dark', 'light'] as const) {
+      await page.emulateMedia({ forcedColors: 'active', colorScheme })
+      try {
+        await page.goto(`${dashboard.origin}/dashboard/sites/${site.id}/analytics`)
+        await page.locator('.segmented__option--checked').first().waitFor()
+        const options = await page.locator('.segmented__option').evaluateAll((elements) =>
+          elements.map((element) => {
+            const style = getComputedStyle(element)
+            return { name: (element.textContent ?? '').trim(), isChecked: element.classList.contains('segmented__option--checked'), color: style.color, background: style.backgroundColor }
+          }))
+        const checked = options.find((option) => option.isChecked)
+        expect(checked).toBeDefined()
+        const canvas = await page.evaluate(() => {
+          const probe = document.body.appendChild(document.createElement('div'))
+          probe.style.background = 'Canvas'
+          const color = getComputedStyle(probe).backgroundColor
+          probe.remove()
+          return color
+        })
+        for (const option of options) {
+          expect(contrastOf(option.color, overBackdrop(option.background, canvas)), `${colorScheme}: ${option.name}, ${option.color} on ${option.background}`).toBeGreaterThanOrEqual(4.5)
+          if (!option.isChecked) {
+            expect(option.background, `${colorScheme}: ${option.name} on the page's Canvas`).toBe(canvas)
+            expect(option.background, `${colorScheme}: ${option.name} told apart from the chosen one`).not.toBe(checked?.background)
+          }
+        }
+        const tab = page.getByRole('navigation', { name: 'Site sections' }).getByRole('link', { name: 'Analytics' })
+        await tab.focus()
+        await page.keyboard.press('Shift+Tab')
+        await page.keyboard.press('Tab')
+        const ring = await tab.evaluate((element) => {
+          const style = getComputedStyle(element)
+          return { color: style.outlineColor, style: style.outlineStyle, background: style.backgroundColor }
+        })
+        expect(ring.style).not.toBe('none')
+        expect(contrastOf(ring.color, overBackdrop(ring.background, canvas)), `${colorScheme}: ring ${ring.color} on ${ring.background}`).toBeGreaterThanOrEqual(3)
+      } finally {
+        await page.emulateMedia({ forcedColors: 'none', colorScheme: 'light' })
+      }
+    }
+  })
+
+  it("draws the chart's axes in the system text colour and keeps its legend's markers apart in dark forced colours", async () => {
+    await page.emulateMedia({ forcedColors: 'active', colorScheme: 'dark' })
+    try {
+      await page.goto(`${dashboard.origin}/dashboard/sites/${site.id}/analytics`)
+      await page.locator('.chart canvas').waitFor()
+      const markers = await page.locator('.chart .u-legend .u-marker').evaluateAll((elements) =>
+        elements.map((element) => `${getComputedStyle(element).borderTopColor} ${getComputedStyle(element).backgroundColor}`))
+      expect(markers.length).toBeGreaterThan(1)
+      expect(new Set(markers).size, markers.join(', ')).toBe(markers.length)
+      // The canvas's pixels: its axes' text and ticks in CanvasText (white here), none in the grey for a light page (2:1 on black).
+      const pixels = await page.evaluate(() => {
+        const probe = document.body.appendChild(document.createElement('div'))
+        probe.style.color = 'CanvasText'
+        const [red, green, blue] = (getComputedStyle(probe).color.match(/\d+/g) ?? []).map(Number)
+        probe.remove()
+        const canvas = document.querySelector<HTMLCanvasElement>('.chart canvas')
+        const data = canvas?.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? new Uint8ClampedArray()
+        let systemText = 0
+        let grey = 0
+        for (let index = 0; index < data.length; index += 4) {
+          if (data[index + 3] === 0) continue
+          const [r, g, b] = [data[index], data[index + 1], data[index + 2]]
+          if (r === red && g === green && b === blue) systemText += 1
+          if (r === 0x37 && g === 0x41 && b === 0x51) grey += 1
+        }
+        return { systemText, grey }
+      })
+      expect(pixels.grey).toBe(0)
+      expect(pixels.systemText).toBeGreaterThan(0)
+    } finally {
+      await page.emulateMedia({ forcedColors: 'none', colorScheme: 'light' })
     }
   })
 

@@ -292,7 +292,7 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
     expect(await page.content()).not.toContain('gate.js')
   })
 
-  it.skipIf(!available)('tells a browser without JavaScript only that it needs JavaScript, on screen and to a screen reader', async () => {
+  it.skipIf(!available)('tells a browser without JavaScript only that it needs JavaScript, on screen, to a screen reader and in its one heading', async () => {
     const { page, context } = await browser.newPage({ javaScriptEnabled: false })
     await page.goto(`${allowing}/account`)
     const { checking, noscript, title } = gateStrings.en
@@ -305,8 +305,10 @@ describe.each(proxies.map((proxy) => ({ proxy, name: proxy.name, available: hasC
       expect(text).toContain(noscript)
       expect(text).not.toContain(checking)
     }
-    // The heading waits for the script too (the document's title, which names the tree's root, stays).
+    // The heading waits for the script too (the document's title, which names the tree's root, stays):
+    // the page's one heading says what it needs instead (WCAG 1.3.1, 2.4.6).
     expect(visible).not.toContain(title)
+    expect(await page.getByRole('heading', { level: 1 }).allInnerTexts()).toEqual([noscript])
   })
 
   it.skipIf(!available || proxy.name !== 'nginx')('offers a link to load the page again, after 15 seconds, when gate.js never comes, with reduced motion too', { timeout: 40_000 }, async () => {

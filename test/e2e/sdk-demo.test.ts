@@ -62,6 +62,22 @@ describe.runIf(hasChromium())('the SDK on /demo in Chromium', () => {
     expect(behaviorData.untrustedEvents).toBe(1)
   })
 
+  it('draws a boundary round its submit buttons in forced colours (WCAG 1.4.11)', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.emulateMedia({ forcedColors: 'active', colorScheme: 'dark' })
+    await page.goto(`${suite.sdk.origin}/demo`)
+    const borders = await page.locator('button[type="submit"]').evaluateAll((buttons) => buttons.map((button) => {
+      const style = getComputedStyle(button)
+      return { width: parseFloat(style.borderTopWidth), style: style.borderTopStyle, color: style.borderTopColor }
+    }))
+    expect(borders.length).toBeGreaterThan(0)
+    for (const border of borders) {
+      expect(border.style).toBe('solid')
+      expect(border.width).toBeGreaterThanOrEqual(1)
+      expect(border.color).not.toBe('rgba(0, 0, 0, 0)')
+    }
+  })
+
   it('serves the page with a strict Content-Security-Policy', async () => {
     const response = await fetch(`${suite.sdk.origin}/demo`)
     const policy = response.headers.get('content-security-policy') ?? ''

@@ -67,6 +67,10 @@ describe('operational endpoints', () => {
     const ui = await service.app.inject({ method: 'GET', url: '/docs/' })
     expect(ui.statusCode).toBe(200)
     expect(ui.body).toContain('swagger')
+    // A title that names the page (WCAG 2.4.2), and no top bar with an unlabelled logo, address field and select.
+    expect(ui.body).toContain('<title>Tollgate API reference</title>')
+    const initializer = await service.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' })
+    expect(initializer.body).toMatch(/"layout":\s*"BaseLayout"/)
     const document = await service.app.inject({ method: 'GET', url: '/docs/json' })
     expect(document.statusCode).toBe(200)
     expect(document.json()).toMatchObject({ openapi: expect.stringMatching(/^3\./), paths: { '/health': {}, '/ready': {} } })

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
 import { verificationActions, type StatsBucket } from '../api/types.js'
@@ -13,6 +13,42 @@ function heightFor(width: number): number {
   return width < 480 ? 220 : 300
 }
 
+const forcedColorsQuery = '(forced-colors: active)'
+const darkQuery = '(prefers-color-scheme: dark)'
+
+/** Forced colours (Windows' high contrast) and their scheme, or 'none': the chart is drawn again when they change. */
+function currentForcedColors(): 'none' | 'dark' | 'light' {
+  if (!matchMedia(forcedColorsQuery).matches) return 'none'
+  return matchMedia(darkQuery).matches ? 'dark' : 'light'
+}
+
+function useForcedColors(): 'none' | 'dark' | 'light' {
+  const [forcedColors, setForcedColors] = useState(currentForcedColors)
+  useEffect(() => {
+    const lists = [matchMedia(forcedColorsQuery), matchMedia(darkQuery)]
+    const update = () => setForcedColors(currentForcedColors())
+    for (const list of lists) list.addEventListener('change', update)
+    return () => {
+      for (const list of lists) list.removeEventListener('change', update)
+    }
+  }, [])
+  return forcedColors
+}
+
+/**
+ * The axes' colours. The browser recolours no canvas, and the greys for a light page are 2:1 on a
+ * forced dark one: under forced colours the axes, their ticks and the grid take the system's text
+ * colour (WCAG 1.4.3, 1.4.11), read from an element since a canvas takes no system colour names.
+ */
+function axisColors(forcedColors: 'none' | 'dark' | 'light'): { text: string; grid: string; ticks?: string } {
+  if (forcedColors === 'none') return { text: '#374151', grid: '#e5e7eb' }
+  const probe = document.body.appendChild(document.createElement('span'))
+  probe.style.color = 'CanvasText'
+  const text = getComputedStyle(probe).color
+  probe.remove()
+  return { text, grid: text, ticks: text }
+}
+
 interface VerificationsChartProps {
   series: readonly StatsBucket[]
   interval: 'hour' | 'day'
@@ -22,12 +58,17 @@ interface VerificationsChartProps {
 export function VerificationsChart({ series, interval }: VerificationsChartProps) {
   const container = useRef<HTMLDivElement>(null)
   const chart = useRef<uPlot | null>(null)
+  const forcedColors = useForcedColors()
 
   useEffect(() => {
     const element = container.current
     if (element === null) return
     const width = Math.max(element.clientWidth, 260)
     const timeFormat = chartTimeFormat(interval)
+    const colors = axisColors(forcedColors)
+    // Under forced colours a thin grid, since its colour is the text's.
+    const grid = colors.ticks === undefined ? { stroke: colors.grid } : { stroke: colors.grid, width: 1 }
+    const ticks = colors.ticks === undefined ? {} : { ticks: { stroke: colors.ticks } }
     const options: uPlot.Options = {
       width,
       height: heightFor(width),
@@ -46,14 +87,16 @@ export function VerificationsChart({ series, interval }: VerificationsChartProps
       ],
       axes: [
         {
-          stroke: '#374151',
-          grid: { stroke: '#e5e7eb' },
+          stroke: colors.text,
+          grid,
+          ...ticks,
           // In the reader's locale (uPlot's own labels are English); two lines where a day begins.
           values: (_self, ticks, _axis, _space, increment) => timeFormat.ticks(ticks, increment),
         },
         {
-          stroke: '#374151',
-          grid: { stroke: '#e5e7eb' },
+          stroke: colors.text,
+          grid,
+          ...ticks,
           // Counts are whole numbers: no "0.5 verifications" ticks.
           values: (_self, ticks) => ticks.map((tick) => (Number.isInteger(tick) ? String(tick) : '')),
         },
@@ -73,8 +116,8 @@ export function VerificationsChart({ series, interval }: VerificationsChartProps
       plot.destroy()
       chart.current = null
     }
-    // Rebuilt only when the interval changes (axis label); new data alone goes through setData below.
-  }, [interval])
+    // Rebuilt only when the interval (axis label) or forced colours change; new data alone goes through setData below.
+  }, [interval, forcedColors])
 
   useEffect(() => {
     chart.current?.setData(dataOf(series))

@@ -104,7 +104,7 @@ main { max-width: 42rem; margin: 2rem auto; padding: 0 1rem; }
 section { background: #fff; border: 1px solid #d8dce3; border-radius: 8px; padding: 1rem 1.25rem; margin: 1rem 0; }
 label { display: block; font-weight: 600; margin-bottom: .25rem; }
 input, textarea { width: 100%; box-sizing: border-box; padding: .5rem; font: inherit; border: 1px solid #9aa3b2; border-radius: 4px; }
-button { margin-top: .75rem; padding: .5rem 1rem; font: inherit; border: 0; border-radius: 4px; background: #1f5fbf; color: #fff; cursor: pointer; }
+button { margin-top: .75rem; padding: .5rem 1rem; font: inherit; border: 1px solid transparent; border-radius: 4px; background: #1f5fbf; color: #fff; cursor: pointer; }
 button:focus-visible, input:focus-visible, textarea:focus-visible, pre:focus-visible { outline: 3px solid #b45309; outline-offset: 2px; }
 button[aria-disabled="true"] { cursor: progress; opacity: .75; }
 .tollgate-status { min-height: 1.5em; margin-top: .5rem; color: #3a4252; }

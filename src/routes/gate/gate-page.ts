@@ -47,8 +47,9 @@ function helpLinkOf(helpUrl: string | null, strings: GateStrings): string {
  * The page a visitor without a clearance gets instead of the protected one: gate.js checks the
  * browser (the SDK's invisible proof of work and signals), trades the token for the clearance
  * cookie and loads the address again, saying so in the page's language (its texts ride in a JSON
- * block, which no policy counts as script). Without JavaScript it says only what is missing: the
- * heading and the status that wait for the script are hidden (an inline style, which the policy allows).
+ * block, which no policy counts as script). Without JavaScript it says only what is missing, as its
+ * one heading: the heading and the status that wait for the script are hidden (an inline style,
+ * which the policy allows).
  * When the script never comes (blocked, a network lost on the way), the page's CSS alone (the
  * policy forbids inline script) reveals a link that loads the address again after
  * `--tollgate-gate-wait` (15 s): an animation of visibility, not motion, so it shows under
@@ -87,7 +88,7 @@ export function renderGatePage({ siteKey, prefix, method, language, strings, hel
 <h1 id="tollgate-gate-title">${escapeHtml(strings.title)}</h1>
 <p id="tollgate-gate-status" role="status">${escapeHtml(strings.checking)}</p>
 <p id="tollgate-gate-waiting" role="status">${escapeHtml(strings.stillWaiting)} <a href="">${escapeHtml(strings.reloadLink)}</a></p>
-<noscript><p>${escapeHtml(strings.noscript)}</p></noscript>${helpLinkOf(helpUrl, strings)}
+<noscript><h1>${escapeHtml(strings.noscript)}</h1></noscript>${helpLinkOf(helpUrl, strings)}
 </main>
 <script type="application/json" id="tollgate-gate-strings">${inertJson(strings)}</script>
 <script src="${escapeHtml(prefix)}/sdk/v1/gate.js" data-site-key="${escapeHtml(siteKey)}" data-prefix="${escapeHtml(prefix)}"${methodAttribute} async></script>
