@@ -1,28 +1,39 @@
 -- The hourly counts of the hostnames and page actions (migrations 017, 019 and 021) keep at most
--- 100 distinct values per site, hour and kind; the rest are counted under '<other>', a value no
--- hostname (WHATWG URL refuses '<' and '>' in a host) nor page action (^[A-Za-z0-9_/-]{1,32}$)
--- can be. Both values are the visitor's to choose: a flood of scored verifications, each from its
--- own Origin subdomain and with its own page action, made two rows of counts per verification (one
--- address's rate limit, 7,200 an hour per kind), and the stats' reads of whole hours, meant to
--- cost the same whatever the verifications in them, grew with them (1.2-1.5 s for a day's stats
--- instead of 0.11 s). ROLLUP_VALUES_PER_HOUR and OTHER_ROLLUP_VALUE in
--- src/storage/sql/rollup-values.ts are the same bound and value. verification_rollups_bounded()
--- decides, for the log's writer (migration 020), the retention sweep (migration 041) and the
--- triggers (every other INSERT and DELETE) alike, which value each count goes under: a function
--- in PL/pgSQL, so that its plan is made once per connection, not for each batch (planned anew, the
--- statement cost PGlite 1-4 ms of planning per 500-row batch, 10 ms at worst).
+-- 100 distinct values per site, hour and kind, besides the hour before's 100 most counted (see
+-- below); the rest are counted under '<other>', a value no hostname (WHATWG URL refuses '<' and '>'
+-- in a host) nor page action (^[A-Za-z0-9_/-]{1,32}$) can be. Both values are the visitor's to
+-- choose: a flood of scored verifications, each from its own Origin subdomain and with its own page
+-- action, made two rows of counts per verification (one address's rate limit, 7,200 an hour per
+-- kind), and the stats' reads of whole hours, meant to cost the same whatever the verifications in
+-- them, grew with them (1.2-1.5 s for a day's stats instead of 0.11 s). ROLLUP_VALUES_PER_HOUR and
+-- OTHER_ROLLUP_VALUE in src/storage/sql/rollup-values.ts are the same bound and value.
+-- verification_rollups_bounded() decides, for the log's writer (migration 020), the retention sweep
+-- (migration 041) and the triggers (every other INSERT and DELETE) alike, which value each count
+-- goes under: a function in PL/pgSQL, so that its plan is made once per connection, not for each
+-- batch (planned anew, the statement cost PGlite 1-4 ms of planning per 500-row batch, 10 ms at
+-- worst).
 --
--- Adding, a value is counted as itself when its hour has a row for it, or while the hour holds
--- fewer than 100 values (a statement's new values most counted first); else under '<other>'.
+-- Adding, a value is counted as itself when its hour has a row for it, or when it is one of the
+-- hour before's 100 most counted values of the site and kind ('<other>' aside, ties by value), or
+-- while the hour holds fewer than 100 values the hour before did not carry so (a statement's new
+-- values most counted first); else under '<other>'. The carry-over is what keeps a flood from
+-- blinding the stats: with the room alone, first come first counted, 100 made-up values at the
+-- start of each hour sent the site's real ones (500 'login's) under '<other>' for the rest of it.
+-- A value the site had the hour before keeps its row whatever came first; what a flood still
+-- sends under '<other>' is a real value new in its hour (one not among the hour before's 100 most
+-- counted) that first comes after the flood filled the room. The hour before's 100 most counted
+-- are a range of the primary key (site_id, kind, hour, value), at most a few hundred rows, read
+-- once per hour and kind of a statement.
 -- Taking away, a value's row is lowered by as much as it holds and '<other>' by the rest, so a
 -- deleted row that was counted under '<other>' lowers '<other>' rather than making a negative
 -- count. Which of the two holds a count may drift (a value counted under '<other>' that later got
 -- a row of its own, after a deletion made room in its hour, lowers its own row first); the sum of
 -- an hour's counts never does, and no count goes below zero (but for two deletions of one hour's
 -- rows at the same moment, which read the same counts: the delete trigger removes what either
--- takes below 0 at its statement's end, as since 007). Writers of one hour at the same
--- moment each see the room as of their statement's start, so an hour holds at most 100 values per
--- writer running at once: still a bound per hour, not per verification.
+-- takes below 0 at its statement's end, as since 007). An hour holds at most 100 carried values and
+-- 100 others. Writers of one hour at the same moment each see the room as of their statement's
+-- start, so an hour holds at most 100 new values per writer running at once (200 rows with the
+-- carried ones): still a bound per hour, not per verification.
 CREATE FUNCTION verification_rollups_bounded(site_ids uuid[], hours timestamptz[], kinds text[], vals text[], counts bigint[], sign integer)
   RETURNS TABLE (site_id uuid, hour timestamptz, kind text, value text, count bigint) LANGUAGE plpgsql STABLE AS $fn$
 #variable_conflict use_column
@@ -33,29 +44,47 @@ BEGIN
     SELECT facts.site_id, facts.hour, facts.kind, facts.value, facts.count
       FROM unnest(site_ids, hours, kinds, vals, counts) AS facts (site_id, hour, kind, value, count)
   ),
-  -- How many more values each hour of a bounded kind has room for.
+  grouped AS (
+    SELECT DISTINCT facts.site_id, facts.kind, facts.hour FROM facts WHERE facts.kind IN ('hostname', 'page_action')
+  ),
+  -- The hour before's 100 most counted values: a range of the primary key, read by rank.
+  carried AS (
+    SELECT grouped.site_id, grouped.kind, grouped.hour, top.value
+      FROM grouped
+      CROSS JOIN LATERAL (
+        SELECT previous.value FROM verification_rollups AS previous
+         WHERE previous.site_id = grouped.site_id AND previous.kind = grouped.kind
+           AND previous.hour = grouped.hour - interval '1 hour' AND previous.value <> '<other>'
+         ORDER BY previous.count DESC, previous.value
+         LIMIT 100
+      ) AS top
+  ),
+  -- How many more new values each hour of a bounded kind has room for: its rows of values the hour
+  -- before did not carry take it up.
   room AS (
-    SELECT grouped.site_id, grouped.kind, grouped.hour, 100 - (
-        SELECT count(*) FROM (
-          SELECT 1 FROM verification_rollups AS held
-           WHERE held.site_id = grouped.site_id AND held.kind = grouped.kind AND held.hour = grouped.hour AND held.value <> '<other>'
-           LIMIT 100
-        ) AS held) AS free
-      FROM (SELECT DISTINCT facts.site_id, facts.kind, facts.hour FROM facts WHERE facts.kind IN ('hostname', 'page_action')) AS grouped
+    SELECT grouped.site_id, grouped.kind, grouped.hour, 100 - count(held.value) FILTER (WHERE carried.value IS NULL) AS free
+      FROM grouped
+      LEFT JOIN verification_rollups AS held
+        ON held.site_id = grouped.site_id AND held.kind = grouped.kind AND held.hour = grouped.hour AND held.value <> '<other>'
+      LEFT JOIN carried
+        ON carried.site_id = held.site_id AND carried.kind = held.kind AND carried.hour = held.hour AND carried.value = held.value
+     GROUP BY grouped.site_id, grouped.kind, grouped.hour
   ),
   -- What of each count its value keeps; the rest goes under '<other>'.
   split AS (
     SELECT facts.site_id, facts.hour, facts.kind, facts.value, facts.count,
            CASE WHEN facts.kind NOT IN ('hostname', 'page_action') THEN facts.count
                 WHEN sign < 0 THEN least(facts.count, greatest(counted.count, 0))
-                WHEN counted.value IS NOT NULL THEN facts.count
-                WHEN row_number() OVER (PARTITION BY facts.site_id, facts.kind, facts.hour, counted.value IS NULL ORDER BY facts.count DESC, facts.value) <= room.free
+                WHEN counted.value IS NOT NULL OR carried.value IS NOT NULL THEN facts.count
+                WHEN row_number() OVER (PARTITION BY facts.site_id, facts.kind, facts.hour, counted.value IS NULL AND carried.value IS NULL ORDER BY facts.count DESC, facts.value) <= room.free
                   THEN facts.count
                 ELSE 0 END AS kept
       FROM facts
       LEFT JOIN verification_rollups AS counted
         ON facts.kind IN ('hostname', 'page_action') AND counted.site_id = facts.site_id AND counted.kind = facts.kind
        AND counted.hour = facts.hour AND counted.value = facts.value
+      LEFT JOIN carried
+        ON sign > 0 AND carried.site_id = facts.site_id AND carried.kind = facts.kind AND carried.hour = facts.hour AND carried.value = facts.value
       LEFT JOIN room ON room.site_id = facts.site_id AND room.kind = facts.kind AND room.hour = facts.hour
   )
   SELECT split.site_id, split.hour, split.kind, part.value, (sign * sum(part.count))::bigint

@@ -1,13 +1,19 @@
 /**
  * How many distinct values of a visitor-chosen kind ('hostname', 'page_action') the hourly counts
- * keep per site and hour (migration 042). Both come from the visitor: a page action only has to
+ * keep per site and hour as new ones (migration 042), and how many of the hour before's most counted
+ * values it carries over besides. Both kinds come from the visitor: a page action only has to
  * match the SDK's pattern, and a hostname is any subdomain of a listed domain (any host at all for
  * a site without domains), so a flood with a new one per verification made a row of counts per
- * verification, and the stats' reads of whole hours grew with the verifications in them. Values
- * beyond the bound are counted under OTHER_ROLLUP_VALUE: an hour's counts of a kind are at most
- * this many rows plus that one, and their sum stays the hour's verifications. 100 is far more
- * than a site's real pages and forms, and ten times the stats' top lists. Migration 042's
- * verification_rollups_bounded() applies it (tests check that it is this one).
+ * verification, and the stats' reads of whole hours grew with the verifications in them. A value
+ * is counted as itself when its hour has a row for it, when it is one of the hour before's this
+ * many most counted (the carry-over: a flood of made-up values at the start of an hour cannot
+ * send the site's real pages and forms under OTHER_ROLLUP_VALUE for the rest of it), or while the
+ * hour holds fewer than this many values not so carried; otherwise under OTHER_ROLLUP_VALUE. What
+ * a flood can still send there is a real value new in its hour that first comes after the flood.
+ * An hour's counts of a kind are at most twice this many rows plus that one (per writer at once),
+ * and their sum stays the hour's verifications. 100 is far more than a site's real pages and
+ * forms, and ten times the stats' top lists. Migration 042's verification_rollups_bounded()
+ * applies it (tests check that it is this one).
  */
 export const ROLLUP_VALUES_PER_HOUR = 100
 
@@ -27,11 +33,12 @@ export const OTHER_ROLLUP_VALUE = '<other>'
  * counts locks them.
  *
  * Adding, a hostname or page action is counted as itself when its hour has a row for it already,
- * or while the hour holds fewer than ROLLUP_VALUES_PER_HOUR values (the statement's new values
- * most counted first); otherwise under OTHER_ROLLUP_VALUE. The room is read from the statement's
- * snapshot: writers of the same hour at the same moment (instances) may each fill it, so an hour
- * can hold up to the bound per writer running at once (still a fixed bound, not one per
- * verification); a statement alone never exceeds it.
+ * when it is one of the hour before's ROLLUP_VALUES_PER_HOUR most counted of its site and kind, or
+ * while the hour holds fewer than ROLLUP_VALUES_PER_HOUR values not so carried (the statement's new
+ * values most counted first); otherwise under OTHER_ROLLUP_VALUE. The room is read from the
+ * statement's snapshot: writers of the same hour at the same moment (instances) may each fill it,
+ * so an hour can hold up to the bound of new values per writer running at once, besides the
+ * carried ones (still a fixed bound, not one per verification); a statement alone never exceeds it.
  *
  * Taking away, a value's row is lowered by as much as it holds, the rest from OTHER_ROLLUP_VALUE,
  * so a deleted row that was counted under it never makes a count below zero. What may drift is

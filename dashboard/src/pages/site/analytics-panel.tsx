@@ -117,7 +117,8 @@ function StatsView({ stats, range, site, isLoading }: { stats: Stats; range: Ran
           id="hostnames-heading"
           title="Top hostnames"
           items={stats.topHostnames.map(({ hostname, count }) => ({ label: hostname, count }))}
-          // Beyond an hour's 100 hostnames, the rest are counted together (a flood of made-up subdomains).
+          // Beyond an hour's 100 new hostnames (besides the hour before's 100 most counted), the rest
+          // are counted together (a flood of made-up subdomains).
           formatLabel={(hostname) => formatRankedValue(hostname, 'Other hostnames')}
           // Scripts and other clients that send neither Origin nor Referer are logged without one;
           // rejected submissions' hostnames are not counted (anyone can make them up for free).
