@@ -58,7 +58,7 @@ const Feedback = Type.Object(
 /** What the reserved value of topHostnames and topPageActions means (migration 042). */
 const otherValuesNote = (values: string, madeUp: string) =>
   `A site's hourly counts keep at most ${ROLLUP_VALUES_PER_HOUR} distinct ${values} per UTC hour; the verifications with any further one in that hour are counted ` +
-  `together under "${OTHER_ROLLUP_VALUE}" (no real one can be spelt so), ranked as any other: many there means many made-up ${madeUp} (a flood), and the totals stay whole. ` +
+  `together under "${OTHER_ROLLUP_VALUE}" (no real one can be spelt so), ranked as any other: many there means many made-up ${madeUp} (a flood), which puts the real ones that first come later in that hour there too; the totals stay whole. ` +
   'A part of an hour read from the log (an unaligned from, a past to) counts each one as itself.'
 
 const Stats = Type.Object({
