@@ -156,8 +156,8 @@ interface PendingDrops {
   siteId: string
   kind: WebhookEvent
   count: number
-  /** Which limits dropped them, in the words of the entry. */
-  limits: Set<string>
+  /** How many each limit dropped, the limits in the words of the entry. */
+  limits: Map<string, number>
   since: Date
   timer: NodeJS.Timeout
 }
@@ -314,11 +314,11 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
       const timer = setTimeout(() => reportDrops(key), DROP_REPORT_WINDOW_MS)
       // A pending report never keeps the process alive; shutdown writes it (settle).
       timer.unref()
-      pending = { siteId, kind, count: 0, limits: new Set(), since: new Date(), timer }
+      pending = { siteId, kind, count: 0, limits: new Map(), since: new Date(), timer }
       pendingDrops.set(key, pending)
     }
     pending.count += 1
-    pending.limits.add(limit)
+    pending.limits.set(limit, (pending.limits.get(limit) ?? 0) + 1)
   }
 
   function reportDrops(key: string): void {
@@ -327,8 +327,10 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     pendingDrops.delete(key)
     clearTimeout(pending.timer)
     const { siteId, kind } = pending
-    const limits = [...pending.limits].join('; ')
-    app.log.warn({ siteId, event: kind, dropped: pending.count, since: pending.since, limit: limits }, 'webhook events dropped: too many deliveries in flight')
+    // One limit: the count is the entry's; several: how many each dropped.
+    const limits = pending.limits.size === 1 ? [...pending.limits.keys()].join('') : [...pending.limits].map(([limit, count]) => `${limit}: ${count}`).join('; ')
+    const droppedBy = Object.fromEntries(pending.limits)
+    app.log.warn({ siteId, event: kind, dropped: pending.count, since: pending.since, limit: limits, droppedBy }, 'webhook events dropped')
     keepTrackOf(recordDropped(pending, new Date(), `${pending.count} event(s) dropped since ${pending.since.toISOString()} (${limits})`))
   }
 
