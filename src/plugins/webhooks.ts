@@ -129,7 +129,10 @@ class InFlight {
 interface SiteEvent {
   kind: WebhookEvent
   siteId: string
-  /** The site as the emitter read it, when it did: no database read is needed (which may fail). */
+  /**
+   * The site as the emitter read it, when it did: an event sent at once needs no database read
+   * (which may fail). One that waited for a slot reads its site again (dispatch).
+   */
   site?: Site
   payloadFor: (deliveryId: string) => WebhookPayload
 }
@@ -153,8 +156,8 @@ interface PendingDrops {
   siteId: string
   kind: WebhookEvent
   count: number
-  /** Which limits dropped them, in the words of the entry. */
-  limits: Set<string>
+  /** How many each limit dropped, the limits in the words of the entry. */
+  limits: Map<string, number>
   since: Date
   timer: NodeJS.Timeout
 }
@@ -311,11 +314,11 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
       const timer = setTimeout(() => reportDrops(key), DROP_REPORT_WINDOW_MS)
       // A pending report never keeps the process alive; shutdown writes it (settle).
       timer.unref()
-      pending = { siteId, kind, count: 0, limits: new Set(), since: new Date(), timer }
+      pending = { siteId, kind, count: 0, limits: new Map(), since: new Date(), timer }
       pendingDrops.set(key, pending)
     }
     pending.count += 1
-    pending.limits.add(limit)
+    pending.limits.set(limit, (pending.limits.get(limit) ?? 0) + 1)
   }
 
   function reportDrops(key: string): void {
@@ -324,8 +327,10 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     pendingDrops.delete(key)
     clearTimeout(pending.timer)
     const { siteId, kind } = pending
-    const limits = [...pending.limits].join('; ')
-    app.log.warn({ siteId, event: kind, dropped: pending.count, since: pending.since, limit: limits }, 'webhook events dropped: too many deliveries in flight')
+    // One limit: the count is the entry's; several: how many each dropped.
+    const limits = pending.limits.size === 1 ? [...pending.limits.keys()].join('') : [...pending.limits].map(([limit, count]) => `${limit}: ${count}`).join('; ')
+    const droppedBy = Object.fromEntries(pending.limits)
+    app.log.warn({ siteId, event: kind, dropped: pending.count, since: pending.since, limit: limits, droppedBy }, 'webhook events dropped')
     keepTrackOf(recordDropped(pending, new Date(), `${pending.count} event(s) dropped since ${pending.since.toISOString()} (${limits})`))
   }
 
@@ -340,9 +345,18 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     }
   }
 
-  async function dispatch(event: SiteEvent): Promise<void> {
-    const site = event.site ?? (await app.siteCache.findById(event.siteId))
-    if (site === undefined || !wants(site, event.kind)) return
+  /**
+   * An event that waited for a slot is sent with its site as it is when its delivery starts, not
+   * as it was when the event was made: a secret replaced, a webhook removed, paused or moved
+   * meanwhile applies to it as to a new event. The site cache answers from memory, and every change
+   * to a site drops its copy on every instance before the change is answered (plugins/sites.ts).
+   */
+  async function dispatch(event: SiteEvent, waited: boolean): Promise<void> {
+    const site = waited ? await app.siteCache.findById(event.siteId) : (event.site ?? (await app.siteCache.findById(event.siteId)))
+    if (site === undefined || !wants(site, event.kind)) {
+      if (waited) dropUnwanted(event, site)
+      return
+    }
     const url = site.settings.webhookUrl
     if (url === null) return
     const account = shareOf(site)
@@ -351,6 +365,27 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
       return
     }
     await inFlightByAccount.hold(account, deliver(site, url, event.payloadFor))
+  }
+
+  /**
+   * A waiting event whose site no longer wants it (its webhook removed or paused, the kind turned
+   * off, the site deleted) is not sent, nor are the events behind it that the site no longer wants
+   * either: one line in the log says how many. Not counted as dropped: no limit of Tollgate's
+   * stopped them, and the delivery alert must not fire for an operator's own change.
+   */
+  function dropUnwanted(event: SiteEvent, site: Site | undefined): void {
+    const unwanted = (waitingEvent: SiteEvent) => site === undefined || !wants(site, waitingEvent.kind)
+    const line = waiting.get(event.siteId) ?? []
+    const kept = line.filter((waitingEvent) => !unwanted(waitingEvent))
+    const notSent = 1 + line.length - kept.length
+    waitingCount -= line.length - kept.length
+    if (kept.length === 0) waiting.delete(event.siteId)
+    else waiting.set(event.siteId, kept)
+    const reason =
+      site === undefined ? 'the site was deleted'
+        : site.settings.webhookUrl === null ? 'the webhook was removed'
+          : `the webhook no longer wants ${event.kind}`
+    app.log.info({ siteId: event.siteId, event: event.kind, notSent, reason }, 'webhook events not sent: the webhook changed while they waited for a slot')
   }
 
   /** Events waiting for a slot, in a line per site (sites in the order their lines began). */
@@ -362,9 +397,9 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
    */
   let closing = false
 
-  function start(event: SiteEvent): void {
+  function start(event: SiteEvent, waited: boolean): void {
     inFlightBySite
-      .hold(event.siteId, dispatch(event))
+      .hold(event.siteId, dispatch(event, waited))
       .catch((error: unknown) => {
         app.log.error({ err: error, siteId: event.siteId, event: event.kind }, 'webhook dispatch failed')
         noteDropped(event, 'the site could not be read')
@@ -384,7 +419,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
         if (event === undefined) continue
         waitingCount -= 1
         if (line.length === 0) waiting.delete(siteId)
-        start(event)
+        start(event, true)
         started = true
       }
     }
@@ -415,7 +450,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
     const hasSlot = inFlightBySite.of(event.siteId) < MAX_IN_FLIGHT_PER_SITE && inFlightBySite.size < MAX_IN_FLIGHT
     // An event never overtakes its site's line, unless it is an alert: those go first.
     if (line === undefined && hasSlot) {
-      start(event)
+      start(event, false)
       return
     }
     const siteFull = inFlightBySite.of(event.siteId) >= MAX_IN_FLIGHT_PER_SITE

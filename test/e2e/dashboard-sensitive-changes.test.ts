@@ -201,8 +201,10 @@ describe.skipIf(!hasBrowser)('changing the password with two-factor authenticati
   // The recovery codes of two-factor turned on in another tab (below).
   let lateRecoveryCodes: string[] = []
 
-  // The suite above ended logged out, its account deleted.
+  // The suite above ended logged out, its account deleted. Its page errors, if any, failed it
+  // already; this suite's own are judged from here.
   beforeAll(async () => {
+    dashboard.pageErrors.length = 0
     account = await logInNewAccount(dashboard)
     page = dashboard.page
   }, 60_000)

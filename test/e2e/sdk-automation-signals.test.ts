@@ -67,7 +67,7 @@ describe.runIf(hasChromium())('automation the SDK sees in the page, in Chromium'
     expect(stealthy.riskScore).toBeGreaterThan(clean.riskScore)
   })
 
-  it('labels the same patches when their source carries the words [native code] in a comment, without a patched toString', async () => {
+  it('labels patches whose source carries the words [native code] in a block or line comment, without a patched toString', async () => {
     const { page } = await suite.browser.newPage()
     // As written (a string: the test's own transpiling would drop the comments).
     await page.addInitScript({
@@ -76,10 +76,12 @@ describe.runIf(hasChromium())('automation the SDK sees in the page, in Chromium'
         const getParameter = WebGLRenderingContext.prototype.getParameter
         WebGLRenderingContext.prototype.getParameter = function (name) {
           return name === 37446 ? 'Intel Iris OpenGL Engine' : getParameter.call(this, name) /* { [native code] } */
+        }
+        navigator.permissions.query = function (descriptor) { return Promise.resolve({ state: 'prompt', name: descriptor.name }) // { [native code]
         }`,
     })
     const { anomalies, fingerprint } = await verify(page)
-    expect(fingerprint.patchedNatives).toBe(2)
+    expect(fingerprint.patchedNatives).toBe(3)
     expect(anomalies).toContain('patched_natives')
   })
 

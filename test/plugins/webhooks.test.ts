@@ -361,21 +361,53 @@ describe('verification.blocked webhooks', () => {
     expect((await dropped())[0]?.error).toMatch(/^4 event\(s\) dropped since /)
   })
 
-  it('writes the count of dropped events at shutdown', { timeout: 60_000 }, async () => {
-    const closing = await buildTestApp({ webhookTimeoutMs: SHUTDOWN_TIMEOUT_MS })
+  /**
+   * `count` events to a receiver that never answers, the service closed once the first 10 are in
+   * flight: the site, the entries of dropped events it recorded, and its log lines.
+   */
+  async function closeWithEventsWaiting(count: number) {
+    const lines: string[] = []
+    const closing = await buildTestApp({ webhookTimeoutMs: SHUTDOWN_TIMEOUT_MS, logStream: { write: (line) => void lines.push(line) } })
     receiver = await startWebhookReceiver()
     receiver.behave('hang')
     const site = await createWebhookSite(closing.app, { webhookUrl: receiver.url, secret: SECRET })
     const record = vi.spyOn(closing.app.webhooks.deliveries, 'record')
 
-    for (let index = 0; index < 13; index += 1) closing.app.events.emit('verification.blocked', blockedEvent(site.id))
+    for (let index = 0; index < count; index += 1) closing.app.events.emit('verification.blocked', blockedEvent(site.id))
     await receiver.waitForRequest(9)
     await closing.close()
 
+    const droppedEntries = record.mock.calls.map(([delivery]) => delivery).filter((delivery) => delivery.outcome === 'dropped')
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+    return { site, droppedEntries, logged }
+  }
+
+  it('writes the count of dropped events at shutdown', { timeout: 60_000 }, async () => {
+    const { site, droppedEntries } = await closeWithEventsWaiting(13)
+
     // The three waiting for a slot are not sent: shutdown waits only for the deliveries in flight.
     expect(receiver.received).toHaveLength(10)
-    const droppedEntries = record.mock.calls.map(([delivery]) => delivery).filter((delivery) => delivery.outcome === 'dropped')
     expect(droppedEntries).toEqual([expect.objectContaining({ siteId: site.id, error: expect.stringMatching(/^3 event\(s\) dropped since .* \(waiting when Tollgate shut down\)$/) })])
+  })
+
+  it('says how many events each limit dropped when one entry holds drops of two', { timeout: 60_000 }, async () => {
+    // 10 in flight, 100 waiting, 5 over the line; then shutdown drops the 100.
+    const { site, droppedEntries, logged } = await closeWithEventsWaiting(115)
+
+    expect(receiver.received).toHaveLength(10)
+    expect(droppedEntries).toEqual([
+      expect.objectContaining({
+        siteId: site.id,
+        error: expect.stringMatching(/^105 event\(s\) dropped since \S+ \(100 events waiting behind 10 deliveries in flight for this site: 5; waiting when Tollgate shut down: 100\)$/),
+      }),
+    ])
+    expect(logged.filter((line) => line.msg === 'webhook events dropped')).toEqual([
+      expect.objectContaining({
+        siteId: site.id,
+        dropped: 105,
+        droppedBy: { '100 events waiting behind 10 deliveries in flight for this site': 5, 'waiting when Tollgate shut down': 100 },
+      }),
+    ])
   })
 
   it('drops the waiting events as shutdown begins: a request still in flight does not let them start', { timeout: 60_000 }, async () => {

@@ -94,12 +94,14 @@ function countAutomationMarkers(): number {
 }
 
 /**
- * A function the browser itself provides: its source ends in `{ [native code] }`, which no
- * function written in JavaScript can end in (a comment or string holding the words is followed
- * by its own closing characters before the body's brace).
+ * A function the browser itself provides: its whole source is `function name() { [native code] }`
+ * (a getter's name reads `get webdriver`, a bound function's is empty; white space varies by
+ * browser). No function written in JavaScript reads so: `[native code]` is no statement, so a
+ * comment or string holding the words leaves code between them and the body's braces, or a `{`
+ * before them (`// { [native code]` just before the closing brace).
  */
 function isNative(value: unknown): boolean {
-  return typeof value === 'function' && /\[native code]\s*}$/.test(Function.prototype.toString.call(value))
+  return typeof value === 'function' && /^function[^{]*{\s*\[native code]\s*}$/.test(Function.prototype.toString.call(value))
 }
 
 /**
@@ -116,8 +118,8 @@ function countPatchedNatives(): number {
   const changed = ['webdriver', 'plugins', 'languages'].filter((name) => own(navigator, name) ?? !isNative((own(Navigator.prototype, name) ?? { get: Object }).get))
   const gl = (window as { WebGLRenderingContext?: typeof WebGLRenderingContext }).WebGLRenderingContext
   // eslint-disable-next-line @typescript-eslint/unbound-method
-  return changed.length + [Function.prototype.toString, gl?.prototype.getParameter ?? Object, navigator.permissions?.query ?? Object]
-    .filter((native) => !isNative(native)).length
+  return changed.length + [Function.prototype.toString, gl?.prototype.getParameter, navigator.permissions?.query]
+    .filter((native) => native && !isNative(native)).length
 }
 
 /** One signal, or undefined (left out) when reading it throws or gives nothing. */

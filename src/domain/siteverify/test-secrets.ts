@@ -43,7 +43,9 @@ const dummyHostnames: Readonly<Record<PassingTestSecret, string>> = {
  * in production; the rest stays fixed (risk score 0, no anomalies, now), and the token is not
  * spent. The MAC is what counts, not the token's age. A real site's token gets the vendor's dummy page:
  * a backend that shipped with a test secret then fails its hostname and action checks for every
- * visitor, as it should, instead of passing one replayed token for ever.
+ * visitor, as it should, instead of passing one replayed token for ever; unless it is a library
+ * that takes the vendor's test hostname (testkey.google.com) for the test secret, as it would at
+ * the vendor (docs/core-flow.md, section 6).
  */
 export function answerTestSecret(secret: string, reading: TokenReading, now: number): SiteverifyAnswer | undefined {
   switch (secret) {

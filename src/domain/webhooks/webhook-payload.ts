@@ -96,7 +96,7 @@ export function buildSurgePayload(alert: SurgeAlert, deliveryId: string): SurgeP
 /**
  * A blocked verification's event sent again by its operator (POST .../redeliver): the payload
  * its first delivery carried, rebuilt by the same builder from the verification's row, under the
- * same `id` (so a receiver that got the first one drops this one as a duplicate), with
+ * same `id` (so a receiver that got the first one takes this one as a duplicate: 2xx, not acted on again), with
  * `redeliveredAt`, the time of this sending, under the signature: `timestamp` still tells when the
  * verification was blocked, and a receiver that refuses old events judges a resend's age by it.
  */

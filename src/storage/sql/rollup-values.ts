@@ -42,7 +42,8 @@ export const OTHER_ROLLUP_VALUE = '<other>'
  *
  * Taking away, a value's row is lowered by as much as it holds, the rest from OTHER_ROLLUP_VALUE,
  * so a deleted row that was counted under it never makes a count below zero. What may drift is
- * only which of the two holds a count, never their sum: a value counted under OTHER_ROLLUP_VALUE
+ * which of the two holds a count, and, when two deletions of one hour run at the same moment
+ * (both read the same counts), their sum until the hour is deleted whole: a value counted under OTHER_ROLLUP_VALUE
  * that later got a row of its own (its hour had room again after a deletion emptied a value)
  * lowers its own row first.
  */

@@ -59,7 +59,7 @@ const Feedback = Type.Object(
 const otherValuesNote = (values: string, madeUp: string) =>
   `A site's hourly counts keep at most ${ROLLUP_VALUES_PER_HOUR} new distinct ${values} per UTC hour, besides the previous hour's ${ROLLUP_VALUES_PER_HOUR} most counted; ` +
   `the verifications with any further one in that hour are counted together under "${OTHER_ROLLUP_VALUE}" (no real one can be spelt so), ranked as any other: ` +
-  `many there means many made-up ${madeUp} (a flood, which can hide only one new in its hour), and the totals stay whole. ` +
+  `many there means many made-up ${madeUp} (a flood), which puts there too a real one new in that hour that first comes after it (not one of the previous hour's most counted); the totals stay whole. ` +
   'A part of an hour read from the log (an unaligned from, a past to) counts each one as itself.'
 
 const Stats = Type.Object({

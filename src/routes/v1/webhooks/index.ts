@@ -161,7 +161,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           "Sends the verification.blocked event a delivery told of again, to the site's current webhookUrl, signed as a new event is (with its current webhookSecret, and during a secret rotation's 24-hour overlap with the replaced one too: two webhook-signature entries), and waits for the answer (at most 10 s). " +
           "The event is rebuilt from the blocked verification's row in the site's verification log, with the same fields as when it was first sent, " +
-          "under the same id (body id, X-Service-Delivery, webhook-id: a receiver that got it already drops it as a duplicate), its timestamp still the time of the block, " +
+          "under the same id (body id, X-Service-Delivery, webhook-id: a receiver that got it already answers it 2xx as a duplicate, without acting on it again), its timestamp still the time of the block, " +
           'plus redeliveredAt (this sending) and a fresh webhook-timestamp. Any delivery of a real block can be resent, whatever its outcome; a resend of a resend sends the same event. ' +
           'The answer is 200 with the new delivery (redeliveryOf: the first delivery\'s id) whatever its outcome; it is also listed in webhook-deliveries. ' +
           '404 for a delivery the site\'s log does not list; 409 webhook_event_not_redeliverable for a surge event, a test send or a count of dropped events; 410 webhook_event_expired once the verification\'s row is gone from the log (its retention, or a visitor\'s erasure, removed it). ' +
