@@ -5,6 +5,7 @@ import { ConfirmDialog } from '../../components/confirm-dialog.js'
 import { ErrorNotice } from '../../components/notice.js'
 import { accessLabel, keySitesLabel } from '../../lib/api-keys.js'
 import { formatDateTime, formatLastUsed } from '../../lib/format.js'
+import { TableHeadWithActions } from '../../components/table-head.js'
 import { TableScroll } from '../../components/table-scroll.js'
 
 /**
@@ -59,20 +60,7 @@ export function KeysTable({ keys, sites, onEdit, onRevoked }: KeysTableProps) {
       {error === undefined ? null : <ErrorNotice error={error} />}
       <TableScroll title="Your keys">
         <table class="table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Access</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Sites</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHeadWithActions columns={['Name', 'Key', 'Access', 'Expires', 'Sites', 'Created', 'Last used']} />
           <tbody>
             {keys.map((key) => (
               <tr key={key.id}>

@@ -6,6 +6,7 @@ import { BusyButton } from '../../components/busy-button.js'
 import { ConfirmDialog, focusAfterDialog } from '../../components/confirm-dialog.js'
 import { CopyButton } from '../../components/copy-button.js'
 import { ErrorNotice, Loading } from '../../components/notice.js'
+import { TableHeadWithActions } from '../../components/table-head.js'
 import { TableScroll } from '../../components/table-scroll.js'
 import { formatDateTime } from '../../lib/format.js'
 import { navigate } from '../../lib/router.js'
@@ -183,16 +184,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
       {error === undefined ? null : <ErrorNotice error={error} />}
       <TableScroll title="Members">
         <table class="table">
-          <thead>
-            <tr>
-              <th scope="col">E-mail</th>
-              <th scope="col">Role</th>
-              <th scope="col">Since</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHeadWithActions columns={['E-mail', 'Role', 'Since']} />
           <tbody>
             {members.data.map((member) => {
               const chosen = chosenRoles[member.accountId]
