@@ -38,15 +38,16 @@ function useForcedColors(): 'none' | 'dark' | 'light' {
 /**
  * The axes' colours. The browser recolours no canvas, and the greys for a light page are 2:1 on a
  * forced dark one: under forced colours the axes, their ticks and the grid take the system's text
- * colour (WCAG 1.4.3, 1.4.11), read from an element since a canvas takes no system colour names.
+ * colour (WCAG 1.4.3, 1.4.11), read from an element since a canvas takes no system colour names;
+ * the grid is thin then, since its colour is the text's.
  */
-function axisColors(forcedColors: 'none' | 'dark' | 'light'): { text: string; grid: string; ticks?: string } {
-  if (forcedColors === 'none') return { text: '#374151', grid: '#e5e7eb' }
+function axisColors(forcedColors: 'none' | 'dark' | 'light'): Pick<uPlot.Axis, 'stroke' | 'grid' | 'ticks'> {
+  if (forcedColors === 'none') return { stroke: '#374151', grid: { stroke: '#e5e7eb' } }
   const probe = document.body.appendChild(document.createElement('span'))
   probe.style.color = 'CanvasText'
   const text = getComputedStyle(probe).color
   probe.remove()
-  return { text, grid: text, ticks: text }
+  return { stroke: text, grid: { stroke: text, width: 1 }, ticks: { stroke: text } }
 }
 
 interface VerificationsChartProps {
@@ -66,9 +67,6 @@ export function VerificationsChart({ series, interval }: VerificationsChartProps
     const width = Math.max(element.clientWidth, 260)
     const timeFormat = chartTimeFormat(interval)
     const colors = axisColors(forcedColors)
-    // Under forced colours a thin grid, since its colour is the text's.
-    const grid = colors.ticks === undefined ? { stroke: colors.grid } : { stroke: colors.grid, width: 1 }
-    const ticks = colors.ticks === undefined ? {} : { ticks: { stroke: colors.ticks } }
     const options: uPlot.Options = {
       width,
       height: heightFor(width),
@@ -87,16 +85,12 @@ export function VerificationsChart({ series, interval }: VerificationsChartProps
       ],
       axes: [
         {
-          stroke: colors.text,
-          grid,
-          ...ticks,
+          ...colors,
           // In the reader's locale (uPlot's own labels are English); two lines where a day begins.
           values: (_self, ticks, _axis, _space, increment) => timeFormat.ticks(ticks, increment),
         },
         {
-          stroke: colors.text,
-          grid,
-          ...ticks,
+          ...colors,
           // Counts are whole numbers: no "0.5 verifications" ticks.
           values: (_self, ticks) => ticks.map((tick) => (Number.isInteger(tick) ? String(tick) : '')),
         },
