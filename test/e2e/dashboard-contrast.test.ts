@@ -1,9 +1,23 @@
 import { createTestAccount, randomEmail, type CreatedSite, type TestAccount } from '../helpers/dashboard-client.js'
 import { shareSite } from '../helpers/site-sharing.js'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { contrastOf, overBackdrop } from '../helpers/contrast.js'
 import { hasChromium, openLoggedInDashboardWithSite, type OpenDashboard } from './dashboard-support.js'
+
+/**
+ * The focus ring `element` draws when the keyboard moves the focus to it (focus-visible: focused
+ * from the element before, with Tab), and the background it is drawn over.
+ */
+async function focusRingOf(page: Page, element: Locator): Promise<{ color: string; style: string; offset: number; width: number; background: string }> {
+  await element.focus()
+  await page.keyboard.press('Shift+Tab')
+  await page.keyboard.press('Tab')
+  return element.evaluate((focused) => {
+    const style = getComputedStyle(focused)
+    return { color: style.outlineColor, style: style.outlineStyle, offset: parseFloat(style.outlineOffset), width: parseFloat(style.outlineWidth), background: style.backgroundColor }
+  })
+}
 
 /**
  * What makes the page wider than its window (WCAG 1.4.10: nothing scrolls sideways at 320 CSS px
@@ -51,13 +65,7 @@ describe.skipIf(!hasChromium())("the dashboard's tabs and choices, seen with low
     await page.goto(`${dashboard.origin}/dashboard/sites/${site.id}/settings`)
     await page.getByRole('heading', { name: 'Settings' }).waitFor()
     const tab = page.getByRole('navigation', { name: 'Site sections' }).getByRole('link', { name: 'Settings' })
-    await tab.focus()
-    await page.keyboard.press('Shift+Tab')
-    await page.keyboard.press('Tab')
-    const ring = await tab.evaluate((element) => {
-      const style = getComputedStyle(element)
-      return { color: style.outlineColor, style: style.outlineStyle, offset: parseFloat(style.outlineOffset), width: parseFloat(style.outlineWidth) }
-    })
+    const ring = await focusRingOf(page, tab)
     expect(ring.style).not.toBe('none')
     for (const background of ['rgb(255, 255, 255)', 'rgb(243, 244, 246)']) {
       expect(contrastOf(ring.color, background), `${ring.color} on ${background}`).toBeGreaterThanOrEqual(3)
@@ -118,13 +126,7 @@ describe.skipIf(!hasChromium())("the dashboard's tabs and choices, seen with low
           }
         }
         const tab = page.getByRole('navigation', { name: 'Site sections' }).getByRole('link', { name: 'Analytics' })
-        await tab.focus()
-        await page.keyboard.press('Shift+Tab')
-        await page.keyboard.press('Tab')
-        const ring = await tab.evaluate((element) => {
-          const style = getComputedStyle(element)
-          return { color: style.outlineColor, style: style.outlineStyle, background: style.backgroundColor }
-        })
+        const ring = await focusRingOf(page, tab)
         expect(ring.style).not.toBe('none')
         expect(contrastOf(ring.color, overBackdrop(ring.background, canvas)), `${colorScheme}: ring ${ring.color} on ${ring.background}`).toBeGreaterThanOrEqual(3)
       } finally {

@@ -96,10 +96,16 @@ describe.runIf(hasChromium())('the SDK and /demo with the keyboard in Chromium',
     await page.goto(`${suite.sdk.origin}/demo`)
     await page.keyboard.press('Tab')
     expect(await focused(page)).toBe('INPUT#signup-email')
-    const ring = await page.evaluate(() => getComputedStyle(document.activeElement ?? document.body).outlineColor)
+    const ring = await page.evaluate(() => {
+      const style = getComputedStyle(document.activeElement ?? document.body)
+      return { color: style.outlineColor, style: style.outlineStyle, width: parseFloat(style.outlineWidth) }
+    })
+    // Drawn at all: without a ring, outline-color is still the text's (currentColor), which passes the contrast below.
+    expect(ring.style).not.toBe('none')
+    expect(ring.width).toBeGreaterThan(0)
     // The section's white and the page's grey.
     for (const background of ['rgb(255, 255, 255)', 'rgb(246, 247, 249)']) {
-      expect(contrastOf(ring, background), `${ring} on ${background}`).toBeGreaterThanOrEqual(3)
+      expect(contrastOf(ring.color, background), `${ring.color} on ${background}`).toBeGreaterThanOrEqual(3)
     }
     const sample = page.getByRole('region', { name: 'Code sample' })
     expect(await sample.evaluate((element) => [element.tagName, element.tabIndex])).toEqual(['PRE', 0])

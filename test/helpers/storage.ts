@@ -45,6 +45,27 @@ export async function openTestDatabase(kind: DatabaseKind, options: { migrated?:
   return { database, dispose: () => dropSchema(schema) }
 }
 
+/**
+ * For a describe block of a contract suite: a fresh database of `kind` opened before its tests (when
+ * `available`), closed and removed after them. Read `subject.database` inside tests and later hooks.
+ */
+export function databaseForSuite(kind: DatabaseKind, available: boolean): { readonly database: SqlDatabase } {
+  let opened: TestDatabase | undefined
+  beforeAll(async () => {
+    if (available) opened = await openTestDatabase(kind)
+  })
+  afterAll(async () => {
+    await opened?.database.close()
+    await opened?.dispose()
+  })
+  return {
+    get database() {
+      if (opened === undefined) throw new Error('the database is open inside the tests of an available kind only')
+      return opened.database
+    },
+  }
+}
+
 /** Runs `use` on a fresh database (openTestDatabase), closed and removed afterwards. */
 export async function withTestDatabase(kind: DatabaseKind, use: (database: SqlDatabase) => Promise<void>, options: { migrated?: boolean } = {}): Promise<void> {
   const { database, dispose } = await openTestDatabase(kind, options)

@@ -65,8 +65,9 @@ describe('events waiting for a delivery slot when the webhook changes', () => {
 
   /**
    * A burst of blocked verifications handing their site as they read it (as the verify route does),
-   * against a slow receiver: once its first 10 arrive (the other 20 waiting), `change` runs. Answers
-   * how many deliveries had reached the receiver when the change was answered.
+   * against a slow receiver: once its first 10 arrive (the other 20 waiting), the site's settings
+   * are changed to `settings`. Answers how many deliveries had reached the receiver when the change
+   * was answered.
    */
   async function burstThen(settings: object): Promise<number> {
     const site = await createTestSite(service.app, account, { settings: { webhookUrl: receiver.url, webhookSecret: OLD_SECRET } })

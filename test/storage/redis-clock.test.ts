@@ -57,6 +57,8 @@ describe.skipIf(!hasRedis)('the Redis store\'s clock', () => {
 
   it.each(SKEWS)('reads Redis\'s time as now(), not this process\'s, when this process\'s clock runs %s', async (_how, skewMs) => {
     const { store, admin } = await openSkewed(skewMs)
+    // The skew is in place (a check of the test's own set-up): without it, a store that read this
+    // process's clock would pass the checks below.
     expect(Math.abs(Date.now() - (await redisTime(admin)) - skewMs)).toBeLessThan(TOLERANCE_MS)
     const before = await redisTime(admin)
     const now = store.now()

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { StatsRange } from '../../src/domain/analytics/stats-range.js'
 import { migrate, readMigrations } from '../../src/storage/migrate.js'
 import type { SqlExecutor } from '../../src/storage/ports.js'
 import { createSiteRepository } from '../../src/storage/sql/site-repository.js'
 import { appendVerifications } from '../../src/storage/sql/verification-log-writer.js'
 import { createVerificationQueryRepository, statsParameters, type VerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
+import { databaseForSuite, databaseKinds, openTestDatabase } from '../helpers/storage.js'
 import { insertVerifications, logEntryOf, type VerificationRow } from '../helpers/verification-rows.js'
 
 const HOUR_MS = 3_600_000
@@ -110,18 +110,11 @@ describe('the split of a stats range between the hourly counts and the log', () 
 })
 
 describe.each(databaseKinds)('verification queries on $kind', ({ kind, available }) => {
-  let subject: TestDatabase
+  const subject = databaseForSuite(kind, available)
   let queries: VerificationQueryRepository
 
-  beforeAll(async () => {
-    if (!available) return
-    subject = await openTestDatabase(kind)
-    queries = createVerificationQueryRepository(subject.database)
-  })
-  afterAll(async () => {
-    if (!available) return
-    await subject.database.close()
-    await subject.dispose()
+  beforeAll(() => {
+    if (available) queries = createVerificationQueryRepository(subject.database)
   })
 
   it.skipIf(!available)('counts per UTC bucket and action within [from, to)', async () => {

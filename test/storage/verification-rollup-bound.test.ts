@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { OTHER_ROLLUP_VALUE, ROLLUP_VALUES_PER_HOUR } from '../../src/storage/sql/rollup-values.js'
 import { appendVerifications } from '../../src/storage/sql/verification-log-writer.js'
 import { createVerificationQueryRepository, type VerificationQueryRepository } from '../../src/storage/sql/verification-query-repository.js'
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/storage.js'
+import { databaseForSuite, databaseKinds } from '../helpers/storage.js'
 import { insertVerifications, logEntryOf, type VerificationRow } from '../helpers/verification-rows.js'
 
 const HOUR_MS = 3_600_000
@@ -14,7 +14,7 @@ function rowOf(siteId: string, index: number, hostname: string, pageAction: stri
   return { siteId, createdAt: new Date(hour + index * 12_000), action: 'block', riskScore: 90, hostname, pageAction }
 }
 
-/** `count` rows of the popular page (the site's own form), then `flood` of a made-up host and page action each. */
+/** `popular` rows of the popular page (the site's own form), then `flood` of a made-up host and page action each. */
 function rowsOf(siteId: string, first: number, popular: number, flood: number, prefix: string): VerificationRow[] {
   return Array.from({ length: popular + flood }, (_, index) =>
     index < popular ? rowOf(siteId, first + index, 'shop.example', 'login') : rowOf(siteId, first + index, `${prefix}${index}.shop.example`, `${prefix}${index}`),
@@ -27,18 +27,11 @@ const kinds = [
 ] as const
 
 describe.each(databaseKinds)('the distinct hostnames and page actions counted per site and hour on $kind', ({ kind, available }) => {
-  let subject: TestDatabase
+  const subject = databaseForSuite(kind, available)
   let queries: VerificationQueryRepository
 
-  beforeAll(async () => {
-    if (!available) return
-    subject = await openTestDatabase(kind)
-    queries = createVerificationQueryRepository(subject.database)
-  })
-  afterAll(async () => {
-    if (!available) return
-    await subject.database.close()
-    await subject.dispose()
+  beforeAll(() => {
+    if (available) queries = createVerificationQueryRepository(subject.database)
   })
 
   /**
