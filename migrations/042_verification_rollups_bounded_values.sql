@@ -44,8 +44,9 @@ BEGIN
     SELECT facts.site_id, facts.hour, facts.kind, facts.value, facts.count
       FROM unnest(site_ids, hours, kinds, vals, counts) AS facts (site_id, hour, kind, value, count)
   ),
+  -- The hours of a bounded kind that get counts added: taking away needs neither the carry-over nor the room.
   grouped AS (
-    SELECT DISTINCT facts.site_id, facts.kind, facts.hour FROM facts WHERE facts.kind IN ('hostname', 'page_action')
+    SELECT DISTINCT facts.site_id, facts.kind, facts.hour FROM facts WHERE sign > 0 AND facts.kind IN ('hostname', 'page_action')
   ),
   -- The hour before's 100 most counted values: a range of the primary key, read by rank.
   carried AS (
@@ -84,7 +85,7 @@ BEGIN
         ON facts.kind IN ('hostname', 'page_action') AND counted.site_id = facts.site_id AND counted.kind = facts.kind
        AND counted.hour = facts.hour AND counted.value = facts.value
       LEFT JOIN carried
-        ON sign > 0 AND carried.site_id = facts.site_id AND carried.kind = facts.kind AND carried.hour = facts.hour AND carried.value = facts.value
+        ON carried.site_id = facts.site_id AND carried.kind = facts.kind AND carried.hour = facts.hour AND carried.value = facts.value
       LEFT JOIN room ON room.site_id = facts.site_id AND room.kind = facts.kind AND room.hour = facts.hour
   )
   SELECT split.site_id, split.hour, split.kind, part.value, (sign * sum(part.count))::bigint

@@ -352,7 +352,7 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
    * to a site drops its copy on every instance before the change is answered (plugins/sites.ts).
    */
   async function dispatch(event: SiteEvent, waited: boolean): Promise<void> {
-    const site = waited ? await app.siteCache.findById(event.siteId) : (event.site ?? (await app.siteCache.findById(event.siteId)))
+    const site = (waited ? undefined : event.site) ?? (await app.siteCache.findById(event.siteId))
     if (site === undefined || !wants(site, event.kind)) {
       if (waited) dropUnwanted(event, site)
       return
@@ -374,11 +374,11 @@ async function webhooksPlugin(app: FastifyInstance, options: WebhooksOptions): P
    * stopped them, and the delivery alert must not fire for an operator's own change.
    */
   function dropUnwanted(event: SiteEvent, site: Site | undefined): void {
-    const unwanted = (waitingEvent: SiteEvent) => site === undefined || !wants(site, waitingEvent.kind)
     const line = waiting.get(event.siteId) ?? []
-    const kept = line.filter((waitingEvent) => !unwanted(waitingEvent))
-    const notSent = 1 + line.length - kept.length
-    waitingCount -= line.length - kept.length
+    const kept = site === undefined ? [] : line.filter((waitingEvent) => wants(site, waitingEvent.kind))
+    const droppedBehind = line.length - kept.length
+    const notSent = 1 + droppedBehind
+    waitingCount -= droppedBehind
     if (kept.length === 0) waiting.delete(event.siteId)
     else waiting.set(event.siteId, kept)
     const reason =

@@ -67,7 +67,7 @@ const shipped: [string, string][] = [
   ['039_sites_secret_rotated_at', '4599b9adac3b7d15'],
   ['040_accounts_credential_epoch', '978fd2754f824161'],
   ['041_verification_log_decided_index_and_counted_deletes', 'ac25e7e3f06dc4d1'],
-  ['042_verification_rollups_bounded_values', 'c22a7a7231c56f09'],
+  ['042_verification_rollups_bounded_values', 'a0b8b91f69f505bf'],
 ]
 
 function fingerprintOf(migration: Migration): string {

@@ -51,7 +51,7 @@ export function addRollupCounts(facts: string, sign: 1 | -1): string {
   return `INSERT INTO verification_rollups AS rollup (site_id, hour, kind, value, count)
     SELECT bounded.site_id, bounded.hour, bounded.kind, bounded.value, bounded.count
       FROM (SELECT array_agg(site_id) AS site_ids, array_agg(hour) AS hours, array_agg(kind) AS kinds, array_agg(value) AS vals, array_agg(count) AS counts FROM ${facts}) AS facts
-      CROSS JOIN LATERAL verification_rollups_bounded(facts.site_ids, facts.hours, facts.kinds, facts.vals, facts.counts::int8[], ${sign}) AS bounded
+      CROSS JOIN LATERAL verification_rollups_bounded(facts.site_ids, facts.hours, facts.kinds, facts.vals, facts.counts, ${sign}) AS bounded
      ORDER BY bounded.site_id, bounded.kind, bounded.hour, bounded.value
     ON CONFLICT (site_id, kind, hour, value) DO UPDATE SET count = rollup.count + excluded.count`
 }
