@@ -1,7 +1,8 @@
 /**
  * The page a public request comes from, by its Origin header or, only when there is none, its
  * Referer. `hostname` is null when the header that decides names no host (absent, `null` from
- * sandboxed frames and file: pages, unparseable, or longer than a DNS name can be).
+ * sandboxed frames and file: pages, unparseable, or longer than a DNS name can be). An app's page
+ * at its own scheme names its host as a web page does: capacitor://localhost is `localhost`.
  */
 export interface RequestOrigin {
   hostname: string | null
@@ -27,8 +28,10 @@ function parsedHostnameOf(value: string): string | null {
   if (plain !== null) return plain[1] ?? null
   try {
     // URL keeps IPv6 brackets and a fully qualified name's trailing dot (a page opened at
-    // https://example.com./); domains are listed without either, as the same host.
-    const hostname = new URL(value).hostname.replace(/^\[(.*)\]$/, '$1').replace(/(?<=[^.])\.$/, '')
+    // https://example.com./); domains are listed without either, as the same host. It lowercases
+    // the host of http(s) only: an app's own scheme (capacitor://LocalHost, set by the app's
+    // configuration) keeps its case, while domains are listed in lower case (docs/apps.md).
+    const hostname = new URL(value).hostname.replace(/^\[(.*)\]$/, '$1').replace(/(?<=[^.])\.$/, '').toLowerCase()
     return hostname === '' ? null : hostname
   } catch {
     return null

@@ -18,6 +18,12 @@ describe('readRequestOrigin', () => {
     ['https://shop.example.com', 'https://other.example/page', 'shop.example.com'],
     ['', 'https://blog.example.org/post', 'blog.example.org'],
     ['null', undefined, null],
+    // Apps' pages at their own schemes (docs/apps.md): the host as for http(s), in lower case.
+    ['capacitor://localhost', undefined, 'localhost'],
+    ['capacitor://LocalHost', undefined, 'localhost'],
+    ['myapp://App.Example', undefined, 'app.example'],
+    ['file://', undefined, null],
+    ['myapp:///index.html', undefined, null],
     ['not a url', undefined, null],
     // Longer than any DNS name: names nothing, whatever the site lists.
     [`https://${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.example.com`, undefined, null],

@@ -38,7 +38,7 @@ const AssessmentResult = Type.Object({
   tokenProperties: Type.Object({
     valid: Type.Boolean(),
     invalidReason: Type.String({ enum: ['INVALID_REASON_UNSPECIFIED', 'UNKNOWN_INVALID_REASON', 'MALFORMED', 'EXPIRED', 'DUPE', 'MISSING'] }),
-    hostname: Type.String({ description: "The page's hostname; empty when not valid" }),
+    hostname: Type.String({ description: "The page's hostname, as Siteverify's hostname; empty when not valid, and when the page named no host (Siteverify's null: docs/apps.md)" }),
     action: Type.String({ description: "Siteverify's action: the page's action name, else allow; empty when not valid" }),
     createTime: Type.Optional(Type.String({ format: 'date-time', description: 'When the token was issued; absent when not valid' })),
   }),

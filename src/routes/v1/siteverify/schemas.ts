@@ -71,7 +71,11 @@ export const OwnSiteverifyBody = Type.Object(
 export const SiteverifyResult = Type.Object({
   success: Type.Boolean(),
   challenge_ts: nullable('string', { format: 'date-time', description: 'When the token was issued' }),
-  hostname: nullable('string', { description: 'The page\'s hostname (Origin or Referer)' }),
+  hostname: nullable('string', {
+    description:
+      "The host of the page that asked for the token, lowercased: from its Origin, or its Referer when it sent no Origin, whatever the scheme (an app's capacitor://localhost is localhost). " +
+      'Null when neither named a host: no header (a script, a native client), or Origin: null (a sandboxed frame, a file: page, an app page without an origin; docs/apps.md). Null too in a failure',
+  }),
   'error-codes': Type.Array(stringEnum(errorCodes)),
   action: nullable('string', {
     description: "The page's action name when the page named one (the SDK's action option; Turnstile's and reCAPTCHA v3's meaning), else the recommended action (allow)",
