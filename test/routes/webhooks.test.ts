@@ -72,7 +72,7 @@ describe('webhook routes', () => {
         timestamp: expect.stringMatching(/Z$/),
         data: {
           riskScore: 100,
-          anomalies: ['datacenter_ip', 'vpn_detected'],
+          anomalies: ['webdriver_detected', 'datacenter_ip'],
           countryCode: 'XX',
           verificationId: delivery.id,
           device: null,

@@ -118,7 +118,7 @@ export function buildTestPayload(siteId: string, now: Date, deliveryId: string, 
           siteId,
           timestamp: now,
           riskScore: 100,
-          anomalies: ['datacenter_ip', 'vpn_detected'],
+          anomalies: ['webdriver_detected', 'datacenter_ip'],
           countryCode: 'XX',
           // A sample's own id, in the shape of a real one: a receiver's parsing of it is exercised.
           verificationId: deliveryId,
