@@ -12,9 +12,15 @@ const CONTROL_OR_DIRECTION = /[\p{Cc}\p{Zl}\p{Zp}\u061C\u200E\u200F\u202A-\u202E
 const BLANK = /[\s\u034F\u115F\u1160\u180E\u200B-\u200D\u2060\u2800\u3164\uFEFF\uFFA0]/gu
 const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u
 
-/** The name as stored: without surrounding white space. */
+/**
+ * The name as stored: without surrounding white space, in Unicode NFC. One name typed on two
+ * systems ("Müller" as one character, or as "u" and a combining diaeresis, as macOS file names and
+ * some keyboards give it) is then one name: it is the same in lists, sorts and searches, and a
+ * rename to it again changes nothing. Lengths are counted after, so a name within its limit
+ * composed is within it decomposed too.
+ */
 export function normalizeDisplayName(name: string): string {
-  return name.trim()
+  return name.trim().normalize('NFC')
 }
 
 /** Why a normalized name cannot be used, in words for the field's error, or undefined. Lengths count characters (code points), as people do. */

@@ -66,6 +66,23 @@ export function parseFormFields(text: string): FormFields | ApiError {
 }
 
 /**
+ * Where a querystring (the text after `?`) has a %-escape that is not UTF-8 (`?q=%C3%28`, `%FF`),
+ * read as parseFormFields reads a form: the decoded name of the first parameter whose value has
+ * one, '' when a name has one itself; undefined when every escape decodes. Fastify's parser keeps
+ * such text as written, so `%FF` and `%25FF` would be one value, as a form's were.
+ */
+export function findMalformedQueryEscape(query: string): string | undefined {
+  if (!query.includes('%')) return undefined
+  for (const pair of query.split('&')) {
+    const equals = pair.indexOf('=')
+    const name = decodeFormText(equals === -1 ? pair : pair.slice(0, equals))
+    if (name === undefined) return ''
+    if (equals !== -1 && decodeFormText(pair.slice(equals + 1)) === undefined) return name
+  }
+  return undefined
+}
+
+/**
  * application/x-www-form-urlencoded bodies for the routes of this scope (Siteverify, its
  * feedback, the demo form), read as JSON bodies are (utf8-body.ts): bytes that are not UTF-8 are
  * 400 validation_error, a charset label they would be read wrong under 415, and a %-escape that

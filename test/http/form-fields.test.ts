@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../src/errors.js'
-import { parseFormFields } from '../../src/http/form-fields.js'
+import { findMalformedQueryEscape, parseFormFields } from '../../src/http/form-fields.js'
 
 describe('parseFormFields', () => {
   it.each([
@@ -43,5 +43,28 @@ describe('parseFormFields', () => {
     ['k=caf%C3%A9%', 'café%'],
   ])('keeps a %% that begins no escape as written in %j, as browsers do', (text, value) => {
     expect(parseFormFields(text)).toEqual(Object.assign(Object.create(null) as object, { k: value }))
+  })
+})
+
+describe('findMalformedQueryEscape', () => {
+  it('names the parameter whose value has a %-escape that is not UTF-8', () => {
+    expect(findMalformedQueryEscape('q=%C3%28')).toBe('q')
+    expect(findMalformedQueryEscape('sort=name&q=%FF')).toBe('q')
+    expect(findMalformedQueryEscape('caf%C3%A9=%E9')).toBe('café')
+    // An encoded surrogate and an overlong encoding are not UTF-8 either.
+    expect(findMalformedQueryEscape('q=%ED%A0%80')).toBe('q')
+    expect(findMalformedQueryEscape('q=%C0%AF')).toBe('q')
+  })
+
+  it("is '' when a name itself has one", () => {
+    expect(findMalformedQueryEscape('%FF=1')).toBe('')
+    expect(findMalformedQueryEscape('a=1&%FF')).toBe('')
+  })
+
+  it('finds nothing in UTF-8 escapes, raw text or a % that begins no escape', () => {
+    expect(findMalformedQueryEscape('')).toBeUndefined()
+    expect(findMalformedQueryEscape('q=b%C3%BCcher&sort=name')).toBeUndefined()
+    expect(findMalformedQueryEscape('q=bücher+shop')).toBeUndefined()
+    expect(findMalformedQueryEscape('q=100%&x=%25FF')).toBeUndefined()
   })
 })

@@ -9,6 +9,7 @@ import meRoutes from './me/index.js'
 import sessionsRoutes from './sessions/index.js'
 import sitesRoutes from './sites/index.js'
 import { findUnstorableText } from '../../domain/storable-text.js'
+import { findMalformedQueryEscape } from '../../http/form-fields.js'
 import { ApiError, invalidRequest } from '../../errors.js'
 import { closedQueryOf } from './dashboard-schemas.js'
 import { transportSecurity } from '../assets/dashboard.js'
@@ -16,6 +17,9 @@ import webhookRoutes from './webhooks/index.js'
 
 /** The smallest answer of the dashboard API sent compressed, to a client that accepts br or gzip. */
 export const COMPRESSION_THRESHOLD_BYTES = 8_192
+
+/** How much of a query parameter's name an error echoes: the client chose it, at any length. */
+const MAX_ECHOED_NAME = 64
 
 /** The WWW-Authenticate header of every 401 of the dashboard API. */
 export const DASHBOARD_CHALLENGE = 'Bearer realm="tollgate"'
@@ -56,6 +60,17 @@ const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // A 401 names the scheme that would be accepted (RFC 9110 section 11.6.1): an API key as a bearer token.
     if (reply.statusCode === 401) void reply.header('www-authenticate', DASHBOARD_CHALLENGE)
     done(null, payload)
+  })
+  // A query's %-escapes must stand for UTF-8, as a form's must (form-fields.ts): Fastify's parser
+  // keeps `%C3%28` and `%FF` as written, so a search for them matched the literal text, and `%FF`
+  // and `%25FF` were one value. A 400 naming the parameter, on every route of this API.
+  app.addHook('preValidation', async (request) => {
+    const start = request.url.indexOf('?')
+    if (start === -1) return
+    const name = findMalformedQueryEscape(request.url.slice(start + 1))
+    if (name === undefined) return
+    const message = 'has a %-escape that does not decode to UTF-8'
+    throw invalidRequest([{ field: name === '' ? 'querystring' : `querystring.${name.slice(0, MAX_ECHOED_NAME)}`, message }])
   })
   // What these routes are sent ends up in PostgreSQL (or is compared with what is there), which
   // refuses some strings outright: they are a 400 naming the field, not a failed query's 500.

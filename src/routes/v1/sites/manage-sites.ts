@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { withDefaultSettings } from '../../../domain/sites/site.js'
-import { matchesSiteSearch, MAX_SITE_SEARCH_LENGTH, SITE_SORTS, sortSites } from '../../../domain/sites/site-search.js'
+import { MAX_SITE_SEARCH_LENGTH, SITE_SORTS, sortSites } from '../../../domain/sites/site-search.js'
+import { createHostnameSearch } from '../../../domain/sites/hostname-search.js'
 import { recentDayStart } from '../../../domain/analytics/stats-range.js'
 import { stringEnum } from '../public-schemas.js'
 import { ApiError, throwIfInvalid } from '../../../errors.js'
@@ -32,12 +33,13 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "The account's sites, and those shared with it",
         description:
           "Every one at once (an account holds at most " + String(MAX_SITES_PER_ACCOUNT) + "), each with the account's role on it (owner for its own sites): " +
-          'oldest first, or by name with sort=name. q keeps those whose name, one of whose domains or whose site key holds it, whatever the case. ' +
+          'oldest first, or by name with sort=name. q keeps those whose name, one of whose domains or whose site key holds it, whatever the case and Unicode form (NFKC), ' +
+          'a domain in punycode or in Unicode alike (bücher finds xn--bcher-kva.example). ' +
           "include=summary adds each site's verifications and blocked ones of the last 24 hours, read for all the sites at once. " +
           'With an API key made for some sites only (siteIds), those of them the account still reaches.',
         security: dashboardSecurity,
         querystring: Type.Object({
-          q: Type.Optional(Type.String({ maxLength: MAX_SITE_SEARCH_LENGTH, description: 'Text the name, a domain or the site key holds (case aside); empty keeps all' })),
+          q: Type.Optional(Type.String({ maxLength: MAX_SITE_SEARCH_LENGTH, description: 'Text the name, a domain (punycode or Unicode) or the site key holds (case and Unicode form aside); empty keeps all' })),
           sort: Type.Optional(stringEnum(SITE_SORTS, { description: 'created (default): oldest first; name: by name, "Client 2" before "Client 10"' })),
           include: Type.Optional(Type.Literal('summary', { description: "summary: each site's last 24 hours (summary)" })),
         }),
@@ -46,7 +48,8 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { q = '', sort = 'created', include } = request.query
-      const visible = (await app.sites.listVisibleTo(accountOf(request).id)).filter(({ site }) => reachesSite(request, site.id) && matchesSiteSearch(site, q))
+      const isFound = createHostnameSearch(q)
+      const visible = (await app.sites.listVisibleTo(accountOf(request).id)).filter(({ site }) => reachesSite(request, site.id) && isFound(site))
       const items = sortSites(visible.map(({ site, role }) => siteView(site, role)), sort)
       if (include !== 'summary') return { items }
       const from = recentDayStart(new Date())
