@@ -3,11 +3,11 @@ import { pino } from 'pino'
 import { buildApp } from './app.js'
 import { ConfigError, hasWhiteSpaceAtEnds, loadConfig, type Config } from './config.js'
 import { WEBHOOK_TIMEOUT_MS } from './plugins/webhooks.js'
-import { createKeyRing, resolveSecret } from './secret.js'
+import { createKeyRing, findSecret, resolveSecret, storedSecretFile } from './secret.js'
 import { StartupError } from './startup-error.js'
 import { findUnknownMigrations } from './storage/migrate.js'
 import { openStorage } from './storage/open-storage.js'
-import { checkServerSecret, WHITE_SPACE_CAUSE } from './storage/sql/server-key-check.js'
+import { checkServerSecret, refuseToGenerateSecret, WHITE_SPACE_CAUSE } from './storage/sql/server-key-check.js'
 
 function readConfigOrExit(): Config {
   try {
@@ -53,12 +53,20 @@ async function orExit<T>(what: string, work: () => Promise<T>, release: () => Pr
 }
 
 const config = readConfigOrExit()
-const secret = await orExit(`the secret in DATA_DIR ${config.dataDirectory}`, () => resolveSecret(config))
+const secretWhere = `the secret in DATA_DIR ${config.dataDirectory}`
+const foundSecret = await orExit(secretWhere, () => findSecret(config))
+const storage = await orExit(config.databaseUrl === undefined ? `the embedded database in DATA_DIR ${config.dataDirectory}` : 'DATABASE_URL', () => openStorage(config))
+const closeStorage = () => Promise.allSettled([storage.database.close(), storage.keyValue.close()])
+// Without one (development and test: config refuses production), a secret is generated into
+// DATA_DIR, but not for a database that holds secrets sealed under another (a restore without
+// DATA_DIR/secret): that start stops instead, and the file stays unwritten for the right one.
+const secret = foundSecret ?? (await orExit(secretWhere, async () => {
+  await refuseToGenerateSecret(storage.database, storedSecretFile(config.dataDirectory))
+  return resolveSecret(config)
+}, closeStorage))
 const keyRing = createKeyRing(secret)
 // Only TOLLGATE_SECRET can have it (DATA_DIR/secret is read trimmed): releases before took it as it was.
 const whiteSpaceAtEnds = hasWhiteSpaceAtEnds(secret)
-const storage = await orExit(config.databaseUrl === undefined ? `the embedded database in DATA_DIR ${config.dataDirectory}` : 'DATABASE_URL', () => openStorage(config))
-const closeStorage = () => Promise.allSettled([storage.database.close(), storage.keyValue.close()])
 const secretCheck = await orExit('checking the secret against the database', () => checkServerSecret(storage.database, keyRing, config.environment, { whiteSpaceAtEnds }), closeStorage)
 // Log lines go to stdout as they are logged. pino's default stream writes in the background, and
 // an exit (the shutdown's last step) lost the line in flight: often the last, which says why the

@@ -1,11 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { chownSync, mkdtempSync, readdirSync } from 'node:fs'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Challenge } from '../src/domain/challenge/issue-challenge.js'
+import { encryptSecret } from '../src/domain/secret-box.js'
 import { createKeyRing } from '../src/secret.js'
 import { migrate } from '../src/storage/migrate.js'
 import { openDatabase } from '../src/storage/open-storage.js'
@@ -329,6 +330,52 @@ describe('the server process', () => {
     started.process.kill('SIGTERM')
     expect(await started.exited).toBe(0)
   }, 60_000)
+
+  it('outside production, refuses to generate a secret (exit 1, one line) for a database restored without DATA_DIR/secret that holds sealed secrets; starts once the file is back', async () => {
+    // A DATA_DIR with its secret, and a site whose webhook secret is sealed under it, as setting a site's webhook seals it.
+    const directory = mkdtempSync(join(tmpdir(), 'tollgate-restored-'))
+    const secretFile = join(directory, 'secret')
+    const secret = randomBytes(32).toString('base64url')
+    writeFileSync(secretFile, `${secret}\n`, { mode: 0o600 })
+    const database = await openDatabase({ dataDirectory: directory, databaseUrl: undefined })
+    try {
+      await migrate(database)
+      expect(await checkServerSecret(database, createKeyRing(secret), 'development')).toBe('recorded')
+      const siteId = randomUUID()
+      const sealed = encryptSecret(createKeyRing(secret).keyFor('webhook-encryption'), `whsec_${randomBytes(24).toString('base64url')}`, siteId)
+      await database.query(
+        "INSERT INTO sites (id, name, site_key, secret_key_hash, webhook_secret_ciphertext) VALUES ($1, 'Shop', $2, $3, $4)",
+        [siteId, `tgk_${randomBytes(16).toString('base64url')}`, randomBytes(32).toString('hex'), sealed],
+      )
+    } finally {
+      await database.close()
+    }
+    // The database restored, the secret file not.
+    const kept = join(mkdtempSync(join(tmpdir(), 'tollgate-backup-')), 'secret')
+    renameSync(secretFile, kept)
+    const refused = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', DATA_DIR: directory, TOLLGATE_SECRET: '' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    expect(refused.status).toBe(1)
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      `tollgate: cannot start: TOLLGATE_SECRET is unset and ${secretFile} does not exist, but this database holds 1 site(s)' webhook secret(s) ` +
+        "and 0 account(s)' authenticator secret(s) (two-factor) sealed under the secret it was used with: a new secret could not decrypt them, " +
+        `so none is generated. Restore the secret file from the same backup as the database (${secretFile}), or set TOLLGATE_SECRET to that secret; ` +
+        `if it is lost, write a new one to the file (\`(umask 077; openssl rand -base64 48 | tr -d '\\n' > ${secretFile})\`) and run ` +
+        'npm run secret -- adopt, which names the sites and accounts whose secrets are lost (README, "Restoring")',
+    ])
+    // No secret was written in place of the lost one, and the lock was let go of.
+    expect(existsSync(secretFile)).toBe(false)
+    expect(readdirSync(directory).sort()).toEqual(['pglite'])
+
+    renameSync(kept, secretFile)
+    const restored = await startServer({ DATA_DIR: directory })
+    expect(restored.output()).not.toMatch(/is not the one this database goes with/)
+    restored.process.kill('SIGTERM')
+    expect(await restored.exited).toBe(0)
+  }, 120_000)
 
   it('with a TOLLGATE_SECRET ending in a newline: records none, stopping in one line; serves on a database set up with it, warning; npm run secret -- change moves to one without', async () => {
     // A secret file loaded with its newline (Kubernetes --from-file, systemd credentials).

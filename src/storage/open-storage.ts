@@ -45,10 +45,33 @@ async function processIdentity(pid: number): Promise<string | undefined> {
   return (await readProcess(pid))?.identity
 }
 
-/** Whether the lock file's holder still runs: its pid is alive and, when the file says, it is the same process. */
-async function holdsLock(holder: number, recordedIdentity: string | undefined): Promise<boolean> {
-  if (!Number.isSafeInteger(holder) || holder <= 0 || holder === process.pid || !isRunning(holder)) return false
-  const found = await readProcess(holder)
+/**
+ * Which directory this is, as the file system numbers it (device and inode): a lock file copied
+ * with DATA_DIR into another directory (a backup restored beside the original, or on another
+ * machine) names the directory it was written in, not this one.
+ */
+async function directoryIdentity(directory: string): Promise<string> {
+  const { dev, ino } = await stat(directory, { bigint: true })
+  return `${dev}:${ino}`
+}
+
+interface Holder {
+  pid: number
+  /** The process's start (processIdentity), when the file says. */
+  identity: string | undefined
+  /** The directory it was written in (directoryIdentity), when the file says: lock files before 2026-12-02 do not. */
+  directory: string | undefined
+}
+
+/**
+ * Whether the lock file's holder still runs on this directory: the file was written here (when it
+ * says where), its pid is alive and, when the file says, it is the same process.
+ */
+async function holdsLock(holder: Holder, directory: string): Promise<boolean> {
+  if (holder.directory !== undefined && holder.directory !== directory) return false
+  const { pid, identity: recordedIdentity } = holder
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || !isRunning(pid)) return false
+  const found = await readProcess(pid)
   if (found?.hasEnded === true) return false
   if (recordedIdentity === undefined) return true
   return found?.identity === undefined || found.identity === recordedIdentity
@@ -89,9 +112,23 @@ async function readLockFile(file: string): Promise<string | undefined> {
   }
 }
 
-function holderOf(content: string): { pid: number; identity: string | undefined } {
-  const [pidLine = '', identityLine = ''] = content.split('\n')
-  return { pid: Number(pidLine.trim()), identity: identityLine.trim() || undefined }
+/** What begins the lock file's line that names its directory. */
+const DIRECTORY_PREFIX = 'directory '
+
+/**
+ * What a lock file says: the pid on its first line; the process's start on the second, empty
+ * where /proc does not tell; the directory on a line `directory <device>:<inode>` (since
+ * 2026-12-02; a file without it is judged by its process alone, as before).
+ */
+function holderOf(content: string): Holder {
+  const [pidLine = '', ...rest] = content.split('\n').map((line) => line.trim())
+  const directoryLine = rest.find((line) => line.startsWith(DIRECTORY_PREFIX))
+  const identityLine = rest[0] === undefined || rest[0].startsWith(DIRECTORY_PREFIX) ? '' : rest[0]
+  return {
+    pid: Number(pidLine),
+    identity: identityLine || undefined,
+    directory: directoryLine === undefined ? undefined : directoryLine.slice(DIRECTORY_PREFIX.length).trim() || undefined,
+  }
 }
 
 /** The lock file is removed only while it is still what was judged stale (or is ours). */
@@ -105,8 +142,10 @@ const EMPTY_LOCK_GRACE_MS = 500
 /**
  * Takes DATA_DIR's embedded database for this process: PGlite serves one process, and a second
  * one on the same files would start, answer, and lose its writes to the first. The lock is a file
- * with the holder's pid and, on Linux, its start (processIdentity); one left by a process that is
- * gone (a crash, a killed container) is taken over, even when its pid has been reused since.
+ * with the holder's pid, on Linux its start (processIdentity), and the directory it was written in
+ * (directoryIdentity); one left by a process that is gone (a crash, a killed container) is taken
+ * over, even when its pid has been reused since, and so is one copied in from another directory
+ * (a backup of a running server's DATA_DIR restored elsewhere), whatever its pid names.
  * Processes starting together get it one at a time: the file appears whole (createWhole), and a
  * stale one is removed only by whoever holds `tollgate.lock.takeover`, after reading it again.
  * Returns what releases it.
@@ -115,7 +154,8 @@ export async function lockDataDirectory(directory: string): Promise<() => Promis
   const file = join(directory, 'tollgate.lock')
   const takeover = `${file}.takeover`
   const identity = await processIdentity(process.pid)
-  const ours = `${process.pid}\n${identity === undefined ? '' : `${identity}\n`}`
+  const here = await directoryIdentity(directory)
+  const ours = `${process.pid}\n${identity ?? ''}\n${DIRECTORY_PREFIX}${here}\n`
   for (let attempt = 0; attempt < 100; attempt++) {
     if (await createWhole(file, ours)) return () => removeIfUnchanged(file, ours)
     const found = await readLockFile(file)
@@ -130,7 +170,7 @@ export async function lockDataDirectory(directory: string): Promise<() => Promis
       }
     }
     const holder = holderOf(found)
-    if (await holdsLock(holder.pid, holder.identity)) {
+    if (await holdsLock(holder, here)) {
       throw new StartupError(
         `DATA_DIR ${directory} is in use by another Tollgate process (pid ${holder.pid}); stop it, or give this one another DATA_DIR (or DATABASE_URL)`,
       )
@@ -147,8 +187,7 @@ export async function lockDataDirectory(directory: string): Promise<() => Promis
     // crash in that moment) is left behind, and goes.
     const taker = await readLockFile(takeover)
     if (taker !== undefined) {
-      const { pid, identity } = holderOf(taker)
-      if (!(await holdsLock(pid, identity))) await removeIfUnchanged(takeover, taker)
+      if (!(await holdsLock(holderOf(taker), here))) await removeIfUnchanged(takeover, taker)
     }
     await setTimeout(10)
   }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -12,10 +12,15 @@ import { lockDataDirectory } from '../../src/storage/open-storage.js'
  */
 const onLinux = existsSync('/proc/self/stat')
 
-/** The lock file as a process with this pid and /proc/<pid>/stat would write it. */
-function lockFileOf(pid: number, startTicks: string): string {
+/**
+ * The lock file as a process with this pid and /proc/<pid>/stat would write it: in `directory`
+ * (its device and inode on the third line), or as a release before 2026-12-02 wrote it (two lines).
+ */
+function lockFileOf(pid: number, startTicks: string, directory?: string): string {
   const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
-  return `${pid}\n${boot}/${startTicks}\n`
+  if (directory === undefined) return `${pid}\n${boot}/${startTicks}\n`
+  const { dev, ino } = statSync(directory, { bigint: true })
+  return `${pid}\n${boot}/${startTicks}\ndirectory ${dev}:${ino}\n`
 }
 
 function startTicksOf(pid: number): string {
@@ -44,10 +49,10 @@ describe.runIf(onLinux)('the DATA_DIR lock', () => {
 
   const newDirectory = () => mkdtempSync(join(tmpdir(), 'tollgate-lock-'))
 
-  it('names this process and its start, and is gone once released', async () => {
+  it('names this process, its start and its directory, and is gone once released', async () => {
     const directory = newDirectory()
     const unlock = await lockDataDirectory(directory)
-    expect(readFileSync(join(directory, 'tollgate.lock'), 'utf8')).toBe(lockFileOf(process.pid, startTicksOf(process.pid)))
+    expect(readFileSync(join(directory, 'tollgate.lock'), 'utf8')).toBe(lockFileOf(process.pid, startTicksOf(process.pid), directory))
     await unlock()
     expect(existsSync(join(directory, 'tollgate.lock'))).toBe(false)
   })
@@ -63,7 +68,7 @@ describe.runIf(onLinux)('the DATA_DIR lock', () => {
       const directory = newDirectory()
       writeFileSync(join(directory, 'tollgate.lock'), lockFileOf(zombie, startTicksOf(zombie)))
       const unlock = await lockDataDirectory(directory)
-      expect(readFileSync(join(directory, 'tollgate.lock'), 'utf8')).toBe(lockFileOf(process.pid, startTicksOf(process.pid)))
+      expect(readFileSync(join(directory, 'tollgate.lock'), 'utf8')).toBe(lockFileOf(process.pid, startTicksOf(process.pid), directory))
       await unlock()
     } finally {
       parent.kill('SIGKILL')
@@ -71,10 +76,26 @@ describe.runIf(onLinux)('the DATA_DIR lock', () => {
     // Its own time: the zombie may take seconds to appear on a loaded host (seen with 5 s).
   }, 20_000)
 
-  it('is refused while the process that wrote it runs', async () => {
+  it('is refused while the process that wrote it runs, in this directory or as a release before wrote it (no directory)', async () => {
     const directory = newDirectory()
+    writeFileSync(join(directory, 'tollgate.lock'), lockFileOf(otherPid(), startTicksOf(otherPid()), directory))
+    await expect(lockDataDirectory(directory)).rejects.toThrow(`DATA_DIR ${directory} is in use by another Tollgate process (pid ${otherPid()})`)
     writeFileSync(join(directory, 'tollgate.lock'), lockFileOf(otherPid(), startTicksOf(otherPid())))
     await expect(lockDataDirectory(directory)).rejects.toThrow(`DATA_DIR ${directory} is in use by another Tollgate process (pid ${otherPid()})`)
+  })
+
+  it('is taken over in a copy of the directory (a backup restored) while its process still holds the original', async () => {
+    const original = newDirectory()
+    writeFileSync(join(original, 'tollgate.lock'), lockFileOf(otherPid(), startTicksOf(otherPid()), original))
+    const restored = join(newDirectory(), 'restored')
+    cpSync(original, restored, { recursive: true })
+    expect(readFileSync(join(restored, 'tollgate.lock'), 'utf8')).toBe(lockFileOf(otherPid(), startTicksOf(otherPid()), original))
+    const unlock = await lockDataDirectory(restored)
+    expect(readFileSync(join(restored, 'tollgate.lock'), 'utf8')).toBe(lockFileOf(process.pid, startTicksOf(process.pid), restored))
+    // The original is still its process's.
+    await expect(lockDataDirectory(original)).rejects.toThrow(`DATA_DIR ${original} is in use by another Tollgate process (pid ${otherPid()})`)
+    await unlock()
+    expect(existsSync(join(restored, 'tollgate.lock'))).toBe(false)
   })
 
   it('is taken over when its pid now names a process that started later', async () => {

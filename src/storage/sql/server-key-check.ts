@@ -139,3 +139,29 @@ async function refuseToLoseSealed(executor: SqlExecutor, keyRing: KeyRing): Prom
       'TOLLGATE_SECRET to go on without them (it names the sites and accounts; README, "Changing TOLLGATE_SECRET")',
   )
 }
+
+/**
+ * Stops a development or test start that has no secret (TOLLGATE_SECRET unset, no `secretFile`)
+ * before one is generated, when the database already holds webhook or authenticator secrets
+ * sealed under the secret it was used with: a restore that brought the database back without
+ * DATA_DIR/secret (or a new DATA_DIR pointed at a kept database) would otherwise serve on under a
+ * new random secret, with every webhook failing to decrypt and every two-factor log-in refused,
+ * and that new secret written where the lost one belongs. Only counts: no key can open them here.
+ */
+export async function refuseToGenerateSecret(executor: SqlExecutor, secretFile: string): Promise<void> {
+  const [sealed] = await executor.query<{ webhook_secrets: number; authenticator_secrets: number }>(
+    `SELECT (SELECT count(*)::int FROM sites WHERE webhook_secret_ciphertext IS NOT NULL OR previous_webhook_secret_ciphertext IS NOT NULL) AS webhook_secrets,
+            (SELECT count(*)::int FROM accounts WHERE totp_secret_sealed IS NOT NULL) AS authenticator_secrets`,
+  )
+  const webhookSecrets = sealed?.webhook_secrets ?? 0
+  const authenticatorSecrets = sealed?.authenticator_secrets ?? 0
+  if (webhookSecrets + authenticatorSecrets === 0) return
+  throw new StartupError(
+    `TOLLGATE_SECRET is unset and ${secretFile} does not exist, but this database holds ${webhookSecrets} site(s)' webhook secret(s) ` +
+      `and ${authenticatorSecrets} account(s)' authenticator secret(s) (two-factor) sealed under the secret it was used with: ` +
+      'a new secret could not decrypt them, so none is generated. Restore the secret file from the same backup as the database ' +
+      `(${secretFile}), or set TOLLGATE_SECRET to that secret; if it is lost, write a new one to the file ` +
+      `(\`(umask 077; openssl rand -base64 48 | tr -d '\\n' > ${secretFile})\`) and run npm run secret -- adopt, which names the sites and ` +
+      'accounts whose secrets are lost (README, "Restoring")',
+  )
+}
