@@ -106,10 +106,6 @@ export function isConnected(node: Node): boolean {
   return Reflect.get(Node.prototype, 'isConnected', node)
 }
 
-/** The work to abort when its node leaves the document, with whether the node has been in it. */
-const watched = new Map<AbortController, [Node, boolean]>()
-let removals: MutationObserver | undefined
-
 /**
  * Aborts `controller` when `node` leaves the document (a single-page app's view that went away
  * without reset()), until the function it returns is called. A node not in the document yet (a
@@ -117,24 +113,18 @@ let removals: MutationObserver | undefined
  * each change, so a node moved within the page (a list sorted again) is not removed.
  */
 export function abortIfRemoved(node: Node, controller: AbortController): () => void {
-  watched.set(controller, [node, isConnected(node)])
-  removals ??= new MutationObserver(() => {
-    for (const [each, [watchedNode, wasIn]] of watched) {
-      const isIn = isConnected(watchedNode)
-      if (wasIn && !isIn) each.abort()
-      else watched.set(each, [watchedNode, isIn])
-    }
+  let wasIn = isConnected(node)
+  const observer = new MutationObserver(() => {
+    const isIn = isConnected(node)
+    if (wasIn && !isIn) controller.abort()
+    wasIn = isIn
   })
   // A removal inside a shadow root is seen by an observer of that root only.
   const rootOf = (inner: Node) => Node.prototype.getRootNode.call(inner)
   const options = { childList: true, subtree: true }
-  removals.observe(document, options)
-  for (let root = rootOf(node); root instanceof ShadowRoot; root = rootOf(root.host)) removals.observe(root, options)
-  return () => {
-    watched.delete(controller)
-    // Nothing watched, nothing observed: a page's changes cost nothing between runs.
-    if (watched.size === 0) removals?.disconnect()
-  }
+  observer.observe(document, options)
+  for (let root = rootOf(node); root instanceof ShadowRoot; root = rootOf(root.host)) observer.observe(root, options)
+  return () => observer.disconnect()
 }
 
 /**
