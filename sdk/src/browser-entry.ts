@@ -10,12 +10,16 @@ import { bindForms } from './declarative.js'
 import { assetsFolderOf, execute, setDefaults } from './execute.js'
 import { languageFor, setPageLanguage } from './language.js'
 import { loadStrings } from './strings.js'
+import { joined, otherCopy } from './page-global.js'
 
 const api = { execute, reset, setStrings, bindForms, TollgateError, version }
+const other = otherCopy()
 
 // A page that includes the tag twice (a theme and a plugin, say) keeps the first copy: a second
-// one would bind every form again and fetch a second challenge per form.
-if ((window as { Tollgate?: { version?: unknown } }).Tollgate?.version === undefined) {
+// one would bind every form again and fetch a second challenge per form. compat.js's
+// window.Tollgate, which has no bindForms, gives way to this one, whose reset() and setStrings()
+// reach its widgets still.
+if (typeof other?.bindForms !== 'function') {
   // The settings come from the first tag in the page, not from the copy that happens to run
   // first (async copies run as they arrive); currentScript, only set while this file first runs,
   // serves a copy saved under another name.
@@ -27,7 +31,7 @@ if ((window as { Tollgate?: { version?: unknown } }).Tollgate?.version === undef
   // Before bindForms: the forms it prepares fetch their language's texts at once.
   setPageLanguage(script?.dataset.lang)
   // The global's type lives in sdk/tollgate.d.ts for the sites that use it.
-  Object.assign(window, { Tollgate: api })
+  Object.assign(window, { Tollgate: other ? joined(api, other) : api })
   bindForms({ siteKey: script?.dataset.siteKey, fieldName: script?.dataset.responseFieldName, action: script?.dataset.action, cData: script?.dataset.cdata })
   document.dispatchEvent(new CustomEvent('tollgate:ready'))
   // The page's texts are fetched now, beside everything else, so that they are there by the first

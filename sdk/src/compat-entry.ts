@@ -9,13 +9,14 @@
  * script's query string is read as the vendors read theirs: `onload` names a function to call
  * once the API is there, `render=explicit` turns off the implicit rendering of the vendor's
  * elements, hCaptcha's `recaptchacompat=off` drops its second field and its `grecaptcha`. It also sets
- * `window.Tollgate` when the page has none (tollgate.js's API but bindForms).
+ * `window.Tollgate` (tollgate.js's API but bindForms), or joins tollgate.js's when the page has it.
  */
 // execute comes from its own module: index.ts wraps it for servers, where this build never runs.
 import { reset, setStrings, TollgateError, version } from './index.js'
 import { assetsFolderOf, execute, setDefaults } from './execute.js'
 import { languageFor, setPageLanguage } from './language.js'
 import { loadStrings } from './strings.js'
+import { joined, otherCopy } from './page-global.js'
 import { createHcaptcha } from './compat/hcaptcha.js'
 import { callOnload, isVendorApi, whenParsed, type VendorApi } from './compat/page-api.js'
 import { createRecaptcha } from './compat/recaptcha.js'
@@ -61,8 +62,11 @@ if (!vendors.includes('grecaptcha') && vendors.includes('hcaptcha') && query.get
   page.grecaptcha = page.hcaptcha
 }
 // Without bindForms: a page of the vendors' markup has no forms of Tollgate's to bind, and the
-// declarative mode is a sixth of the file (tollgate.js has it).
-page.Tollgate ??= { execute, reset, setStrings, TollgateError, version }
+// declarative mode is a sixth of the file (tollgate.js has it). Another copy's window.Tollgate
+// (tollgate.js's, with bindForms) stays, its reset() and setStrings() reaching the widgets too.
+const own = { execute, reset, setStrings, TollgateError, version }
+const other = otherCopy()
+page.Tollgate = other ? joined(other, own) : own
 // The widgets' texts are fetched now, beside everything else, to be there when they first speak;
 // after the globals are set, so that nothing here can keep them unset.
 loadStrings(languageFor(document.documentElement), assetsFolderOf({}))

@@ -1,5 +1,5 @@
 import { abortedError, TollgateError } from './errors.js'
-import { assetsFolderOf, executeWith, onReset, resolveOptions, track, type ResetTarget } from './execute.js'
+import { assetsFolderOf, executeWith, isConnected, onReset, resolveOptions, track, type ResetTarget } from './execute.js'
 import { languageFor, type Language } from './language.js'
 import { loadStrings, messageFor, setStrings, statusText, writeText, type TollgateStrings } from './strings.js'
 import type { ExecuteOptions, TollgateStatus } from './types.js'
@@ -70,7 +70,19 @@ const SLOW_SOLVE_MS = 5_000
  * would let the other copy catch the submit, verify and re-submit it, back and forth for ever.
  */
 const PASSING = Symbol.for('tollgate.resubmitting')
-type MarkedForm = HTMLFormElement & { [PASSING]?: boolean }
+/**
+ * Set on a form, under a registered symbol too, by the copy of the SDK that binds it first (the
+ * tag, or the module build a page bundles besides): the others leave it be, so that one form
+ * fetches one challenge, not one per copy.
+ */
+const BINDER = Symbol.for('tollgate.binder')
+const SELF = {}
+type MarkedForm = HTMLFormElement & { [PASSING]?: boolean; [BINDER]?: object }
+
+/** Claims the form for this copy of the SDK, unless another has: whether it is this copy's. */
+function claim(form: MarkedForm): boolean {
+  return (form[BINDER] ??= SELF) === SELF
+}
 
 let states = new WeakMap<HTMLFormElement, FormState>()
 let bound: BindOptions | undefined
@@ -113,7 +125,7 @@ function formOf(event: Event): HTMLFormElement | undefined {
   if (!(target instanceof Element)) return undefined
   // The target is the form itself for its submit event: a control named `closest` shadows the form's own.
   const form = Element.prototype.closest.call(target, FORM_SELECTOR)
-  return form instanceof HTMLFormElement ? form : undefined
+  return form instanceof HTMLFormElement && claim(form) ? form : undefined
 }
 
 /** The binding that applies to a form: its shadow root's, then the document's. */
@@ -188,9 +200,14 @@ function show(form: HTMLFormElement, text: (strings: Required<TollgateStrings>) 
 function presolve(form: HTMLFormElement): void {
   const state = stateOf(form)
   if (state.presolve !== undefined || state.busy) return
-  state.presolve = track((controller) => fetchAndSolve(resolveOptions(optionsOf(form), controller)), form)
+  const run = track((controller) => fetchAndSolve(resolveOptions(optionsOf(form), controller)), form)
+  state.presolve = run
   // Kept for the submit, which reports the failure; a visitor who never submits must not see it.
-  state.presolve.catch(() => (state.failedAt = Date.now()))
+  // One stopped (its form left the page) is dropped: back in the page, the form solves afresh.
+  run.catch((error: unknown) => {
+    state.failedAt = Date.now()
+    if ((error as TollgateError).code === 'aborted' && state.presolve === run) state.presolve = undefined
+  })
 }
 
 /**
@@ -200,8 +217,8 @@ function presolve(form: HTMLFormElement): void {
  */
 async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitter: HTMLElement | null, controller: AbortController): Promise<void> {
   const { signal } = controller
-  // A control named `isConnected` shadows the form's own: the form then counts as on the page, as before.
-  const abortIfRemoved = () => form.isConnected || controller.abort()
+  // track() aborts the run once the form has left the page; this tells it at once, between two steps.
+  const abortIfRemoved = () => isConnected(form) || controller.abort()
   // The submitter waits with the form, `aria-disabled` and `aria-busy`, so a screen reader tells
   // that pressing again does nothing (a press submits, and the busy form ignores it: start()). It
   // is not `disabled`: the browser would take the focus from it, and a keyboard user would be left
@@ -357,7 +374,7 @@ function formsIn(root: Root | Element): HTMLFormElement[] {
 
 function prepareAll(): void {
   readPageStrings()
-  formsIn(document).forEach(prepare)
+  formsIn(document).filter(claim).forEach(prepare)
 }
 
 /** reset(): every form's state, token and text, or those of the forms in `target` (or of that form). */
@@ -401,7 +418,7 @@ export function bindForms(options: BindOptions = {}): void {
     if (!first) return
     listenOn(root)
     shadowRoots.push(new WeakRef(root))
-    formsIn(root).forEach(prepare)
+    formsIn(root).filter(claim).forEach(prepare)
     return
   }
   const first = bound === undefined

@@ -98,14 +98,48 @@ export function resolveOptions(options: ExecuteOptions | undefined, controller: 
   }
 }
 
-/** Runs `work` as a tracked verification that reset() can abort, and reset(target) too when `form` is in the target. */
+/**
+ * Whether a node is in the document (a shadow root's, through its host): through the prototype,
+ * as a control named `isConnected` shadows a form's own (DOM clobbering).
+ */
+export function isConnected(node: Node): boolean {
+  return Reflect.get(Node.prototype, 'isConnected', node)
+}
+
+/**
+ * Aborts `controller` when `node` leaves the document (a single-page app's view that went away
+ * without reset()), until the function it returns is called. A node not in the document yet (a
+ * widget's container the page attaches later) is watched from when it comes. The check follows
+ * each change, so a node moved within the page (a list sorted again) is not removed.
+ */
+export function abortIfRemoved(node: Node, controller: AbortController): () => void {
+  let wasIn = isConnected(node)
+  const observer = new MutationObserver(() => {
+    const isIn = isConnected(node)
+    if (wasIn && !isIn) controller.abort()
+    wasIn = isIn
+  })
+  // A removal inside a shadow root is seen by an observer of that root only.
+  const rootOf = (inner: Node) => Node.prototype.getRootNode.call(inner)
+  const options = { childList: true, subtree: true }
+  observer.observe(document, options)
+  for (let root = rootOf(node); root instanceof ShadowRoot; root = rootOf(root.host)) observer.observe(root, options)
+  return () => observer.disconnect()
+}
+
+/**
+ * Runs `work` as a tracked verification that reset() can abort, and reset(target) too when `form`
+ * is in the target, as does the form's leaving the document.
+ */
 export async function track<T>(work: (controller: AbortController) => Promise<T>, form?: Node): Promise<T> {
   const controller = new AbortController()
   running.set(controller, form)
+  const release = form && abortIfRemoved(form, controller)
   try {
     return await work(controller)
   } finally {
     running.delete(controller)
+    release?.()
   }
 }
 

@@ -100,9 +100,39 @@ describe.runIf(hasChromium())('single-page apps in Chromium: a form that leaves 
     challenge.release()
     await waitUntilDone(page, 'signup-form')
 
-    // The challenge is solved (the early solve goes on), but the verification is not spent.
+    // The early solve stops with its form (its challenge is not solved), and the verification is not spent.
     expect(await recordOf(page, 'signup-form')).toEqual({ submitted: [], verified: 0, errors: ['aborted'] })
     expect(afterRemoval).toEqual([])
     expect(events.errors.filter((error) => /not connected/.test(error))).toEqual([])
+  })
+
+  it('stops the early solve of a form that leaves the page, and solves afresh when the form comes back', async () => {
+    const { page, events } = await suite.browser.newPage()
+    const challenge = await holdFirst(page, '**/api/v1/challenge')
+    const cancelled: string[] = []
+    page.on('requestfailed', (request) => cancelled.push(new URL(request.url()).pathname))
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await recordForms(page)
+    await typeLikeAPerson(page, '#signup-email', 'lin@example.com') // the first touch starts the early solve
+    await challenge.arrived
+    // The view goes away (its form kept by the app, as a cached view is), and the early solve with it.
+    await page.evaluate(() => {
+      const form = document.querySelector('#signup-form')
+      Object.assign(window, { kept: form })
+      form?.remove()
+    })
+    await expect.poll(() => cancelled).toEqual(['/api/v1/challenge'])
+    challenge.release()
+
+    // The view comes back: its submit fetches a fresh challenge, and its token redeems.
+    const afterReturn = apiRequestsFrom(page)
+    await page.evaluate(() => document.querySelector('section')?.append((window as unknown as { kept: HTMLFormElement }).kept))
+    await page.click('#signup-form button[type="submit"]')
+    await waitUntilDone(page, 'signup-form')
+    const record = await recordOf(page, 'signup-form')
+    expect(record).toMatchObject({ verified: 1, errors: [] })
+    expect(afterReturn).toEqual(['/api/v1/challenge', '/api/v1/verify'])
+    expect(await suite.sdk.siteverify(record.submitted[0] ?? '')).toMatchObject({ success: true })
+    expect(events.errors).toEqual([])
   })
 })

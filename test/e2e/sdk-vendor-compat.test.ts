@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import type { TurnstileApi } from '../../sdk/src/compat/turnstile.js'
 import { testSecrets } from '../../src/domain/siteverify/test-secrets.js'
-import { apiRequestsFrom, hasChromium } from './sdk-support.js'
+import { apiRequestsFrom, hasChromium, holdFirst } from './sdk-support.js'
 import { html, shopServiceAndBrowser } from './vendor-shop.js'
 
 declare global {
@@ -310,6 +310,28 @@ describe.runIf(hasChromium())('the vendors\' page APIs (compat.js) in Chromium',
     await new Promise((resolve) => setTimeout(resolve, 1_500))
     expect(requests).toEqual([])
     expect(await page.evaluate(() => (window as unknown as { events: unknown[] }).events.length)).toBe(1)
+  })
+
+  it('stops a widget\'s run when its container leaves the page while it solves (a single-page app\'s view changed without remove())', async () => {
+    const { page, events } = await suite.browser.newPage()
+    const challenge = await holdFirst(page, '**/api/v1/challenge')
+    const cancelled: string[] = []
+    page.on('requestfailed', (request) => cancelled.push(new URL(request.url()).pathname))
+    await page.goto(`${suite.shop.origin}/turnstile-explicit`)
+    await waitFor(page, 'window.events.length > 0')
+    await page.evaluate(() => window.turnstile?.execute('#box'))
+    await challenge.arrived
+    const afterRemoval = apiRequestsFrom(page)
+    await page.evaluate(() => document.querySelector('#box')?.remove())
+    await expect.poll(() => cancelled).toEqual(['/api/v1/challenge'])
+    challenge.release()
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+
+    // No token, no callback, nothing more asked of the service; the widget is let go.
+    expect(await page.evaluate(() => (window as unknown as { events: unknown[] }).events.length)).toBe(1)
+    expect(afterRemoval).toEqual([])
+    expect(await page.evaluate(() => window.turnstile?.getResponse())).toBeUndefined()
+    expect(events.errors).toEqual([])
   })
 
   it('calls the error callback with Turnstile\'s code for an unknown site key, and Tollgate\'s beside it', async () => {

@@ -1,5 +1,5 @@
 import { abortedError, TollgateError, type TollgateErrorCode } from '../errors.js'
-import { assetsFolderOf, execute, onReset } from '../execute.js'
+import { abortIfRemoved, assetsFolderOf, execute, onReset } from '../execute.js'
 import { languageFor, type Language } from '../language.js'
 import { loadStrings, messageFor, statusText, writeText, type TollgateStrings } from '../strings.js'
 import type { TollgateStatus } from '../types.js'
@@ -188,6 +188,8 @@ export class Widget {
       this.runButton.hidden = true
     }
     const controller = new AbortController()
+    // A container that leaves the page (a single-page app's view changed without remove()) stops the run.
+    const release = abortIfRemoved(this.container, controller)
     const promise = execute({
       siteKey: this.options.siteKey,
       action,
@@ -196,6 +198,7 @@ export class Widget {
       onStatus: (status) => this.show(status),
     }).then(
       (result) => {
+        release()
         if (this.run?.controller === controller) this.run = undefined
         // reset() or remove() came while the answer was on its way: the page wants none.
         if (controller.signal.aborted) throw abortedError()
@@ -205,9 +208,12 @@ export class Widget {
         return result.token
       },
       (error: unknown) => {
+        release()
         if (this.run?.controller === controller) this.run = undefined
         const typed = error instanceof TollgateError ? error : new TollgateError('invalid_response', String(error))
         if (typed.code !== 'aborted') this.fail(typed)
+        // Its container left the page: the widget is let go, as start() lets it go.
+        else if (this.wasConnected && !this.container.isConnected) this.remove()
         throw typed
       },
     )
