@@ -70,11 +70,12 @@ interface Answer {
 /**
  * What may pass a moment later: no connection at all (a blip of the network or a restart behind a
  * load balancer), or a 502-504 from the service or its gateway. Not a request that ran out of its
- * 15 s: the visitor would wait as long again.
+ * 15 s, unless `retryTimeout` allows it (an early solve, which nobody waits for yet): the visitor would
+ * wait as long again.
  */
-function isTransient(error: unknown, elapsedMs: number): boolean {
+function isTransient(error: unknown, elapsedMs: number, retryTimeout: boolean): boolean {
   if (!(error instanceof TollgateError)) return false
-  return error.code === 'network_error' ? elapsedMs < REQUEST_TIMEOUT_MS : error.status !== undefined && error.status > 501 && error.status < 505
+  return error.code === 'network_error' ? retryTimeout || elapsedMs < REQUEST_TIMEOUT_MS : error.status !== undefined && error.status > 501 && error.status < 505
 }
 
 /** Waits 1-2 s (spread, so that the pages an outage failed do not all come back at once), or rejects with aborted. */
@@ -91,13 +92,13 @@ function pause(signal: AbortSignal | undefined): Promise<void> {
   })
 }
 
-/** One request, tried a second time after a pause when its failure is transient. */
-async function call(apiUrl: string, path: string, siteKey: string, body: unknown, signal: AbortSignal | undefined): Promise<Answer> {
+/** One request, tried a second time after a pause when its failure is transient (a time-out too with `retryTimeout`). */
+async function call(apiUrl: string, path: string, siteKey: string, body: unknown, signal: AbortSignal | undefined, retryTimeout = false): Promise<Answer> {
   const started = Date.now()
   try {
     return await callOnce(apiUrl, path, siteKey, body, signal)
   } catch (error) {
-    if (!isTransient(error, Date.now() - started)) throw error
+    if (!isTransient(error, Date.now() - started, retryTimeout)) throw error
     await pause(signal)
     return callOnce(apiUrl, path, siteKey, body, signal)
   }
@@ -158,8 +159,9 @@ function invalid(what: string): TollgateError {
   return new TollgateError('invalid_response', `The service sent ${what}.`)
 }
 
-export async function requestChallenge(apiUrl: string, siteKey: string, signal?: AbortSignal): Promise<Challenge> {
-  const { body, serverTime } = await call(apiUrl, '/api/v1/challenge', siteKey, undefined, signal)
+/** `retryTimeout`: a request that ran out of its 15 s is sent once more too (the early solve, which nobody waits for yet). */
+export async function requestChallenge(apiUrl: string, siteKey: string, signal?: AbortSignal, retryTimeout?: boolean): Promise<Challenge> {
+  const { body, serverTime } = await call(apiUrl, '/api/v1/challenge', siteKey, undefined, signal, retryTimeout)
   const { challengeId, challenge, difficulty, algorithm, expiresAt } = body
   if (typeof challengeId !== 'string' || typeof challenge !== 'string' || !isChallengeText(challenge)) throw invalid('a malformed challenge')
   if (typeof difficulty !== 'number' || !Number.isInteger(difficulty) || difficulty < 0 || difficulty > 64) throw invalid('an unusable difficulty')

@@ -47,6 +47,10 @@ const TOKEN_FIELD = 'tollgate-token'
 interface FormState {
   /** The early solve; it rejects with its failure, which the submit reports (see verifyAndSubmit). */
   presolve: Promise<Solved> | undefined
+  /** While the early solve searches: when its search began (Date.now()), for the slow notice of a submit that waits for it. */
+  searchedFrom?: number
+  /** Set by a submit that waits for the early solve: told when the early solve's search begins. */
+  onSearch?: () => void
   /** When the early solve failed (Date.now()): a failure older than STALE_FAILURE_MS is not reported but tried again. */
   failedAt?: number
   busy: boolean
@@ -60,7 +64,11 @@ const STALE_FAILURE_MS = 10_000
 /** A form that failed offline is submitted again only if the browser is back online within this long (retryWhenOnline). */
 const ONLINE_RETRY_MS = 300_000
 
-/** After this long solving, the status line says the check is still at work (a cheap phone may need a minute). */
+/**
+ * After this long solving, the status line says the check is still at work (a cheap phone may need
+ * a minute): the search for the answer only, not the wait for the network (its challenge, its
+ * worker's files), which the notice would wrongly blame on the device.
+ */
 const SLOW_SOLVE_MS = 5_000
 
 /**
@@ -200,14 +208,24 @@ function show(form: HTMLFormElement, text: (strings: Required<TollgateStrings>) 
 function presolve(form: HTMLFormElement): void {
   const state = stateOf(form)
   if (state.presolve !== undefined || state.busy) return
-  const run = track((controller) => fetchAndSolve(resolveOptions(optionsOf(form), controller)), form)
+  // The early solve's challenge request is sent again after a time-out as well: nobody waits for it yet.
+  const run = track((controller) => fetchAndSolve({
+    ...resolveOptions(optionsOf(form), controller),
+    retryTimeout: true,
+    onSearch: () => {
+      state.searchedFrom = Date.now()
+      state.onSearch?.()
+    },
+  }), form)
   state.presolve = run
   // Kept for the submit, which reports the failure; a visitor who never submits must not see it.
   // One stopped (its form left the page) is dropped: back in the page, the form solves afresh.
-  run.catch((error: unknown) => {
-    state.failedAt = Date.now()
-    if ((error as TollgateError).code === 'aborted' && state.presolve === run) state.presolve = undefined
-  })
+  run
+    .catch((error: unknown) => {
+      state.failedAt = Date.now()
+      if ((error as TollgateError).code === 'aborted' && state.presolve === run) state.presolve = undefined
+    })
+    .finally(() => (state.searchedFrom = undefined))
 }
 
 /**
@@ -238,7 +256,11 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
   const onStatus = (status: TollgateStatus) => {
     clearTimeout(slow)
     show(form, statusText(status))
-    if (status === 'solving') slow = setTimeout(() => show(form, (strings) => strings.slow), SLOW_SOLVE_MS)
+  }
+  // The slow notice, SLOW_SOLVE_MS after the search began (`since`); the next status clears it.
+  const onSearch = (since = Date.now()) => {
+    clearTimeout(slow)
+    slow = setTimeout(() => show(form, (strings) => strings.slow), since + SLOW_SOLVE_MS - Date.now())
   }
   hold(true)
   try {
@@ -246,16 +268,20 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
     state.presolve = undefined
     let presolved: Solved | undefined
     if (early !== undefined) {
-      // The early solve reports no progress: a visitor who submits while it runs is told now.
+      // The early solve reports no progress: a visitor who submits while it runs is told now, and
+      // told it is slow once its search has run SLOW_SOLVE_MS (before the submit too).
       onStatus('solving')
-      // A refused challenge is worth one fresh one (the flow's retry), and so is any failure of
-      // STALE_FAILURE_MS ago (a phone that was offline when the page loaded); a recent one would
-      // come again, only later: an unreachable service after another 15 s, a wrong key after
-      // another request. A reset()'s abort goes through as it is.
+      if (state.searchedFrom !== undefined) onSearch(state.searchedFrom)
+      else state.onSearch = onSearch
+      // A refused challenge is worth one fresh one (the flow's retry), and so is a 5xx (the
+      // service, or its gateway, failing a moment: a 502-504 was already asked again) and any
+      // failure of STALE_FAILURE_MS ago (a phone that was offline when the page loaded); another
+      // recent one would come again, only later: an unreachable service after another 15 s, a
+      // wrong key after another request. A reset()'s abort goes through as it is.
       presolved = await early.catch((error: unknown) => {
-        if (isRetryable(error) || Date.now() - (state.failedAt ?? Date.now()) > STALE_FAILURE_MS) return undefined
+        if (isRetryable(error) || ((error as TollgateError).status ?? 0) >= 500 || Date.now() - (state.failedAt ?? Date.now()) > STALE_FAILURE_MS) return undefined
         throw error
-      })
+      }).finally(() => (state.onSearch = undefined))
     }
     // Nothing starts after reset(), whatever the early solve gave.
     if (signal.aborted) throw abortedError()
@@ -269,7 +295,7 @@ async function verifyAndSubmit(form: HTMLFormElement, state: FormState, submitte
         abortIfRemoved()
         if (status !== 'error') onStatus(status)
       },
-    }, presolved)
+    }, presolved, onSearch)
     tokenFieldOf(form).value = result.token
     dispatch(form, 'tollgate:verified', result)
     // A tollgate:verified listener called reset(), or the form is gone: the page does not want the submit.

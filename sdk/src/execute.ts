@@ -148,8 +148,11 @@ export function execute(options: ExecuteOptions): Promise<ExecuteResult> {
   return executeWith(options, undefined)
 }
 
-/** The same, starting from a challenge solved earlier when it is still fresh (declarative forms). */
-export function executeWith(options: ExecuteOptions | undefined, presolved: Solved | undefined): Promise<ExecuteResult> {
+/**
+ * The same, starting from a challenge solved earlier when it is still fresh (declarative forms);
+ * `onSearch` is told when each solve's search begins (FlowOptions).
+ */
+export function executeWith(options: ExecuteOptions | undefined, presolved: Solved | undefined, onSearch?: () => void): Promise<ExecuteResult> {
   return track(async (controller) => {
     // The caller's signal aborts this run; the listener goes when the run ends, so a signal
     // reused for many runs collects no listeners.
@@ -157,7 +160,7 @@ export function executeWith(options: ExecuteOptions | undefined, presolved: Solv
     try {
       const flow = resolveOptions(options, controller)
       options?.signal?.addEventListener('abort', onAbort, { once: true })
-      return await runVerification(flow, presolved)
+      return await runVerification({ ...flow, onSearch }, presolved)
     } catch (error) {
       options?.onStatus?.('error')
       throw error

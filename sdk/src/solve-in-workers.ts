@@ -11,6 +11,8 @@ export interface WorkerSolveOptions {
   signal?: AbortSignal
   /** Called with the attempts of all workers together, a few times a second. */
   onProgress?: (attempts: number) => void
+  /** Called once, when the first worker begins its search (its script and WebAssembly downloaded). */
+  onSearch?: () => void
 }
 
 export interface WorkerSolution {
@@ -89,6 +91,7 @@ export function solveInWorkers(options: WorkerSolveOptions): Promise<WorkerSolut
   const workers: Worker[] = []
   const attempts = new Array<number>(count).fill(0)
   let failed = 0
+  let searching = false
   let engine: WorkerSolution['engine'] = 'js'
 
   return new Promise<WorkerSolution>((resolve, reject) => {
@@ -136,6 +139,8 @@ export function solveInWorkers(options: WorkerSolveOptions): Promise<WorkerSolut
       worker.onmessage = (event: MessageEvent<WorkerReply>) => {
         const message = event.data
         if (message.type === 'started') {
+          if (!searching) options.onSearch?.()
+          searching = true
           engine = message.engine
           // Said once, for the site's developer: the visitors of such a page wait about five times longer.
           if (engine === 'js' && options.wasmUrl !== null && !toldOfFallback) {

@@ -24,6 +24,10 @@ export interface FlowOptions {
   cData: string | undefined
   signal: AbortSignal | undefined
   onStatus: (status: TollgateStatus) => void
+  /** Called when the search for an answer begins, after the challenge and the worker's files came (the slow notice counts from it: declarative.ts). */
+  onSearch?: () => void
+  /** A challenge request that ran out of time is sent once more (the early solve, which nobody waits for yet). */
+  retryTimeout?: boolean
 }
 
 /** A solved challenge that has not been submitted yet. */
@@ -65,7 +69,7 @@ function staleTimeOf(challenge: Challenge, receivedAt: number): number {
 const DEFAULT_TIMEOUT_BOUNDS_MS = [10_000, 300_000] as const
 
 export async function fetchAndSolve(options: FlowOptions): Promise<Solved> {
-  const challenge = await requestChallenge(options.apiUrl, options.siteKey, options.signal)
+  const challenge = await requestChallenge(options.apiUrl, options.siteKey, options.signal, options.retryTimeout)
   const receivedAt = Date.now()
   const staleAt = staleTimeOf(challenge, receivedAt)
   const solution = await solveInWorkers({
@@ -76,6 +80,7 @@ export async function fetchAndSolve(options: FlowOptions): Promise<Solved> {
     workers: options.workers,
     timeoutMs: options.timeoutMs ?? Math.min(Math.max(staleAt - receivedAt, DEFAULT_TIMEOUT_BOUNDS_MS[0]), DEFAULT_TIMEOUT_BOUNDS_MS[1]),
     signal: options.signal,
+    onSearch: options.onSearch,
   }).catch(async (error: unknown) => {
     // Asked of the service itself (the page reaches it, and its answers carry CORS headers),
     // not of assetsUrl: a CDN without CORS, or not in connect-src, would fail any fetch.

@@ -81,6 +81,61 @@ describe.runIf(hasChromium())('a form submitted while its early solve runs, in C
     expect(await suite.sdk.siteverify(token)).toMatchObject({ success: true })
   })
 
+  it('sends the early solve\'s challenge request once more, 1-2 s after it timed out, and submits with that solve', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.clock.install()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    await recordSignup(page)
+    const requests = apiRequestsFrom(page)
+    // The first challenge request gets no answer at all; the next ones pass.
+    const first = await holdFirst(page, '**/api/v1/challenge')
+    const failed = page.waitForEvent('requestfailed')
+    // The page's clock stands still from here: only what the test runs passes.
+    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 100))
+    await typeLikeAPerson(page, '#signup-email', 'lin@example.com')
+    await first.arrived
+    await page.clock.runFor(15_000)
+    await failed
+    await page.clock.runFor(990)
+    await new Promise((resolve) => setTimeout(resolve, 500)) // a request sent meanwhile would be seen by now
+    expect(requests).toEqual(['/api/v1/challenge'])
+    await page.clock.runFor(1_010)
+    await expect.poll(() => requests).toEqual(['/api/v1/challenge', '/api/v1/challenge'])
+    first.release()
+    await page.clock.resume()
+
+    await page.click('#signup-form button[type="submit"]')
+    await waitForTheSubmitToEnd(page)
+    const { submitted: [token = ''], errors } = await signupState(page)
+    expect(errors).toEqual([])
+    // The solve of the second challenge was submitted: no third was asked for.
+    expect(requests).toEqual(['/api/v1/challenge', '/api/v1/challenge', '/api/v1/verify'])
+    expect(await suite.sdk.siteverify(token)).toMatchObject({ success: true })
+  })
+
+  it('starts afresh at submit when the early solve got a 5xx, instead of reporting it', async () => {
+    const { page } = await suite.browser.newPage()
+    await page.goto(`${suite.sdk.origin}/demo`)
+    await page.waitForFunction(() => 'Tollgate' in window)
+    await recordSignup(page)
+    // The service fails the first challenge request (a 500 is not asked again at once).
+    await page.route('**/api/v1/challenge', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":{"code":"internal_error","message":"Something failed."}}' }), { times: 1 })
+    const requests = apiRequestsFrom(page)
+    const answered = page.waitForResponse('**/api/v1/challenge')
+    await typeLikeAPerson(page, '#signup-email', 'lin@example.com')
+    expect((await answered).status()).toBe(500)
+    // Submitted at once, well within the ten seconds in which another failure is reported as it is.
+    await page.click('#signup-form button[type="submit"]')
+    await waitForTheSubmitToEnd(page)
+
+    const { submitted: [token = ''], errors, status } = await signupState(page)
+    expect(errors).toEqual([])
+    expect(status).toBe('Verified.')
+    expect(requests).toEqual(['/api/v1/challenge', '/api/v1/challenge', '/api/v1/verify'])
+    expect(await suite.sdk.siteverify(token)).toMatchObject({ success: true })
+  })
+
   it('gives a form added after the load its live region at the first touch, before any text is written to it', async () => {
     const page = await touchALateForm('<label>E-mail <input id="late-email" name="email"></label><button>Send</button>')
     const region = await page.evaluate(() => {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { requestChallenge, submitSolution } from '../../sdk/src/api-client.js'
 import type { TollgateError } from '../../sdk/src/errors.js'
 
@@ -12,9 +12,12 @@ describe('the SDK\'s requests to a service that stalls its answer', () => {
   let server: Server
   let apiUrl: string
   let requests = 0
+  /** Answers the client gave up on. */
+  let dropped = 0
   beforeAll(async () => {
     server = createServer((_request, response) => {
       requests++
+      response.on('close', () => dropped++)
       response.writeHead(200, { 'content-type': 'application/json' })
       response.write('{"success":')
       // ...and nothing more until the test ends.
@@ -43,6 +46,42 @@ describe('the SDK\'s requests to a service that stalls its answer', () => {
     const pending = codeOf(requestChallenge(apiUrl, 'tgk_test', controller.signal))
     setTimeout(() => controller.abort(), 200)
     expect(await pending).toBe('aborted')
+  })
+
+  it('sends an early solve\'s challenge request once more, 1-2 s after it ran out of its 15 s, and a visitor\'s own request not', async () => {
+    // Timers and the clock are fake (the connection and the server are real): 15 s pass at once.
+    const realSetTimeout = setTimeout
+    const until = async (condition: () => boolean) => {
+      for (let tries = 0; !condition(); tries++) {
+        if (tries > 200) throw new Error('waited 10 s in vain')
+        await new Promise((resolve) => realSetTimeout(resolve, 50))
+      }
+    }
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    try {
+      for (const early of [true, false]) {
+        const [before, droppedBefore] = [requests, dropped]
+        const pending = codeOf(requestChallenge(apiUrl, 'tgk_test', undefined, early))
+        await until(() => requests === before + 1)
+        await vi.advanceTimersByTimeAsync(15_000)
+        if (early) {
+          // The request given up, the pause before the second one starts.
+          await until(() => dropped === droppedBefore + 1)
+          await new Promise((resolve) => realSetTimeout(resolve, 100))
+          await vi.advanceTimersByTimeAsync(990)
+          await new Promise((resolve) => realSetTimeout(resolve, 200))
+          expect(requests).toBe(before + 1)
+          await vi.advanceTimersByTimeAsync(1_010)
+          await until(() => requests === before + 2)
+          await vi.advanceTimersByTimeAsync(15_000)
+        }
+        // Once more at most: the second time-out is the failure.
+        expect(await pending, String(early)).toBe('network_error')
+        expect(requests - before, String(early)).toBe(early ? 2 : 1)
+      }
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('sends nothing when the caller\'s signal was aborted before the call', async () => {
