@@ -50,7 +50,7 @@ describe('webhook payloads', () => {
       timestamp: '2025-05-06T07:08:09.010Z',
       data: {
         riskScore: 100,
-        anomalies: ['datacenter_ip', 'vpn_detected'],
+        anomalies: ['webdriver_detected', 'datacenter_ip'],
         countryCode: 'XX',
         verificationId: '5e0c3f4a-8a1d-4c2b-9f6e-2d7b1a0c9e84',
         device: null,
