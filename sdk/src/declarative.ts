@@ -349,7 +349,7 @@ function retryWhenOnline(form: HTMLFormElement, state: FormState, submitter: HTM
   if (navigator.onLine) return
   state.offline = true
   const failedAt = Date.now()
-  addEventListener('online', () => state.offline && Date.now() - failedAt < ONLINE_RETRY_MS && states.get(form) === state && form.isConnected && start(form, state, submitter), { once: true })
+  addEventListener('online', () => state.offline && Date.now() - failedAt < ONLINE_RETRY_MS && states.get(form) === state && isConnected(form) && start(form, state, submitter), { once: true })
 }
 
 function onSubmit(event: Event): void {

@@ -28,9 +28,9 @@ function parsedHostnameOf(value: string): string | null {
   if (plain !== null) return plain[1] ?? null
   try {
     // URL keeps IPv6 brackets and a fully qualified name's trailing dot (a page opened at
-    // https://example.com./); domains are listed without either, as the same host. It lowercases
-    // the host of http(s) only: an app's own scheme (capacitor://LocalHost, set by the app's
-    // configuration) keeps its case, while domains are listed in lower case (docs/apps.md).
+    // https://example.com./); domains are listed without either, as the same host. URL lowercases
+    // the host of http(s) only, so it is lowercased here for an app's own scheme too
+    // (capacitor://LocalHost, set by the app's configuration): domains are listed in lower case.
     const hostname = new URL(value).hostname.replace(/^\[(.*)\]$/, '$1').replace(/(?<=[^.])\.$/, '').toLowerCase()
     return hostname === '' ? null : hostname
   } catch {
