@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto'
+import { createHmac, KeyObject, timingSafeEqual } from 'node:crypto'
+import { keyedSha256, MAX_TEXT_LENGTH } from './keyed-sha256.js'
 
 /**
  * An HMAC key: its bytes, or a KeyObject of them. The request path passes KeyObjects
@@ -14,7 +15,12 @@ export function isSameInConstantTime(expected: Buffer, presented: Buffer): boole
   return expected.length === presented.length && timingSafeEqual(expected, presented)
 }
 
-/** HMAC-SHA256 of the UTF-8 bytes of `text`. */
+/**
+ * HMAC-SHA256 of the UTF-8 bytes of `text`. The request path's short texts under a KeyObject are
+ * computed in JavaScript from the key's cached midstates (keyed-sha256.ts), in half of
+ * createHmac's time; everything else goes to OpenSSL.
+ */
 export function hmacSha256(key: MacKey, text: string): Buffer {
+  if (key instanceof KeyObject && key.type === 'secret' && text.length <= MAX_TEXT_LENGTH) return keyedSha256(key, text)
   return createHmac('sha256', key).update(text, 'utf8').digest()
 }
