@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js'
-import { parseIpAddress } from './ip-address.js'
+import { parseDottedQuad, parseIpAddress } from './ip-address.js'
 
 /**
  * The address as the log keeps it under LOG_CLIENT_IP=full: in one spelling whatever the request
@@ -8,6 +8,8 @@ import { parseIpAddress } from './ip-address.js'
  * truncateAddress spells a network. Text that is not an address is kept as it is.
  */
 export function canonicalAddress(text: string): string {
+  // Every verification logs its client's address; a canonical dotted quad, the common case, is its own form.
+  if (parseDottedQuad(text) !== undefined) return text
   return parseIpAddress(text)?.toString() ?? text
 }
 
