@@ -104,9 +104,15 @@ function add(totals: Map<string, Map<string, number>>, name: string, labels: str
   byLabels.set(labels, (byLabels.get(labels) ?? 0) + delta)
 }
 
-/** Labels are stored as a canonical `key=value,key=value` string: part of the primary key. */
+/**
+ * Labels are stored as a canonical `key=value,key=value` string: part of the primary key. Every
+ * challenge and verification counts with no label or one, which skip the sort.
+ */
 function encodeLabels(labels: Record<string, string>): string {
-  return Object.keys(labels)
+  const keys = Object.keys(labels)
+  if (keys.length === 0) return ''
+  if (keys.length === 1) return `${keys[0]}=${labels[keys[0]!]}`
+  return keys
     .sort()
     .map((key) => `${key}=${labels[key]}`)
     .join(',')

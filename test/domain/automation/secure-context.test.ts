@@ -19,4 +19,13 @@ describe('secure contexts', () => {
     expect(isSecurePageOrigin(undefined)).toBe(false)
     expect(isSecurePageOrigin('not a url')).toBe(false)
   })
+  it('answers the same the second time, from its memory of recent pages, and for pages too long to remember', () => {
+    for (let round = 0; round < 2; round++) {
+      expect(isSecurePageOrigin('https://shop.example')).toBe(true)
+      expect(isSecurePageOrigin('http://shop.example')).toBe(false)
+      expect(isSecurePageOrigin('not a url')).toBe(false)
+      expect(isSecurePageOrigin(`https://shop.example/${'a'.repeat(600)}`)).toBe(true)
+      expect(isSecurePageOrigin(`http://shop.example/${'a'.repeat(600)}`)).toBe(false)
+    }
+  })
 })
