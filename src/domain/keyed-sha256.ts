@@ -14,8 +14,12 @@ import { createHash, type KeyObject } from 'node:crypto'
  * texts than MAX_TEXT_LENGTH are left to createHmac (mac.ts), whose setup no longer dominates.
  */
 
-/** UTF-16 units of the longest text taken: at most 600 UTF-8 bytes, ten blocks. */
-export const MAX_TEXT_LENGTH = 200
+/**
+ * UTF-16 units of the longest text taken: a token's signed text (about 250 ASCII characters, five
+ * blocks) is the longest the routes sign, and at 320 ASCII bytes this still takes less time than
+ * createHmac (bench/core/mac.ts).
+ */
+export const MAX_TEXT_LENGTH = 320
 
 /** SHA-256's round constants: the first 32 bits of the fractional parts of the cube roots of the first 64 primes. */
 const ROUND_CONSTANTS = new Int32Array(64)
