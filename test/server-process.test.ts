@@ -363,7 +363,7 @@ describe('the server process', () => {
       `tollgate: cannot start: TOLLGATE_SECRET is unset and ${secretFile} does not exist, but this database holds 1 site(s)' webhook secret(s) ` +
         "and 0 account(s)' authenticator secret(s) (two-factor) sealed under the secret it was used with: a new secret could not decrypt them, " +
         `so none is generated. Restore the secret file from the same backup as the database (${secretFile}), or set TOLLGATE_SECRET to that secret; ` +
-        `if it is lost, write a new one to the file (\`(umask 077; openssl rand -base64 48 | tr -d '\\n' > ${secretFile})\`) and run ` +
+        `if it is lost, write a new one to the file (\`(umask 077; mkdir -p ${directory} && openssl rand -base64 48 | tr -d '\\n' > ${secretFile})\`) and run ` +
         'npm run secret -- adopt, which names the sites and accounts whose secrets are lost (README, "Restoring")',
     ])
     // No secret was written in place of the lost one, and the lock was let go of.

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path'
 import type { Config } from '../../config.js'
 import { openTotpSecret } from '../../domain/accounts/two-factor.js'
 import { decryptSecret } from '../../domain/secret-box.js'
@@ -106,6 +107,9 @@ export const WHITE_SPACE_CAUSE =
   'TOLLGATE_SECRET begins or ends with white space (a secret file\'s newline, kept by Kubernetes --from-file and systemd credentials), ' +
   'the likely cause: try it stripped (`printf %s "$(cat secret)" > secret.new`, then use secret.new)'
 
+/** A site's replaced webhook secret while it still signs (a sweep clears it once expired). */
+const LIVE_PREVIOUS_WEBHOOK_SECRET = 'CASE WHEN previous_webhook_secret_expires_at > now() THEN previous_webhook_secret_ciphertext END'
+
 /** Whether `open` cannot open a sealed value (it was sealed under another secret). */
 function cannotOpen(open: () => unknown): boolean {
   try {
@@ -124,11 +128,18 @@ function cannotOpen(open: () => unknown): boolean {
  * `npm run secret -- adopt` with this secret is the operator's explicit choice to go on without them.
  */
 async function refuseToLoseSealed(executor: SqlExecutor, keyRing: KeyRing): Promise<void> {
-  const sites = await executor.query<{ id: string; sealed: string }>('SELECT id, webhook_secret_ciphertext AS sealed FROM sites WHERE webhook_secret_ciphertext IS NOT NULL')
+  // A replaced webhook secret still signs beside the new one until it expires (rotation's grace):
+  // losing it breaks the receivers that have not moved to the new one yet.
+  const sites = await executor.query<{ id: string; sealed: string | null; previous: string | null }>(
+    `SELECT id, webhook_secret_ciphertext AS sealed, ${LIVE_PREVIOUS_WEBHOOK_SECRET} AS previous FROM sites
+      WHERE webhook_secret_ciphertext IS NOT NULL OR ${LIVE_PREVIOUS_WEBHOOK_SECRET} IS NOT NULL`,
+  )
   const accounts = await executor.query<{ id: string; sealed: string }>('SELECT id, totp_secret_sealed AS sealed FROM accounts WHERE totp_secret_sealed IS NOT NULL')
   const webhookKey = keyRing.keyFor('webhook-encryption')
   const twoFactorKey = keyRing.keyFor('two-factor')
-  const webhookSecrets = sites.filter((site) => cannotOpen(() => decryptSecret(webhookKey, site.sealed, site.id))).length
+  const webhookSecrets = sites.filter((site) =>
+    [site.sealed, site.previous].some((sealed) => sealed !== null && cannotOpen(() => decryptSecret(webhookKey, sealed, site.id))),
+  ).length
   const authenticatorSecrets = accounts.filter((account) => cannotOpen(() => openTotpSecret(twoFactorKey, account.id, account.sealed))).length
   if (webhookSecrets + authenticatorSecrets === 0) return
   throw new StartupError(
@@ -150,7 +161,7 @@ async function refuseToLoseSealed(executor: SqlExecutor, keyRing: KeyRing): Prom
  */
 export async function refuseToGenerateSecret(executor: SqlExecutor, secretFile: string): Promise<void> {
   const [sealed] = await executor.query<{ webhook_secrets: number; authenticator_secrets: number }>(
-    `SELECT (SELECT count(*)::int FROM sites WHERE webhook_secret_ciphertext IS NOT NULL OR previous_webhook_secret_ciphertext IS NOT NULL) AS webhook_secrets,
+    `SELECT (SELECT count(*)::int FROM sites WHERE webhook_secret_ciphertext IS NOT NULL OR ${LIVE_PREVIOUS_WEBHOOK_SECRET} IS NOT NULL) AS webhook_secrets,
             (SELECT count(*)::int FROM accounts WHERE totp_secret_sealed IS NOT NULL) AS authenticator_secrets`,
   )
   const webhookSecrets = sealed?.webhook_secrets ?? 0
@@ -161,7 +172,7 @@ export async function refuseToGenerateSecret(executor: SqlExecutor, secretFile: 
       `and ${authenticatorSecrets} account(s)' authenticator secret(s) (two-factor) sealed under the secret it was used with: ` +
       'a new secret could not decrypt them, so none is generated. Restore the secret file from the same backup as the database ' +
       `(${secretFile}), or set TOLLGATE_SECRET to that secret; if it is lost, write a new one to the file ` +
-      `(\`(umask 077; openssl rand -base64 48 | tr -d '\\n' > ${secretFile})\`) and run npm run secret -- adopt, which names the sites and ` +
+      `(\`(umask 077; mkdir -p ${dirname(secretFile)} && openssl rand -base64 48 | tr -d '\\n' > ${secretFile})\`) and run npm run secret -- adopt, which names the sites and ` +
       'accounts whose secrets are lost (README, "Restoring")',
   )
 }
