@@ -1,4 +1,5 @@
 import { createHash, type KeyObject } from 'node:crypto'
+import { compressInto, INITIAL_STATE } from '../../sdk/src/solver/sha256.js'
 
 /**
  * HMAC-SHA256 of short texts in JavaScript, for the request path's MACs (the challenge, the
@@ -9,6 +10,7 @@ import { createHash, type KeyObject } from 'node:crypto'
  * costs two compressions, of up to 119 bytes three: about half of createHmac's time
  * (bench/README.md, "The session of 2026-12-02 (forty-fifth)").
  *
+ * The compression is the SDK's (sdk/src/solver/sha256.ts), which its solver and signals use.
  * Nothing here branches on or indexes by the key or the text: the time depends on the text's
  * length only, as OpenSSL's does. A compression here costs about eight times OpenSSL's, so longer
  * texts than MAX_TEXT_LENGTH are left to createHmac (mac.ts), whose setup no longer dominates.
@@ -21,90 +23,28 @@ import { createHash, type KeyObject } from 'node:crypto'
  */
 export const MAX_TEXT_LENGTH = 320
 
-/** SHA-256's round constants: the first 32 bits of the fractional parts of the cube roots of the first 64 primes. */
-const ROUND_CONSTANTS = new Int32Array(64)
-{
-  let found = 0
-  for (let candidate = 2; found < 64; candidate++) {
-    let isPrime = true
-    for (let divisor = 2; divisor * divisor <= candidate; divisor++) {
-      if (candidate % divisor === 0) {
-        isPrime = false
-        break
-      }
-    }
-    if (isPrime) ROUND_CONSTANTS[found++] = Math.floor((Math.cbrt(candidate) % 1) * 2 ** 32) | 0
-  }
-}
-
-const INITIAL_STATE = Int32Array.of(0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
-
-/** The message schedule, reused by every compression (JavaScript runs one at a time). */
-const schedule = new Int32Array(64)
-
-/** Compresses the 64-byte block of `bytes` at `offset` into `state`. */
-function compress(state: Int32Array, bytes: Uint8Array, offset: number): void {
-  const w = schedule
+/** A block's 16 words, big-endian, read from `bytes` at `offset`. */
+function readBlock(bytes: Uint8Array, offset: number, block: Uint32Array): Uint32Array {
   for (let i = 0; i < 16; i++) {
     const at = offset + i * 4
-    w[i] = (bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!
+    block[i] = ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0
   }
-  for (let i = 16; i < 64; i++) {
-    const x = w[i - 15]!
-    const y = w[i - 2]!
-    const sigma0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3)
-    const sigma1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10)
-    w[i] = (w[i - 16]! + sigma0 + w[i - 7]! + sigma1) | 0
-  }
-  let a = state[0]!
-  let b = state[1]!
-  let c = state[2]!
-  let d = state[3]!
-  let e = state[4]!
-  let f = state[5]!
-  let g = state[6]!
-  let h = state[7]!
-  for (let i = 0; i < 64; i++) {
-    const sum1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))
-    const t1 = (h + sum1 + ((e & f) ^ (~e & g)) + ROUND_CONSTANTS[i]! + w[i]!) | 0
-    const sum0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))
-    const t2 = (sum0 + ((a & b) ^ (a & c) ^ (b & c))) | 0
-    h = g
-    g = f
-    f = e
-    e = (d + t1) | 0
-    d = c
-    c = b
-    b = a
-    a = (t1 + t2) | 0
-  }
-  state[0] = (state[0]! + a) | 0
-  state[1] = (state[1]! + b) | 0
-  state[2] = (state[2]! + c) | 0
-  state[3] = (state[3]! + d) | 0
-  state[4] = (state[4]! + e) | 0
-  state[5] = (state[5]! + f) | 0
-  state[6] = (state[6]! + g) | 0
-  state[7] = (state[7]! + h) | 0
+  return block
 }
 
 /** A key's inner and outer midstates: SHA-256's state after its block XOR 0x36 and after its block XOR 0x5c. */
 interface Midstates {
-  inner: Int32Array
-  outer: Int32Array
+  inner: Uint32Array
+  outer: Uint32Array
 }
 
 function midstatesOf(rawKey: Buffer): Midstates {
   // RFC 2104: a key longer than the block is hashed first; a shorter one is padded with zeros.
-  const block = new Uint8Array(64)
-  block.set(rawKey.length > 64 ? createHash('sha256').update(rawKey).digest() : rawKey)
-  const padded = (pad: number) => {
-    const state = INITIAL_STATE.slice()
-    compress(state, block.map((byte) => byte ^ pad), 0)
-    return state
-  }
+  const keyBlock = new Uint8Array(64)
+  keyBlock.set(rawKey.length > 64 ? createHash('sha256').update(rawKey).digest() : rawKey)
+  const padded = (pad: number) => compressInto(Uint32Array.from(INITIAL_STATE), readBlock(keyBlock.map((byte) => byte ^ pad), 0, new Uint32Array(16)), new Uint32Array(8))
   const midstates = { inner: padded(0x36), outer: padded(0x5c) }
-  block.fill(0)
+  keyBlock.fill(0)
   return midstates
 }
 
@@ -113,8 +53,10 @@ const midstatesByKey = new WeakMap<KeyObject, Midstates>()
 
 /** The text's bytes, padded as SHA-256 pads them after the inner block (UTF-8 takes at most 3 bytes per UTF-16 unit). */
 const message = Buffer.alloc(MAX_TEXT_LENGTH * 3 + 72)
-const state = new Int32Array(8)
-const outerBlock = new Uint8Array(64)
+const block = new Uint32Array(16)
+const state = new Uint32Array(8)
+/** The outer hash's one block: the inner digest (words 0-7), then its padding for 64 + 32 bytes. */
+const outerBlock = Uint32Array.of(0, 0, 0, 0, 0, 0, 0, 0, 0x80000000, 0, 0, 0, 0, 0, 0, (64 + 32) * 8)
 
 /** HMAC-SHA256 of the UTF-8 bytes of `text` (at most MAX_TEXT_LENGTH UTF-16 units) under a secret KeyObject. */
 export function keyedSha256(key: KeyObject, text: string): Buffer {
@@ -129,25 +71,15 @@ export function keyedSha256(key: KeyObject, text: string): Buffer {
   message[length] = 0x80
   message.fill(0, length + 1, paddedLength - 4)
   // The inner hash's length in bits counts the key's block; texts this short fit in 32 bits.
-  writeWord(message, paddedLength - 4, (64 + length) * 8)
+  message.writeUInt32BE((64 + length) * 8, paddedLength - 4)
 
   state.set(midstates.inner)
-  for (let offset = 0; offset < paddedLength; offset += 64) compress(state, message, offset)
-  for (let i = 0; i < 8; i++) writeWord(outerBlock, i * 4, state[i]!)
-  outerBlock[32] = 0x80
-  outerBlock.fill(0, 33, 60)
-  writeWord(outerBlock, 60, (64 + 32) * 8)
+  for (let offset = 0; offset < paddedLength; offset += 64) compressInto(state, readBlock(message, offset, block), state)
+  outerBlock.set(state)
   state.set(midstates.outer)
-  compress(state, outerBlock, 0)
+  compressInto(state, outerBlock, state)
 
   const digest = Buffer.allocUnsafe(32)
-  for (let i = 0; i < 8; i++) writeWord(digest, i * 4, state[i]!)
+  for (let i = 0; i < 8; i++) digest.writeUInt32BE(state[i]!, i * 4)
   return digest
-}
-
-function writeWord(bytes: Uint8Array, offset: number, word: number): void {
-  bytes[offset] = word >>> 24
-  bytes[offset + 1] = word >>> 16
-  bytes[offset + 2] = word >>> 8
-  bytes[offset + 3] = word
 }

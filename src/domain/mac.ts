@@ -21,6 +21,6 @@ export function isSameInConstantTime(expected: Buffer, presented: Buffer): boole
  * createHmac's time; everything else goes to OpenSSL.
  */
 export function hmacSha256(key: MacKey, text: string): Buffer {
-  if (key instanceof KeyObject && key.type === 'secret' && text.length <= MAX_TEXT_LENGTH) return keyedSha256(key, text)
+  if (key instanceof KeyObject && text.length <= MAX_TEXT_LENGTH) return keyedSha256(key, text)
   return createHmac('sha256', key).update(text, 'utf8').digest()
 }

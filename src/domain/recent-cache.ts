@@ -48,14 +48,17 @@ export class RecentCache<K, V> {
   }
 }
 
-/** User agents of real browsers repeat and stay under this length; a header may hold 16 KB. */
-const MAX_REMEMBERED_USER_AGENT_LENGTH = 512
+/**
+ * Header values of real browsers (a User-Agent, an Origin or a page's Referer) repeat and stay
+ * under this length; a header may hold 16 KB.
+ */
+const MAX_REMEMBERED_HEADER_LENGTH = 512
 
 /**
- * `compute` of a User-Agent, remembered in a RecentCache for user agents of ordinary length only,
+ * `compute` of a header's value, remembered in a RecentCache for values of ordinary length only,
  * so that made-up ones of header size cannot fill memory (they are computed each time).
  */
-export function rememberPerUserAgent<V>(compute: (userAgent: string) => V, capacity = 5_000): (userAgent: string) => V {
+export function rememberPerHeaderValue<V>(compute: (value: string) => V, capacity = 5_000): (value: string) => V {
   const remembered = new RecentCache<string, V>(capacity)
-  return (userAgent) => (userAgent.length > MAX_REMEMBERED_USER_AGENT_LENGTH ? compute(userAgent) : remembered.getOrCompute(userAgent, compute))
+  return (value) => (value.length > MAX_REMEMBERED_HEADER_LENGTH ? compute(value) : remembered.getOrCompute(value, compute))
 }

@@ -1,4 +1,4 @@
-import { RecentCache } from '../recent-cache.js'
+import { rememberPerHeaderValue } from '../recent-cache.js'
 
 /**
  * Browsers treat https URLs and loopback hosts as potentially trustworthy; only there do they send
@@ -12,25 +12,18 @@ export function isPotentiallyTrustworthy(protocol: string, hostname: string): bo
   return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === '::1'
 }
 
-/**
- * The answers for recent Origin and Referer texts of ordinary length: a site's visitors send a
- * handful of them, and parsing a URL costs more than the lookup. A header may hold 16 KB; longer
- * texts are parsed each time rather than kept.
- */
-const securePages = new RecentCache<string, boolean>(1_000)
-const MAX_REMEMBERED_PAGE_LENGTH = 512
-
-/** Whether the page named by an Origin (or Referer) header is a secure context; false when absent or unreadable. */
-export function isSecurePageOrigin(origin: string | undefined): boolean {
-  if (origin === undefined || origin === '' || origin === 'null') return false
-  return origin.length > MAX_REMEMBERED_PAGE_LENGTH ? readSecurePage(origin) : securePages.getOrCompute(origin, readSecurePage)
-}
-
-function readSecurePage(origin: string): boolean {
+/** Remembered for the pages of recent requests: a site's visitors send a handful, and parsing a URL costs more than the lookup. */
+const isSecurePage = rememberPerHeaderValue((origin: string): boolean => {
   try {
     const url = new URL(origin)
     return isPotentiallyTrustworthy(url.protocol, url.hostname)
   } catch {
     return false
   }
+}, 1_000)
+
+/** Whether the page named by an Origin (or Referer) header is a secure context; false when absent or unreadable. */
+export function isSecurePageOrigin(origin: string | undefined): boolean {
+  if (origin === undefined || origin === '' || origin === 'null') return false
+  return isSecurePage(origin)
 }

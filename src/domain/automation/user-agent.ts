@@ -1,4 +1,4 @@
-import { rememberPerUserAgent } from '../recent-cache.js'
+import { rememberPerHeaderValue } from '../recent-cache.js'
 
 /** What a User-Agent string claims, reduced to what the consistency checks compare. */
 export interface UserAgentClaims {
@@ -51,7 +51,7 @@ function parseUserAgent(userAgent: string): Readonly<UserAgentClaims> {
  * What a User-Agent claims, remembered per User-Agent (real ones repeat, and every verification
  * reads its own): the claims are shared, read-only.
  */
-export const readUserAgent: (userAgent: string) => Readonly<UserAgentClaims> = rememberPerUserAgent(parseUserAgent)
+export const readUserAgent: (userAgent: string) => Readonly<UserAgentClaims> = rememberPerHeaderValue(parseUserAgent)
 
 const versionPatterns: Partial<Record<UserAgentClaims['engine'], RegExp>> = {
   chromium: /(?:Chrome|Chromium|HeadlessChrome)\/(\d+)/,

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto'
 import { parseAddress } from '../network/ip-address.js'
-import { rememberPerUserAgent } from '../recent-cache.js'
+import { rememberPerHeaderValue } from '../recent-cache.js'
 
 /**
  * The unit history is kept per: an IPv4 address, or an IPv6 /64. One subscriber line or one
@@ -29,7 +29,7 @@ export function fingerprintDigest(fingerprint: Readonly<Record<string, unknown>>
 }
 
 /** Tags of the user agents in use, remembered (real ones repeat). */
-const browserTagOfText = rememberPerUserAgent((userAgent) => hash('sha256', userAgent, 'base64url').slice(0, 11))
+const browserTagOfText = rememberPerHeaderValue((userAgent) => hash('sha256', userAgent, 'base64url').slice(0, 11))
 
 /**
  * A short tag of the browser a request comes from (its User-Agent): it tells apart the people

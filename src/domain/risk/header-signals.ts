@@ -1,5 +1,5 @@
 import { isbot } from 'isbot'
-import { rememberPerUserAgent } from '../recent-cache.js'
+import { rememberPerHeaderValue } from '../recent-cache.js'
 import type { AnomalyLabel } from './anomalies.js'
 import type { ScoringInput } from './scoring-input.js'
 
@@ -7,7 +7,7 @@ import type { ScoringInput } from './scoring-input.js'
  * isbot's verdict per user agent, remembered: the pattern is large, and most traffic comes from a
  * few thousand distinct user agents.
  */
-const isBotUserAgent = rememberPerUserAgent(isbot)
+const isBotUserAgent = rememberPerHeaderValue(isbot)
 
 function headerText(value: string | string[] | undefined): string {
   return (Array.isArray(value) ? value.join(',') : (value ?? '')).trim()
