@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { LogController, type DoneFuncWithErrOrRes, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type DoneFuncWithErrOrRes, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 import { proxyRequestIdReader } from './http/proxy-request-id.js'
 import { readUtf8Body } from './http/utf8-body.js'
@@ -147,6 +147,7 @@ export const BODY_LIMIT_BYTES = 16 * 1024
 
 /** An answer whose onSend hook has run, held until the end of the event loop's turn. */
 interface HeldAnswer {
+  reply: FastifyReply
   done: DoneFuncWithErrOrRes
   payload: unknown
 }
@@ -264,7 +265,11 @@ export async function buildApp(options: AppOptions) {
   const sendHeld = (): void => {
     const answers = held
     held = []
-    for (const { done, payload } of answers) {
+    // An answer held when the close began leaves after it: it must close its connection too, or
+    // the connection, idle once the answer is out, holds the shutdown until keepAliveTimeout.
+    const closeConnections = closing || draining
+    for (const { reply, done, payload } of answers) {
+      if (closeConnections) void reply.header('connection', 'close')
       // What a write throws (a header value Node refuses) fails the request, as it would have
       // had the answer been sent from within the hook.
       try {
@@ -275,13 +280,13 @@ export async function buildApp(options: AppOptions) {
     }
   }
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing || draining) void reply.header('connection', 'close')
     if (!holdsAnswers) {
+      if (closing || draining) void reply.header('connection', 'close')
       done(null, payload)
       return
     }
     if (held.length === 0) setImmediate(sendHeld)
-    held.push({ done, payload })
+    held.push({ reply, done, payload })
   })
 
   await app.register(errorHandler)

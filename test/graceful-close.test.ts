@@ -104,4 +104,27 @@ describe('draining before the close (SHUTDOWN_DELAY)', () => {
     await expect(fetch(`${base}/health`)).rejects.toThrow()
     // Building the app (the embedded database's start) takes most of the time on a loaded host.
   }, 90_000)
+
+  it('closes the connection of an answer that was ready but not yet sent when the drain began (the in-process store sends answers at the end of the turn)', async () => {
+    const service = await buildTestApp({
+      beforeReady: (app) => {
+        // The answer is ready (its onSend hooks have run) before the drain begins, in the same turn.
+        app.get('/drain-after-answer-for-test', (_request, reply) => {
+          process.nextTick(() => void app.drain(0))
+          return reply.send({ answered: true })
+        })
+      },
+    })
+    try {
+      await service.app.listen({ port: 0, host: '127.0.0.1' })
+      const { port } = service.app.server.address() as net.AddressInfo
+      const kept = await openKeepAlive(port)
+      // Left open, the connection would hold the close for keepAliveTimeout (72 s), past the
+      // shutdown's grace: the process would be killed with its logs unwritten.
+      expect(await kept.get('/drain-after-answer-for-test')).toMatch(/^HTTP\/1\.1 200[\s\S]*^connection: close/im)
+      await kept.closed
+    } finally {
+      await service.close()
+    }
+  }, 90_000)
 })

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
@@ -15,6 +15,7 @@ import { browserHeaders, humanSubmission } from './helpers/core-flow.js'
 import { freePort } from './helpers/free-port.js'
 import { createScratchDatabase } from './helpers/scratch-database.js'
 import { hasPostgres } from './helpers/services.js'
+import { startServerProcess, killStartedServers, type StartedServer as Started } from './helpers/server-process.js'
 import { hasTerminal, startOnTerminal } from './helpers/terminal.js'
 
 /**
@@ -23,17 +24,6 @@ import { hasTerminal, startOnTerminal } from './helpers/terminal.js'
  * the exit code is 0, and the next start serves the stored counters.
  */
 const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-process-'))
-const running = new Set<ChildProcess>()
-
-interface Started {
-  process: ChildProcess
-  baseUrl: string
-  siteKey: string
-  secretKey: string
-  exited: Promise<number | null>
-  /** Everything the process wrote so far, stdout and stderr. */
-  output: () => string
-}
 
 function isJson(line: string): boolean {
   try {
@@ -44,30 +34,8 @@ function isJson(line: string): boolean {
   }
 }
 
-async function startServer(env: Record<string, string> = {}): Promise<Started> {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, NODE_ENV: 'development', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDirectory, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  running.add(child)
-  // 'close', not 'exit': at 'exit' the last lines written to stdout may not have been read yet (a loaded host).
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
-  let output = ''
-  const [siteKey, secretKey] = await new Promise<[string, string]>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${output}`)), 60_000)
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-      const demo = /site key (tgk_[\w-]+), secret key (tgs_[\w-]+)/.exec(output)
-      if (demo?.[1] !== undefined && demo[2] !== undefined && output.includes('Tollgate is serving')) {
-        clearTimeout(timer)
-        resolve([demo[1], demo[2]])
-      }
-    })
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    void exited.then((code) => reject(new Error(`exited with ${code}:\n${output}`)))
-  })
-  return { process: child, baseUrl: `http://127.0.0.1:${port}`, siteKey, secretKey, exited, output: () => output }
+function startServer(env: Record<string, string> = {}): Promise<Started> {
+  return startServerProcess({ DATA_DIR: dataDirectory, ...env })
 }
 
 /** A token for the demo site, the way the SDK gets one: a challenge, solved here, submitted. */
@@ -110,9 +78,7 @@ function startSlowRequest(baseUrl: string, siteKey: string, body: string): { fin
   return { finish: () => socket.write(body), response }
 }
 
-afterAll(() => {
-  for (const child of running) child.kill('SIGKILL')
-})
+afterAll(killStartedServers)
 
 describe('the server process', () => {
   it('on SIGTERM finishes in-flight requests, stores its counters and exits 0; the next start serves them', async () => {
