@@ -22,6 +22,8 @@ afterAll(killStartedServers)
 const VISITORS = 12
 /** Challenges solved before the load, submitted during it: verifications that pass and get a token. */
 const SOLVED = 4
+/** Verifications answered before SIGTERM is sent. */
+const BEFORE_STOP = 150
 
 interface Answer {
   requestId: string
@@ -88,15 +90,15 @@ async function loadUntilStopped(started: StartedServer, beforeStop: number): Pro
 async function expectEveryAnswerLogged(
   started: StartedServer,
   storage: { dataDirectory: string; databaseUrl: string | undefined },
-): Promise<void> {
-  const { answers, unanswered } = await loadUntilStopped(started, 150)
+): Promise<LoadOutcome> {
+  const { answers, unanswered } = await loadUntilStopped(started, BEFORE_STOP)
   // The log's last lines tell why, should it not.
   expect(await started.exited, started.output().split('\n').slice(-10).join('\n')).toBe(0)
   // The shutdown finished and says so (a kill would not), with nothing left unwritten.
   const lines = started.output().trim().split('\n')
   expect(JSON.parse(lines.at(-1) ?? '{}')).toMatchObject({ msg: 'stopped', written: expect.objectContaining({ 'verification log rows': expect.any(Number) }) })
 
-  expect(answers.length).toBeGreaterThanOrEqual(150)
+  expect(answers.length).toBeGreaterThanOrEqual(BEFORE_STOP)
   // Wrong nonces and solved challenges both got their answers: 400 invalid_solution, and 200 verdicts.
   expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([200, 400]))
   expect(answers.filter((answer) => answer.status === 200)).toHaveLength(SOLVED)
@@ -119,6 +121,7 @@ async function expectEveryAnswerLogged(
   } finally {
     await database.close()
   }
+  return { answers, unanswered }
 }
 
 describe('SIGTERM while visitors submit', () => {
@@ -126,6 +129,14 @@ describe('SIGTERM while visitors submit', () => {
     const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-drain-'))
     const started = await startServerProcess({ DATA_DIR: dataDirectory, RATE_LIMIT_PER_MINUTE: '0' })
     await expectEveryAnswerLogged(started, { dataDirectory, databaseUrl: undefined })
+  }, 120_000)
+
+  it('with SHUTDOWN_DELAY on the embedded stores: serves on through the drain, then the same', async () => {
+    const dataDirectory = mkdtempSync(join(tmpdir(), 'tollgate-drain-'))
+    const started = await startServerProcess({ DATA_DIR: dataDirectory, RATE_LIMIT_PER_MINUTE: '0', SHUTDOWN_DELAY: '1000' })
+    const { answers } = await expectEveryAnswerLogged(started, { dataDirectory, databaseUrl: undefined })
+    // The visitors were answered through the drain's second, not only up to the signal.
+    expect(answers.length).toBeGreaterThan(BEFORE_STOP + VISITORS)
   }, 120_000)
 
   it.skipIf(!hasPostgres || !hasRedisServer)('on PostgreSQL and Redis: the same', async () => {
