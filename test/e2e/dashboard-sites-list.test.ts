@@ -31,7 +31,9 @@ describe.skipIf(!hasChromium())("an agency's sites list", () => {
     ;[colleague, client] = await Promise.all([createTestAccount(app), createTestAccount(app)])
     for (let number = 12; number >= 1; number -= 1) {
       const padded = String(number).padStart(2, '0')
-      sites.push(await createTestSite(app, agency, { name: `Client ${padded} shop`, domains: [`shop.client${padded}.example`] }))
+      // Client 03 also sells books under an internationalized domain, which is stored in punycode.
+      const domains = number === 3 ? ['shop.client03.example', 'b\u00FCcher.client03.example'] : [`shop.client${padded}.example`]
+      sites.push(await createTestSite(app, agency, { name: `Client ${padded} shop`, domains }))
     }
     const clientSeven = sites.find((site) => site.name === 'Client 07 shop')
     const currentHour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS
@@ -52,6 +54,11 @@ describe.skipIf(!hasChromium())("an agency's sites list", () => {
     await filter.fill('SHOP.CLIENT07')
     await expect.poll(() => cardNames(page)).toEqual(['Client 07 shop'])
     expect(await countText(page)).toBe('1 of 12 sites match.')
+    // The domain stored as xn--bcher-kva.client03.example, found as people type it, in part too.
+    await filter.fill('B\u00DCCH')
+    await expect.poll(() => cardNames(page)).toEqual(['Client 03 shop'])
+    await filter.fill('b\u00FCcher.client03')
+    await expect.poll(() => countText(page)).toBe('1 of 12 sites match.')
     await filter.fill(sites[0]?.siteKey.slice(0, 14) ?? '')
     await expect.poll(() => cardNames(page)).toEqual(['Client 12 shop'])
     await filter.fill('nowhere')

@@ -1,9 +1,10 @@
-import { matchesSiteSearch, SITE_SORTS, sortSites, type SiteSort } from '../../../src/domain/sites/site-search.js'
+import { createSiteSearch, SITE_SORTS, sortSites, type SiteSort } from '../../../src/domain/sites/site-search.js'
 import { listSitesWithSummary } from '../api/sites.js'
 import type { ListedSite } from '../api/types.js'
 import { Link } from '../components/link.js'
 import { ErrorNotice, Loading } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
+import { browserDomainSpellings } from '../lib/domain-spellings.js'
 import { formatDateTime, formatNumber } from '../lib/format.js'
 import { useAddressParam } from '../lib/router.js'
 import { useLoader } from '../lib/use-loader.js'
@@ -47,10 +48,7 @@ function describeMatches(shown: number, all: number, filter: string): string {
 function SiteList({ sites }: { sites: ListedSite[] }) {
   const [filter, setFilter] = useAddressParam<string>('q', anyText, '')
   const [sort, setSort] = useAddressParam<SiteSort>('sort', SITE_SORTS, 'created')
-  const shown = sortSites(
-    sites.filter((site) => matchesSiteSearch(site, filter)),
-    sort,
-  )
+  const shown = sortSites(sites.filter(createSiteSearch(filter, browserDomainSpellings)), sort)
   return (
     <>
       <div class="toolbar site-list__toolbar">

@@ -24,13 +24,60 @@ export function foldForSearch(text: string): string {
 /**
  * Whether the site's name, one of its domains or its site key holds `query` (trimmed), both folded
  * (foldForSearch): "client 07", "shop.example" and "tgk_3f" all find their site, and "CAFÉ" finds
- * "Café" however either é was typed. An empty query finds all. Domains are compared as given (stored in punycode); the API
- * gives their Unicode spelling too (hostname-search.ts).
+ * "Café" however either é was typed. An empty query finds all. Domains are compared as given (stored
+ * in punycode); createSiteSearch finds them by their Unicode spelling too.
  */
 export function matchesSiteSearch(site: SearchedSite, query: string): boolean {
   const wanted = foldForSearch(query.trim())
   if (wanted === '') return true
   return [site.name, site.siteKey, ...site.domains].some((text) => foldForSearch(text).includes(wanted))
+}
+
+/**
+ * A domain's other spellings, as the platform can tell them: the API's from node:url
+ * (hostname-search.ts), the dashboard's from the browser (dashboard/src/lib/domain-spellings.ts).
+ * Each answers '' when the text has no such spelling.
+ */
+export interface DomainSpellings {
+  /** The punycode of text typed as a domain, or part of one (bücher: xn--bcher-kva). */
+  toASCII(text: string): string
+  /** The Unicode of a stored domain (xn--bcher-kva.example: bücher.example). */
+  toUnicode(domain: string): string
+}
+
+/** Characters a host cannot hold: a URL parser reads a path, query, port or credentials there instead. */
+const NOT_IN_A_HOST = /[\s/\\?#@:%[\]]/
+
+/**
+ * Whether a query may have another spelling as a domain: ASCII is its own punycode (and a URL
+ * parser would read a number as an IPv4 address: 07 as 0.0.0.7), and text with a URL's delimiters
+ * would be cut at them (bücher/x read as bücher).
+ */
+function mayBeSpelledOtherwise(text: string): boolean {
+  return /[^\p{ASCII}]/u.test(text) && !NOT_IN_A_HOST.test(text)
+}
+
+/**
+ * A site search that finds an internationalized domain in either spelling: domains are stored in
+ * punycode (normalizeHostname), as browsers send them in Origin, while people type them in
+ * Unicode. "bücher", "büch" and "xn--bcher-kva" all find the site of xn--bcher-kva.example. The
+ * query's punycode spelling is tried as well, for what only the URL standard maps (an ideographic
+ * full stop between labels). The API (`GET /sites?q=`) and the dashboard's filter box find the
+ * same sites.
+ */
+export function createSiteSearch(query: string, spellings: DomainSpellings): (site: SearchedSite) => boolean {
+  const folded = foldForSearch(query.trim())
+  if (folded === '') return () => true
+  const ascii = mayBeSpelledOtherwise(folded) ? spellings.toASCII(folded) : ''
+  const queries = ascii === '' || ascii === folded ? [query] : [query, ascii]
+  const withUnicodeSpelling = (domain: string): string[] => {
+    const unicode = spellings.toUnicode(domain)
+    return unicode === '' || unicode === domain ? [domain] : [domain, unicode]
+  }
+  return (site) => {
+    const spelled = { ...site, domains: site.domains.flatMap(withUnicodeSpelling) }
+    return queries.some((wanted) => matchesSiteSearch(spelled, wanted))
+  }
 }
 
 const byName = new Intl.Collator('en', { sensitivity: 'base', numeric: true })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createHostnameSearch } from '../../../src/domain/sites/hostname-search.js'
-import { foldForSearch, matchesSiteSearch, type SearchedSite } from '../../../src/domain/sites/site-search.js'
+import { createSiteSearch, foldForSearch, matchesSiteSearch, type SearchedSite } from '../../../src/domain/sites/site-search.js'
+import { browserDomainSpellings } from '../../../dashboard/src/lib/domain-spellings.js'
 
 const site = (name: string, domains: string[] = []): SearchedSite => ({ name, siteKey: 'tgk_3f9a1c', domains })
 
@@ -39,6 +40,32 @@ describe("the dashboard's site filter", () => {
   })
 })
 
+describe("the dashboard's site filter with the browser's spellings of domains", () => {
+  const filter = (query: string) => createSiteSearch(query, browserDomainSpellings)
+  const bookshop = site('Books', ['xn--bcher-kva.example'])
+
+  it('finds an internationalized domain by its Unicode spelling, whole or in part, or its punycode', () => {
+    for (const query of ['b\u00FCcher', 'b\u00FCch', 'BU\u0308CHER.example', 'xn--bcher-kva', 'b\u00FCcher\u3002example']) {
+      expect(filter(query)(bookshop), query).toBe(true)
+    }
+    expect(filter('bucher')(bookshop)).toBe(false)
+  })
+
+  it('finds the same sites as the API for every query', () => {
+    const sites = [
+      bookshop,
+      site('M\u00FCnchen', ['xn--mnchen-3ya.example', 'shop.example']),
+      site('Client 07', ['shop.client07.example']),
+      site('Caf\u00E9', ['xn--caf-dma.example']),
+    ]
+    const queries = ['b\u00FCcher', 'b\u00FCch', 'm\u00FCnchen', 'M\u00DCN', 'mnchen', 'caf\u00E9', 'cafe\u0301.EXAMPLE', 'xn--', '07', 'client 07', 'shop.client07',
+      'tgk_3f', 'b\u00FCcher/x', '\u00FC:80', '\u00FC@shop', '\uFF33\uFF28\uFF2F\uFF30', '\u0410', '', ' ', 'nothing']
+    for (const query of queries) {
+      expect(sites.map(filter(query)), query).toEqual(sites.map(createHostnameSearch(query)))
+    }
+  })
+})
+
 describe("the API's site search", () => {
   const bookshop = site('Books', ['xn--bcher-kva.example'])
 
@@ -47,6 +74,8 @@ describe("the API's site search", () => {
       expect(createHostnameSearch(query)(bookshop), query).toBe(true)
     }
     expect(createHostnameSearch('bucher')(bookshop)).toBe(false)
+    // Not cut at a URL's delimiters, as a URL parser would cut the query (bücher/x read as bücher).
+    for (const query of ['b\u00FCcher/x', 'b\u00FCcher?x', 'b\u00FCcher#x']) expect(createHostnameSearch(query)(bookshop), query).toBe(false)
   })
 
   it('finds a site whose domain was given in Unicode by its punycode, and names and keys as the filter does', () => {
