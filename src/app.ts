@@ -253,6 +253,13 @@ export async function buildApp(options: AppOptions) {
     closing = true
     for (const socket of withoutRequest) socket.destroy()
   })
+  // An answer whose head left before the close began (a download still going) could not be told
+  // `Connection: close`: Node keeps its connection once it is out, and the close, which ends only
+  // the connections idle when it begins, would wait for keepAliveTimeout. It is ended here instead.
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (closing) request.raw.socket?.end()
+    done()
+  })
   // With the in-process store, answers leave at the end of the event loop's turn, together
   // (setImmediate runs once the turn's I/O callbacks are done), rather than each as soon as it is
   // ready: the requests that arrived together are answered in the same turn, and a client or proxy

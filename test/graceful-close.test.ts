@@ -1,6 +1,12 @@
 import net from 'node:net'
+import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from './helpers/test-app.js'
+
+/** Whether the promise settles within `ms`. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))])
+}
 
 /** Opens a TCP connection to the service and sends nothing, as a browser's preconnect does. */
 async function openSilentConnection(port: number): Promise<{ closedByServer: Promise<void> }> {
@@ -13,6 +19,39 @@ async function openSilentConnection(port: number): Promise<{ closedByServer: Pro
 }
 
 describe('closing the service', () => {
+  it('ends a keep-alive connection whose answer began before the close once the answer is out, instead of waiting for keepAliveTimeout', async () => {
+    let finishBody: () => void = () => {}
+    const bodyMayFinish = new Promise<void>((resolve) => (finishBody = resolve))
+    const service = await buildTestApp({
+      beforeReady: (app) => {
+        // A download whose head and first bytes leave before the close, and its end after.
+        app.get('/long-download-for-test', (_request, reply) => {
+          const body = new PassThrough()
+          body.write('first part;')
+          void bodyMayFinish.then(() => body.end('last part'))
+          return reply.type('text/plain').send(body)
+        })
+      },
+    })
+    await service.app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = service.app.server.address() as net.AddressInfo
+    const kept = await openKeepAlive(port)
+    const download = kept.get('/long-download-for-test')
+    const head = await kept.received((text) => text.includes('first part;'))
+    // Chunked, and kept alive: the head left before the close, which cannot change it any more.
+    expect(head).toMatch(/^transfer-encoding: chunked/im)
+    expect(head).not.toMatch(/^connection: close/im)
+
+    const closed = service.close()
+    // Let the close begin (it ends the idle connections then; this one is not idle).
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    finishBody()
+    expect(await download).toMatch(/last part/)
+    // Left open, the connection would hold the close for keepAliveTimeout (72 s), past the shutdown's grace.
+    expect(await settlesWithin(kept.closed, 10_000)).toBe(true)
+    expect(await settlesWithin(closed, 10_000)).toBe(true)
+  }, 60_000)
+
   it('ends connections that never sent a request instead of waiting for them', async () => {
     const service = await buildTestApp()
     await service.app.listen({ port: 0, host: '127.0.0.1' })
@@ -31,30 +70,50 @@ describe('closing the service', () => {
 })
 
 /** A keep-alive connection of its own, on which requests are sent one after another. */
-async function openKeepAlive(port: number): Promise<{ get(path: string): Promise<string>; closed: Promise<void> }> {
+async function openKeepAlive(port: number): Promise<{
+  get(path: string): Promise<string>
+  /** Everything the connection received so far, once `test` holds for it. */
+  received(test: (text: string) => boolean): Promise<string>
+  closed: Promise<void>
+}> {
   const socket = net.connect({ host: '127.0.0.1', port })
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve)
     socket.once('error', reject)
   })
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+  let transcript = ''
+  const waiters = new Set<() => void>()
+  socket.on('data', (chunk: Buffer) => {
+    transcript += chunk.toString()
+    for (const check of waiters) check()
+  })
+  const received = (test: (text: string) => boolean) =>
+    new Promise<string>((resolve) => {
+      const check = () => {
+        if (!test(transcript)) return
+        waiters.delete(check)
+        resolve(transcript)
+      }
+      waiters.add(check)
+      check()
+    })
+  /** Whether `text` (from the start of an answer) holds a whole answer: by its Content-Length, or chunked to its last chunk. */
+  const isWhole = (text: string) => {
+    const headEnd = text.indexOf('\r\n\r\n')
+    if (headEnd < 0) return false
+    const head = text.slice(0, headEnd)
+    const body = text.slice(headEnd + 4)
+    if (/^transfer-encoding: chunked/im.test(head)) return body.endsWith('0\r\n\r\n')
+    return Buffer.byteLength(body) >= Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0)
+  }
   return {
     closed,
-    get(path) {
-      return new Promise((resolve) => {
-        let received = ''
-        const onData = (chunk: Buffer) => {
-          received += chunk.toString()
-          const [head = '', body] = received.split('\r\n\r\n')
-          const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0)
-          if (body !== undefined && Buffer.byteLength(body) >= length) {
-            socket.off('data', onData)
-            resolve(received)
-          }
-        }
-        socket.on('data', onData)
-        socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n`)
-      })
+    received,
+    async get(path) {
+      const from = transcript.length
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n`)
+      return (await received((text) => isWhole(text.slice(from)))).slice(from)
     },
   }
 }
