@@ -44,6 +44,17 @@ function readOverflow(page: Page): Promise<string | undefined> {
   })
 }
 
+/** The system's background colour (`Canvas`) as the page computes it: the page's own under forced colours. */
+function systemBackground(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const probe = document.body.appendChild(document.createElement('div'))
+    probe.style.background = 'Canvas'
+    const color = getComputedStyle(probe).backgroundColor
+    probe.remove()
+    return color
+  })
+}
+
 /**
  * The site's tabs and the range picker as a person with low vision, with forced colours or on a
  * small screen sees them: a focus ring that stands out (WCAG 1.4.11, 2.4.7), the current tab and
@@ -111,13 +122,7 @@ describe.skipIf(!hasChromium())("the dashboard's tabs and choices, seen with low
           }))
         const checked = options.find((option) => option.isChecked)
         expect(checked).toBeDefined()
-        const canvas = await page.evaluate(() => {
-          const probe = document.body.appendChild(document.createElement('div'))
-          probe.style.background = 'Canvas'
-          const color = getComputedStyle(probe).backgroundColor
-          probe.remove()
-          return color
-        })
+        const canvas = await systemBackground(page)
         for (const option of options) {
           expect(contrastOf(option.color, overBackdrop(option.background, canvas)), `${colorScheme}: ${option.name}, ${option.color} on ${option.background}`).toBeGreaterThanOrEqual(4.5)
           if (!option.isChecked) {
@@ -166,6 +171,29 @@ describe.skipIf(!hasChromium())("the dashboard's tabs and choices, seen with low
       expect(pixels.systemText).toBeGreaterThan(0)
     } finally {
       await page.emulateMedia({ forcedColors: 'none', colorScheme: 'light' })
+    }
+  })
+
+  it("draws each of the chart's lines at 3:1 or more against the background, their colours still apart, in dark and light forced colours", async () => {
+    for (const colorScheme of ['dark', 'light'] as const) {
+      await page.emulateMedia({ forcedColors: 'active', colorScheme })
+      try {
+        await page.goto(`${dashboard.origin}/dashboard/sites/${site.id}/analytics`)
+        await page.locator('.chart canvas').waitFor()
+        // The colours the lines are drawn in: uPlot gives each legend marker its series' stroke
+        // (the first series is the time axis).
+        const lines = await page.locator('.chart .u-legend .u-series').evaluateAll((elements) =>
+          elements.slice(1).flatMap((element) => {
+            const marker = element.querySelector<HTMLElement>('.u-marker')
+            return marker === null ? [] : [{ name: (element.querySelector('.u-label')?.textContent ?? '').trim(), color: marker.style.borderTopColor }]
+          }))
+        const canvas = await systemBackground(page)
+        expect(lines.map((line) => line.name)).toEqual(['Allowed', 'Challenged', 'Blocked', 'Rejected'])
+        for (const line of lines) expect(contrastOf(line.color, canvas), `${colorScheme}: ${line.name} ${line.color} on ${canvas}`).toBeGreaterThanOrEqual(3)
+        expect(new Set(lines.map((line) => line.color)).size).toBe(lines.length)
+      } finally {
+        await page.emulateMedia({ forcedColors: 'none', colorScheme: 'light' })
+      }
     }
   })
 
