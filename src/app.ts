@@ -146,6 +146,9 @@ function isValidJson(text: string): boolean {
 export const BODY_LIMIT_BYTES = 16 * 1024
 
 /** An answer whose onSend hook has run, held until the end of the event loop's turn. */
+/** While the service closes, how often the keep-alive connections that have fallen idle are ended. */
+const CLOSING_IDLE_CHECK_MS = 100
+
 interface HeldAnswer {
   reply: FastifyReply
   done: DoneFuncWithErrOrRes
@@ -249,17 +252,19 @@ export async function buildApp(options: AppOptions) {
     socket.once('close', () => withoutRequest.delete(socket))
   })
   app.server.on('request', (request: IncomingMessage) => withoutRequest.delete(request.socket))
+  let endIdle: NodeJS.Timeout | undefined
   app.addHook('preClose', async () => {
     closing = true
     for (const socket of withoutRequest) socket.destroy()
+    // An answer whose head left before the close began (a download still going) could not be told
+    // `Connection: close`, and Node keeps its connection once it is out, while the close ends only
+    // the connections idle as it begins: it would wait for keepAliveTimeout. So the connections
+    // that fall idle meanwhile are ended too, checked every CLOSING_IDLE_CHECK_MS until the server
+    // has closed (rather than a hook on every answer, which the routes would pay for always).
+    endIdle = setInterval(() => app.server.closeIdleConnections(), CLOSING_IDLE_CHECK_MS).unref()
   })
-  // An answer whose head left before the close began (a download still going) could not be told
-  // `Connection: close`: Node keeps its connection once it is out, and the close, which ends only
-  // the connections idle when it begins, would wait for keepAliveTimeout. It is ended here instead.
-  app.addHook('onResponse', (request, _reply, done) => {
-    if (closing) request.raw.socket?.end()
-    done()
-  })
+  // onClose hooks run once the server has closed, its last connection ended.
+  app.addHook('onClose', async () => clearInterval(endIdle))
   // With the in-process store, answers leave at the end of the event loop's turn, together
   // (setImmediate runs once the turn's I/O callbacks are done), rather than each as soon as it is
   // ready: the requests that arrived together are answered in the same turn, and a client or proxy
