@@ -145,10 +145,10 @@ function isValidJson(text: string): boolean {
 /** Public request bodies are small (DESIGN section 3); nothing in the API needs more. */
 export const BODY_LIMIT_BYTES = 16 * 1024
 
-/** An answer whose onSend hook has run, held until the end of the event loop's turn. */
 /** While the service closes, how often the keep-alive connections that have fallen idle are ended. */
 const CLOSING_IDLE_CHECK_MS = 100
 
+/** An answer whose onSend hook has run, held until the end of the event loop's turn. */
 interface HeldAnswer {
   reply: FastifyReply
   done: DoneFuncWithErrOrRes
