@@ -36,6 +36,14 @@ interface LoadOutcome {
   unanswered: number
 }
 
+/**
+ * Whether an answer is Fastify's to a request that arrived on a kept-alive connection once the
+ * close had begun: 503 before any route or hook runs, so no verification (and no request id).
+ */
+function refusedWhileClosing(status: number, body: string): boolean {
+  return status === 503 && body === '{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}'
+}
+
 async function postJson(url: string, headers: Record<string, string>, body?: unknown): Promise<Response> {
   return fetch(url, {
     method: 'POST',
@@ -63,19 +71,23 @@ async function loadUntilStopped(started: StartedServer, beforeStop: number): Pro
     for (;;) {
       let submission: unknown
       try {
-        const challenge = (await (await postJson(`${started.baseUrl}/api/v1/challenge`, headers)).json()) as Challenge
-        submission = solved.pop() ?? humanSubmission(challenge, 'abc')
+        const issued = await postJson(`${started.baseUrl}/api/v1/challenge`, headers)
+        // Anything but a challenge is the service closing (refusedWhileClosing): the visitor is done.
+        if (issued.status !== 200) return
+        submission = solved.pop() ?? humanSubmission((await issued.json()) as Challenge, 'abc')
       } catch {
         return
       }
       let answer: Response
+      let body: string
       try {
         answer = await postJson(`${started.baseUrl}/api/v1/verify`, headers, submission)
-        await answer.arrayBuffer()
+        body = await answer.text()
       } catch {
         unanswered += 1
         return
       }
+      if (refusedWhileClosing(answer.status, body)) return
       answers.push({ requestId: answer.headers.get('x-request-id') ?? '', status: answer.status })
       if (!stopSent && answers.length >= beforeStop) {
         stopSent = true
