@@ -35,6 +35,11 @@ export const errorCatalogue = {
     status: 403,
     message: 'An API key may rename or narrow a key, not widen one (full access, more sites, a later expiry): widen it from a logged-in session (the dashboard), with the password.',
   },
+  api_key_address_refused: {
+    status: 403,
+    message:
+      "This API key may be used only from the addresses its list names, and this request came from another (behind a proxy, TRUST_PROXY decides which address is the client's).",
+  },
   account_disabled: {
     status: 403,
     message: 'This account has been disabled by the operator of this server (npm run account -- enable undoes it): ask them.',

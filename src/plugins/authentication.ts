@@ -282,12 +282,19 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
     if (key === undefined) throw new ApiError('unauthorized', 'The Authorization header must be "Bearer <API key>".')
     // A site's secret key (tgs_...) is the likeliest mistake: it is for Siteverify, not for this API.
     if (!isApiKeyShaped(key)) throw new ApiError('unauthorized', 'The API key is unknown or has been revoked (API keys are made in the dashboard, under API keys; a site\'s secret key is for Siteverify only).')
-    const use = await apiKeys.useByKeyHash(hashToken(key))
+    const use = await apiKeys.useByKeyHash(hashToken(key), request.ip)
     if (use === undefined) throw new ApiError('unauthorized', 'The API key is unknown or has been revoked.')
     // Said to the key's holder only, who knows the account exists: the operator has to enable it.
     if (use.outcome === 'account_disabled') throw new ApiError('unauthorized', "The API key's account has been disabled by the operator of this service.")
     if (use.outcome === 'expired') {
       throw new ApiError('unauthorized', `The API key expired at ${use.expiresAt.toISOString()}; make a new one in the dashboard.`)
+    }
+    if (use.outcome === 'address_refused') {
+      // Told to the holder, who has the key, with the address seen (a proxy's, without TRUST_PROXY),
+      // not the list: whoever found the key elsewhere learns no address to try it from. Logged for
+      // the operator, as a leaked key being tried is worth knowing of.
+      request.log.warn({ apiKeyId: use.apiKeyId, apiKeyPrefix: use.prefix, clientIp: request.ip }, 'an API key was refused: the request came from an address its list does not hold')
+      throw new ApiError('api_key_address_refused', `This API key may not be used from ${request.ip}: its list of allowed addresses does not hold it.`)
     }
     // Every write of the dashboard API is a POST, PUT or DELETE: refused here, a read key cannot
     // change anything a route added later forgets to guard (revoking itself included).

@@ -1,7 +1,42 @@
 import { describe, expect, it } from 'vitest'
-import { accessLabel, changedTermsOf, expiresAtOf, expiryChoices, keySitesLabel, siteIdsOf } from '../../dashboard/src/lib/api-keys.js'
+import {
+  accessLabel,
+  allowedAddressesOf,
+  allowedAddressesText,
+  changedAddressesOf,
+  changedTermsOf,
+  expiresAtOf,
+  expiryChoices,
+  keyAddressesLabel,
+  keySitesLabel,
+  siteIdsOf,
+} from '../../dashboard/src/lib/api-keys.js'
 
 const now = new Date('2026-11-29T03:28:34.000Z')
+
+describe("the API keys page's allowed addresses", () => {
+  it('read the text one entry per line (or separated by spaces or commas), and none as any address', () => {
+    expect(allowedAddressesOf(' 203.0.113.0/24\n\n2001:db8::/48, 198.51.100.7 ')).toEqual(['203.0.113.0/24', '2001:db8::/48', '198.51.100.7'])
+    expect(allowedAddressesOf(' \n ')).toBeNull()
+    expect(allowedAddressesText(['203.0.113.0/24', '198.51.100.7'])).toBe('203.0.113.0/24\n198.51.100.7')
+    expect(allowedAddressesText(null)).toBe('')
+  })
+
+  it('send an edit the list only when the text no longer shows the key\'s', () => {
+    const key = { allowedAddresses: ['203.0.113.0/24', '198.51.100.7'] }
+    expect(changedAddressesOf(key, '203.0.113.0/24\n198.51.100.7\n')).toEqual({})
+    expect(changedAddressesOf(key, '203.0.113.0/24')).toEqual({ allowedAddresses: ['203.0.113.0/24'] })
+    expect(changedAddressesOf(key, '')).toEqual({ allowedAddresses: null })
+    expect(changedAddressesOf({ allowedAddresses: null }, '  ')).toEqual({})
+    expect(changedAddressesOf({ allowedAddresses: null }, '198.51.100.7')).toEqual({ allowedAddresses: ['198.51.100.7'] })
+  })
+
+  it('list a key\'s addresses as Any, up to three by name, or two and a count', () => {
+    expect(keyAddressesLabel(null)).toBe('Any')
+    expect(keyAddressesLabel(['203.0.113.0/24', '2001:db8::/48', '198.51.100.7'])).toBe('203.0.113.0/24, 2001:db8::/48, 198.51.100.7')
+    expect(keyAddressesLabel(['203.0.113.0/24', '2001:db8::/48', '198.51.100.7', '198.51.100.8'])).toBe('203.0.113.0/24, 2001:db8::/48 and 2 more')
+  })
+})
 
 describe("the API keys page's terms of a new key", () => {
   it('count an expiry in days from the moment of the submission, and never as null', () => {

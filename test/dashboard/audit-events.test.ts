@@ -116,6 +116,14 @@ describe("the activity page's sentences", () => {
     expect(created({ access: 'read', siteIds: ['a', 'b'], expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…), read only, for 2 sites only')
     expect(created({ access: 'full', siteIds: ['a'], expiresAt: until })).toBe(`Created API key Grafana (tgak_abcdefg…), for 1 site only, expires ${formatDateTime(until)}`)
     expect(created({ access: 'full', siteIds: null, expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…)')
+    // A key for some addresses only names up to three of them, and counts a longer list.
+    expect(created({ access: 'read', allowedAddresses: ['203.0.113.0/24', '2001:db8::/48'], expiresAt: null })).toBe(
+      'Created API key Grafana (tgak_abcdefg…), read only, from 203.0.113.0/24, 2001:db8::/48 only',
+    )
+    expect(created({ access: 'full', allowedAddresses: ['198.51.100.1', '198.51.100.2', '198.51.100.3', '198.51.100.4'], expiresAt: null })).toBe(
+      'Created API key Grafana (tgak_abcdefg…), from 4 addresses only',
+    )
+    expect(created({ access: 'full', allowedAddresses: null, expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…)')
     // An access a later server added goes by its code.
     expect(created({ access: 'deploy', expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…), deploy access')
   })
@@ -126,10 +134,11 @@ describe("the activity page's sentences", () => {
       { field: 'name', from: 'ci', to: 'deploy' },
       { field: 'siteIds', from: ['a', 'b'], to: ['a'] },
       { field: 'siteIds', from: ['a'], to: null },
+      { field: 'allowedAddresses', from: null, to: ['203.0.113.0/24'] },
       { field: 'expiresAt', from: until, to: null },
     ]
     expect(describeAuditEvent(eventOf('api_key.updated', { name: 'deploy', prefix: 'tgak_abcdefg', changes }, { site: null }))).toBe(
-      `Changed API key deploy (tgak_abcdefg…): name ci → deploy; sites 2 sites → 1 site; sites 1 site → all; expiry ${formatDateTime(until)} → never`,
+      `Changed API key deploy (tgak_abcdefg…): name ci → deploy; sites 2 sites → 1 site; sites 1 site → all; addresses any → 203.0.113.0/24; expiry ${formatDateTime(until)} → never`,
     )
   })
 

@@ -54,6 +54,7 @@ describe.each(deployments)('API keys on $name', ({ available, options }) => {
       prefix: created.key.slice(0, 12),
       access: 'full',
       siteIds: null,
+      allowedAddresses: null,
       expiresAt: null,
       expired: false,
       key: expect.stringMatching(/^tgak_[A-Za-z0-9_-]{43}$/),
@@ -83,16 +84,17 @@ describe.each(deployments)('API keys on $name', ({ available, options }) => {
       prefix: created.prefix,
       access: 'read',
       siteIds: null,
+      allowedAddresses: null,
       expiresAt,
       expired: false,
       createdAt: created.createdAt,
       lastUsedAt: null,
     })
     expect((await keyCreations(owner)).map((event) => event.details)).toEqual([
-      { apiKeyId: otherZone.id, name: 'other zone', prefix: otherZone.prefix, access: 'full', siteIds: null, expiresAt: '2099-06-30T12:00:00.000Z' },
-      { apiKeyId: created.id, name: 'monitor', prefix: created.prefix, access: 'read', siteIds: null, expiresAt },
+      { apiKeyId: otherZone.id, name: 'other zone', prefix: otherZone.prefix, access: 'full', siteIds: null, allowedAddresses: null, expiresAt: '2099-06-30T12:00:00.000Z' },
+      { apiKeyId: created.id, name: 'monitor', prefix: created.prefix, access: 'read', siteIds: null, allowedAddresses: null, expiresAt },
       // The helper's key: full, never expiring, for all sites.
-      { apiKeyId: expect.any(String), name: 'test key', prefix: expect.any(String), access: 'full', siteIds: null, expiresAt: null },
+      { apiKeyId: expect.any(String), name: 'test key', prefix: expect.any(String), access: 'full', siteIds: null, allowedAddresses: null, expiresAt: null },
     ])
   })
 
@@ -111,7 +113,7 @@ describe.each(deployments)('API keys on $name', ({ available, options }) => {
     const { items } = response.json<KeyList>()
     expect(response.body).not.toContain(created.key)
     const listed = items.find((item) => item.id === created.id)
-    expect(listed).toEqual({ id: created.id, name: 'listed', prefix: created.prefix, access: 'full', siteIds: null, expiresAt: null, expired: false, createdAt: created.createdAt, lastUsedAt: expect.any(String) })
+    expect(listed).toEqual({ id: created.id, name: 'listed', prefix: created.prefix, access: 'full', siteIds: null, allowedAddresses: null, expiresAt: null, expired: false, createdAt: created.createdAt, lastUsedAt: expect.any(String) })
     expect(Object.keys(listed ?? {})).not.toContain('key')
     const strangers = (await list(asScript(stranger))).json<KeyList>().items.map((item) => item.id)
     expect(strangers).not.toContain(created.id)

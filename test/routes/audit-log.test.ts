@@ -45,7 +45,7 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
     expect(created?.actor).toMatchObject({ type: 'anonymous', id: null, name: null, clientIp: expect.stringMatching(/^2001:db8:/) })
     expect(loggedIn?.actor).toMatchObject({ type: 'session', id: expect.any(String), name: account.email, clientIp: created?.actor.clientIp })
     expect(keyCreated?.actor).toMatchObject({ type: 'session', id: loggedIn?.actor.id, name: account.email, clientIp: created?.actor.clientIp })
-    expect(keyCreated?.details).toEqual({ apiKeyId: expect.any(String), name: 'test key', prefix: expect.stringMatching(/^tgak_/), access: 'full', siteIds: null, expiresAt: null })
+    expect(keyCreated?.details).toEqual({ apiKeyId: expect.any(String), name: 'test key', prefix: expect.stringMatching(/^tgak_/), access: 'full', siteIds: null, allowedAddresses: null, expiresAt: null })
     expect(keyCreated?.site).toBeNull()
   })
 

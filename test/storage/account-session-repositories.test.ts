@@ -11,6 +11,8 @@ import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/s
 
 const HOUR_MS = 3_600_000
 const IDLE_TIMEOUT_MS = 72 * HOUR_MS
+/** Where the keys of these tests are used from: a key without a list may be used from any address. */
+const CLIENT_IP = '198.51.100.23'
 /** What keys were before access levels and expiry: full, never expiring. */
 const fullForever = { access: 'full', expiresAt: null } as const
 
@@ -143,7 +145,7 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     const other = await newAccount()
     const key = await apiKeys.create(owner.id, { name: 'CI', prefix: 'tgak_abcdefg', keyHash: `hash-${owner.id}`, ...fullForever }, 2)
     if (key === undefined) throw new Error('key not created')
-    expect(key).toEqual({ id: expect.any(String), name: 'CI', prefix: 'tgak_abcdefg', access: 'full', siteIds: null, expiresAt: null, expired: false, createdAt: expect.any(Date), lastUsedAt: null })
+    expect(key).toEqual({ id: expect.any(String), name: 'CI', prefix: 'tgak_abcdefg', access: 'full', siteIds: null, allowedAddresses: null, expiresAt: null, expired: false, createdAt: expect.any(Date), lastUsedAt: null })
     expect(await apiKeys.listByAccount(owner.id)).toEqual([key])
     expect(await apiKeys.listByAccount(other.id)).toEqual([])
     // The account's limit (2 here) holds; another account has its own.
@@ -152,7 +154,7 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     expect(await apiKeys.listByAccount(owner.id)).toHaveLength(2)
     await apiKeys.delete(owner.id, (await apiKeys.listByAccount(owner.id))[1]?.id ?? '')
 
-    expect(await apiKeys.useByKeyHash(`hash-${owner.id}`)).toEqual({
+    expect(await apiKeys.useByKeyHash(`hash-${owner.id}`, CLIENT_IP)).toEqual({
       outcome: 'used',
       apiKeyId: key.id,
       name: 'CI',
@@ -164,11 +166,11 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     })
     const [used] = await apiKeys.listByAccount(owner.id)
     expect(used?.lastUsedAt).toBeInstanceOf(Date)
-    expect(await apiKeys.useByKeyHash('unknown')).toBeUndefined()
+    expect(await apiKeys.useByKeyHash('unknown', CLIENT_IP)).toBeUndefined()
 
     expect(await apiKeys.delete(other.id, key.id)).toBeUndefined()
     expect(await apiKeys.delete(owner.id, key.id)).toEqual({ name: 'CI', prefix: 'tgak_abcdefg' })
-    expect(await apiKeys.useByKeyHash(`hash-${owner.id}`)).toBeUndefined()
+    expect(await apiKeys.useByKeyHash(`hash-${owner.id}`, CLIENT_IP)).toBeUndefined()
   })
 
   it.skipIf(!available)("keeps a key's access and expiry; an expired key, by the database's clock, is told apart and its use not recorded", async () => {
@@ -176,7 +178,7 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     const expiresAt = new Date(Date.now() + HOUR_MS)
     const key = await apiKeys.create(owner.id, { name: 'monitor', prefix: 'tgak_monitor', keyHash: `expiring-${owner.id}`, access: 'read', expiresAt }, 2)
     expect(key).toMatchObject({ access: 'read', expiresAt })
-    expect(await apiKeys.useByKeyHash(`expiring-${owner.id}`)).toMatchObject({ outcome: 'used', access: 'read' })
+    expect(await apiKeys.useByKeyHash(`expiring-${owner.id}`, CLIENT_IP)).toMatchObject({ outcome: 'used', access: 'read' })
     // A new key's expiry is judged by the database's clock too: one its clock has passed makes nothing.
     const [{ databaseNow } = { databaseNow: new Date(0) }] = await subject.database.query<{ databaseNow: Date }>('SELECT now() AS "databaseNow"')
     const late = new Date(databaseNow.getTime() - 1)
@@ -189,7 +191,7 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     await subject.database.query("UPDATE api_keys SET expires_at = now() + interval '1 minute' WHERE id = $1", [key?.id])
     const serviceClock = vi.spyOn(Date, 'now').mockImplementation(() => performance.timeOrigin + performance.now() + 180_000)
     try {
-      expect(await apiKeys.useByKeyHash(`expiring-${owner.id}`)).toMatchObject({ outcome: 'used', access: 'read' })
+      expect(await apiKeys.useByKeyHash(`expiring-${owner.id}`, CLIENT_IP)).toMatchObject({ outcome: 'used', access: 'read' })
     } finally {
       serviceClock.mockRestore()
     }
@@ -197,9 +199,28 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     // Expired a second ago by the database's clock, whatever this process's says.
     await subject.database.query("UPDATE api_keys SET expires_at = now() - interval '1 second', last_used_at = NULL WHERE id = $1", [key?.id])
     const [row] = await subject.database.query<{ expires_at: Date }>('SELECT expires_at FROM api_keys WHERE id = $1', [key?.id])
-    expect(await apiKeys.useByKeyHash(`expiring-${owner.id}`)).toEqual({ outcome: 'expired', expiresAt: row?.expires_at })
+    expect(await apiKeys.useByKeyHash(`expiring-${owner.id}`, CLIENT_IP)).toEqual({ outcome: 'expired', expiresAt: row?.expires_at })
     // Still listed, for its owner to see, and not used since.
     expect(await apiKeys.listByAccount(owner.id)).toEqual([expect.objectContaining({ id: key?.id, expiresAt: row?.expires_at, lastUsedAt: null })])
+  })
+
+  it.skipIf(!available)('keeps a key\'s address list; a use from elsewhere is told apart and not recorded', async () => {
+    const owner = await newAccount()
+    const allowedAddresses = ['203.0.113.0/24', '2001:db8::/48']
+    const key = await apiKeys.create(owner.id, { name: 'deploy', prefix: 'tgak_deploy', keyHash: `listed-${owner.id}`, access: 'full', allowedAddresses, expiresAt: null }, 2)
+    expect(key).toMatchObject({ allowedAddresses })
+    expect(await apiKeys.useByKeyHash(`listed-${owner.id}`, '198.51.100.7')).toEqual({ outcome: 'address_refused', apiKeyId: key?.id, prefix: 'tgak_deploy' })
+    expect(await apiKeys.listByAccount(owner.id)).toEqual([expect.objectContaining({ id: key?.id, lastUsedAt: null })])
+    // An IPv4 client seen by a dual-stack listener, and an IPv6 one, within the ranges.
+    expect(await apiKeys.useByKeyHash(`listed-${owner.id}`, '::ffff:203.0.113.9')).toMatchObject({ outcome: 'used', apiKeyId: key?.id })
+    expect(await apiKeys.useByKeyHash(`listed-${owner.id}`, '2001:db8:0:ff::1')).toMatchObject({ outcome: 'used', apiKeyId: key?.id })
+    expect((await apiKeys.listByAccount(owner.id))[0]?.lastUsedAt).toBeInstanceOf(Date)
+    // An edit sets the list, and null lets the key be used from anywhere again.
+    const narrowed = await apiKeys.update(owner.id, key?.id ?? '', { name: 'deploy', access: 'full', siteIds: null, allowedAddresses: ['203.0.113.9'], expiresAt: null })
+    expect(narrowed?.allowedAddresses).toEqual(['203.0.113.9'])
+    expect(await apiKeys.useByKeyHash(`listed-${owner.id}`, '203.0.113.10')).toMatchObject({ outcome: 'address_refused' })
+    await apiKeys.update(owner.id, key?.id ?? '', { name: 'deploy', access: 'full', siteIds: null, allowedAddresses: null, expiresAt: null })
+    expect(await apiKeys.useByKeyHash(`listed-${owner.id}`, '198.51.100.7')).toMatchObject({ outcome: 'used' })
   })
 
   it.skipIf(!available)('refuses an access level other than full and read', async () => {
@@ -214,7 +235,7 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     await apiKeys.create(account.id, { name: 'x', prefix: 'tgak_x', keyHash: `cascade-${account.id}`, ...fullForever }, 1)
     await subject.database.query('DELETE FROM accounts WHERE id = $1', [account.id])
     expect(await sessions.findByTokenHash(`cascade-${account.id}`, IDLE_TIMEOUT_MS)).toBeUndefined()
-    expect(await apiKeys.useByKeyHash(`cascade-${account.id}`)).toBeUndefined()
+    expect(await apiKeys.useByKeyHash(`cascade-${account.id}`, CLIENT_IP)).toBeUndefined()
   })
 })
 

@@ -16,6 +16,8 @@ export interface NewApiKey {
   access: ApiKeyAccess
   /** The only sites the key may reach (1 to 100 of the account's); null for all of them. */
   siteIds: string[] | null
+  /** The only addresses and ranges the key may be used from (1 to 100); null for any address. */
+  allowedAddresses: string[] | null
   /** ISO 8601, in the future; null for a key that does not expire. */
   expiresAt: string | null
   password: string
@@ -29,12 +31,13 @@ export function createApiKey(key: NewApiKey): Promise<CreatedApiKey> {
 /**
  * What an edit changes (a field left out stays as it is); the password, and while two-factor
  * authentication is on a code, are asked for only when it widens the key (more access, more sites,
- * a later expiry): without them such an edit is a 400 on the field password.
+ * more addresses, a later expiry): without them such an edit is a 400 on the field password.
  */
 export interface ApiKeyEdit {
   name?: string
   access?: ApiKeyAccess
   siteIds?: string[] | null
+  allowedAddresses?: string[] | null
   expiresAt?: string | null
   password?: string
   code?: string | undefined

@@ -92,6 +92,8 @@ export interface ApiKey {
   access: ApiKeyAccess
   /** The only sites the key reaches (those the account still reaches of them); null for every site of the account. */
   siteIds: string[] | null
+  /** The only addresses and ranges the key may be used from (canonical: 203.0.113.0/24); null for any address. */
+  allowedAddresses: string[] | null
   /** When the key stops working (ISO 8601); null for never. An expired key stays listed until revoked. */
   expiresAt: string | null
   /** Whether the key has expired by the service's clock (the one that refuses it), when the list was read. */

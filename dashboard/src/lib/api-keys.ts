@@ -1,4 +1,5 @@
 import type { ApiKeyAccess } from '../api/types.js'
+import { parseListEntries } from './snippet.js'
 
 /** Each access as the API keys page offers it, with what a key of it may do. */
 export const accessChoices: readonly { access: ApiKeyAccess; label: string; hint: string }[] = [
@@ -79,4 +80,32 @@ export function keySitesLabel(siteIds: readonly string[] | null, sites: readonly
   const gone = siteIds.length - known.length
   const goneLabel = gone === 0 ? [] : [gone === 1 ? '1 site no longer yours' : `${gone} sites no longer yours`]
   return [...known, ...goneLabel].join(', ')
+}
+
+/** The allowedAddresses the API takes from the form's text: its entries (one per line, or separated by spaces or commas), or null for any address when it is empty. */
+export function allowedAddressesOf(text: string): string[] | null {
+  const entries = parseListEntries(text)
+  return entries.length === 0 ? null : entries
+}
+
+/** A key's list as the form's text shows it: one entry per line, empty for any address. */
+export function allowedAddressesText(allowedAddresses: readonly string[] | null): string {
+  return allowedAddresses?.join('\n') ?? ''
+}
+
+/**
+ * The allowedAddresses an edit sends: none when the text still lists the key's entries (a rename
+ * sends no list); else the list as typed, which the service normalizes, or null for any address.
+ */
+export function changedAddressesOf(key: { allowedAddresses: readonly string[] | null }, text: string): { allowedAddresses?: string[] | null } {
+  const typed = allowedAddressesOf(text)
+  const same = typed === null ? key.allowedAddresses === null : key.allowedAddresses !== null && typed.join('\n') === key.allowedAddresses.join('\n')
+  return same ? {} : { allowedAddresses: typed }
+}
+
+/** The addresses a listed key may be used from: "Any", up to three entries, or two and how many more. */
+export function keyAddressesLabel(allowedAddresses: readonly string[] | null): string {
+  if (allowedAddresses === null) return 'Any'
+  if (allowedAddresses.length <= 3) return allowedAddresses.join(', ')
+  return `${allowedAddresses.slice(0, 2).join(', ')} and ${allowedAddresses.length - 2} more`
 }

@@ -183,25 +183,32 @@ function endedSessions(details: Record<string, unknown>, other: string): string 
   return ` (${formatNumber(count)} ${other}${count === 1 ? 'session' : 'sessions'} logged out)`
 }
 
+/** A key's address list in a sentence: up to three entries by name, a longer list by count. */
+function addressesLabel(entries: readonly unknown[]): string {
+  return entries.length <= 3 ? entries.map(String).join(', ') : `${entries.length} addresses`
+}
+
 function describeApiKey(details: Record<string, unknown>): string {
   const name = textOf(details.name) ?? 'without a name'
   const prefix = textOf(details.prefix)
   return prefix === undefined ? name : `${name} (${prefix}…)`
 }
 
-/** "sites 2 → all", "name ci → deploy", … for an edit's changes: sites by count, as a new key's terms. */
+/** "sites 2 → all", "addresses any → 203.0.113.0/24", "name ci → deploy", … for an edit's changes: sites by count, as a new key's terms. */
 function describeApiKeyChanges(changes: unknown): string[] {
   const sites = (value: unknown) => (Array.isArray(value) ? (value.length === 1 ? '1 site' : `${value.length} sites`) : 'all')
   const expiry = (value: unknown) => (typeof value === 'string' ? formatDateTime(value) : 'never')
+  const addresses = (value: unknown) => (Array.isArray(value) ? addressesLabel(value) : 'any')
   return describeFieldChanges(changes, (field, from, to) => {
     if (field === 'siteIds') return `sites ${sites(from)} → ${sites(to)}`
+    if (field === 'allowedAddresses') return `addresses ${addresses(from)} → ${addresses(to)}`
     if (field === 'expiresAt') return `expiry ${expiry(from)} → ${expiry(to)}`
     return `${field} ${describeValue(from)} → ${describeValue(to)}`
   })
 }
 
 /**
- * ", read only, expires Jan 5, 2027, …" for a new key's terms; nothing for full access without an
+ * ", read only, from 203.0.113.0/24 only, expires Jan 5, 2027, …" for a new key's terms; nothing for full access without an
  * expiry (every key before keys had terms), and an access a later server added by its code.
  */
 function describeApiKeyTerms(details: Record<string, unknown>): string {
@@ -212,6 +219,7 @@ function describeApiKeyTerms(details: Record<string, unknown>): string {
   else if (access !== undefined && access !== 'full') terms.push(`${access} access`)
   // Its sites by count: the event names their ids only (null, or absent before they existed: all sites).
   if (Array.isArray(details.siteIds)) terms.push(details.siteIds.length === 1 ? 'for 1 site only' : `for ${details.siteIds.length} sites only`)
+  if (Array.isArray(details.allowedAddresses)) terms.push(`from ${addressesLabel(details.allowedAddresses)} only`)
   if (expiresAt !== undefined) terms.push(`expires ${formatDateTime(expiresAt)}`)
   return terms.map((term) => `, ${term}`).join('')
 }

@@ -7,19 +7,21 @@ import { ErrorNotice, Loading } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import { SecretBox } from '../components/secret-box.js'
 import { useTwoFactorGate } from '../components/step-up-code.js'
-import { accessLabel, keySitesLabel } from '../lib/api-keys.js'
+import { accessLabel, keyAddressesLabel, keySitesLabel } from '../lib/api-keys.js'
 import { formatDateTime } from '../lib/format.js'
 import { useLoader } from '../lib/use-loader.js'
 import { CreateKeyForm } from './api-keys/create-key-form.js'
 import { EditKeyForm } from './api-keys/edit-key-form.js'
 import { KeysTable } from './api-keys/keys-table.js'
 
-/** What the new key may do, where and until when, said with it once. */
+/** What the new key may do, where, from where and until when, said with it once. */
 function describeTerms(key: CreatedApiKey, sites: readonly Site[]): string {
   const until = key.expiresAt === null ? 'never expires' : `expires ${formatDateTime(key.expiresAt)}`
   // A key for all sites says nothing of them, as before keys could be for some.
   const where = key.siteIds === null ? '' : `; only ${keySitesLabel(key.siteIds, sites)}`
-  return `${accessLabel(key.access)}${where}; ${until}.`
+  // Nor does a key for any address.
+  const from = key.allowedAddresses === null ? '' : `; from ${keyAddressesLabel(key.allowedAddresses)} only`
+  return `${accessLabel(key.access)}${where}${from}; ${until}.`
 }
 
 export function ApiKeysPage({ email }: { email: string }) {

@@ -1,4 +1,5 @@
 import { unreadableDateTimeMessage } from '../date-time-text.js'
+import { widensAddressList } from './api-key-addresses.js'
 
 /** What an API key may do: everything its account may (but make keys), or only read. */
 export const API_KEY_ACCESS_LEVELS = ['full', 'read'] as const
@@ -37,23 +38,27 @@ export function resolveApiKeyExpiry(requested: string | null | undefined, now: D
   return { expiresAt }
 }
 
-/** What an API key may do, where and until when: what an edit changes besides its name. */
+/** What an API key may do, where, from where and until when: what an edit changes besides its name. */
 export interface ApiKeyTerms {
   access: ApiKeyAccess
   /** Null: every site of the account. */
   siteIds: readonly string[] | null
+  /** The addresses and ranges it may be used from; null: any. */
+  allowedAddresses: readonly string[] | null
   /** Null: never. */
   expiresAt: Date | null
 }
 
 /**
  * Whether `next` lets a key do anything `current` does not: full access where it read only, a
- * site it did not reach (or all of them), or a later expiry (or none). A widening is confirmed as
- * a key's making is; a narrowing, any credential that may use the key may make.
+ * site it did not reach (or all of them), an address it could not be used from (or any), or a
+ * later expiry (or none). A widening is confirmed as a key's making is; a narrowing, any
+ * credential that may use the key may make.
  */
 export function widensApiKey(current: ApiKeyTerms, next: ApiKeyTerms): boolean {
   if (current.access === 'read' && next.access === 'full') return true
   if (current.siteIds !== null && (next.siteIds === null || next.siteIds.some((id) => !current.siteIds?.includes(id)))) return true
+  if (widensAddressList(current.allowedAddresses, next.allowedAddresses)) return true
   if (current.expiresAt !== null && (next.expiresAt === null || next.expiresAt.getTime() > current.expiresAt.getTime())) return true
   return false
 }

@@ -5,12 +5,12 @@ import { searchLastStart } from '../search-last-start.js'
 import type { FieldIssue } from './site-input.js'
 
 /**
- * A site's list of addresses and ranges (its allowlist, its blocklist): what an entry may be, its
- * canonical form, and the matcher a client address is checked with.
+ * A list of addresses and ranges (a site's allowlist and blocklist, an API key's addresses): what
+ * an entry may be, its canonical form, and the matcher a client address is checked with.
  */
 export interface AddressListRules {
-  /** The setting's name, for the issues' fields (`settings.<name>.<index>`). */
-  setting: string
+  /** The list's field, as the issues name it (`<field>.<index>`): `settings.allowedAddresses`, say. */
+  field: string
   maxEntries: number
   /**
    * The widest ranges the list takes: an entry wider is a typing mistake (0.0.0.0/0) rather than a
@@ -59,13 +59,13 @@ export function normalizeAddressEntry(entry: string, rules: Pick<AddressListRule
 }
 
 /**
- * A list normalized and deduplicated, or the issues that prevent it (fields `settings.<setting>.<index>`).
+ * A list normalized and deduplicated, or the issues that prevent it (fields `<rules.field>.<index>`).
  * At most rules.maxEntries distinct entries (counted after deduplication); past that it stops.
  */
 export function normalizeAddressList(entries: readonly string[], rules: AddressListRules): { addresses: string[]; issues: FieldIssue[] } {
   const issues: FieldIssue[] = []
   const addresses = new Set<string>()
-  const field = `settings.${rules.setting}`
+  const { field } = rules
   for (const [index, entry] of entries.entries()) {
     const normalized = normalizeAddressEntry(entry, rules)
     if ('problem' in normalized) {
@@ -202,4 +202,24 @@ export function isAddressListed(addresses: readonly string[], clientIp: string):
   const isIpv4Mapped = groups[5] === 0xffff && groups.slice(0, 5).every((group) => group === 0)
   if (isIpv4Mapped) return isInRanges(list.ipv4, (groups[6] ?? 0) * 65_536 + (groups[7] ?? 0))
   return isInRanges(list.ipv6, String.fromCharCode(...groups))
+}
+
+/** An entry in its canonical form as an address and a prefix length (an address alone: all its bits). */
+function rangeOf(entry: string): { network: ipaddr.IPv4 | ipaddr.IPv6; prefix: number } {
+  const [text = '', prefixText] = entry.split('/')
+  const network = ipaddr.parse(text)
+  return { network, prefix: prefixText === undefined ? (network.kind() === 'ipv4' ? 32 : 128) : Number(prefixText) }
+}
+
+/**
+ * Whether every address of `entry` is within one entry of `list` (canonical entries, as stored):
+ * an address or a range inside a listed range, or a listed entry itself. An entry that only the
+ * union of several listed ranges covers counts as not covered, which errs on the side of asking.
+ */
+export function isRangeCovered(entry: string, list: readonly string[]): boolean {
+  const { network, prefix } = rangeOf(entry)
+  return list.some((other) => {
+    const listed = rangeOf(other)
+    return listed.network.kind() === network.kind() && listed.prefix <= prefix && network.match(listed.network, listed.prefix)
+  })
 }

@@ -9,7 +9,7 @@ export const MAX_ALLOWED_ADDRESSES = 1_000
  * risk model, which is a typing mistake (0.0.0.0/0) rather than a wish.
  */
 const allowlistRules: AddressListRules = {
-  setting: 'allowedAddresses',
+  field: 'settings.allowedAddresses',
   maxEntries: MAX_ALLOWED_ADDRESSES,
   widestPrefix: { ipv4: 8, ipv6: 24 },
   consequence: 'would let a large part of the internet through',

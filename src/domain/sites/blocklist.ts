@@ -17,7 +17,7 @@ export const MAX_BLOCKED_COUNTRIES = COUNTRY_CODES.size
  * is a typing mistake or a whole region, which blockedCountries says better.
  */
 const blocklistRules: AddressListRules = {
-  setting: 'blockedAddresses',
+  field: 'settings.blockedAddresses',
   maxEntries: MAX_BLOCKED_ADDRESSES,
   widestPrefix: { ipv4: 8, ipv6: 16 },
   consequence: 'would turn away a large part of the internet',

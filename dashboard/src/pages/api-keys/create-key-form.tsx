@@ -8,9 +8,10 @@ import { Form } from '../../components/form.js'
 import { Notice } from '../../components/notice.js'
 import { PasswordField } from '../../components/password-field.js'
 import { useStepUpCode, type TwoFactorGate } from '../../components/step-up-code.js'
-import { DEFAULT_EXPIRY, expiresAtOf, expiryChoices, siteIdsOf, type ExpiryChoice, type SiteScope } from '../../lib/api-keys.js'
+import { allowedAddressesOf, DEFAULT_EXPIRY, expiresAtOf, expiryChoices, siteIdsOf, type ExpiryChoice, type SiteScope } from '../../lib/api-keys.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { AccessChoices } from './access-choices.js'
+import { AddressesField } from './addresses-field.js'
 import { SiteChoices } from './site-choices.js'
 
 interface CreateKeyFormProps {
@@ -33,9 +34,10 @@ export function CreateKeyForm({ email, twoFactor, sites, onCreated }: CreateKeyF
   const [expiry, setExpiry] = useState<ExpiryChoice>(DEFAULT_EXPIRY)
   const [siteScope, setSiteScope] = useState<SiteScope>('all')
   const [chosenSites, setChosenSites] = useState<Set<string>>(new Set())
+  const [addresses, setAddresses] = useState('')
   const [password, setPassword] = useState('')
   const stepUp = useStepUpCode(twoFactor)
-  const [state, run] = useFormSubmit(['name', 'access', 'siteIds', 'expiresAt', 'password', 'code'])
+  const [state, run] = useFormSubmit(['name', 'access', 'siteIds', 'allowedAddresses', 'expiresAt', 'password', 'code'])
   const submit = () =>
     run(async () => {
       // The expiry counts from the submission, not from when the choice was made.
@@ -43,12 +45,13 @@ export function CreateKeyForm({ email, twoFactor, sites, onCreated }: CreateKeyF
       const siteIds = siteIdsOf(siteScope, chosenSites, sites ?? [])
       // Said beside the sites, before the password is spent on a request the API would refuse.
       if (siteIds !== null && siteIds.length === 0) throw new ApiRequestError(400, 'validation_error', '', undefined, [{ field: 'siteIds', message: 'Choose at least one site.' }])
-      const created = await stepUp.send((code) => createApiKey({ name: name.trim(), access, siteIds, expiresAt, password, code }))
+      const created = await stepUp.send((code) => createApiKey({ name: name.trim(), access, siteIds, allowedAddresses: allowedAddressesOf(addresses), expiresAt, password, code }))
       setName('')
       setAccess('full')
       setExpiry(DEFAULT_EXPIRY)
       setSiteScope('all')
       setChosenSites(new Set())
+      setAddresses('')
       setPassword('')
       stepUp.reset()
       onCreated(created)
@@ -84,6 +87,13 @@ export function CreateKeyForm({ email, twoFactor, sites, onCreated }: CreateKeyF
           error={state.fieldErrors.siteIds}
           onScopeChange={setSiteScope}
           onChosenChange={setChosenSites}
+        />
+        <AddressesField
+          id="api-key-addresses"
+          value={addresses}
+          error={state.fieldErrors.allowedAddresses}
+          hint="One IP address or range per line (203.0.113.7, 203.0.113.0/24, 2001:db8::/48): where what uses the key runs. The key is refused (403) from anywhere else. Empty: any address."
+          onInput={setAddresses}
         />
         <div class="form__grid">
           <PasswordField

@@ -8,10 +8,11 @@ import { Form } from '../../components/form.js'
 import { Notice } from '../../components/notice.js'
 import { PasswordField } from '../../components/password-field.js'
 import { useStepUpCode, type TwoFactorGate } from '../../components/step-up-code.js'
-import { changedTermsOf, expiresAtOf, expiryChoices, type ExpiryChoice, type SiteScope } from '../../lib/api-keys.js'
+import { allowedAddressesText, changedAddressesOf, changedTermsOf, expiresAtOf, expiryChoices, type ExpiryChoice, type SiteScope } from '../../lib/api-keys.js'
 import { formatDateTime } from '../../lib/format.js'
 import { useFormSubmit } from '../../lib/use-form-submit.js'
 import { AccessChoices } from './access-choices.js'
+import { AddressesField } from './addresses-field.js'
 import { SiteChoices } from './site-choices.js'
 
 interface EditKeyFormProps {
@@ -29,7 +30,7 @@ interface EditKeyFormProps {
 const KEEP_EXPIRY = 'keep'
 
 /**
- * Changes a key's name, access, sites or expiry; its secret stays, so the scripts that use it go on
+ * Changes a key's name, access, sites, addresses or expiry; its secret stays, so the scripts that use it go on
  * without a new one. As the creation form, with the key's terms filled in; the password (and a
  * code) is asked for by the service only when the edit widens the key, which a stolen session
  * alone must not do to a key it may hold a copy of.
@@ -40,9 +41,10 @@ export function EditKeyForm({ email, twoFactor, apiKey, sites, onSaved, onCancel
   const [expiry, setExpiry] = useState<ExpiryChoice | typeof KEEP_EXPIRY>(KEEP_EXPIRY)
   const [siteScope, setSiteScope] = useState<SiteScope>(apiKey.siteIds === null ? 'all' : 'some')
   const [chosenSites, setChosenSites] = useState<Set<string>>(new Set(apiKey.siteIds ?? []))
+  const [addresses, setAddresses] = useState(allowedAddressesText(apiKey.allowedAddresses))
   const [password, setPassword] = useState('')
   const stepUp = useStepUpCode(twoFactor)
-  const [state, run] = useFormSubmit(['name', 'access', 'siteIds', 'expiresAt', 'password', 'code'])
+  const [state, run] = useFormSubmit(['name', 'access', 'siteIds', 'allowedAddresses', 'expiresAt', 'password', 'code'])
   const heading = useRef<HTMLHeadingElement>(null)
   // The form takes the keyboard when it opens, for another key too.
   useEffect(() => heading.current?.focus(), [apiKey.id])
@@ -52,7 +54,9 @@ export function EditKeyForm({ email, twoFactor, apiKey, sites, onSaved, onCancel
       if (terms.siteIds?.length === 0) throw new ApiRequestError(400, 'validation_error', '', undefined, [{ field: 'siteIds', message: 'Choose at least one site.' }])
       const expiresAt = expiry === KEEP_EXPIRY ? {} : { expiresAt: expiresAtOf(expiry, new Date()) }
       const confirmation = password === '' ? {} : { password }
-      const saved = await stepUp.send((code) => editApiKey(apiKey.id, { name: name.trim(), ...terms, ...expiresAt, ...confirmation, code }))
+      const saved = await stepUp.send((code) =>
+        editApiKey(apiKey.id, { name: name.trim(), ...terms, ...changedAddressesOf(apiKey, addresses), ...expiresAt, ...confirmation, code }),
+      )
       stepUp.reset()
       onSaved(saved)
       return 'The key was changed.'
@@ -93,6 +97,13 @@ export function EditKeyForm({ email, twoFactor, apiKey, sites, onSaved, onCancel
           onScopeChange={setSiteScope}
           onChosenChange={setChosenSites}
         />
+        <AddressesField
+          id="edit-key-addresses"
+          value={addresses}
+          error={state.fieldErrors.allowedAddresses}
+          hint="One IP address or range per line; empty: any address. An address outside the list, or emptying it, needs your password."
+          onInput={setAddresses}
+        />
         <div class="form__grid">
           <PasswordField
             id="edit-key-password"
@@ -100,7 +111,7 @@ export function EditKeyForm({ email, twoFactor, apiKey, sites, onSaved, onCancel
             name="password"
             isNew={false}
             isOptional
-            hint="Needed only to widen the key: full access, more sites, or a later expiry. Renaming or narrowing it needs none."
+            hint="Needed only to widen the key: full access, more sites or addresses, or a later expiry. Renaming or narrowing it needs none."
             value={password}
             error={state.fieldErrors.password}
             onInput={setPassword}

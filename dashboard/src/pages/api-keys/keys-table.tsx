@@ -3,7 +3,7 @@ import { revokeApiKey } from '../../api/api-keys.js'
 import type { ApiKey, Site } from '../../api/types.js'
 import { ConfirmDialog } from '../../components/confirm-dialog.js'
 import { ErrorNotice } from '../../components/notice.js'
-import { accessLabel, keySitesLabel } from '../../lib/api-keys.js'
+import { accessLabel, keyAddressesLabel, keySitesLabel } from '../../lib/api-keys.js'
 import { formatDateTime, formatLastUsed } from '../../lib/format.js'
 import { TableHeadWithActions } from '../../components/table-head.js'
 import { TableScroll } from '../../components/table-scroll.js'
@@ -60,7 +60,7 @@ export function KeysTable({ keys, sites, onEdit, onRevoked }: KeysTableProps) {
       {error === undefined ? null : <ErrorNotice error={error} />}
       <TableScroll title="Your keys">
         <table class="table">
-          <TableHeadWithActions columns={['Name', 'Key', 'Access', 'Expires', 'Sites', 'Created', 'Last used']} />
+          <TableHeadWithActions columns={['Name', 'Key', 'Access', 'Expires', 'Sites', 'Addresses', 'Created', 'Last used']} />
           <tbody>
             {keys.map((key) => (
               <tr key={key.id}>
@@ -73,6 +73,8 @@ export function KeysTable({ keys, sites, onEdit, onRevoked }: KeysTableProps) {
                 <td>
                   <KeySites siteIds={key.siteIds} sites={sites} />
                 </td>
+                {/* A long list by its first entries: the key's edit form shows it whole. */}
+                <td>{keyAddressesLabel(key.allowedAddresses)}</td>
                 <td class="nowrap">{formatDateTime(key.createdAt)}</td>
                 <td class="nowrap">{formatLastUsed(key.lastUsedAt)}</td>
                 <td class="nowrap">

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { MAX_API_KEY_ADDRESSES, normalizeApiKeyAddresses } from '../../../domain/accounts/api-key-addresses.js'
 import { API_KEY_ACCESS_LEVELS, EXPIRY_NOT_AHEAD, resolveApiKeyExpiry, widensApiKey, type ApiKeyTerms } from '../../../domain/accounts/api-key-access.js'
 import { generateApiKey, hashToken, prefixOfApiKey } from '../../../domain/accounts/tokens.js'
 import { findDisplayNameProblem, normalizeDisplayName } from '../../../domain/display-name.js'
@@ -28,12 +29,17 @@ const siteIdsDescription =
   'any other site answers 404 not_found, as a site the account has no part in; GET /sites, GET /verifications and the audit log keep to its sites; ' +
   'creating a site is 403 api_key_site_restricted; GET /api-keys lists the key itself only, and it may revoke only itself. Its access applies on top'
 
+const allowedAddressesDescription =
+  'The IP addresses and ranges (203.0.113.7, 203.0.113.0/24, 2001:db8::/48) the key may be used from, in their canonical form; null: any address. ' +
+  "A request with the key from any other address (the client's, as TRUST_PROXY makes it behind a proxy) answers 403 api_key_address_refused, and is not recorded as a use"
+
 const apiKeyProperties = {
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   prefix: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
   access: stringEnum(API_KEY_ACCESS_LEVELS, { description: accessDescription }),
   siteIds: Type.Union([Type.Array(Type.String({ format: 'uuid' })), Type.Null()], { description: siteIdsDescription }),
+  allowedAddresses: Type.Union([Type.Array(Type.String()), Type.Null()], { description: allowedAddressesDescription }),
   expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
     description: 'When the key stops working (401 unauthorized from then on; it stays listed until revoked); null: never',
   }),
@@ -47,6 +53,15 @@ function siteListInput(description: string) {
   return Type.Optional(NullableInput(Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: MAX_API_KEY_SITES, description })))
 }
 
+/**
+ * A key's allowedAddresses as a creation or an edit takes them: a list of addresses and ranges, or
+ * null for any address. More entries than a key holds are let through the schema, so that repeats
+ * are dropped before the distinct ones are counted (normalizeApiKeyAddresses).
+ */
+function addressListInput(description: string) {
+  return Type.Optional(NullableInput(Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 10 * MAX_API_KEY_ADDRESSES, description })))
+}
+
 const ApiKeyCreation = Type.Object(
   {
     name: Type.String({ maxLength: 1000 }),
@@ -54,6 +69,10 @@ const ApiKeyCreation = Type.Object(
     siteIds: siteListInput(
       `The only sites the key may reach: 1 to ${MAX_API_KEY_SITES} ids of sites the account owns or is a member of (400 api_key_site_not_found for any other, ` +
         'checked before the password); null or left out: every site of the account',
+    ),
+    allowedAddresses: addressListInput(
+      `The only addresses the key may be used from: 1 to ${MAX_API_KEY_ADDRESSES} IP addresses or ranges no wider than /8 (IPv4) or /16 (IPv6), ` +
+        'normalized and deduplicated (a 400 validation_error on allowedAddresses.<index> for one that is not); null or left out: any address',
     ),
     expiresAt: Type.Optional(
       NullableInput(Type.String({ format: 'date-time', description: 'When the key stops working, in the future (ISO 8601 with a time zone); null or left out: never' })),
@@ -72,6 +91,7 @@ const ApiKeyEdit = Type.Object(
       'The only sites the key may reach from now on, as at its making (400 api_key_site_not_found for a site the account neither owns nor is a member of); ' +
         'null: every site of the account; left out: unchanged',
     ),
+    allowedAddresses: addressListInput('The only addresses the key may be used from from now on, as at its making; null: any address; left out: unchanged'),
     expiresAt: Type.Optional(NullableInput(Type.String({ format: 'date-time', description: 'When the key stops working, in the future; null: never; left out: unchanged' }))),
     password: Type.Optional(Type.String({ maxLength: 1000, description: "The account's password: read only for an edit that widens the key (then required)" })),
     code: Type.Optional(SecondFactorCode),
@@ -93,6 +113,7 @@ function apiKeyView(key: ApiKeyRecord): Type.Static<typeof ApiKey> {
     prefix: key.prefix,
     access: key.access,
     siteIds: key.siteIds,
+    allowedAddresses: key.allowedAddresses,
     expiresAt: key.expiresAt === null ? null : key.expiresAt.toISOString(),
     expired: key.expired,
     createdAt: key.createdAt.toISOString(),
@@ -128,6 +149,12 @@ async function siteListOf(app: FastifyInstance, accountId: string, requested: re
   return siteIds
 }
 
+/** A body's allowedAddresses normalized (null: any address), or the issues of its entries. */
+function addressListOf(requested: readonly string[] | null | undefined): { addresses: string[] | null; issues: ErrorDetail[] } {
+  if (requested === undefined || requested === null) return { addresses: null, issues: [] }
+  return normalizeApiKeyAddresses(requested)
+}
+
 const noSuchKey = () => new ApiError('not_found', 'There is no API key with this id in your account.')
 
 const expiredKey = () => new ApiError('api_key_expired')
@@ -153,6 +180,13 @@ function editOf(body: Type.Static<typeof ApiKeyEdit>): KeyEdit {
   }
   if (body.access !== undefined) edit.terms.access = body.access
   if (body.siteIds !== undefined) edit.terms.siteIds = body.siteIds === null ? null : normalizedSiteIds(body.siteIds)
+  if (body.allowedAddresses !== undefined) {
+    const list = addressListOf(body.allowedAddresses)
+    // A list with a bad entry changes nothing: its issues are answered, and a list read partly
+    // cannot make the edit look like a narrowing.
+    if (list.issues.length > 0) edit.issues.push(...list.issues)
+    else edit.terms.allowedAddresses = list.addresses
+  }
   if (body.expiresAt !== undefined) {
     const expiry = resolveApiKeyExpiry(body.expiresAt, new Date())
     if ('problem' in expiry) edit.issues.push({ field: 'expiresAt', message: expiry.problem })
@@ -168,6 +202,7 @@ function changesOf(before: ApiKeyRecord, after: ApiKeyRecord): { field: string; 
     { field: 'name', from: before.name, to: after.name },
     { field: 'access', from: before.access, to: after.access },
     { field: 'siteIds', from: before.siteIds, to: after.siteIds },
+    { field: 'allowedAddresses', from: before.allowedAddresses, to: after.allowedAddresses },
     { field: 'expiresAt', from: text(before.expiresAt), to: text(after.expiresAt) },
   ]
   return fields.filter(({ from, to }) => JSON.stringify(from) !== JSON.stringify(to))
@@ -175,7 +210,7 @@ function changesOf(before: ApiKeyRecord, after: ApiKeyRecord): { field: string; 
 
 /** The key's terms once the edit is made: those it names, the key's own for the rest. */
 function termsAfter(key: ApiKeyTerms, edit: KeyEdit): ApiKeyTerms {
-  return { access: key.access, siteIds: key.siteIds, expiresAt: key.expiresAt, ...edit.terms }
+  return { access: key.access, siteIds: key.siteIds, allowedAddresses: key.allowedAddresses, expiresAt: key.expiresAt, ...edit.terms }
 }
 
 /**
@@ -191,7 +226,13 @@ async function applyEdit(transaction: SqlExecutor, request: FastifyRequest, id: 
   if (current.expired) throw expiredKey()
   const terms = termsAfter(current, edit)
   if (!mayWiden && widensApiKey(current, terms)) throw new ApiError('conflict', 'The key was changed meanwhile, and this edit would now widen it: read it again.')
-  const wanted = { ...current, name: edit.name ?? current.name, ...terms, siteIds: terms.siteIds === null ? null : [...terms.siteIds] }
+  const wanted = {
+    ...current,
+    name: edit.name ?? current.name,
+    ...terms,
+    siteIds: terms.siteIds === null ? null : [...terms.siteIds],
+    allowedAddresses: terms.allowedAddresses === null ? null : [...terms.allowedAddresses],
+  }
   const changes = changesOf(current, wanted)
   if (changes.length === 0) return current
   const updated = await apiKeys.update(accountId, id, wanted)
@@ -244,7 +285,8 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'anything else); an expired key answers 401 unauthorized, and is listed until revoked. ' +
           `An account holds at most ${MAX_API_KEYS_PER_ACCOUNT} keys, expired ones included until revoked (409 conflict beyond, answered before the password is checked). ` +
           'siteIds makes a key for those sites only (400 api_key_site_not_found for an id of a site the account neither owns nor is a member of, ' +
-          'answered before the password is checked); the audit log records them.',
+          'answered before the password is checked); the audit log records them. allowedAddresses makes a key usable from those addresses only ' +
+          '(403 api_key_address_refused from any other, as the client address TRUST_PROXY makes of the request).',
         response: { 201: CreatedApiKey, 400: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
         errorCodes: ['api_key_site_not_found'],
       },
@@ -255,6 +297,9 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const issues: ErrorDetail[] = []
       const nameProblem = findDisplayNameProblem(name, API_KEY_NAME_MAX_LENGTH)
       if (nameProblem !== undefined) issues.push({ field: 'name', message: nameProblem })
+      const addressList = addressListOf(request.body.allowedAddresses)
+      issues.push(...addressList.issues)
+      const allowedAddresses = addressList.addresses
       const expiry = resolveApiKeyExpiry(request.body.expiresAt, new Date())
       if ('problem' in expiry) issues.push({ field: 'expiresAt', message: expiry.problem })
       // With a problem, the confirmation below throws before the key is made.
@@ -270,7 +315,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const apiKeys = createApiKeyRepository(transaction)
         const created = await apiKeys.create(
           accountOf(request).id,
-          { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key), access, siteIds, expiresAt },
+          { name, prefix: prefixOfApiKey(key), keyHash: hashToken(key), access, siteIds, allowedAddresses, expiresAt },
           MAX_API_KEYS_PER_ACCOUNT,
         )
         if (created === undefined) {
@@ -283,7 +328,15 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         await recordAudit(transaction, request, {
           action: 'api_key.created',
-          details: { apiKeyId: created.id, name: created.name, prefix: created.prefix, access: created.access, siteIds: created.siteIds, expiresAt: created.expiresAt?.toISOString() ?? null },
+          details: {
+            apiKeyId: created.id,
+            name: created.name,
+            prefix: created.prefix,
+            access: created.access,
+            siteIds: created.siteIds,
+            allowedAddresses: created.allowedAddresses,
+            expiresAt: created.expiresAt?.toISOString() ?? null,
+          },
         })
         return created
       })
@@ -338,14 +391,14 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['dashboard'],
-        summary: "Change an API key's name, access, sites or expiry (its secret stays)",
+        summary: "Change an API key's name, access, sites, addresses or expiry (its secret stays)",
         description:
           'Sets the fields the body names and keeps the others; the key itself does not change, so the scripts that use it need no new secret. ' +
           'The next request with the key gets its new terms, on every instance (keys are read on each request). ' +
-          'An edit that widens the key (full access where it read only, a site it did not reach or every site, a later expiry or none) is made from a logged-in session only ' +
+          'An edit that widens the key (full access where it read only, a site it did not reach or every site, an address no entry of its allowedAddresses holds or any address, a later expiry or none) is made from a logged-in session only ' +
           '(403 api_key_widening_forbidden with an API key, even the key itself: a leaked key cannot give itself, or another key, more than it was given; a site outside the key\'s list answers so whether the account reaches it or not) and ' +
           'confirmed as a key\'s making: by the password (a missing or wrong one is a 400 validation_error on password, counted against the log-in budget) and, while two-factor ' +
-          'authentication is on, a code. A rename, or an edit that only narrows the key, needs neither, and a full API key may make it ' +
+          'authentication is on, a code. A rename, or an edit that only narrows the key (a list of addresses within the one it has), needs neither, and a full API key may make it ' +
           '(a key made for some sites only, to itself only: any other key is a 404 not_found, as for revoking). siteIds may name only sites the account owns or is a member of ' +
           '(400 api_key_site_not_found otherwise, answered before the password is checked). An expired key cannot be changed (409 api_key_expired): revoke it and make another. ' +
           'An edit that changes nothing writes nothing; one that does is recorded in the audit log (api_key.updated, with each change from and to).',

@@ -28,7 +28,7 @@ export const AuditEvent = named('AuditEvent', Type.Object({
   details: Type.Record(Type.String(), Type.Unknown(), {
     description:
       'By action: site.updated has changes, a list of { field, from, to } (for webhookSecret, whether one was set: never the secret; for previousWebhookSecret, until when the replaced secret signs beside it, null for no more; a webhookUrl as its origin and a digest of the rest); ' +
-      'site.created has domains and settings (the same list, from the defaults); api_key.created and api_key.revoked have apiKeyId, name and prefix, api_key.created access and expiresAt too (null: never); api_key.updated has apiKeyId, name and prefix (after the edit) and changes, a list of { field, from, to } (name, access, siteIds, expiresAt); ' +
+      'site.created has domains and settings (the same list, from the defaults); api_key.created and api_key.revoked have apiKeyId, name and prefix, api_key.created access, siteIds (null: all sites), allowedAddresses (null: any address) and expiresAt (null: never) too; api_key.updated has apiKeyId, name and prefix (after the edit) and changes, a list of { field, from, to } (name, access, siteIds, allowedAddresses, expiresAt); ' +
       'site.secret_rotated has previousSecretExpiresAt; session.ended has sessionId; sessions.ended_others, account.password_changed, account.password_set, account.disabled and account.sessions_ended have endedSessions; ' +
       'site.invitation_revoked has invitationId, role and email, and for an invitation revoked with its inviter (removed, left, made a viewer or disabled by the operator) invitedBy and reason (member_removed, member_left, made_viewer, inviter_disabled); ' +
       'account.recovery_code_used has recoveryCodesLeft; ' +
