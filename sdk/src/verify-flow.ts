@@ -2,6 +2,7 @@ import { requestChallenge, submitSolution, type Challenge } from './api-client.j
 import { abortedError, TollgateError } from './errors.js'
 import { snapshotBehavior } from './signals/behavior.js'
 import { collectFingerprint } from './signals/fingerprint.js'
+import { solveOnPage } from './solve-on-page.js'
 import { defaultWorkerCount, solveInWorkers } from './solve-in-workers.js'
 import type { ExecuteResult, TollgateStatus } from './types.js'
 
@@ -68,34 +69,43 @@ function staleTimeOf(challenge: Challenge, receivedAt: number): number {
  */
 const DEFAULT_TIMEOUT_BOUNDS_MS = [10_000, 300_000] as const
 
+let toldOfPageSolve = false
+
 export async function fetchAndSolve(options: FlowOptions): Promise<Solved> {
   const challenge = await requestChallenge(options.apiUrl, options.siteKey, options.signal, options.retryTimeout)
   const receivedAt = Date.now()
   const staleAt = staleTimeOf(challenge, receivedAt)
+  const timeoutMs = options.timeoutMs ?? Math.min(Math.max(staleAt - receivedAt, DEFAULT_TIMEOUT_BOUNDS_MS[0]), DEFAULT_TIMEOUT_BOUNDS_MS[1])
+  const wasmUrl = new URL(WASM_FILE, options.assetsUrl).href
   const solution = await solveInWorkers({
     challenge: challenge.challenge,
     difficulty: challenge.difficulty,
     workerUrl: new URL(WORKER_FILE, options.assetsUrl).href,
-    wasmUrl: new URL(WASM_FILE, options.assetsUrl).href,
+    wasmUrl,
     workers: options.workers,
-    timeoutMs: options.timeoutMs ?? Math.min(Math.max(staleAt - receivedAt, DEFAULT_TIMEOUT_BOUNDS_MS[0]), DEFAULT_TIMEOUT_BOUNDS_MS[1]),
+    timeoutMs,
     signal: options.signal,
     onSearch: options.onSearch,
   }).catch(async (error: unknown) => {
+    // solveInWorkers rejects with TollgateErrors only.
+    if ((error as TollgateError).code !== 'worker_unavailable') throw error
     // Asked of the service itself (the page reaches it, and its answers carry CORS headers),
     // not of assetsUrl: a CDN without CORS, or not in connect-src, would fail any fetch.
-    // solveInWorkers rejects with TollgateErrors only.
-    if ((error as TollgateError).code === 'worker_unavailable') await checkServed(`${options.apiUrl}/sdk/v1/${WORKER_FILE}`, options.signal)
-    throw error
+    await checkServed(`${options.apiUrl}/sdk/v1/${WORKER_FILE}`, options.signal)
+    // Said once, for the site's developer: its visitors wait longer, and the page is busier.
+    if (!toldOfPageSolve) {
+      toldOfPageSolve = true
+      console.info('Tollgate: no Web Worker could start (CSP worker-src?); solving on the page itself, more slowly')
+    }
+    return solveOnPage({ challenge: challenge.challenge, difficulty: challenge.difficulty, wasmUrl, timeoutMs: Math.max(0, receivedAt + timeoutMs - Date.now()), signal: options.signal, onSearch: options.onSearch })
   })
   return { challenge, nonce: solution.nonce, solveTimeMs: solution.elapsedMs, staleAt }
 }
 
 /**
- * No worker started. That is the page's doing (its CSP, or assets it does not serve) only if the
- * service still answers: one that went away since the challenge (a restart, a deploy) is a
- * network_error or server_error, which pages that fail open heed, and the visitor is not told
- * their browser cannot.
+ * No worker started. That is the page's doing (its CSP, or assets it does not serve), and the
+ * page solves instead, only if the service still answers: one that went away since the challenge
+ * (a restart, a deploy) is a network_error or server_error, which pages that fail open heed.
  */
 async function checkServed(url: string, signal: AbortSignal | undefined): Promise<void> {
   const status = await fetch(url, { signal }).then((response) => response.status, () => 0)

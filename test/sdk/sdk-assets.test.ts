@@ -270,13 +270,14 @@ describe('GET /sdk/v1/:file', () => {
     }
   })
 
-  it('keeps the three files a page loads under 16.15 kB gzip, and a language\'s texts under 1 kB more', () => {
+  it('keeps the three files a page loads under 18 kB gzip, and a language\'s texts under 1 kB more', () => {
     // 15 kB until the SDK chose the visitor's language by itself (half a kilobyte), 15.5 kB until a form
     // told a slow solve, held its button and tried again back online (215 bytes: sdk/README.md, "Build and files"),
     // 15.75 kB until the slow notice counted the search alone, an early solve was asked again after a 5xx or a
     // time-out, a page's copies of the SDK shared its forms and window.Tollgate and a form or widget that left the
-    // page stopped solving (15 748 to 16 111 bytes).
-    expect(manifest.loadedGzipBytes).toBeLessThan(16_150)
+    // page stopped solving (15 748 to 16 111 bytes); 16.15 kB until the script came to solve on the page itself
+    // where no worker can start (17 912).
+    expect(manifest.loadedGzipBytes).toBeLessThan(18_000)
     // A page of the vendors' markup loads compat.js instead of tollgate.js: under 17.5 kB until its
     // widgets came to wait for the visitor after a failure, to start once attached, and to say an
     // expiry with a button (17 305 to 17 581 bytes), and 17 637 with the back/forward cache's spent token dropped;
@@ -284,24 +285,26 @@ describe('GET /sdk/v1/:file', () => {
     // a failure's reference kept, no token to reCAPTCHA's and hCaptcha's expired callbacks, a run per action;
     // bench/README.md, "Size a page loads"); under 17.75 kB until the Verify again button kept the keyboard's
     // focus in the widget and got its class and 24 px (17 722 to 17 788); under 17.8 kB until the slow notice,
-    // the early solve's retries and the copies of the SDK above (17 798 to 18 018).
+    // the early solve's retries and the copies of the SDK above (17 798 to 18 018); under 18.05 kB until the solve
+    // on the page (19 821).
     const gzipBytesOf = (name: string) => manifest.files.find((file) => file.name === name)?.gzipBytes ?? Number.NaN
-    expect(manifest.loadedGzipBytes - gzipBytesOf('tollgate.js') + gzipBytesOf('compat.js')).toBeLessThan(18_050)
+    expect(manifest.loadedGzipBytes - gzipBytesOf('tollgate.js') + gzipBytesOf('compat.js')).toBeLessThan(19_900)
     const texts = manifest.files.filter((file) => file.name.startsWith('strings/'))
     expect(texts.length).toBeGreaterThan(10)
     for (const file of texts) expect(file.gzipBytes, file.name).toBeLessThan(1_000)
   })
 
-  it('writes every file Brotli-compressed smaller than gzip, and a page loads under 13 kB of them', () => {
+  it('writes every file Brotli-compressed smaller than gzip, and a page loads under 14.7 kB of them', () => {
     // 12 333 bytes when Brotli came (sdk/README.md, "Build and files"): a fifth off gzip's 15 434; under 12.65 kB
-    // until the slow notice, the early solve's retries and the copies of the SDK (12 636 to 12 983).
-    expect(manifest.loadedBrotliBytes).toBeLessThan(13_000)
+    // until the slow notice, the early solve's retries and the copies of the SDK (12 636 to 12 983); under 13 kB
+    // until the solve on the page itself (14 652).
+    expect(manifest.loadedBrotliBytes).toBeLessThan(14_700)
     const brotliBytesOf = (name: string) => manifest.files.find((file) => file.name === name)?.brotliBytes ?? Number.NaN
     // compat.js's page: under 14.1 kB until the wrapper libraries' fixes (14 003 to 14 249 bytes, 14 297 with
     // the back/forward cache's), under 14.3 kB until their review's (14 362), under 14.4 kB until the Verify
     // again button's focus, class and size (14 390 to 14 425), as above; under 14.44 kB until the slow notice's,
-    // the early solve's and the copies of the SDK's (14 435 to 14 656).
-    expect(manifest.loadedBrotliBytes - brotliBytesOf('tollgate.js') + brotliBytesOf('compat.js')).toBeLessThan(14_700)
+    // the early solve's and the copies of the SDK's (14 435 to 14 656); under 14.7 kB until the solve on the page (16 304).
+    expect(manifest.loadedBrotliBytes - brotliBytesOf('tollgate.js') + brotliBytesOf('compat.js')).toBeLessThan(16_350)
     for (const file of manifest.files) expect(file.brotliBytes, file.name).toBeLessThan(file.gzipBytes)
   })
 })

@@ -29,11 +29,14 @@ export interface FoundNonce {
 }
 
 /**
- * Scans this solver's share of the nonce space until a nonce gives `difficulty` leading zero
- * bits. The engine only finds candidates; each is confirmed here on the exact hash, which also
- * covers difficulties above 32 where the engine checks the first word alone.
+ * This solver's share of the nonce space, scanned one engine call (`chunk` suffixes) per step:
+ * each step yields the attempts so far, and the scan returns the nonce that gives `difficulty`
+ * leading zero bits (undefined past maxGroups). The engine only finds candidates; each is confirmed
+ * here on the exact hash, which also covers difficulties above 32 where the engine checks the
+ * first word alone. A worker runs it to the end at once (solveGroups); the page, between its own
+ * work (solve-on-page.ts).
  */
-export function solveGroups(engine: SearchEngine, job: SolveJob, options: SolveOptions = {}): FoundNonce | undefined {
+export function* scanGroups(engine: SearchEngine, job: SolveJob, options: Omit<SolveOptions, 'onChunk'> = {}): Generator<SolveProgress, FoundNonce | undefined, void> {
   const { challenge, difficulty, firstGroup, groupStep } = job
   if (difficulty <= 0) return { nonce: nonceOf(prefixOf(firstGroup, 0), 0), attempts: 1 }
   const midstate = computeMidstate(challenge)
@@ -58,8 +61,18 @@ export function solveGroups(engine: SearchEngine, job: SolveJob, options: SolveO
         }
         start = hit + 1
       }
-      options.onChunk?.({ attempts })
+      yield { attempts }
     }
   }
   return undefined
+}
+
+/** Scans this solver's share of the nonce space until a nonce gives `difficulty` leading zero bits (scanGroups, to its end). */
+export function solveGroups(engine: SearchEngine, job: SolveJob, options: SolveOptions = {}): FoundNonce | undefined {
+  const scan = scanGroups(engine, job, options)
+  for (;;) {
+    const step = scan.next()
+    if (step.done === true) return step.value
+    options.onChunk?.(step.value)
+  }
 }

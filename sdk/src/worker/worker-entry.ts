@@ -1,7 +1,5 @@
-import { createJsEngine } from '../solver/js-engine.js'
-import type { SearchEngine } from '../solver/search-engine.js'
+import { loadEngine } from '../solver/load-engine.js'
 import { solveGroups } from '../solver/solve-groups.js'
-import { compileSolver, createWasmEngine } from '../solver/wasm-engine.js'
 import type { SolveRequest, WorkerReply } from './messages.js'
 
 /**
@@ -25,22 +23,8 @@ function reply(message: WorkerReply): void {
   self.postMessage(message)
 }
 
-async function loadEngine(wasmUrl: string | null): Promise<SearchEngine> {
-  if (wasmUrl !== null && typeof WebAssembly === 'object') {
-    try {
-      const response = await fetch(ownSolverUrl(wasmUrl), { credentials: 'omit' })
-      if (!response.ok) throw new Error(`HTTP ${response.status}`)
-      return await createWasmEngine(await compileSolver(await response.arrayBuffer()))
-    } catch {
-      // No SIMD, a CSP without 'wasm-unsafe-eval', or the file is unreachable: the JavaScript
-      // engine finds the same nonces, only slower.
-    }
-  }
-  return createJsEngine()
-}
-
 async function solve(request: SolveRequest): Promise<void> {
-  const engine = await loadEngine(request.wasmUrl)
+  const engine = await loadEngine(request.wasmUrl === null ? null : ownSolverUrl(request.wasmUrl))
   reply({ type: 'started', engine: engine.kind })
   let lastReport = performance.now()
   const found = solveGroups(engine, request, {
