@@ -115,6 +115,8 @@ describe('sites: list, create, read, delete, rotate the secret', () => {
     [{ name: '\u2800\u2800' }, 'name'],
     [{ name: 'Shop\u2028Admin' }, 'name'],
     [{ name: 'Shop\u2029Admin' }, 'name'],
+    // The opaque origin of sandboxed frames and apps (docs/apps.md): it would admit only a host named null.
+    [{ name: 'ok', domains: ['example.com', 'null'] }, 'domains.1'],
     // An IPv6 zone is not a hostname a browser sends (and the URL parser refuses it).
     [{ name: 'ok', domains: ['fe80::1%eth0'] }, 'domains.0'],
     [{ name: 'ok', domains: ['[fe80::1%25eth0]'] }, 'domains.0'],

@@ -109,6 +109,17 @@ function hostnameOfAddress(entry: string): string | undefined {
   }
 }
 
+/** What a page without a host (a sandboxed frame, a file: page, an app's) sends as its Origin. */
+const OPAQUE_ORIGIN = 'null'
+
+/**
+ * Why `null` is no domain: it reads as the opaque origin such pages send, which no domain admits
+ * (verify refuses it whatever is listed), while it would match only a host named null.
+ */
+const OPAQUE_ORIGIN_PROBLEM =
+  'cannot admit the origin null of pages without a host (a sandboxed frame, a file: page, an app without a host): ' +
+  "give the app's pages a host and list it, or give the app a site of its own without domains (docs/apps.md)"
+
 /** Domains normalized and deduplicated, or the issues that prevent it. */
 export function normalizeDomains(entries: readonly string[]): { domains: string[]; issues: FieldIssue[] } {
   const issues: FieldIssue[] = []
@@ -118,6 +129,8 @@ export function normalizeDomains(entries: readonly string[]): { domains: string[
     const hostname = normalizeHostname(entry)
     if (hostname === undefined) {
       issues.push({ field: `domains.${index}`, message: hostnameProblem(entry) })
+    } else if (hostname === OPAQUE_ORIGIN) {
+      issues.push({ field: `domains.${index}`, message: OPAQUE_ORIGIN_PROBLEM })
     } else if (!domains.includes(hostname)) {
       domains.push(hostname)
     }

@@ -58,6 +58,10 @@ describe('hostnames', () => {
       expect.stringMatching(/^must be a hostname/),
       expect.stringMatching(/^must be a hostname/),
     ])
+    // The opaque origin of sandboxed frames and apps: listing it would admit only a host named null.
+    expect(normalizeDomains(['shop.example', 'NULL', 'null.example']).issues).toEqual([
+      { field: 'domains.1', message: expect.stringMatching(/^cannot admit the origin null .+docs\/apps\.md\)$/) },
+    ])
     expect(normalizeDomains(['A.example', 'a.example', 'bad/entry', 'b.example'])).toEqual({
       domains: ['a.example', 'b.example'],
       issues: [{ field: 'domains.2', message: expect.stringContaining('hostname') }],
