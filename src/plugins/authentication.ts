@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
 import { isMethodAllowed, type ApiKeyAccess } from '../domain/accounts/api-key-access.js'
+import { repeatedHourOf } from '../domain/audit/audit-actions.js'
+import type { AuditActor } from '../domain/audit/audit-event.js'
 import { bearerTokenOf, hashToken, isApiKeyShaped } from '../domain/accounts/tokens.js'
 import { isUuid } from '../domain/uuid.js'
 import type { Site } from '../domain/sites/site.js'
@@ -9,6 +11,7 @@ import { isAllowed, type SiteAccess, type SiteRole } from '../domain/sites/site-
 import { ApiError } from '../errors.js'
 import { createAccountRepository, type AccountRepository } from '../storage/sql/account-repository.js'
 import { createApiKeyRepository, type ApiKeyRepository } from '../storage/sql/api-key-repository.js'
+import { createAuditLogRepository } from '../storage/sql/audit-log-repository.js'
 import { createSessionRepository, type SessionRepository } from '../storage/sql/session-repository.js'
 import { createSiteMemberRepository } from '../storage/sql/site-member-repository.js'
 
@@ -268,6 +271,7 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
   const sessions = createSessionRepository(app.database)
   const apiKeys = createApiKeyRepository(app.database)
   const members = createSiteMemberRepository(app.database)
+  const auditLog = createAuditLogRepository(app.database)
 
   app.decorate('accounts', accounts)
   app.decorate('sessions', sessions)
@@ -291,9 +295,24 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
     }
     if (use.outcome === 'address_refused') {
       // Told to the holder, who has the key, with the address seen (a proxy's, without TRUST_PROXY),
-      // not the list: whoever found the key elsewhere learns no address to try it from. Logged for
-      // the operator, as a leaked key being tried is worth knowing of.
+      // not the list: whoever found the key elsewhere learns no address to try it from. A leaked
+      // key being tried is worth knowing of: the operator reads it in the server's log, the
+      // account in its audit log (one event an hour, counting the attempts and their addresses).
       request.log.warn({ apiKeyId: use.apiKeyId, apiKeyPrefix: use.prefix, clientIp: request.ip }, 'an API key was refused: the request came from an address its list does not hold')
+      const actor: AuditActor = {
+        type: 'api-key',
+        id: use.apiKeyId,
+        name: use.name,
+        keyPrefix: use.prefix,
+        clientIp: request.ip,
+        userAgent: request.headers['user-agent'] ?? null,
+        accountId: use.accountId,
+        email: use.email,
+      }
+      const event = { accountId: use.accountId, action: 'api_key.address_refused', actor, details: { apiKeyId: use.apiKeyId, name: use.name, prefix: use.prefix } } as const
+      await auditLog
+        .recordRepeated(event, repeatedHourOf(Date.now()))
+        .catch((error: unknown) => request.log.warn({ err: error }, 'could not record a refused API key in the audit log'))
       throw new ApiError('api_key_address_refused', `This API key may not be used from ${request.ip}: its list of allowed addresses does not hold it.`)
     }
     // Every write of the dashboard API is a POST, PUT or DELETE: refused here, a read key cannot

@@ -128,6 +128,14 @@ describe("the activity page's sentences", () => {
     expect(created({ access: 'deploy', expiresAt: null })).toBe('Created API key Grafana (tgak_abcdefg…), deploy access')
   })
 
+  it("say an API key refused from an address it may not be used from, counted over the hour", () => {
+    const refused = (details: Record<string, unknown>) => describeAuditEvent(eventOf('api_key.address_refused', { name: 'deploy', prefix: 'tgak_abcdefg', ...details }, { site: null }))
+    expect(refused({ count: 1, addresses: ['198.51.100.7'] })).toBe('Refused the API key: the request came from an address its allowed addresses do not hold')
+    expect(refused({ count: 5, addresses: ['198.51.100.7', '198.51.100.8'] })).toBe(
+      'Refused the API key: the request came from an address its allowed addresses do not hold, 5 times this hour from 2 addresses',
+    )
+  })
+
   it("say an API key's edit field by field, its sites by count", () => {
     const until = '2027-01-05T10:00:00.000Z'
     const changes = [

@@ -68,6 +68,12 @@ describe.each(deployments)('API keys for some addresses only on $name', (deploym
       expect(errorOf(refused).message, elsewhere).not.toContain('203.0.113.0')
     }
     expect((await listed(key.id))?.lastUsedAt).toBeNull()
+    // The account reads the attempts in its audit log: one event this hour, counting them, the key its actor.
+    const refusals = await service.app.inject({ method: 'GET', url: '/api/v1/audit-log?action=api_key.address_refused', headers: asBrowser(account) })
+    const [refusal, ...others] = refusals.json<{ items: (AuditEvent & { actor: Record<string, unknown> })[] }>().items.filter((event) => event.details.apiKeyId === key.id)
+    expect(others).toEqual([])
+    expect(refusal?.details).toMatchObject({ name: 'deploys', count: 4, addresses: ['198.51.100.7', '203.0.114.1', '2001:db9::1', '127.0.0.1'] })
+    expect(refusal?.actor).toMatchObject({ type: 'api-key', id: key.id, name: 'deploys', clientIp: '127.0.0.1', email: account.email })
 
     for (const inside of ['203.0.113.200', '::ffff:203.0.113.5', '2001:db8:0:1234::9']) {
       const used = await fromAddress(key.key, inside)

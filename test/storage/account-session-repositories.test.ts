@@ -209,7 +209,14 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     const allowedAddresses = ['203.0.113.0/24', '2001:db8::/48']
     const key = await apiKeys.create(owner.id, { name: 'deploy', prefix: 'tgak_deploy', keyHash: `listed-${owner.id}`, access: 'full', allowedAddresses, expiresAt: null }, 2)
     expect(key).toMatchObject({ allowedAddresses })
-    expect(await apiKeys.useByKeyHash(`listed-${owner.id}`, '198.51.100.7')).toEqual({ outcome: 'address_refused', apiKeyId: key?.id, prefix: 'tgak_deploy' })
+    expect(await apiKeys.useByKeyHash(`listed-${owner.id}`, '198.51.100.7')).toEqual({
+      outcome: 'address_refused',
+      apiKeyId: key?.id,
+      name: 'deploy',
+      prefix: 'tgak_deploy',
+      accountId: owner.id,
+      email: owner.email,
+    })
     expect(await apiKeys.listByAccount(owner.id)).toEqual([expect.objectContaining({ id: key?.id, lastUsedAt: null })])
     // An IPv4 client seen by a dual-stack listener, and an IPv6 one, within the ranges.
     expect(await apiKeys.useByKeyHash(`listed-${owner.id}`, '::ffff:203.0.113.9')).toMatchObject({ outcome: 'used', apiKeyId: key?.id })

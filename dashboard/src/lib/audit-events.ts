@@ -50,6 +50,7 @@ export const auditActionGroups: { label: string; actions: { action: AuditAction;
       { action: 'api_key.created', label: 'API key created' },
       { action: 'api_key.updated', label: 'API key changed' },
       { action: 'api_key.revoked', label: 'API key revoked' },
+      { action: 'api_key.address_refused', label: 'API key used from elsewhere' },
     ],
   },
   {
@@ -295,6 +296,9 @@ export function describeAuditEvent(event: AuditEvent): string {
       return event.actor.id !== null && details.sessionId === event.actor.id ? 'Logged out this session' : 'Logged out another session'
     case 'sessions.ended_others':
       return `Logged out everywhere else${endedSessions(details, 'other ')}`
+    case 'api_key.address_refused':
+      // The key is the event's actor: the latest one refused this hour.
+      return `Refused the API key: the request came from an address its allowed addresses do not hold${repeated(details)}`
     case 'api_key.created':
       return `Created API key ${describeApiKey(details)}${describeApiKeyTerms(details)}`
     case 'api_key.updated':

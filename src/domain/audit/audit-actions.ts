@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = [
   'api_key.created',
   'api_key.updated',
   'api_key.revoked',
+  'api_key.address_refused',
   'site.created',
   'site.updated',
   'site.deleted',

@@ -49,7 +49,7 @@ export type ApiKeyUse =
   /** The key's account was disabled by the server's operator (migration 036): refused, not recorded as a use. */
   | { outcome: 'account_disabled' }
   /** The request came from an address the key's list does not hold: refused, not recorded as a use. */
-  | { outcome: 'address_refused'; apiKeyId: string; prefix: string }
+  | { outcome: 'address_refused'; apiKeyId: string; name: string; prefix: string; accountId: string; email: string }
 
 /** Recording every use would write on every API call; once a minute is precise enough for people. */
 const LAST_USED_RESOLUTION = '1 minute'
@@ -118,7 +118,9 @@ export function createApiKeyRepository(database: SqlExecutor) {
       if (row === undefined) return undefined
       if (row.is_disabled) return { outcome: 'account_disabled' }
       if (row.is_expired && row.expires_at !== null) return { outcome: 'expired', expiresAt: row.expires_at }
-      if (!isApiKeyUsableFrom(row.allowed_addresses, clientIp)) return { outcome: 'address_refused', apiKeyId: row.id, prefix: row.prefix }
+      if (!isApiKeyUsableFrom(row.allowed_addresses, clientIp)) {
+        return { outcome: 'address_refused', apiKeyId: row.id, name: row.name, prefix: row.prefix, accountId: row.account_id, email: row.email }
+      }
       await database.query(
         `UPDATE api_keys SET last_used_at = now()
           WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '${LAST_USED_RESOLUTION}')
