@@ -6,6 +6,7 @@ import { ErrorResponse } from '../routes/v1/dashboard-schemas.js'
 import { DASHBOARD_CHALLENGE } from '../routes/v1/dashboard.js'
 import { named } from '../routes/v1/named-schemas.js'
 import { sessionCookieName } from './authentication.js'
+import { DOCS_THEME_CSS, DOCS_THEME_JS } from './docs-theme.js'
 import fp from 'fastify-plugin'
 
 declare module 'fastify' {
@@ -86,7 +87,8 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
         version: '1',
         license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
-      servers: [{ url: '/' }],
+      // No servers: the default is this one ('/'), and Swagger UI would show a select of the one
+      // server without a name (axe's select-name).
       components: {
         securitySchemes: {
           siteKey: {
@@ -130,10 +132,18 @@ async function docsPlugin(app: FastifyInstance, options: { exposeUi: boolean }):
   if (options.exposeUi) {
     // A title naming the page (WCAG 2.4.2); BaseLayout leaves out Swagger UI's top bar, whose logo
     // image, address field and select have no names, and this page has one document to show.
+    // Without deep links: each operation's path would be a link inside the button that opens it,
+    // which a screen reader or a keyboard cannot tell apart (axe's nested-interactive). The
+    // theme's colours stand out from their backgrounds, and its script names the dialog's buttons
+    // by their text (docs-theme.ts).
     await app.register(swaggerUi, {
       routePrefix: '/docs',
-      uiConfig: { docExpansion: 'list', deepLinking: true, layout: 'BaseLayout' },
-      theme: { title: 'Tollgate API reference' },
+      uiConfig: { docExpansion: 'list', deepLinking: false, layout: 'BaseLayout' },
+      theme: {
+        title: 'Tollgate API reference',
+        css: [{ filename: 'contrast.css', content: DOCS_THEME_CSS }],
+        js: [{ filename: 'label-in-name.js', content: DOCS_THEME_JS }],
+      },
     })
   }
 }
