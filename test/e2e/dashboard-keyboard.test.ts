@@ -309,9 +309,12 @@ describe.skipIf(!hasChromium())('the dashboard with the keyboard only', () => {
     await page.keyboard.press('ArrowDown')
     expect(await readFocus(page)).toMatchObject({ name: 'Read only', hasFocusRing: true })
     expect(await page.getByLabel('Read only').isChecked()).toBe(true)
-    // The sites it may reach: one stop too ("All sites" checked), then the password.
+    // The sites it may reach: one stop too ("All sites" checked), then the addresses (left empty:
+    // any), then the password.
     await page.keyboard.press('Tab')
     expect((await readFocus(page)).id).toBe('api-key-sites-all')
+    await page.keyboard.press('Tab')
+    expect(await readFocus(page)).toMatchObject({ id: 'api-key-addresses', hasFocusRing: true })
     await page.keyboard.press('Tab')
     expect((await readFocus(page)).id).toBe('api-key-password')
     await page.keyboard.type('a long enough password')
