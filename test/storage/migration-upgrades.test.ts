@@ -69,6 +69,7 @@ const shipped: [string, string][] = [
   ['041_verification_log_decided_index_and_counted_deletes', 'ac25e7e3f06dc4d1'],
   ['042_verification_rollups_bounded_values', 'a0b8b91f69f505bf'],
   ['043_api_key_allowed_addresses', '0c80ed97a3dfbcc6'],
+  ['044_display_names_nfc', 'e7ce7f73af749339'],
 ]
 
 function fingerprintOf(migration: Migration): string {
@@ -456,6 +457,29 @@ describe.each(databaseKinds)('upgrading a database on $kind', ({ kind, available
       // Migration 043's address list too: a key made before it may be used from any address.
       expect(await apiKeys.listByAccount(account.id)).toEqual([expect.objectContaining({ name: 'CI', access: 'full', siteIds: null, expiresAt: null, allowedAddresses: null })])
       expect(await apiKeys.useByKeyHash('old-hash', '198.51.100.23')).toMatchObject({ outcome: 'used', access: 'full', siteIds: null, accountId: account.id })
+    }, { migrated: false })
+  })
+
+  it.skipIf(!available)('with names typed with accents apart: 044 writes the names of sites, API keys and passkeys composed (NFC)', async () => {
+    await withTestDatabase(kind, async (database) => {
+      const migrations = await readMigrations()
+      await migrate(database, migrations.filter((migration) => migration.version < 44))
+      const account = await createAccountRepository(database).create('names@example.com', 'hash')
+      if (account === undefined) throw new Error('the account was not created')
+      const decomposed = 'Mu\u0308ller Cafe\u0301'
+      const composed = 'M\u00fcller Caf\u00e9'
+      // As an earlier release could store them: the repositories take names as given.
+      const { site } = await createSiteRepository(database).create({ accountId: account.id, name: decomposed })
+      const other = await createSiteRepository(database).create({ accountId: account.id, name: composed })
+      await createApiKeyRepository(database).create(account.id, { name: decomposed, prefix: 'tgak_nfc', keyHash: 'nfc-hash', access: 'full', expiresAt: null }, 5)
+      await database.query("INSERT INTO account_passkeys (id, account_id, credential_id, public_key, name) VALUES ($1, $2, 'credential-nfc', 'key', $3)", [randomUUID(), account.id, decomposed])
+      expect(await migrate(database, migrations)).toEqual([44])
+      const names = async (table: string) => (await database.query<{ name: string }>(`SELECT name FROM ${table} WHERE account_id = $1`, [account.id])).map((row) => row.name)
+      expect((await names('sites')).sort()).toEqual([composed, composed])
+      expect(await names('api_keys')).toEqual([composed])
+      expect(await names('account_passkeys')).toEqual([composed])
+      expect(site.name).toBe(decomposed)
+      expect(other.site.name).toBe(composed)
     }, { migrated: false })
   })
 
