@@ -187,6 +187,9 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'api_key_site_restricted',
   'api_key_widening_forbidden',
   'api_key_expired',
+  // Any route that authenticates (its security names the bearer key, or a session only, which an
+  // API key is told of after its address is checked): documentErrors declares it for them.
+  'api_key_address_refused',
   'passkey_challenge_invalid',
   'passkey_unknown',
   'passkey_invalid',
@@ -299,6 +302,8 @@ function documentErrors(route: RouteOptions, bodyLimit: number | undefined): voi
   // The public routes answer a fixed code for each status of their gate, not every code of the status.
   const isPublic = schema.tags?.includes('public') === true
   const declared = new Set(schema.errorCodes ?? [])
+  const security = (schema as { security?: Record<string, unknown>[] }).security
+  if (schema.sessionOnly !== undefined || security?.some((each) => 'bearer' in each) === true) declared.add('api_key_address_refused')
   for (const [status, response] of Object.entries(responses)) {
     const code = Number(status)
     if (code >= 400 && typeof response === 'object' && response !== null && !('description' in response)) {

@@ -190,6 +190,13 @@ describe('operational endpoints', () => {
     expect(codesOf('/api/v1/sites', 'post', '403')).toContain('api_key_site_restricted')
     expect(codesOf('/api/v1/sites/{id}', 'put', '403')).not.toContain('api_key_site_restricted')
     expect(codesOf('/api/v1/api-keys', 'post', '400')).toEqual(['validation_error', 'api_key_site_not_found'])
+    // A key used from an address its list does not hold: on the routes an API key reaches, not on log-in or the gate.
+    for (const [path, method] of [['/api/v1/sites', 'get'], ['/api/v1/sites/{id}', 'put'], ['/api/v1/audit-log', 'get'], ['/api/v1/sessions', 'get']] as const) {
+      expect(codesOf(path, method, '403'), `${method} ${path}`).toContain('api_key_address_refused')
+    }
+    for (const [path, method] of [['/api/v1/sessions', 'post'], ['/api/v1/accounts', 'post'], ['/gate/v1/clearance', 'post']] as const) {
+      expect(codesOf(path, method, '403'), `${method} ${path}`).not.toContain('api_key_address_refused')
+    }
     // An edit of a key: a widening by a key, and an expired key, have codes of their own.
     expect(codesOf('/api/v1/api-keys/{id}', 'patch', '400')).toEqual(['validation_error', 'api_key_site_not_found'])
     expect(codesOf('/api/v1/api-keys/{id}', 'patch', '403')).toContain('api_key_widening_forbidden')
