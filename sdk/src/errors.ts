@@ -21,7 +21,10 @@ export type TollgateErrorCode =
   | 'challenge_invalid'
   | 'solution_invalid'
   | 'validation_error'
-  /** Workers cannot start here, usually because the page's CSP forbids them (see README). */
+  /**
+   * Kept for pages that branch on it: releases before 2026-12-03 gave it where no worker could
+   * start; this one solves on the page itself there (solve-on-page.ts).
+   */
   | 'worker_unavailable'
   | 'timeout'
   | 'aborted'
