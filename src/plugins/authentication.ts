@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
 import { isMethodAllowed, type ApiKeyAccess } from '../domain/accounts/api-key-access.js'
 import { repeatedHourOf } from '../domain/audit/audit-actions.js'
-import type { AuditActor } from '../domain/audit/audit-event.js'
+import { apiKeyActorOf, requestOriginOf } from '../domain/audit/audit-event.js'
 import { bearerTokenOf, hashToken, isApiKeyShaped } from '../domain/accounts/tokens.js'
 import { isUuid } from '../domain/uuid.js'
 import type { Site } from '../domain/sites/site.js'
@@ -299,16 +299,7 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
       // key being tried is worth knowing of: the operator reads it in the server's log, the
       // account in its audit log (one event an hour, counting the attempts and their addresses).
       request.log.warn({ apiKeyId: use.apiKeyId, apiKeyPrefix: use.prefix, clientIp: request.ip }, 'an API key was refused: the request came from an address its list does not hold')
-      const actor: AuditActor = {
-        type: 'api-key',
-        id: use.apiKeyId,
-        name: use.name,
-        keyPrefix: use.prefix,
-        clientIp: request.ip,
-        userAgent: request.headers['user-agent'] ?? null,
-        accountId: use.accountId,
-        email: use.email,
-      }
+      const actor = apiKeyActorOf({ id: use.apiKeyId, name: use.name, prefix: use.prefix }, { accountId: use.accountId, email: use.email }, requestOriginOf(request))
       const event = { accountId: use.accountId, action: 'api_key.address_refused', actor, details: { apiKeyId: use.apiKeyId, name: use.name, prefix: use.prefix } } as const
       await auditLog
         .recordRepeated(event, repeatedHourOf(Date.now()))

@@ -33,6 +33,20 @@ export interface NewAuditEvent {
   details?: Record<string, unknown>
 }
 
+/** Where a request came from, as an actor records it: its client address and browser. */
+export function requestOriginOf(request: { ip: string; headers: { 'user-agent'?: string } }): Pick<AuditActor, 'clientIp' | 'userAgent'> {
+  return { clientIp: request.ip, userAgent: request.headers['user-agent'] ?? null }
+}
+
+/** An API key as the actor of an event: the key, the account whose it is, and where the request came from. */
+export function apiKeyActorOf(
+  key: { id: string; name: string; prefix: string },
+  account: { accountId: string | null; email: string | null },
+  origin: Pick<AuditActor, 'clientIp' | 'userAgent'>,
+): AuditActor {
+  return { type: 'api-key', id: key.id, name: key.name, keyPrefix: key.prefix, ...origin, ...account }
+}
+
 /** The server's own account script: no address, no browser. */
 export const OPERATOR_ACTOR: AuditActor = { type: 'operator', id: null, name: null, keyPrefix: null, clientIp: null, userAgent: null }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { repeatedHourOf } from '../../../domain/audit/audit-actions.js'
-import type { AuditActor, NewAuditEvent } from '../../../domain/audit/audit-event.js'
+import { apiKeyActorOf, requestOriginOf, type AuditActor, type NewAuditEvent } from '../../../domain/audit/audit-event.js'
 import { ApiError } from '../../../errors.js'
 import type { Site } from '../../../domain/sites/site.js'
 import type { SiteAccess, SiteRole } from '../../../domain/sites/site-roles.js'
@@ -12,12 +12,12 @@ import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 
 /** Who made the request, as the audit log records it: its credential, address and browser. */
 export function auditActorOf(request: FastifyRequest): AuditActor {
-  const origin = { clientIp: request.ip, userAgent: request.headers['user-agent'] ?? null }
+  const origin = requestOriginOf(request)
   const authentication = request.authentication
   // The account behind the credential, as it is now: a key's name is its member's choice, this says whose it is.
   const account = { accountId: request.account?.id ?? null, email: request.account?.email ?? null }
   if (authentication?.method === 'api-key') {
-    return { type: 'api-key', id: authentication.apiKeyId, name: authentication.name, keyPrefix: authentication.prefix, ...origin, ...account }
+    return apiKeyActorOf({ id: authentication.apiKeyId, name: authentication.name, prefix: authentication.prefix }, account, origin)
   }
   if (authentication?.method === 'session') {
     return { type: 'session', id: authentication.sessionId, name: request.account?.email ?? null, keyPrefix: null, ...origin, ...account }
