@@ -29,6 +29,7 @@ const token = issueToken(createSecretKey(randomBytes(32)), {
   pageAction: null,
   cData: null,
   ephemeralId: randomBytes(12).toString('hex'),
+  address: null,
 })
 const signedToken = token.slice(0, token.lastIndexOf('.'))
 

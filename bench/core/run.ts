@@ -200,6 +200,7 @@ function mintTokenRedemptions(ready: BenchServerReady, count: number): RequestVa
         cData: null,
         // A browser's submission describes its device: its token carries the device's ephemeral id.
         ephemeralId: randomBytes(12).toString('hex'),
+        address: null,
       }),
       remoteip: '203.0.113.7',
     }).toString(),

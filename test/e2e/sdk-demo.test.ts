@@ -38,6 +38,22 @@ describe.runIf(hasChromium())('the SDK on /demo in Chromium', () => {
     expect(submissions[0]).not.toContain('ada@example.com')
   })
 
+  it("says the token was earned at the address the demo's backend sends as remoteip, when the site checks addresses", async () => {
+    await suite.sdk.setDemoSettings({ tokenAddressCheck: 'refuse' })
+    try {
+      const { page } = await suite.browser.newPage()
+      await page.goto(`${suite.sdk.origin}/demo`)
+      await typeLikeAPerson(page, '#signup-email', 'ada@example.com')
+      await page.click('#signup-form button[type="submit"]')
+      await page.waitForSelector('#verdict')
+      expect(await page.textContent('[data-field="success"]')).toBe('true')
+      // The browser solved from 127.0.0.1, and the demo's backend sends the address it sees.
+      expect(await page.textContent('[data-field="remoteipMatch"]')).toBe('true')
+    } finally {
+      await suite.sdk.setDemoSettings({ tokenAddressCheck: 'off' })
+    }
+  })
+
   it("does not count the page's own scroll events among the untrusted input, but a script's dispatched key it does", async () => {
     const { page } = await suite.browser.newPage()
     const submissions: string[] = []

@@ -289,6 +289,20 @@ describe.each(deployments)('the gate for whole sites on $name', ({ available, op
     expect(malformed.json()).toMatchObject({ error: { code: 'validation_error' } })
   })
 
+  it.skipIf(!available)("refuses a token earned at another address when the site refuses those (tokenAddressCheck), without spending it", async () => {
+    // The page's SDK earned the token from 127.0.0.1 (obtainToken's peer); the default site took it from VISITOR.
+    const bound = await createTestSite(service.app, { name: 'Bound site', domains: ['shop.example.com'], settings: { tokenAddressCheck: 'refuse' } })
+    const token = await pageToken(bound.siteKey)
+    const elsewhere = await clear(token, { siteKey: bound.siteKey })
+    expect(elsewhere.statusCode).toBe(403)
+    expect(elsewhere.json()).toMatchObject({ error: { code: 'token_invalid', message: expect.stringContaining('another address') } })
+    expect(elsewhere.headers['set-cookie']).toBeUndefined()
+    expect(clearanceCookieOf(await clear(token, { siteKey: bound.siteKey, ip: '127.0.0.1' })).value).not.toBe('')
+    // Under report, the gate does not refuse.
+    const reporting = await createTestSite(service.app, { name: 'Reporting site', domains: ['shop.example.com'], settings: { tokenAddressCheck: 'report' } })
+    expect((await clear(await pageToken(reporting.siteKey), { siteKey: reporting.siteKey })).statusCode).toBe(204)
+  })
+
   it.skipIf(!available)('clears pages on an IPv6 address or a fully qualified name with its trailing dot', async () => {
     for (const origin of ['http://[::1]:8080', 'https://shop.example.com.']) {
       const local = await createTestSite(service.app, { name: `Site at ${origin}` })

@@ -23,6 +23,7 @@ const tuned = {
   maxStepUps: 3,
   surgeChallengesPerMinute: 600,
   blockedHelpUrl: 'https://shop.example/contact?topic=blocked',
+  tokenAddressCheck: 'refuse',
   allowedAddresses: ['203.0.113.7', '2001:db8::/48'],
   blockedAddresses: ['198.51.100.0/24'],
 }

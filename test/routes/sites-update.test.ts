@@ -111,6 +111,27 @@ describe('PUT /api/v1/sites/{id}', () => {
     expect(cleared.json().settings.blockedHelpUrl).toBeNull()
   })
 
+  it("takes the check of tokens' addresses (off, report, refuse), audits it, refuses any other value and restores off with null", async () => {
+    const site = await createTestSite(service.app, account)
+    expect((await read(site.id)).settings.tokenAddressCheck).toBe('off')
+    const refusing = await update(site.id, { settings: { tokenAddressCheck: 'refuse' } })
+    expect(refusing.statusCode, refusing.body).toBe(200)
+    expect(refusing.json().settings.tokenAddressCheck).toBe('refuse')
+    const audit = await service.app.inject({ method: 'GET', url: `/api/v1/audit-log?siteId=${site.id}&action=site.updated`, headers: asScript(account) })
+    expect(audit.json().items[0].details.changes).toContainEqual({ field: 'tokenAddressCheck', from: 'off', to: 'refuse' })
+    for (const tokenAddressCheck of ['Refuse', 'on', '', 1, true]) {
+      const response = await update(site.id, { settings: { tokenAddressCheck } })
+      expect(response.statusCode, JSON.stringify(tokenAddressCheck)).toBe(400)
+      expect(response.json().error.code).toBe('validation_error')
+      expect(response.json().error.details[0].field).toBe('settings.tokenAddressCheck')
+    }
+    expect((await read(site.id)).settings.tokenAddressCheck).toBe('refuse')
+    expect((await update(site.id, { settings: { tokenAddressCheck: null } })).json().settings.tokenAddressCheck).toBe('off')
+    const created = await service.app.inject({ method: 'POST', url: '/api/v1/sites', headers: asScript(account), payload: { name: 'Bound', settings: { tokenAddressCheck: 'report' } } })
+    expect(created.statusCode, created.body).toBe(201)
+    expect(created.json().settings.tokenAddressCheck).toBe('report')
+  })
+
   it('creates a site with a help link for blocked visitors, and refuses one with a script scheme', async () => {
     const created = await service.app.inject({
       method: 'POST', url: '/api/v1/sites', headers: asScript(account),

@@ -23,6 +23,7 @@ const defaultSettingsView = {
   blockedAddresses: [],
   blockedCountries: [],
   blockedHelpUrl: null,
+  tokenAddressCheck: 'off',
 }
 
 describe('sites: list, create, read, delete, rotate the secret', () => {

@@ -13,7 +13,7 @@ async function multipartOf(fields: Record<string, string> | FormData): Promise<{
   return { payload: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get('content-type') ?? '' }
 }
 
-const answerFields = ['action', 'anomalies', 'cdata', 'challenge_ts', 'countryCode', 'error-codes', 'hostname', 'metadata', 'recommendedAction', 'riskScore', 'score', 'success']
+const answerFields = ['action', 'anomalies', 'cdata', 'challenge_ts', 'countryCode', 'error-codes', 'hostname', 'metadata', 'recommendedAction', 'remoteipMatch', 'riskScore', 'score', 'success']
 
 describe('Siteverify', () => {
   let service: TestApp
@@ -47,6 +47,8 @@ describe('Siteverify', () => {
       score: 1,
       anomalies: [],
       countryCode: 'XX',
+      // The site does not check its tokens' addresses: nothing compared, whatever remoteip says.
+      remoteipMatch: null,
       // Tollgate's addition, in a success only: the verification's id, for the feedback call.
       metadata: { ephemeral_id: expect.stringMatching(/^[0-9a-f]{24}$/), verification_id: expect.stringMatching(/^[0-9a-f-]{36}$/) },
     })
@@ -115,6 +117,7 @@ describe('Siteverify', () => {
         score: null,
         anomalies: [],
         countryCode: null,
+        remoteipMatch: null,
         metadata: { ephemeral_id: null },
       },
     }

@@ -37,7 +37,11 @@ export interface SiteSettings {
   blockedCountries: string[]
   /** Where a visitor the gate turns away can ask for help (https or mailto:), linked from its denied page; null: none. */
   blockedHelpUrl: string | null
+  /** Whether Siteverify compares the token's address with remoteip: says so (report), or refuses another (refuse). */
+  tokenAddressCheck: TokenAddressCheck
 }
+
+export type TokenAddressCheck = 'off' | 'report' | 'refuse'
 
 export interface Site {
   id: string

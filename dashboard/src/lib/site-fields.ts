@@ -15,6 +15,7 @@ export const siteFields: Record<SiteField, { label: string; unit?: string }> = {
   blockedAddresses: { label: 'Blocked addresses' },
   blockedCountries: { label: 'Blocked countries' },
   blockedHelpUrl: { label: 'Help link for blocked visitors' },
+  tokenAddressCheck: { label: 'Address check at Siteverify' },
   difficulty: { label: 'Difficulty' },
   challengeLifetimeSeconds: { label: 'Challenge lifetime', unit: 'seconds' },
   challengeThreshold: { label: 'Challenge threshold' },

@@ -3,6 +3,7 @@ import { domainToASCII } from 'node:url'
 import { findDisplayNameProblem, normalizeDisplayName } from '../display-name.js'
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/webhook-payload.js'
 import { findWebhookUrlProblem } from '../webhooks/webhook-url-policy.js'
+import { tokenAddressChecks, type TokenAddressCheck } from '../token/address-binding.js'
 import { normalizeAllowedAddresses } from './allowed-addresses.js'
 import { normalizeBlockedAddresses, normalizeBlockedCountries } from './blocklist.js'
 import type { SiteSettings } from './site.js'
@@ -21,7 +22,7 @@ export const numericSettingLimits = {
   blockThreshold: { minimum: 0, maximum: 100 },
   maxStepUps: { minimum: 0, maximum: 5 },
   surgeChallengesPerMinute: { minimum: 0, maximum: 10_000_000 },
-} as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl' | 'webhookEvents' | 'allowedAddresses' | 'blockedAddresses' | 'blockedCountries' | 'blockedHelpUrl'>, { minimum: number; maximum: number }>
+} as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl' | 'webhookEvents' | 'allowedAddresses' | 'blockedAddresses' | 'blockedCountries' | 'blockedHelpUrl' | 'tokenAddressCheck'>, { minimum: number; maximum: number }>
 
 export type NumericSettingName = keyof typeof numericSettingLimits
 
@@ -45,6 +46,8 @@ export type SettingsInput = { [Name in NumericSettingName]?: number | null } & {
   blockedAddresses?: string[] | null
   blockedCountries?: string[] | null
   blockedHelpUrl?: string | null
+  /** One of tokenAddressChecks (validateSettingsInput says so otherwise). */
+  tokenAddressCheck?: string | null
 }
 
 export interface InputRules {
@@ -216,6 +219,9 @@ export function validateSettingsInput(settings: SettingsInput, rules: InputRules
     const checked = checkBlockedHelpUrl(settings.blockedHelpUrl, rules)
     if ('problem' in checked) issues.push({ field: 'settings.blockedHelpUrl', message: checked.problem })
   }
+  if (typeof settings.tokenAddressCheck === 'string' && !(tokenAddressChecks as readonly string[]).includes(settings.tokenAddressCheck)) {
+    issues.push({ field: 'settings.tokenAddressCheck', message: `must be one of ${tokenAddressChecks.join(', ')}` })
+  }
   if (typeof settings.webhookSecret === 'string') {
     const problem = findWebhookSecretProblem(settings.webhookSecret)
     if (problem !== undefined) issues.push({ field: 'settings.webhookSecret', message: problem })
@@ -273,7 +279,9 @@ export function normalizeWebhookEvents(entries: readonly string[]): { events: We
 
 /** The settings to store: the webhook secrets are kept apart (encrypted), everything else as given. */
 export function settingsChangesOf(settings: SettingsInput): SettingsChanges {
-  const { webhookSecret: _webhookSecret, previousWebhookSecretExpiresAt: _previous, webhookEvents, ...changes } = settings
+  const { webhookSecret: _webhookSecret, previousWebhookSecretExpiresAt: _previous, webhookEvents, tokenAddressCheck, ...rest } = settings
+  // validateSettingsInput has refused any other check.
+  const changes: SettingsChanges = tokenAddressCheck === undefined ? rest : { ...rest, tokenAddressCheck: tokenAddressCheck as TokenAddressCheck | null }
   // normalizeSiteInput has kept only known event kinds.
   return webhookEvents === undefined ? changes : { ...changes, webhookEvents: webhookEvents as WebhookEvent[] | null }
 }

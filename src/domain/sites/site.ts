@@ -1,3 +1,4 @@
+import type { TokenAddressCheck } from '../token/address-binding.js'
 import { DEFAULT_WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/webhook-payload.js'
 
 /** Per-site settings with their defaults (DESIGN section 3). */
@@ -36,6 +37,12 @@ export interface SiteSettings {
    * mailto: address), linked from the gate's denied page with the verification's reference; null: none.
    */
   blockedHelpUrl: string | null
+  /**
+   * Whether the site's tokens carry where they were earned, for Siteverify to compare with the
+   * remoteip a backend sends (off, report) or to refuse a token of another address (refuse):
+   * domain/token/address-binding.ts.
+   */
+  tokenAddressCheck: TokenAddressCheck
 }
 
 export const defaultSiteSettings: SiteSettings = {
@@ -51,6 +58,7 @@ export const defaultSiteSettings: SiteSettings = {
   blockedAddresses: [],
   blockedCountries: [],
   blockedHelpUrl: null,
+  tokenAddressCheck: 'off',
 }
 
 export interface PreviousSecret {

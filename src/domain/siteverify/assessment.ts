@@ -27,6 +27,8 @@ const invalidReasons: Record<FailureReason, InvalidReason> = {
   'site-mismatch': 'UNKNOWN_INVALID_REASON',
   expired: 'EXPIRED',
   duplicate: 'DUPE',
+  // No reason names an address: the token is not valid for this visitor.
+  'address-mismatch': 'UNKNOWN_INVALID_REASON',
 }
 
 /**

@@ -2,6 +2,8 @@ import { isBlockedResponse } from '../../../sdk/src/compat/blocked-response.js'
 import type { KeyValueStore } from '../../storage/ports.js'
 import type { MacKey } from '../mac.js'
 import { acceptsSecretKey, isReplacedSecretKey, type SecretKeyHolder } from '../sites/site-keys.js'
+import type { SiteSettings } from '../sites/site.js'
+import { matchesAddressClaim } from '../token/address-binding.js'
 import { readToken, type TokenClaims } from '../token/token.js'
 import { answerFailure, answerSuccess, type SiteverifyAnswer } from './siteverify-answer.js'
 import { answerTestSecret } from './test-secrets.js'
@@ -17,6 +19,7 @@ export interface SiteverifyRequest {
 export interface RedeemingSite extends SecretKeyHolder {
   id: string
   siteKey: string
+  settings: Pick<SiteSettings, 'tokenAddressCheck'>
 }
 
 export interface RedeemTokenDependencies {
@@ -38,6 +41,8 @@ export interface RedeemTokenDependencies {
    * challenge with 503, not because of a bot, and a call without a response says so.
    */
   isStorageDown: () => Promise<boolean>
+  /** The claim a token earned at this address would carry (addressClaimOf), undefined for text that is no address. */
+  claimAddress: (ip: string) => string | undefined
 }
 
 /** How far instances' clocks may differ without a token redeeming twice (DESIGN section 6). */
@@ -96,11 +101,16 @@ export function redemptionKey(challengeId: string): string {
  *    the redemption that came before the expiry: it gets that answer again; and a token the store
  *    may have forgotten the redemption of (mayHaveForgottenRedemption: issued under an earlier
  *    life of its data, the in-process store's before a restart, a Redis's before it lost it) is refused;
- * 6. single use across instances: an atomic set-if-absent of the redemption marker, which lives
+ * 6. for a site that refuses tokens of other addresses (settings.tokenAddressCheck refuse), a
+ *    remoteip of the token's family outside the address group that earned it
+ *    (invalid-input-response; counted as remoteip-mismatch);
+ * 7. single use across instances: an atomic set-if-absent of the redemption marker, which lives
  *    a minute longer than the token. The loser of a race, or any later call, gets
  *    timeout-or-duplicate, unless it carries the idempotency key of the first call, which then
  *    gets the first answer again.
- * A wrong secret does not consume the token: only someone holding the right secret can spend it.
+ * A wrong secret does not consume the token: only someone holding the right secret can spend it,
+ * nor does a remoteip the site refuses it for (the form's true sender may still come with it).
+ * A success says whether remoteip is where the token was earned (remoteipMatch), for a site that checks.
  *
  * `now` is the store's clock (KeyValueStore.now), by which tokens are stamped and markers live.
  */
@@ -127,7 +137,7 @@ export interface Redemption {
   reason?: FailureReason
 }
 
-export type FailureReason = 'missing' | 'malformed' | 'site-mismatch' | 'expired' | 'duplicate'
+export type FailureReason = 'missing' | 'malformed' | 'site-mismatch' | 'expired' | 'duplicate' | 'address-mismatch'
 
 /** redeemToken, saying whose Siteverify counts the call adds to. */
 export async function redeemTokenOfSite(dependencies: RedeemTokenDependencies, request: SiteverifyRequest, now: number): Promise<Redemption> {
@@ -164,18 +174,28 @@ export async function redeemTokenOfSite(dependencies: RedeemTokenDependencies, r
   // a function of the token's claims, so a retry with that key gets it again by recomputing it.
   const idempotencyKey = request.idempotency_key ?? ''
   const key = redemptionKey(reading.claims.challengeId)
+  const remoteipMatch = addressMatchOf(dependencies, reading.claims.address, request.remoteip)
   // A retry of a redemption gets its answer again even once the token has expired since.
   if (isPastLifetime(reading, now)) {
     return (await isRetryOfFirst(dependencies.store, key, idempotencyKey))
-      ? uncounted(answerSuccess(reading.claims))
+      ? uncounted(answerSuccess(reading.claims, remoteipMatch))
       : { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id, reason: 'expired' }
+  }
+  if (remoteipMatch === false && site.settings.tokenAddressCheck === 'refuse') {
+    return { answer: answerFailure('invalid-input-response'), countedFor: site.id, reason: 'address-mismatch' }
   }
 
   const isFirst = await dependencies.store.setIfAbsent(key, `k:${idempotencyKey}`, markerTimeToLiveMs(reading.expiresAt, now))
-  if (isFirst) return { answer: answerSuccess(reading.claims), countedFor: site.id }
+  if (isFirst) return { answer: answerSuccess(reading.claims, remoteipMatch), countedFor: site.id }
   return (await isRetryOfFirst(dependencies.store, key, idempotencyKey))
-    ? uncounted(answerSuccess(reading.claims))
+    ? uncounted(answerSuccess(reading.claims, remoteipMatch))
     : { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id, reason: 'duplicate' }
+}
+
+/** matchesAddressClaim of the token's claim and the remoteip sent, tagging remoteip only when the token has a claim to compare. */
+function addressMatchOf(dependencies: RedeemTokenDependencies, claim: string | null, remoteip: string | undefined): boolean | null {
+  if (claim === null || remoteip === undefined || remoteip === '') return null
+  return matchesAddressClaim(claim, dependencies.claimAddress(remoteip))
 }
 
 function uncounted(answer: SiteverifyAnswer): Redemption {

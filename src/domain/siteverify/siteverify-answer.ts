@@ -35,6 +35,13 @@ export interface SiteverifyAnswer {
   anomalies: string[]
   countryCode: string | null
   /**
+   * Whether the remoteip the call named is in the address group (an IPv4 address, an IPv6 /64)
+   * that earned the token, for a site that checks tokens' addresses (address-binding.ts); null
+   * when there is nothing to compare (no remoteip, a token without the claim, another family)
+   * and in a failure.
+   */
+  remoteipMatch: boolean | null
+  /**
    * Turnstile's metadata: the device's ephemeral id on the site (ephemeralIdOf), when the token has
    * one; and, in a success only, the verification's id (the token's challenge), which the feedback
    * call (POST /api/v1/siteverify/feedback) and the dashboard's log name it by; null for test
@@ -48,6 +55,7 @@ export function answerSuccess(
   claims: Pick<TokenClaims, 'issuedAt' | 'hostname' | 'action' | 'riskScore' | 'anomalies' | 'countryCode' | 'pageAction' | 'cData' | 'ephemeralId'> & {
     challengeId: string | null
   },
+  remoteipMatch: boolean | null = null,
 ): SiteverifyAnswer {
   return {
     success: true,
@@ -61,6 +69,7 @@ export function answerSuccess(
     score: (100 - claims.riskScore) / 100,
     anomalies: claims.anomalies,
     countryCode: claims.countryCode,
+    remoteipMatch,
     metadata: { ephemeral_id: claims.ephemeralId, verification_id: claims.challengeId },
   }
 }
@@ -78,6 +87,7 @@ export function answerFailure(...codes: SiteverifyErrorCode[]): SiteverifyAnswer
     score: null,
     anomalies: [],
     countryCode: null,
+    remoteipMatch: null,
     metadata: { ephemeral_id: null },
   }
 }

@@ -33,6 +33,11 @@ export interface TokenClaims {
   cData: string | null
   /** The device's ephemeral id on the site (ephemeralIdOf), when the submission described a device. */
   ephemeralId: string | null
+  /**
+   * Where the token was earned (addressClaimOf: the family and a keyed tag of the address group),
+   * when the site checks tokens' addresses (settings.tokenAddressCheck); null otherwise.
+   */
+  address: string | null
 }
 
 export type TokenReading =
@@ -49,8 +54,9 @@ const actions = new Set(['allow', 'challenge', 'block'])
  * no key names are repeated in every token): [site, siteKey, challenge, action, riskScore,
  * anomalies, hostname, countryCode, issuedAt], then the data epoch (a number, told from what may
  * follow by its type; absent in older tokens), then [pageAction, cData] only when the page gave
- * either or there is an ephemeral id, and that id last when there is one (a token without them is
- * as short as before), ids compacted to 22 characters. The MAC is HMAC-SHA256 under
+ * either or there is an ephemeral id or an address, then that id (or null) when there is one or an
+ * address, and the address last when there is one (a token without them is as short as before),
+ * ids compacted to 22 characters. The MAC is HMAC-SHA256 under
  * the server's token key over the exact text `v1.<payload>`.
  *
  * HMAC rather than Ed25519: only this service ever verifies its tokens (Siteverify), so a
@@ -85,8 +91,9 @@ export function issueToken(key: MacKey, claims: TokenClaims): string {
   return `${signedText}.${macOf(key, signedText)}`
 }
 
-/** The claims a token carries only when they have a value: [pageAction, cData[, ephemeralId]] or none. */
-function optionalClaims({ pageAction, cData, ephemeralId }: TokenClaims): (string | null)[] {
+/** The claims a token carries only when they have a value: [pageAction, cData[, ephemeralId[, address]]] or none. */
+function optionalClaims({ pageAction, cData, ephemeralId, address }: TokenClaims): (string | null)[] {
+  if (address !== null) return [pageAction, cData, ephemeralId, address]
   if (ephemeralId !== null) return [pageAction, cData, ephemeralId]
   return pageAction === null && cData === null ? [] : [pageAction, cData]
 }
@@ -123,8 +130,8 @@ function parseClaims(json: string): TokenClaims | undefined {
   // The data epoch after issuedAt, when there is one: a number, where an older token has a string or null.
   const dataEpoch = typeof values[9] === 'number' ? values[9] : null
   const claims = dataEpoch === null ? values : [...values.slice(0, 9), ...values.slice(10)]
-  if (claims.length !== 9 && claims.length !== 11 && claims.length !== 12) return undefined
-  const [site, siteKey, challenge, action, riskScore, anomalies, hostname, countryCode, issuedAt, pageAction = null, cData = null, ephemeralId = null] = claims
+  if (claims.length !== 9 && claims.length !== 11 && claims.length !== 12 && claims.length !== 13) return undefined
+  const [site, siteKey, challenge, action, riskScore, anomalies, hostname, countryCode, issuedAt, pageAction = null, cData = null, ephemeralId = null, address = null] = claims
   const siteId = typeof site === 'string' ? expandUuid(site) : undefined
   const challengeId = typeof challenge === 'string' ? expandUuid(challenge) : undefined
   if (
@@ -141,7 +148,8 @@ function parseClaims(json: string): TokenClaims | undefined {
     !Number.isSafeInteger(issuedAt) ||
     !(pageAction === null || typeof pageAction === 'string') ||
     !(cData === null || typeof cData === 'string') ||
-    !(ephemeralId === null || typeof ephemeralId === 'string')
+    !(ephemeralId === null || typeof ephemeralId === 'string') ||
+    !(address === null || typeof address === 'string')
   ) {
     return undefined
   }
@@ -159,5 +167,6 @@ function parseClaims(json: string): TokenClaims | undefined {
     pageAction,
     cData,
     ephemeralId,
+    address,
   }
 }

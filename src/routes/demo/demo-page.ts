@@ -75,6 +75,8 @@ export interface DemoOutcome {
   riskScore: number | undefined
   hostname: string | undefined
   challengeTs: string | undefined
+  /** Whether this server's view of the visitor's address is where the token was earned (null: not compared). */
+  remoteipMatch: boolean | null | undefined
 }
 
 export function renderOutcome(outcome: DemoOutcome): string {
@@ -86,6 +88,7 @@ export function renderOutcome(outcome: DemoOutcome): string {
     ['riskScore', outcome.riskScore === undefined ? '-' : String(outcome.riskScore)],
     ['hostname', outcome.hostname ?? '-'],
     ['challenge_ts', outcome.challengeTs ?? '-'],
+    ['remoteipMatch', outcome.remoteipMatch === undefined || outcome.remoteipMatch === null ? '- (not compared)' : String(outcome.remoteipMatch)],
   ]
   const verdict = outcome.success
     ? `Siteverify accepted the token; the recommended action is ${outcome.action ?? 'allow'}.`

@@ -41,6 +41,7 @@ interface SiteverifyAnswer {
   riskScore?: number
   hostname?: string
   challenge_ts?: string
+  remoteipMatch?: boolean | null
 }
 
 const Html = Type.String({ description: 'An HTML page' })
@@ -96,6 +97,7 @@ const demoRoutes: FastifyPluginAsyncTypebox = async (app) => {
       riskScore: answer.riskScore,
       hostname: answer.hostname,
       challengeTs: answer.challenge_ts,
+      remoteipMatch: answer.remoteipMatch,
     }
     request.log.info({ success: outcome.success, errorCodes: outcome.errorCodes, form: outcome.form }, 'demo form redeemed its token')
     return reply.headers(htmlHeaders).send(renderOutcome(outcome))

@@ -13,6 +13,7 @@ import type { Site } from '../../domain/sites/site.js'
 import { SITE_KEY_PATTERN } from '../../domain/sites/site-keys.js'
 import { testSiteFor } from '../../domain/sites/test-site-keys.js'
 import { isPastLifetime, markerTimeToLiveMs, mayHaveForgottenRedemption, redemptionKey } from '../../domain/siteverify/redeem-token.js'
+import { addressClaimOf, matchesAddressClaim } from '../../domain/token/address-binding.js'
 import { MAX_TOKEN_LENGTH, readToken } from '../../domain/token/token.js'
 import { ApiError, errorBody } from '../../errors.js'
 import { PublicErrorResponse } from '../v1/public-schemas.js'
@@ -232,7 +233,7 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['gate'],
       summary: "Trade a token for the gate's clearance cookie",
       description:
-        "Called by the gate's page, through the protected host: redeems a token of that host's page (once; Siteverify refuses it afterwards) and sets the tollgate_clearance cookie for that host. 403 token_invalid for a token that is forged, changed, another site's or another host's, or not an allow, and for a call without Origin; 409 token_spent when it expired or was used.",
+        "Called by the gate's page, through the protected host: redeems a token of that host's page (once; Siteverify refuses it afterwards) and sets the tollgate_clearance cookie for that host. 403 token_invalid for a token that is forged, changed, another site's or another host's, or not an allow, for a call without Origin, and for a token earned at another address when the site's tokenAddressCheck is refuse; 409 token_spent when it expired or was used.",
       body: ClearanceBody,
       errorCodes: ['invalid_site_key', 'token_invalid', 'token_spent', 'rate_limited'],
       response: { 204: Type.Null(), ...uncleared, 409: PublicErrorResponse },
@@ -261,6 +262,10 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (claims.siteId !== site.id) throw new ApiError('token_invalid', "The token is another site's.")
     if (claims.hostname !== hostname) throw new ApiError('token_invalid', `The token was issued to a page of ${claims.hostname ?? 'no host'}, not of ${hostname}.`)
     if (claims.action !== 'allow') throw new ApiError('token_invalid', 'The token does not allow its visitor in.')
+    // A site that refuses tokens of other addresses (Siteverify's remoteip check) refuses them here too.
+    if (site.settings.tokenAddressCheck === 'refuse' && matchesAddressClaim(claims.address, addressClaimOf(request.ip, (group) => tagClient(challengeKey, group))) === false) {
+      throw new ApiError('token_invalid', 'The token was earned at another address than the one asking for the clearance.')
+    }
     if (isPastLifetime(reading, storeNow) || mayHaveForgottenRedemption(claims, app.keyValue.remembersSince(), app.keyValue.dataEpoch())) throw new ApiError('token_spent')
     // The same single-use marker as Siteverify's, so that a token spent here is spent there too.
     const isFirst = await app.keyValue.setIfAbsent(redemptionKey(claims.challengeId), 'gate', markerTimeToLiveMs(reading.expiresAt, storeNow))

@@ -12,8 +12,8 @@ export function stringEnum<const Values extends readonly string[]>(values: Value
 }
 
 /** A string or number, or null. */
-export function nullable<const Kind extends 'string' | 'number' | 'integer'>(type: Kind, options: Record<string, unknown> = {}) {
-  return Type.Unsafe<(Kind extends 'string' ? string : number) | null>({ type: [type, 'null'], ...options })
+export function nullable<const Kind extends 'string' | 'number' | 'integer' | 'boolean'>(type: Kind, options: Record<string, unknown> = {}) {
+  return Type.Unsafe<(Kind extends 'string' ? string : Kind extends 'boolean' ? boolean : number) | null>({ type: [type, 'null'], ...options })
 }
 
 /** The error body of DESIGN section 3, for the OpenAPI document of the public routes. */

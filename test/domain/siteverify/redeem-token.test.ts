@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { CLOCK_SKEW_MARGIN_MS, redeemToken, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../src/domain/siteverify/redeem-token.js'
+import { CLOCK_SKEW_MARGIN_MS, redeemToken, redeemTokenOfSite, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../src/domain/siteverify/redeem-token.js'
 import { testSecrets } from '../../../src/domain/siteverify/test-secrets.js'
 import { generateSecretKey, generateSiteKey, hashSecretKey } from '../../../src/domain/sites/site-keys.js'
+import { addressClaimOf, type TokenAddressCheck } from '../../../src/domain/token/address-binding.js'
 import { issueToken, TOKEN_LIFETIME_MS, type TokenClaims } from '../../../src/domain/token/token.js'
 import { openMemoryStore } from '../../../src/storage/memory/memory-store.js'
 import type { KeyValueStore } from '../../../src/storage/ports.js'
@@ -12,7 +13,7 @@ const issuedAt = 1_767_225_600_000
 
 function makeSite() {
   const secretKey = generateSecretKey()
-  return { id: randomUUID(), siteKey: generateSiteKey(), secretKey, secretKeyHash: hashSecretKey(secretKey), previousSecrets: [] }
+  return { id: randomUUID(), siteKey: generateSiteKey(), secretKey, secretKeyHash: hashSecretKey(secretKey), previousSecrets: [], settings: { tokenAddressCheck: 'off' as TokenAddressCheck } }
 }
 
 describe('redeemToken', () => {
@@ -40,6 +41,7 @@ describe('redeemToken', () => {
     pageAction: null,
     cData: null,
     ephemeralId: '5d41402abc4b2a76b9719d91',
+    address: null,
   })
   const dependencies = (): RedeemTokenDependencies => ({
     store,
@@ -48,6 +50,7 @@ describe('redeemToken', () => {
     remembersRedemptionsSince: () => 0,
     dataEpoch: () => store.dataEpoch(),
     isStorageDown: async () => (await store.ping().then(() => false, () => true)),
+    claimAddress: (ip) => addressClaimOf(ip, (group) => `tag(${group})`),
   })
   const redeem = (request: SiteverifyRequest) => redeemToken(dependencies(), request, now)
 
@@ -90,6 +93,7 @@ describe('redeemToken', () => {
       score: 0.8,
       anomalies: ['no_interaction'],
       countryCode: 'XX',
+      remoteipMatch: null,
       metadata: { ephemeral_id: '5d41402abc4b2a76b9719d91', verification_id: claims.challengeId },
     })
   })
@@ -195,6 +199,59 @@ describe('redeemToken', () => {
     const response = issueToken(tokenKey, claimsFor(siteA))
     expect(await redeem({ secret: siteA.secretKey, response, sitekey: siteB.siteKey })).toMatchObject({ 'error-codes': ['invalid-input-response'] })
     expect((await redeem({ secret: siteA.secretKey, response, sitekey: siteA.siteKey })).success).toBe(true)
+  })
+
+  describe("the token's address (settings.tokenAddressCheck)", () => {
+    const earnedAt = (ip: string) => addressClaimOf(ip, (group) => `tag(${group})`) ?? null
+    const checking = (check: TokenAddressCheck) => {
+      const site = { ...makeSite(), settings: { tokenAddressCheck: check } }
+      const deps: RedeemTokenDependencies = { ...dependencies(), findSite: async (siteKey) => (siteKey === site.siteKey ? site : undefined) }
+      const tokenFrom = (ip: string | null) => issueToken(tokenKey, { ...claimsFor(site), address: ip === null ? null : earnedAt(ip) })
+      return { site, redeemAs: (request: SiteverifyRequest) => redeemTokenOfSite(deps, { secret: site.secretKey, ...request }, now), tokenFrom }
+    }
+
+    it('answers whether remoteip is in the address group that earned the token: the IPv4 address, the IPv6 /64', async () => {
+      const { redeemAs, tokenFrom } = checking('report')
+      expect((await redeemAs({ response: tokenFrom('203.0.113.7'), remoteip: '203.0.113.7' })).answer).toMatchObject({ success: true, remoteipMatch: true })
+      expect((await redeemAs({ response: tokenFrom('203.0.113.7'), remoteip: '::ffff:203.0.113.7' })).answer).toMatchObject({ success: true, remoteipMatch: true })
+      expect((await redeemAs({ response: tokenFrom('2001:db8:1:2::1'), remoteip: '2001:db8:1:2:abcd::9' })).answer).toMatchObject({ success: true, remoteipMatch: true })
+      // Under report, another address is said, and the token is redeemed all the same.
+      const elsewhere = await redeemAs({ response: tokenFrom('203.0.113.7'), remoteip: '203.0.113.8' })
+      expect(elsewhere).toMatchObject({ answer: { success: true, remoteipMatch: false } })
+      expect(elsewhere.reason).toBeUndefined()
+      expect((await redeemAs({ response: tokenFrom('2001:db8:1:2::1'), remoteip: '2001:db8:1:3::1' })).answer).toMatchObject({ success: true, remoteipMatch: false })
+    })
+
+    it('says nothing without remoteip, for another family, for text that is no address, or for a token without the claim', async () => {
+      const { redeemAs, tokenFrom } = checking('refuse')
+      for (const [earned, remoteip] of [['203.0.113.7', undefined], ['203.0.113.7', ''], ['203.0.113.7', '2001:db8::1'], ['2001:db8::1', '203.0.113.7'], ['203.0.113.7', 'unknown'], [null, '198.51.100.1']] as const) {
+        expect((await redeemAs({ response: tokenFrom(earned), remoteip })).answer, `${earned} / ${remoteip}`).toMatchObject({ success: true, remoteipMatch: null })
+      }
+    })
+
+    it('refuses a token of another address under refuse without spending it, counted as the address', async () => {
+      const { site, redeemAs, tokenFrom } = checking('refuse')
+      const response = tokenFrom('203.0.113.7')
+      expect(await redeemAs({ response, remoteip: '198.51.100.1' })).toEqual({
+        answer: expect.objectContaining({ success: false, 'error-codes': ['invalid-input-response'], remoteipMatch: null, hostname: null }),
+        countedFor: site.id,
+        reason: 'address-mismatch',
+      })
+      // Still unspent: the visitor's own address redeems it, once.
+      expect((await redeemAs({ response, remoteip: '203.0.113.7' })).answer).toMatchObject({ success: true, remoteipMatch: true })
+      expect((await redeemAs({ response, remoteip: '203.0.113.7' })).answer).toMatchObject({ success: false, 'error-codes': ['timeout-or-duplicate'] })
+      // An expired token of another address is expired first.
+      const expired = tokenFrom('203.0.113.7')
+      now = issuedAt + TOKEN_LIFETIME_MS
+      expect(await redeemAs({ response: expired, remoteip: '198.51.100.1' })).toMatchObject({ answer: { 'error-codes': ['timeout-or-duplicate'] }, reason: 'expired' })
+    })
+
+    it("judges by the site's setting now: a token issued under refuse redeems from anywhere once the site reports only", async () => {
+      const { site, redeemAs, tokenFrom } = checking('refuse')
+      const response = tokenFrom('203.0.113.7')
+      site.settings.tokenAddressCheck = 'report'
+      expect((await redeemAs({ response, remoteip: '198.51.100.1' })).answer).toMatchObject({ success: true, remoteipMatch: false })
+    })
   })
 
   it('refuses the token of a deleted site', async () => {

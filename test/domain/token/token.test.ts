@@ -17,6 +17,7 @@ const claims: TokenClaims = {
   pageAction: null,
   cData: null,
   ephemeralId: null,
+  address: null,
 }
 const base64urlAlphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 
@@ -65,6 +66,8 @@ describe('tokens', () => {
     // Signed, but of no format this service writes: ten claims, or a twelfth that is not text.
     expect(readToken(key, signedWith([...head, 'login']), claims.issuedAt)).toEqual({ outcome: 'invalid' })
     expect(readToken(key, signedWith([...head, 'login', null, 42]), claims.issuedAt)).toEqual({ outcome: 'invalid' })
+    expect(readToken(key, signedWith([...head, 'login', null, null, 42]), claims.issuedAt)).toEqual({ outcome: 'invalid' })
+    expect(readToken(key, signedWith([...head, 'login', null, null, '4AbCdEfGh', 'x']), claims.issuedAt)).toEqual({ outcome: 'invalid' })
   })
 
   it("carry the store's data epoch when the issuer knew it, with every other claim, and read the formats without it", () => {
@@ -76,6 +79,20 @@ describe('tokens', () => {
     }
     const [, payload = ''] = issueToken(key, { ...claims, dataEpoch: 1_767_225_540_123 }).split('.')
     expect(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))).toHaveLength(10)
+  })
+
+  it('carry where they were earned when the site checks addresses, with or without a device, the page and the epoch', () => {
+    for (const rest of [{}, { ephemeralId: '0123456789abcdef01234567' }, { pageAction: 'login', cData: 'session-42', dataEpoch: 1_767_225_540_123 }]) {
+      const withAddress = { ...claims, ...rest, address: '4AbCdEfGh' }
+      const token = issueToken(key, withAddress)
+      expect(readToken(key, token, claims.issuedAt)).toEqual({ outcome: 'valid', claims: withAddress, expiresAt: claims.issuedAt + 300_000 })
+      expect(token.length).toBeLessThan(400)
+    }
+    const [, payload = ''] = issueToken(key, { ...claims, address: '6AbCdEfGh' }).split('.')
+    expect(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))).toEqual(expect.arrayContaining([null, '6AbCdEfGh']))
+    expect(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))).toHaveLength(13)
+    // Without an address, a token is as long as before.
+    expect(issueToken(key, { ...claims, address: null })).toBe(issueToken(key, claims))
   })
 
   it('keep a null hostname', () => {

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { ApiRequestError } from '../../api/client.js'
 import { updateSite } from '../../api/sites.js'
-import type { Site, SiteUpdate } from '../../api/types.js'
+import type { Site, SiteUpdate, TokenAddressCheck } from '../../api/types.js'
 import { Field } from '../../components/field.js'
 import { FormOutcome } from '../../components/notice.js'
 import { fieldLabelOf } from '../../lib/site-fields.js'
@@ -52,12 +52,31 @@ const HELP_URL_HINT =
   "Where a visitor the gate turns away can ask for help: an https page or a mailto: address, linked from the gate's page with the verification's reference. " +
   'It must be outside the gate (another host, or a path the proxy does not check), or the gate turns the visitor away there too. Empty: no link.'
 
-const formFields = ['name', 'domains', ...listSettings.map((setting) => `settings.${setting.key}`), 'settings.blockedHelpUrl', ...numberSettings.map((setting) => `settings.${setting.key}`)]
+const addressChecks: { value: TokenAddressCheck; label: string }[] = [
+  { value: 'off', label: 'Off' },
+  { value: 'report', label: 'Report: Siteverify says whether remoteip matches' },
+  { value: 'refuse', label: 'Refuse tokens sent from another address' },
+]
 
-type FormValues = { name: string; domains: string; blockedHelpUrl: string } & Record<ListSetting | NumberSetting, string>
+const ADDRESS_CHECK_HINT =
+  'When your server sends the visitor\'s address as remoteip, Siteverify compares it with the address (IPv4) or /64 (IPv6) that earned the token: ' +
+  'a token farmed on one machine and sent from another does not match. Report answers remoteipMatch; refuse also fails such a token. ' +
+  'Behind a proxy, send the address the proxy saw. An address of the other family (IPv6 on the page, IPv4 at your server) is not compared.'
+
+const formFields = [
+  'name',
+  'domains',
+  ...listSettings.map((setting) => `settings.${setting.key}`),
+  'settings.blockedHelpUrl',
+  'settings.tokenAddressCheck',
+  ...numberSettings.map((setting) => `settings.${setting.key}`),
+]
+
+type FormValues = { name: string; domains: string; blockedHelpUrl: string; tokenAddressCheck: TokenAddressCheck } & Record<ListSetting | NumberSetting, string>
 
 function valuesOf(site: Site): FormValues {
-  const values = { name: site.name, domains: site.domains.join('\n'), blockedHelpUrl: site.settings.blockedHelpUrl ?? '' } as FormValues
+  const { blockedHelpUrl, tokenAddressCheck } = site.settings
+  const values = { name: site.name, domains: site.domains.join('\n'), blockedHelpUrl: blockedHelpUrl ?? '', tokenAddressCheck } as FormValues
   for (const { key } of listSettings) values[key] = site.settings[key].join('\n')
   for (const { key } of numberSettings) values[key] = String(site.settings[key])
   return values
@@ -77,6 +96,7 @@ function buildUpdate(site: Site, values: FormValues): SiteUpdate {
   const helpUrl = values.blockedHelpUrl.trim()
   // An emptied field is null: no link.
   if (helpUrl !== (site.settings.blockedHelpUrl ?? '')) settings.blockedHelpUrl = helpUrl === '' ? null : helpUrl
+  if (values.tokenAddressCheck !== site.settings.tokenAddressCheck) settings.tokenAddressCheck = values.tokenAddressCheck
   for (const { key } of numberSettings) {
     const text = values[key].trim()
     if (text === String(site.settings[key])) continue
@@ -103,7 +123,7 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
   // which would otherwise be sent as "back to the default".
   const [unreadable, setUnreadable] = useState<ReadonlySet<string>>(new Set())
   const [state, run] = useFormSubmit(formFields)
-  const setValue = (key: keyof FormValues, value: string) => setValues((previous) => ({ ...previous, [key]: value }))
+  const setValue = <Key extends keyof FormValues>(key: Key, value: FormValues[Key]) => setValues((previous) => ({ ...previous, [key]: value }))
   const markReadable = (key: string, isReadable: boolean) =>
     setUnreadable((previous) => {
       if (previous.has(key) !== isReadable) return previous
@@ -182,6 +202,17 @@ export function SettingsPanel({ site, onSaved }: SettingsPanelProps) {
                 value={values.blockedHelpUrl}
                 onInput={(event) => setValue('blockedHelpUrl', event.currentTarget.value)}
               />
+            )}
+          </Field>
+          <Field id="settings-tokenAddressCheck" label={fieldLabelOf('tokenAddressCheck')} error={state.fieldErrors['settings.tokenAddressCheck']} hint={ADDRESS_CHECK_HINT}>
+            {(control) => (
+              <select {...control} name="tokenAddressCheck" value={values.tokenAddressCheck} onChange={(event) => setValue('tokenAddressCheck', event.currentTarget.value as TokenAddressCheck)}>
+                {addressChecks.map(({ value, label }) => (
+                  <option key={value} value={value}>
+                    {label}
+                  </option>
+                ))}
+              </select>
             )}
           </Field>
           <div class="form__grid">

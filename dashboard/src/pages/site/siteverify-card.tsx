@@ -11,6 +11,7 @@ const refusalLabels: Record<string, string> = {
   'invalid-input-secret': 'Old secret key (replaced by a rotation)',
   'timeout-or-duplicate': 'Spent already or expired',
   'invalid-input-response': "Sent with another site's key",
+  'remoteip-mismatch': 'Sent from another address than the one that earned it',
 }
 
 interface SiteverifyCardProps {

@@ -6,6 +6,7 @@ import { MAX_BLOCKED_ADDRESSES, MAX_BLOCKED_COUNTRIES } from '../../../domain/si
 import { previousSecretsEnd } from '../../../domain/sites/site-keys.js'
 import { livePreviousWebhookSecret, PREVIOUS_WEBHOOK_SECRET_GRACE_MS, type Site as SiteRecord } from '../../../domain/sites/site.js'
 import { SITE_ROLES, type SiteRole } from '../../../domain/sites/site-roles.js'
+import { tokenAddressChecks } from '../../../domain/token/address-binding.js'
 import { WEBHOOK_EVENTS } from '../../../domain/webhooks/webhook-payload.js'
 import { stringEnum } from '../public-schemas.js'
 import {
@@ -72,6 +73,12 @@ const BLOCKED_HELP_URL_DESCRIPTION =
   'It must lie outside the gate (another host, or a path the proxy does not send to the check: docs/gate.md), or the gate would turn the visitor away there too. ' +
   `An https URL (plain http only for localhost in development) or mailto: address, at most ${BLOCKED_HELP_URL_MAX_LENGTH} characters; null: no link`
 
+const TOKEN_ADDRESS_CHECK_DESCRIPTION =
+  "Whether the site's tokens say where they were earned (docs/core-flow.md, section 6): off (the default) says nothing; report makes Siteverify, " +
+  'given remoteip, answer remoteipMatch: whether remoteip is in the address (IPv4) or /64 (IPv6) that earned the token, ' +
+  '(null for another family: a dual-stack visitor); refuse does so and also refuses a token redeemed for another address of the same family ' +
+  "(invalid-input-response), and the gate's clearance for one. Tokens issued before a change keep what they were issued with"
+
 const settingsViewProperties = {
   webhookUrl: Type.Union([Type.String(), Type.Null()], {
     description: 'Where the webhook events (webhookEvents) are sent; null for a viewer of a shared site, whatever is set (webhookUrlSet says whether one is)',
@@ -93,6 +100,7 @@ const settingsViewProperties = {
   blockedAddresses: Type.Array(Type.String(), { description: BLOCKED_ADDRESSES_DESCRIPTION }),
   blockedCountries: Type.Array(Type.String(), { description: BLOCKED_COUNTRIES_DESCRIPTION }),
   blockedHelpUrl: Type.Union([Type.String(), Type.Null()], { description: BLOCKED_HELP_URL_DESCRIPTION }),
+  tokenAddressCheck: stringEnum(tokenAddressChecks, { description: TOKEN_ADDRESS_CHECK_DESCRIPTION }),
 }
 
 const siteProperties = {
@@ -229,6 +237,9 @@ function requestBodies(withLimits: boolean) {
       ),
       blockedHelpUrl: Type.Optional(
         NullableInput(Type.String(limits({ maxLength: 4096, description: `${BLOCKED_HELP_URL_DESCRIPTION}; null removes it` }, { maxLength: BLOCKED_HELP_URL_MAX_LENGTH }))),
+      ),
+      tokenAddressCheck: Type.Optional(
+        NullableInput(withLimits ? stringEnum(tokenAddressChecks, { description: `${TOKEN_ADDRESS_CHECK_DESCRIPTION}; null restores off` }) : Type.String({ maxLength: 100 })),
       ),
     },
     { additionalProperties: false },

@@ -109,7 +109,8 @@ const Stats = Type.Object({
       refused: Type.Array(Type.Object({ errorCode: Type.String(), count: Type.Integer() }), {
         description:
           "The site's backend's calls that Siteverify refused, by error code, most first: invalid-input-secret (a secret key that a rotation " +
-          'replaced, its grace period over: a backend not yet updated), timeout-or-duplicate (spent already, or expired), invalid-input-response (another site key named). ' +
+          'replaced, its grace period over: a backend not yet updated), timeout-or-duplicate (spent already, or expired), invalid-input-response (another site key named), ' +
+          'remoteip-mismatch (a remoteip outside the address that earned the token, on a site whose tokenAddressCheck is refuse; answered invalid-input-response). ' +
           "Calls with any other wrong secret (anyone holding a token can make those), tokens that are no site's (made up, damaged) and test secrets are not counted.",
       }),
       countedSince: Type.String({

@@ -2,9 +2,11 @@ import type { TSchema } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
 import { redeemTokenOfSite, type Redemption, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../domain/siteverify/redeem-token.js'
+import { createClientTagger, tagClient } from '../../../domain/challenge/client-tag.js'
 import { answerFailure } from '../../../domain/siteverify/siteverify-answer.js'
 import { isTestSecret } from '../../../domain/siteverify/test-secrets.js'
 import { siteOpenedBy } from '../../../domain/sites/site-keys.js'
+import { addressClaimOf } from '../../../domain/token/address-binding.js'
 import { acceptFormFields } from '../../../http/form-fields.js'
 import { recaptchaShape, tollgateShape, turnstileShape, type AnswerShape, type VendorAnswer } from '../../../domain/siteverify/vendor-answers.js'
 import { answersWithin } from '../../../storage/answers-within.js'
@@ -100,6 +102,8 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   let storageHealth: { checkedAt: number; isDown: Promise<boolean> } | undefined
 
   const sites = createSiteRepository(app.database)
+  const challengeKey = app.keyRing.macKeyFor('challenge')
+  const tagGroup = createClientTagger((group) => tagClient(challengeKey, group))
   // Built once: a closure made per request costs more than it looks under tsx (esbuild's keepNames
   // wraps every named function expression in a helper call that sets its name).
   const dependencies: RedeemTokenDependencies = {
@@ -118,12 +122,15 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       return storageHealth.isDown
     },
+    // Keyed as the public gate tags the address group a token is earned from (verify's claim).
+    claimAddress: (ip) => addressClaimOf(ip, tagGroup),
   }
 
   /** Counts a redemption by its result; every path that redeems a token (the vendors' and createAssessment) does. */
-  const countRedemption = (fields: SiteverifyRequest, { answer, countedFor }: Redemption): void => {
-    // A test secret's fixed answer says nothing about real redemptions: counted apart.
-    const result = isTestSecret(fields.secret) ? 'test' : answer.success ? 'success' : (answer['error-codes'][0] ?? 'unknown')
+  const countRedemption = (fields: SiteverifyRequest, { answer, countedFor, reason }: Redemption): void => {
+    // A test secret's fixed answer says nothing about real redemptions: counted apart. A token
+    // refused for its address answers invalid-input-response, as a damaged one; counted apart too.
+    const result = isTestSecret(fields.secret) ? 'test' : answer.success ? 'success' : reason === 'address-mismatch' ? 'remoteip-mismatch' : (answer['error-codes'][0] ?? 'unknown')
     app.counters.increment('siteverify', { result })
     if (countedFor !== undefined) app.siteverifyCounts.count(countedFor, result)
   }
@@ -163,7 +170,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
             'JSON, form-urlencoded or multipart, as UTF-8; a JSON null is the field absent. Always answers 200; failures list error-codes (an unreadable body, ' +
             'its Content-Type included, is bad-request: bytes or a form\'s %-escapes that are not UTF-8, a charset it would be read wrong under). ' +
             'A wrong secret (invalid-input-secret) or a sitekey that is not the token\'s (invalid-input-response) ' +
-            'does not spend the token; the test secrets ignore sitekey and idempotency_key. Only a successful redemption is replayed to a retry with its ' +
+            'does not spend the token, nor does a remoteip a site that refuses tokens of other addresses refuses (tokenAddressCheck); the test secrets ignore sitekey, remoteip and idempotency_key. Only a successful redemption is replayed to a retry with its ' +
             'idempotency_key (docs/core-flow.md, section 6). Any method but POST and GET, HEAD included, answers 405 method_not_allowed (Allow: POST, GET).',
           consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
           body: isOwnPath ? OwnSiteverifyBody : SiteverifyBody,

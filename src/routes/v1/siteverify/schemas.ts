@@ -18,7 +18,9 @@ const IDEMPOTENCY_KEY_MAX_LENGTH = 128
 const fieldDescriptions = {
   secret: 'The site\'s secret key (tgs_...), or a documented test secret',
   response: 'The token from /api/v1/verify',
-  remoteip: 'The visitor\'s IP address (accepted, not checked)',
+  remoteip:
+    "The visitor's IP address: compared with where the token was earned for a site that checks its tokens' addresses (its tokenAddressCheck: remoteipMatch, " +
+    'and a refusal under refuse); otherwise accepted and not checked. Never stored',
   idempotency_key:
     "A retry of this token's successful redemption with the same key gets that answer again (until a minute past the token's expiry); failures are not stored, an empty key is no key",
   sitekey: 'When sent (not empty), must be the site key the token was issued for: another answers invalid-input-response and does not spend the token; test secrets ignore it',
@@ -86,6 +88,11 @@ export const SiteverifyResult = Type.Object({
   score: nullable('number', { minimum: 0, maximum: 1, description: '(100 - riskScore) / 100' }),
   anomalies: Type.Array(Type.String()),
   countryCode: nullable('string'),
+  remoteipMatch: nullable('boolean', {
+    description:
+      "Whether remoteip is in the address (IPv4) or /64 (IPv6) that earned the token, for a site whose tokenAddressCheck is report or refuse; " +
+      'null without remoteip, for a token of a site that does not check (or issued before it did), when remoteip is of the other family (a dual-stack visitor), for test secrets, and in a failure',
+  }),
   metadata: Type.Object(
     {
       ephemeral_id: nullable('string', {

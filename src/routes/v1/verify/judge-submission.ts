@@ -14,6 +14,7 @@ import { fingerprintDigest } from '../../../domain/history/client-keys.js'
 import { findBlocklistLabels, hasBlocklist } from '../../../domain/sites/blocklist.js'
 import type { ListDecision } from '../../../domain/sites/list-decision.js'
 import { testOutcomeOf, type TestSiteOutcome } from '../../../domain/sites/test-site-keys.js'
+import { addressClaimOf } from '../../../domain/token/address-binding.js'
 import { ephemeralIdOf } from '../../../domain/token/ephemeral-id.js'
 import { issueToken, TOKEN_LIFETIME_MS } from '../../../domain/token/token.js'
 import { ApiError, invalidRequest } from '../../../errors.js'
@@ -173,6 +174,9 @@ function answerVerdict(
     pageAction: body.pageAction ?? null,
     cData: body.cData ?? null,
     ephemeralId: app.config.ephemeralIds ? device : null,
+    // Only for a site that checks its tokens' addresses, and never in the earliest format: a
+    // token of any other site is as long as before, and read by every earlier release.
+    address: app.config.ephemeralIds && caller.site.settings.tokenAddressCheck !== 'off' ? (addressClaimOf(caller.clientIp, () => caller.groupTag) ?? null) : null,
   })
   return { success: true, riskScore, action, token, expiresAt: new Date(issuedAt + TOKEN_LIFETIME_MS).toISOString() }
 }
