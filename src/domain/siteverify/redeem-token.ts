@@ -3,7 +3,7 @@ import type { KeyValueStore } from '../../storage/ports.js'
 import type { MacKey } from '../mac.js'
 import { acceptsSecretKey, isReplacedSecretKey, type SecretKeyHolder } from '../sites/site-keys.js'
 import type { SiteSettings } from '../sites/site.js'
-import { matchesAddressClaim } from '../token/address-binding.js'
+import { matchesAddressClaim, refusesAddress } from '../token/address-binding.js'
 import { readToken, type TokenClaims } from '../token/token.js'
 import { answerFailure, answerSuccess, type SiteverifyAnswer } from './siteverify-answer.js'
 import { answerTestSecret } from './test-secrets.js'
@@ -181,7 +181,7 @@ export async function redeemTokenOfSite(dependencies: RedeemTokenDependencies, r
       ? uncounted(answerSuccess(reading.claims, remoteipMatch))
       : { answer: answerFailure('timeout-or-duplicate'), countedFor: site.id, reason: 'expired' }
   }
-  if (remoteipMatch === false && site.settings.tokenAddressCheck === 'refuse') {
+  if (refusesAddress(site.settings.tokenAddressCheck, remoteipMatch)) {
     return { answer: answerFailure('invalid-input-response'), countedFor: site.id, reason: 'address-mismatch' }
   }
 

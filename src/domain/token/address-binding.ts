@@ -35,3 +35,8 @@ export function matchesAddressClaim(claim: string | null, remoteClaim: string | 
   if (claim === null || remoteClaim === undefined || claim[0] !== remoteClaim[0]) return null
   return claim === remoteClaim
 }
+
+/** Whether a site with this check refuses a token whose address matched so (matchesAddressClaim): only refuse, only a mismatch. */
+export function refusesAddress(check: TokenAddressCheck, match: boolean | null): boolean {
+  return match === false && check === 'refuse'
+}

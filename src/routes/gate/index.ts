@@ -13,7 +13,7 @@ import type { Site } from '../../domain/sites/site.js'
 import { SITE_KEY_PATTERN } from '../../domain/sites/site-keys.js'
 import { testSiteFor } from '../../domain/sites/test-site-keys.js'
 import { isPastLifetime, markerTimeToLiveMs, mayHaveForgottenRedemption, redemptionKey } from '../../domain/siteverify/redeem-token.js'
-import { addressClaimOf, matchesAddressClaim } from '../../domain/token/address-binding.js'
+import { addressClaimOf, matchesAddressClaim, refusesAddress } from '../../domain/token/address-binding.js'
 import { MAX_TOKEN_LENGTH, readToken } from '../../domain/token/token.js'
 import { ApiError, errorBody } from '../../errors.js'
 import { PublicErrorResponse } from '../v1/public-schemas.js'
@@ -262,8 +262,10 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (claims.siteId !== site.id) throw new ApiError('token_invalid', "The token is another site's.")
     if (claims.hostname !== hostname) throw new ApiError('token_invalid', `The token was issued to a page of ${claims.hostname ?? 'no host'}, not of ${hostname}.`)
     if (claims.action !== 'allow') throw new ApiError('token_invalid', 'The token does not allow its visitor in.')
-    // A site that refuses tokens of other addresses (Siteverify's remoteip check) refuses them here too.
-    if (site.settings.tokenAddressCheck === 'refuse' && matchesAddressClaim(claims.address, addressClaimOf(request.ip, (group) => tagClient(challengeKey, group))) === false) {
+    // A site that refuses tokens of other addresses (Siteverify's remoteip check) refuses them here too;
+    // only such a site pays for tagging the request's address.
+    const { tokenAddressCheck } = site.settings
+    if (tokenAddressCheck === 'refuse' && refusesAddress(tokenAddressCheck, matchesAddressClaim(claims.address, addressClaimOf(request.ip, (group) => tagClient(challengeKey, group))))) {
       throw new ApiError('token_invalid', 'The token was earned at another address than the one asking for the clearance.')
     }
     if (isPastLifetime(reading, storeNow) || mayHaveForgottenRedemption(claims, app.keyValue.remembersSince(), app.keyValue.dataEpoch())) throw new ApiError('token_spent')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { addressClaimOf, matchesAddressClaim } from '../../../src/domain/token/address-binding.js'
+import { addressClaimOf, matchesAddressClaim, refusesAddress } from '../../../src/domain/token/address-binding.js'
 
 const claim = (ip: string) => addressClaimOf(ip, (group) => `<${group}>`)
 
@@ -21,5 +21,11 @@ describe('address claims', () => {
     expect(matchesAddressClaim(claim('203.0.113.7') ?? null, claim('2001:db8::1'))).toBeNull()
     expect(matchesAddressClaim(null, claim('203.0.113.7'))).toBeNull()
     expect(matchesAddressClaim(claim('203.0.113.7') ?? null, undefined)).toBeNull()
+  })
+
+  it('are refused only by a site that refuses, and only on a mismatch', () => {
+    expect(refusesAddress('refuse', false)).toBe(true)
+    for (const match of [true, null]) expect(refusesAddress('refuse', match)).toBe(false)
+    for (const check of ['off', 'report'] as const) expect(refusesAddress(check, false)).toBe(false)
   })
 })
