@@ -49,6 +49,10 @@ export const errorCatalogue = {
     status: 403,
     message: "The first account of this server needs the setup code its log shows at start (or the operator's npm run account -- create).",
   },
+  site_requires_two_factor: {
+    status: 403,
+    message: "This site's owner requires two-factor authentication of its members: turn it on for the account (Account, Two-factor authentication) to reach the site.",
+  },
   csrf_rejected: { status: 403, message: 'The request did not come from this service\'s own pages.' },
   clearance_required: {
     status: 403,

@@ -7,13 +7,14 @@ import { apiKeyActorOf, requestOriginOf } from '../domain/audit/audit-event.js'
 import { bearerTokenOf, hashToken, isApiKeyShaped } from '../domain/accounts/tokens.js'
 import { isUuid } from '../domain/uuid.js'
 import type { Site } from '../domain/sites/site.js'
-import { isAllowed, type SiteAccess, type SiteRole } from '../domain/sites/site-roles.js'
+import { isAllowed, needsTwoFactor, SITE_REQUIRES_TWO_FACTOR_MESSAGE, type SiteAccess, type SiteRole } from '../domain/sites/site-roles.js'
 import { ApiError } from '../errors.js'
 import { createAccountRepository, type AccountRepository } from '../storage/sql/account-repository.js'
 import { createApiKeyRepository, type ApiKeyRepository } from '../storage/sql/api-key-repository.js'
 import { createAuditLogRepository } from '../storage/sql/audit-log-repository.js'
 import { createSessionRepository, type SessionRepository } from '../storage/sql/session-repository.js'
 import { createSiteMemberRepository } from '../storage/sql/site-member-repository.js'
+import { createTwoFactorRepository } from '../storage/sql/two-factor-repository.js'
 
 export const SESSION_COOKIE = 'tollgate_session'
 
@@ -56,6 +57,20 @@ export function allowedRole(role: SiteRole | undefined, access: SiteAccess): Sit
   if (role === undefined) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
   if (!isAllowed(role, access)) throw new ApiError('forbidden', refusalFor(role, access))
   return role
+}
+
+/**
+ * 403 site_requires_two_factor when the site's owner requires two-factor authentication of its
+ * members and the requester is a member whose account has it off (needsTwoFactor). Asked with the
+ * role, by findSite and again by auditedSiteTransaction; the account's row is read only then.
+ */
+export async function refuseWithoutTwoFactor(
+  site: Pick<Site, 'settings'>,
+  role: SiteRole,
+  access: SiteAccess,
+  hasTwoFactor: () => Promise<boolean>,
+): Promise<void> {
+  if (needsTwoFactor(site, role, access) && !(await hasTwoFactor())) throw new ApiError('site_requires_two_factor', SITE_REQUIRES_TWO_FACTOR_MESSAGE)
 }
 
 export interface AuthenticatedAccount {
@@ -101,7 +116,9 @@ declare module 'fastify' {
     /**
      * The site with this id if the authenticated account may do what `access` names there (as its
      * owner or a member of it), with the account's role: 404 not_found for any id the account has
-     * no part in, UUID or not; 403 forbidden for a member whose role does not allow it. A change
+     * no part in, UUID or not; 403 forbidden for a member whose role does not allow it, and 403
+     * site_requires_two_factor for a member without two-factor authentication on a site that
+     * requires it (refuseWithoutTwoFactor). A change
      * asks again under the site's lock (auditedSiteTransaction): this answer may be stale by then.
      */
     findSite: (request: FastifyRequest, siteId: string, access: SiteAccess) => Promise<AccessibleSite>
@@ -272,6 +289,7 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
   const apiKeys = createApiKeyRepository(app.database)
   const members = createSiteMemberRepository(app.database)
   const auditLog = createAuditLogRepository(app.database)
+  const twoFactor = createTwoFactorRepository(app.database)
 
   app.decorate('accounts', accounts)
   app.decorate('sessions', sessions)
@@ -342,8 +360,9 @@ async function authenticationPlugin(app: FastifyInstance): Promise<void> {
     // The membership is read on every request, never cached: one removed, or made a viewer, on
     // any instance is refused by every instance from the next request on.
     if (site === undefined) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
-    const role = site.accountId === account.id ? 'owner' : await members.findRole(site.id, account.id)
-    return { site, role: allowedRole(role, access) }
+    const role = allowedRole(site.accountId === account.id ? 'owner' : await members.findRole(site.id, account.id), access)
+    await refuseWithoutTwoFactor(site, role, access, () => twoFactor.isEnabled(account.id))
+    return { site, role }
   })
 }
 

@@ -190,6 +190,8 @@ const routeSpecificCodes = new Set<ErrorCode>([
   // Any route that authenticates (its security names the bearer key, or a session only, which an
   // API key is told of after its address is checked): documentErrors declares it for them.
   'api_key_address_refused',
+  // Any route of one site (/sites/{id}/...), whose member may lack two-factor: documentErrors declares it for them.
+  'site_requires_two_factor',
   'passkey_challenge_invalid',
   'passkey_unknown',
   'passkey_invalid',
@@ -304,6 +306,7 @@ function documentErrors(route: RouteOptions, bodyLimit: number | undefined): voi
   const declared = new Set(schema.errorCodes ?? [])
   const security = (schema as { security?: Record<string, unknown>[] }).security
   if (schema.sessionOnly !== undefined || security?.some((each) => 'bearer' in each) === true) declared.add('api_key_address_refused')
+  if (/\/sites\/:id(\/|$)/.test(route.url)) declared.add('site_requires_two_factor')
   for (const [status, response] of Object.entries(responses)) {
     const code = Number(status)
     if (code >= 400 && typeof response === 'object' && response !== null && !('description' in response)) {

@@ -48,6 +48,7 @@ describe("the activity page's sentences", () => {
     expect(siteUpdate({ field: 'challengeLifetimeSeconds', from: 120, to: 600 })).toBe('Changed site Shop: challenge lifetime 120 → 600 seconds')
     expect(siteUpdate({ field: 'surgeChallengesPerMinute', from: 0, to: 2 })).toBe('Changed site Shop: surge threshold 0 → 2 challenges per minute')
     expect(siteUpdate({ field: 'tokenAddressCheck', from: 'off', to: 'refuse' })).toBe('Changed site Shop: address check at Siteverify off → refuse')
+    expect(siteUpdate({ field: 'requireTwoFactor', from: false, to: true })).toBe('Changed site Shop: two-factor required of members no → yes')
     expect(siteUpdate({ field: 'allowedAddresses', from: [], to: ['203.0.113.0/24'] })).toBe('Changed site Shop: allowed addresses none → 203.0.113.0/24')
     expect(siteUpdate({ field: 'name', from: 'Old shop', to: 'Shop' })).toBe('Changed site Shop: name “Old shop” → “Shop”')
     expect(siteUpdate({ field: 'webhookUrl', from: null, to: 'https://hooks.example/t' })).toBe('Changed site Shop: webhook URL none → https://hooks.example/t')

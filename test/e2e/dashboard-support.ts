@@ -69,7 +69,16 @@ export async function buildDashboard(): Promise<void> {
   try {
     if (await isBuildCurrent()) return
     const { build } = await import('vite')
-    await build({ configFile: join(dashboardSources, 'vite.config.ts'), logLevel: 'warn' })
+    // Vitest runs with NODE_ENV=test, which Vite keeps for the build: Preact's development code
+    // would be bundled (about 9 kB more gzipped) instead of what `npm run build` serves.
+    const testEnvironment = process.env.NODE_ENV
+    process.env.NODE_ENV = 'production'
+    try {
+      await build({ configFile: join(dashboardSources, 'vite.config.ts'), logLevel: 'warn', mode: 'production' })
+    } finally {
+      if (testEnvironment === undefined) delete process.env.NODE_ENV
+      else process.env.NODE_ENV = testEnvironment
+    }
   } finally {
     await rm(buildLock, { recursive: true, force: true })
   }

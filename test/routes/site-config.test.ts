@@ -60,7 +60,7 @@ describe('GET /api/v1/sites/{id}/config', () => {
     expect(exported.json()).toEqual({
       name: 'Shop (staging)',
       domains: ['shop.example', 'staging.shop.example'],
-      settings: { ...tuned, blockedCountries: ['KP', 'RU'] },
+      settings: { ...tuned, blockedCountries: ['KP', 'RU'], requireTwoFactor: false },
     })
 
     // `curl .../config | curl -X POST .../sites -d @-`, on the other instance.

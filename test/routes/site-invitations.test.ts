@@ -47,6 +47,7 @@ describe.each(deployments)('invitations to a site, on $name', ({ available, opti
       forYou: true,
       email: null,
       expiresAt: expect.any(String),
+      twoFactorRequired: false,
     })
     const days = (Date.parse(previewed.json<{ expiresAt: string }>().expiresAt) - Date.now()) / 86_400_000
     expect(days).toBeGreaterThan(6.99)

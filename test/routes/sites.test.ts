@@ -24,6 +24,7 @@ const defaultSettingsView = {
   blockedCountries: [],
   blockedHelpUrl: null,
   tokenAddressCheck: 'off',
+  requireTwoFactor: false,
 }
 
 describe('sites: list, create, read, delete, rotate the secret', () => {

@@ -8,9 +8,19 @@ export async function listSites(): Promise<Site[]> {
   return readList<Site>(await request<unknown>('/sites'))
 }
 
-/** The sites with each one's last 24 hours, read for all of them in one query. */
-export async function listSitesWithSummary(): Promise<ListedSite[]> {
-  return readList<ListedSite>(await request<unknown>('/sites?include=summary'))
+/** A site shared with the account that its owner opens only to members with two-factor authentication on. */
+export interface SiteRequiringTwoFactor {
+  id: string
+  name: string
+}
+
+/**
+ * The sites with each one's last 24 hours, read for all of them in one query; and those shared
+ * with the account that the list leaves out until it turns two-factor authentication on.
+ */
+export async function listSitesWithSummary(): Promise<{ sites: ListedSite[]; sitesRequiringTwoFactor: SiteRequiringTwoFactor[] }> {
+  const body = await request<{ sitesRequiringTwoFactor?: SiteRequiringTwoFactor[] }>('/sites?include=summary')
+  return { sites: readList<ListedSite>(body), sitesRequiringTwoFactor: body.sitesRequiringTwoFactor ?? [] }
 }
 
 export async function fetchSite(id: string): Promise<Site> {

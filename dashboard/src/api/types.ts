@@ -39,6 +39,8 @@ export interface SiteSettings {
   blockedHelpUrl: string | null
   /** Whether Siteverify compares the token's address with remoteip: says so (report), or refuses another (refuse). */
   tokenAddressCheck: TokenAddressCheck
+  /** Whether the members (not the owner) reach the site only with two-factor authentication on; the owner's to change. */
+  requireTwoFactor: boolean
 }
 
 export type TokenAddressCheck = 'off' | 'report' | 'refuse'
@@ -351,6 +353,8 @@ export interface SiteMember {
   email: string
   role: SiteRole
   since: string
+  /** Whether the account has two-factor authentication on: in the list the owner and admins read only. */
+  twoFactor?: boolean
 }
 
 export interface SiteInvitation {
@@ -379,4 +383,6 @@ export interface InvitationPreview {
   /** The bound address when it is this account's; else null. */
   email: string | null
   expiresAt: string
+  /** Whether the site's owner requires two-factor authentication of its members: accepting needs it on first. */
+  twoFactorRequired: boolean
 }

@@ -16,6 +16,7 @@ export const siteFields: Record<SiteField, { label: string; unit?: string }> = {
   blockedCountries: { label: 'Blocked countries' },
   blockedHelpUrl: { label: 'Help link for blocked visitors' },
   tokenAddressCheck: { label: 'Address check at Siteverify' },
+  requireTwoFactor: { label: 'Two-factor required of members' },
   difficulty: { label: 'Difficulty' },
   challengeLifetimeSeconds: { label: 'Challenge lifetime', unit: 'seconds' },
   challengeThreshold: { label: 'Challenge threshold' },

@@ -72,7 +72,7 @@ export function InvitePage({ account, onLogOut }: InvitePageProps) {
       <Loading />
     )
   }
-  const { site, role, invitedBy, expiresAt, email, boundToEmail, forYou } = preview.data
+  const { site, role, invitedBy, expiresAt, email, boundToEmail, forYou, twoFactorRequired } = preview.data
   const accept = async () => {
     setIsBusy(true)
     try {
@@ -122,6 +122,12 @@ export function InvitePage({ account, onLogOut }: InvitePageProps) {
           <p>Log out, then log in or sign up with that address: the invitation is kept in this tab.</p>
         </Notice>
       )}
+      {twoFactorRequired ? (
+        <p class="hint">
+          Its owner requires two-factor authentication of every member: if your account does not have it on, <Link to={{ name: 'account' }}>turn it on under Account</Link>{' '}
+          first, then open the invitation link again.
+        </p>
+      ) : null}
       {error === undefined || (isForAnotherAccount(error) && !forYou) ? null : <ErrorNotice error={error} />}
       <div class="form__actions">
         {canAccept ? (

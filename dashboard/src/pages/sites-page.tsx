@@ -1,8 +1,8 @@
 import { createSiteSearch, SITE_SORTS, sortSites, type SiteSort } from '../../../src/domain/sites/site-search.js'
-import { listSitesWithSummary } from '../api/sites.js'
+import { listSitesWithSummary, type SiteRequiringTwoFactor } from '../api/sites.js'
 import type { ListedSite } from '../api/types.js'
 import { Link } from '../components/link.js'
-import { ErrorNotice, Loading } from '../components/notice.js'
+import { ErrorNotice, Loading, Notice } from '../components/notice.js'
 import { PageHeading } from '../components/page-heading.js'
 import { browserDomainSpellings } from '../lib/domain-spellings.js'
 import { formatDateTime, formatNumber } from '../lib/format.js'
@@ -13,7 +13,9 @@ import { ReferenceFinder } from './reference-finder.js'
 const anyText = (_text: string): _text is string => true
 
 export function SitesPage() {
-  const [sites] = useLoader(listSitesWithSummary, 'sites')
+  const [listing] = useLoader(listSitesWithSummary, 'sites')
+  const sites = { ...listing, data: listing.data?.sites }
+  const closed = listing.data?.sitesRequiringTwoFactor ?? []
   return (
     <>
       <PageHeading title="Sites">
@@ -23,6 +25,7 @@ export function SitesPage() {
       </PageHeading>
       {sites.status === 'error' ? <ErrorNotice error={sites.error} /> : null}
       {sites.status === 'loading' && sites.data === undefined ? <Loading /> : null}
+      {closed.length === 0 ? null : <ClosedSites sites={closed} />}
       {sites.data !== undefined && sites.data.length === 0 ? (
         <div class="card empty">
           <h2>No sites yet</h2>
@@ -35,6 +38,21 @@ export function SitesPage() {
       {sites.data !== undefined && sites.data.length > 0 ? <SiteList sites={sites.data} /> : null}
       {sites.data !== undefined && sites.data.length > 0 ? <ReferenceFinder /> : null}
     </>
+  )
+}
+
+/** The sites shared with the account that their owners open only to members with two-factor authentication on. */
+function ClosedSites({ sites }: { sites: SiteRequiringTwoFactor[] }) {
+  return (
+    <Notice tone="warning">
+      <p>
+        {sites.length === 1 ? 'A site shared with you is' : `${formatNumber(sites.length)} sites shared with you are`} closed until you turn on two-factor
+        authentication: {sites.map((site) => site.name).join(', ')}. {sites.length === 1 ? 'Its owner requires' : 'Their owners require'} it of every member.
+      </p>
+      <p>
+        <Link to={{ name: 'account' }}>Turn on two-factor authentication</Link> under Account, then come back.
+      </p>
+    </Notice>
   )
 }
 

@@ -22,7 +22,7 @@ export const numericSettingLimits = {
   blockThreshold: { minimum: 0, maximum: 100 },
   maxStepUps: { minimum: 0, maximum: 5 },
   surgeChallengesPerMinute: { minimum: 0, maximum: 10_000_000 },
-} as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl' | 'webhookEvents' | 'allowedAddresses' | 'blockedAddresses' | 'blockedCountries' | 'blockedHelpUrl' | 'tokenAddressCheck'>, { minimum: number; maximum: number }>
+} as const satisfies Record<Exclude<keyof SiteSettings, 'webhookUrl' | 'webhookEvents' | 'allowedAddresses' | 'blockedAddresses' | 'blockedCountries' | 'blockedHelpUrl' | 'tokenAddressCheck' | 'requireTwoFactor'>, { minimum: number; maximum: number }>
 
 export type NumericSettingName = keyof typeof numericSettingLimits
 
@@ -48,6 +48,8 @@ export type SettingsInput = { [Name in NumericSettingName]?: number | null } & {
   blockedHelpUrl?: string | null
   /** One of tokenAddressChecks (validateSettingsInput says so otherwise). */
   tokenAddressCheck?: string | null
+  /** Only the owner changes it, and turns it on only with two-factor on (routes/v1/sites/update-site.ts). */
+  requireTwoFactor?: boolean | null
 }
 
 export interface InputRules {

@@ -10,15 +10,31 @@ export type SiteRole = (typeof SITE_ROLES)[number]
 
 /**
  * What a route needs of the requester: `read` the site and its logs, `manage` it (settings,
- * secret, webhook, members and invitations), or `own` it (delete it, make a member its owner).
+ * secret, webhook, members and invitations), or `own` it (delete it, make a member its owner);
+ * `leave` is a member's leaving it, which a site that requires two-factor authentication of its
+ * members lets one without it do too.
  */
-export type SiteAccess = 'read' | 'manage' | 'own'
+export type SiteAccess = 'read' | 'manage' | 'own' | 'leave'
 
 const rolesAllowed: Record<SiteAccess, readonly SiteRole[]> = {
   read: SITE_ROLES,
   manage: ['owner', 'admin'],
   own: ['owner'],
+  leave: SITE_ROLES,
 }
+
+/**
+ * Whether the requester reaches the site only if its account has two-factor authentication on:
+ * as a member (admin or viewer) of a site whose owner requires it (settings.requireTwoFactor),
+ * for anything but leaving it. The owner, who turns the requirement on only with two-factor on,
+ * is never shut out of its own site: turning two-factor off later takes nothing away from it.
+ */
+export function needsTwoFactor(site: { settings: { requireTwoFactor: boolean } }, role: SiteRole, access: SiteAccess): boolean {
+  return site.settings.requireTwoFactor && role !== 'owner' && access !== 'leave'
+}
+
+export const SITE_REQUIRES_TWO_FACTOR_MESSAGE =
+  "This site's owner requires two-factor authentication of its members: turn it on for your account (Account, Two-factor authentication), then open the site again."
 
 export function isAllowed(role: SiteRole, access: SiteAccess): boolean {
   return rolesAllowed[access].includes(role)

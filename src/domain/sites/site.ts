@@ -43,6 +43,11 @@ export interface SiteSettings {
    * domain/token/address-binding.ts.
    */
   tokenAddressCheck: TokenAddressCheck
+  /**
+   * Whether the site's members (admins and viewers, not its owner) reach it only from an account
+   * with two-factor authentication on: domain/sites/site-roles.ts, isLockedByTwoFactor.
+   */
+  requireTwoFactor: boolean
 }
 
 export const defaultSiteSettings: SiteSettings = {
@@ -59,6 +64,7 @@ export const defaultSiteSettings: SiteSettings = {
   blockedCountries: [],
   blockedHelpUrl: null,
   tokenAddressCheck: 'off',
+  requireTwoFactor: false,
 }
 
 export interface PreviousSecret {

@@ -6,6 +6,8 @@ export interface SiteMember {
   email: string
   role: MemberRole
   createdAt: Date
+  /** Whether the member's account has two-factor authentication on. */
+  twoFactor: boolean
 }
 
 interface MemberRow {
@@ -13,9 +15,10 @@ interface MemberRow {
   email: string
   role: MemberRole
   created_at: Date
+  two_factor: boolean
 }
 
-const toMember = (row: MemberRow): SiteMember => ({ accountId: row.account_id, email: row.email, role: row.role, createdAt: row.created_at })
+const toMember = (row: MemberRow): SiteMember => ({ accountId: row.account_id, email: row.email, role: row.role, createdAt: row.created_at, twoFactor: row.two_factor })
 
 /**
  * The accounts a site is shared with (migration 027), besides its owner. Read on every request of
@@ -28,10 +31,25 @@ export function createSiteMemberRepository(database: SqlExecutor) {
       return rows[0]?.role
     },
 
+    /**
+     * The sites the account is a member of whose owners require two-factor authentication of their
+     * members (settings.requireTwoFactor) while the account has it off: those closed to it
+     * (needsTwoFactor), oldest first; none for an account with two-factor on.
+     */
+    async closedForTwoFactor(accountId: string): Promise<{ id: string; name: string }[]> {
+      return database.query<{ id: string; name: string }>(
+        `SELECT sites.id, sites.name FROM site_members JOIN sites ON sites.id = site_members.site_id
+          WHERE site_members.account_id = $1 AND sites.settings @> '{"requireTwoFactor": true}'
+            AND EXISTS (SELECT 1 FROM accounts WHERE accounts.id = $1 AND accounts.totp_enabled_at IS NULL)
+          ORDER BY sites.created_at, sites.id`,
+        [accountId],
+      )
+    },
+
     /** The member with its e-mail address, its row locked until the transaction ends (a change that records the role before). */
     async findForUpdate(siteId: string, accountId: string): Promise<SiteMember | undefined> {
       const rows = await database.query<MemberRow>(
-        `SELECT site_members.account_id, accounts.email, site_members.role, site_members.created_at
+        `SELECT site_members.account_id, accounts.email, site_members.role, site_members.created_at, accounts.totp_enabled_at IS NOT NULL AS two_factor
            FROM site_members JOIN accounts ON accounts.id = site_members.account_id
           WHERE site_members.site_id = $1 AND site_members.account_id = $2 FOR UPDATE OF site_members`,
         [siteId, accountId],
@@ -42,7 +60,7 @@ export function createSiteMemberRepository(database: SqlExecutor) {
     /** The members, earliest first, with their accounts' e-mail addresses. */
     async listBySite(siteId: string): Promise<SiteMember[]> {
       const rows = await database.query<MemberRow>(
-        `SELECT site_members.account_id, accounts.email, site_members.role, site_members.created_at
+        `SELECT site_members.account_id, accounts.email, site_members.role, site_members.created_at, accounts.totp_enabled_at IS NOT NULL AS two_factor
            FROM site_members JOIN accounts ON accounts.id = site_members.account_id
           WHERE site_members.site_id = $1 ORDER BY site_members.created_at, site_members.account_id`,
         [siteId],

@@ -22,6 +22,12 @@ export function createTwoFactorRepository(database: SqlExecutor) {
     database.query('INSERT INTO account_recovery_codes (account_id, code_hash) SELECT $1, unnest($2::text[])', [accountId, codeHashes])
 
   return {
+    /** Whether the account has two-factor authentication on (false when there is no such account). */
+    async isEnabled(accountId: string): Promise<boolean> {
+      const rows = await database.query('SELECT 1 FROM accounts WHERE id = $1 AND totp_enabled_at IS NOT NULL', [accountId])
+      return rows.length > 0
+    },
+
     /** The account's two-factor state, or undefined when it is off (or there is no such account). */
     async stateOf(accountId: string): Promise<TwoFactorState | undefined> {
       const rows = await database.query<TwoFactorRow>(

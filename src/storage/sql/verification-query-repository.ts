@@ -382,12 +382,15 @@ export function createVerificationQueryRepository(database: SqlExecutor) {
      */
     async listAccountPage(
       accountId: string,
-      query: LogPageQuery & { ids: { first: string; last: string }; siteIds?: readonly string[] | undefined },
+      query: LogPageQuery & { ids: { first: string; last: string }; siteIds?: readonly string[] | undefined; withoutSiteIds?: readonly string[] },
     ): Promise<(LogEntry & { siteName: string })[]> {
       const visible = 'site_id IN (SELECT sites.id FROM sites WHERE sites.account_id = ? UNION ALL SELECT site_members.site_id FROM site_members WHERE site_members.account_id = ?)'
+      // siteIds (an API key's list) narrows the account's sites further; withoutSiteIds (those
+      // closed to it until it turns two-factor on) leaves some out.
+      const narrowed = query.siteIds === undefined ? where(visible, accountId, accountId) : where(`${visible} AND site_id = ANY(?::uuid[])`, accountId, accountId, query.siteIds)
+      const without = query.withoutSiteIds ?? []
       const rows = await selectPage<LogRow & { site_name: string }>(
-        // siteIds (an API key's list) narrows the account's sites further.
-        query.siteIds === undefined ? where(visible, accountId, accountId) : where(`${visible} AND site_id = ANY(?::uuid[])`, accountId, accountId, query.siteIds),
+        without.length === 0 ? narrowed : where(`${narrowed.condition} AND site_id <> ALL(?::uuid[])`, ...narrowed.values, without),
         query,
         ', (SELECT sites.name FROM sites WHERE sites.id = verifications.site_id) AS site_name',
       )

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact'
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { changeMemberRole, createInvitation, listInvitations, listMembers, removeMember, revokeInvitation } from '../../api/members.js'
+import { updateSite } from '../../api/sites.js'
 import type { CreatedInvitation, MemberRole, Site, SiteInvitation, SiteMember } from '../../api/types.js'
 import { BusyButton } from '../../components/busy-button.js'
 import { ConfirmDialog, focusAfterDialog } from '../../components/confirm-dialog.js'
@@ -30,6 +31,50 @@ function withoutRoleOf(chosen: Record<string, MemberRole>, accountId: string): R
 const roleChanges: Record<MemberRole, string> = {
   admin: 'they can change its settings, secret key, webhook and members: all but deleting it and handing it over',
   viewer: 'they will only read it, and the invitations they made are revoked',
+}
+
+/** A member's two-factor authentication as the owner and admins read it in the table. */
+function twoFactorStateOf(member: SiteMember, site: Site): string {
+  if (member.twoFactor === true) return 'on'
+  return site.settings.requireTwoFactor && member.role !== 'owner' ? 'off (shut out)' : 'off'
+}
+
+interface TwoFactorRequirementProps {
+  site: Site
+  /** The members (not the owner) whose accounts have two-factor off, as the owner and admins read them. */
+  withoutTwoFactor: SiteMember[]
+  isBusy: boolean
+  onChange: (required: boolean) => void
+}
+
+/**
+ * Whether the site requires two-factor authentication of its members: the owner's to change
+ * (with two-factor on for its own account, which the API checks), said to everyone else.
+ */
+function TwoFactorRequirement({ site, withoutTwoFactor, isBusy, onChange }: TwoFactorRequirementProps) {
+  const required = site.settings.requireTwoFactor
+  const shutOut = withoutTwoFactor.map((member) => member.email).join(', ')
+  return (
+    <section class="member-requirement" aria-labelledby="two-factor-requirement-heading">
+      <h3 id="two-factor-requirement-heading">Two-factor authentication</h3>
+      <p>
+        {required
+          ? 'Members reach this site only with two-factor authentication on their accounts; those without it are shut out until they turn it on.'
+          : 'Members reach this site whether or not their accounts have two-factor authentication on.'}
+        {site.role === 'owner' ? null : ' Only the owner can change this.'}
+      </p>
+      {withoutTwoFactor.length === 0 ? null : (
+        <p class={required ? 'notice notice--warning' : 'hint'}>
+          Without two-factor: {shutOut}.{required ? '' : ' Requiring it shuts them out until they turn it on.'}
+        </p>
+      )}
+      {site.role === 'owner' ? (
+        <BusyButton type="button" class={required ? 'button' : 'button button--primary'} isBusy={isBusy} onClick={() => onChange(!required)}>
+          {required ? 'Stop requiring two-factor of members' : 'Require two-factor of members'}
+        </BusyButton>
+      ) : null}
+    </section>
+  )
 }
 
 /** A role chosen for another member, waiting for its confirmation. */
@@ -175,7 +220,16 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
       if (!hasLeft) setIsLeaving(false)
     })
 
+  const requireTwoFactor = (required: boolean) =>
+    void act(async () => {
+      await updateSite(site.id, { settings: { requireTwoFactor: required } })
+      onSiteChanged()
+    })
+
   if (members.data === undefined) return members.status === 'error' ? <ErrorNotice error={members.error} /> : <Loading />
+  // The owner and admins read whether each member has two-factor on; viewers do not.
+  const showsTwoFactor = members.data.some((member) => member.twoFactor !== undefined)
+  const withoutTwoFactor = members.data.filter((member) => member.role !== 'owner' && member.twoFactor === false)
   return (
     <section aria-labelledby="members-heading">
       <h2 id="members-heading" ref={heading} tabIndex={-1}>
@@ -184,7 +238,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
       {error === undefined ? null : <ErrorNotice error={error} />}
       <TableScroll title="Members">
         <table class="table">
-          <TableHeadWithActions columns={['E-mail', 'Role', 'Since']} />
+          <TableHeadWithActions columns={showsTwoFactor ? ['E-mail', 'Role', 'Two-factor', 'Since'] : ['E-mail', 'Role', 'Since']} />
           <tbody>
             {members.data.map((member) => {
               const chosen = chosenRoles[member.accountId]
@@ -197,6 +251,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
                     {canManage && member.role !== 'owner' ? (
                       <span class="input-row">
                         <select
+                          class="member-role"
                           aria-label={`Role of ${member.email}`}
                           value={chosen ?? savedRole}
                           onChange={(event) => {
@@ -224,6 +279,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
                       savedRole
                     )}
                   </td>
+                  {showsTwoFactor ? <td>{twoFactorStateOf(member, site)}</td> : null}
                   <td>{formatDateTime(member.since)}</td>
                   <td>
                     {member.role === 'owner' ? null : isOwnRow ? (
@@ -249,6 +305,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
           </tbody>
         </table>
       </TableScroll>
+      <TwoFactorRequirement site={site} withoutTwoFactor={withoutTwoFactor} isBusy={isBusy} onChange={requireTwoFactor} />
       <ConfirmDialog title="Leave this site?" confirmLabel="Leave" isOpen={isLeaving} isBusy={isBusy} onConfirm={leave} onCancel={() => setIsLeaving(false)}>
         <p>You will no longer see {site.name}; its owner or an admin can invite you again.</p>
       </ConfirmDialog>

@@ -4,11 +4,12 @@ import { apiKeyActorOf, requestOriginOf, type AuditActor, type NewAuditEvent } f
 import { ApiError } from '../../../errors.js'
 import type { Site } from '../../../domain/sites/site.js'
 import type { SiteAccess, SiteRole } from '../../../domain/sites/site-roles.js'
-import { accountOf, allowedRole, SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
+import { accountOf, allowedRole, refuseWithoutTwoFactor, SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
 import type { SqlExecutor } from '../../../storage/ports.js'
 import { createAuditLogRepository } from '../../../storage/sql/audit-log-repository.js'
 import { createSiteMemberRepository } from '../../../storage/sql/site-member-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
+import { createTwoFactorRepository } from '../../../storage/sql/two-factor-repository.js'
 
 /** Who made the request, as the audit log records it: its credential, address and browser. */
 export function auditActorOf(request: FastifyRequest): AuditActor {
@@ -153,7 +154,8 @@ export type SiteChangeWork<Access extends SiteChangeAccess, Result> = (transacti
  *    begun again with that owner: its account must be locked before the site, and its log gets
  *    the event.
  * 3. The requester's role, read again under that lock, must still allow `access` (404 or 403 as
- *    findSite answers), unless it is an invitee's.
+ *    findSite answers), unless it is an invitee's; so must the site's requirement of two-factor
+ *    authentication (refuseWithoutTwoFactor): turned on meanwhile, it refuses the change.
  * `work` gets the site as locked: its events go to that site's owner (recordSiteAudit with it);
  * and the requester's role read under that lock (the one to answer: a transfer may have changed
  * it since findSite), none for an invitee.
@@ -202,7 +204,8 @@ function lockedSiteTransaction<Result, Access extends SiteChangeAccess>(
     if (locked === undefined) throw new ApiError('not_found', SITE_NOT_FOUND_MESSAGE)
     if (locked.accountId !== ownerId) throw new OwnerChanged(locked.accountId)
     if (access === 'invitee') return work(transaction, locked, undefined as LockedRole<Access>)
-    const role = locked.accountId === requesterId ? 'owner' : await createSiteMemberRepository(transaction).findRole(locked.id, requesterId)
-    return work(transaction, locked, allowedRole(role, access) as LockedRole<Access>)
+    const role = allowedRole(locked.accountId === requesterId ? 'owner' : await createSiteMemberRepository(transaction).findRole(locked.id, requesterId), access)
+    await refuseWithoutTwoFactor(locked, role, access, () => createTwoFactorRepository(transaction).isEnabled(requesterId))
+    return work(transaction, locked, role as LockedRole<Access>)
   })
 }

@@ -4,9 +4,10 @@ import { Type } from 'typebox'
 import { hashToken } from '../../../domain/accounts/tokens.js'
 import { MAX_MEMBERS_PER_SITE } from '../../../domain/sites/site-roles.js'
 import { ApiError } from '../../../errors.js'
-import { accountOf, sessionIdOf } from '../../../plugins/authentication.js'
+import { accountOf, refuseWithoutTwoFactor, sessionIdOf } from '../../../plugins/authentication.js'
 import { createSiteInvitationRepository, type SiteInvitation } from '../../../storage/sql/site-invitation-repository.js'
 import { createSiteMemberRepository } from '../../../storage/sql/site-member-repository.js'
+import { createTwoFactorRepository } from '../../../storage/sql/two-factor-repository.js'
 import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, ErrorResponse } from '../dashboard-schemas.js'
 import { InvitationTokenBody, MemberRoleSchema } from '../sites/member-schemas.js'
@@ -25,6 +26,9 @@ const InvitationPreview = Type.Object({
     description: "The address it is bound to when that is the requesting account's; else null: another account's address is not shown to whoever holds the link",
   }),
   expiresAt: Type.String({ format: 'date-time' }),
+  twoFactorRequired: Type.Boolean({
+    description: "Whether the site's owner requires two-factor authentication of its members: accepting then needs it on the account first (403 site_requires_two_factor)",
+  }),
 })
 
 /**
@@ -71,6 +75,7 @@ const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         // A link passed on, or forwarded, must not tell its holder whose address the inviter typed.
         email: forYou ? invitation.email : null,
         expiresAt: invitation.expiresAt.toISOString(),
+        twoFactorRequired: site.settings.requireTwoFactor,
       }
     },
   )
@@ -84,10 +89,12 @@ const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'From a logged-in session only (403 forbidden with an API key, and for an invitation bound to another e-mail address, which stays pending). ' +
           'Answers 201 with the site. The link works once: of two acceptances at once, one joins and the other gets 404 not_found, as for an expired, revoked or unknown token. ' +
-          `The site's owner or a member accepting gets 409 conflict, the link unused; so does anyone once the site has ${MAX_MEMBERS_PER_SITE} members.`,
+          `The site's owner or a member accepting gets 409 conflict, the link unused; so does anyone once the site has ${MAX_MEMBERS_PER_SITE} members. ` +
+          "When the site's owner requires two-factor authentication of its members (settings.requireTwoFactor), an account without it gets 403 site_requires_two_factor, the link unused.",
         sessionOnly: 'accept an invitation',
         body: InvitationTokenBody,
         response: { 201: Site, 400: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, ...authenticatedErrors },
+        errorCodes: ['site_requires_two_factor'],
       },
     },
     async (request, reply) => {
@@ -111,6 +118,8 @@ const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const members = createSiteMemberRepository(transaction)
         const current = await members.findRole(site.id, account.id)
         if (current !== undefined) throw new ApiError('conflict', `You are a member of this site already (${current}).`)
+        // Refused before the member is added: the transaction ends with the invitation pending.
+        await refuseWithoutTwoFactor(locked, invitation.role, 'read', () => createTwoFactorRepository(transaction).isEnabled(account.id))
         if ((await members.addWithinLimit(site.id, account.id, invitation.role, MAX_MEMBERS_PER_SITE)) === undefined) {
           throw new ApiError('conflict', `A site has at most ${MAX_MEMBERS_PER_SITE} members; ask its owner to remove one first.`)
         }

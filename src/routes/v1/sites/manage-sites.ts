@@ -11,11 +11,12 @@ import { initialSettingsOf, normalizeSiteInput, validateMergedSettings } from '.
 import { accountOf, creationRefused, reachesSite, refuseSiteRestrictedKey, SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
+import { createSiteMemberRepository } from '../../../storage/sql/site-member-repository.js'
 import { nonDefaultSettingsOf } from '../../../domain/audit/audit-event.js'
 import { auditedSiteTransaction, auditedTransaction, recordAudit, recordSiteAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
 import { CreateSiteBody, documentedBodies, ListedSite, Site, siteConfigOf, siteView, SiteWithSecret, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
-import { inputRulesOf, sealWebhookSecret } from './site-rules.js'
+import { checkTwoFactorRequirement, inputRulesOf, sealWebhookSecret } from './site-rules.js'
 import { etagHeader, revisionTagOf, tagWithRevision } from './site-revision.js'
 import { createOnce, idempotencyKeyHeader, idempotencyOf, replayedHeader, sendOutcome } from '../idempotency.js'
 
@@ -25,6 +26,7 @@ export const MAX_SITES_PER_ACCOUNT = 100
 /** List, create, read and delete; the update has its own file. */
 const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const verifications = createVerificationQueryRepository(app.database)
+  const members = createSiteMemberRepository(app.database)
   app.get(
     '/sites',
     {
@@ -36,22 +38,41 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'oldest first, or by name with sort=name. q keeps those whose name, one of whose domains or whose site key holds it, whatever the case and Unicode form (NFKC), ' +
           'a domain in punycode or in Unicode alike (bücher finds xn--bcher-kva.example). ' +
           "include=summary adds each site's verifications and blocked ones of the last 24 hours, read for all the sites at once. " +
-          'With an API key made for some sites only (siteIds), those of them the account still reaches.',
+          'With an API key made for some sites only (siteIds), those of them the account still reaches. ' +
+          "Sites whose owners require two-factor authentication of their members, which the account has off, are left out of items and named in sitesRequiringTwoFactor.",
         security: dashboardSecurity,
         querystring: Type.Object({
           q: Type.Optional(Type.String({ maxLength: MAX_SITE_SEARCH_LENGTH, description: 'Text the name, a domain (punycode or Unicode) or the site key holds (case and Unicode form aside); empty keeps all' })),
           sort: Type.Optional(stringEnum(SITE_SORTS, { description: 'created (default): oldest first; name: by name, "Client 2" before "Client 10"' })),
           include: Type.Optional(Type.Literal('summary', { description: "summary: each site's last 24 hours (summary)" })),
         }),
-        response: { 200: Type.Object({ items: Type.Array(ListedSite) }), 400: ErrorResponse, ...authenticatedErrors },
+        response: {
+          200: Type.Object({
+            items: Type.Array(ListedSite),
+            sitesRequiringTwoFactor: Type.Optional(
+              Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }), {
+                description:
+                  "Only when there are some: the sites shared with the account that its items leave out, because their owners require two-factor authentication of their members and the account has it off (settings.requireTwoFactor). Turning it on opens them.",
+              }),
+            ),
+          }),
+          400: ErrorResponse,
+          ...authenticatedErrors,
+        },
       },
     },
     async (request) => {
       const { q = '', sort = 'created', include } = request.query
       const isFound = createHostnameSearch(q)
-      const visible = (await app.sites.listVisibleTo(accountOf(request).id)).filter(({ site }) => reachesSite(request, site.id) && isFound(site))
+      const accountId = accountOf(request).id
+      // Sites whose owners require two-factor authentication the account has off are named apart,
+      // by name only, whatever q asks: the dashboard says what turning it on would open.
+      const closed = (await members.closedForTwoFactor(accountId)).filter((site) => reachesSite(request, site.id))
+      const closedIds = new Set(closed.map((site) => site.id))
+      const visible = (await app.sites.listVisibleTo(accountId)).filter(({ site }) => reachesSite(request, site.id) && !closedIds.has(site.id) && isFound(site))
       const items = sortSites(visible.map(({ site, role }) => siteView(site, role)), sort)
-      if (include !== 'summary') return { items }
+      const withheld = closed.length === 0 ? {} : { sitesRequiringTwoFactor: closed }
+      if (include !== 'summary') return { items, ...withheld }
       const from = recentDayStart(new Date())
       const totals = new Map((await verifications.recentTotalsOf(items.map((site) => site.id), from)).map((total) => [total.siteId, total]))
       return {
@@ -59,6 +80,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           const counted = totals.get(site.id)
           return { ...site, summary: { from: from.toISOString(), verifications: counted?.total ?? 0, blocked: counted?.blocked ?? 0 } }
         }),
+        ...withheld,
       }
     },
   )
@@ -95,6 +117,7 @@ const manageSitesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const id = randomUUID()
       const outcome = await auditedTransaction(app, request, (transaction) =>
         createOnce(app, transaction, idempotency, async () => {
+          await checkTwoFactorRequirement(transaction, accountOf(request).id, 'owner', false, settings.requireTwoFactor)
           const result = await createSiteRepository(transaction).createWithinLimit(
             {
               id,

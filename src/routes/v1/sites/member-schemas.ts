@@ -13,12 +13,22 @@ export const Member = named('Member', Type.Object({
   email: Type.String(),
   role: stringEnum(SITE_ROLES),
   since: Type.String({ format: 'date-time', description: "When the account joined (the owner: when the site was made)" }),
+  twoFactor: Type.Optional(
+    Type.Boolean({
+      description: "Whether the account has two-factor authentication on: in the list the owner and admins read only (a site that requires it of its members shuts out those without it)",
+    }),
+  ),
 }))
 
 export const MemberParams = Type.Object({ id: Type.String({ description: "The site's UUID" }), accountId: Type.String({ description: "The member's account id (UUID)" }) })
 
 export function memberView(member: { accountId: string; email: string; role: SiteRole; since: Date }): Type.Static<typeof Member> {
   return { accountId: member.accountId, email: member.email, role: member.role, since: member.since.toISOString() }
+}
+
+/** The member as the owner and admins see it in the list: with whether it has two-factor on. */
+export function memberWithTwoFactorView(member: { accountId: string; email: string; role: SiteRole; since: Date; twoFactor: boolean }): Type.Static<typeof Member> {
+  return { ...memberView(member), twoFactor: member.twoFactor }
 }
 
 /** An invitation's fields, which the one just made (with its token) has too. */

@@ -2,16 +2,17 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { Site } from '../../../domain/sites/site.js'
-import type { MemberRole } from '../../../domain/sites/site-roles.js'
+import { isAllowed, type MemberRole } from '../../../domain/sites/site-roles.js'
 import { isUuid } from '../../../domain/uuid.js'
 import { ApiError } from '../../../errors.js'
 import { accountOf } from '../../../plugins/authentication.js'
 import { createSiteInvitationRepository, type RevokedInvitation } from '../../../storage/sql/site-invitation-repository.js'
+import { createTwoFactorRepository } from '../../../storage/sql/two-factor-repository.js'
 import { createSiteMemberRepository, type SiteMember } from '../../../storage/sql/site-member-repository.js'
 import type { SqlExecutor } from '../../../storage/ports.js'
 import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
-import { Member, MemberParams, MemberRoleSchema, memberView } from './member-schemas.js'
+import { Member, MemberParams, MemberRoleSchema, memberView, memberWithTwoFactorView } from './member-schemas.js'
 
 const noSuchMember = () => new ApiError('not_found', 'This account is not a member of the site.')
 
@@ -66,6 +67,7 @@ async function recordRevokedInvitations(
 /** Who a site is shared with, and the owner's and admins' changes to that; a member leaving. */
 const siteMembersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const members = createSiteMemberRepository(app.database)
+  const twoFactor = createTwoFactorRepository(app.database)
 
   app.get(
     '/sites/:id/members',
@@ -73,17 +75,23 @@ const siteMembersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['dashboard'],
         summary: "The site's owner and members, with their roles",
-        description: 'Any member may read it. The owner comes first, then the members in the order they joined.',
+        description:
+          'Any member may read it. The owner comes first, then the members in the order they joined. ' +
+          'For the owner and admins, each says whether its account has two-factor authentication on (twoFactor).',
         security: dashboardSecurity,
         params: IdParams,
         response: { 200: Type.Object({ items: Type.Array(Member) }), 404: ErrorResponse, ...authenticatedErrors },
       },
     },
     async (request) => {
-      const { site } = await app.findSite(request, request.params.id, 'read')
+      const { site, role } = await app.findSite(request, request.params.id, 'read')
+      // Whether each has two-factor on is the owner's and admins' to know (who is shut out once the
+      // site requires it), not a viewer's.
+      const view = isAllowed(role, 'manage') ? memberWithTwoFactorView : memberView
       const owner = site.accountId === null ? undefined : await app.accounts.findById(site.accountId)
-      const owners = owner === undefined ? [] : [memberView({ accountId: owner.id, email: owner.email, role: 'owner', since: site.createdAt })]
-      const shared = (await members.listBySite(site.id)).map((member) => memberView({ ...member, since: member.createdAt }))
+      const ownerTwoFactor = owner !== undefined && (await twoFactor.isEnabled(owner.id))
+      const owners = owner === undefined ? [] : [view({ accountId: owner.id, email: owner.email, role: 'owner', since: site.createdAt, twoFactor: ownerTwoFactor })]
+      const shared = (await members.listBySite(site.id)).map((member) => view({ ...member, since: member.createdAt }))
       return { items: [...owners, ...shared] }
     },
   )
@@ -142,7 +150,7 @@ const siteMembersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const accountId = accountIdOf(request.params)
       const isLeaving = accountId === accountOf(request).id
-      const access = isLeaving ? 'read' : 'manage'
+      const access = isLeaving ? 'leave' : 'manage'
       const { site } = await app.findSite(request, request.params.id, access)
       if (!isUuid(accountId)) throw noSuchMember()
       await auditedSiteTransaction(app, request, site, access, async (transaction, locked) => {

@@ -79,6 +79,11 @@ const TOKEN_ADDRESS_CHECK_DESCRIPTION =
   '(null for another family: a dual-stack visitor); refuse does so and also refuses a token redeemed for another address of the same family ' +
   "(invalid-input-response), and the gate's clearance for one. Tokens issued before a change keep what they were issued with"
 
+const REQUIRE_TWO_FACTOR_DESCRIPTION =
+  'Whether the members (admins and viewers) reach the site only from an account with two-factor authentication on: one without it gets 403 ' +
+  "site_requires_two_factor from the site's routes (leaving it aside), does not see the site in its list, and cannot accept an invitation to it. " +
+  'Only the owner changes it (403 forbidden for an admin), and turns it on only with two-factor on for the owner\'s own account; the owner is never shut out'
+
 const settingsViewProperties = {
   webhookUrl: Type.Union([Type.String(), Type.Null()], {
     description: 'Where the webhook events (webhookEvents) are sent; null for a viewer of a shared site, whatever is set (webhookUrlSet says whether one is)',
@@ -101,6 +106,7 @@ const settingsViewProperties = {
   blockedCountries: Type.Array(Type.String(), { description: BLOCKED_COUNTRIES_DESCRIPTION }),
   blockedHelpUrl: Type.Union([Type.String(), Type.Null()], { description: BLOCKED_HELP_URL_DESCRIPTION }),
   tokenAddressCheck: stringEnum(tokenAddressChecks, { description: TOKEN_ADDRESS_CHECK_DESCRIPTION }),
+  requireTwoFactor: Type.Boolean({ description: REQUIRE_TWO_FACTOR_DESCRIPTION }),
 }
 
 const siteProperties = {
@@ -241,6 +247,7 @@ function requestBodies(withLimits: boolean) {
       tokenAddressCheck: Type.Optional(
         NullableInput(withLimits ? stringEnum(tokenAddressChecks, { description: `${TOKEN_ADDRESS_CHECK_DESCRIPTION}; null restores off` }) : Type.String({ maxLength: 100 })),
       ),
+      requireTwoFactor: Type.Optional(NullableInput(Type.Boolean({ description: `${REQUIRE_TWO_FACTOR_DESCRIPTION}; null restores false` }))),
     },
     { additionalProperties: false },
   )

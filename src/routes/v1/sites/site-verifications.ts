@@ -8,6 +8,7 @@ import { addressFormsOf, truncateAddress } from '../../../domain/network/address
 import { EPHEMERAL_ID_PATTERN } from '../../../domain/token/ephemeral-id-pattern.js'
 import { invalidRequest } from '../../../errors.js'
 import { accountOf, siteScopeOf } from '../../../plugins/authentication.js'
+import { createSiteMemberRepository } from '../../../storage/sql/site-member-repository.js'
 import { createVerificationQueryRepository, type LogEntry } from '../../../storage/sql/verification-query-repository.js'
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams } from '../dashboard-schemas.js'
 import { LOG_PAGE_SIZE, logPageQuery, orNull, pageOf, positionOf, rowPosition } from '../log-pages.js'
@@ -140,6 +141,7 @@ export function verificationFilterOf(query: {
 
 const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const verifications = createVerificationQueryRepository(app.database)
+  const members = createSiteMemberRepository(app.database)
 
   app.get(
     '/sites/:id/verifications',
@@ -183,7 +185,8 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'For a reference quoted by a visitor who did not say which site turned them away: the rows of any site the ' +
           "account owns or is a member of (as any role) whose id begins with it, newest first, each with its site's id and name. Pages as the log of one site does. " +
-          'With an API key made for some sites only (siteIds), the rows of those sites only.',
+          'With an API key made for some sites only (siteIds), the rows of those sites only. ' +
+          "Not those of sites whose owners require two-factor authentication of their members while the account has it off (GET /api/v1/sites names them).",
         security: dashboardSecurity,
         querystring: Type.Object({
           ...logPageQuery(DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
@@ -200,7 +203,9 @@ const siteVerificationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const accountId = accountOf(request).id
       const limit = request.query.limit ?? DEFAULT_PAGE_SIZE
       const after = positionOf(request.query.cursor)
-      const rows = await verifications.listAccountPage(accountId, { limit: limit + 1, ids: idRangeOf(request.query.reference), after, siteIds: siteScopeOf(request) })
+      const closed = (await members.closedForTwoFactor(accountId)).map((site) => site.id)
+      const query = { limit: limit + 1, ids: idRangeOf(request.query.reference), after, siteIds: siteScopeOf(request), withoutSiteIds: closed }
+      const rows = await verifications.listAccountPage(accountId, query)
       const { page, nextCursor } = pageOf(rows, limit, rowPosition)
       return { items: page.map(verificationView), nextCursor }
     },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { normalizeSiteInput, settingsChangesOf, validateMergedSettings } from '../../../domain/sites/site-input.js'
-import { SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
+import { accountOf, SITE_NOT_FOUND_MESSAGE } from '../../../plugins/authentication.js'
 import { ApiError, throwIfInvalid } from '../../../errors.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
 import { siteChangesBetween } from '../../../domain/audit/audit-event.js'
@@ -9,7 +9,7 @@ import { auditedSiteTransaction, recordSiteAudit } from '../audit-log/audit-trai
 import { authenticatedErrors, dashboardSecurity, ErrorResponse, IdParams, siteChangeErrors } from '../dashboard-schemas.js'
 import { documentedBodies, Site, siteView, UpdateSiteBody, SITE_BODY_LIMIT_BYTES } from './site-schemas.js'
 import { etagHeader, revisionsAcceptedBy, tagWithRevision } from './site-revision.js'
-import { inputRulesOf, isSameWebhookSecret, openWebhookSecret, sealWebhookSecret } from './site-rules.js'
+import { checkTwoFactorRequirement, inputRulesOf, isSameWebhookSecret, openWebhookSecret, sealWebhookSecret } from './site-rules.js'
 import { PREVIOUS_WEBHOOK_SECRET_GRACE_MS } from '../../../domain/sites/site.js'
 
 const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -59,6 +59,7 @@ const updateSiteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // waited (and made the requester the owner, or the owner an admin) is reflected.
       const { updated, role, isChanged } = await auditedSiteTransaction(app, request, site, 'manage', async (transaction, before, role) => {
         const sites = createSiteRepository(transaction)
+        await checkTwoFactorRequirement(transaction, accountOf(request).id, role, before.settings.requireTwoFactor, settings.requireTwoFactor)
         // The stored secret, undefined when it cannot be opened (TOLLGATE_SECRET changed): a new
         // one replaces it then without keeping it, as no delivery could sign with it.
         const stored = typeof secret === 'string' ? openWebhookSecret(app, before) : null
