@@ -48,7 +48,7 @@ export type SettingsInput = { [Name in NumericSettingName]?: number | null } & {
   blockedHelpUrl?: string | null
   /** One of tokenAddressChecks (validateSettingsInput says so otherwise). */
   tokenAddressCheck?: string | null
-  /** Only the owner changes it, and turns it on only with two-factor on (routes/v1/sites/update-site.ts). */
+  /** Only the owner changes it, and turns it on only with two-factor on (routes/v1/sites/site-rules.ts, checkTwoFactorRequirement). */
   requireTwoFactor?: boolean | null
 }
 

@@ -45,7 +45,7 @@ export interface SiteSettings {
   tokenAddressCheck: TokenAddressCheck
   /**
    * Whether the site's members (admins and viewers, not its owner) reach it only from an account
-   * with two-factor authentication on: domain/sites/site-roles.ts, isLockedByTwoFactor.
+   * with two-factor authentication on: domain/sites/site-roles.ts, needsTwoFactor.
    */
   requireTwoFactor: boolean
 }
