@@ -44,6 +44,11 @@ const definitions = {
     help: 'Siteverify calls by result (success, the first error code, or test for the documented test secrets).',
     labelNames: ['result'],
   },
+  siteverifyRemoteipReported: {
+    name: 'tollgate_siteverify_remoteip_mismatch_reported_total',
+    help: "Tokens redeemed (counted as success too) with a remoteip outside the address that earned them, on sites whose tokenAddressCheck is report: what refuse would refuse.",
+    labelNames: [],
+  },
   feedback: {
     name: 'tollgate_feedback_total',
     help: "Label changes on verifications (a label set on a row that had none or the other; a repeat of the row's label is not counted), by label (legitimate, fraudulent) and source (siteverify: the site's backend with its secret; dashboard: an operator).",

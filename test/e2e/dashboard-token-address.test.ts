@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { REPORTED_MISMATCH_OUTCOME } from '../../src/storage/sql/siteverify-count-repository.js'
 import type { CreatedSite } from '../helpers/dashboard-client.js'
 import { expectNoAccessibilityViolations, hasChromium, openLoggedInDashboardWithSite, type OpenDashboard } from './dashboard-support.js'
 
@@ -32,6 +33,22 @@ describe.skipIf(!hasChromium())("a site's address check in the dashboard", () =>
     // Saving again without a change sends nothing.
     await page.getByRole('button', { name: 'Save settings' }).click()
     await page.locator('.notice').filter({ hasText: 'Nothing changed.' }).waitFor()
+    expect(dashboard.pageErrors).toEqual([])
+  })
+
+  it("says on the Siteverify card how many tokens were redeemed from another address, which refuse would have refused", async () => {
+    // Two redemptions counted, one of them from another address (as Siteverify counts them under report).
+    const counts = dashboard.service.app.siteverifyCounts
+    counts.count(site.id, 'success')
+    counts.count(site.id, 'success')
+    counts.count(site.id, REPORTED_MISMATCH_OUTCOME)
+    await counts.flush()
+    await page.goto(`${dashboard.origin}/dashboard/sites/${site.id}/analytics`)
+    const line = page.locator('[data-siteverify-other-address]')
+    await line.waitFor()
+    expect(await line.textContent()).toBe(
+      '1 of them was sent with a remoteip outside the address that earned the token: the address check reports it, and set to refuse it would have refused that token.',
+    )
     expect(dashboard.pageErrors).toEqual([])
   })
 })

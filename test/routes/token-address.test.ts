@@ -59,9 +59,17 @@ describe.each(deployments.filter(({ available }) => available))("Tokens' address
     return response.json<Answer>()
   }
 
-  it("says whether the backend's remoteip is where the token was earned, under report, and redeems it either way", async () => {
+  /** The value of a metric line of /metrics that starts with `series` (0 when absent). */
+  const metricValue = async (series: string): Promise<number> => {
+    const text = (await service.app.inject({ method: 'GET', url: '/metrics' })).body
+    const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `))
+    return line === undefined ? 0 : Number(line.split(' ')[1])
+  }
+
+  it("says whether the backend's remoteip is where the token was earned, under report, and redeems it either way, counting the mismatches", async () => {
     const site = siteOf('report')
     const secret = site.secretKey
+    const reportedBefore = await metricValue('tollgate_siteverify_remoteip_mismatch_reported_total')
     expect(await siteverify('/api/v1/siteverify', { secret, response: await tokenEarnedAt(site, '80.187.1.10'), remoteip: '80.187.1.10' })).toMatchObject({ success: true, remoteipMatch: true })
     // A phone on one IPv6 /64 that changed its address between the page and the form.
     const ipv6 = await tokenEarnedAt(site, '2a01:598:1:2::10')
@@ -71,16 +79,18 @@ describe.each(deployments.filter(({ available }) => available))("Tokens' address
     // Nothing to compare: no remoteip, or the other family (a dual-stack visitor).
     expect(await siteverify('/api/v1/siteverify', { secret, response: await tokenEarnedAt(site, '80.187.1.10') })).toMatchObject({ success: true, remoteipMatch: null })
     expect(await siteverify('/api/v1/siteverify', { secret, response: await tokenEarnedAt(site, '80.187.1.10'), remoteip: '2a01:598:1:2::10' })).toMatchObject({ success: true, remoteipMatch: null })
+
+    // The one mismatch, beside the five redemptions, for the operator to weigh before refusing.
+    expect(await metricValue('tollgate_siteverify_remoteip_mismatch_reported_total')).toBe(reportedBefore + 1)
+    await service.app.siteverifyCounts.flush()
+    const stats = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/stats`, headers: asScript(account) })
+    expect(stats.json<{ siteverify: object }>().siteverify).toMatchObject({ redeemed: 5, redeemedFromOtherAddress: 1, refused: [] })
   })
 
   it('refuses a token sent from another address under refuse, on every path, without spending it, and counts why', async () => {
     const site = siteOf('refuse')
     const secret = site.secretKey
-    const metric = async () => {
-      const text = (await service.app.inject({ method: 'GET', url: '/metrics' })).body
-      const line = text.split('\n').find((candidate) => candidate.startsWith('tollgate_siteverify_total{result="remoteip-mismatch"} '))
-      return line === undefined ? 0 : Number(line.split(' ')[1])
-    }
+    const metric = () => metricValue('tollgate_siteverify_total{result="remoteip-mismatch"}')
     const before = await metric()
     const token = await tokenEarnedAt(site, '80.187.1.10')
     expect(await siteverify('/api/v1/siteverify', { secret, response: token, remoteip: '91.64.22.7' })).toMatchObject({
@@ -98,6 +108,8 @@ describe.each(deployments.filter(({ available }) => available))("Tokens' address
     await service.app.siteverifyCounts.flush()
     const stats = await service.app.inject({ method: 'GET', url: `/api/v1/sites/${site.id}/stats`, headers: asScript(account) })
     expect(stats.json<{ siteverify: { refused: { errorCode: string; count: number }[] } }>().siteverify.refused).toContainEqual({ errorCode: 'remoteip-mismatch', count: 3 })
+    // Refused, not redeemed: none counted as reported.
+    expect(stats.json<{ siteverify: object }>().siteverify).toMatchObject({ redeemedFromOtherAddress: 0 })
   })
 
   it('keeps tokens of a site that does not check as they were, and follows a change of the setting', async () => {

@@ -250,6 +250,8 @@ export interface Stats {
     /** Tokens issued (allowed verifications) since countedSince, within the range. */
     issued: number
     redeemed: number
+    /** Of redeemed, those sent with a remoteip outside the address that earned the token (the address check's report). */
+    redeemedFromOtherAddress: number
     refused: { errorCode: string; count: number }[]
     /** When Tollgate began counting (ISO 8601). */
     countedSince: string

@@ -9,6 +9,12 @@ export interface SiteverifyCount {
   count: number
 }
 
+/**
+ * The outcome counted beside a success whose remoteip was outside the address that earned the
+ * token, on a site whose tokenAddressCheck is report: not a refusal (the success is counted too).
+ */
+export const REPORTED_MISMATCH_OUTCOME = 'remoteip-mismatch-reported'
+
 /** Siteverify's outcomes per site and hour (migration 022). Plain SQL that runs alike on PostgreSQL and PGlite. */
 export function createSiteverifyCountRepository(database: SqlExecutor) {
   return {

@@ -26,7 +26,7 @@ interface SiteverifyCardProps {
  * secret that no longer works.
  */
 export function SiteverifyCard({ siteverify, from }: SiteverifyCardProps) {
-  const { issued, redeemed, refused, countedSince } = siteverify
+  const { issued, redeemed, redeemedFromOtherAddress, refused, countedSince } = siteverify
   const wrongSecret = refused.find(({ errorCode }) => errorCode === 'invalid-input-secret')?.count ?? 0
   const rows = [{ label: 'Redeemed', count: redeemed }, ...refused.map(({ errorCode, count }) => ({ label: refusalLabels[errorCode] ?? errorCode, count }))]
   const total = rows.reduce((sum, { count }) => sum + count, 0)
@@ -39,6 +39,13 @@ export function SiteverifyCard({ siteverify, from }: SiteverifyCardProps) {
           ? `${formatNumber(redeemed)} tokens redeemed by your server; none issued${redeemed === 0 ? '' : ' in this range (the others are older)'}.`
           : `${formatNumber(redeemed)} of ${formatNumber(issued)} tokens issued redeemed by your server (${formatPercent(Math.min(redeemed, issued), issued)}).`}
       </p>
+      {redeemedFromOtherAddress > 0 ? (
+        <p data-siteverify-other-address>
+          {formatNumber(redeemedFromOtherAddress)} of them {redeemedFromOtherAddress === 1 ? 'was' : 'were'} sent with a remoteip outside the address that
+          earned the token: the address check reports it, and set to refuse it would have refused{' '}
+          {redeemedFromOtherAddress === 1 ? 'that token' : 'those tokens'}.
+        </p>
+      ) : null}
       {Date.parse(countedSince) > Date.parse(from) ? (
         <p class="muted">Counted since {formatDateTime(countedSince)}, when Tollgate began counting: tokens issued before then are left out.</p>
       ) : null}

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { buildFeedbackFigures } from '../../../domain/analytics/feedback-figures.js'
 import { buildScoreDistribution } from '../../../domain/analytics/score-distribution.js'
 import { buildSeries, maxRangeMs, resolveStatsRange, wholeHoursOf, type StatsRange } from '../../../domain/analytics/stats-range.js'
-import { createSiteverifyCountRepository } from '../../../storage/sql/siteverify-count-repository.js'
+import { createSiteverifyCountRepository, REPORTED_MISMATCH_OUTCOME } from '../../../storage/sql/siteverify-count-repository.js'
 import { createVerificationLabelRepository } from '../../../storage/sql/verification-label-repository.js'
 import { OTHER_ROLLUP_VALUE, ROLLUP_VALUES_PER_HOUR } from '../../../storage/sql/rollup-values.js'
 import { createVerificationQueryRepository } from '../../../storage/sql/verification-query-repository.js'
@@ -106,6 +106,11 @@ const Stats = Type.Object({
         description: 'Tokens the site issued (its allowed verifications) in the part of the range since countedSince: what redeemed is measured against',
       }),
       redeemed: Type.Integer({ description: "The site's tokens redeemed (success: true; a retry with the first call's idempotency_key is not counted again)" }),
+      redeemedFromOtherAddress: Type.Integer({
+        description:
+          'Of redeemed, those whose remoteip was outside the address (IPv4) or /64 (IPv6) that earned the token, on a site whose tokenAddressCheck is report: ' +
+          'what refuse would have refused (tokens farmed elsewhere, or visitors whose address changed, or a proxy\'s address sent as remoteip)',
+      }),
       refused: Type.Array(Type.Object({ errorCode: Type.String(), count: Type.Integer() }), {
         description:
           "The site's backend's calls that Siteverify refused, by error code, most first: invalid-input-secret (a secret key that a rotation " +
@@ -204,7 +209,10 @@ const siteStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           to: siteverifyHours.to.toISOString(),
           issued,
           redeemed: redemptions.find(({ outcome }) => outcome === 'success')?.count ?? 0,
-          refused: redemptions.filter(({ outcome }) => outcome !== 'success').map(({ outcome, count }) => ({ errorCode: outcome, count })),
+          redeemedFromOtherAddress: redemptions.find(({ outcome }) => outcome === REPORTED_MISMATCH_OUTCOME)?.count ?? 0,
+          refused: redemptions
+            .filter(({ outcome }) => outcome !== 'success' && outcome !== REPORTED_MISMATCH_OUTCOME)
+            .map(({ outcome, count }) => ({ errorCode: outcome, count })),
           countedSince: countingStartedAt.toISOString(),
         },
       }

@@ -11,6 +11,7 @@ import { acceptFormFields } from '../../../http/form-fields.js'
 import { recaptchaShape, tollgateShape, turnstileShape, type AnswerShape, type VendorAnswer } from '../../../domain/siteverify/vendor-answers.js'
 import { answersWithin } from '../../../storage/answers-within.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
+import { REPORTED_MISMATCH_OUTCOME } from '../../../storage/sql/siteverify-count-repository.js'
 import { registerAssessmentRoute } from './assessments.js'
 import { acceptMultipartFields } from './multipart-fields.js'
 import {
@@ -133,6 +134,12 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const result = isTestSecret(fields.secret) ? 'test' : answer.success ? 'success' : reason === 'address-mismatch' ? 'remoteip-mismatch' : (answer['error-codes'][0] ?? 'unknown')
     app.counters.increment('siteverify', { result })
     if (countedFor !== undefined) app.siteverifyCounts.count(countedFor, result)
+    // Redeemed, from another address: what a site that reports mismatches would refuse once it
+    // refuses them, counted beside the success (which it also is) for the site to weigh first.
+    if (answer.success && answer.remoteipMatch === false && result === 'success') {
+      app.counters.increment('siteverifyRemoteipReported', {})
+      if (countedFor !== undefined) app.siteverifyCounts.count(countedFor, REPORTED_MISMATCH_OUTCOME)
+    }
   }
 
   registerAssessmentRoute(app, async (fields) => {
