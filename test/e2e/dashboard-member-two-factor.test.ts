@@ -4,6 +4,7 @@ import { createTestAccount, type CreatedSite, type TestAccount } from '../helper
 import { shareSite } from '../helpers/site-sharing.js'
 import { enableTwoFactor } from '../helpers/two-factor.js'
 import {
+  addSessionCookie,
   expectNoAccessibilityViolations,
   hasChromium,
   launchBrowser,
@@ -36,8 +37,7 @@ describe.skipIf(!hasChromium())("a site's requirement of two-factor authenticati
     viewerAccount = await createTestAccount(dashboard.service.app)
     await shareSite(dashboard.service.app, ownerAccount, viewerAccount, site.id, 'viewer')
     viewerBrowser = await launchBrowser(dashboard.origin)
-    const [name = '', value = ''] = viewerAccount.cookie.split(/=(.*)/s)
-    await viewerBrowser.context.addCookies([{ name, value, url: dashboard.origin }])
+    await addSessionCookie(viewerBrowser.context, viewerAccount, dashboard.origin)
   }, 120_000)
   afterAll(async () => {
     await viewerBrowser?.close()

@@ -174,9 +174,14 @@ export async function openLoggedInDashboard(): Promise<{ dashboard: OpenDashboar
  */
 export async function logInNewAccount(dashboard: OpenDashboard): Promise<TestAccount> {
   const account = await createTestAccount(dashboard.service.app)
-  const [name = '', value = ''] = account.cookie.split(/=(.*)/s)
-  await dashboard.page.context().addCookies([{ name, value, url: dashboard.origin }])
+  await addSessionCookie(dashboard.page.context(), account, dashboard.origin)
   return account
+}
+
+/** Logs a browser in to `account` by its session cookie (from the API's log-in) for `origin`. */
+export async function addSessionCookie(context: BrowserContext, account: Pick<TestAccount, 'cookie'>, origin: string): Promise<void> {
+  const [name = '', value = ''] = account.cookie.split(/=(.*)/s)
+  await context.addCookies([{ name, value, url: origin }])
 }
 
 /** The logged-in dashboard of a new account that has one site, made through the API with `body`. */

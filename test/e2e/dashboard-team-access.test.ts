@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestAccount, randomEmail, type TestAccount } from '../helpers/dashboard-client.js'
 import {
+  addSessionCookie,
   expectNoAccessibilityViolations,
   hasChromium,
   launchBrowser,
@@ -57,8 +58,7 @@ describe.skipIf(!hasChromium())('sharing a site with teammates in the dashboard'
   async function openLoggedIn(account: TestAccount): Promise<Page> {
     const browser = await launchBrowser(dashboard.origin)
     browsers.push(browser)
-    const [name = '', value = ''] = account.cookie.split(/=(.*)/s)
-    await browser.context.addCookies([{ name, value, url: dashboard.origin }])
+    await addSessionCookie(browser.context, account, dashboard.origin)
     return browser.context.newPage()
   }
 
