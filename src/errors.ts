@@ -73,6 +73,10 @@ export const errorCatalogue = {
   api_key_expired: { status: 409, message: 'This API key has expired: it cannot be changed, only revoked. Create a new key instead.' },
   already_owner: { status: 409, message: 'You own this site already: name one of its members to make them its owner.' },
   not_a_member: { status: 409, message: 'This account is not a member of the site: only a member can be made its owner (invite them first).' },
+  member_lacks_two_factor: {
+    status: 409,
+    message: 'This site requires two-factor authentication of its members, and this member has it off: they must turn it on before they can be made its owner.',
+  },
   site_limit_reached: { status: 409, message: 'The account holds the most sites an account may; it must delete one before it can own another.' },
   webhook_not_configured: { status: 409, message: 'The site has no webhook URL and secret; set settings.webhookUrl and settings.webhookSecret first.' },
   webhook_event_not_redeliverable: {

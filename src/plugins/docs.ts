@@ -181,6 +181,7 @@ const routeSpecificCodes = new Set<ErrorCode>([
   'owner_role_fixed',
   'already_owner',
   'not_a_member',
+  'member_lacks_two_factor',
   'site_limit_reached',
   'idempotency_key_reused',
   'api_key_site_not_found',

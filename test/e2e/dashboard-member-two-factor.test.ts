@@ -27,13 +27,15 @@ describe.skipIf(!hasChromium())("a site's requirement of two-factor authenticati
   let site: CreatedSite
   let viewerAccount: TestAccount
   let viewerBrowser: Browser
+  let ownerAccount: TestAccount
+  let ownersRecoveryCodes: string[]
 
   beforeAll(async () => {
     const [opened] = await Promise.all([openLoggedInDashboardWithSite({ name: 'Guarded shop' }), prepareScreenshotDirectory()])
     ;({ dashboard, site } = opened)
-    const ownerAccount = opened.account
+    ownerAccount = opened.account
     owner = dashboard.page
-    await enableTwoFactor(dashboard.service.app, ownerAccount)
+    ;({ recoveryCodes: ownersRecoveryCodes } = await enableTwoFactor(dashboard.service.app, ownerAccount))
     viewerAccount = await createTestAccount(dashboard.service.app)
     await shareSite(dashboard.service.app, ownerAccount, viewerAccount, site.id, 'viewer')
     viewerBrowser = await launchBrowser(dashboard.origin)
@@ -75,6 +77,21 @@ describe.skipIf(!hasChromium())("a site's requirement of two-factor authenticati
     await viewer.goto(`${dashboard.origin}/dashboard/sites/${site.id}/analytics`)
     await viewer.getByText("This site's owner requires two-factor authentication of its members").waitFor()
     expect(viewerErrors).toEqual([])
+    expect(dashboard.pageErrors).toEqual([])
+  })
+
+  it('says in the Make owner dialog that a member without two-factor cannot own the site, and shows the refusal', async () => {
+    // The site requires it since the case above.
+    await owner.goto(`${dashboard.origin}/dashboard/sites/${site.id}/members`)
+    await owner.getByRole('button', { name: `Make owner ${viewerAccount.email}` }).click()
+    const dialog = owner.getByRole('dialog', { name: 'Make this member the owner?' })
+    await dialog.getByText(`${viewerAccount.email} has two-factor authentication off`).waitFor()
+    await dialog.getByLabel('Password').fill(ownerAccount.password)
+    await dialog.getByRole('textbox', { name: /code/i }).fill(ownersRecoveryCodes[0]!)
+    await dialog.getByRole('button', { name: 'Make owner' }).click()
+    await dialog.getByRole('alert').filter({ hasText: `${viewerAccount.email} has it off: they must turn it on before they can own the site.` }).waitFor()
+    expect((await dashboard.service.app.sites.findById(site.id))?.accountId).toBe(ownerAccount.id)
+    await expectNoAccessibilityViolations(owner, 'making a member without two-factor the owner')
     expect(dashboard.pageErrors).toEqual([])
   })
 })

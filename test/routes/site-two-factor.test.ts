@@ -30,7 +30,7 @@ describe.each(deployments)('a site that requires two-factor authentication of it
   /** A site of a new owner with two-factor on, which requires it of the members it is shared with (a viewer and an admin, without it). */
   async function requiringSite() {
     const owner = await createTestAccount(suite.service.app)
-    await enableTwoFactor(suite.service.app, owner)
+    const { recoveryCodes } = await enableTwoFactor(suite.service.app, owner)
     const site = await createTestSite(suite.service.app, owner, { name: 'Locked shop' })
     const viewer = await createTestAccount(suite.service.app)
     const admin = await createTestAccount(suite.service.app)
@@ -39,7 +39,7 @@ describe.each(deployments)('a site that requires two-factor authentication of it
     const turnedOn = await put(owner, site.id, { requireTwoFactor: true })
     expect(turnedOn.statusCode, turnedOn.body).toBe(200)
     expect(turnedOn.json().settings.requireTwoFactor).toBe(true)
-    return { owner, site, viewer, admin }
+    return { owner, site, viewer, admin, ownersCodes: recoveryCodes }
   }
 
   it.runIf(available)('is off by default, and turned on only by the owner, with two-factor on for the owner\'s own account', async () => {
@@ -180,5 +180,26 @@ describe.each(deployments)('a site that requires two-factor authentication of it
     await enableTwoFactor(suite.service.app, viewer)
     expect((await membersAs(admin)).map((member) => member.twoFactor)).toEqual([true, true, true])
     expect((await membersAs(viewer)).every((member) => !('twoFactor' in member))).toBe(true)
+  })
+
+  it.runIf(available)('is handed over only to a member with two-factor on, whom the requirement then binds as owner', async () => {
+    const { site, owner, viewer, ownersCodes } = await requiringSite()
+    // The second factor's code of each attempt: a recovery code, which has no 30-second step to wait for.
+    const transfer = (to: TestAccount) =>
+      suite.service.app.inject({
+        method: 'POST',
+        url: `/api/v1/sites/${site.id}/transfer`,
+        headers: asBrowser(owner),
+        payload: { accountId: to.id, password: owner.password, code: ownersCodes.pop() },
+      })
+    const refused = await transfer(viewer)
+    expect(refused.statusCode).toBe(409)
+    expect(refused.json().error).toMatchObject({ code: 'member_lacks_two_factor', message: expect.stringContaining(viewer.email) })
+    expect((await get(asScript(owner), `/api/v1/sites/${site.id}`)).json().role).toBe('owner')
+
+    await enableTwoFactor(suite.service.app, viewer)
+    const transferred = await transfer(viewer)
+    expect(transferred.statusCode, transferred.body).toBe(200)
+    expect((await get(asScript(viewer), `/api/v1/sites/${site.id}`)).json()).toMatchObject({ role: 'owner', settings: { requireTwoFactor: true } })
   })
 })

@@ -61,6 +61,12 @@ export function TransferDialog({ site, member, onTransferred, onClose }: Transfe
             <strong>You will become an admin.</strong> You keep all but deleting the site and handing it over; the new owner can change your role or remove you, and
             only they can make you the owner again.
           </p>
+          {site.settings.requireTwoFactor && member.twoFactor === false ? (
+            // The API refuses it (409 member_lacks_two_factor): said before the password is typed.
+            <p>
+              <strong>{member.email} has two-factor authentication off</strong>, which this site requires of its members: they must turn it on before they can own it.
+            </p>
+          ) : null}
           <p>Enter your password{gate.isOn ? ' and a code' : ''} to confirm.</p>
           <PasswordConfirmationForm
             id="transfer-form"

@@ -7,6 +7,7 @@ import { ApiError, invalidRequest } from '../../../errors.js'
 import { accountOf, sessionIdOf } from '../../../plugins/authentication.js'
 import { createSiteMemberRepository } from '../../../storage/sql/site-member-repository.js'
 import { createSiteRepository } from '../../../storage/sql/site-repository.js'
+import { createTwoFactorRepository } from '../../../storage/sql/two-factor-repository.js'
 import { auditedSiteTransaction, recordSiteAudit, type SiteChangeWork } from '../audit-log/audit-trail.js'
 import { authenticatedErrors, CurrentPassword, ErrorResponse, IdParams, SecondFactorCode } from '../dashboard-schemas.js'
 import { confirmWithPassword, withSecondFactorTransactions } from '../me/account-confirmation.js'
@@ -43,7 +44,7 @@ const transferOwnershipRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "confirmed by the owner's current password (a wrong one: 400 validation_error on password, counted against the log-in budget: 429 rate_limited beyond) " +
           'and, while two-factor authentication is on, a code of the second factor (`code`), as a password change. ' +
           "The member becomes the owner, and the owner an admin (answered: the site with the caller's new role). " +
-          `409 not_a_member when the account is no member of the site, already_owner for the owner's own id, site_limit_reached when the member owns ${MAX_SITES_PER_ACCOUNT} sites already. ` +
+          `409 not_a_member when the account is no member of the site, already_owner for the owner's own id, member_lacks_two_factor when the site requires two-factor authentication of its members (settings.requireTwoFactor) and the member has it off, site_limit_reached when the member owns ${MAX_SITES_PER_ACCOUNT} sites already. ` +
           "The site's site key, secret keys, settings, webhook, log and pending invitations stay as they are; its events go to the new owner's audit log from then on. " +
           "The previous owner's sessions and API keys have an admin's rights on it from the next request, on every instance.",
         sessionOnly: ACTION,
@@ -51,7 +52,7 @@ const transferOwnershipRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: TransferBody,
         response: { 200: Site, 400: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, ...authenticatedErrors },
         responseHeaders: { 200: etagHeader },
-        errorCodes: ['already_owner', 'not_a_member', 'site_limit_reached'],
+        errorCodes: ['already_owner', 'not_a_member', 'member_lacks_two_factor', 'site_limit_reached'],
       },
     },
     async (request, reply) => {
@@ -68,6 +69,12 @@ const transferOwnershipRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const members = createSiteMemberRepository(transaction)
         const member = await members.findForUpdate(locked.id, accountId)
         if (member === undefined) throw new ApiError('not_a_member')
+        // An owner is exempt from the requirement (needsTwoFactor): handing the site to a member
+        // without two-factor would lift it for them. Their account is locked with the owner's, so
+        // turning two-factor off cannot slip in between.
+        if (locked.settings.requireTwoFactor && !(await createTwoFactorRepository(transaction).isEnabled(accountId))) {
+          throw new ApiError('member_lacks_two_factor', `This site requires two-factor authentication of its members, and ${member.email} has it off: they must turn it on before they can own the site.`)
+        }
         const owned = await createSiteRepository(transaction).changeOwnerWithinLimit(locked.id, accountId, MAX_SITES_PER_ACCOUNT)
         if (owned === undefined) {
           throw new ApiError('site_limit_reached', `${member.email} owns ${MAX_SITES_PER_ACCOUNT} sites already, the most an account may; they must delete one first.`)
