@@ -280,7 +280,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
                     )}
                   </td>
                   {showsTwoFactor ? <td>{twoFactorStateOf(member, site)}</td> : null}
-                  <td>{formatDateTime(member.since)}</td>
+                  <td class="nowrap">{formatDateTime(member.since)}</td>
                   <td>
                     {member.role === 'owner' ? null : isOwnRow ? (
                       <button type="button" class="button button--small button--danger" onClick={() => setIsLeaving(true)}>
@@ -294,7 +294,7 @@ export function MembersPanel({ site, accountId, onSiteChanged }: MembersPanelPro
                           </button>
                         ) : null}
                         <button type="button" class="button button--small button--danger-outline" onClick={() => setRemoving(member)}>
-                          Remove {member.email}
+                          Remove<span class="visually-hidden"> {member.email}</span>
                         </button>
                       </span>
                     ) : null}
