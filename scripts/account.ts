@@ -43,25 +43,32 @@ const USAGE = [
   '       npm run account -- disable <e-mail address>       (no log-in; ends its sessions, refuses its API keys, revokes its invitations)',
   '       npm run account -- enable <e-mail address>        (undoes disable; its API keys work again)',
   '       npm run account -- end-sessions <e-mail address>  (logs it out everywhere; its API keys stay)',
+  '       npm run account -- end-sessions --all            (logs every account out everywhere, as after a restore; API keys stay)',
   '       npm run account -- delete <e-mail address>        (with its sites, none shared with other members; cannot be undone)',
   'create and set-password ask for the password twice, without echo, on a terminal; otherwise they read it from',
   'standard input, one line (echo "$PASSWORD" | npm run account -- create owner@example.com).',
   'The database is the server\'s (DATABASE_URL, or DATA_DIR\'s embedded one: stop the server first).',
 ].join('\n')
 
-/** What `work` answers on the account with this address, in the server's database (which must exist). */
-async function withAccount(email: string, work: (database: SqlDatabase, account: AccountWithPassword, where: string) => Promise<string>): Promise<string> {
+/** What `work` answers on the server's database (which must exist), migrated. */
+async function withDatabase(work: (database: SqlDatabase, where: string) => Promise<string>): Promise<string> {
   const config = loadConfig()
   const database = await openServiceDatabase(config, { create: false })
-  const where = describeDatabase(config)
   try {
     await migrate(database)
-    const account = await createAccountRepository(database).findByEmail(email)
-    if (account === undefined) throw new UsageError(`no account has the address ${email} in ${where}`)
-    return await work(database, account, where)
+    return await work(database, describeDatabase(config))
   } finally {
     await database.close()
   }
+}
+
+/** What `work` answers on the account with this address, in the server's database (which must exist). */
+function withAccount(email: string, work: (database: SqlDatabase, account: AccountWithPassword, where: string) => Promise<string>): Promise<string> {
+  return withDatabase(async (database, where) => {
+    const account = await createAccountRepository(database).findByEmail(email)
+    if (account === undefined) throw new UsageError(`no account has the address ${email} in ${where}`)
+    return work(database, account, where)
+  })
 }
 
 /** Turns the account's two-factor authentication off, recording it as the operator's act. */
@@ -122,6 +129,26 @@ const endSessions = (email: string) => withAccount(email, async (database, accou
 })
 
 /**
+ * Logs every account out everywhere, each recorded in its audit log as end-sessions records one:
+ * after a restore, which revives the sessions ended since the backup was taken (the README's
+ * "Restoring"), or when the sessions table may have leaked. API keys stay: which of them were
+ * revoked since the backup, the restored database cannot tell.
+ */
+const endEveryonesSessions = () => withDatabase(async (database, where) => {
+  const ended = await database.transaction(async (transaction) => {
+    const byAccount = await createSessionRepository(transaction).deleteEveryone()
+    await createAccountRepository(transaction).forgetEveryonesKnownBrowsers()
+    const auditLog = createAuditLogRepository(transaction)
+    for (const { accountId, ended: endedSessions } of byAccount) {
+      await auditLog.record({ accountId, action: 'account.sessions_ended', actor: OPERATOR_ACTOR, details: { endedSessions } })
+    }
+    return byAccount
+  })
+  const sessions = ended.reduce((sum, account) => sum + account.ended, 0)
+  return `ended ${sessions} session(s) of ${ended.length} account(s) in ${where}: everyone logs in again; API keys still work (their owners revoke any not to trust)`
+})
+
+/**
  * Deletes the account as DELETE /api/v1/me does (its sites, stats, webhooks, sessions, API keys
  * and audit log with it), but refuses while it owns a site other members share, which they would
  * lose with it. The sites' verification logs go with the server's next retention sweep; running
@@ -158,6 +185,7 @@ const commands: Record<string, ((email: string) => Promise<string>) | undefined>
 async function run(command: string | undefined, address: string | undefined): Promise<string> {
   const accountCommand = command === undefined || !Object.hasOwn(commands, command) ? undefined : commands[command]
   if ((command !== 'create' && command !== 'set-password' && accountCommand === undefined) || address === undefined) throw new UsageError(USAGE)
+  if (command === 'end-sessions' && address === '--all') return endEveryonesSessions()
   const email = normalizeEmailAddress(address)
   if (!isEmailAddress(email)) throw new UsageError(`${JSON.stringify(address)} is not an e-mail address`)
   if (accountCommand !== undefined) return accountCommand(email)

@@ -275,6 +275,33 @@ describe.skipIf(!hasPostgres)('npm run account on PostgreSQL, beside running ins
     })
   }, 180_000)
 
+  it('logs every account out on every instance with end-sessions --all, as after a restore, keeping their API keys', async () => {
+    await withInstances(async (first, second) => {
+      const [owner, colleague] = [await createTestAccount(first), await createTestAccount(first)]
+      const secondCookie = sessionCookieOf((await logInAs(second, colleague)).headers['set-cookie'])
+      for (const [app, headers] of [[first, asBrowser(owner)], [second, asBrowser(colleague)], [first, { cookie: secondCookie }]] as const) {
+        expect((await app.inject({ method: 'GET', url: '/api/v1/me', headers })).statusCode).toBe(200)
+      }
+
+      const ran = accountOnPostgres(['end-sessions', '--all'])
+      expect(ran).toMatchObject({ status: 0, stdout: expect.stringMatching(/^ended \d+ session\(s\) of \d+ account\(s\) in PostgreSQL at .*: everyone logs in again; API keys still work \(their owners revoke any not to trust\)$/) as string })
+      const [, sessions, accounts] = /^ended (\d+) session\(s\) of (\d+) account/.exec(ran.stdout) ?? []
+      // At least these two accounts' three sessions (earlier cases' accounts may have some left).
+      expect(Number(sessions)).toBeGreaterThanOrEqual(3)
+      expect(Number(accounts)).toBeGreaterThanOrEqual(2)
+      for (const app of [first, second]) {
+        for (const headers of [asBrowser(owner), asBrowser(colleague), { cookie: secondCookie }]) {
+          expect((await app.inject({ method: 'GET', url: '/api/v1/me', headers })).statusCode).toBe(401)
+        }
+        expect((await app.inject({ method: 'GET', url: '/api/v1/me', headers: asScript(owner) })).statusCode).toBe(200)
+      }
+      const audit = await first.inject({ method: 'GET', url: '/api/v1/audit-log?action=account.sessions_ended', headers: asScript(colleague) })
+      expect(audit.json<{ items: { actor: { type: string }; details: object }[] }>().items).toMatchObject([{ actor: { type: 'operator' }, details: { endedSessions: 2 } }])
+      expect(accountOnPostgres(['end-sessions', '--all']).stdout).toMatch(/^ended 0 session\(s\) of 0 account\(s\) in /)
+      expect((await logInAs(first, colleague)).statusCode).toBe(200)
+    })
+  }, 180_000)
+
   it('deletes an account as DELETE /api/v1/me does, but not while it owns a site other members share', async () => {
     await withInstances(async (first) => {
       const leaver = await createTestAccount(first)

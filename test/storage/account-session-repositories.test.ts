@@ -236,6 +236,28 @@ describe.each(databaseKinds)('account, session and API key repositories on $kind
     await expect(writing).rejects.toThrow(/check/i)
   })
 
+  it.skipIf(!available)("ends every account's sessions at once, saying how many each had, and voids their known browsers; API keys stay", async () => {
+    // Whatever earlier cases left in this database goes too: counted apart from these two accounts'.
+    const [first, second] = [await newAccount(), await newAccount()]
+    for (const [account, count] of [[first, 2], [second, 1]] as const) {
+      for (let each = 0; each < count; each += 1) await sessions.create(account, `everyone-${each}-${account.id}`, new Date(Date.now() + HOUR_MS))
+    }
+    await apiKeys.create(first.id, { name: 'kept', prefix: 'tgak_k', keyHash: `everyone-${first.id}`, ...fullForever }, 1)
+    const epochs = async () => Promise.all([first, second].map(async (account) => (await accounts.findByEmail(account.email))?.credentialEpoch))
+
+    const ended = await sessions.deleteEveryone()
+    await accounts.forgetEveryonesKnownBrowsers()
+    expect(ended.filter((each) => each.accountId === first.id || each.accountId === second.id).sort((a, b) => b.ended - a.ended)).toEqual([
+      { accountId: first.id, ended: 2 },
+      { accountId: second.id, ended: 1 },
+    ])
+    expect(await sessions.findByTokenHash(`everyone-0-${second.id}`, IDLE_TIMEOUT_MS)).toBeUndefined()
+    expect(await subject.database.query('SELECT 1 FROM sessions')).toEqual([])
+    expect(await epochs()).toEqual([1, 1])
+    expect(await apiKeys.useByKeyHash(`everyone-${first.id}`, CLIENT_IP)).toMatchObject({ accountId: first.id })
+    expect(await sessions.deleteEveryone()).toEqual([])
+  })
+
   it.skipIf(!available)("removes an account's sessions and keys with the account", async () => {
     const account = await newAccount()
     await sessions.create(account, `cascade-${account.id}`, new Date(Date.now() + HOUR_MS))

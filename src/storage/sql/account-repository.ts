@@ -140,6 +140,11 @@ export function createAccountRepository(database: SqlExecutor) {
       await database.query('UPDATE accounts SET credential_epoch = credential_epoch + 1 WHERE id = $1', [id])
     },
 
+    /** forgetKnownBrowsers for every account at once. */
+    async forgetEveryonesKnownBrowsers(): Promise<void> {
+      await database.query('UPDATE accounts SET credential_epoch = credential_epoch + 1')
+    },
+
     /**
      * Disables the account (`disabled: true`, from now) or enables it again: false when it has no
      * such account or it was so already. A disabled account cannot log in, and its sessions and

@@ -128,6 +128,14 @@ export function createSessionRepository(database: SqlExecutor) {
       return (await database.query<{ id: string }>('DELETE FROM sessions WHERE account_id = $1 RETURNING id', [accountId])).length
     },
 
+    /** Ends every session of every account (the operator's end-sessions --all): how many each account had. */
+    async deleteEveryone(): Promise<{ accountId: string; ended: number }[]> {
+      return database.query<{ accountId: string; ended: number }>(
+        `WITH ended AS (DELETE FROM sessions RETURNING account_id)
+         SELECT account_id AS "accountId", count(*)::int AS ended FROM ended GROUP BY account_id ORDER BY account_id`,
+      )
+    },
+
     /** Ends the account's sessions opened with one of its passkeys (the passkey being removed): how many. */
     async deleteOpenedWithPasskey(accountId: string, passkeyId: string): Promise<number> {
       return (await database.query<{ id: string }>('DELETE FROM sessions WHERE account_id = $1 AND passkey_id = $2 RETURNING id', [accountId, passkeyId])).length
