@@ -38,12 +38,15 @@ import siteverifyFeedbackRoutes from './routes/v1/siteverify/feedback.js'
 import siteverifyRoutes from './routes/v1/siteverify/index.js'
 import gateRoutes from './routes/gate/index.js'
 import type { KeyRing } from './secret.js'
+import { createClientTags, type ClientTags } from './domain/challenge/client-tag.js'
 import type { Storage } from './storage/ports.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config
     keyRing: KeyRing
+    /** Keyed tags of client addresses and their groups (tagClient under the challenge key), remembered. */
+    clientTags: ClientTags
     /**
      * Starts draining (the shutdown's SHUTDOWN_DELAY): /ready answers 503 `draining` and every
      * answer carries `Connection: close`, while requests are served as before; resolves after
@@ -192,6 +195,7 @@ export async function buildApp(options: AppOptions) {
 
   app.decorate('config', config)
   app.decorate('keyRing', options.keyRing)
+  app.decorate('clientTags', createClientTags(options.keyRing.macKeyFor('challenge')))
   // A body of no bytes is no body, whatever its Content-Type says (clients that send their default
   // one on every request, a DELETE included, or an empty chunked body); anything else is parsed as
   // Fastify's own parser does, refusing __proto__ and constructor.prototype. The bytes must be

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { createClientTagger, tagClient } from '../domain/challenge/client-tag.js'
 import { addressGroupOf } from '../domain/history/client-keys.js'
 import { isOriginAllowed, readRequestOrigin, type RequestOrigin } from '../domain/public-access/request-origin.js'
 import { consumeRateLimit } from '../domain/rate-limit.js'
@@ -84,8 +83,7 @@ function answerPreflight(reply: FastifyReply): FastifyReply {
  */
 async function publicGatePlugin(app: FastifyInstance, options: PublicGateOptions): Promise<void> {
   app.decorateRequest('publicCaller', null)
-  const challengeKey = app.keyRing.macKeyFor('challenge')
-  const clientTagOf = createClientTagger((clientIp) => tagClient(challengeKey, clientIp))
+  const clientTagOf = app.clientTags.ofAddress
 
   app.addHook('onRequest', async (request, reply) => {
     writeCorsHeaders(request, reply)

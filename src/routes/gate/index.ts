@@ -2,7 +2,6 @@ import cookie from '@fastify/cookie'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
-import { tagClient } from '../../domain/challenge/client-tag.js'
 import { CLEARANCE_COOKIE, clearancesIn, issueClearance, readClearance, renewalOf, type ClearanceHolder, type ClearanceTerms } from '../../domain/gate/clearance.js'
 import { addressGroupOf } from '../../domain/history/client-keys.js'
 import { readRequestOrigin } from '../../domain/public-access/request-origin.js'
@@ -86,7 +85,6 @@ const noStore = { 'cache-control': 'no-store' }
 const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(cookie)
   const gateKey = app.keyRing.macKeyFor('gate')
-  const challengeKey = app.keyRing.macKeyFor('challenge')
   const lifetimeMs = app.config.gateClearanceSeconds * 1000
 
   /** The site of a public key; a key the cache does not know costs a database query, rate limited per client. */
@@ -96,7 +94,7 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     let site = testSiteFor(siteKey) ?? app.siteCache.peekBySiteKey(siteKey)
     if (site === undefined) {
       if (app.config.rateLimitPerMinute > 0) {
-        const verdict = await consumeRateLimit(app.keyValue, `site-lookup:${tagClient(challengeKey, addressGroupOf(request.ip))}`, {
+        const verdict = await consumeRateLimit(app.keyValue, `site-lookup:${app.clientTags.ofGroup(request.ip)}`, {
           limit: app.config.rateLimitPerMinute,
           windowMs: 60_000,
         })
@@ -265,7 +263,7 @@ const gateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // A site that refuses tokens of other addresses (Siteverify's remoteip check) refuses them here too;
     // only such a site pays for tagging the request's address.
     const { tokenAddressCheck } = site.settings
-    if (tokenAddressCheck === 'refuse' && refusesAddress(tokenAddressCheck, matchesAddressClaim(claims.address, addressClaimOf(request.ip, (group) => tagClient(challengeKey, group))))) {
+    if (tokenAddressCheck === 'refuse' && refusesAddress(tokenAddressCheck, matchesAddressClaim(claims.address, addressClaimOf(request.ip, app.clientTags.ofAddress)))) {
       throw new ApiError('token_invalid', 'The token was earned at another address than the one asking for the clearance.')
     }
     if (isPastLifetime(reading, storeNow) || mayHaveForgottenRedemption(claims, app.keyValue.remembersSince(), app.keyValue.dataEpoch())) throw new ApiError('token_spent')

@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { tagClient } from '../../domain/challenge/client-tag.js'
 import type { NewVerificationLabel, VerificationLabel } from '../../domain/feedback/verification-label.js'
 import { recordFraudulentLabel } from '../../domain/history/client-history.js'
-import { addressGroupOf } from '../../domain/history/client-keys.js'
 import { isNetworkAddress } from '../../domain/network/address-forms.js'
 import type { LabelTarget } from '../../storage/sql/verification-label-repository.js'
 
@@ -33,7 +31,7 @@ export async function followLabel(
   // Judged by the row, not LOG_CLIENT_IP: a row keeps the form it was logged in when the mode changes.
   if (label.label !== 'fraudulent' || target.clientIp === null || isNetworkAddress(target.clientIp)) return
   try {
-    const client = tagClient(app.keyRing.macKeyFor('challenge'), addressGroupOf(target.clientIp))
+    const client = app.clientTags.ofGroup(target.clientIp)
     await recordFraudulentLabel(app.keyValue, { siteId, client, verifiedAt: target.createdAt })
   } catch (error) {
     app.log.error({ err: error, siteId, verificationId: target.verificationId }, "could not count a fraudulent label in its client's history; the label is saved")

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { createClientTagger, tagClient } from '../../../src/domain/challenge/client-tag.js'
+import { createClientTagger, createClientTags, tagClient } from '../../../src/domain/challenge/client-tag.js'
 
 const key = randomBytes(32)
 const address = (index: number) => `10.0.${index >> 8}.${index & 255}`
@@ -48,5 +48,17 @@ describe('client tags', () => {
     const before = computed()
     tagOf(address(1))
     expect(computed()).toBe(before + 1)
+  })
+
+  it("tag an address's group as its own tag for IPv4, and one tag for all of an IPv6 /64", () => {
+    const tags = createClientTags(key)
+    expect(tags.ofAddress('203.0.113.7')).toBe(tagClient(key, '203.0.113.7'))
+    expect(tags.ofGroup('203.0.113.7')).toBe(tags.ofAddress('203.0.113.7'))
+    expect(tags.ofGroup('203.0.113.8')).not.toBe(tags.ofGroup('203.0.113.7'))
+    const group = tags.ofGroup('2001:db8:1:2::1')
+    expect(group).toBe(tagClient(key, '20010db800010002::/64'))
+    expect(tags.ofGroup('2001:db8:1:2:ffff::9')).toBe(group)
+    expect(tags.ofGroup('2001:db8:1:3::1')).not.toBe(group)
+    expect(tags.ofAddress('2001:db8:1:2::1')).not.toBe(group)
   })
 })

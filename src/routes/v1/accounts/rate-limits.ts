@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { consumeRateLimit, refundRateLimit, type RateLimitRule } from '../../../domain/rate-limit.js'
-import { tagClient } from '../../../domain/challenge/client-tag.js'
-import { addressGroupOf } from '../../../domain/history/client-keys.js'
 import { ApiError } from '../../../errors.js'
 import type { KeyValueStore } from '../../../storage/ports.js'
 import type { AccountWithPassword } from '../../../storage/sql/account-repository.js'
@@ -54,7 +52,7 @@ export const knownDeviceAddressLimit: RateLimitRule = { limit: 3, windowMs: 10 *
  * public routes use, so that Redis holds no address in clear.
  */
 export function clientKeyOf(app: FastifyInstance, clientIp: string): string {
-  return tagClient(app.keyRing.macKeyFor('challenge'), addressGroupOf(clientIp))
+  return app.clientTags.ofGroup(clientIp)
 }
 
 /** Rate-limit keys hold a hash of the address, so Redis holds no e-mail addresses. */

@@ -2,7 +2,6 @@ import type { TSchema } from 'typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorCodes, type FastifyReply, type FastifyRequest } from 'fastify'
 import { redeemTokenOfSite, type Redemption, type RedeemTokenDependencies, type SiteverifyRequest } from '../../../domain/siteverify/redeem-token.js'
-import { createClientTagger, tagClient } from '../../../domain/challenge/client-tag.js'
 import { answerFailure } from '../../../domain/siteverify/siteverify-answer.js'
 import { isTestSecret } from '../../../domain/siteverify/test-secrets.js'
 import { siteOpenedBy } from '../../../domain/sites/site-keys.js'
@@ -103,8 +102,6 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   let storageHealth: { checkedAt: number; isDown: Promise<boolean> } | undefined
 
   const sites = createSiteRepository(app.database)
-  const challengeKey = app.keyRing.macKeyFor('challenge')
-  const tagGroup = createClientTagger((group) => tagClient(challengeKey, group))
   // Built once: a closure made per request costs more than it looks under tsx (esbuild's keepNames
   // wraps every named function expression in a helper call that sets its name).
   const dependencies: RedeemTokenDependencies = {
@@ -124,7 +121,7 @@ const siteverifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return storageHealth.isDown
     },
     // Keyed as the public gate tags the address group a token is earned from (verify's claim).
-    claimAddress: (ip) => addressClaimOf(ip, tagGroup),
+    claimAddress: (ip) => addressClaimOf(ip, app.clientTags.ofAddress),
   }
 
   /** Counts a redemption by its result; every path that redeems a token (the vendors' and createAssessment) does. */
