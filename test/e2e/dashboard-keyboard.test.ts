@@ -362,12 +362,16 @@ describe.skipIf(!hasChromium())('the dashboard with the keyboard only', () => {
   it('logs out, keeping the focus on Log out when that fails', async () => {
     await tabTo(page, 'Log out', { backwards: true })
     // The service cannot end the session: the page says so, and Log out has the focus to try again.
-    await page.route('**/api/v1/sessions', (route) =>
-      route.request().method() === 'DELETE'
-        ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'service_unavailable', message: 'A dependency of the service is unavailable; retry later.', requestId: 'r-1' } }) })
-        : route.fallback(),
-    )
+    let refusedLogOuts = 0
+    await page.route('**/api/v1/sessions', (route) => {
+      if (route.request().method() !== 'DELETE') return route.fallback()
+      refusedLogOuts += 1
+      return route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'service_unavailable', message: 'A dependency of the service is unavailable; retry later.', requestId: 'r-1' } }) })
+    })
+    // Each step apart, so that a failure says which one did not happen (once, under CI's load, the alert did not come).
+    expect(await readFocus(page)).toMatchObject({ tag: 'button', name: 'Log out' })
     await page.keyboard.press('Enter')
+    await expect.poll(() => refusedLogOuts, { message: 'Enter on Log out sent its DELETE /api/v1/sessions' }).toBe(1)
     await page.getByRole('alert').filter({ hasText: 'Logging out failed' }).waitFor()
     expect(await readFocus(page)).toMatchObject({ tag: 'button', name: 'Log out', hasFocusRing: true })
     await page.unroute('**/api/v1/sessions')
