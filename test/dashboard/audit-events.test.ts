@@ -136,6 +136,14 @@ describe("the activity page's sentences", () => {
     expect(refused({ count: 5, addresses: ['198.51.100.7', '198.51.100.8'] })).toBe(
       'Refused the API key: the request came from an address its allowed addresses do not hold, 5 times this hour from 2 addresses',
     )
+    // The hour's other refused keys are named; the event's actor is the latest.
+    const deploy = { apiKeyId: 'd', name: 'deploy', prefix: 'tgak_abcdefg' }
+    expect(refused({ count: 2, addresses: ['198.51.100.7'], variants: [deploy] })).toBe(
+      'Refused the API key: the request came from an address its allowed addresses do not hold, 2 times this hour',
+    )
+    expect(refused({ count: 3, addresses: ['198.51.100.7'], variants: [deploy, { apiKeyId: 'c', name: 'ci', prefix: 'tgak_hijklmn' }] })).toBe(
+      'Refused API keys deploy (tgak_abcdefg…) and ci (tgak_hijklmn…): the requests came from addresses their allowed addresses do not hold, 3 times this hour',
+    )
   })
 
   it("say an API key's edit field by field, its sites by count", () => {
@@ -184,6 +192,16 @@ describe("the activity page's sentences", () => {
       'Refused a log-in with passkey Phone (a signature that does not verify), 3 times this hour',
     )
     expect(account('account.passkey_refused', { reason: 'later', passkeyId: 'p' })).toBe('Refused a log-in with passkey (the answer did not verify)')
+    // Every passkey and reason the hour's refusals had, not only the first's.
+    const counter = { reason: 'counter', passkeyId: 'p', passkey: 'Phone' }
+    const junk = { reason: 'signature', passkeyId: 'p', passkey: 'Phone' }
+    const laptop = { reason: 'user_verification', passkeyId: 'l', passkey: 'Laptop' }
+    expect(account('account.passkey_refused', { ...junk, count: 4, variants: [junk, counter] })).toBe(
+      'Refused a log-in with passkey Phone (a signature that does not verify; its signature counter did not go up: a copy of the authenticator?), 4 times this hour',
+    )
+    expect(account('account.passkey_refused', { ...counter, count: 3, variants: [counter, laptop, { ...junk, passkeyId: 'q' }] })).toBe(
+      'Refused log-ins with passkey Phone (its signature counter did not go up: a copy of the authenticator?), passkey Laptop (no user verification) and passkey Phone (a signature that does not verify), 3 times this hour',
+    )
     expect(account('account.logged_in', { passkeyId: 'p', passkey: 'Phone' })).toBe('Logged in with passkey Phone')
     expect(account('account.logged_in')).toBe('Logged in')
   })

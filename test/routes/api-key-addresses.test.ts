@@ -73,6 +73,7 @@ describe.each(deployments)('API keys for some addresses only on $name', (deploym
     const [refusal, ...others] = refusals.json<{ items: (AuditEvent & { actor: Record<string, unknown> })[] }>().items.filter((event) => event.details.apiKeyId === key.id)
     expect(others).toEqual([])
     expect(refusal?.details).toMatchObject({ name: 'deploys', count: 4, addresses: ['198.51.100.7', '203.0.114.1', '2001:db9::1', '127.0.0.1'] })
+    expect(refusal?.details.variants).toEqual([{ apiKeyId: key.id, name: 'deploys', prefix: expect.stringMatching(/^tgak_/) }])
     expect(refusal?.actor).toMatchObject({ type: 'api-key', id: key.id, name: 'deploys', clientIp: '127.0.0.1', email: account.email })
 
     for (const inside of ['203.0.113.200', '::ffff:203.0.113.5', '2001:db8:0:1234::9']) {

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asBrowser, asScript, createTestAccount, createTestSite, OWN_ORIGIN, randomClientAddress, sessionCookieOf, type TestAccount } from '../helpers/dashboard-client.js'
-import { REPEATED_PERIOD_MS, repeatedHourOf } from '../../src/domain/audit/audit-actions.js'
+import { MAX_REPEATED_VARIANTS, REPEATED_PERIOD_MS, repeatedHourOf } from '../../src/domain/audit/audit-actions.js'
 import { OPERATOR_ACTOR } from '../../src/domain/audit/audit-event.js'
 import { createAuditLogRepository } from '../../src/storage/sql/audit-log-repository.js'
 import { changeWhileDeletingAccount } from '../helpers/account-row-race.js'
@@ -204,6 +204,41 @@ describe.each(deployments)('the audit log ($name)', ({ available, options }) => 
     expect(events[0]?.details).toEqual({ count: 10, firstAt: expect.any(String), addresses: expect.arrayContaining([first, ...others]) })
     expect(events[0]?.details.addresses).toHaveLength(10)
     expect((events[0]?.details.addresses as string[])[0]).toBe(first)
+  })
+
+  it.runIf(available)("lists every distinct detail of an hour's repeated attempts, so a later one is not hidden behind the first", async () => {
+    const owner = await createTestAccount(service.app)
+    const repository = createAuditLogRepository(service.app.database)
+    const hourStart = repeatedHourOf(Date.now())
+    const refusal = (details: Record<string, unknown>) =>
+      repository.recordRepeated({ accountId: owner.id, action: 'account.passkey_refused', actor: { ...OPERATOR_ACTOR, type: 'anonymous', clientIp: '198.51.100.7', userAgent: BROWSER }, details }, hourStart)
+    const junk = { reason: 'signature', passkeyId: 'p', passkey: 'Phone' }
+    const counter = { reason: 'counter', passkeyId: 'p', passkey: 'Phone' }
+    const laptop = { reason: 'signature', passkeyId: 'l', passkey: 'Laptop' }
+    // Junk signatures anyone who knows the credential id can send, then the copied authenticator's counter.
+    for (const details of [junk, junk, counter, laptop, counter, junk]) await refusal(details)
+    const [event, ...others] = (await read('?action=account.passkey_refused', asBrowser(owner))).items
+    expect(others).toEqual([])
+    // The first attempt's details stay at the top, as before the variants were kept.
+    expect(event?.details).toEqual({ ...junk, count: 6, firstAt: expect.any(String), addresses: ['198.51.100.7'], variants: [junk, counter, laptop] })
+
+    // Not beyond MAX_REPEATED_VARIANTS, however many the attempts name.
+    for (let index = 0; index < MAX_REPEATED_VARIANTS + 5; index += 1) await refusal({ reason: 'signature', passkeyId: `p${index}`, passkey: 'Phone' })
+    const variants = (await read('?action=account.passkey_refused', asBrowser(owner))).items[0]?.details.variants as unknown[]
+    expect(variants).toHaveLength(MAX_REPEATED_VARIANTS)
+    expect(variants.slice(0, 4)).toEqual([junk, counter, laptop, { reason: 'signature', passkeyId: 'p0', passkey: 'Phone' }])
+
+    // An hour's event recorded before variants were kept: its own details are the first variant.
+    await service.app.database.query(`UPDATE audit_events SET details = details - 'variants' WHERE account_id = $1`, [owner.id])
+    await refusal(junk)
+    await refusal(counter)
+    expect((await read('?action=account.passkey_refused', asBrowser(owner))).items[0]?.details).toEqual({
+      ...junk,
+      count: MAX_REPEATED_VARIANTS + 13,
+      firstAt: expect.any(String),
+      addresses: ['198.51.100.7'],
+      variants: [junk, counter],
+    })
   })
 
   it.runIf(available)("writes a repeated attempt's firstAt in UTC with milliseconds, whatever the session's time zone", async () => {

@@ -116,6 +116,11 @@ describe.each(deployments)('logging in with a passkey on $name', ({ available, o
     const refusals = log.items.filter(({ action }) => action === 'account.passkey_refused')
     expect(refusals).toHaveLength(1)
     expect(refusals[0]?.details).toMatchObject({ reason: 'counter', passkeyId: passkey?.id, passkey: 'Laptop', count: 2 })
+    // The forged signature is listed beside the counter, each reason once.
+    expect(refusals[0]?.details.variants).toEqual([
+      { reason: 'counter', passkeyId: passkey?.id, passkey: 'Laptop' },
+      { reason: 'signature', passkeyId: passkey?.id, passkey: 'Laptop' },
+    ])
     // An unknown passkey has no owner to tell; another account's log has nothing.
     const other = await createTestAccount(service.app)
     expect((await signInWithPasskey(service.app, createSoftwareAuthenticator())).statusCode).toBe(401)

@@ -167,7 +167,6 @@ function describeSiteUpdate(siteName: string, details: Record<string, unknown>):
   return parts.length === 0 ? `Changed site ${siteName}` : `Changed site ${siteName}: ${parts.join('; ')}`
 }
 
-/** "(2 other sessions logged out)" for a count of ended sessions, or nothing for none. */
 /** Why a log-in with a known passkey was refused (account.passkey_refused's reason). */
 const passkeyRefusals: Record<string, string> = {
   counter: 'its signature counter did not go up: a copy of the authenticator?',
@@ -178,6 +177,41 @@ const passkeyRefusals: Record<string, string> = {
   user_handle: 'it named another account',
 }
 
+/**
+ * The distinct details of an hour's repeated attempts (`variants`, the first one's first), or the
+ * event's own for one recorded before they were kept.
+ */
+function variantsOf(details: Record<string, unknown>): Record<string, unknown>[] {
+  if (!Array.isArray(details.variants)) return [details]
+  const variants = details.variants.filter((variant): variant is Record<string, unknown> => typeof variant === 'object' && variant !== null)
+  return variants.length === 0 ? [details] : variants
+}
+
+function distinctValues(values: readonly string[]): string[] {
+  return [...new Set(values)]
+}
+
+/** "a, b and c". */
+function listed(values: readonly string[]): string {
+  return values.length <= 1 ? (values[0] ?? '') : `${values.slice(0, -1).join(', ')} and ${values.at(-1) ?? ''}`
+}
+
+/** "Refused a log-in with passkey Phone (reason; reason)", each passkey refused this hour with its reasons. */
+function describePasskeyRefusals(variants: readonly Record<string, unknown>[]): string {
+  // By id: two passkeys may have one name.
+  const refusals = new Map<string, { name: string; reasons: string[] }>()
+  for (const variant of variants) {
+    const name = textOf(variant.passkey) ?? ''
+    const key = textOf(variant.passkeyId) ?? name
+    const reason = passkeyRefusals[textOf(variant.reason) ?? ''] ?? 'the answer did not verify'
+    const known = refusals.get(key)
+    refusals.set(key, { name, reasons: distinctValues([...(known?.reasons ?? []), reason]) })
+  }
+  const passkeys = [...refusals.values()].map(({ name, reasons }) => `passkey${name === '' ? '' : ` ${name}`} (${reasons.join('; ')})`)
+  return `Refused ${passkeys.length > 1 ? 'log-ins' : 'a log-in'} with ${listed(passkeys)}`
+}
+
+/** "(2 other sessions logged out)" for a count of ended sessions, or nothing for none. */
 function endedSessions(details: Record<string, unknown>, other: string): string {
   const count = details.endedSessions
   if (typeof count !== 'number' || count <= 0) return ''
@@ -287,18 +321,18 @@ export function describeAuditEvent(event: AuditEvent): string {
       return `Renamed passkey ${textOf(details.from) ?? ''} to ${textOf(details.to) ?? ''}`
     case 'account.passkey_removed':
       return `Removed passkey ${textOf(details.name) ?? ''}`.trimEnd() + endedSessions(details, '')
-    case 'account.passkey_refused': {
-      const passkey = textOf(details.passkey)
-      const reason = passkeyRefusals[textOf(details.reason) ?? ''] ?? 'the answer did not verify'
-      return `Refused a log-in with passkey${passkey === undefined ? '' : ` ${passkey}`} (${reason})${repeated(details)}`
-    }
+    case 'account.passkey_refused':
+      return describePasskeyRefusals(variantsOf(details)) + repeated(details)
     case 'session.ended':
       return event.actor.id !== null && details.sessionId === event.actor.id ? 'Logged out this session' : 'Logged out another session'
     case 'sessions.ended_others':
       return `Logged out everywhere else${endedSessions(details, 'other ')}`
-    case 'api_key.address_refused':
-      // The key is the event's actor: the latest one refused this hour.
+    case 'api_key.address_refused': {
+      // The key is the event's actor: the latest one refused this hour. Others refused in the hour are named.
+      const keys = distinctValues(variantsOf(details).map(describeApiKey))
+      if (keys.length > 1) return `Refused API keys ${listed(keys)}: the requests came from addresses their allowed addresses do not hold${repeated(details)}`
       return `Refused the API key: the request came from an address its allowed addresses do not hold${repeated(details)}`
+    }
     case 'api_key.created':
       return `Created API key ${describeApiKey(details)}${describeApiKeyTerms(details)}`
     case 'api_key.updated':

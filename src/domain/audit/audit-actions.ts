@@ -52,6 +52,12 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 /** How many distinct addresses an hour's event of repeated attempts (a wrong password) lists. */
 export const MAX_REPEATED_ADDRESSES = 20
 
+/**
+ * How many distinct details (a refused passkey's reason and name, a refused API key) an hour's
+ * event of repeated attempts lists in `variants`.
+ */
+export const MAX_REPEATED_VARIANTS = 20
+
 /** The span whose repeated attempts one event counts: a UTC hour. */
 export const REPEATED_PERIOD_MS = 3_600_000
 

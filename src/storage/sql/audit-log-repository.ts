@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { MAX_REPEATED_ADDRESSES } from '../../domain/audit/audit-actions.js'
+import { MAX_REPEATED_ADDRESSES, MAX_REPEATED_VARIANTS } from '../../domain/audit/audit-actions.js'
 import type { AuditAction, AuditActor, AuditActorType, NewAuditEvent } from '../../domain/audit/audit-event.js'
 import type { SqlExecutor } from '../ports.js'
 import { CREATED_AT_MICROS, newestFirstPage, where, type PagePosition } from './keyset.js'
@@ -90,6 +90,12 @@ function toRecord(row: AuditEventRow): AuditEventRecord {
  */
 const FIRST_AT_NOW = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
+/**
+ * The distinct details an hour's event of repeated attempts has counted: its `variants`, or, for
+ * an event written before they were kept, its own details (the first attempt's).
+ */
+const KNOWN_VARIANTS = `COALESCE(audit_events.details->'variants', jsonb_build_array(audit_events.details - ARRAY['count', 'firstAt', 'addresses']))`
+
 /** A firstAt written before FIRST_AT_NOW (a timestamptz in the session's zone, with microseconds), as FIRST_AT_NOW writes it. */
 function isoTimeOf(text: string): string {
   const time = new Date(text)
@@ -121,7 +127,11 @@ export function createAuditLogRepository(database: SqlExecutor) {
      * Records an attempt that strangers can repeat at will (a wrong password), as one event per
      * account, action and UTC hour: `details.count` attempts, the first at `details.firstAt`, from
      * `details.addresses` (the first MAX_REPEATED_ADDRESSES distinct ones); the event's own time,
-     * address and browser are the latest attempt's, so it moves to the top of the log. Whoever
+     * address and browser are the latest attempt's, so it moves to the top of the log. An event
+     * with details of its own (a refused passkey's reason) keeps the first attempt's at the top and
+     * lists every distinct one in `details.variants` (the first MAX_REPEATED_VARIANTS), so a later
+     * attempt neither hides an earlier one (a copied authenticator's counter behind junk
+     * signatures anyone can send) nor is hidden by it. Whoever
      * knows an address can make such attempts from many machines, and one row each would let them
      * fill the account's log (and an embedded database's disk) with their noise.
      *
@@ -132,11 +142,13 @@ export function createAuditLogRepository(database: SqlExecutor) {
     async recordRepeated(event: NewAuditEvent, hourStart: Date): Promise<void> {
       const { actor } = event
       const address = actor.clientIp ?? ''
+      const details = JSON.stringify(event.details ?? {})
       await database.query(
         `INSERT INTO audit_events (id, created_at, account_id, action, actor_type, actor_id, actor_name, actor_key_prefix, client_ip, user_agent, site_id, site_name,
                                    actor_account_id, actor_email, details, repeated_hour)
          SELECT $1, clock_timestamp(), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-                $14::jsonb || jsonb_build_object('count', 1, 'firstAt', ${FIRST_AT_NOW}, 'addresses', jsonb_build_array($16::text)), $15
+                $14::jsonb || jsonb_build_object('count', 1, 'firstAt', ${FIRST_AT_NOW}, 'addresses', jsonb_build_array($16::text))
+                           || CASE WHEN $14::jsonb = '{}' THEN '{}' ELSE jsonb_build_object('variants', jsonb_build_array($14::jsonb)) END, $15
           -- Not for an account deleted meanwhile (the event would go with it): nothing to record, not an error.
           WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $2 FOR KEY SHARE)
          ON CONFLICT (account_id, action, repeated_hour) WHERE repeated_hour IS NOT NULL DO UPDATE SET
@@ -146,8 +158,12 @@ export function createAuditLogRepository(database: SqlExecutor) {
            details = audit_events.details || jsonb_build_object(
              'count', (audit_events.details->>'count')::int + 1,
              'addresses', CASE WHEN audit_events.details->'addresses' ? $16 OR jsonb_array_length(audit_events.details->'addresses') >= $17 THEN audit_events.details->'addresses'
-                               ELSE audit_events.details->'addresses' || to_jsonb($16::text) END)`,
-        [randomUUID(), ...columnsOf(event), JSON.stringify(event.details ?? {}), hourStart, address, MAX_REPEATED_ADDRESSES],
+                               ELSE audit_events.details->'addresses' || to_jsonb($16::text) END)
+             || CASE WHEN $14::jsonb = '{}' THEN '{}'
+                     WHEN jsonb_array_length(${KNOWN_VARIANTS}) >= $18 OR EXISTS (SELECT 1 FROM jsonb_array_elements(${KNOWN_VARIANTS}) AS known(variant) WHERE known.variant = $14::jsonb)
+                       THEN jsonb_build_object('variants', ${KNOWN_VARIANTS})
+                     ELSE jsonb_build_object('variants', ${KNOWN_VARIANTS} || jsonb_build_array($14::jsonb)) END`,
+        [randomUUID(), ...columnsOf(event), details, hourStart, address, MAX_REPEATED_ADDRESSES, MAX_REPEATED_VARIANTS],
       )
     },
 

@@ -33,7 +33,8 @@ export const AuditEvent = named('AuditEvent', Type.Object({
       'site.invitation_revoked has invitationId, role and email, and for an invitation revoked with its inviter (removed, left, made a viewer or disabled by the operator) invitedBy and reason (member_removed, member_left, made_viewer, inviter_disabled); ' +
       'account.recovery_code_used has recoveryCodesLeft; ' +
       "verifications.deleted (a visitor's rows erased) has filters (which of clientIp and device selected the rows, never their values) and count (rows deleted); " +
-      'account.login_failed, account.password_check_failed, account.two_factor_asked, account.two_factor_failed, account.passkey_refused and api_key.address_refused are one event an hour with count, firstAt and addresses (its time, address and browser are the latest attempt\'s)',
+      'account.login_failed, account.password_check_failed, account.two_factor_asked, account.two_factor_failed, account.passkey_refused and api_key.address_refused are one event an hour with count, firstAt and addresses (its time, address and browser are the latest attempt\'s); ' +
+      "account.passkey_refused and api_key.address_refused keep the first attempt's details and list each distinct one of the hour in variants (at most 20)",
   }),
 }))
 
